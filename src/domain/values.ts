@@ -1,0 +1,56 @@
+import type { Parsed } from './money.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function parseDepositId(input: string): Parsed<string> {
+  if (!UUID.test(input)) return { ok: false, expected: 'a deposit id (a UUID such as 3f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d)' };
+  return { ok: true, value: input.toLowerCase() };
+}
+
+const DURATION = /^(\d{1,7})(s|m|h)?$/;
+const MAX_DURATION_MS = 7 * 24 * 3600 * 1000;
+
+/** `90`, `90s`, `10m`, `1h` to milliseconds. */
+export function parseDuration(input: string): Parsed<number> {
+  const m = DURATION.exec(input);
+  const expected = 'a duration such as 90, 90s, 10m or 1h (at least 1 second, at most 7 days)';
+  if (!m) return { ok: false, expected };
+  const unit = m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1;
+  const ms = Number(m[1]) * unit * 1000;
+  if (ms < 1000 || ms > MAX_DURATION_MS) return { ok: false, expected };
+  return { ok: true, value: ms };
+}
+
+const SECONDS = /^\d{1,5}$/;
+
+/** Whole seconds, at least 1 and at most an hour, to milliseconds. */
+export function parseIntervalSeconds(input: string): Parsed<number> {
+  const expected = 'a whole number of seconds from 1 to 3600';
+  if (!SECONDS.test(input)) return { ok: false, expected };
+  const s = Number(input);
+  if (s < 1 || s > 3600) return { ok: false, expected };
+  return { ok: true, value: s * 1000 };
+}
+
+const PROFILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function parseProfileName(input: string): Parsed<string> {
+  if (!PROFILE.test(input)) {
+    return { ok: false, expected: 'a profile name of letters, digits, - and _ (at most 64, starting with a letter or digit)' };
+  }
+  return { ok: true, value: input };
+}
+
+export const STATUSES = [
+  'WAITING_PAYMENT',
+  'PIX_CONFIRMED',
+  'SETTLEMENT_CREATED',
+  'TX_SENT',
+  'FINALIZED',
+  'FAILED',
+] as const;
+export type DepositStatus = (typeof STATUSES)[number];
+
+export function isTerminal(status: string): boolean {
+  return status === 'FINALIZED' || status === 'FAILED';
+}

@@ -1,0 +1,53 @@
+/** Errors a command throws; the one handler in cli.ts prints them and sets the exit code. */
+export type ErrorType =
+  | 'usage'
+  | 'validation'
+  | 'auth'
+  | 'not_found'
+  | 'service'
+  | 'contract'
+  | 'mismatch'
+  | 'rate_limited'
+  | 'network'
+  | 'timeout'
+  | 'failed'
+  | 'watch_timeout'
+  | 'interrupted'
+  | 'config';
+
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  failed: 5,
+  unreachable: 6,
+  watchTimeout: 124,
+  interrupted: 130,
+} as const;
+
+export class LbrlError extends Error {
+  constructor(
+    message: string,
+    readonly type: ErrorType,
+    readonly exitCode: number,
+    readonly suggestion?: string,
+  ) {
+    super(message);
+    this.name = 'LbrlError';
+  }
+}
+
+export function usageError(message: string, suggestion?: string): LbrlError {
+  return new LbrlError(message, 'usage', EXIT.usage, suggestion);
+}
+
+/** A refused value: names the option, the value and what is expected. */
+export function invalidValue(option: string, value: string, expected: string): LbrlError {
+  return usageError(`invalid ${option} ${JSON.stringify(value)}: expected ${expected}`);
+}
+
+export function interrupted(): LbrlError {
+  return new LbrlError('interrupted', 'interrupted', EXIT.interrupted);
+}
