@@ -1,12 +1,23 @@
 import { z } from 'zod';
-import { type Decimal, decimalEquals, decimalFromNumber, decimalSub, decimalToCents } from '../domain/decimal.js';
+import {
+  type Decimal,
+  decimalEquals,
+  decimalFromNumber,
+  decimalSub,
+  decimalToCents,
+} from '../domain/decimal.js';
 import { STATUSES } from '../domain/values.js';
 
 const isoTimestamp = z
   .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(s) && !Number.isNaN(Date.parse(s)), {
-    message: 'expected an ISO 8601 timestamp',
-  });
+  .refine(
+    (s) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(s) &&
+      !Number.isNaN(Date.parse(s)),
+    {
+      message: 'expected an ISO 8601 timestamp',
+    },
+  );
 const money = z.number().refine(Number.isFinite, { message: 'expected a finite number' });
 const status = z.enum(STATUSES);
 
@@ -85,7 +96,11 @@ function checkRules(d: Sums, ctx: z.core.$RefinementCtx): void {
     });
   }
   if (hasPercent && !(d.splitPercent! > 0 && d.splitPercent! <= 1)) {
-    ctx.addIssue({ code: 'custom', path: ['splitPercent'], message: 'splitPercent must be a fraction above 0 and at most 1' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['splitPercent'],
+      message: 'splitPercent must be a fraction above 0 and at most 1',
+    });
   }
 }
 

@@ -83,8 +83,10 @@ function decodeBase58(input: string): AddressResult {
     const prefix = payload[0]!;
     const version = payload[1]!;
     const network = networkBy((p) => p.blinded === prefix && (p.p2pkh === version || p.p2sh === version));
-    if (!network) return fail(`prefix bytes ${prefix},${version} are not a Liquid confidential address prefix`);
-    if (!isCompressedPubkey(payload.subarray(2, 35))) return fail('its blinding key is not a valid public key');
+    if (!network)
+      return fail(`prefix bytes ${prefix},${version} are not a Liquid confidential address prefix`);
+    if (!isCompressedPubkey(payload.subarray(2, 35)))
+      return fail('its blinding key is not a valid public key');
     const kind = PARAMS[network].p2pkh === version ? 'p2pkh' : 'p2sh';
     return { ok: true, value: { address: input, network, kind, confidential: true, encoding: 'base58' } };
   }
@@ -158,8 +160,12 @@ function checkWitness(
   const version = words[0]!;
   if (version > 16) return fail(`witness version ${version} is above 16`);
   const modern = encoding === 'bech32m' || encoding === 'blech32m';
-  if (version === 0 && modern) return fail(`witness version 0 must use ${confidential ? 'blech32' : 'bech32'}, not ${encoding}`);
-  if (version > 0 && !modern) return fail(`witness version ${version} must use ${confidential ? 'blech32m' : 'bech32m'}, not ${encoding}`);
+  if (version === 0 && modern)
+    return fail(`witness version 0 must use ${confidential ? 'blech32' : 'bech32'}, not ${encoding}`);
+  if (version > 0 && !modern)
+    return fail(
+      `witness version ${version} must use ${confidential ? 'blech32m' : 'bech32m'}, not ${encoding}`,
+    );
   const data = fromWords(Array.from(words).slice(1));
   if (!data) return fail('its witness program has invalid padding');
   let program = data;

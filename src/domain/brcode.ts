@@ -63,11 +63,14 @@ export function parseBrCode(text: string): BrCodeResult {
   const fields = parseTlv(text);
   if (typeof fields === 'string') return bad(fields);
   const first = fields[0];
-  if (!first || first.id !== '00' || first.value !== '01') return bad('it does not start with payload format 000201');
+  if (first?.id !== '00' || first.value !== '01')
+    return bad('it does not start with payload format 000201');
   const last = fields[fields.length - 1];
-  if (!last || last.id !== '63' || last.value.length !== 4) return bad('it does not end with a 4-digit CRC field 63');
+  if (last?.id !== '63' || last.value.length !== 4)
+    return bad('it does not end with a 4-digit CRC field 63');
   const expected = crc16(text.slice(0, text.length - 4));
-  if (last.value.toUpperCase() !== expected) return bad(`its CRC is ${last.value}, but its content gives ${expected}`);
+  if (last.value.toUpperCase() !== expected)
+    return bad(`its CRC is ${last.value}, but its content gives ${expected}`);
   const ids = new Set<string>();
   for (const f of fields) {
     if (ids.has(f.id)) return bad(`field ${f.id} appears twice`);
@@ -95,9 +98,11 @@ export function parseBrCode(text: string): BrCodeResult {
   if (get('53') !== '986') return bad(`its currency (53) is ${get('53') ?? 'missing'}, not 986 (BRL)`);
   if (get('58') !== 'BR') return bad(`its country (58) is ${get('58') ?? 'missing'}, not BR`);
   const merchantName = get('59');
-  if (!merchantName || merchantName.length > 25) return bad('its merchant name (59) is missing or longer than 25');
+  if (!merchantName || merchantName.length > 25)
+    return bad('its merchant name (59) is missing or longer than 25');
   const merchantCity = get('60');
-  if (!merchantCity || merchantCity.length > 15) return bad('its merchant city (60) is missing or longer than 15');
+  if (!merchantCity || merchantCity.length > 15)
+    return bad('its merchant city (60) is missing or longer than 15');
 
   const result: BrCode = { kind: url ? 'dynamic' : 'static', merchantName, merchantCity };
   if (key) result.key = key;

@@ -31,7 +31,8 @@ export function parseCents(input: string): Parsed<number> {
   const digits = input.replace(/^0+(?=\d)/, '');
   if (digits.length > 6) return { ok: false, expected: `a whole number of cents ${RANGE}` };
   const cents = Number(digits);
-  if (cents < MIN_CENTS || cents > MAX_CENTS) return { ok: false, expected: `a whole number of cents ${RANGE}` };
+  if (cents < MIN_CENTS || cents > MAX_CENTS)
+    return { ok: false, expected: `a whole number of cents ${RANGE}` };
   return { ok: true, value: cents };
 }
 

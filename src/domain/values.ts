@@ -3,7 +3,8 @@ import type { Parsed } from './money.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function parseDepositId(input: string): Parsed<string> {
-  if (!UUID.test(input)) return { ok: false, expected: 'a deposit id (a UUID such as 3f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d)' };
+  if (!UUID.test(input))
+    return { ok: false, expected: 'a deposit id (a UUID such as 3f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d)' };
   return { ok: true, value: input.toLowerCase() };
 }
 
@@ -36,7 +37,10 @@ const PROFILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 export function parseProfileName(input: string): Parsed<string> {
   if (!PROFILE.test(input)) {
-    return { ok: false, expected: 'a profile name of letters, digits, - and _ (at most 64, starting with a letter or digit)' };
+    return {
+      ok: false,
+      expected: 'a profile name of letters, digits, - and _ (at most 64, starting with a letter or digit)',
+    };
   }
   return { ok: true, value: input };
 }

@@ -37,7 +37,11 @@ function fractionOfFee(fee: string): string {
 export function checkCreateAnswer(request: RequestFacts, answer: AnswerFacts): Mismatch[] {
   const out: Mismatch[] = [];
   if (answer.amountInCents !== request.amountInCents) {
-    out.push({ field: 'amountInCents', sent: String(request.amountInCents), received: String(answer.amountInCents) });
+    out.push({
+      field: 'amountInCents',
+      sent: String(request.amountInCents),
+      received: String(answer.amountInCents),
+    });
   }
   if (!sameAddress(request.lbrlAddress, answer.destinationAddress)) {
     out.push({ field: 'destinationAddress', sent: request.lbrlAddress, received: answer.destinationAddress });
@@ -55,7 +59,11 @@ export function checkCreateAnswer(request: RequestFacts, answer: AnswerFacts): M
     const got = gotPercent === null ? null : decimalFromNumber(gotPercent);
     const wantDecimal = decimalFromNumber(Number(want));
     if (!got || !wantDecimal || !decimalEquals(got, wantDecimal)) {
-      out.push({ field: 'splitPercent', sent: `${want} (${request.splitFee})`, received: String(gotPercent) });
+      out.push({
+        field: 'splitPercent',
+        sent: `${want} (${request.splitFee})`,
+        received: String(gotPercent),
+      });
     }
   }
   if (answer.status !== 'WAITING_PAYMENT') {

@@ -9,10 +9,30 @@ import { checkLiquidAddress, decodeLiquidAddress, sameAddress } from '../../src/
 const VALID: Array<[string, string, string, boolean]> = [
   ['Q7qcjTLsYGoMA7TjUp97R6E6AM5VKqBik6', 'liquid', 'p2pkh', false],
   ['Pz7eBTfLoVaisE57DLn6rZhEtFNa7SnZ2Z', 'liquid', 'p2pkh', false],
-  ['VTpz1bNuCALgavJKgbAw9Lpp9A72rJy64XPqgqfnaLpMjRcPh5UHBqyRUE4WMZ3asjqu7YEPVAnWw2EK', 'liquid', 'p2pkh', true],
-  ['VTpz1bNuCALgavJKgbAw9Lpp9A72rJy64XPqgqfnaLpMjRcFy6vHWKEeFbmcxvn7WjHNagxHnFaRcVuS', 'liquid', 'p2pkh', true],
-  ['VTpzxkqVGbraaCz18fRVd7EtpG4FBoAFDAbGgBR8mzP2cUVwPWcTBKe75cwYH2rYjYoKFog3Hs1nVKPN', 'liquid', 'p2pkh', true],
-  ['VJLCUu2hpcjPaTGMnAQ18s2uk3tJBFrM4Gtrt27tBKhdz5aJgkgQQjEFyot72jzycwzSPckzCXXVzwG5', 'liquid', 'p2sh', true],
+  [
+    'VTpz1bNuCALgavJKgbAw9Lpp9A72rJy64XPqgqfnaLpMjRcPh5UHBqyRUE4WMZ3asjqu7YEPVAnWw2EK',
+    'liquid',
+    'p2pkh',
+    true,
+  ],
+  [
+    'VTpz1bNuCALgavJKgbAw9Lpp9A72rJy64XPqgqfnaLpMjRcFy6vHWKEeFbmcxvn7WjHNagxHnFaRcVuS',
+    'liquid',
+    'p2pkh',
+    true,
+  ],
+  [
+    'VTpzxkqVGbraaCz18fRVd7EtpG4FBoAFDAbGgBR8mzP2cUVwPWcTBKe75cwYH2rYjYoKFog3Hs1nVKPN',
+    'liquid',
+    'p2pkh',
+    true,
+  ],
+  [
+    'VJLCUu2hpcjPaTGMnAQ18s2uk3tJBFrM4Gtrt27tBKhdz5aJgkgQQjEFyot72jzycwzSPckzCXXVzwG5',
+    'liquid',
+    'p2sh',
+    true,
+  ],
   [
     'lq1qqvqqqqqqqqqqqqqqqqqrk7xw2clcng8djs20t23g45xed4net7wxx8uy0q7r00p2e2ct503h0c493nhvfl7k7m4297fq56rwq',
     'liquid',
@@ -28,8 +48,18 @@ const VALID: Array<[string, string, string, boolean]> = [
   ['ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn', 'liquid', 'p2wpkh', false],
   ['XFKcLWJmPuToz62uc2sgCBUddmH6yopoxE', 'elementsregtest', 'p2sh', false],
   ['2dgp82cKUqN7pesBxcK6smvFSzCjyqqv1wL', 'elementsregtest', 'p2pkh', false],
-  ['AzppxC5RDs8yB8mabhwS13y4WbsWoS41fLV8GKM4woLUJB5RxNBVfK6wdVX4QVoubRXFKKfbPhEKKTKc', 'elementsregtest', 'p2sh', true],
-  ['CTEqfbuwRjMKaivrrNqMSZahNuqitEMLabLzfxsyNPpPD2DvPGn9SW3Hp4RTEbgQgHtckwd8ons8vHcg', 'elementsregtest', 'p2pkh', true],
+  [
+    'AzppxC5RDs8yB8mabhwS13y4WbsWoS41fLV8GKM4woLUJB5RxNBVfK6wdVX4QVoubRXFKKfbPhEKKTKc',
+    'elementsregtest',
+    'p2sh',
+    true,
+  ],
+  [
+    'CTEqfbuwRjMKaivrrNqMSZahNuqitEMLabLzfxsyNPpPD2DvPGn9SW3Hp4RTEbgQgHtckwd8ons8vHcg',
+    'elementsregtest',
+    'p2pkh',
+    true,
+  ],
   ['ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k', 'elementsregtest', 'p2wpkh', false],
   ['ert1qyny4kp4adanuu670vfrnz7t384s8gvdtnwr0jcvvrwqwar4t9qcs2m7c20', 'elementsregtest', 'p2wsh', false],
   [
@@ -67,27 +97,45 @@ describe('Liquid addresses', () => {
     expect(decodeLiquidAddress(ex)).toMatchObject({ ok: true, value: { kind: 'p2tr', encoding: 'bech32m' } });
     const words = [1, ...bech32.toWords([...BLINDING, ...PROGRAM32])];
     const lq = blech32Encode('lq', Uint8Array.from(words), 'blech32m');
-    expect(decodeLiquidAddress(lq)).toMatchObject({ ok: true, value: { kind: 'p2tr', encoding: 'blech32m', network: 'liquid' } });
+    expect(decodeLiquidAddress(lq)).toMatchObject({
+      ok: true,
+      value: { kind: 'p2tr', encoding: 'blech32m', network: 'liquid' },
+    });
   });
 
   it('refuses the checksum variant that does not go with the witness version', () => {
     const v1bech32 = bech32.encode('ex', [1, ...bech32.toWords(PROGRAM32)]);
-    expect(decodeLiquidAddress(v1bech32)).toEqual({ ok: false, reason: 'witness version 1 must use bech32m, not bech32' });
+    expect(decodeLiquidAddress(v1bech32)).toEqual({
+      ok: false,
+      reason: 'witness version 1 must use bech32m, not bech32',
+    });
     const v0bech32m = bech32m.encode('ex', [0, ...bech32m.toWords(Buffer.alloc(20, 1))]);
-    expect(decodeLiquidAddress(v0bech32m)).toEqual({ ok: false, reason: 'witness version 0 must use bech32, not bech32m' });
+    expect(decodeLiquidAddress(v0bech32m)).toEqual({
+      ok: false,
+      reason: 'witness version 0 must use bech32, not bech32m',
+    });
     const words = [0, ...bech32.toWords([...BLINDING, ...Buffer.alloc(20, 1)])];
     const lqm = blech32Encode('lq', Uint8Array.from(words), 'blech32m');
-    expect(decodeLiquidAddress(lqm)).toEqual({ ok: false, reason: 'witness version 0 must use blech32, not blech32m' });
+    expect(decodeLiquidAddress(lqm)).toEqual({
+      ok: false,
+      reason: 'witness version 0 must use blech32, not blech32m',
+    });
     const words1 = [1, ...bech32.toWords([...BLINDING, ...PROGRAM32])];
     const lq1 = blech32Encode('lq', Uint8Array.from(words1), 'blech32');
-    expect(decodeLiquidAddress(lq1)).toEqual({ ok: false, reason: 'witness version 1 must use blech32m, not blech32' });
+    expect(decodeLiquidAddress(lq1)).toEqual({
+      ok: false,
+      reason: 'witness version 1 must use blech32m, not blech32',
+    });
   });
 
   it('refuses Bitcoin addresses and wrong program lengths', () => {
     expect(decodeLiquidAddress('bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4').ok).toBe(false);
     expect(decodeLiquidAddress('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2').ok).toBe(false);
     const short = bech32.encode('ex', [0, ...bech32.toWords(Buffer.alloc(25, 1))]);
-    expect(decodeLiquidAddress(short)).toEqual({ ok: false, reason: 'a witness version 0 program of 25 bytes is not valid' });
+    expect(decodeLiquidAddress(short)).toEqual({
+      ok: false,
+      reason: 'a witness version 0 program of 25 bytes is not valid',
+    });
   });
 
   it('refuses a confidential base58 address whose blinding key is off the curve', () => {
@@ -102,7 +150,10 @@ describe('Liquid addresses', () => {
   it('refuses mixed case but accepts all upper case bech32', () => {
     const a = 'ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k';
     expect(decodeLiquidAddress(a.toUpperCase())).toMatchObject({ ok: true, value: { address: a } });
-    expect(decodeLiquidAddress(`ERT1${a.slice(4)}`)).toEqual({ ok: false, reason: 'it mixes upper and lower case' });
+    expect(decodeLiquidAddress(`ERT1${a.slice(4)}`)).toEqual({
+      ok: false,
+      reason: 'it mixes upper and lower case',
+    });
   });
 
   it('checks the network against the profile', () => {
@@ -138,6 +189,8 @@ describe('Liquid addresses', () => {
   it('compares bech32 addresses without case, base58 exactly', () => {
     const a = 'ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k';
     expect(sameAddress(a, a.toUpperCase())).toBe(true);
-    expect(sameAddress('Q7qcjTLsYGoMA7TjUp97R6E6AM5VKqBik6', 'q7qcjTLsYGoMA7TjUp97R6E6AM5VKqBik6')).toBe(false);
+    expect(sameAddress('Q7qcjTLsYGoMA7TjUp97R6E6AM5VKqBik6', 'q7qcjTLsYGoMA7TjUp97R6E6AM5VKqBik6')).toBe(
+      false,
+    );
   });
 });

@@ -24,13 +24,20 @@ describe('PIX BR Code', () => {
     });
     expect(parseBrCode(DYNAMIC)).toMatchObject({
       ok: true,
-      value: { kind: 'dynamic', url: 'pix.example.com/8b3da2f39a4140d1a91abd93113bd441', merchantCity: 'BRASILIA' },
+      value: {
+        kind: 'dynamic',
+        url: 'pix.example.com/8b3da2f39a4140d1a91abd93113bd441',
+        merchantCity: 'BRASILIA',
+      },
     });
   });
 
   it.each([
     [STATIC.slice(0, -1) + 'E', 'its CRC is 1D3E, but its content gives 1D3D'],
-    [withCrc(STATIC.replace('br.gov.bcb.pix', 'br.gov.bcb.pax')), 'it has no merchant account with GUI br.gov.bcb.pix'],
+    [
+      withCrc(STATIC.replace('br.gov.bcb.pix', 'br.gov.bcb.pax')),
+      'it has no merchant account with GUI br.gov.bcb.pix',
+    ],
     ['', 'it is empty or has control characters'],
     ['000201', 'it does not end with a 4-digit CRC field 63'],
     ['hello', 'field at position 0 has no 2-digit id and 2-digit length'],
@@ -39,7 +46,10 @@ describe('PIX BR Code', () => {
   });
 
   it('refuses a corrupted currency even with a fixed-up CRC', () => {
-    expect(parseBrCode(withCrc(STATIC.replace('5303986', '5303840')))).toEqual({ ok: false, reason: 'its currency (53) is 840, not 986 (BRL)' });
+    expect(parseBrCode(withCrc(STATIC.replace('5303986', '5303840')))).toEqual({
+      ok: false,
+      reason: 'its currency (53) is 840, not 986 (BRL)',
+    });
   });
 
   it('builds dynamic codes that parse back with their amount', () => {

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { decimalFromNumber, decimalSub, decimalToString } from '../../src/domain/decimal.js';
 import { centsToDecimalText, formatCents, parseCents, parseReais } from '../../src/domain/money.js';
 import { parseSplitFee } from '../../src/domain/split.js';
-import { parseDepositId, parseDuration, parseIntervalSeconds, parseProfileName } from '../../src/domain/values.js';
+import {
+  parseDepositId,
+  parseDuration,
+  parseIntervalSeconds,
+  parseProfileName,
+} from '../../src/domain/values.js';
 
 describe('amounts in reais', () => {
   it.each([
@@ -88,9 +93,12 @@ describe('split fee', () => {
   ])('%s is sent as %s', (input, wire, bp) => {
     expect(parseSplitFee(input)).toEqual({ ok: true, value: { wire, basisPoints: bp } });
   });
-  it.each(['0', '0.00', '100.01', '101', '2.999', '-1', '2.99%%', '%', '', ' 2', '1e1', '2.99 %'])('refuses %j', (input) => {
-    expect(parseSplitFee(input).ok).toBe(false);
-  });
+  it.each(['0', '0.00', '100.01', '101', '2.999', '-1', '2.99%%', '%', '', ' 2', '1e1', '2.99 %'])(
+    'refuses %j',
+    (input) => {
+      expect(parseSplitFee(input).ok).toBe(false);
+    },
+  );
 });
 
 describe('ids, durations, intervals, profiles', () => {
@@ -108,14 +116,17 @@ describe('ids, durations, intervals, profiles', () => {
     expect(parseDuration('90s')).toEqual({ ok: true, value: 90000 });
     expect(parseDuration('10m')).toEqual({ ok: true, value: 600000 });
     expect(parseDuration('1h')).toEqual({ ok: true, value: 3600000 });
-    for (const bad of ['0', '1d', '-1', '1.5m', '', 'm', '10 m', '9999999h']) expect(parseDuration(bad).ok, bad).toBe(false);
+    for (const bad of ['0', '1d', '-1', '1.5m', '', 'm', '10 m', '9999999h'])
+      expect(parseDuration(bad).ok, bad).toBe(false);
   });
   it('intervals', () => {
     expect(parseIntervalSeconds('3')).toEqual({ ok: true, value: 3000 });
-    for (const bad of ['0', '0.5', '3601', '-1', 'x', '']) expect(parseIntervalSeconds(bad).ok, bad).toBe(false);
+    for (const bad of ['0', '0.5', '3601', '-1', 'x', ''])
+      expect(parseIntervalSeconds(bad).ok, bad).toBe(false);
   });
   it('profile names', () => {
     expect(parseProfileName('work-2').ok).toBe(true);
-    for (const bad of ['', '../x', 'a.b', '-x', 'a b', 'x'.repeat(65)]) expect(parseProfileName(bad).ok, bad).toBe(false);
+    for (const bad of ['', '../x', 'a.b', '-x', 'a b', 'x'.repeat(65)])
+      expect(parseProfileName(bad).ok, bad).toBe(false);
   });
 });

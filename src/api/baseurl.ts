@@ -1,0 +1,36 @@
+/** Base URL rules: https, or plain http for loopback only; a path prefix is kept. */
+export type BaseUrlResult = { ok: true; value: string } | { ok: false; expected: string };
+
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1') return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+export function parseBaseUrl(input: string): BaseUrlResult {
+  const expected =
+    'an https:// URL (plain http:// only for 127.0.0.1, ::1 or localhost), with no credentials, query or fragment';
+  if (input.length > 2048 || !/^[\x21-\x7e]+$/.test(input)) return { ok: false, expected };
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return { ok: false, expected };
+  }
+  if (url.username || url.password || url.search || url.hash || input.includes('#') || input.includes('?')) {
+    return { ok: false, expected };
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return { ok: false, expected };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, expected };
+  return { ok: true, value: `${url.origin}${url.pathname.replace(/\/+$/, '')}` };
+}
+
+export function parseToken(input: string): { ok: true; value: string } | { ok: false; expected: string } {
+  if (input.length === 0 || input.length > 4096 || !/^[\x21-\x7e]+$/.test(input)) {
+    return {
+      ok: false,
+      expected: 'a token of printable characters with no spaces or line breaks (at most 4096)',
+    };
+  }
+  return { ok: true, value: input };
+}

@@ -1,0 +1,210 @@
+/**
+ * The commander program: options, help, and one lazy import() per command. One handler
+ * at the top turns every error into its message and exit code.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import type { Context } from './context.js';
+import { EXIT, LbrlError, usageError } from './errors.js';
+import type { GlobalOptions, Session } from './session.js';
+
+declare const LBRL_VERSION: string;
+export const VERSION = typeof LBRL_VERSION === 'string' ? LBRL_VERSION : '0.0.0-dev';
+
+type Action = (session: Session) => Promise<void> | void;
+
+export async function main(argv: string[], ctx: Context): Promise<number> {
+  let session: Session | undefined;
+  let globals: GlobalOptions = {};
+  let usageMessage: string | undefined;
+
+  const program = new Command('lbrl');
+  const run = (cmd: Command, action: Action) => async () => {
+    globals = cmd.optsWithGlobals() as GlobalOptions;
+    const { Session } = await import('./session.js');
+    session = new Session(ctx, globals);
+    await action(session);
+  };
+
+  program
+    .description(
+      'Create PIX charges settled in a BRL-pegged asset on the Liquid Network, and follow them until done.',
+    )
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .option('--profile <name>', 'config profile (env LBRL_PROFILE, default "default")')
+    .option('--base-url <url>', 'service base URL (env LBRL_BASE_URL)')
+    .option('--json', 'machine-readable output on stdout')
+    .option('-q, --quiet', 'print only the essential value; no notes on stderr')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('--no-input', 'never prompt')
+    .option('--verbose', 'trace HTTP requests and answers on stderr (token redacted)')
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => ctx.stdout.write(s),
+      writeErr: (s) => ctx.stderr.write(s),
+      outputError: (s) => {
+        usageMessage = s.replace(/^error: /, '').trim();
+      },
+    });
+
+  const deposit = program.command('deposit').description('create and follow deposits (PIX charges)');
+  deposit
+    .command('create')
+    .description('create a PIX charge paid out to a Liquid address')
+    .option('--amount <reais>', 'amount in reais: 1500, 15.5 or 15,50 (0.01 to 6000.00)')
+    .option('--amount-cents <n>', 'amount in cents (1 to 600000)')
+    .option('--to <liquid-address>', "destination Liquid address (default: the profile's default-address)")
+    .option('--split-to <liquid-address>', 'send part of the net amount to this address')
+    .option('--split-fee <percent>', 'the part for --split-to: 2.99%, 2.99 or 2,99')
+    .option('--no-split', "ignore the profile's split settings")
+    .option('--qr-png <file>', 'write the QR code PNG to this file')
+    .option('--no-qr', 'do not draw the QR code in the terminal')
+    .option('--dry-run', 'check everything and show the request, send nothing')
+    .option('--yes', 'do not ask for confirmation')
+    .action(async function (this: Command) {
+      await run(this, async (s) => (await import('./commands/deposit-create.js')).run(this.opts(), s))();
+    });
+  deposit
+    .command('get')
+    .description("show a deposit's status and settlement")
+    .argument('<id>', 'deposit id')
+    .option('--qr', 'draw the QR code and print the copy-paste string')
+    .option('--qr-png <file>', 'write the QR code as a PNG file')
+    .action(async function (this: Command, id: string) {
+      await run(this, async (s) => (await import('./commands/deposit-get.js')).run(id, this.opts(), s))();
+    });
+
+  const auth = program.command('auth').description('store, show and remove the access token');
+  auth
+    .command('login')
+    .description('save a base URL and token in the profile (checked with a harmless request)')
+    .option('--with-token', 'read the token from stdin')
+    .option('--no-verify', 'save without checking the token against the service')
+    .action(async function (this: Command) {
+      await run(this, async (s) => (await import('./commands/auth.js')).login(this.opts(), s))();
+    });
+  auth
+    .command('status')
+    .description('show the profile, mode, base URL and where the token comes from')
+    .option('--show-token', 'print the token itself')
+    .action(async function (this: Command) {
+      await run(this, async (s) => (await import('./commands/auth.js')).status(this.opts(), s))();
+    });
+  auth
+    .command('logout')
+    .description("remove the profile's token")
+    .action(async function (this: Command) {
+      await run(this, async (s) => (await import('./commands/auth.js')).logout(s))();
+    });
+
+  const config = program.command('config').description('read and change profile settings');
+  const keys = 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style';
+  config
+    .command('get')
+    .description('print a setting')
+    .argument('<key>', keys)
+    .action(async function (this: Command, key: string) {
+      await run(this, async (s) => (await import('./commands/config.js')).get(key, s))();
+    });
+  config
+    .command('set')
+    .description('change a setting (the value is checked)')
+    .argument('<key>', keys)
+    .argument('<value>', 'the new value')
+    .action(async function (this: Command, key: string, value: string) {
+      await run(this, async (s) => (await import('./commands/config.js')).set(key, value, s))();
+    });
+  config
+    .command('unset')
+    .description('remove a setting')
+    .argument('<key>', keys)
+    .action(async function (this: Command, key: string) {
+      await run(this, async (s) => (await import('./commands/config.js')).unset(key, s))();
+    });
+  config
+    .command('list')
+    .description("print the profile's settings")
+    .action(async function (this: Command) {
+      await run(this, async (s) => (await import('./commands/config.js')).list(s))();
+    });
+
+  registerSandbox(program, run);
+
+  for (const cmd of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {
+    cmd.exitOverride();
+    cmd.configureOutput(program.configureOutput());
+  }
+
+  const printError = (error: LbrlError) => {
+    if (session) session.printer.error(error);
+    else if (argv.includes('--json')) {
+      ctx.stderr.write(
+        `${JSON.stringify({ error: { type: error.type, message: error.message, exitCode: error.exitCode } })}\n`,
+      );
+    } else ctx.stderr.write(`error: ${error.message}\n`);
+  };
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      ) {
+        return EXIT.ok;
+      }
+      if (error.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      const message = usageMessage ?? error.message.replace(/^error: /, '');
+      printError(usageError(`${message} (see lbrl --help)`));
+      return EXIT.usage;
+    }
+    const e =
+      error instanceof LbrlError
+        ? error
+        : new LbrlError(
+            `unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
+            'service',
+            EXIT.failure,
+          );
+    if (e.exitCode === EXIT.interrupted && ctx.signal.aborted) {
+      if (!globals.json) ctx.stderr.write('\n');
+      return EXIT.interrupted;
+    }
+    printError(e);
+    return e.exitCode;
+  } finally {
+    await session?.close();
+  }
+}
+
+function registerSandbox(program: Command, run: (cmd: Command, action: Action) => () => Promise<void>): void {
+  const sandbox = program
+    .command('sandbox')
+    .description('the local sandbox of the service (no account, no real money)');
+  sandbox
+    .command('serve')
+    .description('run the sandbox as a standing HTTP server; prints its base URL and token')
+    .addOption(new Option('--port <n>', 'port (0 picks a free one)').default('0'))
+    .addOption(new Option('--host <addr>', 'loopback address to listen on').default('127.0.0.1'))
+    .action(async function (this: Command) {
+      await run(this, async (s) => (await import('./commands/sandbox.js')).serve(this.opts(), s))();
+    });
+  sandbox
+    .command('pay')
+    .description('simulate the payer: the deposit moves on to FINALIZED')
+    .argument('<id>', 'deposit id')
+    .action(async function (this: Command, id: string) {
+      await run(this, async (s) => (await import('./commands/sandbox.js')).pay(id, s))();
+    });
+  sandbox
+    .command('fail')
+    .description('end a deposit that is not yet terminal in FAILED')
+    .argument('<id>', 'deposit id')
+    .action(async function (this: Command, id: string) {
+      await run(this, async (s) => (await import('./commands/sandbox.js')).fail(id, s))();
+    });
+}

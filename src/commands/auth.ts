@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { parseBaseUrl, parseToken } from '../api/baseurl.js';
+import { DepositClient } from '../api/client.js';
+import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
+import type { Session } from '../session.js';
+
+export interface LoginOptions {
+  withToken?: boolean;
+  verify?: boolean;
+}
+
+async function readAll(stream: NodeJS.ReadableStream, limit = 16 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    if (size > limit) throw usageError(`the token on stdin is longer than ${limit} bytes`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function maskToken(token: string): string {
+  return token.length >= 16 ? `${'*'.repeat(8)}${token.slice(-4)}` : '*'.repeat(8);
+}
+
+export async function login(opts: LoginOptions, session: Session): Promise<void> {
+  const { ctx, printer: p } = session;
+  const profile = session.profile();
+  const baseText = session.globals.baseUrl ?? ctx.env.LBRL_BASE_URL ?? profile['base-url'];
+  if (baseText === undefined) {
+    throw usageError('auth login needs the service URL: pass --base-url <url> (or set LBRL_BASE_URL)');
+  }
+  const base = parseBaseUrl(baseText);
+  if (!base.ok) throw invalidValue('--base-url', baseText, base.expected);
+
+  let token: string;
+  if (opts.withToken) {
+    token = (await readAll(ctx.stdin)).replace(/\r?\n$/, '');
+  } else {
+    const interactive = ctx.stdin.isTTY && ctx.stderr.isTTY && session.globals.input !== false && !ctx.env.CI;
+    if (!interactive) {
+      throw usageError(
+        'no terminal to ask for the token: pipe it in with lbrl auth login --with-token < token.txt',
+      );
+    }
+    const { password } = await import('@inquirer/prompts');
+    token = await password(
+      { message: `Access token for ${base.value}`, mask: false },
+      {
+        input: ctx.stdin as NodeJS.ReadableStream,
+        output: ctx.stderr as NodeJS.WritableStream,
+        signal: ctx.signal,
+      },
+    );
+  }
+  const t = parseToken(token);
+  if (!t.ok) throw usageError(`the token given is not usable: expected ${t.expected}`);
+  p.addSecret(t.value);
+
+  if (opts.verify !== false) {
+    // A harmless request: a GET of an id that cannot exist. 404 means the token was accepted.
+    const client = new DepositClient({
+      baseUrl: base.value,
+      token: t.value,
+      sleep: ctx.sleep,
+      random: ctx.random,
+      now: ctx.now,
+      signal: ctx.signal,
+      trace: session.globals.verbose ? (line) => p.trace(line) : undefined,
+      ...ctx.client,
+    });
+    try {
+      await client.getDeposit(randomUUID());
+    } catch (error) {
+      if (!(error instanceof LbrlError) || error.type !== 'not_found') {
+        if (error instanceof LbrlError && error.type === 'auth') {
+          throw new LbrlError(`${error.message}; the token was not saved`, 'auth', EXIT.auth);
+        }
+        if (error instanceof LbrlError) {
+          throw new LbrlError(
+            `could not check the token: ${error.message}; nothing was saved`,
+            error.type,
+            error.exitCode,
+            'pass --no-verify to save it without checking',
+          );
+        }
+        throw error;
+      }
+    } finally {
+      await client.close();
+    }
+  }
+  await session.store.updateProfile(session.profileName, (profile) => {
+    profile['base-url'] = base.value;
+    profile.token = t.value;
+  });
+  p.info(`Logged in to ${base.value} (profile ${session.profileName}); token saved in ${session.store.file}`);
+  if (ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is set and beats the saved token');
+}
+
+export function status(opts: { showToken?: boolean }, session: Session): void {
+  const { ctx, printer: p } = session;
+  const profile = session.profile();
+  let info: Record<string, unknown>;
+  let exitCode = 0;
+  try {
+    const target = session.target();
+    if (target.mode === 'sandbox') {
+      info = { profile: session.profileName, mode: 'sandbox', baseUrl: null, tokenSource: null, token: null };
+    } else {
+      info = {
+        profile: session.profileName,
+        mode: 'live',
+        baseUrl: target.baseUrl,
+        baseUrlSource: target.baseUrlFrom,
+        tokenSource: target.tokenFrom,
+        token: opts.showToken ? target.token : maskToken(target.token),
+      };
+    }
+  } catch (error) {
+    if (!(error instanceof LbrlError)) throw error;
+    exitCode = error.exitCode;
+    info = {
+      profile: session.profileName,
+      mode: 'incomplete',
+      problem: error.message,
+      baseUrl: session.globals.baseUrl ?? ctx.env.LBRL_BASE_URL ?? profile['base-url'] ?? null,
+      tokenSource:
+        ctx.env.LBRL_TOKEN !== undefined
+          ? 'LBRL_TOKEN'
+          : profile.token !== undefined
+            ? session.store.file
+            : null,
+    };
+  }
+  info.network = session.setting('network');
+  info.configFile = session.store.file;
+  // --show-token is the one place the token is printed on purpose
+  const write = (text: string) => (opts.showToken ? p.outUnredacted(text) : p.out(text));
+  if (session.globals.json) write(JSON.stringify(info));
+  else {
+    const lines = [`Profile   ${info.profile}`, `Mode      ${info.mode}`];
+    if (info.mode === 'sandbox')
+      lines.push('          no base URL and no token: commands use the embedded sandbox (no real money)');
+    if (info.baseUrl)
+      lines.push(`Base URL  ${info.baseUrl}${info.baseUrlSource ? ` (from ${info.baseUrlSource})` : ''}`);
+    if (info.tokenSource) lines.push(`Token     ${info.token ?? '(set)'} (from ${info.tokenSource})`);
+    lines.push(`Network   ${info.network}`, `Config    ${info.configFile}`);
+    if (info.problem) lines.push(`Problem   ${info.problem}`);
+    write(lines.join('\n'));
+  }
+  if (exitCode) throw new LbrlError(String(info.problem), 'usage', exitCode);
+}
+
+export async function logout(session: Session): Promise<void> {
+  const { printer: p } = session;
+  if (session.profile().token === undefined) {
+    p.info(`profile ${session.profileName} has no saved token`);
+  } else {
+    await session.store.updateProfile(session.profileName, (profile) => {
+      delete profile.token;
+    });
+    p.info(`Logged out: the token of profile ${session.profileName} was removed from ${session.store.file}`);
+  }
+  if (session.ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is still set in the environment');
+}

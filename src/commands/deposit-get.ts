@@ -1,0 +1,60 @@
+import { parseBrCode } from '../domain/brcode.js';
+import { parseDepositId } from '../domain/values.js';
+import { EXIT, invalidValue, LbrlError } from '../errors.js';
+import type { Session } from '../session.js';
+import { checkWritableTarget, qrPngFromText, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import { renderDeposit } from '../ui/render.js';
+
+export interface GetOptions {
+  qr?: boolean;
+  qrPng?: string;
+}
+
+export async function run(idText: string, opts: GetOptions, session: Session): Promise<void> {
+  const p = session.printer;
+  const id = parseDepositId(idText);
+  if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
+  if (opts.qrPng !== undefined) {
+    const problem = checkWritableTarget(opts.qrPng);
+    if (problem)
+      throw invalidValue('--qr-png', opts.qrPng, `a file path in a writable directory (${problem})`);
+  }
+  const client = await session.client();
+  const { value, raw } = await client.getDeposit(id.value);
+  if (value.id.toLowerCase() !== id.value) {
+    throw new LbrlError(
+      `asked for deposit ${id.value}, but the service answered with deposit ${value.id}`,
+      'mismatch',
+      EXIT.failure,
+    );
+  }
+  const code = parseBrCode(value.qrCodeText);
+  if (!code.ok && (opts.qr || opts.qrPng !== undefined)) {
+    throw new LbrlError(
+      `deposit ${value.id} has a qrCodeText that is not a valid PIX BR Code: ${code.reason}`,
+      'contract',
+      EXIT.failure,
+    );
+  }
+  if (opts.qrPng !== undefined) {
+    writeFileAtomic(opts.qrPng, await qrPngFromText(value.qrCodeText));
+    p.info(`QR code written to ${opts.qrPng}`);
+  }
+  if (session.globals.json) {
+    p.json(raw);
+    return;
+  }
+  if (session.globals.quiet) {
+    p.out(value.status);
+    return;
+  }
+  p.out(renderDeposit(p.c, value));
+  if (!code.ok) p.warn(`warning: its qrCodeText is not a valid PIX BR Code (${code.reason}); do not pay it`);
+  if (opts.qr) {
+    const style = session.setting('qr-style') === 'light' ? 'light' : 'dark';
+    p.out('');
+    p.out(await renderTerminalQr(value.qrCodeText, style));
+    p.out('PIX copy-paste:');
+    p.out(value.qrCodeText);
+  }
+}

@@ -1,0 +1,109 @@
+import { isLoopbackHost } from '../api/baseurl.js';
+import { parseDepositId } from '../domain/values.js';
+import { EXIT, interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
+import { getView, STEP_MS, stateAt } from '../sandbox/lifecycle.js';
+import { SandboxStore } from '../sandbox/store.js';
+import type { Session } from '../session.js';
+
+export interface ServeOptions {
+  port: string;
+  host: string;
+}
+
+export async function serve(opts: ServeOptions, session: Session): Promise<void> {
+  const p = session.printer;
+  if (!/^\d{1,5}$/.test(opts.port) || Number(opts.port) > 65535) {
+    throw invalidValue('--port', opts.port, 'a port number from 0 to 65535 (0 picks a free one)');
+  }
+  if (!/^[0-9A-Za-z.:[\]-]{1,255}$/.test(opts.host))
+    throw invalidValue('--host', opts.host, 'an IP address or host name');
+  const { startSandbox } = await import('../sandbox/embedded.js');
+  const store = new SandboxStore(session.sandboxDir);
+  const autopay = session.setting('sandbox-autopay') ?? 'off';
+  let running: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    running = await startSandbox(
+      {
+        dir: session.sandboxDir,
+        autopay,
+        now: session.ctx.now,
+        host: opts.host,
+        port: Number(opts.port),
+        token: store.token(),
+      },
+      store,
+    );
+  } catch (error) {
+    throw new LbrlError(
+      `cannot listen on ${opts.host}:${opts.port}: ${(error as Error).message}`,
+      'usage',
+      EXIT.usage,
+    );
+  }
+  if (session.globals.json)
+    p.json({ baseUrl: running.baseUrl, token: running.token, dataDir: session.sandboxDir });
+  else {
+    p.out(`LBRL_BASE_URL=${running.baseUrl}`);
+    p.out(`LBRL_TOKEN=${running.token}`);
+  }
+  if (!isLoopbackHost(opts.host)) p.warn(`warning: listening on ${opts.host}, reachable beyond this machine`);
+  p.info(
+    `sandbox serving at ${running.baseUrl} (data in ${session.sandboxDir}; autopay ${autopay === 'off' ? 'off' : `after ${autopay} s`}); Ctrl-C to stop`,
+  );
+  const signal = session.ctx.signal;
+  try {
+    if (!signal.aborted)
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  } finally {
+    await running.close();
+  }
+  throw interrupted();
+}
+
+function load(idText: string, session: Session) {
+  const id = parseDepositId(idText);
+  if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
+  const store = new SandboxStore(session.sandboxDir);
+  const deposit = store.load(id.value);
+  if (!deposit) {
+    throw new LbrlError(
+      `deposit ${id.value} not found in the sandbox data in ${session.sandboxDir}`,
+      'not_found',
+      EXIT.notFound,
+    );
+  }
+  return { store, deposit };
+}
+
+function report(session: Session, store: SandboxStore, id: string, line: string): void {
+  const deposit = store.load(id)!;
+  if (session.globals.json) session.printer.json(getView(deposit, store.eventsOf(id), session.ctx.now()));
+  else session.printer.out(line);
+}
+
+export function pay(idText: string, session: Session): void {
+  const { store, deposit } = load(idText, session);
+  const now = session.ctx.now();
+  const state = stateAt(deposit, store.eventsOf(deposit.id), now);
+  if (state.status !== 'WAITING_PAYMENT' || !store.record(deposit.id, 'paid', now)) {
+    const current = stateAt(deposit, store.eventsOf(deposit.id), now).status;
+    throw usageError(`deposit ${deposit.id} is ${current}; only a WAITING_PAYMENT deposit can be paid`);
+  }
+  report(
+    session,
+    store,
+    deposit.id,
+    `paid ${deposit.id}: PIX_CONFIRMED now, FINALIZED in about ${(3 * STEP_MS) / 1000} s`,
+  );
+}
+
+export function fail(idText: string, session: Session): void {
+  const { store, deposit } = load(idText, session);
+  const now = session.ctx.now();
+  const state = stateAt(deposit, store.eventsOf(deposit.id), now);
+  if (state.status === 'FINALIZED' || state.status === 'FAILED' || !store.record(deposit.id, 'failed', now)) {
+    const current = stateAt(deposit, store.eventsOf(deposit.id), now).status;
+    throw usageError(`deposit ${deposit.id} is ${current}; only a deposit that is not yet terminal can fail`);
+  }
+  report(session, store, deposit.id, `failed ${deposit.id}: FAILED (was ${state.status})`);
+}

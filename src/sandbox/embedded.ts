@@ -1,0 +1,44 @@
+/** The sandbox started by the CLI itself, in-process on a loopback port. */
+import { randomBytes } from 'node:crypto';
+import { createHandler, listen } from './server.js';
+import { SandboxStore } from './store.js';
+
+export interface SandboxStart {
+  dir: string;
+  /** the profile's sandbox-autopay: seconds, or "off" */
+  autopay: string;
+  now: () => number;
+  host?: string;
+  port?: number;
+  token?: string;
+}
+
+export function autopaySeconds(setting: string): number | null {
+  return setting === 'off' ? null : Number(setting);
+}
+
+export async function pngOf(text: string): Promise<string> {
+  const { default: QRCode } = await import('qrcode');
+  const png = await QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 6 });
+  return png.toString('base64');
+}
+
+export async function startSandbox(start: SandboxStart, store = new SandboxStore(start.dir)) {
+  const token = start.token ?? `sbx_${randomBytes(16).toString('hex')}`;
+  const running = await listen(
+    createHandler({
+      store,
+      token,
+      autopaySeconds: autopaySeconds(start.autopay),
+      now: start.now,
+      qrPng: pngOf,
+    }),
+    start.host ?? '127.0.0.1',
+    start.port ?? 0,
+  );
+  return { ...running, token, store };
+}
+
+export async function startEmbeddedSandbox(start: SandboxStart) {
+  return startSandbox(start);
+}

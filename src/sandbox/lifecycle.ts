@@ -1,0 +1,130 @@
+/**
+ * The sandbox deposit: what is stored, and the state that follows from it and the time.
+ * Nothing here changes over time on disk; the status is computed on every read, so every
+ * process that asks gets the same answer.
+ */
+import { createHash } from 'node:crypto';
+
+export const STEP_MS = 1000;
+
+export interface StoredDeposit {
+  id: string;
+  amountInCents: number;
+  feeCents: number;
+  destinationAddress: string;
+  splitAddress: string | null;
+  splitBasisPoints: number | null;
+  qrCodeText: string;
+  qrCode: string;
+  createdAt: number;
+  /** autopay: paid this long after creation; null when off */
+  autopayAfterMs: number | null;
+}
+
+export interface Events {
+  paidAt?: number;
+  failedAt?: number;
+}
+
+const FLOW = ['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED'] as const;
+
+/** The fee rule: 1% of the amount, rounded down to the cent; so netAmount is never negative. */
+export function feeFor(amountInCents: number): number {
+  return Math.floor(amountInCents / 100);
+}
+
+export function effectivePaidAt(d: StoredDeposit, e: Events): number | undefined {
+  const auto = d.autopayAfterMs === null ? undefined : d.createdAt + d.autopayAfterMs;
+  if (e.paidAt === undefined) return auto;
+  return auto === undefined ? e.paidAt : Math.min(auto, e.paidAt);
+}
+
+export interface State {
+  status: 'WAITING_PAYMENT' | (typeof FLOW)[number] | 'FAILED';
+  paidAt?: number;
+  /** the last status before FAILED, when it failed */
+  reached?: string;
+}
+
+export function stateAt(d: StoredDeposit, e: Events, now: number): State {
+  const paidAt = effectivePaidAt(d, e);
+  const flowStatus = (t: number): State['status'] => {
+    if (paidAt === undefined || t < paidAt) return 'WAITING_PAYMENT';
+    const step = Math.min(FLOW.length - 1, Math.floor((t - paidAt) / STEP_MS));
+    return FLOW[step]!;
+  };
+  if (e.failedAt !== undefined && e.failedAt <= now) {
+    const before = flowStatus(e.failedAt);
+    // a failure recorded after the deposit was already final does not count
+    if (before !== 'FINALIZED') {
+      const s: State = { status: 'FAILED', reached: before };
+      if (paidAt !== undefined && paidAt <= e.failedAt) s.paidAt = paidAt;
+      return s;
+    }
+  }
+  const s: State = { status: flowStatus(now) };
+  if (paidAt !== undefined && paidAt <= now) s.paidAt = paidAt;
+  return s;
+}
+
+export function txidFor(id: string): string {
+  return createHash('sha256').update(`lbrl-sandbox-settlement:${id}`).digest('hex');
+}
+
+function reais(cents: number): number {
+  return cents / 100;
+}
+
+function base(d: StoredDeposit) {
+  return {
+    id: d.id,
+    amount: reais(d.amountInCents),
+    amountInCents: d.amountInCents,
+    feeAmount: reais(d.feeCents),
+    netAmount: reais(d.amountInCents - d.feeCents),
+  };
+}
+
+function split(d: StoredDeposit) {
+  return {
+    splitAddress: d.splitAddress,
+    splitPercent: d.splitBasisPoints === null ? null : d.splitBasisPoints / 10_000,
+  };
+}
+
+/** The create answer: section 2.1's create fields, plus `sandbox: true`. */
+export function createView(d: StoredDeposit): Record<string, unknown> {
+  return {
+    ...base(d),
+    status: 'WAITING_PAYMENT',
+    qrCode: d.qrCode,
+    qrCodeText: d.qrCodeText,
+    destinationAddress: d.destinationAddress,
+    ...split(d),
+    createdAt: new Date(d.createdAt).toISOString(),
+    sandbox: true,
+  };
+}
+
+/** The get answer at a moment: section 2.1's get fields, plus `sandbox: true`. */
+export function getView(d: StoredDeposit, e: Events, now: number): Record<string, unknown> {
+  const state = stateAt(d, e, now);
+  const reached = state.status === 'FAILED' ? state.reached : state.status;
+  const settled = reached === 'SETTLEMENT_CREATED' || reached === 'TX_SENT' || reached === 'FINALIZED';
+  let settlement: Record<string, unknown> | null = null;
+  if (settled) {
+    settlement = { status: state.status === 'FAILED' ? 'FAILED' : reached };
+    if (reached === 'TX_SENT' || reached === 'FINALIZED') settlement.liquidTxid = txidFor(d.id);
+  }
+  return {
+    ...base(d),
+    status: state.status,
+    qrCodeText: d.qrCodeText,
+    destinationAddress: d.destinationAddress,
+    ...split(d),
+    settlement,
+    confirmedAt: state.paidAt === undefined ? null : new Date(state.paidAt).toISOString(),
+    createdAt: new Date(d.createdAt).toISOString(),
+    sandbox: true,
+  };
+}

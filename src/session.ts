@@ -1,0 +1,181 @@
+/**
+ * One command's view of the world: the profile, where requests go (live or sandbox),
+ * and the client to send them with.
+ */
+import path from 'node:path';
+import { parseBaseUrl, parseToken } from './api/baseurl.js';
+import { DepositClient } from './api/client.js';
+import type { Context } from './context.js';
+import { isNetwork, type Network } from './domain/address.js';
+import { parseProfileName } from './domain/values.js';
+import { invalidValue, usageError } from './errors.js';
+import { ConfigStore, configDir, DEFAULTS, type Profile } from './store/config.js';
+import { Printer } from './ui/output.js';
+
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  json?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+  input?: boolean;
+  verbose?: boolean;
+}
+
+export type Target =
+  | { mode: 'live'; baseUrl: string; token: string; baseUrlFrom: string; tokenFrom: string }
+  | { mode: 'sandbox' };
+
+export class Session {
+  readonly printer: Printer;
+  readonly profileName: string;
+  readonly store: ConfigStore;
+  private clients: DepositClient[] = [];
+  private closers: Array<() => Promise<void>> = [];
+
+  constructor(
+    readonly ctx: Context,
+    readonly globals: GlobalOptions,
+  ) {
+    this.printer = new Printer(ctx, {
+      json: Boolean(globals.json),
+      quiet: Boolean(globals.quiet),
+      color: globals.color !== false,
+      verbose: Boolean(globals.verbose),
+    });
+    const profileText = globals.profile ?? ctx.env.LBRL_PROFILE ?? 'default';
+    const p = parseProfileName(profileText);
+    if (!p.ok)
+      throw invalidValue(
+        globals.profile !== undefined ? '--profile' : 'LBRL_PROFILE',
+        profileText,
+        p.expected,
+      );
+    this.profileName = p.value;
+    this.store = new ConfigStore(configDir(ctx.env, ctx.homedir), (line) => this.printer.warn(line));
+    this.printer.addSecret(ctx.env.LBRL_TOKEN);
+  }
+
+  get dataDir(): string {
+    return this.store.dir;
+  }
+
+  get sandboxDir(): string {
+    return path.join(this.store.dir, 'sandbox');
+  }
+
+  profile(): Profile {
+    const profile = this.store.profile(this.profileName);
+    this.printer.addSecret(profile.token);
+    return profile;
+  }
+
+  setting(
+    key: 'network' | 'default-address' | 'split-address' | 'split-fee' | 'sandbox-autopay' | 'qr-style',
+  ): string | undefined {
+    return this.profile()[key] ?? DEFAULTS[key];
+  }
+
+  network(): Network {
+    const n = this.setting('network') ?? 'liquid';
+    if (!isNetwork(n))
+      throw usageError(
+        `the profile's network ${JSON.stringify(n)} is not liquid, liquidtestnet or elementsregtest`,
+      );
+    return n;
+  }
+
+  /** Live when a base URL and a token are both known; sandbox when neither is. */
+  target(): Target {
+    const profile = this.profile();
+    let baseUrl: string | undefined;
+    let baseUrlFrom = '';
+    if (this.globals.baseUrl !== undefined) {
+      baseUrl = this.globals.baseUrl;
+      baseUrlFrom = '--base-url';
+    } else if (this.ctx.env.LBRL_BASE_URL !== undefined) {
+      baseUrl = this.ctx.env.LBRL_BASE_URL;
+      baseUrlFrom = 'LBRL_BASE_URL';
+    } else if (profile['base-url'] !== undefined) {
+      baseUrl = profile['base-url'];
+      baseUrlFrom = `profile ${this.profileName}`;
+    }
+    let token: string | undefined;
+    let tokenFrom = '';
+    if (this.ctx.env.LBRL_TOKEN !== undefined) {
+      token = this.ctx.env.LBRL_TOKEN;
+      tokenFrom = 'LBRL_TOKEN';
+    } else if (profile.token !== undefined) {
+      token = profile.token;
+      tokenFrom = this.store.file;
+    }
+    if (baseUrl !== undefined) {
+      const r = parseBaseUrl(baseUrl);
+      if (!r.ok)
+        throw invalidValue(
+          baseUrlFrom === `profile ${this.profileName}` ? 'base-url in the config' : baseUrlFrom,
+          baseUrl,
+          r.expected,
+        );
+      baseUrl = r.value;
+    }
+    if (token !== undefined) {
+      const r = parseToken(token);
+      if (!r.ok) throw usageError(`invalid token from ${tokenFrom}: expected ${r.expected}`);
+    }
+    if (baseUrl !== undefined && token !== undefined)
+      return { mode: 'live', baseUrl, token, baseUrlFrom, tokenFrom };
+    if (baseUrl === undefined && token === undefined) return { mode: 'sandbox' };
+    if (token !== undefined) {
+      throw usageError(
+        `a token is set (${tokenFrom === 'LBRL_TOKEN' ? 'LBRL_TOKEN' : `profile ${this.profileName}`}) but no base URL: pass --base-url, set LBRL_BASE_URL, or run lbrl auth login --base-url <url>`,
+      );
+    }
+    throw usageError(
+      `a base URL is set (${baseUrlFrom}) but no token: set LBRL_TOKEN or run lbrl auth login; for the sandbox, unset the base URL`,
+    );
+  }
+
+  /** A client for the target; in sandbox mode the embedded service is started first. */
+  async client(target: Target = this.target()): Promise<DepositClient> {
+    let baseUrl: string;
+    let token: string;
+    if (target.mode === 'live') {
+      ({ baseUrl, token } = target);
+    } else {
+      const { startEmbeddedSandbox } = await import('./sandbox/embedded.js');
+      const sandbox = await startEmbeddedSandbox({
+        dir: this.sandboxDir,
+        autopay: this.setting('sandbox-autopay') ?? 'off',
+        now: this.ctx.now,
+      });
+      this.closers.push(() => sandbox.close());
+      baseUrl = sandbox.baseUrl;
+      token = sandbox.token;
+      this.printer.info(
+        this.printer.ce.cyan(
+          `sandbox: no account configured, using the embedded sandbox (no real money; data in ${this.sandboxDir})`,
+        ),
+      );
+    }
+    this.printer.addSecret(token);
+    const client = new DepositClient({
+      baseUrl,
+      token,
+      sleep: this.ctx.sleep,
+      random: this.ctx.random,
+      now: this.ctx.now,
+      signal: this.ctx.signal,
+      trace: this.globals.verbose ? (line) => this.printer.trace(line) : undefined,
+      userAgent: 'lbrl',
+      ...this.ctx.client,
+    });
+    this.clients.push(client);
+    return client;
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.clients) await c.close().catch(() => {});
+    for (const close of this.closers) await close().catch(() => {});
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * Profiles in one JSON file, private to the user. Reads are plain JSON (cheap, on every
+ * command's path); writes go through conf, which writes atomically with mode 0600.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseBaseUrl } from '../api/baseurl.js';
+import { decodeLiquidAddress, isNetwork, NETWORKS } from '../domain/address.js';
+import { parseSplitFee } from '../domain/split.js';
+import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
+
+export const CONFIG_KEYS = [
+  'base-url',
+  'network',
+  'default-address',
+  'split-address',
+  'split-fee',
+  'sandbox-autopay',
+  'qr-style',
+] as const;
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+export interface Profile {
+  'base-url'?: string;
+  token?: string;
+  network?: string;
+  'default-address'?: string;
+  'split-address'?: string;
+  'split-fee'?: string;
+  'sandbox-autopay'?: string;
+  'qr-style'?: string;
+}
+
+export interface ConfigFile {
+  profiles?: Record<string, Profile>;
+}
+
+export const DEFAULTS: Partial<Record<ConfigKey, string>> = {
+  network: 'liquid',
+  'sandbox-autopay': '5',
+  'qr-style': 'dark',
+};
+
+export function configDir(env: Record<string, string | undefined>, home: string = os.homedir()): string {
+  if (env.LBRL_CONFIG_DIR) return path.resolve(env.LBRL_CONFIG_DIR);
+  const base = env.XDG_CONFIG_HOME ? path.resolve(env.XDG_CONFIG_HOME) : path.join(home, '.config');
+  return path.join(base, 'lbrl');
+}
+
+export function isConfigKey(key: string): key is ConfigKey {
+  return (CONFIG_KEYS as readonly string[]).includes(key);
+}
+
+/** Check and normalise a value for `config set`; `network` is the profile's, for addresses. */
+export function checkConfigValue(key: ConfigKey, value: string, network: string): string {
+  const refuse = (expected: string) => invalidValue(`value for ${key}`, value, expected);
+  switch (key) {
+    case 'base-url': {
+      const r = parseBaseUrl(value);
+      if (!r.ok) throw refuse(r.expected);
+      return r.value;
+    }
+    case 'network':
+      if (!isNetwork(value)) throw refuse(`one of ${NETWORKS.join(', ')}`);
+      return value;
+    case 'default-address':
+    case 'split-address': {
+      const r = decodeLiquidAddress(value);
+      if (!r.ok) throw refuse(`a Liquid address (${r.reason})`);
+      if (r.value.network !== network) {
+        throw refuse(`a ${network} address (this is a ${r.value.network} address; set network first)`);
+      }
+      return r.value.address;
+    }
+    case 'split-fee': {
+      const r = parseSplitFee(value);
+      if (!r.ok) throw refuse(r.expected);
+      return r.value.wire;
+    }
+    case 'sandbox-autopay':
+      if (value === 'off') return value;
+      if (!/^\d{1,4}$/.test(value) || Number(value) > 3600)
+        throw refuse('a whole number of seconds from 0 to 3600, or off');
+      return String(Number(value));
+    case 'qr-style':
+      if (value !== 'dark' && value !== 'light')
+        throw refuse('dark (light modules on a dark terminal) or light');
+      return value;
+  }
+}
+
+export class ConfigStore {
+  readonly file: string;
+  private cache: ConfigFile | undefined;
+
+  constructor(
+    readonly dir: string,
+    private readonly warn: (line: string) => void = () => {},
+  ) {
+    this.file = path.join(dir, 'config.json');
+  }
+
+  read(): ConfigFile {
+    if (this.cache) return this.cache;
+    let text: string;
+    try {
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return (this.cache = {});
+      throw new LbrlError(`cannot read ${this.file}: ${(error as Error).message}`, 'config', EXIT.failure);
+    }
+    this.repairPermissions();
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+      this.cache = parsed as ConfigFile;
+    } catch (error) {
+      throw new LbrlError(
+        `the config file ${this.file} is damaged (${(error as Error).message}); fix or remove it`,
+        'config',
+        EXIT.failure,
+      );
+    }
+    return this.cache;
+  }
+
+  profile(name: string): Profile {
+    return this.read().profiles?.[name] ?? {};
+  }
+
+  profileNames(): string[] {
+    return Object.keys(this.read().profiles ?? {});
+  }
+
+  /** Read, change and write the file atomically, private to the user. */
+  async update(mutate: (config: ConfigFile) => void): Promise<void> {
+    this.cache = undefined;
+    const current = structuredClone(this.read());
+    mutate(current);
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(this.dir, 0o700);
+    const { default: Conf } = await import('conf');
+    const conf = new Conf<Record<string, unknown>>({
+      cwd: this.dir,
+      configName: 'config',
+      projectName: 'lbrl',
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: false,
+    });
+    conf.store = current as Record<string, unknown>;
+    fs.chmodSync(this.file, 0o600);
+    this.cache = current;
+  }
+
+  async updateProfile(name: string, mutate: (profile: Profile) => void): Promise<void> {
+    await this.update((config) => {
+      config.profiles ??= {};
+      const profile = config.profiles[name] ?? {};
+      mutate(profile);
+      config.profiles[name] = profile;
+    });
+  }
+
+  /** Stripe's CLI fixes loose config permissions at start; so do we, and say so. */
+  private repairPermissions(): void {
+    try {
+      const st = fs.statSync(this.file);
+      if (st.mode & 0o077) {
+        fs.chmodSync(this.file, 0o600);
+        this.warn(`warning: ${this.file} was readable by others; its permissions are now 0600`);
+      }
+      const dirSt = fs.statSync(this.dir);
+      if (dirSt.mode & 0o077) fs.chmodSync(this.dir, 0o700);
+    } catch {
+      // best effort: reading goes on
+    }
+  }
+}
+
+export function requireProfileExists(store: ConfigStore, name: string): void {
+  if (name !== 'default' && !store.profileNames().includes(name)) {
+    throw usageError(
+      `no profile named ${JSON.stringify(name)}; known: ${store.profileNames().join(', ') || 'none'}`,
+    );
+  }
+}
