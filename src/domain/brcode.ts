@@ -63,11 +63,9 @@ export function parseBrCode(text: string): BrCodeResult {
   const fields = parseTlv(text);
   if (typeof fields === 'string') return bad(fields);
   const first = fields[0];
-  if (first?.id !== '00' || first.value !== '01')
-    return bad('it does not start with payload format 000201');
+  if (first?.id !== '00' || first.value !== '01') return bad('it does not start with payload format 000201');
   const last = fields[fields.length - 1];
-  if (last?.id !== '63' || last.value.length !== 4)
-    return bad('it does not end with a 4-digit CRC field 63');
+  if (last?.id !== '63' || last.value.length !== 4) return bad('it does not end with a 4-digit CRC field 63');
   const expected = crc16(text.slice(0, text.length - 4));
   if (last.value.toUpperCase() !== expected)
     return bad(`its CRC is ${last.value}, but its content gives ${expected}`);
