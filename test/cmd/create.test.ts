@@ -1,0 +1,241 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { brCode, createAnswer, EX, LQ, PNG_BASE64, TEX, TOKEN, VJL } from '../helpers/fixtures.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let env: Record<string, string>;
+let answer: (body: Record<string, unknown>) => unknown;
+
+beforeEach(async () => {
+  answer = (body) => createAnswer(body as never);
+  server = await startServer((req, res) => json(res, 201, answer(JSON.parse(req.body))));
+  env = { LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+});
+afterEach(() => server.close());
+
+describe('deposit create', () => {
+  it('sends the checked request with an Idempotency-Key and prints the deposit, QR and copy-paste string', async () => {
+    const r = await runCli(['deposit', 'create', '--amount', '1500', '--to', LQ], { env });
+    expect(r.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    const req = server.requests[0]!;
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('/v1/api/deposit');
+    expect(JSON.parse(req.body)).toEqual({ amountInCents: 150000, lbrlAddress: LQ });
+    expect(req.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(req.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.stdout).toContain('Amount   R$ 1.500,00 (150000 cents)');
+    expect(r.stdout).toContain('Fee      R$ 1.500,00'.replace('1.500,00', '15,00'));
+    expect(r.stdout).toContain(`PIX copy-paste:\n${brCode(150000)}\n`);
+    expect(r.stdout).toContain('▄');
+    expect(r.stderr).toBe('');
+  });
+
+  it('--json prints the service object as returned, --no-qr and -q behave', async () => {
+    answer = (body) => ({ ...createAnswer(body as never), extra: { kept: true } });
+    const r = await runCli(['deposit', 'create', '--amount-cents', '1550', '--to', LQ, '--json'], { env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      ...createAnswer({ amountInCents: 1550, lbrlAddress: LQ }),
+      extra: { kept: true },
+    });
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    const q = await runCli(['deposit', 'create', '--amount', '15,5', '--to', LQ, '-q'], { env });
+    expect(q.stdout).toBe(`${createAnswer({ amountInCents: 1550, lbrlAddress: LQ }).id}\n`);
+    const noQr = await runCli(['deposit', 'create', '--amount', '15.5', '--to', LQ, '--no-qr'], { env });
+    expect(noQr.stdout).not.toContain('▄');
+  });
+
+  it('sends a split as "X.XX%" and checks the answer', async () => {
+    const r = await runCli(
+      ['deposit', 'create', '--amount', '10', '--to', LQ, '--split-to', VJL, '--split-fee', '2,99'],
+      { env },
+    );
+    expect(r.code).toBe(0);
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({
+      amountInCents: 1000,
+      lbrlAddress: LQ,
+      lbrlSplitAddress: VJL,
+      splitFee: '2.99%',
+    });
+    expect(r.stdout).toContain(`Split    2.99% of net to ${VJL}`);
+  });
+
+  it('takes the destination and split from the profile, and --no-split drops the split', async () => {
+    const dir = env.LBRL_CONFIG_DIR!;
+    for (const [k, v] of [
+      ['default-address', EX],
+      ['split-address', VJL],
+      ['split-fee', '5'],
+    ] as const) {
+      expect((await runCli(['config', 'set', k, v], { env: { LBRL_CONFIG_DIR: dir } })).code).toBe(0);
+    }
+    await runCli(['deposit', 'create', '--amount', '1', '--json'], { env });
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({
+      amountInCents: 100,
+      lbrlAddress: EX,
+      lbrlSplitAddress: VJL,
+      splitFee: '5.00%',
+    });
+    await runCli(['deposit', 'create', '--amount', '1', '--no-split', '--json'], { env });
+    expect(JSON.parse(server.requests[1]!.body)).toEqual({ amountInCents: 100, lbrlAddress: EX });
+  });
+
+  it('--dry-run shows the body and sends nothing', async () => {
+    const r = await runCli(['deposit', 'create', '--amount', '1500', '--to', LQ, '--dry-run', '--json'], {
+      env,
+    });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ request: { amountInCents: 150000, lbrlAddress: LQ } });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('--qr-png writes the PNG the service returned', async () => {
+    const file = path.join(tempDir(), 'qr.png');
+    const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '--qr-png', file, '--json'], {
+      env,
+    });
+    expect(r.code).toBe(0);
+    expect(fs.readFileSync(file)).toEqual(Buffer.from(PNG_BASE64, 'base64'));
+  });
+
+  it.each([
+    [['--amount', '1.500,00', '--to', LQ], 'invalid --amount "1.500,00": expected an amount in reais'],
+    [['--amount', '1.500', '--to', LQ], 'invalid --amount "1.500"'],
+    [['--amount', '0', '--to', LQ], 'expected an amount from 0.01 to 6000.00 reais'],
+    [['--amount', '6000.01', '--to', LQ], 'invalid --amount "6000.01"'],
+    [['--amount', '1e3', '--to', LQ], 'invalid --amount "1e3"'],
+    [['--amount', '-5', '--to', LQ], 'invalid --amount "-5"'],
+    [['--amount-cents', '600001', '--to', LQ], 'invalid --amount-cents "600001"'],
+    [['--amount-cents', '1.5', '--to', LQ], 'invalid --amount-cents "1.5"'],
+    [
+      ['--amount', '1', '--amount-cents', '100', '--to', LQ],
+      'either --amount (reais) or --amount-cents, not both',
+    ],
+    [['--to', LQ], 'missing amount: pass --amount <reais> or --amount-cents <n>'],
+    [['--amount', '1'], 'missing destination: pass --to <liquid-address>'],
+    [['--amount', '1', '--to', TEX], "it is a liquidtestnet address, but the profile's network is liquid"],
+    [['--amount', '1', '--to', `${LQ.slice(0, -1)}x`], 'its blech32 checksum does not match'],
+    [['--amount', '1', '--to', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4'], 'invalid --to'],
+    [['--amount', '1', '--to', LQ, '--split-to', VJL], '--split-to needs --split-fee <percent>'],
+    [['--amount', '1', '--to', LQ, '--split-fee', '2'], '--split-fee needs --split-to <liquid-address>'],
+    [['--amount', '1', '--to', LQ, '--split-to', VJL, '--split-fee', '2.999'], 'invalid --split-fee "2.999"'],
+    [['--amount', '1', '--to', LQ, '--split-to', VJL, '--split-fee', '0'], 'invalid --split-fee "0"'],
+    [['--amount', '1', '--to', LQ, '--split-to', VJL, '--split-fee', '101'], 'invalid --split-fee "101"'],
+    [
+      ['--amount', '1', '--to', LQ, '--split-to', LQ, '--split-fee', '1'],
+      'the split address is the same as the destination',
+    ],
+    [
+      ['--amount', '1', '--to', LQ, '--no-split', '--split-to', VJL, '--split-fee', '1'],
+      '--no-split cannot be combined',
+    ],
+    [
+      ['--amount', '1', '--to', LQ, '--qr-png', '/nonexistent/dir/qr.png'],
+      'invalid --qr-png "/nonexistent/dir/qr.png"',
+    ],
+    [['--amount'], "option '--amount <reais>' argument missing"],
+    [['--amount', '1', '--to', LQ, '--frobnicate'], "unknown option '--frobnicate'"],
+  ])('refuses %j with one line, exit 2, nothing sent', async (args, message) => {
+    const r = await runCli(['deposit', 'create', ...args], { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('--json errors are one JSON line on stderr', async () => {
+    const r = await runCli(['deposit', 'create', '--amount', 'x', '--to', LQ, '--json'], { env });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: {
+        type: 'usage',
+        message:
+          'invalid --amount "x": expected an amount in reais with at most two decimals and no thousands separator, e.g. 1500 or 15,50',
+        exitCode: 2,
+      },
+    });
+  });
+});
+
+describe('money safety: the answer is checked against the request', () => {
+  const base = (body: Record<string, unknown>) => createAnswer(body as never);
+  it.each([
+    [
+      'the wrong amount',
+      (b: Record<string, unknown>) => ({
+        ...base(b),
+        amountInCents: 15000,
+        amount: 150,
+        netAmount: 148.5,
+        feeAmount: 1.5,
+      }),
+      'amountInCents: sent 150000, service answered 15000',
+    ],
+    [
+      'the wrong address',
+      (b: Record<string, unknown>) => ({ ...base(b), destinationAddress: EX }),
+      `destinationAddress: sent ${LQ}, service answered ${EX}`,
+    ],
+    [
+      'broken sums',
+      (b: Record<string, unknown>) => ({ ...base(b), netAmount: 1500 }),
+      'field netAmount: netAmount 1500 is not amount 1500 - feeAmount 15',
+    ],
+    [
+      'amount not cents/100',
+      (b: Record<string, unknown>) => ({ ...base(b), amount: 1500.01 }),
+      'field amount: amount 1500.01 is not amountInCents 150000 / 100',
+    ],
+    [
+      'a corrupted PIX string',
+      (b: Record<string, unknown>) => ({ ...base(b), qrCodeText: `${brCode(150000).slice(0, -1)}0` }),
+      'qrCodeText: sent a valid PIX BR Code, service answered one where its CRC is',
+    ],
+    [
+      'a PIX string for another amount',
+      (b: Record<string, unknown>) => ({ ...base(b), qrCodeText: brCode(15000) }),
+      'qrCodeText amount (54): sent 1500.00, service answered 150.00',
+    ],
+    [
+      'a split nobody asked for',
+      (b: Record<string, unknown>) => ({ ...base(b), splitAddress: VJL, splitPercent: 0.5 }),
+      `splitAddress: sent null, service answered ${VJL}`,
+    ],
+    [
+      'a status other than WAITING_PAYMENT',
+      (b: Record<string, unknown>) => ({ ...base(b), status: 'FINALIZED' }),
+      'status: sent WAITING_PAYMENT (a new deposit), service answered FINALIZED',
+    ],
+    ['a missing field', (b: Record<string, unknown>) => ({ ...base(b), qrCode: undefined }), 'field qrCode'],
+    [
+      'a split percent without an address',
+      (b: Record<string, unknown>) => ({ ...base(b), splitPercent: 0.1 }),
+      'splitPercent must be null exactly when splitAddress is null',
+    ],
+  ])(
+    'refuses an answer with %s (exit 1, both values shown, nothing on stdout)',
+    async (_name, make, message) => {
+      answer = make;
+      const r = await runCli(['deposit', 'create', '--amount', '1500', '--to', LQ], { env });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(message);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
+
+  it('refuses a split answered with another percentage', async () => {
+    answer = (b) => ({ ...base(b), splitPercent: 0.03 });
+    const r = await runCli(
+      ['deposit', 'create', '--amount', '1', '--to', LQ, '--split-to', VJL, '--split-fee', '2.99'],
+      { env },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('splitPercent: sent 0.0299 (2.99%), service answered 0.03');
+  });
+});

@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { main } from '../../src/cli.js';
+import type { Context } from '../../src/context.js';
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  stdoutTTY?: boolean;
+  stderrTTY?: boolean;
+  stdinTTY?: boolean;
+  now?: () => number;
+  client?: Context['client'];
+  signal?: AbortSignal;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  sleeps: number[];
+}
+
+export function tempDir(prefix = 'lbrl-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Run the CLI in-process with fake streams, a fake sleep and a fixed random. */
+export async function runCli(args: string[], o: RunOptions = {}): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  const sleeps: number[] = [];
+  const stdin = Readable.from(o.stdin !== undefined ? [Buffer.from(o.stdin)] : []) as Readable & {
+    isTTY?: boolean;
+  };
+  stdin.isTTY = o.stdinTTY ?? false;
+  const ctx: Context = {
+    stdout: { write: (s: string) => (stdout += s), isTTY: o.stdoutTTY ?? false },
+    stderr: { write: (s: string) => (stderr += s), isTTY: o.stderrTTY ?? false },
+    stdin,
+    env: { ...o.env },
+    homedir: o.env?.HOME ?? os.tmpdir(),
+    now: o.now ?? (() => Date.now()),
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    random: () => 0.5,
+    signal: o.signal ?? new AbortController().signal,
+    client: { timeoutMs: 2000, connectTimeoutMs: 2000, ...o.client },
+  };
+  const code = await main(args, ctx);
+  return { code, stdout, stderr, sleeps };
+}
