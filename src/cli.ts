@@ -44,7 +44,10 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
       writeOut: (s) => ctx.stdout.write(s),
       writeErr: (s) => ctx.stderr.write(s),
       outputError: (s) => {
-        usageMessage = s.replace(/^error: /, '').trim();
+        usageMessage = s
+          .replace(/^error: /, '')
+          .trim()
+          .replace(/\s*\n\s*/g, ' ');
       },
     });
 

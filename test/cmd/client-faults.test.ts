@@ -207,7 +207,9 @@ describe('deposit create is never repeated once it may have reached the service'
   });
 
   it('a reset after sending: one request, exit 6', async () => {
-    const r = await create((_req, res) => res.destroy());
+    const r = await create((_req, res) => {
+      res.destroy();
+    });
     expect(r.code).toBe(6);
     expect(server!.requests).toHaveLength(1);
     expect(r.stderr).toContain('a deposit may exist');

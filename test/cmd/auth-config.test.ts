@@ -1,0 +1,234 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { EX, ID, TEX, TOKEN } from '../helpers/fixtures.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let dir: string;
+let accepted: string;
+
+beforeEach(async () => {
+  accepted = TOKEN;
+  server = await startServer((req, res) =>
+    req.headers.authorization === `Bearer ${accepted}`
+      ? json(res, 404, { message: 'no such deposit' })
+      : json(res, 401, { message: 'bad token' }),
+  );
+  dir = path.join(tempDir(), 'cfg');
+});
+afterEach(() => server.close());
+
+const mode = (file: string) => fs.statSync(file).mode & 0o777;
+
+describe('auth', () => {
+  it('login --with-token checks the token with a GET of a random id and saves it privately', async () => {
+    const r = await runCli(['auth', 'login', '--base-url', server.url, '--with-token'], {
+      env: { LBRL_CONFIG_DIR: dir },
+      stdin: `${TOKEN}\n`,
+    });
+    expect(r.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.method).toBe('GET');
+    expect(server.requests[0]!.url).toMatch(/^\/v1\/api\/deposit\/[0-9a-f-]{36}$/);
+    expect(server.requests[0]!.url).not.toContain(ID);
+    expect(r.stderr).toContain(`Logged in to ${server.url} (profile default)`);
+    expect(r.stdout + r.stderr).not.toContain(TOKEN);
+    const file = path.join(dir, 'config.json');
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+      profiles: { default: { 'base-url': server.url, token: TOKEN } },
+    });
+    expect(mode(file)).toBe(0o600);
+    expect(mode(dir)).toBe(0o700);
+    expect(fs.readdirSync(dir)).toEqual(['config.json']);
+  });
+
+  it('a refused token exits 3 and is not saved', async () => {
+    accepted = 'something-else';
+    const r = await runCli(['auth', 'login', '--base-url', server.url, '--with-token'], {
+      env: { LBRL_CONFIG_DIR: dir },
+      stdin: TOKEN,
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('the service refused the token (401): bad token; the token was not saved');
+    expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
+  });
+
+  it('--no-verify saves without a request; status masks, --show-token shows; logout removes', async () => {
+    const env = { LBRL_CONFIG_DIR: dir };
+    const r = await runCli(
+      ['auth', 'login', '--base-url', server.url, '--with-token', '--no-verify', '--profile', 'work'],
+      { env, stdin: TOKEN },
+    );
+    expect(r.code).toBe(0);
+    expect(server.requests).toHaveLength(0);
+    const status = await runCli(['auth', 'status', '--profile', 'work'], { env });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('Mode      live');
+    expect(status.stdout).toContain(`Base URL  ${server.url} (from profile work)`);
+    expect(status.stdout).toContain(`Token     ********MNOP (from ${path.join(dir, 'config.json')})`);
+    expect(status.stdout).not.toContain(TOKEN);
+    const shown = await runCli(['auth', 'status', '--show-token', '--json'], {
+      env: { ...env, LBRL_PROFILE: 'work' },
+    });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      profile: 'work',
+      mode: 'live',
+      token: TOKEN,
+      tokenSource: path.join(dir, 'config.json'),
+    });
+    const out = await runCli(['auth', 'logout', '--profile', 'work'], { env });
+    expect(out.code).toBe(0);
+    const after = await runCli(['auth', 'status', '--profile', 'work', '--json'], { env });
+    expect(after.code).toBe(2);
+    expect(JSON.parse(after.stdout)).toMatchObject({ mode: 'incomplete', tokenSource: null });
+  });
+
+  it('LBRL_TOKEN beats the profile, and status says where it comes from', async () => {
+    const r = await runCli(['auth', 'status', '--json'], {
+      env: { LBRL_CONFIG_DIR: dir, LBRL_TOKEN: TOKEN, LBRL_BASE_URL: 'https://pay.example.com/prefix/' },
+    });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      mode: 'live',
+      baseUrl: 'https://pay.example.com/prefix',
+      tokenSource: 'LBRL_TOKEN',
+      token: '********MNOP',
+    });
+  });
+
+  it('with nothing known the mode is the sandbox', async () => {
+    const r = await runCli(['auth', 'status', '--json'], { env: { LBRL_CONFIG_DIR: dir } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ mode: 'sandbox', network: 'liquid' });
+  });
+
+  it.each([
+    [{ LBRL_TOKEN: TOKEN }, 'a token is set (LBRL_TOKEN) but no base URL'],
+    [{ LBRL_BASE_URL: 'https://pay.example.com' }, 'a base URL is set (LBRL_BASE_URL) but no token'],
+    [
+      { LBRL_BASE_URL: 'http://pay.example.com', LBRL_TOKEN: TOKEN },
+      'invalid LBRL_BASE_URL "http://pay.example.com": expected an https:// URL',
+    ],
+    [{ LBRL_BASE_URL: 'https://u:p@pay.example.com', LBRL_TOKEN: TOKEN }, 'invalid LBRL_BASE_URL'],
+    [{ LBRL_BASE_URL: 'https://pay.example.com', LBRL_TOKEN: 'two words' }, 'invalid token from LBRL_TOKEN'],
+    [{ LBRL_BASE_URL: 'https://pay.example.com', LBRL_TOKEN: 'a\nb' }, 'invalid token from LBRL_TOKEN'],
+    [{ LBRL_BASE_URL: 'https://pay.example.com', LBRL_TOKEN: '' }, 'invalid token from LBRL_TOKEN'],
+    [{ LBRL_PROFILE: '../etc' }, 'invalid LBRL_PROFILE "../etc"'],
+  ])('deposit get with %j is a usage error and sends nothing', async (extra, message) => {
+    const r = await runCli(['deposit', 'get', ID], { env: { LBRL_CONFIG_DIR: dir, ...extra } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('login without a base URL or a terminal says what to pass', async () => {
+    const a = await runCli(['auth', 'login', '--with-token'], {
+      env: { LBRL_CONFIG_DIR: dir },
+      stdin: TOKEN,
+    });
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('auth login needs the service URL: pass --base-url <url>');
+    const b = await runCli(['auth', 'login', '--base-url', server.url], { env: { LBRL_CONFIG_DIR: dir } });
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain('pipe it in with lbrl auth login --with-token');
+  });
+});
+
+describe('config', () => {
+  const env = () => ({ LBRL_CONFIG_DIR: dir });
+
+  it('set checks and normalises, get prints the bare value, list shows all', async () => {
+    expect((await runCli(['config', 'set', 'split-fee', '2,5'], { env: env() })).code).toBe(0);
+    expect((await runCli(['config', 'get', 'split-fee'], { env: env() })).stdout).toBe('2.50%\n');
+    expect((await runCli(['config', 'get', 'network'], { env: env() })).stdout).toBe('liquid\n');
+    expect((await runCli(['config', 'set', 'default-address', EX], { env: env() })).code).toBe(0);
+    expect(
+      (await runCli(['config', 'set', 'base-url', 'https://pay.example.com/api/'], { env: env() })).code,
+    ).toBe(0);
+    const list = await runCli(['config', 'list'], { env: env() });
+    expect(list.stdout).toBe(
+      [
+        'base-url=https://pay.example.com/api',
+        'network=liquid',
+        `default-address=${EX}`,
+        'split-address=',
+        'split-fee=2.50%',
+        'sandbox-autopay=5',
+        'qr-style=dark',
+        'token=',
+        '',
+      ].join('\n'),
+    );
+    expect((await runCli(['config', 'unset', 'split-fee'], { env: env() })).code).toBe(0);
+    expect((await runCli(['config', 'get', 'split-fee'], { env: env() })).stdout).toBe('');
+    expect(mode(path.join(dir, 'config.json'))).toBe(0o600);
+  });
+
+  it('profiles are separate', async () => {
+    await runCli(['config', 'set', 'network', 'liquidtestnet', '--profile', 'test'], { env: env() });
+    await runCli(['config', 'set', 'default-address', TEX, '--profile', 'test'], { env: env() });
+    expect((await runCli(['config', 'get', 'network'], { env: env() })).stdout).toBe('liquid\n');
+    expect(
+      (await runCli(['config', 'get', 'network'], { env: { ...env(), LBRL_PROFILE: 'test' } })).stdout,
+    ).toBe('liquidtestnet\n');
+  });
+
+  it.each([
+    [
+      ['set', 'network', 'bitcoin'],
+      'invalid value for network "bitcoin": expected one of liquid, liquidtestnet, elementsregtest',
+    ],
+    [
+      ['set', 'default-address', TEX],
+      'expected a liquid address (this is a liquidtestnet address; set network first)',
+    ],
+    [['set', 'default-address', 'nope'], 'invalid value for default-address "nope"'],
+    [['set', 'split-fee', '0'], 'invalid value for split-fee "0"'],
+    [['set', 'sandbox-autopay', 'soon'], 'invalid value for sandbox-autopay "soon"'],
+    [['set', 'base-url', 'ftp://x'], 'invalid value for base-url "ftp://x"'],
+    [['set', 'token', 'x'], 'the token is set with lbrl auth login'],
+    [['get', 'colour'], 'unknown config key "colour"'],
+    [['set', 'network'], "missing required argument 'value'"],
+  ])('config %j is refused with exit 2', async (args, message) => {
+    const r = await runCli(['config', ...args], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe('');
+    expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
+  });
+
+  it('repairs a config file readable by others, and says so', async () => {
+    await runCli(['config', 'set', 'network', 'liquid'], { env: env() });
+    fs.chmodSync(path.join(dir, 'config.json'), 0o644);
+    const r = await runCli(['config', 'get', 'network'], { env: env() });
+    expect(r.stderr).toContain('was readable by others; its permissions are now 0600');
+    expect(mode(path.join(dir, 'config.json'))).toBe(0o600);
+  });
+
+  it('a damaged config file is a clear error, not a crash', async () => {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'config.json'), '{"profiles": {', { mode: 0o600 });
+    const r = await runCli(['config', 'get', 'network'], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`the config file ${path.join(dir, 'config.json')} is damaged`);
+  });
+});
+
+describe('addresses from the profile are checked too', () => {
+  it('a default-address of another network is refused before sending', async () => {
+    const d = tempDir();
+    fs.writeFileSync(
+      path.join(d, 'config.json'),
+      JSON.stringify({ profiles: { default: { 'default-address': TEX } } }),
+      { mode: 0o600 },
+    );
+    const r = await runCli(['deposit', 'create', '--amount', '1'], {
+      env: { LBRL_CONFIG_DIR: d, LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('invalid default-address (config)');
+    expect(server.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,114 @@
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runBin, spawnBin, waitForOutput } from '../helpers/bin.js';
+import { tempDir } from '../helpers/cli.js';
+import { LQ } from '../helpers/fixtures.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+describe('the built lbrl against the embedded sandbox', () => {
+  it('create in one process, get and pay in the next ones', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    expect((await runBin(['config', 'set', 'sandbox-autopay', 'off'], env)).code).toBe(0);
+    const created = await runBin(['deposit', 'create', '--amount', '1500', '--to', LQ, '--json'], env);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toBe('');
+    const deposit = JSON.parse(created.stdout);
+    expect(deposit).toMatchObject({ status: 'WAITING_PAYMENT', amountInCents: 150000, sandbox: true });
+
+    const human = await runBin(['deposit', 'get', deposit.id], env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('Status   WAITING_PAYMENT');
+    expect(human.stderr).toMatch(/^sandbox: no account configured, using the embedded sandbox/);
+    expect(human.stderr.trim().split('\n')).toHaveLength(1);
+
+    const paid = await runBin(['sandbox', 'pay', deposit.id], env);
+    expect(paid.code).toBe(0);
+    expect(paid.stdout).toBe(`paid ${deposit.id}: PIX_CONFIRMED now, FINALIZED in about 3 s\n`);
+    const after = await runBin(['deposit', 'get', deposit.id, '--json'], env);
+    expect(JSON.parse(after.stdout)).toMatchObject({
+      status: 'PIX_CONFIRMED',
+      confirmedAt: expect.any(String),
+    });
+    const again = await runBin(['sandbox', 'pay', deposit.id], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('only a WAITING_PAYMENT deposit can be paid');
+  });
+
+  it('sandbox fail ends a waiting deposit in FAILED', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    const created = JSON.parse(
+      (await runBin(['deposit', 'create', '--amount', '1', '--to', LQ, '--json'], env)).stdout,
+    );
+    expect((await runBin(['sandbox', 'fail', created.id], env)).code).toBe(0);
+    const got = await runBin(['deposit', 'get', created.id, '-q'], env);
+    expect(got.stdout).toBe('FAILED\n');
+    expect((await runBin(['sandbox', 'pay', '3f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d'], env)).code).toBe(4);
+  });
+
+  it('many processes creating at once on one data directory lose nothing', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        runBin(['deposit', 'create', '--amount-cents', String(i + 1), '--to', LQ, '-q'], env),
+      ),
+    );
+    const ids = results.map((r) => {
+      expect(r.code).toBe(0);
+      return r.stdout.trim();
+    });
+    expect(new Set(ids).size).toBe(8);
+    const files = fs.readdirSync(path.join(env.LBRL_CONFIG_DIR, 'sandbox', 'deposits'));
+    expect(files.filter((f) => f.endsWith('.json'))).toHaveLength(8);
+    expect(files.filter((f) => f.endsWith('.tmp'))).toHaveLength(0);
+    const got = await Promise.all(ids.map((id) => runBin(['deposit', 'get', id, '--json'], env)));
+    expect(got.map((g) => JSON.parse(g.stdout).amountInCents).sort((a, b) => a - b)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8,
+    ]);
+  });
+
+  it('sandbox serve prints a base URL and token that work in live mode', async () => {
+    const dir = tempDir();
+    const child = spawnBin(['sandbox', 'serve'], { HOME: tempDir(), LBRL_CONFIG_DIR: dir });
+    children.push(child);
+    const out = await waitForOutput(child, /LBRL_TOKEN=\S+\n/);
+    const baseUrl = /LBRL_BASE_URL=(\S+)/.exec(out)![1]!;
+    const token = /LBRL_TOKEN=(\S+)/.exec(out)![1]!;
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const live = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: baseUrl, LBRL_TOKEN: token };
+    const created = await runBin(['deposit', 'create', '--amount', '2', '--to', LQ, '--json'], live);
+    expect(created.code).toBe(0);
+    const id = JSON.parse(created.stdout).id;
+    // the payer acts on the server's data directory from another process
+    expect((await runBin(['sandbox', 'pay', id], { HOME: tempDir(), LBRL_CONFIG_DIR: dir })).code).toBe(0);
+    const got = await runBin(['deposit', 'get', id, '--json'], live);
+    expect(JSON.parse(got.stdout).status).toBe('PIX_CONFIRMED');
+    const bad = await runBin(['deposit', 'get', id], { ...live, LBRL_TOKEN: 'wrong-token' });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).not.toContain(token);
+    child.kill('SIGINT');
+    const code = await new Promise((r) => child.on('exit', (c) => r(c)));
+    expect(code).toBe(130);
+  });
+
+  it('--version and --help exit 0; an unknown command exits 2', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    const v = await runBin(['--version'], env);
+    expect(v).toEqual({
+      code: 0,
+      stdout: `${JSON.parse(fs.readFileSync('package.json', 'utf8')).version}\n`,
+      stderr: '',
+    });
+    const h = await runBin(['deposit', 'create', '--help'], env);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toContain('--amount <reais>');
+    const u = await runBin(['depost'], env);
+    expect(u.code).toBe(2);
+    expect(u.stderr).toBe("error: unknown command 'depost' (Did you mean deposit?) (see lbrl --help)\n");
+  });
+});
