@@ -65,6 +65,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .option('--no-qr', 'do not draw the QR code in the terminal')
     .option('--dry-run', 'check everything and show the request, send nothing')
     .option('--yes', 'do not ask for confirmation')
+    .option('--watch', 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)')
     .action(async function (this: Command) {
       await run(this, async (s) => (await import('./commands/deposit-create.js')).run(this.opts(), s))();
     });
@@ -76,6 +77,16 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .option('--qr-png <file>', 'write the QR code as a PNG file')
     .action(async function (this: Command, id: string) {
       await run(this, async (s) => (await import('./commands/deposit-get.js')).run(id, this.opts(), s))();
+    });
+
+  deposit
+    .command('watch')
+    .description('follow deposits until FINALIZED (exit 0) or FAILED (exit 5)')
+    .argument('<id...>', 'deposit ids')
+    .option('--interval <seconds>', 'seconds between polls of a deposit (at least 1)', undefined)
+    .option('--timeout <duration>', 'give up (exit 124) after 90, 90s, 10m or 1h')
+    .action(async function (this: Command, ids: string[]) {
+      await run(this, async (s) => (await import('./commands/deposit-watch.js')).run(ids, this.opts(), s))();
     });
 
   const auth = program.command('auth').description('store, show and remove the access token');

@@ -6,6 +6,7 @@ import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { ClientOptions } from './api/client.js';
+import type { Prompter } from './ui/prompts.js';
 
 export interface OutStream {
   write(chunk: string): unknown;
@@ -28,6 +29,8 @@ export interface Context {
   random(): number;
   /** aborted on Ctrl-C */
   signal: AbortSignal;
+  /** tests: answers in place of a person */
+  prompter?: Prompter;
   /** tests: a dispatcher, time-outs and retry limits for the HTTP client */
   client?: Partial<
     Pick<ClientOptions, 'dispatcher' | 'timeoutMs' | 'connectTimeoutMs' | 'maxRetries' | 'maxRetryAfterMs'>

@@ -13,7 +13,8 @@ export type ErrorType =
   | 'failed'
   | 'watch_timeout'
   | 'interrupted'
-  | 'config';
+  | 'config'
+  | 'cancelled';
 
 export const EXIT = {
   ok: 0,
@@ -28,6 +29,9 @@ export const EXIT = {
 } as const;
 
 export class LbrlError extends Error {
+  /** what the service asked for with Retry-After, when it did */
+  retryAfterMs?: number;
+
   constructor(
     message: string,
     readonly type: ErrorType,

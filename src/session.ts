@@ -31,6 +31,7 @@ export class Session {
   readonly profileName: string;
   readonly store: ConfigStore;
   private clients: DepositClient[] = [];
+  private sandboxUrl: { baseUrl: string; token: string } | undefined;
   private closers: Array<() => Promise<void>> = [];
 
   constructor(
@@ -137,7 +138,7 @@ export class Session {
   }
 
   /** A client for the target; in sandbox mode the embedded service is started first. */
-  async client(target: Target = this.target()): Promise<DepositClient> {
+  async client(target: Target = this.target(), overrides: { maxRetries?: number } = {}): Promise<DepositClient> {
     let baseUrl: string;
     let token: string;
     if (target.mode === 'live') {
@@ -168,10 +169,28 @@ export class Session {
       signal: this.ctx.signal,
       trace: this.globals.verbose ? (line) => this.printer.trace(line) : undefined,
       userAgent: 'lbrl',
+      ...overrides,
       ...this.ctx.client,
     });
     this.clients.push(client);
     return client;
+  }
+
+  /** Started once per command, however many clients use it. */
+  private async embeddedSandbox(): Promise<{ baseUrl: string; token: string }> {
+    if (this.sandboxUrl) return this.sandboxUrl;
+    const { startEmbeddedSandbox } = await import('./sandbox/embedded.js');
+    const sandbox = await startEmbeddedSandbox({
+      dir: this.sandboxDir,
+      autopay: this.setting('sandbox-autopay') ?? 'off',
+      now: this.ctx.now,
+    });
+    this.closers.push(() => sandbox.close());
+    this.printer.info(
+      this.printer.ce.cyan(`sandbox: no account configured, using the embedded sandbox (no real money; data in ${this.sandboxDir})`),
+    );
+    this.sandboxUrl = { baseUrl: sandbox.baseUrl, token: sandbox.token };
+    return this.sandboxUrl;
   }
 
   async close(): Promise<void> {

@@ -350,6 +350,7 @@ export class DepositClient {
         }
       }
 
+      if (wait !== undefined) final.retryAfterMs = wait;
       if (!retryable || attempt >= this.o.maxRetries) throw final;
       const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.o.random() / 2);
       const delayMs = Math.round(Math.max(backoff, wait ?? 0));

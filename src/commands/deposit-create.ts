@@ -7,7 +7,9 @@ import { checkCreateAnswer } from '../domain/verify.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { checkWritableTarget, isPng, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
 import { renderDeposit } from '../ui/render.js';
+import { follow } from './deposit-watch.js';
 
 export interface CreateOptions {
   amount?: string;
@@ -20,6 +22,7 @@ export interface CreateOptions {
   qr?: boolean;
   dryRun?: boolean;
   yes?: boolean;
+  watch?: boolean;
 }
 
 function address(option: string, value: string, network: Network): string {
@@ -93,9 +96,56 @@ export function buildRequest(opts: CreateOptions, session: Session): CreateReque
   return body;
 }
 
+function check<T>(r: { ok: true; value: T } | { ok: false; expected: string }): true | string {
+  return r.ok ? true : `expected ${r.expected}`;
+}
+
+/** Ask a person for what the flags left out; the answers pass the same checks as flags. */
+async function askMissing(opts: CreateOptions, session: Session, prompter: Prompter): Promise<CreateOptions> {
+  const filled = { ...opts };
+  const p = session.printer;
+  const network = session.network();
+  if (filled.amount === undefined && filled.amountCents === undefined) {
+    filled.amount = await prompter.input({ message: 'Amount in reais (e.g. 1500 or 15,50)', validate: (v) => check(parseReais(v)) });
+    const cents = parseReais(filled.amount);
+    if (cents.ok) p.err(`  ${formatCents(cents.value)} (${cents.value} cents)`);
+  }
+  const addressCheck = (v: string) => {
+    const r = checkLiquidAddress(v, network);
+    return r.ok ? true : `expected a Liquid address on ${network}: ${r.reason}`;
+  };
+  if (filled.to === undefined) {
+    filled.to = await prompter.input({
+      message: 'Destination Liquid address',
+      default: session.setting('default-address'),
+      validate: addressCheck,
+    });
+  }
+  if (filled.splitTo !== undefined && filled.splitFee === undefined) {
+    filled.splitFee = await prompter.input({ message: 'Split fee (e.g. 2.99%)', validate: (v) => check(parseSplitFee(v)) });
+  }
+  if (filled.splitFee !== undefined && filled.splitTo === undefined) {
+    filled.splitTo = await prompter.input({ message: 'Split Liquid address', validate: addressCheck });
+  }
+  return filled;
+}
+
+function summary(body: CreateRequest, where: string): string {
+  const lines = [
+    `Amount   ${formatCents(body.amountInCents)} (${body.amountInCents} cents)`,
+    `To       ${body.lbrlAddress}`,
+    `Split    ${body.lbrlSplitAddress ? `${body.splitFee} of net to ${body.lbrlSplitAddress}` : 'none'}`,
+    `Service  ${where}`,
+  ];
+  return lines.join('\n');
+}
+
 export async function run(opts: CreateOptions, session: Session): Promise<void> {
   const p = session.printer;
-  const body = buildRequest(opts, session);
+  const interactive = canPrompt(session.ctx, session.globals);
+  const prompter = interactive ? (session.ctx.prompter ?? (await inquirerPrompter(session.ctx))) : undefined;
+  const filled = prompter && !opts.dryRun ? await askMissing(opts, session, prompter) : opts;
+  const body = buildRequest(filled, session);
   if (opts.qrPng !== undefined) {
     const problem = checkWritableTarget(opts.qrPng);
     if (problem)
@@ -114,6 +164,13 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
       p.info(`${formatCents(body.amountInCents)} to ${body.lbrlAddress}; nothing was sent (--dry-run)`);
     }
     return;
+  }
+
+  if (prompter && !opts.yes) {
+    p.err(summary(body, target.mode === 'live' ? target.baseUrl : 'embedded sandbox (no real money)'));
+    if (!(await prompter.confirm({ message: 'Create this charge?', default: true }))) {
+      throw new LbrlError('cancelled; nothing was sent', 'cancelled', EXIT.usage);
+    }
   }
 
   const client = await session.client(target);
@@ -144,20 +201,29 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
     p.info(`QR code written to ${opts.qrPng}`);
   }
 
-  if (session.globals.json) {
-    p.json(raw);
-    return;
+  if (session.globals.json) p.json(raw);
+  else if (session.globals.quiet) p.out(value.id);
+  else {
+    p.out(renderDeposit(p.c, value));
+    if (opts.qr !== false) {
+      p.out('');
+      p.out(await renderTerminalQr(value.qrCodeText, qrStyle(session)));
+    }
+    p.out('PIX copy-paste:');
+    p.out(value.qrCodeText);
   }
-  if (session.globals.quiet) {
-    p.out(value.id);
-    return;
+
+  if (opts.watch) {
+    if (target.mode === 'sandbox') {
+      const autopay = session.setting('sandbox-autopay');
+      p.info(
+        `sandbox: simulate the payment with: lbrl sandbox pay ${value.id}${autopay && autopay !== 'off' ? ` (or wait ${autopay} s for autopay)` : ''}`,
+      );
+    }
+    await follow([value.id], { intervalMs: 3000 }, session);
   }
-  p.out(renderDeposit(p.c, value));
-  if (opts.qr !== false) {
-    const style = session.setting('qr-style') === 'light' ? 'light' : 'dark';
-    p.out('');
-    p.out(await renderTerminalQr(value.qrCodeText, style));
-  }
-  p.out('PIX copy-paste:');
-  p.out(value.qrCodeText);
+}
+
+export function qrStyle(session: Session): 'dark' | 'light' {
+  return session.setting('qr-style') === 'light' ? 'light' : 'dark';
 }

@@ -2,21 +2,64 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export async function renderTerminalQr(text: string, style: 'dark' | 'light' = 'dark'): Promise<string> {
+/** Modules of a QR code (true = dark) as qrcode-terminal encodes the text. */
+async function qrModules(text: string): Promise<boolean[][]> {
   const { default: qrcode } = await import('qrcode-terminal');
+  qrcode.setErrorLevel('M');
   let drawn = '';
   qrcode.generate(text, { small: true }, (out: string) => {
     drawn = out;
   });
-  if (style === 'light') {
-    // qrcode-terminal draws for a dark background; swap the half blocks for a light one.
-    const swap: Record<string, string> = { '█': ' ', ' ': '█', '▀': '▄', '▄': '▀' };
-    drawn = drawn
-      .split('\n')
-      .map((line) => [...line].map((ch) => swap[ch] ?? ch).join(''))
-      .join('\n');
+  // small mode: a glyph is two modules tall, drawn for a dark terminal ('█' both light)
+  const halves: Record<string, [boolean, boolean]> = {
+    '█': [false, false],
+    '▀': [false, true],
+    '▄': [true, false],
+    ' ': [true, true],
+  };
+  const rows: boolean[][] = [];
+  for (const line of drawn.split('\n').filter((l) => l.length > 0)) {
+    const top: boolean[] = [];
+    const bottom: boolean[] = [];
+    for (const ch of line) {
+      const [t, b] = halves[ch] ?? [false, false];
+      top.push(t);
+      bottom.push(b);
+    }
+    rows.push(top, bottom);
   }
-  return drawn;
+  // drop qrcode-terminal's one-module border (and the half row above it), keep the code
+  const size = rows[0]!.length - 2;
+  return rows.slice(2, 2 + size).map((r) => r.slice(1, 1 + size));
+}
+
+export const QUIET_ZONE = 4;
+
+/**
+ * The QR code for a terminal, with the full four-module quiet zone, two modules per
+ * character. `dark` is for light text on a dark background; `light` the reverse.
+ */
+export async function renderTerminalQr(text: string, style: 'dark' | 'light' = 'dark'): Promise<string> {
+  const modules = await qrModules(text);
+  const size = modules.length + 2 * QUIET_ZONE;
+  const at = (r: number, c: number) => {
+    const rr = r - QUIET_ZONE;
+    const cc = c - QUIET_ZONE;
+    return rr >= 0 && cc >= 0 && rr < modules.length && cc < modules.length ? modules[rr]![cc]! : false;
+  };
+  // the glyph's ink is light on a dark terminal, dark on a light one
+  const ink = (dark: boolean) => (style === 'dark' ? !dark : dark);
+  const lines: string[] = [];
+  for (let r = 0; r < size; r += 2) {
+    let line = '';
+    for (let c = 0; c < size; c++) {
+      const top = ink(at(r, c));
+      const bottom = r + 1 < size ? ink(at(r + 1, c)) : style === 'dark';
+      line += top && bottom ? '█' : top ? '▀' : bottom ? '▄' : ' ';
+    }
+    lines.push(line);
+  }
+  return lines.join('\n');
 }
 
 export async function qrPngFromText(text: string): Promise<Buffer> {

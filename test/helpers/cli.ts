@@ -14,6 +14,9 @@ export interface RunOptions {
   now?: () => number;
   client?: Context['client'];
   signal?: AbortSignal;
+  /** a clock that only sleeping moves: no test waits for real */
+  clock?: { now: number };
+  prompter?: Context['prompter'];
 }
 
 export interface RunResult {
@@ -42,14 +45,18 @@ export async function runCli(args: string[], o: RunOptions = {}): Promise<RunRes
     stdin,
     env: { ...o.env },
     homedir: o.env?.HOME ?? os.tmpdir(),
-    now: o.now ?? (() => Date.now()),
-    sleep: async (ms) => {
+    now: o.now ?? (o.clock ? () => o.clock!.now : () => Date.now()),
+    sleep: async (ms, signal) => {
       sleeps.push(ms);
+      if (o.clock) o.clock.now += ms;
+      if (signal?.aborted) throw new Error('aborted');
+      await new Promise((r) => setImmediate(r));
     },
     random: () => 0.5,
     signal: o.signal ?? new AbortController().signal,
     client: { timeoutMs: 2000, connectTimeoutMs: 2000, ...o.client },
   };
+  if (o.prompter) ctx.prompter = o.prompter;
   const code = await main(args, ctx);
   return { code, stdout, stderr, sleeps };
 }

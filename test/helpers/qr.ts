@@ -1,7 +1,12 @@
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 
-type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
+type Decode = (
+  data: Uint8ClampedArray,
+  width: number,
+  height: number,
+  options?: { inversionAttempts: 'dontInvert' | 'attemptBoth' },
+) => { data: string } | null;
 const mod = jsQRModule as unknown as { default?: Decode };
 export const jsQR: Decode = typeof mod.default === 'function' ? mod.default : (mod as unknown as Decode);
 
@@ -9,4 +14,45 @@ export const jsQR: Decode = typeof mod.default === 'function' ? mod.default : (m
 export function decodePng(bytes: Buffer): string | undefined {
   const png = PNG.sync.read(bytes);
   return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
+}
+
+/**
+ * What a terminal shows, as pixels: each character is one module wide and two tall; the
+ * glyph's ink is light on a dark theme and dark on a light one. Then decode it.
+ */
+export function decodeTerminal(text: string, theme: 'dark' | 'light', scale = 4): string | undefined {
+  const lines = text.split('\n').filter((l) => l.length > 0);
+  const width = Math.max(...lines.map((l) => [...l].length));
+  const cells: boolean[][] = []; // true = ink
+  for (const line of lines) {
+    const chars = [...line];
+    const top: boolean[] = [];
+    const bottom: boolean[] = [];
+    for (let i = 0; i < width; i++) {
+      const ch = chars[i] ?? ' ';
+      top.push(ch === '█' || ch === '▀');
+      bottom.push(ch === '█' || ch === '▄');
+    }
+    cells.push(top, bottom);
+  }
+  // a margin of plain terminal background around it all
+  const margin = 2;
+  const h = (cells.length + 2 * margin) * scale;
+  const w = (width + 2 * margin) * scale;
+  const data = new Uint8ClampedArray(w * h * 4);
+  const inkLevel = theme === 'dark' ? 255 : 0;
+  const bgLevel = 255 - inkLevel;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const r = Math.floor(y / scale) - margin;
+      const c = Math.floor(x / scale) - margin;
+      const ink = r >= 0 && c >= 0 && r < cells.length && c < width ? cells[r]![c]! : false;
+      const v = ink ? inkLevel : bgLevel;
+      const i = (y * w + x) * 4;
+      data[i] = data[i + 1] = data[i + 2] = v;
+      data[i + 3] = 255;
+    }
+  }
+  // no inversion: a rendering with its colours the wrong way round must not pass
+  return jsQR(data, w, h, { inversionAttempts: 'dontInvert' })?.data;
 }

@@ -1,0 +1,48 @@
+/** Questions for a person at the keyboard; never asked in CI, with --no-input or without a terminal. */
+import type { Context } from '../context.js';
+import { interrupted } from '../errors.js';
+import type { GlobalOptions } from '../session.js';
+
+export interface Prompter {
+  input(o: { message: string; default?: string | undefined; validate: (value: string) => true | string }): Promise<string>;
+  confirm(o: { message: string; default: boolean }): Promise<boolean>;
+}
+
+export function canPrompt(ctx: Context, globals: GlobalOptions): boolean {
+  const ci = ctx.env.CI !== undefined && ctx.env.CI !== '' && ctx.env.CI !== 'false' && ctx.env.CI !== '0';
+  return Boolean(ctx.stdin.isTTY && ctx.stdout.isTTY) && !ci && globals.input !== false;
+}
+
+function isPromptExit(error: unknown): boolean {
+  const name = (error as Error | undefined)?.name;
+  return name === 'ExitPromptError' || name === 'AbortPromptError' || name === 'CancelPromptError';
+}
+
+/** @inquirer/prompts on the context's streams; Ctrl-C becomes exit 130. */
+export async function inquirerPrompter(ctx: Context): Promise<Prompter> {
+  const { input, confirm } = await import('@inquirer/prompts');
+  const streams = {
+    input: ctx.stdin as NodeJS.ReadableStream,
+    output: ctx.stderr as NodeJS.WritableStream,
+    signal: ctx.signal,
+    clearPromptOnDone: false,
+  };
+  const guard = async <T>(p: Promise<T>): Promise<T> => {
+    try {
+      return await p;
+    } catch (error) {
+      if (isPromptExit(error)) throw interrupted();
+      throw error;
+    }
+  };
+  return {
+    input: (o) =>
+      guard(
+        input(
+          { message: o.message, ...(o.default !== undefined ? { default: o.default } : {}), validate: (v: string) => o.validate(v.trim()) },
+          streams,
+        ).then((v) => v.trim()),
+      ),
+    confirm: (o) => guard(confirm({ message: o.message, default: o.default }, streams)),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Following deposits until they end: one request per deposit per interval at most, a
+ * ceiling on requests per minute across all of them, transient failures ridden out with
+ * capped, jittered back-off, and a limit past which an unreachable service ends the watch.
+ */
+import type { DepositClient } from './api/client.js';
+import type { GetResponse } from './api/models.js';
+import { isTerminal } from './domain/values.js';
+import { EXIT, interrupted, LbrlError } from './errors.js';
+
+/** At most this many GETs a minute across all watched deposits (the service's published status limit). */
+export const MAX_REQUESTS_PER_MINUTE = 60;
+/** A service failing for longer than this ends the watch (exit 6, or 1 for 5xx answers). */
+export const UNREACHABLE_LIMIT_MS = 5 * 60 * 1000;
+const BACKOFF_CAP_MS = 30_000;
+
+export interface WatchEvents {
+  /** a deposit's status was seen for the first time or changed */
+  change(deposit: GetResponse, raw: unknown, previous: string | undefined): void;
+  /** a transient failure; the watch goes on after delayMs */
+  retry(reason: string, delayMs: number, failingForMs: number): void;
+  /** every poll round, for a spinner */
+  tick(states: ReadonlyMap<string, string | undefined>, elapsedMs: number): void;
+}
+
+export interface WatchOptions {
+  ids: string[];
+  intervalMs: number;
+  timeoutMs?: number | undefined;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  signal: AbortSignal;
+  unreachableLimitMs?: number;
+}
+
+export interface WatchResult {
+  states: Map<string, string>;
+}
+
+const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate_limited']);
+
+export async function watchDeposits(client: DepositClient, o: WatchOptions, events: WatchEvents): Promise<WatchResult> {
+  const started = o.now();
+  const states = new Map<string, string | undefined>(o.ids.map((id) => [id, undefined]));
+  const spacing = Math.ceil(60_000 / MAX_REQUESTS_PER_MINUTE);
+  const limit = o.unreachableLimitMs ?? UNREACHABLE_LIMIT_MS;
+  let lastRequestAt = Number.NEGATIVE_INFINITY;
+  let failingSince: number | undefined;
+  let failures = 0;
+
+  const pause = async (ms: number) => {
+    if (o.signal.aborted) throw interrupted();
+    if (ms <= 0) return;
+    try {
+      await o.sleep(ms, o.signal);
+    } catch {
+      throw interrupted();
+    }
+    if (o.signal.aborted) throw interrupted();
+  };
+  const timedOut = () => o.timeoutMs !== undefined && o.now() - started >= o.timeoutMs;
+  const pending = () => [...states].filter(([, s]) => s === undefined || !isTerminal(s)).map(([id]) => id);
+
+  while (pending().length > 0) {
+    const roundStart = o.now();
+    for (const id of pending()) {
+      if (timedOut()) break;
+      // the shared budget: requests across all deposits are spaced evenly
+      await pause(lastRequestAt + spacing - o.now());
+      lastRequestAt = o.now();
+      try {
+        const { value, raw } = await client.getDeposit(id);
+        failingSince = undefined;
+        failures = 0;
+        const previous = states.get(id);
+        if (previous !== value.status) {
+          states.set(id, value.status);
+          events.change(value, raw, previous);
+        }
+      } catch (error) {
+        if (!(error instanceof LbrlError) || !TRANSIENT.has(error.type)) throw error;
+        failingSince ??= o.now();
+        const failingFor = o.now() - failingSince;
+        if (failingFor >= limit) {
+          throw new LbrlError(
+            `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
+            error.type,
+            error.type === 'network' || error.type === 'timeout' ? EXIT.unreachable : error.exitCode,
+          );
+        }
+        const backoff = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** failures) * (0.5 + o.random() / 2);
+        failures += 1;
+        const delay = Math.round(Math.max(backoff, o.intervalMs, error.retryAfterMs ?? 0));
+        events.retry(error.message, delay, failingFor);
+        await pause(delay);
+        break;
+      }
+    }
+    events.tick(states, o.now() - started);
+    if (pending().length === 0) break;
+    if (timedOut()) {
+      const left = pending();
+      throw new LbrlError(
+        `timed out after ${Math.round((o.now() - started) / 1000)} s with ${left.length} deposit(s) not yet FINALIZED or FAILED: ${left.join(', ')}`,
+        'watch_timeout',
+        EXIT.watchTimeout,
+      );
+    }
+    let wait = roundStart + o.intervalMs - o.now();
+    if (o.timeoutMs !== undefined) wait = Math.min(wait, started + o.timeoutMs - o.now());
+    await pause(wait);
+  }
+  return { states: states as Map<string, string> };
+}
