@@ -138,26 +138,16 @@ export class Session {
   }
 
   /** A client for the target; in sandbox mode the embedded service is started first. */
-  async client(target: Target = this.target(), overrides: { maxRetries?: number } = {}): Promise<DepositClient> {
+  async client(
+    target: Target = this.target(),
+    overrides: { maxRetries?: number } = {},
+  ): Promise<DepositClient> {
     let baseUrl: string;
     let token: string;
     if (target.mode === 'live') {
       ({ baseUrl, token } = target);
     } else {
-      const { startEmbeddedSandbox } = await import('./sandbox/embedded.js');
-      const sandbox = await startEmbeddedSandbox({
-        dir: this.sandboxDir,
-        autopay: this.setting('sandbox-autopay') ?? 'off',
-        now: this.ctx.now,
-      });
-      this.closers.push(() => sandbox.close());
-      baseUrl = sandbox.baseUrl;
-      token = sandbox.token;
-      this.printer.info(
-        this.printer.ce.cyan(
-          `sandbox: no account configured, using the embedded sandbox (no real money; data in ${this.sandboxDir})`,
-        ),
-      );
+      ({ baseUrl, token } = await this.embeddedSandbox());
     }
     this.printer.addSecret(token);
     const client = new DepositClient({
@@ -187,7 +177,9 @@ export class Session {
     });
     this.closers.push(() => sandbox.close());
     this.printer.info(
-      this.printer.ce.cyan(`sandbox: no account configured, using the embedded sandbox (no real money; data in ${this.sandboxDir})`),
+      this.printer.ce.cyan(
+        `sandbox: no account configured, using the embedded sandbox (no real money; data in ${this.sandboxDir})`,
+      ),
     );
     this.sandboxUrl = { baseUrl: sandbox.baseUrl, token: sandbox.token };
     return this.sandboxUrl;

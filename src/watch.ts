@@ -40,7 +40,11 @@ export interface WatchResult {
 
 const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate_limited']);
 
-export async function watchDeposits(client: DepositClient, o: WatchOptions, events: WatchEvents): Promise<WatchResult> {
+export async function watchDeposits(
+  client: DepositClient,
+  o: WatchOptions,
+  events: WatchEvents,
+): Promise<WatchResult> {
   const started = o.now();
   const states = new Map<string, string | undefined>(o.ids.map((id) => [id, undefined]));
   const spacing = Math.ceil(60_000 / MAX_REQUESTS_PER_MINUTE);

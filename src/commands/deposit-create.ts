@@ -6,8 +6,8 @@ import { parseSplitFee } from '../domain/split.js';
 import { checkCreateAnswer } from '../domain/verify.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
-import { checkWritableTarget, isPng, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
+import { checkWritableTarget, isPng, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { renderDeposit } from '../ui/render.js';
 import { follow } from './deposit-watch.js';
 
@@ -106,7 +106,10 @@ async function askMissing(opts: CreateOptions, session: Session, prompter: Promp
   const p = session.printer;
   const network = session.network();
   if (filled.amount === undefined && filled.amountCents === undefined) {
-    filled.amount = await prompter.input({ message: 'Amount in reais (e.g. 1500 or 15,50)', validate: (v) => check(parseReais(v)) });
+    filled.amount = await prompter.input({
+      message: 'Amount in reais (e.g. 1500 or 15,50)',
+      validate: (v) => check(parseReais(v)),
+    });
     const cents = parseReais(filled.amount);
     if (cents.ok) p.err(`  ${formatCents(cents.value)} (${cents.value} cents)`);
   }
@@ -122,7 +125,10 @@ async function askMissing(opts: CreateOptions, session: Session, prompter: Promp
     });
   }
   if (filled.splitTo !== undefined && filled.splitFee === undefined) {
-    filled.splitFee = await prompter.input({ message: 'Split fee (e.g. 2.99%)', validate: (v) => check(parseSplitFee(v)) });
+    filled.splitFee = await prompter.input({
+      message: 'Split fee (e.g. 2.99%)',
+      validate: (v) => check(parseSplitFee(v)),
+    });
   }
   if (filled.splitFee !== undefined && filled.splitTo === undefined) {
     filled.splitTo = await prompter.input({ message: 'Split Liquid address', validate: addressCheck });

@@ -55,7 +55,9 @@ export async function follow(ids: string[], plan: WatchPlan, session: Session): 
   if (failed.length > 0) {
     throw new LbrlError(`deposit ${failed.join(', ')} ended FAILED`, 'failed', EXIT.failed);
   }
-  session.printer.info(ids.length === 1 ? `deposit ${ids[0]} FINALIZED` : `all ${ids.length} deposits FINALIZED`);
+  session.printer.info(
+    ids.length === 1 ? `deposit ${ids[0]} FINALIZED` : `all ${ids.length} deposits FINALIZED`,
+  );
 }
 
 export async function run(idTexts: string[], flags: WatchFlags, session: Session): Promise<void> {

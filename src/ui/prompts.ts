@@ -4,7 +4,11 @@ import { interrupted } from '../errors.js';
 import type { GlobalOptions } from '../session.js';
 
 export interface Prompter {
-  input(o: { message: string; default?: string | undefined; validate: (value: string) => true | string }): Promise<string>;
+  input(o: {
+    message: string;
+    default?: string | undefined;
+    validate: (value: string) => true | string;
+  }): Promise<string>;
   confirm(o: { message: string; default: boolean }): Promise<boolean>;
 }
 
@@ -39,7 +43,11 @@ export async function inquirerPrompter(ctx: Context): Promise<Prompter> {
     input: (o) =>
       guard(
         input(
-          { message: o.message, ...(o.default !== undefined ? { default: o.default } : {}), validate: (v: string) => o.validate(v.trim()) },
+          {
+            message: o.message,
+            ...(o.default !== undefined ? { default: o.default } : {}),
+            validate: (v: string) => o.validate(v.trim()),
+          },
           streams,
         ).then((v) => v.trim()),
       ),

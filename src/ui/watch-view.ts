@@ -30,7 +30,8 @@ export class WatchView implements WatchEvents {
   static async open(session: Session): Promise<WatchView> {
     const view = new WatchView(session, session.ctx.now);
     const { ctx, globals, printer } = session;
-    const animate = printer.stdoutIsTTY && printer.stderrIsTTY && !ctx.env.CI && !globals.json && !globals.quiet;
+    const animate =
+      printer.stdoutIsTTY && printer.stderrIsTTY && !ctx.env.CI && !globals.json && !globals.quiet;
     if (animate) {
       const { default: ora } = await import('ora');
       view.spinner = ora({
@@ -58,7 +59,9 @@ export class WatchView implements WatchEvents {
     }
     if (globals.quiet) return;
     const when = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const move = previous ? `${previous} -> ${colorStatus(p.c, deposit.status)}` : colorStatus(p.c, deposit.status);
+    const move = previous
+      ? `${previous} -> ${colorStatus(p.c, deposit.status)}`
+      : colorStatus(p.c, deposit.status);
     const txid = deposit.settlement?.liquidTxid ? `  txid ${deposit.settlement.liquidTxid}` : '';
     this.above(() => p.out(`${when}  ${deposit.id}  ${move}${txid}`));
   }

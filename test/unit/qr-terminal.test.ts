@@ -24,10 +24,14 @@ describe('the QR code drawn in the terminal', () => {
 
   it('property: any BR Code-sized text survives the drawing', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 600000 }), fc.constantFrom<'dark' | 'light'>('dark', 'light'), async (cents, theme) => {
-        const text = brCode(cents);
-        expect(decodeTerminal(await renderTerminalQr(text, theme), theme)).toBe(text);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 600000 }),
+        fc.constantFrom<'dark' | 'light'>('dark', 'light'),
+        async (cents, theme) => {
+          const text = brCode(cents);
+          expect(decodeTerminal(await renderTerminalQr(text, theme), theme)).toBe(text);
+        },
+      ),
       { numRuns: 15 },
     );
   });

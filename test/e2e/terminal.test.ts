@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/bin.js';
+import { tempDir } from '../helpers/cli.js';
+import { LQ } from '../helpers/fixtures.js';
+import { decodeTerminal } from '../helpers/qr.js';
+import { Tmux } from '../helpers/tmux.js';
+
+let term: Tmux | undefined;
+afterEach(() => {
+  term?.close();
+  term = undefined;
+});
+
+function qrFromScreen(screen: string): string {
+  const lines = screen.split('\n');
+  const start = lines.findIndex((l) => /^█{20,}/.test(l));
+  const end = lines.findIndex((l, i) => i > start && !/^[█▀▄ ]+$/.test(l));
+  return lines.slice(start, end).join('\n');
+}
+
+describe('in a real terminal', () => {
+  it('a one-off payment typed at the prompts, its QR decoded from the screen', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    term = new Tmux(`node ${BIN} deposit create`, env);
+    await term.waitFor(/Amount in reais/);
+    term.type('15,50', 'Enter');
+    await term.waitFor(/R\$ 15,50 \(1550 cents\)/);
+    await term.waitFor(/Destination Liquid address/);
+    term.type(LQ, 'Enter');
+    await term.waitFor(/Create this charge\?/);
+    term.type('y', 'Enter');
+    const screen = await term.waitFor(/\[exit 0\]/);
+    const text = /PIX copy-paste:\n(.+)/.exec(screen)?.[1]?.trimEnd();
+    expect(text).toMatch(/^000201/);
+    expect(decodeTerminal(qrFromScreen(screen), 'dark')).toBe(text);
+    expect(screen).toContain('Amount   R$ 15,50 (1550 cents)');
+  });
+
+  it('Ctrl-C at a prompt exits 130 with no stack trace', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    term = new Tmux(`node ${BIN} deposit create --to ${LQ}`, env);
+    await term.waitFor(/Amount in reais/);
+    term.type('C-c');
+    const screen = await term.waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 130]');
+    expect(screen).not.toMatch(/\s+at \S+ \(/);
+  });
+
+  it('watch shows a spinner on a terminal and clears it on Ctrl-C', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    term = new Tmux(
+      `id=$(node ${BIN} deposit create --amount 1 --to ${LQ} -q --no-input); node ${BIN} deposit watch $id`,
+      env,
+    );
+    await term.waitFor(/WAITING_PAYMENT\s+\d:\d\d/);
+    term.type('C-c');
+    const screen = await term.waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 130]');
+    expect(screen).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+  });
+});
