@@ -1,0 +1,69 @@
+// Shared pieces of the benchmarks: paired runs against `node -e 0`, medians, ratios.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = path.join(ROOT, 'bin', 'lbrl.js');
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export function timeRun(args, env) {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+/** Alternate the command with `node -e 0`, so both see the same machine; medians and their ratio. */
+export function paired(name, args, env, runs = 21) {
+  const base = [];
+  const cmd = [];
+  for (let i = 0; i < 3; i++) {
+    timeRun(['-e', '0'], env);
+    timeRun(args, env);
+  }
+  for (let i = 0; i < runs; i++) {
+    base.push(timeRun(['-e', '0'], env));
+    cmd.push(timeRun(args, env));
+  }
+  const b = median(base);
+  const c = median(cmd);
+  return { name, nodeMs: round(b), lbrlMs: round(c), ratio: round(c / b, 2) };
+}
+
+export function round(x, d = 1) {
+  const f = 10 ** d;
+  return Math.round(x * f) / f;
+}
+
+export function tempEnv() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-'));
+  const env = { PATH: process.env.PATH, HOME: dir, LBRL_CONFIG_DIR: dir };
+  return { dir, env };
+}
+
+/** Start `lbrl sandbox serve` and read its base URL and token. */
+export function serveSandbox(env) {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+      const url = /LBRL_BASE_URL=(\S+)/.exec(out);
+      const token = /LBRL_TOKEN=(\S+)/.exec(out);
+      if (url && token) resolve({ child, baseUrl: url[1], token: token[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`sandbox serve exited ${code}`)));
+  });
+}

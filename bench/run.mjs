@@ -1,0 +1,112 @@
+// npm run bench: every benchmark of the project, printed as a table and saved as JSON.
+//   node bench/run.mjs [--quick] [--watch-minutes N]
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { BIN, paired, ROOT, round, serveSandbox, tempEnv } from './lib.mjs';
+
+const quick = process.argv.includes('--quick');
+const watchArg = process.argv.indexOf('--watch-minutes');
+const watchMinutes = watchArg > 0 ? Number(process.argv[watchArg + 1]) : 0;
+const runs = quick ? 7 : 21;
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: os.cpus().length,
+  cpu: os.cpus()[0]?.model,
+  rows: [],
+};
+const LQ =
+  'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';
+
+const { env } = tempEnv();
+results.rows.push(paired('lbrl --version', [BIN, '--version'], env, runs));
+results.rows.push(paired('lbrl --help', [BIN, '--help'], env, runs));
+
+const sandbox = await serveSandbox({
+  ...env,
+  LBRL_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-srv-')),
+});
+try {
+  const live = { ...env, LBRL_BASE_URL: sandbox.baseUrl, LBRL_TOKEN: sandbox.token };
+  const created = JSON.parse(
+    execFileSync(process.execPath, [BIN, 'deposit', 'create', '--amount', '10', '--to', LQ, '--json'], {
+      env: live,
+    }),
+  );
+  results.rows.push(
+    paired(
+      'lbrl deposit get <id> --json (standing sandbox)',
+      [BIN, 'deposit', 'get', created.id, '--json'],
+      live,
+      runs,
+    ),
+  );
+
+  const load = await autocannon({
+    url: `${sandbox.baseUrl}/v1/api/deposit/${created.id}`,
+    headers: { authorization: `Bearer ${sandbox.token}` },
+    connections: 10,
+    duration: quick ? 3 : 10,
+  });
+  results.sandbox = {
+    requestsPerSecond: round(load.requests.average),
+    p50ms: load.latency.p50,
+    p99ms: load.latency.p99,
+    non2xx: load.non2xx,
+    errors: load.errors,
+  };
+
+  if (watchMinutes > 0) {
+    // a watch of one deposit that never ends, read from /proc: CPU time and peak RSS
+    const child = spawn(
+      process.execPath,
+      [BIN, 'deposit', 'watch', created.id, '--timeout', `${Math.round(watchMinutes * 60)}s`],
+      { env: live, stdio: 'ignore' },
+    );
+    const tick = 100; // USER_HZ on Linux
+    let cpuTicks = 0;
+    let peakRssKb = 0;
+    const started = Date.now();
+    const timer = setInterval(() => {
+      try {
+        const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        cpuTicks = Number(stat[11]) + Number(stat[12]);
+        const rss = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (rss) peakRssKb = Math.max(peakRssKb, Number(rss[1]));
+      } catch {
+        // the process has ended
+      }
+    }, 1000);
+    await new Promise((r) => child.on('exit', r));
+    clearInterval(timer);
+    const seconds = (Date.now() - started) / 1000;
+    results.watch = {
+      minutes: watchMinutes,
+      cpuPercentOfOneCore: round((cpuTicks / tick / seconds) * 100, 2),
+      peakRssMb: round(peakRssKb / 1024),
+    };
+  }
+} finally {
+  sandbox.child.kill('SIGINT');
+}
+
+console.log(`lbrl benchmarks, ${results.date}, Node ${results.node}, ${results.cpus} cores (${results.cpu})`);
+console.log('');
+console.log('| what | node -e 0 (ms) | lbrl (ms) | ratio |');
+console.log('|---|---|---|---|');
+for (const r of results.rows) console.log(`| ${r.name} | ${r.nodeMs} | ${r.lbrlMs} | ${r.ratio}x |`);
+console.log('');
+const s = results.sandbox;
+console.log(
+  `sandbox serve, GET: ${s.requestsPerSecond} req/s, p50 ${s.p50ms} ms, p99 ${s.p99ms} ms, non-2xx ${s.non2xx}, errors ${s.errors}`,
+);
+if (results.watch) {
+  console.log(
+    `deposit watch for ${results.watch.minutes} min: ${results.watch.cpuPercentOfOneCore}% of one core, peak RSS ${results.watch.peakRssMb} MB`,
+  );
+}
+fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
+fs.writeFileSync(path.join(ROOT, 'bench', 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
