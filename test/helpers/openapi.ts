@@ -32,8 +32,9 @@ function toJsonSchema(node: unknown): unknown {
   return out;
 }
 
-const addFormats =
-  (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+type AddFormats = (ajv: Ajv) => Ajv;
+const formatsModule = addFormatsModule as unknown as AddFormats & { default?: AddFormats };
+const addFormats: AddFormats = formatsModule.default ?? formatsModule;
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
 ajv.addSchema({ $id: 'openapi', components: toJsonSchema(spec.components) });
