@@ -63,6 +63,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .option('--no-split', "ignore the profile's split settings")
     .option('--qr-png <file>', 'write the QR code PNG to this file')
     .option('--no-qr', 'do not draw the QR code in the terminal')
+    .option('--qr-style <style>', 'dark (light text on a dark terminal, the default) or light')
     .option('--dry-run', 'check everything and show the request, send nothing')
     .option('--yes', 'do not ask for confirmation')
     .option('--watch', 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)')
@@ -75,6 +76,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .argument('<id>', 'deposit id')
     .option('--qr', 'draw the QR code and print the copy-paste string')
     .option('--qr-png <file>', 'write the QR code as a PNG file')
+    .option('--qr-style <style>', 'dark (light text on a dark terminal, the default) or light')
     .action(async function (this: Command, id: string) {
       await run(this, async (s) => (await import('./commands/deposit-get.js')).run(id, this.opts(), s))();
     });

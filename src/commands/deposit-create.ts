@@ -7,7 +7,7 @@ import { checkCreateAnswer } from '../domain/verify.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
-import { checkWritableTarget, isPng, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import { checkWritableTarget, isPng, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { renderDeposit } from '../ui/render.js';
 import { follow } from './deposit-watch.js';
 
@@ -23,6 +23,7 @@ export interface CreateOptions {
   dryRun?: boolean;
   yes?: boolean;
   watch?: boolean;
+  qrStyle?: string;
 }
 
 function address(option: string, value: string, network: Network): string {
@@ -148,6 +149,7 @@ function summary(body: CreateRequest, where: string): string {
 
 export async function run(opts: CreateOptions, session: Session): Promise<void> {
   const p = session.printer;
+  qrStyle(opts.qrStyle, undefined);
   const interactive = canPrompt(session.ctx, session.globals);
   const prompter = interactive ? (session.ctx.prompter ?? (await inquirerPrompter(session.ctx))) : undefined;
   const filled = prompter && !opts.dryRun ? await askMissing(opts, session, prompter) : opts;
@@ -213,7 +215,7 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
     p.out(renderDeposit(p.c, value));
     if (opts.qr !== false) {
       p.out('');
-      p.out(await renderTerminalQr(value.qrCodeText, qrStyle(session)));
+      p.out(await renderTerminalQr(value.qrCodeText, qrStyle(opts.qrStyle, session.setting('qr-style'))));
     }
     p.out('PIX copy-paste:');
     p.out(value.qrCodeText);
@@ -228,8 +230,4 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
     }
     await follow([value.id], { intervalMs: 3000 }, session);
   }
-}
-
-export function qrStyle(session: Session): 'dark' | 'light' {
-  return session.setting('qr-style') === 'light' ? 'light' : 'dark';
 }

@@ -2,18 +2,20 @@ import { parseBrCode } from '../domain/brcode.js';
 import { parseDepositId } from '../domain/values.js';
 import { EXIT, invalidValue, LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
-import { checkWritableTarget, qrPngFromText, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import { checkWritableTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { renderDeposit } from '../ui/render.js';
 
 export interface GetOptions {
   qr?: boolean;
   qrPng?: string;
+  qrStyle?: string;
 }
 
 export async function run(idText: string, opts: GetOptions, session: Session): Promise<void> {
   const p = session.printer;
   const id = parseDepositId(idText);
   if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
+  qrStyle(opts.qrStyle, undefined);
   if (opts.qrPng !== undefined) {
     const problem = checkWritableTarget(opts.qrPng);
     if (problem)
@@ -51,9 +53,8 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
   p.out(renderDeposit(p.c, value));
   if (!code.ok) p.warn(`warning: its qrCodeText is not a valid PIX BR Code (${code.reason}); do not pay it`);
   if (opts.qr) {
-    const style = session.setting('qr-style') === 'light' ? 'light' : 'dark';
     p.out('');
-    p.out(await renderTerminalQr(value.qrCodeText, style));
+    p.out(await renderTerminalQr(value.qrCodeText, qrStyle(opts.qrStyle, session.setting('qr-style'))));
     p.out('PIX copy-paste:');
     p.out(value.qrCodeText);
   }

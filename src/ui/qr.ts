@@ -1,6 +1,7 @@
 /** The PIX QR code drawn in the terminal (qrcode-terminal), and as a PNG file (qrcode). */
 import fs from 'node:fs';
 import path from 'node:path';
+import { invalidValue } from '../errors.js';
 
 /** Modules of a QR code (true = dark) as qrcode-terminal encodes the text. */
 async function qrModules(text: string): Promise<boolean[][]> {
@@ -34,6 +35,14 @@ async function qrModules(text: string): Promise<boolean[][]> {
 }
 
 export const QUIET_ZONE = 4;
+
+/** --qr-style beats the profile's qr-style; dark (light text on a dark terminal) by default. */
+export function qrStyle(flag: string | undefined, setting: string | undefined): 'dark' | 'light' {
+  if (flag !== undefined && flag !== 'dark' && flag !== 'light') {
+    throw invalidValue('--qr-style', flag, 'dark (for a dark terminal) or light (for a light one)');
+  }
+  return (flag ?? setting) === 'light' ? 'light' : 'dark';
+}
 
 /**
  * The QR code for a terminal, with the full four-module quiet zone, two modules per

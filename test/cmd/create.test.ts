@@ -11,7 +11,9 @@ let answer: (body: Record<string, unknown>) => unknown;
 
 beforeEach(async () => {
   answer = (body) => createAnswer(body as never);
-  server = await startServer((req, res) => json(res, 201, answer(JSON.parse(req.body))));
+  server = await startServer((req, res) =>
+    json(res, req.method === 'GET' ? 200 : 201, answer(req.body ? JSON.parse(req.body) : {})),
+  );
   env = { LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
 });
 afterEach(() => server.close());
@@ -237,5 +239,39 @@ describe('money safety: the answer is checked against the request', () => {
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('splitPercent: sent 0.0299 (2.99%), service answered 0.03');
+  });
+});
+
+describe('the QR code in the terminal', () => {
+  it('--qr-style light draws for a light terminal, and decodes there; a bad style is refused', async () => {
+    const { decodeTerminal } = await import('../helpers/qr.js');
+    const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '--qr-style', 'light'], {
+      env,
+    });
+    const qr = r.stdout
+      .split('\n')
+      .filter((l) => /^[█▀▄ ]+$/.test(l) && l.length > 20)
+      .join('\n');
+    expect(decodeTerminal(qr, 'light')).toBe(brCode(100));
+    const bad = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '--qr-style', 'blue'], {
+      env,
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid --qr-style "blue"');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('get --qr draws it in the dark style by default and prints the string', async () => {
+    const { decodeTerminal } = await import('../helpers/qr.js');
+    const { getAnswer } = await import('../helpers/fixtures.js');
+    answer = () => getAnswer();
+    const r = await runCli(['deposit', 'get', '3f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d', '--qr'], { env });
+    expect(r.code).toBe(0);
+    const qr = r.stdout
+      .split('\n')
+      .filter((l) => /^[█▀▄ ]+$/.test(l) && l.length > 20)
+      .join('\n');
+    expect(decodeTerminal(qr, 'dark')).toBe(brCode(150000));
+    expect(r.stdout).toContain(`PIX copy-paste:\n${brCode(150000)}\n`);
   });
 });
