@@ -3,6 +3,7 @@
  * at the top turns every error into its message and exit code.
  */
 import { Command, CommanderError, Option } from 'commander';
+import type { CommandSpec } from './commands/completion.js';
 import type { Context } from './context.js';
 import { EXIT, LbrlError, usageError } from './errors.js';
 import type { GlobalOptions, Session } from './session.js';
@@ -67,8 +68,36 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .option('--dry-run', 'check everything and show the request, send nothing')
     .option('--yes', 'do not ask for confirmation')
     .option('--watch', 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)')
+    .option(
+      '--from <file>',
+      'create one deposit per row of a CSV (with a header) or NDJSON file; - for stdin',
+    )
+    .option('--concurrency <n>', 'with --from: rows sent at once (default 4, at most 16)')
+    .option('--resume', 'with --from: skip the rows already created by an earlier run of the same file')
     .action(async function (this: Command) {
-      await run(this, async (s) => (await import('./commands/deposit-create.js')).run(this.opts(), s))();
+      const opts = this.opts();
+      if (opts.from !== undefined) {
+        const single = [
+          'amount',
+          'amountCents',
+          'to',
+          'splitTo',
+          'splitFee',
+          'watch',
+          'qrPng',
+          'qrStyle',
+        ].filter((k) => opts[k] !== undefined);
+        if (single.length > 0) {
+          throw usageError(
+            `--from cannot be combined with ${single.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}; put the values in the file`,
+          );
+        }
+        await run(this, async (s) => (await import('./commands/deposit-batch.js')).run(opts as never, s))();
+        return;
+      }
+      if (opts.concurrency !== undefined || opts.resume)
+        throw usageError('--concurrency and --resume go with --from <file>');
+      await run(this, async (s) => (await import('./commands/deposit-create.js')).run(opts, s))();
     });
   deposit
     .command('get')
@@ -84,11 +113,21 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
   deposit
     .command('watch')
     .description('follow deposits until FINALIZED (exit 0) or FAILED (exit 5)')
-    .argument('<id...>', 'deposit ids')
+    .argument('[id...]', 'deposit ids')
+    .option('--pending', 'watch the deposits in the local history not yet FINALIZED or FAILED')
     .option('--interval <seconds>', 'seconds between polls of a deposit (at least 1)', undefined)
     .option('--timeout <duration>', 'give up (exit 124) after 90, 90s, 10m or 1h')
     .action(async function (this: Command, ids: string[]) {
       await run(this, async (s) => (await import('./commands/deposit-watch.js')).run(ids, this.opts(), s))();
+    });
+
+  deposit
+    .command('list')
+    .description('the deposits this machine created, newest first, with their last known status')
+    .option('--refresh', 'ask the service for the status of those not yet FINALIZED or FAILED')
+    .option('--limit <n>', 'at most this many (default 30)')
+    .action(async function (this: Command) {
+      await run(this, async (s) => (await import('./commands/deposit-list.js')).run(this.opts(), s))();
     });
 
   const auth = program.command('auth').description('store, show and remove the access token');
@@ -147,6 +186,21 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
 
   registerSandbox(program, run);
 
+  program
+    .command('completion')
+    .description('print a shell completion script: source <(lbrl completion bash)')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action(async function (this: Command, shell: string) {
+      const { script } = await import('./commands/completion.js');
+      ctx.stdout.write(script(shell, commandSpec(program)));
+    });
+  program
+    .command('__complete', { hidden: true })
+    .argument('<kind>', 'profiles or ids')
+    .action(async function (this: Command, kind: string) {
+      await run(this, async (s) => (await import('./commands/completion.js')).values(kind, s))();
+    });
+
   for (const cmd of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {
     cmd.exitOverride();
     cmd.configureOutput(program.configureOutput());
@@ -195,6 +249,33 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
   } finally {
     await session?.close();
   }
+}
+
+const ARGS: Record<string, 'ids' | 'config-keys' | 'shells'> = {
+  'deposit get': 'ids',
+  'deposit watch': 'ids',
+  'sandbox pay': 'ids',
+  'sandbox fail': 'ids',
+  'config get': 'config-keys',
+  'config set': 'config-keys',
+  'config unset': 'config-keys',
+  completion: 'shells',
+};
+
+/** The program's commands and options, for completion scripts. */
+function commandSpec(cmd: Command, path = ''): CommandSpec {
+  const options = [
+    ...new Set(cmd.options.flatMap((o) => [o.long, o.short].filter((x): x is string => Boolean(x)))),
+  ];
+  options.push('--help');
+  return {
+    name: cmd.name(),
+    options,
+    args: ARGS[path] ?? 'none',
+    subcommands: cmd.commands
+      .filter((c) => !c.name().startsWith('__') && c.name() !== 'help')
+      .map((c) => commandSpec(c, path ? `${path} ${c.name()}` : c.name())),
+  };
 }
 
 function registerSandbox(program: Command, run: (cmd: Command, action: Action) => () => Promise<void>): void {

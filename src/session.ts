@@ -4,12 +4,13 @@
  */
 import path from 'node:path';
 import { parseBaseUrl, parseToken } from './api/baseurl.js';
-import { DepositClient } from './api/client.js';
+import { type ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
 import { isNetwork, type Network } from './domain/address.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, usageError } from './errors.js';
 import { ConfigStore, configDir, DEFAULTS, type Profile } from './store/config.js';
+import { History, type HistoryRecord } from './store/history.js';
 import { Printer } from './ui/output.js';
 
 export interface GlobalOptions {
@@ -55,6 +56,27 @@ export class Session {
     this.profileName = p.value;
     this.store = new ConfigStore(configDir(ctx.env, ctx.homedir), (line) => this.printer.warn(line));
     this.printer.addSecret(ctx.env.LBRL_TOKEN);
+  }
+
+  private historyStore: History | undefined;
+
+  history(): History {
+    this.historyStore ??= new History(this.store.dir, (line) => this.printer.warn(line));
+    return this.historyStore;
+  }
+
+  /** Record in the local history; a failure to record is a warning, never a lost result. */
+  record(records: HistoryRecord[]): void {
+    try {
+      this.history().append(records);
+    } catch (error) {
+      this.printer.warn(`warning: could not record in ${this.history().file}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Where a target's deposits live, as the history records it. */
+  static targetKey(target: Target): string {
+    return target.mode === 'live' ? target.baseUrl : 'sandbox';
   }
 
   get dataDir(): string {
@@ -140,7 +162,7 @@ export class Session {
   /** A client for the target; in sandbox mode the embedded service is started first. */
   async client(
     target: Target = this.target(),
-    overrides: { maxRetries?: number } = {},
+    overrides: { maxRetries?: number; onRetry?: ClientOptions['onRetry'] } = {},
   ): Promise<DepositClient> {
     let baseUrl: string;
     let token: string;

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateRequest } from '../api/models.js';
-import { checkLiquidAddress, type Network } from '../domain/address.js';
+import { checkLiquidAddress } from '../domain/address.js';
 import { formatCents, parseCents, parseReais } from '../domain/money.js';
 import { parseSplitFee } from '../domain/split.js';
 import { checkCreateAnswer } from '../domain/verify.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import { Session } from '../session.js';
 import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
 import { checkWritableTarget, isPng, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { renderDeposit } from '../ui/render.js';
@@ -26,74 +26,119 @@ export interface CreateOptions {
   qrStyle?: string;
 }
 
-function address(option: string, value: string, network: Network): string {
-  const r = checkLiquidAddress(value, network);
-  if (!r.ok) throw invalidValue(option, value, `a Liquid address on ${network}: ${r.reason}`);
-  return r.value.address;
+/** How values are named in messages: flags for one deposit, fields for a batch row. */
+export interface Labels {
+  amount: string;
+  amountCents: string;
+  to: string;
+  splitTo: string;
+  splitFee: string;
+  both: string;
+  missingAmount: string;
+  missingTo: string;
+  feeNeedsTo: string;
+  toNeedsFee: string;
 }
 
-/** Options (and the profile's defaults) to the request body, every value checked. */
-export function buildRequest(opts: CreateOptions, session: Session): CreateRequest {
-  if (opts.amount !== undefined && opts.amountCents !== undefined) {
-    throw usageError('pass either --amount (reais) or --amount-cents, not both');
-  }
-  let amountInCents: number;
-  if (opts.amount !== undefined) {
+export const FLAG_LABELS: Labels = {
+  amount: '--amount',
+  amountCents: '--amount-cents',
+  to: '--to',
+  splitTo: '--split-to',
+  splitFee: '--split-fee',
+  both: 'pass either --amount (reais) or --amount-cents, not both',
+  missingAmount: 'missing amount: pass --amount <reais> or --amount-cents <n>',
+  missingTo:
+    'missing destination: pass --to <liquid-address>, or set one with lbrl config set default-address <address>',
+  feeNeedsTo: '--split-fee needs --split-to <liquid-address>',
+  toNeedsFee: '--split-to needs --split-fee <percent>',
+};
+
+/**
+ * Options (and the profile's defaults) to the request body, every value checked; every
+ * problem is named, so a batch row can report all of its bad fields at once.
+ */
+export function checkRequest(
+  opts: CreateOptions,
+  session: Session,
+  labels: Labels = FLAG_LABELS,
+): { body?: CreateRequest; problems: string[] } {
+  const problems: string[] = [];
+  const refuse = (option: string, value: string, expected: string) =>
+    problems.push(invalidValue(option, value, expected).message);
+  const network = session.network();
+  const address = (option: string, value: string): string | undefined => {
+    const r = checkLiquidAddress(value, network);
+    if (!r.ok) refuse(option, value, `a Liquid address on ${network}: ${r.reason}`);
+    return r.ok ? r.value.address : undefined;
+  };
+
+  let amountInCents: number | undefined;
+  if (opts.amount !== undefined && opts.amountCents !== undefined) problems.push(labels.both);
+  else if (opts.amount !== undefined) {
     const r = parseReais(opts.amount);
-    if (!r.ok) throw invalidValue('--amount', opts.amount, r.expected);
-    amountInCents = r.value;
+    if (r.ok) amountInCents = r.value;
+    else refuse(labels.amount, opts.amount, r.expected);
   } else if (opts.amountCents !== undefined) {
     const r = parseCents(opts.amountCents);
-    if (!r.ok) throw invalidValue('--amount-cents', opts.amountCents, r.expected);
-    amountInCents = r.value;
-  } else {
-    throw usageError('missing amount: pass --amount <reais> or --amount-cents <n>');
-  }
+    if (r.ok) amountInCents = r.value;
+    else refuse(labels.amountCents, opts.amountCents, r.expected);
+  } else problems.push(labels.missingAmount);
 
-  const network = session.network();
-  let to: string;
-  if (opts.to !== undefined) to = address('--to', opts.to, network);
+  let to: string | undefined;
+  if (opts.to !== undefined) to = address(labels.to, opts.to);
   else {
     const fallback = session.setting('default-address');
-    if (fallback === undefined) {
-      throw usageError(
-        'missing destination: pass --to <liquid-address>, or set one with lbrl config set default-address <address>',
-      );
-    }
-    to = address('default-address (config)', fallback, network);
+    if (fallback === undefined) problems.push(labels.missingTo);
+    else to = address('default-address (config)', fallback);
   }
 
-  const body: CreateRequest = { amountInCents, lbrlAddress: to };
+  let splitTo: string | undefined;
+  let splitFee: string | undefined;
   const explicit = opts.splitTo !== undefined || opts.splitFee !== undefined;
   if (opts.split === false && explicit)
-    throw usageError('--no-split cannot be combined with --split-to or --split-fee');
-  if (explicit) {
-    if (opts.splitTo === undefined) throw usageError('--split-fee needs --split-to <liquid-address>');
-    if (opts.splitFee === undefined) throw usageError('--split-to needs --split-fee <percent>');
-    body.lbrlSplitAddress = address('--split-to', opts.splitTo, network);
-    const fee = parseSplitFee(opts.splitFee);
-    if (!fee.ok) throw invalidValue('--split-fee', opts.splitFee, fee.expected);
-    body.splitFee = fee.value.wire;
-  } else if (opts.split !== false) {
-    const splitTo = session.setting('split-address');
-    const splitFee = session.setting('split-fee');
-    if ((splitTo === undefined) !== (splitFee === undefined)) {
-      throw usageError(
-        `the profile has ${splitTo === undefined ? 'split-fee but no split-address' : 'split-address but no split-fee'}; set both, or pass --no-split`,
-      );
+    problems.push('--no-split cannot be combined with --split-to or --split-fee');
+  else if (explicit) {
+    if (opts.splitTo === undefined) problems.push(labels.feeNeedsTo);
+    else splitTo = address(labels.splitTo, opts.splitTo);
+    if (opts.splitFee === undefined) problems.push(labels.toNeedsFee);
+    else {
+      const fee = parseSplitFee(opts.splitFee);
+      if (fee.ok) splitFee = fee.value.wire;
+      else refuse(labels.splitFee, opts.splitFee, fee.expected);
     }
-    if (splitTo !== undefined && splitFee !== undefined) {
-      body.lbrlSplitAddress = address('split-address (config)', splitTo, network);
-      const fee = parseSplitFee(splitFee);
-      if (!fee.ok) throw invalidValue('split-fee (config)', splitFee, fee.expected);
-      body.splitFee = fee.value.wire;
+  } else if (opts.split !== false) {
+    const profileTo = session.setting('split-address');
+    const profileFee = session.setting('split-fee');
+    if ((profileTo === undefined) !== (profileFee === undefined)) {
+      problems.push(
+        `the profile has ${profileTo === undefined ? 'split-fee but no split-address' : 'split-address but no split-fee'}; set both, or pass --no-split`,
+      );
+    } else if (profileTo !== undefined && profileFee !== undefined) {
+      splitTo = address('split-address (config)', profileTo);
+      const fee = parseSplitFee(profileFee);
+      if (fee.ok) splitFee = fee.value.wire;
+      else refuse('split-fee (config)', profileFee, fee.expected);
     }
   }
-  if (body.lbrlSplitAddress !== undefined && body.lbrlSplitAddress === body.lbrlAddress) {
-    throw usageError(
-      'the split address is the same as the destination; pass --no-split or another --split-to',
+  if (splitTo !== undefined && splitTo === to) {
+    problems.push(
+      'the split address is the same as the destination; pass --no-split or another split address',
     );
   }
+  if (problems.length > 0 || amountInCents === undefined || to === undefined) return { problems };
+  const body: CreateRequest = { amountInCents, lbrlAddress: to };
+  if (splitTo !== undefined && splitFee !== undefined) {
+    body.lbrlSplitAddress = splitTo;
+    body.splitFee = splitFee;
+  }
+  return { body, problems };
+}
+
+/** For one deposit: the first problem is the error. */
+export function buildRequest(opts: CreateOptions, session: Session): CreateRequest {
+  const { body, problems } = checkRequest(opts, session);
+  if (!body) throw usageError(problems[0] ?? 'invalid request');
   return body;
 }
 
@@ -195,6 +240,22 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
       EXIT.failure,
     );
   }
+
+  session.record([
+    {
+      v: 1,
+      type: 'created',
+      id: value.id,
+      profile: session.profileName,
+      baseUrl: Session.targetKey(target),
+      at: new Date(session.ctx.now()).toISOString(),
+      amountInCents: body.amountInCents,
+      destinationAddress: body.lbrlAddress,
+      splitAddress: body.lbrlSplitAddress ?? null,
+      splitFee: body.splitFee ?? null,
+      status: value.status,
+    },
+  ]);
 
   if (opts.qrPng !== undefined) {
     const png = Buffer.from(value.qrCode, 'base64');

@@ -1,12 +1,14 @@
-import { parseDepositId, parseDuration, parseIntervalSeconds } from '../domain/values.js';
+import { isTerminal, parseDepositId, parseDuration, parseIntervalSeconds } from '../domain/values.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import { Session } from '../session.js';
+import type { StatusRecord } from '../store/history.js';
 import { WatchView } from '../ui/watch-view.js';
 import { watchDeposits } from '../watch.js';
 
 export interface WatchFlags {
   interval?: string;
   timeout?: string;
+  pending?: boolean;
 }
 
 export interface WatchPlan {
@@ -30,6 +32,10 @@ export function parseWatchFlags(flags: WatchFlags): WatchPlan {
   return { intervalMs, timeoutMs };
 }
 
+export function statusRecord(id: string, status: string, session: Session): StatusRecord {
+  return { v: 1, type: 'status', id, status, at: new Date(session.ctx.now()).toISOString() };
+}
+
 /** Watch until every deposit is terminal; throws for every exit but 0. */
 export async function follow(ids: string[], plan: WatchPlan, session: Session): Promise<void> {
   const client = await session.client(undefined, { maxRetries: 0 });
@@ -46,7 +52,14 @@ export async function follow(ids: string[], plan: WatchPlan, session: Session): 
         random: session.ctx.random,
         signal: session.ctx.signal,
       },
-      view,
+      {
+        change: (deposit, raw, previous) => {
+          session.record([statusRecord(deposit.id, deposit.status, session)]);
+          view.change(deposit, raw, previous);
+        },
+        retry: (reason, delay, failingFor) => view.retry(reason, delay, failingFor),
+        tick: (states, elapsed) => view.tick(states, elapsed),
+      },
     ));
   } finally {
     view.stop();
@@ -67,7 +80,19 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
     if (!r.ok) throw invalidValue('deposit id', text, r.expected);
     if (!ids.includes(r.value)) ids.push(r.value);
   }
-  if (ids.length === 0) throw usageError('watch needs at least one deposit id');
   const plan = parseWatchFlags(flags);
+  if (flags.pending) {
+    const key = Session.targetKey(session.target());
+    for (const e of session
+      .history()
+      .entries((r) => r.profile === session.profileName && r.baseUrl === key)) {
+      if (!isTerminal(e.status) && !ids.includes(e.id)) ids.push(e.id);
+    }
+    if (ids.length === 0) {
+      session.printer.info('no pending deposits in the local history');
+      return;
+    }
+  }
+  if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
   await follow(ids, plan, session);
 }

@@ -66,7 +66,7 @@ export class WatchView implements WatchEvents {
     this.above(() => p.out(`${when}  ${deposit.id}  ${move}${txid}`));
   }
 
-  retry(reason: string, delayMs: number): void {
+  retry(reason: string, delayMs: number, _failingForMs?: number): void {
     this.above(() => this.session.printer.warn(`retrying in ${Math.ceil(delayMs / 1000)} s: ${reason}`));
   }
 
