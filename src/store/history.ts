@@ -85,13 +85,15 @@ export class History {
     let damaged = 0;
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
-      const parsed = parseLine(line) ?? parseLine(line.slice(line.lastIndexOf(MARK)));
-      if (parsed && line.startsWith(MARK)) out.push(parsed);
-      else if (parsed) {
-        // a torn write ran into this record: the record itself is whole
-        out.push(parsed);
-        damaged += 1;
-      } else damaged += 1;
+      const whole = parseLine(line);
+      if (whole) {
+        out.push(whole);
+        continue;
+      }
+      damaged += 1;
+      // a torn write may have run into a whole record: keep that record
+      const tail = line.lastIndexOf(MARK) > 0 ? parseLine(line.slice(line.lastIndexOf(MARK))) : undefined;
+      if (tail) out.push(tail);
     }
     if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
     return out;
@@ -104,15 +106,21 @@ export class History {
     for (const r of records) {
       if (r.type === 'created' && filter(r)) created.set(r.id, { ...r, statusAt: r.at });
     }
+    const order = [...created.keys()];
+    // appends are ordered: a later line is later news, whatever the clocks of the writers said
     for (const r of records) {
       if (r.type !== 'status') continue;
       const e = created.get(r.id);
-      if (e && r.at >= e.statusAt) {
+      if (e) {
         e.status = r.status;
         e.statusAt = r.at;
       }
     }
-    return [...created.values()].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+    // newest first: by creation time, and by file order where times tie
+    const rank = new Map(order.map((id, i) => [id, i]));
+    return [...created.values()].sort((a, b) =>
+      a.at < b.at ? 1 : a.at > b.at ? -1 : rank.get(b.id)! - rank.get(a.id)!,
+    );
   }
 }
 

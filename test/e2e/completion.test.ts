@@ -18,6 +18,7 @@ function complete(script: string, line: string, env: Record<string, string>): st
     `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})`,
     `COMP_CWORD=${words.length - 1}`,
     '_lbrl',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion, not a template
     'printf "%s\\n" "${COMPREPLY[@]}"',
   ].join('\n');
   const out = execFileSync('bash', ['-c', program], {

@@ -1,0 +1,246 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { createAnswer, EX, getAnswer, LQ, TOKEN, VJL } from '../helpers/fixtures.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let env: Record<string, string>;
+let created = 0;
+let inFlight = 0;
+let maxInFlight = 0;
+let failOn: (body: Record<string, unknown>, n: number) => number | undefined;
+
+beforeEach(async () => {
+  created = 0;
+  inFlight = 0;
+  maxInFlight = 0;
+  failOn = () => undefined;
+  server = await startServer(async (req, res, n) => {
+    if (req.method === 'GET') {
+      const id = req.url.split('/').pop();
+      return json(
+        res,
+        200,
+        getAnswer({
+          id,
+          status: 'FINALIZED',
+          settlement: { status: 'FINALIZED', liquidTxid: 'cd'.repeat(32) },
+          confirmedAt: '2026-11-22T10:00:09Z',
+        }),
+      );
+    }
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    await new Promise((r) => setTimeout(r, 5));
+    inFlight -= 1;
+    const body = JSON.parse(req.body);
+    const status = failOn(body, n);
+    if (status === 429) return json(res, 429, { message: 'slow down' }, { 'retry-after': '1' });
+    if (status) return json(res, status, { message: 'boom' });
+    created += 1;
+    const id = `00000000-0000-4000-8000-${String(created).padStart(12, '0')}`;
+    json(res, 201, { ...createAnswer(body), id });
+  });
+  env = { LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+});
+afterEach(() => server.close());
+
+function file(name: string, text: string): string {
+  const f = path.join(tempDir(), name);
+  fs.writeFileSync(f, text);
+  return f;
+}
+
+const csv = (rows: number) =>
+  `amount,to,splitTo,splitFee\n${Array.from({ length: rows }, (_, i) => `${i + 1},${LQ},${i % 2 ? VJL : ''},${i % 2 ? '"1,5"' : ''}`).join('\n')}\n`;
+
+describe('deposit create --from', () => {
+  it('creates every row of a CSV, four at a time, printing NDJSON in row order', async () => {
+    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(10))], { env });
+    expect(r.code).toBe(0);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.row)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(lines.map((l) => l.deposit.amountInCents)).toEqual([
+      100, 200, 300, 400, 500, 600, 700, 800, 900, 1000,
+    ]);
+    expect(lines[1].deposit).toMatchObject({ splitAddress: VJL, splitPercent: 0.015 });
+    expect(created).toBe(10);
+    expect(maxInFlight).toBeLessThanOrEqual(4);
+    expect(maxInFlight).toBeGreaterThan(1);
+    const keys = new Set(server.requests.map((q) => q.headers['idempotency-key']));
+    expect(keys.size).toBe(10);
+  });
+
+  it('reads NDJSON from stdin, with a missing "to" taking the profile default', async () => {
+    await runCli(['config', 'set', 'default-address', EX], {
+      env: { LBRL_CONFIG_DIR: env.LBRL_CONFIG_DIR! },
+    });
+    const stdin = `{"amountCents": 150000, "to": "${LQ}"}\n\n{"amount": "15,50"}\n{"amount": 0.1}\n`;
+    const r = await runCli(['deposit', 'create', '--from', '-', '--concurrency', '1'], { env, stdin });
+    expect(r.code).toBe(0);
+    expect(server.requests.map((q) => JSON.parse(q.body))).toEqual([
+      { amountInCents: 150000, lbrlAddress: LQ },
+      { amountInCents: 1550, lbrlAddress: EX },
+      { amountInCents: 10, lbrlAddress: EX },
+    ]);
+    expect(maxInFlight).toBe(1);
+  });
+
+  it('refuses a file with bad rows whole, naming each row and field, sending nothing', async () => {
+    const bad = `amount,to,splitFee\n1,${LQ},\n1.500,${LQ},\n2,not-an-address,\n3,${LQ},2.5\n,${LQ},\n`;
+    const r = await runCli(['deposit', 'create', '--from', file('bad.csv', bad)], { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('4 problem(s) in');
+    expect(r.stderr).toContain('row 2 (line 3): invalid amount "1.500": expected an amount in reais');
+    expect(r.stderr).toContain('row 3 (line 4): invalid to "not-an-address"');
+    expect(r.stderr).toContain('row 4 (line 5): splitFee needs splitTo');
+    expect(r.stderr).toContain('row 5 (line 6): missing amount: give amount or amountCents');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['an unknown column', 'amount,destination\n1,x\n', 'header: unknown column "destination"'],
+    ['an unclosed quote', `amount,to\n"1,${LQ}\n`, 'a quoted field is not closed'],
+    ['too many cells', `amount,to\n1,${LQ},x\n`, 'row 1 (line 2): has 3 cells, the header has 2'],
+    ['no rows', 'amount,to\n', 'the file has a header but no rows'],
+  ])('refuses %s', async (_name, text, message) => {
+    const r = await runCli(['deposit', 'create', '--from', file('x.csv', text)], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a partial failure exits non-zero; --resume creates only the rows that failed', async () => {
+    failOn = (body) => (body.amountInCents === 300 || body.amountInCents === 700 ? 500 : undefined);
+    const f = file('rows.csv', csv(8));
+    const first = await runCli(['deposit', 'create', '--from', f], { env });
+    expect(first.code).toBe(1);
+    const lines = first.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.error).map((l) => l.row)).toEqual([3, 7]);
+    expect(lines[2].error).toMatchObject({ type: 'service', exitCode: 1 });
+    expect(first.stderr).toContain('2 of 8 row(s) were not created (rows 3, 7); re-run with --resume');
+    expect(created).toBe(6);
+
+    failOn = () => undefined;
+    const keysBefore = server.requests
+      .filter((q) => [300, 700].includes(JSON.parse(q.body).amountInCents))
+      .map((q) => q.headers['idempotency-key']);
+    const again = await runCli(['deposit', 'create', '--from', f, '--resume'], { env });
+    expect(again.code).toBe(0);
+    expect(created).toBe(8);
+    const resumed = again.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(resumed.filter((l) => l.resumed).map((l) => l.row)).toEqual([1, 2, 4, 5, 6, 8]);
+    // the retried rows reuse the Idempotency-Key of the attempt whose outcome was unknown
+    const keysAfter = server.requests.slice(-2).map((q) => q.headers['idempotency-key']);
+    expect(new Set(keysAfter)).toEqual(new Set(keysBefore));
+    const third = await runCli(['deposit', 'create', '--from', f, '--resume'], { env });
+    expect(third.code).toBe(0);
+    expect(created).toBe(8);
+  });
+
+  it('backs off on 429 and still creates every row', async () => {
+    failOn = (_b, n) => (n === 2 ? 429 : undefined);
+    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(5))], { env });
+    expect(r.code).toBe(0);
+    expect(created).toBe(5);
+    expect(r.sleeps).toContain(1000);
+  });
+
+  it('a 401 stops the batch: the other rows are not sent', async () => {
+    failOn = () => 401;
+    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(12)), '--concurrency', '1'], {
+      env,
+    });
+    expect(r.code).toBe(3);
+    expect(server.requests).toHaveLength(1);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(12);
+    expect(lines[5].error.message).toMatch(/^not sent: /);
+  });
+
+  it('refuses --from with single-deposit flags', async () => {
+    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(1)), '--amount', '1'], {
+      env,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: --from cannot be combined with --amount; put the values in the file\n');
+  });
+});
+
+describe('the local history and deposit list', () => {
+  it('records each create before printing it; list shows newest first, as JSON or tab-separated', async () => {
+    for (const amount of ['1', '2', '3']) {
+      expect((await runCli(['deposit', 'create', '--amount', amount, '--to', LQ, '-q'], { env })).code).toBe(
+        0,
+      );
+    }
+    const list = await runCli(['deposit', 'list', '--json'], { env });
+    const entries = JSON.parse(list.stdout);
+    expect(entries.map((e: { amountInCents: number }) => e.amountInCents)).toEqual([300, 200, 100]);
+    expect(entries[0]).toMatchObject({
+      profile: 'default',
+      baseUrl: server.url,
+      destinationAddress: LQ,
+      status: 'WAITING_PAYMENT',
+    });
+    const plain = await runCli(['deposit', 'list', '--limit', '2'], { env });
+    expect(plain.stdout.trim().split('\n')).toHaveLength(2);
+    expect(plain.stdout.split('\n')[0]!.split('\t')).toEqual([
+      entries[0].id,
+      entries[0].at,
+      '300',
+      LQ,
+      'WAITING_PAYMENT',
+    ]);
+    const file = path.join(env.LBRL_CONFIG_DIR!, 'history.ndjson');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('--refresh asks the service for those not yet terminal and records the answer', async () => {
+    await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], { env });
+    const r = await runCli(['deposit', 'list', '--refresh', '--json'], { env });
+    expect(JSON.parse(r.stdout)[0].status).toBe('FINALIZED');
+    const gets = server.requests.filter((q) => q.method === 'GET').length;
+    const again = await runCli(['deposit', 'list', '--refresh', '--json'], { env });
+    expect(JSON.parse(again.stdout)[0].status).toBe('FINALIZED');
+    expect(server.requests.filter((q) => q.method === 'GET').length).toBe(gets);
+  });
+
+  it('a damaged line is skipped with a warning, never the whole file', async () => {
+    await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], { env });
+    const file = path.join(env.LBRL_CONFIG_DIR!, 'history.ndjson');
+    fs.appendFileSync(file, '{"v":1,"type":"created","id":"trunc');
+    await runCli(['deposit', 'create', '--amount', '2', '--to', LQ, '-q'], { env });
+    fs.appendFileSync(file, 'garbage\n');
+    const r = await runCli(['deposit', 'list', '--json'], { env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).map((e: { amountInCents: number }) => e.amountInCents)).toEqual([200, 100]);
+    expect(r.stderr).toContain('warning: skipped 2 damaged line(s)');
+  });
+
+  it('watch --pending follows the deposits not yet terminal', async () => {
+    await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], { env });
+    await runCli(['deposit', 'create', '--amount', '2', '--to', LQ, '-q'], { env });
+    const r = await runCli(['deposit', 'watch', '--pending', '--json'], { env, clock: { now: 0 } });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(2);
+    const none = await runCli(['deposit', 'watch', '--pending'], { env, clock: { now: 0 } });
+    expect(none.code).toBe(0);
+    expect(none.stderr).toBe('no pending deposits in the local history\n');
+  });
+});
