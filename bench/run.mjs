@@ -59,6 +59,30 @@ try {
     errors: load.errors,
   };
 
+  // a batch of 200 rows against a shell loop of 200 curl calls to the same server
+  const rows = Array.from({ length: 200 }, (_, i) => `${i + 1},${LQ}`).join('\n');
+  const csvFile = path.join(os.tmpdir(), `lbrl-bench-${process.pid}.csv`);
+  fs.writeFileSync(csvFile, `amountCents,to\n${rows}\n`);
+  const body = (i) => JSON.stringify({ amountInCents: i + 1, lbrlAddress: LQ });
+  const loop = `for i in $(seq 1 200); do curl -s -o /dev/null -X POST -H "authorization: Bearer $LBRL_TOKEN" -H 'content-type: application/json' -H "idempotency-key: bench-$$-$i" --data '${body(0)}' "$LBRL_BASE_URL/v1/api/deposit"; done`;
+  const batchMs = [];
+  const curlMs = [];
+  for (let k = 0; k < (quick ? 1 : 3); k++) {
+    let t = Date.now();
+    execFileSync(process.execPath, [BIN, 'deposit', 'create', '--from', csvFile], {
+      env: live,
+      stdio: 'ignore',
+    });
+    batchMs.push(Date.now() - t);
+    t = Date.now();
+    execFileSync('bash', ['-c', loop], { env: live, stdio: 'ignore' });
+    curlMs.push(Date.now() - t);
+  }
+  fs.rmSync(csvFile, { force: true });
+  const b = batchMs.sort((x, y) => x - y)[Math.floor(batchMs.length / 2)];
+  const c = curlMs.sort((x, y) => x - y)[Math.floor(curlMs.length / 2)];
+  results.batch = { rows: 200, lbrlMs: b, curlLoopMs: c, ratio: round(b / c, 2) };
+
   if (watchMinutes > 0) {
     // a watch of one deposit that never ends, read from /proc: CPU time and peak RSS
     const child = spawn(
@@ -102,6 +126,10 @@ console.log('');
 const s = results.sandbox;
 console.log(
   `sandbox serve, GET: ${s.requestsPerSecond} req/s, p50 ${s.p50ms} ms, p99 ${s.p99ms} ms, non-2xx ${s.non2xx}, errors ${s.errors}`,
+);
+const bt = results.batch;
+console.log(
+  `batch of ${bt.rows} rows: lbrl --from ${bt.lbrlMs} ms, shell loop of curl ${bt.curlLoopMs} ms, ratio ${bt.ratio}x`,
 );
 if (results.watch) {
   console.log(

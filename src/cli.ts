@@ -202,6 +202,10 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     });
 
   for (const cmd of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {
+    const path =
+      cmd === program ? '' : cmd.parent === program ? cmd.name() : `${cmd.parent?.name()} ${cmd.name()}`;
+    const examples = EXAMPLES[path];
+    if (examples) cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}`);
     cmd.exitOverride();
     cmd.configureOutput(program.configureOutput());
   }
@@ -250,6 +254,71 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     await session?.close();
   }
 }
+
+const LQ_EXAMPLE =
+  'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';
+
+/** Every command's help ends with examples: by hand, in CI, with jq, from cron, in batches. */
+const EXAMPLES: Record<string, string[]> = {
+  '': [
+    `lbrl deposit create --amount 1500 --to ${LQ_EXAMPLE} --watch`,
+    '# CI: no config file needed, never prompts',
+    'LBRL_BASE_URL=https://pay.example.com LBRL_TOKEN="$TOKEN" lbrl deposit get "$ID" --json | jq -r .status',
+  ],
+  deposit: [
+    'lbrl deposit create --amount 15,50 --to <address>',
+    'lbrl deposit watch <id> --timeout 10m',
+    'lbrl deposit list --refresh',
+  ],
+  'deposit create': [
+    'lbrl deposit create --amount 1500 --to <address>',
+    'lbrl deposit create --amount-cents 1550 --to <address> --split-to <address> --split-fee 2.99% --yes',
+    '# CI: create, keep the id, wait for settlement',
+    'id=$(LBRL_BASE_URL=https://pay.example.com LBRL_TOKEN="$TOKEN" lbrl deposit create --amount 1500 --to <address> --json | jq -r .id)',
+    '# a batch: CSV with a header (amount,to,splitTo,splitFee) or NDJSON, one deposit per row',
+    'lbrl deposit create --from charges.csv > results.ndjson',
+    "lbrl deposit create --from charges.csv --resume | jq -c 'select(.error)'",
+    '--json prints the service object; errors are one line on stderr: {"error":{"type","message","exitCode"}}',
+  ],
+  'deposit get': [
+    'lbrl deposit get <id>',
+    'lbrl deposit get <id> --json | jq -r .settlement.liquidTxid',
+    'lbrl deposit get <id> --qr --qr-style light',
+  ],
+  'deposit watch': [
+    'lbrl deposit watch <id> --timeout 30m && echo settled',
+    'lbrl deposit watch <id> --json | jq -r .status      # one line per status change',
+    '# cron, every 10 minutes: follow whatever is pending, for at most 9',
+    '*/10 * * * * lbrl deposit watch --pending --timeout 9m -q || echo "exit $?" >> ~/lbrl-watch.log',
+    'exit codes: 0 FINALIZED, 5 FAILED, 124 timed out, 3 auth, 4 unknown id, 6 unreachable, 130 Ctrl-C',
+  ],
+  'deposit list': [
+    'lbrl deposit list',
+    'lbrl deposit list --refresh --json | jq -r \'.[] | select(.status != "FINALIZED") | .id\'',
+  ],
+  'auth login': [
+    'lbrl auth login --base-url https://pay.example.com',
+    'printf %s "$TOKEN" | lbrl auth login --base-url https://pay.example.com --with-token --profile work',
+  ],
+  'auth status': ['lbrl auth status', 'lbrl auth status --json | jq -r .mode'],
+  'auth logout': ['lbrl auth logout --profile work'],
+  config: ['lbrl config set default-address <address>', 'lbrl config list --profile work'],
+  'config set': [
+    'lbrl config set network liquidtestnet --profile test',
+    'lbrl config set sandbox-autopay off',
+  ],
+  'config get': ['lbrl config get network'],
+  'config unset': ['lbrl config unset split-fee'],
+  'config list': ['lbrl config list --json'],
+  sandbox: ['lbrl sandbox serve --port 8080', 'lbrl sandbox pay <id>'],
+  'sandbox serve': [
+    'lbrl sandbox serve --port 8080 > sandbox.env &     # prints LBRL_BASE_URL=... and LBRL_TOKEN=...',
+    'set -a; . ./sandbox.env; set +a; lbrl deposit create --amount 10 --to <address>',
+  ],
+  'sandbox pay': ['lbrl sandbox pay <id> && lbrl deposit watch <id>'],
+  'sandbox fail': ['lbrl sandbox fail <id>'],
+  completion: ['source <(lbrl completion bash)      # in ~/.bashrc', 'lbrl completion fish | source'],
+};
 
 const ARGS: Record<string, 'ids' | 'config-keys' | 'shells'> = {
   'deposit get': 'ids',

@@ -1,5 +1,6 @@
 /** The sandbox started by the CLI itself, in-process on a loopback port. */
 import { randomBytes } from 'node:crypto';
+import { qrPng } from '../domain/qrpng.js';
 import { createHandler, listen } from './server.js';
 import { SandboxStore } from './store.js';
 
@@ -18,9 +19,7 @@ export function autopaySeconds(setting: string): number | null {
 }
 
 export async function pngOf(text: string): Promise<string> {
-  const { default: QRCode } = await import('qrcode');
-  const png = await QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 6 });
-  return png.toString('base64');
+  return (await qrPng(text)).toString('base64');
 }
 
 export async function startSandbox(start: SandboxStart, store = new SandboxStore(start.dir)) {

@@ -13,8 +13,9 @@ function writeTmp(file: string, data: string, mode: number): string {
   const tmp = tmpName(file);
   const fd = fs.openSync(tmp, 'wx', mode);
   try {
+    // no fsync: a sandbox must survive killed processes, which the page cache outlives;
+    // surviving a power cut is not worth an fsync on every write here
     fs.writeSync(fd, data);
-    fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }

@@ -66,8 +66,8 @@ export class History {
     const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
     const fd = fs.openSync(this.file, 'a', 0o600);
     try {
+      // no fsync: what must survive is a killed process, and the page cache outlives it
       fs.writeSync(fd, text);
-      fs.fdatasyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }

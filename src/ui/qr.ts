@@ -71,10 +71,7 @@ export async function renderTerminalQr(text: string, style: 'dark' | 'light' = '
   return lines.join('\n');
 }
 
-export async function qrPngFromText(text: string): Promise<Buffer> {
-  const { default: QRCode } = await import('qrcode');
-  return QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 6 });
-}
+export { qrPng as qrPngFromText } from '../domain/qrpng.js';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

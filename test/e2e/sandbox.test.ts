@@ -112,3 +112,31 @@ describe('the built lbrl against the embedded sandbox', () => {
     expect(u.stderr).toBe("error: unknown command 'depost' (Did you mean deposit?) (see lbrl --help)\n");
   });
 });
+
+describe('help for scripts', () => {
+  it.each([
+    [[]],
+    [['deposit']],
+    [['deposit', 'create']],
+    [['deposit', 'get']],
+    [['deposit', 'watch']],
+    [['deposit', 'list']],
+    [['auth', 'login']],
+    [['auth', 'status']],
+    [['auth', 'logout']],
+    [['config', 'set']],
+    [['config', 'get']],
+    [['config', 'list']],
+    [['config', 'unset']],
+    [['sandbox', 'serve']],
+    [['sandbox', 'pay']],
+    [['sandbox', 'fail']],
+    [['completion']],
+  ])('lbrl %j --help ends with examples', async (args) => {
+    const r = await runBin([...args, '--help'], { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() });
+    expect(r.code).toBe(0);
+    const tail = r.stdout.slice(r.stdout.lastIndexOf('Examples:'));
+    expect(tail).toMatch(/^Examples:\n( {2}.+\n)+$/);
+    expect(tail).toContain('lbrl ');
+  });
+});
