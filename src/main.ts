@@ -1,22 +1,45 @@
 /** The process entry: wires signals and the real streams, then runs the program. */
-import { main } from './cli.js';
-import { processContext } from './context.js';
+import v8 from 'node:v8';
 
-const controller = new AbortController();
-let interrupts = 0;
-const onSignal = () => {
-  interrupts += 1;
-  if (interrupts > 1) process.exit(130);
-  controller.abort();
-};
-process.on('SIGINT', onSignal);
-process.on('SIGTERM', onSignal);
+declare const LBRL_VERSION: string;
 
-// A closed pipe on stdout (| head) is not an error worth a stack trace.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-});
+const argv = process.argv.slice(2);
 
-const code = await main(process.argv.slice(2), processContext(controller.signal));
-process.exitCode = code;
-if (controller.signal.aborted) process.exit(code);
+/** Exit once what was written has reached stdout and stderr (pipes are asynchronous). */
+function exitAfterFlush(code: number): void {
+  let pending = 2;
+  const done = () => {
+    pending -= 1;
+    if (pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}
+
+// `--version` is answered before anything else is loaded: scripts call it often.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  process.stdout.write(`${LBRL_VERSION}\n`);
+} else {
+  // undici's HTTP parser is WebAssembly; V8's optimising tier compiles it in the
+  // background and a short command then waits ~100 ms at exit for work it never uses.
+  v8.setFlagsFromString('--liftoff-only');
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  // A closed pipe on stdout (| head) is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  });
+
+  const [{ main }, { processContext }] = await Promise.all([import('./cli.js'), import('./context.js')]);
+  const code = await main(argv, processContext(controller.signal));
+  exitAfterFlush(code);
+}

@@ -4,9 +4,9 @@
  */
 import path from 'node:path';
 import { parseBaseUrl, parseToken } from './api/baseurl.js';
-import { type ClientOptions, DepositClient } from './api/client.js';
+import type { ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
-import { isNetwork, type Network } from './domain/address.js';
+import { isNetwork, type Network } from './domain/networks.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, usageError } from './errors.js';
 import { ConfigStore, configDir, DEFAULTS, type Profile } from './store/config.js';
@@ -172,6 +172,7 @@ export class Session {
       ({ baseUrl, token } = await this.embeddedSandbox());
     }
     this.printer.addSecret(token);
+    const { DepositClient } = await import('./api/client.js');
     const client = new DepositClient({
       baseUrl,
       token,

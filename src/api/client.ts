@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, type Dispatcher, request } from 'undici';
 import { EXIT, interrupted, LbrlError } from '../errors.js';
+import { Agent, type Dispatcher, request } from './http.js';
 import {
   type CreateRequest,
   type CreateResponse,
@@ -161,7 +161,9 @@ export class DepositClient {
   private parse<T>(
     text: string,
     schema: {
-      safeParse(v: unknown): { success: true; data: T } | { success: false; error: import('zod').ZodError };
+      safeParse(
+        v: unknown,
+      ): { success: true; data: T } | { success: false; error: import('zod/mini').core.$ZodError };
     },
   ): ApiResult<T> {
     let raw: unknown;

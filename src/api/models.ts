@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import {
   type Decimal,
   decimalEquals,
@@ -8,53 +9,54 @@ import {
 } from '../domain/decimal.js';
 import { STATUSES } from '../domain/values.js';
 
+// zod/mini loads no messages of its own: English ones, for errors that name the field
+z.config(en());
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const isoTimestamp = z
   .string()
-  .refine(
-    (s) =>
-      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(s) &&
-      !Number.isNaN(Date.parse(s)),
-    {
+  .check(
+    z.refine((s) => ISO.test(s) && !Number.isNaN(Date.parse(s)), {
       message: 'expected an ISO 8601 timestamp',
-    },
+    }),
   );
-const money = z.number().refine(Number.isFinite, { message: 'expected a finite number' });
-const status = z.enum(STATUSES);
+const money = z.number().check(z.refine(Number.isFinite, { message: 'expected a finite number' }));
+const text = z.string().check(z.minLength(1));
 
 const common = {
-  id: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'expected a UUID'),
-  status,
+  id: z
+    .string()
+    .check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'expected a UUID')),
+  status: z.enum(STATUSES),
   amount: money,
-  amountInCents: z.number().int().min(1).max(600_000),
+  amountInCents: z.int().check(z.minimum(1), z.maximum(600_000)),
   feeAmount: money,
   netAmount: money,
-  qrCodeText: z.string().min(1),
-  destinationAddress: z.string().min(1),
+  qrCodeText: text,
+  destinationAddress: text,
   createdAt: isoTimestamp,
 };
 
 export const settlementSchema = z.looseObject({
-  liquidTxid: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, 'expected a 64-character hex transaction id')
-    .nullable()
-    .optional(),
-  status: z.string().nullable().optional(),
+  liquidTxid: z.optional(
+    z.nullable(z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'expected a 64-character hex transaction id'))),
+  ),
+  status: z.optional(z.nullable(z.string())),
 });
 
 const createShape = z.looseObject({
   ...common,
-  qrCode: z.string().min(1),
-  splitAddress: z.string().min(1).nullable(),
-  splitPercent: money.nullable(),
+  qrCode: text,
+  splitAddress: z.nullable(text),
+  splitPercent: z.nullable(money),
 });
 
 const getShape = z.looseObject({
   ...common,
-  splitAddress: z.string().min(1).nullable().optional(),
-  splitPercent: money.nullable().optional(),
-  settlement: settlementSchema.nullable(),
-  confirmedAt: isoTimestamp.nullable(),
+  splitAddress: z.optional(z.nullable(text)),
+  splitPercent: z.optional(z.nullable(money)),
+  settlement: z.nullable(settlementSchema),
+  confirmedAt: z.nullable(isoTimestamp),
 });
 
 interface Sums {
@@ -104,8 +106,8 @@ function checkRules(d: Sums, ctx: z.core.$RefinementCtx): void {
   }
 }
 
-export const createResponseSchema = createShape.superRefine(checkRules);
-export const getResponseSchema = getShape.superRefine(checkRules);
+export const createResponseSchema = createShape.check(z.superRefine(checkRules));
+export const getResponseSchema = getShape.check(z.superRefine(checkRules));
 
 export type CreateResponse = z.infer<typeof createShape>;
 export type GetResponse = z.infer<typeof getShape>;
@@ -119,7 +121,7 @@ export interface CreateRequest {
 }
 
 /** `field a.b: message; field c: message` from a failed parse. */
-export function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: z.core.$ZodError): string {
   return error.issues
     .slice(0, 3)
     .map((i) => `field ${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`)

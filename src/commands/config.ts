@@ -1,6 +1,7 @@
 import { usageError } from '../errors.js';
 import type { Session } from '../session.js';
-import { CONFIG_KEYS, type ConfigKey, checkConfigValue, DEFAULTS, isConfigKey } from '../store/config.js';
+import { CONFIG_KEYS, type ConfigKey, DEFAULTS, isConfigKey } from '../store/config.js';
+import { checkConfigValue } from '../store/config-values.js';
 
 function key(name: string): ConfigKey {
   if (name === 'token')

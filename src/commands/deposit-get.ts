@@ -3,7 +3,6 @@ import { parseDepositId } from '../domain/values.js';
 import { EXIT, invalidValue, LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
 import { checkWritableTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
-import { renderDeposit } from '../ui/render.js';
 
 export interface GetOptions {
   qr?: boolean;
@@ -59,6 +58,7 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
     p.out(value.status);
     return;
   }
+  const { renderDeposit } = await import('../ui/render.js');
   p.out(renderDeposit(p.c, value));
   if (!code.ok) p.warn(`warning: its qrCodeText is not a valid PIX BR Code (${code.reason}); do not pay it`);
   if (opts.qr) {

@@ -2,8 +2,9 @@ import { bech32, bech32m } from 'bech32';
 import { decode as blech32Decode } from 'blech32';
 import bs58check from 'bs58check';
 
-export const NETWORKS = ['liquid', 'liquidtestnet', 'elementsregtest'] as const;
-export type Network = (typeof NETWORKS)[number];
+import { NETWORKS, type Network } from './networks.js';
+
+export { isNetwork, NETWORKS, type Network } from './networks.js';
 
 interface NetworkParams {
   p2pkh: number;
@@ -194,10 +195,6 @@ export function checkLiquidAddress(input: string, network: Network): AddressResu
     return fail(`it is a ${r.value.network} address, but the profile's network is ${network}`);
   }
   return r;
-}
-
-export function isNetwork(value: string): value is Network {
-  return (NETWORKS as readonly string[]).includes(value);
 }
 
 /** The same address, as the service may echo it: bech32/blech32 compare without case. */

@@ -5,10 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseBaseUrl } from '../api/baseurl.js';
-import { decodeLiquidAddress, isNetwork, NETWORKS } from '../domain/address.js';
-import { parseSplitFee } from '../domain/split.js';
-import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
+import { EXIT, LbrlError, usageError } from '../errors.js';
 
 export const CONFIG_KEYS = [
   'base-url',
@@ -50,44 +47,6 @@ export function configDir(env: Record<string, string | undefined>, home: string 
 
 export function isConfigKey(key: string): key is ConfigKey {
   return (CONFIG_KEYS as readonly string[]).includes(key);
-}
-
-/** Check and normalise a value for `config set`; `network` is the profile's, for addresses. */
-export function checkConfigValue(key: ConfigKey, value: string, network: string): string {
-  const refuse = (expected: string) => invalidValue(`value for ${key}`, value, expected);
-  switch (key) {
-    case 'base-url': {
-      const r = parseBaseUrl(value);
-      if (!r.ok) throw refuse(r.expected);
-      return r.value;
-    }
-    case 'network':
-      if (!isNetwork(value)) throw refuse(`one of ${NETWORKS.join(', ')}`);
-      return value;
-    case 'default-address':
-    case 'split-address': {
-      const r = decodeLiquidAddress(value);
-      if (!r.ok) throw refuse(`a Liquid address (${r.reason})`);
-      if (r.value.network !== network) {
-        throw refuse(`a ${network} address (this is a ${r.value.network} address; set network first)`);
-      }
-      return r.value.address;
-    }
-    case 'split-fee': {
-      const r = parseSplitFee(value);
-      if (!r.ok) throw refuse(r.expected);
-      return r.value.wire;
-    }
-    case 'sandbox-autopay':
-      if (value === 'off') return value;
-      if (!/^\d{1,4}$/.test(value) || Number(value) > 3600)
-        throw refuse('a whole number of seconds from 0 to 3600, or off');
-      return String(Number(value));
-    case 'qr-style':
-      if (value !== 'dark' && value !== 'light')
-        throw refuse('dark (light modules on a dark terminal) or light');
-      return value;
-  }
 }
 
 export class ConfigStore {

@@ -1,0 +1,43 @@
+/**
+ * The two pieces of undici the client uses, imported from their own modules: the package's
+ * index also loads fetch, WebSocket, caches and mocks, which cost every command tens of
+ * milliseconds at start. Same library, same behaviour; the lock file pins the version.
+ */
+import type { Dispatcher } from 'undici';
+// @ts-expect-error: as above
+import requestImpl from 'undici/lib/api/api-request.js';
+// @ts-expect-error: undici ships no types for its internal modules
+import AgentImpl from 'undici/lib/dispatcher/agent.js';
+
+export type { Dispatcher };
+
+export interface AgentOptions {
+  connect?: { timeout?: number };
+  headersTimeout?: number;
+  bodyTimeout?: number;
+}
+
+export const Agent = AgentImpl as new (options?: AgentOptions) => Dispatcher;
+
+export interface RequestOptions {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string | undefined;
+  signal?: AbortSignal;
+  dispatcher: Dispatcher;
+}
+
+/** undici's request(), on a dispatcher of ours. */
+export function request(url: string, o: RequestOptions): Promise<Dispatcher.ResponseData> {
+  const u = new URL(url);
+  return (
+    requestImpl as (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>
+  ).call(o.dispatcher, {
+    origin: u.origin,
+    path: `${u.pathname}${u.search}`,
+    method: o.method,
+    headers: o.headers,
+    body: o.body ?? null,
+    signal: o.signal ?? null,
+  });
+}
