@@ -1,11 +1,11 @@
 // One bundle of the CLI (dist/lbrl.js) with a chunk per lazily imported command.
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
-await build({
+const result = await build({
   entryPoints: { lbrl: 'src/main.ts' },
   outdir: 'dist',
   bundle: true,
@@ -21,5 +21,7 @@ await build({
   },
   legalComments: 'none',
   logLevel: 'warning',
-  metafile: false,
+  metafile: true,
 });
+// which sources and packages each output file holds: the module-load test reads it
+writeFileSync(new URL('../dist/meta.json', import.meta.url), JSON.stringify(result.metafile));

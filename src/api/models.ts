@@ -13,13 +13,11 @@ import { STATUSES } from '../domain/values.js';
 z.config(en());
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-const isoTimestamp = z
-  .string()
-  .check(
-    z.refine((s) => ISO.test(s) && !Number.isNaN(Date.parse(s)), {
-      message: 'expected an ISO 8601 timestamp',
-    }),
-  );
+const isoTimestamp = z.string().check(
+  z.refine((s) => ISO.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: 'expected an ISO 8601 timestamp',
+  }),
+);
 const money = z.number().check(z.refine(Number.isFinite, { message: 'expected a finite number' }));
 const text = z.string().check(z.minLength(1));
 

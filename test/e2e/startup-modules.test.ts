@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/bin.js';
+import { tempDir } from '../helpers/cli.js';
+import { getAnswer, ID, TOKEN } from '../helpers/fixtures.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const HOOK = path.join(ROOT, 'test/helpers/load-hook.mjs');
+const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/meta.json'), 'utf8')) as {
+  outputs: Record<string, { inputs: Record<string, unknown> }>;
+};
+
+/** What each heavy thing is, as the bundle's inputs name it. */
+const HEAVY: Record<string, RegExp> = {
+  prompts: /node_modules\/@inquirer\//,
+  spinner: /node_modules\/ora\//,
+  'terminal QR': /node_modules\/qrcode-terminal\//,
+  'QR PNG': /node_modules\/qrcode\//,
+  'config writer and schema validator': /node_modules\/(conf|ajv)\//,
+  sandbox: /^src\/sandbox\//,
+  'HTTP client': /node_modules\/undici\//,
+  'response models': /node_modules\/zod\//,
+  'address codecs': /node_modules\/(bech32|bs58check|blech32)\//,
+  commander: /node_modules\/commander\//,
+};
+
+/** The heavy things inside the bundle files a run of lbrl loaded. */
+async function heavyLoaded(args: string[], env: Record<string, string>): Promise<string[]> {
+  const log = path.join(tempDir(), 'loaded.txt');
+  fs.writeFileSync(log, '');
+  // not execFileSync: the test's own server must go on answering meanwhile
+  await promisify(execFile)(process.execPath, ['--import', HOOK, BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env, LBRL_LOAD_LOG: log },
+    timeout: 15_000,
+  });
+  const files = fs
+    .readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((u) => u.startsWith('file:') && u.includes('/dist/'))
+    .map((u) => path.relative(ROOT, fileURLToPath(u)));
+  expect(files.length).toBeGreaterThan(0);
+  const found = new Set<string>();
+  for (const f of files) {
+    const inputs = Object.keys(meta.outputs[f]?.inputs ?? {});
+    for (const [name, re] of Object.entries(HEAVY)) if (inputs.some((i) => re.test(i))) found.add(name);
+  }
+  return [...found].sort();
+}
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer((_req, res) => json(res, 200, getAnswer()));
+});
+afterAll(() => server.close());
+
+describe('what loads on the hot paths (kept there without timing anything)', () => {
+  const env = () => ({ HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() });
+
+  it('--version loads nothing of the bundle but its entry', async () => {
+    expect(await heavyLoaded(['--version'], env())).toEqual([]);
+  });
+
+  it('--help loads commander and nothing heavy', async () => {
+    expect(await heavyLoaded(['--help'], env())).toEqual(['commander']);
+    expect(await heavyLoaded(['deposit', 'create', '--help'], env())).toEqual(['commander']);
+  });
+
+  it('deposit get --json loads the client and the models, nothing for people', async () => {
+    const live = { ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+    expect(await heavyLoaded(['deposit', 'get', ID, '--json'], live)).toEqual([
+      'HTTP client',
+      'commander',
+      'response models',
+    ]);
+  });
+
+  it('the check sees a heavy module when one is loaded', async () => {
+    expect(
+      await heavyLoaded(['deposit', 'get', ID, '--qr'], {
+        ...env(),
+        LBRL_BASE_URL: server.url,
+        LBRL_TOKEN: TOKEN,
+      }),
+    ).toContain('terminal QR');
+  });
+});
