@@ -21,6 +21,7 @@ export interface GlobalOptions {
   color?: boolean;
   input?: boolean;
   verbose?: boolean;
+  insecureSkipTlsVerify?: boolean;
 }
 
 export type Target =
@@ -173,6 +174,12 @@ export class Session {
     }
     this.printer.addSecret(token);
     const { DepositClient } = await import('./api/client.js');
+    const insecure = Boolean(this.globals.insecureSkipTlsVerify) && target.mode === 'live';
+    if (insecure) {
+      this.printer.warn(
+        'warning: TLS certificate checks are OFF (--insecure-skip-tls-verify): anyone in between can read the token and change answers',
+      );
+    }
     const client = new DepositClient({
       baseUrl,
       token,
@@ -182,6 +189,7 @@ export class Session {
       signal: this.ctx.signal,
       trace: this.globals.verbose ? (line) => this.printer.trace(line) : undefined,
       userAgent: 'lbrl',
+      insecureSkipTlsVerify: insecure,
       ...overrides,
       ...this.ctx.client,
     });

@@ -31,6 +31,8 @@ export interface ClientOptions {
   signal?: AbortSignal | undefined;
   dispatcher?: Dispatcher;
   userAgent?: string;
+  /** only from --insecure-skip-tls-verify */
+  insecureSkipTlsVerify?: boolean;
 }
 
 export interface RetryInfo {
@@ -129,7 +131,7 @@ export class DepositClient {
     this.dispatcher =
       options.dispatcher ??
       new Agent({
-        connect: { timeout: this.o.connectTimeoutMs },
+        connect: { timeout: this.o.connectTimeoutMs, ...(this.o.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}) },
         headersTimeout: this.o.timeoutMs,
         bodyTimeout: this.o.timeoutMs,
       });
@@ -298,7 +300,16 @@ export class DepositClient {
         const ct = headerValue(h['content-type']);
         if (ct) this.trace(`< content-type: ${ct}`);
         this.trace(`< ${text.length > 1500 ? `${text.slice(0, 1500)}… (${text.length} bytes)` : text}`);
-        if (status >= 200 && status < 300) return text;
+        if (status >= 200 && status < 300) {
+          if (ct && !/^application\/([\w.+-]*\+)?json\b/i.test(ct.trim())) {
+            throw new LbrlError(
+              `the service answered ${status} with content-type ${JSON.stringify(ct)}, not JSON; a proxy or a wrong base URL?`,
+              'contract',
+              EXIT.failure,
+            );
+          }
+          return text;
+        }
         const msg = serviceMessage(text) || `HTTP ${status}`;
         if (status >= 300 && status < 400) {
           const location = headerValue(h.location) ?? '(no location)';

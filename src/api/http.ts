@@ -12,7 +12,7 @@ import AgentImpl from 'undici/lib/dispatcher/agent.js';
 export type { Dispatcher };
 
 export interface AgentOptions {
-  connect?: { timeout?: number };
+  connect?: { timeout?: number; rejectUnauthorized?: boolean };
   headersTimeout?: number;
   bodyTimeout?: number;
 }

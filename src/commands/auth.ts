@@ -69,6 +69,7 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
       now: ctx.now,
       signal: ctx.signal,
       trace: session.globals.verbose ? (line) => p.trace(line) : undefined,
+      insecureSkipTlsVerify: Boolean(session.globals.insecureSkipTlsVerify),
       ...ctx.client,
     });
     try {

@@ -92,13 +92,50 @@ export class ConfigStore {
     return Object.keys(this.read().profiles ?? {});
   }
 
-  /** Read, change and write the file atomically, private to the user. */
+  /**
+   * Read, change and write the file atomically, private to the user, under a lock so that
+   * two processes changing different keys at once both keep their change.
+   */
   async update(mutate: (config: ConfigFile) => void): Promise<void> {
-    this.cache = undefined;
-    const current = structuredClone(this.read());
-    mutate(current);
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     fs.chmodSync(this.dir, 0o700);
+    const release = await this.lock();
+    try {
+      this.cache = undefined;
+      const current = structuredClone(this.read());
+      mutate(current);
+      await this.write(current);
+    } finally {
+      release();
+    }
+  }
+
+  /** An exclusive lock file; one left by a killed process is taken over after 10 s. */
+  private async lock(): Promise<() => void> {
+    const file = `${this.file}.lock`;
+    const started = Date.now();
+    for (;;) {
+      try {
+        const fd = fs.openSync(file, 'wx', 0o600);
+        fs.writeSync(fd, String(process.pid));
+        fs.closeSync(fd);
+        return () => fs.rmSync(file, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      try {
+        if (Date.now() - fs.statSync(file).mtimeMs > 10_000) fs.rmSync(file, { force: true });
+      } catch {
+        // gone meanwhile: try again
+      }
+      if (Date.now() - started > 15_000) {
+        throw new LbrlError(`the config file ${this.file} stayed locked by another lbrl for 15 s (${file})`, 'config', EXIT.failure);
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  private async write(current: ConfigFile): Promise<void> {
     const { default: Conf } = await import('conf');
     const conf = new Conf<Record<string, unknown>>({
       cwd: this.dir,

@@ -17,6 +17,8 @@ export interface RunOptions {
   /** a clock that only sleeping moves: no test waits for real */
   clock?: { now: number };
   prompter?: Context['prompter'];
+  /** runs at each sleep, as if time had passed for the world as well */
+  onSleep?: (ms: number) => Promise<void>;
 }
 
 export interface RunResult {
@@ -49,6 +51,7 @@ export async function runCli(args: string[], o: RunOptions = {}): Promise<RunRes
     sleep: async (ms, signal) => {
       sleeps.push(ms);
       if (o.clock) o.clock.now += ms;
+      await o.onSleep?.(ms);
       if (signal?.aborted) throw new Error('aborted');
       await new Promise((r) => setImmediate(r));
     },
