@@ -49,7 +49,9 @@ export function usageError(message: string, suggestion?: string): LbrlError {
 
 /** A refused value: names the option, the value and what is expected. */
 export function invalidValue(option: string, value: string, expected: string): LbrlError {
-  return usageError(`invalid ${option} ${JSON.stringify(value)}: expected ${expected}`);
+  // quoted, so control characters show as escapes; a very long value is shortened
+  const shown = value.length > 120 ? `${JSON.stringify(value.slice(0, 100))}… (${value.length} characters)` : JSON.stringify(value);
+  return usageError(`invalid ${option} ${shown}: expected ${expected}`);
 }
 
 export function interrupted(): LbrlError {
