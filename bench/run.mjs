@@ -25,10 +25,10 @@ const { env } = tempEnv();
 results.rows.push(paired('lbrl --version', [BIN, '--version'], env, runs));
 results.rows.push(paired('lbrl --help', [BIN, '--help'], env, runs));
 
-const sandbox = await serveSandbox({
-  ...env,
-  LBRL_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-srv-')),
-});
+// autopay off: the watched deposit must stay pending for the whole watch
+const serverEnv = { ...env, LBRL_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-srv-')) };
+execFileSync(process.execPath, [BIN, 'config', 'set', 'sandbox-autopay', 'off'], { env: serverEnv, stdio: 'ignore' });
+const sandbox = await serveSandbox(serverEnv);
 try {
   const live = { ...env, LBRL_BASE_URL: sandbox.baseUrl, LBRL_TOKEN: sandbox.token };
   const created = JSON.parse(
