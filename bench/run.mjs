@@ -27,7 +27,10 @@ results.rows.push(paired('lbrl --help', [BIN, '--help'], env, runs));
 
 // autopay off: the watched deposit must stay pending for the whole watch
 const serverEnv = { ...env, LBRL_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-srv-')) };
-execFileSync(process.execPath, [BIN, 'config', 'set', 'sandbox-autopay', 'off'], { env: serverEnv, stdio: 'ignore' });
+execFileSync(process.execPath, [BIN, 'config', 'set', 'sandbox-autopay', 'off'], {
+  env: serverEnv,
+  stdio: 'ignore',
+});
 const sandbox = await serveSandbox(serverEnv);
 try {
   const live = { ...env, LBRL_BASE_URL: sandbox.baseUrl, LBRL_TOKEN: sandbox.token };

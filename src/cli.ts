@@ -39,7 +39,10 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--no-input', 'never prompt')
     .option('--verbose', 'trace HTTP requests and answers on stderr (token redacted)')
-    .option('--insecure-skip-tls-verify', 'do not check the service TLS certificate (unsafe: for test servers only)')
+    .option(
+      '--insecure-skip-tls-verify',
+      'do not check the service TLS certificate (unsafe: for test servers only)',
+    )
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({

@@ -50,7 +50,10 @@ export function usageError(message: string, suggestion?: string): LbrlError {
 /** A refused value: names the option, the value and what is expected. */
 export function invalidValue(option: string, value: string, expected: string): LbrlError {
   // quoted, so control characters show as escapes; a very long value is shortened
-  const shown = value.length > 120 ? `${JSON.stringify(value.slice(0, 100))}… (${value.length} characters)` : JSON.stringify(value);
+  const shown =
+    value.length > 120
+      ? `${JSON.stringify(value.slice(0, 100))}… (${value.length} characters)`
+      : JSON.stringify(value);
   return usageError(`invalid ${option} ${shown}: expected ${expected}`);
 }
 

@@ -131,7 +131,10 @@ export class DepositClient {
     this.dispatcher =
       options.dispatcher ??
       new Agent({
-        connect: { timeout: this.o.connectTimeoutMs, ...(this.o.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}) },
+        connect: {
+          timeout: this.o.connectTimeoutMs,
+          ...(this.o.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}),
+        },
         headersTimeout: this.o.timeoutMs,
         bodyTimeout: this.o.timeoutMs,
       });

@@ -123,13 +123,13 @@ export class ConfigStore {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      try {
-        if (Date.now() - fs.statSync(file).mtimeMs > 10_000) fs.rmSync(file, { force: true });
-      } catch {
-        // gone meanwhile: try again
-      }
+      if (lockIsStale(file)) fs.rmSync(file, { force: true });
       if (Date.now() - started > 15_000) {
-        throw new LbrlError(`the config file ${this.file} stayed locked by another lbrl for 15 s (${file})`, 'config', EXIT.failure);
+        throw new LbrlError(
+          `the config file ${this.file} stayed locked by another lbrl for 15 s (${file})`,
+          'config',
+          EXIT.failure,
+        );
       }
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -172,6 +172,23 @@ export class ConfigStore {
     } catch {
       // best effort: reading goes on
     }
+  }
+}
+
+/** Left by a process that is gone (a kill -9), or older than 10 s. */
+function lockIsStale(file: string): boolean {
+  try {
+    const pid = Number(fs.readFileSync(file, 'utf8'));
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
+      try {
+        process.kill(pid, 0);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
+      }
+    }
+    return Date.now() - fs.statSync(file).mtimeMs > 10_000;
+  } catch {
+    return false; // gone meanwhile, or being written: try again
   }
 }
 

@@ -27,17 +27,26 @@ describe('the bad-input corpus', () => {
     expect(cases.length).toBeGreaterThanOrEqual(100);
   });
 
-  it.each(cases.map((c) => [c.name, c] as const))('%s: exit 2, one line naming it, nothing on stdout, nothing sent', async (_name, c) => {
-    const before = server.requests.length;
-    const env = { LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN, NO_COLOR: '1', ...c.env };
-    const r = await runCli(c.args, { env, stdin: '' });
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    const lines = r.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^error: /);
-    expect(lines[0]).toContain(c.names);
-    expect(r.stderr).not.toContain(TOKEN);
-    expect(server.requests.length).toBe(before);
-  });
+  it.each(cases.map((c) => [c.name, c] as const))(
+    '%s: exit 2, one line naming it, nothing on stdout, nothing sent',
+    async (_name, c) => {
+      const before = server.requests.length;
+      const env = {
+        LBRL_CONFIG_DIR: tempDir(),
+        LBRL_BASE_URL: server.url,
+        LBRL_TOKEN: TOKEN,
+        NO_COLOR: '1',
+        ...c.env,
+      };
+      const r = await runCli(c.args, { env, stdin: '' });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^error: /);
+      expect(lines[0]).toContain(c.names);
+      expect(r.stderr).not.toContain(TOKEN);
+      expect(server.requests.length).toBe(before);
+    },
+  );
 });

@@ -5,8 +5,8 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { createAnswer, getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
 import { type FaultyServer, httpAnswer, startFaulty, startSelfSigned } from '../helpers/faulty.js';
+import { createAnswer, getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
 
 let open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -50,10 +50,13 @@ describe('faults on a GET (safe to repeat: retried)', () => {
   });
 
   it('reset on connect, before the request: retried, then exit 6', async () => {
-    const s = await faulty(() => {}, (socket) => {
-      socket.resetAndDestroy();
-      return false;
-    });
+    const s = await faulty(
+      () => {},
+      (socket) => {
+        socket.resetAndDestroy();
+        return false;
+      },
+    );
     const r = await runCli(GET, { env: envFor(s.url), client: fast });
     expect(r.code).toBe(6);
     expect(oneLine(r.stderr)).toMatch(/could not reach the service at .*: connection failed/);
@@ -61,7 +64,9 @@ describe('faults on a GET (safe to repeat: retried)', () => {
   });
 
   it('reset after the request was sent: retried, recovers', async () => {
-    const s = await faulty((socket, _req, n) => (n === 1 ? socket.resetAndDestroy() : socket.end(httpAnswer(200, good))));
+    const s = await faulty((socket, _req, n) =>
+      n === 1 ? socket.resetAndDestroy() : socket.end(httpAnswer(200, good)),
+    );
     const r = await runCli([...GET, '--json'], { env: envFor(s.url), client: fast });
     expect(r.code).toBe(0);
     expect(s.requests).toHaveLength(2);
@@ -97,11 +102,15 @@ describe('faults on a GET (safe to repeat: retried)', () => {
   });
 
   it('429 without Retry-After backs off; with it, waits as asked', async () => {
-    const a = await faulty((socket, _r, n) => socket.end(n < 3 ? httpAnswer(429, '{}') : httpAnswer(200, good)));
+    const a = await faulty((socket, _r, n) =>
+      socket.end(n < 3 ? httpAnswer(429, '{}') : httpAnswer(200, good)),
+    );
     const r = await runCli(GET, { env: envFor(a.url) });
     expect(r.code).toBe(0);
     expect(r.sleeps).toEqual([375, 750]);
-    const b = await faulty((socket, _r, n) => socket.end(n < 2 ? httpAnswer(429, '{}', { 'retry-after': '9' }) : httpAnswer(200, good)));
+    const b = await faulty((socket, _r, n) =>
+      socket.end(n < 2 ? httpAnswer(429, '{}', { 'retry-after': '9' }) : httpAnswer(200, good)),
+    );
     const r2 = await runCli(GET, { env: envFor(b.url) });
     expect(r2.sleeps).toEqual([9000]);
   });
@@ -115,11 +124,37 @@ describe('faults on a GET (safe to repeat: retried)', () => {
   });
 
   it.each([
-    ['truncated', (socket: net.Socket) => socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"id":'), 6, 'connection failed'],
-    ['invalid JSON', (socket: net.Socket) => socket.end(httpAnswer(200, '{"id":')), 1, "the service's answer is not valid JSON"],
-    ['not JSON at all', (socket: net.Socket) => socket.end(httpAnswer(200, 'OK', { 'content-type': 'application/json' })), 1, 'not valid JSON'],
-    ['a wrong content type', (socket: net.Socket) => socket.end(httpAnswer(200, good, { 'content-type': 'text/html' })), 1, 'with content-type "text/html", not JSON'],
-    ['a huge answer', (socket: net.Socket) => socket.end(httpAnswer(200, `{"x":"${'a'.repeat(1_200_000)}"}`)), 1, 'larger than 1048576 bytes; refused'],
+    [
+      'truncated',
+      (socket: net.Socket) =>
+        socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"id":'),
+      6,
+      'connection failed',
+    ],
+    [
+      'invalid JSON',
+      (socket: net.Socket) => socket.end(httpAnswer(200, '{"id":')),
+      1,
+      "the service's answer is not valid JSON",
+    ],
+    [
+      'not JSON at all',
+      (socket: net.Socket) => socket.end(httpAnswer(200, 'OK', { 'content-type': 'application/json' })),
+      1,
+      'not valid JSON',
+    ],
+    [
+      'a wrong content type',
+      (socket: net.Socket) => socket.end(httpAnswer(200, good, { 'content-type': 'text/html' })),
+      1,
+      'with content-type "text/html", not JSON',
+    ],
+    [
+      'a huge answer',
+      (socket: net.Socket) => socket.end(httpAnswer(200, `{"x":"${'a'.repeat(1_200_000)}"}`)),
+      1,
+      'larger than 1048576 bytes; refused',
+    ],
   ])('%s', async (_name, behave, code, message) => {
     const s = await faulty(behave);
     const r = await runCli(GET, { env: envFor(s.url), client: fast });
@@ -144,10 +179,13 @@ describe('faults on a create (never repeated once it may have reached the servic
   });
 
   it('a reset right after connecting is not repeated either: the request may be on its way', async () => {
-    const s = await faulty(() => {}, (socket) => {
-      socket.resetAndDestroy();
-      return false;
-    });
+    const s = await faulty(
+      () => {},
+      (socket) => {
+        socket.resetAndDestroy();
+        return false;
+      },
+    );
     const r = await runCli(CREATE, { env: envFor(s.url), client: fast });
     expect(r.code).toBe(6);
     expect(s.connections).toBe(1);
@@ -180,7 +218,13 @@ describe('faults on a create (never repeated once it may have reached the servic
           });
         });
         await new Promise<void>((ok) => server!.listen(port, '127.0.0.1', ok));
-        open.push({ close: () => new Promise<void>((ok) => { (server as unknown as { closeAllConnections(): void }).closeAllConnections(); server!.close(() => ok()); }) });
+        open.push({
+          close: () =>
+            new Promise<void>((ok) => {
+              (server as unknown as { closeAllConnections(): void }).closeAllConnections();
+              server!.close(() => ok());
+            }),
+        });
       },
     });
     expect(r.code).toBe(0);
@@ -192,7 +236,9 @@ describe('faults on a create (never repeated once it may have reached the servic
 describe('redirects and TLS', () => {
   it.each([301, 302, 307, 308])('%i is never followed, and the token goes nowhere else', async (status) => {
     const elsewhere = await faulty((socket) => socket.end(httpAnswer(200, good)));
-    const s = await faulty((socket) => socket.end(httpAnswer(status, '', { location: `${elsewhere.url}/v1/api/deposit/${ID}` })));
+    const s = await faulty((socket) =>
+      socket.end(httpAnswer(status, '', { location: `${elsewhere.url}/v1/api/deposit/${ID}` })),
+    );
     const r = await runCli(GET, { env: envFor(s.url) });
     expect(r.code).toBe(1);
     expect(oneLine(r.stderr)).toContain(`answered ${status} redirecting to ${elsewhere.url}`);
@@ -205,7 +251,9 @@ describe('redirects and TLS', () => {
     open.push(tls);
     const r = await runCli(GET, { env: envFor(tls.url) });
     expect(r.code).toBe(6);
-    expect(oneLine(r.stderr)).toMatch(/the TLS certificate of 127\.0\.0\.1:\d+ could not be verified \(DEPTH_ZERO_SELF_SIGNED_CERT\)/);
+    expect(oneLine(r.stderr)).toMatch(
+      /the TLS certificate of 127\.0\.0\.1:\d+ could not be verified \(DEPTH_ZERO_SELF_SIGNED_CERT\)/,
+    );
     expect(tls.hits).toBe(0);
     expect(r.sleeps).toEqual([]);
   });

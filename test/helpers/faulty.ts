@@ -20,7 +20,10 @@ export interface FaultyServer {
 
 export type Behaviour = (socket: net.Socket, request: string, n: number) => void;
 
-export async function startFaulty(behave: Behaviour, onConnect?: (socket: net.Socket, n: number) => boolean): Promise<FaultyServer> {
+export async function startFaulty(
+  behave: Behaviour,
+  onConnect?: (socket: net.Socket, n: number) => boolean,
+): Promise<FaultyServer> {
   const state: FaultyServer = { url: '', connections: 0, requests: [], close: async () => {} };
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -54,7 +57,11 @@ export async function startFaulty(behave: Behaviour, onConnect?: (socket: net.So
 }
 
 export function httpAnswer(status: number, body: string, headers: Record<string, string> = {}): string {
-  const h = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
+  const h = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    ...headers,
+  };
   return `HTTP/1.1 ${status} X\r\n${Object.entries(h)
     .map(([k, v]) => `${k}: ${v}`)
     .join('\r\n')}\r\n\r\n${body}`;
@@ -63,10 +70,15 @@ export function httpAnswer(status: number, body: string, headers: Record<string,
 const TLS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/tls');
 
 /** An HTTPS server with a self-signed certificate for 127.0.0.1. */
-export async function startSelfSigned(body: unknown): Promise<{ url: string; hits: number; close(): Promise<void> }> {
+export async function startSelfSigned(
+  body: unknown,
+): Promise<{ url: string; hits: number; close(): Promise<void> }> {
   const state = { url: '', hits: 0, close: async () => {} };
   const server = https.createServer(
-    { key: fs.readFileSync(path.join(TLS_DIR, 'key.pem')), cert: fs.readFileSync(path.join(TLS_DIR, 'cert.pem')) },
+    {
+      key: fs.readFileSync(path.join(TLS_DIR, 'key.pem')),
+      cert: fs.readFileSync(path.join(TLS_DIR, 'cert.pem')),
+    },
     (_req, res) => {
       state.hits += 1;
       res.writeHead(200, { 'content-type': 'application/json' });
