@@ -20,6 +20,8 @@ const result = await build({
     js: "import { createRequire as __lbrlCreateRequire } from 'node:module'; const require = __lbrlCreateRequire(import.meta.url);",
   },
   legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
   metafile: true,
 });

@@ -275,3 +275,24 @@ describe('the QR code in the terminal', () => {
     expect(r.stdout).toContain(`PIX copy-paste:\n${brCode(150000)}\n`);
   });
 });
+
+describe('base URLs', () => {
+  it('a path prefix is kept and /v1/api/deposit appended to it', async () => {
+    const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], {
+      env: { ...env, LBRL_BASE_URL: `${server.url}/pix/gateway/` },
+    });
+    expect(r.code).toBe(0);
+    expect(server.requests[0]!.url).toBe('/pix/gateway/v1/api/deposit');
+  });
+
+  it('--base-url beats LBRL_BASE_URL', async () => {
+    const r = await runCli(
+      ['deposit', 'create', '--amount', '1', '--to', LQ, '-q', '--base-url', `${server.url}/flag`],
+      {
+        env: { ...env, LBRL_BASE_URL: 'https://unused.example.com' },
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(server.requests[0]!.url).toBe('/flag/v1/api/deposit');
+  });
+});
