@@ -10,11 +10,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { CreateRequest } from '../api/models.js';
 import { parseRows } from '../domain/rows.js';
-import { checkCreateAnswer } from '../domain/verify.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import { Session } from '../session.js';
 import type { AttemptRecord } from '../store/history.js';
-import { checkRequest, type Labels } from './deposit-create.js';
+import { checkRequest, createChecked, type Labels } from './deposit-create.js';
 
 export interface BatchOptions {
   from: string;
@@ -203,34 +202,7 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
     };
     session.record([attempt]);
     try {
-      const { value, raw } = await client.createDeposit(body, idempotencyKey);
-      const mismatches = checkCreateAnswer(body, value);
-      if (mismatches.length > 0) {
-        const detail = mismatches
-          .map((m) => `${m.field}: sent ${m.sent}, service answered ${m.received}`)
-          .join('; ');
-        throw new LbrlError(
-          `the answer does not match the request for deposit ${value.id}: ${detail}. Do not pay this charge`,
-          'mismatch',
-          EXIT.failure,
-        );
-      }
-      session.record([
-        {
-          v: 1,
-          type: 'created',
-          id: value.id,
-          profile: session.profileName,
-          baseUrl: key,
-          at: new Date(session.ctx.now()).toISOString(),
-          amountInCents: body.amountInCents,
-          destinationAddress: body.lbrlAddress,
-          splitAddress: body.lbrlSplitAddress ?? null,
-          splitFee: body.splitFee ?? null,
-          status: value.status,
-          batchKey,
-        },
-      ]);
+      const { raw } = await createChecked(client, body, idempotencyKey, session, target, batchKey);
       return { ok: true, exitCode: 0, line: { row, deposit: raw } };
     } catch (error) {
       if (!(error instanceof LbrlError)) throw error;

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { CreateRequest } from '../api/models.js';
+import type { DepositClient } from '../api/client.js';
+import type { CreateRequest, CreateResponse } from '../api/models.js';
 import { checkLiquidAddress } from '../domain/address.js';
 import { formatCents, parseCents, parseReais } from '../domain/money.js';
 import { parseSplitFee } from '../domain/split.js';
 import { checkCreateAnswer } from '../domain/verify.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
-import { Session } from '../session.js';
+import { Session, type Target } from '../session.js';
+import type { CreatedRecord } from '../store/history.js';
 import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
 import { checkWritableTarget, isPng, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { renderDeposit } from '../ui/render.js';
@@ -192,6 +194,48 @@ function summary(body: CreateRequest, where: string): string {
   return lines.join('\n');
 }
 
+/**
+ * Send one create, check the answer against the request (money safety) and record the
+ * deposit in the local history before anything is printed. Shared by create and --from.
+ */
+export async function createChecked(
+  client: DepositClient,
+  body: CreateRequest,
+  idempotencyKey: string,
+  session: Session,
+  target: Target,
+  batchKey?: string,
+): Promise<{ value: CreateResponse; raw: unknown }> {
+  const { value, raw } = await client.createDeposit(body, idempotencyKey);
+  const mismatches = checkCreateAnswer(body, value);
+  if (mismatches.length > 0) {
+    const detail = mismatches
+      .map((m) => `${m.field}: sent ${m.sent}, service answered ${m.received}`)
+      .join('; ');
+    throw new LbrlError(
+      `the service's answer does not match the request for deposit ${value.id}: ${detail}. Do not pay this charge`,
+      'mismatch',
+      EXIT.failure,
+    );
+  }
+  const record: CreatedRecord = {
+    v: 1,
+    type: 'created',
+    id: value.id,
+    profile: session.profileName,
+    baseUrl: Session.targetKey(target),
+    at: new Date(session.ctx.now()).toISOString(),
+    amountInCents: body.amountInCents,
+    destinationAddress: body.lbrlAddress,
+    splitAddress: body.lbrlSplitAddress ?? null,
+    splitFee: body.splitFee ?? null,
+    status: value.status,
+  };
+  if (batchKey) record.batchKey = batchKey;
+  session.record([record]);
+  return { value, raw };
+}
+
 export async function run(opts: CreateOptions, session: Session): Promise<void> {
   const p = session.printer;
   qrStyle(opts.qrStyle, undefined);
@@ -227,35 +271,7 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
   }
 
   const client = await session.client(target);
-  const idempotencyKey = randomUUID();
-  const { value, raw } = await client.createDeposit(body, idempotencyKey);
-  const mismatches = checkCreateAnswer(body, value);
-  if (mismatches.length > 0) {
-    const detail = mismatches
-      .map((m) => `${m.field}: sent ${m.sent}, service answered ${m.received}`)
-      .join('; ');
-    throw new LbrlError(
-      `the service's answer does not match the request for deposit ${value.id}: ${detail}. Do not pay this charge`,
-      'mismatch',
-      EXIT.failure,
-    );
-  }
-
-  session.record([
-    {
-      v: 1,
-      type: 'created',
-      id: value.id,
-      profile: session.profileName,
-      baseUrl: Session.targetKey(target),
-      at: new Date(session.ctx.now()).toISOString(),
-      amountInCents: body.amountInCents,
-      destinationAddress: body.lbrlAddress,
-      splitAddress: body.lbrlSplitAddress ?? null,
-      splitFee: body.splitFee ?? null,
-      status: value.status,
-    },
-  ]);
+  const { value, raw } = await createChecked(client, body, randomUUID(), session, target);
 
   if (opts.qrPng !== undefined) {
     const png = Buffer.from(value.qrCode, 'base64');
