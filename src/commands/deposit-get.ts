@@ -29,15 +29,6 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
       EXIT.failure,
     );
   }
-  session.record([
-    {
-      v: 1,
-      type: 'status',
-      id: value.id,
-      status: value.status,
-      at: new Date(session.ctx.now()).toISOString(),
-    },
-  ]);
   const code = parseBrCode(value.qrCodeText);
   if (!code.ok && (opts.qr || opts.qrPng !== undefined)) {
     throw new LbrlError(
