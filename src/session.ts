@@ -9,7 +9,7 @@ import type { Context } from './context.js';
 import { isNetwork, type Network } from './domain/networks.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, usageError } from './errors.js';
-import { ConfigStore, configDir, DEFAULTS, type Profile } from './store/config.js';
+import { ConfigStore, configDir, DEFAULTS, type Profile, requireProfileExists } from './store/config.js';
 import { History, type HistoryRecord } from './store/history.js';
 import { Printer } from './ui/output.js';
 
@@ -111,6 +111,8 @@ export class Session {
 
   /** Live when a base URL and a token are both known; sandbox when neither is. */
   target(): Target {
+    // a misspelt --profile must not quietly become the sandbox
+    requireProfileExists(this.store, this.profileName);
     const profile = this.profile();
     let baseUrl: string | undefined;
     let baseUrlFrom = '';

@@ -37,7 +37,7 @@ const common = {
 
 export const settlementSchema = z.looseObject({
   liquidTxid: z.optional(
-    z.nullable(z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'expected a 64-character hex transaction id'))),
+    z.nullable(z.string().check(z.regex(/^[0-9a-fA-F]+$/, 'expected a hex transaction id'))),
   ),
   status: z.optional(z.nullable(z.string())),
 });

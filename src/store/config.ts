@@ -194,8 +194,9 @@ function lockIsStale(file: string): boolean {
 
 export function requireProfileExists(store: ConfigStore, name: string): void {
   if (name !== 'default' && !store.profileNames().includes(name)) {
+    const known = store.profileNames();
     throw usageError(
-      `no profile named ${JSON.stringify(name)}; known: ${store.profileNames().join(', ') || 'none'}`,
+      `no profile named ${JSON.stringify(name)} (known: ${known.length ? known.join(', ') : 'none'}); create it with lbrl auth login --profile ${name}, or lbrl config set <key> <value> --profile ${name}`,
     );
   }
 }

@@ -34,7 +34,8 @@ const EXPLORERS: Record<string, string> = {
 
 export function explorerLink(deposit: Deposit): string | undefined {
   const txid = (deposit as Partial<GetResponse>).settlement?.liquidTxid;
-  if (!txid || (deposit as { sandbox?: unknown }).sandbox === true) return undefined;
+  if (!txid || !/^[0-9a-f]{64}$/i.test(txid) || (deposit as { sandbox?: unknown }).sandbox === true)
+    return undefined;
   const net = decodeLiquidAddress(deposit.destinationAddress);
   const base = net.ok ? EXPLORERS[net.value.network] : undefined;
   return base ? `${base}${txid.toLowerCase()}` : undefined;

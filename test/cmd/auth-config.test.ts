@@ -232,3 +232,17 @@ describe('addresses from the profile are checked too', () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe('profiles that do not exist', () => {
+  it('a misspelt --profile is an error, never a quiet switch to the sandbox', async () => {
+    const d = tempDir();
+    await runCli(['config', 'set', 'network', 'liquid', '--profile', 'prod'], {
+      env: { LBRL_CONFIG_DIR: d },
+    });
+    const r = await runCli(['deposit', 'get', ID, '--profile', 'prdo'], { env: { LBRL_CONFIG_DIR: d } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'error: no profile named "prdo" (known: prod); create it with lbrl auth login --profile prdo, or lbrl config set <key> <value> --profile prdo\n',
+    );
+  });
+});
