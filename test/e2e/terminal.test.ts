@@ -59,3 +59,18 @@ describe('in a real terminal', () => {
     expect(screen).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
   });
 });
+
+describe('auth login at a terminal', () => {
+  it('asks for the token with hidden input and saves it privately', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    term = new Tmux(`node ${BIN} auth login --base-url https://pay.example.com --no-verify`, env);
+    await term.waitFor(/Access token for https:\/\/pay\.example\.com/);
+    term.type('tok_typed_at_the_prompt_1234', 'Enter');
+    const screen = await term.waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).not.toContain('tok_typed_at_the_prompt_1234');
+    const fs = await import('node:fs');
+    const config = JSON.parse(fs.readFileSync(`${env.LBRL_CONFIG_DIR}/config.json`, 'utf8'));
+    expect(config.profiles.default.token).toBe('tok_typed_at_the_prompt_1234');
+  });
+});
