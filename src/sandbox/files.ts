@@ -40,17 +40,6 @@ export function publishExclusive(file: string, data: string, mode = 0o600): bool
   }
 }
 
-/** Replace a file whole: temporary file, then rename. */
-export function replaceAtomic(file: string, data: string, mode = 0o600): void {
-  const tmp = writeTmp(file, data, mode);
-  try {
-    fs.renameSync(tmp, file);
-  } catch (error) {
-    fs.rmSync(tmp, { force: true });
-    throw error;
-  }
-}
-
 export function readJson<T>(file: string): T | undefined {
   let text: string;
   try {

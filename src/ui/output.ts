@@ -1,6 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Context, OutStream } from '../context.js';
-import { LbrlError } from '../errors.js';
+import type { LbrlError } from '../errors.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -93,10 +93,4 @@ export class Printer {
     this.err(`${this.ce.red('error:')} ${error.message}`);
     if (error.suggestion && error.type !== 'usage') this.err(`${this.ce.dim('hint:')} ${error.suggestion}`);
   }
-}
-
-export function toLbrlError(error: unknown): LbrlError {
-  if (error instanceof LbrlError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new LbrlError(`unexpected failure: ${message}`, 'service', 1);
 }
