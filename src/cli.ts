@@ -248,7 +248,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
             'service',
             EXIT.failure,
           );
-    if (e.exitCode === EXIT.interrupted && ctx.signal.aborted) {
+    if (e.exitCode === EXIT.interrupted && ctx.signal.aborted && e.message === 'interrupted') {
       if (!globals.json) ctx.stderr.write('\n');
       return EXIT.interrupted;
     }

@@ -236,7 +236,18 @@ export class DepositClient {
       };
     } catch (error) {
       if (error instanceof LbrlError) throw error;
-      if (this.o.signal?.aborted) throw interrupted();
+      if (this.o.signal?.aborted) {
+        const key = headers['idempotency-key'];
+        if (method === 'POST' && key) {
+          // Ctrl-C while a create was on its way: say what may have happened
+          throw new LbrlError(
+            `interrupted. The create request may have reached the service: a deposit may exist (Idempotency-Key ${key})`,
+            'interrupted',
+            EXIT.interrupted,
+          );
+        }
+        throw interrupted();
+      }
       const code = errorCode(error);
       // a refused or never-made connection cannot have carried the request
       return { kind: 'error', error, sent: sent || !CONNECT_FAILURES.has(code) };

@@ -267,3 +267,24 @@ describe('redirects and TLS', () => {
     expect(tls.hits).toBe(1);
   });
 });
+
+describe('Ctrl-C', () => {
+  it('during a create on its way: exit 130, and it says a deposit may exist', async () => {
+    const controller = new AbortController();
+    const s = await faulty(() => controller.abort());
+    const r = await runCli(CREATE, { env: envFor(s.url), signal: controller.signal });
+    expect(r.code).toBe(130);
+    expect(oneLine(r.stderr)).toMatch(
+      /^error: interrupted\. The create request may have reached the service: a deposit may exist \(Idempotency-Key [0-9a-f-]{36}\)$/,
+    );
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('during a get: exit 130, nothing more to say', async () => {
+    const controller = new AbortController();
+    const s = await faulty(() => controller.abort());
+    const r = await runCli(GET, { env: envFor(s.url), signal: controller.signal });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toBe('\n');
+  });
+});
