@@ -1,8 +1,6 @@
 /** The process entry: wires signals and the real streams, then runs the program. */
 import v8 from 'node:v8';
 
-declare const LBRL_VERSION: string;
-
 const argv = process.argv.slice(2);
 
 /** Exit once what was written has reached stdout and stderr (pipes are asynchronous). */
@@ -16,30 +14,25 @@ function exitAfterFlush(code: number): void {
   process.stderr.write('', done);
 }
 
-// `--version` is answered before anything else is loaded: scripts call it often.
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  process.stdout.write(`${LBRL_VERSION}\n`);
-} else {
-  // undici's HTTP parser is WebAssembly; V8's optimising tier compiles it in the
-  // background and a short command then waits ~100 ms at exit for work it never uses.
-  v8.setFlagsFromString('--liftoff-only');
+// undici's HTTP parser is WebAssembly; V8's optimising tier compiles it in the
+// background and a short command then waits ~100 ms at exit for work it never uses.
+v8.setFlagsFromString('--liftoff-only');
 
-  const controller = new AbortController();
-  let interrupts = 0;
-  const onSignal = () => {
-    interrupts += 1;
-    if (interrupts > 1) process.exit(130);
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+const controller = new AbortController();
+let interrupts = 0;
+const onSignal = () => {
+  interrupts += 1;
+  if (interrupts > 1) process.exit(130);
+  controller.abort();
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
 
-  // A closed pipe on stdout (| head) is not an error worth a stack trace.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  });
+// A closed pipe on stdout (| head) is not an error worth a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+});
 
-  const [{ main }, { processContext }] = await Promise.all([import('./cli.js'), import('./context.js')]);
-  const code = await main(argv, processContext(controller.signal));
-  exitAfterFlush(code);
-}
+const [{ main }, { processContext }] = await Promise.all([import('./cli.js'), import('./context.js')]);
+const code = await main(argv, processContext(controller.signal));
+exitAfterFlush(code);

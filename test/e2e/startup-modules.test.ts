@@ -43,7 +43,7 @@ async function heavyLoaded(args: string[], env: Record<string, string>): Promise
     .split('\n')
     .filter((u) => u.startsWith('file:') && u.includes('/dist/'))
     .map((u) => path.relative(ROOT, fileURLToPath(u)));
-  expect(files.length).toBeGreaterThan(0);
+  if (args[0] !== '--version') expect(files.length).toBeGreaterThan(0);
   const found = new Set<string>();
   for (const f of files) {
     const inputs = Object.keys(meta.outputs[f]?.inputs ?? {});
@@ -61,7 +61,7 @@ afterAll(() => server.close());
 describe('what loads on the hot paths (kept there without timing anything)', () => {
   const env = () => ({ HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() });
 
-  it('--version loads nothing of the bundle but its entry', async () => {
+  it('--version loads nothing of the bundle at all', async () => {
     expect(await heavyLoaded(['--version'], env())).toEqual([]);
   });
 
