@@ -83,7 +83,8 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
       .map((c, i) =>
         i === 4 && color ? colorStatus(p.c, c) : i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!),
       )
-      .join('  ');
+      .join('  ')
+      .trimEnd();
   p.out(p.c.bold(line(header)));
   for (const r of rows) p.out(line(r.map(String), true));
 }

@@ -244,3 +244,25 @@ describe('the local history and deposit list', () => {
     expect(none.stderr).toBe('no pending deposits in the local history\n');
   });
 });
+
+describe('on a terminal', () => {
+  it('deposit list is a table with a header and formatted amounts', async () => {
+    await runCli(['deposit', 'create', '--amount', '1500', '--to', LQ, '-q'], { env });
+    const r = await runCli(['deposit', 'list'], { env: { ...env, NO_COLOR: '1' }, stdoutTTY: true });
+    const [header, row] = r.stdout.split('\n');
+    expect(header).toMatch(/^ID\s+CREATED\s+AMOUNT\s+DESTINATION\s+STATUS$/);
+    expect(row).toContain('R$ 1.500,00');
+    expect(row).toContain('lq1qqvxk052k…');
+    expect(row).toMatch(/WAITING_PAYMENT$/);
+  });
+
+  it('a batch shows its progress on stderr', async () => {
+    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(3))], {
+      env,
+      stderrTTY: true,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('\rrows 3/3\n');
+    expect(r.stdout.trim().split('\n')).toHaveLength(3);
+  });
+});
