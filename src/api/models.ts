@@ -10,7 +10,7 @@ import {
 import { STATUSES } from '../domain/values.js';
 
 // zod/mini loads no messages of its own: English ones, for errors that name the field
-z.config(en());
+z.config({ ...en(), jitless: true });
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const isoTimestamp = z.string().check(
