@@ -3,7 +3,6 @@
  * and the pieces tests replace (gh's Factory and IOStreams).
  */
 import os from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { ClientOptions } from './api/client.js';
 import type { Prompter } from './ui/prompts.js';
@@ -39,6 +38,22 @@ export interface Context {
   };
 }
 
+/** A timer that an abort cuts short (rejecting), without loading timers/promises. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error('aborted'));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Error('aborted'));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 export function processContext(signal: AbortSignal): Context {
   return {
     stdout: process.stdout,
@@ -47,7 +62,7 @@ export function processContext(signal: AbortSignal): Context {
     env: process.env,
     homedir: os.homedir(),
     now: () => Date.now(),
-    sleep: (ms, s) => delay(ms, undefined, s ? { signal: s } : undefined),
+    sleep: (ms, s) => sleep(ms, s),
     random: Math.random,
     signal,
   };

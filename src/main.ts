@@ -1,5 +1,8 @@
 /** The process entry: wires signals and the real streams, then runs the program. */
 import v8 from 'node:v8';
+// static: every run that reaches this file needs the program (bin/lbrl.js answers --version)
+import { main } from './cli.js';
+import { processContext } from './context.js';
 
 const argv = process.argv.slice(2);
 
@@ -33,6 +36,5 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
 });
 
-const [{ main }, { processContext }] = await Promise.all([import('./cli.js'), import('./context.js')]);
 const code = await main(argv, processContext(controller.signal));
 exitAfterFlush(code);
