@@ -3,6 +3,7 @@ import { parseBaseUrl, parseToken } from '../api/baseurl.js';
 import { DepositClient } from '../api/client.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
+import { canPrompt } from '../ui/prompts.js';
 
 export interface LoginOptions {
   withToken?: boolean;
@@ -39,8 +40,7 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
   if (opts.withToken) {
     token = (await readAll(ctx.stdin)).replace(/\r?\n$/, '');
   } else {
-    const interactive = ctx.stdin.isTTY && ctx.stderr.isTTY && session.globals.input !== false && !ctx.env.CI;
-    if (!interactive) {
+    if (!canPrompt(ctx, session.globals)) {
       throw usageError(
         'no terminal to ask for the token: pipe it in with lbrl auth login --with-token < token.txt',
       );
