@@ -202,8 +202,8 @@ export class Session {
   /** Started once per command, however many clients use it. */
   private async embeddedSandbox(): Promise<{ baseUrl: string; token: string }> {
     if (this.sandboxUrl) return this.sandboxUrl;
-    const { startEmbeddedSandbox } = await import('./sandbox/embedded.js');
-    const sandbox = await startEmbeddedSandbox({
+    const { startSandbox } = await import('./sandbox/embedded.js');
+    const sandbox = await startSandbox({
       dir: this.sandboxDir,
       autopay: this.setting('sandbox-autopay') ?? 'off',
       now: this.ctx.now,

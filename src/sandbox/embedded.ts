@@ -37,7 +37,3 @@ export async function startSandbox(start: SandboxStart, store = new SandboxStore
   );
   return { ...running, token, store };
 }
-
-export async function startEmbeddedSandbox(start: SandboxStart) {
-  return startSandbox(start);
-}

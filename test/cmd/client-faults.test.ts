@@ -1,8 +1,7 @@
-import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { createAnswer, getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -164,12 +163,7 @@ describe('deposit get against a service that answers in every way', () => {
   });
 
   it('connection refused exits 6 after retrying', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = net.createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as net.AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const r = await runCli(['deposit', 'get', ID], { env: envFor(`http://127.0.0.1:${port}`) });
     expect(r.code).toBe(6);
     expect(r.stderr).toContain(

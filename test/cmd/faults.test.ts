@@ -2,11 +2,12 @@
  * Fault injection: a service that fails in every way we know of, each case asserting the
  * exit code, the one-line message and how many requests were made.
  */
-import net from 'node:net';
+import type net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { type FaultyServer, httpAnswer, startFaulty, startSelfSigned } from '../helpers/faulty.js';
 import { createAnswer, getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
+import { freePort } from '../helpers/server.js';
 
 let open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -37,12 +38,7 @@ const good = JSON.stringify(getAnswer());
 
 describe('faults on a GET (safe to repeat: retried)', () => {
   it('connection refused: exit 6 after retrying', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = net.createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as net.AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const r = await runCli(GET, { env: envFor(`http://127.0.0.1:${port}`) });
     expect(r.code).toBe(6);
     expect(oneLine(r.stderr)).toContain('connection failed (ECONNREFUSED)');
@@ -193,12 +189,7 @@ describe('faults on a create (never repeated once it may have reached the servic
   });
 
   it('a refused connection carried nothing: the create is retried with the same Idempotency-Key', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = net.createServer().listen(0, '127.0.0.1', () => {
-        const p = (probe.address() as net.AddressInfo).port;
-        probe.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const seen: string[] = [];
     let server: net.Server | undefined;
     const r = await runCli(CREATE, {

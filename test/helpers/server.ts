@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 
 export interface SeenRequest {
   method: string;
@@ -57,4 +57,14 @@ export function json(
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(text);
+}
+
+/** A loopback port nothing listens on (it was free a moment ago): connections to it are refused. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
