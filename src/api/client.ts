@@ -160,7 +160,16 @@ export class DepositClient {
       undefined,
       id,
     );
-    return this.parse(text, getResponseSchema);
+    const result = this.parse(text, getResponseSchema);
+    // an answer about another deposit is no answer about this one (get, watch and list alike)
+    if (result.value.id.toLowerCase() !== id.toLowerCase()) {
+      throw new LbrlError(
+        `asked for deposit ${id}, but the service answered with deposit ${result.value.id}`,
+        'mismatch',
+        EXIT.failure,
+      );
+    }
+    return result;
   }
 
   private parse<T>(

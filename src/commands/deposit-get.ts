@@ -22,13 +22,6 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
   }
   const client = await session.client();
   const { value, raw } = await client.getDeposit(id.value);
-  if (value.id.toLowerCase() !== id.value) {
-    throw new LbrlError(
-      `asked for deposit ${id.value}, but the service answered with deposit ${value.id}`,
-      'mismatch',
-      EXIT.failure,
-    );
-  }
   const code = parseBrCode(value.qrCodeText);
   if (!code.ok && (opts.qr || opts.qrPng !== undefined)) {
     throw new LbrlError(

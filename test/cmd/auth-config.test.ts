@@ -246,3 +246,41 @@ describe('profiles that do not exist', () => {
     );
   });
 });
+
+describe('auth login against services that answer a made-up id differently', () => {
+  it.each([
+    ['400', (res: import('node:http').ServerResponse) => json(res, 400, { message: 'bad id' })],
+    [
+      'an example deposit',
+      (res: import('node:http').ServerResponse) =>
+        json(res, 200, { id: '00000000-0000-4000-8000-000000000000' }),
+    ],
+  ])('%s still means the token was accepted', async (_name, answer) => {
+    const s = await startServer((_req, res) => answer(res));
+    const d = path.join(tempDir(), 'cfg');
+    const r = await runCli(['auth', 'login', '--base-url', s.url, '--with-token'], {
+      env: { LBRL_CONFIG_DIR: d },
+      stdin: TOKEN,
+    });
+    await s.close();
+    expect(r.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8')).profiles.default.token).toBe(
+      TOKEN,
+    );
+  });
+
+  it('a 5xx is not an answer about the token: nothing saved, exit 1', async () => {
+    const s = await startServer((_req, res) => json(res, 503, { message: 'down' }));
+    const d = path.join(tempDir(), 'cfg');
+    const r = await runCli(['auth', 'login', '--base-url', s.url, '--with-token'], {
+      env: { LBRL_CONFIG_DIR: d },
+      stdin: TOKEN,
+    });
+    await s.close();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'could not check the token: the service answered 503: down; nothing was saved',
+    );
+    expect(fs.existsSync(path.join(d, 'config.json'))).toBe(false);
+  });
+});

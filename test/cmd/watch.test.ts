@@ -131,6 +131,17 @@ describe('deposit watch', () => {
     expect(server.requests).toHaveLength(7);
   });
 
+  it('an answer about another deposit ends the watch (exit 1): it says nothing about this one', async () => {
+    const { env } = await scripted((_req, res) =>
+      json(res, 200, status('WAITING_PAYMENT', { id: '00000000-0000-4000-8000-000000000000' })),
+    );
+    const r = await runCli(['deposit', 'watch', ID], { env, clock: { now: 0 } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `asked for deposit ${ID}, but the service answered with deposit 00000000-0000-4000-8000-000000000000`,
+    );
+  });
+
   it('a service that stays unreachable ends the watch with 6 after the documented limit', async () => {
     const { server, env } = await scripted((_req, res) => {
       res.destroy();
