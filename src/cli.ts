@@ -44,6 +44,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
       'do not check the service TLS certificate (unsafe: for test servers only)',
     )
     .showHelpAfterError(false)
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
       writeOut: (s) => ctx.stdout.write(s),
@@ -282,7 +283,7 @@ const EXAMPLES: Record<string, string[]> = {
     '# a batch: CSV with a header (amount,to,splitTo,splitFee) or NDJSON, one deposit per row',
     'lbrl deposit create --from charges.csv > results.ndjson',
     "lbrl deposit create --from charges.csv --resume | jq -c 'select(.error)'",
-    '--json prints the service object; errors are one line on stderr: {"error":{"type","message","exitCode"}}',
+    '# --json prints the service object; an error is one line on stderr: {"error":{"type","message","exitCode"}}',
   ],
   'deposit get': [
     'lbrl deposit get <id>',
@@ -294,7 +295,7 @@ const EXAMPLES: Record<string, string[]> = {
     'lbrl deposit watch <id> --json | jq -r .status      # one line per status change',
     '# cron, every 10 minutes: follow whatever is pending, for at most 9',
     '*/10 * * * * lbrl deposit watch --pending --timeout 9m -q || echo "exit $?" >> ~/lbrl-watch.log',
-    'exit codes: 0 FINALIZED, 5 FAILED, 124 timed out, 3 auth, 4 unknown id, 6 unreachable, 130 Ctrl-C',
+    '# exit codes: 0 FINALIZED, 5 FAILED, 124 timed out, 3 auth, 4 unknown id, 6 unreachable, 130 Ctrl-C',
   ],
   'deposit list': [
     'lbrl deposit list',
