@@ -20,6 +20,8 @@ export interface SandboxOptions {
   autopaySeconds: number | null;
   now: () => number;
   qrPng: (text: string) => Promise<string>;
+  /** how long a repeated Idempotency-Key waits for the first request's deposit */
+  claimWaitMs?: number;
 }
 
 const MAX_BODY = 64 * 1024;
@@ -134,8 +136,28 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
     if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 255)) {
       throw invalid('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
     }
-    const id = randomUUID();
-    const createdAt = o.now();
+    let id: string = randomUUID();
+    let replayed = false;
+    if (key) {
+      const claim = o.store.claimKey(key, JSON.stringify(v), id);
+      if (claim.kind === 'conflict') {
+        throw new HttpError(
+          422,
+          'idempotency_conflict',
+          'this Idempotency-Key was already used with another request body',
+        );
+      }
+      if (claim.kind === 'existing') {
+        const prior = await waitForDeposit(claim.id);
+        if (prior) {
+          send(res, 201, createView(prior), { 'idempotent-replayed': 'true' });
+          return;
+        }
+        // the request that claimed the key died before writing its deposit: finish it here
+        id = claim.id;
+        replayed = true;
+      }
+    }
     const qrCodeText = buildDynamicBrCode({
       url: `pix.sandbox.lbrl.invalid/v2/${id.replace(/-/g, '')}`,
       amountText: centsToDecimalText(v.amountInCents),
@@ -151,23 +173,26 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
       splitBasisPoints: v.splitBasisPoints,
       qrCodeText,
       qrCode: await o.qrPng(qrCodeText),
-      createdAt,
+      createdAt: o.now(),
       autopayAfterMs: o.autopaySeconds === null ? null : o.autopaySeconds * 1000,
     };
-    const outcome = o.store.create(deposit, key ? { key, body: JSON.stringify(v) } : undefined);
-    if (outcome.kind === 'conflict') {
-      throw new HttpError(
-        422,
-        'idempotency_conflict',
-        'this Idempotency-Key was already used with another request body',
-      );
-    }
+    const stored = o.store.publish(deposit);
     send(
       res,
       201,
-      createView(outcome.deposit),
-      outcome.kind === 'replayed' ? { 'idempotent-replayed': 'true' } : {},
+      createView(stored),
+      replayed || stored !== deposit ? { 'idempotent-replayed': 'true' } : {},
     );
+  }
+
+  /** A deposit another request is still writing: wait a little for it. */
+  async function waitForDeposit(id: string): Promise<StoredDeposit | undefined> {
+    const until = Date.now() + (o.claimWaitMs ?? 2000);
+    for (;;) {
+      const found = o.store.load(id);
+      if (found || Date.now() >= until) return found;
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   function get(id: string, res: http.ServerResponse): void {

@@ -14,10 +14,7 @@ interface IdempotencyRecord {
   bodyHash: string;
 }
 
-export type CreateOutcome =
-  | { kind: 'created'; deposit: StoredDeposit }
-  | { kind: 'replayed'; deposit: StoredDeposit }
-  | { kind: 'conflict' };
+export type KeyClaim = { kind: 'claimed' } | { kind: 'existing'; id: string } | { kind: 'conflict' };
 
 export class SandboxStore {
   private readonly deposits: string;
@@ -40,35 +37,28 @@ export class SandboxStore {
     return fs.readFileSync(file, 'utf8').trim();
   }
 
-  create(deposit: StoredDeposit, idempotency?: { key: string; body: string }): CreateOutcome {
-    const keyFile = idempotency
-      ? path.join(this.keys, `${createHash('sha256').update(idempotency.key).digest('hex')}.json`)
-      : undefined;
-    const bodyHash = idempotency ? createHash('sha256').update(idempotency.body).digest('hex') : '';
-    if (keyFile) {
-      const prior = this.replay(keyFile, bodyHash);
-      if (prior) return prior;
-    }
-    publishExclusive(this.depositFile(deposit.id), JSON.stringify(deposit));
-    if (keyFile) {
-      const record: IdempotencyRecord = { id: deposit.id, bodyHash };
-      if (!publishExclusive(keyFile, JSON.stringify(record))) {
-        // another process won the race for this key: its deposit is the one
-        fs.rmSync(this.depositFile(deposit.id), { force: true });
-        const prior = this.replay(keyFile, bodyHash);
-        if (prior) return prior;
-      }
-    }
-    this.cache.set(deposit.id, deposit);
-    return { kind: 'created', deposit };
+  /**
+   * Claim an Idempotency-Key for a deposit id before the deposit exists, so that a process
+   * killed between the two leaves a claim that the next request with the key can finish.
+   */
+  claimKey(key: string, body: string, id: string): KeyClaim {
+    const file = path.join(this.keys, `${createHash('sha256').update(key).digest('hex')}.json`);
+    const bodyHash = createHash('sha256').update(body).digest('hex');
+    const record: IdempotencyRecord = { id, bodyHash };
+    if (publishExclusive(file, JSON.stringify(record))) return { kind: 'claimed' };
+    const prior = readJson<IdempotencyRecord>(file);
+    if (!prior || prior.bodyHash !== bodyHash) return { kind: 'conflict' };
+    return { kind: 'existing', id: prior.id };
   }
 
-  private replay(keyFile: string, bodyHash: string): CreateOutcome | undefined {
-    const record = readJson<IdempotencyRecord>(keyFile);
-    if (!record) return undefined;
-    if (record.bodyHash !== bodyHash) return { kind: 'conflict' };
-    const deposit = this.load(record.id);
-    return deposit ? { kind: 'replayed', deposit } : undefined;
+  /** Write a deposit once; if its id is already written (a claim finished twice), that one stands. */
+  publish(deposit: StoredDeposit): StoredDeposit {
+    if (!publishExclusive(this.depositFile(deposit.id), JSON.stringify(deposit))) {
+      const existing = this.load(deposit.id);
+      if (existing) return existing;
+    }
+    this.cache.set(deposit.id, deposit);
+    return deposit;
   }
 
   private depositFile(id: string): string {

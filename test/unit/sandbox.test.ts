@@ -123,6 +123,33 @@ describe('sandbox service', () => {
     expect(d.body.id).not.toBe(a.body.id);
   });
 
+  it('a key claimed by a request that died before writing its deposit is finished by the next one', async () => {
+    sb = await startTestSandbox();
+    const body = { amountInCents: 100, lbrlAddress: LQ };
+    // what a kill -9 between claiming the key and writing the deposit leaves behind
+    const orphan = '11111111-2222-4333-8444-555555555555';
+    const validated = { amountInCents: 100, lbrlAddress: LQ, lbrlSplitAddress: null, splitBasisPoints: null };
+    expect(sb.store.claimKey('k-dead', JSON.stringify(validated), orphan)).toEqual({ kind: 'claimed' });
+    const r = await sb.call('POST', '/v1/api/deposit', body, { 'idempotency-key': 'k-dead' });
+    expect(r.status).toBe(201);
+    expect(r.body.id).toBe(orphan);
+    const again = await sb.call('POST', '/v1/api/deposit', body, { 'idempotency-key': 'k-dead' });
+    expect(again.body.id).toBe(orphan);
+    expect((await sb.call('GET', `/v1/api/deposit/${orphan}`)).status).toBe(200);
+  });
+
+  it('concurrent requests with one key make one deposit', async () => {
+    sb = await startTestSandbox();
+    const body = { amountInCents: 100, lbrlAddress: LQ };
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        sb!.call('POST', '/v1/api/deposit', body, { 'idempotency-key': 'k-race' }),
+      ),
+    );
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect(answers.every((a) => a.status === 201)).toBe(true);
+  });
+
   it('follows the lifecycle from stored facts and the clock, one step a second', async () => {
     sb = await startTestSandbox({ autopaySeconds: 5 });
     const created = await sb.call('POST', '/v1/api/deposit', { amountInCents: 150000, lbrlAddress: EX });
