@@ -28,8 +28,17 @@ export interface RunResult {
   sleeps: number[];
 }
 
+const made: string[] = [];
+
 export function tempDir(prefix = 'lbrl-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Remove every directory tempDir made in this test file (test/setup.ts calls it). */
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /** Run the CLI in-process with fake streams, a fake sleep and a fixed random. */
