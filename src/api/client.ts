@@ -149,7 +149,19 @@ export class DepositClient {
     idempotencyKey: string = randomUUID(),
   ): Promise<ApiResult<CreateResponse>> {
     const text = await this.send('POST', '/v1/api/deposit', JSON.stringify(body), idempotencyKey);
-    return this.parse(text, createResponseSchema);
+    try {
+      return this.parse(text, createResponseSchema);
+    } catch (error) {
+      // the service said yes, in words we cannot read: the charge may well exist
+      if (error instanceof LbrlError) {
+        throw new LbrlError(
+          `${error.message}. The service accepted the create, so a deposit may exist (Idempotency-Key ${idempotencyKey}); do not pay anything from this answer`,
+          error.type,
+          error.exitCode,
+        );
+      }
+      throw error;
+    }
   }
 
   async getDeposit(id: string): Promise<ApiResult<GetResponse>> {

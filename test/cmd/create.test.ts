@@ -231,6 +231,16 @@ describe('money safety: the answer is checked against the request', () => {
     },
   );
 
+  it('an accepted create whose answer cannot be read says a deposit may exist', async () => {
+    answer = () => ({ id: 'not-a-uuid' });
+    const r = await runCli(['deposit', 'create', '--amount', '1500', '--to', LQ], { env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /The service accepted the create, so a deposit may exist \(Idempotency-Key [0-9a-f-]{36}\)/,
+    );
+  });
+
   it('refuses a split answered with another percentage', async () => {
     answer = (b) => ({ ...base(b), splitPercent: 0.03 });
     const r = await runCli(
