@@ -3,13 +3,13 @@
  * at the top turns every error into its message and exit code.
  */
 import { Command, CommanderError, Option } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
 import type { CommandSpec } from './commands/completion.js';
 import type { Context } from './context.js';
 import { EXIT, LbrlError, usageError } from './errors.js';
 import type { GlobalOptions, Session } from './session.js';
 
-declare const LBRL_VERSION: string;
-export const VERSION = typeof LBRL_VERSION === 'string' ? LBRL_VERSION : '0.0.0-dev';
+export const VERSION: string = pkg.version;
 
 type Action = (session: Session) => Promise<void> | void;
 
