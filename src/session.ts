@@ -80,10 +80,6 @@ export class Session {
     return target.mode === 'live' ? target.baseUrl : 'sandbox';
   }
 
-  get dataDir(): string {
-    return this.store.dir;
-  }
-
   get sandboxDir(): string {
     return path.join(this.store.dir, 'sandbox');
   }
