@@ -58,6 +58,13 @@ const CONNECT_FAILURES = new Set([
 ]);
 const TLS_FAILURES = /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO_VERIFY/;
 
+/** A 2xx answer, not yet read as JSON. */
+interface Answer {
+  status: number;
+  contentType: string | undefined;
+  text: string;
+}
+
 type Outcome =
   | { kind: 'answer'; status: number; headers: Record<string, string | string[] | undefined>; body: string }
   | { kind: 'error'; error: unknown; sent: boolean };
@@ -90,6 +97,7 @@ export function serviceMessage(body: string): string {
     const json = JSON.parse(body) as unknown;
     const pick = (v: unknown): string | undefined => {
       if (typeof v === 'string' && v.trim()) return v;
+      if (Array.isArray(v)) return v.map(pick).filter(Boolean).join('; ') || undefined;
       if (v && typeof v === 'object') {
         const o = v as Record<string, unknown>;
         for (const k of ['message', 'error_description', 'detail', 'title', 'error', 'errors', 'msg']) {
@@ -101,7 +109,6 @@ export function serviceMessage(body: string): string {
           }
         }
       }
-      if (Array.isArray(v)) return v.map(pick).filter(Boolean).join('; ') || undefined;
       return undefined;
     };
     text = pick(json) ?? text;
@@ -148,9 +155,9 @@ export class DepositClient {
     body: CreateRequest,
     idempotencyKey: string = randomUUID(),
   ): Promise<ApiResult<CreateResponse>> {
-    const text = await this.send('POST', '/v1/api/deposit', JSON.stringify(body), idempotencyKey);
+    const answer = await this.send('POST', '/v1/api/deposit', JSON.stringify(body), idempotencyKey);
     try {
-      return this.parse(text, createResponseSchema);
+      return this.parse(answer, createResponseSchema);
     } catch (error) {
       // the service said yes, in words we cannot read: the charge may well exist
       if (error instanceof LbrlError) {
@@ -165,14 +172,14 @@ export class DepositClient {
   }
 
   async getDeposit(id: string): Promise<ApiResult<GetResponse>> {
-    const text = await this.send(
+    const answer = await this.send(
       'GET',
       `/v1/api/deposit/${encodeURIComponent(id)}`,
       undefined,
       undefined,
       id,
     );
-    const result = this.parse(text, getResponseSchema);
+    const result = this.parse(answer, getResponseSchema);
     // an answer about another deposit is no answer about this one (get, watch and list alike)
     if (result.value.id.toLowerCase() !== id.toLowerCase()) {
       throw new LbrlError(
@@ -184,14 +191,22 @@ export class DepositClient {
     return result;
   }
 
+  /** A 2xx answer to the models: JSON by its content type and its text, then the schema. */
   private parse<T>(
-    text: string,
+    { status, contentType, text }: Answer,
     schema: {
       safeParse(
         v: unknown,
       ): { success: true; data: T } | { success: false; error: import('zod/mini').core.$ZodError };
     },
   ): ApiResult<T> {
+    if (contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim())) {
+      throw new LbrlError(
+        `the service answered ${status} with content-type ${JSON.stringify(contentType)}, not JSON; a proxy or a wrong base URL?`,
+        'contract',
+        EXIT.failure,
+      );
+    }
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -281,7 +296,7 @@ export class DepositClient {
     body: string | undefined,
     idempotencyKey: string | undefined,
     depositId?: string,
-  ): Promise<string> {
+  ): Promise<Answer> {
     const url = `${this.o.baseUrl}${path}`;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.o.token}`,
@@ -335,16 +350,7 @@ export class DepositClient {
         const ct = headerValue(h['content-type']);
         if (ct) this.trace(`< content-type: ${ct}`);
         this.trace(`< ${text.length > 1500 ? `${text.slice(0, 1500)}… (${text.length} bytes)` : text}`);
-        if (status >= 200 && status < 300) {
-          if (ct && !/^application\/([\w.+-]*\+)?json\b/i.test(ct.trim())) {
-            throw new LbrlError(
-              `the service answered ${status} with content-type ${JSON.stringify(ct)}, not JSON; a proxy or a wrong base URL?`,
-              'contract',
-              EXIT.failure,
-            );
-          }
-          return text;
-        }
+        if (status >= 200 && status < 300) return { status, contentType: ct, text };
         const msg = serviceMessage(text) || `HTTP ${status}`;
         if (status >= 300 && status < 400) {
           const location = headerValue(h.location) ?? '(no location)';

@@ -174,6 +174,18 @@ describe('faults on a create (never repeated once it may have reached the servic
     expect(r.stdout).toBe('');
   });
 
+  it('an accepted create answered as HTML: exit 1, and it says a deposit may exist', async () => {
+    const s = await faulty((socket) =>
+      socket.end(httpAnswer(201, '<html>ok</html>', { 'content-type': 'text/html' })),
+    );
+    const r = await runCli(CREATE, { env: envFor(s.url), client: fast });
+    expect(r.code).toBe(1);
+    expect(s.requests).toHaveLength(1);
+    expect(oneLine(r.stderr)).toMatch(
+      /content-type "text\/html", not JSON.*a deposit may exist \(Idempotency-Key [0-9a-f-]{36}\)/,
+    );
+  });
+
   it('a reset right after connecting is not repeated either: the request may be on its way', async () => {
     const s = await faulty(
       () => {},
