@@ -9,7 +9,7 @@ import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import { Session, type Target } from '../session.js';
 import type { CreatedRecord } from '../store/history.js';
 import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
-import { checkWritableTarget, isPng, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import { checkQrPngTarget, isPng, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { renderDeposit } from '../ui/render.js';
 import { follow } from './deposit-watch.js';
 
@@ -238,16 +238,12 @@ export async function createChecked(
 
 export async function run(opts: CreateOptions, session: Session): Promise<void> {
   const p = session.printer;
-  qrStyle(opts.qrStyle, undefined);
+  const style = qrStyle(opts.qrStyle, session.setting('qr-style'));
   const interactive = canPrompt(session.ctx, session.globals);
   const prompter = interactive ? (session.ctx.prompter ?? (await inquirerPrompter(session.ctx))) : undefined;
   const filled = prompter && !opts.dryRun ? await askMissing(opts, session, prompter) : opts;
   const body = buildRequest(filled, session);
-  if (opts.qrPng !== undefined) {
-    const problem = checkWritableTarget(opts.qrPng);
-    if (problem)
-      throw invalidValue('--qr-png', opts.qrPng, `a file path in a writable directory (${problem})`);
-  }
+  if (opts.qrPng !== undefined) checkQrPngTarget(opts.qrPng);
   const target = session.target();
 
   if (opts.dryRun) {
@@ -292,7 +288,7 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
     p.out(renderDeposit(p.c, value));
     if (opts.qr !== false) {
       p.out('');
-      p.out(await renderTerminalQr(value.qrCodeText, qrStyle(opts.qrStyle, session.setting('qr-style'))));
+      p.out(await renderTerminalQr(value.qrCodeText, style));
     }
     p.out('PIX copy-paste:');
     p.out(value.qrCodeText);

@@ -2,7 +2,7 @@ import { parseBrCode } from '../domain/brcode.js';
 import { parseDepositId } from '../domain/values.js';
 import { EXIT, invalidValue, LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
-import { checkWritableTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import { checkQrPngTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 
 export interface GetOptions {
   qr?: boolean;
@@ -14,12 +14,8 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
   const p = session.printer;
   const id = parseDepositId(idText);
   if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
-  qrStyle(opts.qrStyle, undefined);
-  if (opts.qrPng !== undefined) {
-    const problem = checkWritableTarget(opts.qrPng);
-    if (problem)
-      throw invalidValue('--qr-png', opts.qrPng, `a file path in a writable directory (${problem})`);
-  }
+  const style = qrStyle(opts.qrStyle, session.setting('qr-style'));
+  if (opts.qrPng !== undefined) checkQrPngTarget(opts.qrPng);
   const client = await session.client();
   const { value, raw } = await client.getDeposit(id.value);
   const code = parseBrCode(value.qrCodeText);
@@ -47,7 +43,7 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
   if (!code.ok) p.warn(`warning: its qrCodeText is not a valid PIX BR Code (${code.reason}); do not pay it`);
   if (opts.qr) {
     p.out('');
-    p.out(await renderTerminalQr(value.qrCodeText, qrStyle(opts.qrStyle, session.setting('qr-style'))));
+    p.out(await renderTerminalQr(value.qrCodeText, style));
     p.out('PIX copy-paste:');
     p.out(value.qrCodeText);
   }

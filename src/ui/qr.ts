@@ -1,7 +1,7 @@
 /** The PIX QR code drawn in the terminal (qrcode-terminal), and as a PNG file (qrcode). */
 import fs from 'node:fs';
 import path from 'node:path';
-import { invalidValue } from '../errors.js';
+import { invalidValue, LbrlError } from '../errors.js';
 
 /** Modules of a QR code (true = dark) as qrcode-terminal encodes the text. */
 async function qrModules(text: string): Promise<boolean[][]> {
@@ -91,20 +91,23 @@ export function writeFileAtomic(file: string, bytes: Buffer | string, mode = 0o6
   }
 }
 
-/** Before a request is sent: will the PNG be writable there? */
-export function checkWritableTarget(file: string): string | undefined {
+/** Before a request is sent: will --qr-png be writable there? Refuses (exit 2) if not. */
+export function checkQrPngTarget(file: string): void {
+  const refuse = (problem: string) =>
+    invalidValue('--qr-png', file, `a file path in a writable directory (${problem})`);
   const dir = path.dirname(path.resolve(file));
   try {
-    const st = fs.statSync(dir);
-    if (!st.isDirectory()) return `${dir} is not a directory`;
+    if (!fs.statSync(dir).isDirectory()) throw refuse(`${dir} is not a directory`);
     fs.accessSync(dir, fs.constants.W_OK);
-  } catch {
-    return `the directory ${dir} does not exist or is not writable`;
+  } catch (error) {
+    if (error instanceof LbrlError) throw error;
+    throw refuse(`the directory ${dir} does not exist or is not writable`);
   }
+  let isDir = false;
   try {
-    if (fs.statSync(file).isDirectory()) return `${file} is a directory`;
+    isDir = fs.statSync(file).isDirectory();
   } catch {
     // does not exist yet: fine
   }
-  return undefined;
+  if (isDir) throw refuse(`${file} is a directory`);
 }
