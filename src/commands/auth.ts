@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { parseBaseUrl, parseToken } from '../api/baseurl.js';
-import { DepositClient } from '../api/client.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt } from '../ui/prompts.js';
@@ -61,16 +60,12 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
 
   if (opts.verify !== false) {
     // A harmless request: a GET of an id that cannot exist. 404 means the token was accepted.
-    const client = new DepositClient({
+    const client = await session.client({
+      mode: 'live',
       baseUrl: base.value,
       token: t.value,
-      sleep: ctx.sleep,
-      random: ctx.random,
-      now: ctx.now,
-      signal: ctx.signal,
-      trace: session.globals.verbose ? (line) => p.trace(line) : undefined,
-      insecureSkipTlsVerify: Boolean(session.globals.insecureSkipTlsVerify),
-      ...ctx.client,
+      baseUrlFrom: '--base-url',
+      tokenFrom: 'auth login',
     });
     try {
       await client.getDeposit(randomUUID());
@@ -89,8 +84,6 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
           'pass --no-verify to save it without checking',
         );
       }
-    } finally {
-      await client.close();
     }
   }
   await session.store.updateProfile(session.profileName, (profile) => {
