@@ -19,7 +19,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
   let usageMessage: string | undefined;
 
   const program = new Command('lbrl');
-  const run = (cmd: Command, action: Action) => async () => {
+  const run = async (cmd: Command, action: Action): Promise<void> => {
     globals = cmd.optsWithGlobals() as GlobalOptions;
     const { Session } = await import('./session.js');
     session = new Session(ctx, globals);
@@ -97,12 +97,12 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
             `--from cannot be combined with ${single.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}; put the values in the file`,
           );
         }
-        await run(this, async (s) => (await import('./commands/deposit-batch.js')).run(opts as never, s))();
+        await run(this, async (s) => (await import('./commands/deposit-batch.js')).run(opts as never, s));
         return;
       }
       if (opts.concurrency !== undefined || opts.resume)
         throw usageError('--concurrency and --resume go with --from <file>');
-      await run(this, async (s) => (await import('./commands/deposit-create.js')).run(opts, s))();
+      await run(this, async (s) => (await import('./commands/deposit-create.js')).run(opts, s));
     });
   deposit
     .command('get')
@@ -112,7 +112,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .option('--qr-png <file>', 'write the QR code as a PNG file')
     .option('--qr-style <style>', 'dark (light text on a dark terminal, the default) or light')
     .action(async function (this: Command, id: string) {
-      await run(this, async (s) => (await import('./commands/deposit-get.js')).run(id, this.opts(), s))();
+      await run(this, async (s) => (await import('./commands/deposit-get.js')).run(id, this.opts(), s));
     });
 
   deposit
@@ -123,7 +123,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .option('--interval <seconds>', 'seconds between polls of a deposit (at least 1)', undefined)
     .option('--timeout <duration>', 'give up (exit 124) after 90, 90s, 10m or 1h')
     .action(async function (this: Command, ids: string[]) {
-      await run(this, async (s) => (await import('./commands/deposit-watch.js')).run(ids, this.opts(), s))();
+      await run(this, async (s) => (await import('./commands/deposit-watch.js')).run(ids, this.opts(), s));
     });
 
   deposit
@@ -132,7 +132,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .option('--refresh', 'ask the service for the status of those not yet FINALIZED or FAILED')
     .option('--limit <n>', 'at most this many (default 30)')
     .action(async function (this: Command) {
-      await run(this, async (s) => (await import('./commands/deposit-list.js')).run(this.opts(), s))();
+      await run(this, async (s) => (await import('./commands/deposit-list.js')).run(this.opts(), s));
     });
 
   const auth = program.command('auth').description('store, show and remove the access token');
@@ -142,20 +142,20 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .option('--with-token', 'read the token from stdin')
     .option('--no-verify', 'save without checking the token against the service')
     .action(async function (this: Command) {
-      await run(this, async (s) => (await import('./commands/auth.js')).login(this.opts(), s))();
+      await run(this, async (s) => (await import('./commands/auth.js')).login(this.opts(), s));
     });
   auth
     .command('status')
     .description('show the profile, mode, base URL and where the token comes from')
     .option('--show-token', 'print the token itself')
     .action(async function (this: Command) {
-      await run(this, async (s) => (await import('./commands/auth.js')).status(this.opts(), s))();
+      await run(this, async (s) => (await import('./commands/auth.js')).status(this.opts(), s));
     });
   auth
     .command('logout')
     .description("remove the profile's token")
     .action(async function (this: Command) {
-      await run(this, async (s) => (await import('./commands/auth.js')).logout(s))();
+      await run(this, async (s) => (await import('./commands/auth.js')).logout(s));
     });
 
   const config = program.command('config').description('read and change profile settings');
@@ -165,7 +165,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .description('print a setting')
     .argument('<key>', keys)
     .action(async function (this: Command, key: string) {
-      await run(this, async (s) => (await import('./commands/config.js')).get(key, s))();
+      await run(this, async (s) => (await import('./commands/config.js')).get(key, s));
     });
   config
     .command('set')
@@ -173,20 +173,20 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .argument('<key>', keys)
     .argument('<value>', 'the new value')
     .action(async function (this: Command, key: string, value: string) {
-      await run(this, async (s) => (await import('./commands/config.js')).set(key, value, s))();
+      await run(this, async (s) => (await import('./commands/config.js')).set(key, value, s));
     });
   config
     .command('unset')
     .description('remove a setting')
     .argument('<key>', keys)
     .action(async function (this: Command, key: string) {
-      await run(this, async (s) => (await import('./commands/config.js')).unset(key, s))();
+      await run(this, async (s) => (await import('./commands/config.js')).unset(key, s));
     });
   config
     .command('list')
     .description("print the profile's settings")
     .action(async function (this: Command) {
-      await run(this, async (s) => (await import('./commands/config.js')).list(s))();
+      await run(this, async (s) => (await import('./commands/config.js')).list(s));
     });
 
   registerSandbox(program, run);
@@ -203,7 +203,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .command('__complete', { hidden: true })
     .argument('<kind>', 'profiles or ids')
     .action(async function (this: Command, kind: string) {
-      await run(this, async (s) => (await import('./commands/completion.js')).values(kind, s))();
+      await run(this, async (s) => (await import('./commands/completion.js')).values(kind, s));
     });
 
   for (const cmd of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {
@@ -352,7 +352,7 @@ function commandSpec(cmd: Command, path = ''): CommandSpec {
   };
 }
 
-function registerSandbox(program: Command, run: (cmd: Command, action: Action) => () => Promise<void>): void {
+function registerSandbox(program: Command, run: (cmd: Command, action: Action) => Promise<void>): void {
   const sandbox = program
     .command('sandbox')
     .description('the local sandbox of the service (no account, no real money)');
@@ -362,20 +362,20 @@ function registerSandbox(program: Command, run: (cmd: Command, action: Action) =
     .addOption(new Option('--port <n>', 'port (0 picks a free one)').default('0'))
     .addOption(new Option('--host <addr>', 'loopback address to listen on').default('127.0.0.1'))
     .action(async function (this: Command) {
-      await run(this, async (s) => (await import('./commands/sandbox.js')).serve(this.opts(), s))();
+      await run(this, async (s) => (await import('./commands/sandbox.js')).serve(this.opts(), s));
     });
   sandbox
     .command('pay')
     .description('simulate the payer: the deposit moves on to FINALIZED')
     .argument('<id>', 'deposit id')
     .action(async function (this: Command, id: string) {
-      await run(this, async (s) => (await import('./commands/sandbox.js')).pay(id, s))();
+      await run(this, async (s) => (await import('./commands/sandbox.js')).pay(id, s));
     });
   sandbox
     .command('fail')
     .description('end a deposit that is not yet terminal in FAILED')
     .argument('<id>', 'deposit id')
     .action(async function (this: Command, id: string) {
-      await run(this, async (s) => (await import('./commands/sandbox.js')).fail(id, s))();
+      await run(this, async (s) => (await import('./commands/sandbox.js')).fail(id, s));
     });
 }
