@@ -5,6 +5,7 @@
 import os from 'node:os';
 import type { Dispatcher } from 'undici';
 import type { ClientOptions } from './api/client.js';
+import { usageError } from './errors.js';
 import type { Prompter } from './ui/prompts.js';
 
 export interface OutStream {
@@ -66,4 +67,17 @@ export function processContext(signal: AbortSignal): Context {
     random: Math.random,
     signal,
   };
+}
+
+/** All of stdin as text, refused (exit 2) past `limit` bytes; `what` names it in the message. */
+export async function readInput(stream: InStream, limit: number, what: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    if (size > limit) throw usageError(`${what} on stdin is longer than ${limit} bytes`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

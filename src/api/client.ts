@@ -39,6 +39,8 @@ export interface RetryInfo {
   attempt: number;
   delayMs: number;
   reason: string;
+  /** the HTTP status that caused the retry, when there was an answer */
+  status?: number;
 }
 
 export interface ApiResult<T> {
@@ -408,7 +410,12 @@ export class DepositClient {
       if (!retryable || attempt >= this.o.maxRetries) throw final;
       const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.o.random() / 2);
       const delayMs = Math.round(Math.max(backoff, wait ?? 0));
-      this.o.onRetry?.({ attempt: attempt + 1, delayMs, reason });
+      this.o.onRetry?.({
+        attempt: attempt + 1,
+        delayMs,
+        reason,
+        ...(outcome.kind === 'answer' ? { status: outcome.status } : {}),
+      });
       this.trace(`* retrying in ${delayMs} ms (${reason})`);
       try {
         await this.o.sleep(delayMs, this.o.signal);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseBaseUrl, parseToken } from '../api/baseurl.js';
+import { readInput } from '../context.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt } from '../ui/prompts.js';
@@ -7,18 +8,6 @@ import { canPrompt } from '../ui/prompts.js';
 export interface LoginOptions {
   withToken?: boolean;
   verify?: boolean;
-}
-
-async function readAll(stream: NodeJS.ReadableStream, limit = 16 * 1024): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += b.length;
-    if (size > limit) throw usageError(`the token on stdin is longer than ${limit} bytes`);
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function maskToken(token: string): string {
@@ -37,7 +26,7 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
 
   let token: string;
   if (opts.withToken) {
-    token = (await readAll(ctx.stdin)).replace(/\r?\n$/, '');
+    token = (await readInput(ctx.stdin, 16 * 1024, 'the token')).replace(/\r?\n$/, '');
   } else {
     if (!canPrompt(ctx, session.globals)) {
       throw usageError(

@@ -9,8 +9,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { CreateRequest } from '../api/models.js';
+import { readInput } from '../context.js';
 import { parseRows } from '../domain/rows.js';
-import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
+import { EXIT, interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import { Session } from '../session.js';
 import type { AttemptRecord } from '../store/history.js';
 import { checkRequest, createChecked, type Labels } from './deposit-create.js';
@@ -39,18 +40,8 @@ const ROW_LABELS: Labels = {
 const MAX_INPUT = 10 * 1024 * 1024;
 const MAX_ROWS = 10_000;
 
-async function readInput(from: string, session: Session): Promise<string> {
-  if (from === '-') {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const c of session.ctx.stdin) {
-      const b = typeof c === 'string' ? Buffer.from(c) : (c as Buffer);
-      size += b.length;
-      if (size > MAX_INPUT) throw usageError(`the input on stdin is larger than ${MAX_INPUT} bytes`);
-      chunks.push(b);
-    }
-    return Buffer.concat(chunks).toString('utf8');
-  }
+async function readRows(from: string, session: Session): Promise<string> {
+  if (from === '-') return readInput(session.ctx.stdin, MAX_INPUT, 'the input');
   try {
     const st = fs.statSync(from);
     if (!st.isFile()) throw invalidValue('--from', from, 'a CSV or NDJSON file, or - for stdin');
@@ -96,7 +87,7 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
     }
     concurrency = Number(opts.concurrency);
   }
-  const text = await readInput(opts.from, session);
+  const text = await readRows(opts.from, session);
   const format = /\.csv$/i.test(opts.from) ? 'csv' : /\.(nd)?jsonl?$/i.test(opts.from) ? 'ndjson' : 'auto';
   const parsed = parseRows(text, format);
   if (!parsed.ok)
@@ -150,7 +141,7 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
   const client = await session.client(target, {
     maxRetries: 6,
     onRetry: (info) => {
-      if (/429/.test(info.reason)) pauseUntil = Math.max(pauseUntil, session.ctx.now() + info.delayMs);
+      if (info.status === 429) pauseUntil = Math.max(pauseUntil, session.ctx.now() + info.delayMs);
     },
   });
 
@@ -189,7 +180,14 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
       };
     }
     const wait = pauseUntil - session.ctx.now();
-    if (wait > 0) await session.ctx.sleep(wait, session.ctx.signal);
+    if (wait > 0) {
+      try {
+        await session.ctx.sleep(wait, session.ctx.signal);
+      } catch {
+        stopAll = interrupted();
+        return sendRow(i);
+      }
+    }
     const idempotencyKey = attempted.get(batchKey) ?? randomUUID();
     const attempt: AttemptRecord = {
       v: 1,

@@ -158,6 +158,27 @@ describe('deposit create --from', () => {
     expect(r.sleeps).toContain(1000);
   });
 
+  it('Ctrl-C while the batch waits out a 429: exit 130, the rows not yet sent say so', async () => {
+    const controller = new AbortController();
+    failOn = (_b, n) => {
+      if (n === 1) controller.abort();
+      return 429;
+    };
+    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(6)), '--concurrency', '2'], {
+      env,
+      signal: controller.signal,
+    });
+    expect(r.code).toBe(130);
+    expect(r.stderr).not.toMatch(/unexpected failure|\n\s+at /);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(6);
+    expect(lines.every((l) => l.error)).toBe(true);
+    expect(created).toBe(0);
+  });
+
   it('a 401 stops the batch: the other rows are not sent', async () => {
     failOn = () => 401;
     const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(12)), '--concurrency', '1'], {
