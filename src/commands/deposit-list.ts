@@ -2,7 +2,7 @@ import { formatCents } from '../domain/money.js';
 import { isTerminal } from '../domain/values.js';
 import { invalidValue, LbrlError } from '../errors.js';
 import { Session } from '../session.js';
-import type { HistoryEntry, StatusRecord } from '../store/history.js';
+import { type HistoryEntry, type StatusRecord, statusRecord } from '../store/history.js';
 import { colorStatus } from '../ui/render.js';
 
 export interface ListOptions {
@@ -26,10 +26,10 @@ export async function refreshEntries(entries: HistoryEntry[], session: Session):
   for (const e of stale) {
     try {
       const { value } = await client.getDeposit(e.id);
-      const at = new Date(session.ctx.now()).toISOString();
-      records.push({ v: 1, type: 'status', id: e.id, status: value.status, at });
-      e.status = value.status;
-      e.statusAt = at;
+      const record = statusRecord(e.id, value.status, session.ctx.now());
+      records.push(record);
+      e.status = record.status;
+      e.statusAt = record.at;
     } catch (error) {
       if (error instanceof LbrlError && error.type === 'not_found') {
         session.printer.warn(`warning: the service does not know deposit ${e.id}`);

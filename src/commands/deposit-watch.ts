@@ -1,7 +1,7 @@
 import { isTerminal, parseDepositId, parseDuration, parseIntervalSeconds } from '../domain/values.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import { Session } from '../session.js';
-import type { StatusRecord } from '../store/history.js';
+import { statusRecord } from '../store/history.js';
 import { WatchView } from '../ui/watch-view.js';
 import { watchDeposits } from '../watch.js';
 
@@ -32,10 +32,6 @@ export function parseWatchFlags(flags: WatchFlags): WatchPlan {
   return { intervalMs, timeoutMs };
 }
 
-export function statusRecord(id: string, status: string, session: Session): StatusRecord {
-  return { v: 1, type: 'status', id, status, at: new Date(session.ctx.now()).toISOString() };
-}
-
 /** Watch until every deposit is terminal; throws for every exit but 0. */
 export async function follow(ids: string[], plan: WatchPlan, session: Session): Promise<void> {
   const client = await session.client(undefined, { maxRetries: 0 });
@@ -54,7 +50,7 @@ export async function follow(ids: string[], plan: WatchPlan, session: Session): 
       },
       {
         change: (deposit, raw, previous) => {
-          session.record([statusRecord(deposit.id, deposit.status, session)]);
+          session.record([statusRecord(deposit.id, deposit.status, session.ctx.now())]);
           view.change(deposit, raw, previous);
         },
         retry: (reason, delay, failingFor) => view.retry(reason, delay, failingFor),

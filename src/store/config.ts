@@ -110,7 +110,7 @@ export class ConfigStore {
     }
   }
 
-  /** An exclusive lock file; one left by a killed process is taken over after 10 s. */
+  /** An exclusive lock file holding its pid; one left by a process that is gone is taken over. */
   private async lock(): Promise<() => void> {
     const file = `${this.file}.lock`;
     const started = Date.now();

@@ -31,6 +31,10 @@ export interface StatusRecord {
   at: string;
 }
 
+export function statusRecord(id: string, status: string, now: number): StatusRecord {
+  return { v: 1, type: 'status', id, status, at: new Date(now).toISOString() };
+}
+
 /** A batch row about to be sent: its Idempotency-Key is reused if the outcome never came back. */
 export interface AttemptRecord {
   v: 1;
