@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { decodeLiquidAddress } from '../domain/address.js';
 import { buildDynamicBrCode } from '../domain/brcode.js';
 import { centsToDecimalText } from '../domain/money.js';
+import { parseDepositId } from '../domain/values.js';
 import { createView, feeFor, getView, type StoredDeposit } from './lifecycle.js';
 import type { SandboxStore } from './store.js';
 
@@ -25,7 +26,6 @@ export interface SandboxOptions {
 }
 
 const MAX_BODY = 64 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SPLIT_FEE = /^(\d{1,3})\.(\d{2})%$/;
 
 class HttpError extends Error {
@@ -196,7 +196,8 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
   }
 
   function get(id: string, res: http.ServerResponse): void {
-    const deposit = UUID.test(id) ? o.store.load(id.toLowerCase()) : undefined;
+    const parsed = parseDepositId(id);
+    const deposit = parsed.ok ? o.store.load(parsed.value) : undefined;
     if (!deposit) throw new HttpError(404, 'not_found', `deposit ${id} not found`);
     send(res, 200, getView(deposit, o.store.eventsOf(deposit.id), o.now()));
   }
