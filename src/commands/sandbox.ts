@@ -1,7 +1,7 @@
 import { isLoopbackHost } from '../api/baseurl.js';
-import { parseDepositId } from '../domain/values.js';
+import { isTerminal, parseDepositId } from '../domain/values.js';
 import { EXIT, interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
-import { getView, STEP_MS, stateAt } from '../sandbox/lifecycle.js';
+import { getView, STEP_MS, type StoredDeposit, stateAt } from '../sandbox/lifecycle.js';
 import { SandboxStore } from '../sandbox/store.js';
 import type { Session } from '../session.js';
 
@@ -75,9 +75,10 @@ function load(idText: string, session: Session) {
   return { store, deposit };
 }
 
-function report(session: Session, store: SandboxStore, id: string, line: string): void {
-  const deposit = store.load(id)!;
-  if (session.globals.json) session.printer.json(getView(deposit, store.eventsOf(id), session.ctx.now()));
+/** --json: the deposit as get would now show it; otherwise one line. */
+function report(session: Session, store: SandboxStore, deposit: StoredDeposit, line: string): void {
+  if (session.globals.json)
+    session.printer.json(getView(deposit, store.eventsOf(deposit.id), session.ctx.now()));
   else session.printer.out(line);
 }
 
@@ -92,7 +93,7 @@ export function pay(idText: string, session: Session): void {
   report(
     session,
     store,
-    deposit.id,
+    deposit,
     `paid ${deposit.id}: PIX_CONFIRMED now, FINALIZED in about ${(3 * STEP_MS) / 1000} s`,
   );
 }
@@ -101,9 +102,9 @@ export function fail(idText: string, session: Session): void {
   const { store, deposit } = load(idText, session);
   const now = session.ctx.now();
   const state = stateAt(deposit, store.eventsOf(deposit.id), now);
-  if (state.status === 'FINALIZED' || state.status === 'FAILED' || !store.record(deposit.id, 'failed', now)) {
+  if (isTerminal(state.status) || !store.record(deposit.id, 'failed', now)) {
     const current = stateAt(deposit, store.eventsOf(deposit.id), now).status;
     throw usageError(`deposit ${deposit.id} is ${current}; only a deposit that is not yet terminal can fail`);
   }
-  report(session, store, deposit.id, `failed ${deposit.id}: FAILED (was ${state.status})`);
+  report(session, store, deposit, `failed ${deposit.id}: FAILED (was ${state.status})`);
 }
