@@ -11,6 +11,9 @@ import type { GlobalOptions, Session } from './session.js';
 
 export const VERSION: string = pkg.version;
 
+/** Help is wrapped at this width whatever the terminal (bin/lbrl.js prints it from dist/help.json). */
+const HELP_WIDTH = 80;
+
 type Action = (session: Session) => Promise<void> | void;
 
 export async function main(argv: string[], ctx: Context): Promise<number> {
@@ -47,6 +50,9 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
+      // like gh's and the Stripe CLI's: the same text on every terminal, so it can be kept ready
+      getOutHelpWidth: () => HELP_WIDTH,
+      getErrHelpWidth: () => HELP_WIDTH,
       writeOut: (s) => ctx.stdout.write(s),
       writeErr: (s) => ctx.stderr.write(s),
       outputError: (s) => {
@@ -205,6 +211,12 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     .action(async function (this: Command, kind: string) {
       await run(this, async (s) => (await import('./commands/completion.js')).values(kind, s));
     });
+  program
+    .command('__help-pages', { hidden: true })
+    .description("the build: every command's --help, as JSON keyed by the command path")
+    .action(async () => {
+      ctx.stdout.write(`${JSON.stringify(await helpPages(program, ctx))}\n`);
+    });
 
   for (const cmd of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {
     const path =
@@ -258,6 +270,31 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
   } finally {
     await session?.close();
   }
+}
+
+/**
+ * The --help of every command, run through main() exactly as a user's `lbrl <path> --help` is,
+ * so that bin/lbrl.js can print it without loading the program.
+ */
+async function helpPages(program: Command, ctx: Context): Promise<Record<string, string>> {
+  const pages: Record<string, string> = {};
+  const visit = async (cmd: Command, path: string[]): Promise<void> => {
+    let out = '';
+    let err = '';
+    const capture: Context = {
+      ...ctx,
+      stdout: { write: (s: string) => (out += s) },
+      stderr: { write: (s: string) => (err += s) },
+    };
+    const code = await main([...path, '--help'], capture);
+    if (code !== EXIT.ok || err !== '' || out === '') {
+      throw new Error(`lbrl ${path.join(' ')} --help failed (exit ${code}): ${err}`);
+    }
+    pages[path.join(' ')] = out;
+    for (const sub of cmd.commands) if (!sub.name().startsWith('__')) await visit(sub, [...path, sub.name()]);
+  };
+  await visit(program, []);
+  return pages;
 }
 
 const LQ_EXAMPLE =

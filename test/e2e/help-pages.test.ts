@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runBin } from '../helpers/bin.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const env = () => ({ HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() });
+
+/** The subcommands a help page lists under "Commands:", without the implicit `help`. */
+function subcommands(page: string): string[] {
+  const section = /\nCommands:\n([\s\S]*?)(\n\n|$)/.exec(page)?.[1] ?? '';
+  return [...section.matchAll(/^ {2}([a-z]+)/gm)].map((m) => m[1] as string).filter((n) => n !== 'help');
+}
+
+/** Every command path, found by following the program's own help from the top. */
+async function allPaths(): Promise<string[][]> {
+  const found: string[][] = [];
+  const visit = async (p: string[]) => {
+    found.push(p);
+    const r = await runCli([...p, '--help']);
+    for (const sub of subcommands(r.stdout)) await visit([...p, sub]);
+  };
+  await visit([]);
+  return found;
+}
+
+describe('--help is printed by bin/lbrl.js from the pages the build wrote', () => {
+  it('has a page for every command, and each is byte for byte what the program prints', async () => {
+    const paths = await allPaths();
+    expect(paths.length).toBeGreaterThan(15);
+    const pages = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/help.json'), 'utf8'));
+    expect(Object.keys(pages).sort()).toEqual(paths.map((p) => p.join(' ')).sort());
+    for (const p of paths) {
+      const program = await runCli([...p, '--help']);
+      expect(program).toMatchObject({ code: 0, stderr: '' });
+      for (const flag of ['--help', '-h']) {
+        const bin = await runBin([...p, flag], env());
+        expect({ path: p, ...bin }).toEqual({ path: p, code: 0, stdout: program.stdout, stderr: '' });
+      }
+    }
+  });
+
+  it('wraps at 80 columns on any terminal, so the pages hold for a wide one too', async () => {
+    const pages = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/help.json'), 'utf8'));
+    const stdout = process.stdout as { isTTY?: boolean; columns?: number };
+    const saved = { isTTY: stdout.isTTY, columns: stdout.columns };
+    Object.assign(stdout, { isTTY: true, columns: 200 });
+    try {
+      const wide = await runCli(['deposit', 'create', '--help'], { stdoutTTY: true });
+      expect(wide.stdout).toBe(pages['deposit create']);
+    } finally {
+      Object.assign(stdout, saved);
+    }
+  });
+
+  it('anything else with --help still goes to the program', async () => {
+    // options before the path, an argument, an unknown command: not in the pages
+    const r = await runBin(['--json', 'deposit', 'get', '--help'], env());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: lbrl deposit get [options] <id>');
+    const u = await runBin(['depost', '--help'], env());
+    expect(u.code).toBe(0);
+    expect(u.stdout).toContain('Usage: lbrl [options] [command]');
+  });
+});
