@@ -146,6 +146,8 @@ export class DepositClient {
         },
         headersTimeout: this.o.timeoutMs,
         bodyTimeout: this.o.timeoutMs,
+        // HTTP/1.1 only: the bundle leaves undici's HTTP/2 client out (src/api/no-http2.ts)
+        allowH2: false,
       });
   }
 

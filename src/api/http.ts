@@ -15,6 +15,7 @@ export interface AgentOptions {
   connect?: { timeout?: number; rejectUnauthorized?: boolean };
   headersTimeout?: number;
   bodyTimeout?: number;
+  allowH2?: boolean;
 }
 
 export const Agent = AgentImpl as new (options?: AgentOptions) => Dispatcher;
