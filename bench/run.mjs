@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import * as esbuild from 'esbuild';
 import { BIN, paired, ROOT, round, serveSandbox, tempEnv } from './lib.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -47,6 +48,41 @@ try {
       runs,
     ),
   );
+
+  // The floor under that row: one bare GET with undici, bundled as lbrl bundles it, and with
+  // Node's own http client. What lbrl adds is the rest of the get row.
+  const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-floor-'));
+  await esbuild.build({
+    entryPoints: [path.join(ROOT, 'bench/floor/undici-get.mjs')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: path.join(floorDir, 'undici-get.mjs'),
+    alias: { 'node:http2': path.join(ROOT, 'src/api/no-http2.ts') },
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+  });
+  const url = `${sandbox.baseUrl}/v1/api/deposit/${created.id}`;
+  results.rows.push(
+    paired(
+      'floor: one GET with undici alone (bundled)',
+      [path.join(floorDir, 'undici-get.mjs'), url, sandbox.token],
+      live,
+      runs,
+    ),
+    paired(
+      'floor: one GET with node:http alone',
+      [path.join(ROOT, 'bench/floor/http-get.mjs'), url, sandbox.token],
+      live,
+      runs,
+    ),
+  );
+  fs.rmSync(floorDir, { recursive: true, force: true });
 
   const load = await autocannon({
     url: `${sandbox.baseUrl}/v1/api/deposit/${created.id}`,
