@@ -31,6 +31,8 @@ export interface Context {
   signal: AbortSignal;
   /** tests: answers in place of a person */
   prompter?: Prompter;
+  /** the real process: called once the HTTP client is loaded, before its first request */
+  clientLoaded?: (baseUrl: string) => Promise<void>;
   /** tests: a dispatcher, time-outs and retry limits for the HTTP client */
   client?: Partial<
     Pick<ClientOptions, 'dispatcher' | 'timeoutMs' | 'connectTimeoutMs' | 'maxRetries' | 'maxRetryAfterMs'>

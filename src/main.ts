@@ -17,10 +17,6 @@ function exitAfterFlush(code: number): void {
   process.stderr.write('', done);
 }
 
-// undici's HTTP parser is WebAssembly; V8's optimising tier compiles it in the
-// background and a short command then waits ~100 ms at exit for work it never uses.
-v8.setFlagsFromString('--liftoff-only');
-
 const controller = new AbortController();
 let interrupts = 0;
 const onSignal = () => {
@@ -36,5 +32,21 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
 });
 
-const code = await main(argv, processContext(controller.signal));
+/**
+ * undici's HTTP parser is WebAssembly: V8's optimising tier compiles it in the background, and a
+ * short command then waits ~100 ms at exit for work it never uses, so only the baseline tier runs.
+ * Changing a V8 flag makes every Node built-in module loaded afterwards miss Node's code cache
+ * (compiled again: twice the cost), so the flag is set once the client and the built-ins it needs
+ * are loaded, with the two undici loads only at its first connection: node:tls for an https
+ * service, node:dns for a host name.
+ */
+async function liftoffOnly(baseUrl: string): Promise<void> {
+  const { hostname, protocol } = new URL(baseUrl);
+  if (protocol === 'https:') await import('node:tls');
+  const { isIP } = await import('node:net');
+  if (isIP(hostname.replace(/^\[|\]$/g, '')) === 0) await import('node:dns');
+  v8.setFlagsFromString('--liftoff-only');
+}
+
+const code = await main(argv, { ...processContext(controller.signal), clientLoaded: liftoffOnly });
 exitAfterFlush(code);

@@ -172,6 +172,7 @@ export class Session {
     }
     this.printer.addSecret(token);
     const { DepositClient } = await import('./api/client.js');
+    await this.ctx.clientLoaded?.(baseUrl);
     const insecure = Boolean(this.globals.insecureSkipTlsVerify) && target.mode === 'live';
     if (insecure) {
       this.printer.warn(

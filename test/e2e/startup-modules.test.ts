@@ -40,8 +40,8 @@ function answeredByBin(args: string[]): boolean {
   );
 }
 
-/** The heavy things inside the bundle files a run of lbrl loaded. */
-async function heavyLoaded(args: string[], env: Record<string, string>): Promise<string[]> {
+/** What a run of lbrl loaded, as test/helpers/load-hook.mjs logs it. */
+async function loadLog(args: string[], env: Record<string, string>): Promise<string[]> {
   const log = path.join(tempDir(), 'loaded.txt');
   fs.writeFileSync(log, '');
   // not execFileSync: the test's own server must go on answering meanwhile
@@ -49,7 +49,12 @@ async function heavyLoaded(args: string[], env: Record<string, string>): Promise
     env: { PATH: process.env.PATH ?? '', ...env, LBRL_LOAD_LOG: log },
     timeout: 15_000,
   });
-  const lines = fs.readFileSync(log, 'utf8').split('\n');
+  return fs.readFileSync(log, 'utf8').split('\n');
+}
+
+/** The heavy things inside the bundle files a run of lbrl loaded. */
+async function heavyLoaded(args: string[], env: Record<string, string>): Promise<string[]> {
+  const lines = await loadLog(args, env);
   const files = lines
     .filter((u) => u.startsWith('file:') && u.includes('/dist/'))
     .map((u) => path.relative(ROOT, fileURLToPath(u)));
@@ -102,5 +107,21 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
         LBRL_TOKEN: TOKEN,
       }),
     ).toContain('terminal QR');
+  });
+
+  // a V8 flag changed at run time (main.ts: --liftoff-only) makes later built-ins miss Node's code cache
+  it('deposit get loads no Node built-in after the V8 flag, for an address or a host name', async () => {
+    const late = async (baseUrl: string, extra: string[] = []) =>
+      (
+        await loadLog(['deposit', 'get', ID, '--json', ...extra], {
+          ...env(),
+          LBRL_BASE_URL: baseUrl,
+          LBRL_TOKEN: TOKEN,
+        })
+      ).filter((l) => l.startsWith('late:'));
+    expect(await late(server.url)).toEqual([]);
+    expect(await late(server.url.replace('127.0.0.1', 'localhost'))).toEqual([]);
+    // the check sees one: the PNG writer's zlib comes after the request (not a hot path)
+    expect(await late(server.url, ['--qr-png', path.join(tempDir(), 'qr.png')])).toContain('late:zlib');
   });
 });

@@ -3,12 +3,26 @@
 // Node built-in modules it loaded follow as `node:<name>` lines.
 import { appendFileSync } from 'node:fs';
 import { register } from 'node:module';
+import v8 from 'node:v8';
+
+// built-ins loaded after a V8 flag change miss Node's code cache: those are listed as `late:<name>`
+let flagAt = Number.POSITIVE_INFINITY;
+const setFlags = v8.setFlagsFromString;
+v8.setFlagsFromString = (flags) => {
+  flagAt = Math.min(flagAt, process.moduleLoadList.length);
+  setFlags(flags);
+};
 
 process.on('exit', () => {
-  const builtins = process.moduleLoadList
-    .filter((m) => m.startsWith('NativeModule ') && !m.includes(' internal/'))
-    .map((m) => `node:${m.slice('NativeModule '.length)}\n`);
-  appendFileSync(process.env.LBRL_LOAD_LOG, builtins.join(''));
+  const lines = process.moduleLoadList.flatMap((m, i) => {
+    if (!m.startsWith('NativeModule ')) return [];
+    const name = m.slice('NativeModule '.length);
+    return [
+      ...(name.startsWith('internal/') ? [] : [`node:${name}`]),
+      ...(i >= flagAt ? [`late:${name}`] : []),
+    ];
+  });
+  appendFileSync(process.env.LBRL_LOAD_LOG, lines.map((l) => `${l}\n`).join(''));
 });
 
 register(
