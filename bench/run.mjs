@@ -48,6 +48,19 @@ try {
       runs,
     ),
   );
+  // Node reads NODE_EXTRA_CA_CERTS, NODE_OPTIONS and the like at every start: the same row with
+  // the caller's environment, both sides alike, shows what they do to the ratio
+  const nodeVars = Object.keys(process.env).filter((k) => k.startsWith('NODE_'));
+  if (nodeVars.length > 0) {
+    results.rows.push(
+      paired(
+        `lbrl deposit get <id> --json, with the caller's ${nodeVars.join(', ')}`,
+        [BIN, 'deposit', 'get', created.id, '--json'],
+        { ...live, ...Object.fromEntries(nodeVars.map((k) => [k, process.env[k]])) },
+        runs,
+      ),
+    );
+  }
 
   // The floor under that row: one bare GET with undici, bundled as lbrl bundles it, and with
   // Node's own http client. What lbrl adds is the rest of the get row.
