@@ -4,8 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as esbuild from 'esbuild';
-import { median, ROOT, round, tempEnv, timeRun } from './lib.mjs';
+import { bundleLikeLbrl, median, ROOT, round, tempEnv, timeRun } from './lib.mjs';
 
 const runs = process.argv.includes('--quick') ? 7 : 21;
 
@@ -40,22 +39,7 @@ async function bundle(name, code) {
   const entry = path.join(src, `${name}.mjs`);
   fs.writeFileSync(entry, `${code}\n`);
   const outfile = path.join(dir, `${name}.mjs`);
-  await esbuild.build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    alias: { 'node:http2': path.join(ROOT, 'src/api/no-http2.ts') },
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-    minifyWhitespace: true,
-    minifySyntax: true,
-    logLevel: 'warning',
-  });
-  return outfile;
+  return bundleLikeLbrl(entry, outfile);
 }
 
 try {

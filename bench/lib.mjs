@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = path.join(ROOT, 'bin', 'lbrl.js');
@@ -66,4 +67,24 @@ export function serveSandbox(env) {
     });
     child.on('exit', (code) => reject(new Error(`sandbox serve exited ${code}`)));
   });
+}
+
+/** Bundle one file the way `npm run build` bundles lbrl (the options of its esbuild command). */
+export async function bundleLikeLbrl(entry, outfile) {
+  await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    alias: { 'node:http2': path.join(ROOT, 'src/api/no-http2.ts') },
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+  });
+  return outfile;
 }

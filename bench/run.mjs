@@ -5,8 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import * as esbuild from 'esbuild';
-import { BIN, paired, ROOT, round, serveSandbox, tempEnv } from './lib.mjs';
+import { BIN, bundleLikeLbrl, paired, ROOT, round, serveSandbox, tempEnv } from './lib.mjs';
 
 const quick = process.argv.includes('--quick');
 const watchArg = process.argv.indexOf('--watch-minutes');
@@ -65,21 +64,7 @@ try {
   // The floor under that row: one bare GET with undici, bundled as lbrl bundles it, and with
   // Node's own http client. What lbrl adds is the rest of the get row.
   const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-floor-'));
-  await esbuild.build({
-    entryPoints: [path.join(ROOT, 'bench/floor/undici-get.mjs')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: path.join(floorDir, 'undici-get.mjs'),
-    alias: { 'node:http2': path.join(ROOT, 'src/api/no-http2.ts') },
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-    minifyWhitespace: true,
-    minifySyntax: true,
-    logLevel: 'warning',
-  });
+  await bundleLikeLbrl(path.join(ROOT, 'bench/floor/undici-get.mjs'), path.join(floorDir, 'undici-get.mjs'));
   const url = `${sandbox.baseUrl}/v1/api/deposit/${created.id}`;
   results.rows.push(
     paired(
