@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import type { CreateRequest } from '../api/models.js';
 import { readInput } from '../context.js';
 import { parseRows } from '../domain/rows.js';
+import { parseWholeNumber } from '../domain/values.js';
 import { EXIT, interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import { Session } from '../session.js';
 import type { AttemptRecord } from '../store/history.js';
@@ -78,22 +79,15 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
   const p = session.printer;
   let concurrency = 4;
   if (opts.concurrency !== undefined) {
-    if (
-      !/^\d{1,2}$/.test(opts.concurrency) ||
-      Number(opts.concurrency) < 1 ||
-      Number(opts.concurrency) > 16
-    ) {
-      throw invalidValue('--concurrency', opts.concurrency, 'a whole number from 1 to 16');
-    }
-    concurrency = Number(opts.concurrency);
+    const r = parseWholeNumber(opts.concurrency, 1, 16);
+    if (!r.ok) throw invalidValue('--concurrency', opts.concurrency, r.expected);
+    concurrency = r.value;
   }
+  const source = opts.from === '-' ? 'stdin' : opts.from;
   const text = await readRows(opts.from, session);
   const format = /\.csv$/i.test(opts.from) ? 'csv' : /\.(nd)?jsonl?$/i.test(opts.from) ? 'ndjson' : 'auto';
   const parsed = parseRows(text, format);
-  if (!parsed.ok)
-    throw usageError(
-      `${opts.from === '-' ? 'stdin' : opts.from} is refused:\n  ${parsed.errors.join('\n  ')}`,
-    );
+  if (!parsed.ok) throw usageError(`${source} is refused:\n  ${parsed.errors.join('\n  ')}`);
   if (parsed.rows.length > MAX_ROWS)
     throw usageError(`the input has ${parsed.rows.length} rows; at most ${MAX_ROWS} at once`);
 
@@ -111,7 +105,7 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
   }
   if (problems.length > 0) {
     throw usageError(
-      `${problems.length} problem(s) in ${opts.from === '-' ? 'stdin' : opts.from}; nothing was sent:\n  ${problems.join('\n  ')}`,
+      `${problems.length} problem(s) in ${source}; nothing was sent:\n  ${problems.join('\n  ')}`,
     );
   }
   const keys = rowKeys(bodies);

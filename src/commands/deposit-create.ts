@@ -74,6 +74,11 @@ export function checkRequest(
     if (!r.ok) refuse(option, value, `a Liquid address on ${network}: ${r.reason}`);
     return r.ok ? r.value.address : undefined;
   };
+  const fee = (option: string, value: string): string | undefined => {
+    const r = parseSplitFee(value);
+    if (!r.ok) refuse(option, value, r.expected);
+    return r.ok ? r.value.wire : undefined;
+  };
 
   let amountInCents: number | undefined;
   if (opts.amount !== undefined && opts.amountCents !== undefined) problems.push(labels.both);
@@ -104,11 +109,7 @@ export function checkRequest(
     if (opts.splitTo === undefined) problems.push(labels.feeNeedsTo);
     else splitTo = address(labels.splitTo, opts.splitTo);
     if (opts.splitFee === undefined) problems.push(labels.toNeedsFee);
-    else {
-      const fee = parseSplitFee(opts.splitFee);
-      if (fee.ok) splitFee = fee.value.wire;
-      else refuse(labels.splitFee, opts.splitFee, fee.expected);
-    }
+    else splitFee = fee(labels.splitFee, opts.splitFee);
   } else if (opts.split !== false) {
     const profileTo = session.setting('split-address');
     const profileFee = session.setting('split-fee');
@@ -118,9 +119,7 @@ export function checkRequest(
       );
     } else if (profileTo !== undefined && profileFee !== undefined) {
       splitTo = address('split-address (config)', profileTo);
-      const fee = parseSplitFee(profileFee);
-      if (fee.ok) splitFee = fee.value.wire;
-      else refuse('split-fee (config)', profileFee, fee.expected);
+      splitFee = fee('split-fee (config)', profileFee);
     }
   }
   if (splitTo !== undefined && splitTo === to) {

@@ -1,5 +1,5 @@
 import { formatCents } from '../domain/money.js';
-import { isTerminal } from '../domain/values.js';
+import { isTerminal, parseWholeNumber } from '../domain/values.js';
 import { invalidValue, LbrlError } from '../errors.js';
 import { Session } from '../session.js';
 import { type HistoryEntry, type StatusRecord, statusRecord } from '../store/history.js';
@@ -45,10 +45,9 @@ export async function refreshEntries(entries: HistoryEntry[], session: Session):
 export async function run(opts: ListOptions, session: Session): Promise<void> {
   let limit = 30;
   if (opts.limit !== undefined) {
-    if (!/^\d{1,5}$/.test(opts.limit) || Number(opts.limit) < 1 || Number(opts.limit) > 10_000) {
-      throw invalidValue('--limit', opts.limit, 'a whole number from 1 to 10000');
-    }
-    limit = Number(opts.limit);
+    const r = parseWholeNumber(opts.limit, 1, 10_000);
+    if (!r.ok) throw invalidValue('--limit', opts.limit, r.expected);
+    limit = r.value;
   }
   const entries = session
     .history()

@@ -1,5 +1,5 @@
 import { isLoopbackHost } from '../api/baseurl.js';
-import { isTerminal, parseDepositId } from '../domain/values.js';
+import { isTerminal, parseDepositId, parseWholeNumber } from '../domain/values.js';
 import { EXIT, interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import { getView, STEP_MS, type StoredDeposit, stateAt } from '../sandbox/lifecycle.js';
 import { SandboxStore } from '../sandbox/store.js';
@@ -12,9 +12,8 @@ export interface ServeOptions {
 
 export async function serve(opts: ServeOptions, session: Session): Promise<void> {
   const p = session.printer;
-  if (!/^\d{1,5}$/.test(opts.port) || Number(opts.port) > 65535) {
-    throw invalidValue('--port', opts.port, 'a port number from 0 to 65535 (0 picks a free one)');
-  }
+  const port = parseWholeNumber(opts.port, 0, 65535, 'a port number from 0 to 65535 (0 picks a free one)');
+  if (!port.ok) throw invalidValue('--port', opts.port, port.expected);
   if (!/^[0-9A-Za-z.:[\]-]{1,255}$/.test(opts.host))
     throw invalidValue('--host', opts.host, 'an IP address or host name');
   const { startSandbox } = await import('../sandbox/embedded.js');
@@ -28,7 +27,7 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
         autopay,
         now: session.ctx.now,
         host: opts.host,
-        port: Number(opts.port),
+        port: port.value,
         token: store.token(),
       },
       store,

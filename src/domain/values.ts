@@ -22,15 +22,23 @@ export function parseDuration(input: string): Parsed<number> {
   return { ok: true, value: ms };
 }
 
-const SECONDS = /^\d{1,5}$/;
+/** A whole number from `min` to `max`, in digits only (no sign, point or exponent). */
+export function parseWholeNumber(
+  input: string,
+  min: number,
+  max: number,
+  expected = `a whole number from ${min} to ${max}`,
+): Parsed<number> {
+  if (!/^\d{1,9}$/.test(input)) return { ok: false, expected };
+  const n = Number(input);
+  if (n < min || n > max) return { ok: false, expected };
+  return { ok: true, value: n };
+}
 
 /** Whole seconds, at least 1 and at most an hour, to milliseconds. */
 export function parseIntervalSeconds(input: string): Parsed<number> {
-  const expected = 'a whole number of seconds from 1 to 3600';
-  if (!SECONDS.test(input)) return { ok: false, expected };
-  const s = Number(input);
-  if (s < 1 || s > 3600) return { ok: false, expected };
-  return { ok: true, value: s * 1000 };
+  const s = parseWholeNumber(input, 1, 3600, 'a whole number of seconds from 1 to 3600');
+  return s.ok ? { ok: true, value: s.value * 1000 } : s;
 }
 
 const PROFILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

@@ -2,6 +2,7 @@
 import { parseBaseUrl } from '../api/baseurl.js';
 import { decodeLiquidAddress, isNetwork, NETWORKS } from '../domain/address.js';
 import { parseSplitFee } from '../domain/split.js';
+import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import type { ConfigKey } from './config.js';
 
@@ -31,11 +32,12 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
       if (!r.ok) throw refuse(r.expected);
       return r.value.wire;
     }
-    case 'sandbox-autopay':
+    case 'sandbox-autopay': {
       if (value === 'off') return value;
-      if (!/^\d{1,4}$/.test(value) || Number(value) > 3600)
-        throw refuse('a whole number of seconds from 0 to 3600, or off');
-      return String(Number(value));
+      const r = parseWholeNumber(value, 0, 3600, 'a whole number of seconds from 0 to 3600, or off');
+      if (!r.ok) throw refuse(r.expected);
+      return String(r.value);
+    }
     case 'qr-style':
       if (value !== 'dark' && value !== 'light')
         throw refuse('dark (light modules on a dark terminal) or light');
