@@ -3,7 +3,7 @@ import { parseBaseUrl, parseToken } from '../api/baseurl.js';
 import { readInput } from '../context.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
-import { canPrompt } from '../ui/prompts.js';
+import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 
 export interface LoginOptions {
   withToken?: boolean;
@@ -33,15 +33,8 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
         'no terminal to ask for the token: pipe it in with lbrl auth login --with-token < token.txt',
       );
     }
-    const { password } = await import('@inquirer/prompts');
-    token = await password(
-      { message: `Access token for ${base.value}`, mask: false },
-      {
-        input: ctx.stdin as NodeJS.ReadableStream,
-        output: ctx.stderr as NodeJS.WritableStream,
-        signal: ctx.signal,
-      },
-    );
+    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx));
+    token = await prompter.password({ message: `Access token for ${base.value}` });
   }
   const t = parseToken(token);
   if (!t.ok) throw usageError(`the token given is not usable: expected ${t.expected}`);

@@ -10,6 +10,8 @@ export interface Prompter {
     validate: (value: string) => true | string;
   }): Promise<string>;
   confirm(o: { message: string; default: boolean }): Promise<boolean>;
+  /** hidden input, for a secret */
+  password(o: { message: string }): Promise<string>;
 }
 
 export function canPrompt(ctx: Context, globals: GlobalOptions): boolean {
@@ -24,7 +26,7 @@ function isPromptExit(error: unknown): boolean {
 
 /** @inquirer/prompts on the context's streams; Ctrl-C becomes exit 130. */
 export async function inquirerPrompter(ctx: Context): Promise<Prompter> {
-  const { input, confirm } = await import('@inquirer/prompts');
+  const { input, confirm, password } = await import('@inquirer/prompts');
   const streams = {
     input: ctx.stdin as NodeJS.ReadableStream,
     output: ctx.stderr as NodeJS.WritableStream,
@@ -52,5 +54,6 @@ export async function inquirerPrompter(ctx: Context): Promise<Prompter> {
         ).then((v) => v.trim()),
       ),
     confirm: (o) => guard(confirm({ message: o.message, default: o.default }, streams)),
+    password: (o) => guard(password({ message: o.message, mask: false }, streams)),
   };
 }

@@ -32,6 +32,12 @@ function person(answers: string[], confirmAnswer = true) {
       asked.push(o.message);
       return confirmAnswer;
     },
+    async password(o) {
+      asked.push(o.message);
+      const a = answers.shift();
+      if (a === undefined) throw new Error(`no answer left for ${o.message}`);
+      return a;
+    },
   };
   return { prompter, asked, rejected };
 }
@@ -109,5 +115,24 @@ describe('interactive create', () => {
     const r = await runCli(['deposit', 'create', '--to', LQ], { env, prompter: p.prompter });
     expect(r.code).toBe(2);
     expect(p.asked).toEqual([]);
+  });
+});
+
+describe('auth login at a terminal', () => {
+  it('asks for the token through the same prompter, and saves it', async () => {
+    const dir = tempDir();
+    const p = person(['tok_from_the_prompt_5678']);
+    const r = await runCli(['auth', 'login', '--base-url', 'https://pay.example.com', '--no-verify'], {
+      env: { LBRL_CONFIG_DIR: dir, NO_COLOR: '1' },
+      ...tty,
+      prompter: p.prompter,
+    });
+    expect(r.code).toBe(0);
+    expect(p.asked).toEqual(['Access token for https://pay.example.com']);
+    expect(r.stdout + r.stderr).not.toContain('tok_from_the_prompt_5678');
+    const fs = await import('node:fs');
+    expect(JSON.parse(fs.readFileSync(`${dir}/config.json`, 'utf8')).profiles.default.token).toBe(
+      'tok_from_the_prompt_5678',
+    );
   });
 });

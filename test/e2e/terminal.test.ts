@@ -73,4 +73,16 @@ describe('auth login at a terminal', () => {
     const config = JSON.parse(fs.readFileSync(`${env.LBRL_CONFIG_DIR}/config.json`, 'utf8'));
     expect(config.profiles.default.token).toBe('tok_typed_at_the_prompt_1234');
   });
+
+  it('Ctrl-C at the token prompt exits 130 and saves nothing', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    term = new Tmux(`node ${BIN} auth login --base-url https://pay.example.com --no-verify`, env);
+    await term.waitFor(/Access token for https:\/\/pay\.example\.com/);
+    term.type('C-c');
+    const screen = await term.waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 130]');
+    expect(screen).not.toContain('unexpected failure');
+    const fs = await import('node:fs');
+    expect(fs.existsSync(`${env.LBRL_CONFIG_DIR}/config.json`)).toBe(false);
+  });
 });
