@@ -105,32 +105,32 @@ export class Session {
     return n;
   }
 
+  /** The base URL as given, unchecked, and where it came from: --base-url, LBRL_BASE_URL, the profile. */
+  baseUrlSetting(): { value: string; from: string } | undefined {
+    if (this.globals.baseUrl !== undefined) return { value: this.globals.baseUrl, from: '--base-url' };
+    if (this.ctx.env.LBRL_BASE_URL !== undefined)
+      return { value: this.ctx.env.LBRL_BASE_URL, from: 'LBRL_BASE_URL' };
+    const saved = this.profile()['base-url'];
+    return saved !== undefined ? { value: saved, from: `profile ${this.profileName}` } : undefined;
+  }
+
+  /** The token as given, unchecked, and where it came from: LBRL_TOKEN, then the config file. */
+  tokenSetting(): { value: string; from: string } | undefined {
+    if (this.ctx.env.LBRL_TOKEN !== undefined) return { value: this.ctx.env.LBRL_TOKEN, from: 'LBRL_TOKEN' };
+    const saved = this.profile().token;
+    return saved !== undefined ? { value: saved, from: this.store.file } : undefined;
+  }
+
   /** Live when a base URL and a token are both known; sandbox when neither is. */
   target(): Target {
     // a misspelt --profile must not quietly become the sandbox
     requireProfileExists(this.store, this.profileName);
-    const profile = this.profile();
-    let baseUrl: string | undefined;
-    let baseUrlFrom = '';
-    if (this.globals.baseUrl !== undefined) {
-      baseUrl = this.globals.baseUrl;
-      baseUrlFrom = '--base-url';
-    } else if (this.ctx.env.LBRL_BASE_URL !== undefined) {
-      baseUrl = this.ctx.env.LBRL_BASE_URL;
-      baseUrlFrom = 'LBRL_BASE_URL';
-    } else if (profile['base-url'] !== undefined) {
-      baseUrl = profile['base-url'];
-      baseUrlFrom = `profile ${this.profileName}`;
-    }
-    let token: string | undefined;
-    let tokenFrom = '';
-    if (this.ctx.env.LBRL_TOKEN !== undefined) {
-      token = this.ctx.env.LBRL_TOKEN;
-      tokenFrom = 'LBRL_TOKEN';
-    } else if (profile.token !== undefined) {
-      token = profile.token;
-      tokenFrom = this.store.file;
-    }
+    const base = this.baseUrlSetting();
+    let baseUrl = base?.value;
+    const baseUrlFrom = base?.from ?? '';
+    const tokenSetting = this.tokenSetting();
+    const token = tokenSetting?.value;
+    const tokenFrom = tokenSetting?.from ?? '';
     if (baseUrl !== undefined) {
       const r = parseBaseUrl(baseUrl);
       if (!r.ok)

@@ -16,8 +16,7 @@ export function maskToken(token: string): string {
 
 export async function login(opts: LoginOptions, session: Session): Promise<void> {
   const { ctx, printer: p } = session;
-  const profile = session.profile();
-  const baseText = session.globals.baseUrl ?? ctx.env.LBRL_BASE_URL ?? profile['base-url'];
+  const baseText = session.baseUrlSetting()?.value;
   if (baseText === undefined) {
     throw usageError('auth login needs the service URL: pass --base-url <url> (or set LBRL_BASE_URL)');
   }
@@ -77,8 +76,7 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
 }
 
 export function status(opts: { showToken?: boolean }, session: Session): void {
-  const { ctx, printer: p } = session;
-  const profile = session.profile();
+  const p = session.printer;
   let info: Record<string, unknown>;
   let exitCode = 0;
   try {
@@ -102,13 +100,8 @@ export function status(opts: { showToken?: boolean }, session: Session): void {
       profile: session.profileName,
       mode: 'incomplete',
       problem: error.message,
-      baseUrl: session.globals.baseUrl ?? ctx.env.LBRL_BASE_URL ?? profile['base-url'] ?? null,
-      tokenSource:
-        ctx.env.LBRL_TOKEN !== undefined
-          ? 'LBRL_TOKEN'
-          : profile.token !== undefined
-            ? session.store.file
-            : null,
+      baseUrl: session.baseUrlSetting()?.value ?? null,
+      tokenSource: session.tokenSetting()?.from ?? null,
     };
   }
   info.network = session.setting('network');
