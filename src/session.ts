@@ -9,7 +9,15 @@ import type { Context } from './context.js';
 import { isNetwork, type Network } from './domain/networks.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, usageError } from './errors.js';
-import { ConfigStore, configDir, DEFAULTS, type Profile, requireProfileExists } from './store/config.js';
+import {
+  type ConfigKey,
+  ConfigStore,
+  configDir,
+  DEFAULTS,
+  type DefaultedKey,
+  type Profile,
+  requireProfileExists,
+} from './store/config.js';
 import { History, type HistoryRecord } from './store/history.js';
 import { Printer } from './ui/output.js';
 
@@ -90,14 +98,15 @@ export class Session {
     return profile;
   }
 
-  setting(
-    key: 'network' | 'default-address' | 'split-address' | 'split-fee' | 'sandbox-autopay' | 'qr-style',
-  ): string | undefined {
+  /** The profile's value of a setting, or its default. */
+  setting(key: DefaultedKey): string;
+  setting(key: ConfigKey): string | undefined;
+  setting(key: ConfigKey): string | undefined {
     return this.profile()[key] ?? DEFAULTS[key];
   }
 
   network(): Network {
-    const n = this.setting('network') ?? 'liquid';
+    const n = this.setting('network');
     if (!isNetwork(n))
       throw usageError(
         `the profile's network ${JSON.stringify(n)} is not liquid, liquidtestnet or elementsregtest`,
@@ -202,7 +211,7 @@ export class Session {
     const { startSandbox } = await import('./sandbox/embedded.js');
     const sandbox = await startSandbox({
       dir: this.sandboxDir,
-      autopay: this.setting('sandbox-autopay') ?? 'off',
+      autopay: this.setting('sandbox-autopay'),
       now: this.ctx.now,
     });
     this.closers.push(() => sandbox.close());

@@ -1,6 +1,6 @@
 import { usageError } from '../errors.js';
 import type { Session } from '../session.js';
-import { CONFIG_KEYS, type ConfigKey, DEFAULTS, isConfigKey } from '../store/config.js';
+import { CONFIG_KEYS, type ConfigKey, isConfigKey } from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
 
 function key(name: string): ConfigKey {
@@ -13,13 +13,13 @@ function key(name: string): ConfigKey {
 
 export function get(name: string, session: Session): void {
   const k = key(name);
-  const value = session.profile()[k] ?? DEFAULTS[k];
+  const value = session.setting(k);
   if (value !== undefined) session.printer.out(value);
 }
 
 export async function set(name: string, value: string, session: Session): Promise<void> {
   const k = key(name);
-  const network = k === 'network' ? value : (session.setting('network') ?? 'liquid');
+  const network = k === 'network' ? value : session.setting('network');
   const checked = checkConfigValue(k, value, network);
   if (k === 'network') {
     const profile = session.profile();
@@ -51,7 +51,7 @@ export async function unset(name: string, session: Session): Promise<void> {
 export function list(session: Session): void {
   const profile = session.profile();
   const entries: Record<string, string | null> = {};
-  for (const k of CONFIG_KEYS) entries[k] = profile[k] ?? DEFAULTS[k] ?? null;
+  for (const k of CONFIG_KEYS) entries[k] = session.setting(k) ?? null;
   if (session.globals.json) {
     session.printer.json({
       profile: session.profileName,

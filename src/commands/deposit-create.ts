@@ -297,7 +297,7 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
     if (target.mode === 'sandbox') {
       const autopay = session.setting('sandbox-autopay');
       p.info(
-        `sandbox: simulate the payment with: lbrl sandbox pay ${value.id}${autopay && autopay !== 'off' ? ` (or wait ${autopay} s for autopay)` : ''}`,
+        `sandbox: simulate the payment with: lbrl sandbox pay ${value.id}${autopay !== 'off' ? ` (or wait ${autopay} s for autopay)` : ''}`,
       );
     }
     await follow([value.id], { intervalMs: 3000 }, session);

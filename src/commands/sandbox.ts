@@ -18,7 +18,7 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
     throw invalidValue('--host', opts.host, 'an IP address or host name');
   const { startSandbox } = await import('../sandbox/embedded.js');
   const store = new SandboxStore(session.sandboxDir);
-  const autopay = session.setting('sandbox-autopay') ?? 'off';
+  const autopay = session.setting('sandbox-autopay');
   let running: Awaited<ReturnType<typeof startSandbox>>;
   try {
     running = await startSandbox(

@@ -33,7 +33,10 @@ export interface ConfigFile {
   profiles?: Record<string, Profile>;
 }
 
-export const DEFAULTS: Partial<Record<ConfigKey, string>> = {
+/** The settings that have a value when the profile has none. */
+export type DefaultedKey = 'network' | 'sandbox-autopay' | 'qr-style';
+
+export const DEFAULTS: Record<DefaultedKey, string> & Partial<Record<ConfigKey, string>> = {
   network: 'liquid',
   'sandbox-autopay': '5',
   'qr-style': 'dark',
