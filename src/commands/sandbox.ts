@@ -59,7 +59,17 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
   throw interrupted();
 }
 
-function load(idText: string, session: Session) {
+/**
+ * Record what the payer (or the bank) did to a stored deposit, if its status allows it now;
+ * `rule` says which statuses do. Returns the deposit and the status it had.
+ */
+function act(
+  idText: string,
+  session: Session,
+  event: 'paid' | 'failed',
+  allowed: (status: string) => boolean,
+  rule: string,
+): { store: SandboxStore; deposit: StoredDeposit; was: string } {
   const id = parseDepositId(idText);
   if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
   const store = new SandboxStore(session.sandboxDir);
@@ -71,7 +81,14 @@ function load(idText: string, session: Session) {
       EXIT.notFound,
     );
   }
-  return { store, deposit };
+  const now = session.ctx.now();
+  const was = stateAt(deposit, store.eventsOf(deposit.id), now).status;
+  // record() refuses when another process got there first: report the status that won
+  if (!allowed(was) || !store.record(deposit.id, event, now)) {
+    const current = stateAt(deposit, store.eventsOf(deposit.id), now).status;
+    throw usageError(`deposit ${deposit.id} is ${current}; ${rule}`);
+  }
+  return { store, deposit, was };
 }
 
 /** --json: the deposit as get would now show it; otherwise one line. */
@@ -82,13 +99,13 @@ function report(session: Session, store: SandboxStore, deposit: StoredDeposit, l
 }
 
 export function pay(idText: string, session: Session): void {
-  const { store, deposit } = load(idText, session);
-  const now = session.ctx.now();
-  const state = stateAt(deposit, store.eventsOf(deposit.id), now);
-  if (state.status !== 'WAITING_PAYMENT' || !store.record(deposit.id, 'paid', now)) {
-    const current = stateAt(deposit, store.eventsOf(deposit.id), now).status;
-    throw usageError(`deposit ${deposit.id} is ${current}; only a WAITING_PAYMENT deposit can be paid`);
-  }
+  const { store, deposit } = act(
+    idText,
+    session,
+    'paid',
+    (status) => status === 'WAITING_PAYMENT',
+    'only a WAITING_PAYMENT deposit can be paid',
+  );
   report(
     session,
     store,
@@ -98,12 +115,12 @@ export function pay(idText: string, session: Session): void {
 }
 
 export function fail(idText: string, session: Session): void {
-  const { store, deposit } = load(idText, session);
-  const now = session.ctx.now();
-  const state = stateAt(deposit, store.eventsOf(deposit.id), now);
-  if (isTerminal(state.status) || !store.record(deposit.id, 'failed', now)) {
-    const current = stateAt(deposit, store.eventsOf(deposit.id), now).status;
-    throw usageError(`deposit ${deposit.id} is ${current}; only a deposit that is not yet terminal can fail`);
-  }
-  report(session, store, deposit, `failed ${deposit.id}: FAILED (was ${state.status})`);
+  const { store, deposit, was } = act(
+    idText,
+    session,
+    'failed',
+    (status) => !isTerminal(status),
+    'only a deposit that is not yet terminal can fail',
+  );
+  report(session, store, deposit, `failed ${deposit.id}: FAILED (was ${was})`);
 }
