@@ -1,8 +1,7 @@
 /** The sandbox started by the CLI itself, in-process on a loopback port. */
-import { randomBytes } from 'node:crypto';
 import { qrPng } from '../domain/qrpng.js';
 import { createHandler, listen } from './server.js';
-import { SandboxStore } from './store.js';
+import { newSandboxToken, SandboxStore } from './store.js';
 
 export interface SandboxStart {
   dir: string;
@@ -14,7 +13,7 @@ export interface SandboxStart {
   token?: string;
 }
 
-export function autopaySeconds(setting: string): number | null {
+function autopaySeconds(setting: string): number | null {
   return setting === 'off' ? null : Number(setting);
 }
 
@@ -23,7 +22,7 @@ export async function pngOf(text: string): Promise<string> {
 }
 
 export async function startSandbox(start: SandboxStart, store = new SandboxStore(start.dir)) {
-  const token = start.token ?? `sbx_${randomBytes(16).toString('hex')}`;
+  const token = start.token ?? newSandboxToken();
   const running = await listen(
     createHandler({
       store,

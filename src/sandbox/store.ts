@@ -14,6 +14,11 @@ interface IdempotencyRecord {
   bodyHash: string;
 }
 
+/** A sandbox access token: random, and marked as the sandbox's. */
+export function newSandboxToken(): string {
+  return `sbx_${randomBytes(16).toString('hex')}`;
+}
+
 export type KeyClaim = { kind: 'claimed' } | { kind: 'existing'; id: string } | { kind: 'conflict' };
 
 export class SandboxStore {
@@ -32,8 +37,7 @@ export class SandboxStore {
   /** The standing server's token: made once per data directory, private to the user. */
   token(): string {
     const file = path.join(this.dir, 'token');
-    const fresh = `sbx_${randomBytes(16).toString('hex')}`;
-    publishExclusive(file, `${fresh}\n`);
+    publishExclusive(file, `${newSandboxToken()}\n`);
     return fs.readFileSync(file, 'utf8').trim();
   }
 
