@@ -41,6 +41,12 @@ export interface Context {
   };
 }
 
+/** Running under CI: CI is set to anything but empty, false or 0 (no prompts, no animation). */
+export function inCI(env: Context['env']): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
+}
+
 /** A timer that an abort cuts short (rejecting), without loading timers/promises. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { CreateRequest } from '../api/models.js';
-import { readInput } from '../context.js';
+import { inCI, readInput } from '../context.js';
 import { parseRows } from '../domain/rows.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { EXIT, interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
@@ -143,7 +143,7 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
   let printed = 0;
   let finished = 0;
   let stopAll: LbrlError | undefined;
-  const progress = p.stderrIsTTY && !session.ctx.env.CI && !session.globals.quiet;
+  const progress = p.stderrIsTTY && !inCI(session.ctx.env) && !session.globals.quiet;
   const flush = () => {
     while (printed < outcomes.length && outcomes[printed]) {
       p.json(outcomes[printed]!.line);

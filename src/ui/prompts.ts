@@ -1,5 +1,5 @@
 /** Questions for a person at the keyboard; never asked in CI, with --no-input or without a terminal. */
-import type { Context } from '../context.js';
+import { type Context, inCI } from '../context.js';
 import { interrupted } from '../errors.js';
 import type { GlobalOptions } from '../session.js';
 
@@ -15,8 +15,7 @@ export interface Prompter {
 }
 
 export function canPrompt(ctx: Context, globals: GlobalOptions): boolean {
-  const ci = ctx.env.CI !== undefined && ctx.env.CI !== '' && ctx.env.CI !== 'false' && ctx.env.CI !== '0';
-  return Boolean(ctx.stdin.isTTY && ctx.stdout.isTTY) && !ci && globals.input !== false;
+  return Boolean(ctx.stdin.isTTY && ctx.stdout.isTTY) && !inCI(ctx.env) && globals.input !== false;
 }
 
 function isPromptExit(error: unknown): boolean {

@@ -1,5 +1,6 @@
 /** What a person or a script sees while deposits are watched. */
 import type { GetResponse } from '../api/models.js';
+import { inCI } from '../context.js';
 import type { Session } from '../session.js';
 import type { WatchEvents } from '../watch.js';
 import { colorStatus } from './render.js';
@@ -31,7 +32,7 @@ export class WatchView implements WatchEvents {
     const view = new WatchView(session, session.ctx.now);
     const { ctx, globals, printer } = session;
     const animate =
-      printer.stdoutIsTTY && printer.stderrIsTTY && !ctx.env.CI && !globals.json && !globals.quiet;
+      printer.stdoutIsTTY && printer.stderrIsTTY && !inCI(ctx.env) && !globals.json && !globals.quiet;
     if (animate) {
       const { default: ora } = await import('ora');
       view.spinner = ora({
