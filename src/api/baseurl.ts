@@ -1,5 +1,5 @@
 /** Base URL rules: https, or plain http for loopback only; a path prefix is kept. */
-export type BaseUrlResult = { ok: true; value: string } | { ok: false; expected: string };
+import type { Parsed } from '../domain/money.js';
 
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -7,7 +7,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
-export function parseBaseUrl(input: string): BaseUrlResult {
+export function parseBaseUrl(input: string): Parsed<string> {
   const expected =
     'an https:// URL (plain http:// only for 127.0.0.1, ::1 or localhost), with no credentials, query or fragment';
   if (input.length > 2048 || !/^[\x21-\x7e]+$/.test(input)) return { ok: false, expected };
@@ -25,7 +25,7 @@ export function parseBaseUrl(input: string): BaseUrlResult {
   return { ok: true, value: `${url.origin}${url.pathname.replace(/\/+$/, '')}` };
 }
 
-export function parseToken(input: string): { ok: true; value: string } | { ok: false; expected: string } {
+export function parseToken(input: string): Parsed<string> {
   if (input.length === 0 || input.length > 4096 || !/^[\x21-\x7e]+$/.test(input)) {
     return {
       ok: false,

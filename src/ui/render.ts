@@ -32,10 +32,14 @@ const EXPLORERS: Record<string, string> = {
   liquidtestnet: 'https://blockstream.info/liquidtestnet/tx/',
 };
 
+/** The embedded or standing sandbox marks its deposits: no real money, no chain. */
+function isSandbox(deposit: Deposit): boolean {
+  return (deposit as { sandbox?: unknown }).sandbox === true;
+}
+
 export function explorerLink(deposit: Deposit): string | undefined {
   const txid = (deposit as Partial<GetResponse>).settlement?.liquidTxid;
-  if (!txid || !/^[0-9a-f]{64}$/i.test(txid) || (deposit as { sandbox?: unknown }).sandbox === true)
-    return undefined;
+  if (!txid || !/^[0-9a-f]{64}$/i.test(txid) || isSandbox(deposit)) return undefined;
   const net = decodeLiquidAddress(deposit.destinationAddress);
   const base = net.ok ? EXPLORERS[net.value.network] : undefined;
   return base ? `${base}${txid.toLowerCase()}` : undefined;
@@ -67,10 +71,9 @@ export function renderDeposit(c: ChalkInstance, d: Deposit): string {
     rows.push(['Settlement', `${s.status ?? 'started'}${s.liquidTxid ? ` txid ${s.liquidTxid}` : ''}`]);
     const link = explorerLink(d);
     if (link) rows.push(['Explorer', link]);
-    else if ((d as { sandbox?: unknown }).sandbox === true && s.liquidTxid)
-      rows.push(['Explorer', 'none: a sandbox txid is not on chain']);
+    else if (isSandbox(d) && s.liquidTxid) rows.push(['Explorer', 'none: a sandbox txid is not on chain']);
   }
-  if ((d as { sandbox?: unknown }).sandbox === true) rows.push(['Mode', c.cyan('sandbox (no real money)')]);
+  if (isSandbox(d)) rows.push(['Mode', c.cyan('sandbox (no real money)')]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return rows.map(([k, v]) => `${k.padEnd(width)}${v}`).join('\n');
 }
