@@ -36,6 +36,17 @@ function oneLine(stderr: string): string {
 
 const good = JSON.stringify(getAnswer());
 
+/** A server that resets every connection as soon as it is made, before any request is read. */
+function resetOnConnect() {
+  return faulty(
+    () => {},
+    (socket) => {
+      socket.resetAndDestroy();
+      return false;
+    },
+  );
+}
+
 describe('faults on a GET (safe to repeat: retried)', () => {
   it('connection refused: exit 6 after retrying', async () => {
     const port = await freePort();
@@ -46,13 +57,7 @@ describe('faults on a GET (safe to repeat: retried)', () => {
   });
 
   it('reset on connect, before the request: retried, then exit 6', async () => {
-    const s = await faulty(
-      () => {},
-      (socket) => {
-        socket.resetAndDestroy();
-        return false;
-      },
-    );
+    const s = await resetOnConnect();
     const r = await runCli(GET, { env: envFor(s.url), client: fast });
     expect(r.code).toBe(6);
     expect(oneLine(r.stderr)).toMatch(/could not reach the service at .*: connection failed/);
@@ -187,13 +192,7 @@ describe('faults on a create (never repeated once it may have reached the servic
   });
 
   it('a reset right after connecting is not repeated either: the request may be on its way', async () => {
-    const s = await faulty(
-      () => {},
-      (socket) => {
-        socket.resetAndDestroy();
-        return false;
-      },
-    );
+    const s = await resetOnConnect();
     const r = await runCli(CREATE, { env: envFor(s.url), client: fast });
     expect(r.code).toBe(6);
     expect(s.connections).toBe(1);
