@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parseBaseUrl, parseToken } from './api/baseurl.js';
 import type { ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
+import type { RequestDefaults, Scope } from './deposits/ports.js';
 import { isNetwork, type Network } from './domain/networks.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, usageError } from './errors.js';
@@ -103,6 +104,21 @@ export class Session {
   setting(key: ConfigKey): string | undefined;
   setting(key: ConfigKey): string | undefined {
     return this.profile()[key] ?? DEFAULTS[key];
+  }
+
+  /** The settings a deposit request is checked against (the network is checked first). */
+  requestDefaults(): RequestDefaults {
+    return {
+      network: this.network(),
+      defaultAddress: this.setting('default-address'),
+      splitAddress: this.setting('split-address'),
+      splitFee: this.setting('split-fee'),
+    };
+  }
+
+  /** This profile's deposits on a target, as the history records them. */
+  scope(target: Target = this.target()): Scope {
+    return { profile: this.profileName, target: Session.targetKey(target) };
   }
 
   network(): Network {

@@ -1,8 +1,8 @@
+import { listEntries, refreshEntries } from '../deposits/history.js';
 import { formatCents } from '../domain/money.js';
-import { isTerminal, parseWholeNumber } from '../domain/values.js';
-import { invalidValue, LbrlError } from '../errors.js';
+import { parseWholeNumber } from '../domain/values.js';
+import { invalidValue } from '../errors.js';
 import { Session } from '../session.js';
-import { type HistoryEntry, type StatusRecord, statusRecord } from '../store/history.js';
 import { colorStatus } from '../ui/render.js';
 
 export interface ListOptions {
@@ -14,34 +14,6 @@ function shorten(address: string, width = 24): string {
   return address.length <= width ? address : `${address.slice(0, 12)}…${address.slice(-(width - 13))}`;
 }
 
-export async function refreshEntries(entries: HistoryEntry[], session: Session): Promise<void> {
-  const target = session.target();
-  const key = Session.targetKey(target);
-  const stale = entries.filter((e) => e.baseUrl === key && !isTerminal(e.status));
-  const skipped = entries.filter((e) => e.baseUrl !== key && !isTerminal(e.status)).length;
-  if (skipped > 0) session.printer.info(`${skipped} deposit(s) of another service were not refreshed`);
-  if (stale.length === 0) return;
-  const client = await session.client(target);
-  const records: StatusRecord[] = [];
-  for (const e of stale) {
-    try {
-      const { value } = await client.getDeposit(e.id);
-      const record = statusRecord(e.id, value.status, session.ctx.now());
-      records.push(record);
-      e.status = record.status;
-      e.statusAt = record.at;
-    } catch (error) {
-      if (error instanceof LbrlError && error.type === 'not_found') {
-        session.printer.warn(`warning: the service does not know deposit ${e.id}`);
-        continue;
-      }
-      session.record(records);
-      throw error;
-    }
-  }
-  session.record(records);
-}
-
 export async function run(opts: ListOptions, session: Session): Promise<void> {
   let limit = 30;
   if (opts.limit !== undefined) {
@@ -49,11 +21,17 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
     if (!r.ok) throw invalidValue('--limit', opts.limit, r.expected);
     limit = r.value;
   }
-  const entries = session
-    .history()
-    .entries((r) => r.profile === session.profileName)
-    .slice(0, limit);
-  if (opts.refresh) await refreshEntries(entries, session);
+  const entries = listEntries(session.history(), session.profileName, limit);
+  if (opts.refresh) {
+    const target = session.target();
+    await refreshEntries(entries, {
+      api: () => session.client(target),
+      target: Session.targetKey(target),
+      recorder: session,
+      now: session.ctx.now,
+      notes: session.printer,
+    });
+  }
   const p = session.printer;
   if (session.globals.json) {
     p.json(entries.map(({ v: _v, type: _t, ...rest }) => rest));

@@ -1,19 +1,14 @@
-import { isTerminal, parseDepositId, parseDuration, parseIntervalSeconds } from '../domain/values.js';
-import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
-import { Session } from '../session.js';
-import { statusRecord } from '../store/history.js';
-import { WatchView } from '../ui/watch-view.js';
-import { watchDeposits } from '../watch.js';
+import { pendingIds } from '../deposits/history.js';
+import type { WatchPlan } from '../deposits/watch.js';
+import { parseDepositId, parseDuration, parseIntervalSeconds } from '../domain/values.js';
+import { invalidValue, usageError } from '../errors.js';
+import type { Session } from '../session.js';
+import { followOnScreen } from './shared/follow.js';
 
 export interface WatchFlags {
   interval?: string;
   timeout?: string;
   pending?: boolean;
-}
-
-export interface WatchPlan {
-  intervalMs: number;
-  timeoutMs?: number | undefined;
 }
 
 export function parseWatchFlags(flags: WatchFlags): WatchPlan {
@@ -32,43 +27,6 @@ export function parseWatchFlags(flags: WatchFlags): WatchPlan {
   return { intervalMs, timeoutMs };
 }
 
-/** Watch until every deposit is terminal; throws for every exit but 0. */
-export async function follow(ids: string[], plan: WatchPlan, session: Session): Promise<void> {
-  const client = await session.client(undefined, { maxRetries: 0 });
-  const view = await WatchView.open(session);
-  let states: Map<string, string>;
-  try {
-    ({ states } = await watchDeposits(
-      client,
-      {
-        ids,
-        ...plan,
-        now: session.ctx.now,
-        sleep: session.ctx.sleep,
-        random: session.ctx.random,
-        signal: session.ctx.signal,
-      },
-      {
-        change: (deposit, raw, previous) => {
-          session.record([statusRecord(deposit.id, deposit.status, session.ctx.now())]);
-          view.change(deposit, raw, previous);
-        },
-        retry: (reason, delay, failingFor) => view.retry(reason, delay, failingFor),
-        tick: (states, elapsed) => view.tick(states, elapsed),
-      },
-    ));
-  } finally {
-    view.stop();
-  }
-  const failed = [...states].filter(([, s]) => s === 'FAILED').map(([id]) => id);
-  if (failed.length > 0) {
-    throw new LbrlError(`deposit ${failed.join(', ')} ended FAILED`, 'failed', EXIT.failed);
-  }
-  session.printer.info(
-    ids.length === 1 ? `deposit ${ids[0]} FINALIZED` : `all ${ids.length} deposits FINALIZED`,
-  );
-}
-
 export async function run(idTexts: string[], flags: WatchFlags, session: Session): Promise<void> {
   const ids: string[] = [];
   for (const text of idTexts) {
@@ -78,17 +36,12 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
   }
   const plan = parseWatchFlags(flags);
   if (flags.pending) {
-    const key = Session.targetKey(session.target());
-    for (const e of session
-      .history()
-      .entries((r) => r.profile === session.profileName && r.baseUrl === key)) {
-      if (!isTerminal(e.status) && !ids.includes(e.id)) ids.push(e.id);
-    }
+    ids.splice(0, ids.length, ...pendingIds(session.history(), session.scope(), ids));
     if (ids.length === 0) {
       session.printer.info('no pending deposits in the local history');
       return;
     }
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
-  await follow(ids, plan, session);
+  await followOnScreen(ids, plan, session);
 }

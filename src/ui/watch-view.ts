@@ -1,8 +1,8 @@
 /** What a person or a script sees while deposits are watched. */
 import type { GetResponse } from '../api/models.js';
 import { inCI } from '../context.js';
+import type { WatchEvents } from '../deposits/watch.js';
 import type { Session } from '../session.js';
-import type { WatchEvents } from '../watch.js';
 import { colorStatus } from './render.js';
 
 interface Spinner {

@@ -3,10 +3,12 @@
  * ceiling on requests per minute across all of them, transient failures ridden out with
  * capped, jittered back-off, and a limit past which an unreachable service ends the watch.
  */
-import type { DepositClient } from './api/client.js';
-import type { GetResponse } from './api/models.js';
-import { isTerminal } from './domain/values.js';
-import { EXIT, interrupted, LbrlError } from './errors.js';
+import type { GetResponse } from '../api/models.js';
+import { isTerminal } from '../domain/values.js';
+import { EXIT, interrupted, LbrlError } from '../errors.js';
+import { statusRecord } from '../store/history.js';
+import { getChecked } from './answers.js';
+import type { Clock, DepositApi, Recorder } from './ports.js';
 
 /** At most this many GETs a minute across all watched deposits (the service's published status limit). */
 export const MAX_REQUESTS_PER_MINUTE = 60;
@@ -23,14 +25,14 @@ export interface WatchEvents {
   tick(states: ReadonlyMap<string, string | undefined>, elapsedMs: number): void;
 }
 
-export interface WatchOptions {
-  ids: string[];
+/** How often and for how long. */
+export interface WatchPlan {
   intervalMs: number;
   timeoutMs?: number | undefined;
-  now: () => number;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random: () => number;
-  signal: AbortSignal;
+}
+
+export interface WatchOptions extends WatchPlan, Clock {
+  ids: string[];
   unreachableLimitMs?: number;
 }
 
@@ -41,7 +43,7 @@ export interface WatchResult {
 const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate_limited']);
 
 export async function watchDeposits(
-  client: DepositClient,
+  client: DepositApi,
   o: WatchOptions,
   events: WatchEvents,
 ): Promise<WatchResult> {
@@ -74,7 +76,7 @@ export async function watchDeposits(
       await pause(lastRequestAt + spacing - o.now());
       lastRequestAt = o.now();
       try {
-        const { value, raw } = await client.getDeposit(id);
+        const { value, raw } = await getChecked(client, id);
         failingSince = undefined;
         failures = 0;
         const previous = states.get(id);
@@ -116,4 +118,46 @@ export async function watchDeposits(
     await pause(wait);
   }
   return { states: states as Map<string, string> };
+}
+
+/**
+ * Watch until every deposit is terminal, recording each status seen; throws for every end
+ * but all FINALIZED (FAILED: exit 5, the watch's own limits: their exit codes).
+ */
+export async function follow(
+  api: DepositApi,
+  ids: string[],
+  plan: WatchPlan,
+  deps: { clock: Clock; recorder: Recorder },
+  events: WatchEvents,
+): Promise<void> {
+  const { clock, recorder } = deps;
+  const { states } = await watchDeposits(
+    api,
+    {
+      ids,
+      ...plan,
+      now: clock.now,
+      sleep: clock.sleep,
+      random: clock.random,
+      signal: clock.signal,
+    },
+    {
+      change: (deposit, raw, previous) => {
+        recorder.record([statusRecord(deposit.id, deposit.status, clock.now())]);
+        events.change(deposit, raw, previous);
+      },
+      retry: (reason, delay, failingFor) => events.retry(reason, delay, failingFor),
+      tick: (states, elapsed) => events.tick(states, elapsed),
+    },
+  );
+  const failed = [...states].filter(([, s]) => s === 'FAILED').map(([id]) => id);
+  if (failed.length > 0) {
+    throw new LbrlError(`deposit ${failed.join(', ')} ended FAILED`, 'failed', EXIT.failed);
+  }
+}
+
+/** The line that ends a watch where everything was FINALIZED. */
+export function finishedLine(ids: string[]): string {
+  return ids.length === 1 ? `deposit ${ids[0]} FINALIZED` : `all ${ids.length} deposits FINALIZED`;
 }

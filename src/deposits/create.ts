@@ -1,0 +1,43 @@
+/** Create one deposit: send, check the answer against the request, record it, then hand it back. */
+import type { ApiResult } from '../api/client.js';
+import type { CreateRequest, CreateResponse } from '../api/models.js';
+import type { CreatedRecord } from '../store/history.js';
+import { createAnswer } from './answers.js';
+import type { DepositApi, Recorder, Scope } from './ports.js';
+
+export interface CreateDeps {
+  api: DepositApi;
+  recorder: Recorder;
+  scope: Scope;
+  now: () => number;
+}
+
+/**
+ * Send one create, check the answer (money safety) and record the deposit in the local
+ * history before anything is printed. Shared by create and create --from.
+ */
+export async function createChecked(
+  deps: CreateDeps,
+  body: CreateRequest,
+  idempotencyKey: string,
+  batchKey?: string,
+): Promise<ApiResult<CreateResponse>> {
+  const answer = await createAnswer(deps.api, body, idempotencyKey);
+  const { value } = answer;
+  const record: CreatedRecord = {
+    v: 1,
+    type: 'created',
+    id: value.id,
+    profile: deps.scope.profile,
+    baseUrl: deps.scope.target,
+    at: new Date(deps.now()).toISOString(),
+    amountInCents: body.amountInCents,
+    destinationAddress: body.lbrlAddress,
+    splitAddress: body.lbrlSplitAddress ?? null,
+    splitFee: body.splitFee ?? null,
+    status: value.status,
+  };
+  if (batchKey) record.batchKey = batchKey;
+  deps.recorder.record([record]);
+  return answer;
+}

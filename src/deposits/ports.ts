@@ -1,0 +1,54 @@
+/**
+ * What the deposit flows are handed: narrow pieces a command assembles from its Session, and
+ * a test from plain objects (no commander, no HTTP).
+ */
+import type { ApiResult } from '../api/client.js';
+import type { CreateRequest, CreateResponse, GetResponse } from '../api/models.js';
+import type { Network } from '../domain/networks.js';
+import type { CreatedRecord, HistoryEntry, HistoryRecord } from '../store/history.js';
+
+/** The two calls of the service the flows make (DepositClient has them). */
+export interface DepositApi {
+  createDeposit(body: CreateRequest, idempotencyKey: string): Promise<ApiResult<CreateResponse>>;
+  getDeposit(id: string): Promise<ApiResult<GetResponse>>;
+}
+
+/** Appends to the local history; a failure to record is the recorder's to report, never thrown. */
+export interface Recorder {
+  record(records: HistoryRecord[]): void;
+}
+
+/** Reads the local history. */
+export interface HistoryReader {
+  read(): HistoryRecord[];
+  entries(filter?: (r: CreatedRecord) => boolean): HistoryEntry[];
+}
+
+/** Whose deposits and where they live, as the history records them. */
+export interface Scope {
+  profile: string;
+  /** the base URL of a live service, or "sandbox" */
+  target: string;
+}
+
+/** The profile's settings a request is checked against. */
+export interface RequestDefaults {
+  network: Network;
+  defaultAddress?: string | undefined;
+  splitAddress?: string | undefined;
+  splitFee?: string | undefined;
+}
+
+/** The clock and the Ctrl-C signal, from the Context. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  random(): number;
+  signal: AbortSignal;
+}
+
+/** One-line notes for a person (the Printer has them). */
+export interface Notes {
+  info(line: string): void;
+  warn(line: string): void;
+}

@@ -1,0 +1,146 @@
+/** A deposit request from flags, a batch row or answers to prompts, every value checked. */
+import type { CreateRequest } from '../api/models.js';
+import { checkLiquidAddress } from '../domain/address.js';
+import { parseCents, parseReais } from '../domain/money.js';
+import { parseSplitFee } from '../domain/split.js';
+import { invalidValue, usageError } from '../errors.js';
+import type { RequestDefaults } from './ports.js';
+
+/** The values a request is made of, as typed (flags or a row's fields). */
+export interface RequestInput {
+  amount?: string | undefined;
+  amountCents?: string | undefined;
+  to?: string | undefined;
+  splitTo?: string | undefined;
+  splitFee?: string | undefined;
+  /** false: --no-split, the profile's split settings ignored */
+  split?: boolean | undefined;
+}
+
+/** How values are named in messages: flags for one deposit, fields for a batch row. */
+export interface Labels {
+  amount: string;
+  amountCents: string;
+  to: string;
+  splitTo: string;
+  splitFee: string;
+  both: string;
+  missingAmount: string;
+  missingTo: string;
+  feeNeedsTo: string;
+  toNeedsFee: string;
+}
+
+export const FLAG_LABELS: Labels = {
+  amount: '--amount',
+  amountCents: '--amount-cents',
+  to: '--to',
+  splitTo: '--split-to',
+  splitFee: '--split-fee',
+  both: 'pass either --amount (reais) or --amount-cents, not both',
+  missingAmount: 'missing amount: pass --amount <reais> or --amount-cents <n>',
+  missingTo:
+    'missing destination: pass --to <liquid-address>, or set one with lbrl config set default-address <address>',
+  feeNeedsTo: '--split-fee needs --split-to <liquid-address>',
+  toNeedsFee: '--split-to needs --split-fee <percent>',
+};
+
+export const ROW_LABELS: Labels = {
+  amount: 'amount',
+  amountCents: 'amountCents',
+  to: 'to',
+  splitTo: 'splitTo',
+  splitFee: 'splitFee',
+  both: 'give either amount (reais) or amountCents, not both',
+  missingAmount: 'missing amount: give amount or amountCents',
+  missingTo: 'missing to, and the profile has no default-address',
+  feeNeedsTo: 'splitFee needs splitTo',
+  toNeedsFee: 'splitTo needs splitFee',
+};
+
+/**
+ * Options (and the profile's defaults) to the request body, every value checked; every
+ * problem is named, so a batch row can report all of its bad fields at once.
+ */
+export function checkRequest(
+  opts: RequestInput,
+  defaults: RequestDefaults,
+  labels: Labels = FLAG_LABELS,
+): { body?: CreateRequest; problems: string[] } {
+  const problems: string[] = [];
+  const refuse = (option: string, value: string, expected: string) =>
+    problems.push(invalidValue(option, value, expected).message);
+  const network = defaults.network;
+  const address = (option: string, value: string): string | undefined => {
+    const r = checkLiquidAddress(value, network);
+    if (!r.ok) refuse(option, value, `a Liquid address on ${network}: ${r.reason}`);
+    return r.ok ? r.value.address : undefined;
+  };
+  const fee = (option: string, value: string): string | undefined => {
+    const r = parseSplitFee(value);
+    if (!r.ok) refuse(option, value, r.expected);
+    return r.ok ? r.value.wire : undefined;
+  };
+
+  let amountInCents: number | undefined;
+  if (opts.amount !== undefined && opts.amountCents !== undefined) problems.push(labels.both);
+  else if (opts.amount !== undefined) {
+    const r = parseReais(opts.amount);
+    if (r.ok) amountInCents = r.value;
+    else refuse(labels.amount, opts.amount, r.expected);
+  } else if (opts.amountCents !== undefined) {
+    const r = parseCents(opts.amountCents);
+    if (r.ok) amountInCents = r.value;
+    else refuse(labels.amountCents, opts.amountCents, r.expected);
+  } else problems.push(labels.missingAmount);
+
+  let to: string | undefined;
+  if (opts.to !== undefined) to = address(labels.to, opts.to);
+  else {
+    const fallback = defaults.defaultAddress;
+    if (fallback === undefined) problems.push(labels.missingTo);
+    else to = address('default-address (config)', fallback);
+  }
+
+  let splitTo: string | undefined;
+  let splitFee: string | undefined;
+  const explicit = opts.splitTo !== undefined || opts.splitFee !== undefined;
+  if (opts.split === false && explicit)
+    problems.push('--no-split cannot be combined with --split-to or --split-fee');
+  else if (explicit) {
+    if (opts.splitTo === undefined) problems.push(labels.feeNeedsTo);
+    else splitTo = address(labels.splitTo, opts.splitTo);
+    if (opts.splitFee === undefined) problems.push(labels.toNeedsFee);
+    else splitFee = fee(labels.splitFee, opts.splitFee);
+  } else if (opts.split !== false) {
+    const profileTo = defaults.splitAddress;
+    const profileFee = defaults.splitFee;
+    if ((profileTo === undefined) !== (profileFee === undefined)) {
+      problems.push(
+        `the profile has ${profileTo === undefined ? 'split-fee but no split-address' : 'split-address but no split-fee'}; set both, or pass --no-split`,
+      );
+    } else if (profileTo !== undefined && profileFee !== undefined) {
+      splitTo = address('split-address (config)', profileTo);
+      splitFee = fee('split-fee (config)', profileFee);
+    }
+  }
+  if (splitTo !== undefined && splitTo === to) {
+    problems.push(
+      'the split address is the same as the destination; pass --no-split or another split address',
+    );
+  }
+  if (problems.length > 0 || amountInCents === undefined || to === undefined) return { problems };
+  const body: CreateRequest = { amountInCents, lbrlAddress: to };
+  if (splitTo !== undefined && splitFee !== undefined) {
+    body.lbrlSplitAddress = splitTo;
+    body.splitFee = splitFee;
+  }
+  return { body, problems };
+}
+
+/** For one deposit: the first problem is the error. */
+export function buildRequest(opts: RequestInput, defaults: RequestDefaults): CreateRequest {
+  const { body, problems } = checkRequest(opts, defaults);
+  if (!body) throw usageError(problems[0] ?? 'invalid request');
+  return body;
+}

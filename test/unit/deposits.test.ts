@@ -1,0 +1,277 @@
+/** The deposit flows on plain objects: no commander, no HTTP, no files. */
+import { describe, expect, it } from 'vitest';
+import type { CreateRequest } from '../../src/api/models.js';
+import { checkAnswer } from '../../src/deposits/answers.js';
+import { createBatch, rowKeys } from '../../src/deposits/batch.js';
+import { createChecked } from '../../src/deposits/create.js';
+import { listEntries, pendingIds, refreshEntries } from '../../src/deposits/history.js';
+import type { Clock, DepositApi, HistoryReader } from '../../src/deposits/ports.js';
+import { buildRequest, checkRequest, ROW_LABELS } from '../../src/deposits/request.js';
+import { finishedLine, follow } from '../../src/deposits/watch.js';
+import { LbrlError } from '../../src/errors.js';
+import { History, type HistoryRecord } from '../../src/store/history.js';
+import { createAnswer, getAnswer, ID, LQ, TEX, VJL } from '../helpers/fixtures.js';
+
+const T0 = Date.parse('2026-11-22T10:00:00Z');
+
+function clock(): Clock & { t: number } {
+  const c = {
+    t: T0,
+    now: () => c.t,
+    sleep: async (ms: number) => {
+      c.t += ms;
+    },
+    random: () => 0.5,
+    signal: new AbortController().signal,
+  };
+  return c;
+}
+
+function recorder() {
+  const records: HistoryRecord[] = [];
+  return { records, record: (r: HistoryRecord[]) => records.push(...r) };
+}
+
+/** A service in memory: creates answer well unless told otherwise, gets walk through `statuses`. */
+function fakeApi(o: { statuses?: string[]; create?: (b: CreateRequest) => object } = {}) {
+  const sent: Array<{ body: CreateRequest; key: string }> = [];
+  let n = 0;
+  const api: DepositApi = {
+    createDeposit: async (body, key) => {
+      sent.push({ body, key });
+      const raw = (o.create ?? createAnswer)(body);
+      return { value: raw as never, raw };
+    },
+    getDeposit: async (id) => {
+      const status = o.statuses?.[Math.min(n++, (o.statuses?.length ?? 1) - 1)] ?? 'WAITING_PAYMENT';
+      const raw = getAnswer({ id, status });
+      return { value: raw as never, raw };
+    },
+  };
+  return { api, sent };
+}
+
+const defaults = { network: 'liquid' as const };
+const scope = { profile: 'default', target: 'sandbox' };
+
+describe('request', () => {
+  it('takes the destination and the split from the profile', () => {
+    expect(
+      buildRequest(
+        { amount: '15,50' },
+        { ...defaults, defaultAddress: LQ, splitAddress: VJL, splitFee: '2.99' },
+      ),
+    ).toEqual({ amountInCents: 1550, lbrlAddress: LQ, lbrlSplitAddress: VJL, splitFee: '2.99%' });
+  });
+
+  it('names every problem of a row with the row labels', () => {
+    const r = checkRequest({ amount: '1', amountCents: '100', to: TEX }, defaults, ROW_LABELS);
+    expect(r.body).toBeUndefined();
+    expect(r.problems[0]).toBe('give either amount (reais) or amountCents, not both');
+    expect(r.problems[1]).toMatch(/^invalid to "tex1.*": expected a Liquid address on liquid/);
+  });
+
+  it('refuses a split to the destination itself', () => {
+    expect(() => buildRequest({ amountCents: '100', to: LQ, splitTo: LQ, splitFee: '1%' }, defaults)).toThrow(
+      'the split address is the same as the destination; pass --no-split or another split address',
+    );
+  });
+});
+
+describe('answers', () => {
+  it('refuses a create answer that differs from the request, naming the field', () => {
+    const body = { amountInCents: 1550, lbrlAddress: LQ };
+    const raw = { ...createAnswer(body), amountInCents: 1551 };
+    const e = (() => {
+      try {
+        checkAnswer('create', { value: raw as never, raw }, { request: body });
+      } catch (error) {
+        return error as LbrlError;
+      }
+    })();
+    expect(e).toBeInstanceOf(LbrlError);
+    expect(e?.exitCode).toBe(1);
+    expect(e?.message).toMatch(/amountInCents: sent 1550, service answered 1551\. Do not pay this charge$/);
+  });
+});
+
+describe('create', () => {
+  it('records the deposit, with its scope and time, before handing it back', async () => {
+    const { api, sent } = fakeApi();
+    const rec = recorder();
+    const body = { amountInCents: 1550, lbrlAddress: LQ };
+    const { value } = await createChecked({ api, recorder: rec, scope, now: () => T0 }, body, 'key-1');
+    expect(value.id).toBe(ID);
+    expect(sent).toEqual([{ body, key: 'key-1' }]);
+    expect(rec.records).toEqual([
+      {
+        v: 1,
+        type: 'created',
+        id: ID,
+        profile: 'default',
+        baseUrl: 'sandbox',
+        at: '2026-11-22T10:00:00.000Z',
+        amountInCents: 1550,
+        destinationAddress: LQ,
+        splitAddress: null,
+        splitFee: null,
+        status: 'WAITING_PAYMENT',
+      },
+    ]);
+  });
+
+  it('records nothing when the answer does not match', async () => {
+    const { api } = fakeApi({ create: (b) => ({ ...createAnswer(b), destinationAddress: VJL }) });
+    const rec = recorder();
+    await expect(
+      createChecked(
+        { api, recorder: rec, scope, now: () => T0 },
+        { amountInCents: 1550, lbrlAddress: LQ },
+        'k',
+      ),
+    ).rejects.toThrow(/destinationAddress: sent lq1/);
+    expect(rec.records).toEqual([]);
+  });
+});
+
+describe('watch', () => {
+  it('follows to FINALIZED, recording each status once', async () => {
+    const { api } = fakeApi({ statuses: ['WAITING_PAYMENT', 'WAITING_PAYMENT', 'FINALIZED'] });
+    const rec = recorder();
+    const seen: string[] = [];
+    const c = clock();
+    await follow(
+      api,
+      [ID],
+      { intervalMs: 3000 },
+      { clock: c, recorder: rec },
+      { change: (d, _raw, prev) => seen.push(`${prev ?? '-'}>${d.status}`), retry: () => {}, tick: () => {} },
+    );
+    expect(seen).toEqual(['->WAITING_PAYMENT', 'WAITING_PAYMENT>FINALIZED']);
+    expect(rec.records.map((r) => (r.type === 'status' ? r.status : r.type))).toEqual([
+      'WAITING_PAYMENT',
+      'FINALIZED',
+    ]);
+    expect(c.t - T0).toBe(6000);
+    expect(finishedLine([ID])).toBe(`deposit ${ID} FINALIZED`);
+  });
+
+  it('ends FAILED with exit 5', async () => {
+    const { api } = fakeApi({ statuses: ['FAILED'] });
+    const quiet = { change: () => {}, retry: () => {}, tick: () => {} };
+    await expect(
+      follow(api, [ID], { intervalMs: 1000 }, { clock: clock(), recorder: recorder() }, quiet),
+    ).rejects.toMatchObject({ message: `deposit ${ID} ended FAILED`, exitCode: 5 });
+  });
+});
+
+function historyOf(records: HistoryRecord[]): HistoryReader {
+  const h = new History('/nonexistent');
+  h.read = () => records;
+  return h;
+}
+
+function created(id: string, status: string, baseUrl = 'sandbox', profile = 'default'): HistoryRecord {
+  return {
+    v: 1,
+    type: 'created',
+    id,
+    profile,
+    baseUrl,
+    at: '2026-11-22T10:00:00.000Z',
+    amountInCents: 100,
+    destinationAddress: LQ,
+    splitAddress: null,
+    splitFee: null,
+    status,
+  };
+}
+
+const A = '00000000-0000-4000-8000-00000000000a';
+const B = '00000000-0000-4000-8000-00000000000b';
+const C = '00000000-0000-4000-8000-00000000000c';
+
+describe('history', () => {
+  const history = historyOf([
+    created(A, 'WAITING_PAYMENT'),
+    created(B, 'FINALIZED'),
+    created(C, 'WAITING_PAYMENT', 'https://pay.example.com'),
+  ]);
+
+  it('lists pending ids of the scope only, after the ones given', () => {
+    expect(pendingIds(history, scope, [B])).toEqual([B, A]);
+  });
+
+  it('refreshes only the target, notes the others, records what it got', async () => {
+    const { api } = fakeApi({ statuses: ['FINALIZED'] });
+    const rec = recorder();
+    const notes: string[] = [];
+    const entries = listEntries(history, 'default', 30);
+    await refreshEntries(entries, {
+      api: async () => api,
+      target: 'sandbox',
+      recorder: rec,
+      now: () => T0,
+      notes: { info: (l) => notes.push(l), warn: (l) => notes.push(l) },
+    });
+    expect(notes).toEqual(['1 deposit(s) of another service were not refreshed']);
+    expect(entries.find((e) => e.id === A)?.status).toBe('FINALIZED');
+    expect(rec.records).toEqual([
+      { v: 1, type: 'status', id: A, status: 'FINALIZED', at: '2026-11-22T10:00:00.000Z' },
+    ]);
+  });
+});
+
+describe('batch', () => {
+  const bodies = [
+    { amountInCents: 100, lbrlAddress: LQ },
+    { amountInCents: 100, lbrlAddress: LQ },
+  ];
+
+  it('keeps two identical rows apart, and --resume reuses an earlier idempotency key', async () => {
+    const keys = rowKeys(bodies);
+    expect(keys[0]).not.toBe(keys[1]);
+    const { api, sent } = fakeApi();
+    const rec = recorder();
+    const history = historyOf([
+      {
+        v: 1,
+        type: 'attempt',
+        profile: 'default',
+        baseUrl: 'sandbox',
+        batchKey: keys[1]!,
+        idempotencyKey: 'earlier',
+        at: '',
+      },
+    ]);
+    const lines: unknown[] = [];
+    await createBatch(
+      bodies.map((body, i) => ({ row: i + 1, body })),
+      { concurrency: 1, resume: true },
+      { api: async () => api, history, recorder: rec, scope, clock: clock() },
+      (outcomes, finished) => lines.push([finished, outcomes.filter(Boolean).length]),
+    );
+    expect(sent[1]?.key).toBe('earlier');
+    expect(sent[0]?.key).not.toBe('earlier');
+    expect(lines).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
+    expect(rec.records.map((r) => r.type)).toEqual(['attempt', 'created', 'attempt', 'created']);
+  });
+
+  it('fails with the rows not created and their common exit code', async () => {
+    const { api } = fakeApi({ create: (b) => ({ ...createAnswer(b), amountInCents: 1 }) });
+    await expect(
+      createBatch(
+        bodies.map((body, i) => ({ row: i + 1, body })),
+        { concurrency: 2, resume: false },
+        { api: async () => api, history: historyOf([]), recorder: recorder(), scope, clock: clock() },
+        () => {},
+      ),
+    ).rejects.toMatchObject({
+      message: '2 of 2 row(s) were not created (rows 1, 2); re-run with --resume to retry only those',
+      exitCode: 1,
+    });
+  });
+});
