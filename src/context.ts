@@ -6,7 +6,6 @@ import os from 'node:os';
 import type { Dispatcher } from 'undici';
 import type { ClientOptions } from './api/client.js';
 import { usageError } from './errors.js';
-import type { Prompter } from './ui/prompts.js';
 
 export interface OutStream {
   write(chunk: string): unknown;
@@ -16,6 +15,18 @@ export interface OutStream {
 
 export interface InStream extends NodeJS.ReadableStream {
   isTTY?: boolean | undefined;
+}
+
+/** Questions for a person; ui/prompts.ts makes one from @inquirer/prompts, tests hand their own. */
+export interface Prompter {
+  input(o: {
+    message: string;
+    default?: string | undefined;
+    validate: (value: string) => true | string;
+  }): Promise<string>;
+  confirm(o: { message: string; default: boolean }): Promise<boolean>;
+  /** hidden input, for a secret */
+  password(o: { message: string }): Promise<string>;
 }
 
 export interface Context {

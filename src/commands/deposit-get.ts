@@ -1,3 +1,4 @@
+import { getChecked } from '../deposits/answers.js';
 import { parseBrCode } from '../domain/brcode.js';
 import { parseDepositId } from '../domain/values.js';
 import { EXIT, invalidValue, LbrlError } from '../errors.js';
@@ -17,7 +18,7 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
   const style = qrStyle(opts.qrStyle, session.setting('qr-style'));
   if (opts.qrPng !== undefined) checkQrPngTarget(opts.qrPng);
   const client = await session.client();
-  const { value, raw } = await client.getDeposit(id.value);
+  const { value, raw } = await getChecked(client, id.value);
   const code = parseBrCode(value.qrCodeText);
   if (!code.ok && (opts.qr || opts.qrPng !== undefined)) {
     throw new LbrlError(

@@ -1,20 +1,11 @@
 /** Questions for a person at the keyboard; never asked in CI, with --no-input or without a terminal. */
-import { type Context, inCI } from '../context.js';
+import { type Context, inCI, type Prompter } from '../context.js';
 import { interrupted } from '../errors.js';
-import type { GlobalOptions } from '../session.js';
 
-export interface Prompter {
-  input(o: {
-    message: string;
-    default?: string | undefined;
-    validate: (value: string) => true | string;
-  }): Promise<string>;
-  confirm(o: { message: string; default: boolean }): Promise<boolean>;
-  /** hidden input, for a secret */
-  password(o: { message: string }): Promise<string>;
-}
+export type { Prompter };
 
-export function canPrompt(ctx: Context, globals: GlobalOptions): boolean {
+/** `globals.input` is false with --no-input. */
+export function canPrompt(ctx: Context, globals: { input?: boolean | undefined }): boolean {
   return Boolean(ctx.stdin.isTTY && ctx.stdout.isTTY) && !inCI(ctx.env) && globals.input !== false;
 }
 

@@ -1,9 +1,15 @@
 /** What a person or a script sees while deposits are watched. */
 import type { GetResponse } from '../api/models.js';
-import { inCI } from '../context.js';
-import type { WatchEvents } from '../deposits/watch.js';
-import type { Session } from '../session.js';
+import { type Context, inCI } from '../context.js';
+import type { Printer } from './output.js';
 import { colorStatus } from './render.js';
+
+/** What the view needs of a command: the streams, the printer and the output mode. */
+export interface ViewSettings {
+  ctx: Context;
+  printer: Printer;
+  globals: { json?: boolean | undefined; quiet?: boolean | undefined };
+}
 
 interface Spinner {
   text: string;
@@ -19,16 +25,17 @@ function clock(ms: number): string {
   return `${m}:${String(s % 60).padStart(2, '0')}`;
 }
 
-export class WatchView implements WatchEvents {
+/** Fits deposits/watch.ts's WatchEvents (ui does not import the flows). */
+export class WatchView {
   private spinner: Spinner | undefined;
 
   private constructor(
-    private readonly session: Session,
+    private readonly session: ViewSettings,
     private readonly now: () => number,
   ) {}
 
   /** The spinner runs only when a person watches: both streams are terminals, no CI, no --json. */
-  static async open(session: Session): Promise<WatchView> {
+  static async open(session: ViewSettings): Promise<WatchView> {
     const view = new WatchView(session, session.ctx.now);
     const { ctx, globals, printer } = session;
     const animate =
