@@ -1,125 +1,154 @@
-/** Shell completion scripts, made from the program's own commands and options. */
+/**
+ * Shell completion. The scripts are small and the same for every command: they hand the words
+ * typed so far to `lbrl __complete`, which answers from the command definitions. What it prints
+ * is data for the shell to offer, quoted by the shell, never evaluated.
+ */
+import { parseDepositId, parseProfileName } from '../domain/values.js';
 import { usageError } from '../errors.js';
 import type { Session } from '../session.js';
+import { CONFIG_KEYS } from '../store/config.js';
+import type { CommandDef, Completion, FlagDef } from './define.js';
+import { CONFIG_VALUES } from './values.js';
 
-export interface CommandSpec {
-  name: string;
-  options: string[];
-  /** what its positional arguments complete to */
-  args?: 'ids' | 'config-keys' | 'shells' | 'none';
-  subcommands: CommandSpec[];
-}
-
-const CONFIG_KEYS = 'base-url network default-address split-address split-fee sandbox-autopay qr-style';
-const VALUES: Record<string, string> = {
-  '--qr-style': 'dark light',
-};
-const FILES = ['--from', '--qr-png'];
-
-function bash(root: CommandSpec): string {
-  const cases: string[] = [];
-  // global options are accepted after a command too; --version only at the top
-  const globals = root.options.filter((o) => o !== '--version' && o !== '-V' && o !== '--help');
-  const entry = (path: string, c: CommandSpec, extra: string[]) => {
-    const words = [...new Set([...c.subcommands.map((s) => s.name), ...c.options, ...extra])].join(' ');
-    const args = c.args && c.args !== 'none' ? `; args=${c.args}` : '';
-    cases.push(`    "${path}") words="${words}"${args} ;;`);
-  };
-  entry('', root, []);
-  for (const c of root.subcommands) {
-    entry(c.name, c, globals);
-    for (const s of c.subcommands) entry(`${c.name} ${s.name}`, s, globals);
-  }
-  const values = Object.entries(VALUES)
-    .map(([flag, v]) => `    ${flag}) COMPREPLY=($(compgen -W "${v}" -- "$cur")); return ;;`)
-    .join('\n');
-  return `# lbrl completion for bash: source <(lbrl completion bash)
+const BASH = `# lbrl completion for bash: source <(lbrl completion bash)
 _lbrl() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  local path="" words="" args="" i w
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w="\${COMP_WORDS[i]}"
-    case "$w" in
-      --profile|--base-url|--amount|--amount-cents|--to|--split-to|--split-fee|--qr-png|--qr-style|--from|--concurrency|--interval|--timeout|--limit|--port|--host) ((i++)) ;;
-      -*) ;;
-      *) if [ -z "$path" ]; then path="$w"; elif [ "\${path#* }" = "$path" ]; then path="$path $w"; fi ;;
-    esac
-  done
-  case "$prev" in
-    --profile) COMPREPLY=($(compgen -W "$(command lbrl __complete profiles 2>/dev/null)" -- "$cur")); return ;;
-    ${FILES.join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-${values}
-  esac
-  case "$path" in
-${cases.join('\n')}
-  esac
-  if [[ "$cur" != -* ]]; then
-    case "$args" in
-      ids) words="$words $(command lbrl __complete ids 2>/dev/null)" ;;
-      config-keys) words="$words ${CONFIG_KEYS}" ;;
-      shells) words="$words bash zsh fish" ;;
-    esac
+  local cur="\${COMP_WORDS[COMP_CWORD]}" kind="" line q
+  COMPREPLY=()
+  while IFS= read -r line; do
+    if [ -z "$kind" ]; then kind="$line"; continue; fi
+    printf -v q '%q' "$line"
+    COMPREPLY+=("$q")
+  done < <(command lbrl __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+  if [ "$kind" = ":files" ]; then
+    COMPREPLY=()
+    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    compopt -o filenames 2>/dev/null
   fi
-  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+  return 0
 }
-complete -o default -F _lbrl lbrl
+complete -F _lbrl lbrl
 `;
-}
 
-function zsh(root: CommandSpec): string {
-  // zsh runs the bash script through bashcompinit: one logic for both shells
-  return `#compdef lbrl
+const ZSH = `#compdef lbrl
 # lbrl completion for zsh: source <(lbrl completion zsh)
-autoload -U +X bashcompinit && bashcompinit
-${bash(root).replace(/^# lbrl completion for bash.*\n/, '')}`;
+_lbrl() {
+  local -a out
+  out=("\${(@f)$(command lbrl __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  if [[ "\${out[1]}" == ":files" ]]; then
+    _files
+  elif (( \${#out} > 1 )); then
+    compadd -- "\${(@)out[2,-1]}"
+  fi
 }
+if ! (( \${+functions[compdef]} )); then autoload -Uz compinit && compinit -u; fi
+compdef _lbrl lbrl
+`;
 
-function fish(root: CommandSpec): string {
-  const lines = ['# lbrl completion for fish: lbrl completion fish | source', 'complete -c lbrl -f'];
-  const flag = (o: string) => (o.startsWith('--') ? `-l ${o.slice(2)}` : `-s ${o.slice(1)}`);
-  for (const o of root.options) lines.push(`complete -c lbrl ${flag(o)}`);
-  lines.push(
-    `complete -c lbrl -n __fish_use_subcommand -a '${root.subcommands.map((c) => c.name).join(' ')}'`,
-  );
-  lines.push(`complete -c lbrl -l profile -x -a '(lbrl __complete profiles 2>/dev/null)'`);
-  for (const c of root.subcommands) {
-    if (c.subcommands.length) {
-      lines.push(
-        `complete -c lbrl -n '__fish_seen_subcommand_from ${c.name}' -a '${c.subcommands.map((s) => s.name).join(' ')}'`,
-      );
-    }
-    for (const s of c.subcommands) {
-      const cond = `__fish_seen_subcommand_from ${c.name}; and __fish_seen_subcommand_from ${s.name}`;
-      for (const o of s.options) lines.push(`complete -c lbrl -n '${cond}' ${flag(o)}`);
-      if (s.args === 'ids')
-        lines.push(`complete -c lbrl -n '${cond}' -a '(lbrl __complete ids 2>/dev/null)'`);
-      if (s.args === 'config-keys') lines.push(`complete -c lbrl -n '${cond}' -a '${CONFIG_KEYS}'`);
-    }
-    if (c.args === 'shells')
-      lines.push(`complete -c lbrl -n '__fish_seen_subcommand_from ${c.name}' -a 'bash zsh fish'`);
-  }
-  return `${lines.join('\n')}\n`;
-}
+const FISH = `# lbrl completion for fish: lbrl completion fish | source
+function __lbrl_complete
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l out (command lbrl __complete -- $words (commandline -ct) 2>/dev/null)
+    if test (count $out) -eq 0
+        return
+    end
+    if test "$out[1]" = ":files"
+        __fish_complete_path (commandline -ct)
+    else if test (count $out) -gt 1
+        printf '%s\\n' $out[2..-1]
+    end
+end
+complete -c lbrl -f -a '(__lbrl_complete)'
+`;
 
-export function script(shell: string, root: CommandSpec): string {
-  if (shell === 'bash') return bash(root);
-  if (shell === 'zsh') return zsh(root);
-  if (shell === 'fish') return fish(root);
+export function script(shell: string): string {
+  if (shell === 'bash') return BASH;
+  if (shell === 'zsh') return ZSH;
+  if (shell === 'fish') return FISH;
   throw usageError(`unknown shell ${JSON.stringify(shell)}: expected bash, zsh or fish`);
 }
 
-/** `lbrl __complete profiles|ids`: what the scripts ask for while a person types. */
-export function values(kind: string, session: Session): void {
-  const p = session.printer;
-  if (kind === 'profiles') {
-    const names = new Set(['default', ...session.store.profileNames()]);
-    p.out([...names].join('\n'));
-  } else if (kind === 'ids') {
-    const ids = session
-      .history()
-      .entries((r) => r.profile === session.profileName)
-      .slice(0, 50)
-      .map((e) => e.id);
-    if (ids.length) p.out(ids.join('\n'));
+const takesValue = (f: FlagDef) => f.flags.includes('<');
+const names = (f: FlagDef) => f.flags.split(/[ ,]+/).filter((w) => w.startsWith('-'));
+
+function subcommands(COMMANDS: readonly CommandDef[], path: string): string[] {
+  const depth = path === '' ? 1 : path.split(' ').length + 1;
+  return COMMANDS.filter(
+    (c) => !c.hidden && c.path.split(' ').length === depth && c.path.startsWith(path) && c.path !== '',
+  ).map((c) => c.path.split(' ').at(-1)!);
+}
+
+/** A flag by what was typed: the command's, a global one, or (after a typo in the path) any. */
+function findFlag(COMMANDS: readonly CommandDef[], cmd: CommandDef, word: string): FlagDef | undefined {
+  for (const list of [cmd.flags, COMMANDS[0]!.flags, ...COMMANDS.map((c) => c.flags)]) {
+    const f = list.find((x) => names(x).includes(word));
+    if (f) return f;
   }
+  return undefined;
+}
+
+/** What the position being typed takes: files (the shell lists them) or these values. */
+export function candidates(
+  COMMANDS: readonly CommandDef[],
+  words: string[],
+  data: { profiles(): string[]; ids(): string[] },
+): { files: true } | { files: false; values: string[] } {
+  const cur = words.at(-1) ?? '';
+  const byPath = new Map(COMMANDS.map((c) => [c.path, c]));
+  const PROGRAM = byPath.get('')!;
+  let cmd: CommandDef = PROGRAM;
+  const positionals: string[] = [];
+  let pending: FlagDef | undefined;
+  let options = true;
+  for (const w of words.slice(0, -1)) {
+    if (pending) pending = undefined;
+    else if (w === '--') options = false;
+    else if (options && w.startsWith('-')) {
+      const f = findFlag(COMMANDS, cmd, w);
+      if (f && takesValue(f) && !w.includes('=')) pending = f;
+    } else {
+      const sub = byPath.get(cmd.path ? `${cmd.path} ${w}` : w);
+      if (sub && !sub.hidden && positionals.length === 0) cmd = sub;
+      else positionals.push(w);
+    }
+  }
+  const of = (kind: Completion): { files: true } | { files: false; values: string[] } => {
+    if (kind === 'files') return { files: true };
+    let values: readonly string[];
+    if (typeof kind !== 'string') values = kind;
+    else if (kind === 'profiles') values = data.profiles();
+    else if (kind === 'ids') values = data.ids();
+    else if (kind === 'config-keys') values = CONFIG_KEYS;
+    else if (kind === 'config-value') values = CONFIG_VALUES[positionals[0] ?? ''] ?? [];
+    else values = [];
+    return { files: false, values: values.filter((v) => v.startsWith(cur)) };
+  };
+  if (pending) return of(pending.complete ?? 'none');
+  if (options && cur.startsWith('-')) {
+    const flags = [...cmd.flags, ...(cmd === PROGRAM ? [] : PROGRAM.flags.slice(1))].flatMap(names);
+    return { files: false, values: [...new Set([...flags, '--help'])].filter((v) => v.startsWith(cur)) };
+  }
+  const subs = positionals.length === 0 ? subcommands(COMMANDS, cmd.path) : [];
+  const arg = cmd.args[Math.min(positionals.length, cmd.args.length - 1)];
+  const variadic = arg?.name.includes('...');
+  const more = arg && (positionals.length < cmd.args.length || variadic) ? of(arg.complete) : undefined;
+  if (more?.files) return more;
+  return { files: false, values: [...subs.filter((s) => s.startsWith(cur)), ...(more?.values ?? [])] };
+}
+
+/** `lbrl __complete -- <words>`: the first line says how (":files" or ":values"), then one value a line. */
+/** `commands`: the definitions, the program first. */
+export function complete(words: string[], commands: readonly CommandDef[], session: Session): void {
+  const r = candidates(commands, words, {
+    profiles: () =>
+      [...new Set(['default', ...session.store.profileNames()])].filter((n) => parseProfileName(n).ok),
+    ids: () =>
+      session
+        .history()
+        .entries((r) => r.profile === session.profileName)
+        .slice(0, 50)
+        .map((e) => e.id)
+        .filter((id) => parseDepositId(id).ok),
+  });
+  session.printer.out(r.files ? ':files' : [':values', ...r.values].join('\n'));
 }

@@ -6,7 +6,7 @@
  */
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse, Deposit, GetResponse } from '../api/models.js';
-import { checkCreateAnswer, type Mismatch } from '../domain/verify.js';
+import type { Mismatch } from '../domain/verify.js';
 import { EXIT, LbrlError } from '../errors.js';
 import type { CreatedRecord } from '../store/history.js';
 import type { DepositApi } from './ports.js';
@@ -21,19 +21,29 @@ export interface Known {
 
 export type AnswerKind = 'create' | 'get';
 
-/** Every problem of an answer, empty when it can be trusted. */
-export function answerProblems(kind: AnswerKind, answer: Deposit, known: Known = {}): Mismatch[] {
-  if (kind === 'create' && known.request) return checkCreateAnswer(known.request, answer);
+/**
+ * Every problem of an answer, empty when it can be trusted. The checks are loaded when needed
+ * (they bring the address codecs), so `deposit get --json` stays light.
+ */
+export async function answerProblems(
+  kind: AnswerKind,
+  answer: Deposit,
+  known: Known = {},
+): Promise<Mismatch[]> {
+  if (kind === 'create' && known.request) {
+    const { checkCreateAnswer } = await import('../domain/verify.js');
+    return checkCreateAnswer(known.request, answer);
+  }
   return [];
 }
 
 /** The answer itself, or an error (exit 1) that names every problem; never a partial trust. */
-export function checkAnswer<T extends Deposit>(
+export async function checkAnswer<T extends Deposit>(
   kind: AnswerKind,
   answer: ApiResult<T>,
   known: Known = {},
-): ApiResult<T> {
-  const mismatches = answerProblems(kind, answer.value, known);
+): Promise<ApiResult<T>> {
+  const mismatches = await answerProblems(kind, answer.value, known);
   if (mismatches.length > 0) {
     const detail = mismatches
       .map((m) => `${m.field}: sent ${m.sent}, service answered ${m.received}`)

@@ -5,13 +5,17 @@ import { describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
 import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
+import { Tmux } from '../helpers/tmux.js';
+
+/** A directory with `lbrl` in it: the built one, or a stand-in script. */
+function binDir(body = `exec "${process.execPath}" "${BIN}" "$@"`): string {
+  const bin = tempDir();
+  fs.writeFileSync(path.join(bin, 'lbrl'), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return bin;
+}
 
 /** Ask bash what it would complete, with the real script and the built lbrl on PATH. */
-function complete(script: string, line: string, env: Record<string, string>): string[] {
-  const bin = tempDir();
-  fs.writeFileSync(path.join(bin, 'lbrl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, {
-    mode: 0o755,
-  });
+function complete(script: string, line: string, env: Record<string, string>, bin = binDir()): string[] {
   const words = line.split(' ');
   const program = [
     script,
@@ -40,9 +44,14 @@ describe('lbrl completion', () => {
       execFileSync('bash', ['-n', file]);
     }
     const fish = await runBin(['completion', 'fish'], env);
-    expect(fish.stdout).toContain(
-      "complete -c lbrl -n __fish_use_subcommand -a 'deposit auth config sandbox completion'",
-    );
+    expect(fish.code).toBe(0);
+    expect(fishComplete(fish.stdout, 'lbrl ', env)).toEqual([
+      'auth',
+      'completion',
+      'config',
+      'deposit',
+      'sandbox',
+    ]);
     const bad = await runBin(['completion', 'tcsh'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('error: unknown shell "tcsh": expected bash, zsh or fish\n');
@@ -65,5 +74,118 @@ describe('lbrl completion', () => {
     const id = created.stdout.trim();
     expect(complete(script, `lbrl deposit watch ${id.slice(0, 4)}`, env)).toEqual([id]);
     expect(complete(script, 'lbrl deposit get --qr ', env)).toContain(id);
+  });
+});
+
+/** Ask fish what it would complete, with the real script. */
+function fishComplete(script: string, line: string, env: Record<string, string>, bin = binDir()): string[] {
+  const file = path.join(tempDir(), 'lbrl.fish');
+  fs.writeFileSync(file, script);
+  const out = execFileSync(
+    'fish',
+    ['--no-config', '-c', `source ${file}; complete -C ${JSON.stringify(line)}`],
+    {
+      env: { ...env, PATH: `${bin}:${process.env.PATH}` },
+      encoding: 'utf8',
+    },
+  );
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t')[0]!)
+    .sort();
+}
+
+/** What zsh lists on the screen after Tab, in a real terminal. */
+async function zshComplete(script: string, line: string, env: Record<string, string>, bin = binDir()) {
+  const file = path.join(tempDir(), 'lbrl.zsh');
+  fs.writeFileSync(file, script);
+  const t = new Tmux('zsh -f', { ...env, PATH: `${bin}:${process.env.PATH}` }, { width: 160, height: 40 });
+  try {
+    t.type(`PS1='> '; autoload -Uz compinit && compinit -u; source ${file}; echo READY`, 'Enter');
+    await t.waitFor(/^READY$/m);
+    t.type(line, 'Tab');
+    await new Promise((r) => setTimeout(r, 1500));
+    t.type('Tab');
+    await new Promise((r) => setTimeout(r, 800));
+    // what is below the line being typed: the list zsh offers
+    const lines = t.screen().split('\n');
+    const at = lines.findIndex((l) => l.startsWith(`> ${line.trim()}`));
+    return {
+      typed: lines[at] ?? '',
+      offered: lines
+        .slice(at + 1)
+        .join('\n')
+        .trim(),
+    };
+  } finally {
+    t.close();
+  }
+}
+
+const SHELL_CASES: Array<[string, string[]]> = [
+  ['lbrl config set network ', ['elementsregtest', 'liquid', 'liquidtestnet']],
+  ['lbrl config set qr-style ', ['dark', 'light']],
+  ['lbrl deposit create --timeout ', []],
+  ['lbrl deposit watch --timeout ', []],
+  ['lbrl deposit create --to ', []],
+  ['lbrl completion ', ['bash', 'fish', 'zsh']],
+];
+
+describe('completion in real shells: exactly the values each position takes', () => {
+  const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+
+  it('bash and fish', async () => {
+    const bash = (await runBin(['completion', 'bash'], env)).stdout;
+    const fish = (await runBin(['completion', 'fish'], env)).stdout;
+    for (const [line, want] of SHELL_CASES) {
+      expect({ line, got: complete(bash, line, env) }).toEqual({ line, got: want });
+      expect({ line, got: fishComplete(fish, line, env) }).toEqual({ line, got: want });
+    }
+    const created = await runBin(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], env);
+    const id = created.stdout.trim();
+    expect(complete(bash, 'lbrl deposit get ', env)).toEqual([id]);
+    expect(fishComplete(fish, 'lbrl deposit get ', env)).toEqual([id]);
+  });
+
+  it('zsh', async () => {
+    const zsh = (await runBin(['completion', 'zsh'], env)).stdout;
+    const network = await zshComplete(zsh, 'lbrl config set network ', env);
+    expect(network.offered.split(/\s+/).sort()).toEqual(['elementsregtest', 'liquid', 'liquidtestnet']);
+    const style = await zshComplete(zsh, 'lbrl config set qr-style ', env);
+    expect(style.offered.split(/\s+/).sort()).toEqual(['dark', 'light']);
+    const timeout = await zshComplete(zsh, 'lbrl deposit watch --timeout ', env);
+    expect(timeout).toEqual({ typed: '> lbrl deposit watch --timeout', offered: '' });
+  });
+
+  it('never evaluates what it offers, in bash, zsh and fish', async () => {
+    const mark = path.join(tempDir(), 'pwned');
+    const evil = [`$(touch ${mark})`, `\`touch ${mark}\``, `x;touch ${mark}`];
+    // a stand-in lbrl that answers with hostile values
+    const bin = binDir(`printf '%s\\n' ':values' ${evil.map((e) => `'${e}'`).join(' ')}`);
+    const bash = (await runBin(['completion', 'bash'], env)).stdout;
+    const fish = (await runBin(['completion', 'fish'], env)).stdout;
+    const zsh = (await runBin(['completion', 'zsh'], env)).stdout;
+    expect(complete(bash, 'lbrl deposit get ', env, bin)).toHaveLength(3);
+    expect(fishComplete(fish, 'lbrl deposit get ', env, bin).sort()).toEqual([...evil].sort());
+    await zshComplete(zsh, 'lbrl deposit get ', env, bin);
+    expect(fs.existsSync(mark)).toBe(false);
+
+    // and the real lbrl with a hostile profile name and history id: refused as data, never run
+    const dir = tempDir();
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({ profiles: { [`$(touch ${mark})`]: {}, work: {} } }),
+    );
+    fs.writeFileSync(
+      path.join(dir, 'history.ndjson'),
+      `${JSON.stringify({ v: 1, type: 'created', id: `\`touch ${mark}\``, profile: 'default', baseUrl: 'sandbox', at: '2026-11-22T10:00:00.000Z', amountInCents: 100, destinationAddress: LQ, splitAddress: null, splitFee: null, status: 'WAITING_PAYMENT' })}\n`,
+    );
+    const hostile = { HOME: tempDir(), LBRL_CONFIG_DIR: dir };
+    expect(complete(bash, 'lbrl --profile ', hostile)).toEqual(['default', 'work']);
+    expect(complete(bash, 'lbrl deposit get ', hostile)).toEqual([]);
+    expect(fishComplete(fish, 'lbrl --profile ', hostile)).toEqual(['default', 'work']);
+    await zshComplete(zsh, 'lbrl deposit get ', hostile);
+    expect(fs.existsSync(mark)).toBe(false);
   });
 });

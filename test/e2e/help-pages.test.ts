@@ -42,6 +42,29 @@ describe('--help is printed by bin/lbrl.js from the pages the build wrote', () =
     }
   });
 
+  it('lbrl help <path> is byte for byte lbrl <path> --help, for every path', async () => {
+    for (const p of await allPaths()) {
+      const page = await runCli([...p, '--help']);
+      expect({ path: p, ...(await runCli(['help', ...p])) }).toEqual({ path: p, ...page });
+    }
+  });
+
+  it('bare lbrl and a bare group print their help on stdout and exit 0', async () => {
+    for (const p of [[], ['deposit'], ['config']]) {
+      const r = await runCli(p);
+      expect(r).toMatchObject({ code: 0, stderr: '', stdout: (await runCli([...p, '--help'])).stdout });
+    }
+  });
+
+  it("an unknown option points to its own command's help", async () => {
+    const r = await runCli(['deposit', 'create', '--bogus']);
+    expect(r).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: "error: unknown option '--bogus' (see lbrl deposit create --help)\n",
+    });
+  });
+
   it('wraps at 80 columns on any terminal, so the pages hold for a wide one too', async () => {
     const pages = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/help.json'), 'utf8'));
     const stdout = process.stdout as { isTTY?: boolean; columns?: number };

@@ -79,16 +79,13 @@ describe('request', () => {
 });
 
 describe('answers', () => {
-  it('refuses a create answer that differs from the request, naming the field', () => {
+  it('refuses a create answer that differs from the request, naming the field', async () => {
     const body = { amountInCents: 1550, lbrlAddress: LQ };
     const raw = { ...createAnswer(body), amountInCents: 1551 };
-    const e = (() => {
-      try {
-        checkAnswer('create', { value: raw as never, raw }, { request: body });
-      } catch (error) {
-        return error as LbrlError;
-      }
-    })();
+    const e = await checkAnswer('create', { value: raw as never, raw }, { request: body }).then(
+      () => undefined,
+      (error: LbrlError) => error,
+    );
     expect(e).toBeInstanceOf(LbrlError);
     expect(e?.exitCode).toBe(1);
     expect(e?.message).toMatch(/amountInCents: sent 1550, service answered 1551\. Do not pay this charge$/);

@@ -1,0 +1,115 @@
+/**
+ * The shape of a command definition (wrangler's createCommand): its flags and arguments with
+ * their help and what each value completes to, its examples and conflicts, and its handler.
+ * The commander wiring, the help pages, completion and the option types all come from it.
+ * Types only and a helper: cheap to load.
+ */
+import type { Context } from '../context.js';
+import type { Session } from '../session.js';
+
+/** What a value completes to. */
+export type Completion =
+  | 'none'
+  | 'files'
+  | 'profiles'
+  | 'ids'
+  | 'config-keys'
+  /** the value of the config key named by the argument before it */
+  | 'config-value'
+  | readonly string[];
+
+export interface FlagDef {
+  /** commander's syntax: "--amount <reais>", "-q, --quiet", "--no-split" */
+  readonly flags: string;
+  readonly help: string;
+  /** for a flag that takes a value; "none" when not given */
+  readonly complete?: Completion;
+  readonly default?: string;
+}
+
+export interface ArgDef {
+  /** "<id>", "[id...]" */
+  readonly name: string;
+  readonly help: string;
+  readonly complete: Completion;
+}
+
+/** A rule between flags, checked before the handler runs. */
+export interface Conflict {
+  /** set: when this flag is given; unset: when it is not */
+  readonly when: { readonly set: string } | { readonly unset: string };
+  /** the flags (option names, camelCase) that may not be given then */
+  readonly forbids: readonly string[];
+  /** the message, given the offending flags as typed (--amount, --to) */
+  readonly message: (flags: string[]) => string;
+}
+
+type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+
+/** One flag's option: "--amount-cents <n>" -> { amountCents?: string }, "--no-qr" -> { qr?: boolean }. */
+type OptionOf<F extends string> = F extends `${string}--no-${infer N}`
+  ? { [K in Camel<N>]?: boolean }
+  : F extends `${string}--${infer N} <${string}>`
+    ? { [K in Camel<N>]?: string }
+    : F extends `${string}--${infer N}`
+      ? { [K in Camel<N>]?: boolean }
+      : never;
+
+type Merge<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void
+  ? { [K in keyof I]: I[K] }
+  : never;
+
+/** A flag with a default always has a value. */
+type OptionOfDef<D extends FlagDef> = D extends { default: string }
+  ? Required<OptionOf<D['flags']>>
+  : OptionOf<D['flags']>;
+
+/** The options commander hands the handler, from the flags' own syntax. */
+export type OptionsOf<F extends readonly FlagDef[]> = F extends readonly []
+  ? Record<string, never>
+  : Merge<OptionOfDef<F[number]>>;
+
+type ArgOf<N extends string> = N extends `${string}...${string}`
+  ? string[]
+  : N extends `<${string}>`
+    ? string
+    : string | undefined;
+
+/** The positional arguments, in order. */
+export type ArgsOf<A extends readonly ArgDef[]> = { [I in keyof A]: ArgOf<A[I]['name']> };
+
+export interface Invocation<F extends readonly FlagDef[], A extends readonly ArgDef[]> {
+  opts: OptionsOf<F>;
+  args: ArgsOf<A>;
+  ctx: Context;
+  /** the command's Session, made on first use */
+  session(): Promise<Session>;
+}
+
+export interface CommandDef<
+  F extends readonly FlagDef[] = readonly FlagDef[],
+  A extends readonly ArgDef[] = readonly ArgDef[],
+> {
+  /** "deposit create"; "" for the program itself */
+  readonly path: string;
+  readonly description: string;
+  readonly hidden?: boolean;
+  readonly flags: F;
+  readonly args: A;
+  readonly examples?: readonly string[];
+  readonly conflicts?: readonly Conflict[];
+  /** absent for a group: its subcommands are the commands */
+  run?(call: Invocation<F, A>): Promise<void> | void;
+}
+
+/** A command, its types inferred from its own flags and arguments. */
+export function command<const F extends readonly FlagDef[], const A extends readonly ArgDef[] = readonly []>(
+  def: Omit<CommandDef<F, A>, 'args'> & { args?: A },
+): CommandDef<F, A> {
+  return { ...def, args: (def.args ?? []) as A };
+}
+
+/** A flag as typed: amountCents -> --amount-cents. */
+export function flagName(option: string): string {
+  return `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
