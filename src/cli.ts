@@ -145,7 +145,6 @@ export async function main(rawArgv: string[], ctx: Context): Promise<number> {
         : new LbrlError(
             `unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
             'service',
-            EXIT.failure,
           );
     if (e.exitCode === EXIT.interrupted && ctx.signal.aborted && e.message === 'interrupted') {
       if (!globals.json) ctx.stderr.write('\n');

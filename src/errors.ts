@@ -28,23 +28,44 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
+/** Each error type's exit code: the one table, so no call site chooses a code by hand. */
+export const EXIT_CODES: Readonly<Record<ErrorType, number>> = {
+  usage: EXIT.usage,
+  validation: EXIT.usage,
+  cancelled: EXIT.usage,
+  auth: EXIT.auth,
+  not_found: EXIT.notFound,
+  service: EXIT.failure,
+  contract: EXIT.failure,
+  mismatch: EXIT.failure,
+  rate_limited: EXIT.failure,
+  config: EXIT.failure,
+  network: EXIT.unreachable,
+  timeout: EXIT.unreachable,
+  failed: EXIT.failed,
+  watch_timeout: EXIT.watchTimeout,
+  interrupted: EXIT.interrupted,
+};
+
 export class LbrlError extends Error {
   /** what the service asked for with Retry-After, when it did */
   retryAfterMs?: number;
+  /** from the type, by EXIT_CODES */
+  readonly exitCode: number;
 
   constructor(
     message: string,
     readonly type: ErrorType,
-    readonly exitCode: number,
     readonly suggestion?: string,
   ) {
     super(message);
     this.name = 'LbrlError';
+    this.exitCode = EXIT_CODES[type];
   }
 }
 
 export function usageError(message: string, suggestion?: string): LbrlError {
-  return new LbrlError(message, 'usage', EXIT.usage, suggestion);
+  return new LbrlError(message, 'usage', suggestion);
 }
 
 /** A refused value: names the option, the value and what is expected. */
@@ -58,5 +79,5 @@ export function invalidValue(option: string, value: string, expected: string): L
 }
 
 export function interrupted(): LbrlError {
-  return new LbrlError('interrupted', 'interrupted', EXIT.interrupted);
+  return new LbrlError('interrupted', 'interrupted');
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EXIT, interrupted, LbrlError } from '../errors.js';
+import { interrupted, LbrlError } from '../errors.js';
 import { Agent, type Dispatcher, request } from './http.js';
 import {
   type CreateRequest,
@@ -168,7 +168,6 @@ export class DepositClient {
         throw new LbrlError(
           `${error.message}. The service accepted the create, so a deposit may exist (Idempotency-Key ${idempotencyKey}); do not pay anything from this answer`,
           error.type,
-          error.exitCode,
         );
       }
       throw error;
@@ -189,7 +188,6 @@ export class DepositClient {
       throw new LbrlError(
         `asked for deposit ${id}, but the service answered with deposit ${result.value.id}`,
         'mismatch',
-        EXIT.failure,
       );
     }
     return result;
@@ -208,7 +206,6 @@ export class DepositClient {
       throw new LbrlError(
         `the service answered ${status} with content-type ${JSON.stringify(contentType)}, not JSON; a proxy or a wrong base URL?`,
         'contract',
-        EXIT.failure,
       );
     }
     let raw: unknown;
@@ -218,7 +215,6 @@ export class DepositClient {
       throw new LbrlError(
         `the service's answer is not valid JSON (${text.length} bytes): ${JSON.stringify(text.slice(0, 60))}`,
         'contract',
-        EXIT.failure,
       );
     }
     const result = schema.safeParse(raw);
@@ -226,7 +222,6 @@ export class DepositClient {
       throw new LbrlError(
         `the service's answer breaks the contract: ${describeIssues(result.error)}`,
         'contract',
-        EXIT.failure,
       );
     }
     return { value: result.data, raw };
@@ -263,7 +258,6 @@ export class DepositClient {
           throw new LbrlError(
             `the service's answer is larger than ${this.o.maxBodyBytes} bytes; refused`,
             'contract',
-            EXIT.failure,
           );
         }
         chunks.push(chunk as Buffer);
@@ -283,7 +277,6 @@ export class DepositClient {
           throw new LbrlError(
             `interrupted. The create request may have reached the service: a deposit may exist (Idempotency-Key ${key})`,
             'interrupted',
-            EXIT.interrupted,
           );
         }
         throw interrupted();
@@ -309,7 +302,15 @@ export class DepositClient {
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-    const isCreate = method === 'POST';
+    const request = {
+      method,
+      baseUrl: this.o.baseUrl,
+      host: new URL(url).host,
+      timeoutMs: this.o.timeoutMs,
+      maxRetryAfterMs: this.o.maxRetryAfterMs,
+      idempotencyKey,
+      depositId,
+    };
 
     for (let attempt = 0; ; attempt++) {
       this.trace(`> ${method} ${url}`);
@@ -318,107 +319,25 @@ export class DepositClient {
       if (body !== undefined) this.trace(`> ${body}`);
       const started = this.o.now();
       const outcome = await this.attempt(method, url, body, headers);
-      const elapsed = this.o.now() - started;
-      let retryable: boolean;
-      let reason: string;
-      let wait: number | undefined;
-      let final: LbrlError;
-
-      if (outcome.kind === 'error') {
-        const code = errorCode(outcome.error);
-        const message = (outcome.error as Error)?.message ?? String(outcome.error);
-        this.trace(`< (no answer after ${elapsed} ms: ${code || message})`);
-        if (TLS_FAILURES.test(code)) {
-          throw new LbrlError(
-            `the TLS certificate of ${new URL(url).host} could not be verified (${code}); nothing was sent`,
-            'network',
-            EXIT.unreachable,
-          );
-        }
-        const timedOut = /TIMEOUT|AbortError|TimeoutError/i.test(code) || /timeout|aborted/i.test(message);
-        reason = timedOut
-          ? `no answer within ${Math.round(this.o.timeoutMs / 1000)} s`
-          : `connection failed (${code || message})`;
-        retryable = !isCreate || !outcome.sent;
-        final =
-          isCreate && outcome.sent
-            ? this.mayExist(reason, idempotencyKey!, EXIT.unreachable, timedOut ? 'timeout' : 'network')
-            : new LbrlError(
-                `could not reach the service at ${this.o.baseUrl}: ${reason}`,
-                timedOut ? 'timeout' : 'network',
-                EXIT.unreachable,
-              );
-      } else {
-        const { status, headers: h, body: text } = outcome;
-        this.trace(`< ${status} (${elapsed} ms)`);
-        const ct = headerValue(h['content-type']);
-        if (ct) this.trace(`< content-type: ${ct}`);
-        this.trace(`< ${text.length > 1500 ? `${text.slice(0, 1500)}… (${text.length} bytes)` : text}`);
-        if (status >= 200 && status < 300) return { status, contentType: ct, text };
-        const msg = serviceMessage(text) || `HTTP ${status}`;
-        if (status >= 300 && status < 400) {
-          const location = headerValue(h.location) ?? '(no location)';
-          throw new LbrlError(
-            `the service answered ${status} redirecting to ${location}; redirects are not followed`,
-            'service',
-            EXIT.failure,
-          );
-        }
-        if (status === 400 || status === 422) {
-          throw new LbrlError(
-            `the service refused the request (${status}): ${msg}`,
-            'validation',
-            EXIT.usage,
-          );
-        }
-        if (status === 401 || status === 403) {
-          throw new LbrlError(
-            `the service refused the token (${status}): ${msg}`,
-            'auth',
-            EXIT.auth,
-            'run `lbrl auth login`, or set LBRL_TOKEN',
-          );
-        }
-        if (status === 404 && depositId) {
-          throw new LbrlError(`deposit ${depositId} not found`, 'not_found', EXIT.notFound);
-        }
-        if (status === 429) {
-          wait = retryAfterMs(headerValue(h['retry-after']), this.o.now());
-          retryable = wait === undefined || wait <= this.o.maxRetryAfterMs;
-          reason = 'rate limited (429)';
-          final = new LbrlError(
-            `the service is rate limiting requests (429)${wait !== undefined ? `; it asks to wait ${Math.ceil(wait / 1000)} s` : ''}: ${msg}`,
-            'rate_limited',
-            EXIT.failure,
-          );
-        } else if (status >= 500) {
-          reason = `the service answered ${status}`;
-          retryable = !isCreate;
-          wait = retryAfterMs(headerValue(h['retry-after']), this.o.now());
-          final = isCreate
-            ? this.mayExist(
-                `the service answered ${status}: ${msg}`,
-                idempotencyKey!,
-                EXIT.failure,
-                'service',
-              )
-            : new LbrlError(`the service answered ${status}: ${msg}`, 'service', EXIT.failure);
-        } else {
-          throw new LbrlError(`the service answered ${status}: ${msg}`, 'service', EXIT.failure);
-        }
+      this.traceOutcome(outcome, this.o.now() - started);
+      const verdict = classify(request, seen(outcome), this.o.now());
+      if (verdict.ok) {
+        const answer = outcome as Extract<Outcome, { kind: 'answer' }>;
+        return {
+          status: answer.status,
+          contentType: headerValue(answer.headers['content-type']),
+          text: answer.body,
+        };
       }
-
-      if (wait !== undefined) final.retryAfterMs = wait;
-      if (!retryable || attempt >= this.o.maxRetries) throw final;
-      const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.o.random() / 2);
-      const delayMs = Math.round(Math.max(backoff, wait ?? 0));
+      if (!verdict.retry || attempt >= this.o.maxRetries) throw verdict.error;
+      const delayMs = retryDelay(attempt, this.o.random(), verdict.waitMs);
       this.o.onRetry?.({
         attempt: attempt + 1,
         delayMs,
-        reason,
+        reason: verdict.reason,
         ...(outcome.kind === 'answer' ? { status: outcome.status } : {}),
       });
-      this.trace(`* retrying in ${delayMs} ms (${reason})`);
+      this.trace(`* retrying in ${delayMs} ms (${verdict.reason})`);
       try {
         await this.o.sleep(delayMs, this.o.signal);
       } catch {
@@ -427,17 +346,164 @@ export class DepositClient {
     }
   }
 
-  private mayExist(
-    reason: string,
-    key: string,
-    exitCode: number,
-    type: 'timeout' | 'network' | 'service',
-  ): LbrlError {
-    return new LbrlError(
-      `${reason}. The create request may have reached the service, so it was not sent again: a deposit may exist (Idempotency-Key ${key})`,
+  private traceOutcome(outcome: Outcome, elapsed: number): void {
+    if (outcome.kind === 'error') {
+      const code = errorCode(outcome.error);
+      this.trace(`< (no answer after ${elapsed} ms: ${code || errorMessage(outcome.error)})`);
+      return;
+    }
+    const { status, headers: h, body: text } = outcome;
+    this.trace(`< ${status} (${elapsed} ms)`);
+    const ct = headerValue(h['content-type']);
+    if (ct) this.trace(`< content-type: ${ct}`);
+    this.trace(`< ${text.length > 1500 ? `${text.slice(0, 1500)}… (${text.length} bytes)` : text}`);
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return (error as Error)?.message ?? String(error);
+}
+
+/** An attempt's outcome as classify() needs it: plain values only. */
+export type Seen =
+  | {
+      kind: 'answer';
+      status: number;
+      body: string;
+      retryAfter?: string | undefined;
+      location?: string | undefined;
+    }
+  | { kind: 'error'; code: string; message: string; sent: boolean };
+
+function seen(outcome: Outcome): Seen {
+  if (outcome.kind === 'error') {
+    return {
+      kind: 'error',
+      code: errorCode(outcome.error),
+      message: errorMessage(outcome.error),
+      sent: outcome.sent,
+    };
+  }
+  return {
+    kind: 'answer',
+    status: outcome.status,
+    body: outcome.body,
+    retryAfter: headerValue(outcome.headers['retry-after']),
+    location: headerValue(outcome.headers.location),
+  };
+}
+
+/** What a request is, for classify(). */
+export interface RequestFacts {
+  method: 'GET' | 'POST';
+  baseUrl: string;
+  host: string;
+  timeoutMs: number;
+  maxRetryAfterMs: number;
+  idempotencyKey?: string | undefined;
+  depositId?: string | undefined;
+}
+
+export type Verdict =
+  | { ok: true }
+  | {
+      ok: false;
+      error: LbrlError;
+      /** safe and worth sending again */
+      retry: boolean;
+      /** what the service asked to wait (Retry-After), when it did */
+      waitMs?: number | undefined;
+      /** for the retry note and the trace */
+      reason: string;
+    };
+
+/**
+ * The outcome of one attempt, classified: done, or an error with whether to send again and how
+ * long the service asked to wait. A create is sent again only when it cannot have reached the
+ * service (a refused connection) or the service said so (429); a GET whenever it failed in transit or 5xx.
+ */
+export function classify(r: RequestFacts, o: Seen, now: number): Verdict {
+  const isCreate = r.method === 'POST';
+  const mayExist = (reason: string, type: 'timeout' | 'network' | 'service') =>
+    new LbrlError(
+      `${reason}. The create request may have reached the service, so it was not sent again: a deposit may exist (Idempotency-Key ${r.idempotencyKey})`,
       type,
-      exitCode,
       'check for the deposit before creating another; re-running the command makes a new charge',
     );
+  const never = (error: LbrlError): Verdict => ({ ok: false, error, retry: false, reason: error.message });
+
+  if (o.kind === 'error') {
+    if (TLS_FAILURES.test(o.code)) {
+      return never(
+        new LbrlError(
+          `the TLS certificate of ${r.host} could not be verified (${o.code}); nothing was sent`,
+          'network',
+        ),
+      );
+    }
+    const timedOut = /TIMEOUT|AbortError|TimeoutError/i.test(o.code) || /timeout|aborted/i.test(o.message);
+    const type = timedOut ? 'timeout' : 'network';
+    const reason = timedOut
+      ? `no answer within ${Math.round(r.timeoutMs / 1000)} s`
+      : `connection failed (${o.code || o.message})`;
+    const error =
+      isCreate && o.sent
+        ? mayExist(reason, type)
+        : new LbrlError(`could not reach the service at ${r.baseUrl}: ${reason}`, type);
+    return { ok: false, error, retry: !isCreate || !o.sent, reason };
   }
+
+  const { status } = o;
+  if (status >= 200 && status < 300) return { ok: true };
+  const msg = serviceMessage(o.body) || `HTTP ${status}`;
+  if (status >= 300 && status < 400) {
+    return never(
+      new LbrlError(
+        `the service answered ${status} redirecting to ${o.location ?? '(no location)'}; redirects are not followed`,
+        'service',
+      ),
+    );
+  }
+  if (status === 400 || status === 422)
+    return never(new LbrlError(`the service refused the request (${status}): ${msg}`, 'validation'));
+  if (status === 401 || status === 403) {
+    return never(
+      new LbrlError(
+        `the service refused the token (${status}): ${msg}`,
+        'auth',
+        'run `lbrl auth login`, or set LBRL_TOKEN',
+      ),
+    );
+  }
+  if (status === 404 && r.depositId)
+    return never(new LbrlError(`deposit ${r.depositId} not found`, 'not_found'));
+  const waitMs = retryAfterMs(o.retryAfter, now);
+  if (status === 429) {
+    const error = new LbrlError(
+      `the service is rate limiting requests (429)${waitMs !== undefined ? `; it asks to wait ${Math.ceil(waitMs / 1000)} s` : ''}: ${msg}`,
+      'rate_limited',
+    );
+    if (waitMs !== undefined) error.retryAfterMs = waitMs;
+    return {
+      ok: false,
+      error,
+      retry: waitMs === undefined || waitMs <= r.maxRetryAfterMs,
+      waitMs,
+      reason: 'rate limited (429)',
+    };
+  }
+  if (status >= 500) {
+    const error = isCreate
+      ? mayExist(`the service answered ${status}: ${msg}`, 'service')
+      : new LbrlError(`the service answered ${status}: ${msg}`, 'service');
+    if (waitMs !== undefined) error.retryAfterMs = waitMs;
+    return { ok: false, error, retry: !isCreate, waitMs, reason: `the service answered ${status}` };
+  }
+  return never(new LbrlError(`the service answered ${status}: ${msg}`, 'service'));
+}
+
+/** Capped exponential back-off with jitter, never shorter than what the service asked. */
+export function retryDelay(attempt: number, random: number, waitMs?: number): number {
+  const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + random / 2);
+  return Math.round(Math.max(backoff, waitMs ?? 0));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseBaseUrl, parseToken } from '../api/baseurl.js';
 import { readInput } from '../context.js';
-import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
+import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 
@@ -56,12 +56,10 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
       // service that answers a made-up id some other way (400, or an example deposit)
       const answered = ['not_found', 'validation', 'mismatch', 'contract'].includes(error.type);
       if (!answered) {
-        if (error.type === 'auth')
-          throw new LbrlError(`${error.message}; the token was not saved`, 'auth', EXIT.auth);
+        if (error.type === 'auth') throw new LbrlError(`${error.message}; the token was not saved`, 'auth');
         throw new LbrlError(
           `could not check the token: ${error.message}; nothing was saved`,
           error.type,
-          error.exitCode,
           'pass --no-verify to save it without checking',
         );
       }
@@ -78,7 +76,7 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
 export function status(opts: { showToken?: boolean }, session: Session): void {
   const p = session.printer;
   let info: Record<string, unknown>;
-  let exitCode = 0;
+  let failure: ErrorType | undefined;
   try {
     const target = session.target();
     if (target.mode === 'sandbox') {
@@ -95,7 +93,7 @@ export function status(opts: { showToken?: boolean }, session: Session): void {
     }
   } catch (error) {
     if (!(error instanceof LbrlError)) throw error;
-    exitCode = error.exitCode;
+    failure = error.type;
     info = {
       profile: session.profileName,
       mode: 'incomplete',
@@ -120,7 +118,7 @@ export function status(opts: { showToken?: boolean }, session: Session): void {
     if (info.problem) lines.push(`Problem   ${info.problem}`);
     write(lines.join('\n'));
   }
-  if (exitCode) throw new LbrlError(String(info.problem), 'usage', exitCode);
+  if (failure) throw new LbrlError(String(info.problem), failure);
 }
 
 export async function logout(session: Session): Promise<void> {

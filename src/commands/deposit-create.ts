@@ -5,7 +5,7 @@ import { buildRequest, type RequestInput } from '../deposits/request.js';
 import { checkLiquidAddress } from '../domain/address.js';
 import { formatCents, parseReais } from '../domain/money.js';
 import { parseSplitFee } from '../domain/split.js';
-import { EXIT, LbrlError } from '../errors.js';
+import { LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
 import { checkQrPngTarget, isPng, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
@@ -97,7 +97,7 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
   if (prompter && !opts.yes) {
     p.err(summary(body, target.mode === 'live' ? target.baseUrl : 'embedded sandbox (no real money)'));
     if (!(await prompter.confirm({ message: 'Create this charge?', default: true }))) {
-      throw new LbrlError('cancelled; nothing was sent', 'cancelled', EXIT.usage);
+      throw new LbrlError('cancelled; nothing was sent', 'cancelled');
     }
   }
 
@@ -114,7 +114,6 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
       throw new LbrlError(
         `deposit ${value.id} was created, but its qrCode is not a base64 PNG, so ${opts.qrPng} was not written`,
         'contract',
-        EXIT.failure,
       );
     }
     writeFileAtomic(opts.qrPng, png);

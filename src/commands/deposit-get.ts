@@ -1,7 +1,7 @@
 import { getChecked } from '../deposits/answers.js';
 import { parseBrCode } from '../domain/brcode.js';
 import { parseDepositId } from '../domain/values.js';
-import { EXIT, invalidValue, LbrlError } from '../errors.js';
+import { invalidValue, LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
 import { checkQrPngTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 
@@ -24,7 +24,6 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
     throw new LbrlError(
       `deposit ${value.id} has a qrCodeText that is not a valid PIX BR Code: ${code.reason}`,
       'contract',
-      EXIT.failure,
     );
   }
   if (opts.qrPng !== undefined) {

@@ -1,6 +1,6 @@
 import { isLoopbackHost } from '../api/baseurl.js';
 import { isTerminal, parseDepositId, parseWholeNumber } from '../domain/values.js';
-import { EXIT, interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
+import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import { getView, STEP_MS, type StoredDeposit, stateAt } from '../sandbox/lifecycle.js';
 import { SandboxStore } from '../sandbox/store.js';
 import type { Session } from '../session.js';
@@ -33,11 +33,7 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
       store,
     );
   } catch (error) {
-    throw new LbrlError(
-      `cannot listen on ${opts.host}:${opts.port}: ${(error as Error).message}`,
-      'usage',
-      EXIT.usage,
-    );
+    throw new LbrlError(`cannot listen on ${opts.host}:${opts.port}: ${(error as Error).message}`, 'usage');
   }
   if (session.globals.json)
     p.json({ baseUrl: running.baseUrl, token: running.token, dataDir: session.sandboxDir });
@@ -78,7 +74,6 @@ function act(
     throw new LbrlError(
       `deposit ${id.value} not found in the sandbox data in ${session.sandboxDir}`,
       'not_found',
-      EXIT.notFound,
     );
   }
   const now = session.ctx.now();

@@ -7,7 +7,7 @@
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse, Deposit, GetResponse } from '../api/models.js';
 import type { Mismatch } from '../domain/verify.js';
-import { EXIT, LbrlError } from '../errors.js';
+import { LbrlError } from '../errors.js';
 import type { CreatedRecord } from '../store/history.js';
 import type { DepositApi } from './ports.js';
 
@@ -51,7 +51,6 @@ export async function checkAnswer<T extends Deposit>(
     throw new LbrlError(
       `the service's answer does not match the request for deposit ${answer.value.id}: ${detail}. Do not pay this charge`,
       'mismatch',
-      EXIT.failure,
     );
   }
   return answer;

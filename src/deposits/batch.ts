@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { RetryInfo } from '../api/client.js';
 import type { CreateRequest } from '../api/models.js';
-import { EXIT, interrupted, LbrlError } from '../errors.js';
+import { type ErrorType, interrupted, LbrlError } from '../errors.js';
 import type { AttemptRecord } from '../store/history.js';
 import { createChecked } from './create.js';
 import type { Clock, DepositApi, HistoryReader, Recorder, Scope } from './ports.js';
@@ -34,6 +34,8 @@ export interface RowOutcome {
   line: Record<string, unknown>;
   ok: boolean;
   exitCode: number;
+  /** a failed row's error type */
+  type?: ErrorType;
 }
 
 export interface BatchRow {
@@ -103,6 +105,7 @@ export async function createBatch(
       return {
         ok: false,
         exitCode: stopAll.exitCode,
+        type: stopAll.type,
         line: {
           row,
           error: { type: stopAll.type, message: `not sent: ${stopAll.message}`, exitCode: stopAll.exitCode },
@@ -143,6 +146,7 @@ export async function createBatch(
       return {
         ok: false,
         exitCode: error.exitCode,
+        type: error.type,
         line: { row, error: { type: error.type, message: error.message, exitCode: error.exitCode } },
       };
     }
@@ -163,12 +167,12 @@ export async function createBatch(
   const failed = all.filter((x) => !x.ok);
   if (stopAll?.type === 'interrupted') throw stopAll;
   if (failed.length > 0) {
+    // the rows' own exit code when they share one, else 1
     const codes = new Set(failed.map((f) => f.exitCode));
-    const exitCode = codes.size === 1 ? [...codes][0]! : EXIT.failure;
+    const type = (codes.size === 1 ? failed[0]!.type : undefined) ?? 'service';
     throw new LbrlError(
       `${failed.length} of ${rows.length} row(s) were not created (rows ${failed.map((f) => f.line.row).join(', ')}); re-run with --resume to retry only those`,
-      'service',
-      exitCode,
+      type,
     );
   }
   return all;

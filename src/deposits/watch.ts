@@ -5,7 +5,7 @@
  */
 import type { GetResponse } from '../api/models.js';
 import { isTerminal } from '../domain/values.js';
-import { EXIT, interrupted, LbrlError } from '../errors.js';
+import { interrupted, LbrlError } from '../errors.js';
 import { statusRecord } from '../store/history.js';
 import { getChecked } from './answers.js';
 import type { Clock, DepositApi, Recorder } from './ports.js';
@@ -92,7 +92,6 @@ export async function watchDeposits(
           throw new LbrlError(
             `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
             error.type,
-            error.type === 'network' || error.type === 'timeout' ? EXIT.unreachable : error.exitCode,
           );
         }
         const backoff = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** failures) * (0.5 + o.random() / 2);
@@ -110,7 +109,6 @@ export async function watchDeposits(
       throw new LbrlError(
         `timed out after ${Math.round((o.now() - started) / 1000)} s with ${left.length} deposit(s) not yet FINALIZED or FAILED: ${left.join(', ')}`,
         'watch_timeout',
-        EXIT.watchTimeout,
       );
     }
     let wait = roundStart + o.intervalMs - o.now();
@@ -153,7 +151,7 @@ export async function follow(
   );
   const failed = [...states].filter(([, s]) => s === 'FAILED').map(([id]) => id);
   if (failed.length > 0) {
-    throw new LbrlError(`deposit ${failed.join(', ')} ended FAILED`, 'failed', EXIT.failed);
+    throw new LbrlError(`deposit ${failed.join(', ')} ended FAILED`, 'failed');
   }
 }
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EXIT, LbrlError, usageError } from '../errors.js';
+import { LbrlError, usageError } from '../errors.js';
 
 export const CONFIG_KEYS = [
   'base-url',
@@ -70,7 +70,7 @@ export class ConfigStore {
       text = fs.readFileSync(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return (this.cache = {});
-      throw new LbrlError(`cannot read ${this.file}: ${(error as Error).message}`, 'config', EXIT.failure);
+      throw new LbrlError(`cannot read ${this.file}: ${(error as Error).message}`, 'config');
     }
     this.repairPermissions();
     try {
@@ -81,7 +81,6 @@ export class ConfigStore {
       throw new LbrlError(
         `the config file ${this.file} is damaged (${(error as Error).message}); fix or remove it`,
         'config',
-        EXIT.failure,
       );
     }
     return this.cache;
@@ -131,7 +130,6 @@ export class ConfigStore {
         throw new LbrlError(
           `the config file ${this.file} stayed locked by another lbrl for 15 s (${file})`,
           'config',
-          EXIT.failure,
         );
       }
       await new Promise((r) => setTimeout(r, 10));
