@@ -10,6 +10,8 @@ interface Case {
   name: string;
   args: string[];
   names: string;
+  /** where the exact wording matters: a part of the error line */
+  message?: string;
   env?: Record<string, string>;
 }
 
@@ -45,6 +47,7 @@ describe('the bad-input corpus', () => {
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^error: /);
       expect(lines[0]).toContain(c.names);
+      if (c.message !== undefined) expect(lines[0]).toContain(c.message);
       expect(r.stderr).not.toContain(TOKEN);
       expect(server.requests.length).toBe(before);
     },
