@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { createAnswer, EX, getAnswer, LQ, TOKEN, VJL } from '../helpers/fixtures.js';
+import { liveEnv } from '../helpers/env.js';
+import { createAnswer, EX, getAnswer, LQ, VJL } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -43,7 +44,7 @@ beforeEach(async () => {
     const id = `00000000-0000-4000-8000-${String(created).padStart(12, '0')}`;
     json(res, 201, { ...createAnswer(body), id });
   });
-  env = { LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+  env = liveEnv(server.url);
 });
 afterEach(() => server.close());
 

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { brCode, createAnswer, EX, LQ, PNG_BASE64, TEX, TOKEN, VJL } from '../helpers/fixtures.js';
+import { liveEnv } from '../helpers/env.js';
+import { brCode, createAnswer, EX, LQ, PNG_BASE64, TOKEN, VJL } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -14,7 +15,7 @@ beforeEach(async () => {
   server = await startServer((req, res) =>
     json(res, req.method === 'GET' ? 200 : 201, answer(req.body ? JSON.parse(req.body) : {})),
   );
-  env = { LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+  env = liveEnv(server.url);
 });
 afterEach(() => server.close());
 

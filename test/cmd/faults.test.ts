@@ -3,25 +3,17 @@
  * exit code, the one-line message and how many requests were made.
  */
 import type net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { liveEnv } from '../helpers/env.js';
 import { type FaultyServer, httpAnswer, startFaulty, startSelfSigned } from '../helpers/faulty.js';
-import { createAnswer, getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/server.js';
+import { createAnswer, getAnswer, ID, LQ } from '../helpers/fixtures.js';
+import { forTest, freePort, json, startServer, type TestServer } from '../helpers/server.js';
 
-let open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const s of open) await s.close();
-  open = [];
-});
+const faulty = (...args: Parameters<typeof startFaulty>): Promise<FaultyServer> =>
+  forTest(startFaulty(...args));
 
-async function faulty(...args: Parameters<typeof startFaulty>): Promise<FaultyServer> {
-  const s = await startFaulty(...args);
-  open.push(s);
-  return s;
-}
-
-const envFor = (url: string) => ({ LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: url, LBRL_TOKEN: TOKEN });
+const envFor = (url: string) => liveEnv(url);
 const GET = ['deposit', 'get', ID];
 const CREATE = ['deposit', 'create', '--amount', '1500', '--to', LQ];
 const fast = { timeoutMs: 300, connectTimeoutMs: 300 };
@@ -52,7 +44,9 @@ describe('faults on a GET (safe to repeat: retried)', () => {
     const port = await freePort();
     const r = await runCli(GET, { env: envFor(`http://127.0.0.1:${port}`) });
     expect(r.code).toBe(6);
-    expect(oneLine(r.stderr)).toContain('connection failed (ECONNREFUSED)');
+    expect(oneLine(r.stderr)).toBe(
+      `error: could not reach the service at http://127.0.0.1:${port}: connection failed (ECONNREFUSED)`,
+    );
     expect(r.sleeps).toHaveLength(3);
   });
 
@@ -166,16 +160,30 @@ describe('faults on a GET (safe to repeat: retried)', () => {
 
 describe('faults on a create (never repeated once it may have reached the service)', () => {
   it.each([
-    ['a reset after sending', (socket: net.Socket) => socket.resetAndDestroy(), 6],
-    ['a hung answer', () => {}, 6],
-    ['500', (socket: net.Socket) => socket.end(httpAnswer(500, '{}')), 1],
-    ['503', (socket: net.Socket) => socket.end(httpAnswer(503, '{}')), 1],
-  ])('%s: one request, says a deposit may exist', async (_name, behave, code) => {
+    [
+      'a reset after sending',
+      (socket: net.Socket) => socket.resetAndDestroy(),
+      6,
+      'connection failed (ECONNRESET)',
+    ],
+    ['a hung answer', () => {}, 6, 'no answer within 0 s'],
+    [
+      '500',
+      (socket: net.Socket) => socket.end(httpAnswer(500, '{"message":"boom"}')),
+      1,
+      'the service answered 500: boom',
+    ],
+    ['503', (socket: net.Socket) => socket.end(httpAnswer(503, '{}')), 1, 'the service answered 503: {}'],
+  ])('%s: one request, says a deposit may exist', async (_name, behave, code, what) => {
     const s = await faulty(behave);
     const r = await runCli(CREATE, { env: envFor(s.url), client: fast });
     expect(r.code).toBe(code);
     expect(s.requests).toHaveLength(1);
-    expect(oneLine(r.stderr)).toMatch(/a deposit may exist \(Idempotency-Key [0-9a-f-]{36}\)/);
+    const line = oneLine(r.stderr);
+    expect(line).toContain(
+      `${what}. The create request may have reached the service, so it was not sent again: a deposit may exist`,
+    );
+    expect(line).toMatch(/a deposit may exist \(Idempotency-Key [0-9a-f-]{36}\)/);
     expect(r.stdout).toBe('');
   });
 
@@ -202,31 +210,18 @@ describe('faults on a create (never repeated once it may have reached the servic
   it('a refused connection carried nothing: the create is retried with the same Idempotency-Key', async () => {
     const port = await freePort();
     const seen: string[] = [];
-    let server: net.Server | undefined;
+    let _server: TestServer | undefined;
     const r = await runCli(CREATE, {
       env: envFor(`http://127.0.0.1:${port}`),
       client: fast,
       // the service comes up while the client waits to retry
       onSleep: async () => {
-        if (server) return;
-        const { default: http } = await import('node:http');
-        server = http.createServer((req, res) => {
-          let body = '';
-          req.on('data', (c) => (body += c));
-          req.on('end', () => {
+        _server ??= await forTest(
+          startServer((req, res) => {
             seen.push(String(req.headers['idempotency-key']));
-            res.writeHead(201, { 'content-type': 'application/json' });
-            res.end(JSON.stringify(createAnswer(JSON.parse(body))));
-          });
-        });
-        await new Promise<void>((ok) => server!.listen(port, '127.0.0.1', ok));
-        open.push({
-          close: () =>
-            new Promise<void>((ok) => {
-              (server as unknown as { closeAllConnections(): void }).closeAllConnections();
-              server!.close(() => ok());
-            }),
-        });
+            json(res, 201, createAnswer(JSON.parse(req.body)));
+          }, port),
+        );
       },
     });
     expect(r.code).toBe(0);
@@ -250,7 +245,7 @@ describe('redirects and TLS', () => {
 
   it('a self-signed certificate is a clear error (exit 6), nothing sent', async () => {
     const tls = await startSelfSigned(getAnswer());
-    open.push(tls);
+    onTestFinished(() => tls.close());
     const r = await runCli(GET, { env: envFor(tls.url) });
     expect(r.code).toBe(6);
     expect(oneLine(r.stderr)).toMatch(
@@ -262,7 +257,7 @@ describe('redirects and TLS', () => {
 
   it('--insecure-skip-tls-verify is the only way around it, and says so', async () => {
     const tls = await startSelfSigned(getAnswer());
-    open.push(tls);
+    onTestFinished(() => tls.close());
     const r = await runCli([...GET, '--json', '--insecure-skip-tls-verify'], { env: envFor(tls.url) });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('warning: TLS certificate checks are OFF');

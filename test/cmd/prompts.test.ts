@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Prompter } from '../../src/ui/prompts.js';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { liveEnv } from '../helpers/env.js';
 import { createAnswer, EX, LQ, TOKEN } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
@@ -8,7 +9,7 @@ let server: TestServer;
 let env: Record<string, string>;
 beforeEach(async () => {
   server = await startServer((req, res) => json(res, 201, createAnswer(JSON.parse(req.body))));
-  env = { LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN, NO_COLOR: '1' };
+  env = liveEnv(server.url, TOKEN, { NO_COLOR: '1' });
 });
 afterEach(() => server.close());
 

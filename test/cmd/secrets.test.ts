@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { liveEnv } from '../helpers/env.js';
 import { createAnswer, getAnswer, ID, LQ } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
@@ -100,7 +101,7 @@ describe('the token never appears in output', () => {
 
   it('auth status --show-token is the one place it is printed', async () => {
     const r = await runCli(['auth', 'status', '--show-token'], {
-      env: { LBRL_CONFIG_DIR: tempDir(), LBRL_TOKEN: SECRET, LBRL_BASE_URL: server.url },
+      env: liveEnv(server.url, SECRET),
     });
     expect(r.stdout).toContain(SECRET);
   });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
+import { liveEnv } from '../helpers/env.js';
+import { getAnswer, ID, LQ } from '../helpers/fixtures.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
@@ -13,7 +14,7 @@ afterEach(async () => {
 async function sandbox(autopaySeconds: number | null = 5) {
   const sb = await startTestSandbox({ autopaySeconds });
   closers.push(() => sb.close());
-  const env = { LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: sb.baseUrl, LBRL_TOKEN: SANDBOX_TOKEN };
+  const env = liveEnv(sb.baseUrl, SANDBOX_TOKEN);
   const create = async () =>
     (await sb.call('POST', '/v1/api/deposit', { amountInCents: 100, lbrlAddress: LQ })).body.id as string;
   return { sb, env, create };
@@ -24,7 +25,7 @@ async function scripted(
 ): Promise<{ server: TestServer; env: Record<string, string> }> {
   const server = await startServer(handler);
   closers.push(() => server.close());
-  return { server, env: { LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN } };
+  return { server, env: liveEnv(server.url) };
 }
 
 const status = (s: string, extra: Record<string, unknown> = {}) => getAnswer({ status: s, ...extra });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
 import { tempDir } from '../helpers/cli.js';
+import { sandboxEnv } from '../helpers/env.js';
 import { LQ } from '../helpers/fixtures.js';
 import { Tmux } from '../helpers/tmux.js';
 
@@ -33,7 +34,7 @@ function complete(script: string, line: string, env: Record<string, string>, bin
 }
 
 describe('lbrl completion', () => {
-  const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+  const env = sandboxEnv();
 
   it('prints scripts that parse, for bash, zsh and fish', async () => {
     for (const shell of ['bash', 'zsh']) {
@@ -133,7 +134,7 @@ const SHELL_CASES: Array<[string, string[]]> = [
 ];
 
 describe('completion in real shells: exactly the values each position takes', () => {
-  const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+  const env = sandboxEnv();
 
   it('bash and fish', async () => {
     const bash = (await runBin(['completion', 'bash'], env)).stdout;

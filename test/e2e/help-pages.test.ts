@@ -3,10 +3,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { sandboxEnv } from '../helpers/env.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const env = () => ({ HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() });
+const env = () => sandboxEnv();
 
 /** The subcommands a help page lists under "Commands:", without the implicit `help`. */
 function subcommands(page: string): string[] {

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import { onTestFinished } from 'vitest';
 
 export interface SeenRequest {
   method: string;
@@ -17,7 +18,7 @@ export interface TestServer {
 }
 
 /** A local HTTP server that answers as the test says, and counts what it was sent. */
-export async function startServer(handler: Handler): Promise<TestServer> {
+export async function startServer(handler: Handler, port = 0): Promise<TestServer> {
   const requests: SeenRequest[] = [];
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -35,10 +36,9 @@ export async function startServer(handler: Handler): Promise<TestServer> {
       res.destroy();
     }
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     close: () =>
       new Promise<void>((r) => {
@@ -67,4 +67,11 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/** A server (any of these helpers') for the running test only: closed when it finishes. */
+export async function forTest<T extends { close(): Promise<void> }>(starting: Promise<T>): Promise<T> {
+  const server = await starting;
+  onTestFinished(() => server.close());
+  return server;
 }
