@@ -5,7 +5,14 @@
  */
 import type { GlobalOptions } from '../session.js';
 import { CONFIG_KEYS } from '../store/config.js';
-import { type CommandDef, type Completion, command, type OptionsOf } from './define.js';
+import type { LoginOptions } from './auth.js';
+import { type CommandDef, type Completion, command, type FlagDef, type OptionsOf } from './define.js';
+import type { BatchOptions } from './deposit-batch.js';
+import type { CreateOptions } from './deposit-create.js';
+import type { GetOptions } from './deposit-get.js';
+import type { ListOptions } from './deposit-list.js';
+import type { WatchFlags } from './deposit-watch.js';
+import type { ServeOptions } from './sandbox.js';
 import { QR_STYLES, SHELLS } from './values.js';
 
 const LQ_EXAMPLE =
@@ -378,3 +385,19 @@ export const GLOBALS_MATCH: Same<
   ProgramOptions,
   Required<GlobalOptions> extends infer R ? { [K in keyof R]?: R[K] } : never
 > = true;
+
+/** The options a command module reads that are not flags of its definition (never, when in step). */
+type NotFlags<Declared, F extends readonly FlagDef[]> = Exclude<keyof Declared, keyof OptionsOf<F>>;
+
+/** Fails to compile when a command module reads an option its definition does not have. */
+export const OPTIONS_ARE_FLAGS: [
+  NotFlags<CreateOptions, typeof DEPOSIT_CREATE.flags>,
+  NotFlags<BatchOptions, typeof DEPOSIT_CREATE.flags>,
+  NotFlags<GetOptions, typeof DEPOSIT_GET.flags>,
+  NotFlags<WatchFlags, typeof DEPOSIT_WATCH.flags>,
+  NotFlags<ListOptions, typeof DEPOSIT_LIST.flags>,
+  NotFlags<LoginOptions, typeof AUTH_LOGIN.flags>,
+  NotFlags<ServeOptions, typeof SANDBOX_SERVE.flags>,
+] extends [never, never, never, never, never, never, never]
+  ? true
+  : false = true;
