@@ -80,8 +80,8 @@ export async function main(rawArgv: string[], ctx: Context): Promise<number> {
       }
       globals = this.optsWithGlobals() as GlobalOptions;
       await run.call(def, {
-        opts: opts as never,
-        args: operands.slice(0, def.args.length) as never,
+        opts,
+        args: operands.slice(0, def.args.length),
         ctx,
         session: async () => {
           if (session) return session;

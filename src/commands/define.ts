@@ -65,9 +65,11 @@ type OptionOfDef<D extends FlagDef> = D extends { default: string }
   : OptionOf<D['flags']>;
 
 /** The options commander hands the handler, from the flags' own syntax. */
-export type OptionsOf<F extends readonly FlagDef[]> = F extends readonly []
-  ? Record<string, never>
-  : Merge<OptionOfDef<F[number]>>;
+export type OptionsOf<F extends readonly FlagDef[]> = readonly FlagDef[] extends F
+  ? Record<string, unknown> // any command's: what the wiring hands over
+  : F extends readonly []
+    ? Record<never, never>
+    : Merge<OptionOfDef<F[number]>>;
 
 type ArgOf<N extends string> = N extends `${string}...${string}`
   ? string[]
@@ -76,7 +78,9 @@ type ArgOf<N extends string> = N extends `${string}...${string}`
     : string | undefined;
 
 /** The positional arguments, in order. */
-export type ArgsOf<A extends readonly ArgDef[]> = { [I in keyof A]: ArgOf<A[I]['name']> };
+export type ArgsOf<A extends readonly ArgDef[]> = readonly ArgDef[] extends A
+  ? unknown[]
+  : { [I in keyof A]: ArgOf<A[I]['name']> };
 
 export interface Invocation<F extends readonly FlagDef[], A extends readonly ArgDef[]> {
   opts: OptionsOf<F>;

@@ -325,34 +325,39 @@ export const COMPLETE = command({
   },
 });
 
+/** A group: a word that only leads to its subcommands. */
+function group(def: { path: string; description: string; examples?: readonly string[] }): CommandDef {
+  return { ...def, flags: [], args: [] };
+}
+
 /** Groups: a word that only leads to its subcommands. */
 export const GROUPS: readonly CommandDef[] = [
-  command({
+  group({
     path: 'deposit',
     description: 'create and follow deposits (PIX charges)',
-    flags: [],
     examples: [
       'lbrl deposit create --amount 15,50 --to <address>',
       'lbrl deposit watch <id> --timeout 10m',
       'lbrl deposit list --refresh',
     ],
   }),
-  command({ path: 'auth', description: 'store, show and remove the access token', flags: [] }),
-  command({
+  group({ path: 'auth', description: 'store, show and remove the access token' }),
+  group({
     path: 'config',
     description: 'read and change profile settings',
-    flags: [],
     examples: ['lbrl config set default-address <address>', 'lbrl config list --profile work'],
   }),
-  command({
+  group({
     path: 'sandbox',
     description: 'the local sandbox of the service (no account, no real money)',
-    flags: [],
     examples: ['lbrl sandbox serve --port 8080', 'lbrl sandbox pay <id>'],
   }),
 ];
 
-/** Every command and group, in the order help lists them. */
+/**
+ * Every command and group, in the order help lists them. (Each keeps its own types above; the
+ * wiring sees them all as CommandDef and hands over commander's options as they are.)
+ */
 export const COMMANDS: readonly CommandDef[] = [
   PROGRAM,
   GROUPS[0]!,
