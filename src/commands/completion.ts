@@ -3,12 +3,13 @@
  * typed so far to `lbrl __complete`, which answers from the command definitions. What it prints
  * is data for the shell to offer, quoted by the shell, never evaluated.
  */
+
+import { NETWORKS } from '../domain/networks.js';
 import { parseDepositId, parseProfileName } from '../domain/values.js';
 import { usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { CONFIG_KEYS } from '../store/config.js';
 import type { CommandDef, Completion, FlagDef } from './define.js';
-import { CONFIG_VALUES } from './values.js';
 
 const BASH = `# lbrl completion for bash: source <(lbrl completion bash)
 _lbrl() {
@@ -87,6 +88,16 @@ function findFlag(COMMANDS: readonly CommandDef[], cmd: CommandDef, word: string
   return undefined;
 }
 
+/** What `config set <key> <TAB>` offers for each key; a key not here takes free text. */
+function configValues(COMMANDS: readonly CommandDef[]): Record<string, readonly string[]> {
+  const qrStyle = findFlag(COMMANDS, COMMANDS[0]!, '--qr-style')?.complete;
+  return {
+    network: NETWORKS,
+    'qr-style': Array.isArray(qrStyle) ? qrStyle : [],
+    'sandbox-autopay': ['off'],
+  };
+}
+
 /** What the position being typed takes: files (the shell lists them) or these values. */
 export function candidates(
   COMMANDS: readonly CommandDef[],
@@ -119,7 +130,7 @@ export function candidates(
     else if (kind === 'profiles') values = data.profiles();
     else if (kind === 'ids') values = data.ids();
     else if (kind === 'config-keys') values = CONFIG_KEYS;
-    else if (kind === 'config-value') values = CONFIG_VALUES[positionals[0] ?? ''] ?? [];
+    else if (kind === 'config-value') values = configValues(COMMANDS)[positionals[0] ?? ''] ?? [];
     else values = [];
     return { files: false, values: values.filter((v) => v.startsWith(cur)) };
   };

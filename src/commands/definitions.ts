@@ -13,10 +13,12 @@ import type { GetOptions } from './deposit-get.js';
 import type { ListOptions } from './deposit-list.js';
 import type { WatchFlags } from './deposit-watch.js';
 import type { ServeOptions } from './sandbox.js';
-import { QR_STYLES, SHELLS } from './values.js';
 
 const LQ_EXAMPLE =
   'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';
+
+export const QR_STYLES = ['dark', 'light'] as const;
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 const QR_STYLE = {
   flags: '--qr-style <style>',
