@@ -115,11 +115,7 @@ export function values(kind: string, session: Session): void {
     const names = new Set(['default', ...session.store.profileNames()]);
     p.out([...names].join('\n'));
   } else if (kind === 'ids') {
-    const ids = session
-      .history()
-      .entries((r) => r.profile === session.profileName)
-      .slice(0, 50)
-      .map((e) => e.id);
+    const ids = session.history().recentIds((r) => r.profile === session.profileName, 50);
     if (ids.length) p.out(ids.join('\n'));
   }
 }

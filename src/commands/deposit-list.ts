@@ -49,10 +49,7 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
     if (!r.ok) throw invalidValue('--limit', opts.limit, r.expected);
     limit = r.value;
   }
-  const entries = session
-    .history()
-    .entries((r) => r.profile === session.profileName)
-    .slice(0, limit);
+  const entries = session.history().entries((r) => r.profile === session.profileName, { limit });
   if (opts.refresh) await refreshEntries(entries, session);
   const p = session.printer;
   if (session.globals.json) {

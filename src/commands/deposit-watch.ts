@@ -1,4 +1,4 @@
-import { isTerminal, parseDepositId, parseDuration, parseIntervalSeconds } from '../domain/values.js';
+import { parseDepositId, parseDuration, parseIntervalSeconds } from '../domain/values.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import { Session } from '../session.js';
 import { statusRecord } from '../store/history.js';
@@ -81,8 +81,8 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
     const key = Session.targetKey(session.target());
     for (const e of session
       .history()
-      .entries((r) => r.profile === session.profileName && r.baseUrl === key)) {
-      if (!isTerminal(e.status) && !ids.includes(e.id)) ids.push(e.id);
+      .pending((r) => r.profile === session.profileName && r.baseUrl === key)) {
+      if (!ids.includes(e.id)) ids.push(e.id);
     }
     if (ids.length === 0) {
       session.printer.info('no pending deposits in the local history');
