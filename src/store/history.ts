@@ -83,49 +83,63 @@ export const MAX_LINE = 64 * 1024;
 export const MAX_ENTRIES = 10_000;
 /** How far back from the end a status is looked for before appending it (about 30,000 records). */
 const LOOKUP_WINDOW = 8 << 20;
+/** How many statuses of deposits not yet met a read from the end holds before it reads from the start. */
+const STATUS_ROOM = 100_000;
 
-interface Ranked extends HistoryEntry {
+/** A created record as a fold holds it: the record as read, its latest status, its file order. */
+interface Ranked {
+  r: CreatedRecord;
   seq: number;
+  status: string;
+  statusAt: string;
+}
+
+function entryOf(e: Ranked): HistoryEntry {
+  return { ...e.r, status: e.status, statusAt: e.statusAt };
 }
 
 /** Newest first: by creation time, and by file order where times tie. */
 function newerFirst(a: Ranked, b: Ranked): number {
-  return a.at < b.at ? 1 : a.at > b.at ? -1 : b.seq - a.seq;
+  return a.r.at < b.r.at ? 1 : a.r.at > b.r.at ? -1 : b.seq - a.seq;
 }
 
 /**
- * The newest `limit` entries of a stream: kept in a map of at most twice the limit, cut back to
- * the limit when full. An entry cut is older than `limit` kept ones, so it cannot come back.
+ * The newest `limit` entries of a stream: kept in a map of at most the limit and some slack,
+ * cut back to the limit when full. An entry cut is older than `limit` kept ones, so it cannot
+ * come back.
  */
 class Newest {
   readonly map = new Map<string, Ranked>();
   private floor: Ranked | undefined;
+  private readonly room: number;
   truncated = false;
 
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limit: number) {
+    this.room = limit + Math.max(limit, 4096);
+  }
 
-  offer(e: Ranked): void {
-    if (this.floor && newerFirst(e, this.floor) > 0) {
+  offer(r: CreatedRecord, seq: number): void {
+    const f = this.floor;
+    // older than the oldest kept: by time, or by file order where times tie (seq only grows)
+    if (f && r.at <= f.r.at && (r.at < f.r.at || seq < f.seq)) {
       this.truncated = true;
       return;
     }
-    this.map.set(e.id, e);
-    if (this.map.size >= 2 * this.limit) this.cut();
+    this.map.set(r.id, { r, seq, status: r.status, statusAt: r.at });
+    if (this.map.size >= this.room) this.cut();
   }
 
   private cut(): void {
     const sorted = [...this.map.values()].sort(newerFirst);
     const cut = sorted.splice(this.limit);
     if (cut.length > 0) this.truncated = true;
-    for (const e of cut) this.map.delete(e.id);
+    for (const e of cut) this.map.delete(e.r.id);
     this.floor = sorted[sorted.length - 1];
   }
 
   result(): HistoryEntry[] {
-    return [...this.map.values()]
-      .sort(newerFirst)
-      .slice(0, this.limit)
-      .map(({ seq: _seq, ...e }) => e);
+    if (this.map.size > this.limit) this.truncated = true;
+    return [...this.map.values()].sort(newerFirst).slice(0, this.limit).map(entryOf);
   }
 }
 
@@ -168,8 +182,10 @@ export class History {
   }
 
   private news(records: HistoryRecord[]): HistoryRecord[] {
+    // what this process knows may be stale (another may have appended since): a status that looks
+    // new is checked against the end of the file before it is appended
     const ask = records.filter(
-      (r) => r.type === 'status' && !this.known.has(r.id) && !this.unknown.has(r.id),
+      (r) => r.type === 'status' && this.known.get(r.id) !== r.status && !this.unknown.has(r.id),
     ) as StatusRecord[];
     if (ask.length > 0) this.lookUp(new Set(ask.map((r) => r.id)));
     const out: HistoryRecord[] = [];
@@ -188,23 +204,22 @@ export class History {
   /** The latest status of some ids, from the end of the file back, within LOOKUP_WINDOW. */
   private lookUp(ids: Set<string>): void {
     const wanted = new Set(ids);
-    this.scanBackward((r) => {
-      if (r.type === 'attempt' || !wanted.has(r.id)) return false;
-      wanted.delete(r.id);
-      this.learn(r.id, r.status);
-      return wanted.size === 0;
-    }, LOOKUP_WINDOW);
+    this.scanBackward(
+      (r) => {
+        if (r.type === 'attempt' || !wanted.has(r.id)) return false;
+        wanted.delete(r.id);
+        this.learn(r.id, r.status);
+        return wanted.size === 0;
+      },
+      (type, id) => type !== 'attempt' && (id === undefined || wanted.has(id)),
+      LOOKUP_WINDOW,
+    );
     for (const id of wanted) this.unknown.add(id);
   }
 
   /** Every record, first to last, read as a stream. */
   *read(from = 0): Generator<HistoryRecord> {
-    const it = this.chunks(from);
-    for (;;) {
-      const step = it.next();
-      if (step.done) return;
-      yield* step.value;
-    }
+    yield* this.records(from);
   }
 
   /**
@@ -212,22 +227,61 @@ export class History {
    * (MAX_ENTRIES when not given), in memory bounded by the limit whatever the file's size.
    */
   entries(filter: (r: CreatedRecord) => boolean = () => true, opts: { limit?: number } = {}): HistoryEntry[] {
-    const newest = new Newest(opts.limit ?? MAX_ENTRIES);
-    let seq = 0;
-    this.scan((r) => {
-      if (r.type === 'created') {
-        const e = newest.map.get(r.id);
-        if (e) return setStatus(e, r.status, r.at); // the same deposit recorded again: later news
-        if (filter(r)) newest.offer({ ...r, statusAt: r.at, seq: seq++ });
-      } else if (r.type === 'status') {
-        const e = newest.map.get(r.id);
-        // appends are ordered: a later line is later news, whatever the clocks of the writers said
-        if (e) setStatus(e, r.status, r.at);
-      }
-    });
-    const out = newest.result();
+    const limit = opts.limit ?? MAX_ENTRIES;
+    const out = this.lastCreated(filter, limit) ?? this.newestCreated(filter, limit);
     for (const e of out) this.learn(e.id, e.status);
     return out;
+  }
+
+  /**
+   * The last `limit` deposits in the file, read from its end: what `list` shows in milliseconds
+   * whatever the file's size. The statuses met before their deposit are held until it is met;
+   * past STATUS_ROOM of those, undefined, and the whole file is read instead.
+   */
+  private lastCreated(filter: (r: CreatedRecord) => boolean, limit: number): HistoryEntry[] | undefined {
+    const latest = new Map<string, StatusRecord>();
+    const found = new Map<string, Ranked>();
+    let seq = 0;
+    let overflow = false;
+    this.scanBackward(
+      (r) => {
+        if (r.type === 'status') {
+          if (!latest.has(r.id) && !found.has(r.id)) latest.set(r.id, r);
+          overflow = latest.size > STATUS_ROOM;
+          return overflow;
+        }
+        if (r.type !== 'created' || found.has(r.id)) return false;
+        const s = latest.get(r.id);
+        latest.delete(r.id);
+        if (!filter(r)) return false;
+        found.set(r.id, { r, seq: seq--, status: s?.status ?? r.status, statusAt: s?.at ?? r.at });
+        return found.size >= limit;
+      },
+      (type) => type !== 'attempt',
+    );
+    return overflow ? undefined : [...found.values()].sort(newerFirst).map(entryOf);
+  }
+
+  /** The newest `limit` deposits by creation time, in one pass from the start. */
+  private newestCreated(filter: (r: CreatedRecord) => boolean, limit: number): HistoryEntry[] {
+    const newest = new Newest(limit);
+    let seq = 0;
+    this.scan(
+      (r) => {
+        if (r.type === 'created') {
+          const e = newest.map.get(r.id);
+          if (e) return setStatus(e, r.status, r.at); // the same deposit recorded again: later news
+          if (filter(r)) newest.offer(r, seq++);
+        } else if (r.type === 'status') {
+          const e = newest.map.get(r.id);
+          // appends are ordered: a later line is later news, whatever the clocks of the writers said
+          if (e) setStatus(e, r.status, r.at);
+        }
+      },
+      0,
+      (type, id) => type === 'created' || (type === 'status' && (id === undefined || newest.map.has(id))),
+    );
+    return newest.result();
   }
 
   /**
@@ -237,26 +291,30 @@ export class History {
   pending(filter: (r: CreatedRecord) => boolean = () => true, cap = MAX_ENTRIES): HistoryEntry[] {
     const open = new Newest(cap);
     const ended = (e: Ranked) => {
-      open.map.delete(e.id);
-      this.learn(e.id, e.status);
+      open.map.delete(e.r.id);
+      this.learn(e.r.id, e.status);
     };
     let seq = 0;
-    this.scan((r) => {
-      if (r.type === 'attempt') return;
-      const e = open.map.get(r.id);
-      if (e) {
-        setStatus(e, r.status, r.at);
-        if (isTerminal(e.status)) ended(e);
-      } else if (r.type === 'created' && filter(r) && !isTerminal(r.status)) {
-        open.offer({ ...r, statusAt: r.at, seq: seq++ });
-      }
-    });
+    this.scan(
+      (r) => {
+        if (r.type === 'attempt') return;
+        const e = open.map.get(r.id);
+        if (e) {
+          setStatus(e, r.status, r.at);
+          if (isTerminal(e.status)) ended(e);
+        } else if (r.type === 'created' && filter(r) && !isTerminal(r.status)) {
+          open.offer(r, seq++);
+        }
+      },
+      0,
+      (type, id) => type === 'created' || (type === 'status' && (id === undefined || open.map.has(id))),
+    );
+    const out = open.result();
     if (open.truncated) {
       this.warn(
         `warning: ${this.file} holds more than ${cap} deposits not yet ended; only the newest ${cap} are taken`,
       );
     }
-    const out = open.result();
     for (const e of out) this.learn(e.id, e.status);
     return out;
   }
@@ -265,12 +323,15 @@ export class History {
   recentIds(filter: (r: CreatedRecord) => boolean, n: number): string[] {
     const ids: string[] = [];
     const seen = new Set<string>();
-    this.scanBackward((r) => {
-      if (r.type !== 'created' || seen.has(r.id) || !filter(r)) return false;
-      seen.add(r.id);
-      ids.push(r.id);
-      return ids.length >= n;
-    });
+    this.scanBackward(
+      (r) => {
+        if (r.type !== 'created' || seen.has(r.id) || !filter(r)) return false;
+        seen.add(r.id);
+        ids.push(r.id);
+        return ids.length >= n;
+      },
+      (type) => type === 'created',
+    );
     return ids;
   }
 
@@ -282,31 +343,35 @@ export class History {
   batchState(profile: string, service: string, keys?: ReadonlySet<string>, from = 0): BatchState {
     const done = new Map<string, { id: string; status: string }>();
     const attempted = new Map<string, string>();
-    const end = this.scan((r) => {
-      if (r.type === 'status' || r.profile !== profile || r.baseUrl !== service) return;
-      if (!r.batchKey || (keys && !keys.has(r.batchKey))) return;
-      if (r.type === 'created') done.set(r.batchKey, { id: r.id, status: r.status });
-      else attempted.set(r.batchKey, r.idempotencyKey);
-    }, from);
+    const end = this.scan(
+      (r) => {
+        if (r.type === 'status' || r.profile !== profile || r.baseUrl !== service) return;
+        if (!r.batchKey || (keys && !keys.has(r.batchKey))) return;
+        if (r.type === 'created') done.set(r.batchKey, { id: r.id, status: r.status });
+        else attempted.set(r.batchKey, r.idempotencyKey);
+      },
+      from,
+      (type) => type !== 'status',
+    );
     return { done, attempted, end };
   }
 
   /** Every record from `from` on, to `visit`; returns the offset after the last whole line. */
-  private scan(visit: (r: HistoryRecord) => void, from = 0): number {
-    const it = this.chunks(from);
+  private scan(visit: (r: HistoryRecord) => void, from = 0, want: Want = everything): number {
+    const it = this.records(from, want);
     for (;;) {
       const step = it.next();
       if (step.done) return step.value;
-      for (const r of step.value) visit(r);
+      visit(step.value);
     }
   }
 
   /**
-   * The file from `from` on, a buffer at a time: yields the records of each buffer, returns the
-   * offset after the last whole line. Lines longer than MAX_LINE are skipped as damage without
+   * The file from `from` on, read a buffer at a time: yields each record, returns the offset
+   * after the last whole line. Lines longer than MAX_LINE are skipped as damage without
    * being held; a last line without its newline (a write cut short) is read as it is.
    */
-  private *chunks(from: number): Generator<HistoryRecord[], number> {
+  private *records(from: number, want: Want = everything): Generator<HistoryRecord, number> {
     const opened = openOwnFile(this.file, 'read', 'history', this.warn);
     if (!opened) return from;
     const { fd } = opened;
@@ -316,22 +381,26 @@ export class History {
     let skipping = false;
     let damaged = 0;
     let end = from;
+    const out: HistoryRecord[] = [];
     try {
       for (;;) {
         const n = fs.readSync(fd, buf, have, buf.length - have, base + have);
         const limit = have + n;
-        const out: HistoryRecord[] = [];
         let start = 0;
         if (n === 0) {
-          if (limit > 0 && !skipping) damaged += readLine(buf, 0, limit, out);
-          if (out.length > 0) yield out;
+          if (limit > 0 && !skipping) damaged += readLine(buf, 0, limit, out, want);
+          yield* out.splice(0);
           break;
         }
         for (;;) {
           const nl = buf.indexOf(NEWLINE, start);
           if (nl === -1 || nl >= limit) break;
           if (skipping) skipping = false;
-          else damaged += readLine(buf, start, nl, out);
+          else {
+            // each record is seen before the next line is read: what a reader wants may change
+            damaged += readLine(buf, start, nl, out, want);
+            yield* out.splice(0);
+          }
           start = nl + 1;
           end = base + start;
         }
@@ -345,7 +414,6 @@ export class History {
           base += start;
           have = limit - start;
         }
-        if (out.length > 0) yield out;
       }
     } finally {
       fs.closeSync(fd);
@@ -355,10 +423,14 @@ export class History {
   }
 
   /**
-   * Records from the end of the file back, until `visit` returns true or `maxBytes` were read.
-   * Damaged lines are passed over quietly: a forward read reports them.
+   * Records from the end of the file back, until `visit` returns true or `maxBytes` were read;
+   * the damaged lines met on the way are skipped and counted, as a forward read does.
    */
-  private scanBackward(visit: (r: HistoryRecord) => boolean, maxBytes = Number.POSITIVE_INFINITY): void {
+  private scanBackward(
+    visit: (r: HistoryRecord) => boolean,
+    want: Want = everything,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): void {
     const opened = openOwnFile(this.file, 'read', 'history', this.warn);
     if (!opened) return;
     const { fd, stat } = opened;
@@ -366,8 +438,9 @@ export class History {
     let carry = Buffer.alloc(0); // the start of a line cut by the previous read
     let skipTail = false; // the last piece of the next read belongs to an over-long line
     const out: HistoryRecord[] = [];
+    let damaged = 0;
     const take = (data: Buffer, start: number, stop: number): boolean => {
-      readLine(data, start, stop, out);
+      damaged += readLine(data, start, stop, out, want);
       for (const r of out.splice(0)) if (visit(r)) return true;
       return false;
     };
@@ -390,16 +463,20 @@ export class History {
           if (!skipTail) take(data, 0, stop);
           return;
         }
-        skipTail = skipTail || stop >= MAX_LINE;
+        if (!skipTail && stop >= MAX_LINE) {
+          damaged += 1;
+          skipTail = true;
+        }
         carry = skipTail ? Buffer.alloc(0) : Buffer.from(data.subarray(0, stop));
       }
     } finally {
       fs.closeSync(fd);
+      if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
     }
   }
 }
 
-function setStatus(e: HistoryEntry, status: string, at: string): void {
+function setStatus(e: Ranked, status: string, at: string): void {
   e.status = status;
   e.statusAt = at;
 }
@@ -411,9 +488,17 @@ function canonical(r: HistoryRecord): HistoryRecord {
 const MARK_BYTES = Buffer.from(MARK);
 
 /** Pushes the record of buf[start, end) to out; returns 1 when the line is damaged. */
-function readLine(buf: Buffer, start: number, end: number, out: HistoryRecord[]): number {
+function readLine(
+  buf: Buffer,
+  start: number,
+  end: number,
+  out: HistoryRecord[],
+  want: Want = everything,
+): number {
   while (start < end && (buf[start] === 0x20 || buf[start] === 0x0d || buf[start] === 0x09)) start += 1;
   if (start === end || (end - start === 1 && buf[start] === 0x0d)) return 0;
+  const kind = peek(buf, start, end);
+  if (kind !== undefined && !want(kind, peekedId)) return 0;
   const whole = parseLine(buf, start, end);
   if (whole) {
     out.push(whole);
@@ -424,6 +509,42 @@ function readLine(buf: Buffer, start: number, end: number, out: HistoryRecord[])
   const tail = last > 0 ? parseLine(buf, start + last, end) : undefined;
   if (tail) out.push(tail);
   return 1;
+}
+
+/** Which records a reader needs, told from the start of a line (the id, when one could be read). */
+export type Want = (type: HistoryRecord['type'], id: string | undefined) => boolean;
+const everything: Want = () => true;
+
+const PREFIXES: Array<[HistoryRecord['type'], Buffer, boolean]> = [
+  ['created', Buffer.from('{"v":1,"type":"created","id":"'), true],
+  ['status', Buffer.from('{"v":1,"type":"status","id":"'), true],
+  ['attempt', Buffer.from('{"v":1,"type":"attempt",'), false],
+];
+let peekedId: string | undefined;
+
+/**
+ * The type (and id) of a line as lbrl writes it, read without parsing, so a reader can pass over
+ * the lines it does not need; undefined for a line written otherwise, which is parsed whole.
+ */
+function peek(buf: Buffer, start: number, end: number): HistoryRecord['type'] | undefined {
+  for (const [type, prefix, hasId] of PREFIXES) {
+    if (
+      end - start < prefix.length ||
+      buf.compare(prefix, 0, prefix.length, start, start + prefix.length) !== 0
+    )
+      continue;
+    peekedId = undefined;
+    if (hasId) {
+      const from = start + prefix.length;
+      const quote = buf.indexOf(0x22, from);
+      if (quote === -1 || quote >= end || quote - from > 200) return undefined;
+      const id = buf.toString('latin1', from, quote);
+      if (id.includes('\\')) return undefined;
+      peekedId = canonicalId(id);
+    }
+    return type;
+  }
+  return undefined;
 }
 
 const isText = (v: unknown): v is string => typeof v === 'string';
