@@ -177,6 +177,8 @@ export class History {
   }
 
   private learn(id: string, status: string): void {
+    // a cache, bounded like everything read from the file: forgetting costs a look-up, no more
+    if (this.known.size >= MAX_ENTRIES * 2) this.known.clear();
     this.known.set(id, status);
     this.unknown.delete(id);
   }
@@ -214,6 +216,7 @@ export class History {
       (type, id) => type !== 'attempt' && (id === undefined || wanted.has(id)),
       LOOKUP_WINDOW,
     );
+    if (this.unknown.size + wanted.size > MAX_ENTRIES) this.unknown.clear();
     for (const id of wanted) this.unknown.add(id);
   }
 
@@ -290,10 +293,6 @@ export class History {
    */
   pending(filter: (r: CreatedRecord) => boolean = () => true, cap = MAX_ENTRIES): HistoryEntry[] {
     const open = new Newest(cap);
-    const ended = (e: Ranked) => {
-      open.map.delete(e.r.id);
-      this.learn(e.r.id, e.status);
-    };
     let seq = 0;
     this.scan(
       (r) => {
@@ -301,7 +300,7 @@ export class History {
         const e = open.map.get(r.id);
         if (e) {
           setStatus(e, r.status, r.at);
-          if (isTerminal(e.status)) ended(e);
+          if (isTerminal(e.status)) open.map.delete(e.r.id);
         } else if (r.type === 'created' && filter(r) && !isTerminal(r.status)) {
           open.offer(r, seq++);
         }

@@ -62,6 +62,16 @@ describe('modes only on what lbrl creates', () => {
     expect(get.stderr).toContain('was readable by others; its permissions are now 0600');
   });
 
+  it('a write cut by a kill -9 leaves its staging directory; the next write clears it', async () => {
+    const dir = tempDir();
+    const left = path.join(dir, '.config.json.writing-AbC123');
+    fs.mkdirSync(left, { mode: 0o700 });
+    fs.writeFileSync(path.join(left, 'config.json.tmp-1'), '{"profiles":');
+    const set = await runCli(['config', 'set', 'network', 'liquid'], { env: { LBRL_CONFIG_DIR: dir } });
+    expect(set.code).toBe(0);
+    expect(fs.readdirSync(dir)).toEqual(['config.json']);
+  });
+
   it('directories lbrl makes are 0700, its files 0600', async () => {
     const dir = path.join(tempDir(), 'a', 'b', 'lbrl');
     const set = await runCli(['config', 'set', 'network', 'liquid'], { env: { LBRL_CONFIG_DIR: dir } });
