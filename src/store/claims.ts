@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EXIT, interrupted, LbrlError } from '../errors.js';
 import { currentUid, ensurePrivateDir, openOwnFile } from './files.js';
+import type { BatchState, History } from './history.js';
 
 /** lbrl's namespace for its name-based UUIDs; fixed forever, or every row's key would change. */
 const NAMESPACE = '8a3f7c2e-5b1d-4e9f-a6c0-d2b4e8f01357';
@@ -231,6 +232,63 @@ export class RowClaims {
       }
     } finally {
       fs.rmSync(aside, { force: true });
+    }
+  }
+}
+
+/** What a run may do with a row: it was created (by any run), or it is this run's to send now. */
+export type RowTurn = { done: { id: string; status: string } } | { claim: RowClaim; idempotencyKey: string };
+
+/**
+ * `--resume` for runs that overlap: the rows of one file, for one profile and service. `begin`
+ * waits for a row's claim, then reads only what the history gained since it was last read, so a
+ * row another run created meanwhile is reported done, never sent again.
+ */
+export class ResumableRows {
+  private readonly state: BatchState;
+  private readonly keys: ReadonlySet<string>;
+
+  constructor(
+    private readonly history: History,
+    private readonly claims: RowClaims,
+    readonly profile: string,
+    readonly service: string,
+    keys: readonly string[],
+  ) {
+    this.keys = new Set(keys);
+    this.state = history.batchState(profile, service, this.keys);
+  }
+
+  /** Created before this run began (or since it last looked): report it, send nothing. */
+  done(rowKey: string): { id: string; status: string } | undefined {
+    return this.state.done.get(rowKey);
+  }
+
+  /**
+   * The row's turn: done, or claimed with its Idempotency-Key (the one a run that sent it
+   * without an answer recorded, else the key derived from the row). The caller records the
+   * attempt, sends, records the outcome, and then releases the claim, even on failure.
+   */
+  async begin(rowKey: string, wait: ClaimWaitOptions): Promise<RowTurn> {
+    const known = this.done(rowKey);
+    if (known) return { done: known };
+    const claim = await this.claims.claim(this.profile, this.service, rowKey, wait);
+    try {
+      const since = this.history.batchState(this.profile, this.service, this.keys, this.state.end);
+      for (const [k, v] of since.done) this.state.done.set(k, v);
+      for (const [k, v] of since.attempted) this.state.attempted.set(k, v);
+      this.state.end = since.end;
+      const now = this.done(rowKey);
+      if (now) {
+        claim.release();
+        return { done: now };
+      }
+      const idempotencyKey =
+        this.state.attempted.get(rowKey) ?? rowIdempotencyKey(this.profile, this.service, rowKey);
+      return { claim, idempotencyKey };
+    } catch (error) {
+      claim.release();
+      throw error;
     }
   }
 }

@@ -7,7 +7,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ClaimHolder, RowClaim, RowClaims, rowIdempotencyKey, uuidV5 } from '../../src/store/claims.js';
+import {
+  type ClaimHolder,
+  ResumableRows,
+  RowClaim,
+  RowClaims,
+  rowIdempotencyKey,
+  uuidV5,
+} from '../../src/store/claims.js';
+import { History } from '../../src/store/history.js';
 import { tempDir } from '../helpers/cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -70,6 +78,50 @@ describe('RowClaims in one process', () => {
   });
 });
 
+describe('ResumableRows', () => {
+  it('a row sent before without an answer is sent again with the key it was sent with', async () => {
+    const dir = tempDir();
+    const history = new History(dir);
+    history.append([
+      {
+        v: 1,
+        type: 'attempt',
+        profile: 'default',
+        baseUrl: 'sandbox',
+        batchKey: 'row-0',
+        idempotencyKey: 'key-of-an-earlier-run',
+        at: '2026-11-22T10:00:00.000Z',
+      },
+    ]);
+    const rows = new ResumableRows(history, new RowClaims(dir), 'default', 'sandbox', ['row-0', 'row-1']);
+    const sleep = async () => {};
+    const first = await rows.begin('row-0', { sleep });
+    expect(first).toMatchObject({ idempotencyKey: 'key-of-an-earlier-run' });
+    const second = await rows.begin('row-1', { sleep });
+    expect(second).toMatchObject({ idempotencyKey: rowIdempotencyKey('default', 'sandbox', 'row-1') });
+    // another run creates row-1 while this one holds row-0: seen as done once claimed
+    (second as { claim: RowClaim }).claim.release();
+    history.append([
+      {
+        v: 1,
+        type: 'created',
+        id: 'ABC',
+        profile: 'default',
+        baseUrl: 'sandbox',
+        at: '2026-11-22T10:00:01.000Z',
+        amountInCents: 1,
+        destinationAddress: 'x',
+        splitAddress: null,
+        splitFee: null,
+        status: 'WAITING_PAYMENT',
+        batchKey: 'row-1',
+      },
+    ]);
+    expect(await rows.begin('row-1', { sleep })).toEqual({ done: { id: 'abc', status: 'WAITING_PAYMENT' } });
+    expect(new RowClaims(dir).tryClaim('default', 'sandbox', 'row-1')).toBeInstanceOf(RowClaim);
+  });
+});
+
 describe('RowClaims across processes', () => {
   let lib: string;
   let worker: string;
@@ -77,7 +129,11 @@ describe('RowClaims across processes', () => {
     const dir = tempDir();
     lib = path.join(dir, 'claims.mjs');
     buildSync({
-      entryPoints: [path.join(ROOT, 'src/store/claims.ts')],
+      stdin: {
+        contents: "export * from './src/store/claims.ts'; export { History } from './src/store/history.ts';",
+        resolveDir: ROOT,
+        loader: 'ts',
+      },
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -111,6 +167,42 @@ for (const row of rows) {
 `,
     );
   });
+
+  /** A run of `create --from rows --resume`, with the history and claims for real and a fake send. */
+  function resumeRun(configDir: string, rows: number, order: string): ChildProcess {
+    const script = `
+import { randomUUID } from 'node:crypto';
+import { History, ResumableRows, RowClaims } from ${JSON.stringify(lib)};
+const [configDir, rowCount, order] = process.argv.slice(1);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const keys = Array.from({ length: Number(rowCount) }, (_, i) => 'row-' + i);
+const history = new History(configDir);
+const rows = new ResumableRows(history, new RowClaims(configDir), 'default', 'sandbox', keys);
+const mine = order === 'reverse' ? [...keys].reverse() : keys;
+for (const key of mine) {
+  const turn = await rows.begin(key, { sleep, pollMs: 2 });
+  if (turn.done) continue;
+  history.append([{ v: 1, type: 'attempt', profile: 'default', baseUrl: 'sandbox', batchKey: key, idempotencyKey: turn.idempotencyKey, at: new Date().toISOString() }]);
+  await sleep(2); // the request
+  history.append([{ v: 1, type: 'created', id: randomUUID(), profile: 'default', baseUrl: 'sandbox', at: new Date().toISOString(), amountInCents: 1, destinationAddress: 'x', splitAddress: null, splitFee: null, status: 'WAITING_PAYMENT', batchKey: key, key: turn.idempotencyKey }]);
+  turn.claim.release();
+}
+`;
+    return spawn(process.execPath, ['--input-type=module', '-e', script, configDir, String(rows), order], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+  }
+
+  it('twenty overlapping --resume runs of a 5-row file create each row once, with the key derived from it', async () => {
+    const configDir = tempDir();
+    const runs = Array.from({ length: 20 }, (_, i) => resumeRun(configDir, 5, i % 2 ? 'reverse' : 'forward'));
+    expect(await Promise.all(runs.map(exited))).toEqual(Array(20).fill(0));
+    const created = [...new History(configDir).read()].filter((r) => r.type === 'created') as unknown as Array<
+      Record<string, string>
+    >;
+    expect(created.map((r) => r.batchKey).sort()).toEqual(['row-0', 'row-1', 'row-2', 'row-3', 'row-4']);
+    for (const r of created) expect(r.key).toBe(rowIdempotencyKey('default', 'sandbox', r.batchKey!));
+  }, 60_000);
 
   function run(args: string[]): ChildProcess {
     return spawn(process.execPath, [worker, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
