@@ -197,9 +197,9 @@ for (const key of mine) {
     const configDir = tempDir();
     const runs = Array.from({ length: 20 }, (_, i) => resumeRun(configDir, 5, i % 2 ? 'reverse' : 'forward'));
     expect(await Promise.all(runs.map(exited))).toEqual(Array(20).fill(0));
-    const created = [...new History(configDir).read()].filter((r) => r.type === 'created') as unknown as Array<
-      Record<string, string>
-    >;
+    const created = [...new History(configDir).read()].filter(
+      (r) => r.type === 'created',
+    ) as unknown as Array<Record<string, string>>;
     expect(created.map((r) => r.batchKey).sort()).toEqual(['row-0', 'row-1', 'row-2', 'row-3', 'row-4']);
     for (const r of created) expect(r.key).toBe(rowIdempotencyKey('default', 'sandbox', r.batchKey!));
   }, 60_000);
