@@ -156,9 +156,7 @@ export function complete(words: string[], commands: readonly CommandDef[], sessi
     ids: () =>
       session
         .history()
-        .entries((r) => r.profile === session.profileName)
-        .slice(0, 50)
-        .map((e) => e.id)
+        .recentIds((r) => r.profile === session.profileName, 50)
         .filter((id) => parseDepositId(id).ok),
   });
   session.printer.out(r.files ? ':files' : [':values', ...r.values].join('\n'));

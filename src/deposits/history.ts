@@ -7,14 +7,14 @@ import type { DepositApi, HistoryReader, Notes, Recorder, Scope } from './ports.
 
 /** The profile's deposits, newest first, at most `limit`. */
 export function listEntries(history: HistoryReader, profile: string, limit: number): HistoryEntry[] {
-  return history.entries((r) => r.profile === profile).slice(0, limit);
+  return history.entries((r) => r.profile === profile, { limit });
 }
 
 /** Ids of the scope's deposits not yet FINALIZED or FAILED, after `ids` and without repeats. */
 export function pendingIds(history: HistoryReader, scope: Scope, ids: string[] = []): string[] {
   const out = [...ids];
-  for (const e of history.entries((r) => r.profile === scope.profile && r.baseUrl === scope.target)) {
-    if (!isTerminal(e.status) && !out.includes(e.id)) out.push(e.id);
+  for (const e of history.pending((r) => r.profile === scope.profile && r.baseUrl === scope.target)) {
+    if (!out.includes(e.id)) out.push(e.id);
   }
   return out;
 }

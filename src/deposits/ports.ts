@@ -20,8 +20,10 @@ export interface Recorder {
 
 /** Reads the local history. */
 export interface HistoryReader {
-  read(): HistoryRecord[];
-  entries(filter?: (r: CreatedRecord) => boolean): HistoryEntry[];
+  read(): Iterable<HistoryRecord>;
+  entries(filter?: (r: CreatedRecord) => boolean, opts?: { limit?: number }): HistoryEntry[];
+  /** the entries not yet FINALIZED or FAILED, read in one pass */
+  pending(filter?: (r: CreatedRecord) => boolean): HistoryEntry[];
 }
 
 /** Whose deposits and where they live, as the history records them. */

@@ -1,11 +1,16 @@
 /**
  * Profiles in one JSON file, private to the user. Reads are plain JSON (cheap, on every
- * command's path); writes go through conf, which writes atomically with mode 0600.
+ * command's path); writes go through conf, which writes atomically with mode 0600. The file is
+ * opened only as an own regular file (src/store/files.ts), and the directory is changed only when
+ * lbrl made it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LbrlError, usageError } from '../errors.js';
+import { currentUid, ensurePrivateDir, lstatOwnFile, openOwnFile } from './files.js';
+
+const STAGING = '.config.json.writing-';
 
 export const CONFIG_KEYS = [
   'base-url',
@@ -65,14 +70,16 @@ export class ConfigStore {
 
   read(): ConfigFile {
     if (this.cache) return this.cache;
+    const opened = openOwnFile(this.file, 'read', 'config file', this.warn);
+    if (!opened) return (this.cache = {});
     let text: string;
     try {
-      text = fs.readFileSync(this.file, 'utf8');
+      text = fs.readFileSync(opened.fd, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return (this.cache = {});
       throw new LbrlError(`cannot read ${this.file}: ${(error as Error).message}`, 'config');
+    } finally {
+      fs.closeSync(opened.fd);
     }
-    this.repairPermissions();
     try {
       const parsed = JSON.parse(text) as unknown;
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
@@ -99,10 +106,12 @@ export class ConfigStore {
    * two processes changing different keys at once both keep their change.
    */
   async update(mutate: (config: ConfigFile) => void): Promise<void> {
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    fs.chmodSync(this.dir, 0o700);
+    ensurePrivateDir(this.dir);
+    // refused before anything is locked or written: a link, another user's file
+    lstatOwnFile(this.file, 'config file');
     const release = await this.lock();
     try {
+      this.removeLeftovers();
       this.cache = undefined;
       const current = structuredClone(this.read());
       mutate(current);
@@ -136,19 +145,47 @@ export class ConfigStore {
     }
   }
 
+  /**
+   * conf writes atomically (a temporary file, fsync, rename), but it resolves links and keeps an
+   * existing file's owner. So it writes in a private directory of its own that only this process
+   * uses, and the finished file is renamed into place: a rename replaces the path, never what a
+   * link there points to, and a kill -9 at any moment leaves the old file or the new one.
+   */
   private async write(current: ConfigFile): Promise<void> {
     const { default: Conf } = await import('conf');
-    const conf = new Conf<Record<string, unknown>>({
-      cwd: this.dir,
-      configName: 'config',
-      projectName: 'lbrl',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      clearInvalidConfig: false,
-    });
-    conf.store = current as Record<string, unknown>;
-    fs.chmodSync(this.file, 0o600);
+    const staging = fs.mkdtempSync(path.join(this.dir, STAGING));
+    try {
+      const conf = new Conf<Record<string, unknown>>({
+        cwd: staging,
+        configName: 'config',
+        projectName: 'lbrl',
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        clearInvalidConfig: false,
+      });
+      conf.store = current as Record<string, unknown>;
+      // checked again under the lock, just before the rename
+      lstatOwnFile(this.file, 'config file');
+      fs.renameSync(path.join(staging, 'config.json'), this.file);
+    } finally {
+      fs.rmSync(staging, { recursive: true, force: true });
+    }
     this.cache = current;
+  }
+
+  /** Staging directories left by a process killed while writing (only the lock holder writes). */
+  private removeLeftovers(): void {
+    const uid = currentUid();
+    for (const name of fs.readdirSync(this.dir)) {
+      if (!name.startsWith(STAGING)) continue;
+      const p = path.join(this.dir, name);
+      try {
+        const st = fs.lstatSync(p);
+        if (st.isDirectory() && (uid === undefined || st.uid === uid)) fs.rmSync(p, { recursive: true });
+      } catch {
+        // gone meanwhile, or not ours to remove
+      }
+    }
   }
 
   async updateProfile(name: string, mutate: (profile: Profile) => void): Promise<void> {
@@ -158,21 +195,6 @@ export class ConfigStore {
       mutate(profile);
       config.profiles[name] = profile;
     });
-  }
-
-  /** Stripe's CLI fixes loose config permissions at start; so do we, and say so. */
-  private repairPermissions(): void {
-    try {
-      const st = fs.statSync(this.file);
-      if (st.mode & 0o077) {
-        fs.chmodSync(this.file, 0o600);
-        this.warn(`warning: ${this.file} was readable by others; its permissions are now 0600`);
-      }
-      const dirSt = fs.statSync(this.dir);
-      if (dirSt.mode & 0o077) fs.chmodSync(this.dir, 0o700);
-    } catch {
-      // best effort: reading goes on
-    }
   }
 }
 

@@ -3,9 +3,17 @@
  * config directory. Each append is one write of one line on a file opened for appending,
  * so concurrent processes never interleave and a kill -9 loses at most the line being
  * written. A damaged line is skipped with a warning, never the whole file.
+ *
+ * It is read as a stream: a fixed buffer, lines of at most MAX_LINE bytes, and folds that keep
+ * at most what their answer needs, so its size costs time, never memory. It is never rewritten
+ * (a rewrite races with the appends of other processes); instead a status is appended only when
+ * it is news, so watching and refreshing do not grow it: it grows by one line per deposit created
+ * and one per change of status seen.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isTerminal } from '../domain/values.js';
+import { ensurePrivateDir, openOwnFile } from './files.js';
 
 export interface CreatedRecord {
   v: 1;
@@ -32,7 +40,7 @@ export interface StatusRecord {
 }
 
 export function statusRecord(id: string, status: string, now: number): StatusRecord {
-  return { v: 1, type: 'status', id, status, at: new Date(now).toISOString() };
+  return { v: 1, type: 'status', id: canonicalId(id), status, at: new Date(now).toISOString() };
 }
 
 /** A batch row about to be sent: its Idempotency-Key is reused if the outcome never came back. */
@@ -52,10 +60,95 @@ export interface HistoryEntry extends CreatedRecord {
   statusAt: string;
 }
 
+/** What `--resume` needs to know about the rows of one file, and where the reading stopped. */
+export interface BatchState {
+  done: Map<string, { id: string; status: string }>;
+  attempted: Map<string, string>;
+  /** the offset after the last whole line read: pass it as `from` to read only what came since */
+  end: number;
+}
+
+/** One deposit is one deposit whatever case the service writes its id in. */
+export function canonicalId(id: string): string {
+  return id.toLowerCase();
+}
+
 const MARK = '{"v":1,';
+const NEWLINE = 0x0a;
+/** Read this much at a time. */
+const CHUNK = 1 << 20;
+/** A record is a few hundred bytes; a longer line is damage, skipped without being kept. */
+export const MAX_LINE = 64 * 1024;
+/** The most entries a fold returns (`list --limit` allows as many). */
+export const MAX_ENTRIES = 10_000;
+/** How far back from the end a status is looked for before appending it (about 30,000 records). */
+const LOOKUP_WINDOW = 8 << 20;
+/** How many statuses of deposits not yet met a read from the end holds before it reads from the start. */
+const STATUS_ROOM = 100_000;
+
+/** A created record as a fold holds it: the record as read, its latest status, its file order. */
+interface Ranked {
+  r: CreatedRecord;
+  seq: number;
+  status: string;
+  statusAt: string;
+}
+
+function entryOf(e: Ranked): HistoryEntry {
+  return { ...e.r, status: e.status, statusAt: e.statusAt };
+}
+
+/** Newest first: by creation time, and by file order where times tie. */
+function newerFirst(a: Ranked, b: Ranked): number {
+  return a.r.at < b.r.at ? 1 : a.r.at > b.r.at ? -1 : b.seq - a.seq;
+}
+
+/**
+ * The newest `limit` entries of a stream: kept in a map of at most the limit and some slack,
+ * cut back to the limit when full. An entry cut is older than `limit` kept ones, so it cannot
+ * come back.
+ */
+class Newest {
+  readonly map = new Map<string, Ranked>();
+  private floor: Ranked | undefined;
+  private readonly room: number;
+  truncated = false;
+
+  constructor(private readonly limit: number) {
+    this.room = limit + Math.max(limit, 4096);
+  }
+
+  offer(r: CreatedRecord, seq: number): void {
+    const f = this.floor;
+    // older than the oldest kept: by time, or by file order where times tie (seq only grows)
+    if (f && r.at <= f.r.at && (r.at < f.r.at || seq < f.seq)) {
+      this.truncated = true;
+      return;
+    }
+    this.map.set(r.id, { r, seq, status: r.status, statusAt: r.at });
+    if (this.map.size >= this.room) this.cut();
+  }
+
+  private cut(): void {
+    const sorted = [...this.map.values()].sort(newerFirst);
+    const cut = sorted.splice(this.limit);
+    if (cut.length > 0) this.truncated = true;
+    for (const e of cut) this.map.delete(e.r.id);
+    this.floor = sorted[sorted.length - 1];
+  }
+
+  result(): HistoryEntry[] {
+    if (this.map.size > this.limit) this.truncated = true;
+    return [...this.map.values()].sort(newerFirst).slice(0, this.limit).map(entryOf);
+  }
+}
 
 export class History {
   readonly file: string;
+  /** the last status this process knows for an id, from what it read or wrote */
+  private readonly known = new Map<string, string>();
+  /** ids looked for near the end of the file and not found */
+  private readonly unknown = new Set<string>();
 
   constructor(
     readonly dir: string,
@@ -64,78 +157,420 @@ export class History {
     this.file = path.join(dir, 'history.ndjson');
   }
 
+  /**
+   * Appends in one write. A status record is left out when it is what the history already says
+   * of that deposit, so polling the same status again and again does not grow the file.
+   */
   append(records: HistoryRecord[]): void {
-    if (records.length === 0) return;
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
-    const fd = fs.openSync(this.file, 'a', 0o600);
+    const fresh = this.news(records.map(canonical));
+    if (fresh.length === 0) return;
+    ensurePrivateDir(this.dir);
+    const text = fresh.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const opened = openOwnFile(this.file, 'append', 'history', this.warn)!;
     try {
       // no fsync: what must survive is a killed process, and the page cache outlives it
-      fs.writeSync(fd, text);
+      fs.writeSync(opened.fd, text);
     } finally {
-      fs.closeSync(fd);
+      fs.closeSync(opened.fd);
     }
+    for (const r of fresh) if (r.type !== 'attempt') this.learn(r.id, r.status);
   }
 
-  read(): HistoryRecord[] {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
+  private learn(id: string, status: string): void {
+    // a cache, bounded like everything read from the file: forgetting costs a look-up, no more
+    if (this.known.size >= MAX_ENTRIES * 2) this.known.clear();
+    this.known.set(id, status);
+    this.unknown.delete(id);
+  }
+
+  private news(records: HistoryRecord[]): HistoryRecord[] {
+    // what this process knows may be stale (another may have appended since): a status that looks
+    // new is checked against the end of the file before it is appended
+    const ask = records.filter(
+      (r) => r.type === 'status' && this.known.get(r.id) !== r.status && !this.unknown.has(r.id),
+    ) as StatusRecord[];
+    if (ask.length > 0) this.lookUp(new Set(ask.map((r) => r.id)));
     const out: HistoryRecord[] = [];
-    let damaged = 0;
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      const whole = parseLine(line);
-      if (whole) {
-        out.push(whole);
-        continue;
+    const latest = new Map<string, string>();
+    for (const r of records) {
+      if (r.type === 'status') {
+        const was = latest.get(r.id) ?? this.known.get(r.id);
+        if (was === r.status) continue;
       }
-      damaged += 1;
-      // a torn write may have run into a whole record: keep that record
-      const tail = line.lastIndexOf(MARK) > 0 ? parseLine(line.slice(line.lastIndexOf(MARK))) : undefined;
-      if (tail) out.push(tail);
+      if (r.type !== 'attempt') latest.set(r.id, r.status);
+      out.push(r);
     }
-    if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
     return out;
   }
 
-  /** The deposits created, each with its last known status, newest first. */
-  entries(filter: (r: CreatedRecord) => boolean = () => true): HistoryEntry[] {
-    const created = new Map<string, HistoryEntry>();
-    const records = this.read();
-    for (const r of records) {
-      if (r.type === 'created' && filter(r)) created.set(r.id, { ...r, statusAt: r.at });
-    }
-    const order = [...created.keys()];
-    // appends are ordered: a later line is later news, whatever the clocks of the writers said
-    for (const r of records) {
-      if (r.type !== 'status') continue;
-      const e = created.get(r.id);
-      if (e) {
-        e.status = r.status;
-        e.statusAt = r.at;
-      }
-    }
-    // newest first: by creation time, and by file order where times tie
-    const rank = new Map(order.map((id, i) => [id, i]));
-    return [...created.values()].sort((a, b) =>
-      a.at < b.at ? 1 : a.at > b.at ? -1 : rank.get(b.id)! - rank.get(a.id)!,
+  /** The latest status of some ids, from the end of the file back, within LOOKUP_WINDOW. */
+  private lookUp(ids: Set<string>): void {
+    const wanted = new Set(ids);
+    this.scanBackward(
+      (r) => {
+        if (r.type === 'attempt' || !wanted.has(r.id)) return false;
+        wanted.delete(r.id);
+        this.learn(r.id, r.status);
+        return wanted.size === 0;
+      },
+      (type, id) => type !== 'attempt' && (id === undefined || wanted.has(id)),
+      LOOKUP_WINDOW,
     );
+    if (this.unknown.size + wanted.size > MAX_ENTRIES) this.unknown.clear();
+    for (const id of wanted) this.unknown.add(id);
+  }
+
+  /** Every record, first to last, read as a stream. */
+  *read(from = 0): Generator<HistoryRecord> {
+    yield* this.records(from);
+  }
+
+  /**
+   * The deposits created, each with its last known status, newest first: at most `limit`
+   * (MAX_ENTRIES when not given), in memory bounded by the limit whatever the file's size.
+   */
+  entries(filter: (r: CreatedRecord) => boolean = () => true, opts: { limit?: number } = {}): HistoryEntry[] {
+    const limit = opts.limit ?? MAX_ENTRIES;
+    const out = this.lastCreated(filter, limit) ?? this.newestCreated(filter, limit);
+    for (const e of out) this.learn(e.id, e.status);
+    return out;
+  }
+
+  /**
+   * The last `limit` deposits in the file, read from its end: what `list` shows in milliseconds
+   * whatever the file's size. The statuses met before their deposit are held until it is met;
+   * past STATUS_ROOM of those, undefined, and the whole file is read instead.
+   */
+  private lastCreated(filter: (r: CreatedRecord) => boolean, limit: number): HistoryEntry[] | undefined {
+    const latest = new Map<string, StatusRecord>();
+    const found = new Map<string, Ranked>();
+    let seq = 0;
+    let overflow = false;
+    this.scanBackward(
+      (r) => {
+        if (r.type === 'status') {
+          if (!latest.has(r.id) && !found.has(r.id)) latest.set(r.id, r);
+          overflow = latest.size > STATUS_ROOM;
+          return overflow;
+        }
+        if (r.type !== 'created' || found.has(r.id)) return false;
+        const s = latest.get(r.id);
+        latest.delete(r.id);
+        if (!filter(r)) return false;
+        found.set(r.id, { r, seq: seq--, status: s?.status ?? r.status, statusAt: s?.at ?? r.at });
+        return found.size >= limit;
+      },
+      (type) => type !== 'attempt',
+    );
+    return overflow ? undefined : [...found.values()].sort(newerFirst).map(entryOf);
+  }
+
+  /** The newest `limit` deposits by creation time, in one pass from the start. */
+  private newestCreated(filter: (r: CreatedRecord) => boolean, limit: number): HistoryEntry[] {
+    const newest = new Newest(limit);
+    let seq = 0;
+    this.scan(
+      (r) => {
+        if (r.type === 'created') {
+          const e = newest.map.get(r.id);
+          if (e) return setStatus(e, r.status, r.at); // the same deposit recorded again: later news
+          if (filter(r)) newest.offer(r, seq++);
+        } else if (r.type === 'status') {
+          const e = newest.map.get(r.id);
+          // appends are ordered: a later line is later news, whatever the clocks of the writers said
+          if (e) setStatus(e, r.status, r.at);
+        }
+      },
+      0,
+      (type, id) => type === 'created' || (type === 'status' && (id === undefined || newest.map.has(id))),
+    );
+    return newest.result();
+  }
+
+  /**
+   * The deposits not yet FINALIZED or FAILED, newest first, at most `cap`: one pass that forgets
+   * a deposit as soon as it ends, so memory follows what is pending, not the file.
+   */
+  pending(filter: (r: CreatedRecord) => boolean = () => true, cap = MAX_ENTRIES): HistoryEntry[] {
+    const open = new Newest(cap);
+    let seq = 0;
+    this.scan(
+      (r) => {
+        if (r.type === 'attempt') return;
+        const e = open.map.get(r.id);
+        if (e) {
+          setStatus(e, r.status, r.at);
+          if (isTerminal(e.status)) open.map.delete(e.r.id);
+        } else if (r.type === 'created' && filter(r) && !isTerminal(r.status)) {
+          open.offer(r, seq++);
+        }
+      },
+      0,
+      (type, id) => type === 'created' || (type === 'status' && (id === undefined || open.map.has(id))),
+    );
+    const out = open.result();
+    if (open.truncated) {
+      this.warn(
+        `warning: ${this.file} holds more than ${cap} deposits not yet ended; only the newest ${cap} are taken`,
+      );
+    }
+    for (const e of out) this.learn(e.id, e.status);
+    return out;
+  }
+
+  /** The ids of the last `n` deposits created, newest first, read from the end of the file. */
+  recentIds(filter: (r: CreatedRecord) => boolean, n: number): string[] {
+    const ids: string[] = [];
+    const seen = new Set<string>();
+    this.scanBackward(
+      (r) => {
+        if (r.type !== 'created' || seen.has(r.id) || !filter(r)) return false;
+        seen.add(r.id);
+        ids.push(r.id);
+        return ids.length >= n;
+      },
+      (type) => type === 'created',
+    );
+    return ids;
+  }
+
+  /**
+   * For `--resume`: the rows of one profile and service already created, and the Idempotency-Key
+   * of those sent without a known outcome. Only the `keys` asked about are kept (all, when not
+   * given); `from` reads only what was appended after an earlier call's `end`.
+   */
+  batchState(profile: string, service: string, keys?: ReadonlySet<string>, from = 0): BatchState {
+    const done = new Map<string, { id: string; status: string }>();
+    const attempted = new Map<string, string>();
+    const end = this.scan(
+      (r) => {
+        if (r.type === 'status' || r.profile !== profile || r.baseUrl !== service) return;
+        if (!r.batchKey || (keys && !keys.has(r.batchKey))) return;
+        if (r.type === 'created') done.set(r.batchKey, { id: r.id, status: r.status });
+        else attempted.set(r.batchKey, r.idempotencyKey);
+      },
+      from,
+      (type) => type !== 'status',
+    );
+    return { done, attempted, end };
+  }
+
+  /** Every record from `from` on, to `visit`; returns the offset after the last whole line. */
+  private scan(visit: (r: HistoryRecord) => void, from = 0, want: Want = everything): number {
+    const it = this.records(from, want);
+    for (;;) {
+      const step = it.next();
+      if (step.done) return step.value;
+      visit(step.value);
+    }
+  }
+
+  /**
+   * The file from `from` on, read a buffer at a time: yields each record, returns the offset
+   * after the last whole line. Lines longer than MAX_LINE are skipped as damage without
+   * being held; a last line without its newline (a write cut short) is read as it is.
+   */
+  private *records(from: number, want: Want = everything): Generator<HistoryRecord, number> {
+    const opened = openOwnFile(this.file, 'read', 'history', this.warn);
+    if (!opened) return from;
+    const { fd } = opened;
+    const buf = Buffer.allocUnsafe(CHUNK + MAX_LINE);
+    let base = from; // the file offset of buf[0]
+    let have = 0;
+    let skipping = false;
+    let damaged = 0;
+    let end = from;
+    const out: HistoryRecord[] = [];
+    try {
+      for (;;) {
+        const n = fs.readSync(fd, buf, have, buf.length - have, base + have);
+        const limit = have + n;
+        let start = 0;
+        if (n === 0) {
+          if (limit > 0 && !skipping) damaged += readLine(buf, 0, limit, out, want);
+          yield* out.splice(0);
+          break;
+        }
+        for (;;) {
+          const nl = buf.indexOf(NEWLINE, start);
+          if (nl === -1 || nl >= limit) break;
+          if (skipping) skipping = false;
+          else {
+            // each record is seen before the next line is read: what a reader wants may change
+            damaged += readLine(buf, start, nl, out, want);
+            yield* out.splice(0);
+          }
+          start = nl + 1;
+          end = base + start;
+        }
+        if (skipping || limit - start >= MAX_LINE) {
+          if (!skipping) damaged += 1;
+          skipping = true;
+          base += limit;
+          have = 0;
+        } else {
+          buf.copy(buf, 0, start, limit);
+          base += start;
+          have = limit - start;
+        }
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
+    return end;
+  }
+
+  /**
+   * Records from the end of the file back, until `visit` returns true or `maxBytes` were read;
+   * the damaged lines met on the way are skipped and counted, as a forward read does.
+   */
+  private scanBackward(
+    visit: (r: HistoryRecord) => boolean,
+    want: Want = everything,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): void {
+    const opened = openOwnFile(this.file, 'read', 'history', this.warn);
+    if (!opened) return;
+    const { fd, stat } = opened;
+    let pos = stat.size; // what is left to read is before pos
+    let carry = Buffer.alloc(0); // the start of a line cut by the previous read
+    let skipTail = false; // the last piece of the next read belongs to an over-long line
+    const out: HistoryRecord[] = [];
+    let damaged = 0;
+    const take = (data: Buffer, start: number, stop: number): boolean => {
+      damaged += readLine(data, start, stop, out, want);
+      for (const r of out.splice(0)) if (visit(r)) return true;
+      return false;
+    };
+    try {
+      while (pos > 0 && stat.size - pos < maxBytes) {
+        const n = Math.min(CHUNK, pos);
+        pos -= n;
+        const chunk = Buffer.allocUnsafe(n);
+        fs.readSync(fd, chunk, 0, n, pos);
+        const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
+        let stop = data.length;
+        for (let nl = data.lastIndexOf(NEWLINE, stop - 1); nl !== -1; ) {
+          if (skipTail) skipTail = false;
+          else if (take(data, nl + 1, stop)) return;
+          stop = nl;
+          nl = stop > 0 ? data.lastIndexOf(NEWLINE, stop - 1) : -1;
+        }
+        // data[0, stop) began before this read: the first line of the file, or carried back
+        if (pos === 0) {
+          if (!skipTail) take(data, 0, stop);
+          return;
+        }
+        if (!skipTail && stop >= MAX_LINE) {
+          damaged += 1;
+          skipTail = true;
+        }
+        carry = skipTail ? Buffer.alloc(0) : Buffer.from(data.subarray(0, stop));
+      }
+    } finally {
+      fs.closeSync(fd);
+      if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
+    }
   }
 }
 
-function parseLine(line: string): HistoryRecord | undefined {
-  if (!line.startsWith(MARK)) return undefined;
+function setStatus(e: Ranked, status: string, at: string): void {
+  e.status = status;
+  e.statusAt = at;
+}
+
+function canonical(r: HistoryRecord): HistoryRecord {
+  return r.type === 'attempt' ? r : { ...r, id: canonicalId(r.id) };
+}
+
+const MARK_BYTES = Buffer.from(MARK);
+
+/** Pushes the record of buf[start, end) to out; returns 1 when the line is damaged. */
+function readLine(
+  buf: Buffer,
+  start: number,
+  end: number,
+  out: HistoryRecord[],
+  want: Want = everything,
+): number {
+  while (start < end && (buf[start] === 0x20 || buf[start] === 0x0d || buf[start] === 0x09)) start += 1;
+  if (start === end || (end - start === 1 && buf[start] === 0x0d)) return 0;
+  const kind = peek(buf, start, end);
+  if (kind !== undefined && !want(kind, peekedId)) return 0;
+  const whole = parseLine(buf, start, end);
+  if (whole) {
+    out.push(whole);
+    return 0;
+  }
+  // a torn write may have run into a whole record: keep that record
+  const last = buf.subarray(start, end).lastIndexOf(MARK_BYTES);
+  const tail = last > 0 ? parseLine(buf, start + last, end) : undefined;
+  if (tail) out.push(tail);
+  return 1;
+}
+
+/** Which records a reader needs, told from the start of a line (the id, when one could be read). */
+export type Want = (type: HistoryRecord['type'], id: string | undefined) => boolean;
+const everything: Want = () => true;
+
+const PREFIXES: Array<[HistoryRecord['type'], Buffer, boolean]> = [
+  ['created', Buffer.from('{"v":1,"type":"created","id":"'), true],
+  ['status', Buffer.from('{"v":1,"type":"status","id":"'), true],
+  ['attempt', Buffer.from('{"v":1,"type":"attempt",'), false],
+];
+let peekedId: string | undefined;
+
+/**
+ * The type (and id) of a line as lbrl writes it, read without parsing, so a reader can pass over
+ * the lines it does not need; undefined for a line written otherwise, which is parsed whole.
+ */
+function peek(buf: Buffer, start: number, end: number): HistoryRecord['type'] | undefined {
+  for (const [type, prefix, hasId] of PREFIXES) {
+    if (
+      end - start < prefix.length ||
+      buf.compare(prefix, 0, prefix.length, start, start + prefix.length) !== 0
+    )
+      continue;
+    peekedId = undefined;
+    if (hasId) {
+      const from = start + prefix.length;
+      const quote = buf.indexOf(0x22, from);
+      if (quote === -1 || quote >= end || quote - from > 200) return undefined;
+      const id = buf.toString('latin1', from, quote);
+      if (id.includes('\\')) return undefined;
+      peekedId = canonicalId(id);
+    }
+    return type;
+  }
+  return undefined;
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string';
+
+function parseLine(buf: Buffer, start: number, end: number): HistoryRecord | undefined {
+  if (
+    end - start < MARK_BYTES.length ||
+    buf.compare(MARK_BYTES, 0, MARK_BYTES.length, start, start + MARK_BYTES.length) !== 0
+  )
+    return undefined;
+  let r: Record<string, unknown>;
   try {
-    const r = JSON.parse(line) as HistoryRecord;
-    if (r && typeof r === 'object' && (r.type === 'created' || r.type === 'status' || r.type === 'attempt'))
-      return r;
+    r = JSON.parse(buf.toString('utf8', start, end)) as Record<string, unknown>;
   } catch {
-    // damaged
+    return undefined;
+  }
+  if (!r || typeof r !== 'object') return undefined;
+  if (r.type === 'created' || r.type === 'status') {
+    if (!isText(r.id) || !isText(r.status) || !isText(r.at)) return undefined;
+    if (r.type === 'created' && (!isText(r.profile) || !isText(r.baseUrl))) return undefined;
+    r.id = canonicalId(r.id);
+    return r as unknown as HistoryRecord;
+  }
+  if (r.type === 'attempt') {
+    if (!isText(r.profile) || !isText(r.baseUrl) || !isText(r.batchKey) || !isText(r.idempotencyKey))
+      return undefined;
+    return r as unknown as HistoryRecord;
   }
   return undefined;
 }

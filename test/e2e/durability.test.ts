@@ -47,6 +47,8 @@ describe('kill -9 during writes', () => {
     expect(after.code).toBe(0);
     expect(Date.now() - t).toBeLessThan(5000);
     expect((await runBin(['config', 'get', 'network'], env)).stdout).toBe('liquid\n');
+    // what killed writers left half done is cleared by the next writer: only the config remains
+    expect(fs.readdirSync(env.LBRL_CONFIG_DIR)).toEqual(['config.json']);
   }, 60_000);
 
   it('token: auth login killed at any moment leaves a readable config', async () => {

@@ -1,4 +1,7 @@
 /** The deposit flows on plain objects: no commander, no HTTP, no files. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CreateRequest } from '../../src/api/models.js';
 import { checkAnswer } from '../../src/deposits/answers.js';
@@ -162,9 +165,10 @@ describe('watch', () => {
   });
 });
 
+/** A real history file holding `records`, in a directory of its own. */
 function historyOf(records: HistoryRecord[]): HistoryReader {
-  const h = new History('/nonexistent');
-  h.read = () => records;
+  const h = new History(fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-history-')));
+  if (records.length > 0) h.append(records);
   return h;
 }
 

@@ -1,0 +1,292 @@
+/**
+ * "A row of a file is created once, however many runs overlap": the two storage pieces of it.
+ *
+ * - `rowIdempotencyKey`: the Idempotency-Key of a batch row, derived from the row's identity
+ *   (profile, service, the row key `--resume` uses), so every run sends the same key for the
+ *   same row and a service that honours keys makes it once, even when two runs do send it.
+ * - `RowClaims`: a claim on a row across processes, so runs of the same file never work on the
+ *   same row at once. A claim is a file made with link(2), which either makes it whole or fails
+ *   when it exists; it names its holder (pid, host, process start), so a claim left by a process
+ *   that is gone (kill -9) is taken over, and one of a live process never is.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { interrupted, LbrlError } from '../errors.js';
+import { currentUid, ensurePrivateDir, openOwnFile } from './files.js';
+import type { BatchState, History } from './history.js';
+
+/** lbrl's namespace for its name-based UUIDs; fixed forever, or every row's key would change. */
+const NAMESPACE = '8a3f7c2e-5b1d-4e9f-a6c0-d2b4e8f01357';
+
+/** A name-based UUID, version 5 (SHA-1 of the namespace's 16 bytes and the name; RFC 9562 §5.5). */
+export function uuidV5(namespace: string, name: string): string {
+  const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+  const h = createHash('sha1').update(ns).update(name, 'utf8').digest().subarray(0, 16);
+  h[6] = (h[6]! & 0x0f) | 0x50; // version 5
+  h[8] = (h[8]! & 0x3f) | 0x80; // the RFC's variant
+  const x = h.toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/**
+ * The Idempotency-Key of a batch row: the same for the same row in every run, different for any
+ * other profile, service or row.
+ */
+export function rowIdempotencyKey(profile: string, service: string, rowKey: string): string {
+  return uuidV5(NAMESPACE, JSON.stringify(['batch-row', profile, service, rowKey]));
+}
+
+/** Who holds a claim, as its file says. */
+export interface ClaimHolder {
+  pid: number;
+  host: string;
+  /** the holder's process start, where the system tells it (Linux), against a reused pid */
+  start: string;
+  since: string;
+  nonce: string;
+}
+
+export interface ClaimWaitOptions {
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now?: () => number;
+  signal?: AbortSignal;
+  /** how often to look again while another live run holds the row */
+  pollMs?: number;
+  /** give up after this long (default: wait as long as the holder lives) */
+  timeoutMs?: number;
+}
+
+/** A claim this process holds; release it when the row's outcome is recorded. */
+export class RowClaim {
+  constructor(
+    readonly file: string,
+    private readonly text: string,
+  ) {}
+
+  /** Still ours: nobody took it over (only possible if this process was judged gone). */
+  held(): boolean {
+    try {
+      return fs.readFileSync(this.file, 'utf8') === this.text;
+    } catch {
+      return false;
+    }
+  }
+
+  release(): void {
+    if (this.held()) fs.rmSync(this.file, { force: true });
+  }
+}
+
+function processStart(pid: number): string {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the fields after the command name (which may hold spaces), from field 3; start is field 22
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** Gone: no such process, or the pid now belongs to a process started later. */
+function isGone(h: ClaimHolder): boolean {
+  if (h.host !== os.hostname()) return false; // another machine's process cannot be asked
+  if (h.pid === process.pid) return h.start !== processStart(process.pid);
+  try {
+    process.kill(h.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
+  }
+  return h.start !== '' && processStart(h.pid) !== '' && processStart(h.pid) !== h.start;
+}
+
+function parseHolder(text: string): ClaimHolder | undefined {
+  try {
+    const h = JSON.parse(text) as ClaimHolder;
+    if (Number.isInteger(h.pid) && typeof h.host === 'string' && typeof h.nonce === 'string') return h;
+  } catch {
+    // not a claim written by lbrl
+  }
+  return undefined;
+}
+
+export class RowClaims {
+  readonly dir: string;
+
+  constructor(
+    configDir: string,
+    private readonly warn: (line: string) => void = () => {},
+  ) {
+    this.dir = path.join(configDir, 'claims');
+  }
+
+  fileFor(profile: string, service: string, rowKey: string): string {
+    const name = createHash('sha256')
+      .update(JSON.stringify([profile, service, rowKey]))
+      .digest('hex');
+    return path.join(this.dir, `${name}.claim`);
+  }
+
+  /** The row's claim, or who holds it now. Never waits. */
+  tryClaim(profile: string, service: string, rowKey: string): RowClaim | ClaimHolder {
+    this.ensureDir();
+    const file = this.fileFor(profile, service, rowKey);
+    const nonce = randomBytes(12).toString('hex');
+    const me: ClaimHolder = {
+      pid: process.pid,
+      host: os.hostname(),
+      start: processStart(process.pid),
+      since: new Date().toISOString(),
+      nonce,
+    };
+    const text = JSON.stringify(me);
+    // written whole under a name of its own, then linked into place: a claim is never half there
+    const tmp = `${file}.${nonce}.tmp`;
+    fs.writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
+    try {
+      for (let tries = 0; ; tries++) {
+        try {
+          fs.linkSync(tmp, file);
+          return new RowClaim(file, text);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+        const seen = this.readClaim(file);
+        if (seen === undefined) continue; // released meanwhile: try again
+        const holder = parseHolder(seen);
+        if (holder && !isGone(holder)) return holder;
+        if (tries >= 5) return holder ?? { pid: 0, host: '?', start: '', since: '', nonce: '' };
+        this.takeOver(file, seen, nonce);
+      }
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  }
+
+  /** Waits while another live run holds the row, then claims it. */
+  async claim(profile: string, service: string, rowKey: string, o: ClaimWaitOptions): Promise<RowClaim> {
+    const now = o.now ?? Date.now;
+    const started = now();
+    for (;;) {
+      const got = this.tryClaim(profile, service, rowKey);
+      if (got instanceof RowClaim) return got;
+      if (o.timeoutMs !== undefined && now() - started >= o.timeoutMs) {
+        throw new LbrlError(
+          `a row is held by another lbrl run (pid ${got.pid} on ${got.host}, since ${got.since}) for longer than ${Math.round(o.timeoutMs / 1000)} s; if no such run is going on, remove ${this.fileFor(profile, service, rowKey)}`,
+          'config',
+        );
+      }
+      if (o.signal?.aborted) throw interrupted();
+      try {
+        await o.sleep(o.pollMs ?? 100, o.signal);
+      } catch {
+        throw interrupted();
+      }
+    }
+  }
+
+  private ensureDir(): void {
+    ensurePrivateDir(this.dir);
+    const st = fs.lstatSync(this.dir);
+    const uid = currentUid();
+    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) {
+      throw new LbrlError(
+        `refusing ${this.dir}: it is not a directory of yours; remove it, or set LBRL_CONFIG_DIR to a directory of your own`,
+        'config',
+      );
+    }
+  }
+
+  private readClaim(file: string): string | undefined {
+    const opened = openOwnFile(file, 'read', 'claims', this.warn);
+    if (!opened) return undefined;
+    try {
+      return fs.readFileSync(opened.fd, 'utf8');
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+  }
+
+  /**
+   * Moves a dead holder's claim aside, then checks that what was moved is what was judged dead:
+   * if another run took the row over in between, its claim is put back.
+   */
+  private takeOver(file: string, dead: string, nonce: string): void {
+    const aside = `${file}.${nonce}.gone`;
+    try {
+      fs.renameSync(file, aside);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    try {
+      if (fs.readFileSync(aside, 'utf8') !== dead) {
+        try {
+          fs.linkSync(aside, file);
+        } catch {
+          // a third run claimed it meanwhile: the Idempotency-Key still makes the row once
+        }
+      }
+    } finally {
+      fs.rmSync(aside, { force: true });
+    }
+  }
+}
+
+/** What a run may do with a row: it was created (by any run), or it is this run's to send now. */
+export type RowTurn = { done: { id: string; status: string } } | { claim: RowClaim; idempotencyKey: string };
+
+/**
+ * `--resume` for runs that overlap: the rows of one file, for one profile and service. `begin`
+ * waits for a row's claim, then reads only what the history gained since it was last read, so a
+ * row another run created meanwhile is reported done, never sent again.
+ */
+export class ResumableRows {
+  private readonly state: BatchState;
+  private readonly keys: ReadonlySet<string>;
+
+  constructor(
+    private readonly history: History,
+    private readonly claims: RowClaims,
+    readonly profile: string,
+    readonly service: string,
+    keys: readonly string[],
+  ) {
+    this.keys = new Set(keys);
+    this.state = history.batchState(profile, service, this.keys);
+  }
+
+  /** Created before this run began (or since it last looked): report it, send nothing. */
+  done(rowKey: string): { id: string; status: string } | undefined {
+    return this.state.done.get(rowKey);
+  }
+
+  /**
+   * The row's turn: done, or claimed with its Idempotency-Key (the one a run that sent it
+   * without an answer recorded, else the key derived from the row). The caller records the
+   * attempt, sends, records the outcome, and then releases the claim, even on failure.
+   */
+  async begin(rowKey: string, wait: ClaimWaitOptions): Promise<RowTurn> {
+    const known = this.done(rowKey);
+    if (known) return { done: known };
+    const claim = await this.claims.claim(this.profile, this.service, rowKey, wait);
+    try {
+      const since = this.history.batchState(this.profile, this.service, this.keys, this.state.end);
+      for (const [k, v] of since.done) this.state.done.set(k, v);
+      for (const [k, v] of since.attempted) this.state.attempted.set(k, v);
+      this.state.end = since.end;
+      const now = this.done(rowKey);
+      if (now) {
+        claim.release();
+        return { done: now };
+      }
+      const idempotencyKey =
+        this.state.attempted.get(rowKey) ?? rowIdempotencyKey(this.profile, this.service, rowKey);
+      return { claim, idempotencyKey };
+    } catch (error) {
+      claim.release();
+      throw error;
+    }
+  }
+}
