@@ -10,8 +10,16 @@ function timed<T>(f: () => T): [T, number] {
 
 describe('address checks take time linear in the length (lengths are capped before decoding)', () => {
   it.each([
-    ['1 MB of base58', 'Q'.repeat(1_000_000), 'it is 1000000 characters long; a Liquid address has at most 1000'],
-    ['200 KB of base58', '2'.repeat(200_000), 'it is 200000 characters long; a Liquid address has at most 1000'],
+    [
+      '1 MB of base58',
+      'Q'.repeat(1_000_000),
+      'it is 1000000 characters long; a Liquid address has at most 1000',
+    ],
+    [
+      '200 KB of base58',
+      '2'.repeat(200_000),
+      'it is 200000 characters long; a Liquid address has at most 1000',
+    ],
     ['60 KB of base58', 'V'.repeat(60_000), 'it is 60000 characters long; a Liquid address has at most 1000'],
     ['1 MB after a blech32 prefix', `lq1${'q'.repeat(1_000_000)}`, 'it is 1000003 characters long'],
     ['1 MB after a bech32 prefix', `ex1${'q'.repeat(1_000_000)}`, 'it is 1000003 characters long'],
