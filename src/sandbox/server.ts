@@ -369,13 +369,17 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
       if (res.headersSent || res.destroyed) return void res.destroy();
       // a body left unread (refused before or while reading it) is not drained: close after answering
       const close: Record<string, string> = req.complete ? {} : { connection: 'close' };
-      if (error instanceof HttpError) {
-        send(res, error.status, errorBody(error.code, error.message, error.field), {
-          ...close,
-          ...error.headers,
-        });
-      } else {
-        send(res, 500, errorBody('internal', 'the sandbox failed to answer'), close);
+      try {
+        if (error instanceof HttpError) {
+          send(res, error.status, errorBody(error.code, error.message, error.field), {
+            ...close,
+            ...error.headers,
+          });
+        } else {
+          send(res, 500, errorBody('internal', 'the sandbox failed to answer'), close);
+        }
+      } catch {
+        res.destroy();
       }
     });
   };
@@ -454,16 +458,18 @@ export function listen(
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     socket.on('error', () => {});
     const [status, code, message] = clientErrorAnswer(error.code);
-    log?.(`- - ${error.code === 'ECONNRESET' ? 'reset' : status} 0 ms (${shown(error.code ?? 'unknown')})`);
-    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const pending = (socket as unknown as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+    if (!pending?.req || pending.req.complete || pending.headersSent)
+      log?.(`- - ${error.code === 'ECONNRESET' ? 'reset' : status} 0 ms (${shown(error.code ?? 'unknown')})`);
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const answer = () => {
       if (socket.writable) socket.end(rawAnswer(status, code, message));
       else socket.destroy();
     };
     if (!pending || pending.writableFinished) return answer();
     if (!pending.req.complete && !pending.headersSent) {
-      // the request being handled is the one at fault (a body too slow or badly framed)
+      // the request being handled is the one at fault (a body too slow or badly framed); its
+      // own log line says how it ended
       return send(pending, status, errorBody(code, message), { connection: 'close' });
     }
     // an answer still owed on this connection (pipelined requests) goes out first
