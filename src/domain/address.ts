@@ -36,6 +36,8 @@ export type AddressResult = { ok: true; value: LiquidAddress } | { ok: false; re
 
 const BECH32_LIMIT = 90;
 const BLECH32_LIMIT = 1000;
+/** A base58 Liquid address: 34 characters, or 80 when confidential (55 bytes and a checksum). */
+const BASE58_LIMIT = 80;
 
 function fail(reason: string): AddressResult {
   return { ok: false, reason };
@@ -67,6 +69,9 @@ function networkBy(pred: (p: NetworkParams) => boolean): Network | undefined {
 }
 
 function decodeBase58(input: string): AddressResult {
+  // base58 decoding takes time quadratic in the length: refuse what no address is before it
+  if (input.length > BASE58_LIMIT)
+    return fail(`it is ${input.length} characters long; a base58 Liquid address has at most ${BASE58_LIMIT}`);
   let payload: Uint8Array;
   try {
     payload = bs58check.decode(input);
@@ -180,9 +185,14 @@ function checkWitness(
   return { ok: true, value: { address, network, kind, confidential, encoding } };
 }
 
-/** Decode and check a Liquid address of any type on any of the three networks. */
+/**
+ * Decode and check a Liquid address of any type on any of the three networks, in time
+ * linear in the input's length: the length is capped before any decoding.
+ */
 export function decodeLiquidAddress(input: string): AddressResult {
   if (input.length === 0) return fail('it is empty');
+  if (input.length > BLECH32_LIMIT)
+    return fail(`it is ${input.length} characters long; a Liquid address has at most ${BLECH32_LIMIT}`);
   if (!/^[\x21-\x7e]+$/.test(input)) return fail('it contains spaces or characters no address has');
   return decodeSegwit(input) ?? decodeBase58(input);
 }

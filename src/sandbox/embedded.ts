@@ -11,6 +11,8 @@ export interface SandboxStart {
   host?: string;
   port?: number;
   token?: string;
+  /** one line per request (method, path, status, time in ms); the standing server's log */
+  log?: (line: string) => void;
 }
 
 function autopaySeconds(setting: string): number | null {
@@ -30,9 +32,11 @@ export async function startSandbox(start: SandboxStart, store = new SandboxStore
       autopaySeconds: autopaySeconds(start.autopay),
       now: start.now,
       qrPng: pngOf,
+      ...(start.log ? { log: start.log } : {}),
     }),
     start.host ?? '127.0.0.1',
     start.port ?? 0,
+    start.log ? { log: start.log } : {},
   );
   return { ...running, token, store };
 }

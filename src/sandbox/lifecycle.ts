@@ -15,7 +15,6 @@ export interface StoredDeposit {
   splitAddress: string | null;
   splitBasisPoints: number | null;
   qrCodeText: string;
-  qrCode: string;
   createdAt: number;
   /** autopay: paid this long after creation; null when off */
   autopayAfterMs: number | null;
@@ -92,12 +91,15 @@ function split(d: StoredDeposit) {
   };
 }
 
-/** The create answer: section 2.1's create fields, plus `sandbox: true`. */
-export function createView(d: StoredDeposit): Record<string, unknown> {
+/**
+ * The create answer: section 2.1's create fields, plus `sandbox: true`. The PNG is not
+ * stored (it is most of a deposit's size): it is drawn again from qrCodeText.
+ */
+export function createView(d: StoredDeposit, qrCode: string): Record<string, unknown> {
   return {
     ...base(d),
     status: 'WAITING_PAYMENT',
-    qrCode: d.qrCode,
+    qrCode,
     qrCodeText: d.qrCodeText,
     destinationAddress: d.destinationAddress,
     ...split(d),

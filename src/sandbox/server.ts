@@ -1,8 +1,13 @@
 /**
  * The sandbox Deposit service over HTTP: the rules of the service interface, Bearer
- * authentication, validation errors that name the field, and idempotent creates.
+ * authentication, validation errors that name the field, and idempotent creates; and,
+ * as a sandbox-only extension, POST .../:id/pay and .../:id/fail for whoever holds the token.
  *
  * Error body: {"error":{"code":"...","message":"...","field":"..."}} (field only on 400).
+ *
+ * No request ends the server: every request's work runs inside one catch at the handler's
+ * boundary, requests the HTTP parser refuses are answered by the 'clientError' handler, and
+ * each request's work is bounded (headers, body size and time are capped before decoding).
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -11,6 +16,7 @@ import { decodeLiquidAddress } from '../domain/address.js';
 import { buildDynamicBrCode } from '../domain/brcode.js';
 import { centsToDecimalText } from '../domain/money.js';
 import { parseDepositId } from '../domain/values.js';
+import { actOn, type SandboxAction } from './actions.js';
 import { createView, feeFor, getView, type StoredDeposit } from './lifecycle.js';
 import type { SandboxStore } from './store.js';
 
@@ -23,9 +29,15 @@ export interface SandboxOptions {
   qrPng: (text: string) => Promise<string>;
   /** how long a repeated Idempotency-Key waits for the first request's deposit */
   claimWaitMs?: number;
+  /** one line per request answered: method, path, status, time in ms; nothing when absent */
+  log?: (line: string) => void;
+  /** a monotonic clock in ms, for the times logged */
+  elapsed?: () => number;
 }
 
-const MAX_BODY = 64 * 1024;
+export const MAX_BODY = 64 * 1024;
+/** the longest value echoed in a message or the log */
+const ECHO_LIMIT = 120;
 const SPLIT_FEE = /^(\d{1,3})\.(\d{2})%$/;
 
 class HttpError extends Error {
@@ -34,6 +46,7 @@ class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly field?: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -53,6 +66,72 @@ function send(
   });
   res.end(text);
 }
+
+function errorBody(code: string, message: string, field?: string) {
+  const error: Record<string, string> = { code, message };
+  if (field) error.field = field;
+  return { error };
+}
+
+/**
+ * A value from the request as it may be shown in a message or a log line: printable ASCII,
+ * anything else percent-escaped, cut at ECHO_LIMIT characters.
+ */
+export function shown(value: string): string {
+  const cut = value.length > ECHO_LIMIT ? value.slice(0, ECHO_LIMIT) : value;
+  let out = '';
+  for (const c of cut) {
+    const code = c.codePointAt(0)!;
+    if (code > 0x20 && code < 0x7f) out += c;
+    else for (const b of Buffer.from(c, 'utf8')) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return value.length > ECHO_LIMIT ? `${out}...` : out;
+}
+
+/** A path segment percent-decoded, or undefined when its encoding is malformed. */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+type Route =
+  | { kind: 'create' }
+  | { kind: 'get'; id: string | undefined; raw: string }
+  | { kind: 'act'; action: SandboxAction; id: string | undefined; raw: string };
+
+/**
+ * The route of a request target, in one pass over it (no regular expression that could
+ * backtrack on a long run of slashes): origin-form paths only, trailing slashes ignored.
+ */
+function routeOf(target: string): Route | 'malformed' | 'unknown' {
+  if (!target.startsWith('/') || !TARGET.test(target)) return 'malformed';
+  const q = target.indexOf('?');
+  const parts = (q < 0 ? target : target.slice(0, q)).split('/');
+  while (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  if (
+    parts.length < 4 ||
+    parts[0] !== '' ||
+    parts[1] !== 'v1' ||
+    parts[2] !== 'api' ||
+    parts[3] !== 'deposit'
+  )
+    return 'unknown';
+  if (parts.length === 4) return { kind: 'create' };
+  const raw = parts[4]!;
+  if (raw === '') return 'unknown';
+  const id = decodedSegment(raw);
+  if (parts.length === 5) return { kind: 'get', id, raw };
+  const action = parts[5];
+  if (parts.length === 6 && (action === 'pay' || action === 'fail')) return { kind: 'act', action, id, raw };
+  return 'unknown';
+}
+
+/** RFC 3986 path and query characters: anything else ('[', spaces, non-ASCII) is a malformed target. */
+const TARGET = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/;
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 function invalid(field: string, message: string): HttpError {
   return new HttpError(400, 'validation_error', message, field);
@@ -104,15 +183,20 @@ export function validateCreate(body: unknown): ValidBody {
 }
 
 async function readBody(req: http.IncomingMessage): Promise<string> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > MAX_BODY) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY)
-      throw new HttpError(413, 'payload_too_large', `the body is larger than ${MAX_BODY} bytes`);
+    if (size > MAX_BODY) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(): HttpError {
+  return new HttpError(413, 'payload_too_large', `the body is larger than ${MAX_BODY} bytes`);
 }
 
 export function createHandler(o: SandboxOptions): http.RequestListener {
@@ -122,8 +206,17 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
     const got = Buffer.from(header);
     return got.length === expected.length && timingSafeEqual(got, expected);
   };
+  const elapsed = o.elapsed ?? (() => performance.now());
 
   async function create(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const type = req.headers['content-type'];
+    if (type !== undefined && !JSON_TYPE.test(type)) {
+      throw new HttpError(
+        415,
+        'unsupported_media_type',
+        `the body must be JSON (Content-Type: application/json), not ${shown(type)}`,
+      );
+    }
     const text = await readBody(req);
     let body: unknown;
     try {
@@ -139,7 +232,7 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
     let id: string = randomUUID();
     let replayed = false;
     if (key) {
-      const claim = o.store.claimKey(key, JSON.stringify(v), id);
+      const claim = o.store.claimKey(key, JSON.stringify(v), id, o.now());
       if (claim.kind === 'conflict') {
         throw new HttpError(
           422,
@@ -150,7 +243,9 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
       if (claim.kind === 'existing') {
         const prior = await waitForDeposit(claim.id);
         if (prior) {
-          send(res, 201, createView(prior), { 'idempotent-replayed': 'true' });
+          send(res, 201, createView(prior, await o.qrPng(prior.qrCodeText)), {
+            'idempotent-replayed': 'true',
+          });
           return;
         }
         // the request that claimed the key died before writing its deposit: finish it here
@@ -172,7 +267,6 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
       splitAddress: v.lbrlSplitAddress,
       splitBasisPoints: v.splitBasisPoints,
       qrCodeText,
-      qrCode: await o.qrPng(qrCodeText),
       createdAt: o.now(),
       autopayAfterMs: o.autopaySeconds === null ? null : o.autopaySeconds * 1000,
     };
@@ -180,7 +274,7 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
     send(
       res,
       201,
-      createView(stored),
+      createView(stored, await o.qrPng(stored.qrCodeText)),
       replayed || stored !== deposit ? { 'idempotent-replayed': 'true' } : {},
     );
   }
@@ -195,45 +289,97 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
     }
   }
 
+  /** The stored deposit a path names; 404 for an unknown or malformed id alike. */
+  function depositId(id: string | undefined, raw: string): string {
+    const parsed = id === undefined ? undefined : parseDepositId(id);
+    if (!parsed?.ok) throw new HttpError(404, 'not_found', `deposit ${shown(id ?? raw)} not found`);
+    return parsed.value;
+  }
+
   function get(id: string, res: http.ServerResponse): void {
-    const parsed = parseDepositId(id);
-    const deposit = parsed.ok ? o.store.load(parsed.value) : undefined;
+    const deposit = o.store.load(id);
     if (!deposit) throw new HttpError(404, 'not_found', `deposit ${id} not found`);
     send(res, 200, getView(deposit, o.store.eventsOf(deposit.id), o.now()));
   }
 
+  async function act(req: http.IncomingMessage, res: http.ServerResponse, id: string, action: SandboxAction) {
+    await readBody(req); // a body means nothing here, but is read (within the cap) to keep the connection
+    const now = o.now();
+    const r = actOn(o.store, id, action, now);
+    if (!r.ok && r.reason === 'not_found') throw new HttpError(404, 'not_found', `deposit ${id} not found`);
+    if (!r.ok) throw new HttpError(409, 'invalid_state', `deposit ${id} is ${r.status}; ${r.rule}`);
+    send(res, 200, getView(r.deposit, o.store.eventsOf(id), now));
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const route = routeOf(req.url ?? '');
+    if (route === 'malformed')
+      throw new HttpError(400, 'bad_request', 'the request target must be a path such as /v1/api/deposit');
+    if (route === 'unknown')
+      throw new HttpError(
+        404,
+        'not_found',
+        `no such endpoint: ${shown(req.method ?? '')} ${shown(req.url ?? '')}`,
+      );
+    if (!authorised(req.headers.authorization)) {
+      throw new HttpError(
+        401,
+        'unauthorized',
+        'missing or invalid access token (Authorization: Bearer <token>)',
+      );
+    }
+    const allow = route.kind === 'get' ? 'GET' : 'POST';
+    if (req.method !== allow) {
+      const what =
+        route.kind === 'create'
+          ? 'create a deposit'
+          : route.kind === 'get'
+            ? 'read a deposit'
+            : route.action === 'pay'
+              ? 'pay a deposit'
+              : 'fail a deposit';
+      throw new HttpError(405, 'method_not_allowed', `use ${allow} to ${what}`, undefined, { allow });
+    }
+    if (route.kind === 'create') return create(req, res);
+    const id = depositId(route.id, route.raw);
+    if (route.kind === 'get') return get(id, res);
+    return act(req, res, id, route.action);
+  }
+
   return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://sandbox');
-    const route = url.pathname.replace(/\/+$/, '');
-    const handle = async () => {
-      const isCreate = route === '/v1/api/deposit';
-      const getMatch = /^\/v1\/api\/deposit\/([^/]+)$/.exec(route);
-      if (!isCreate && !getMatch)
-        throw new HttpError(404, 'not_found', `no such endpoint: ${req.method} ${url.pathname}`);
-      if (!authorised(req.headers.authorization)) {
-        throw new HttpError(
-          401,
-          'unauthorized',
-          'missing or invalid access token (Authorization: Bearer <token>)',
+    const started = elapsed();
+    req.on('error', () => {}); // a client that resets mid-body: the read below fails, and that is all
+    res.on('error', () => {});
+    if (o.log) {
+      const log = o.log;
+      res.once('close', () => {
+        const status = res.headersSent ? String(res.statusCode) : 'aborted';
+        log(
+          `${shown(req.method ?? '-')} ${shown(req.url ?? '-')} ${status} ${Math.round(elapsed() - started)} ms`,
         );
-      }
-      if (isCreate) {
-        if (req.method !== 'POST')
-          throw new HttpError(405, 'method_not_allowed', 'use POST to create a deposit');
-        await create(req, res);
-      } else {
-        if (req.method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET to read a deposit');
-        get(decodeURIComponent(getMatch![1]!), res);
-      }
-    };
-    handle().catch((error: unknown) => {
-      if (res.headersSent) return res.destroy();
-      if (error instanceof HttpError) {
-        const body: Record<string, string> = { code: error.code, message: error.message };
-        if (error.field) body.field = error.field;
-        send(res, error.status, { error: body });
-      } else {
-        send(res, 500, { error: { code: 'internal', message: 'the sandbox failed to answer' } });
+      });
+    }
+    let work: Promise<void>;
+    try {
+      work = handle(req, res);
+    } catch (error) {
+      work = Promise.reject(error);
+    }
+    work.catch((error: unknown) => {
+      if (res.headersSent || res.destroyed) return void res.destroy();
+      // a body left unread (refused before or while reading it) is not drained: close after answering
+      const close: Record<string, string> = req.complete ? {} : { connection: 'close' };
+      try {
+        if (error instanceof HttpError) {
+          send(res, error.status, errorBody(error.code, error.message, error.field), {
+            ...close,
+            ...error.headers,
+          });
+        } else {
+          send(res, 500, errorBody('internal', 'the sandbox failed to answer'), close);
+        }
+      } catch {
+        res.destroy();
       }
     });
   };
@@ -241,19 +387,122 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
 
 export interface RunningServer {
   baseUrl: string;
+  /** the address it listens on, as given (0.0.0.0 or :: for every interface) */
+  address: string;
   server: http.Server;
   close(): Promise<void>;
 }
 
-export function listen(handler: http.RequestListener, host: string, port: number): Promise<RunningServer> {
-  const server = http.createServer({ keepAliveTimeout: 5000 }, handler);
+export interface ListenLimits {
+  /** the whole request, headers and body, must arrive within this */
+  requestTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  /** how often the time-outs above are checked */
+  checkEveryMs?: number;
+  log?: (line: string) => void;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  417: 'Expectation Failed',
+  431: 'Request Header Fields Too Large',
+};
+
+/** A whole answer written straight to a socket the HTTP parser has given up on. */
+function rawAnswer(status: number, code: string, message: string): string {
+  const body = JSON.stringify(errorBody(code, message));
+  return [
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+function clientErrorAnswer(code: string | undefined): [number, string, string] {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return [431, 'headers_too_large', 'the request headers are larger than 16384 bytes'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return [408, 'request_timeout', 'the request did not arrive in time'];
+  return [400, 'bad_request', `the request is not well-formed HTTP/1.1 (${shown(code ?? 'unknown')})`];
+}
+
+/** 0.0.0.0 and :: listen on every interface; this machine reaches them on loopback. */
+function reachableHost(address: string, family: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return family === 'IPv6' ? `[${address}]` : address;
+}
+
+export function listen(
+  handler: http.RequestListener,
+  host: string,
+  port: number,
+  limits: ListenLimits = {},
+): Promise<RunningServer> {
+  const server = http.createServer(
+    {
+      keepAliveTimeout: 5000,
+      maxHeaderSize: 16 * 1024,
+      requestTimeout: limits.requestTimeoutMs ?? 30_000,
+      headersTimeout: limits.headersTimeoutMs ?? 10_000,
+      connectionsCheckingInterval: limits.checkEveryMs ?? 1000,
+    },
+    handler,
+  );
+  const log = limits.log;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    socket.on('error', () => {});
+    const [status, code, message] = clientErrorAnswer(error.code);
+    const pending = (socket as unknown as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+    if (!pending?.req || pending.req.complete || pending.headersSent)
+      log?.(`- - ${error.code === 'ECONNRESET' ? 'reset' : status} 0 ms (${shown(error.code ?? 'unknown')})`);
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const answer = () => {
+      if (socket.writable) socket.end(rawAnswer(status, code, message));
+      else socket.destroy();
+    };
+    if (!pending || pending.writableFinished) return answer();
+    if (!pending.req.complete && !pending.headersSent) {
+      // the request being handled is the one at fault (a body too slow or badly framed); its
+      // own log line says how it ended
+      return send(pending, status, errorBody(code, message), { connection: 'close' });
+    }
+    // an answer still owed on this connection (pipelined requests) goes out first
+    pending.once('finish', answer);
+    pending.once('close', () => socket.destroy());
+  });
+  server.on('checkExpectation', (req, res) => {
+    res.on('error', () => {});
+    send(
+      res,
+      417,
+      errorBody('expectation_failed', `Expect: ${shown(String(req.headers.expect))} is not supported`),
+      {
+        connection: 'close',
+      },
+    );
+  });
+  server.on('connect', (_req, socket) => {
+    socket.on('error', () => {});
+    socket.end(rawAnswer(405, 'method_not_allowed', 'CONNECT is not supported'));
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
+      server.off('error', reject);
+      // an error of the listening socket (too many open files, say) must not end the process
+      server.on('error', (error: NodeJS.ErrnoException) =>
+        log?.(`- - error 0 ms (${shown(error.code ?? error.message)})`),
+      );
       const addr = server.address() as AddressInfo;
-      const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
       resolve({
-        baseUrl: `http://${h}:${addr.port}`,
+        baseUrl: `http://${reachableHost(addr.address, addr.family)}:${addr.port}`,
+        address: addr.address,
         server,
         close: () =>
           new Promise<void>((done) => {

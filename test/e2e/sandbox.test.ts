@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBin, spawnBin, waitForOutput } from '../helpers/bin.js';
@@ -94,6 +95,44 @@ describe('the built lbrl against the embedded sandbox', () => {
     child.kill('SIGINT');
     const code = await new Promise((r) => child.on('exit', (c) => r(c)));
     expect(code).toBe(130);
+  });
+
+  it('sandbox serve --host 0.0.0.0 prints a loopback URL lbrl accepts, and malformed requests do not end it', async () => {
+    const dir = tempDir();
+    const child = spawnBin(['sandbox', 'serve', '--host', '0.0.0.0'], {
+      HOME: tempDir(),
+      LBRL_CONFIG_DIR: dir,
+    });
+    children.push(child);
+    const out = await waitForOutput(child, /LBRL_TOKEN=\S+\n/);
+    const baseUrl = /LBRL_BASE_URL=(\S+)/.exec(out)![1]!;
+    const token = /LBRL_TOKEN=(\S+)/.exec(out)![1]!;
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const port = Number(new URL(baseUrl).port);
+    const raw = (text: string) =>
+      new Promise<string>((resolve) => {
+        const s = net.connect(port, '127.0.0.1', () => s.write(text));
+        let got = '';
+        s.on('data', (d) => {
+          got += d.toString('latin1');
+        });
+        s.on('error', () => {});
+        s.on('close', () => resolve(got));
+      });
+    const auth = `Authorization: Bearer ${token}\r\nConnection: close\r\n`;
+    expect(await raw('GET //[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(
+      /^HTTP\/1\.1 400 [\s\S]*\r\n\r\n\{"error":\{"code":"bad_request","message":"the request target must be a path/,
+    );
+    expect(await raw(`GET /v1/api/deposit/%zz HTTP/1.1\r\nHost: x\r\n${auth}\r\n`)).toMatch(
+      /^HTTP\/1\.1 404 [\s\S]*\{"error":\{"code":"not_found","message":"deposit %zz not found"\}\}$/,
+    );
+    expect(await raw('\x16\x03\x01 not http\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    const live = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: baseUrl, LBRL_TOKEN: token };
+    const created = await runBin(['deposit', 'create', '--amount', '2', '--to', LQ, '--json'], live);
+    expect(created.code).toBe(0);
+    expect(child.exitCode).toBeNull();
+    child.kill('SIGINT');
+    expect(await new Promise((r) => child.on('exit', (c) => r(c)))).toBe(130);
   });
 
   it('--version and --help exit 0; an unknown command exits 2', async () => {

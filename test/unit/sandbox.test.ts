@@ -129,7 +129,9 @@ describe('sandbox service', () => {
     // what a kill -9 between claiming the key and writing the deposit leaves behind
     const orphan = '11111111-2222-4333-8444-555555555555';
     const validated = { amountInCents: 100, lbrlAddress: LQ, lbrlSplitAddress: null, splitBasisPoints: null };
-    expect(sb.store.claimKey('k-dead', JSON.stringify(validated), orphan)).toEqual({ kind: 'claimed' });
+    expect(sb.store.claimKey('k-dead', JSON.stringify(validated), orphan, sb.clock.now)).toEqual({
+      kind: 'claimed',
+    });
     const r = await sb.call('POST', '/v1/api/deposit', body, { 'idempotency-key': 'k-dead' });
     expect(r.status).toBe(201);
     expect(r.body.id).toBe(orphan);
