@@ -3,11 +3,15 @@
  * index also loads fetch, WebSocket, caches and mocks, which cost every command tens of
  * milliseconds at start. Same library, same behaviour; the lock file pins the version.
  */
+import type { Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
 // @ts-expect-error: as above
 import requestImpl from 'undici/lib/api/api-request.js';
 // @ts-expect-error: undici ships no types for its internal modules
+import buildConnector from 'undici/lib/core/connect.js';
+// @ts-expect-error: as above
 import AgentImpl from 'undici/lib/dispatcher/agent.js';
+import { skipInterimAnswers } from './interim.js';
 
 export type { Dispatcher };
 
@@ -18,7 +22,24 @@ export interface AgentOptions {
   allowH2?: boolean;
 }
 
-export const Agent = AgentImpl as new (options?: AgentOptions) => Dispatcher;
+type Connector = (
+  options: Record<string, unknown>,
+  callback: (error: Error | null, socket: Socket | null) => void,
+) => void;
+
+/** undici's Agent, on sockets that skip interim (1xx) answers (see interim.ts). */
+export class Agent extends (AgentImpl as new (options?: unknown) => Dispatcher) {
+  constructor(options: AgentOptions = {}) {
+    const { connect, ...rest } = options;
+    const base = (buildConnector as (o: unknown) => Connector)({
+      ...connect,
+      allowH2: options.allowH2 ?? false,
+    });
+    const connector: Connector = (o, callback) =>
+      base(o, (error, socket) => callback(error, socket ? skipInterimAnswers(socket) : socket));
+    super({ ...rest, connect: connector });
+  }
+}
 
 export interface RequestOptions {
   method: 'GET' | 'POST';
