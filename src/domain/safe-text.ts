@@ -16,21 +16,23 @@
  * Pure: the same text in normal output and in error messages.
  */
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const UNSAFE = /[\\\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE =
+  /[\\\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 const NAMED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-function escape(ch: string): string {
+function escapeChar(ch: string): string {
   const named = NAMED[ch];
   if (named) return named;
   const code = ch.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  return code <= 0xff
+    ? `\\x${code.toString(16).padStart(2, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
 /** `s` with every character that could act on a terminal shown as a visible escape. */
 export function safeText(s: string): string {
-  return s.replace(UNSAFE, escape);
+  return s.replace(UNSAFE, escapeChar);
 }
 
 /** Whether `s` would be shown unchanged by safeText. */
