@@ -104,7 +104,19 @@ export function splitFeeFraction(fee: string): Decimal | null {
 
 // 1. internal rules: any deposit answer, known or not --------------------------------------
 
+/** Fields an answer must carry even when null: the interface marks them required. */
+const REQUIRED_NULLABLE = {
+  create: ['splitAddress', 'splitPercent'],
+  get: ['settlement', 'confirmedAt'],
+} as const;
+
 const internal: Check[] = [
+  (a, ctx) =>
+    REQUIRED_NULLABLE[ctx.kind]
+      .filter((k) => !(k in a))
+      .map((k) =>
+        v(k, `present (null when it does not apply), as every ${ctx.kind} answer carries it`, undefined),
+      ),
   (a) => (typeof a.id === 'string' && UUID.test(a.id) ? undefined : v('id', 'a UUID', a.id)),
   (a) =>
     typeof a.status === 'string' && (STATUSES as readonly string[]).includes(a.status)
