@@ -39,8 +39,9 @@ export interface KnownDeposit {
   id?: string | undefined;
   amountInCents: number;
   destinationAddress: string;
+  /** null: no split was asked; left out: not known, not compared */
   splitAddress?: string | null | undefined;
-  /** as sent: `"2.99%"` */
+  /** as sent: `"2.99%"`; null: no split; left out: not known, not compared */
   splitFee?: string | null | undefined;
 }
 
@@ -278,7 +279,8 @@ export const STATUS_RULES: Record<string, StatusRule> = {
 };
 
 const byStatus: Check = (a, ctx) => {
-  if (ctx.kind !== 'get' || typeof a.status !== 'string') return undefined;
+  // a create answer too: it is WAITING_PAYMENT, so a settlement or confirmedAt must be null
+  if (typeof a.status !== 'string') return undefined;
   const rule = STATUS_RULES[a.status];
   if (!rule) return undefined;
   const out: Violation[] = [];
@@ -320,15 +322,15 @@ const asked: Check[] = [
       ? v('destinationAddress', known.destinationAddress, a.destinationAddress)
       : undefined,
   (a, { known }) => {
-    if (!known) return undefined;
-    const want = known.splitAddress ?? null;
+    if (!known || known.splitAddress === undefined) return undefined;
+    const want = known.splitAddress;
     const got = a.splitAddress;
     if (want === null) return got === null || got === undefined ? undefined : v('splitAddress', 'null', got);
     return typeof got === 'string' && sameAddress(want, got) ? undefined : v('splitAddress', want, got);
   },
   (a, { known }) => {
-    if (!known) return undefined;
-    const fee = known.splitFee ?? null;
+    if (!known || known.splitFee === undefined) return undefined;
+    const fee = known.splitFee;
     const got = a.splitPercent;
     if (fee === null) return got === null || got === undefined ? undefined : v('splitPercent', 'null', got);
     const want = splitFeeFraction(fee);

@@ -11,7 +11,13 @@ import { checkCreateAnswer } from '../../src/domain/verify.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, VJL } from '../helpers/fixtures.js';
 
 const TXID = 'a'.repeat(64);
-const KNOWN: KnownDeposit = { id: ID, amountInCents: 150000, destinationAddress: LQ, splitAddress: null };
+const KNOWN: KnownDeposit = {
+  id: ID,
+  amountInCents: 150000,
+  destinationAddress: LQ,
+  splitAddress: null,
+  splitFee: null,
+};
 const FIRST = createAnswer({ amountInCents: 150000, lbrlAddress: LQ });
 
 /** An honest get answer at each status. */
@@ -66,6 +72,16 @@ describe('honest answers keep every rule', () => {
     };
     const { qrCode: _q, ...get } = { ...later, settlement: null, confirmedAt: null };
     expect(checkDeposit(get, { kind: 'get', known: { ...known, id: ID }, first: asked })).toEqual([]);
+  });
+
+  it('a split lbrl does not know (left out) is not compared; one it knows is', () => {
+    const split = { splitAddress: VJL, splitPercent: 0.5 };
+    const unknownSplit = { amountInCents: 150000, destinationAddress: LQ };
+    expect(fields(at('WAITING_PAYMENT', split), { kind: 'get', known: unknownSplit })).toEqual([]);
+    expect(fields(at('WAITING_PAYMENT', split), { kind: 'get', known: KNOWN })).toEqual([
+      'splitAddress',
+      'splitPercent',
+    ]);
   });
 
   it('a get of a deposit lbrl did not create still gets the internal rules', () => {
@@ -210,7 +226,14 @@ describe('each lie is caught by a rule, naming the field and both values', () =>
   });
 
   it('a create answer that is not new, or has no QR image, is refused', () => {
-    expect(fields({ ...FIRST, status: 'FINALIZED' }, { kind: 'create', known: KNOWN })).toEqual(['status']);
+    expect(fields({ ...FIRST, status: 'FINALIZED' }, { kind: 'create', known: KNOWN })).toEqual([
+      'status',
+      'settlement',
+      'confirmedAt',
+    ]);
+    expect(
+      fields({ ...FIRST, confirmedAt: '2026-11-22T10:01:00Z' }, { kind: 'create', known: KNOWN }),
+    ).toEqual(['confirmedAt']);
     expect(fields({ ...FIRST, qrCode: '' }, { kind: 'create', known: KNOWN })).toEqual(['qrCode']);
   });
 
