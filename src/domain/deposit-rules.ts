@@ -278,7 +278,7 @@ export const STATUS_RULES: Record<string, StatusRule> = {
   FAILED: { settlement: 'any', txid: 'any', confirmedAt: 'any', why: 'its meaning is given nowhere' },
 };
 
-const byStatus: Check = (a, ctx) => {
+const byStatus: Check = (a) => {
   // a create answer too: it is WAITING_PAYMENT, so a settlement or confirmedAt must be null
   if (typeof a.status !== 'string') return undefined;
   const rule = STATUS_RULES[a.status];
