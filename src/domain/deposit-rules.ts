@@ -16,7 +16,15 @@
  */
 import { sameAddress } from './address.js';
 import { brCodeAmountCents, parseBrCode } from './brcode.js';
-import { type Decimal, decimalEquals, decimalFromNumber, decimalSub, decimalToString } from './decimal.js';
+import {
+  type Decimal,
+  decimalEquals,
+  decimalFromNumber,
+  decimalFromText,
+  decimalSub,
+  decimalToString,
+} from './decimal.js';
+import { JsonNumber, type JsonValue, parseJsonExact } from './json-exact.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
 import { safeText, showValue } from './safe-text.js';
 import { STATUSES } from './values.js';
@@ -53,6 +61,11 @@ export interface CheckContext {
   first?: DepositAnswer | undefined;
   /** the answer lbrl saw just before this one (a watch's previous poll) */
   previous?: DepositAnswer | undefined;
+  /**
+   * The body as received, when the caller has it: each number in it must be exactly the value
+   * JSON.parse gave (`15.000000000000001` reads as 15, which is not what the service wrote).
+   */
+  text?: string | undefined;
 }
 
 /** Statuses in the order a deposit goes through them; FAILED may end any non-terminal one. */
@@ -419,7 +432,27 @@ const seen: Check[] = [
   },
 ];
 
-const RULES: Check[] = [...internal, byStatus, ...asked, ...seen];
+/** The numbers of the body as written, each as exact as the float JSON.parse made of it. */
+const asWritten: Check = (_a, { text }) => {
+  if (text === undefined) return undefined;
+  const parsed = parseJsonExact(text);
+  if (!parsed.ok) return v('(body)', 'JSON', parsed.reason);
+  const out: Violation[] = [];
+  const walk = (x: JsonValue, path: string): void => {
+    if (x instanceof JsonNumber) {
+      const written = decimalFromText(x.text);
+      const read = decimalFromNumber(Number(x.text));
+      if (!written || !read || !decimalEquals(written, read))
+        out.push(v(path, `a number JSON reads exactly (it reads as ${Number(x.text)})`, x.text));
+    } else if (Array.isArray(x)) x.forEach((e, i) => walk(e, `${path}[${i}]`));
+    else if (x !== null && typeof x === 'object')
+      for (const [k, e] of Object.entries(x)) walk(e, path ? `${path}.${k}` : k);
+  };
+  walk(parsed.value, '');
+  return out;
+};
+
+const RULES: Check[] = [asWritten, ...internal, byStatus, ...asked, ...seen];
 
 /** Every rule the answer breaks; an empty list when it keeps them all. */
 export function checkDeposit(answer: unknown, ctx: CheckContext): Violation[] {

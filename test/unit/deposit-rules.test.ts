@@ -243,6 +243,22 @@ describe('each lie is caught by a rule, naming the field and both values', () =>
     expect(fields(at('WAITING_PAYMENT'), { ...GET, first })).toEqual([]);
   });
 
+  it('with the body as received: a number JSON.parse cannot hold exactly is refused, as written', () => {
+    const text = JSON.stringify(FIRST).replace('"amount":1500', '"amount":1500.0000000000001');
+    const raw = JSON.parse(text);
+    expect(raw.amount).toBe(1500);
+    expect(checkDeposit(raw, { kind: 'create', text })).toEqual([
+      {
+        field: 'amount',
+        expected: 'a number JSON reads exactly (it reads as 1500)',
+        received: '1500.0000000000001',
+      },
+    ]);
+    // another notation of the same value is the same number
+    const other = JSON.stringify(FIRST).replace('"amountInCents":150000', '"amountInCents":1.5e5');
+    expect(checkDeposit(JSON.parse(other), { kind: 'create', text: other })).toEqual([]);
+  });
+
   it('anything but an object is one violation of the body', () => {
     expect(checkDeposit('FINALIZED', GET)).toEqual([
       { field: '(body)', expected: 'a deposit object', received: 'FINALIZED' },
