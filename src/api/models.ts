@@ -7,7 +7,6 @@ import {
   decimalSub,
   decimalToCents,
 } from '../domain/decimal.js';
-import { type CheckContext, canonicalId, checkDeposit, type Violation } from '../domain/deposit-rules.js';
 import { STATUSES } from '../domain/values.js';
 
 // zod/mini loads no messages of its own: English ones, for errors that name the field
@@ -105,6 +104,11 @@ function checkRules(d: Sums, ctx: z.core.$RefinementCtx): void {
   }
 }
 
+/**
+ * The schemas below hold until every command reads answers through readDeposit
+ * (domain/deposit-rules.ts), which checks the field types and every value rule itself and says
+ * which field broke which rule; then only the types here are needed.
+ */
 export const createResponseSchema = createShape.check(z.superRefine(checkRules));
 export const getResponseSchema = getShape.check(z.superRefine(checkRules));
 
@@ -125,32 +129,4 @@ export function describeIssues(error: z.core.$ZodError): string {
     .slice(0, 3)
     .map((i) => `field ${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`)
     .join('; ');
-}
-
-/**
- * The one way a deposit answer becomes a typed deposit: every rule of domain/deposit-rules.ts
- * (the JSON types of the fields included, so no schema is needed before it), then the id in its
- * canonical lower case, so one deposit is one deposit in the history. The raw answer stays the
- * caller's to print for --json, as the service returned it.
- *
- * Mode is never read from the answer: a `"sandbox": true` is just another field (and, like every
- * field but status, settlement and confirmedAt, may not change once seen). Whether lbrl talks to
- * a sandbox is decided by where it sends its requests.
- */
-export function readDeposit(
-  raw: unknown,
-  ctx: CheckContext & { kind: 'create' },
-): { ok: true; value: CreateResponse } | { ok: false; violations: Violation[] };
-export function readDeposit(
-  raw: unknown,
-  ctx: CheckContext & { kind: 'get' },
-): { ok: true; value: GetResponse } | { ok: false; violations: Violation[] };
-export function readDeposit(
-  raw: unknown,
-  ctx: CheckContext,
-): { ok: true; value: Deposit } | { ok: false; violations: Violation[] } {
-  const violations = checkDeposit(raw, ctx);
-  if (violations.length > 0) return { ok: false, violations };
-  const answer = raw as Deposit;
-  return { ok: true, value: { ...answer, id: canonicalId(answer.id) } };
 }

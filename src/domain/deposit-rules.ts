@@ -475,3 +475,24 @@ export function describeViolations(violations: readonly Violation[]): string {
 export function canonicalId(id: string): string {
   return id.toLowerCase();
 }
+
+/**
+ * The one way a deposit answer becomes a deposit lbrl acts on: every rule above (the JSON types
+ * of the fields included, so no schema is needed before it), then the id in its canonical lower
+ * case, so one deposit is one deposit in the history. `T` is the caller's model of a deposit
+ * (api/models.ts: CreateResponse or GetResponse), which the rules guarantee. The raw answer stays
+ * the caller's to print for --json, as the service returned it.
+ *
+ * Mode is never read from the answer: a `"sandbox": true` is just another field (and, like every
+ * field but status, settlement and confirmedAt, may not change once seen). Whether lbrl talks to
+ * a sandbox is decided by where it sends its requests.
+ */
+export function readDeposit<T extends { id: string }>(
+  raw: unknown,
+  ctx: CheckContext,
+): { ok: true; value: T } | { ok: false; violations: Violation[] } {
+  const violations = checkDeposit(raw, ctx);
+  if (violations.length > 0) return { ok: false, violations };
+  const answer = raw as T;
+  return { ok: true, value: { ...answer, id: canonicalId(answer.id) } };
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readDeposit } from '../../src/api/models.js';
-import { describeViolations } from '../../src/domain/deposit-rules.js';
+import type { CreateResponse } from '../../src/api/models.js';
+import { describeViolations, readDeposit } from '../../src/domain/deposit-rules.js';
 import { createAnswer, getAnswer, ID, LQ } from '../helpers/fixtures.js';
 
 const known = { amountInCents: 150000, destinationAddress: LQ };
@@ -8,7 +8,7 @@ const known = { amountInCents: 150000, destinationAddress: LQ };
 describe('readDeposit: the rules, then a typed deposit', () => {
   it('an honest create answer, its id in canonical lower case; the raw answer untouched', () => {
     const raw = { ...createAnswer({ amountInCents: 150000, lbrlAddress: LQ }), id: ID.toUpperCase() };
-    const r = readDeposit(raw, { kind: 'create', known });
+    const r = readDeposit<CreateResponse>(raw, { kind: 'create', known });
     expect(r).toEqual({ ok: true, value: { ...raw, id: ID } });
     expect(raw.id).toBe(ID.toUpperCase());
   });
