@@ -444,8 +444,9 @@ const asWritten: Check = (_a, { text }) => {
       const read = decimalFromNumber(Number(x.text));
       if (!written || !read || !decimalEquals(written, read))
         out.push(v(path, `a number JSON reads exactly (it reads as ${Number(x.text)})`, x.text));
-    } else if (Array.isArray(x)) x.forEach((e, i) => walk(e, `${path}[${i}]`));
-    else if (x !== null && typeof x === 'object')
+    } else if (Array.isArray(x)) {
+      for (const [i, e] of x.entries()) walk(e, `${path}[${i}]`);
+    } else if (x !== null && typeof x === 'object')
       for (const [k, e] of Object.entries(x)) walk(e, path ? `${path}.${k}` : k);
   };
   walk(parsed.value, '');
