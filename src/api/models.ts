@@ -104,6 +104,11 @@ function checkRules(d: Sums, ctx: z.core.$RefinementCtx): void {
   }
 }
 
+/**
+ * The schemas below hold until every command reads answers through readDeposit
+ * (domain/deposit-rules.ts), which checks the field types and every value rule itself and says
+ * which field broke which rule; then only the types here are needed.
+ */
 export const createResponseSchema = createShape.check(z.superRefine(checkRules));
 export const getResponseSchema = getShape.check(z.superRefine(checkRules));
 

@@ -1,4 +1,18 @@
-/** Batch input: CSV with a header, or NDJSON; each row's fields as text. */
+/**
+ * Batch input: CSV with a header, or NDJSON; each row's fields as the text the file holds, so
+ * an amount is checked by the same rules as `--amount` and `--amount-cents`.
+ *
+ * - NDJSON numbers are kept as their literal text (`1e3` stays `1e3` and is refused as an
+ *   amount, never read as 1000); a key given twice in a row is refused.
+ * - CSV follows RFC 4180: a quoted field ends at its closing quote, which must be followed by the
+ *   delimiter or the end of the line; a quote inside an unquoted field is refused. The delimiter
+ *   is `,` or `;` (pt-BR spreadsheets), taken from the header line; with `;`, amounts may use
+ *   comma decimals (`15,50`), as `--amount` accepts.
+ * - Header names: amount, amountCents, to, splitTo, splitFee (case, `_`, `-` and spaces
+ *   ignored), and the Portuguese valor, centavos, destino, destinoSplit, taxaSplit (accents
+ *   ignored too).
+ */
+import { JsonNumber, parseJsonExact } from './json-exact.js';
 
 export interface InputRow {
   /** 1-based among data rows */
@@ -12,8 +26,8 @@ export const ROW_FIELDS = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee']
 
 export type RowsResult = { ok: true; rows: InputRow[] } | { ok: false; errors: string[] };
 
-/** RFC 4180 records: quoted fields may hold commas, quotes ("") and line breaks. */
-function csvRecords(text: string): Array<{ line: number; cells: string[] }> | string {
+/** RFC 4180 records: quoted fields may hold delimiters, quotes ("") and line breaks. */
+function csvRecords(text: string, delimiter: string): Array<{ line: number; cells: string[] }> | string {
   const out: Array<{ line: number; cells: string[] }> = [];
   let cells: string[] = [];
   let cell = '';
@@ -40,6 +54,15 @@ function csvRecords(text: string): Array<{ line: number; cells: string[] }> | st
       if (ch === '"') {
         quoted = false;
         i += 1;
+        // a closed quote ends the field: "15"00 is not 1500
+        const next = text[i];
+        if (
+          next !== undefined &&
+          next !== delimiter &&
+          next !== '\n' &&
+          !(next === '\r' && text[i + 1] === '\n')
+        )
+          return `line ${line}: a quoted field is followed by ${JSON.stringify(next)}; expected ${JSON.stringify(delimiter)} or the end of the line`;
         continue;
       }
       if (ch === '\n') line += 1;
@@ -47,13 +70,15 @@ function csvRecords(text: string): Array<{ line: number; cells: string[] }> | st
       i += 1;
       continue;
     }
-    if (ch === '"' && !fieldStarted) {
+    if (ch === '"') {
+      if (fieldStarted)
+        return `line ${line}: a quote inside an unquoted field; quote the whole field and double the quote ("")`;
       quoted = true;
       fieldStarted = true;
       i += 1;
       continue;
     }
-    if (ch === ',') {
+    if (ch === delimiter) {
       cells.push(cell);
       cell = '';
       fieldStarted = false;
@@ -80,16 +105,43 @@ function csvRecords(text: string): Array<{ line: number; cells: string[] }> | st
   return out;
 }
 
+/** Column names as a pt-BR merchant's spreadsheet may have them. */
+const ALIASES: Record<string, (typeof ROW_FIELDS)[number]> = {
+  valor: 'amount',
+  centavos: 'amountCents',
+  destino: 'to',
+  destinosplit: 'splitTo',
+  taxasplit: 'splitFee',
+};
+
 function canonicalField(name: string): string | undefined {
   const n = name
     .trim()
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[_\s-]/g, '');
-  return ROW_FIELDS.find((f) => f.toLowerCase() === n);
+  return ROW_FIELDS.find((f) => f.toLowerCase() === n) ?? ALIASES[n];
+}
+
+/**
+ * The delimiter of a CSV file, from its header line: `;` when the header has a semicolon (a
+ * pt-BR spreadsheet), else `,`. A header with both is refused: no column name holds either.
+ */
+export function csvDelimiter(text: string): ',' | ';' | { error: string } {
+  const header = (/^[^\r\n]*/.exec(text)?.[0] ?? '').replace(/"[^"]*"/g, '');
+  const semi = header.includes(';');
+  if (semi && header.includes(',')) {
+    return { error: 'header: it has both "," and ";"; separate the columns with one of them' };
+  }
+  return semi ? ';' : ',';
 }
 
 export function parseCsv(text: string): RowsResult {
-  const records = csvRecords(text.replace(/^\uFEFF/, ''));
+  const body = text.replace(/^\uFEFF/, '');
+  const delimiter = csvDelimiter(body);
+  if (typeof delimiter !== 'string') return { ok: false, errors: [delimiter.error] };
+  const records = csvRecords(body, delimiter);
   if (typeof records === 'string') return { ok: false, errors: [records] };
   if (records.length === 0)
     return { ok: false, errors: ['the file is empty: expected a header line and rows'] };
@@ -108,7 +160,7 @@ export function parseCsv(text: string): RowsResult {
     // missing trailing cells are empty; more cells than columns is a mistake
     if (rec.cells.length > names.length) {
       errors.push(
-        `row ${index + 1} (line ${rec.line}): has ${rec.cells.length} cells, the header has ${names.length}`,
+        `row ${index + 1} (line ${rec.line}): has ${rec.cells.length} cells, the header has ${names.length}${delimiter === ',' ? ' (for comma decimals such as 15,50, separate the columns with ";" or quote the amount)' : ''}`,
       );
       return;
     }
@@ -132,14 +184,13 @@ export function parseNdjson(text: string): RowsResult {
     if (raw.trim() === '') return;
     n += 1;
     const where = `row ${n} (line ${index + 1})`;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      errors.push(`${where}: not valid JSON`);
+    const parsed = parseJsonExact(raw);
+    if (!parsed.ok) {
+      errors.push(`${where}: not valid JSON: ${parsed.reason}`);
       return;
     }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    const value = parsed.value;
+    if (!value || typeof value !== 'object' || Array.isArray(value) || value instanceof JsonNumber) {
       errors.push(`${where}: expected a JSON object`);
       return;
     }
@@ -150,8 +201,10 @@ export function parseNdjson(text: string): RowsResult {
         errors.push(`${where}: unknown field ${JSON.stringify(k)}: expected ${ROW_FIELDS.join(', ')}`);
         continue;
       }
-      if (v === null || v === undefined) continue;
-      if (typeof v === 'number' && Number.isFinite(v)) fields[f] = String(v);
+      if (v === null) continue;
+      if (f in fields) errors.push(`${where}: field ${f} is given twice (as ${JSON.stringify(k)})`);
+      // a number as written: 1e3 stays "1e3" and is refused as --amount would refuse it
+      else if (v instanceof JsonNumber) fields[f] = v.text;
       else if (typeof v === 'string') fields[f] = v.trim();
       else errors.push(`${where}: field ${f} must be a string or a number`);
     }
@@ -165,4 +218,27 @@ export function parseNdjson(text: string): RowsResult {
 export function parseRows(text: string, format: 'csv' | 'ndjson' | 'auto'): RowsResult {
   const f = format === 'auto' ? (text.trimStart().startsWith('{') ? 'ndjson' : 'csv') : format;
   return f === 'csv' ? parseCsv(text) : parseNdjson(text);
+}
+
+/** Largest batch input read: checked on the bytes, before any decoding. */
+export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The bytes of a batch file as text: the size is checked before anything is decoded, and the
+ * bytes must be UTF-8 (a spreadsheet's "CSV UTF-8"); a stray byte is refused, not guessed at.
+ */
+export function decodeRowsInput(
+  bytes: Uint8Array,
+  maxBytes: number = MAX_INPUT_BYTES,
+): { ok: true; text: string } | { ok: false; error: string } {
+  if (bytes.byteLength > maxBytes)
+    return { ok: false, error: `it has ${bytes.byteLength} bytes; at most ${maxBytes} are read` };
+  try {
+    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+  } catch {
+    return {
+      ok: false,
+      error: 'it is not UTF-8 text; save it as "CSV UTF-8" (or NDJSON) and try again',
+    };
+  }
 }

@@ -1,0 +1,499 @@
+/**
+ * Money safety: ONE rule set for every deposit answer, whichever command asked.
+ *
+ * `checkDeposit(answer, context)` returns every rule the answer breaks, as violations that name
+ * the field and both values (already safe to print). The rules come in four groups, each a table
+ * of small checks, so a new kind of lie is caught by a rule rather than by a special case:
+ *
+ * 1. internal: what the interface says of any deposit (sums, split pairing, status, BR Code);
+ * 2. by status: what each status says about `settlement` and `confirmedAt`;
+ * 3. asked: when lbrl knows the deposit (the create it just sent, or its history), the fields
+ *    that were asked (amount, destination, split, id) must be what was asked;
+ * 4. seen: every field fixed at creation is compared with the first answer lbrl saw, and the
+ *    status may only move forward (terminal statuses never change).
+ *
+ * Pure, no I/O. Numbers are compared as exact decimals, never as floats.
+ */
+import { sameAddress } from './address.js';
+import { brCodeAmountCents, parseBrCode } from './brcode.js';
+import {
+  type Decimal,
+  decimalEquals,
+  decimalFromNumber,
+  decimalFromText,
+  decimalSub,
+  decimalToString,
+} from './decimal.js';
+import { JsonNumber, type JsonValue, parseJsonExact } from './json-exact.js';
+import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
+import { safeText, showValue } from './safe-text.js';
+import { STATUSES } from './values.js';
+
+export interface Violation {
+  /** the field of the answer, e.g. `amount` or `settlement.liquidTxid` */
+  field: string;
+  /** what the rule wants, in words; safe to print */
+  expected: string;
+  /** what the answer holds; safe to print */
+  received: string;
+}
+
+/** A deposit answer as JSON gave it: nothing about its fields is assumed. */
+export type DepositAnswer = Readonly<Record<string, unknown>>;
+
+/** What lbrl asked for: the create request it sent, or the deposit's record in its history. */
+export interface KnownDeposit {
+  /** known once created; compared without case */
+  id?: string | undefined;
+  amountInCents: number;
+  destinationAddress: string;
+  /** null: no split was asked; left out: not known, not compared */
+  splitAddress?: string | null | undefined;
+  /** as sent: `"2.99%"`; null: no split; left out: not known, not compared */
+  splitFee?: string | null | undefined;
+}
+
+export interface CheckContext {
+  /** a create answer (status WAITING_PAYMENT, no settlement yet) or a get answer */
+  kind: 'create' | 'get';
+  known?: KnownDeposit | undefined;
+  /** the first answer lbrl saw for this deposit (usually the create answer) */
+  first?: DepositAnswer | undefined;
+  /** the answer lbrl saw just before this one (a watch's previous poll) */
+  previous?: DepositAnswer | undefined;
+  /**
+   * The body as received, when the caller has it: each number in it must be exactly the value
+   * JSON.parse gave (`15.000000000000001` reads as 15, which is not what the service wrote).
+   */
+  text?: string | undefined;
+}
+
+/** Statuses in the order a deposit goes through them; FAILED may end any non-terminal one. */
+export const STATUS_ORDER = [
+  'WAITING_PAYMENT',
+  'PIX_CONFIRMED',
+  'SETTLEMENT_CREATED',
+  'TX_SENT',
+  'FINALIZED',
+];
+const TERMINAL = new Set(['FINALIZED', 'FAILED']);
+
+/** The only fields that may change between two answers about one deposit. */
+export const MUTABLE_FIELDS = new Set(['status', 'settlement', 'confirmedAt']);
+/** Fields only a create answer carries (the get answer leaves them out). */
+export const CREATE_ONLY_FIELDS = new Set(['qrCode']);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TXID = /^[0-9a-f]{64}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+type Check = (a: DepositAnswer, ctx: CheckContext) => Violation | Violation[] | undefined;
+
+function v(field: string, expected: string, received: unknown): Violation {
+  return { field, expected, received: showValue(received) };
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** An exact decimal from a JSON number, or null when it is not a finite number. */
+function dec(x: unknown): Decimal | null {
+  return typeof x === 'number' ? decimalFromNumber(x) : null;
+}
+
+function isCents(x: unknown): x is number {
+  return typeof x === 'number' && Number.isInteger(x) && x >= MIN_CENTS && x <= MAX_CENTS;
+}
+
+function isTimestamp(x: unknown): x is string {
+  return typeof x === 'string' && ISO.test(x) && !Number.isNaN(Date.parse(x));
+}
+
+/** `"2.99%"` as the fraction the service should echo, `0.0299`; null if not written so. */
+export function splitFeeFraction(fee: string): Decimal | null {
+  const m = /^(\d{1,3})\.(\d{2})%$/.exec(fee);
+  return m ? { units: BigInt(Number(m[1]) * 100 + Number(m[2])), scale: 4 } : null;
+}
+
+// 1. internal rules: any deposit answer, known or not --------------------------------------
+
+/** Fields an answer must carry even when null: the interface marks them required. */
+const REQUIRED_NULLABLE = {
+  create: ['splitAddress', 'splitPercent'],
+  get: ['settlement', 'confirmedAt'],
+} as const;
+
+const internal: Check[] = [
+  (a, ctx) =>
+    REQUIRED_NULLABLE[ctx.kind]
+      .filter((k) => !(k in a))
+      .map((k) =>
+        v(k, `present (null when it does not apply), as every ${ctx.kind} answer carries it`, undefined),
+      ),
+  (a) => (typeof a.id === 'string' && UUID.test(a.id) ? undefined : v('id', 'a UUID', a.id)),
+  (a) =>
+    typeof a.status === 'string' && (STATUSES as readonly string[]).includes(a.status)
+      ? undefined
+      : v('status', `one of ${STATUSES.join(', ')}`, a.status),
+  (a, ctx) =>
+    ctx.kind === 'create' && a.status !== 'WAITING_PAYMENT'
+      ? v('status', 'WAITING_PAYMENT (a new deposit)', a.status)
+      : undefined,
+  (a) =>
+    isCents(a.amountInCents)
+      ? undefined
+      : v('amountInCents', `a whole number of cents from ${MIN_CENTS} to ${MAX_CENTS}`, a.amountInCents),
+  (a) => {
+    const amount = dec(a.amount);
+    if (!amount) return v('amount', 'a number of reais', a.amount);
+    if (!isCents(a.amountInCents)) return undefined;
+    const want = { units: BigInt(a.amountInCents), scale: 2 };
+    return decimalEquals(amount, want)
+      ? undefined
+      : v('amount', `amountInCents / 100 = ${decimalToString(want)}`, a.amount);
+  },
+  (a) => {
+    const amount = dec(a.amount);
+    const fee = dec(a.feeAmount);
+    if (!fee) return v('feeAmount', 'a number of reais', a.feeAmount);
+    if (fee.units < 0n) return v('feeAmount', 'at least 0', a.feeAmount);
+    if (amount && decimalSub(amount, fee).units < 0n)
+      return v('feeAmount', `at most the amount, ${decimalToString(amount)}`, a.feeAmount);
+    return undefined;
+  },
+  (a) => {
+    const amount = dec(a.amount);
+    const fee = dec(a.feeAmount);
+    const net = dec(a.netAmount);
+    if (!net) return v('netAmount', 'a number of reais', a.netAmount);
+    if (!amount || !fee) return undefined;
+    const want = decimalSub(amount, fee);
+    return decimalEquals(net, want)
+      ? undefined
+      : v('netAmount', `amount - feeAmount = ${decimalToString(want)}`, a.netAmount);
+  },
+  (a) =>
+    typeof a.destinationAddress === 'string' && a.destinationAddress.length > 0
+      ? undefined
+      : v('destinationAddress', 'a Liquid address', a.destinationAddress),
+  (a) => {
+    const address = a.splitAddress ?? null;
+    const percent = a.splitPercent ?? null;
+    if (address !== null && (typeof address !== 'string' || address.length === 0))
+      return v('splitAddress', 'a Liquid address or null', address);
+    if ((address === null) !== (percent === null))
+      return v(
+        'splitPercent',
+        `null exactly when splitAddress is null (splitAddress is ${showValue(address)})`,
+        percent,
+      );
+    return undefined;
+  },
+  (a) => {
+    const percent = a.splitPercent ?? null;
+    if (percent === null) return undefined;
+    const d = dec(percent);
+    const expected = 'a fraction above 0 and at most 1 with at most 4 decimals (0.0299 is 2.99%)';
+    if (!d || d.units <= 0n || d.scale > 4 || decimalSub({ units: 1n, scale: 0 }, d).units < 0n)
+      return v('splitPercent', expected, percent);
+    return undefined;
+  },
+  (a) => {
+    if (typeof a.qrCodeText !== 'string') return v('qrCodeText', 'a PIX BR Code', a.qrCodeText);
+    const code = parseBrCode(a.qrCodeText);
+    // the reason says more than the long string itself
+    if (!code.ok)
+      return {
+        field: 'qrCodeText',
+        expected: 'a valid PIX BR Code',
+        received: `one where ${safeText(code.reason)}`,
+      };
+    if (!code.value.amount || !isCents(a.amountInCents)) return undefined;
+    return brCodeAmountCents(code.value) === BigInt(a.amountInCents)
+      ? undefined
+      : v('qrCodeText amount (54)', centsToDecimalText(a.amountInCents), code.value.amountText);
+  },
+  (a, ctx) =>
+    ctx.kind === 'create' && (typeof a.qrCode !== 'string' || a.qrCode.length === 0)
+      ? v('qrCode', 'a base64 PNG', a.qrCode)
+      : undefined,
+  (a) => (isTimestamp(a.createdAt) ? undefined : v('createdAt', 'an ISO 8601 timestamp', a.createdAt)),
+  (a) => {
+    const c = a.confirmedAt ?? null;
+    if (c === null) return undefined;
+    if (!isTimestamp(c)) return v('confirmedAt', 'an ISO 8601 timestamp or null', c);
+    if (isTimestamp(a.createdAt) && Date.parse(c) < Date.parse(a.createdAt))
+      return v('confirmedAt', `not before createdAt ${a.createdAt}`, c);
+    return undefined;
+  },
+  (a) => {
+    const s = a.settlement ?? null;
+    if (s === null) return undefined;
+    if (!isObject(s)) return v('settlement', 'an object or null', s);
+    const out: Violation[] = [];
+    const txid = s.liquidTxid ?? null;
+    if (txid !== null && (typeof txid !== 'string' || !TXID.test(txid)))
+      out.push(v('settlement.liquidTxid', '64 lower-case hex characters', txid));
+    const status = s.status ?? null;
+    if (status !== null && typeof status !== 'string') out.push(v('settlement.status', 'a string', status));
+    return out;
+  },
+];
+
+// 2. by status: what each status says about the settlement and confirmedAt -----------------
+
+interface StatusRule {
+  settlement: 'null' | 'object' | 'any';
+  /** a liquidTxid: required, absent (null or missing), or either */
+  txid: 'required' | 'absent' | 'any';
+  settlementStatus?: string;
+  confirmedAt: 'null' | 'set' | 'any';
+  why: string;
+}
+
+/**
+ * The interface states the first and the last row; the rows between follow from the meaning of
+ * each status and are kept as loose as that meaning allows (see the README, Money safety).
+ */
+export const STATUS_RULES: Record<string, StatusRule> = {
+  WAITING_PAYMENT: {
+    settlement: 'null',
+    txid: 'absent',
+    confirmedAt: 'null',
+    why: 'the interface: while the deposit waits for payment, settlement and confirmedAt are null',
+  },
+  PIX_CONFIRMED: {
+    settlement: 'any',
+    txid: 'absent',
+    confirmedAt: 'any',
+    why: 'nothing has been sent on Liquid before TX_SENT',
+  },
+  SETTLEMENT_CREATED: {
+    settlement: 'object',
+    txid: 'any',
+    confirmedAt: 'any',
+    why: 'the settlement has been created',
+  },
+  TX_SENT: {
+    settlement: 'object',
+    txid: 'required',
+    confirmedAt: 'any',
+    why: 'the asset has been sent, so there is a transaction',
+  },
+  FINALIZED: {
+    settlement: 'object',
+    txid: 'required',
+    settlementStatus: 'FINALIZED',
+    confirmedAt: 'set',
+    why: 'the interface: a finalized deposit has a settlement with liquidTxid and status, and confirmedAt',
+  },
+  FAILED: { settlement: 'any', txid: 'any', confirmedAt: 'any', why: 'its meaning is given nowhere' },
+};
+
+const byStatus: Check = (a) => {
+  // a create answer too: it is WAITING_PAYMENT, so a settlement or confirmedAt must be null
+  if (typeof a.status !== 'string') return undefined;
+  const rule = STATUS_RULES[a.status];
+  if (!rule) return undefined;
+  const out: Violation[] = [];
+  const s = a.settlement ?? null;
+  const txid = isObject(s) ? (s.liquidTxid ?? null) : null;
+  const at = `at ${a.status}`;
+  if (rule.settlement === 'null' && s !== null) out.push(v('settlement', `null ${at}`, s));
+  if (rule.settlement === 'object' && !isObject(s))
+    out.push(v('settlement', `a settlement object ${at} (${rule.why})`, s));
+  if (isObject(s) && rule.settlement !== 'null') {
+    if (rule.txid === 'required' && txid === null)
+      out.push(v('settlement.liquidTxid', `a Liquid transaction id ${at} (${rule.why})`, txid ?? undefined));
+    if (rule.txid === 'absent' && txid !== null)
+      out.push(v('settlement.liquidTxid', `none ${at} (${rule.why})`, txid));
+  }
+  if (rule.settlementStatus && isObject(s) && s.status !== rule.settlementStatus)
+    out.push(v('settlement.status', `${rule.settlementStatus} ${at}`, s.status));
+  const c = a.confirmedAt ?? null;
+  if (rule.confirmedAt === 'null' && c !== null) out.push(v('confirmedAt', `null ${at}`, c));
+  if (rule.confirmedAt === 'set' && c === null)
+    out.push(v('confirmedAt', `a timestamp ${at} (${rule.why})`, a.confirmedAt));
+  return out;
+};
+
+// 3. asked: what lbrl asked for, when it knows the deposit -----------------------------------
+
+const asked: Check[] = [
+  (a, { known }) =>
+    known?.id !== undefined && (typeof a.id !== 'string' || a.id.toLowerCase() !== known.id.toLowerCase())
+      ? v('id', known.id.toLowerCase(), a.id)
+      : undefined,
+  (a, { known }) =>
+    known && a.amountInCents !== known.amountInCents
+      ? v('amountInCents', String(known.amountInCents), a.amountInCents)
+      : undefined,
+  (a, { known }) =>
+    known &&
+    (typeof a.destinationAddress !== 'string' || !sameAddress(known.destinationAddress, a.destinationAddress))
+      ? v('destinationAddress', known.destinationAddress, a.destinationAddress)
+      : undefined,
+  (a, { known }) => {
+    if (!known || known.splitAddress === undefined) return undefined;
+    const want = known.splitAddress;
+    const got = a.splitAddress;
+    if (want === null) return got === null || got === undefined ? undefined : v('splitAddress', 'null', got);
+    return typeof got === 'string' && sameAddress(want, got) ? undefined : v('splitAddress', want, got);
+  },
+  (a, { known }) => {
+    if (!known || known.splitFee === undefined) return undefined;
+    const fee = known.splitFee;
+    const got = a.splitPercent;
+    if (fee === null) return got === null || got === undefined ? undefined : v('splitPercent', 'null', got);
+    const want = splitFeeFraction(fee);
+    const d = dec(got);
+    if (want && d && decimalEquals(want, d)) return undefined;
+    return v('splitPercent', want ? `${decimalToString(want)} (${fee})` : fee, got);
+  },
+];
+
+// 4. seen: what an earlier answer about the same deposit already said -----------------------
+
+/** Two JSON values alike: numbers as exact decimals, ids and segwit addresses without case. */
+function sameValue(field: string, x: unknown, y: unknown): boolean {
+  if (typeof x === 'number' && typeof y === 'number') {
+    const a = decimalFromNumber(x);
+    const b = decimalFromNumber(y);
+    return a !== null && b !== null && decimalEquals(a, b);
+  }
+  if (typeof x === 'string' && typeof y === 'string') {
+    if (x === y) return true;
+    if (field === 'id') return x.toLowerCase() === y.toLowerCase();
+    if (field === 'destinationAddress' || field === 'splitAddress') return sameAddress(x, y);
+    if (field === 'createdAt') return isTimestamp(x) && isTimestamp(y) && Date.parse(x) === Date.parse(y);
+    return false;
+  }
+  if (Array.isArray(x) && Array.isArray(y))
+    return x.length === y.length && x.every((e, i) => sameValue(field, e, y[i]));
+  if (isObject(x) && isObject(y)) {
+    const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+    return [...keys].every((k) => sameValue(`${field}.${k}`, x[k], y[k]));
+  }
+  return x === y;
+}
+
+/** A field the interface defines, which every answer carries (null when it does not apply). */
+const ALWAYS = new Set([
+  'id',
+  'amount',
+  'amountInCents',
+  'feeAmount',
+  'netAmount',
+  'qrCodeText',
+  'destinationAddress',
+  'createdAt',
+]);
+const NULL_WHEN_ABSENT = new Set(['splitAddress', 'splitPercent']);
+
+const seen: Check[] = [
+  // every field fixed at creation: the same as in the first answer (extra fields too, when both
+  // answers carry them); only status, settlement and confirmedAt may change
+  (a, { first }) => {
+    if (!first) return undefined;
+    const out: Violation[] = [];
+    const keys = new Set([...Object.keys(first), ...Object.keys(a), ...ALWAYS, ...NULL_WHEN_ABSENT]);
+    for (const k of keys) {
+      if (MUTABLE_FIELDS.has(k) || CREATE_ONLY_FIELDS.has(k)) continue;
+      let x = first[k];
+      let y = a[k];
+      if (NULL_WHEN_ABSENT.has(k)) {
+        x = x ?? null;
+        y = y ?? null;
+      } else if (!ALWAYS.has(k) && (x === undefined || y === undefined)) continue;
+      if (!sameValue(k, x, y)) out.push(v(k, `${showValue(x)}, as first answered (it never changes)`, y));
+    }
+    return out;
+  },
+  // status only moves forward; FINALIZED and FAILED are final, with all they said
+  (a, { previous }) => {
+    if (!previous || typeof previous.status !== 'string' || typeof a.status !== 'string') return undefined;
+    const was = previous.status;
+    const now = a.status;
+    if (TERMINAL.has(was)) {
+      if (now !== was) return v('status', `${was}, as already answered (a final status never changes)`, now);
+      const out: Violation[] = [];
+      for (const k of MUTABLE_FIELDS) {
+        if (k !== 'status' && !sameValue(k, previous[k] ?? null, a[k] ?? null))
+          out.push(v(k, `${showValue(previous[k] ?? null)}, as already answered at ${was}`, a[k]));
+      }
+      return out;
+    }
+    const from = STATUS_ORDER.indexOf(was);
+    const to = STATUS_ORDER.indexOf(now);
+    if (from >= 0 && to >= 0 && to < from)
+      return v('status', `${was} or a later status (a status never goes back)`, now);
+    return undefined;
+  },
+];
+
+/** The numbers of the body as written, each as exact as the float JSON.parse made of it. */
+const asWritten: Check = (_a, { text }) => {
+  if (text === undefined) return undefined;
+  const parsed = parseJsonExact(text);
+  if (!parsed.ok) return v('(body)', 'JSON', parsed.reason);
+  const out: Violation[] = [];
+  const walk = (x: JsonValue, path: string): void => {
+    if (x instanceof JsonNumber) {
+      const written = decimalFromText(x.text);
+      const read = decimalFromNumber(Number(x.text));
+      if (!written || !read || !decimalEquals(written, read))
+        out.push(v(path, `a number JSON reads exactly (it reads as ${Number(x.text)})`, x.text));
+    } else if (Array.isArray(x)) {
+      for (const [i, e] of x.entries()) walk(e, `${path}[${i}]`);
+    } else if (x !== null && typeof x === 'object')
+      for (const [k, e] of Object.entries(x)) walk(e, path ? `${path}.${k}` : k);
+  };
+  walk(parsed.value, '');
+  return out;
+};
+
+const RULES: Check[] = [asWritten, ...internal, byStatus, ...asked, ...seen];
+
+/** Every rule the answer breaks; an empty list when it keeps them all. */
+export function checkDeposit(answer: unknown, ctx: CheckContext): Violation[] {
+  if (!isObject(answer)) return [v('(body)', 'a deposit object', answer)];
+  const out: Violation[] = [];
+  for (const rule of RULES) {
+    const r = rule(answer, ctx);
+    if (Array.isArray(r)) out.push(...r);
+    else if (r) out.push(r);
+  }
+  return out;
+}
+
+/** One line per violation: `amount: expected 15.00, received 0.01`. */
+export function describeViolations(violations: readonly Violation[]): string {
+  return violations.map((x) => `${x.field}: expected ${x.expected}, received ${x.received}`).join('; ');
+}
+
+/** The canonical form of a deposit id (lower case), for comparing and storing. */
+export function canonicalId(id: string): string {
+  return id.toLowerCase();
+}
+
+/**
+ * The one way a deposit answer becomes a deposit lbrl acts on: every rule above (the JSON types
+ * of the fields included, so no schema is needed before it), then the id in its canonical lower
+ * case, so one deposit is one deposit in the history. `T` is the caller's model of a deposit
+ * (api/models.ts: CreateResponse or GetResponse), which the rules guarantee. The raw answer stays
+ * the caller's to print for --json, as the service returned it.
+ *
+ * Mode is never read from the answer: a `"sandbox": true` is just another field (and, like every
+ * field but status, settlement and confirmedAt, may not change once seen). Whether lbrl talks to
+ * a sandbox is decided by where it sends its requests.
+ */
+export function readDeposit<T extends { id: string }>(
+  raw: unknown,
+  ctx: CheckContext,
+): { ok: true; value: T } | { ok: false; violations: Violation[] } {
+  const violations = checkDeposit(raw, ctx);
+  if (violations.length > 0) return { ok: false, violations };
+  const answer = raw as T;
+  return { ok: true, value: { ...answer, id: canonicalId(answer.id) } };
+}
