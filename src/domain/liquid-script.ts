@@ -29,7 +29,9 @@ function witness(version: number, program: Uint8Array): Uint8Array {
 }
 
 /** The script of a valid Liquid address (checked by decodeLiquidAddress), or the reason it has none. */
-export function addressScript(address: string): { ok: true; value: AddressScript } | { ok: false; reason: string } {
+export function addressScript(
+  address: string,
+): { ok: true; value: AddressScript } | { ok: false; reason: string } {
   const decoded = decodeLiquidAddress(address);
   if (!decoded.ok) return decoded;
   const { network, kind, confidential, encoding } = decoded.value;
@@ -39,7 +41,11 @@ export function addressScript(address: string): { ok: true; value: AddressScript
     const script = kind === 'p2pkh' ? p2pkh(hash) : p2sh(hash);
     return {
       ok: true,
-      value: { script, blindingPubkey: confidential ? Uint8Array.from(payload.subarray(2, 35)) : null, network },
+      value: {
+        script,
+        blindingPubkey: confidential ? Uint8Array.from(payload.subarray(2, 35)) : null,
+        network,
+      },
     };
   }
   const lower = address.toLowerCase();

@@ -55,7 +55,9 @@ class Reader {
 
   take(n: number, what: string): Uint8Array {
     if (n < 0 || this.offset + n > this.bytes.length) {
-      throw new TxParseError(`the transaction ends inside ${what} (byte ${this.offset} of ${this.bytes.length})`);
+      throw new TxParseError(
+        `the transaction ends inside ${what} (byte ${this.offset} of ${this.bytes.length})`,
+      );
     }
     const out = this.bytes.subarray(this.offset, this.offset + n);
     this.offset += n;
