@@ -154,7 +154,8 @@ describe('EsploraClient', () => {
       if (n === 1) return text(res, 503, 'busy');
       if (n === 2) {
         res.writeHead(429, { 'retry-after': '7' });
-        return res.end('slow down');
+        res.end('slow down');
+        return;
       }
       text(res, 200, '42');
     });
