@@ -1,0 +1,234 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { bech32 } from 'bech32';
+import { encode as blech32Encode } from 'blech32';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EsploraClient, lookUpSettlement } from '../../src/api/esplora.js';
+import {
+  analyseSettlement,
+  type BlindingKeys,
+  judgeSettlement,
+  type SettlementDeposit,
+} from '../../src/domain/liquid-settlement.js';
+import { parseTransaction } from '../../src/domain/liquid-tx.js';
+import { loadZkp } from '../../src/domain/liquid-unblind.js';
+import {
+  buildSettlementTx,
+  type ChainDeposit,
+  POLICY_ASSET,
+  SANDBOX_ASSET,
+  SANDBOX_ASSET_ID,
+  type SettleMode,
+} from '../../src/sandbox/chain.js';
+import { type ChainTx, handleEsplora } from '../../src/sandbox/chain-esplora.js';
+
+const zkp = await loadZkp();
+
+// an address whose blinding key the test knows
+const BLINDING_KEY = Uint8Array.from(Buffer.from('11'.repeat(32), 'hex'));
+const PROGRAM = Uint8Array.from(Buffer.from('6fa016500a3c6a737ebb260e2ddca78ba9234558', 'hex'));
+const CONFIDENTIAL = blech32Encode(
+  'el',
+  Uint8Array.from([
+    0,
+    ...bech32.toWords(Uint8Array.from([...zkp.ecc.pointFromScalar(BLINDING_KEY, true)!, ...PROGRAM])),
+  ]),
+  'blech32',
+);
+const EXPLICIT = 'ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k';
+
+const stored: ChainDeposit = {
+  id: '7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+  amountInCents: 150_000,
+  feeCents: 1_500,
+  destinationAddress: CONFIDENTIAL,
+  splitAddress: EXPLICIT,
+  splitBasisPoints: 299,
+};
+// what the service shows for it
+const deposit: SettlementDeposit = {
+  id: stored.id,
+  destinationAddress: CONFIDENTIAL,
+  splitAddress: EXPLICIT,
+  splitPercent: 0.0299,
+  netAmount: 1485,
+  amountInCents: 150_000,
+};
+const registry = { [SANDBOX_ASSET_ID]: { precision: 8, ticker: 'SBRL' } };
+
+function check(mode: SettleMode, keys: BlindingKeys = { outputKeys: [BLINDING_KEY] }) {
+  const tx = buildSettlementTx(zkp, stored, mode, 'elementsregtest')!;
+  const a = analyseSettlement({
+    txid: tx.txid,
+    txHex: tx.hex,
+    network: 'elementsregtest',
+    deposits: [deposit],
+    keys,
+    zkp,
+  });
+  return judgeSettlement(a, {
+    status: { confirmed: true, blockHeight: 10 },
+    tipHeight: 11,
+    expectedAssetId: SANDBOX_ASSET_ID,
+    assets: registry,
+  });
+}
+
+describe('the sandbox chain builds real Elements transactions', () => {
+  it('a confidential output blinded to the address, an explicit split, a fee; read back by the parser', () => {
+    const tx = buildSettlementTx(zkp, stored, 'ok', 'elementsregtest')!;
+    const parsed = parseTransaction(tx.hex);
+    expect(parsed.txid).toBe(tx.txid);
+    expect(parsed.outputs.map((o) => [o.asset.kind, o.value.kind])).toEqual([
+      ['confidential', 'confidential'],
+      ['explicit', 'explicit'],
+      ['explicit', 'explicit'],
+    ]);
+    // 1485 reais, 2.99% of it (44.4015) rounded down to the unit to the split
+    expect(tx.payments.map((p) => p.amount)).toEqual([144_059_850_000n, 4_440_150_000n]);
+    expect(parsed.outputs[1]!.value).toEqual({ kind: 'explicit', amount: 4_440_150_000n });
+    expect(parsed.outputs[2]!.asset).toEqual({ kind: 'explicit', id: POLICY_ASSET.elementsregtest });
+    // its surjection proof proves the output's asset is among the inputs'
+    const out = parsed.outputs[0]!;
+    if (out.asset.kind !== 'confidential') throw new Error();
+    const inputs = [SANDBOX_ASSET_ID, POLICY_ASSET.elementsregtest].map((id) =>
+      zkp.generator.generate(Uint8Array.from(Buffer.from(id, 'hex')).reverse()),
+    );
+    expect(zkp.surjectionproof.verify(out.surjectionproof, inputs, out.asset.commitment)).toBe(true);
+  });
+
+  it('the same deposit gives the same transaction in every process', () => {
+    const a = buildSettlementTx(zkp, stored, 'ok', 'elementsregtest')!;
+    const b = buildSettlementTx(zkp, stored, 'ok', 'elementsregtest')!;
+    expect(b.hex).toBe(a.hex);
+    expect(buildSettlementTx(zkp, { ...stored, id: 'another' }, 'ok', 'elementsregtest')!.txid).not.toBe(
+      a.txid,
+    );
+  });
+
+  it('settled rightly, it verifies with the blinding key', () => {
+    const r = check('ok');
+    expect(r.verdict).toBe('verified');
+    expect(r.checks.filter((c) => c.what.endsWith('-amount')).map((c) => c.detail)).toEqual([
+      'the destination address received 1440.59850000, as due',
+      'the split address received 44.40150000, as due',
+    ]);
+  });
+
+  it('without the key, the explicit split is proven and the confidential destination is not', () => {
+    const r = check('ok', {});
+    expect(r.verdict).toBe('unproven');
+    expect(r.checks.map((c) => [c.what, c.outcome])).toEqual([
+      ['confirmations', 'proven'],
+      ['destination', 'proven'],
+      ['split', 'proven'],
+      ['asset', 'proven'],
+      ['destination-amount', 'not-proven'],
+      ['split-amount', 'proven'],
+    ]);
+  });
+
+  it.each([
+    [
+      'amount',
+      'destination-amount',
+      'the destination address received 1440.58850000, but 1440.59850000 was due',
+    ],
+    ['asset', 'asset', "no output to the deposit's addresses carries the profile's asset"],
+    ['address', 'destination', `no output pays the destination address ${CONFIDENTIAL}`],
+  ] as const)('settled with the wrong %s, it is a mismatch', (mode, what, detail) => {
+    const r = check(mode);
+    expect(r.verdict).toBe('mismatch');
+    expect(r.checks.find((c) => c.what === what)).toMatchObject({ outcome: 'mismatch', detail });
+  });
+
+  it('with no transaction, nothing is built', () => {
+    expect(buildSettlementTx(zkp, stored, 'none', 'elementsregtest')).toBeNull();
+  });
+});
+
+describe('handleEsplora: the sandbox chain over HTTP', () => {
+  let server: http.Server | undefined;
+  afterEach(async () => {
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    server = undefined;
+  });
+
+  async function serve(now: { t: number }, txs: Map<string, ChainTx>) {
+    server = http.createServer((req, res) => {
+      void handleEsplora(
+        req,
+        res,
+        { network: 'elementsregtest', now: () => now.t, findTx: (id) => txs.get(id), blockMs: 5000 },
+        '/esplora',
+      );
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    return new EsploraClient({
+      baseUrl: `http://127.0.0.1:${port}/esplora`,
+      sleep: async () => {},
+      random: () => 0.5,
+      now: () => 0,
+      maxRetries: 0,
+    });
+  }
+
+  it('serves status, tip, hex and asset; confirmations grow with the sandbox clock', async () => {
+    const tx = buildSettlementTx(zkp, stored, 'ok', 'elementsregtest')!;
+    const sentAt = 1_000_002_000;
+    const now = { t: sentAt - 1 };
+    const client = await serve(
+      now,
+      new Map([[tx.txid, { hex: tx.hex, sentAt, addresses: [CONFIDENTIAL, EXPLICIT] }]]),
+    );
+
+    // before it was sent, the explorer does not know it
+    expect(await lookUpSettlement(client, tx.txid)).toEqual({ found: false });
+
+    const verifyNow = async () => {
+      const found = await lookUpSettlement(client, tx.txid);
+      if (!found.found) throw new Error('not found');
+      const asset = await client.getAsset(SANDBOX_ASSET_ID);
+      const a = analyseSettlement({
+        txid: tx.txid,
+        txHex: found.hex,
+        network: 'elementsregtest',
+        deposits: [deposit],
+        keys: { outputKeys: [BLINDING_KEY] },
+        zkp,
+      });
+      return judgeSettlement(a, {
+        status: { confirmed: found.status.confirmed, blockHeight: found.status.block_height ?? null },
+        tipHeight: found.tipHeight,
+        expectedAssetId: SANDBOX_ASSET_ID,
+        assets: { [SANDBOX_ASSET_ID]: { precision: asset?.precision, ticker: asset?.ticker ?? undefined } },
+      });
+    };
+
+    now.t = sentAt;
+    expect((await verifyNow()).checks[0]!.detail).toBe('not yet confirmed (in the mempool)');
+    now.t = sentAt + 5000;
+    const one = await verifyNow();
+    expect([one.verdict, one.confirmations]).toEqual(['pending', 1]);
+    now.t = sentAt + 10_000;
+    const two = await verifyNow();
+    expect([two.verdict, two.confirmations]).toEqual(['verified', 2]);
+
+    expect(await client.getAsset(SANDBOX_ASSET_ID)).toEqual(SANDBOX_ASSET);
+    const shown = await client.getTx(tx.txid);
+    expect(shown?.vout.map((o) => [o.scriptpubkey_type, o.scriptpubkey_address, o.value, o.asset])).toEqual([
+      ['v0_p2wpkh', bech32.encode('ert', [0, ...bech32.toWords(PROGRAM)]), undefined, undefined],
+      ['v0_p2wpkh', EXPLICIT, 4_440_150_000, SANDBOX_ASSET_ID],
+      ['fee', undefined, 40, POLICY_ASSET.elementsregtest],
+    ]);
+    expect(shown?.vout[0]?.valuecommitment).toMatch(/^0[89]/);
+  });
+
+  it('answers unknown routes, transactions and assets with plain-text 404s', async () => {
+    const client = await serve({ t: 0 }, new Map());
+    expect(await client.getTx('ab'.repeat(32))).toBeNull();
+    expect(await client.getAsset(POLICY_ASSET.liquid)).toBeNull();
+    expect(await client.getTipHeight()).toBe(0);
+  });
+});
