@@ -8,6 +8,7 @@
  * UnblindConfidentialPair and rust-elements do).
  */
 import { createHash, createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { fromDisplayHex, type TxOutput, toDisplayHex } from './liquid-tx.js';
 
 /** The part of @vulpemventures/secp256k1-zkp this code uses. */
@@ -65,12 +66,17 @@ export interface Zkp {
 
 let loading: Promise<Zkp> | undefined;
 
-/** The library, loaded (and its WebAssembly compiled, ~35 ms) only on the paths that need it. */
+/**
+ * The library, loaded (and its WebAssembly compiled, ~35 ms) only on the paths that need it.
+ * Required at run time rather than bundled: its Emscripten loader reads `__dirname`, which an
+ * ES module bundle does not have; as a dependency it is installed beside the bundle.
+ */
 export function loadZkp(): Promise<Zkp> {
-  loading ??= import('@vulpemventures/secp256k1-zkp').then((mod) => {
-    const m = mod as unknown as { default: (() => Promise<Zkp>) | { default: () => Promise<Zkp> } };
-    const init = typeof m.default === 'function' ? m.default : m.default.default;
-    return init();
+  loading ??= Promise.resolve().then(() => {
+    const required = createRequire(import.meta.url)('@vulpemventures/secp256k1-zkp') as {
+      default: () => Promise<Zkp>;
+    };
+    return required.default();
   });
   return loading;
 }
