@@ -46,8 +46,8 @@ export interface SettlementDeposit {
 export interface BlindingKeys {
   /** blinding private keys of single addresses (Elements Core's `dumpblindingkey`) */
   outputKeys?: Uint8Array[];
-  /** a SLIP-77 master blinding key (`dumpmasterblindingkey`, Blockstream Green, `ct(slip77(...))`) */
-  masterBlindingKey?: Uint8Array;
+  /** SLIP-77 master blinding keys (`dumpmasterblindingkey`, Blockstream Green, `ct(slip77(...))`) */
+  masterBlindingKeys?: Uint8Array[];
 }
 
 export interface TxStatus {
@@ -159,7 +159,7 @@ function openOutput(
     return { ...base, opened: 'no-key', note: 'partly blinded output; its amount cannot be read' };
   }
   const candidates: Uint8Array[] = [];
-  if (keys.masterBlindingKey) candidates.push(slip77BlindingKey(keys.masterBlindingKey, out.script));
+  for (const m of keys.masterBlindingKeys ?? []) candidates.push(slip77BlindingKey(m, out.script));
   for (const k of keys.outputKeys ?? []) candidates.push(k);
   if (candidates.length === 0 || !zkp) {
     return { ...base, opened: 'no-key', note: 'confidential, and no blinding key was given' };
@@ -381,27 +381,40 @@ export function judgeSettlement(a: SettlementAnalysis, j: JudgeInput): Settlemen
   let assetId: string | null = null;
   if (expected) {
     assetId = expected;
-    const all = a.addresses.flatMap((f) => f.outputs);
-    const known = all.filter((o) => o.assetId !== null);
-    if (known.some((o) => o.assetId === expected)) {
+    // each paid address must have received the asset; one whose outputs are all open and carry
+    // only other assets contradicts the deposit
+    const per = a.addresses
+      .filter((f) => f.outputs.length > 0)
+      .map((f) => {
+        const known = f.outputs.filter((o) => o.assetId !== null);
+        if (known.some((o) => o.assetId === expected)) return { f, state: 'ok' as const, known };
+        if (known.length === f.outputs.length) return { f, state: 'other' as const, known };
+        return { f, state: 'closed' as const, known };
+      });
+    const other = per.filter((x) => x.state === 'other');
+    if (other.length > 0) {
+      checks.push({
+        what: 'asset',
+        outcome: 'mismatch',
+        detail: `the ${other.map((x) => x.f.role).join(' and ')} address${other.length > 1 ? 'es' : ''} received another asset than the profile's`,
+        expected,
+        actual: [...new Set(other.flatMap((x) => x.known.map((o) => o.assetId!)))].join(', '),
+      });
+    } else if (per.length > 0 && per.every((x) => x.state === 'ok')) {
       checks.push({
         what: 'asset',
         outcome: 'proven',
         detail: `the asset is ${label(expected, j.assets[expected])}, the profile's asset-id`,
       });
-    } else if (known.length > 0 && known.length === all.length) {
-      checks.push({
-        what: 'asset',
-        outcome: 'mismatch',
-        detail: "no output to the deposit's addresses carries the profile's asset",
-        expected: expected,
-        actual: [...new Set(known.map((o) => o.assetId!))].join(', '),
-      });
     } else {
+      const closed = per.filter((x) => x.state === 'closed').map((x) => x.f.role);
       checks.push({
         what: 'asset',
         outcome: 'not-proven',
-        detail: 'the outputs are confidential and were not unblinded: the asset was not verified',
+        detail:
+          closed.length > 0
+            ? `the ${closed.join(' and ')} address${closed.length > 1 ? "es'" : "'s"} outputs are confidential and were not unblinded: the asset was not verified`
+            : 'no output pays the deposit: the asset was not verified',
       });
     }
   } else if (destAssets.size === 1) {

@@ -87,6 +87,35 @@ export function slip77BlindingKey(masterBlindingKey: Uint8Array, scriptPubKey: U
   return Uint8Array.from(createHmac('sha256', masterBlindingKey).update(scriptPubKey).digest());
 }
 
+const ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const KEY_EXPECTED =
+  'a blinding private key as 64 hex digits, slip77(<master blinding key>) or a ct(slip77(...),...) descriptor';
+
+/**
+ * A blinding key as a user gives it. Elements prints an address's key (`dumpblindingkey`) and a
+ * wallet's master key (`dumpmasterblindingkey`) alike, as 64 hex digits, so a bare key is tried
+ * both ways; `slip77(...)` and a CT descriptor `ct(slip77(...),...)` are master keys. The key
+ * itself never appears in the reason for refusing it.
+ */
+export function parseBlindingKey(
+  text: string,
+):
+  | { ok: true; value: { outputKeys: Uint8Array[]; masterBlindingKeys: Uint8Array[] } }
+  | { ok: false; expected: string } {
+  const t = text.trim();
+  const bare = /^[0-9a-fA-F]{64}$/.exec(t);
+  const slip77 = /^(?:ct\()?slip77\(([0-9a-fA-F]{64})\)(?:,.*\))?(?:#[0-9a-z]{8})?$/.exec(t);
+  const hex = bare ? t : slip77?.[1];
+  if (!hex) return { ok: false, expected: KEY_EXPECTED };
+  const k = BigInt(`0x${hex}`);
+  if (k === 0n || k >= ORDER)
+    return { ok: false, expected: `${KEY_EXPECTED}, within the range of secp256k1 keys` };
+  const key = Uint8Array.from(Buffer.from(hex, 'hex'));
+  return bare
+    ? { ok: true, value: { outputKeys: [key], masterBlindingKeys: [key] } }
+    : { ok: true, value: { outputKeys: [], masterBlindingKeys: [key] } };
+}
+
 export interface UnblindedOutput {
   /** in the asset's base units */
   value: bigint;

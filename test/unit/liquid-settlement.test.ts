@@ -10,7 +10,7 @@ import {
   type SettlementDeposit,
 } from '../../src/domain/liquid-settlement.js';
 import { parseTransaction } from '../../src/domain/liquid-tx.js';
-import { loadZkp, slip77BlindingKey, type Zkp } from '../../src/domain/liquid-unblind.js';
+import { loadZkp, parseBlindingKey, slip77BlindingKey, type Zkp } from '../../src/domain/liquid-unblind.js';
 
 // A real Elements regtest transaction (Blockstream/lwk test data) and its wallet's SLIP-77 key:
 // output 0 pays 1000, output 1 pays 98750 of the regtest policy asset, output 2 is the fee.
@@ -69,7 +69,7 @@ function verify(
     txHex: TX_HEX,
     network: 'elementsregtest',
     deposits: d,
-    keys: o.keys === false ? {} : { masterBlindingKey: MASTER },
+    keys: o.keys === false ? {} : { masterBlindingKeys: [MASTER] },
     zkp,
   });
   return judgeSettlement(a, {
@@ -126,6 +126,10 @@ describe('a settlement checked against a real confidential transaction', () => {
       ['split-amount', 'not-proven'],
     ]);
     expect(r.checks[3]!.detail).toBe(
+      "the destination and split addresses' outputs are confidential and were not unblinded: the asset was not verified",
+    );
+    // without asset-id, the same gap in other words
+    expect(verify([deposit], { keys: false, asset: undefined }).checks[3]!.detail).toBe(
       'the outputs are confidential and were not unblinded: the asset was not verified',
     );
     expect(r.checks[4]!.detail).toBe(
@@ -233,7 +237,7 @@ describe('a settlement checked against a real confidential transaction', () => {
       txHex: TX_HEX,
       network: 'elementsregtest',
       deposits: [deposit],
-      keys: { masterBlindingKey: MASTER },
+      keys: { masterBlindingKeys: [MASTER] },
       zkp,
     });
     expect(assetsToLookUp(a, DEPIX)).toEqual([DEPIX, ASSET]);
@@ -275,5 +279,97 @@ describe('formatUnits', () => {
     [12345n, 0, '12345'],
   ])('%s at %s is %s', (units, precision, text) => {
     expect(formatUnits(units, precision)).toBe(text);
+  });
+});
+
+describe('parseBlindingKey', () => {
+  const hex = '9c8e4f05c7711a98c838be228bcb84924d4570ca53f35fa1c793e58841d47023';
+  const key = Uint8Array.from(Buffer.from(hex, 'hex'));
+
+  it('a bare key is tried as an address key and as a master key', () => {
+    expect(parseBlindingKey(` ${hex.toUpperCase()}\n`)).toEqual({
+      ok: true,
+      value: { outputKeys: [key], masterBlindingKeys: [key] },
+    });
+  });
+
+  it.each([
+    `slip77(${hex})`,
+    `ct(slip77(${hex}),elwpkh([73c5da0a/84'/1'/0']tpubDC8msFGeGuwnKG9Upg7DM2b4DaRqg3CUZa5g8v2SRQ6K4NSkxUgd7HsL2XVWbVm39yBA4LAxysQAm397zwQSQoQgewGiYZqrA9DsP4zbQ1M/<0;1>/*))#2e4n992d`,
+  ])('%s is a master key', (text) => {
+    expect(parseBlindingKey(text)).toEqual({
+      ok: true,
+      value: { outputKeys: [], masterBlindingKeys: [key] },
+    });
+  });
+
+  it.each(['', 'abc', `${hex}00`, '00'.repeat(32), 'ff'.repeat(32), `ct(${hex},elwpkh(xpub))`])(
+    'refuses %j without repeating it',
+    (text) => {
+      const r = parseBlindingKey(text);
+      expect(r.ok).toBe(false);
+      if (!r.ok && text.length > 8) expect(r.expected).not.toContain(text);
+    },
+  );
+
+  it('a master key from the descriptor opens the real transaction', () => {
+    const r = parseBlindingKey(`slip77(${hex})`);
+    if (!r.ok) throw new Error();
+    const a = analyseSettlement({
+      txid: TXID,
+      txHex: TX_HEX,
+      network: 'elementsregtest',
+      deposits: [deposit],
+      keys: r.value,
+      zkp,
+    });
+    expect(judgeSettlement(a, { ...confirmed, expectedAssetId: ASSET, assets: registry }).verdict).toBe(
+      'verified',
+    );
+  });
+});
+
+describe('the pinned asset, address by address', () => {
+  it('the destination in the asset but the split in another is a mismatch naming the split', async () => {
+    const { buildSettlementTx, SANDBOX_ASSET_ID } = await import('../../src/sandbox/chain.js');
+    const dest = unconfidentialAddress(1);
+    const tx = buildSettlementTx(
+      zkp,
+      {
+        id: 'x',
+        amountInCents: 10_000,
+        feeCents: 100,
+        destinationAddress: dest,
+        splitAddress: unconfidentialAddress(0),
+        splitBasisPoints: 1000,
+      },
+      'ok',
+      'elementsregtest',
+    )!;
+    const a = analyseSettlement({
+      txid: tx.txid,
+      txHex: tx.hex,
+      network: 'elementsregtest',
+      deposits: [
+        {
+          ...deposit,
+          destinationAddress: dest,
+          splitAddress: unconfidentialAddress(0),
+          splitPercent: 0.1,
+          netAmount: 99,
+        },
+      ],
+      zkp,
+    });
+    // pretend the split output carried another asset
+    a.addresses[1]!.outputs[0]!.assetId = ASSET;
+    const r = judgeSettlement(a, { ...confirmed, expectedAssetId: SANDBOX_ASSET_ID, assets: {} });
+    expect(r.checks.find((c) => c.what === 'asset')).toEqual({
+      what: 'asset',
+      outcome: 'mismatch',
+      detail: "the split address received another asset than the profile's",
+      expected: SANDBOX_ASSET_ID,
+      actual: ASSET,
+    });
   });
 });

@@ -118,11 +118,14 @@ describe('the sandbox chain builds real Elements transactions', () => {
   it('without the key, the explicit split is proven and the confidential destination is not', () => {
     const r = check('ok', {});
     expect(r.verdict).toBe('unproven');
+    expect(r.checks.find((c) => c.what === 'asset')?.detail).toBe(
+      "the destination address's outputs are confidential and were not unblinded: the asset was not verified",
+    );
     expect(r.checks.map((c) => [c.what, c.outcome])).toEqual([
       ['confirmations', 'proven'],
       ['destination', 'proven'],
       ['split', 'proven'],
-      ['asset', 'proven'],
+      ['asset', 'not-proven'],
       ['destination-amount', 'not-proven'],
       ['split-amount', 'proven'],
     ]);
@@ -134,7 +137,7 @@ describe('the sandbox chain builds real Elements transactions', () => {
       'destination-amount',
       'the destination address received 1440.58850000, but 1440.59850000 was due',
     ],
-    ['asset', 'asset', "no output to the deposit's addresses carries the profile's asset"],
+    ['asset', 'asset', "the destination and split addresses received another asset than the profile's"],
     ['address', 'destination', `no output pays the destination address ${CONFIDENTIAL}`],
   ] as const)('settled with the wrong %s, it is a mismatch', (mode, what, detail) => {
     const r = check(mode);
