@@ -373,3 +373,51 @@ describe('the pinned asset, address by address', () => {
     });
   });
 });
+
+describe('a real Liquid testnet transaction with explicit outputs (no key needed)', () => {
+  const t = JSON.parse(
+    readFileSync(new URL('../fixtures/liquid/lwk-testnet-taproot-tx.json', import.meta.url), 'utf8'),
+  ) as { hex: string; address: string; script: string };
+  const TESTNET_LBTC = '144c654344aa716d6f3abcc1ca90e5641e4e2a7f633bc09fe3baf64585819a49';
+  const tx = parseTransaction(t.hex);
+
+  const judge = (netAmount: number) =>
+    judgeSettlement(
+      analyseSettlement({
+        txid: tx.txid,
+        txHex: t.hex,
+        network: 'liquidtestnet',
+        deposits: [{ id: deposit.id, destinationAddress: t.address, netAmount, amountInCents: 1 }],
+      }),
+      {
+        ...confirmed,
+        expectedAssetId: TESTNET_LBTC,
+        assets: { [TESTNET_LBTC]: { precision: 8, ticker: 'tL-BTC' } },
+      },
+    );
+
+  it('pays the taproot address twice, explicitly, in testnet L-BTC', () => {
+    const outs = tx.outputs.filter((o) => Buffer.from(o.script).toString('hex') === t.script);
+    expect(outs.map((o) => [o.index, o.value, o.asset])).toEqual([
+      [0, { kind: 'explicit', amount: 1000n }, { kind: 'explicit', id: TESTNET_LBTC }],
+      [1, { kind: 'explicit', amount: 98750n }, { kind: 'explicit', id: TESTNET_LBTC }],
+    ]);
+  });
+
+  it('a deposit it settles verifies without any blinding key; the two outputs are summed', () => {
+    const r = judge(0.0009975);
+    expect(r.verdict).toBe('verified');
+    expect(r.checks.map((c) => c.detail).slice(1)).toEqual([
+      "outputs 0, 1 pay the destination address's script",
+      `the asset is tL-BTC (${TESTNET_LBTC}), the profile's asset-id`,
+      'the destination address received 0.00099750, as due',
+    ]);
+    expect(r.blindedFragment).toBeNull();
+  });
+
+  it('one output alone does not settle a deposit of its amount: what the address received is the sum', () => {
+    const r = judge(0.00001);
+    expect(r.verdict).toBe('mismatch');
+    expect(r.checks.at(-1)).toMatchObject({ expected: '0.00001000', actual: '0.00099750' });
+  });
+});
