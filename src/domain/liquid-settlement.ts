@@ -542,3 +542,29 @@ export function judgeSettlement(a: SettlementAnalysis, j: JudgeInput): Settlemen
 function label(id: string, info: AssetInfo | undefined): string {
   return info?.ticker ? `${info.ticker} (${id})` : id;
 }
+
+/**
+ * The report as plain JSON (for `--json`): amounts as decimal strings of base units, and no
+ * blinding factors (they reveal amounts; the explorer link carries them only when asked for).
+ */
+export function settlementReportJson(r: SettlementReport): Record<string, unknown> {
+  return {
+    txid: r.txid,
+    verdict: r.verdict,
+    confirmations: r.confirmations,
+    requiredConfirmations: r.requiredConfirmations,
+    asset: r.asset,
+    checks: r.checks,
+    outputs: r.addresses.flatMap((f) =>
+      f.outputs.map((o) => ({
+        role: f.role,
+        address: f.address,
+        index: o.index,
+        confidential: o.confidential,
+        opened: o.opened,
+        assetId: o.assetId,
+        value: o.value === null ? null : o.value.toString(),
+      })),
+    ),
+  };
+}

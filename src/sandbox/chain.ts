@@ -261,3 +261,11 @@ export function explorerAddress(address: string): string | undefined {
   const words = [version, ...bech32.toWords(script.subarray(2))];
   return version === 0 ? bech32.encode(hrp, words) : bech32m.encode(hrp, words);
 }
+
+/** What the sandbox's Esplora handler needs to serve a built transaction. */
+export function chainTxOf(
+  built: BuiltTx,
+  sentAt: number,
+): { hex: string; sentAt: number; addresses: string[] } {
+  return { hex: built.hex, sentAt, addresses: built.payments.map((p) => p.address) };
+}

@@ -235,3 +235,21 @@ describe('handleEsplora: the sandbox chain over HTTP', () => {
     expect(await client.getTipHeight()).toBe(0);
   });
 });
+
+describe('settlementReportJson', () => {
+  it('is plain JSON: amounts as strings, no blinding factors', async () => {
+    const { settlementReportJson } = await import('../../src/domain/liquid-settlement.js');
+    const json = settlementReportJson(check('ok'));
+    const text = JSON.stringify(json);
+    expect(json).toMatchObject({
+      verdict: 'verified',
+      confirmations: 2,
+      asset: { id: SANDBOX_ASSET_ID, ticker: 'SBRL', precision: 8, pinned: true },
+      outputs: [
+        { role: 'destination', index: 0, confidential: true, opened: 'unblinded', value: '144059850000' },
+        { role: 'split', index: 1, confidential: false, opened: 'explicit', value: '4440150000' },
+      ],
+    });
+    expect(text).not.toMatch(/BlindingFactor|opening/);
+  });
+});
