@@ -17,8 +17,11 @@ function outcome(hex: string): 'parsed' | 'refused' {
 }
 
 describe('parseTransaction on bytes that are not a transaction', () => {
-  it('every truncation of a real transaction is refused with a reason', () => {
-    for (let end = 0; end < REAL.length; end += 2) expect(outcome(REAL.slice(0, end))).toBe('refused');
+  it('truncations of a real transaction are refused with a reason', () => {
+    // every byte of the inputs and outputs, then every 7th byte of the proofs
+    for (let end = 0; end < REAL.length; end += end < 1200 ? 2 : 14) {
+      expect(outcome(REAL.slice(0, end))).toBe('refused');
+    }
   });
 
   it('random bytes are parsed or refused, never thrown at otherwise', () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bech32 } from 'bech32';
@@ -15,6 +16,7 @@ import { loadZkp } from '../../src/domain/liquid-unblind.js';
 import {
   buildSettlementTx,
   type ChainDeposit,
+  explorerAddress,
   POLICY_ASSET,
   SANDBOX_ASSET,
   SANDBOX_ASSET_ID,
@@ -251,5 +253,18 @@ describe('settlementReportJson', () => {
       ],
     });
     expect(text).not.toMatch(/BlindingFactor|opening/);
+  });
+});
+
+const FIXTURE_ADDRESSES = (
+  JSON.parse(readFileSync(new URL('../fixtures/liquid/addresses.json', import.meta.url), 'utf8')) as {
+    addresses: Array<{ confidential: string; unconfidential: string }>;
+  }
+).addresses.map((a) => [a.confidential, a.unconfidential] as const);
+
+describe('explorerAddress: the unconfidential form an explorer shows', () => {
+  it.each(FIXTURE_ADDRESSES)('%s shows as %s', (confidential, unconfidential) => {
+    expect(explorerAddress(confidential)).toBe(unconfidential);
+    expect(explorerAddress(unconfidential)).toBe(unconfidential);
   });
 });
