@@ -7,6 +7,18 @@
  * checked against a model before use; a 404 (plain text at Esplora) is "not found", not an error.
  */
 import * as z from 'zod/mini';
+import {
+  type AssetInfo,
+  analyseSettlement,
+  assetsToLookUp,
+  type BlindingKeys,
+  judgeSettlement,
+  type SettlementDeposit,
+  type SettlementReport,
+} from '../domain/liquid-settlement.js';
+import { TxParseError } from '../domain/liquid-tx.js';
+import { loadZkp } from '../domain/liquid-unblind.js';
+import type { Network } from '../domain/networks.js';
 import { EXIT, interrupted, LbrlError } from '../errors.js';
 import { retryAfterMs, serviceMessage } from './client.js';
 import { Agent, type Dispatcher, request } from './http.js';
@@ -350,4 +362,74 @@ export async function lookUpSettlement(client: EsploraClient, txid: string): Pro
   const hex = await client.getTxHex(txid);
   if (hex === null) return { found: false };
   return { found: true, hex, status, tipHeight };
+}
+
+export interface CheckSettlementInput {
+  /** settlement.liquidTxid */
+  txid: string;
+  network: Network;
+  /** the deposits this transaction settles (usually one) */
+  deposits: SettlementDeposit[];
+  keys?: BlindingKeys | undefined;
+  /** the profile's `asset-id` */
+  expectedAssetId?: string | undefined;
+  requiredConfirmations?: number | undefined;
+}
+
+export type CheckedSettlement = { found: false } | { found: true; report: SettlementReport };
+
+/**
+ * Look a settlement up and judge it: the raw transaction, its status and the tip; the blinding
+ * library only when a key was given; the registry data of the assets involved. A transaction the
+ * explorer does not know is `found: false` (not yet broadcast, or never): never a pass.
+ * A raw transaction that cannot be read is the explorer's fault: a contract error (exit 1).
+ */
+export async function checkSettlement(
+  client: EsploraClient,
+  input: CheckSettlementInput,
+): Promise<CheckedSettlement> {
+  const found = await lookUpSettlement(client, input.txid);
+  if (!found.found) return { found: false };
+  const hasKeys = (input.keys?.outputKeys?.length ?? 0) + (input.keys?.masterBlindingKeys?.length ?? 0) > 0;
+  const zkp = hasKeys ? await loadZkp() : null;
+  let analysis: ReturnType<typeof analyseSettlement>;
+  try {
+    analysis = analyseSettlement({
+      txid: input.txid,
+      txHex: found.hex,
+      network: input.network,
+      deposits: input.deposits,
+      ...(input.keys ? { keys: input.keys } : {}),
+      zkp,
+    });
+  } catch (error) {
+    if (error instanceof TxParseError) {
+      throw new LbrlError(
+        `the explorer's raw transaction ${input.txid} cannot be read: ${error.message}`,
+        'contract',
+        EXIT.failure,
+      );
+    }
+    throw error;
+  }
+  const assets: Record<string, AssetInfo | undefined> = {};
+  for (const id of assetsToLookUp(analysis, input.expectedAssetId)) {
+    const a = await client.getAsset(id);
+    assets[id] = a
+      ? {
+          precision: a.precision,
+          ticker: a.ticker ?? undefined,
+          name: a.name ?? undefined,
+          domain: a.entity?.domain ?? undefined,
+        }
+      : undefined;
+  }
+  const report = judgeSettlement(analysis, {
+    status: { confirmed: found.status.confirmed, blockHeight: found.status.block_height ?? null },
+    tipHeight: found.tipHeight,
+    expectedAssetId: input.expectedAssetId,
+    requiredConfirmations: input.requiredConfirmations,
+    assets,
+  });
+  return { found: true, report };
 }

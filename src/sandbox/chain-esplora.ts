@@ -84,6 +84,20 @@ export async function handleEsplora(
   ctx: ChainContext,
   prefix = '',
 ): Promise<void> {
+  try {
+    await answer(req, res, ctx, prefix);
+  } catch {
+    if (!res.headersSent) text(res, 500, 'Internal error');
+    else res.destroy();
+  }
+}
+
+async function answer(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  ctx: ChainContext,
+  prefix: string,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
   const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
   if (req.method !== 'GET') return text(res, 405, 'Method not allowed');

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { bech32 } from 'bech32';
 import { encode as blech32Encode } from 'blech32';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EsploraClient, lookUpSettlement } from '../../src/api/esplora.js';
+import { checkSettlement, EsploraClient, lookUpSettlement } from '../../src/api/esplora.js';
 import {
   analyseSettlement,
   type BlindingKeys,
@@ -16,6 +16,7 @@ import { loadZkp } from '../../src/domain/liquid-unblind.js';
 import {
   buildSettlementTx,
   type ChainDeposit,
+  chainTxOf,
   explorerAddress,
   POLICY_ASSET,
   SANDBOX_ASSET,
@@ -228,6 +229,51 @@ describe('handleEsplora: the sandbox chain over HTTP', () => {
       ['fee', undefined, 40, POLICY_ASSET.elementsregtest],
     ]);
     expect(shown?.vout[0]?.valuecommitment).toMatch(/^0[89]/);
+  });
+
+  it('checkSettlement: the whole check in one call, against the sandbox explorer', async () => {
+    const tx = buildSettlementTx(zkp, stored, 'ok', 'elementsregtest')!;
+    const sentAt = 2_000_000_000;
+    const txs = new Map([[tx.txid, chainTxOf(tx, sentAt)]]);
+    const now = { t: sentAt + 10_000 };
+    const client = await serve(now, txs);
+    const input = {
+      txid: tx.txid,
+      network: 'elementsregtest' as const,
+      deposits: [deposit],
+      expectedAssetId: SANDBOX_ASSET_ID,
+    };
+
+    const withKey = await checkSettlement(client, { ...input, keys: { outputKeys: [BLINDING_KEY] } });
+    expect(withKey.found && [withKey.report.verdict, withKey.report.asset]).toEqual([
+      'verified',
+      { id: SANDBOX_ASSET_ID, ticker: 'SBRL', precision: 8, pinned: true },
+    ]);
+    const withoutKey = await checkSettlement(client, input);
+    expect(withoutKey.found && withoutKey.report.verdict).toBe('unproven');
+    expect(await checkSettlement(client, { ...input, txid: 'cd'.repeat(32) })).toEqual({ found: false });
+
+    // an explorer whose raw transaction is not one: exit 1, never a pass
+    txs.set(tx.txid, { ...chainTxOf(tx, sentAt), hex: `${tx.hex}00` });
+    await expect(checkSettlement(client, input)).rejects.toMatchObject({
+      exitCode: 1,
+      type: 'contract',
+      message: `the explorer's raw transaction ${tx.txid} cannot be read: 1 bytes follow the end of the transaction`,
+    });
+    // the sandbox explorer answers 500 rather than crash on it
+    expect(await client.getTx(tx.txid).catch((e: Error) => e.message)).toMatch(
+      / answered 500: Internal error$/,
+    );
+    // an explorer that serves another transaction under this txid: a mismatch
+    const other = buildSettlementTx(zkp, { ...stored, id: 'other' }, 'ok', 'elementsregtest')!;
+    txs.set(tx.txid, chainTxOf(other, sentAt));
+    const forged = await checkSettlement(client, input);
+    expect(forged.found && forged.report.verdict).toBe('mismatch');
+    expect(forged.found && forged.report.checks[0]).toMatchObject({
+      what: 'transaction',
+      expected: tx.txid,
+      actual: other.txid,
+    });
   });
 
   it('answers unknown routes, transactions and assets with plain-text 404s', async () => {
