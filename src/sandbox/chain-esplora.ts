@@ -6,7 +6,7 @@
  *   if (url.pathname.startsWith('/esplora/')) return handleEsplora(req, res, chainContext, '/esplora');
  */
 import type http from 'node:http';
-import { decodeLiquidAddress, type Network } from '../domain/address.js';
+import { decodeLiquidAddress } from '../domain/address.js';
 import { addressScript } from '../domain/liquid-script.js';
 import { isFeeOutput, parseTransaction, type TxOutput } from '../domain/liquid-tx.js';
 import { blockHeightFor, DEFAULT_BLOCK_MS, explorerAddress, SANDBOX_ASSET, tipHeightAt } from './chain.js';
@@ -20,7 +20,6 @@ export interface ChainTx {
 }
 
 export interface ChainContext {
-  network: Network;
   now: () => number;
   /** the sandbox's settlement transaction with this txid, if one was sent by now */
   findTx: (txid: string) => ChainTx | undefined | Promise<ChainTx | undefined>;

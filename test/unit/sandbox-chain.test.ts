@@ -165,7 +165,7 @@ describe('handleEsplora: the sandbox chain over HTTP', () => {
       void handleEsplora(
         req,
         res,
-        { network: 'elementsregtest', now: () => now.t, findTx: (id) => txs.get(id), blockMs: 5000 },
+        { now: () => now.t, findTx: (id) => txs.get(id), blockMs: 5000 },
         '/esplora',
       );
     });
