@@ -1,0 +1,421 @@
+/**
+ * A client of an Esplora server (Blockstream's explorer API) for checking a settlement:
+ * the transaction (JSON and raw), its status, the tip height and an asset's registry data.
+ * The same rules as the Deposit service's client: undici on our own Agent, HTTP/1.1, no redirect
+ * followed, TLS verified, a time-out per attempt, GETs retried with capped back-off and jitter
+ * (honouring Retry-After), an unreachable explorer is exit 6 and never a pass. Every answer is
+ * checked against a model before use; a 404 (plain text at Esplora) is "not found", not an error.
+ */
+import * as z from 'zod/mini';
+import {
+  type AssetInfo,
+  analyseSettlement,
+  assetsToLookUp,
+  type BlindingKeys,
+  judgeSettlement,
+  type SettlementDeposit,
+  type SettlementReport,
+} from '../domain/liquid-settlement.js';
+import { TxParseError } from '../domain/liquid-tx.js';
+import { loadZkp } from '../domain/liquid-unblind.js';
+import type { Network } from '../domain/networks.js';
+import { interrupted, LbrlError } from '../errors.js';
+import { retryAfterMs, serviceMessage } from './client.js';
+import { Agent, type Dispatcher, request } from './http.js';
+import { describeIssues } from './models.js';
+
+export interface EsploraOptions {
+  /** without a trailing slash, e.g. https://blockstream.info/liquid/api */
+  baseUrl: string;
+  timeoutMs?: number;
+  connectTimeoutMs?: number;
+  maxRetries?: number;
+  maxRetryAfterMs?: number;
+  maxBodyBytes?: number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  now: () => number;
+  trace?: ((line: string) => void) | undefined;
+  onRetry?:
+    | ((info: { attempt: number; delayMs: number; reason: string; status?: number }) => void)
+    | undefined;
+  signal?: AbortSignal | undefined;
+  dispatcher?: Dispatcher;
+  userAgent?: string;
+  insecureSkipTlsVerify?: boolean;
+}
+
+/** Blockstream's public Esplora for the public networks; none for elementsregtest. */
+export const DEFAULT_ESPLORA: Record<'liquid' | 'liquidtestnet' | 'elementsregtest', string | null> = {
+  liquid: 'https://blockstream.info/liquid/api',
+  liquidtestnet: 'https://blockstream.info/liquidtestnet/api',
+  elementsregtest: null,
+};
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const hex64 = z.string().check(z.regex(HEX64, 'expected 64 lowercase hex digits'));
+const hexText = z.string().check(z.regex(/^(?:[0-9a-f]{2})*$/, 'expected hex'));
+const height = z.int().check(z.minimum(0));
+
+const statusShape = z.looseObject({
+  confirmed: z.boolean(),
+  block_height: z.optional(z.nullable(height)),
+  block_hash: z.optional(z.nullable(hex64)),
+  block_time: z.optional(z.nullable(z.int())),
+});
+export const txStatusSchema = statusShape.check(
+  z.refine((s) => !s.confirmed || typeof s.block_height === 'number', {
+    message: 'a confirmed transaction without a block_height',
+  }),
+);
+export type EsploraTxStatus = z.infer<typeof statusShape>;
+
+const voutSchema = z
+  .looseObject({
+    scriptpubkey: hexText,
+    scriptpubkey_type: z.optional(z.string()),
+    scriptpubkey_address: z.optional(z.string()),
+    value: z.optional(z.int().check(z.minimum(0))),
+    asset: z.optional(hex64),
+    valuecommitment: z.optional(
+      z.string().check(z.regex(/^0[89][0-9a-f]{64}$/, 'expected a value commitment')),
+    ),
+    assetcommitment: z.optional(
+      z.string().check(z.regex(/^0[ab][0-9a-f]{64}$/, 'expected an asset commitment')),
+    ),
+  })
+  .check(
+    z.refine((o) => !(o.value !== undefined && o.valuecommitment !== undefined), {
+      message: 'an output with both an explicit value and a value commitment',
+    }),
+  );
+
+export const txSchema = z.looseObject({
+  txid: hex64,
+  version: z.int(),
+  locktime: z.int(),
+  vin: z.array(z.looseObject({})),
+  vout: z.array(voutSchema),
+  status: txStatusSchema,
+});
+export type EsploraTx = z.infer<typeof txSchema>;
+
+export const assetSchema = z.looseObject({
+  asset_id: hex64,
+  precision: z.optional(z.int().check(z.minimum(0), z.maximum(8))),
+  ticker: z.optional(z.nullable(z.string())),
+  name: z.optional(z.nullable(z.string())),
+  entity: z.optional(z.nullable(z.looseObject({ domain: z.optional(z.nullable(z.string())) }))),
+});
+export type EsploraAsset = z.infer<typeof assetSchema>;
+
+const TLS_FAILURES = /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO_VERIFY/;
+
+function errorCode(error: unknown): string {
+  let e = error as { code?: string; cause?: unknown } | undefined;
+  for (let i = 0; i < 4 && e; i++) {
+    if (typeof e.code === 'string') return e.code;
+    e = e.cause as typeof e;
+  }
+  return '';
+}
+
+function header(h: string | string[] | undefined): string | undefined {
+  return Array.isArray(h) ? h[0] : h;
+}
+
+type Body = { status: 200; contentType: string | undefined; text: string } | { status: 404 };
+
+export class EsploraClient {
+  private readonly o: Required<
+    Pick<EsploraOptions, 'timeoutMs' | 'connectTimeoutMs' | 'maxRetries' | 'maxRetryAfterMs' | 'maxBodyBytes'>
+  > &
+    EsploraOptions;
+  private readonly dispatcher: Dispatcher;
+
+  constructor(options: EsploraOptions) {
+    this.o = {
+      timeoutMs: 30_000,
+      connectTimeoutMs: 30_000,
+      maxRetries: 3,
+      maxRetryAfterMs: 60_000,
+      // a transaction with many confidential outputs carries ~4 kB of proofs per output
+      maxBodyBytes: 8 * 1024 * 1024,
+      ...options,
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    };
+    this.dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connect: {
+          timeout: this.o.connectTimeoutMs,
+          ...(this.o.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}),
+        },
+        headersTimeout: this.o.timeoutMs,
+        bodyTimeout: this.o.timeoutMs,
+        allowH2: false,
+      });
+  }
+
+  async close(): Promise<void> {
+    if (!this.o.dispatcher) await this.dispatcher.close();
+  }
+
+  /** The transaction as the explorer describes it; null when it does not know it. */
+  async getTx(txid: string): Promise<EsploraTx | null> {
+    const id = checkTxid(txid);
+    const body = await this.get(`/tx/${id}`, 'application/json');
+    if (body.status === 404) return null;
+    const tx = this.json(body, txSchema, `/tx/${id}`);
+    if (tx.txid !== id)
+      throw this.contract(`asked for transaction ${id}, the explorer answered with ${tx.txid}`);
+    return tx;
+  }
+
+  /** The raw transaction (the only place with nonces and range proofs); null when unknown. */
+  async getTxHex(txid: string): Promise<string | null> {
+    const id = checkTxid(txid);
+    const body = await this.get(`/tx/${id}/hex`, 'text/plain');
+    if (body.status === 404) return null;
+    const text = body.text.trim();
+    if (!/^(?:[0-9a-f]{2})+$/.test(text)) {
+      throw this.contract(`the explorer's /tx/${id}/hex is not hex (${body.text.length} bytes)`);
+    }
+    return text;
+  }
+
+  async getTxStatus(txid: string): Promise<EsploraTxStatus | null> {
+    const id = checkTxid(txid);
+    const body = await this.get(`/tx/${id}/status`, 'application/json');
+    if (body.status === 404) return null;
+    return this.json(body, txStatusSchema, `/tx/${id}/status`);
+  }
+
+  async getTipHeight(): Promise<number> {
+    const body = await this.get('/blocks/tip/height', 'text/plain');
+    if (body.status === 404)
+      throw this.contract('the explorer has no /blocks/tip/height: is the URL an Esplora API?');
+    const text = body.text.trim();
+    if (!/^\d{1,10}$/.test(text)) {
+      throw this.contract(`the explorer's tip height is not a number: ${JSON.stringify(text.slice(0, 40))}`);
+    }
+    return Number(text);
+  }
+
+  /** Registry data of an asset; null when the explorer does not know it. */
+  async getAsset(assetId: string): Promise<EsploraAsset | null> {
+    if (!HEX64.test(assetId)) throw new LbrlError(`invalid asset id ${JSON.stringify(assetId)}`, 'usage');
+    const body = await this.get(`/asset/${assetId}`, 'application/json');
+    if (body.status === 404) return null;
+    const asset = this.json(body, assetSchema, `/asset/${assetId}`);
+    if (asset.asset_id !== assetId) {
+      throw this.contract(`asked for asset ${assetId}, the explorer answered with ${asset.asset_id}`);
+    }
+    return asset;
+  }
+
+  private contract(message: string): LbrlError {
+    return new LbrlError(message, 'contract');
+  }
+
+  private json<T>(
+    body: Extract<Body, { status: 200 }>,
+    schema: {
+      safeParse(v: unknown): { success: true; data: T } | { success: false; error: z.core.$ZodError };
+    },
+    path: string,
+  ): T {
+    if (body.contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(body.contentType.trim())) {
+      throw this.contract(
+        `the explorer answered ${path} with content-type ${JSON.stringify(body.contentType)}, not JSON`,
+      );
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(body.text);
+    } catch {
+      throw this.contract(`the explorer's answer to ${path} is not valid JSON (${body.text.length} bytes)`);
+    }
+    const result = schema.safeParse(raw);
+    if (!result.success) {
+      throw this.contract(`the explorer's answer to ${path} breaks its API: ${describeIssues(result.error)}`);
+    }
+    return result.data;
+  }
+
+  private async get(path: string, accept: string): Promise<Body> {
+    const url = `${this.o.baseUrl}${path}`;
+    const headers = { accept, 'user-agent': this.o.userAgent ?? 'lbrl' };
+    for (let attempt = 0; ; attempt++) {
+      this.o.trace?.(`> GET ${url}`);
+      let final: LbrlError;
+      let reason: string;
+      let wait: number | undefined;
+      let status: number | undefined;
+      const timeout = AbortSignal.timeout(this.o.timeoutMs);
+      const signal = this.o.signal ? AbortSignal.any([this.o.signal, timeout]) : timeout;
+      try {
+        const res = await request(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal });
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of res.body) {
+          size += (chunk as Buffer).length;
+          if (size > this.o.maxBodyBytes) {
+            res.body.destroy();
+            throw this.contract(
+              `the explorer's answer to ${path} is larger than ${this.o.maxBodyBytes} bytes; refused`,
+            );
+          }
+          chunks.push(chunk as Buffer);
+        }
+        const text = Buffer.concat(chunks).toString('utf8');
+        status = res.statusCode;
+        this.o.trace?.(`< ${status} (${text.length} bytes)`);
+        if (status === 200) return { status: 200, contentType: header(res.headers['content-type']), text };
+        if (status === 404) return { status: 404 };
+        const msg = serviceMessage(text) || `HTTP ${status}`;
+        if (status >= 300 && status < 400) {
+          throw new LbrlError(
+            `the explorer answered ${status} redirecting to ${header(res.headers.location) ?? '(no location)'}; redirects are not followed`,
+            'service',
+          );
+        }
+        if (status === 429 || status >= 500) {
+          wait = retryAfterMs(header(res.headers['retry-after']), this.o.now());
+          reason = status === 429 ? 'rate limited (429)' : `the explorer answered ${status}`;
+          final = new LbrlError(
+            `the explorer at ${this.o.baseUrl} answered ${status}: ${msg}`,
+            status === 429 ? 'rate_limited' : 'service',
+          );
+          if (wait !== undefined && wait > this.o.maxRetryAfterMs) throw final;
+        } else {
+          throw new LbrlError(`the explorer answered ${path} with ${status}: ${msg}`, 'service');
+        }
+      } catch (error) {
+        if (error instanceof LbrlError) throw error;
+        if (this.o.signal?.aborted) throw interrupted();
+        const code = errorCode(error);
+        const message = (error as Error)?.message ?? String(error);
+        this.o.trace?.(`< (no answer: ${code || message})`);
+        if (TLS_FAILURES.test(code)) {
+          throw new LbrlError(
+            `the TLS certificate of ${new URL(url).host} could not be verified (${code})`,
+            'network',
+          );
+        }
+        const timedOut = /TIMEOUT|AbortError|TimeoutError/i.test(code) || /timeout|aborted/i.test(message);
+        reason = timedOut
+          ? `no answer within ${Math.round(this.o.timeoutMs / 1000)} s`
+          : `connection failed (${code || message})`;
+        final = new LbrlError(
+          `could not reach the explorer at ${this.o.baseUrl}: ${reason}`,
+          timedOut ? 'timeout' : 'network',
+        );
+      }
+      if (attempt >= this.o.maxRetries) throw final;
+      const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.o.random() / 2);
+      const delayMs = Math.round(Math.max(backoff, wait ?? 0));
+      this.o.onRetry?.({ attempt: attempt + 1, delayMs, reason, ...(status ? { status } : {}) });
+      this.o.trace?.(`* retrying in ${delayMs} ms (${reason})`);
+      try {
+        await this.o.sleep(delayMs, this.o.signal);
+      } catch {
+        throw interrupted();
+      }
+    }
+  }
+}
+
+function checkTxid(txid: string): string {
+  const id = txid.toLowerCase();
+  if (!HEX64.test(id)) {
+    throw new LbrlError(`invalid transaction id ${JSON.stringify(txid)}: expected 64 hex digits`, 'usage');
+  }
+  return id;
+}
+
+export type SettlementLookup =
+  | { found: false }
+  | { found: true; hex: string; status: EsploraTxStatus; tipHeight: number };
+
+/**
+ * What verifying a settlement needs from the explorer: the status first, then the tip (so the
+ * tip is never older than the block that confirmed it), then the raw transaction.
+ */
+export async function lookUpSettlement(client: EsploraClient, txid: string): Promise<SettlementLookup> {
+  const status = await client.getTxStatus(txid);
+  if (!status) return { found: false };
+  const tipHeight = await client.getTipHeight();
+  const hex = await client.getTxHex(txid);
+  if (hex === null) return { found: false };
+  return { found: true, hex, status, tipHeight };
+}
+
+export interface CheckSettlementInput {
+  /** settlement.liquidTxid */
+  txid: string;
+  network: Network;
+  /** the deposits this transaction settles (usually one) */
+  deposits: SettlementDeposit[];
+  keys?: BlindingKeys | undefined;
+  /** the profile's `asset-id` */
+  expectedAssetId?: string | undefined;
+  requiredConfirmations?: number | undefined;
+}
+
+export type CheckedSettlement = { found: false } | { found: true; report: SettlementReport };
+
+/**
+ * Look a settlement up and judge it: the raw transaction, its status and the tip; the blinding
+ * library only when a key was given; the registry data of the assets involved. A transaction the
+ * explorer does not know is `found: false` (not yet broadcast, or never): never a pass.
+ * A raw transaction that cannot be read is the explorer's fault: a contract error (exit 1).
+ */
+export async function checkSettlement(
+  client: EsploraClient,
+  input: CheckSettlementInput,
+): Promise<CheckedSettlement> {
+  const found = await lookUpSettlement(client, input.txid);
+  if (!found.found) return { found: false };
+  const hasKeys = (input.keys?.outputKeys?.length ?? 0) + (input.keys?.masterBlindingKeys?.length ?? 0) > 0;
+  const zkp = hasKeys ? await loadZkp() : null;
+  let analysis: ReturnType<typeof analyseSettlement>;
+  try {
+    analysis = analyseSettlement({
+      txid: input.txid,
+      txHex: found.hex,
+      network: input.network,
+      deposits: input.deposits,
+      ...(input.keys ? { keys: input.keys } : {}),
+      zkp,
+    });
+  } catch (error) {
+    if (error instanceof TxParseError) {
+      throw new LbrlError(
+        `the explorer's raw transaction ${input.txid} cannot be read: ${error.message}`,
+        'contract',
+      );
+    }
+    throw error;
+  }
+  const assets: Record<string, AssetInfo | undefined> = {};
+  for (const id of assetsToLookUp(analysis, input.expectedAssetId)) {
+    const a = await client.getAsset(id);
+    assets[id] = a
+      ? {
+          precision: a.precision,
+          ticker: a.ticker ?? undefined,
+          name: a.name ?? undefined,
+          domain: a.entity?.domain ?? undefined,
+        }
+      : undefined;
+  }
+  const report = judgeSettlement(analysis, {
+    status: { confirmed: found.status.confirmed, blockHeight: found.status.block_height ?? null },
+    tipHeight: found.tipHeight,
+    expectedAssetId: input.expectedAssetId,
+    requiredConfirmations: input.requiredConfirmations,
+    assets,
+  });
+  return { found: true, report };
+}

@@ -1,0 +1,237 @@
+/**
+ * Unblinding a confidential output, with every piece of cryptography from libraries:
+ * ECDH, range proof rewind, generators and Pedersen commitments from secp256k1-zkp (the
+ * secp256k1-zkp C library in WebAssembly), SHA-256 and HMAC-SHA256 from node:crypto.
+ *
+ * What the range proof gives back is trusted only after the output's asset commitment and value
+ * commitment have been recomputed from it and found equal to the output's (as Elements' own
+ * UnblindConfidentialPair and rust-elements do).
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fromDisplayHex, type TxOutput, toDisplayHex } from './liquid-tx.js';
+
+/** The part of @vulpemventures/secp256k1-zkp this code uses. */
+export interface Zkp {
+  ecdh(pubkey: Uint8Array, scalar: Uint8Array): Uint8Array;
+  ecc: {
+    isPrivate(key: Uint8Array): boolean;
+    isPoint(point: Uint8Array): boolean;
+    pointFromScalar(scalar: Uint8Array, compressed?: boolean): Uint8Array | null;
+  };
+  generator: {
+    generate(seed: Uint8Array): Uint8Array;
+    generateBlinded(key: Uint8Array, blinder: Uint8Array): Uint8Array;
+  };
+  pedersen: { commitment(value: string, generator: Uint8Array, blinder: Uint8Array): Uint8Array };
+  rangeproof: {
+    rewind(
+      proof: Uint8Array,
+      valueCommitment: Uint8Array,
+      assetCommitment: Uint8Array,
+      nonce: Uint8Array,
+      extraCommit?: Uint8Array,
+    ): { value: string; minValue: string; maxValue: string; blinder: Uint8Array; message: Uint8Array };
+    sign(
+      value: string,
+      valueCommitment: Uint8Array,
+      assetCommitment: Uint8Array,
+      valueBlinder: Uint8Array,
+      nonce: Uint8Array,
+      minValue?: string,
+      base10Exp?: string,
+      minBits?: string,
+      message?: Uint8Array,
+      extraCommit?: Uint8Array,
+    ): Uint8Array;
+  };
+  surjectionproof: {
+    initialize(
+      inputTags: Uint8Array[],
+      outputTag: Uint8Array,
+      maxIterations: number,
+      seed: Uint8Array,
+    ): { proof: Uint8Array; inputIndex: number };
+    generate(
+      proof: Uint8Array,
+      inputTags: Uint8Array[],
+      outputTag: Uint8Array,
+      inputIndex: number,
+      inputBlindingKey: Uint8Array,
+      outputBlindingKey: Uint8Array,
+    ): Uint8Array;
+    verify(proof: Uint8Array, inputTags: Uint8Array[], outputTag: Uint8Array): boolean;
+  };
+}
+
+let loading: Promise<Zkp> | undefined;
+
+/**
+ * The library, loaded (and its WebAssembly compiled, ~35 ms) only on the paths that need it.
+ * Required at run time rather than bundled: its Emscripten loader reads `__dirname`, which an
+ * ES module bundle does not have; as a dependency it is installed beside the bundle.
+ */
+export function loadZkp(): Promise<Zkp> {
+  loading ??= Promise.resolve().then(() => {
+    const required = createRequire(import.meta.url)('@vulpemventures/secp256k1-zkp') as {
+      default: () => Promise<Zkp>;
+    };
+    return required.default();
+  });
+  return loading;
+}
+
+/** SLIP-77: an address's blinding private key from the wallet's master blinding key. */
+export function slip77BlindingKey(masterBlindingKey: Uint8Array, scriptPubKey: Uint8Array): Uint8Array {
+  if (masterBlindingKey.length !== 32) throw new Error('a SLIP-77 master blinding key has 32 bytes');
+  return Uint8Array.from(createHmac('sha256', masterBlindingKey).update(scriptPubKey).digest());
+}
+
+const ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const KEY_EXPECTED =
+  'a blinding private key as 64 hex digits, slip77(<master blinding key>) or a ct(slip77(...),...) descriptor';
+
+/**
+ * A blinding key as a user gives it. Elements prints an address's key (`dumpblindingkey`) and a
+ * wallet's master key (`dumpmasterblindingkey`) alike, as 64 hex digits, so a bare key is tried
+ * both ways; `slip77(...)` and a CT descriptor `ct(slip77(...),...)` are master keys. The key
+ * itself never appears in the reason for refusing it.
+ */
+export function parseBlindingKey(
+  text: string,
+):
+  | { ok: true; value: { outputKeys: Uint8Array[]; masterBlindingKeys: Uint8Array[] } }
+  | { ok: false; expected: string } {
+  const t = text.trim();
+  const bare = /^[0-9a-fA-F]{64}$/.exec(t);
+  const slip77 = /^(?:ct\()?slip77\(([0-9a-fA-F]{64})\)(?:,.*\))?(?:#[0-9a-z]{8})?$/.exec(t);
+  const hex = bare ? t : slip77?.[1];
+  if (!hex) return { ok: false, expected: KEY_EXPECTED };
+  const k = BigInt(`0x${hex}`);
+  if (k === 0n || k >= ORDER)
+    return { ok: false, expected: `${KEY_EXPECTED}, within the range of secp256k1 keys` };
+  const key = Uint8Array.from(Buffer.from(hex, 'hex'));
+  return bare
+    ? { ok: true, value: { outputKeys: [key], masterBlindingKeys: [key] } }
+    : { ok: true, value: { outputKeys: [], masterBlindingKeys: [key] } };
+}
+
+export interface UnblindedOutput {
+  /** in the asset's base units */
+  value: bigint;
+  /** display order */
+  assetId: string;
+  /** display order, as the explorer's `#blinded=` link wants them */
+  valueBlindingFactor: string;
+  assetBlindingFactor: string;
+}
+
+export type UnblindResult =
+  | { ok: true; value: UnblindedOutput }
+  | {
+      ok: false;
+      /** 'not-confidential': nothing to unblind; 'wrong-key': the key does not open it; 'forged': it opens, but its commitments do not match what it claims */
+      code: 'not-confidential' | 'wrong-key' | 'forged' | 'bad-key';
+      reason: string;
+    };
+
+function equal(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The range proof's nonce: SHA-256 of the ECDH secret (itself SHA-256 of the shared point). */
+function rewindNonce(zkp: Zkp, ephemeralPubkey: Uint8Array, blindingKey: Uint8Array): Uint8Array {
+  return Uint8Array.from(createHash('sha256').update(zkp.ecdh(ephemeralPubkey, blindingKey)).digest());
+}
+
+/**
+ * Unblind one output with its blinding private key, then authenticate what came out: the asset
+ * commitment recomputed from (asset, asset blinding factor) and the value commitment from
+ * (value, that generator, value blinding factor) must both equal the output's.
+ */
+export function unblindOutput(zkp: Zkp, out: TxOutput, blindingKey: Uint8Array): UnblindResult {
+  if (out.asset.kind !== 'confidential' || out.value.kind !== 'confidential') {
+    return { ok: false, code: 'not-confidential', reason: `output ${out.index} is not blinded` };
+  }
+  if (blindingKey.length !== 32 || !zkp.ecc.isPrivate(blindingKey)) {
+    return { ok: false, code: 'bad-key', reason: 'the blinding key is not a valid private key' };
+  }
+  if (!out.nonce || !zkp.ecc.isPoint(out.nonce) || out.rangeproof.length === 0) {
+    return {
+      ok: false,
+      code: 'wrong-key',
+      reason: `output ${out.index} carries no ephemeral key or range proof to unblind`,
+    };
+  }
+  const assetCommitment = out.asset.commitment;
+  const valueCommitment = out.value.commitment;
+  let rewound: ReturnType<Zkp['rangeproof']['rewind']>;
+  try {
+    const nonce = rewindNonce(zkp, out.nonce, blindingKey);
+    // the script is committed to in the proof (Elements' extra_commit)
+    rewound = zkp.rangeproof.rewind(out.rangeproof, valueCommitment, assetCommitment, nonce, out.script);
+  } catch {
+    return {
+      ok: false,
+      code: 'wrong-key',
+      reason: `output ${out.index} does not open with this blinding key`,
+    };
+  }
+  if (rewound.message.length < 64) {
+    return { ok: false, code: 'forged', reason: `output ${out.index}'s range proof carries no asset` };
+  }
+  const asset = rewound.message.subarray(0, 32);
+  const abf = rewound.message.subarray(32, 64);
+  let generator: Uint8Array;
+  try {
+    generator = zkp.generator.generateBlinded(asset, abf);
+  } catch {
+    return { ok: false, code: 'forged', reason: `output ${out.index}'s asset blinding factor is invalid` };
+  }
+  if (!equal(generator, assetCommitment)) {
+    return {
+      ok: false,
+      code: 'forged',
+      reason: `output ${out.index}'s asset commitment does not match the asset its range proof names`,
+    };
+  }
+  let commitment: Uint8Array;
+  try {
+    commitment = zkp.pedersen.commitment(rewound.value, generator, rewound.blinder);
+  } catch {
+    return { ok: false, code: 'forged', reason: `output ${out.index}'s value blinding factor is invalid` };
+  }
+  if (!equal(commitment, valueCommitment)) {
+    return {
+      ok: false,
+      code: 'forged',
+      reason: `output ${out.index}'s value commitment does not match the value its range proof names`,
+    };
+  }
+  return {
+    ok: true,
+    value: {
+      value: BigInt(rewound.value),
+      assetId: toDisplayHex(asset),
+      valueBlindingFactor: toDisplayHex(rewound.blinder),
+      assetBlindingFactor: toDisplayHex(abf),
+    },
+  };
+}
+
+/** Recompute the commitments of a claimed opening (used by tests and by the explorer link). */
+export function commitmentsOf(
+  zkp: Zkp,
+  opening: UnblindedOutput,
+): { assetCommitment: Uint8Array; valueCommitment: Uint8Array } {
+  const generator = zkp.generator.generateBlinded(
+    fromDisplayHex(opening.assetId),
+    fromDisplayHex(opening.assetBlindingFactor),
+  );
+  const valueCommitment = zkp.pedersen.commitment(
+    opening.value.toString(),
+    generator,
+    fromDisplayHex(opening.valueBlindingFactor),
+  );
+  return { assetCommitment: generator, valueCommitment };
+}

@@ -1,0 +1,129 @@
+/**
+ * The sandbox's Esplora API over its own chain: the routes verify uses, answered as
+ * Blockstream's Esplora answers them (JSON, plain-text hex and height, plain-text 404s).
+ * Mount it under a prefix of the sandbox server, e.g.:
+ *
+ *   if (url.pathname.startsWith('/esplora/')) return handleEsplora(req, res, chainContext, '/esplora');
+ */
+import type http from 'node:http';
+import { decodeLiquidAddress } from '../domain/address.js';
+import { addressScript } from '../domain/liquid-script.js';
+import { isFeeOutput, parseTransaction, type TxOutput } from '../domain/liquid-tx.js';
+import { blockHeightFor, DEFAULT_BLOCK_MS, explorerAddress, SANDBOX_ASSET, tipHeightAt } from './chain.js';
+
+export interface ChainTx {
+  hex: string;
+  /** sandbox clock, ms: when the settlement was sent (TX_SENT) */
+  sentAt: number;
+  /** the addresses paid, so the explorer can show their unconfidential form */
+  addresses: string[];
+}
+
+export interface ChainContext {
+  now: () => number;
+  /** the sandbox's settlement transaction with this txid, if one was sent by now */
+  findTx: (txid: string) => ChainTx | undefined | Promise<ChainTx | undefined>;
+  blockMs?: number;
+}
+
+function text(res: http.ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function json(res: http.ServerResponse, body: unknown): void {
+  const t = JSON.stringify(body);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(t) });
+  res.end(t);
+}
+
+function status(ctx: ChainContext, tx: ChainTx) {
+  const blockMs = ctx.blockMs ?? DEFAULT_BLOCK_MS;
+  const height = blockHeightFor(tx.sentAt, blockMs);
+  if (tipHeightAt(ctx.now(), blockMs) < height) return { confirmed: false };
+  return {
+    confirmed: true,
+    block_height: height,
+    block_hash: Buffer.from(`${height}`.padStart(32, '0')).toString('hex'),
+    block_time: Math.floor((height * blockMs) / 1000),
+  };
+}
+
+const TYPES: Record<string, string> = {
+  p2pkh: 'p2pkh',
+  p2sh: 'p2sh',
+  p2wpkh: 'v0_p2wpkh',
+  p2wsh: 'v0_p2wsh',
+  p2tr: 'v1_p2tr',
+  witness: 'unknown',
+};
+
+function vout(o: TxOutput, addresses: Map<string, string>) {
+  const script = Buffer.from(o.script).toString('hex');
+  const address = addresses.get(script);
+  const kind = address ? decodeLiquidAddress(address) : undefined;
+  const out: Record<string, unknown> = {
+    scriptpubkey: script,
+    scriptpubkey_type: isFeeOutput(o) ? 'fee' : kind?.ok ? TYPES[kind.value.kind] : 'unknown',
+  };
+  if (address) out.scriptpubkey_address = address;
+  if (o.value.kind === 'explicit') out.value = Number(o.value.amount);
+  else if (o.value.kind === 'confidential')
+    out.valuecommitment = Buffer.from(o.value.commitment).toString('hex');
+  if (o.asset.kind === 'explicit') out.asset = o.asset.id;
+  else if (o.asset.kind === 'confidential')
+    out.assetcommitment = Buffer.from(o.asset.commitment).toString('hex');
+  return out;
+}
+
+/** Answer one GET under `prefix` (the part of the path before the Esplora route). */
+export async function handleEsplora(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  ctx: ChainContext,
+  prefix = '',
+): Promise<void> {
+  try {
+    await answer(req, res, ctx, prefix);
+  } catch {
+    if (!res.headersSent) text(res, 500, 'Internal error');
+    else res.destroy();
+  }
+}
+
+async function answer(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  ctx: ChainContext,
+  prefix: string,
+): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+  const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
+  if (req.method !== 'GET') return text(res, 405, 'Method not allowed');
+  if (path === '/blocks/tip/height') return text(res, 200, String(tipHeightAt(ctx.now(), ctx.blockMs)));
+  const asset = /^\/asset\/([0-9a-f]{64})$/.exec(path);
+  if (asset) {
+    return asset[1] === SANDBOX_ASSET.asset_id ? json(res, SANDBOX_ASSET) : text(res, 404, 'Asset not found');
+  }
+  const m = /^\/tx\/([0-9a-f]{64})(\/hex|\/status)?$/.exec(path);
+  if (!m) return text(res, 404, 'Not found');
+  const tx = await ctx.findTx(m[1]!);
+  if (!tx || tx.sentAt > ctx.now()) return text(res, 404, 'Transaction not found');
+  if (m[2] === '/hex') return text(res, 200, tx.hex);
+  if (m[2] === '/status') return json(res, status(ctx, tx));
+  const parsed = parseTransaction(tx.hex);
+  const addresses = new Map<string, string>();
+  for (const a of tx.addresses) {
+    const shown = explorerAddress(a);
+    const s = shown ? addressScript(shown) : undefined;
+    if (shown && s?.ok) addresses.set(Buffer.from(s.value.script).toString('hex'), shown);
+  }
+  json(res, {
+    txid: parsed.txid,
+    version: parsed.version,
+    locktime: parsed.locktime,
+    vin: [{ is_coinbase: false }],
+    vout: parsed.outputs.map((o) => vout(o, addresses)),
+    status: status(ctx, tx),
+  });
+}

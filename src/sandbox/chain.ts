@@ -1,0 +1,271 @@
+/**
+ * The sandbox's own chain: a real Elements transaction for each settlement, so that checking a
+ * settlement works end to end with no network. Valid serialization (read back by the same parser
+ * verify uses); outputs to confidential addresses blinded to the address's blinding key with real
+ * asset and value commitments, range proofs and surjection proofs (secp256k1-zkp); explicit
+ * outputs to unconfidential addresses; an explicit fee output. Its one input is made up, so the
+ * transaction balances against nothing and could never be broadcast: it is evidence for verify,
+ * not money.
+ *
+ * Everything is derived from the deposit (its id seeds the blinding factors and ephemeral keys),
+ * so every process that asks builds the same transaction with the same txid, and nothing is stored.
+ * Confirmations follow the sandbox clock: a block every `blockMs`, the transaction in the first
+ * block after it was sent.
+ */
+import { createHash } from 'node:crypto';
+import { bech32, bech32m } from 'bech32';
+import bs58check from 'bs58check';
+import { decodeLiquidAddress, type Network } from '../domain/address.js';
+import { addressScript } from '../domain/liquid-script.js';
+import { fromDisplayHex, parseTransaction } from '../domain/liquid-tx.js';
+import type { Zkp } from '../domain/liquid-unblind.js';
+
+/** The sandbox's BRL-pegged asset: an id of its own, precision 8, 1 unit = 1 real. */
+export const SANDBOX_ASSET_ID = createHash('sha256').update('lbrl sandbox: a BRL-pegged asset').digest('hex');
+export const SANDBOX_ASSET = {
+  asset_id: SANDBOX_ASSET_ID,
+  precision: 8,
+  ticker: 'SBRL',
+  name: 'lbrl sandbox real',
+  entity: { domain: 'sandbox.invalid' },
+} as const;
+
+/** Each network's policy asset (L-BTC), the asset fees are paid in. */
+export const POLICY_ASSET: Record<Network, string> = {
+  liquid: '6f0279e9ed041c3d710a9f57d0c02928416460c4b722ae3457a11eec381c526d',
+  liquidtestnet: '144c654344aa716d6f3abcc1ca90e5641e4e2a7f633bc09fe3baf64585819a49',
+  elementsregtest: '5ac9f65c0efcc4775e0baec4ec03abdde22473cd3cf33c0419ca290e0751b225',
+};
+
+export const DEFAULT_BLOCK_MS = 5000;
+const FEE = 40n;
+const UNITS_PER_CENT = 1_000_000n; // precision 8: a real is 10^8 units
+
+/** How the sandbox settles: rightly, or wrongly in one way, so that each failure of verify shows. */
+export type SettleMode = 'ok' | 'amount' | 'asset' | 'address' | 'none';
+export const SETTLE_MODES: readonly SettleMode[] = ['ok', 'amount', 'asset', 'address', 'none'];
+
+export interface ChainDeposit {
+  id: string;
+  amountInCents: number;
+  feeCents: number;
+  destinationAddress: string;
+  splitAddress: string | null;
+  /** hundredths of a percent */
+  splitBasisPoints: number | null;
+}
+
+export interface Payment {
+  address: string;
+  /** base units of the asset */
+  amount: bigint;
+  /** display order */
+  assetId: string;
+}
+
+export interface BuiltTx {
+  txid: string;
+  hex: string;
+  payments: Payment[];
+}
+
+/** What the sandbox pays for a deposit: the net in SBRL, the split share rounded down. */
+export function settlementPayments(d: ChainDeposit, mode: SettleMode, network: Network): Payment[] {
+  const net = BigInt(d.amountInCents - d.feeCents) * UNITS_PER_CENT;
+  const split = d.splitAddress && d.splitBasisPoints ? (net * BigInt(d.splitBasisPoints)) / 10_000n : 0n;
+  const asset = mode === 'asset' ? POLICY_ASSET[network] : SANDBOX_ASSET_ID;
+  const destination = mode === 'address' ? strangerAddress(d.id, network) : d.destinationAddress;
+  const payments: Payment[] = [
+    { address: destination, amount: net - split - (mode === 'amount' ? UNITS_PER_CENT : 0n), assetId: asset },
+  ];
+  if (d.splitAddress && split > 0n) payments.push({ address: d.splitAddress, amount: split, assetId: asset });
+  return payments;
+}
+
+/** An unconfidential P2WPKH address nobody holds a key for, derived from the deposit. */
+function strangerAddress(id: string, network: Network): string {
+  const hash = createHash('sha256').update(`lbrl-sandbox-stranger:${id}`).digest().subarray(0, 20);
+  const hrp = { liquid: 'ex', liquidtestnet: 'tex', elementsregtest: 'ert' }[network];
+  return bech32.encode(hrp, [0, ...bech32.toWords(hash)]);
+}
+
+/** Deterministic secrets of one deposit's transaction: valid secp256k1 scalars. */
+function secret(zkp: Zkp, id: string, label: string): Uint8Array {
+  for (let i = 0; ; i++) {
+    const k = Uint8Array.from(createHash('sha256').update(`lbrl-sandbox-chain:${id}:${label}:${i}`).digest());
+    if (zkp.ecc.isPrivate(k)) return k;
+  }
+}
+
+class Writer {
+  private parts: Uint8Array[] = [];
+  bytes(b: Uint8Array): this {
+    this.parts.push(b);
+    return this;
+  }
+  u32(n: number): this {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setUint32(0, n, true);
+    return this.bytes(b);
+  }
+  varint(n: number): this {
+    if (n < 0xfd) return this.bytes(Uint8Array.of(n));
+    if (n <= 0xffff) return this.bytes(Uint8Array.of(0xfd, n & 0xff, n >> 8));
+    const b = new Uint8Array(5);
+    b[0] = 0xfe;
+    new DataView(b.buffer).setUint32(1, n, true);
+    return this.bytes(b);
+  }
+  varBytes(b: Uint8Array): this {
+    return this.varint(b.length).bytes(b);
+  }
+  done(): Uint8Array {
+    return Uint8Array.from(Buffer.concat(this.parts));
+  }
+}
+
+function explicitValue(n: bigint): Uint8Array {
+  const b = new Uint8Array(9);
+  b[0] = 1;
+  new DataView(b.buffer).setBigUint64(1, n, false);
+  return b;
+}
+
+interface BuiltOutput {
+  asset: Uint8Array;
+  value: Uint8Array;
+  nonce: Uint8Array;
+  script: Uint8Array;
+  surjectionproof: Uint8Array;
+  rangeproof: Uint8Array;
+}
+
+/** The settlement transaction of a deposit, or null when the mode is 'none'. */
+export function buildSettlementTx(
+  zkp: Zkp,
+  d: ChainDeposit,
+  mode: SettleMode,
+  network: Network,
+): BuiltTx | null {
+  if (mode === 'none') return null;
+  const payments = settlementPayments(d, mode, network);
+  const inputAssets = [...new Set([...payments.map((p) => p.assetId), POLICY_ASSET[network]])];
+  const inputTags = inputAssets.map(fromDisplayHex);
+  // the made-up inputs are explicit: their generators are the unblinded ones
+  const inputGenerators = inputTags.map((t) => zkp.generator.generate(t));
+  const outputs: BuiltOutput[] = payments.map((p, i) => {
+    const s = addressScript(p.address);
+    if (!s.ok) throw new Error(`the sandbox cannot pay ${p.address}: ${s.reason}`);
+    const asset = fromDisplayHex(p.assetId);
+    if (!s.value.blindingPubkey) {
+      return {
+        asset: Uint8Array.of(1, ...asset),
+        value: explicitValue(p.amount),
+        nonce: Uint8Array.of(0),
+        script: s.value.script,
+        surjectionproof: new Uint8Array(0),
+        rangeproof: new Uint8Array(0),
+      };
+    }
+    const abf = secret(zkp, d.id, `abf${i}`);
+    const vbf = secret(zkp, d.id, `vbf${i}`);
+    const ephemeral = secret(zkp, d.id, `ephemeral${i}`);
+    const generator = zkp.generator.generateBlinded(asset, abf);
+    const commitment = zkp.pedersen.commitment(p.amount.toString(), generator, vbf);
+    const nonce = Uint8Array.from(
+      createHash('sha256').update(zkp.ecdh(s.value.blindingPubkey, ephemeral)).digest(),
+    );
+    const rangeproof = zkp.rangeproof.sign(
+      p.amount.toString(),
+      commitment,
+      generator,
+      vbf,
+      nonce,
+      '1',
+      '0',
+      '52',
+      Uint8Array.of(...asset, ...abf),
+      s.value.script,
+    );
+    const seed = secret(zkp, d.id, `surjection${i}`);
+    const init = zkp.surjectionproof.initialize(inputTags, asset, 100, seed);
+    const surjectionproof = zkp.surjectionproof.generate(
+      init.proof,
+      inputGenerators,
+      generator,
+      init.inputIndex,
+      new Uint8Array(32),
+      abf,
+    );
+    return {
+      asset: generator,
+      value: commitment,
+      nonce: zkp.ecc.pointFromScalar(ephemeral, true)!,
+      script: s.value.script,
+      surjectionproof,
+      rangeproof,
+    };
+  });
+  outputs.push({
+    asset: Uint8Array.of(1, ...fromDisplayHex(POLICY_ASSET[network])),
+    value: explicitValue(FEE),
+    nonce: Uint8Array.of(0),
+    script: new Uint8Array(0),
+    surjectionproof: new Uint8Array(0),
+    rangeproof: new Uint8Array(0),
+  });
+  const w = new Writer().u32(2).bytes(Uint8Array.of(1)).varint(1);
+  w.bytes(createHash('sha256').update(`lbrl-sandbox-input:${d.id}`).digest())
+    .u32(0)
+    .varint(0)
+    .u32(0xffffffff);
+  w.varint(outputs.length);
+  for (const o of outputs) w.bytes(o.asset).bytes(o.value).bytes(o.nonce).varBytes(o.script);
+  w.u32(0);
+  // witness: the input's (no issuance, no script witness, no peg-in), then each output's proofs
+  w.varint(0).varint(0).varint(0).varint(0);
+  for (const o of outputs) w.varBytes(o.surjectionproof).varBytes(o.rangeproof);
+  const hex = Buffer.from(w.done()).toString('hex');
+  return { txid: parseTransaction(hex).txid, hex, payments };
+}
+
+/** Height of the tip at a moment of the sandbox clock. */
+export function tipHeightAt(now: number, blockMs = DEFAULT_BLOCK_MS): number {
+  return Math.floor(now / blockMs);
+}
+
+/** The block a transaction sent at `sentAt` is confirmed in: the first one after it. */
+export function blockHeightFor(sentAt: number, blockMs = DEFAULT_BLOCK_MS): number {
+  return Math.floor(sentAt / blockMs) + 1;
+}
+
+/** The unconfidential address of a script, as an explorer shows it. */
+export function explorerAddress(address: string): string | undefined {
+  const d = decodeLiquidAddress(address);
+  if (!d.ok) return undefined;
+  if (!d.value.confidential) return d.value.address;
+  const s = addressScript(address);
+  if (!s.ok) return undefined;
+  const script = s.value.script;
+  if (d.value.encoding === 'base58') {
+    const payload = bs58check.decode(address);
+    return bs58check.encode(
+      Uint8Array.of(
+        payload[1]!,
+        ...script.subarray(script[0] === 0x76 ? 3 : 2, -(script[0] === 0x76 ? 2 : 1)),
+      ),
+    );
+  }
+  const hrp = { liquid: 'ex', liquidtestnet: 'tex', elementsregtest: 'ert' }[d.value.network];
+  const version = script[0] === 0 ? 0 : script[0]! - 0x50;
+  const words = [version, ...bech32.toWords(script.subarray(2))];
+  return version === 0 ? bech32.encode(hrp, words) : bech32m.encode(hrp, words);
+}
+
+/** What the sandbox's Esplora handler needs to serve a built transaction. */
+export function chainTxOf(
+  built: BuiltTx,
+  sentAt: number,
+): { hex: string; sentAt: number; addresses: string[] } {
+  return { hex: built.hex, sentAt, addresses: built.payments.map((p) => p.address) };
+}
