@@ -93,7 +93,10 @@ describe('the package a user installs', () => {
       for (const i of out.imports ?? [])
         if (i.external && !i.path.startsWith('node:') && !isBuiltin(i.path))
           outside.add(
-            i.path.startsWith('@') ? i.path.split('/').slice(0, 2).join('/') : i.path.split('/')[0],
+            i.path
+              .split('/')
+              .slice(0, i.path.startsWith('@') ? 2 : 1)
+              .join('/'),
           );
     expect([...outside].sort()).toEqual(Object.keys(pkg.dependencies ?? {}).sort());
   });
