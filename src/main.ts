@@ -48,5 +48,5 @@ async function liftoffOnly(baseUrl: string): Promise<void> {
   v8.setFlagsFromString('--liftoff-only');
 }
 
-const code = await main(argv, { ...processContext(controller.signal), clientLoaded: liftoffOnly });
-exitAfterFlush(code);
+// no top-level await: the same entry is also built as CommonJS (dist/lbrl.cjs, see bin/lbrl.js)
+main(argv, { ...processContext(controller.signal), clientLoaded: liftoffOnly }).then(exitAfterFlush);

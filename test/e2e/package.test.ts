@@ -69,13 +69,13 @@ describe('the package a user installs', () => {
       .sort();
     const odd = files.filter(
       (f) =>
-        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/lbrl\.js|dist\/help\.json)$/.test(
+        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/lbrl\.cjs|dist\/help\.json)$/.test(
           f,
-        ) && !/^dist\/chunks\/[\w-]+\.js$/.test(f),
+        ),
     );
     expect(odd).toEqual([]);
     expect(files).toContain('LICENSE');
-    expect(files).toContain('dist/lbrl.js');
+    expect(files).toContain('dist/lbrl.cjs');
     expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
   });
 
