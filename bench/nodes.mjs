@@ -21,7 +21,9 @@ const nodes = majors.map((major) => {
   return { major, bin, version: execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim() };
 });
 
-const { env } = tempEnv();
+const { env, dir } = tempEnv();
+const noCache = path.join(dir, 'not-a-directory');
+fs.writeFileSync(noCache, '');
 const serverEnv = { ...env, LBRL_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-srv-')) };
 const sandbox = await serveSandbox(serverEnv);
 const live = { ...env, LBRL_BASE_URL: sandbox.baseUrl, LBRL_TOKEN: sandbox.token };
@@ -35,6 +37,12 @@ const commands = [
   { name: 'lbrl --version', args: [BIN, '--version'], env },
   { name: 'lbrl --help', args: [BIN, '--help'], env },
   { name: 'lbrl deposit get <id> --json', args: [BIN, 'deposit', 'get', created.id, '--json'], env: live },
+  // a cache directory that cannot be made: every run compiles the program, as a first run does
+  {
+    name: 'the same, with no code cache (first run, or unwritable cache directory)',
+    args: [BIN, 'deposit', 'get', created.id, '--json'],
+    env: { ...live, XDG_CACHE_HOME: noCache },
+  },
 ];
 const times = new Map(); // `${major} ${command}` -> { base: [], cmd: [] }
 try {
