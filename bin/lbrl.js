@@ -65,10 +65,11 @@ function run() {
 }
 
 /**
- * The V8 code cache of dist/lbrl.cjs, in the user's cache directory ($XDG_CACHE_HOME/lbrl, else
- * ~/.cache/lbrl). Written at the exit of a run that had none, or whose cache V8 rejected, so it
- * holds what that run compiled. Its name carries Node's version, the architecture, lbrl's version
- * and the program file's size and time, so another Node or another build never reads it; V8
+ * The V8 code cache of dist/lbrl.cjs for this command, in the user's cache directory
+ * ($XDG_CACHE_HOME/lbrl, else ~/.cache/lbrl). Written at the exit of a run that had none, or whose
+ * cache V8 rejected, so it holds what that run compiled. Its name carries Node's version, the
+ * architecture, lbrl's version, the program file's size and time, and the command, so another
+ * Node or another build never reads it; V8
  * itself rejects a cache that does not fit (cachedDataRejected) and the run then rewrites it. A
  * cache that cannot be read or written, or whose bytes are damaged, is no error: the program runs
  * without it (and writes it again).
@@ -83,7 +84,15 @@ function codeCache(fs, path, stat) {
   const home = process.env.HOME || require('node:os').homedir();
   const dir = path.join(process.env.XDG_CACHE_HOME || path.join(home, '.cache'), 'lbrl');
   const prefix = `code-node${process.versions.node}-${process.arch}-`;
-  const name = `${prefix}${require('../package.json').version}-${stat.size}-${Math.trunc(stat.mtimeMs)}.bin`;
+  const build = `${prefix}${require('../package.json').version}-${stat.size}-${Math.trunc(stat.mtimeMs)}-`;
+  // one cache per command (deposit get, config set, ...): each holds what its own command compiles,
+  // where a single one would hold only what the first command after an install happened to use
+  const words = [];
+  for (const arg of args) {
+    if (words.length === 2 || !/^[a-z]+$/.test(arg)) break;
+    words.push(arg);
+  }
+  const name = `${build}${words.join('-') || 'main'}.bin`;
   const file = path.join(dir, name);
   return {
     read() {
@@ -108,7 +117,7 @@ function codeCache(fs, path, stat) {
         fs.renameSync(temp, file);
         // earlier builds' caches for this same Node: never read again
         for (const old of fs.readdirSync(dir))
-          if (old.startsWith(prefix) && old !== name && !old.endsWith('.tmp'))
+          if (old.startsWith(prefix) && !old.startsWith(build) && !old.endsWith('.tmp'))
             fs.rmSync(path.join(dir, old), { force: true });
       } catch {
         // unwritable or full: the next run compiles as this one did

@@ -53,6 +53,7 @@ describe('the code cache of the program', () => {
     expect([...first.keys()]).toHaveLength(1);
     const [name, bytes] = [...first][0] ?? [];
     expect(name?.startsWith(mine)).toBe(true);
+    expect(name?.endsWith('-deposit-get.bin')).toBe(true);
     expect(bytes?.length).toBeGreaterThan(100_000);
     const dir = path.join(home, 'lbrl');
     const at = fs.statSync(path.join(dir, name ?? '')).mtimeMs;
@@ -61,6 +62,17 @@ describe('the code cache of the program', () => {
     expect(files(home)).toEqual(first);
     expect(fs.statSync(path.join(dir, name ?? '')).mtimeMs).toBe(1e12);
     expect(at).not.toBe(1e12);
+    // another command has a cache of its own, and leaves this one alone
+    const other = await runBin(['config', 'list'], {
+      HOME: tempDir(),
+      LBRL_CONFIG_DIR: tempDir(),
+      XDG_CACHE_HOME: home,
+    });
+    expect(other.code).toBe(0);
+    expect([...files(home).keys()].sort()).toEqual(
+      [name, name?.replace('-deposit-get.bin', '-config-list.bin')].sort(),
+    );
+    expect(files(home).get(name ?? '')).toEqual(first.get(name ?? ''));
   });
 
   it('damaged bytes are not used (V8 would crash on them) and are rewritten', async () => {
