@@ -47,7 +47,9 @@ function run() {
   let source;
   let stat;
   try {
-    source = fs.readFileSync(file, 'utf8');
+    // esbuild writes ASCII only (non-ASCII characters as escapes): latin1 reads it as UTF-8 would,
+    // in half the time
+    source = fs.readFileSync(file, 'latin1');
     stat = fs.statSync(file);
   } catch (error) {
     process.stderr.write(`error: lbrl is not built (${error.message}); run npm run build\n`);

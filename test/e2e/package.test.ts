@@ -79,6 +79,11 @@ describe('the package a user installs', () => {
     expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
   });
 
+  it('holds the program as ASCII, which bin/lbrl.js reads as latin1', () => {
+    const program = fs.readFileSync(path.join(ROOT, 'dist/lbrl.cjs'));
+    expect(program.findIndex((byte) => byte > 0x7f)).toBe(-1);
+  });
+
   it('has no install script', () => {
     const scripts = Object.keys(pkg.scripts ?? {});
     for (const hook of ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack'])
