@@ -15,9 +15,9 @@ export function median(xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-export function timeRun(args, env) {
+export function timeRun(args, env, node = process.execPath) {
   const t = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(node, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return ms;
@@ -49,6 +49,38 @@ export function tempEnv() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-'));
   const env = { PATH: process.env.PATH, HOME: dir, LBRL_CONFIG_DIR: dir };
   return { dir, env };
+}
+
+/**
+ * The bin directory of a Node major from the npm registry (node-linux-<arch>@<major>), installed
+ * once into the same cache .ci/run uses; the machine's own Node for its own major.
+ */
+export function nodeBin(major) {
+  if (process.versions.node.split('.')[0] === String(major)) return process.execPath;
+  const cache =
+    process.env.LBRL_CI_CACHE ??
+    path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'lbrl-ci');
+  const dir = path.join(cache, `node-${major}`);
+  const node = path.join(dir, 'node_modules', `node-linux-${process.arch}`, 'bin', 'node');
+  if (!fs.existsSync(node)) {
+    const r = spawnSync(
+      'npm',
+      [
+        'install',
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--no-package-lock',
+        '--loglevel=error',
+        '--prefix',
+        dir,
+        `node-linux-${process.arch}@${major}`,
+      ],
+      { stdio: 'inherit' },
+    );
+    if (r.status !== 0) throw new Error(`could not install node-linux-${process.arch}@${major}`);
+  }
+  return node;
 }
 
 /** Start `lbrl sandbox serve` and read its base URL and token. */

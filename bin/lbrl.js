@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // CommonJS (bin/package.json says so): `lbrl --version` and `lbrl <command> --help`, which people
 // and scripts call often, are answered without starting Node's ES module loader or the program.
-// Everything else is the ESM bundle in dist/.
+// Everything else is the program, dist/lbrl.cjs, run by run() below.
 const args = process.argv.slice(2);
 
 /** Print, and take a closed pipe (lbrl --help | head -1) as the end of the output, as the program does. */
@@ -32,10 +32,98 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 } else if (typeof help === 'string') {
   print(help);
 } else {
-  // Node 22.1+ keeps compiled code between runs; Node 20 has no such cache and skips this.
-  require('node:module').enableCompileCache?.();
-  import('../dist/lbrl.js').catch((error) => {
+  run();
+}
+
+/**
+ * Run the program, dist/lbrl.cjs: one CommonJS file compiled through vm.Script with a V8 code cache
+ * of the functions earlier runs compiled (see codeCache below), so that a run deserialises code
+ * instead of parsing and compiling it function by function.
+ */
+function run() {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const file = path.join(__dirname, '..', 'dist', 'lbrl.cjs');
+  let source;
+  let stat;
+  try {
+    // esbuild writes ASCII only (non-ASCII characters as escapes): latin1 reads it as UTF-8 would,
+    // in half the time
+    source = fs.readFileSync(file, 'latin1');
+    stat = fs.statSync(file);
+  } catch (error) {
     process.stderr.write(`error: lbrl is not built (${error.message}); run npm run build\n`);
     process.exit(1);
-  });
+  }
+  const { createRequire, wrap } = require('node:module');
+  const vm = require('node:vm');
+  const cache = codeCache(fs, path, stat);
+  const script = new vm.Script(wrap(source), { filename: file, cachedData: cache.read() });
+  if (script.cachedDataRejected !== false) process.once('exit', () => cache.write(script));
+  const module = { exports: {}, filename: file, id: file, loaded: false };
+  script
+    .runInThisContext()
+    .call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+}
+
+/**
+ * The V8 code cache of dist/lbrl.cjs for this command, in the user's cache directory
+ * ($XDG_CACHE_HOME/lbrl, else ~/.cache/lbrl). Written at the exit of a run that had none, or whose
+ * cache V8 rejected, so it holds what that run compiled. Its name carries Node's version, the
+ * architecture, lbrl's version, the program file's size and time, and the command, so another
+ * Node or another build never reads it; V8
+ * itself rejects a cache that does not fit (cachedDataRejected) and the run then rewrites it. A
+ * cache that cannot be read or written, or whose bytes are damaged, is no error: the program runs
+ * without it (and writes it again).
+ */
+function codeCache(fs, path, stat) {
+  // V8 checks a cache's versions and flags but not its bytes: a damaged one can crash the process,
+  // so each file starts with a SHA-1 of the rest, and one that does not match is not used
+  const DIGEST = 20;
+  const crypto = require('node:crypto');
+  const digest = (data) =>
+    crypto.hash ? crypto.hash('sha1', data, 'buffer') : crypto.createHash('sha1').update(data).digest();
+  const home = process.env.HOME || require('node:os').homedir();
+  const dir = path.join(process.env.XDG_CACHE_HOME || path.join(home, '.cache'), 'lbrl');
+  const prefix = `code-node${process.versions.node}-${process.arch}-`;
+  const build = `${prefix}${require('../package.json').version}-${stat.size}-${Math.trunc(stat.mtimeMs)}-`;
+  // one cache per command (deposit get, config set, ...): each holds what its own command compiles,
+  // where a single one would hold only what the first command after an install happened to use
+  const words = [];
+  for (const arg of args) {
+    if (words.length === 2 || !/^[a-z]+$/.test(arg)) break;
+    words.push(arg);
+  }
+  const name = `${build}${words.join('-') || 'main'}.bin`;
+  const file = path.join(dir, name);
+  return {
+    read() {
+      try {
+        const stored = fs.readFileSync(file);
+        const data = stored.subarray(DIGEST);
+        return stored.subarray(0, DIGEST).equals(digest(data)) ? data : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    write(script) {
+      try {
+        // V8 keys a code cache by its flags, and the program turns --liftoff-only on once its HTTP
+        // client is loaded (src/main.ts), which also turns off the two below: back to the flags a run
+        // starts with, or every run rejects the cache
+        require('node:v8').setFlagsFromString('--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering');
+        const data = script.createCachedData();
+        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const temp = `${file}.${process.pid}.tmp`;
+        fs.writeFileSync(temp, Buffer.concat([digest(data), data]), { mode: 0o600 });
+        fs.renameSync(temp, file);
+        // earlier builds' caches for this same Node: never read again
+        for (const old of fs.readdirSync(dir))
+          if (old.startsWith(prefix) && !old.startsWith(build) && !old.endsWith('.tmp'))
+            fs.rmSync(path.join(dir, old), { force: true });
+      } catch {
+        // unwritable or full: the next run compiles as this one did
+      }
+    },
+  };
 }

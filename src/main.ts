@@ -48,5 +48,5 @@ async function liftoffOnly(baseUrl: string): Promise<void> {
   v8.setFlagsFromString('--liftoff-only');
 }
 
-const code = await main(argv, { ...processContext(controller.signal), clientLoaded: liftoffOnly });
-exitAfterFlush(code);
+// no top-level await: the entry is built as CommonJS (dist/lbrl.cjs, run by bin/lbrl.js)
+main(argv, { ...processContext(controller.signal), clientLoaded: liftoffOnly }).then(exitAfterFlush);

@@ -8,7 +8,6 @@
  * UnblindConfidentialPair and rust-elements do).
  */
 import { createHash, createHmac } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { fromDisplayHex, type TxOutput, toDisplayHex } from './liquid-tx.js';
 
 /** The part of @vulpemventures/secp256k1-zkp this code uses. */
@@ -68,15 +67,16 @@ let loading: Promise<Zkp> | undefined;
 
 /**
  * The library, loaded (and its WebAssembly compiled, ~35 ms) only on the paths that need it.
- * Required at run time rather than bundled: its Emscripten loader reads `__dirname`, which an
- * ES module bundle does not have; as a dependency it is installed beside the bundle.
+ * Left out of the bundle (`--external` in the build) and installed beside it as the package's one
+ * dependency: its Emscripten loader finds its WebAssembly file through its own `__dirname`. The
+ * bundle turns this import() into a require() of the installed package; the sources (tests) import
+ * it as an ES module, where the CommonJS exports arrive as `default`.
  */
 export function loadZkp(): Promise<Zkp> {
-  loading ??= Promise.resolve().then(() => {
-    const required = createRequire(import.meta.url)('@vulpemventures/secp256k1-zkp') as {
-      default: () => Promise<Zkp>;
-    };
-    return required.default();
+  loading ??= import('@vulpemventures/secp256k1-zkp').then((m) => {
+    const mod = m as unknown as { default: (() => Promise<Zkp>) | { default: () => Promise<Zkp> } };
+    const init = typeof mod.default === 'function' ? mod.default : mod.default.default;
+    return init();
   });
   return loading;
 }

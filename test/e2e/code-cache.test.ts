@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBin } from '../helpers/bin.js';
+import { tempDir } from '../helpers/cli.js';
+import { getAnswer, ID, TOKEN } from '../helpers/fixtures.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+// bin/lbrl.js keeps a V8 code cache of the program in $XDG_CACHE_HOME/lbrl. Whatever state that
+// cache is in, a run prints what it would print without one; a cache that cannot serve is
+// replaced, and one that serves is left alone.
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer((_req, res) => json(res, 200, getAnswer()));
+});
+afterAll(() => server.close());
+
+/** deposit get --json against the test server: the command whose start-up the cache is for. */
+async function get(cacheHome: string) {
+  return runBin(['deposit', 'get', ID, '--json'], {
+    HOME: tempDir(),
+    LBRL_CONFIG_DIR: tempDir(),
+    XDG_CACHE_HOME: cacheHome,
+    LBRL_BASE_URL: server.url,
+    LBRL_TOKEN: TOKEN,
+  });
+}
+
+/** The cache files, by name, with their bytes. */
+function files(cacheHome: string): Map<string, Buffer> {
+  const dir = path.join(cacheHome, 'lbrl');
+  if (!fs.existsSync(dir)) return new Map();
+  return new Map(fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f))]));
+}
+
+const mine = `code-node${process.versions.node}-${process.arch}-`;
+let expected: string;
+
+describe('the code cache of the program', () => {
+  beforeAll(async () => {
+    const r = await get(tempDir());
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expected = r.stdout;
+    expect(JSON.parse(expected).id).toBe(ID);
+  });
+
+  it('is written by a first run, for this Node and architecture, and used unchanged by the next', async () => {
+    const home = tempDir();
+    expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    const first = files(home);
+    expect([...first.keys()]).toHaveLength(1);
+    const [name, bytes] = [...first][0] ?? [];
+    expect(name?.startsWith(mine)).toBe(true);
+    expect(name?.endsWith('-deposit-get.bin')).toBe(true);
+    expect(bytes?.length).toBeGreaterThan(100_000);
+    const dir = path.join(home, 'lbrl');
+    const at = fs.statSync(path.join(dir, name ?? '')).mtimeMs;
+    fs.utimesSync(path.join(dir, name ?? ''), new Date(1e12), new Date(1e12)); // so a rewrite shows
+    expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(files(home)).toEqual(first);
+    expect(fs.statSync(path.join(dir, name ?? '')).mtimeMs).toBe(1e12);
+    expect(at).not.toBe(1e12);
+    // another command has a cache of its own, and leaves this one alone
+    const other = await runBin(['config', 'list'], {
+      HOME: tempDir(),
+      LBRL_CONFIG_DIR: tempDir(),
+      XDG_CACHE_HOME: home,
+    });
+    expect(other.code).toBe(0);
+    expect([...files(home).keys()].sort()).toEqual(
+      [name, name?.replace('-deposit-get.bin', '-config-list.bin')].sort(),
+    );
+    expect(files(home).get(name ?? '')).toEqual(first.get(name ?? ''));
+  });
+
+  it('damaged bytes are not used (V8 would crash on them) and are rewritten', async () => {
+    const home = tempDir();
+    await get(home);
+    const [name, good] = [...files(home)][0] ?? [];
+    const file = path.join(home, 'lbrl', name ?? '');
+    const bad = Buffer.from(good ?? []);
+    for (let i = 1000; i < bad.length; i += 997) bad[i] = (bad[i] ?? 0) ^ 0x5a;
+    fs.writeFileSync(file, bad);
+    expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(fs.readFileSync(file).equals(bad)).toBe(false);
+    // truncated, as a full disk would leave it, and empty
+    for (const broken of [bad.subarray(0, 5000), Buffer.alloc(0)]) {
+      fs.writeFileSync(file, broken);
+      expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+      expect(fs.readFileSync(file).length).toBeGreaterThan(100_000);
+    }
+  });
+
+  it("another Node's cache under this name is rejected by V8 and rewritten", async () => {
+    const home = tempDir();
+    await get(home);
+    const [name, good] = [...files(home)][0] ?? [];
+    const file = path.join(home, 'lbrl', name ?? '');
+    // what another V8 would have written: its version hash (bytes 4 to 7 of V8's data, after our
+    // 20-byte digest) differs, and the digest is right for the bytes
+    const data = Buffer.from((good ?? Buffer.alloc(0)).subarray(20));
+    data.writeUInt32LE((data.readUInt32LE(4) ^ 0xffff) >>> 0, 4);
+    const crypto = await import('node:crypto');
+    const other = Buffer.concat([crypto.createHash('sha1').update(data).digest(), data]);
+    fs.writeFileSync(file, other);
+    expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    const rewritten = fs.readFileSync(file);
+    expect(rewritten.equals(other)).toBe(false);
+    expect(rewritten.subarray(24, 28).equals((good ?? Buffer.alloc(0)).subarray(24, 28))).toBe(true);
+  });
+
+  it("another lbrl version's or build's cache is removed; other Node versions' caches are kept", async () => {
+    const home = tempDir();
+    const dir = path.join(home, 'lbrl');
+    fs.mkdirSync(dir, { recursive: true });
+    const stale = `${mine}0.0.1-123-456.bin`;
+    const otherNode = `code-node1.2.3-${process.arch}-0.0.1-123-456.bin`;
+    fs.writeFileSync(path.join(dir, stale), 'old');
+    fs.writeFileSync(path.join(dir, otherNode), 'other');
+    expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    const names = [...files(home).keys()].sort();
+    expect(names).toHaveLength(2);
+    expect(names).toContain(otherNode);
+    expect(names).not.toContain(stale);
+  });
+
+  it('an unwritable cache directory is no error: the run works and writes nothing', async () => {
+    const notADir = path.join(tempDir(), 'file');
+    fs.writeFileSync(notADir, '');
+    expect(await get(notADir)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(fs.readFileSync(notADir, 'utf8')).toBe('');
+  });
+});

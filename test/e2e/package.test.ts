@@ -1,0 +1,140 @@
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/cli.js';
+import { LQ } from '../helpers/fixtures.js';
+
+// What a user gets from `npm pack` and `npm install -g <tarball>`: built from the current dist/
+// (npm test builds first), installed into an empty prefix, run from there.
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
+};
+const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/meta.json'), 'utf8')) as {
+  outputs: Record<string, { imports?: { path: string; external?: boolean }[] }>;
+};
+
+/** npm itself, run by the Node under test (a node binary from the registry comes without npm). */
+function npm(args: string[], cwd: string): string {
+  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--no-update-notifier'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_loglevel: 'error' },
+    timeout: 60_000,
+  });
+}
+
+let tarball: string;
+let prefix: string;
+
+beforeAll(() => {
+  const packDir = tempDir();
+  const out = JSON.parse(npm(['pack', '--json', '--pack-destination', packDir, ROOT], packDir)) as {
+    filename: string;
+  }[];
+  tarball = path.join(packDir, out[0]?.filename ?? '');
+  prefix = tempDir();
+  // offline: nothing of the install may need the registry beyond npm's cache, which `npm ci` filled
+  npm(['install', '-g', '--offline', '--prefix', prefix, tarball], tempDir());
+}, 120_000);
+
+/** The installed lbrl, found on PATH as a user's shell finds it, run by the Node under test. */
+async function lbrl(args: string[], env: Record<string, string> = {}) {
+  const bin = path.join(prefix, 'bin');
+  const r = await promisify(execFile)('lbrl', args, {
+    env: {
+      PATH: [bin, path.dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+      HOME: tempDir(),
+      ...env,
+    },
+    timeout: 20_000,
+  });
+  return r.stdout;
+}
+
+describe('the package a user installs', () => {
+  it('holds only what runs: bin, the built program, README, LICENSE', () => {
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((f) => f.replace(/^package\//, ''))
+      .sort();
+    const odd = files.filter(
+      (f) =>
+        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/lbrl\.cjs|dist\/help\.json)$/.test(
+          f,
+        ),
+    );
+    expect(odd).toEqual([]);
+    expect(files).toContain('LICENSE');
+    expect(files).toContain('dist/lbrl.cjs');
+    expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+  });
+
+  it('holds the program as ASCII, which bin/lbrl.js reads as latin1', () => {
+    const program = fs.readFileSync(path.join(ROOT, 'dist/lbrl.cjs'));
+    expect(program.findIndex((byte) => byte > 0x7f)).toBe(-1);
+  });
+
+  it('has no install script', () => {
+    const scripts = Object.keys(pkg.scripts ?? {});
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack'])
+      expect(scripts).not.toContain(hook);
+  });
+
+  it('needs at run time exactly the dependencies it declares: the bundle leaves only those outside', () => {
+    // A package the bundle cannot hold (a WebAssembly file read from disk, a native addon) stays in
+    // `dependencies` and is marked external in the build; everything bundled is a devDependency.
+    const outside = new Set<string>();
+    for (const out of Object.values(meta.outputs))
+      for (const i of out.imports ?? [])
+        if (i.external && !i.path.startsWith('node:') && !isBuiltin(i.path))
+          outside.add(
+            i.path
+              .split('/')
+              .slice(0, i.path.startsWith('@') ? 2 : 1)
+              .join('/'),
+          );
+    expect([...outside].sort()).toEqual(Object.keys(pkg.dependencies ?? {}).sort());
+  });
+
+  it('installs into an empty prefix with no dev dependency', () => {
+    const top = fs.readdirSync(path.join(prefix, 'lib/node_modules'));
+    expect(top).toEqual(['lbrl']);
+    const installed = path.join(prefix, 'lib/node_modules/lbrl/node_modules');
+    const names = fs.existsSync(installed) ? listPackages(installed) : [];
+    for (const dev of Object.keys(pkg.devDependencies ?? {})) expect(names).not.toContain(dev);
+    if (Object.keys(pkg.dependencies ?? {}).length === 0) expect(names).toEqual([]);
+  });
+
+  it('runs from there: --version, a create against the embedded sandbox, completion bash', async () => {
+    expect(await lbrl(['--version'])).toBe(`${pkg.version}\n`);
+    const created = JSON.parse(
+      await lbrl(['deposit', 'create', '--amount', '15.00', '--to', LQ, '--yes', '--no-input', '--json'], {
+        LBRL_CONFIG_DIR: tempDir(),
+      }),
+    ) as { amountInCents: number; status: string };
+    expect(created.amountInCents).toBe(1500);
+    expect(created.status).toBe('WAITING_PAYMENT');
+    expect(await lbrl(['completion', 'bash'])).toContain('complete -F _lbrl lbrl');
+  });
+});
+
+function listPackages(dir: string): string[] {
+  const names: string[] = [];
+  for (const entry of fs.readdirSync(dir)) {
+    if (entry.startsWith('.')) continue;
+    if (entry.startsWith('@'))
+      for (const sub of fs.readdirSync(path.join(dir, entry))) names.push(`${entry}/${sub}`);
+    else names.push(entry);
+  }
+  return names.sort();
+}
