@@ -193,6 +193,18 @@ export class DepositClient {
     return result;
   }
 
+  /** A sandbox's own action on a deposit (pay, fail): answered with the deposit as get shows it. */
+  async sandboxAction(id: string, action: 'pay' | 'fail'): Promise<ApiResult<GetResponse>> {
+    const answer = await this.send(
+      'POST',
+      `/v1/api/deposit/${encodeURIComponent(id)}/${action}`,
+      '{}',
+      undefined,
+      id,
+    );
+    return this.parse(answer, getResponseSchema);
+  }
+
   /** A 2xx answer to the models: JSON by its content type and its text, then the schema. */
   private parse<T>(
     { status, contentType, text }: Answer,
