@@ -73,6 +73,13 @@ async function act(idText: string, session: Session, action: SandboxAction): Pro
   const p = session.printer;
   if (target.mode === 'live') {
     const client = await session.client(target, { maxRetries: 0 });
+    // only a sandbox's deposit is marked so: a real charge is never "paid" by a request of ours
+    const known = await client.getDeposit(id.value);
+    if ((known.raw as { sandbox?: unknown }).sandbox !== true) {
+      throw usageError(
+        `deposit ${id.value} at ${target.baseUrl} is not a sandbox deposit (no "sandbox": true): sandbox ${action} acts only on a sandbox`,
+      );
+    }
     const { value, raw } = await client.sandboxAction(id.value, action);
     if (session.globals.json) p.json(raw);
     else p.out(`${action === 'pay' ? 'paid' : 'failed'} ${value.id}: ${value.status}`);

@@ -92,6 +92,11 @@ function decodeBase58(input: string): AddressResult {
   try {
     payload = bs58check.decode(input);
   } catch {
+    // a Liquid base58 address is 34 characters, or 80 when confidential: far from both, a piece is missing
+    if (input.length < 33 || (input.length > 35 && input.length < 78))
+      return fail(
+        `it is ${input.length} characters long, but a base58 Liquid address has 34 (80 when confidential): a part is missing or extra`,
+      );
     return fail('its base58 checksum does not match (a typo, or not an address)');
   }
   const version = payload[0]!;
@@ -118,6 +123,19 @@ function decodeBase58(input: string): AddressResult {
   if ((payload.length === 33 || payload.length === 34) && WIF_VERSIONS.has(version))
     return fail('it is a private key (WIF), not an address: keep it secret');
   return fail(`its base58 payload has ${payload.length} bytes, not 21 or 55`);
+}
+
+/** A CPF's two check digits (mod 11), on its eleven digits. */
+function isCpf(text: string): boolean {
+  const d = text.replace(/\D/g, '').split('').map(Number);
+  if (d.length !== 11 || d.every((x) => x === d[0])) return false;
+  const check = (n: number) => {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += d[i]! * (n + 1 - i);
+    const r = (sum * 10) % 11;
+    return r === 10 ? 0 : r;
+  };
+  return check(9) === d[9] && check(10) === d[10];
 }
 
 /** Human-readable parts of Bitcoin's segwit addresses. */
@@ -155,9 +173,13 @@ export function foreignKind(input: string): string | undefined {
     return 'it is a PIX copy-and-paste code (BR Code), not a Liquid address';
   if (/^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i.test(input))
     return 'it is an e-mail address (a PIX key?), not a Liquid address';
-  if (/^\+\d{10,15}$/.test(input) || /^\(?\d{2}\)?9?\d{4}-?\d{4}$/.test(input))
+  // a CPF before a phone number: eleven digits may be either, and a CPF has check digits
+  if (/^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/.test(input) && (/\D/.test(input) || isCpf(input)))
+    return 'it is a CPF (a PIX key?), not a Liquid address';
+  if (/^\+\d{10,15}$/.test(input) || /^\(?\d{2}\)?\s?9?\d{4}-?\d{4}$/.test(input))
     return 'it is a phone number (a PIX key?), not a Liquid address';
-  if (/^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/.test(input)) return 'it is a CPF (a PIX key?), not a Liquid address';
+  if (/^\d{11}$/.test(input))
+    return 'it is eleven digits (a CPF or a phone number: a PIX key?), not a Liquid address';
   if (/^\d{2}\.?\d{3}\.?\d{3}\/?\d{4}-?\d{2}$/.test(input))
     return 'it is a CNPJ (a PIX key?), not a Liquid address';
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(lower))

@@ -2,8 +2,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBin, spawnBin, waitForOutput } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
-import { LQ } from '../helpers/fixtures.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
+import { json, startServer } from '../helpers/server.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -67,7 +68,7 @@ describe('a standing sandbox', () => {
     expect(stderr).toMatch(/^POST \/v1\/api\/deposit 201 \d+ ms$/m);
     expect(stderr).toMatch(new RegExp(`^POST /v1/api/deposit/${id}/pay 200 \\d+ ms$`, 'm'));
     expect(stderr).toMatch(new RegExp(`^POST /v1/api/deposit/${id}/pay 409 \\d+ ms$`, 'm'));
-    expect(stderr).toMatch(new RegExp(`^POST /v1/api/deposit/${unknown}/fail 404 \\d+ ms$`, 'm'));
+    expect(stderr).toMatch(new RegExp(`^GET /v1/api/deposit/${unknown} 404 \\d+ ms$`, 'm'));
     expect(stderr).toMatch(new RegExp(`^GET /v1/api/deposit/${id} 200 \\d+ ms$`, 'm'));
     child.kill('SIGINT');
     expect(await new Promise((r) => child.on('exit', (c) => r(c)))).toBe(130);
@@ -89,5 +90,23 @@ describe('a standing sandbox', () => {
     child.kill('SIGINT');
     await new Promise((r) => child.on('exit', r));
     expect(stderr.trim()).toBe('');
+  });
+});
+
+describe('sandbox pay against a service that is not a sandbox', () => {
+  it('refuses a deposit without "sandbox": true, and sends no pay request', async () => {
+    const server = await startServer((_req, res) => json(res, 200, getAnswer({})));
+    try {
+      const r = await runCli(['sandbox', 'pay', ID], {
+        env: { LBRL_CONFIG_DIR: tempDir(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN },
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim()).toBe(
+        `error: deposit ${ID} at ${server.url} is not a sandbox deposit (no "sandbox": true): sandbox pay acts only on a sandbox`,
+      );
+      expect(server.requests.map((q) => `${q.method} ${q.url}`)).toEqual([`GET /v1/api/deposit/${ID}`]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -83,6 +83,28 @@ describe('a refused address is named for what it is', () => {
     expect(reason(address)).toContain(`it is ${expected}`);
   });
 
+  it('eleven digits: a CPF when its check digits hold, a mobile number by its 9, else either', () => {
+    expect(reason('52998224725')).toBe('it is a CPF (a PIX key?), not a Liquid address');
+    expect(reason('11987654321')).toBe('it is a phone number (a PIX key?), not a Liquid address');
+    expect(reason('12345678900')).toBe(
+      'it is eleven digits (a CPF or a phone number: a PIX key?), not a Liquid address',
+    );
+  });
+
+  it('a base58 string far from both lengths: a part is missing', () => {
+    expect(reason('VJLCUu2hpcjPaTGMnAQ18s2uk3tJBFrM4Gtrt27tBKhdz5aJgkgQQjEFyot72jzycwzSPckzCXX')).toBe(
+      'it is 75 characters long, but a base58 Liquid address has 34 (80 when confidential): a part is missing or extra',
+    );
+    // near a right length, a changed character is a checksum mismatch
+    expect(reason('VJLCUu2hpcjPaTGMnAQ18s2uk3tJBFrM4Gtrt27tBKhdz5aJgkgQQjEFyot72jzycwzSPckzCXXVzwG6')).toBe(
+      'its base58 checksum does not match (a typo, or not an address)',
+    );
+    expect(reason('VJLCUu2hpcjPaTGMnAQ18s2uk3tJBFrM4Gtrt27tBKhdz5aJgkgQQ')).toBe(
+      'it is 53 characters long, but a base58 Liquid address has 34 (80 when confidential): a part is missing or extra',
+    );
+    expect(reason('Q7qcjTLsYGoMA7TjUp97R6E6AM5VKq')).toContain('it is 30 characters long');
+  });
+
   it('a payment URI: the address alone is offered', () => {
     expect(reason(`liquidnetwork:${LQ}?amount=0.001`)).toBe(
       `it is a payment URI, not an address: give the address alone (${LQ})`,
