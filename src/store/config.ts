@@ -237,8 +237,9 @@ export function requireProfileExists(store: ConfigStore, name: string, from = '-
   if (names.includes(name)) return;
   const known = ['default', ...names.filter((n) => n !== 'default')];
   const close = known.filter((n) => distance(n.toLowerCase(), name.toLowerCase()) <= 2);
-  const guess = close.length > 0 ? `; did you mean ${close.map((n) => JSON.stringify(n)).join(' or ')}?` : '';
+  const guess =
+    close.length > 0 ? `; did you mean ${close.map((n) => JSON.stringify(n)).join(' or ')}?` : '.';
   throw usageError(
-    `no profile named ${JSON.stringify(name)} (from ${from}; the profiles are: ${known.join(', ')})${guess} To create it: lbrl config set <key> <value> --profile ${name}, or lbrl auth login --profile ${name}`,
+    `no profile named ${JSON.stringify(name)} (from ${from}); the profiles are: ${known.join(', ')}${guess} Create it with lbrl config set <key> <value> --profile ${name}, or lbrl auth login --profile ${name}`,
   );
 }

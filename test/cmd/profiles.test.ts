@@ -15,8 +15,8 @@ function setup(): string {
   return dir;
 }
 
-const MESSAGE = (name: string, from = '--profile', guess = '') =>
-  `error: no profile named "${name}" (from ${from}; the profiles are: default, prod, staging)${guess} To create it: lbrl config set <key> <value> --profile ${name}, or lbrl auth login --profile ${name}\n`;
+const MESSAGE = (name: string, from = '--profile', guess = '.') =>
+  `error: no profile named "${name}" (from ${from}); the profiles are: default, prod, staging${guess} Create it with lbrl config set <key> <value> --profile ${name}, or lbrl auth login --profile ${name}\n`;
 
 describe('a profile that does not exist', () => {
   it.each([
@@ -45,7 +45,7 @@ describe('a profile that does not exist', () => {
   it('from LBRL_PROFILE, with no close name', async () => {
     const r = await runCli(['deposit', 'list'], { env: { LBRL_CONFIG_DIR: setup(), LBRL_PROFILE: 'work' } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(MESSAGE('work', 'LBRL_PROFILE'));
+    expect(r.stderr).toBe(MESSAGE('work', 'LBRL_PROFILE', '.'));
   });
 
   it('the default profile always exists, even with no config file', async () => {
