@@ -45,8 +45,11 @@ export class Session {
   private sandboxUrl: { baseUrl: string; token: string } | undefined;
   private closers: Array<() => Promise<void>> = [];
 
+  /** the command's context, its stdout and stderr redacting every write (Printer.guard) */
+  readonly ctx: Context;
+
   constructor(
-    readonly ctx: Context,
+    ctx: Context,
     readonly globals: GlobalOptions,
   ) {
     this.printer = new Printer(ctx, {
@@ -55,6 +58,7 @@ export class Session {
       color: globals.color !== false,
       verbose: Boolean(globals.verbose),
     });
+    this.ctx = this.printer.guard(ctx);
     const profileText = globals.profile ?? ctx.env.LBRL_PROFILE ?? 'default';
     const p = parseProfileName(profileText);
     if (!p.ok)
@@ -200,7 +204,8 @@ export class Session {
     await this.ctx.clientLoaded?.(baseUrl);
     const insecure = Boolean(this.globals.insecureSkipTlsVerify) && target.mode === 'live';
     if (insecure) {
-      this.printer.warn(
+      // not hidden by -q or --json: a connection anyone can read must never go unsaid
+      this.printer.alarm(
         'warning: TLS certificate checks are OFF (--insecure-skip-tls-verify): anyone in between can read the token and change answers',
       );
     }
