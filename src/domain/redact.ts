@@ -31,12 +31,21 @@ const CUT_PIECE = 4;
 /** How many levels of escaping are undone. */
 const LEVELS = 3;
 
-/** Text and, for each of its characters, the range of the original text it stands for. */
+/**
+ * Text and, for each of its characters, the range of the original text it stands for (the
+ * original itself has no maps: character i stands for [i, i + 1)).
+ */
 interface View {
   text: string;
-  starts: number[];
-  ends: number[];
+  starts?: Int32Array;
+  ends?: Int32Array;
 }
+
+const startOf = (v: View, i: number) => (v.starts ? v.starts[i]! : i);
+const endOf = (v: View, i: number) => (v.ends ? v.ends[i]! : i + 1);
+
+/** Whether a text holds anything decodeOnce would undo. */
+const ESCAPED = /%[0-9a-fA-F]{2}|\\[ux"\\/'nrtbf]|&(#|quot;|amp;|lt;|gt;|apos;)/;
 
 const HTML_NAMED: Record<string, string> = { quot: '"', amp: '&', lt: '<', gt: '>', apos: "'" };
 const JSON_NAMED: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' };
@@ -79,24 +88,36 @@ function unescapeAt(s: string, i: number): [string, number] | undefined {
 /** The view with one level of escapes undone, or undefined when it holds none. */
 function decodeOnce(v: View): View | undefined {
   const s = v.text;
-  let text = '';
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let changed = false;
-  for (let i = 0; i < s.length; ) {
-    let ch = s[i]!;
-    let len = 1;
-    const esc = unescapeAt(s, i);
-    if (esc) {
-      [ch, len] = esc;
-      changed = true;
+  if (!ESCAPED.test(s)) return undefined;
+  const parts: string[] = [];
+  const starts = new Int32Array(s.length);
+  const ends = new Int32Array(s.length);
+  let n = 0;
+  let i = 0;
+  const copy = (to: number) => {
+    if (to <= i) return;
+    parts.push(s.slice(i, to));
+    for (; i < to; i++, n++) {
+      starts[n] = startOf(v, i);
+      ends[n] = endOf(v, i);
     }
-    text += ch;
-    starts.push(v.starts[i]!);
-    ends.push(v.ends[i + len - 1]!);
+  };
+  // only %, \ and & start an escape: the runs between are copied whole
+  const candidates = /[%\\&]/g;
+  for (let m = candidates.exec(s); m; m = candidates.exec(s)) {
+    if (m.index < i) continue;
+    const esc = unescapeAt(s, m.index);
+    if (!esc) continue;
+    copy(m.index);
+    const [ch, len] = esc;
+    parts.push(ch);
+    starts[n] = startOf(v, i);
+    ends[n] = endOf(v, i + len - 1);
+    n += 1;
     i += len;
   }
-  return changed ? { text, starts, ends } : undefined;
+  copy(s.length);
+  return { text: parts.join(''), starts: starts.subarray(0, n), ends: ends.subarray(0, n) };
 }
 
 /** The parts of base64 of `secret` that do not depend on the bytes around it, at each alignment. */
@@ -126,6 +147,11 @@ function isCutBefore(text: string, q: number): boolean {
 class Secret {
   readonly forms: string[];
   readonly grams: Set<string> | undefined;
+  /** the first two characters of each gram, as one number: most positions are ruled out by it */
+  private readonly pairs = new Set<number>();
+  /** the last character of each prefix, and the first of each suffix, of a cut's length */
+  private readonly prefixEnds = new Set<number>();
+  private readonly suffixStarts = new Set<number>();
 
   constructor(readonly value: string) {
     const hex = Buffer.from(value, 'utf8').toString('hex');
@@ -133,27 +159,33 @@ class Secret {
     if (value.length >= FRAGMENT) this.forms.push(...base64Cores(value), hex, hex.toUpperCase());
     if (value.length >= MIN_FRAGMENT_SECRET) {
       this.grams = new Set();
-      for (let i = 0; i + FRAGMENT <= value.length; i++) this.grams.add(value.slice(i, i + FRAGMENT));
+      for (let i = 0; i + FRAGMENT <= value.length; i++) {
+        this.grams.add(value.slice(i, i + FRAGMENT));
+        this.pairs.add((value.charCodeAt(i) << 16) | value.charCodeAt(i + 1));
+      }
+      for (let k = CUT_PIECE; k < FRAGMENT; k++) {
+        this.prefixEnds.add(value.charCodeAt(k - 1));
+        this.suffixStarts.add(value.charCodeAt(value.length - k));
+      }
     }
   }
 
   /** Marks in `hit` (indexed by the original text) what matches in this view. */
   mark(v: View, hit: Uint8Array): void {
     const t = v.text;
-    const cover = (from: number, to: number) => {
-      for (let i = v.starts[from]!; i < v.ends[to - 1]!; i++) hit[i] = 1;
-    };
+    const cover = (from: number, to: number) => hit.fill(1, startOf(v, from), endOf(v, to - 1));
     for (const form of this.forms) {
       for (let at = t.indexOf(form); at !== -1; at = t.indexOf(form, at + 1)) cover(at, at + form.length);
     }
     if (!this.grams) return;
     for (let i = 0; i + FRAGMENT <= t.length; i++) {
+      if (!this.pairs.has((t.charCodeAt(i) << 16) | t.charCodeAt(i + 1))) continue;
       if (this.grams.has(t.slice(i, i + FRAGMENT))) cover(i, i + FRAGMENT);
     }
     // shorter pieces where the text was cut: the secret's start before a cut, its end after one
     const s = this.value;
     for (let p = 0; p <= t.length; p++) {
-      if (isCut(t, p)) {
+      if (p >= CUT_PIECE && this.prefixEnds.has(t.charCodeAt(p - 1)) && isCut(t, p)) {
         for (let k = Math.min(FRAGMENT - 1, p); k >= CUT_PIECE; k--) {
           if (t.slice(p - k, p) === s.slice(0, k)) {
             cover(p - k, p);
@@ -161,7 +193,7 @@ class Secret {
           }
         }
       }
-      if (isCutBefore(t, p)) {
+      if (p + CUT_PIECE <= t.length && this.suffixStarts.has(t.charCodeAt(p)) && isCutBefore(t, p)) {
         for (let k = Math.min(FRAGMENT - 1, t.length - p); k >= CUT_PIECE; k--) {
           if (t.slice(p, p + k) === s.slice(s.length - k)) {
             cover(p, p + k);
@@ -189,24 +221,22 @@ export class Redactor {
   redact(text: string): string {
     if (this.secrets.size === 0 || text.length === 0) return text;
     const hit = new Uint8Array(text.length);
-    const starts = Array.from({ length: text.length }, (_, i) => i);
-    let view: View | undefined = { text, starts, ends: starts.map((i) => i + 1) };
+    let view: View | undefined = { text };
     for (let level = 0; view && level <= LEVELS; level++) {
       for (const s of this.secrets.values()) s.mark(view, hit);
       view = decodeOnce(view);
     }
-    if (!hit.includes(1)) return text;
-    let out = '';
-    for (let i = 0; i < text.length; ) {
-      if (!hit[i]) {
-        out += text[i];
-        i += 1;
-        continue;
-      }
-      while (i < text.length && hit[i]) i += 1;
-      out += REDACTED;
+    let at = hit.indexOf(1);
+    if (at === -1) return text;
+    const out: string[] = [text.slice(0, at)];
+    while (at !== -1) {
+      let end = hit.indexOf(0, at);
+      if (end === -1) end = text.length;
+      const next = hit.indexOf(1, end);
+      out.push(REDACTED, text.slice(end, next === -1 ? text.length : next));
+      at = next;
     }
-    return out;
+    return out.join('');
   }
 }
 
