@@ -54,14 +54,23 @@ export class Printer {
   }
 
   private guarded<S extends OutStream>(stream: S): S {
-    const redact = (chunk: unknown) => (typeof chunk === 'string' ? this.redact(chunk) : chunk);
+    type Write = (chunk: unknown, ...rest: unknown[]) => unknown;
+    const original = (stream.write as Write).bind(stream);
+    const write: Write = (chunk, ...rest) =>
+      original(typeof chunk === 'string' ? this.redact(chunk) : chunk, ...rest);
+    // a write installed on the guarded stream (ora hooks write while it spins) sits in front of
+    // the redacting one, never in place of the stream's own
+    let installed: Write | undefined;
     return new Proxy(stream, {
       get(target, prop) {
-        if (prop === 'write')
-          return (chunk: unknown, ...rest: unknown[]) =>
-            (target.write as (c: unknown, ...r: unknown[]) => unknown).call(target, redact(chunk), ...rest);
+        if (prop === 'write') return installed ?? write;
         const value = Reflect.get(target, prop, target) as unknown;
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+      set(target, prop, value) {
+        if (prop !== 'write') return Reflect.set(target, prop, value, target);
+        installed = value === write ? undefined : (value as Write);
+        return true;
       },
     });
   }

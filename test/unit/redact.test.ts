@@ -120,5 +120,14 @@ describe('Printer.guard', () => {
     expect(guarded.stdout.columns).toBe(80);
     p.outUnredacted(T);
     expect(out).toBe(`spinner ${REDACTED}${T}\n`);
+    // a spinner hooks write and calls the write it found: still redacted, no loop
+    const stream = guarded.stderr as { write: (s: string) => unknown };
+    const found = stream.write;
+    stream.write = (s: string) => found(`hooked ${s}`);
+    stream.write(T);
+    expect(err).toBe(`\rrows ${REDACTED}…hooked ${REDACTED}`);
+    stream.write = found;
+    stream.write(T);
+    expect(err).toBe(`\rrows ${REDACTED}…hooked ${REDACTED}${REDACTED}`);
   });
 });
