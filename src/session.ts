@@ -8,6 +8,7 @@ import type { ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
 import type { RequestDefaults, Scope } from './deposits/ports.js';
 import { isNetwork, type Network } from './domain/networks.js';
+import { MIN_FRAGMENT_SECRET } from './domain/redact.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, usageError } from './errors.js';
 import {
@@ -173,6 +174,11 @@ export class Session {
     if (token !== undefined) {
       const r = parseToken(token);
       if (!r.ok) throw usageError(`invalid token from ${tokenFrom}: expected ${r.expected}`);
+      // a short token cannot be told apart from ordinary text, so it cannot be kept out of output
+      if (token.length < MIN_FRAGMENT_SECRET)
+        throw usageError(
+          `invalid token from ${tokenFrom}: it is ${token.length} character(s); lbrl needs at least ${MIN_FRAGMENT_SECRET} to keep it out of everything it prints`,
+        );
     }
     if (baseUrl !== undefined && token !== undefined)
       return { mode: 'live', baseUrl, token, baseUrlFrom, tokenFrom };
