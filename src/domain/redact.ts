@@ -10,9 +10,9 @@
  * What matches a secret of `MIN_FRAGMENT_SECRET` characters or more:
  * - the secret, and its base64 (standard and URL alphabets, three alignments) and hex forms;
  * - any piece of `FRAGMENT` characters or more of it, anywhere;
- * - a piece of 4 to `FRAGMENT - 1` characters at a cut: its start before an ellipsis (`…`,
- *   `...`), a line break, a quote or the end of the text, or its end after one of these or
- *   the start of the text.
+ * - a piece of 4 to `FRAGMENT - 1` characters where a message was cut: its start before an
+ *   ellipsis (`…`, `...`), or its end after one. Only there: a short piece at a quote or a line's
+ *   start would also match, now and then, the start of an id or a txid.
  * A shorter secret (at least `MIN_SECRET`) is matched whole and in its encodings only: pieces
  * of it would match ordinary words. `auth login` refuses tokens under `MIN_FRAGMENT_SECRET`.
  *
@@ -132,16 +132,14 @@ function base64Cores(secret: string): string[] {
   return out;
 }
 
+/** An ellipsis starts at `p`: the text was cut there. */
 function isCut(text: string, p: number): boolean {
-  if (p <= 0 || p >= text.length) return true;
-  const c = text[p]!;
-  return c === '\n' || c === '\r' || c === '"' || c === "'" || c === '…' || text.startsWith('...', p);
+  return text[p] === '…' || text.startsWith('...', p);
 }
 
+/** An ellipsis ends at `q`: the text was cut there. */
 function isCutBefore(text: string, q: number): boolean {
-  if (q <= 0) return true;
-  const c = text[q - 1]!;
-  return c === '\n' || c === '\r' || c === '"' || c === "'" || c === '…' || text.endsWith('...', q);
+  return text[q - 1] === '…' || (q >= 3 && text.endsWith('...', q));
 }
 
 class Secret {

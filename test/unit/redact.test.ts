@@ -38,10 +38,13 @@ describe('redactSecret', () => {
   it.each([
     ['cut at the end with …', `invalid token ${T.slice(0, 4)}…`, 'invalid token [redacted]…'],
     ['cut at the end with ...', `invalid token ${T.slice(0, 5)}...`, 'invalid token [redacted]...'],
-    ['cut at the end of the text', `invalid token ${T.slice(0, 6)}`, 'invalid token [redacted]'],
-    ['cut before a quote', `"invalid token ${T.slice(0, 7)}"`, '"invalid token [redacted]"'],
+    [
+      'cut, in JSON',
+      `{"m":"invalid token ${T.slice(0, 7)}\\u2026"}`,
+      '{"m":"invalid token [redacted]\\u2026"}',
+    ],
     ['cut at the start', `…${T.slice(-4)} is not a token`, '…[redacted] is not a token'],
-    ['cut at the start of a line', `x\n${T.slice(-5)} is not`, 'x\n[redacted] is not'],
+    ['cut at the start with ...', `x ...${T.slice(-5)} is not`, 'x ...[redacted] is not'],
     ['a piece of 8 anywhere', `a ${T.slice(10, 18)} b`, 'a [redacted] b'],
     ['cut inside an escape', `${JSON.stringify(T.slice(0, 17))}`, '"[redacted]"'],
   ])('%s', (_name, text, expected) => {
@@ -51,6 +54,9 @@ describe('redactSecret', () => {
   it('leaves other text alone: a short piece that is not at a cut, other words, the masked form', () => {
     for (const text of [
       `a ${T.slice(0, 4)} b`,
+      // at a quote or a line's start, a short piece is more likely the start of an id than a cut
+      `"${T.slice(0, 7)}"`,
+      `${T.slice(-7)}\tnext`,
       'tok_ and token and secret',
       `********${T.slice(-4)}`,
       '{"id":"3f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d","amount":15}',
