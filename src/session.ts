@@ -8,6 +8,7 @@ import type { ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
 import type { RequestDefaults, Scope } from './deposits/ports.js';
 import { isNetwork, type Network } from './domain/networks.js';
+import { MIN_FRAGMENT_SECRET } from './domain/redact.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, usageError } from './errors.js';
 import {
@@ -50,8 +51,11 @@ export class Session {
   private mayCreateProfile = false;
   private profileChecked = false;
 
+  /** the command's context, its stdout and stderr redacting every write (Printer.guard) */
+  readonly ctx: Context;
+
   constructor(
-    readonly ctx: Context,
+    ctx: Context,
     readonly globals: GlobalOptions,
   ) {
     this.printer = new Printer(ctx, {
@@ -60,6 +64,7 @@ export class Session {
       color: globals.color !== false,
       verbose: Boolean(globals.verbose),
     });
+    this.ctx = this.printer.guard(ctx);
     const profileText = globals.profile ?? ctx.env.LBRL_PROFILE ?? 'default';
     const p = parseProfileName(profileText);
     if (!p.ok)
@@ -190,6 +195,11 @@ export class Session {
     if (token !== undefined) {
       const r = parseToken(token);
       if (!r.ok) throw usageError(`invalid token from ${tokenFrom}: expected ${r.expected}`);
+      // a short token cannot be told apart from ordinary text, so it cannot be kept out of output
+      if (token.length < MIN_FRAGMENT_SECRET)
+        throw usageError(
+          `invalid token from ${tokenFrom}: it is ${token.length} character(s); lbrl needs at least ${MIN_FRAGMENT_SECRET} to keep it out of everything it prints`,
+        );
     }
     if (baseUrl !== undefined && token !== undefined)
       return { mode: 'live', baseUrl, token, baseUrlFrom, tokenFrom };
@@ -221,7 +231,8 @@ export class Session {
     await this.ctx.clientLoaded?.(baseUrl);
     const insecure = Boolean(this.globals.insecureSkipTlsVerify) && target.mode === 'live';
     if (insecure) {
-      this.printer.warn(
+      // not hidden by -q or --json: a connection anyone can read must never go unsaid
+      this.printer.alarm(
         'warning: TLS certificate checks are OFF (--insecure-skip-tls-verify): anyone in between can read the token and change answers',
       );
     }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redactor } from '../domain/redact.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { Agent, type Dispatcher, request } from './http.js';
 import {
@@ -60,8 +61,8 @@ const CONNECT_FAILURES = new Set([
 ]);
 const TLS_FAILURES = /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO_VERIFY/;
 
-/** A 2xx answer, not yet read as JSON. */
-interface Answer {
+/** An answer (a 2xx one, except from probeDeposit), not yet read as JSON. */
+export interface Answer {
   status: number;
   contentType: string | undefined;
   text: string;
@@ -127,6 +128,8 @@ export class DepositClient {
   > &
     ClientOptions;
   private readonly dispatcher: Dispatcher;
+  /** the token, kept out of every answer as it arrives: no message, trace or cut of it can show it */
+  private readonly secrets = new Redactor();
 
   constructor(options: ClientOptions) {
     this.o = {
@@ -149,6 +152,7 @@ export class DepositClient {
         // HTTP/1.1 only: the bundle leaves undici's HTTP/2 client out (src/api/no-http2.ts)
         allowH2: false,
       });
+    this.secrets.add(options.token);
   }
 
   async close(): Promise<void> {
@@ -203,6 +207,55 @@ export class DepositClient {
       id,
     );
     return this.parse(answer, getResponseSchema);
+  }
+
+  /**
+   * One GET of a deposit with the answer as it came, whatever its status: for `auth login`, which
+   * judges who answered. Sent once; a failure to reach the service throws as any request's does.
+   */
+  async probeDeposit(id: string): Promise<Answer> {
+    const url = `${this.o.baseUrl}/v1/api/deposit/${encodeURIComponent(id)}`;
+    const headers = this.headers(undefined, undefined);
+    this.traceRequest('GET', url, headers, undefined);
+    const started = this.o.now();
+    const outcome = await this.attempt('GET', url, undefined, headers);
+    this.traceOutcome(outcome, this.o.now() - started);
+    if (outcome.kind === 'error') {
+      const facts = {
+        method: 'GET' as const,
+        baseUrl: this.o.baseUrl,
+        host: new URL(url).host,
+        timeoutMs: this.o.timeoutMs,
+        maxRetryAfterMs: this.o.maxRetryAfterMs,
+        depositId: id,
+      };
+      const verdict = classify(facts, seen(outcome), this.o.now());
+      if (!verdict.ok) throw verdict.error;
+    }
+    const answer = outcome as Extract<Outcome, { kind: 'answer' }>;
+    return {
+      status: answer.status,
+      contentType: headerValue(answer.headers['content-type']),
+      text: answer.body,
+    };
+  }
+
+  private headers(body: string | undefined, idempotencyKey: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.o.token}`,
+      accept: 'application/json',
+      'user-agent': this.o.userAgent ?? 'lbrl',
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+    return headers;
+  }
+
+  private traceRequest(method: string, url: string, headers: Record<string, string>, body?: string): void {
+    this.trace(`> ${method} ${url}`);
+    for (const [k, v] of Object.entries(headers))
+      this.trace(`> ${k}: ${k === 'authorization' ? 'Bearer [redacted]' : v}`);
+    if (body !== undefined) this.trace(`> ${body}`);
   }
 
   /** A 2xx answer to the models: JSON by its content type and its text, then the schema. */
@@ -285,7 +338,8 @@ export class DepositClient {
         kind: 'answer',
         status: res.statusCode,
         headers: res.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
+        // a service that echoes the token gets it replaced before anything reads the answer
+        body: this.secrets.redact(Buffer.concat(chunks).toString('utf8')),
       };
     } catch (error) {
       if (error instanceof LbrlError) throw error;
@@ -314,13 +368,7 @@ export class DepositClient {
     depositId?: string,
   ): Promise<Answer> {
     const url = `${this.o.baseUrl}${path}`;
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.o.token}`,
-      accept: 'application/json',
-      'user-agent': this.o.userAgent ?? 'lbrl',
-    };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+    const headers = this.headers(body, idempotencyKey);
     const request = {
       method,
       baseUrl: this.o.baseUrl,
@@ -332,10 +380,7 @@ export class DepositClient {
     };
 
     for (let attempt = 0; ; attempt++) {
-      this.trace(`> ${method} ${url}`);
-      for (const [k, v] of Object.entries(headers))
-        this.trace(`> ${k}: ${k === 'authorization' ? 'Bearer [redacted]' : v}`);
-      if (body !== undefined) this.trace(`> ${body}`);
+      this.traceRequest(method, url, headers, body);
       const started = this.o.now();
       const outcome = await this.attempt(method, url, body, headers);
       this.traceOutcome(outcome, this.o.now() - started);

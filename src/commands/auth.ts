@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { parseBaseUrl, parseToken } from '../api/baseurl.js';
+import type { Answer } from '../api/client.js';
+import { getResponseSchema } from '../api/models.js';
 import { readInput } from '../context.js';
+import { MIN_FRAGMENT_SECRET } from '../domain/redact.js';
 import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
@@ -8,6 +11,47 @@ import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 export interface LoginOptions {
   withToken?: boolean;
   verify?: boolean;
+}
+
+/** The Deposit service's error body, as the interface's OpenAPI describes it. */
+function serviceError(json: unknown): { code: string; message: string } | undefined {
+  const e = (json as { error?: unknown } | null)?.error as { code?: unknown; message?: unknown } | undefined;
+  if (e && typeof e === 'object' && typeof e.code === 'string' && typeof e.message === 'string')
+    return { code: e.code, message: e.message };
+  return undefined;
+}
+
+/**
+ * Who answered a GET of a made-up deposit id: the Deposit service accepting the token (its
+ * `not_found` or validation error, or a deposit), refusing it (401/403), or something else,
+ * described for the message (an HTML page, a 200 that is not a deposit, a 400 of another shape).
+ */
+export function judgeProbe(answer: Answer): 'accepted' | 'refused' | string {
+  const { status, contentType, text } = answer;
+  if (status === 401 || status === 403) return 'refused';
+  const isJson = contentType !== undefined && /^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim());
+  let json: unknown;
+  try {
+    json = isJson ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  const what = () =>
+    !isJson
+      ? `${status} with ${contentType ? `content-type ${JSON.stringify(contentType)}` : 'no content-type'}`
+      : json === undefined
+        ? `${status} with a body that is not JSON`
+        : `${status} with a JSON body of another shape`;
+  if (json === undefined) return what();
+  if (status >= 200 && status < 300) return getResponseSchema.safeParse(json).success ? 'accepted' : what();
+  const error = serviceError(json);
+  if (status === 404 && error?.code === 'not_found') return 'accepted';
+  if (
+    (status === 400 || status === 422) &&
+    (error?.code === 'validation_error' || error?.code === 'bad_request')
+  )
+    return 'accepted';
+  return error ? `${status} (${JSON.stringify(error.code)})` : what();
 }
 
 export function maskToken(token: string): string {
@@ -36,11 +80,16 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
     token = await prompter.password({ message: `Access token for ${base.value}` });
   }
   const t = parseToken(token);
-  if (!t.ok) throw usageError(`the token given is not usable: expected ${t.expected}`);
+  if (!t.ok) throw usageError(`the token given is not usable: expected ${t.expected}; nothing was saved`);
+  if (t.value.length < MIN_FRAGMENT_SECRET) {
+    // a short token cannot be told apart from ordinary text, so it cannot be kept out of output
+    throw usageError(
+      `the token given is ${t.value.length} character(s): lbrl needs at least ${MIN_FRAGMENT_SECRET} to keep it out of everything it prints; nothing was saved`,
+    );
+  }
   p.addSecret(t.value);
 
   if (opts.verify !== false) {
-    // A harmless request: a GET of an id that cannot exist. 404 means the token was accepted.
     const client = await session.client({
       mode: 'live',
       baseUrl: base.value,
@@ -48,21 +97,29 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
       baseUrlFrom: '--base-url',
       tokenFrom: 'auth login',
     });
-    try {
-      await client.getDeposit(randomUUID());
-    } catch (error) {
-      if (!(error instanceof LbrlError)) throw error;
-      // any answer past authentication means the token was accepted: 404 as expected, or a
-      // service that answers a made-up id some other way (400, or an example deposit)
-      const answered = ['not_found', 'validation', 'mismatch', 'contract'].includes(error.type);
-      if (!answered) {
-        if (error.type === 'auth') throw new LbrlError(`${error.message}; the token was not saved`, 'auth');
-        throw new LbrlError(
-          `could not check the token: ${error.message}; nothing was saved`,
-          error.type,
-          'pass --no-verify to save it without checking',
-        );
-      }
+    // A harmless request: a GET of an id that cannot exist
+    const answer = await client.probeDeposit(randomUUID());
+    const { serviceMessage } = await import('../api/client.js');
+    const verdict = judgeProbe(answer);
+    if (verdict === 'refused') {
+      throw new LbrlError(
+        `the service refused the token (${answer.status}): ${serviceMessage(answer.text) || 'no reason given'}; the token was not saved`,
+        'auth',
+      );
+    }
+    if (answer.status === 429 || answer.status >= 500) {
+      throw new LbrlError(
+        `could not verify the token: the service answered ${answer.status}: ${serviceMessage(answer.text) || 'no reason given'}; nothing was saved`,
+        answer.status === 429 ? 'rate_limited' : 'service',
+        'try again later, or pass --no-verify to save the token without checking',
+      );
+    }
+    if (verdict !== 'accepted') {
+      throw new LbrlError(
+        `could not verify the token: ${base.value} answered ${verdict}, not what the Deposit service answers to a token it accepts; nothing was saved`,
+        'contract',
+        'check the base URL; pass --no-verify to save the token without checking',
+      );
     }
   }
   await session.store.updateProfile(session.profileName, (profile) => {

@@ -60,7 +60,10 @@ export const PROGRAM = command({
 /** The Session's GlobalOptions are exactly the program's flags. */
 export type ProgramOptions = Omit<OptionsOf<typeof PROGRAM.flags>, 'version'>;
 
-const SINGLE_ONLY = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee', 'watch', 'qrPng', 'qrStyle'];
+/** What only a single create takes, with --from: each kind refused with the reason it does not apply. */
+const FROM_VALUES = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee'];
+const FROM_WATCH = ['watch', 'interval', 'timeout', 'verify'];
+const FROM_QR = ['qrPng', 'qrStyle'];
 
 export const DEPOSIT_CREATE = command({
   path: 'deposit create',
@@ -98,8 +101,21 @@ export const DEPOSIT_CREATE = command({
   conflicts: [
     {
       when: { set: 'from' },
-      forbids: SINGLE_ONLY,
-      message: (flags) => `--from cannot be combined with ${flags.join(', ')}; put the values in the file`,
+      forbids: FROM_WATCH,
+      message: (flags) =>
+        `a batch (--from) does not watch: it creates its rows and ends, so ${flags.join(', ')} cannot go with it; follow the deposits afterwards with lbrl deposit watch --pending`,
+    },
+    {
+      when: { set: 'from' },
+      forbids: FROM_VALUES,
+      message: (flags) =>
+        `--from takes each deposit's values from its row, so ${flags.join(', ')} cannot go with it: put them in the file's columns (amount or amountCents, to, splitTo, splitFee)`,
+    },
+    {
+      when: { set: 'from' },
+      forbids: FROM_QR,
+      message: (flags) =>
+        `a batch draws no QR codes, so ${flags.join(', ')} cannot go with --from: each row's qrCode is in its NDJSON line (--json), or use lbrl deposit get <id> --qr-png <file>`,
     },
     {
       when: { unset: 'from' },

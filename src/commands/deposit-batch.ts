@@ -4,13 +4,16 @@
  */
 import fs from 'node:fs';
 import { inCI, readInput } from '../context.js';
-import { type BatchRow, createBatch } from '../deposits/batch.js';
+import { type BatchRow, createBatch, type RowKind, type RowOutcome, tally } from '../deposits/batch.js';
 import type { RequestDefaults } from '../deposits/ports.js';
 import { checkRequest, ROW_LABELS } from '../deposits/request.js';
+import { formatCents } from '../domain/money.js';
 import { parseRows } from '../domain/rows.js';
+import { safeText } from '../domain/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
+import { ResumableRows, RowClaims } from '../store/claims.js';
 
 export interface BatchOptions {
   from: string;
@@ -78,29 +81,100 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
   }
 
   const target = session.target();
-  let printed = 0;
+  const scope = session.scope(target);
   const progress = p.stderrIsTTY && !inCI(session.ctx.env) && !session.globals.quiet;
+  // a person at a terminal reads a table; a pipe or --json gets one NDJSON line per row
+  const table = p.stdoutIsTTY && !session.globals.json ? new RowTable(rows) : undefined;
+  let printed = 0;
+  let seen: ReadonlyArray<RowOutcome | undefined> = [];
+  let failure: unknown;
   try {
     await createBatch(
       rows,
       { concurrency, resume: Boolean(opts.resume) },
       {
         api: (onRetry) => session.client(target, { maxRetries: 6, onRetry }),
-        history: session.history(),
         recorder: session,
-        scope: session.scope(target),
+        scope,
         clock: session.ctx,
+        resumable: (keys) =>
+          new ResumableRows(
+            session.history(),
+            new RowClaims(session.store.dir, (line) => p.warn(line)),
+            scope.profile,
+            scope.target,
+            keys,
+          ),
       },
       (outcomes, finished) => {
+        seen = outcomes;
         while (printed < outcomes.length && outcomes[printed]) {
-          p.json(outcomes[printed]!.line);
+          const outcome = outcomes[printed]!;
+          if (table) p.out(table.line(printed, outcome));
+          else p.json(outcome.line);
           printed += 1;
         }
         if (progress) session.ctx.stderr.write(`\rrows ${finished}/${rows.length}`);
       },
     );
+  } catch (error) {
+    failure = error;
   } finally {
     if (progress) session.ctx.stderr.write('\n');
   }
-  p.info(`${rows.length} deposit(s) created`);
+  if (printed > 0) p.info(summary(tally(seen), rows.length));
+  if (failure !== undefined) throw failure;
+}
+
+/** `5 row(s): 3 created, 1 resumed (created by an earlier run), 1 failed`. */
+export function summary(n: Record<RowKind, number>, total: number): string {
+  const parts = [`${n.created} created`];
+  if (n.resumed > 0) parts.push(`${n.resumed} resumed (created by an earlier run)`);
+  parts.push(`${n.failed} failed`);
+  const left = total - n.created - n.resumed - n.failed;
+  if (left > 0) parts.push(`${left} not reached`);
+  return `${total} row(s): ${parts.join(', ')}`;
+}
+
+/** The rows as a table for a terminal: row, id, amount, and the status or the error. */
+class RowTable {
+  private readonly rowWidth: number;
+  private readonly amountWidth: number;
+  private readonly amounts: string[];
+  private headed = false;
+
+  constructor(private readonly rows: BatchRow[]) {
+    this.amounts = rows.map((r) => formatCents(r.body.amountInCents));
+    this.rowWidth = Math.max(3, ...rows.map((r) => String(r.row).length));
+    this.amountWidth = Math.max(6, ...this.amounts.map((a) => a.length));
+  }
+
+  line(i: number, o: RowOutcome): string {
+    const { row } = this.rows[i]!;
+    const deposit = o.line.deposit as { id?: unknown; status?: unknown } | undefined;
+    const error = o.line.error as { message?: unknown } | undefined;
+    const id = typeof deposit?.id === 'string' ? deposit.id : '-';
+    const what =
+      o.kind === 'failed'
+        ? `error: ${String(error?.message ?? '')}`
+        : o.kind === 'resumed'
+          ? `${String(deposit?.status ?? '')} (resumed: created by an earlier run)`
+          : String(deposit?.status ?? '');
+    const cells = [
+      String(row).padStart(this.rowWidth),
+      id.padEnd(36),
+      this.amounts[i]!.padStart(this.amountWidth),
+      what,
+    ];
+    const text = safeText(cells.join('  '));
+    if (this.headed) return text;
+    this.headed = true;
+    const head = [
+      'row'.padStart(this.rowWidth),
+      'id'.padEnd(36),
+      'amount'.padStart(this.amountWidth),
+      'status',
+    ];
+    return `${head.join('  ')}\n${text}`;
+  }
 }

@@ -5,14 +5,21 @@
  * Rows are recognised for --resume by a key: the SHA-256 of the checked request body and
  * how many identical rows came before it in the file. So editing, adding or reordering
  * other rows does not change a row's key, and two identical rows stay two deposits.
+ *
+ * With --resume a row is created once however many runs of the file overlap: each row is
+ * claimed (store/claims.ts), the history is read again under the claim, and the row is sent
+ * with an Idempotency-Key derived from (profile, service, row key), so every run sends the
+ * same key for the same row. Without --resume every row gets a fresh key: a deliberate re-run
+ * makes new deposits.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { RetryInfo } from '../api/client.js';
 import type { CreateRequest } from '../api/models.js';
 import { type ErrorType, interrupted, LbrlError } from '../errors.js';
+import type { ClaimWaitOptions, RowTurn } from '../store/claims.js';
 import type { AttemptRecord } from '../store/history.js';
 import { createChecked } from './create.js';
-import type { Clock, DepositApi, HistoryReader, Recorder, Scope } from './ports.js';
+import type { Clock, DepositApi, Recorder, Scope } from './ports.js';
 
 export function rowKeys(bodies: CreateRequest[]): string[] {
   const seen = new Map<string, number>();
@@ -29,9 +36,13 @@ export function rowKeys(bodies: CreateRequest[]): string[] {
   });
 }
 
+/** How a row ended: created now, created by an earlier or overlapping run (resumed), or failed. */
+export type RowKind = 'created' | 'resumed' | 'failed';
+
 /** What one row came to: the line printed for it, and its exit code when it failed. */
 export interface RowOutcome {
   line: Record<string, unknown>;
+  kind: RowKind;
   ok: boolean;
   exitCode: number;
   /** a failed row's error type */
@@ -44,25 +55,51 @@ export interface BatchRow {
   body: CreateRequest;
 }
 
+/** The rows of one file as earlier and overlapping runs left them (store/claims.ts ResumableRows). */
+export interface RowTurns {
+  /** created before this run looked: report it, send nothing */
+  done(rowKey: string): { id: string; status: string } | undefined;
+  /** waits for the row's claim, then looks again: done, or this run's to send with the key given */
+  begin(rowKey: string, wait: ClaimWaitOptions): Promise<RowTurn>;
+}
+
 export interface BatchDeps {
   /** the client; its retries report through onRetry so a 429 pauses every row */
   api(onRetry: (info: RetryInfo) => void): Promise<DepositApi>;
-  history: HistoryReader;
   recorder: Recorder;
   scope: Scope;
   clock: Clock;
+  /** with --resume: what earlier and overlapping runs of the file did, for these row keys */
+  resumable?: (keys: string[]) => RowTurns;
 }
 
-/** What earlier runs of the scope did: rows created, and idempotency keys already tried. */
-function earlierRuns(history: HistoryReader, scope: Scope) {
-  const done = new Map<string, { id: string; status: string }>();
-  const attempted = new Map<string, string>();
-  for (const r of history.read()) {
-    if (r.type === 'status' || r.profile !== scope.profile || r.baseUrl !== scope.target) continue;
-    if (r.type === 'created' && r.batchKey) done.set(r.batchKey, { id: r.id, status: r.status });
-    if (r.type === 'attempt') attempted.set(r.batchKey, r.idempotencyKey);
-  }
-  return { done, attempted };
+/** How long a row held by another run is waited for before it is reported failed. */
+export const CLAIM_WAIT_MS = 120_000;
+/** How often a held row is looked at again. */
+const CLAIM_POLL_MS = 100;
+
+function failedRow(row: number, error: LbrlError, prefix = ''): RowOutcome {
+  return {
+    kind: 'failed',
+    ok: false,
+    exitCode: error.exitCode,
+    type: error.type,
+    line: {
+      row,
+      error: { type: error.type, message: `${prefix}${error.message}`, exitCode: error.exitCode },
+    },
+  };
+}
+
+function resumedRow(row: number, done: { id: string; status: string }): RowOutcome {
+  return { kind: 'resumed', ok: true, exitCode: 0, line: { row, deposit: done, resumed: true } };
+}
+
+/** Counts of each kind of outcome, for the summary. */
+export function tally(outcomes: ReadonlyArray<RowOutcome | undefined>): Record<RowKind, number> {
+  const n: Record<RowKind, number> = { created: 0, resumed: 0, failed: 0 };
+  for (const o of outcomes) if (o) n[o.kind] += 1;
+  return n;
 }
 
 /**
@@ -77,9 +114,8 @@ export async function createBatch(
 ): Promise<RowOutcome[]> {
   const { clock, scope } = deps;
   const keys = rowKeys(rows.map((r) => r.body));
-  const { done, attempted } = o.resume
-    ? earlierRuns(deps.history, scope)
-    : { done: new Map<string, { id: string; status: string }>(), attempted: new Map<string, string>() };
+  if (o.resume && !deps.resumable) throw new Error('createBatch: --resume needs the rows of earlier runs');
+  const turns = o.resume ? deps.resumable!(keys) : undefined;
 
   // one shared gate: a 429 seen by any request pauses them all
   let pauseUntil = 0;
@@ -91,37 +127,8 @@ export async function createBatch(
   let finished = 0;
   let stopAll: LbrlError | undefined;
 
-  const sendRow = async (i: number): Promise<RowOutcome> => {
-    const { row, body } = rows[i]!;
-    const batchKey = keys[i]!;
-    const prior = done.get(batchKey);
-    if (prior)
-      return {
-        ok: true,
-        exitCode: 0,
-        line: { row, deposit: { id: prior.id, status: prior.status }, resumed: true },
-      };
-    if (stopAll) {
-      return {
-        ok: false,
-        exitCode: stopAll.exitCode,
-        type: stopAll.type,
-        line: {
-          row,
-          error: { type: stopAll.type, message: `not sent: ${stopAll.message}`, exitCode: stopAll.exitCode },
-        },
-      };
-    }
-    const wait = pauseUntil - clock.now();
-    if (wait > 0) {
-      try {
-        await clock.sleep(wait, clock.signal);
-      } catch {
-        stopAll = interrupted();
-        return sendRow(i);
-      }
-    }
-    const idempotencyKey = attempted.get(batchKey) ?? randomUUID();
+  /** Record the attempt, send, check, record the deposit. */
+  const send = async (row: number, body: CreateRequest, batchKey: string, idempotencyKey: string) => {
     const attempt: AttemptRecord = {
       v: 1,
       type: 'attempt',
@@ -139,16 +146,49 @@ export async function createBatch(
         idempotencyKey,
         batchKey,
       );
-      return { ok: true, exitCode: 0, line: { row, deposit: raw } };
+      return { kind: 'created', ok: true, exitCode: 0, line: { row, deposit: raw } } satisfies RowOutcome;
     } catch (error) {
       if (!(error instanceof LbrlError)) throw error;
       if (error.type === 'auth' || error.type === 'interrupted') stopAll = error;
-      return {
-        ok: false,
-        exitCode: error.exitCode,
-        type: error.type,
-        line: { row, error: { type: error.type, message: error.message, exitCode: error.exitCode } },
-      };
+      return failedRow(row, error);
+    }
+  };
+
+  const sendRow = async (i: number): Promise<RowOutcome> => {
+    const { row, body } = rows[i]!;
+    const batchKey = keys[i]!;
+    const prior = turns?.done(batchKey);
+    if (prior) return resumedRow(row, prior);
+    if (stopAll) return failedRow(row, stopAll, 'not sent: ');
+    const wait = pauseUntil - clock.now();
+    if (wait > 0) {
+      try {
+        await clock.sleep(wait, clock.signal);
+      } catch {
+        stopAll = interrupted();
+        return sendRow(i);
+      }
+    }
+    if (!turns) return send(row, body, batchKey, randomUUID());
+    let turn: RowTurn;
+    try {
+      turn = await turns.begin(batchKey, {
+        sleep: clock.sleep,
+        now: clock.now,
+        signal: clock.signal,
+        pollMs: CLAIM_POLL_MS,
+        timeoutMs: CLAIM_WAIT_MS,
+      });
+    } catch (error) {
+      const e = claimError(error);
+      if (e.type === 'interrupted') stopAll = e;
+      return failedRow(row, e, e.type === 'interrupted' ? 'not sent: ' : '');
+    }
+    if ('done' in turn) return resumedRow(row, turn.done);
+    try {
+      return await send(row, body, batchKey, turn.idempotencyKey);
+    } finally {
+      turn.claim.release();
     }
   };
 
@@ -176,4 +216,14 @@ export async function createBatch(
     );
   }
   return all;
+}
+
+/** A claim that could not be made (the claims directory unusable, say), as a row's error. */
+function claimError(error: unknown): LbrlError {
+  if (error instanceof LbrlError) return error;
+  const e = error as NodeJS.ErrnoException;
+  return new LbrlError(
+    `could not claim the row for this run (${e.code ?? e.message}${e.path ? ` on ${e.path}` : ''}): --resume needs a writable claims directory to keep overlapping runs apart; nothing was sent`,
+    'config',
+  );
 }

@@ -128,6 +128,25 @@ export class RowClaims {
     return path.join(this.dir, `${name}.claim`);
   }
 
+  /**
+   * Whether claims can be made here, before anything is sent: the directory is made (0700) or
+   * is one of the user's, and can be written.
+   */
+  check(): void {
+    try {
+      this.ensureDir();
+      fs.accessSync(this.dir, fs.constants.W_OK | fs.constants.X_OK);
+    } catch (error) {
+      if (error instanceof LbrlError) throw error;
+      const e = error as NodeJS.ErrnoException;
+      throw new LbrlError(
+        `cannot keep row claims in ${this.dir} (${e.code ?? e.message}): --resume needs it to keep overlapping runs of a file apart; nothing was sent`,
+        'config',
+        'make the directory writable, or set LBRL_CONFIG_DIR to a directory of your own',
+      );
+    }
+  }
+
   /** The row's claim, or who holds it now. Never waits. */
   tryClaim(profile: string, service: string, rowKey: string): RowClaim | ClaimHolder {
     this.ensureDir();
@@ -253,6 +272,7 @@ export class ResumableRows {
     readonly service: string,
     keys: readonly string[],
   ) {
+    claims.check();
     this.keys = new Set(keys);
     this.state = history.batchState(profile, service, this.keys);
   }

@@ -1,5 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Context, OutStream } from '../context.js';
+import { Redactor } from '../domain/redact.js';
 import type { LbrlError } from '../errors.js';
 
 export interface OutputOptions {
@@ -21,7 +22,7 @@ function colorLevel(stream: OutStream, env: Context['env'], wanted: boolean): 0 
 export class Printer {
   readonly c: ChalkInstance;
   readonly ce: ChalkInstance;
-  private readonly secrets = new Set<string>();
+  private readonly secrets = new Redactor();
 
   constructor(
     private readonly ctx: Context,
@@ -31,15 +32,47 @@ export class Printer {
     this.ce = new Chalk({ level: colorLevel(ctx.stderr, ctx.env, opts.color) });
   }
 
-  /** Never print this value, whatever path it takes to the output. */
+  /**
+   * Never print this value, whatever path it takes to the output: as it is, escaped, encoded
+   * or cut short (domain/redact.ts).
+   */
   addSecret(secret: string | undefined): void {
-    if (secret && secret.length >= 4) this.secrets.add(secret);
+    this.secrets.add(secret);
   }
 
   redact(text: string): string {
-    let out = text;
-    for (const s of this.secrets) out = out.split(s).join('[redacted]');
-    return out;
+    return this.secrets.redact(text);
+  }
+
+  /**
+   * The context with its stdout and stderr passing every write through the redactor, so that
+   * whatever writes to them (a spinner, a progress line, a prompt) cannot print a secret. The
+   * printer's own writes, and `outUnredacted`, use the streams it was made with.
+   */
+  guard(ctx: Context): Context {
+    return { ...ctx, stdout: this.guarded(ctx.stdout), stderr: this.guarded(ctx.stderr) };
+  }
+
+  private guarded<S extends OutStream>(stream: S): S {
+    type Write = (chunk: unknown, ...rest: unknown[]) => unknown;
+    const original = (stream.write as Write).bind(stream);
+    const write: Write = (chunk, ...rest) =>
+      original(typeof chunk === 'string' ? this.redact(chunk) : chunk, ...rest);
+    // a write installed on the guarded stream (ora hooks write while it spins) sits in front of
+    // the redacting one, never in place of the stream's own
+    let installed: Write | undefined;
+    return new Proxy(stream, {
+      get(target, prop) {
+        if (prop === 'write') return installed ?? write;
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+      set(target, prop, value) {
+        if (prop !== 'write') return Reflect.set(target, prop, value, target);
+        installed = value === write ? undefined : (value as Write);
+        return true;
+      },
+    });
   }
 
   out(text: string): void {
@@ -63,6 +96,11 @@ export class Printer {
 
   warn(text: string): void {
     if (!this.opts.quiet) this.err(this.ce.yellow(text));
+  }
+
+  /** A warning no option hides (not -q, not --json): what the user must not miss. */
+  alarm(text: string): void {
+    this.err(this.ce.yellow(text));
   }
 
   trace(line: string): void {
@@ -90,7 +128,7 @@ export class Printer {
       );
       return;
     }
-    this.err(`${this.ce.red('error:')} ${error.message}`);
+    this.err(`${this.ce.red('error:')} ${this.redact(error.message)}`);
     if (error.suggestion && error.type !== 'usage') this.err(`${this.ce.dim('hint:')} ${error.suggestion}`);
   }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { EX, ID, TEX, TOKEN } from '../helpers/fixtures.js';
+import { EX, getAnswer, ID, TEX, TOKEN } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -12,9 +12,10 @@ let accepted: string;
 beforeEach(async () => {
   accepted = TOKEN;
   server = await startServer((req, res) =>
+    // the Deposit service's error body, as docs/openapi.yaml gives it
     req.headers.authorization === `Bearer ${accepted}`
-      ? json(res, 404, { message: 'no such deposit' })
-      : json(res, 401, { message: 'bad token' }),
+      ? json(res, 404, { error: { code: 'not_found', message: 'no such deposit' } })
+      : json(res, 401, { error: { code: 'unauthorized', message: 'bad token' } }),
   );
   dir = path.join(tempDir(), 'cfg');
 });
@@ -248,39 +249,123 @@ describe('profiles that do not exist', () => {
 });
 
 describe('auth login against services that answer a made-up id differently', () => {
-  it.each([
-    ['400', (res: import('node:http').ServerResponse) => json(res, 400, { message: 'bad id' })],
-    [
-      'an example deposit',
-      (res: import('node:http').ServerResponse) =>
-        json(res, 200, { id: '00000000-0000-4000-8000-000000000000' }),
-    ],
-  ])('%s still means the token was accepted', async (_name, answer) => {
+  type Res = import('node:http').ServerResponse;
+  const login = async (answer: (res: Res) => void, extra: string[] = []) => {
     const s = await startServer((_req, res) => answer(res));
     const d = path.join(tempDir(), 'cfg');
-    const r = await runCli(['auth', 'login', '--base-url', s.url, '--with-token'], {
+    const r = await runCli(['auth', 'login', '--base-url', s.url, '--with-token', ...extra], {
       env: { LBRL_CONFIG_DIR: d },
       stdin: TOKEN,
     });
     await s.close();
+    const file = path.join(d, 'config.json');
+    const saved = fs.existsSync(file)
+      ? JSON.parse(fs.readFileSync(file, 'utf8')).profiles.default.token
+      : null;
+    return { ...r, saved, url: s.url };
+  };
+
+  it.each([
+    [
+      '404 not_found',
+      (res: Res) => json(res, 404, { error: { code: 'not_found', message: 'no such deposit' } }),
+    ],
+    [
+      '400 validation_error',
+      (res: Res) => json(res, 400, { error: { code: 'validation_error', message: 'bad id', field: 'id' } }),
+    ],
+    ['a deposit', (res: Res) => json(res, 200, getAnswer())],
+  ])("%s (the Deposit service's answer) means the token was accepted", async (_name, answer) => {
+    const r = await login(answer);
     expect(r.code).toBe(0);
-    expect(JSON.parse(fs.readFileSync(path.join(d, 'config.json'), 'utf8')).profiles.default.token).toBe(
-      TOKEN,
-    );
+    expect(r.saved).toBe(TOKEN);
   });
 
+  const html = (status: number) => (res: Res) => {
+    res.writeHead(status, { 'content-type': 'text/html' });
+    res.end('<html><body>Welcome</body></html>');
+  };
+  it.each([
+    ['an HTML page', html(200), '200 with content-type "text/html"'],
+    ['an HTML 404', html(404), '404 with content-type "text/html"'],
+    [
+      'a 200 {"ok":true}',
+      (res: Res) => json(res, 200, { ok: true }),
+      '200 with a JSON body of another shape',
+    ],
+    [
+      "another server's 400",
+      (res: Res) => json(res, 400, { message: 'bad id' }),
+      '400 with a JSON body of another shape',
+    ],
+    [
+      "another server's 404",
+      (res: Res) => json(res, 404, { message: 'nope' }),
+      '404 with a JSON body of another shape',
+    ],
+    [
+      'a 404 of another code',
+      (res: Res) => json(res, 404, { error: { code: 'x', message: 'y' } }),
+      '404 ("x")',
+    ],
+    [
+      'a JSON type with no JSON',
+      (res: Res) => json(res, 404, 'not json'),
+      '404 with a body that is not JSON',
+    ],
+  ])(
+    '%s is not the Deposit service: could not verify, nothing saved unless --no-verify',
+    async (_n, answer, what) => {
+      const r = await login(answer);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        `error: could not verify the token: ${r.url} answered ${what}, not what the Deposit service answers to a token it accepts; nothing was saved\nhint: check the base URL; pass --no-verify to save the token without checking\n`,
+      );
+      expect(r.saved).toBe(null);
+      const forced = await login(answer, ['--no-verify']);
+      expect(forced.code).toBe(0);
+      expect(forced.saved).toBe(TOKEN);
+    },
+  );
+
   it('a 5xx is not an answer about the token: nothing saved, exit 1', async () => {
-    const s = await startServer((_req, res) => json(res, 503, { message: 'down' }));
-    const d = path.join(tempDir(), 'cfg');
-    const r = await runCli(['auth', 'login', '--base-url', s.url, '--with-token'], {
-      env: { LBRL_CONFIG_DIR: d },
-      stdin: TOKEN,
-    });
-    await s.close();
+    const r = await login((res) => json(res, 503, { message: 'down' }));
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      'could not check the token: the service answered 503: down; nothing was saved',
+      'could not verify the token: the service answered 503: down; nothing was saved',
     );
-    expect(fs.existsSync(path.join(d, 'config.json'))).toBe(false);
+    expect(r.saved).toBe(null);
   });
+
+  it.each([
+    ['short', 'abc', 'the token given is 3 character(s): lbrl needs at least 16'],
+    ['15 characters', 'a'.repeat(15), 'the token given is 15 character(s): lbrl needs at least 16'],
+    [
+      'with a space',
+      'tok_secret ABCDEFGHIJKLMNOP',
+      'the token given is not usable: expected a token of printable',
+    ],
+    ['with a tab', 'tok_secret\tABCDEFGHIJKLMNOP', 'the token given is not usable'],
+    ['with a control character', 'tok_secret\x1bABCDEFGHIJKLMNOP', 'the token given is not usable'],
+    ['not ASCII', 'tok_secret_ÄBCDEFGHIJKLMNOP', 'the token given is not usable'],
+  ])(
+    'a token that cannot be redacted safely (%s) is refused before anything is sent or saved',
+    async (_n, token, message) => {
+      const s = await startServer((_req, res) =>
+        json(res, 404, { error: { code: 'not_found', message: 'x' } }),
+      );
+      const d = path.join(tempDir(), 'cfg');
+      const r = await runCli(['auth', 'login', '--base-url', s.url, '--with-token'], {
+        env: { LBRL_CONFIG_DIR: d },
+        stdin: `${token}\n`,
+      });
+      await s.close();
+      expect(r.code).toBe(2);
+      expect(r.stderr.split('\n')).toHaveLength(2);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).toContain('nothing was saved');
+      expect(s.requests).toHaveLength(0);
+      expect(fs.existsSync(d)).toBe(false);
+    },
+  );
 });

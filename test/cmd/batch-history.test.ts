@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rowKeys } from '../../src/deposits/batch.js';
+import { RowClaim, RowClaims } from '../../src/store/claims.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { createAnswer, EX, getAnswer, LQ, VJL } from '../helpers/fixtures.js';
@@ -195,12 +197,112 @@ describe('deposit create --from', () => {
     expect(lines[5].error.message).toMatch(/^not sent: /);
   });
 
-  it('refuses --from with single-deposit flags', async () => {
-    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(1)), '--amount', '1'], {
-      env,
-    });
+  it.each([
+    [
+      ['--amount', '1'],
+      "error: --from takes each deposit's values from its row, so --amount cannot go with it: put them in the file's columns (amount or amountCents, to, splitTo, splitFee)\n",
+    ],
+    [
+      ['--watch'],
+      'error: a batch (--from) does not watch: it creates its rows and ends, so --watch cannot go with it; follow the deposits afterwards with lbrl deposit watch --pending\n',
+    ],
+    [
+      ['--qr-png', 'x.png'],
+      "error: a batch draws no QR codes, so --qr-png cannot go with --from: each row's qrCode is in its NDJSON line (--json), or use lbrl deposit get <id> --qr-png <file>\n",
+    ],
+  ])('refuses --from with %s, naming why', async (extra, message) => {
+    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(1)), ...extra], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: --from cannot be combined with --amount; put the values in the file\n');
+    expect(r.stderr).toBe(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('on a terminal: a table (row, id, amount, status or error) and a summary counting each outcome apart', async () => {
+    failOn = (body) => (body.amountInCents === 200 ? 400 : undefined);
+    const f = file('rows.csv', `amount,to\n1,${LQ}\n2,${LQ}\n1500,${LQ}\n`);
+    const first = await runCli(['deposit', 'create', '--from', f, '--concurrency', '1'], {
+      env,
+      stdoutTTY: true,
+    });
+    expect(first.code).toBe(2);
+    expect(first.stdout).toBe(
+      [
+        'row  id                                         amount  status',
+        '  1  00000000-0000-4000-8000-000000000001      R$ 1,00  WAITING_PAYMENT',
+        '  2  -                                         R$ 2,00  error: the service refused the request (400): boom',
+        '  3  00000000-0000-4000-8000-000000000002  R$ 1.500,00  WAITING_PAYMENT',
+        '',
+      ].join('\n'),
+    );
+    expect(first.stderr).toContain('3 row(s): 2 created, 1 failed\n');
+    failOn = () => undefined;
+    const again = await runCli(['deposit', 'create', '--from', f, '--resume'], { env, stdoutTTY: true });
+    expect(again.code).toBe(0);
+    expect(again.stdout.split('\n')[1]).toBe(
+      '  1  00000000-0000-4000-8000-000000000001      R$ 1,00  WAITING_PAYMENT (resumed: created by an earlier run)',
+    );
+    expect(again.stdout.split('\n')[2]).toMatch(
+      /^ {2}2 {2}00000000-0000-4000-8000-000000000003 +R\$ 2,00 {2}WAITING_PAYMENT$/,
+    );
+    expect(again.stderr).toContain('3 row(s): 1 created, 2 resumed (created by an earlier run), 0 failed\n');
+    // every row existed: nothing is said to be created
+    const third = await runCli(['deposit', 'create', '--from', f, '--resume'], { env });
+    expect(third.stderr).toContain('3 row(s): 0 created, 3 resumed (created by an earlier run), 0 failed\n');
+    expect(third.stderr).not.toMatch(/deposit\(s\) created/);
+    // a pipe (or --json) still gets NDJSON
+    expect(JSON.parse(third.stdout.split('\n')[0]!)).toMatchObject({ row: 1, resumed: true });
+    const json = await runCli(['deposit', 'create', '--from', f, '--resume', '--json'], {
+      env,
+      stdoutTTY: true,
+    });
+    expect(JSON.parse(json.stdout.split('\n')[2]!)).toMatchObject({ row: 3, resumed: true });
+    expect(created).toBe(3);
+  });
+
+  it('--resume: a row held by another run for too long fails clearly; the others are created', async () => {
+    const f = file('rows.csv', csv(3));
+    const keys = rowKeys(
+      [1, 2, 3].map((n) => ({
+        amountInCents: n * 100,
+        lbrlAddress: LQ,
+        ...(n % 2 === 0 ? { lbrlSplitAddress: VJL, splitFee: '1.50%' } : {}),
+      })),
+    );
+    // another live run (this very process counts as one) holds row 2
+    const held = new RowClaims(env.LBRL_CONFIG_DIR!).tryClaim('default', server.url, keys[1]!);
+    expect(held).toBeInstanceOf(RowClaim);
+    const r = await runCli(['deposit', 'create', '--from', f, '--resume'], { env, clock: { now: 0 } });
+    expect(r.code).toBe(1);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[1].error.message).toMatch(
+      /^a row is held by another lbrl run \(pid \d+ on .+\) for longer than 120 s; if no such run is going on, remove .+\.claim$/,
+    );
+    expect(created).toBe(2);
+    // it waited in steps, for two minutes of its clock, not for real
+    expect(r.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(120_000);
+    (held as RowClaim).release();
+    const again = await runCli(['deposit', 'create', '--from', f, '--resume'], { env });
+    expect(again.code).toBe(0);
+    expect(created).toBe(3);
+  });
+
+  it('--resume with a claims directory it cannot write: refused before anything is sent', async () => {
+    const claims = path.join(env.LBRL_CONFIG_DIR!, 'claims');
+    fs.mkdirSync(claims, { mode: 0o500 });
+    try {
+      const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(2)), '--resume'], { env });
+      if (process.getuid?.() === 0) return; // root writes anywhere
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        `error: cannot keep row claims in ${claims} (EACCES): --resume needs it to keep overlapping runs of a file apart; nothing was sent\nhint: make the directory writable, or set LBRL_CONFIG_DIR to a directory of your own\n`,
+      );
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      fs.chmodSync(claims, 0o700);
+    }
   });
 });
 

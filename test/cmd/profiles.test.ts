@@ -77,7 +77,7 @@ describe('a profile that does not exist', () => {
         '--profile',
         'other',
       ],
-      { env: { LBRL_CONFIG_DIR: dir }, stdin: 'tok_abc' },
+      { env: { LBRL_CONFIG_DIR: dir }, stdin: 'tok_abcdefghijklmnop' },
     );
     expect(login.code).toBe(0);
     const names = Object.keys(JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).profiles);

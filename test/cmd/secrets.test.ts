@@ -7,16 +7,59 @@ import { liveEnv } from '../helpers/env.js';
 import { createAnswer, getAnswer, ID, LQ } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
-const SECRET = 'sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+// characters that every encoding changes: / + " \\ = and a percent sign
+const SECRET = 'sk_live/9f8e+7d6c"5b4a\\39281706%f5e4d3c2b1a0=';
+
+/** The token in every form a careless service could echo it in. */
+function echoes(t: string): Record<string, string> {
+  return {
+    raw: t,
+    header: `Bearer ${t}`,
+    uri: encodeURIComponent(t),
+    uriLower: encodeURIComponent(t).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    form: new URLSearchParams({ t }).toString().slice(2),
+    uriTwice: encodeURIComponent(encodeURIComponent(t)),
+    jsonInJson: JSON.stringify(JSON.stringify({ token: t })),
+    html: t.replace(/"/g, '&quot;').replace(/\//g, '&#x2F;'),
+    basic: Buffer.from(`user:${t}`).toString('base64'),
+    base64url: Buffer.from(`ab${t}`).toString('base64url'),
+    hex: Buffer.from(t).toString('hex'),
+    cutEnd: `token ${t.slice(0, 6)}…`,
+    cutEndDots: `token ${t.slice(0, 5)}...`,
+    cutStart: `…${t.slice(-6)} refused`,
+  };
+}
+
+/** What must not be in the output: each form, and the pieces a cut would leave. */
+function leaks(out: string, t: string): string[] {
+  const found: string[] = [];
+  for (const [name, form] of Object.entries(echoes(t))) {
+    if (name.startsWith('cut')) continue;
+    if (out.includes(form)) found.push(name);
+  }
+  if (out.includes(JSON.stringify(t).slice(1, -1))) found.push('json');
+  // the part of base64 that the token alone decides, at the alignment of "user:"
+  const b64 = Buffer.from(`user:${t}`).toString('base64');
+  if (out.includes(b64.slice(8, b64.length - 4))) found.push('base64');
+  for (let k = 4; k < 8; k++) {
+    if (out.includes(`${t.slice(0, k)}…`) || out.includes(`${t.slice(0, k)}...`)) found.push(`head ${k}`);
+    if (out.includes(`…${t.slice(-k)}`)) found.push(`tail ${k}`);
+  }
+  for (let i = 0; i + 8 <= t.length; i++) if (out.includes(t.slice(i, i + 8))) found.push(`piece at ${i}`);
+  return found;
+}
+
 let server: TestServer;
-let mode: 'ok' | 'echo-error' = 'ok';
+let mode: 'ok' | 'echo-error' | 'echo-cut' = 'ok';
 
 beforeAll(async () => {
   server = await startServer((req, res) => {
-    // a careless service that echoes the Authorization header in everything it says
-    const echoed = String(req.headers.authorization);
-    if (mode === 'echo-error') return json(res, 400, { message: `bad request from ${echoed}` });
-    if (req.method === 'POST') return json(res, 201, { ...createAnswer(JSON.parse(req.body)), note: echoed });
+    // a careless service that echoes the Authorization header in everything it says, every way
+    const token = String(req.headers.authorization).replace(/^Bearer /, '');
+    const all = Object.values(echoes(token)).join(' | ');
+    if (mode === 'echo-error') return json(res, 400, { message: `bad request from ${all}` });
+    if (mode === 'echo-cut') return json(res, 400, { message: `${'x'.repeat(294)}${token}` });
+    if (req.method === 'POST') return json(res, 201, { ...createAnswer(JSON.parse(req.body)), note: all });
     if (req.url.includes(ID))
       return json(res, 200, {
         ...getAnswer({
@@ -24,9 +67,9 @@ beforeAll(async () => {
           settlement: { status: 'FINALIZED', liquidTxid: 'ab'.repeat(32) },
           confirmedAt: '2026-11-22T10:00:00Z',
         }),
-        note: echoed,
+        note: all,
       });
-    json(res, 404, { message: `unknown, ${echoed}` });
+    json(res, 404, { error: { code: 'not_found', message: `unknown, ${all}` } });
   });
 });
 afterAll(() => server.close());
@@ -42,11 +85,16 @@ const COMMANDS: Array<[string, () => string[], string?]> = [
   ['deposit create --json', () => ['deposit', 'create', '--amount', '1', '--to', LQ, '--json']],
   ['deposit create --dry-run', () => ['deposit', 'create', '--amount', '1', '--to', LQ, '--dry-run']],
   ['deposit create --from', () => ['deposit', 'create', '--from', rows()]],
+  ['deposit create --from --resume', () => ['deposit', 'create', '--from', rows(), '--resume']],
+  ['deposit create --from --json', () => ['deposit', 'create', '--from', rows(), '--json']],
+  ['deposit create --watch', () => ['deposit', 'create', '--amount', '1', '--to', LQ, '--watch']],
   ['deposit get', () => ['deposit', 'get', ID]],
   ['deposit get --json', () => ['deposit', 'get', ID, '--json']],
   ['deposit watch', () => ['deposit', 'watch', ID]],
   ['deposit watch --json', () => ['deposit', 'watch', ID, '--json']],
   ['deposit list --refresh', () => ['deposit', 'list', '--refresh']],
+  ['deposit list --refresh --json', () => ['deposit', 'list', '--refresh', '--json']],
+  ['deposit watch --pending', () => ['deposit', 'watch', '--pending']],
   ['auth status', () => ['auth', 'status']],
   ['auth status --json', () => ['auth', 'status', '--json']],
   ['auth login --with-token', () => ['auth', 'login', '--with-token', '--base-url', server.url], SECRET],
@@ -56,7 +104,7 @@ const COMMANDS: Array<[string, () => string[], string?]> = [
 ];
 
 describe('the token never appears in output', () => {
-  for (const echo of ['ok', 'echo-error'] as const) {
+  for (const echo of ['ok', 'echo-error', 'echo-cut'] as const) {
     it.each(COMMANDS)(`%s --verbose (service ${echo})`, async (_name, args, stdin) => {
       mode = echo;
       const dir = tempDir();
@@ -86,8 +134,8 @@ describe('the token never appears in output', () => {
         stdin: stdin ?? '',
         clock: { now: 0 },
       });
-      expect(r.stdout).not.toContain(SECRET);
-      expect(r.stderr).not.toContain(SECRET);
+      expect(leaks(r.stdout, SECRET)).toEqual([]);
+      expect(leaks(r.stderr, SECRET)).toEqual([]);
       // the traces did happen, with the header redacted
       if (
         !args().includes('--dry-run') &&
@@ -105,4 +153,21 @@ describe('the token never appears in output', () => {
     });
     expect(r.stdout).toContain(SECRET);
   });
+});
+
+describe('the insecure-TLS warning', () => {
+  it.each([[['-q']], [['--json']], [['--json', '-q']], [[]]])(
+    'is printed on stderr whatever the options: %j',
+    async (extra) => {
+      mode = 'ok';
+      const r = await runCli(['deposit', 'get', ID, '--insecure-skip-tls-verify', ...extra], {
+        env: liveEnv(server.url, SECRET),
+      });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(
+        'warning: TLS certificate checks are OFF (--insecure-skip-tls-verify): anyone in between can read the token and change answers\n',
+      );
+      expect(r.stdout).not.toContain('TLS');
+    },
+  );
 });

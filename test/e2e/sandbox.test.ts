@@ -89,7 +89,7 @@ describe('the built lbrl against the embedded sandbox', () => {
     expect((await runBin(['sandbox', 'pay', id], { HOME: tempDir(), LBRL_CONFIG_DIR: dir })).code).toBe(0);
     const got = await runBin(['deposit', 'get', id, '--json'], live);
     expect(JSON.parse(got.stdout).status).toBe('PIX_CONFIRMED');
-    const bad = await runBin(['deposit', 'get', id], { ...live, LBRL_TOKEN: 'wrong-token' });
+    const bad = await runBin(['deposit', 'get', id], { ...live, LBRL_TOKEN: 'wrong-token-0123456789' });
     expect(bad.code).toBe(3);
     expect(bad.stderr).not.toContain(token);
     child.kill('SIGINT');

@@ -58,7 +58,7 @@ describe('a standing sandbox', () => {
     const missing = await runBin(['sandbox', 'fail', unknown], live);
     expect(missing.code).toBe(4);
     expect(missing.stderr.trim()).toBe(`error: deposit ${unknown} not found`);
-    const wrong = await runBin(['sandbox', 'fail', id], { ...live, LBRL_TOKEN: 'wrong-token' });
+    const wrong = await runBin(['sandbox', 'fail', id], { ...live, LBRL_TOKEN: 'wrong-token-0123456789' });
     expect(wrong.code).toBe(3);
     const failed = await runBin(['sandbox', 'fail', id, '--json'], live);
     expect(failed.code).toBe(0);

@@ -4,7 +4,7 @@ import { createHandler, listen, type RunningServer } from '../../src/sandbox/ser
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { tempDir } from './cli.js';
 
-export const SANDBOX_TOKEN = 'sbx_test_token';
+export const SANDBOX_TOKEN = 'sbx_test_token_0123456789';
 
 export interface Clock {
   now: number;

@@ -1,0 +1,246 @@
+/**
+ * Secrets kept out of text, in every form they can take there. A service may echo the token
+ * as it is, JSON-escaped (`\"`, `\/`, `\u0041`), URL-encoded (encodeURIComponent, form
+ * encoding, `%2f` or `%2F`), HTML-escaped, base64 (as in a Basic header, at any alignment in
+ * the encoded text), hex, escaped twice over (JSON inside JSON), or cut short in a shortened
+ * message (`abcd…`, `…wxyz`). So the text is decoded a few levels deep, every decoded view
+ * keeping where each of its characters came from, and whatever matches a secret in any view is
+ * replaced in the original text, whole escape sequences at a time.
+ *
+ * What matches a secret of `MIN_FRAGMENT_SECRET` characters or more:
+ * - the secret, and its base64 (standard and URL alphabets, three alignments) and hex forms;
+ * - any piece of `FRAGMENT` characters or more of it, anywhere;
+ * - a piece of 4 to `FRAGMENT - 1` characters where a message was cut: its start before an
+ *   ellipsis (`…`, `...`), or its end after one. Only there: a short piece at a quote or a line's
+ *   start would also match, now and then, the start of an id or a txid.
+ * A shorter secret (at least `MIN_SECRET`) is matched whole and in its encodings only: pieces
+ * of it would match ordinary words. `auth login` refuses tokens under `MIN_FRAGMENT_SECRET`.
+ *
+ * Pure, and linear in the text for each secret and level.
+ */
+
+export const REDACTED = '[redacted]';
+/** Shorter secrets are not matched at all: they would match everywhere. */
+export const MIN_SECRET = 4;
+/** From this length a secret's pieces are matched too; `auth login` requires it. */
+export const MIN_FRAGMENT_SECRET = 16;
+/** A piece of a secret this long is matched anywhere. */
+const FRAGMENT = 8;
+/** A piece at least this long is matched at a cut. */
+const CUT_PIECE = 4;
+/** How many levels of escaping are undone. */
+const LEVELS = 3;
+
+/**
+ * Text and, for each of its characters, the range of the original text it stands for (the
+ * original itself has no maps: character i stands for [i, i + 1)).
+ */
+interface View {
+  text: string;
+  starts?: Int32Array;
+  ends?: Int32Array;
+}
+
+const startOf = (v: View, i: number) => (v.starts ? v.starts[i]! : i);
+const endOf = (v: View, i: number) => (v.ends ? v.ends[i]! : i + 1);
+
+/** Whether a text holds anything decodeOnce would undo. */
+const ESCAPED = /%[0-9a-fA-F]{2}|\\[ux"\\/'nrtbf]|&(#|quot;|amp;|lt;|gt;|apos;)/;
+
+const HTML_NAMED: Record<string, string> = { quot: '"', amp: '&', lt: '<', gt: '>', apos: "'" };
+const JSON_NAMED: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' };
+const HEX2 = /^[0-9a-fA-F]{2}$/;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const HTML_ENTITY = /^&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|quot|amp|lt|gt|apos);/;
+
+/** One escape sequence at `i`: the character it stands for and its length, or undefined. */
+function unescapeAt(s: string, i: number): [string, number] | undefined {
+  const c = s[i];
+  if (c === '%') {
+    const h = s.slice(i + 1, i + 3);
+    if (HEX2.test(h)) return [String.fromCharCode(Number.parseInt(h, 16)), 3];
+  } else if (c === '\\') {
+    const n = s[i + 1];
+    if (n === undefined) return undefined;
+    if (n === 'u' && HEX4.test(s.slice(i + 2, i + 6)))
+      return [String.fromCharCode(Number.parseInt(s.slice(i + 2, i + 6), 16)), 6];
+    if (n === 'x' && HEX2.test(s.slice(i + 2, i + 4)))
+      return [String.fromCharCode(Number.parseInt(s.slice(i + 2, i + 4), 16)), 4];
+    if (n === '"' || n === '\\' || n === '/' || n === "'") return [n, 2];
+    const named = JSON_NAMED[n];
+    if (named) return [named, 2];
+  } else if (c === '&') {
+    const m = HTML_ENTITY.exec(s.slice(i, i + 12));
+    if (m) {
+      const name = m[1]!;
+      const named = HTML_NAMED[name];
+      if (named) return [named, m[0].length];
+      const code =
+        name[1] === 'x' || name[1] === 'X'
+          ? Number.parseInt(name.slice(2), 16)
+          : Number.parseInt(name.slice(1), 10);
+      if (code <= 0x10ffff) return [String.fromCodePoint(code), m[0].length];
+    }
+  }
+  return undefined;
+}
+
+/** The view with one level of escapes undone, or undefined when it holds none. */
+function decodeOnce(v: View): View | undefined {
+  const s = v.text;
+  if (!ESCAPED.test(s)) return undefined;
+  const parts: string[] = [];
+  const starts = new Int32Array(s.length);
+  const ends = new Int32Array(s.length);
+  let n = 0;
+  let i = 0;
+  const copy = (to: number) => {
+    if (to <= i) return;
+    parts.push(s.slice(i, to));
+    for (; i < to; i++, n++) {
+      starts[n] = startOf(v, i);
+      ends[n] = endOf(v, i);
+    }
+  };
+  // only %, \ and & start an escape: the runs between are copied whole
+  const candidates = /[%\\&]/g;
+  for (let m = candidates.exec(s); m; m = candidates.exec(s)) {
+    if (m.index < i) continue;
+    const esc = unescapeAt(s, m.index);
+    if (!esc) continue;
+    copy(m.index);
+    const [ch, len] = esc;
+    parts.push(ch);
+    starts[n] = startOf(v, i);
+    ends[n] = endOf(v, i + len - 1);
+    n += 1;
+    i += len;
+  }
+  copy(s.length);
+  return { text: parts.join(''), starts: starts.subarray(0, n), ends: ends.subarray(0, n) };
+}
+
+/** The parts of base64 of `secret` that do not depend on the bytes around it, at each alignment. */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const out: string[] = [];
+  for (let k = 0; k < 3; k++) {
+    const b = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
+    const core = b.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
+    if (core.length >= FRAGMENT) out.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return out;
+}
+
+/** An ellipsis starts at `p`: the text was cut there. */
+function isCut(text: string, p: number): boolean {
+  return text[p] === '…' || text.startsWith('...', p);
+}
+
+/** An ellipsis ends at `q`: the text was cut there. */
+function isCutBefore(text: string, q: number): boolean {
+  return text[q - 1] === '…' || (q >= 3 && text.endsWith('...', q));
+}
+
+class Secret {
+  readonly forms: string[];
+  readonly grams: Set<string> | undefined;
+  /** the first two characters of each gram, as one number: most positions are ruled out by it */
+  private readonly pairs = new Set<number>();
+  /** the last character of each prefix, and the first of each suffix, of a cut's length */
+  private readonly prefixEnds = new Set<number>();
+  private readonly suffixStarts = new Set<number>();
+
+  constructor(readonly value: string) {
+    const hex = Buffer.from(value, 'utf8').toString('hex');
+    this.forms = [value];
+    if (value.length >= FRAGMENT) this.forms.push(...base64Cores(value), hex, hex.toUpperCase());
+    if (value.length >= MIN_FRAGMENT_SECRET) {
+      this.grams = new Set();
+      for (let i = 0; i + FRAGMENT <= value.length; i++) {
+        this.grams.add(value.slice(i, i + FRAGMENT));
+        this.pairs.add((value.charCodeAt(i) << 16) | value.charCodeAt(i + 1));
+      }
+      for (let k = CUT_PIECE; k < FRAGMENT; k++) {
+        this.prefixEnds.add(value.charCodeAt(k - 1));
+        this.suffixStarts.add(value.charCodeAt(value.length - k));
+      }
+    }
+  }
+
+  /** Marks in `hit` (indexed by the original text) what matches in this view. */
+  mark(v: View, hit: Uint8Array): void {
+    const t = v.text;
+    const cover = (from: number, to: number) => hit.fill(1, startOf(v, from), endOf(v, to - 1));
+    for (const form of this.forms) {
+      for (let at = t.indexOf(form); at !== -1; at = t.indexOf(form, at + 1)) cover(at, at + form.length);
+    }
+    if (!this.grams) return;
+    for (let i = 0; i + FRAGMENT <= t.length; i++) {
+      if (!this.pairs.has((t.charCodeAt(i) << 16) | t.charCodeAt(i + 1))) continue;
+      if (this.grams.has(t.slice(i, i + FRAGMENT))) cover(i, i + FRAGMENT);
+    }
+    // shorter pieces where the text was cut: the secret's start before a cut, its end after one
+    const s = this.value;
+    for (let p = 0; p <= t.length; p++) {
+      if (p >= CUT_PIECE && this.prefixEnds.has(t.charCodeAt(p - 1)) && isCut(t, p)) {
+        for (let k = Math.min(FRAGMENT - 1, p); k >= CUT_PIECE; k--) {
+          if (t.slice(p - k, p) === s.slice(0, k)) {
+            cover(p - k, p);
+            break;
+          }
+        }
+      }
+      if (p + CUT_PIECE <= t.length && this.suffixStarts.has(t.charCodeAt(p)) && isCutBefore(t, p)) {
+        for (let k = Math.min(FRAGMENT - 1, t.length - p); k >= CUT_PIECE; k--) {
+          if (t.slice(p, p + k) === s.slice(s.length - k)) {
+            cover(p, p + k);
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
+export class Redactor {
+  private readonly secrets = new Map<string, Secret>();
+
+  /** Keep this value out of every text from now on (ignored when shorter than MIN_SECRET). */
+  add(secret: string | undefined): void {
+    if (secret && secret.length >= MIN_SECRET && !this.secrets.has(secret))
+      this.secrets.set(secret, new Secret(secret));
+  }
+
+  get size(): number {
+    return this.secrets.size;
+  }
+
+  redact(text: string): string {
+    if (this.secrets.size === 0 || text.length === 0) return text;
+    const hit = new Uint8Array(text.length);
+    let view: View | undefined = { text };
+    for (let level = 0; view && level <= LEVELS; level++) {
+      for (const s of this.secrets.values()) s.mark(view, hit);
+      view = decodeOnce(view);
+    }
+    let at = hit.indexOf(1);
+    if (at === -1) return text;
+    const out: string[] = [text.slice(0, at)];
+    while (at !== -1) {
+      let end = hit.indexOf(0, at);
+      if (end === -1) end = text.length;
+      const next = hit.indexOf(1, end);
+      out.push(REDACTED, text.slice(end, next === -1 ? text.length : next));
+      at = next;
+    }
+    return out.join('');
+  }
+}
+
+/** `text` with `secret` in none of its forms (see Redactor). */
+export function redactSecret(text: string, secret: string): string {
+  const r = new Redactor();
+  r.add(secret);
+  return r.redact(text);
+}
