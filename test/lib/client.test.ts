@@ -53,12 +53,6 @@ async function failure(p: Promise<unknown>): Promise<LbrlError> {
   throw new Error('expected the call to fail');
 }
 
-async function collect(it: AsyncIterable<Deposit>): Promise<string[]> {
-  const statuses: string[] = [];
-  for await (const d of it) statuses.push(d.status);
-  return statuses;
-}
-
 describe('against the sandbox server', () => {
   it('create, get, then watch to FINALIZED through the iterator', async () => {
     const sandbox = await forTest(startTestSandbox({ autopaySeconds: 5 }));
