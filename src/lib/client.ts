@@ -11,7 +11,7 @@ import { Agent, type Dispatcher } from '../api/http.js';
 import type { CreateRequest, GetResponse } from '../api/models.js';
 import { checkAnswer, createAnswer } from '../deposits/answers.js';
 import type { DepositApi } from '../deposits/ports.js';
-import { checkRequest, type Labels } from '../deposits/request.js';
+import { checkRequest, type Labels, ROW_LABELS } from '../deposits/request.js';
 import { watchDeposits } from '../deposits/watch.js';
 import { decimalFromNumber } from '../domain/decimal.js';
 import { splitFeeFromBasisPoints } from '../domain/split.js';
@@ -109,17 +109,11 @@ export interface LbrlClient {
   close(): Promise<void>;
 }
 
+/** Values are named as the fields of CreateInput, as in a batch row; only the missing ones say more. */
 const LABELS: Labels = {
-  amount: 'amount',
-  amountCents: 'amountCents',
-  to: 'to',
-  splitTo: 'splitTo',
-  splitFee: 'splitFee',
-  both: 'give either amount (reais) or amountCents, not both',
+  ...ROW_LABELS,
   missingAmount: 'missing amount: give amount (reais, a string) or amountCents (an integer)',
   missingTo: 'missing to: give the Liquid address that receives the asset',
-  feeNeedsTo: 'splitFee needs splitTo',
-  toNeedsFee: 'splitTo needs splitFee',
 };
 
 const realClock: Required<Clock> = {
