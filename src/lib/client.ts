@@ -76,7 +76,7 @@ export interface CreateOptions {
 export type KnownDeposit = CreatedDeposit | DepositRequest;
 
 export interface GetOptions {
-  /** the deposit as created; deposits this client created are known without it */
+  /** the deposit as created; the last 10,000 this client created are known without it */
   known?: KnownDeposit;
   signal?: AbortSignal;
 }
@@ -115,6 +115,9 @@ const LABELS: Labels = {
   missingAmount: 'missing amount: give amount (reais, a string) or amountCents (an integer)',
   missingTo: 'missing to: give the Liquid address that receives the asset',
 };
+
+/** How many created deposits a client remembers as known. */
+const KNOWN_LIMIT = 10_000;
 
 const realClock: Required<Clock> = {
   now: () => Date.now(),
@@ -173,7 +176,10 @@ export function createClient(settings: ClientSettings): LbrlClient {
     bodyTimeout: timeoutMs,
     allowH2: false,
   });
-  /** what this client created, so that its answers about them are checked without being told */
+  /**
+   * What this client created, so that answers about them are checked without being told; the
+   * oldest are forgotten past KNOWN_LIMIT, so a server that runs for months does not grow.
+   */
   const created = new Map<string, CreateRequest>();
   let closed = false;
 
@@ -225,6 +231,7 @@ export function createClient(settings: ClientSettings): LbrlClient {
       if (!body) throw usageError(problems.join('; '));
       const { value } = await createAnswer(api(options.signal), body, key);
       created.set(value.id.toLowerCase(), body);
+      if (created.size > KNOWN_LIMIT) created.delete(created.keys().next().value as string);
       return value as CreatedDeposit;
     },
 
