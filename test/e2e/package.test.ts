@@ -83,6 +83,8 @@ describe('the package a user installs', () => {
     expect(files).toContain('dist/lib/index.js');
     expect(files).toContain('dist/lib/index.d.ts');
     // the declarations index.d.ts reaches, and no others (the build keeps only those)
+    // (the models' declarations would import zod, which a user does not install)
+    expect(files.filter((f) => f.startsWith('dist/lib/api/'))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.d.ts')).length).toBeLessThan(20);
     expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
   });
