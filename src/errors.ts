@@ -14,6 +14,8 @@ export type ErrorType =
   | 'watch_timeout'
   | 'interrupted'
   | 'config'
+  /** the base URL does not lead to the Deposit service (its 404 or an HTML page) */
+  | 'endpoint'
   | 'cancelled';
 
 export const EXIT = {
@@ -33,6 +35,7 @@ export const EXIT_CODES: Readonly<Record<ErrorType, number>> = {
   usage: EXIT.usage,
   validation: EXIT.usage,
   cancelled: EXIT.usage,
+  endpoint: EXIT.usage,
   auth: EXIT.auth,
   not_found: EXIT.notFound,
   service: EXIT.failure,

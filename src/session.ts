@@ -44,6 +44,11 @@ export class Session {
   private clients: DepositClient[] = [];
   private sandboxUrl: { baseUrl: string; token: string } | undefined;
   private closers: Array<() => Promise<void>> = [];
+  /** where the profile's name came from, for the error when it does not exist */
+  private readonly profileFrom: string;
+  /** set by the commands that create a profile (config set, auth login): a new name is theirs to make */
+  private mayCreateProfile = false;
+  private profileChecked = false;
 
   constructor(
     readonly ctx: Context,
@@ -64,13 +69,28 @@ export class Session {
         p.expected,
       );
     this.profileName = p.value;
+    this.profileFrom = globals.profile !== undefined ? '--profile' : 'LBRL_PROFILE';
     this.store = new ConfigStore(configDir(ctx.env, ctx.homedir), (line) => this.printer.warn(line));
     this.printer.addSecret(ctx.env.LBRL_TOKEN);
+  }
+
+  /** For config set and auth login: the profile may be new (they create it). */
+  creatingProfile(): this {
+    this.mayCreateProfile = true;
+    return this;
+  }
+
+  /** Every read of the profile (settings, target, history) starts here: a misspelt name is an error. */
+  private requireProfile(): void {
+    if (this.profileChecked || this.mayCreateProfile) return;
+    requireProfileExists(this.store, this.profileName, this.profileFrom);
+    this.profileChecked = true;
   }
 
   private historyStore: History | undefined;
 
   history(): History {
+    this.requireProfile();
     this.historyStore ??= new History(this.store.dir, (line) => this.printer.warn(line));
     return this.historyStore;
   }
@@ -94,6 +114,7 @@ export class Session {
   }
 
   profile(): Profile {
+    this.requireProfile();
     const profile = this.store.profile(this.profileName);
     this.printer.addSecret(profile.token);
     return profile;
@@ -149,7 +170,7 @@ export class Session {
   /** Live when a base URL and a token are both known; sandbox when neither is. */
   target(): Target {
     // a misspelt --profile must not quietly become the sandbox
-    requireProfileExists(this.store, this.profileName);
+    this.requireProfile();
     const base = this.baseUrlSetting();
     let baseUrl = base?.value;
     const baseUrlFrom = base?.from ?? '';

@@ -22,7 +22,17 @@ export function parseBaseUrl(input: string): Parsed<string> {
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return { ok: false, expected };
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, expected };
-  return { ok: true, value: `${url.origin}${url.pathname.replace(/\/+$/, '')}` };
+  const path = url.pathname.replace(/\/+$/, '');
+  // lbrl appends /v1/api/deposit itself: a base URL that already has it leads nowhere
+  const api = /\/v1\/api(\/deposits?(\/.*)?)?$/i.exec(path);
+  if (api) {
+    const fixed = `${url.origin}${path.slice(0, api.index)}`;
+    return {
+      ok: false,
+      expected: `the base URL without ${api[0]}: ${fixed} (lbrl adds /v1/api/deposit itself)`,
+    };
+  }
+  return { ok: true, value: `${url.origin}${path}` };
 }
 
 export function parseToken(input: string): Parsed<string> {

@@ -193,6 +193,18 @@ export class DepositClient {
     return result;
   }
 
+  /** A sandbox's own action on a deposit (pay, fail): answered with the deposit as get shows it. */
+  async sandboxAction(id: string, action: 'pay' | 'fail'): Promise<ApiResult<GetResponse>> {
+    const answer = await this.send(
+      'POST',
+      `/v1/api/deposit/${encodeURIComponent(id)}/${action}`,
+      '{}',
+      undefined,
+      id,
+    );
+    return this.parse(answer, getResponseSchema);
+  }
+
   /** A 2xx answer to the models: JSON by its content type and its text, then the schema. */
   private parse<T>(
     { status, contentType, text }: Answer,
@@ -203,8 +215,15 @@ export class DepositClient {
     },
   ): ApiResult<T> {
     if (contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim())) {
+      const page = isHtml(contentType, text) ? ': an HTML page' : '';
       throw new LbrlError(
-        `the service answered ${status} with content-type ${JSON.stringify(contentType)}, not JSON; a proxy or a wrong base URL?`,
+        `the service answered ${status} with content-type ${JSON.stringify(contentType)}, not JSON${page} (is the base URL right? a proxy?)`,
+        'contract',
+      );
+    }
+    if (isHtml(contentType, text)) {
+      throw new LbrlError(
+        `the service answered ${status} with an HTML page, not JSON (is the base URL right? a proxy?)`,
         'contract',
       );
     }
@@ -372,6 +391,7 @@ export type Seen =
       body: string;
       retryAfter?: string | undefined;
       location?: string | undefined;
+      contentType?: string | undefined;
     }
   | { kind: 'error'; code: string; message: string; sent: boolean };
 
@@ -390,6 +410,7 @@ function seen(outcome: Outcome): Seen {
     body: outcome.body,
     retryAfter: headerValue(outcome.headers['retry-after']),
     location: headerValue(outcome.headers.location),
+    contentType: headerValue(outcome.headers['content-type']),
   };
 }
 
@@ -423,7 +444,9 @@ export type Verdict =
  * service (a refused connection) or the service said so (429); a GET whenever it failed in transit or 5xx.
  */
 export function classify(r: RequestFacts, o: Seen, now: number): Verdict {
-  const isCreate = r.method === 'POST';
+  // a POST is never sent again once it may have arrived; only a create carries an Idempotency-Key
+  const isPost = r.method === 'POST';
+  const isCreate = isPost && r.idempotencyKey !== undefined;
   const mayExist = (reason: string, type: 'timeout' | 'network' | 'service') =>
     new LbrlError(
       `${reason}. The create request may have reached the service, so it was not sent again: a deposit may exist (Idempotency-Key ${r.idempotencyKey})`,
@@ -433,29 +456,30 @@ export function classify(r: RequestFacts, o: Seen, now: number): Verdict {
   const never = (error: LbrlError): Verdict => ({ ok: false, error, retry: false, reason: error.message });
 
   if (o.kind === 'error') {
-    if (TLS_FAILURES.test(o.code)) {
-      return never(
-        new LbrlError(
-          `the TLS certificate of ${r.host} could not be verified (${o.code}); nothing was sent`,
-          'network',
-        ),
-      );
-    }
+    const plain = plainHttpAnswer(r, o);
+    if (plain) return never(new LbrlError(plain, 'network'));
+    if (TLS_FAILURES.test(o.code))
+      return never(new LbrlError(`${certificateProblem(r.host, o.code)}; nothing was sent`, 'network'));
     const timedOut = /TIMEOUT|AbortError|TimeoutError/i.test(o.code) || /timeout|aborted/i.test(o.message);
     const type = timedOut ? 'timeout' : 'network';
     const reason = timedOut
       ? `no answer within ${Math.round(r.timeoutMs / 1000)} s`
       : `connection failed (${o.code || o.message})`;
+    const said = timedOut && o.code !== 'UND_ERR_CONNECT_TIMEOUT' ? reason : connectionProblem(r, o);
     const error =
-      isCreate && o.sent
-        ? mayExist(reason, type)
-        : new LbrlError(`could not reach the service at ${r.baseUrl}: ${reason}`, type);
-    return { ok: false, error, retry: !isCreate || !o.sent, reason };
+      isPost && o.sent
+        ? isCreate
+          ? mayExist(said, type)
+          : new LbrlError(`${said}; the request may have reached the service`, type)
+        : new LbrlError(`could not reach the service at ${r.baseUrl}: ${said}`, type);
+    return { ok: false, error, retry: !isPost || !o.sent, reason };
   }
 
   const { status } = o;
+  const html = isHtml(o.contentType, o.body);
+  // an HTML page with a 2xx is refused by parse(), which can say that a create may have arrived
   if (status >= 200 && status < 300) return { ok: true };
-  const msg = serviceMessage(o.body) || `HTTP ${status}`;
+  const msg = html ? 'an HTML page, not the service' : serviceMessage(o.body) || `HTTP ${status}`;
   if (status >= 300 && status < 400) {
     return never(
       new LbrlError(
@@ -475,8 +499,21 @@ export function classify(r: RequestFacts, o: Seen, now: number): Verdict {
       ),
     );
   }
-  if (status === 404 && r.depositId)
-    return never(new LbrlError(`deposit ${r.depositId} not found`, 'not_found'));
+  if (status === 404) {
+    // only the service's own JSON error says the deposit is unknown; anything else is another URL
+    const problem = html
+      ? 'answered 404 with an HTML page'
+      : !serviceShaped(o.body)
+        ? `answered 404 without the service's JSON error (${msg})`
+        : ROUTE_MISSING.test(msg)
+          ? `answered 404: ${msg}`
+          : undefined;
+    if (problem === undefined && r.depositId)
+      return never(new LbrlError(`deposit ${r.depositId} not found`, 'not_found'));
+    return never(wrongEndpoint(r, problem ?? `answered 404 without the service's JSON error (${msg})`));
+  }
+  if (status === 409)
+    return never(new LbrlError(`the service refused the request (409): ${msg}`, 'validation'));
   const waitMs = retryAfterMs(o.retryAfter, now);
   if (status === 429) {
     const error = new LbrlError(
@@ -493,13 +530,103 @@ export function classify(r: RequestFacts, o: Seen, now: number): Verdict {
     };
   }
   if (status >= 500) {
-    const error = isCreate
+    const error = isPost
       ? mayExist(`the service answered ${status}: ${msg}`, 'service')
       : new LbrlError(`the service answered ${status}: ${msg}`, 'service');
     if (waitMs !== undefined) error.retryAfterMs = waitMs;
-    return { ok: false, error, retry: !isCreate, waitMs, reason: `the service answered ${status}` };
+    return { ok: false, error, retry: !isPost, waitMs, reason: `the service answered ${status}` };
   }
   return never(new LbrlError(`the service answered ${status}: ${msg}`, 'service'));
+}
+
+function isHtml(contentType: string | undefined, body: string): boolean {
+  if (contentType && /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType)) return true;
+  return /^\s*(<!doctype html|<html[\s>])/i.test(body.slice(0, 200));
+}
+
+/** A JSON object from which the service's message can be read: the shape of its errors. */
+function serviceShaped(body: string): boolean {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return false;
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return false;
+  const msg = serviceMessage(body);
+  return msg !== '' && msg !== body.trim();
+}
+
+/** A 404 message that says the route, not the deposit, is unknown. */
+const ROUTE_MISSING =
+  /no such endpoint|no route|cannot (get|post)|route not found|unknown (route|endpoint|path)|no handler|no static resource/i;
+
+/** The URL is not the Deposit service's endpoint: the base URL is wrong (exit 2). */
+function wrongEndpoint(r: RequestFacts, what: string): LbrlError {
+  return new LbrlError(
+    `${r.method} ${r.baseUrl}/v1/api/... ${what}: the URL is not the Deposit service's endpoint (is the base URL right?)`,
+    'endpoint',
+    'the base URL is the part before /v1/api (e.g. https://pay.example.com); check it with `lbrl auth status`',
+  );
+}
+
+/** `https://` to a server that speaks plain HTTP: the TLS handshake reads an HTTP answer. */
+function plainHttpAnswer(r: RequestFacts, o: { code: string; message: string }): string | undefined {
+  if (!r.baseUrl.startsWith('https:')) return undefined;
+  if (
+    !/WRONG_VERSION_NUMBER|HTTP_REQUEST|PACKET_LENGTH_TOO_LONG/i.test(o.code) &&
+    !/wrong version number|http request|packet length too long/i.test(o.message)
+  )
+    return undefined;
+  return `${r.host} answered in plain HTTP to an https:// request (the TLS handshake failed: ${o.code || 'wrong version number'}); this is not a certificate problem: use the server's HTTPS port, or http:// if it is a local server; nothing was sent`;
+}
+
+function certificateProblem(host: string, code: string): string {
+  const what: Record<string, string> = {
+    CERT_HAS_EXPIRED: 'has expired',
+    CERT_NOT_YET_VALID: 'is not valid yet (is the clock right?)',
+    DEPTH_ZERO_SELF_SIGNED_CERT: 'is self-signed',
+    SELF_SIGNED_CERT_IN_CHAIN:
+      'comes from a self-signed authority this machine does not trust (NODE_EXTRA_CA_CERTS?)',
+    ERR_TLS_CERT_ALTNAME_INVALID: `is for another host name than ${host}`,
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+      'comes from an authority this machine does not trust (NODE_EXTRA_CA_CERTS?)',
+    UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+      'comes from an authority this machine does not trust (NODE_EXTRA_CA_CERTS?)',
+    CERT_REVOKED: 'has been revoked',
+  };
+  const said = what[code];
+  return `the TLS certificate of ${host} could not be verified (${code})${said ? `: it ${said}` : ''}`;
+}
+
+/** What a failed connection means, in words: the host, the port, the network. */
+function connectionProblem(r: RequestFacts, o: { code: string; message: string }): string {
+  let hostname = r.host;
+  let port = '';
+  try {
+    const u = new URL(r.baseUrl);
+    hostname = u.hostname;
+    port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  } catch {
+    // the base URL was checked before; keep the host as given
+  }
+  switch (o.code) {
+    case 'ENOTFOUND':
+      return `could not find the host ${hostname} (DNS: no such name; ENOTFOUND); check the base URL`;
+    case 'EAI_AGAIN':
+      return `could not look up the host ${hostname} (DNS did not answer: no network, or a DNS problem; EAI_AGAIN)`;
+    case 'ECONNREFUSED':
+      return `nothing is listening at ${hostname}:${port} (connection refused): is the service running, and is the port right?`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `no route to ${hostname} (${o.code}): is this machine on the network?`;
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `could not connect to ${hostname}:${port} in time (UND_ERR_CONNECT_TIMEOUT): a firewall, or the wrong host?`;
+    case 'ECONNRESET':
+      return `the connection to ${hostname}:${port} was reset (ECONNRESET)`;
+    default:
+      return `connection failed (${o.code || o.message})`;
+  }
 }
 
 /** Capped exponential back-off with jitter, never shorter than what the service asked. */

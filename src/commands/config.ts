@@ -42,6 +42,7 @@ export async function set(name: string, value: string, session: Session): Promis
 
 export async function unset(name: string, session: Session): Promise<void> {
   const k = key(name);
+  session.profile(); // unset does not create a profile: the name must exist
   await session.store.updateProfile(session.profileName, (profile) => {
     delete profile[k];
   });

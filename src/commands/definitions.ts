@@ -193,7 +193,7 @@ export const AUTH_LOGIN = command({
     'printf %s "$TOKEN" | lbrl auth login --base-url https://pay.example.com --with-token --profile work',
   ],
   async run({ opts, session }) {
-    return (await import('./auth.js')).login(opts, await session());
+    return (await import('./auth.js')).login(opts, (await session()).creatingProfile());
   },
 });
 
@@ -235,7 +235,7 @@ export const CONFIG_SET = command({
   flags: [],
   examples: ['lbrl config set network liquidtestnet --profile test', 'lbrl config set sandbox-autopay off'],
   async run({ args: [key, value], session }) {
-    return (await import('./config.js')).set(key, value, await session());
+    return (await import('./config.js')).set(key, value, (await session()).creatingProfile());
   },
 });
 

@@ -1,7 +1,8 @@
-import { isLoopbackHost } from '../api/baseurl.js';
-import { isTerminal, parseDepositId, parseWholeNumber } from '../domain/values.js';
+import { isLoopbackHost, parseBaseUrl } from '../api/baseurl.js';
+import { parseDepositId, parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
-import { getView, STEP_MS, type StoredDeposit, stateAt } from '../sandbox/lifecycle.js';
+import { actOn, type SandboxAction } from '../sandbox/actions.js';
+import { getView, STEP_MS } from '../sandbox/lifecycle.js';
 import { SandboxStore } from '../sandbox/store.js';
 import type { Session } from '../session.js';
 
@@ -29,6 +30,8 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
         host: opts.host,
         port: port.value,
         token: store.token(),
+        // one line per request on stderr; -q (and --json) keep it quiet
+        ...(session.globals.quiet ? {} : { log: (line: string) => p.err(line) }),
       },
       store,
     );
@@ -42,6 +45,10 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
     p.out(`LBRL_TOKEN=${running.token}`);
   }
   if (!isLoopbackHost(opts.host)) p.warn(`warning: listening on ${opts.host}, reachable beyond this machine`);
+  if (!parseBaseUrl(running.baseUrl).ok)
+    p.warn(
+      `warning: lbrl speaks plain http only to loopback; from another machine, put the sandbox behind https`,
+    );
   p.info(
     `sandbox serving at ${running.baseUrl} (data in ${session.sandboxDir}; autopay ${autopay === 'off' ? 'off' : `after ${autopay} s`}); Ctrl-C to stop`,
   );
@@ -56,66 +63,47 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
 }
 
 /**
- * Record what the payer (or the bank) did to a stored deposit, if its status allows it now;
- * `rule` says which statuses do. Returns the deposit and the status it had.
+ * What the payer (or the bank) does to a deposit: through the API of the standing sandbox the
+ * target points at (LBRL_BASE_URL and LBRL_TOKEN, from any directory), or on the local sandbox data.
  */
-function act(
-  idText: string,
-  session: Session,
-  event: 'paid' | 'failed',
-  allowed: (status: string) => boolean,
-  rule: string,
-): { store: SandboxStore; deposit: StoredDeposit; was: string } {
+async function act(idText: string, session: Session, action: SandboxAction): Promise<void> {
   const id = parseDepositId(idText);
   if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
+  const target = session.target();
+  const p = session.printer;
+  if (target.mode === 'live') {
+    const client = await session.client(target, { maxRetries: 0 });
+    // only a sandbox's deposit is marked so: a real charge is never "paid" by a request of ours
+    const known = await client.getDeposit(id.value);
+    if ((known.raw as { sandbox?: unknown }).sandbox !== true) {
+      throw usageError(
+        `deposit ${id.value} at ${target.baseUrl} is not a sandbox deposit (no "sandbox": true): sandbox ${action} acts only on a sandbox`,
+      );
+    }
+    const { value, raw } = await client.sandboxAction(id.value, action);
+    if (session.globals.json) p.json(raw);
+    else p.out(`${action === 'pay' ? 'paid' : 'failed'} ${value.id}: ${value.status}`);
+    return;
+  }
   const store = new SandboxStore(session.sandboxDir);
-  const deposit = store.load(id.value);
-  if (!deposit) {
+  const now = session.ctx.now();
+  const r = actOn(store, id.value, action, now);
+  if (!r.ok && r.reason === 'not_found')
     throw new LbrlError(
       `deposit ${id.value} not found in the sandbox data in ${session.sandboxDir}`,
       'not_found',
     );
-  }
-  const now = session.ctx.now();
-  const was = stateAt(deposit, store.eventsOf(deposit.id), now).status;
-  // record() refuses when another process got there first: report the status that won
-  if (!allowed(was) || !store.record(deposit.id, event, now)) {
-    const current = stateAt(deposit, store.eventsOf(deposit.id), now).status;
-    throw usageError(`deposit ${deposit.id} is ${current}; ${rule}`);
-  }
-  return { store, deposit, was };
+  if (!r.ok) throw usageError(`deposit ${id.value} is ${r.status}; ${r.rule}`);
+  if (session.globals.json) p.json(getView(r.deposit, store.eventsOf(r.deposit.id), now));
+  else if (action === 'pay')
+    p.out(`paid ${r.deposit.id}: PIX_CONFIRMED now, FINALIZED in about ${(3 * STEP_MS) / 1000} s`);
+  else p.out(`failed ${r.deposit.id}: FAILED (was ${r.was})`);
 }
 
-/** --json: the deposit as get would now show it; otherwise one line. */
-function report(session: Session, store: SandboxStore, deposit: StoredDeposit, line: string): void {
-  if (session.globals.json)
-    session.printer.json(getView(deposit, store.eventsOf(deposit.id), session.ctx.now()));
-  else session.printer.out(line);
+export function pay(idText: string, session: Session): Promise<void> {
+  return act(idText, session, 'pay');
 }
 
-export function pay(idText: string, session: Session): void {
-  const { store, deposit } = act(
-    idText,
-    session,
-    'paid',
-    (status) => status === 'WAITING_PAYMENT',
-    'only a WAITING_PAYMENT deposit can be paid',
-  );
-  report(
-    session,
-    store,
-    deposit,
-    `paid ${deposit.id}: PIX_CONFIRMED now, FINALIZED in about ${(3 * STEP_MS) / 1000} s`,
-  );
-}
-
-export function fail(idText: string, session: Session): void {
-  const { store, deposit, was } = act(
-    idText,
-    session,
-    'failed',
-    (status) => !isTerminal(status),
-    'only a deposit that is not yet terminal can fail',
-  );
-  report(session, store, deposit, `failed ${deposit.id}: FAILED (was ${was})`);
+export function fail(idText: string, session: Session): Promise<void> {
+  return act(idText, session, 'fail');
 }

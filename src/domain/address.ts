@@ -68,37 +68,130 @@ function networkBy(pred: (p: NetworkParams) => boolean): Network | undefined {
   return NETWORKS.find((n) => pred(PARAMS[n]));
 }
 
+/** Version bytes of Bitcoin's base58 addresses (mainnet, testnet/signet/regtest). */
+const BITCOIN_BASE58: Record<number, string> = {
+  0: 'Bitcoin (mainnet)',
+  5: 'Bitcoin (mainnet)',
+  111: 'Bitcoin testnet',
+  196: 'Bitcoin testnet',
+};
+/** Version bytes of private keys (WIF): never an address, and never to be shared. */
+const WIF_VERSIONS = new Set([128, 239]);
+const BASE58_CHARS = /^[1-9A-HJ-NP-Za-km-z]+$/;
+
 function decodeBase58(input: string): AddressResult {
   // base58 decoding takes time quadratic in the length: refuse what no address is before it
   if (input.length > BASE58_LIMIT)
     return fail(`it is ${input.length} characters long; a base58 Liquid address has at most ${BASE58_LIMIT}`);
+  const bad = [...input].find((c) => !BASE58_CHARS.test(c));
+  if (bad !== undefined)
+    return fail(
+      `it contains ${JSON.stringify(bad)}, which no base58 address has (0, O, I and l are left out), and it is not a bech32 Liquid address (lq1, ex1, tlq1, tex1, el1, ert1)`,
+    );
   let payload: Uint8Array;
   try {
     payload = bs58check.decode(input);
   } catch {
+    // a Liquid base58 address is 34 characters, or 80 when confidential: far from both, a piece is missing
+    if (input.length < 33 || (input.length > 35 && input.length < 78))
+      return fail(
+        `it is ${input.length} characters long, but a base58 Liquid address has 34 (80 when confidential): a part is missing or extra`,
+      );
     return fail('its base58 checksum does not match (a typo, or not an address)');
   }
+  const version = payload[0]!;
   if (payload.length === 21) {
-    const version = payload[0]!;
     const network = networkBy((p) => p.p2pkh === version || p.p2sh === version);
-    if (!network) return fail(`version byte ${version} is not a Liquid address version`);
+    if (!network) {
+      const bitcoin = BITCOIN_BASE58[version];
+      if (bitcoin) return fail(`it is a ${bitcoin} address, not a Liquid one`);
+      return fail(`it is a base58 address of another chain (version byte ${version}), not a Liquid one`);
+    }
     const kind = PARAMS[network].p2pkh === version ? 'p2pkh' : 'p2sh';
     return { ok: true, value: { address: input, network, kind, confidential: false, encoding: 'base58' } };
   }
   if (payload.length === 55) {
     const prefix = payload[0]!;
-    const version = payload[1]!;
-    const network = networkBy((p) => p.blinded === prefix && (p.p2pkh === version || p.p2sh === version));
-    if (!network)
-      return fail(`prefix bytes ${prefix},${version} are not a Liquid confidential address prefix`);
+    const inner = payload[1]!;
+    const network = networkBy((p) => p.blinded === prefix && (p.p2pkh === inner || p.p2sh === inner));
+    if (!network) return fail(`prefix bytes ${prefix},${inner} are not a Liquid confidential address prefix`);
     if (!isCompressedPubkey(payload.subarray(2, 35)))
       return fail('its blinding key is not a valid public key');
-    const kind = PARAMS[network].p2pkh === version ? 'p2pkh' : 'p2sh';
+    const kind = PARAMS[network].p2pkh === inner ? 'p2pkh' : 'p2sh';
     return { ok: true, value: { address: input, network, kind, confidential: true, encoding: 'base58' } };
   }
+  if ((payload.length === 33 || payload.length === 34) && WIF_VERSIONS.has(version))
+    return fail('it is a private key (WIF), not an address: keep it secret');
   return fail(`its base58 payload has ${payload.length} bytes, not 21 or 55`);
 }
 
+/** A CPF's two check digits (mod 11), on its eleven digits. */
+function isCpf(text: string): boolean {
+  const d = text.replace(/\D/g, '').split('').map(Number);
+  if (d.length !== 11 || d.every((x) => x === d[0])) return false;
+  const check = (n: number) => {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += d[i]! * (n + 1 - i);
+    const r = (sum * 10) % 11;
+    return r === 10 ? 0 : r;
+  };
+  return check(9) === d[9] && check(10) === d[10];
+}
+
+/** Human-readable parts of Bitcoin's segwit addresses. */
+const BITCOIN_HRPS: Record<string, string> = {
+  bc: 'Bitcoin (mainnet)',
+  tb: 'Bitcoin testnet',
+  bcrt: 'Bitcoin regtest',
+};
+
+/**
+ * What a string that is no Liquid address is, when that can be told from its shape: another
+ * chain's address, a Lightning invoice, a PIX key, a payment URI. Undefined when it looks like
+ * none of them (then the Liquid decoders say what is wrong with it).
+ */
+export function foreignKind(input: string): string | undefined {
+  const lower = input.toLowerCase();
+  const uri = /^([a-z][a-z0-9+.-]*):(?:\/\/)?([^?]*)/.exec(lower);
+  if (uri && /^(liquidnetwork|liquidtestnet|liquid)$/.test(uri[1]!)) {
+    const address = input.slice(uri[1]!.length + 1).split('?')[0]!;
+    return `it is a payment URI, not an address: give the address alone (${address})`;
+  }
+  if (uri && uri[1] === 'bitcoin') return 'it is a Bitcoin payment URI, not a Liquid address';
+  if (uri && uri[1] === 'lightning') return 'it is a Lightning payment URI, not a Liquid address';
+  if (uri && /^(https?|ftp)$/.test(uri[1]!)) return 'it is a web address (URL), not a Liquid address';
+  const sep = lower.lastIndexOf('1');
+  const hrp = sep > 0 ? lower.slice(0, sep) : '';
+  const bitcoin = BITCOIN_HRPS[hrp];
+  if (bitcoin) return `it is a ${bitcoin} address, not a Liquid one`;
+  if (/^ln(bc|tb|tbs|bcrt|sb)[0-9munp]*1/.test(lower))
+    return 'it is a Lightning invoice, not a Liquid address';
+  if (/^lnurl1/.test(lower)) return 'it is an LNURL (Lightning), not a Liquid address';
+  if (/^0x[0-9a-f]{40}$/.test(lower)) return 'it is an Ethereum (or EVM) address, not a Liquid one';
+  if (/^0x[0-9a-f]*$/.test(lower)) return 'it is a hexadecimal number, not a Liquid address';
+  if (/^000201/.test(input) && /6304[0-9A-Fa-f]{4}$/.test(input))
+    return 'it is a PIX copy-and-paste code (BR Code), not a Liquid address';
+  if (/^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i.test(input))
+    return 'it is an e-mail address (a PIX key?), not a Liquid address';
+  // a CPF before a phone number: eleven digits may be either, and a CPF has check digits
+  if (/^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/.test(input) && (/\D/.test(input) || isCpf(input)))
+    return 'it is a CPF (a PIX key?), not a Liquid address';
+  if (/^\+\d{10,15}$/.test(input) || /^\(?\d{2}\)?\s?9?\d{4}-?\d{4}$/.test(input))
+    return 'it is a phone number (a PIX key?), not a Liquid address';
+  if (/^\d{11}$/.test(input))
+    return 'it is eleven digits (a CPF or a phone number: a PIX key?), not a Liquid address';
+  if (/^\d{2}\.?\d{3}\.?\d{3}\/?\d{4}-?\d{2}$/.test(input))
+    return 'it is a CNPJ (a PIX key?), not a Liquid address';
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(lower))
+    return 'it is a UUID (a PIX random key, or a deposit id), not a Liquid address';
+  if (/^[xyztuv]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(input))
+    return 'it is an extended public key (xpub), not an address';
+  if (/^[xyztuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(input))
+    return 'it is an extended private key, not an address: keep it secret';
+  if (/^[0-9a-f]{64}$/.test(lower))
+    return 'it is 64 hexadecimal digits (a txid or an asset id), not an address';
+  return undefined;
+}
 function witnessKind(version: number, programLength: number): AddressKind | null {
   if (version === 0) return programLength === 20 ? 'p2wpkh' : programLength === 32 ? 'p2wsh' : null;
   if (programLength < 2 || programLength > 40) return null;
@@ -135,7 +228,7 @@ function decodeSegwit(input: string): AddressResult | null {
         encoding = 'bech32m';
       }
     }
-    if (!words || !encoding) return fail('its bech32 checksum does not match (a typo, or not an address)');
+    if (!words || !encoding) return fail(segwitProblem(lower, hrp, false));
     return checkWitness(lower, bech, words, encoding, false);
   }
 
@@ -151,8 +244,25 @@ function decodeSegwit(input: string): AddressResult | null {
       // try the other variant
     }
   }
-  if (!words || !encoding) return fail('its blech32 checksum does not match (a typo, or not an address)');
+  if (!words || !encoding) return fail(segwitProblem(lower, hrp, true));
   return checkWitness(lower, blech!, words, encoding, true);
+}
+
+const BECH32_CHARS = /^[qpzry9x8gf2tvdw0s3jn54khce6mua7l]+$/;
+
+/** Why a bech32/blech32 string with a Liquid prefix does not decode: a bad character, a wrong length, or the checksum. */
+function segwitProblem(lower: string, hrp: string, confidential: boolean): string {
+  const data = lower.slice(hrp.length + 1);
+  const bad = [...data].find((c) => !BECH32_CHARS.test(c));
+  if (bad !== undefined)
+    return `it contains ${JSON.stringify(bad)} after "${hrp}1", which ${confidential ? 'blech32' : 'bech32'} does not use (1, b, i and o are left out)`;
+  // v0 key hash (20 bytes), or v0 script hash / v1 taproot (32 bytes); blech32 adds the 33-byte blinding key
+  const checksum = confidential ? 12 : 6;
+  const key = confidential ? 33 : 0;
+  const lengths = [20, 32].map((n) => hrp.length + 1 + 1 + Math.ceil(((key + n) * 8) / 5) + checksum);
+  if (!lengths.includes(lower.length))
+    return `it is ${lower.length} characters long, but a ${hrp}1 address has ${lengths.join(' or ')}: a character is missing or extra`;
+  return `its ${confidential ? 'blech32' : 'bech32'} checksum does not match (a typo, or not an address)`;
 }
 
 function checkWitness(
@@ -193,8 +303,17 @@ export function decodeLiquidAddress(input: string): AddressResult {
   if (input.length === 0) return fail('it is empty');
   if (input.length > BLECH32_LIMIT)
     return fail(`it is ${input.length} characters long; a Liquid address has at most ${BLECH32_LIMIT}`);
-  if (!/^[\x21-\x7e]+$/.test(input)) return fail('it contains spaces or characters no address has');
-  return decodeSegwit(input) ?? decodeBase58(input);
+  if (!/^[\x21-\x7e]+$/.test(input)) {
+    const trimmed = input.trim();
+    if (trimmed !== input && /^[\x21-\x7e]+$/.test(trimmed))
+      return fail('it has spaces or a line break around it (copied with them?)');
+    return fail('it contains spaces or characters no address has');
+  }
+  const segwit = decodeSegwit(input);
+  if (segwit) return segwit;
+  const foreign = foreignKind(input);
+  if (foreign) return fail(foreign);
+  return decodeBase58(input);
 }
 
 /** Decode, then require the given network. */
@@ -202,7 +321,9 @@ export function checkLiquidAddress(input: string, network: Network): AddressResu
   const r = decodeLiquidAddress(input);
   if (!r.ok) return r;
   if (r.value.network !== network) {
-    return fail(`it is a ${r.value.network} address, but the profile's network is ${network}`);
+    return fail(
+      `it is a ${r.value.network} address, but the profile's network is ${network}; use a ${network} address or \`lbrl config set network ${r.value.network}\``,
+    );
   }
   return r;
 }

@@ -9,30 +9,107 @@ const REAIS = /^(\d+)(?:[.,](\d{1,2}))?$/;
 const CENTS = /^\d+$/;
 const RANGE = `from 0.01 to 6000.00 reais (${MIN_CENTS} to ${MAX_CENTS} cents)`;
 
+const LIMIT = 'the limit of 6000,00 reais';
+
+/** `1.5e2` -> `150`, by string arithmetic; undefined when it does not name a plain amount. */
+function expandExponent(m: RegExpExecArray): string | undefined {
+  const [, whole, frac = '', expText] = m;
+  const exp = Number(expText);
+  if (exp > 10) return undefined;
+  const digits = `${whole}${frac}`;
+  const point = whole!.length + exp;
+  const int = digits
+    .padEnd(point, '0')
+    .slice(0, point)
+    .replace(/^0+(?=\d)/, '');
+  const rest = digits.slice(point).replace(/0+$/, '');
+  return rest ? `${int}.${rest}` : int;
+}
+
+/**
+ * Why an amount that does not parse is refused, and what to write instead: the writing a person
+ * used (thousands separators, a currency sign, spaces, a minus, an exponent) is named.
+ */
+function amountProblem(input: string): string {
+  const base = 'an amount in reais with at most two decimals and no thousands separator, e.g. 1500 or 15,50';
+  /** what the amount must be without, and what to write instead (itself checked) */
+  const offer = (what: string, fixed: string | undefined, otherwise = '') => {
+    if (fixed === undefined) return `an amount in reais ${what}, e.g. 1500 or 15,50`;
+    const r = parseReais(fixed);
+    return r.ok
+      ? `an amount in reais ${what}: write ${fixed}`
+      : `an amount in reais ${what}, at most 6000,00 (${fixed} would be above it)${otherwise}`;
+  };
+  const trimmed = input.trim();
+  if (trimmed !== input && trimmed !== '')
+    return offer('without spaces', trimmed.includes(' ') ? undefined : plainAmount(trimmed));
+  // a currency sign or word before or after the number
+  const currency = /^(?:R\$|BRL|reais|real)\s*(.+)$|^(.+?)\s*(?:R\$|BRL|reais|real)$/i.exec(trimmed);
+  if (currency) return offer('without the currency', plainAmount((currency[1] ?? currency[2])!));
+  if (/^[-−‐–]\s*\d/.test(trimmed)) return `an amount ${RANGE}; a negative amount is never accepted`;
+  if (/^\+\d/.test(trimmed)) return offer('without a sign', plainAmount(trimmed.slice(1)));
+  const exp = /^(\d+)(?:[.,](\d+))?[eE]\+?(\d{1,3})$/.exec(trimmed);
+  if (exp) return offer('without scientific notation', expandExponent(exp));
+  if (/^\d/.test(trimmed) && /\s/.test(trimmed))
+    return offer('without spaces (no thousands separators)', plainAmount(trimmed.replace(/\s+/g, '.')));
+  if (/^[.,]\d{1,2}$/.test(trimmed)) return offer('with a digit before the separator', `0${trimmed}`);
+  if (/^\d+[.,]$/.test(trimmed))
+    return offer('with digits after the separator, or none', trimmed.slice(0, -1));
+  if (/^\d+[.,]\d{3,}$/.test(trimmed) && !/^[1-9]\d{0,2}[.,]\d{3}$/.test(trimmed))
+    return 'an amount in reais with at most two decimals (a cent is the smallest unit)';
+  const grouped = plainAmount(trimmed);
+  if (grouped !== undefined && grouped !== trimmed) {
+    // 15.000: fifteen thousand, or fifteen written with three decimals
+    const single = /^(\d{1,3})([.,])(\d\d)0$/.exec(trimmed);
+    const otherwise = single ? `; for ${single[1]} reais write ${single[1]}${single[2]}${single[3]}` : '';
+    return offer('without thousands separators', grouped, otherwise);
+  }
+  if (/[^\x00-\x7f]/.test(trimmed) && /\p{Nd}/u.test(trimmed))
+    return 'an amount in reais written with the digits 0-9, e.g. 1500 or 15,50';
+  return base;
+}
+
+/**
+ * A number written with thousands separators (`1.500,00`, `1,500.00`, `1.500`, `1 500,00`) as a
+ * plain amount (`1500,00`, `1500.00`, `1500`); a plain amount as it is; undefined otherwise.
+ */
+function plainAmount(text: string): string | undefined {
+  if (REAIS.test(text)) return text;
+  // groups of three after the first, one separator throughout, then maybe the other one as decimal
+  const m = /^([1-9]\d{0,2})((?:([.,\s])\d{3})+)(?:([.,])(\d{1,2}))?$/.exec(text);
+  if (!m) return undefined;
+  const group = m[3]!;
+  const decimal = m[4];
+  if (decimal !== undefined && decimal === group) return undefined;
+  const whole = `${m[1]}${m[2]!.split(group).join('')}`;
+  return decimal !== undefined ? `${whole}${decimal}${m[5]}` : whole;
+}
+
 /** Reais as typed (`1500`, `15.5`, `15,50`) to integer cents, by string arithmetic only. */
 export function parseReais(input: string): Parsed<number> {
   const m = REAIS.exec(input);
-  if (!m) {
-    return {
-      ok: false,
-      expected: 'an amount in reais with at most two decimals and no thousands separator, e.g. 1500 or 15,50',
-    };
-  }
+  if (!m) return { ok: false, expected: amountProblem(input) };
   const whole = m[1]!.replace(/^0+(?=\d)/, '');
   const frac = (m[2] ?? '').padEnd(2, '0');
-  if (whole.length > 5) return { ok: false, expected: `an amount ${RANGE}` };
+  if (whole.length > 5) return { ok: false, expected: `an amount ${RANGE}; it is above ${LIMIT}` };
   const cents = Number(whole) * 100 + Number(frac);
-  if (cents < MIN_CENTS || cents > MAX_CENTS) return { ok: false, expected: `an amount ${RANGE}` };
+  if (cents > MAX_CENTS) return { ok: false, expected: `an amount ${RANGE}; it is above ${LIMIT}` };
+  if (cents < MIN_CENTS) return { ok: false, expected: `an amount ${RANGE}` };
   return { ok: true, value: cents };
 }
 
 export function parseCents(input: string): Parsed<number> {
-  if (!CENTS.test(input)) return { ok: false, expected: `a whole number of cents ${RANGE}` };
+  if (!CENTS.test(input)) {
+    const reais = /^\d+[.,]\d{1,2}$/.test(input) ? '; cents have no decimals (for reais, use --amount)' : '';
+    const negative = /^[-−]\d/.test(input) ? '; a negative amount is never accepted' : '';
+    return { ok: false, expected: `a whole number of cents ${RANGE}${reais}${negative}` };
+  }
   const digits = input.replace(/^0+(?=\d)/, '');
-  if (digits.length > 6) return { ok: false, expected: `a whole number of cents ${RANGE}` };
+  const above = `a whole number of cents ${RANGE}; it is above the limit of ${MAX_CENTS} cents`;
+  if (digits.length > 6) return { ok: false, expected: above };
   const cents = Number(digits);
-  if (cents < MIN_CENTS || cents > MAX_CENTS)
-    return { ok: false, expected: `a whole number of cents ${RANGE}` };
+  if (cents > MAX_CENTS) return { ok: false, expected: above };
+  if (cents < MIN_CENTS) return { ok: false, expected: `a whole number of cents ${RANGE}` };
   return { ok: true, value: cents };
 }
 

@@ -215,11 +215,31 @@ function lockIsStale(file: string): boolean {
   }
 }
 
-export function requireProfileExists(store: ConfigStore, name: string): void {
-  if (name !== 'default' && !store.profileNames().includes(name)) {
-    const known = store.profileNames();
-    throw usageError(
-      `no profile named ${JSON.stringify(name)} (known: ${known.length ? known.join(', ') : 'none'}); create it with lbrl auth login --profile ${name}, or lbrl config set <key> <value> --profile ${name}`,
-    );
+/** Edit distance, for "did you mean": small strings only (profile names are at most 19 characters). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
   }
+  return prev[b.length]!;
+}
+
+/**
+ * A profile that is read must exist (the default always does): the same error for every command,
+ * naming the profile, where it came from, the profiles there are, and how to create it.
+ */
+export function requireProfileExists(store: ConfigStore, name: string, from = '--profile'): void {
+  if (name === 'default') return;
+  const names = store.profileNames();
+  if (names.includes(name)) return;
+  const known = ['default', ...names.filter((n) => n !== 'default')];
+  const close = known.filter((n) => distance(n.toLowerCase(), name.toLowerCase()) <= 2);
+  const guess =
+    close.length > 0 ? `; did you mean ${close.map((n) => JSON.stringify(n)).join(' or ')}?` : '.';
+  throw usageError(
+    `no profile named ${JSON.stringify(name)} (from ${from}); the profiles are: ${known.join(', ')}${guess} Create it with lbrl config set <key> <value> --profile ${name}, or lbrl auth login --profile ${name}`,
+  );
 }

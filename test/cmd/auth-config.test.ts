@@ -242,7 +242,7 @@ describe('profiles that do not exist', () => {
     const r = await runCli(['deposit', 'get', ID, '--profile', 'prdo'], { env: { LBRL_CONFIG_DIR: d } });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'error: no profile named "prdo" (known: prod); create it with lbrl auth login --profile prdo, or lbrl config set <key> <value> --profile prdo\n',
+      'error: no profile named "prdo" (from --profile); the profiles are: default, prod; did you mean "prod"? Create it with lbrl config set <key> <value> --profile prdo, or lbrl auth login --profile prdo\n',
     );
   });
 });

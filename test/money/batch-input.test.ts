@@ -21,24 +21,23 @@ function file(name: string, text: string): string {
   return f;
 }
 
-const AMOUNT =
-  'expected an amount in reais with at most two decimals and no thousands separator, e.g. 1500 or 15,50';
-
 describe('deposit create --from reads numbers as written', () => {
-  it.each(['1e3', '0.1e1', '1.5e3', '1500.0000000000001'])(
-    'NDJSON amount %s is refused as --amount refuses it, quoting the literal',
-    async (literal) => {
-      const from = file('rows.ndjson', `{"amount": ${literal}, "to": "${LQ}"}\n`);
-      const r = await runCli(['deposit', 'create', '--from', from], { env });
-      const flag = await runCli(['deposit', 'create', '--amount', literal, '--to', LQ], { env });
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toContain(`row 1 (line 1): invalid amount "${literal}": ${AMOUNT}`);
-      expect(flag.code).toBe(2);
-      expect(flag.stderr).toContain(`invalid --amount "${literal}": ${AMOUNT}`);
-      expect(server.requests).toHaveLength(0);
-    },
-  );
+  it.each([
+    ['1e3', 'an amount in reais without scientific notation: write 1000'],
+    ['0.1e1', 'an amount in reais without scientific notation: write 1'],
+    ['1.5e3', 'an amount in reais without scientific notation: write 1500'],
+    ['1500.0000000000001', 'an amount in reais with at most two decimals (a cent is the smallest unit)'],
+  ])('NDJSON amount %s is refused as --amount refuses it, quoting the literal', async (literal, expected) => {
+    const from = file('rows.ndjson', `{"amount": ${literal}, "to": "${LQ}"}\n`);
+    const r = await runCli(['deposit', 'create', '--from', from], { env });
+    const flag = await runCli(['deposit', 'create', '--amount', literal, '--to', LQ], { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`row 1 (line 1): invalid amount "${literal}": expected ${expected}`);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain(`invalid --amount "${literal}": expected ${expected}`);
+    expect(server.requests).toHaveLength(0);
+  });
 
   it('a CSV quote that closes early is refused, never joined into a bigger amount', async () => {
     const r = await runCli(['deposit', 'create', '--from', file('rows.csv', `amount,to\n"15"00,${LQ}\n`)], {

@@ -159,7 +159,8 @@ describe('Liquid addresses', () => {
   it('checks the network against the profile', () => {
     expect(checkLiquidAddress('tex1qu32z09ra6k3paen83ug0y2csa23xukja3fyeyx', 'liquid')).toEqual({
       ok: false,
-      reason: "it is a liquidtestnet address, but the profile's network is liquid",
+      reason:
+        "it is a liquidtestnet address, but the profile's network is liquid; use a liquid address or `lbrl config set network liquidtestnet`",
     });
     expect(checkLiquidAddress('tex1qu32z09ra6k3paen83ug0y2csa23xukja3fyeyx', 'liquidtestnet').ok).toBe(true);
   });

@@ -66,7 +66,7 @@ describe('classify', () => {
   it('a create that may have arrived says so, with its Idempotency-Key', () => {
     const v = classify(POST, reset, NOW);
     expect(v.ok ? '' : v.error.message).toBe(
-      'connection failed (ECONNRESET). The create request may have reached the service, so it was not sent again: a deposit may exist (Idempotency-Key key-1)',
+      'the connection to pay.example.com:443 was reset (ECONNRESET). The create request may have reached the service, so it was not sent again: a deposit may exist (Idempotency-Key key-1)',
     );
   });
 
