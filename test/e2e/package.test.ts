@@ -181,7 +181,7 @@ console.log(JSON.stringify({ cents: charge.amountInCents, id: got.id === charge.
       refused: [
         'usage',
         2,
-        'invalid amount "1.500,00": expected an amount in reais with at most two decimals and no thousands separator, e.g. 1500 or 15,50',
+        expect.stringMatching(/^invalid amount "1\.500,00": expected an amount in reais/),
       ],
       parsed: 1550,
     });

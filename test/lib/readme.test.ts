@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isLbrlError, parseAmount } from '../../src/index.js';
 import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
@@ -66,6 +67,16 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
+/** The message the library's parser gives for an amount: the one the example must pass on. */
+function refusal(amount: string): string {
+  try {
+    parseAmount(amount);
+  } catch (error) {
+    if (isLbrlError(error)) return error.message;
+  }
+  throw new Error(`${amount} was not refused`);
+}
+
 async function call(method: string, p: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${base}${p}`, { method });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -82,14 +93,8 @@ describe('the README example', () => {
     expect(again.body.id).toBe(id);
 
     const bad = await call('POST', '/charges?order=43&amount=1.500,00');
-    expect(bad).toEqual({
-      status: 400,
-      body: {
-        error: 'usage',
-        message:
-          'invalid amount "1.500,00": expected an amount in reais with at most two decimals and no thousands separator, e.g. 1500 or 15,50',
-      },
-    });
+    expect(bad).toEqual({ status: 400, body: { error: 'usage', message: refusal('1.500,00') } });
+    expect(bad.body.message).toMatch(/^invalid amount "1\.500,00": expected an amount in reais/);
 
     expect((await sandbox.call('POST', `/v1/api/deposit/${id}/pay`)).status).toBe(200);
     sandbox.clock.now += 60_000; // the sandbox's payment is done by the first poll
