@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
+import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
+import { forTest } from '../helpers/server.js';
 
 // What a user gets from `npm pack` and `npm install -g <tarball>`: built from the current dist/
 // (npm test builds first), installed into an empty prefix, run from there.
@@ -18,9 +20,11 @@ const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
   devDependencies?: Record<string, string>;
   scripts?: Record<string, string>;
 };
-const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/meta.json'), 'utf8')) as {
-  outputs: Record<string, { imports?: { path: string; external?: boolean }[] }>;
-};
+type Meta = { outputs: Record<string, { imports?: { path: string; external?: boolean }[] }> };
+/** What esbuild wrote of the program (dist/lbrl.cjs) and of the library (dist/lib/index.js). */
+const metas = ['dist/meta.json', 'dist/meta-lib.json'].map(
+  (file) => JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8')) as Meta,
+);
 
 /** npm itself, run by the Node under test (a node binary from the registry comes without npm). */
 function npm(args: string[], cwd: string): string {
@@ -61,7 +65,7 @@ async function lbrl(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('the package a user installs', () => {
-  it('holds only what runs: bin, the built program, README, LICENSE', () => {
+  it('holds only what runs: bin, the built program, the library and its declarations, README, LICENSE', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
       .trim()
       .split('\n')
@@ -69,13 +73,19 @@ describe('the package a user installs', () => {
       .sort();
     const odd = files.filter(
       (f) =>
-        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/lbrl\.cjs|dist\/help\.json)$/.test(
+        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/lbrl\.cjs|dist\/help\.json|dist\/lib\/index\.js|dist\/lib\/([a-z-]+\/)*[a-z-]+\.d\.ts)$/.test(
           f,
         ),
     );
     expect(odd).toEqual([]);
     expect(files).toContain('LICENSE');
     expect(files).toContain('dist/lbrl.cjs');
+    expect(files).toContain('dist/lib/index.js');
+    expect(files).toContain('dist/lib/index.d.ts');
+    // the declarations index.d.ts reaches, and no others (the build keeps only those)
+    // (the models' declarations would import zod, which a user does not install)
+    expect(files.filter((f) => f.startsWith('dist/lib/api/'))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.d.ts')).length).toBeLessThan(20);
     expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
   });
 
@@ -94,7 +104,7 @@ describe('the package a user installs', () => {
     // A package the bundle cannot hold (a WebAssembly file read from disk, a native addon) stays in
     // `dependencies` and is marked external in the build; everything bundled is a devDependency.
     const outside = new Set<string>();
-    for (const out of Object.values(meta.outputs))
+    for (const out of metas.flatMap((meta) => Object.values(meta.outputs)))
       for (const i of out.imports ?? [])
         if (i.external && !i.path.startsWith('node:') && !isBuiltin(i.path))
           outside.add(
@@ -125,6 +135,56 @@ describe('the package a user installs', () => {
     expect(created.amountInCents).toBe(1500);
     expect(created.status).toBe('WAITING_PAYMENT');
     expect(await lbrl(['completion', 'bash'])).toContain('complete -F _lbrl lbrl');
+  });
+});
+
+describe('the library a Node program imports from the installed package', () => {
+  it("import { ... } from 'lbrl' works in a program of its own: create, get, a typed refusal", async () => {
+    const sandbox = await forTest(startTestSandbox());
+    const app = tempDir('lbrl-app-');
+    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    fs.mkdirSync(path.join(app, 'node_modules'));
+    // the package as npm installed it (with its one dependency), linked where the program looks
+    fs.symlinkSync(path.join(prefix, 'lib/node_modules/lbrl'), path.join(app, 'node_modules/lbrl'), 'dir');
+    fs.writeFileSync(
+      path.join(app, 'main.mjs'),
+      `import { createClient, isLbrlError, parseAmount } from 'lbrl';
+const lbrl = createClient({ baseUrl: process.env.BASE_URL, token: process.env.TOKEN });
+const charge = await lbrl.create({ amount: '15.00', to: process.env.TO });
+const got = await lbrl.get(charge.id);
+let refused;
+try {
+  await lbrl.create({ amount: '1.500,00', to: process.env.TO });
+} catch (error) {
+  refused = isLbrlError(error) ? [error.type, error.exitCode, error.message] : String(error);
+}
+await lbrl.close();
+console.log(JSON.stringify({ cents: charge.amountInCents, id: got.id === charge.id, status: got.status, refused, parsed: parseAmount('15,50') }));
+`,
+    );
+    const r = await promisify(execFile)(process.execPath, ['main.mjs'], {
+      cwd: app,
+      env: {
+        PATH: '/usr/bin:/bin',
+        HOME: tempDir(),
+        BASE_URL: sandbox.baseUrl,
+        TOKEN: SANDBOX_TOKEN,
+        TO: LQ,
+      },
+      timeout: 20_000,
+    });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({
+      cents: 1500,
+      id: true,
+      status: 'WAITING_PAYMENT',
+      refused: [
+        'usage',
+        2,
+        expect.stringMatching(/^invalid amount "1\.500,00": expected an amount in reais/),
+      ],
+      parsed: 1550,
+    });
   });
 });
 

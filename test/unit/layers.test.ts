@@ -9,6 +9,8 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sr
 /** Which layers each layer may import, besides itself. */
 const ALLOWED: Record<string, string[]> = {
   main: ['cli', 'context'],
+  index: ['lib', 'errors'],
+  lib: ['deposits', 'api', 'domain', 'errors'],
   cli: ['commands', 'context', 'errors', 'session'],
   commands: ['deposits', 'ui', 'session', 'context', 'store', 'api', 'domain', 'sandbox', 'errors'],
   session: ['context', 'deposits', 'ui', 'api', 'store', 'sandbox', 'domain', 'errors'],

@@ -1,0 +1,319 @@
+/**
+ * The client a Node program uses: the command line's flows (request checks, the one choke point
+ * of answers, the watch loop) on settings passed as arguments. No config file, no history, no
+ * output: what happens is returned or thrown as LbrlError.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { parseBaseUrl, parseToken } from '../api/baseurl.js';
+import { DepositClient } from '../api/client.js';
+import { Agent, type Dispatcher } from '../api/http.js';
+import type { CreateRequest, GetResponse } from '../api/models.js';
+import { checkAnswer, createAnswer } from '../deposits/answers.js';
+import type { DepositApi } from '../deposits/ports.js';
+import { checkRequest, type Labels, ROW_LABELS } from '../deposits/request.js';
+import { watchDeposits } from '../deposits/watch.js';
+import { decimalFromNumber } from '../domain/decimal.js';
+import { splitFeeFromBasisPoints } from '../domain/split.js';
+import { parseDepositId } from '../domain/values.js';
+import { invalidValue, usageError } from '../errors.js';
+import type { CreatedDeposit, Deposit, DepositRequest } from './types.js';
+import { type Network, parseCents, parseNetwork } from './values.js';
+
+/** Time, for tests of a program: a clock whose sleep need not wait. */
+export interface Clock {
+  now(): number;
+  /** resolves after ms; rejects when the signal aborts */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** in [0, 1), for the jitter of back-off; Math.random by default */
+  random?(): number;
+}
+
+/** Where requests go and how patiently: every setting is an argument, none is read from a file. */
+export interface ClientSettings {
+  /** https:// (plain http:// only for loopback); a path prefix is kept, /v1/api/... is appended */
+  baseUrl: string;
+  /** the access token, sent as `Authorization: Bearer <token>` and never in an error message */
+  token: string;
+  /** the network addresses must belong to: `liquid` (the default), `liquidtestnet`, `elementsregtest` */
+  network?: Network;
+  /** per attempt, from sending to the last byte of the answer (default 30000) */
+  timeoutMs?: number;
+  /** to open a connection (default 30000) */
+  connectTimeoutMs?: number;
+  /** retries of a request that is safe to repeat (default 3); a create that may have arrived is never repeated */
+  maxRetries?: number;
+  /** sent as User-Agent (default `lbrl`) */
+  userAgent?: string;
+  /** the clock; the real one by default */
+  clock?: Clock;
+}
+
+/** What a charge is made of. Amounts as strings or integers only: never a float of reais. */
+export interface CreateInput {
+  /** reais as people write them: `"1500"`, `"15.50"`, `"15,50"`; or give amountCents */
+  amount?: string;
+  /** integer cents, 1 to 600000 */
+  amountCents?: number | string;
+  /** the Liquid address that receives the asset */
+  to: string;
+  /** with splitFee: a second address that gets splitFee of the net amount */
+  splitTo?: string;
+  /** `"2.99%"`, `"2.99"` or `"2,99"` */
+  splitFee?: string;
+}
+
+export interface CreateOptions {
+  /**
+   * The Idempotency-Key header: a fresh UUID per call unless given. Give the same key to send the
+   * same charge again after an error that says a deposit may exist; retries reuse it.
+   */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+/** What lbrl knows of a deposit: the create answer (or the request) checks later answers. */
+export type KnownDeposit = CreatedDeposit | DepositRequest;
+
+export interface GetOptions {
+  /** the deposit as created; the last 10,000 this client created are known without it */
+  known?: KnownDeposit;
+  signal?: AbortSignal;
+}
+
+export interface WatchOptions extends GetOptions {
+  /** between two requests, at least 1000 (default 3000) */
+  intervalMs?: number;
+  /** give up after this long: LbrlError `watch_timeout` (exit code 124) */
+  timeoutMs?: number;
+}
+
+export interface LbrlClient {
+  /**
+   * Create a charge: the input checked as the command line checks flags (LbrlError `usage`
+   * before any request), sent with an Idempotency-Key, and the answer checked against the
+   * request (LbrlError `mismatch` when the service changed the amount, an address, the split).
+   */
+  create(input: CreateInput, options?: CreateOptions): Promise<CreatedDeposit>;
+  /** One deposit by id (a UUID), its answer checked. */
+  get(id: string, options?: GetOptions): Promise<Deposit>;
+  /**
+   * The deposit's statuses as they change, the first one as found; the iteration ends after
+   * FINALIZED or FAILED (yielded like any other: look at `status`). Aborting the signal ends it
+   * with LbrlError `interrupted`; so does `timeoutMs` with `watch_timeout`. Transient failures
+   * (network, 5xx, 429) are ridden out with back-off for up to five minutes. Leaving the loop
+   * early (break) stops the polling.
+   */
+  watch(id: string, options?: WatchOptions): AsyncIterable<Deposit>;
+  /** Closes the connections; the client cannot be used afterwards. */
+  close(): Promise<void>;
+}
+
+/** Values are named as the fields of CreateInput, as in a batch row; only the missing ones say more. */
+const LABELS: Labels = {
+  ...ROW_LABELS,
+  missingAmount: 'missing amount: give amount (reais, a string) or amountCents (an integer)',
+  missingTo: 'missing to: give the Liquid address that receives the asset',
+};
+
+/** How many created deposits a client remembers as known. */
+const KNOWN_LIMIT = 10_000;
+
+const realClock: Required<Clock> = {
+  now: () => Date.now(),
+  sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}),
+  random: Math.random,
+};
+
+function positive(name: string, value: number | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < min)
+    throw invalidValue(name, String(value), `a whole number of milliseconds, at least ${min}`);
+  return value;
+}
+
+function depositId(id: string): string {
+  const r = parseDepositId(typeof id === 'string' ? id : String(id));
+  if (!r.ok) throw invalidValue('deposit id', String(id), r.expected);
+  return r.value;
+}
+
+/** The request a known deposit was created with: as given, or read back from its create answer. */
+function requestOf(known: KnownDeposit | undefined): CreateRequest | undefined {
+  if (!known) return undefined;
+  if (typeof known.lbrlAddress === 'string') return known as DepositRequest;
+  const answer = known as CreatedDeposit;
+  const request: CreateRequest = {
+    amountInCents: answer.amountInCents,
+    lbrlAddress: answer.destinationAddress,
+  };
+  const fraction = typeof answer.splitPercent === 'number' ? decimalFromNumber(answer.splitPercent) : null;
+  if (answer.splitAddress && fraction && fraction.scale <= 4) {
+    request.lbrlSplitAddress = answer.splitAddress;
+    request.splitFee = splitFeeFromBasisPoints(
+      Number(fraction.units * 10n ** BigInt(4 - fraction.scale)),
+    ).wire;
+  }
+  return request;
+}
+
+/** A client with every check of the command line, configured by its arguments only. */
+export function createClient(settings: ClientSettings): LbrlClient {
+  if (typeof settings !== 'object' || settings === null)
+    throw usageError('createClient needs settings: { baseUrl, token }');
+  const base = parseBaseUrl(String(settings.baseUrl ?? ''));
+  if (!base.ok) throw invalidValue('baseUrl', String(settings.baseUrl), base.expected);
+  const token = parseToken(String(settings.token ?? ''));
+  if (!token.ok) throw usageError(`invalid token: expected ${token.expected}`);
+  const network = parseNetwork(settings.network ?? 'liquid');
+  const timeoutMs = positive('timeoutMs', settings.timeoutMs, 1) ?? 30_000;
+  const connectTimeoutMs = positive('connectTimeoutMs', settings.connectTimeoutMs, 1) ?? 30_000;
+  const maxRetries = positive('maxRetries', settings.maxRetries, 0) ?? 3;
+  const clock: Required<Clock> = { ...realClock, ...settings.clock } as Required<Clock>;
+  const dispatcher: Dispatcher = new Agent({
+    connect: { timeout: connectTimeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    allowH2: false,
+  });
+  /**
+   * What this client created, so that answers about them are checked without being told; the
+   * oldest are forgotten past KNOWN_LIMIT, so a server that runs for months does not grow.
+   */
+  const created = new Map<string, CreateRequest>();
+  let closed = false;
+
+  /** One call's client: the shared connections, the call's signal. */
+  const api = (signal: AbortSignal | undefined): DepositClient => {
+    if (closed) throw usageError('the client is closed');
+    return new DepositClient({
+      baseUrl: base.value,
+      token: token.value,
+      timeoutMs,
+      connectTimeoutMs,
+      maxRetries,
+      userAgent: settings.userAgent ?? 'lbrl',
+      sleep: clock.sleep,
+      random: clock.random,
+      now: clock.now,
+      signal,
+      dispatcher,
+    });
+  };
+  /** GETs checked against what is known of the deposit. */
+  const checkedApi = (signal: AbortSignal | undefined, id: string, known?: KnownDeposit): DepositApi => {
+    const client = api(signal);
+    const request = requestOf(known) ?? created.get(id.toLowerCase());
+    return {
+      createDeposit: (body, key) => client.createDeposit(body, key),
+      getDeposit: async (depositId) =>
+        checkAnswer('get', await client.getDeposit(depositId), request ? { request } : {}),
+    };
+  };
+
+  return {
+    async create(input, options = {}) {
+      if (typeof input !== 'object' || input === null)
+        throw usageError('create needs { amount or amountCents, to }');
+      if (input.amount !== undefined && typeof input.amount !== 'string')
+        throw usageError(
+          `amount must be a string of reais such as "15.50" (a number of reais would be a float); for a number, give amountCents`,
+        );
+      const amountCents = input.amountCents === undefined ? undefined : String(parseCents(input.amountCents));
+      const key = options.idempotencyKey ?? randomUUID();
+      if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key))
+        throw invalidValue('idempotencyKey', String(key), 'printable characters without spaces, at most 255');
+      const { body, problems } = checkRequest(
+        { amount: input.amount, amountCents, to: input.to, splitTo: input.splitTo, splitFee: input.splitFee },
+        { network },
+        LABELS,
+      );
+      if (!body) throw usageError(problems.join('; '));
+      const { value } = await createAnswer(api(options.signal), body, key);
+      created.set(value.id.toLowerCase(), body);
+      if (created.size > KNOWN_LIMIT) created.delete(created.keys().next().value as string);
+      return value as CreatedDeposit;
+    },
+
+    async get(id, options = {}) {
+      const depositIdValue = depositId(id);
+      const { value } = await checkedApi(options.signal, depositIdValue, options.known).getDeposit(
+        depositIdValue,
+      );
+      return value as Deposit;
+    },
+
+    watch(id, options = {}) {
+      const depositIdValue = depositId(id);
+      const intervalMs = positive('intervalMs', options.intervalMs, 1000) ?? 3000;
+      const limitMs = positive('timeoutMs', options.timeoutMs, 1);
+      return watchOne(depositIdValue, intervalMs, limitMs, options, (signal) =>
+        checkedApi(signal, depositIdValue, options.known),
+      );
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await dispatcher.close();
+    },
+  };
+
+  /** watchDeposits' events as an async iterator; leaving the loop stops the polling. */
+  async function* watchOne(
+    id: string,
+    intervalMs: number,
+    timeoutMs: number | undefined,
+    options: WatchOptions,
+    apiFor: (signal: AbortSignal) => DepositApi,
+  ): AsyncGenerator<Deposit> {
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const seen: GetResponse[] = [];
+    let wake: (() => void) | undefined;
+    let ended = false;
+    let failure: unknown;
+    const running = watchDeposits(
+      apiFor(signal),
+      { ids: [id], intervalMs, timeoutMs, now: clock.now, sleep: clock.sleep, random: clock.random, signal },
+      {
+        change: (deposit) => {
+          seen.push(deposit);
+          wake?.();
+        },
+        retry: () => {},
+        tick: () => {},
+      },
+    ).then(
+      () => {
+        ended = true;
+        wake?.();
+      },
+      (error: unknown) => {
+        failure = error;
+        ended = true;
+        wake?.();
+      },
+    );
+    try {
+      for (;;) {
+        const next = seen.shift();
+        if (next) {
+          yield next as Deposit;
+          continue;
+        }
+        if (ended) {
+          if (failure !== undefined) throw failure;
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+    } finally {
+      stop.abort();
+      await running;
+    }
+  }
+}
