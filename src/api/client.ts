@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { safeText } from '../domain/safe-text.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { Agent, type Dispatcher, request } from './http.js';
 import {
@@ -48,6 +49,8 @@ export interface ApiResult<T> {
   value: T;
   /** the JSON exactly as the service returned it */
   raw: unknown;
+  /** the body as received, for the rules that read numbers as written (and keys given twice) */
+  text?: string;
 }
 
 const CONNECT_FAILURES = new Set([
@@ -117,7 +120,8 @@ export function serviceMessage(body: string): string {
   } catch {
     // not JSON: the text itself
   }
-  const clean = text.replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
+  // the service's words reach a terminal: control characters shown as escapes, never acted on
+  const clean = safeText(text.replace(/[\r\n\t]+/g, ' ').trim());
   return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
 }
 
@@ -224,7 +228,7 @@ export class DepositClient {
         'contract',
       );
     }
-    return { value: result.data, raw };
+    return { value: result.data, raw, text };
   }
 
   private trace(line: string): void {

@@ -35,6 +35,14 @@ export function safeText(s: string): string {
   return s.replace(UNSAFE, escapeChar);
 }
 
+/**
+ * The last line of defence before a terminal: every character safeText escapes except the
+ * backslash, so text already made safe (or lbrl's own, or a JSON line) is not escaped twice.
+ */
+export function terminalSafe(s: string): string {
+  return s.replace(UNSAFE, (ch) => (ch === '\\' ? ch : escapeChar(ch)));
+}
+
 /** Whether `s` would be shown unchanged by safeText. */
 export function isSafeText(s: string): boolean {
   UNSAFE.lastIndex = 0;

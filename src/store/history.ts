@@ -29,6 +29,21 @@ export interface CreatedRecord {
   status: string;
   /** set for rows of a batch: what --resume recognises */
   batchKey?: string;
+  /**
+   * What the create answer said of the fields fixed at creation that the request did not set:
+   * later answers, in any process, must say the same (deposits/answers.ts).
+   */
+  answer?: FixedFields;
+}
+
+/** A create answer's fixed fields beyond the request's; small, so the history stays small. */
+export interface FixedFields {
+  amount: number;
+  feeAmount: number;
+  netAmount: number;
+  splitPercent: number | null;
+  qrCodeText: string;
+  createdAt: string;
 }
 
 export interface StatusRecord {
@@ -218,6 +233,15 @@ export class History {
     );
     if (this.unknown.size + wanted.size > MAX_ENTRIES) this.unknown.clear();
     for (const id of wanted) this.unknown.add(id);
+  }
+
+  /**
+   * What the history recorded of deposit `id` on the service `baseUrl`, with its latest status;
+   * undefined when this machine did not create it there. Read from the end of the file.
+   */
+  recorded(id: string, baseUrl: string): HistoryEntry | undefined {
+    const key = canonicalId(id);
+    return this.entries((r) => r.id === key && r.baseUrl === baseUrl, { limit: 1 })[0];
   }
 
   /** Every record, first to last, read as a stream. */
