@@ -5,10 +5,10 @@ import { Agent, type Dispatcher, request } from './http.js';
 import {
   type CreateRequest,
   type CreateResponse,
-  createResponseSchema,
+  createAnswerShape,
   describeIssues,
   type GetResponse,
-  getResponseSchema,
+  getAnswerShape,
 } from './models.js';
 
 export interface ClientOptions {
@@ -165,7 +165,7 @@ export class DepositClient {
   ): Promise<ApiResult<CreateResponse>> {
     const answer = await this.send('POST', '/v1/api/deposit', JSON.stringify(body), idempotencyKey);
     try {
-      return this.parse(answer, createResponseSchema);
+      return this.parse(answer, createAnswerShape);
     } catch (error) {
       // the service said yes, in words we cannot read: the charge may well exist
       if (error instanceof LbrlError) {
@@ -186,7 +186,7 @@ export class DepositClient {
       undefined,
       id,
     );
-    const result = this.parse(answer, getResponseSchema);
+    const result = this.parse(answer, getAnswerShape);
     // an answer about another deposit is no answer about this one (get, watch and list alike)
     if (result.value.id.toLowerCase() !== id.toLowerCase()) {
       throw new LbrlError(

@@ -105,10 +105,14 @@ function checkRules(d: Sums, ctx: z.core.$RefinementCtx): void {
 }
 
 /**
- * The schemas below hold until every command reads answers through readDeposit
- * (domain/deposit-rules.ts), which checks the field types and every value rule itself and says
- * which field broke which rule; then only the types here are needed.
+ * What the client reads an answer as: the types of its fields. Every rule about their values is
+ * checked where every deposit answer passes (deposits/answers.ts, with domain/deposit-rules.ts),
+ * which names the field and both values and says not to pay.
  */
+export const createAnswerShape = createShape;
+export const getAnswerShape = getShape;
+
+/** With the sums checked too: for the sandbox's own tests of what it answers. */
 export const createResponseSchema = createShape.check(z.superRefine(checkRules));
 export const getResponseSchema = getShape.check(z.superRefine(checkRules));
 

@@ -117,7 +117,11 @@ export async function checkAnswer<T extends Deposit>(
   known: Known = {},
 ): Promise<ApiResult<T>> {
   const raw = typeof answer.raw === 'object' && answer.raw !== null ? answer.raw : answer.value;
-  const violations = await answerProblems(kind, raw, known, answer.text);
+  // one line per field: a field that breaks two rules (asked, and first seen) is named once
+  const fields = new Set<string>();
+  const violations = (await answerProblems(kind, raw, known, answer.text)).filter(
+    (v) => !fields.has(v.field) && fields.add(v.field),
+  );
   if (violations.length > 0) {
     const { showValue } = await import('../domain/safe-text.js');
     const id = showValue(answer.value.id);
@@ -186,7 +190,12 @@ export async function getChecked(
     seen.recorded = api.recorded?.(canonicalId(id));
     seen.looked = true;
   }
-  const answer = await api.getDeposit(id);
+  const answer = await api.getDeposit(id).catch((error: unknown) => {
+    // an answer that is not even a deposit: no more to be trusted than one that breaks a rule
+    if (error instanceof LbrlError && error.type === 'contract')
+      throw new LbrlError(`${error.message}. Do not pay this charge or trust its status`, 'contract');
+    throw error;
+  });
   const checked = await checkAnswer('get', answer, {
     request: known.request ?? seen.request,
     recorded: known.recorded ?? seen.recorded,
