@@ -238,7 +238,7 @@ describe('create answers', () => {
       return `{"qrCodeText":${JSON.stringify(brCode(500000))},${text.slice(1)}`;
     });
     const r = await runCli(['deposit', 'create', '--amount-cents', String(CENTS), '--to', LQ], { env });
-    refused(r, 'qrCodeText');
+    refused(r, 'key "qrCodeText" given twice');
   });
 
   it('an id in upper case is one deposit: the history and list show its real status', async () => {
@@ -329,6 +329,15 @@ describe('nothing from the service reaches a terminal raw', () => {
     expect(r.stdout + r.stderr).not.toMatch(/[\u001b\u009b]/);
   });
 
+  it('--json passes the value through, with C1 and bidirectional controls as JSON escapes', async () => {
+    const note = `x\u009b2J\u202eevil${ESC}[31m`;
+    const { env } = await service([honest('WAITING_PAYMENT', { note })]);
+    const r = await runCli(['deposit', 'get', ID, '--json'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u001b\u009b\u202e]/);
+    expect(JSON.parse(r.stdout).note).toBe(note);
+  });
+
   it('--verbose shows the bodies with their control characters escaped', async () => {
     const { env } = await service([honest('WAITING_PAYMENT', { note: fake })]);
     const r = await runCli(['deposit', 'get', ID, '--verbose'], { env });
@@ -365,5 +374,62 @@ describe('batch rows pass the same rules', () => {
     const line = JSON.parse(r.stdout.trim()) as { error: { type: string; message: string } };
     expect(line.error.type).toBe('mismatch');
     expect(line.error.message).toContain(`destinationAddress: sent ${LQ}, service answered ${EX}`);
+  });
+});
+
+describe('lies the issue does not list', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ['splitPercent 0', { splitAddress: VJL, splitPercent: 0 }, 'splitPercent: expected a fraction above 0'],
+    [
+      'splitPercent above 1',
+      { splitAddress: VJL, splitPercent: 1.5 },
+      'splitPercent: expected a fraction above 0',
+    ],
+    ['a split address without a percentage', { splitAddress: VJL, splitPercent: null }, 'splitPercent'],
+    [
+      'a fee above the amount',
+      { feeAmount: 2000, netAmount: -500 },
+      'feeAmount: expected at most the amount',
+    ],
+    ['a negative fee', { feeAmount: -1, netAmount: 1501 }, 'feeAmount: expected at least 0'],
+    ['an amount that is not cents / 100', { amount: 15.001 }, 'amount: expected amountInCents / 100 = 15.00'],
+    [
+      'a PIX string for another amount',
+      { qrCodeText: brCode(150) },
+      'qrCodeText amount (54): expected 15.00',
+    ],
+    [
+      'a settlement while waiting',
+      { settlement: { status: 'PENDING' } },
+      'settlement: expected null at WAITING_PAYMENT',
+    ],
+    [
+      'a txid before TX_SENT',
+      { status: 'PIX_CONFIRMED', settlement: { liquidTxid: TXID } },
+      'settlement.liquidTxid: expected none',
+    ],
+    [
+      'TX_SENT without a txid',
+      { status: 'TX_SENT', settlement: { status: 'PENDING' } },
+      'settlement.liquidTxid',
+    ],
+  ])('%s, on a deposit lbrl did not create: get exits 1', async (_name, lie, word) => {
+    const { env } = await service([honest('WAITING_PAYMENT', lie)]);
+    const r = await runCli(['deposit', 'get', ID], { env });
+    refused(r, word);
+    expect(r.stdout).toBe('');
+  });
+
+  it('a status going back within one watch ends it', async () => {
+    const txSent = honest('TX_SENT', { settlement: { status: 'PENDING', liquidTxid: TXID } });
+    const { env } = await service([txSent, honest('PIX_CONFIRMED'), finalized()]);
+    refused(await watch(env), 'status: expected TX_SENT or a later status (a status never goes back)');
+  });
+
+  it('a key given twice in a get answer is refused, naming the body', async () => {
+    const text = JSON.stringify(honest('WAITING_PAYMENT'));
+    const { env } = await service([`{"amountInCents":1,${text.slice(1)}`]);
+    const r = await runCli(['deposit', 'get', ID], { env });
+    refused(r, 'key "amountInCents" given twice');
   });
 });
