@@ -6,6 +6,7 @@ import {
   describeViolations,
   type KnownDeposit,
   STATUS_ORDER,
+  sameAddress,
 } from '../../src/domain/deposit-rules.js';
 import { checkCreateAnswer } from '../../src/domain/verify.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, VJL } from '../helpers/fixtures.js';
@@ -352,5 +353,16 @@ describe('properties', () => {
         expect(got).toEqual(STATUS_ORDER.indexOf(now) < STATUS_ORDER.indexOf(was) ? ['status'] : []);
       }),
     );
+  });
+});
+
+describe('sameAddress: without the address codecs', () => {
+  it('a segwit address in the other case is the same; mixed case and base58 case changes are not', () => {
+    expect(sameAddress(LQ, LQ)).toBe(true);
+    expect(sameAddress(LQ, LQ.toUpperCase())).toBe(true);
+    expect(sameAddress(EX, EX.toUpperCase())).toBe(true);
+    expect(sameAddress(LQ, `${LQ.slice(0, 10).toUpperCase()}${LQ.slice(10)}`)).toBe(false);
+    expect(sameAddress(VJL, VJL.toLowerCase())).toBe(false);
+    expect(sameAddress(LQ, EX)).toBe(false);
   });
 });
