@@ -35,7 +35,8 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
   }
   const p = session.printer;
   if (session.globals.json) {
-    p.json(entries.map(({ v: _v, type: _t, ...rest }) => rest));
+    // what the checks keep (the create answer's fields, a final answer's settlement) is not shown
+    p.json(entries.map(({ v: _v, type: _t, answer: _a, final: _f, ...rest }) => rest));
     return;
   }
   if (entries.length === 0) {

@@ -16,15 +16,18 @@ import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse, Deposit, GetResponse } from '../api/models.js';
 import type { CheckContext, DepositAnswer, KnownDeposit, Violation } from '../domain/deposit-rules.js';
 import { LbrlError } from '../errors.js';
-import type { CreatedRecord, FixedFields } from '../store/history.js';
+import type { CreatedRecord, FixedFields, HistoryEntry } from '../store/history.js';
 import type { DepositApi } from './ports.js';
 
 /** What we know of a deposit before its answer arrives. */
 export interface Known {
   /** create: the request just sent */
   request?: CreateRequest | undefined;
-  /** what the local history recorded when it was created (with the latest status seen), when it did */
-  recorded?: CreatedRecord | undefined;
+  /**
+   * what the local history recorded when it was created, when it did; as an entry, with the
+   * latest status seen (and what a final answer said)
+   */
+  recorded?: CreatedRecord | HistoryEntry | undefined;
   /** the first answer seen about it */
   first?: DepositAnswer | undefined;
   /** the answer seen just before this one */
@@ -82,13 +85,20 @@ function firstFromRecord(r: CreatedRecord | undefined): DepositAnswer | undefine
   };
 }
 
+/** The last answer as the history gives it back: its status, and what a final one said. */
+function previousFromRecord(r: CreatedRecord | HistoryEntry | undefined): DepositAnswer | undefined {
+  if (!r) return undefined;
+  const final = 'final' in r ? r.final : undefined;
+  return final ? { status: r.status, ...final } : { status: r.status };
+}
+
 function contextOf(kind: AnswerKind, known: Known, text: string | undefined): CheckContext {
   const recorded = known.recorded;
   return {
     kind,
     known: knownDeposit(known),
     first: known.first ?? firstFromRecord(recorded),
-    previous: known.previous ?? (recorded && kind === 'get' ? { status: recorded.status } : undefined),
+    previous: known.previous ?? (kind === 'get' ? previousFromRecord(recorded) : undefined),
     text,
   };
 }
@@ -148,7 +158,7 @@ export async function checkAnswer<T extends Deposit>(
 /** What one client has seen of each deposit in this process. */
 interface Seen {
   request?: CreateRequest;
-  recorded?: CreatedRecord | undefined;
+  recorded?: CreatedRecord | HistoryEntry | undefined;
   looked?: boolean;
   first?: DepositAnswer;
   previous?: DepositAnswer;

@@ -15,7 +15,7 @@ export interface DepositApi {
    * What the local history recorded of a deposit of this service, when lbrl created it (the
    * Session's client has it): every answer about it is then checked against it.
    */
-  recorded?(id: string): CreatedRecord | undefined;
+  recorded?(id: string): HistoryEntry | undefined;
 }
 
 /** Appends to the local history; a failure to record is the recorder's to report, never thrown. */

@@ -52,10 +52,37 @@ export interface StatusRecord {
   id: string;
   status: string;
   at: string;
+  /** with a final status: what that answer said, which never changes after it */
+  final?: FinalFields;
 }
 
-export function statusRecord(id: string, status: string, now: number): StatusRecord {
-  return { v: 1, type: 'status', id: canonicalId(id), status, at: new Date(now).toISOString() };
+/** What a FINALIZED or FAILED answer said besides its status. */
+export interface FinalFields {
+  settlement: unknown;
+  confirmedAt: unknown;
+}
+
+/** A final answer's settlement is a transaction id and a status: more than this is not kept. */
+const MAX_FINAL = 1024;
+
+export function statusRecord(
+  id: string,
+  status: string,
+  now: number,
+  answer?: { settlement?: unknown; confirmedAt?: unknown },
+): StatusRecord {
+  const record: StatusRecord = {
+    v: 1,
+    type: 'status',
+    id: canonicalId(id),
+    status,
+    at: new Date(now).toISOString(),
+  };
+  if (answer && isTerminal(status)) {
+    const final = { settlement: answer.settlement ?? null, confirmedAt: answer.confirmedAt ?? null };
+    if (JSON.stringify(final).length <= MAX_FINAL) record.final = final;
+  }
+  return record;
 }
 
 /** A batch row about to be sent: its Idempotency-Key is reused if the outcome never came back. */
@@ -73,6 +100,8 @@ export type HistoryRecord = CreatedRecord | StatusRecord | AttemptRecord;
 
 export interface HistoryEntry extends CreatedRecord {
   statusAt: string;
+  /** what the final answer said, when the status is final and the history kept it */
+  final?: FinalFields;
 }
 
 /** What `--resume` needs to know about the rows of one file, and where the reading stopped. */
@@ -107,10 +136,13 @@ interface Ranked {
   seq: number;
   status: string;
   statusAt: string;
+  final?: FinalFields | undefined;
 }
 
 function entryOf(e: Ranked): HistoryEntry {
-  return { ...e.r, status: e.status, statusAt: e.statusAt };
+  const entry: HistoryEntry = { ...e.r, status: e.status, statusAt: e.statusAt };
+  if (e.final) entry.final = e.final;
+  return entry;
 }
 
 /** Newest first: by creation time, and by file order where times tie. */
@@ -281,7 +313,13 @@ export class History {
         const s = latest.get(r.id);
         latest.delete(r.id);
         if (!filter(r)) return false;
-        found.set(r.id, { r, seq: seq--, status: s?.status ?? r.status, statusAt: s?.at ?? r.at });
+        found.set(r.id, {
+          r,
+          seq: seq--,
+          status: s?.status ?? r.status,
+          statusAt: s?.at ?? r.at,
+          final: s?.final,
+        });
         return found.size >= limit;
       },
       (type) => type !== 'attempt',
@@ -302,7 +340,7 @@ export class History {
         } else if (r.type === 'status') {
           const e = newest.map.get(r.id);
           // appends are ordered: a later line is later news, whatever the clocks of the writers said
-          if (e) setStatus(e, r.status, r.at);
+          if (e) setStatus(e, r.status, r.at, r.final);
         }
       },
       0,
@@ -323,7 +361,7 @@ export class History {
         if (r.type === 'attempt') return;
         const e = open.map.get(r.id);
         if (e) {
-          setStatus(e, r.status, r.at);
+          setStatus(e, r.status, r.at, r.type === 'status' ? r.final : undefined);
           if (isTerminal(e.status)) open.map.delete(e.r.id);
         } else if (r.type === 'created' && filter(r) && !isTerminal(r.status)) {
           open.offer(r, seq++);
@@ -499,9 +537,10 @@ export class History {
   }
 }
 
-function setStatus(e: Ranked, status: string, at: string): void {
+function setStatus(e: Ranked, status: string, at: string, final?: FinalFields): void {
   e.status = status;
   e.statusAt = at;
+  e.final = final;
 }
 
 function canonical(r: HistoryRecord): HistoryRecord {

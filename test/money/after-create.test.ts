@@ -426,6 +426,24 @@ describe('lies the issue does not list', () => {
     refused(await watch(env), 'status: expected TX_SENT or a later status (a status never goes back)');
   });
 
+  it('what a FINALIZED answer said never changes, in a later process either', async () => {
+    const other = { status: 'FINALIZED', liquidTxid: 'cd'.repeat(32) };
+    const { env } = await service([
+      finalized(),
+      finalized({ settlement: other }),
+      finalized({ confirmedAt: '2026-11-22T11:00:00.000Z' }),
+    ]);
+    await createHonestly(env);
+    expect((await watch(env)).code).toBe(0);
+    refused(await runCli(['deposit', 'get', ID], { env }), 'settlement: expected', `${'cd'.repeat(32)}`);
+    refused(
+      await runCli(['deposit', 'get', ID, '--json'], { env }),
+      'confirmedAt: expected 2026-11-22T10:05:00.000Z',
+    );
+    const list = await runCli(['deposit', 'list', '--json'], { env });
+    expect(JSON.parse(list.stdout)).toEqual([expect.not.objectContaining({ final: expect.anything() })]);
+  });
+
   it('a key given twice in a get answer is refused, naming the body', async () => {
     const text = JSON.stringify(honest('WAITING_PAYMENT'));
     const { env } = await service([`{"amountInCents":1,${text.slice(1)}`]);

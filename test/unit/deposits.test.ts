@@ -236,7 +236,18 @@ describe('history', () => {
     expect(notes).toEqual(['1 deposit(s) of another service were not refreshed']);
     expect(entries.find((e) => e.id === A)?.status).toBe('FINALIZED');
     expect(rec.records).toEqual([
-      { v: 1, type: 'status', id: A, status: 'FINALIZED', at: '2026-11-22T10:00:00.000Z' },
+      {
+        v: 1,
+        type: 'status',
+        id: A,
+        status: 'FINALIZED',
+        at: '2026-11-22T10:00:00.000Z',
+        // what a final answer said, so no later answer may say otherwise
+        final: {
+          settlement: { liquidTxid: 'ab'.repeat(32), status: 'FINALIZED' },
+          confirmedAt: '2026-11-22T10:05:00.000Z',
+        },
+      },
     ]);
   });
 });
