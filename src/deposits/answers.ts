@@ -197,7 +197,7 @@ export async function getChecked(
 ): Promise<ApiResult<GetResponse>> {
   const seen = seenOf(api, id);
   if (!seen.looked) {
-    seen.recorded = api.recorded?.(canonicalId(id));
+    seen.recorded = known.recorded ?? api.recorded?.(canonicalId(id));
     seen.looked = true;
   }
   const answer = await api.getDeposit(id).catch((error: unknown) => {

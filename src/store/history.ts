@@ -196,6 +196,8 @@ export class History {
   private readonly known = new Map<string, string>();
   /** ids looked for near the end of the file and not found */
   private readonly unknown = new Set<string>();
+  /** the entries pending() read, by service and id: what recorded() looks up first */
+  private readonly pendingRead = new Map<string, HistoryEntry>();
 
   constructor(
     readonly dir: string,
@@ -273,6 +275,9 @@ export class History {
    */
   recorded(id: string, baseUrl: string): HistoryEntry | undefined {
     const key = canonicalId(id);
+    // watch --pending looks up every deposit pending() just read: one pass, not one per deposit
+    const read = this.pendingRead.get(`${baseUrl} ${key}`);
+    if (read && this.known.get(key) === read.status) return read;
     return this.entries((r) => r.id === key && r.baseUrl === baseUrl, { limit: 1 })[0];
   }
 
@@ -376,7 +381,11 @@ export class History {
         `warning: ${this.file} holds more than ${cap} deposits not yet ended; only the newest ${cap} are taken`,
       );
     }
-    for (const e of out) this.learn(e.id, e.status);
+    this.pendingRead.clear();
+    for (const e of out) {
+      this.learn(e.id, e.status);
+      this.pendingRead.set(`${e.baseUrl} ${e.id}`, e);
+    }
     return out;
   }
 
