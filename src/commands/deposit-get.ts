@@ -22,7 +22,8 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
   const { value, raw } = await getChecked(client, id.value);
   const showsCode = opts.qr || opts.qrPng !== undefined;
   if (showsCode && isTerminal(value.status)) {
-    p.warn(
+    // said even with --quiet: the code is shown or written all the same
+    p.err(
       `warning: deposit ${value.id} is ${value.status}: do not pay its QR code or copy-paste string; a payment now would not be settled`,
     );
   }

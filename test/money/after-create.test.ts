@@ -289,6 +289,16 @@ describe('every QR lbrl shows or writes is drawn from the checked qrCodeText', (
     );
   });
 
+  it('the warning is given with --quiet and --json too, and for FAILED', async () => {
+    const { env } = await service([honest('FAILED')]);
+    const file = path.join(tempDir(), 'qr.png');
+    for (const flag of ['--quiet', '--json']) {
+      const r = await runCli(['deposit', 'get', ID, '--qr-png', file, flag], { env });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(`warning: deposit ${ID} is FAILED: do not pay`);
+    }
+  });
+
   it('a WAITING_PAYMENT deposit is shown without the warning', async () => {
     const { env } = await service([honest('WAITING_PAYMENT')]);
     const r = await runCli(['deposit', 'get', ID, '--qr'], { env });
