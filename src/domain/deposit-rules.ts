@@ -25,7 +25,7 @@ import {
 } from './decimal.js';
 import { JsonNumber, type JsonValue, parseJsonExact } from './json-exact.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
-import { safeText, showValue } from './safe-text.js';
+import { safeText, showValue, terminalSafe } from './safe-text.js';
 import { STATUSES } from './values.js';
 
 export interface Violation {
@@ -217,6 +217,14 @@ const internal: Check[] = [
   },
   (a) => {
     if (typeof a.qrCodeText !== 'string') return v('qrCodeText', 'a PIX BR Code', a.qrCodeText);
+    // it is shown as it is (the copy-paste string): nothing in it may act on a terminal or
+    // reorder what is shown
+    if (terminalSafe(a.qrCodeText) !== a.qrCodeText)
+      return v(
+        'qrCodeText',
+        'a PIX BR Code without control, bidirectional or invisible characters',
+        a.qrCodeText,
+      );
     const code = parseBrCode(a.qrCodeText);
     // the reason says more than the long string itself
     if (!code.ok)
