@@ -203,6 +203,7 @@ export class DepositClient {
     schema: {
       safeParse(
         v: unknown,
+        params: { reportInput: boolean },
       ): { success: true; data: T } | { success: false; error: import('zod/mini').core.$ZodError };
     },
   ): ApiResult<T> {
@@ -221,7 +222,8 @@ export class DepositClient {
         'contract',
       );
     }
-    const result = schema.safeParse(raw);
+    // with what was there, so the message can name both values
+    const result = schema.safeParse(raw, { reportInput: true });
     if (!result.success) {
       throw new LbrlError(
         `the service's answer breaks the contract: ${describeIssues(result.error)}`,

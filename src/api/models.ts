@@ -7,6 +7,7 @@ import {
   decimalSub,
   decimalToCents,
 } from '../domain/decimal.js';
+import { safeText, showValue } from '../domain/safe-text.js';
 import { STATUSES } from '../domain/values.js';
 
 // zod/mini loads no messages of its own: English ones, for errors that name the field
@@ -127,10 +128,18 @@ export interface CreateRequest {
   splitFee?: string;
 }
 
-/** `field a.b: message; field c: message` from a failed parse. */
+/** `field a.b: message, service answered x; field c: message` from a failed parse. */
 export function describeIssues(error: z.core.$ZodError): string {
   return error.issues
     .slice(0, 3)
-    .map((i) => `field ${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`)
+    .map((i) => {
+      const field = i.path.length ? safeText(i.path.join('.')) : '(body)';
+      // an object or array is not worth repeating whole: its field is named
+      const shown =
+        'input' in i && (typeof i.input !== 'object' || i.input === null)
+          ? `, service answered ${showValue(i.input, 60)}`
+          : '';
+      return `field ${field}: ${i.message}${shown}`;
+    })
     .join('; ');
 }

@@ -216,7 +216,7 @@ describe('statuses move forward only, and a final one never changes', () => {
     const { env } = await service([honest('PAID')]);
     const r = await runCli(['deposit', 'get', ID], { env });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('status');
+    expect(r.stderr).toMatch(/^error: .*field status: .*, service answered PAID\. Do not pay this charge/);
     expect(r.stdout).toBe('');
   });
 });
