@@ -114,7 +114,7 @@ export async function main(rawArgv: string[], ctx: Context): Promise<number> {
     });
 
   const printError = (error: LbrlError) => {
-    if (session) session.printer.error(error);
+    if (session) session.showError(error);
     else if (argv.includes('--json')) {
       ctx.stderr.write(
         `${JSON.stringify({ error: { type: error.type, message: error.message, exitCode: error.exitCode } })}\n`,

@@ -9,8 +9,9 @@ import type { Context } from './context.js';
 import type { RequestDefaults, Scope } from './deposits/ports.js';
 import { isNetwork, type Network } from './domain/networks.js';
 import { MIN_FRAGMENT_SECRET } from './domain/redact.js';
+import { terminalSafe } from './domain/safe-text.js';
 import { parseProfileName } from './domain/values.js';
-import { invalidValue, usageError } from './errors.js';
+import { invalidValue, LbrlError, usageError } from './errors.js';
 import {
   type ConfigKey,
   ConfigStore,
@@ -20,7 +21,7 @@ import {
   type Profile,
   requireProfileExists,
 } from './store/config.js';
-import { History, type HistoryRecord } from './store/history.js';
+import { History, type HistoryEntry, type HistoryRecord } from './store/history.js';
 import { Printer } from './ui/output.js';
 
 export interface GlobalOptions {
@@ -98,6 +99,15 @@ export class Session {
     this.requireProfile();
     this.historyStore ??= new History(this.store.dir, (line) => this.printer.warn(line));
     return this.historyStore;
+  }
+
+  /**
+   * The error as the one handler prints it: no control character of any message (a service's
+   * words in it included) reaches the terminal raw; what was made safe before is not escaped again.
+   */
+  showError(error: LbrlError): void {
+    const { message, type, suggestion } = error;
+    this.printer.error(new LbrlError(terminalSafe(message), type, suggestion && terminalSafe(suggestion)));
   }
 
   /** Record in the local history; a failure to record is a warning, never a lost result. */
@@ -243,14 +253,26 @@ export class Session {
       random: this.ctx.random,
       now: this.ctx.now,
       signal: this.ctx.signal,
-      trace: this.globals.verbose ? (line) => this.printer.trace(line) : undefined,
+      // the trace shows the service's bodies: control characters as escapes, never acted on
+      trace: this.globals.verbose ? (line) => this.printer.trace(terminalSafe(line)) : undefined,
       userAgent: 'lbrl',
       insecureSkipTlsVerify: insecure,
       ...overrides,
       ...this.ctx.client,
     });
     this.clients.push(client);
-    return client;
+    // every answer about a deposit lbrl created on this service is checked against its record
+    const key = Session.targetKey(target);
+    return Object.assign(client, { recorded: (id: string) => this.recorded(key, id) });
+  }
+
+  /** The history's record of a deposit on a target; undefined when it has none or cannot be read. */
+  recorded(targetKey: string, id: string): HistoryEntry | undefined {
+    try {
+      return this.history().recorded(id, targetKey);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Started once per command, however many clients use it. */

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Redactor } from '../domain/redact.js';
+import { safeText } from '../domain/safe-text.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { Agent, type Dispatcher, request } from './http.js';
 import {
   type CreateRequest,
   type CreateResponse,
-  createResponseSchema,
+  createAnswerShape,
   describeIssues,
   type GetResponse,
-  getResponseSchema,
+  getAnswerShape,
 } from './models.js';
 
 export interface ClientOptions {
@@ -49,6 +50,8 @@ export interface ApiResult<T> {
   value: T;
   /** the JSON exactly as the service returned it */
   raw: unknown;
+  /** the body as received, for the rules that read numbers as written (and keys given twice) */
+  text?: string;
 }
 
 const CONNECT_FAILURES = new Set([
@@ -118,7 +121,8 @@ export function serviceMessage(body: string): string {
   } catch {
     // not JSON: the text itself
   }
-  const clean = text.replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
+  // the service's words reach a terminal: control characters shown as escapes, never acted on
+  const clean = safeText(text.replace(/[\r\n\t]+/g, ' ').trim());
   return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
 }
 
@@ -165,7 +169,7 @@ export class DepositClient {
   ): Promise<ApiResult<CreateResponse>> {
     const answer = await this.send('POST', '/v1/api/deposit', JSON.stringify(body), idempotencyKey);
     try {
-      return this.parse(answer, createResponseSchema);
+      return this.parse(answer, createAnswerShape);
     } catch (error) {
       // the service said yes, in words we cannot read: the charge may well exist
       if (error instanceof LbrlError) {
@@ -186,7 +190,7 @@ export class DepositClient {
       undefined,
       id,
     );
-    const result = this.parse(answer, getResponseSchema);
+    const result = this.parse(answer, getAnswerShape);
     // an answer about another deposit is no answer about this one (get, watch and list alike)
     if (result.value.id.toLowerCase() !== id.toLowerCase()) {
       throw new LbrlError(
@@ -206,7 +210,7 @@ export class DepositClient {
       undefined,
       id,
     );
-    return this.parse(answer, getResponseSchema);
+    return this.parse(answer, getAnswerShape);
   }
 
   /**
@@ -264,6 +268,7 @@ export class DepositClient {
     schema: {
       safeParse(
         v: unknown,
+        params: { reportInput: boolean },
       ): { success: true; data: T } | { success: false; error: import('zod/mini').core.$ZodError };
     },
   ): ApiResult<T> {
@@ -289,14 +294,15 @@ export class DepositClient {
         'contract',
       );
     }
-    const result = schema.safeParse(raw);
+    // with what was there, so the message can name both values
+    const result = schema.safeParse(raw, { reportInput: true });
     if (!result.success) {
       throw new LbrlError(
         `the service's answer breaks the contract: ${describeIssues(result.error)}`,
         'contract',
       );
     }
-    return { value: result.data, raw };
+    return { value: result.data, raw, text };
   }
 
   private trace(line: string): void {

@@ -7,6 +7,7 @@ import {
   decimalSub,
   decimalToCents,
 } from '../domain/decimal.js';
+import { safeText, showValue } from '../domain/safe-text.js';
 import { STATUSES } from '../domain/values.js';
 
 // zod/mini loads no messages of its own: English ones, for errors that name the field
@@ -105,10 +106,14 @@ function checkRules(d: Sums, ctx: z.core.$RefinementCtx): void {
 }
 
 /**
- * The schemas below hold until every command reads answers through readDeposit
- * (domain/deposit-rules.ts), which checks the field types and every value rule itself and says
- * which field broke which rule; then only the types here are needed.
+ * What the client reads an answer as: the types of its fields. Every rule about their values is
+ * checked where every deposit answer passes (deposits/answers.ts, with domain/deposit-rules.ts),
+ * which names the field and both values and says not to pay.
  */
+export const createAnswerShape = createShape;
+export const getAnswerShape = getShape;
+
+/** With the sums checked too: for the sandbox's own tests of what it answers. */
 export const createResponseSchema = createShape.check(z.superRefine(checkRules));
 export const getResponseSchema = getShape.check(z.superRefine(checkRules));
 
@@ -123,10 +128,18 @@ export interface CreateRequest {
   splitFee?: string;
 }
 
-/** `field a.b: message; field c: message` from a failed parse. */
+/** `field a.b: message, service answered x; field c: message` from a failed parse. */
 export function describeIssues(error: z.core.$ZodError): string {
   return error.issues
     .slice(0, 3)
-    .map((i) => `field ${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`)
+    .map((i) => {
+      const field = i.path.length ? safeText(i.path.join('.')) : '(body)';
+      // an object or array is not worth repeating whole: its field is named
+      const shown =
+        'input' in i && (typeof i.input !== 'object' || i.input === null)
+          ? `, service answered ${showValue(i.input, 60)}`
+          : '';
+      return `field ${field}: ${i.message}${shown}`;
+    })
     .join('; ');
 }

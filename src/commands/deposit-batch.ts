@@ -8,7 +8,7 @@ import { type BatchRow, createBatch, type RowKind, type RowOutcome, tally } from
 import type { RequestDefaults } from '../deposits/ports.js';
 import { checkRequest, ROW_LABELS } from '../deposits/request.js';
 import { formatCents } from '../domain/money.js';
-import { parseRows } from '../domain/rows.js';
+import { decodeRowsInput, parseRows } from '../domain/rows.js';
 import { safeText } from '../domain/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, LbrlError, usageError } from '../errors.js';
@@ -32,7 +32,10 @@ async function readRows(from: string, session: Session): Promise<string> {
     const st = fs.statSync(from);
     if (!st.isFile()) throw invalidValue('--from', from, 'a CSV or NDJSON file, or - for stdin');
     if (st.size > MAX_INPUT) throw invalidValue('--from', from, `a file of at most ${MAX_INPUT} bytes`);
-    return fs.readFileSync(from, 'utf8');
+    // the bytes as UTF-8, refused rather than guessed at (size checked again before decoding)
+    const decoded = decodeRowsInput(fs.readFileSync(from), MAX_INPUT);
+    if (!decoded.ok) throw usageError(`--from ${JSON.stringify(from)} is refused: ${decoded.error}`);
+    return decoded.text;
   } catch (error) {
     if (error instanceof LbrlError) throw error;
     throw invalidValue('--from', from, 'a readable CSV or NDJSON file, or - for stdin');

@@ -8,7 +8,7 @@ import { parseSplitFee } from '../domain/split.js';
 import { LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
-import { checkQrPngTarget, isPng, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import { checkQrPngTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { renderDeposit } from '../ui/render.js';
 import { followOnScreen } from './shared/follow.js';
 
@@ -109,21 +109,15 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
   );
 
   if (opts.qrPng !== undefined) {
-    const png = Buffer.from(value.qrCode, 'base64');
-    if (!isPng(png)) {
-      throw new LbrlError(
-        `deposit ${value.id} was created, but its qrCode is not a base64 PNG, so ${opts.qrPng} was not written`,
-        'contract',
-      );
-    }
-    writeFileAtomic(opts.qrPng, png);
+    // drawn from the checked qrCodeText: the service's own PNG could pay anything
+    writeFileAtomic(opts.qrPng, await qrPngFromText(value.qrCodeText));
     p.info(`QR code written to ${opts.qrPng}`);
   }
 
   if (session.globals.json) p.json(raw);
   else if (session.globals.quiet) p.out(value.id);
   else {
-    p.out(renderDeposit(p.c, value));
+    p.out(renderDeposit(p.c, value, { sandbox: target.mode === 'sandbox' }));
     if (opts.qr !== false) {
       p.out('');
       p.out(await renderTerminalQr(value.qrCodeText, style));

@@ -1,5 +1,6 @@
 import { listEntries, refreshEntries } from '../deposits/history.js';
 import { formatCents } from '../domain/money.js';
+import { safeText } from '../domain/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import { Session } from '../session.js';
@@ -34,7 +35,8 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
   }
   const p = session.printer;
   if (session.globals.json) {
-    p.json(entries.map(({ v: _v, type: _t, ...rest }) => rest));
+    // what the checks keep (the create answer's fields, a final answer's settlement) is not shown
+    p.json(entries.map(({ v: _v, type: _t, answer: _a, final: _f, ...rest }) => rest));
     return;
   }
   if (entries.length === 0) {
@@ -43,15 +45,21 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
   }
   if (!p.stdoutIsTTY) {
     // gh's convention for pipes: tab-separated, no header, full values
-    for (const e of entries) p.out([e.id, e.at, e.amountInCents, e.destinationAddress, e.status].join('\t'));
+    for (const e of entries)
+      p.out(
+        [e.id, e.at, e.amountInCents, e.destinationAddress, e.status]
+          .map((x) => safeText(String(x)))
+          .join('\t'),
+      );
     return;
   }
+  // the history is a file anyone may have edited: its values are shown escaped too
   const rows = entries.map((e) => [
-    e.id,
-    e.at.replace(/\.\d{3}Z$/, 'Z'),
+    safeText(e.id),
+    safeText(e.at.replace(/\.\d{3}Z$/, 'Z')),
     formatCents(e.amountInCents),
-    shorten(e.destinationAddress),
-    e.status,
+    shorten(safeText(e.destinationAddress)),
+    safeText(e.status),
   ]);
   const header = ['ID', 'CREATED', 'AMOUNT', 'DESTINATION', 'STATUS'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));

@@ -1,68 +1,219 @@
 /**
  * The one place every deposit answer of the service passes before anything is printed or
- * recorded: create, get, watch, list --refresh, watch --pending and create --from alike.
- * The client has already read the answer into the models (api/models.ts) and checked that a
- * GET answered for the id asked; the rules that need what we know go here.
+ * recorded: create, get, watch, create --watch, list --refresh, watch --pending and create --from
+ * alike. The client has already read the answer into the models (api/models.ts) and checked that
+ * a GET answered for the id asked; here the one rule set (domain/deposit-rules.ts) is applied with
+ * everything lbrl knows of the deposit:
+ *
+ * - always, the internal rules of the interface and what each status says of the settlement;
+ * - the request just sent, or the history's record of it: the fields that were asked;
+ * - the first answer seen (in this process, or the create answer's fixed fields the history kept):
+ *   fields fixed at creation never change;
+ * - the previous answer (in this process, or the status the history last recorded): the status
+ *   only moves forward, and a final one never changes.
  */
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse, Deposit, GetResponse } from '../api/models.js';
-import type { Mismatch } from '../domain/verify.js';
+import type { CheckContext, DepositAnswer, KnownDeposit, Violation } from '../domain/deposit-rules.js';
 import { LbrlError } from '../errors.js';
-import type { CreatedRecord } from '../store/history.js';
+import type { CreatedRecord, FixedFields, HistoryEntry } from '../store/history.js';
 import type { DepositApi } from './ports.js';
 
 /** What we know of a deposit before its answer arrives. */
 export interface Known {
   /** create: the request just sent */
-  request?: CreateRequest;
-  /** get: what the local history recorded when it was created, when it did */
-  recorded?: CreatedRecord;
+  request?: CreateRequest | undefined;
+  /**
+   * what the local history recorded when it was created, when it did; as an entry, with the
+   * latest status seen (and what a final answer said)
+   */
+  recorded?: CreatedRecord | HistoryEntry | undefined;
+  /** the first answer seen about it */
+  first?: DepositAnswer | undefined;
+  /** the answer seen just before this one */
+  previous?: DepositAnswer | undefined;
 }
 
 export type AnswerKind = 'create' | 'get';
 
+/** The canonical form of a deposit id: one deposit is one deposit whatever case the service uses. */
+function canonicalId(id: string): string {
+  return id.toLowerCase();
+}
+
+function knownDeposit(known: Known): KnownDeposit | undefined {
+  const { request: q, recorded: r } = known;
+  if (q)
+    return {
+      amountInCents: q.amountInCents,
+      destinationAddress: q.lbrlAddress,
+      splitAddress: q.lbrlSplitAddress ?? null,
+      splitFee: q.splitFee ?? null,
+    };
+  if (r)
+    return {
+      id: r.id,
+      amountInCents: r.amountInCents,
+      destinationAddress: r.destinationAddress,
+      splitAddress: r.splitAddress,
+      splitFee: r.splitFee,
+    };
+  return undefined;
+}
+
+/** The create answer's fixed fields, as the history keeps them. */
+export function fixedFields(answer: CreateResponse): FixedFields {
+  return {
+    amount: answer.amount,
+    feeAmount: answer.feeAmount,
+    netAmount: answer.netAmount,
+    splitPercent: answer.splitPercent,
+    qrCodeText: answer.qrCodeText,
+    createdAt: answer.createdAt,
+  };
+}
+
+/** The first answer as the history's record gives it back, when it kept the create answer's fields. */
+function firstFromRecord(r: CreatedRecord | undefined): DepositAnswer | undefined {
+  if (!r?.answer) return undefined;
+  return {
+    id: r.id,
+    amountInCents: r.amountInCents,
+    destinationAddress: r.destinationAddress,
+    splitAddress: r.splitAddress,
+    ...r.answer,
+  };
+}
+
+/** The last answer as the history gives it back: its status, and what a final one said. */
+function previousFromRecord(r: CreatedRecord | HistoryEntry | undefined): DepositAnswer | undefined {
+  if (!r) return undefined;
+  const final = 'final' in r ? r.final : undefined;
+  return final ? { status: r.status, ...final } : { status: r.status };
+}
+
+function contextOf(kind: AnswerKind, known: Known, text: string | undefined): CheckContext {
+  const recorded = known.recorded;
+  return {
+    kind,
+    known: knownDeposit(known),
+    first: known.first ?? firstFromRecord(recorded),
+    previous: known.previous ?? (kind === 'get' ? previousFromRecord(recorded) : undefined),
+    text,
+  };
+}
+
 /**
- * Every problem of an answer, empty when it can be trusted. The checks are loaded when needed
- * (they bring the address codecs), so `deposit get --json` stays light.
+ * Every rule the answer breaks, empty when it can be trusted. The rules are loaded when needed,
+ * so `deposit get --json` loads nothing more than it needs.
  */
 export async function answerProblems(
   kind: AnswerKind,
-  answer: Deposit,
+  answer: unknown,
   known: Known = {},
-): Promise<Mismatch[]> {
-  if (kind === 'create' && known.request) {
-    const { checkCreateAnswer } = await import('../domain/verify.js');
-    return checkCreateAnswer(known.request, answer);
-  }
-  return [];
+  text?: string,
+): Promise<Violation[]> {
+  const { checkDeposit } = await import('../domain/deposit-rules.js');
+  return checkDeposit(answer, contextOf(kind, known, text));
 }
 
-/** The answer itself, or an error (exit 1) that names every problem; never a partial trust. */
+/**
+ * The answer itself (its id in canonical lower case; `raw` as the service returned it, for
+ * --json), or an error (exit 1) that names every problem; never a partial trust.
+ */
 export async function checkAnswer<T extends Deposit>(
   kind: AnswerKind,
   answer: ApiResult<T>,
   known: Known = {},
 ): Promise<ApiResult<T>> {
-  const mismatches = await answerProblems(kind, answer.value, known);
-  if (mismatches.length > 0) {
-    const detail = mismatches
-      .map((m) => `${m.field}: sent ${m.sent}, service answered ${m.received}`)
+  const raw = typeof answer.raw === 'object' && answer.raw !== null ? answer.raw : answer.value;
+  // one line per field: a field that breaks two rules (asked, and first seen) is named once
+  const fields = new Set<string>();
+  const violations = (await answerProblems(kind, raw, known, answer.text)).filter(
+    (v) => !fields.has(v.field) && fields.add(v.field),
+  );
+  if (violations.length > 0) {
+    const { showValue } = await import('../domain/safe-text.js');
+    const id = showValue(answer.value.id);
+    if (kind === 'create') {
+      const detail = violations
+        .map((m) => `${m.field}: sent ${m.expected}, service answered ${m.received}`)
+        .join('; ');
+      throw new LbrlError(
+        `the service's answer does not match the request for deposit ${id}: ${detail}. Do not pay this charge`,
+        'mismatch',
+      );
+    }
+    const detail = violations
+      .map((m) => `${m.field}: expected ${m.expected}, service answered ${m.received}`)
       .join('; ');
     throw new LbrlError(
-      `the service's answer does not match the request for deposit ${answer.value.id}: ${detail}. Do not pay this charge`,
+      `the service's answer about deposit ${id} cannot be trusted: ${detail}. Do not pay this charge or trust its status`,
       'mismatch',
     );
   }
-  return answer;
+  return { ...answer, value: { ...answer.value, id: canonicalId(answer.value.id) } };
 }
 
-/** GET one deposit, through the choke point. */
+/** What one client has seen of each deposit in this process. */
+interface Seen {
+  request?: CreateRequest;
+  recorded?: CreatedRecord | HistoryEntry | undefined;
+  looked?: boolean;
+  first?: DepositAnswer;
+  previous?: DepositAnswer;
+}
+const seenBy = new WeakMap<DepositApi, Map<string, Seen>>();
+
+function seenOf(api: DepositApi, id: string): Seen {
+  let byId = seenBy.get(api);
+  if (!byId) {
+    byId = new Map();
+    seenBy.set(api, byId);
+  }
+  const key = canonicalId(id);
+  let seen = byId.get(key);
+  if (!seen) {
+    seen = {};
+    byId.set(key, seen);
+  }
+  return seen;
+}
+
+function remember(seen: Seen, raw: unknown): void {
+  const answer = raw as DepositAnswer;
+  seen.first ??= answer;
+  seen.previous = answer;
+}
+
+/**
+ * GET one deposit, through the choke point, checked against everything known of it: what
+ * `known` says, what this client saw of it before, and what the history recorded.
+ */
 export async function getChecked(
   api: DepositApi,
   id: string,
-  known?: Known,
+  known: Known = {},
 ): Promise<ApiResult<GetResponse>> {
-  return checkAnswer('get', await api.getDeposit(id), known);
+  const seen = seenOf(api, id);
+  if (!seen.looked) {
+    seen.recorded = known.recorded ?? api.recorded?.(canonicalId(id));
+    seen.looked = true;
+  }
+  const answer = await api.getDeposit(id).catch((error: unknown) => {
+    // an answer that is not even a deposit: no more to be trusted than one that breaks a rule
+    if (error instanceof LbrlError && error.type === 'contract')
+      throw new LbrlError(`${error.message}. Do not pay this charge or trust its status`, 'contract');
+    throw error;
+  });
+  const checked = await checkAnswer('get', answer, {
+    request: known.request ?? seen.request,
+    recorded: known.recorded ?? seen.recorded,
+    first: known.first ?? seen.first,
+    previous: known.previous ?? seen.previous,
+  });
+  remember(seen, checked.raw);
+  return checked;
 }
 
 /** POST one create, through the choke point. */
@@ -71,5 +222,12 @@ export async function createAnswer(
   body: CreateRequest,
   idempotencyKey: string,
 ): Promise<ApiResult<CreateResponse>> {
-  return checkAnswer('create', await api.createDeposit(body, idempotencyKey), { request: body });
+  const checked = await checkAnswer('create', await api.createDeposit(body, idempotencyKey), {
+    request: body,
+  });
+  const seen = seenOf(api, checked.value.id);
+  seen.request = body;
+  seen.looked = true;
+  remember(seen, checked.raw);
+  return checked;
 }

@@ -2,7 +2,7 @@
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse } from '../api/models.js';
 import type { CreatedRecord } from '../store/history.js';
-import { createAnswer } from './answers.js';
+import { createAnswer, fixedFields } from './answers.js';
 import type { DepositApi, Recorder, Scope } from './ports.js';
 
 export interface CreateDeps {
@@ -36,6 +36,7 @@ export async function createChecked(
     splitAddress: body.lbrlSplitAddress ?? null,
     splitFee: body.splitFee ?? null,
     status: value.status,
+    answer: fixedFields(value),
   };
   if (batchKey) record.batchKey = batchKey;
   deps.recorder.record([record]);

@@ -44,10 +44,11 @@ export async function refreshEntries(
     for (const e of stale) {
       try {
         const { value } = await getChecked(api, e.id, { recorded: e });
-        const record = statusRecord(e.id, value.status, deps.now());
+        const record = statusRecord(e.id, value.status, deps.now(), value);
         records.push(record);
         e.status = record.status;
         e.statusAt = record.at;
+        if (record.final) e.final = record.final;
       } catch (error) {
         if (error instanceof LbrlError && error.type === 'not_found') {
           deps.notes.warn(`warning: the service does not know deposit ${e.id}`);

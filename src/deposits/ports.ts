@@ -11,6 +11,11 @@ import type { CreatedRecord, HistoryEntry, HistoryRecord } from '../store/histor
 export interface DepositApi {
   createDeposit(body: CreateRequest, idempotencyKey: string): Promise<ApiResult<CreateResponse>>;
   getDeposit(id: string): Promise<ApiResult<GetResponse>>;
+  /**
+   * What the local history recorded of a deposit of this service, when lbrl created it (the
+   * Session's client has it): every answer about it is then checked against it.
+   */
+  recorded?(id: string): HistoryEntry | undefined;
 }
 
 /** Appends to the local history; a failure to record is the recorder's to report, never thrown. */

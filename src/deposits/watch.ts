@@ -142,7 +142,7 @@ export async function follow(
     },
     {
       change: (deposit, raw, previous) => {
-        recorder.record([statusRecord(deposit.id, deposit.status, clock.now())]);
+        recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
         events.change(deposit, raw, previous);
       },
       retry: (reason, delay, failingFor) => events.retry(reason, delay, failingFor),

@@ -14,7 +14,6 @@
  *
  * Pure, no I/O. Numbers are compared as exact decimals, never as floats.
  */
-import { sameAddress } from './address.js';
 import { brCodeAmountCents, parseBrCode } from './brcode.js';
 import {
   type Decimal,
@@ -26,7 +25,7 @@ import {
 } from './decimal.js';
 import { JsonNumber, type JsonValue, parseJsonExact } from './json-exact.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
-import { safeText, showValue } from './safe-text.js';
+import { safeText, showValue, terminalSafe } from './safe-text.js';
 import { STATUSES } from './values.js';
 
 export interface Violation {
@@ -91,6 +90,23 @@ type Check = (a: DepositAnswer, ctx: CheckContext) => Violation | Violation[] | 
 
 function v(field: string, expected: string, received: unknown): Violation {
   return { field, expected, received: showValue(received) };
+}
+
+/**
+ * Two addresses alike: equal, or a bech32/blech32 address (lbrl's own, already checked when it
+ * was sent) written in the other case. Only the syntax is looked at, so the address codecs are not
+ * loaded to check an answer (`deposit get --json` stays light); base58 is case-sensitive, and a
+ * mixed-case bech32 string is no address at all.
+ */
+const SEGWIT = /^(ex|tex|ert|lq|tlq|el)1[02-9ac-hj-np-z]+$/;
+export function sameAddress(known: string, got: string): boolean {
+  if (known === got) return true;
+  const lower = known.toLowerCase();
+  return (
+    SEGWIT.test(lower) &&
+    (got === got.toLowerCase() || got === got.toUpperCase()) &&
+    got.toLowerCase() === lower
+  );
 }
 
 function isObject(x: unknown): x is Record<string, unknown> {
@@ -201,6 +217,14 @@ const internal: Check[] = [
   },
   (a) => {
     if (typeof a.qrCodeText !== 'string') return v('qrCodeText', 'a PIX BR Code', a.qrCodeText);
+    // it is shown as it is (the copy-paste string): nothing in it may act on a terminal or
+    // reorder what is shown
+    if (terminalSafe(a.qrCodeText) !== a.qrCodeText)
+      return v(
+        'qrCodeText',
+        'a PIX BR Code without control, bidirectional or invisible characters',
+        a.qrCodeText,
+      );
     const code = parseBrCode(a.qrCodeText);
     // the reason says more than the long string itself
     if (!code.ok)
@@ -418,8 +442,9 @@ const seen: Check[] = [
     if (TERMINAL.has(was)) {
       if (now !== was) return v('status', `${was}, as already answered (a final status never changes)`, now);
       const out: Violation[] = [];
+      // what the previous answer said (the history keeps only the status)
       for (const k of MUTABLE_FIELDS) {
-        if (k !== 'status' && !sameValue(k, previous[k] ?? null, a[k] ?? null))
+        if (k !== 'status' && k in previous && !sameValue(k, previous[k] ?? null, a[k] ?? null))
           out.push(v(k, `${showValue(previous[k] ?? null)}, as already answered at ${was}`, a[k]));
       }
       return out;

@@ -46,7 +46,8 @@ function amountProblem(input: string): string {
   // a currency sign or word before or after the number
   const currency = /^(?:R\$|BRL|reais|real)\s*(.+)$|^(.+?)\s*(?:R\$|BRL|reais|real)$/i.exec(trimmed);
   if (currency) return offer('without the currency', plainAmount((currency[1] ?? currency[2])!));
-  if (/^[-\u2212\u2010\u2013]\s*\d/.test(trimmed)) return `an amount ${RANGE}; a negative amount is never accepted`;
+  if (/^[-\u2212\u2010\u2013]\s*\d/.test(trimmed))
+    return `an amount ${RANGE}; a negative amount is never accepted`;
   if (/^\+\d/.test(trimmed)) return offer('without a sign', plainAmount(trimmed.slice(1)));
   const exp = /^(\d+)(?:[.,](\d+))?[eE]\+?(\d{1,3})$/.exec(trimmed);
   if (exp) return offer('without scientific notation', expandExponent(exp));

@@ -35,6 +35,25 @@ export function safeText(s: string): string {
   return s.replace(UNSAFE, escapeChar);
 }
 
+/**
+ * The last line of defence before a terminal: every character safeText escapes except the
+ * backslash, so text already made safe (or lbrl's own, or a JSON line) is not escaped twice.
+ */
+export function terminalSafe(s: string): string {
+  return s.replace(UNSAFE, (ch) => (ch === '\\' ? ch : escapeChar(ch)));
+}
+
+/**
+ * A value as one line of JSON that no terminal acts on: the characters safeText escapes are
+ * written as JSON's own `\\uHHHH` escapes (JSON.stringify leaves C1 controls, bidirectional
+ * and invisible characters as they are), so the value a program reads is unchanged.
+ */
+export function jsonLine(value: unknown): string {
+  return (JSON.stringify(value) ?? 'null').replace(UNSAFE, (ch) =>
+    ch === '\\' ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** Whether `s` would be shown unchanged by safeText. */
 export function isSafeText(s: string): boolean {
   UNSAFE.lastIndex = 0;

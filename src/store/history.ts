@@ -29,6 +29,21 @@ export interface CreatedRecord {
   status: string;
   /** set for rows of a batch: what --resume recognises */
   batchKey?: string;
+  /**
+   * What the create answer said of the fields fixed at creation that the request did not set:
+   * later answers, in any process, must say the same (deposits/answers.ts).
+   */
+  answer?: FixedFields;
+}
+
+/** A create answer's fixed fields beyond the request's; small, so the history stays small. */
+export interface FixedFields {
+  amount: number;
+  feeAmount: number;
+  netAmount: number;
+  splitPercent: number | null;
+  qrCodeText: string;
+  createdAt: string;
 }
 
 export interface StatusRecord {
@@ -37,10 +52,37 @@ export interface StatusRecord {
   id: string;
   status: string;
   at: string;
+  /** with a final status: what that answer said, which never changes after it */
+  final?: FinalFields;
 }
 
-export function statusRecord(id: string, status: string, now: number): StatusRecord {
-  return { v: 1, type: 'status', id: canonicalId(id), status, at: new Date(now).toISOString() };
+/** What a FINALIZED or FAILED answer said besides its status. */
+export interface FinalFields {
+  settlement: unknown;
+  confirmedAt: unknown;
+}
+
+/** A final answer's settlement is a transaction id and a status: more than this is not kept. */
+const MAX_FINAL = 1024;
+
+export function statusRecord(
+  id: string,
+  status: string,
+  now: number,
+  answer?: { settlement?: unknown; confirmedAt?: unknown },
+): StatusRecord {
+  const record: StatusRecord = {
+    v: 1,
+    type: 'status',
+    id: canonicalId(id),
+    status,
+    at: new Date(now).toISOString(),
+  };
+  if (answer && isTerminal(status)) {
+    const final = { settlement: answer.settlement ?? null, confirmedAt: answer.confirmedAt ?? null };
+    if (JSON.stringify(final).length <= MAX_FINAL) record.final = final;
+  }
+  return record;
 }
 
 /** A batch row about to be sent: its Idempotency-Key is reused if the outcome never came back. */
@@ -58,6 +100,8 @@ export type HistoryRecord = CreatedRecord | StatusRecord | AttemptRecord;
 
 export interface HistoryEntry extends CreatedRecord {
   statusAt: string;
+  /** what the final answer said, when the status is final and the history kept it */
+  final?: FinalFields;
 }
 
 /** What `--resume` needs to know about the rows of one file, and where the reading stopped. */
@@ -92,10 +136,13 @@ interface Ranked {
   seq: number;
   status: string;
   statusAt: string;
+  final?: FinalFields | undefined;
 }
 
 function entryOf(e: Ranked): HistoryEntry {
-  return { ...e.r, status: e.status, statusAt: e.statusAt };
+  const entry: HistoryEntry = { ...e.r, status: e.status, statusAt: e.statusAt };
+  if (e.final) entry.final = e.final;
+  return entry;
 }
 
 /** Newest first: by creation time, and by file order where times tie. */
@@ -149,6 +196,8 @@ export class History {
   private readonly known = new Map<string, string>();
   /** ids looked for near the end of the file and not found */
   private readonly unknown = new Set<string>();
+  /** the entries pending() read, by service and id: what recorded() looks up first */
+  private readonly pendingRead = new Map<string, HistoryEntry>();
 
   constructor(
     readonly dir: string,
@@ -220,6 +269,18 @@ export class History {
     for (const id of wanted) this.unknown.add(id);
   }
 
+  /**
+   * What the history recorded of deposit `id` on the service `baseUrl`, with its latest status;
+   * undefined when this machine did not create it there. Read from the end of the file.
+   */
+  recorded(id: string, baseUrl: string): HistoryEntry | undefined {
+    const key = canonicalId(id);
+    // watch --pending looks up every deposit pending() just read: one pass, not one per deposit
+    const read = this.pendingRead.get(`${baseUrl} ${key}`);
+    if (read && this.known.get(key) === read.status) return read;
+    return this.entries((r) => r.id === key && r.baseUrl === baseUrl, { limit: 1 })[0];
+  }
+
   /** Every record, first to last, read as a stream. */
   *read(from = 0): Generator<HistoryRecord> {
     yield* this.records(from);
@@ -257,7 +318,13 @@ export class History {
         const s = latest.get(r.id);
         latest.delete(r.id);
         if (!filter(r)) return false;
-        found.set(r.id, { r, seq: seq--, status: s?.status ?? r.status, statusAt: s?.at ?? r.at });
+        found.set(r.id, {
+          r,
+          seq: seq--,
+          status: s?.status ?? r.status,
+          statusAt: s?.at ?? r.at,
+          final: s?.final,
+        });
         return found.size >= limit;
       },
       (type) => type !== 'attempt',
@@ -278,7 +345,7 @@ export class History {
         } else if (r.type === 'status') {
           const e = newest.map.get(r.id);
           // appends are ordered: a later line is later news, whatever the clocks of the writers said
-          if (e) setStatus(e, r.status, r.at);
+          if (e) setStatus(e, r.status, r.at, r.final);
         }
       },
       0,
@@ -299,7 +366,7 @@ export class History {
         if (r.type === 'attempt') return;
         const e = open.map.get(r.id);
         if (e) {
-          setStatus(e, r.status, r.at);
+          setStatus(e, r.status, r.at, r.type === 'status' ? r.final : undefined);
           if (isTerminal(e.status)) open.map.delete(e.r.id);
         } else if (r.type === 'created' && filter(r) && !isTerminal(r.status)) {
           open.offer(r, seq++);
@@ -314,7 +381,11 @@ export class History {
         `warning: ${this.file} holds more than ${cap} deposits not yet ended; only the newest ${cap} are taken`,
       );
     }
-    for (const e of out) this.learn(e.id, e.status);
+    this.pendingRead.clear();
+    for (const e of out) {
+      this.learn(e.id, e.status);
+      this.pendingRead.set(`${e.baseUrl} ${e.id}`, e);
+    }
     return out;
   }
 
@@ -475,9 +546,10 @@ export class History {
   }
 }
 
-function setStatus(e: Ranked, status: string, at: string): void {
+function setStatus(e: Ranked, status: string, at: string, final?: FinalFields): void {
   e.status = status;
   e.statusAt = at;
+  e.final = final;
 }
 
 function canonical(r: HistoryRecord): HistoryRecord {

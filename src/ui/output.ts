@@ -1,6 +1,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Context, OutStream } from '../context.js';
 import { Redactor } from '../domain/redact.js';
+import { jsonLine } from '../domain/safe-text.js';
 import type { LbrlError } from '../errors.js';
 
 export interface OutputOptions {
@@ -108,7 +109,8 @@ export class Printer {
   }
 
   json(value: unknown): void {
-    this.out(JSON.stringify(value));
+    // the same value, with what a terminal would act on written as \u escapes
+    this.out(jsonLine(value));
   }
 
   get stdoutIsTTY(): boolean {

@@ -73,12 +73,6 @@ export async function renderTerminalQr(text: string, style: 'dark' | 'light' = '
 
 export { qrPng as qrPngFromText } from '../domain/qrpng.js';
 
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-export function isPng(bytes: Buffer): boolean {
-  return bytes.subarray(0, 8).equals(PNG_MAGIC);
-}
-
 /** Write a file all at once: a temporary file in the same directory, then a rename. */
 export function writeFileAtomic(file: string, bytes: Buffer | string, mode = 0o644): void {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);

@@ -3,8 +3,10 @@ import type { Deposit, GetResponse } from '../api/models.js';
 import { decodeLiquidAddress } from '../domain/address.js';
 import { decimalFromNumber, decimalToString } from '../domain/decimal.js';
 import { formatCents, formatReais } from '../domain/money.js';
+import { safeText } from '../domain/safe-text.js';
 
-export function colorStatus(c: ChalkInstance, status: string): string {
+export function colorStatus(c: ChalkInstance, statusText: string): string {
+  const status = safeText(statusText);
   switch (status) {
     case 'FINALIZED':
       return c.green(status);
@@ -32,14 +34,18 @@ const EXPLORERS: Record<string, string> = {
   liquidtestnet: 'https://blockstream.info/liquidtestnet/tx/',
 };
 
-/** The embedded or standing sandbox marks its deposits: no real money, no chain. */
-function isSandbox(deposit: Deposit): boolean {
-  return (deposit as { sandbox?: unknown }).sandbox === true;
+/**
+ * Where lbrl sent the request decides the mode, never a field of the answer: a live service
+ * answering `"sandbox": true` is still real money.
+ */
+export interface RenderMode {
+  /** true only when the request went to lbrl's embedded sandbox */
+  sandbox: boolean;
 }
 
-export function explorerLink(deposit: Deposit): string | undefined {
+export function explorerLink(deposit: Deposit, mode: RenderMode): string | undefined {
   const txid = (deposit as Partial<GetResponse>).settlement?.liquidTxid;
-  if (!txid || !/^[0-9a-f]{64}$/i.test(txid) || isSandbox(deposit)) return undefined;
+  if (!txid || !/^[0-9a-f]{64}$/.test(txid) || mode.sandbox) return undefined;
   const net = decodeLiquidAddress(deposit.destinationAddress);
   const base = net.ok ? EXPLORERS[net.value.network] : undefined;
   return base ? `${base}${txid.toLowerCase()}` : undefined;
@@ -50,30 +56,34 @@ function money(n: number): string {
   return d ? formatReais(d) : String(n);
 }
 
-/** The human view of a deposit: aligned label/value lines. */
-export function renderDeposit(c: ChalkInstance, d: Deposit): string {
+/**
+ * The human view of a deposit: aligned label/value lines. Every value the service gave passes
+ * safeText, so no escape sequence of an answer reaches the terminal.
+ */
+export function renderDeposit(c: ChalkInstance, d: Deposit, mode: RenderMode = { sandbox: false }): string {
+  const t = safeText;
   const rows: Array<[string, string]> = [
-    ['Deposit', c.bold(d.id)],
+    ['Deposit', c.bold(t(d.id))],
     ['Status', colorStatus(c, d.status)],
     ['Amount', `${formatCents(d.amountInCents)} (${d.amountInCents} cents)`],
     ['Fee', money(d.feeAmount)],
     ['Net', money(d.netAmount)],
-    ['To', d.destinationAddress],
+    ['To', t(d.destinationAddress)],
   ];
   if (d.splitAddress && d.splitPercent !== null && d.splitPercent !== undefined) {
-    rows.push(['Split', `${percentText(d.splitPercent)} of net to ${d.splitAddress}`]);
+    rows.push(['Split', `${percentText(d.splitPercent)} of net to ${t(d.splitAddress)}`]);
   }
-  rows.push(['Created', d.createdAt]);
+  rows.push(['Created', t(d.createdAt)]);
   const g = d as Partial<GetResponse>;
-  if (g.confirmedAt) rows.push(['Confirmed', g.confirmedAt]);
+  if (g.confirmedAt) rows.push(['Confirmed', t(g.confirmedAt)]);
   if (g.settlement) {
     const s = g.settlement;
-    rows.push(['Settlement', `${s.status ?? 'started'}${s.liquidTxid ? ` txid ${s.liquidTxid}` : ''}`]);
-    const link = explorerLink(d);
+    rows.push(['Settlement', `${t(s.status ?? 'started')}${s.liquidTxid ? ` txid ${t(s.liquidTxid)}` : ''}`]);
+    const link = explorerLink(d, mode);
     if (link) rows.push(['Explorer', link]);
-    else if (isSandbox(d) && s.liquidTxid) rows.push(['Explorer', 'none: a sandbox txid is not on chain']);
+    else if (mode.sandbox && s.liquidTxid) rows.push(['Explorer', 'none: a sandbox txid is not on chain']);
   }
-  if (isSandbox(d)) rows.push(['Mode', c.cyan('sandbox (no real money)')]);
+  if (mode.sandbox) rows.push(['Mode', c.cyan('sandbox (no real money)')]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return rows.map(([k, v]) => `${k.padEnd(width)}${v}`).join('\n');
 }

@@ -13,20 +13,27 @@ let env: Record<string, string>;
 let created = 0;
 let inFlight = 0;
 let maxInFlight = 0;
+/** what the service answered to each create, by id */
+const bodies = new Map<string, ReturnType<typeof createAnswer>>();
 let failOn: (body: Record<string, unknown>, n: number) => number | undefined;
 
 beforeEach(async () => {
   created = 0;
   inFlight = 0;
   maxInFlight = 0;
+  bodies.clear();
   failOn = () => undefined;
   server = await startServer(async (req, res, n) => {
     if (req.method === 'GET') {
-      const id = req.url.split('/').pop();
+      const id = req.url.split('/').pop()!;
+      // the deposit as it was created: a later answer may only move its status
+      const { qrCode: _png, ...asCreated } =
+        bodies.get(id) ?? createAnswer({ amountInCents: 150000, lbrlAddress: LQ });
       return json(
         res,
         200,
         getAnswer({
+          ...asCreated,
           id,
           status: 'FINALIZED',
           settlement: { status: 'FINALIZED', liquidTxid: 'cd'.repeat(32) },
@@ -44,7 +51,9 @@ beforeEach(async () => {
     if (status) return json(res, status, { message: 'boom' });
     created += 1;
     const id = `00000000-0000-4000-8000-${String(created).padStart(12, '0')}`;
-    json(res, 201, { ...createAnswer(body), id });
+    const answer = { ...createAnswer(body), id };
+    bodies.set(id, answer);
+    json(res, 201, answer);
   });
   env = liveEnv(server.url);
 });

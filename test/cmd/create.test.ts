@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { brCode, createAnswer, EX, LQ, PNG_BASE64, TOKEN, VJL } from '../helpers/fixtures.js';
+import { decodePng } from '../helpers/qr.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -96,13 +97,14 @@ describe('deposit create', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('--qr-png writes the PNG the service returned', async () => {
+  it('--qr-png writes a PNG of the checked qrCodeText, not the picture the service returned', async () => {
     const file = path.join(tempDir(), 'qr.png');
     const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '--qr-png', file, '--json'], {
       env,
     });
     expect(r.code).toBe(0);
-    expect(fs.readFileSync(file)).toEqual(Buffer.from(PNG_BASE64, 'base64'));
+    expect(fs.readFileSync(file)).not.toEqual(Buffer.from(PNG_BASE64, 'base64'));
+    expect(decodePng(fs.readFileSync(file))).toBe(brCode(100));
   });
 
   // the refusals of create's flags are cases of the bad-input corpus (test/data/bad-inputs.json)
@@ -143,12 +145,12 @@ describe('money safety: the answer is checked against the request', () => {
     [
       'broken sums',
       (b: Record<string, unknown>) => ({ ...base(b), netAmount: 1500 }),
-      'field netAmount: netAmount 1500 is not amount 1500 - feeAmount 15',
+      'netAmount: sent amount - feeAmount = 1485, service answered 1500',
     ],
     [
       'amount not cents/100',
       (b: Record<string, unknown>) => ({ ...base(b), amount: 1500.01 }),
-      'field amount: amount 1500.01 is not amountInCents 150000 / 100',
+      'amount: sent amountInCents / 100 = 1500.00, service answered 1500.01',
     ],
     [
       'a corrupted PIX string',
@@ -174,7 +176,7 @@ describe('money safety: the answer is checked against the request', () => {
     [
       'a split percent without an address',
       (b: Record<string, unknown>) => ({ ...base(b), splitPercent: 0.1 }),
-      'splitPercent must be null exactly when splitAddress is null',
+      'splitPercent: sent null exactly when splitAddress is null (splitAddress is null), service answered 0.1',
     ],
   ])(
     'refuses an answer with %s (exit 1, both values shown, nothing on stdout)',

@@ -20,7 +20,8 @@ function created(id: string, extra: Record<string, unknown> = {}) {
     profile: 'default',
     baseUrl: 'sandbox',
     at: '2026-11-22T10:00:00.000Z',
-    amountInCents: 100,
+    // the deposit getAnswer() describes
+    amountInCents: 150000,
     destinationAddress: LQ,
     splitAddress: null,
     splitFee: null,

@@ -176,11 +176,21 @@ describe('against a service that lies or fails', () => {
     expect(error.message).toContain(ID);
   });
 
-  it('an answer that breaks the contract throws contract (exit code 1)', async () => {
-    const server = await forTest(startServer((_req, res) => json(res, 200, getAnswer({ amount: 1500.01 }))));
+  it('an answer whose fields are not of the types the contract gives throws contract (exit code 1)', async () => {
+    const server = await forTest(
+      startServer((_req, res) => json(res, 200, { ...getAnswer(), amountInCents: 'fifteen' })),
+    );
     const error = await failure(client({ baseUrl: server.url, token: TOKEN }).get(ID));
     expect(error.type).toBe('contract');
     expect(error.exitCode).toBe(1);
+  });
+
+  it('an answer whose values contradict each other throws mismatch (exit code 1)', async () => {
+    const server = await forTest(startServer((_req, res) => json(res, 200, getAnswer({ amount: 1500.01 }))));
+    const error = await failure(client({ baseUrl: server.url, token: TOKEN }).get(ID));
+    expect(error.type).toBe('mismatch');
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toContain('amount');
   });
 
   it('every create carries an Idempotency-Key: fresh per call, the caller’s when given, the same on a retry', async () => {

@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildDynamicBrCode, parseBrCode } from '../../src/domain/brcode.js';
 import {
   type CheckContext,
   checkDeposit,
   describeViolations,
   type KnownDeposit,
   STATUS_ORDER,
+  sameAddress,
 } from '../../src/domain/deposit-rules.js';
 import { checkCreateAnswer } from '../../src/domain/verify.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, VJL } from '../helpers/fixtures.js';
@@ -352,5 +354,36 @@ describe('properties', () => {
         expect(got).toEqual(STATUS_ORDER.indexOf(now) < STATUS_ORDER.indexOf(was) ? ['status'] : []);
       }),
     );
+  });
+});
+
+describe('sameAddress: without the address codecs', () => {
+  it('a segwit address in the other case is the same; mixed case and base58 case changes are not', () => {
+    expect(sameAddress(LQ, LQ)).toBe(true);
+    expect(sameAddress(LQ, LQ.toUpperCase())).toBe(true);
+    expect(sameAddress(EX, EX.toUpperCase())).toBe(true);
+    expect(sameAddress(LQ, `${LQ.slice(0, 10).toUpperCase()}${LQ.slice(10)}`)).toBe(false);
+    expect(sameAddress(VJL, VJL.toLowerCase())).toBe(false);
+    expect(sameAddress(LQ, EX)).toBe(false);
+  });
+});
+
+describe('qrCodeText is shown as it is, so nothing in it may act on a terminal', () => {
+  it('a bidirectional override or an invisible character in the BR Code is refused', () => {
+    for (const ch of ['\u202e', '\u200b', '\u2066']) {
+      // a well-formed BR Code (its CRC right) whose merchant name hides the character
+      const code = buildDynamicBrCode({
+        url: 'pix.example.invalid/abc',
+        amountText: '1500.00',
+        merchantName: `TE${ch}ST`,
+        merchantCity: 'SAO PAULO',
+      });
+      expect(parseBrCode(code).ok).toBe(true);
+      const v = checkDeposit({ ...FIRST, qrCodeText: code }, { kind: 'create' });
+      expect(describeViolations(v)).toContain(
+        'qrCodeText: expected a PIX BR Code without control, bidirectional or invisible characters',
+      );
+      expect(describeViolations(v)).not.toContain(ch);
+    }
   });
 });

@@ -48,7 +48,15 @@ function fakeApi(o: { statuses?: string[]; create?: (b: CreateRequest) => object
     },
     getDeposit: async (id) => {
       const status = o.statuses?.[Math.min(n++, (o.statuses?.length ?? 1) - 1)] ?? 'WAITING_PAYMENT';
-      const raw = getAnswer({ id, status });
+      // an honest service: a FINALIZED deposit carries its settlement and confirmedAt
+      const done =
+        status === 'FINALIZED'
+          ? {
+              settlement: { liquidTxid: 'ab'.repeat(32), status: 'FINALIZED' },
+              confirmedAt: '2026-11-22T10:05:00.000Z',
+            }
+          : {};
+      const raw = getAnswer({ id, status, ...done });
       return { value: raw as never, raw };
     },
   };
@@ -117,6 +125,15 @@ describe('create', () => {
         splitAddress: null,
         splitFee: null,
         status: 'WAITING_PAYMENT',
+        // the create answer's fixed fields: later answers, in any process, must say the same
+        answer: {
+          amount: 15.5,
+          feeAmount: 0.15,
+          netAmount: 15.35,
+          splitPercent: null,
+          qrCodeText: createAnswer(body).qrCodeText,
+          createdAt: '2026-11-22T10:00:00.000Z',
+        },
       },
     ]);
   });
@@ -183,7 +200,8 @@ function created(id: string, status: string, baseUrl = 'sandbox', profile = 'def
     profile,
     baseUrl,
     at: '2026-11-22T10:00:00.000Z',
-    amountInCents: 100,
+    // what the fake service answers for every deposit
+    amountInCents: 150000,
     destinationAddress: LQ,
     splitAddress: null,
     splitFee: null,
@@ -221,7 +239,18 @@ describe('history', () => {
     expect(notes).toEqual(['1 deposit(s) of another service were not refreshed']);
     expect(entries.find((e) => e.id === A)?.status).toBe('FINALIZED');
     expect(rec.records).toEqual([
-      { v: 1, type: 'status', id: A, status: 'FINALIZED', at: '2026-11-22T10:00:00.000Z' },
+      {
+        v: 1,
+        type: 'status',
+        id: A,
+        status: 'FINALIZED',
+        at: '2026-11-22T10:00:00.000Z',
+        // what a final answer said, so no later answer may say otherwise
+        final: {
+          settlement: { liquidTxid: 'ab'.repeat(32), status: 'FINALIZED' },
+          confirmedAt: '2026-11-22T10:05:00.000Z',
+        },
+      },
     ]);
   });
 });

@@ -237,3 +237,36 @@ describe('appending', () => {
     ]);
   });
 });
+
+describe('recorded: what the history knows of one deposit, for checking its answers', () => {
+  it('is the same entry whether read alone or after pending(), and follows statuses appended since', () => {
+    const all = records(400, 7);
+    const fresh = new History(tempDir());
+    fresh.append(all);
+    const alone = new History(fresh.dir);
+    const after = new History(fresh.dir);
+    const pending = after.pending();
+    expect(pending.length).toBeGreaterThan(0);
+    for (const e of pending.slice(0, 20)) {
+      expect(after.recorded(e.id.toUpperCase(), e.baseUrl)).toEqual(alone.recorded(e.id, e.baseUrl));
+      expect(after.recorded(e.id, e.baseUrl === 'sandbox' ? 'https://pay.example.com' : 'sandbox')).toBe(
+        undefined,
+      );
+    }
+    const e = pending[0]!;
+    after.append([
+      {
+        v: 1,
+        type: 'status',
+        id: e.id,
+        status: 'FINALIZED',
+        at: new Date().toISOString(),
+        final: { settlement: { liquidTxid: 'ab'.repeat(32), status: 'FINALIZED' }, confirmedAt: null },
+      },
+    ]);
+    expect(after.recorded(e.id, e.baseUrl)).toMatchObject({
+      status: 'FINALIZED',
+      final: { settlement: { liquidTxid: 'ab'.repeat(32) } },
+    });
+  });
+});

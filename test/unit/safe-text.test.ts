@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSafeText, safeText, showValue } from '../../src/domain/safe-text.js';
+import { isSafeText, jsonLine, safeText, showValue, terminalSafe } from '../../src/domain/safe-text.js';
 
 /** What a terminal shows once it has acted on every control: only the last line drawn. */
 const TERMINAL_CONTROLS = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
@@ -77,5 +77,25 @@ describe('showValue', () => {
 
   it('cuts a long value and says how long it was', () => {
     expect(showValue('x'.repeat(500))).toBe(`${'x'.repeat(120)}… (500 characters)`);
+  });
+});
+
+describe('terminalSafe and jsonLine: the last line of defence', () => {
+  it('terminalSafe escapes what safeText does but the backslash, so safe text is not escaped twice', () => {
+    const shown = safeText('a\x1bb');
+    expect(terminalSafe(`x ${shown} \x9b y`)).toBe('x a\\x1bb \\x9b y');
+    expect(terminalSafe('C:\\dir')).toBe('C:\\dir');
+  });
+
+  it('jsonLine is the same JSON value with nothing a terminal acts on', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.string({ unit: 'binary' }), (value, text) => {
+        for (const v of [value, { text }, [text, value]]) {
+          const line = jsonLine(v);
+          expect(line).not.toMatch(TERMINAL_CONTROLS);
+          expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(v)));
+        }
+      }),
+    );
   });
 });
