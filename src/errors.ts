@@ -14,7 +14,11 @@ export type ErrorType =
   | 'watch_timeout'
   | 'interrupted'
   | 'config'
-  | 'cancelled';
+  | 'cancelled'
+  /** verify: nothing contradicts the settlement, but not everything could be checked */
+  | 'unproven'
+  /** verify: not settled yet, not yet found on the explorer, or not yet confirmed deeply enough */
+  | 'settlement_pending';
 
 export const EXIT = {
   ok: 0,
@@ -24,6 +28,8 @@ export const EXIT = {
   notFound: 4,
   failed: 5,
   unreachable: 6,
+  unproven: 7,
+  settlementPending: 8,
   watchTimeout: 124,
   interrupted: 130,
 } as const;
@@ -43,6 +49,8 @@ export const EXIT_CODES: Readonly<Record<ErrorType, number>> = {
   network: EXIT.unreachable,
   timeout: EXIT.unreachable,
   failed: EXIT.failed,
+  unproven: EXIT.unproven,
+  settlement_pending: EXIT.settlementPending,
   watch_timeout: EXIT.watchTimeout,
   interrupted: EXIT.interrupted,
 };

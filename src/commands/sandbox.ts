@@ -65,6 +65,7 @@ function act(
   event: 'paid' | 'failed',
   allowed: (status: string) => boolean,
   rule: string,
+  extra: { settle?: string } = {},
 ): { store: SandboxStore; deposit: StoredDeposit; was: string } {
   const id = parseDepositId(idText);
   if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
@@ -79,7 +80,7 @@ function act(
   const now = session.ctx.now();
   const was = stateAt(deposit, store.eventsOf(deposit.id), now).status;
   // record() refuses when another process got there first: report the status that won
-  if (!allowed(was) || !store.record(deposit.id, event, now)) {
+  if (!allowed(was) || !store.record(deposit.id, event, now, extra)) {
     const current = stateAt(deposit, store.eventsOf(deposit.id), now).status;
     throw usageError(`deposit ${deposit.id} is ${current}; ${rule}`);
   }
@@ -93,13 +94,29 @@ function report(session: Session, store: SandboxStore, deposit: StoredDeposit, l
   else session.printer.out(line);
 }
 
-export function pay(idText: string, session: Session): void {
+/** How `sandbox pay --settle` may make the sandbox settle (src/sandbox/chain.ts SETTLE_MODES). */
+export const SETTLE_CHOICES = ['ok', 'amount', 'asset', 'address', 'none'] as const;
+
+export interface PayOptions {
+  settle?: string;
+}
+
+export function pay(idText: string, session: Session, opts: PayOptions = {}): void {
+  const settle = opts.settle ?? 'ok';
+  if (!(SETTLE_CHOICES as readonly string[]).includes(settle)) {
+    throw invalidValue(
+      '--settle',
+      settle,
+      'ok, amount (one cent short), asset (paid in L-BTC), address (paid to a stranger) or none (no transaction)',
+    );
+  }
   const { store, deposit } = act(
     idText,
     session,
     'paid',
     (status) => status === 'WAITING_PAYMENT',
     'only a WAITING_PAYMENT deposit can be paid',
+    settle === 'ok' ? {} : { settle },
   );
   report(
     session,
