@@ -60,7 +60,17 @@ export const PROGRAM = command({
 /** The Session's GlobalOptions are exactly the program's flags. */
 export type ProgramOptions = Omit<OptionsOf<typeof PROGRAM.flags>, 'version'>;
 
-const SINGLE_ONLY = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee', 'watch', 'qrPng', 'qrStyle'];
+const SINGLE_ONLY = [
+  'amount',
+  'amountCents',
+  'to',
+  'splitTo',
+  'splitFee',
+  'watch',
+  'verify',
+  'qrPng',
+  'qrStyle',
+];
 
 export const DEPOSIT_CREATE = command({
   path: 'deposit create',
@@ -84,6 +94,8 @@ export const DEPOSIT_CREATE = command({
       flags: '--watch',
       help: 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)',
     },
+    { flags: '--verify', help: 'with --watch: done only once the settlement is verified on chain' },
+    { flags: '--no-verify', help: "with --watch: do not verify, whatever the profile's verify setting" },
     {
       flags: '--from <file>',
       help: 'create one deposit per row of a CSV (with a header) or NDJSON file; - for stdin',
@@ -105,6 +117,11 @@ export const DEPOSIT_CREATE = command({
       when: { unset: 'from' },
       forbids: ['concurrency', 'resume'],
       message: () => '--concurrency and --resume go with --from <file>',
+    },
+    {
+      when: { unset: 'watch' },
+      forbids: ['verify'],
+      message: (flags) => `${flags.join(', ')} goes with --watch`,
     },
   ],
   examples: [
@@ -152,6 +169,11 @@ export const DEPOSIT_WATCH = command({
     { flags: '--pending', help: 'watch the deposits in the local history not yet FINALIZED or FAILED' },
     { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1)' },
     { flags: '--timeout <duration>', help: 'give up (exit 124) after 90, 90s, 10m or 1h' },
+    {
+      flags: '--verify',
+      help: 'done only once the settlement is verified on chain (1 mismatch, 7 unproven)',
+    },
+    { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
   ],
   examples: [
     'lbrl deposit watch <id> --timeout 30m && echo settled',

@@ -43,7 +43,12 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
   }
   if (!p.stdoutIsTTY) {
     // gh's convention for pipes: tab-separated, no header, full values
-    for (const e of entries) p.out([e.id, e.at, e.amountInCents, e.destinationAddress, e.status].join('\t'));
+    for (const e of entries)
+      p.out(
+        [e.id, e.at, e.amountInCents, e.destinationAddress, e.status, e.verifiedAt ? 'verified' : ''].join(
+          '\t',
+        ),
+      );
     return;
   }
   const rows = entries.map((e) => [
@@ -52,8 +57,9 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
     formatCents(e.amountInCents),
     shorten(e.destinationAddress),
     e.status,
+    e.verifiedAt ? 'verified' : '',
   ]);
-  const header = ['ID', 'CREATED', 'AMOUNT', 'DESTINATION', 'STATUS'];
+  const header = ['ID', 'CREATED', 'AMOUNT', 'DESTINATION', 'STATUS', 'ON CHAIN'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells: string[], color = false) =>
     cells

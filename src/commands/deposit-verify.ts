@@ -3,9 +3,8 @@ import { settlementReportJson } from '../domain/liquid-settlement.js';
 import { parseDepositId } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
-import { verifiedRecord } from '../store/history.js';
 import { renderOutcome } from '../ui/verify-view.js';
-import { verifySetup } from './shared/verify-setup.js';
+import { recordVerified, verifySetup } from './shared/verify-setup.js';
 
 /** One deposit's outcome as JSON: the report without blinding factors or keys. */
 export function outcomeJson(o: DepositOutcome): Record<string, unknown> {
@@ -17,22 +16,6 @@ export function outcomeJson(o: DepositOutcome): Record<string, unknown> {
     settledWith: o.settledWith,
     report: o.report ? settlementReportJson(o.report) : null,
   };
-}
-
-/** Record the deposits whose settlement was verified; a failure to record is a warning. */
-export function recordVerified(session: Session, outcomes: DepositOutcome[]): void {
-  const now = session.ctx.now();
-  const records = outcomes
-    .filter((o) => o.outcome === 'verified' && o.txid)
-    .map((o) => verifiedRecord(o.id, o.txid!, now));
-  if (records.length === 0) return;
-  try {
-    session.history().append(records);
-  } catch (error) {
-    session.printer.warn(
-      `warning: could not record in ${session.history().file}: ${(error as Error).message}`,
-    );
-  }
 }
 
 export async function run(idTexts: string[], session: Session): Promise<void> {
