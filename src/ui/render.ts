@@ -50,8 +50,11 @@ function money(n: number): string {
   return d ? formatReais(d) : String(n);
 }
 
-/** The human view of a deposit: aligned label/value lines. */
-export function renderDeposit(c: ChalkInstance, d: Deposit): string {
+/**
+ * The human view of a deposit: aligned label/value lines. `blinded` is the explorer's
+ * `#blinded=…` fragment, when the settlement's outputs were unblinded with a known key.
+ */
+export function renderDeposit(c: ChalkInstance, d: Deposit, blinded?: string | null): string {
   const rows: Array<[string, string]> = [
     ['Deposit', c.bold(d.id)],
     ['Status', colorStatus(c, d.status)],
@@ -70,7 +73,7 @@ export function renderDeposit(c: ChalkInstance, d: Deposit): string {
     const s = g.settlement;
     rows.push(['Settlement', `${s.status ?? 'started'}${s.liquidTxid ? ` txid ${s.liquidTxid}` : ''}`]);
     const link = explorerLink(d);
-    if (link) rows.push(['Explorer', link]);
+    if (link) rows.push(['Explorer', `${link}${blinded ?? ''}`]);
     else if (isSandbox(d) && s.liquidTxid) rows.push(['Explorer', 'none: a sandbox txid is not on chain']);
   }
   if (isSandbox(d)) rows.push(['Mode', c.cyan('sandbox (no real money)')]);

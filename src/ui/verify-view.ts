@@ -1,8 +1,17 @@
 /** How a settlement check reads to a person: a headline per deposit, then one line per check. */
 import type { ChalkInstance } from 'chalk';
-import type { DepositOutcome } from '../deposits/verify.js';
-import type { Check } from '../domain/liquid-settlement.js';
+import type { Check, SettlementReport } from '../domain/liquid-settlement.js';
 import { safeText } from '../domain/safe-text.js';
+
+/** One deposit's outcome, as deposits/verify.ts makes it. */
+export interface ShownOutcome {
+  id: string;
+  deposit: { status: string };
+  outcome: SettlementReport['verdict'] | 'not-settled' | 'not-found';
+  txid: string | null;
+  report: SettlementReport | null;
+  settledWith: string[];
+}
 
 const MARK: Record<Check['outcome'], string> = {
   proven: 'proven     ',
@@ -10,7 +19,7 @@ const MARK: Record<Check['outcome'], string> = {
   mismatch: 'MISMATCH   ',
 };
 
-function headline(c: ChalkInstance, o: DepositOutcome): string {
+function headline(c: ChalkInstance, o: ShownOutcome): string {
   switch (o.outcome) {
     case 'verified':
       return c.green('verified: every check below was proven');
@@ -32,7 +41,7 @@ function color(c: ChalkInstance, outcome: Check['outcome'], text: string): strin
 }
 
 /** The lines for one deposit; `explorer` names where the transaction was looked up. */
-export function renderOutcome(c: ChalkInstance, o: DepositOutcome, explorer: string): string {
+export function renderOutcome(c: ChalkInstance, o: ShownOutcome, explorer: string): string {
   const lines = [`deposit ${c.bold(safeText(o.id))} (${safeText(o.deposit.status)}): ${headline(c, o)}`];
   if (o.txid) lines.push(`  transaction ${o.txid}, looked up at ${explorer}`);
   if (o.settledWith.length > 0)

@@ -9,6 +9,8 @@ import { bech32 } from 'bech32';
 import { encode as blech32Encode } from 'blech32';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadZkp } from '../../src/domain/liquid-unblind.js';
+import { buildSettlementTx, SANDBOX_ASSET } from '../../src/sandbox/chain.js';
+import { handleEsplora } from '../../src/sandbox/chain-esplora.js';
 import { runCli } from '../helpers/cli.js';
 import { liveEnv, sandboxEnv } from '../helpers/env.js';
 import { getAnswer, ID } from '../helpers/fixtures.js';
@@ -17,11 +19,11 @@ import { json, startServer, type TestServer } from '../helpers/server.js';
 const zkp = await loadZkp();
 
 /** A confidential elementsregtest address whose blinding private key the test holds. */
-function confidentialAddress(keyByte: string, program: string): { address: string; key: string } {
+function confidentialAddress(keyByte: string, program: string, hrp = 'el'): { address: string; key: string } {
   const key = keyByte.repeat(32);
   const pub = zkp.ecc.pointFromScalar(Uint8Array.from(Buffer.from(key, 'hex')), true)!;
   const words = [0, ...bech32.toWords(Uint8Array.from([...pub, ...Buffer.from(program, 'hex')]))];
-  return { address: blech32Encode('el', Uint8Array.from(words), 'blech32'), key };
+  return { address: blech32Encode(hrp, Uint8Array.from(words), 'blech32'), key };
 }
 
 const DEST = confidentialAddress('11', '6fa016500a3c6a737ebb260e2ddca78ba9234558');
@@ -354,5 +356,57 @@ describe('deposit verify against a live service and an explorer that misbehaves'
     const list = await runCli(['config', 'list'], { env });
     expect(list.stdout).toContain('blinding-keys=(set: 1 for the wallet; never shown)');
     expect(list.stdout).not.toContain('22'.repeat(32));
+  });
+});
+
+describe('deposit get: the explorer link with the unblinded amounts', () => {
+  it('shows #blinded= when a key is known, the plain link when none is', async () => {
+    const dest = confidentialAddress('33', '1111111111111111111111111111111111111111', 'lq');
+    const tx = buildSettlementTx(
+      zkp,
+      {
+        id: ID,
+        amountInCents: 150_000,
+        feeCents: 1500,
+        destinationAddress: dest.address,
+        splitAddress: null,
+        splitBasisPoints: null,
+      },
+      'ok',
+      'liquid',
+    )!;
+    const answer = getAnswer({
+      destinationAddress: dest.address,
+      status: 'FINALIZED',
+      settlement: { status: 'FINALIZED', liquidTxid: tx.txid },
+      confirmedAt: '2026-11-22T10:00:05Z',
+    });
+    const service = await startServer((_req, res) => json(res, 200, answer));
+    closers.push(() => service.close());
+    const explorer = await startServer(async (req, res) => {
+      const fake = { headers: req.headers, method: req.method, url: req.url } as never;
+      await handleEsplora(fake, res, {
+        now: () => 10_000_000,
+        findTx: () => ({ hex: tx.hex, sentAt: 0, addresses: [dest.address] }),
+      });
+    });
+    closers.push(() => explorer.close());
+    const env = liveEnv(service.url);
+    expect((await runCli(['config', 'set', 'esplora-url', explorer.url], { env })).code).toBe(0);
+    const plain = await runCli(['deposit', 'get', ID], { env });
+    expect(plain.stdout).toContain(`Explorer    https://blockstream.info/liquid/tx/${tx.txid}\n`);
+    expect(explorer.requests).toHaveLength(0);
+
+    expect((await runCli(['config', 'set-blinding-key'], { env, stdin: dest.key })).code).toBe(0);
+    const linked = await runCli(['deposit', 'get', ID], { env });
+    expect(linked.code).toBe(0);
+    const m =
+      /Explorer +https:\/\/blockstream\.info\/liquid\/tx\/([0-9a-f]{64})#blinded=(\d+),([0-9a-f]{64}),([0-9a-f]{64}),([0-9a-f]{64})\n/.exec(
+        linked.stdout,
+      );
+    expect(m?.[1]).toBe(tx.txid);
+    expect(m?.[2]).toBe('148500000000');
+    expect(m?.[3]).toBe(SANDBOX_ASSET.asset_id);
+    expect(linked.stdout + linked.stderr).not.toContain(dest.key);
   });
 });
