@@ -127,12 +127,19 @@ export function verifyError(outcomes: DepositOutcome[]): LbrlError | undefined {
       whatToAdd(unproven),
     );
   }
-  const pending = ids(
+  const pending = outcomes.filter(
     (o) => o.outcome === 'pending' || o.outcome === 'not-found' || o.outcome === 'not-settled',
   );
   if (pending.length > 0) {
+    const why = (o: DepositOutcome) =>
+      o.outcome === 'not-settled'
+        ? 'not settled yet'
+        : o.outcome === 'not-found'
+          ? 'its transaction is not known to the explorer'
+          : 'not yet confirmed deeply enough';
+    const reasons = [...new Set(pending.map(why))].join(', or ');
     return new LbrlError(
-      `the settlement of deposit ${pending.join(', ')} is not yet confirmed on chain; try again later`,
+      `the settlement of deposit ${pending.map((o) => o.id).join(', ')} cannot be verified yet (${reasons}); try again later`,
       'settlement_pending',
     );
   }

@@ -74,7 +74,8 @@ export function renderDeposit(c: ChalkInstance, d: Deposit, blinded?: string | n
     rows.push(['Settlement', `${s.status ?? 'started'}${s.liquidTxid ? ` txid ${s.liquidTxid}` : ''}`]);
     const link = explorerLink(d);
     if (link) rows.push(['Explorer', `${link}${blinded ?? ''}`]);
-    else if (isSandbox(d) && s.liquidTxid) rows.push(['Explorer', 'none: a sandbox txid is not on chain']);
+    else if (isSandbox(d) && s.liquidTxid)
+      rows.push(['Explorer', 'none: the sandbox chain is not public (lbrl deposit verify checks it)']);
   }
   if (isSandbox(d)) rows.push(['Mode', c.cyan('sandbox (no real money)')]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;

@@ -68,7 +68,9 @@ describe('deposit verify against the sandbox chain', () => {
     const waiting = await run(['deposit', 'verify', id]);
     expect(waiting.code).toBe(8);
     expect(waiting.stdout).toContain('pending: not settled yet');
-    expect(waiting.stderr).toContain('not yet confirmed on chain');
+    expect(waiting.stderr).toContain(
+      `error: the settlement of deposit ${id} cannot be verified yet (not settled yet)`,
+    );
 
     expect((await run(['sandbox', 'pay', id])).code).toBe(0);
     clock.now += 3000; // FINALIZED, the transaction sent at +2 s, not yet in a block
