@@ -43,23 +43,20 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
   }
   if (!p.stdoutIsTTY) {
     // gh's convention for pipes: tab-separated, no header, full values
-    for (const e of entries)
-      p.out(
-        [e.id, e.at, e.amountInCents, e.destinationAddress, e.status, e.verifiedAt ? 'verified' : ''].join(
-          '\t',
-        ),
-      );
+    for (const e of entries) p.out([e.id, e.at, e.amountInCents, e.destinationAddress, e.status].join('\t'));
     return;
   }
+  // a column of its own once a settlement was verified on chain (deposit verify, watch --verify)
+  const anyVerified = entries.some((e) => e.verifiedAt);
   const rows = entries.map((e) => [
     e.id,
     e.at.replace(/\.\d{3}Z$/, 'Z'),
     formatCents(e.amountInCents),
     shorten(e.destinationAddress),
     e.status,
-    e.verifiedAt ? 'verified' : '',
+    ...(anyVerified ? [e.verifiedAt ? 'verified' : ''] : []),
   ]);
-  const header = ['ID', 'CREATED', 'AMOUNT', 'DESTINATION', 'STATUS', 'ON CHAIN'];
+  const header = ['ID', 'CREATED', 'AMOUNT', 'DESTINATION', 'STATUS', ...(anyVerified ? ['ON CHAIN'] : [])];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells: string[], color = false) =>
     cells

@@ -62,7 +62,7 @@ async function world() {
 
 describe('deposit verify against the sandbox chain', () => {
   it('not settled, then in the mempool, then 1 of 2, then unproven without a key, verified with it', async () => {
-    const { clock, run, create } = await world();
+    const { clock, run, create, env } = await world();
     const id = await create();
 
     const waiting = await run(['deposit', 'verify', id]);
@@ -118,8 +118,13 @@ describe('deposit verify against the sandbox chain', () => {
       expect(r.stdout + r.stderr).not.toMatch(/blinded=|BlindingFactor/);
     }
 
-    const list = await run(['deposit', 'list']);
-    expect(list.stdout.split('\n')[0]).toMatch(new RegExp(`^${id}\\t.*\\tFINALIZED\\tverified$`));
+    const list = await runCli(['deposit', 'list'], {
+      env: { ...env, NO_COLOR: '1' },
+      clock,
+      stdoutTTY: true,
+    });
+    expect(list.stdout.split('\n')[0]).toMatch(/ STATUS {5}ON CHAIN$/);
+    expect(list.stdout.split('\n')[1]).toMatch(new RegExp(`^${id} .* FINALIZED {2}verified$`));
     const listed = JSON.parse((await run(['deposit', 'list', '--json'])).stdout) as Array<{
       verifiedAt?: string;
     }>;
