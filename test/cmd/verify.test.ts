@@ -129,6 +129,9 @@ describe('deposit verify against the sandbox chain', () => {
       verifiedAt?: string;
     }>;
     expect(listed[0]!.verifiedAt).toBe(new Date(clock.now).toISOString());
+    // verified twice (plain and --json), recorded once
+    const history = fs.readFileSync(path.join(env.LBRL_CONFIG_DIR!, 'history.ndjson'), 'utf8');
+    expect(history.split('\n').filter((l) => l.includes('"type":"verified"'))).toHaveLength(1);
   });
 
   it.each([
