@@ -363,8 +363,35 @@ describe('deposit verify against a live service and an explorer that misbehaves'
     expect(good.code).toBe(0);
     const file = path.join(env.LBRL_CONFIG_DIR!, 'config.json');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    // at a terminal: a prompt that does not echo; with --no-input, a clear refusal
+    const asked: string[] = [];
+    const prompter = {
+      input: () => Promise.reject(new Error('not asked')),
+      confirm: () => Promise.reject(new Error('not asked')),
+      password: async (o: { message: string }) => {
+        asked.push(o.message);
+        return DEST.key;
+      },
+    };
+    const tty = { env, stdinTTY: true, stdoutTTY: true, prompter };
+    // an address of another network than the profile's is refused before anything is asked
+    const otherNetwork = await runCli(['config', 'set-blinding-key', '--address', DEST.address], tty);
+    expect(otherNetwork.code).toBe(2);
+    expect(otherNetwork.stderr).toContain('invalid --address');
+    expect(asked).toEqual([]);
+    expect((await runCli(['config', 'set', 'network', 'elementsregtest'], { env })).code).toBe(0);
+    const atPrompt = await runCli(['config', 'set-blinding-key', '--address', DEST.address], tty);
+    expect(atPrompt.code).toBe(0);
+    expect(asked).toEqual([`Blinding key for address ${DEST.address}`]);
+    expect(atPrompt.stdout + atPrompt.stderr).not.toContain(DEST.key);
+    const refused = await runCli(['config', 'set-blinding-key', '--no-input'], tty);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('no terminal to ask for the blinding key');
     const list = await runCli(['config', 'list'], { env });
-    expect(list.stdout).toContain('blinding-keys=(set: 1 for the wallet; never shown)');
+    expect(list.stdout).toContain(
+      'blinding-keys=(set: 1 for the wallet, 1 for single addresses; never shown)',
+    );
+    expect(list.stdout).not.toContain(DEST.key);
     expect(list.stdout).not.toContain('22'.repeat(32));
   });
 });
