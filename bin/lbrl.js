@@ -17,7 +17,7 @@ function helpPage() {
   const last = args[args.length - 1];
   if (last !== '--help' && last !== '-h') return undefined;
   const path = args.slice(0, -1);
-  if (!path.every((word) => /^[a-z]+$/.test(word))) return undefined;
+  if (!path.every((word) => /^[a-z][a-z-]*$/.test(word))) return undefined;
   try {
     const pages = JSON.parse(require('node:fs').readFileSync(`${__dirname}/../dist/help.json`, 'utf8'));
     return Object.hasOwn(pages, path.join(' ')) ? pages[path.join(' ')] : undefined;

@@ -16,7 +16,11 @@ export type ErrorType =
   | 'config'
   /** the base URL does not lead to the Deposit service (its 404 or an HTML page) */
   | 'endpoint'
-  | 'cancelled';
+  | 'cancelled'
+  /** verify: nothing contradicts the settlement, but not everything could be checked */
+  | 'unproven'
+  /** verify: not settled yet, not yet found on the explorer, or not yet confirmed deeply enough */
+  | 'settlement_pending';
 
 export const EXIT = {
   ok: 0,
@@ -26,6 +30,8 @@ export const EXIT = {
   notFound: 4,
   failed: 5,
   unreachable: 6,
+  unproven: 7,
+  settlementPending: 8,
   watchTimeout: 124,
   interrupted: 130,
 } as const;
@@ -46,6 +52,8 @@ export const EXIT_CODES: Readonly<Record<ErrorType, number>> = {
   network: EXIT.unreachable,
   timeout: EXIT.unreachable,
   failed: EXIT.failed,
+  unproven: EXIT.unproven,
+  settlement_pending: EXIT.settlementPending,
   watch_timeout: EXIT.watchTimeout,
   interrupted: EXIT.interrupted,
 };

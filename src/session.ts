@@ -132,6 +132,10 @@ export class Session {
     this.requireProfile();
     const profile = this.store.profile(this.profileName);
     this.printer.addSecret(profile.token);
+    for (const b of profile['blinding-keys'] ?? []) {
+      this.printer.addSecret(b.key);
+      for (const hex of b.key.match(/[0-9a-fA-F]{64}/g) ?? []) this.printer.addSecret(hex);
+    }
     return profile;
   }
 
@@ -275,8 +279,8 @@ export class Session {
     }
   }
 
-  /** Started once per command, however many clients use it. */
-  private async embeddedSandbox(): Promise<{ baseUrl: string; token: string }> {
+  /** Started once per command, however many clients use it (and the explorer of its chain). */
+  async embeddedSandbox(): Promise<{ baseUrl: string; token: string }> {
     if (this.sandboxUrl) return this.sandboxUrl;
     const { startSandbox } = await import('./sandbox/embedded.js');
     const sandbox = await startSandbox({

@@ -95,6 +95,7 @@ function configValues(COMMANDS: readonly CommandDef[]): Record<string, readonly 
     network: NETWORKS,
     'qr-style': Array.isArray(qrStyle) ? qrStyle : [],
     'sandbox-autopay': ['off'],
+    verify: ['on', 'off'],
   };
 }
 

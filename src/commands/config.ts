@@ -1,4 +1,4 @@
-import { usageError } from '../errors.js';
+import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { CONFIG_KEYS, type ConfigKey, isConfigKey } from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
@@ -6,6 +6,10 @@ import { checkConfigValue } from '../store/config-values.js';
 function key(name: string): ConfigKey {
   if (name === 'token')
     throw usageError('the token is set with lbrl auth login and shown with lbrl auth status --show-token');
+  if (name === 'blinding-keys' || name === 'blinding-key')
+    throw usageError(
+      'blinding keys are secrets: set one with lbrl config set-blinding-key [--address <address>] < key.txt (or at its prompt); remove them with --clear',
+    );
   if (!isConfigKey(name))
     throw usageError(`unknown config key ${JSON.stringify(name)}: expected one of ${CONFIG_KEYS.join(', ')}`);
   return name;
@@ -49,6 +53,17 @@ export async function unset(name: string, session: Session): Promise<void> {
   session.printer.info(`${k} unset (profile ${session.profileName})`);
 }
 
+/** Only whether blinding keys are set, and for what: never the keys. */
+function blindingKeysShown(entries: Array<{ address?: string }> | undefined): string | null {
+  if (!entries || entries.length === 0) return null;
+  const wallet = entries.filter((e) => !e.address).length;
+  const addresses = entries.length - wallet;
+  return [wallet ? `${wallet} for the wallet` : '', addresses ? `${addresses} for single addresses` : '']
+    .filter(Boolean)
+    .join(', ')
+    .replace(/^/, 'set: ');
+}
+
 export function list(session: Session): void {
   const profile = session.profile();
   const entries: Record<string, string | null> = {};
@@ -58,10 +73,76 @@ export function list(session: Session): void {
       profile: session.profileName,
       ...entries,
       token: profile.token !== undefined ? 'set' : null,
+      'blinding-keys': blindingKeysShown(profile['blinding-keys']),
     });
     return;
   }
   const lines = CONFIG_KEYS.map((k) => `${k}=${entries[k] ?? ''}`);
   lines.push(`token=${profile.token !== undefined ? '(set; see lbrl auth status)' : ''}`);
+  const keys = blindingKeysShown(profile['blinding-keys']);
+  lines.push(`blinding-keys=${keys ? `(${keys}; never shown)` : ''}`);
   session.printer.out(lines.join('\n'));
+}
+
+export interface BlindingKeyOptions {
+  address?: string;
+  clear?: boolean;
+}
+
+/**
+ * Store a blinding key (a secret, like the token: in the 0600 config file, never printed),
+ * read from stdin or a prompt that does not echo; never from the command line.
+ */
+export async function setBlindingKey(opts: BlindingKeyOptions, session: Session): Promise<void> {
+  const { ctx, printer: p } = session;
+  let address: string | undefined;
+  if (opts.address !== undefined) {
+    const network = session.setting('network');
+    const { decodeLiquidAddress } = await import('../domain/address.js');
+    const r = decodeLiquidAddress(opts.address);
+    if (!r.ok) throw invalidValue('--address', opts.address, `a Liquid address (${r.reason})`);
+    if (r.value.network !== network)
+      throw invalidValue(
+        '--address',
+        opts.address,
+        `a ${network} address (this is a ${r.value.network} address)`,
+      );
+    address = r.value.address;
+  }
+  const scope = address ? `address ${address}` : 'the wallet (every address)';
+  if (opts.clear) {
+    await session.store.updateProfile(session.profileName, (profile) => {
+      const kept = (profile['blinding-keys'] ?? []).filter((e) => (address ? e.address !== address : false));
+      if (kept.length > 0) profile['blinding-keys'] = kept;
+      else delete profile['blinding-keys'];
+    });
+    p.info(`blinding keys of ${address ? scope : 'every address'} removed (profile ${session.profileName})`);
+    return;
+  }
+  let text: string;
+  if (ctx.stdin.isTTY) {
+    const { canPrompt, inquirerPrompter } = await import('../ui/prompts.js');
+    if (!canPrompt(ctx, session.globals))
+      throw usageError(
+        'no terminal to ask for the blinding key: pipe it in: lbrl config set-blinding-key < key.txt',
+      );
+    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx));
+    text = await prompter.password({ message: `Blinding key for ${scope}` });
+  } else {
+    const { readInput } = await import('../context.js');
+    text = await readInput(ctx.stdin, 4096, 'the blinding key');
+  }
+  const key = text.trim();
+  p.addSecret(key);
+  for (const hex of key.match(/[0-9a-fA-F]{64}/g) ?? []) p.addSecret(hex);
+  const { parseBlindingKey } = await import('../domain/liquid-unblind.js');
+  const r = parseBlindingKey(key);
+  if (!r.ok) throw usageError(`the blinding key given is not usable: expected ${r.expected}`);
+  await session.store.updateProfile(session.profileName, (profile) => {
+    const others = (profile['blinding-keys'] ?? []).filter((e) =>
+      address ? e.address !== address : e.address !== undefined || e.key !== key,
+    );
+    profile['blinding-keys'] = [...others, address ? { key, address } : { key }];
+  });
+  p.info(`blinding key set for ${scope} (profile ${session.profileName}); it is never printed`);
 }

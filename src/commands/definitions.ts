@@ -87,6 +87,8 @@ export const DEPOSIT_CREATE = command({
       flags: '--watch',
       help: 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)',
     },
+    { flags: '--verify', help: 'with --watch: done only once the settlement is verified on chain' },
+    { flags: '--no-verify', help: "with --watch: do not verify, whatever the profile's verify setting" },
     {
       flags: '--from <file>',
       help: 'create one deposit per row of a CSV (with a header) or NDJSON file; - for stdin',
@@ -121,6 +123,11 @@ export const DEPOSIT_CREATE = command({
       when: { unset: 'from' },
       forbids: ['concurrency', 'resume'],
       message: () => '--concurrency and --resume go with --from <file>',
+    },
+    {
+      when: { unset: 'watch' },
+      forbids: ['verify'],
+      message: (flags) => `${flags.join(', ')} goes with --watch`,
     },
   ],
   examples: [
@@ -168,6 +175,11 @@ export const DEPOSIT_WATCH = command({
     { flags: '--pending', help: 'watch the deposits in the local history not yet FINALIZED or FAILED' },
     { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1)' },
     { flags: '--timeout <duration>', help: 'give up (exit 124) after 90, 90s, 10m or 1h' },
+    {
+      flags: '--verify',
+      help: 'done only once the settlement is verified on chain (1 mismatch, 7 unproven)',
+    },
+    { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
   ],
   examples: [
     'lbrl deposit watch <id> --timeout 30m && echo settled',
@@ -178,6 +190,22 @@ export const DEPOSIT_WATCH = command({
   ],
   async run({ opts, args: [ids], session }) {
     return (await import('./deposit-watch.js')).run(ids, opts, await session());
+  },
+});
+
+export const DEPOSIT_VERIFY = command({
+  path: 'deposit verify',
+  description: "check deposits' settlements on the Liquid chain (an Esplora explorer)",
+  args: [{ name: '<id...>', help: 'deposit ids', complete: 'ids' }],
+  flags: [],
+  examples: [
+    'lbrl deposit verify <id>',
+    'lbrl config set-blinding-key < blinding-key.txt    # to check confidential amounts',
+    'lbrl deposit verify <id> --json | jq -r .deposits[0].outcome',
+    '# exit codes: 0 verified, 1 mismatch, 4 unknown id, 6 explorer unreachable, 7 unproven, 8 pending',
+  ],
+  async run({ args: [ids], session }) {
+    return (await import('./deposit-verify.js')).run(ids, await session());
   },
 });
 
@@ -266,6 +294,26 @@ export const CONFIG_UNSET = command({
   },
 });
 
+export const CONFIG_SET_BLINDING_KEY = command({
+  path: 'config set-blinding-key',
+  description: 'store a blinding key to unblind settlements (read from stdin or a hidden prompt)',
+  flags: [
+    { flags: '--address <liquid-address>', help: "the key is this address's (default: the whole wallet)" },
+    { flags: '--clear', help: 'remove the stored keys (of --address, or all)' },
+  ],
+  examples: [
+    '# a SLIP-77 master blinding key (Elements: dumpmasterblindingkey; Blockstream Green shows it)',
+    'lbrl config set-blinding-key < master-blinding-key.txt',
+    "# one address's key (Elements: dumpblindingkey <address>)",
+    'elements-cli dumpblindingkey "$ADDR" | lbrl config set-blinding-key --address "$ADDR"',
+    '# a CT descriptor: ct(slip77(<hex>),elwpkh(...))',
+    'printf %s "$DESCRIPTOR" | lbrl config set-blinding-key',
+  ],
+  async run({ opts, session }) {
+    return (await import('./config.js')).setBlindingKey(opts, await session());
+  },
+});
+
 export const CONFIG_LIST = command({
   path: 'config list',
   description: "print the profile's settings",
@@ -296,10 +344,19 @@ export const SANDBOX_PAY = command({
   path: 'sandbox pay',
   description: 'simulate the payer: the deposit moves on to FINALIZED',
   args: [ID_ARG],
-  flags: [],
-  examples: ['lbrl sandbox pay <id> && lbrl deposit watch <id>'],
-  async run({ args: [id], session }) {
-    return (await import('./sandbox.js')).pay(id, await session());
+  flags: [
+    {
+      flags: '--settle <how>',
+      help: 'settle on the sandbox chain: ok (default), or wrongly: amount, asset, address, none',
+      complete: ['ok', 'amount', 'asset', 'address', 'none'],
+    },
+  ],
+  examples: [
+    'lbrl sandbox pay <id> && lbrl deposit watch <id>',
+    'lbrl sandbox pay <id> --settle amount    # one cent short on chain: deposit verify exits 1',
+  ],
+  async run({ opts, args: [id], session }) {
+    return (await import('./sandbox.js')).pay(id, await session(), opts);
   },
 });
 
@@ -382,6 +439,7 @@ export const COMMANDS: readonly CommandDef[] = [
   DEPOSIT_CREATE,
   DEPOSIT_GET,
   DEPOSIT_WATCH,
+  DEPOSIT_VERIFY,
   DEPOSIT_LIST,
   GROUPS[1]!,
   AUTH_LOGIN,
@@ -391,6 +449,7 @@ export const COMMANDS: readonly CommandDef[] = [
   CONFIG_GET,
   CONFIG_SET,
   CONFIG_UNSET,
+  CONFIG_SET_BLINDING_KEY,
   CONFIG_LIST,
   GROUPS[3]!,
   SANDBOX_SERVE,

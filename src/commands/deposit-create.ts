@@ -11,6 +11,7 @@ import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { renderDeposit } from '../ui/render.js';
 import { followOnScreen } from './shared/follow.js';
+import { withVerify } from './shared/verify-setup.js';
 
 export interface CreateOptions extends RequestInput {
   qrPng?: string;
@@ -18,6 +19,7 @@ export interface CreateOptions extends RequestInput {
   dryRun?: boolean;
   yes?: boolean;
   watch?: boolean;
+  verify?: boolean;
   qrStyle?: string;
 }
 
@@ -133,6 +135,6 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
         `sandbox: simulate the payment with: lbrl sandbox pay ${value.id}${autopay !== 'off' ? ` (or wait ${autopay} s for autopay)` : ''}`,
       );
     }
-    await followOnScreen([value.id], { intervalMs: 3000 }, session);
+    await followOnScreen([value.id], await withVerify({ intervalMs: 3000 }, opts.verify, session), session);
   }
 }

@@ -1,3 +1,4 @@
+import type { GetResponse } from '../api/models.js';
 import { getChecked } from '../deposits/answers.js';
 import { isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
@@ -41,12 +42,41 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
     return;
   }
   const { renderDeposit } = await import('../ui/render.js');
-  p.out(renderDeposit(p.c, value, { sandbox: target.mode === 'sandbox' }));
+  const sandbox = target.mode === 'sandbox';
+  p.out(
+    renderDeposit(p.c, value, { sandbox, blinded: sandbox ? null : await blindedFragment(value, session) }),
+  );
   if (opts.qr) {
     const { safeText } = await import('../domain/safe-text.js');
     p.out('');
     p.out(await renderTerminalQr(value.qrCodeText, style));
     p.out('PIX copy-paste:');
     p.out(safeText(value.qrCodeText));
+  }
+}
+
+/**
+ * With a blinding key set, the explorer link shows the unblinded amounts (`#blinded=`): the
+ * settlement is looked up and opened. Anything that goes wrong leaves the link as it is, with a
+ * warning: `get` does not verify (that is `deposit verify`).
+ */
+async function blindedFragment(value: GetResponse, session: Session): Promise<string | null> {
+  const txid = value.settlement?.liquidTxid;
+  if (!txid || (session.profile()['blinding-keys'] ?? []).length === 0) return null;
+  const { verifySetup } = await import('./shared/verify-setup.js');
+  const { verifySettlements } = await import('../deposits/verify.js');
+  try {
+    const setup = await verifySetup(session);
+    try {
+      const [o] = await verifySettlements(setup.check, [value], setup.settings);
+      return o?.report?.blindedFragment ?? null;
+    } finally {
+      await setup.close();
+    }
+  } catch (error) {
+    session.printer.warn(
+      `warning: the settlement could not be unblinded for the explorer link: ${(error as Error).message}`,
+    );
+    return null;
   }
 }

@@ -53,15 +53,18 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
       );
     return;
   }
-  // the history is a file anyone may have edited: its values are shown escaped too
+  // the history is a file anyone may have edited: its values are shown escaped too;
+  // a column of its own once a settlement was verified on chain (deposit verify, watch --verify)
+  const anyVerified = entries.some((e) => e.verifiedAt);
   const rows = entries.map((e) => [
     safeText(e.id),
     safeText(e.at.replace(/\.\d{3}Z$/, 'Z')),
     formatCents(e.amountInCents),
     shorten(safeText(e.destinationAddress)),
     safeText(e.status),
+    ...(anyVerified ? [e.verifiedAt ? 'verified' : ''] : []),
   ]);
-  const header = ['ID', 'CREATED', 'AMOUNT', 'DESTINATION', 'STATUS'];
+  const header = ['ID', 'CREATED', 'AMOUNT', 'DESTINATION', 'STATUS', ...(anyVerified ? ['ON CHAIN'] : [])];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells: string[], color = false) =>
     cells

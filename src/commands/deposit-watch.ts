@@ -4,11 +4,13 @@ import { parseDepositId, parseDuration, parseIntervalSeconds } from '../domain/v
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { followOnScreen } from './shared/follow.js';
+import { withVerify } from './shared/verify-setup.js';
 
 export interface WatchFlags {
   interval?: string;
   timeout?: string;
   pending?: boolean;
+  verify?: boolean;
 }
 
 export function parseWatchFlags(flags: WatchFlags): WatchPlan {
@@ -43,5 +45,5 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
     }
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
-  await followOnScreen(ids, plan, session);
+  await followOnScreen(ids, await withVerify(plan, flags.verify, session), session);
 }

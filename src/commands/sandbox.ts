@@ -62,16 +62,30 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
   throw interrupted();
 }
 
+/** How `sandbox pay --settle` may make the sandbox settle (src/sandbox/chain.ts SETTLE_MODES). */
+export const SETTLE_CHOICES = ['ok', 'amount', 'asset', 'address', 'none'] as const;
+
+export interface PayOptions {
+  settle?: string;
+}
+
 /**
  * What the payer (or the bank) does to a deposit: through the API of the standing sandbox the
  * target points at (LBRL_BASE_URL and LBRL_TOKEN, from any directory), or on the local sandbox data.
  */
-async function act(idText: string, session: Session, action: SandboxAction): Promise<void> {
+async function act(
+  idText: string,
+  session: Session,
+  action: SandboxAction,
+  extra: { settle?: string } = {},
+): Promise<void> {
   const id = parseDepositId(idText);
   if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
   const target = session.target();
   const p = session.printer;
   if (target.mode === 'live') {
+    if (extra.settle !== undefined)
+      throw usageError('--settle works on the local sandbox data only, not through a standing sandbox');
     const client = await session.client(target, { maxRetries: 0 });
     // only a sandbox's deposit is marked so: a real charge is never "paid" by a request of ours
     const known = await client.getDeposit(id.value);
@@ -87,7 +101,7 @@ async function act(idText: string, session: Session, action: SandboxAction): Pro
   }
   const store = new SandboxStore(session.sandboxDir);
   const now = session.ctx.now();
-  const r = actOn(store, id.value, action, now);
+  const r = actOn(store, id.value, action, now, extra);
   if (!r.ok && r.reason === 'not_found')
     throw new LbrlError(
       `deposit ${id.value} not found in the sandbox data in ${session.sandboxDir}`,
@@ -100,8 +114,16 @@ async function act(idText: string, session: Session, action: SandboxAction): Pro
   else p.out(`failed ${r.deposit.id}: FAILED (was ${r.was})`);
 }
 
-export function pay(idText: string, session: Session): Promise<void> {
-  return act(idText, session, 'pay');
+export function pay(idText: string, session: Session, opts: PayOptions = {}): Promise<void> {
+  const settle = opts.settle;
+  if (settle !== undefined && !(SETTLE_CHOICES as readonly string[]).includes(settle)) {
+    throw invalidValue(
+      '--settle',
+      settle,
+      'ok, amount (one cent short), asset (paid in L-BTC), address (paid to a stranger) or none (no transaction)',
+    );
+  }
+  return act(idText, session, 'pay', settle === undefined || settle === 'ok' ? {} : { settle });
 }
 
 export function fail(idText: string, session: Session): Promise<void> {

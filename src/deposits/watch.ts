@@ -29,6 +29,11 @@ export interface WatchEvents {
 export interface WatchPlan {
   intervalMs: number;
   timeoutMs?: number | undefined;
+  /**
+   * --verify: a FINALIZED deposit is done only once this says its settlement is proven on chain
+   * (true); false keeps it watched (not yet confirmed or found); a throw ends the watch.
+   */
+  settled?: ((deposit: GetResponse) => Promise<boolean>) | undefined;
 }
 
 export interface WatchOptions extends WatchPlan, Clock {
@@ -66,7 +71,10 @@ export async function watchDeposits(
     if (o.signal.aborted) throw interrupted();
   };
   const timedOut = () => o.timeoutMs !== undefined && o.now() - started >= o.timeoutMs;
-  const pending = () => [...states].filter(([, s]) => s === undefined || !isTerminal(s)).map(([id]) => id);
+  const proven = new Set<string>();
+  const open = (id: string, s: string | undefined) =>
+    s === undefined || !isTerminal(s) || (s === 'FINALIZED' && o.settled !== undefined && !proven.has(id));
+  const pending = () => [...states].filter(([id, s]) => open(id, s)).map(([id]) => id);
 
   while (pending().length > 0) {
     const roundStart = o.now();
@@ -84,6 +92,7 @@ export async function watchDeposits(
           states.set(id, value.status);
           events.change(value, raw, previous);
         }
+        if (value.status === 'FINALIZED' && o.settled && (await o.settled(value))) proven.add(id);
       } catch (error) {
         if (!(error instanceof LbrlError) || !TRANSIENT.has(error.type)) throw error;
         failingSince ??= o.now();
@@ -107,7 +116,7 @@ export async function watchDeposits(
     if (timedOut()) {
       const left = pending();
       throw new LbrlError(
-        `timed out after ${Math.round((o.now() - started) / 1000)} s with ${left.length} deposit(s) not yet FINALIZED or FAILED: ${left.join(', ')}`,
+        `timed out after ${Math.round((o.now() - started) / 1000)} s with ${left.length} deposit(s) not yet FINALIZED or FAILED${o.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}: ${left.join(', ')}`,
         'watch_timeout',
       );
     }

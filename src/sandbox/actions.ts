@@ -30,14 +30,23 @@ const RULES: Record<
   },
 };
 
-/** Record the action on a stored deposit (an id already checked), if its status allows it now. */
-export function actOn(store: SandboxStore, id: string, action: SandboxAction, now: number): ActOutcome {
+/**
+ * Record the action on a stored deposit (an id already checked), if its status allows it now.
+ * `extra.settle` makes a payment settle wrongly (src/sandbox/chain.ts), to show verify failing.
+ */
+export function actOn(
+  store: SandboxStore,
+  id: string,
+  action: SandboxAction,
+  now: number,
+  extra: { settle?: string } = {},
+): ActOutcome {
   const deposit = store.load(id);
   if (!deposit) return { ok: false, reason: 'not_found' };
   const { event, allowed, rule } = RULES[action];
   const was = stateAt(deposit, store.eventsOf(deposit.id), now).status;
   // record() refuses when another process got there first: report the status that won
-  if (!allowed(was) || !store.record(deposit.id, event, now)) {
+  if (!allowed(was) || !store.record(deposit.id, event, now, extra)) {
     const status = stateAt(deposit, store.eventsOf(deposit.id), now).status;
     return { ok: false, reason: 'invalid_state', deposit, status, rule };
   }

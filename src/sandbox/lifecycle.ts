@@ -23,6 +23,8 @@ export interface StoredDeposit {
 export interface Events {
   paidAt?: number;
   failedAt?: number;
+  /** how the sandbox settles it (`sandbox pay --settle`); rightly when not given */
+  settle?: string;
 }
 
 const FLOW = ['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED'] as const;
@@ -108,15 +110,27 @@ export function createView(d: StoredDeposit, qrCode: string): Record<string, unk
   };
 }
 
-/** The get answer at a moment: section 2.1's get fields, plus `sandbox: true`. */
-export function getView(d: StoredDeposit, e: Events, now: number): Record<string, unknown> {
+/** When the settlement was sent (TX_SENT), if by `now` it was. */
+export function sentAt(d: StoredDeposit, e: Events, now: number): number | undefined {
+  const state = stateAt(d, e, now);
+  const reached = state.status === 'FAILED' ? state.reached : state.status;
+  if (reached !== 'TX_SENT' && reached !== 'FINALIZED') return undefined;
+  const paidAt = effectivePaidAt(d, e);
+  return paidAt === undefined ? undefined : paidAt + 2 * STEP_MS;
+}
+
+/**
+ * The get answer at a moment: section 2.1's get fields, plus `sandbox: true`. `txid` is the
+ * settlement transaction's (src/sandbox/chain-store.ts), once it was sent.
+ */
+export function getView(d: StoredDeposit, e: Events, now: number, txid?: string): Record<string, unknown> {
   const state = stateAt(d, e, now);
   const reached = state.status === 'FAILED' ? state.reached : state.status;
   const settled = reached === 'SETTLEMENT_CREATED' || reached === 'TX_SENT' || reached === 'FINALIZED';
   let settlement: Record<string, unknown> | null = null;
   if (settled) {
     settlement = { status: state.status === 'FAILED' ? 'FAILED' : reached };
-    if (reached === 'TX_SENT' || reached === 'FINALIZED') settlement.liquidTxid = txidFor(d.id);
+    if (reached === 'TX_SENT' || reached === 'FINALIZED') settlement.liquidTxid = txid ?? txidFor(d.id);
   }
   return {
     ...base(d),

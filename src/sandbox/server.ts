@@ -17,7 +17,7 @@ import { buildDynamicBrCode } from '../domain/brcode.js';
 import { centsToDecimalText } from '../domain/money.js';
 import { parseDepositId } from '../domain/values.js';
 import { actOn, type SandboxAction } from './actions.js';
-import { createView, feeFor, getView, type StoredDeposit } from './lifecycle.js';
+import { createView, feeFor, getView, type StoredDeposit, sentAt } from './lifecycle.js';
 import type { SandboxStore } from './store.js';
 
 export interface SandboxOptions {
@@ -296,10 +296,28 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
     return parsed.value;
   }
 
-  function get(id: string, res: http.ServerResponse): void {
+  /** The get answer; a settlement sent by now carries its transaction's txid (built on first read). */
+  async function view(deposit: StoredDeposit, now: number): Promise<Record<string, unknown>> {
+    const events = o.store.eventsOf(deposit.id);
+    const txid = sentAt(deposit, events, now)
+      ? await (await import('./chain-store.js')).settlementTxid(o.store, deposit, events, now)
+      : undefined;
+    return getView(deposit, events, now, txid);
+  }
+
+  async function get(id: string, res: http.ServerResponse): Promise<void> {
     const deposit = o.store.load(id);
     if (!deposit) throw new HttpError(404, 'not_found', `deposit ${id} not found`);
-    send(res, 200, getView(deposit, o.store.eventsOf(deposit.id), o.now()));
+    send(res, 200, await view(deposit, o.now()));
+  }
+
+  /** The sandbox's chain, as an Esplora API under /esplora (public, like a block explorer). */
+  async function esplora(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const [{ handleEsplora }, { findChainTx }] = await Promise.all([
+      import('./chain-esplora.js'),
+      import('./chain-store.js'),
+    ]);
+    await handleEsplora(req, res, { now: o.now, findTx: (txid) => findChainTx(o.store, txid) }, '/esplora');
   }
 
   async function act(req: http.IncomingMessage, res: http.ServerResponse, id: string, action: SandboxAction) {
@@ -308,11 +326,13 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
     const r = actOn(o.store, id, action, now);
     if (!r.ok && r.reason === 'not_found') throw new HttpError(404, 'not_found', `deposit ${id} not found`);
     if (!r.ok) throw new HttpError(409, 'invalid_state', `deposit ${id} is ${r.status}; ${r.rule}`);
-    send(res, 200, getView(r.deposit, o.store.eventsOf(id), now));
+    send(res, 200, await view(r.deposit, now));
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const route = routeOf(req.url ?? '');
+    const target = req.url ?? '';
+    if (target.startsWith('/esplora/') && TARGET.test(target)) return esplora(req, res);
+    const route = routeOf(target);
     if (route === 'malformed')
       throw new HttpError(400, 'bad_request', 'the request target must be a path such as /v1/api/deposit');
     if (route === 'unknown')

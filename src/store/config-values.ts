@@ -38,6 +38,24 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
       if (!r.ok) throw refuse(r.expected);
       return String(r.value);
     }
+    case 'esplora-url': {
+      const r = parseBaseUrl(value);
+      if (!r.ok)
+        throw refuse(`an Esplora API URL such as https://blockstream.info/liquid/api (${r.expected})`);
+      return r.value;
+    }
+    case 'asset-id':
+      if (!/^[0-9a-fA-F]{64}$/.test(value)) throw refuse('an asset id: 64 hex digits');
+      return value.toLowerCase();
+    case 'confirmations': {
+      const r = parseWholeNumber(value, 1, 1000, 'a whole number of confirmations from 1 to 1000');
+      if (!r.ok) throw refuse(r.expected);
+      return String(r.value);
+    }
+    case 'verify':
+      if (value !== 'on' && value !== 'off')
+        throw refuse('on (watch checks each settlement on chain) or off');
+      return value;
     case 'qr-style':
       if (value !== 'dark' && value !== 'light')
         throw refuse('dark (light modules on a dark terminal) or light');

@@ -20,6 +20,10 @@ export const CONFIG_KEYS = [
   'split-fee',
   'sandbox-autopay',
   'qr-style',
+  'esplora-url',
+  'asset-id',
+  'confirmations',
+  'verify',
 ] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -32,6 +36,18 @@ export interface Profile {
   'split-fee'?: string;
   'sandbox-autopay'?: string;
   'qr-style'?: string;
+  'esplora-url'?: string;
+  'asset-id'?: string;
+  confirmations?: string;
+  verify?: string;
+  /** secrets, like the token: set only by `config set-blinding-key`, never printed */
+  'blinding-keys'?: BlindingKeyEntry[];
+}
+
+/** A blinding key as given (hex, slip77(...) or a ct(...) descriptor), for one address or the wallet. */
+export interface BlindingKeyEntry {
+  key: string;
+  address?: string;
 }
 
 export interface ConfigFile {
@@ -39,12 +55,14 @@ export interface ConfigFile {
 }
 
 /** The settings that have a value when the profile has none. */
-export type DefaultedKey = 'network' | 'sandbox-autopay' | 'qr-style';
+export type DefaultedKey = 'network' | 'sandbox-autopay' | 'qr-style' | 'confirmations' | 'verify';
 
 export const DEFAULTS: Record<DefaultedKey, string> & Partial<Record<ConfigKey, string>> = {
   network: 'liquid',
   'sandbox-autopay': '5',
   'qr-style': 'dark',
+  confirmations: '2',
+  verify: 'off',
 };
 
 export function configDir(env: Record<string, string | undefined>, home: string = os.homedir()): string {

@@ -85,6 +85,19 @@ export function statusRecord(
   return record;
 }
 
+/** The deposit's settlement was checked on chain and every check proven (`deposit verify`, `watch --verify`). */
+export interface VerifiedRecord {
+  v: 1;
+  type: 'verified';
+  id: string;
+  txid: string;
+  at: string;
+}
+
+export function verifiedRecord(id: string, txid: string, now: number): VerifiedRecord {
+  return { v: 1, type: 'verified', id: canonicalId(id), txid, at: new Date(now).toISOString() };
+}
+
 /** A batch row about to be sent: its Idempotency-Key is reused if the outcome never came back. */
 export interface AttemptRecord {
   v: 1;
@@ -97,11 +110,15 @@ export interface AttemptRecord {
 }
 
 export type HistoryRecord = CreatedRecord | StatusRecord | AttemptRecord;
+/** What the file holds: the records above, and facts about deposits that only some readers want. */
+export type StoredRecord = HistoryRecord | VerifiedRecord;
 
 export interface HistoryEntry extends CreatedRecord {
   statusAt: string;
   /** what the final answer said, when the status is final and the history kept it */
   final?: FinalFields;
+  /** when its settlement was last verified on chain, if ever */
+  verifiedAt?: string;
 }
 
 /** What `--resume` needs to know about the rows of one file, and where the reading stopped. */
@@ -137,11 +154,13 @@ interface Ranked {
   status: string;
   statusAt: string;
   final?: FinalFields | undefined;
+  verifiedAt?: string;
 }
 
 function entryOf(e: Ranked): HistoryEntry {
   const entry: HistoryEntry = { ...e.r, status: e.status, statusAt: e.statusAt };
   if (e.final) entry.final = e.final;
+  if (e.verifiedAt) entry.verifiedAt = e.verifiedAt;
   return entry;
 }
 
@@ -198,6 +217,8 @@ export class History {
   private readonly unknown = new Set<string>();
   /** the entries pending() read, by service and id: what recorded() looks up first */
   private readonly pendingRead = new Map<string, HistoryEntry>();
+  /** "id txid" of the verifications this process wrote or found */
+  private readonly verified = new Set<string>();
 
   constructor(
     readonly dir: string,
@@ -210,7 +231,7 @@ export class History {
    * Appends in one write. A status record is left out when it is what the history already says
    * of that deposit, so polling the same status again and again does not grow the file.
    */
-  append(records: HistoryRecord[]): void {
+  append(records: StoredRecord[]): void {
     const fresh = this.news(records.map(canonical));
     if (fresh.length === 0) return;
     ensurePrivateDir(this.dir);
@@ -222,7 +243,8 @@ export class History {
     } finally {
       fs.closeSync(opened.fd);
     }
-    for (const r of fresh) if (r.type !== 'attempt') this.learn(r.id, r.status);
+    for (const r of fresh) if (r.type === 'created' || r.type === 'status') this.learn(r.id, r.status);
+    for (const r of fresh) if (r.type === 'verified') this.verified.add(`${r.id} ${r.txid}`);
   }
 
   private learn(id: string, status: string): void {
@@ -232,16 +254,23 @@ export class History {
     this.unknown.delete(id);
   }
 
-  private news(records: HistoryRecord[]): HistoryRecord[] {
+  private news(records: StoredRecord[]): StoredRecord[] {
     // what this process knows may be stale (another may have appended since): a status that looks
     // new is checked against the end of the file before it is appended
     const ask = records.filter(
       (r) => r.type === 'status' && this.known.get(r.id) !== r.status && !this.unknown.has(r.id),
     ) as StatusRecord[];
     if (ask.length > 0) this.lookUp(new Set(ask.map((r) => r.id)));
-    const out: HistoryRecord[] = [];
+    const out: StoredRecord[] = [];
     const latest = new Map<string, string>();
     for (const r of records) {
+      if (r.type === 'verified') {
+        // one line per settlement verified, however often it is verified again
+        if (this.wasVerified(r.id, r.txid)) continue;
+        this.verified.add(`${r.id} ${r.txid}`);
+        out.push(r);
+        continue;
+      }
       if (r.type === 'status') {
         const was = latest.get(r.id) ?? this.known.get(r.id);
         if (was === r.status) continue;
@@ -252,17 +281,31 @@ export class History {
     return out;
   }
 
+  /** Whether this verification is already recorded, looked for back from the end of the file. */
+  private wasVerified(id: string, txid: string): boolean {
+    const key = `${id} ${txid}`;
+    if (this.verified.has(key)) return true;
+    let found = false;
+    this.scanBackward(
+      (r) => (found = r.type === 'verified' && r.id === id && r.txid === txid),
+      (type, rid) => type === 'verified' && (rid === undefined || rid === id),
+      LOOKUP_WINDOW,
+    );
+    if (found) this.verified.add(key);
+    return found;
+  }
+
   /** The latest status of some ids, from the end of the file back, within LOOKUP_WINDOW. */
   private lookUp(ids: Set<string>): void {
     const wanted = new Set(ids);
     this.scanBackward(
       (r) => {
-        if (r.type === 'attempt' || !wanted.has(r.id)) return false;
+        if ((r.type !== 'created' && r.type !== 'status') || !wanted.has(r.id)) return false;
         wanted.delete(r.id);
         this.learn(r.id, r.status);
         return wanted.size === 0;
       },
-      (type, id) => type !== 'attempt' && (id === undefined || wanted.has(id)),
+      (type, id) => (type === 'created' || type === 'status') && (id === undefined || wanted.has(id)),
       LOOKUP_WINDOW,
     );
     if (this.unknown.size + wanted.size > MAX_ENTRIES) this.unknown.clear();
@@ -283,7 +326,7 @@ export class History {
 
   /** Every record, first to last, read as a stream. */
   *read(from = 0): Generator<HistoryRecord> {
-    yield* this.records(from);
+    for (const r of this.records(from)) if (r.type !== 'verified') yield r;
   }
 
   /**
@@ -304,11 +347,17 @@ export class History {
    */
   private lastCreated(filter: (r: CreatedRecord) => boolean, limit: number): HistoryEntry[] | undefined {
     const latest = new Map<string, StatusRecord>();
+    const verified = new Map<string, string>();
     const found = new Map<string, Ranked>();
     let seq = 0;
     let overflow = false;
     this.scanBackward(
       (r) => {
+        if (r.type === 'verified') {
+          if (!verified.has(r.id) && !found.has(r.id)) verified.set(r.id, r.at);
+          overflow = verified.size > STATUS_ROOM;
+          return overflow;
+        }
         if (r.type === 'status') {
           if (!latest.has(r.id) && !found.has(r.id)) latest.set(r.id, r);
           overflow = latest.size > STATUS_ROOM;
@@ -316,7 +365,9 @@ export class History {
         }
         if (r.type !== 'created' || found.has(r.id)) return false;
         const s = latest.get(r.id);
+        const v = verified.get(r.id);
         latest.delete(r.id);
+        verified.delete(r.id);
         if (!filter(r)) return false;
         found.set(r.id, {
           r,
@@ -324,6 +375,7 @@ export class History {
           status: s?.status ?? r.status,
           statusAt: s?.at ?? r.at,
           final: s?.final,
+          ...(v ? { verifiedAt: v } : {}),
         });
         return found.size >= limit;
       },
@@ -346,10 +398,15 @@ export class History {
           const e = newest.map.get(r.id);
           // appends are ordered: a later line is later news, whatever the clocks of the writers said
           if (e) setStatus(e, r.status, r.at, r.final);
+        } else if (r.type === 'verified') {
+          const e = newest.map.get(r.id);
+          if (e) e.verifiedAt = r.at;
         }
       },
       0,
-      (type, id) => type === 'created' || (type === 'status' && (id === undefined || newest.map.has(id))),
+      (type, id) =>
+        type === 'created' ||
+        ((type === 'status' || type === 'verified') && (id === undefined || newest.map.has(id))),
     );
     return newest.result();
   }
@@ -363,7 +420,7 @@ export class History {
     let seq = 0;
     this.scan(
       (r) => {
-        if (r.type === 'attempt') return;
+        if (r.type === 'attempt' || r.type === 'verified') return;
         const e = open.map.get(r.id);
         if (e) {
           setStatus(e, r.status, r.at, r.type === 'status' ? r.final : undefined);
@@ -415,19 +472,20 @@ export class History {
     const attempted = new Map<string, string>();
     const end = this.scan(
       (r) => {
-        if (r.type === 'status' || r.profile !== profile || r.baseUrl !== service) return;
+        if (r.type === 'status' || r.type === 'verified' || r.profile !== profile || r.baseUrl !== service)
+          return;
         if (!r.batchKey || (keys && !keys.has(r.batchKey))) return;
         if (r.type === 'created') done.set(r.batchKey, { id: r.id, status: r.status });
         else attempted.set(r.batchKey, r.idempotencyKey);
       },
       from,
-      (type) => type !== 'status',
+      (type) => type === 'created' || type === 'attempt',
     );
     return { done, attempted, end };
   }
 
   /** Every record from `from` on, to `visit`; returns the offset after the last whole line. */
-  private scan(visit: (r: HistoryRecord) => void, from = 0, want: Want = everything): number {
+  private scan(visit: (r: StoredRecord) => void, from = 0, want: Want = everything): number {
     const it = this.records(from, want);
     for (;;) {
       const step = it.next();
@@ -441,7 +499,7 @@ export class History {
    * after the last whole line. Lines longer than MAX_LINE are skipped as damage without
    * being held; a last line without its newline (a write cut short) is read as it is.
    */
-  private *records(from: number, want: Want = everything): Generator<HistoryRecord, number> {
+  private *records(from: number, want: Want = everything): Generator<StoredRecord, number> {
     const opened = openOwnFile(this.file, 'read', 'history', this.warn);
     if (!opened) return from;
     const { fd } = opened;
@@ -451,7 +509,7 @@ export class History {
     let skipping = false;
     let damaged = 0;
     let end = from;
-    const out: HistoryRecord[] = [];
+    const out: StoredRecord[] = [];
     try {
       for (;;) {
         const n = fs.readSync(fd, buf, have, buf.length - have, base + have);
@@ -497,7 +555,7 @@ export class History {
    * the damaged lines met on the way are skipped and counted, as a forward read does.
    */
   private scanBackward(
-    visit: (r: HistoryRecord) => boolean,
+    visit: (r: StoredRecord) => boolean,
     want: Want = everything,
     maxBytes = Number.POSITIVE_INFINITY,
   ): void {
@@ -507,7 +565,7 @@ export class History {
     let pos = stat.size; // what is left to read is before pos
     let carry = Buffer.alloc(0); // the start of a line cut by the previous read
     let skipTail = false; // the last piece of the next read belongs to an over-long line
-    const out: HistoryRecord[] = [];
+    const out: StoredRecord[] = [];
     let damaged = 0;
     const take = (data: Buffer, start: number, stop: number): boolean => {
       damaged += readLine(data, start, stop, out, want);
@@ -552,7 +610,7 @@ function setStatus(e: Ranked, status: string, at: string, final?: FinalFields): 
   e.final = final;
 }
 
-function canonical(r: HistoryRecord): HistoryRecord {
+function canonical(r: StoredRecord): StoredRecord {
   return r.type === 'attempt' ? r : { ...r, id: canonicalId(r.id) };
 }
 
@@ -563,7 +621,7 @@ function readLine(
   buf: Buffer,
   start: number,
   end: number,
-  out: HistoryRecord[],
+  out: StoredRecord[],
   want: Want = everything,
 ): number {
   while (start < end && (buf[start] === 0x20 || buf[start] === 0x0d || buf[start] === 0x09)) start += 1;
@@ -583,13 +641,14 @@ function readLine(
 }
 
 /** Which records a reader needs, told from the start of a line (the id, when one could be read). */
-export type Want = (type: HistoryRecord['type'], id: string | undefined) => boolean;
+export type Want = (type: StoredRecord['type'], id: string | undefined) => boolean;
 const everything: Want = () => true;
 
-const PREFIXES: Array<[HistoryRecord['type'], Buffer, boolean]> = [
+const PREFIXES: Array<[StoredRecord['type'], Buffer, boolean]> = [
   ['created', Buffer.from('{"v":1,"type":"created","id":"'), true],
   ['status', Buffer.from('{"v":1,"type":"status","id":"'), true],
   ['attempt', Buffer.from('{"v":1,"type":"attempt",'), false],
+  ['verified', Buffer.from('{"v":1,"type":"verified","id":"'), true],
 ];
 let peekedId: string | undefined;
 
@@ -597,7 +656,7 @@ let peekedId: string | undefined;
  * The type (and id) of a line as lbrl writes it, read without parsing, so a reader can pass over
  * the lines it does not need; undefined for a line written otherwise, which is parsed whole.
  */
-function peek(buf: Buffer, start: number, end: number): HistoryRecord['type'] | undefined {
+function peek(buf: Buffer, start: number, end: number): StoredRecord['type'] | undefined {
   for (const [type, prefix, hasId] of PREFIXES) {
     if (
       end - start < prefix.length ||
@@ -620,7 +679,7 @@ function peek(buf: Buffer, start: number, end: number): HistoryRecord['type'] | 
 
 const isText = (v: unknown): v is string => typeof v === 'string';
 
-function parseLine(buf: Buffer, start: number, end: number): HistoryRecord | undefined {
+function parseLine(buf: Buffer, start: number, end: number): StoredRecord | undefined {
   if (
     end - start < MARK_BYTES.length ||
     buf.compare(MARK_BYTES, 0, MARK_BYTES.length, start, start + MARK_BYTES.length) !== 0
@@ -638,6 +697,11 @@ function parseLine(buf: Buffer, start: number, end: number): HistoryRecord | und
     if (r.type === 'created' && (!isText(r.profile) || !isText(r.baseUrl))) return undefined;
     r.id = canonicalId(r.id);
     return r as unknown as HistoryRecord;
+  }
+  if (r.type === 'verified') {
+    if (!isText(r.id) || !isText(r.txid) || !isText(r.at)) return undefined;
+    r.id = canonicalId(r.id);
+    return r as unknown as StoredRecord;
   }
   if (r.type === 'attempt') {
     if (!isText(r.profile) || !isText(r.baseUrl) || !isText(r.batchKey) || !isText(r.idempotencyKey))

@@ -41,6 +41,8 @@ const EXPLORERS: Record<string, string> = {
 export interface RenderMode {
   /** true only when the request went to lbrl's embedded sandbox */
   sandbox: boolean;
+  /** the explorer's `#blinded=…` fragment, when a known key unblinded the settlement's outputs */
+  blinded?: string | null;
 }
 
 export function explorerLink(deposit: Deposit, mode: RenderMode): string | undefined {
@@ -58,7 +60,8 @@ function money(n: number): string {
 
 /**
  * The human view of a deposit: aligned label/value lines. Every value the service gave passes
- * safeText, so no escape sequence of an answer reaches the terminal.
+ * safeText, so no escape sequence of an answer reaches the terminal. `mode.blinded` is the
+ * explorer's `#blinded=…` fragment, when the settlement's outputs were unblinded with a known key.
  */
 export function renderDeposit(c: ChalkInstance, d: Deposit, mode: RenderMode = { sandbox: false }): string {
   const t = safeText;
@@ -80,8 +83,9 @@ export function renderDeposit(c: ChalkInstance, d: Deposit, mode: RenderMode = {
     const s = g.settlement;
     rows.push(['Settlement', `${t(s.status ?? 'started')}${s.liquidTxid ? ` txid ${t(s.liquidTxid)}` : ''}`]);
     const link = explorerLink(d, mode);
-    if (link) rows.push(['Explorer', link]);
-    else if (mode.sandbox && s.liquidTxid) rows.push(['Explorer', 'none: a sandbox txid is not on chain']);
+    if (link) rows.push(['Explorer', `${link}${mode.blinded ?? ''}`]);
+    else if (mode.sandbox && s.liquidTxid)
+      rows.push(['Explorer', 'none: the sandbox chain is not public (lbrl deposit verify checks it)']);
   }
   if (mode.sandbox) rows.push(['Mode', c.cyan('sandbox (no real money)')]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;

@@ -158,7 +158,12 @@ describe('config', () => {
         'split-fee=2.50%',
         'sandbox-autopay=5',
         'qr-style=dark',
+        'esplora-url=',
+        'asset-id=',
+        'confirmations=2',
+        'verify=off',
         'token=',
+        'blinding-keys=',
         '',
       ].join('\n'),
     );

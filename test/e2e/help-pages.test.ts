@@ -12,7 +12,9 @@ const env = () => sandboxEnv();
 /** The subcommands a help page lists under "Commands:", without the implicit `help`. */
 function subcommands(page: string): string[] {
   const section = /\nCommands:\n([\s\S]*?)(\n\n|$)/.exec(page)?.[1] ?? '';
-  return [...section.matchAll(/^ {2}([a-z]+)/gm)].map((m) => m[1] as string).filter((n) => n !== 'help');
+  return [...section.matchAll(/^ {2}([a-z][a-z-]*)/gm)]
+    .map((m) => m[1] as string)
+    .filter((n) => n !== 'help');
 }
 
 /** Every command path, found by following the program's own help from the top. */

@@ -41,7 +41,7 @@ const HEAVY_BUILTINS: Record<string, string> = { 'HTTP/2 (node:http2)': 'node:ht
 function answeredByBin(args: string[]): boolean {
   return (
     args[0] === '--version' ||
-    (args.at(-1) === '--help' && args.slice(0, -1).every((a) => /^[a-z]+$/.test(a)))
+    (args.at(-1) === '--help' && args.slice(0, -1).every((a) => /^[a-z][a-z-]*$/.test(a)))
   );
 }
 
