@@ -60,7 +60,18 @@ export const PROGRAM = command({
 /** The Session's GlobalOptions are exactly the program's flags. */
 export type ProgramOptions = Omit<OptionsOf<typeof PROGRAM.flags>, 'version'>;
 
-const SINGLE_ONLY = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee', 'watch', 'qrPng', 'qrStyle'];
+const SINGLE_ONLY = [
+  'amount',
+  'amountCents',
+  'to',
+  'splitTo',
+  'splitFee',
+  'watch',
+  'interval',
+  'timeout',
+  'qrPng',
+  'qrStyle',
+];
 
 export const DEPOSIT_CREATE = command({
   path: 'deposit create',
@@ -84,6 +95,8 @@ export const DEPOSIT_CREATE = command({
       flags: '--watch',
       help: 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)',
     },
+    { flags: '--interval <seconds>', help: 'with --watch: seconds between polls (at least 1, default 3)' },
+    { flags: '--timeout <duration>', help: 'with --watch: give up (exit 124) after 90, 90s, 10m or 1h' },
     {
       flags: '--from <file>',
       help: 'create one deposit per row of a CSV (with a header) or NDJSON file; - for stdin',
@@ -106,10 +119,17 @@ export const DEPOSIT_CREATE = command({
       forbids: ['concurrency', 'resume'],
       message: () => '--concurrency and --resume go with --from <file>',
     },
+    {
+      when: { unset: 'watch' },
+      forbids: ['interval', 'timeout'],
+      message: (flags) => `${flags.join(' and ')} go${flags.length === 1 ? 'es' : ''} with --watch`,
+    },
   ],
   examples: [
     'lbrl deposit create --amount 1500 --to <address>',
     'lbrl deposit create --amount-cents 1550 --to <address> --split-to <address> --split-fee 2.99% --yes',
+    '# at the counter: the QR and the amount full screen until paid, for at most 10 minutes',
+    'lbrl deposit create --amount 35 --to <address> --watch --timeout 10m',
     '# CI: create, keep the id, wait for settlement',
     'id=$(LBRL_BASE_URL=https://pay.example.com LBRL_TOKEN="$TOKEN" lbrl deposit create --amount 1500 --to <address> --json | jq -r .id)',
     '# a batch: CSV with a header (amount,to,splitTo,splitFee) or NDJSON, one deposit per row',
