@@ -11,6 +11,9 @@ export interface RunOptions {
   stdoutTTY?: boolean;
   stderrTTY?: boolean;
   stdinTTY?: boolean;
+  /** the terminal's size, for a stdout that is a TTY */
+  columns?: number;
+  rows?: number;
   now?: () => number;
   client?: Context['client'];
   signal?: AbortSignal;
@@ -51,7 +54,10 @@ export async function runCli(args: string[], o: RunOptions = {}): Promise<RunRes
   };
   stdin.isTTY = o.stdinTTY ?? false;
   const ctx: Context = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: o.stdoutTTY ?? false },
+    stdout: Object.assign(
+      { write: (s: string) => (stdout += s), isTTY: o.stdoutTTY ?? false },
+      o.columns !== undefined ? { columns: o.columns, rows: o.rows } : {},
+    ),
     stderr: { write: (s: string) => (stderr += s), isTTY: o.stderrTTY ?? false },
     stdin,
     env: { ...o.env },
