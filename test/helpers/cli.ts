@@ -58,7 +58,14 @@ export async function runCli(args: string[], o: RunOptions = {}): Promise<RunRes
       { write: (s: string) => (stdout += s), isTTY: o.stdoutTTY ?? false },
       o.columns !== undefined ? { columns: o.columns, rows: o.rows } : {},
     ),
-    stderr: { write: (s: string) => (stderr += s), isTTY: o.stderrTTY ?? false },
+    // a terminal's cursor calls (ora uses them), drawn as the escape codes a terminal gets
+    stderr: {
+      write: (s: string) => (stderr += s),
+      isTTY: o.stderrTTY ?? false,
+      cursorTo: (x: number) => (stderr += `\u001b[${x + 1}G`),
+      moveCursor: (_dx: number, dy: number) => (stderr += dy < 0 ? `\u001b[${-dy}A` : ''),
+      clearLine: () => (stderr += '\u001b[2K'),
+    } as Context['stderr'],
     stdin,
     env: { ...o.env },
     homedir: o.env?.HOME ?? os.tmpdir(),
