@@ -166,8 +166,7 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
     counter?.start();
     await followOnScreen([value.id], plan, session, counter);
   } else {
-    counter?.start();
-    counter?.stop();
+    counter?.still();
     p.info(`follow it with: ${followCommand([value.id], session.globals)}`);
   }
 }

@@ -67,7 +67,8 @@ export function planCounter(
             ? Math.max(box.height, textHeight + SIDE_LINES)
             : box.height + textHeight + STACKED_LINES;
         if (width <= size.columns && height <= size.rows) {
-          return { kind, quiet, scale, amountText, width, height };
+          // the text beside the code takes every column left
+          return { kind, quiet, scale, amountText, width: kind === 'side' ? size.columns : width, height };
         }
       }
     }
@@ -83,6 +84,8 @@ export interface CounterDeposit {
   id: string;
   amountInCents: number;
   sandbox: boolean;
+  /** as created (WAITING_PAYMENT), before any watch */
+  status?: string;
 }
 
 export interface CounterOptions {
@@ -135,13 +138,24 @@ export class CounterView {
   private readonly steps: Array<{ at: number; status: string }> = [];
   private retrying: string | undefined;
   private drawn = 0;
+  /** followed: a spinner and a clock; else a still picture */
+  private following = true;
   private readonly started: number;
   private stopTimer: (() => void) | undefined;
   private readonly qr: string[];
 
   constructor(private readonly o: CounterOptions) {
     this.started = o.now();
+    this.status = o.deposit.status;
     this.qr = drawQr(o.modules, o.style, o.layout.quiet);
+  }
+
+  /** Draw the view once, not followed: no spinner, no clock; the cursor goes to the line after it. */
+  still(): void {
+    this.following = false;
+    this.draw();
+    this.o.write('\n');
+    this.drawn = 0;
   }
 
   /** Draw the view and keep its clock ticking. */
@@ -162,7 +176,7 @@ export class CounterView {
     else {
       const frame = FRAMES[Math.floor((this.o.now() - this.started) / 1000) % FRAMES.length]!;
       const label = this.status === undefined ? 'Asking the service' : (HUMAN[this.status] ?? this.status);
-      head = clip(`${frame} ${label}  ${elapsed}`, width);
+      head = clip(this.following ? `${frame} ${label}  ${elapsed}` : label, width);
     }
     const amount = formatCents(deposit.amountInCents);
     const paid =

@@ -68,7 +68,7 @@ function view(columns: number, rows: number, style: 'dark' | 'light', text = SAN
       layout,
       modules,
       style,
-      deposit: { id: ID, amountInCents: 3500, sandbox: true },
+      deposit: { id: ID, amountInCents: 3500, sandbox: true, status: 'WAITING_PAYMENT' },
       c: new Chalk({ level: 1 }),
       timeZone: 'America/Sao_Paulo',
       now: () => clock.now,
@@ -106,7 +106,7 @@ describe('the counter view', () => {
   it('ticks every second from the clock, starts with text, and announces the paid moment with a bell', async () => {
     const { v, clock, out, tick } = await view(80, 24, 'dark');
     v.start();
-    expect(plain(out())).toContain('⠋ Asking the service  0:00');
+    expect(plain(out())).toContain('⠋ Waiting for payment  0:00');
     v.change(getAnswer({ id: ID, status: 'WAITING_PAYMENT' }) as never, {}, undefined);
     clock.now += 1000;
     tick();

@@ -53,7 +53,12 @@ export async function showCounter(
     layout,
     modules,
     style,
-    deposit: { id: deposit.id, amountInCents: deposit.amountInCents, sandbox: isSandbox(deposit) },
+    deposit: {
+      id: deposit.id,
+      amountInCents: deposit.amountInCents,
+      sandbox: isSandbox(deposit),
+      status: deposit.status,
+    },
     c: p.c,
     timeZone,
     now: ctx.now,
