@@ -18,7 +18,6 @@ async function sandbox(autopaySeconds: number | null = 2) {
   return { sb, env: liveEnv(sb.baseUrl, SANDBOX_TOKEN, { TZ: 'America/Sao_Paulo' }) };
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal output
 const SGR = /\u001b\[[0-9;]*m/g;
 
 /** The screen the last drawing left: the rows after the last move back to the view's first row. */

@@ -13,7 +13,6 @@ import { decodeTerminal } from '../helpers/qr.js';
 const SANDBOX_LIKE =
   '00020101021226820014br.gov.bcb.pix2560pix.sandbox.lbrl.invalid/v2/6dbeba2e6a56486da9a7ea0e152a1943520400005303986540535.005802BR5912LBRL SANDBOX6009SAO PAULO62070503***6304F6DB';
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes
 const plain = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
 
 describe('the amount in large type', () => {
