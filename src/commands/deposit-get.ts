@@ -38,8 +38,8 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
     p.out(value.status);
     return;
   }
-  const { renderDeposit } = await import('../ui/render.js');
-  p.out(renderDeposit(p.c, value));
+  const { renderDeposit, timeZoneOf } = await import('../ui/render.js');
+  p.out(renderDeposit(p.c, value, timeZoneOf(session.ctx.env)));
   if (!code.ok) p.warn(`warning: its qrCodeText is not a valid PIX BR Code (${code.reason}); do not pay it`);
   if (opts.qr) {
     p.out('');
