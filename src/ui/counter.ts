@@ -89,6 +89,7 @@ export interface CounterDeposit {
 }
 
 export interface CounterOptions {
+  /** replaced when the terminal is resized */
   layout: CounterLayout;
   modules: boolean[][];
   style: QrStyle;
@@ -99,6 +100,8 @@ export interface CounterOptions {
   write(text: string): void;
   /** draw again every second (the elapsed time); tests pass their own */
   every?: (ms: number, run: () => void) => () => void;
+  /** calls `run` with the terminal's new size whenever it changes; gives back how to stop */
+  resizes?: (run: (size: TerminalSize) => void) => () => void;
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -142,7 +145,9 @@ export class CounterView {
   private following = true;
   private readonly started: number;
   private stopTimer: (() => void) | undefined;
-  private readonly qr: string[];
+  private qr: string[];
+  /** the terminal became too small: nothing is drawn until it is large enough again */
+  private hidden = false;
 
   constructor(private readonly o: CounterOptions) {
     this.started = o.now();
@@ -161,12 +166,18 @@ export class CounterView {
   /** Draw the view and keep its clock ticking. */
   start(): void {
     this.draw();
-    this.stopTimer = (this.o.every ?? defaultEvery)(1000, () => this.draw());
+    const stopTicking = (this.o.every ?? defaultEvery)(1000, () => this.draw());
+    const stopResizes = this.o.resizes?.((size) => this.resize(size));
+    this.stopTimer = () => {
+      stopTicking();
+      stopResizes?.();
+    };
   }
 
   /** The lines beside (or under) the code. */
   private textLines(width: number, stacked: boolean): string[] {
     const { c, deposit, layout, timeZone } = this.o;
+
     const lines = bigText(layout.amountText, layout.scale);
     if (!layout.amountText.startsWith('R$')) lines.unshift('R$');
     const elapsed = elapsedText(this.o.now() - this.started);
@@ -232,6 +243,7 @@ export class CounterView {
    * The cursor stays at the end of the last row, so a view as tall as the terminal never scrolls.
    */
   draw(): void {
+    if (this.hidden) return;
     const rows = this.frame();
     let out = '';
     if (this.drawn > 0) out += `\r${this.drawn > 1 ? `\u001b[${this.drawn - 1}A` : ''}`;
@@ -266,11 +278,35 @@ export class CounterView {
     this.draw();
   }
 
+  /**
+   * The terminal changed size: the screen is cleared and the view drawn again in the layout that
+   * fits now; when none does, it says so once and draws nothing until one does (the watch goes on).
+   */
+  resize(size: TerminalSize): void {
+    const layout = planCounter(size, this.o.modules.length, this.o.deposit.amountInCents);
+    const clear = '\u001b[2J\u001b[H';
+    this.drawn = 0;
+    if ('tooSmall' in layout) {
+      if (!this.hidden) this.o.write(`${clear}${layout.tooSmall}; enlarge it to see the code again\n`);
+      this.hidden = true;
+      return;
+    }
+    this.hidden = false;
+    this.o.layout = layout;
+    this.qr = drawQr(this.o.modules, this.o.style, layout.quiet);
+    this.o.write(clear);
+    this.draw();
+  }
+
   /** The last drawing stays; the cursor goes to the line after it. */
   stop(): void {
     this.stopTimer?.();
     this.stopTimer = undefined;
-    if (this.drawn > 0) {
+    if (this.hidden) {
+      // no view on screen: the status, as a line
+      this.hidden = false;
+      this.o.write(`${this.status ?? 'not known'}\n`);
+    } else if (this.drawn > 0) {
       this.draw();
       this.o.write('\n');
       this.drawn = 0;

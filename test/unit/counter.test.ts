@@ -130,6 +130,50 @@ describe('the counter view', () => {
   });
 });
 
+describe('a terminal resized during the watch', () => {
+  it('draws again in the layout that fits, says so once when none does, and comes back', async () => {
+    let resized: ((size: { columns: number; rows: number }) => void) | undefined;
+    const modules = await qrMatrix(SANDBOX_LIKE);
+    let out = '';
+    const v = new CounterView({
+      layout: planCounter({ columns: 160, rows: 50 }, modules.length, 3500) as CounterLayout,
+      modules,
+      style: 'dark',
+      deposit: { id: ID, amountInCents: 3500, sandbox: false, status: 'WAITING_PAYMENT' },
+      c: new Chalk({ level: 0 }),
+      now: () => 0,
+      write: (t) => (out += t),
+      every: () => () => {},
+      resizes: (run) => {
+        resized = run;
+        return () => (resized = undefined);
+      },
+    });
+    v.start();
+    resized!({ columns: 80, rows: 24 });
+    const after = out.slice(out.lastIndexOf('\u001b[2J\u001b[H') + 7).replace(/\u001b\[2K/g, '');
+    expect(after.split('\n').length).toBeLessThanOrEqual(24);
+    expect(decodeTerminal(after, 'dark')).toBe(SANDBOX_LIKE);
+    out = '';
+    resized!({ columns: 40, rows: 10 });
+    resized!({ columns: 41, rows: 10 });
+    expect(out).toBe(
+      '\u001b[2J\u001b[Hthe terminal (40x10) is too small for the QR code, which needs at least 47x31; enlarge it to see the code again\n',
+    );
+    v.change(getAnswer({ id: ID, status: 'PIX_CONFIRMED' }) as never, {}, 'WAITING_PAYMENT');
+    expect(out).toBe(
+      '\u001b[2J\u001b[Hthe terminal (40x10) is too small for the QR code, which needs at least 47x31; enlarge it to see the code again\n\u0007',
+    );
+    resized!({ columns: 100, rows: 30 });
+    expect(
+      decodeTerminal(out.slice(out.lastIndexOf('\u001b[H') + 3).replace(/\u001b\[2K/g, ''), 'dark'),
+    ).toBe(SANDBOX_LIKE);
+    expect(out).toContain('PAID  R$ 35,00');
+    v.stop();
+    expect(resized).toBeUndefined();
+  });
+});
+
 describe('the terminal background (OSC 11)', () => {
   afterEach(() => vi.useRealTimers());
 

@@ -63,5 +63,14 @@ export async function showCounter(
     timeZone,
     now: ctx.now,
     write: (text) => ctx.stdout.write(p.redact(text)),
+    resizes: (run) => {
+      const stream = ctx.stdout as Partial<NodeJS.WriteStream>;
+      if (typeof stream.on !== 'function') return () => {};
+      const onResize = () => {
+        if (stream.columns && stream.rows) run({ columns: stream.columns, rows: stream.rows });
+      };
+      stream.on('resize', onResize);
+      return () => stream.off?.('resize', onResize);
+    },
   });
 }
