@@ -1,5 +1,5 @@
+import { pendingIds } from '../deposits/history.js';
 import type { WatchPlan } from '../deposits/watch.js';
-import { GONE } from '../deposits/watch.js';
 import { parseDepositId } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
@@ -8,23 +8,6 @@ import { parseWatchFlags, type WatchFlags as TimingFlags } from './shared/watch-
 
 export interface WatchFlags extends TimingFlags {
   pending?: boolean;
-}
-
-export { parseWatchFlags };
-
-/**
- * The scope's deposits of the history not yet ended, after `ids`: neither FINALIZED nor FAILED,
- * nor recorded as gone from the service.
- */
-function pendingOf(session: Session, ids: string[]): string[] {
-  const scope = session.scope();
-  const out = [...ids];
-  for (const e of session
-    .history()
-    .pending((r) => r.profile === scope.profile && r.baseUrl === scope.target)) {
-    if (e.status !== GONE && !out.includes(e.id)) out.push(e.id);
-  }
-  return out;
 }
 
 export async function run(idTexts: string[], flags: WatchFlags, session: Session): Promise<void> {
@@ -36,7 +19,7 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
   }
   const plan: WatchPlan = parseWatchFlags(flags);
   if (flags.pending) {
-    ids.splice(0, ids.length, ...pendingOf(session, ids));
+    ids.splice(0, ids.length, ...pendingIds(session.history(), session.scope(), ids));
     if (ids.length === 0) {
       session.printer.info('no pending deposits in the local history');
       return;

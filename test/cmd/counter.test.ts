@@ -265,6 +265,10 @@ describe('watch --pending past a deposit the service no longer knows', () => {
     expect(again.code).toBe(0);
     const list = JSON.parse((await runCli(['deposit', 'list', '--json'], { env })).stdout);
     expect(list.find((e: { id: string }) => e.id === lost).status).toBe('GONE');
+    // nor does list --refresh
+    const refreshed = await runCli(['deposit', 'list', '--refresh'], { env, clock: sb.clock });
+    expect(refreshed.code).toBe(0);
+    expect(refreshed.stderr).not.toContain(lost);
     // a typed id the service does not know still ends the watch at once
     const typed = await runCli(['deposit', 'watch', lost, id], { env, clock: sb.clock });
     expect(typed.code).toBe(4);
