@@ -187,6 +187,11 @@ export class Session {
   }
 
   /** Live when a base URL and a token are both known; sandbox when neither is. */
+  /** How a deposit is shown: the embedded sandbox's as no real money; decided by the target alone. */
+  renderMode(): { sandbox: boolean } {
+    return { sandbox: this.target().mode === 'sandbox' };
+  }
+
   target(): Target {
     // a misspelt --profile must not quietly become the sandbox
     this.requireProfile();

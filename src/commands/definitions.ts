@@ -87,6 +87,8 @@ export const DEPOSIT_CREATE = command({
       flags: '--watch',
       help: 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)',
     },
+    { flags: '--interval <seconds>', help: 'with --watch: seconds between polls (at least 1, default 3)' },
+    { flags: '--timeout <duration>', help: 'with --watch: give up (exit 124) after 90, 90s, 10m or 1h' },
     { flags: '--verify', help: 'with --watch: done only once the settlement is verified on chain' },
     { flags: '--no-verify', help: "with --watch: do not verify, whatever the profile's verify setting" },
     {
@@ -126,13 +128,15 @@ export const DEPOSIT_CREATE = command({
     },
     {
       when: { unset: 'watch' },
-      forbids: ['verify'],
-      message: (flags) => `${flags.join(', ')} goes with --watch`,
+      forbids: ['interval', 'timeout', 'verify'],
+      message: (flags) => `${flags.join(' and ')} go${flags.length === 1 ? 'es' : ''} with --watch`,
     },
   ],
   examples: [
     'lbrl deposit create --amount 1500 --to <address>',
     'lbrl deposit create --amount-cents 1550 --to <address> --split-to <address> --split-fee 2.99% --yes',
+    '# at the counter: the QR and the amount full screen until paid, for at most 10 minutes',
+    'lbrl deposit create --amount 35 --to <address> --watch --timeout 10m',
     '# CI: create, keep the id, wait for settlement',
     'id=$(LBRL_BASE_URL=https://pay.example.com LBRL_TOKEN="$TOKEN" lbrl deposit create --amount 1500 --to <address> --json | jq -r .id)',
     '# a batch: CSV with a header (amount,to,splitTo,splitFee) or NDJSON, one deposit per row',

@@ -9,11 +9,13 @@ import { LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
-import { renderDeposit } from '../ui/render.js';
-import { followOnScreen } from './shared/follow.js';
+import { renderDeposit, splitShares, timeZoneOf } from '../ui/render.js';
+import { showCounter } from './shared/counter.js';
+import { followCommand, followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
+import { parseWatchFlags, type WatchFlags } from './shared/watch-flags.js';
 
-export interface CreateOptions extends RequestInput {
+export interface CreateOptions extends RequestInput, WatchFlags {
   qrPng?: string;
   qr?: boolean;
   dryRun?: boolean;
@@ -63,11 +65,23 @@ async function askMissing(opts: CreateOptions, session: Session, prompter: Promp
   return filled;
 }
 
+/**
+ * The split before the charge exists: the service's fee is not known yet, so the share is
+ * reckoned on the whole amount, an upper bound (the net is the amount less the fee).
+ */
+function splitSummary(body: CreateRequest): string {
+  if (!body.lbrlSplitAddress || !body.splitFee) return 'none';
+  const fee = parseSplitFee(body.splitFee);
+  if (!fee.ok) return `${body.splitFee} of net to ${body.lbrlSplitAddress}`;
+  const { split, destination } = splitShares(BigInt(body.amountInCents), fee.value.basisPoints);
+  return `${fee.value.wire} of net to ${body.lbrlSplitAddress}: at most ${formatCents(split)} (the destination at least ${formatCents(destination)} before the service fee)`;
+}
+
 function summary(body: CreateRequest, where: string): string {
   const lines = [
     `Amount   ${formatCents(body.amountInCents)} (${body.amountInCents} cents)`,
     `To       ${body.lbrlAddress}`,
-    `Split    ${body.lbrlSplitAddress ? `${body.splitFee} of net to ${body.lbrlSplitAddress}` : 'none'}`,
+    `Split    ${splitSummary(body)}`,
     `Service  ${where}`,
   ];
   return lines.join('\n');
@@ -75,7 +89,10 @@ function summary(body: CreateRequest, where: string): string {
 
 export async function run(opts: CreateOptions, session: Session): Promise<void> {
   const p = session.printer;
+  // a style chosen by flag or setting always wins; otherwise the terminal may be asked
+  const chosenStyle = opts.qrStyle ?? session.profile()['qr-style'];
   const style = qrStyle(opts.qrStyle, session.setting('qr-style'));
+  const plan = parseWatchFlags(opts);
   const interactive = canPrompt(session.ctx, session.globals);
   const prompter = interactive ? (session.ctx.prompter ?? (await inquirerPrompter(session.ctx))) : undefined;
   const filled = prompter && !opts.dryRun ? await askMissing(opts, session, prompter) : opts;
@@ -116,10 +133,18 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
     p.info(`QR code written to ${opts.qrPng}`);
   }
 
+  const timeZone = timeZoneOf(session.ctx.env);
+  const human = !session.globals.json && !session.globals.quiet;
   if (session.globals.json) p.json(raw);
   else if (session.globals.quiet) p.out(value.id);
-  else {
-    p.out(renderDeposit(p.c, value, { sandbox: target.mode === 'sandbox' }));
+  const sandbox = target.mode === 'sandbox';
+  const shown =
+    human && opts.qr !== false
+      ? await showCounter(value, { session, watch: Boolean(opts.watch), style, chosenStyle, sandbox })
+      : undefined;
+  const counter = typeof shown === 'object' ? shown : undefined;
+  if (human && !shown) {
+    p.out(renderDeposit(p.c, value, { sandbox, timeZone }));
     if (opts.qr !== false) {
       p.out('');
       p.out(await renderTerminalQr(value.qrCodeText, style));
@@ -135,6 +160,11 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
         `sandbox: simulate the payment with: lbrl sandbox pay ${value.id}${autopay !== 'off' ? ` (or wait ${autopay} s for autopay)` : ''}`,
       );
     }
-    await followOnScreen([value.id], await withVerify({ intervalMs: 3000 }, opts.verify, session), session);
+    const verified = await withVerify(plan, opts.verify, session);
+    counter?.start();
+    await followOnScreen([value.id], verified, session, counter);
+  } else {
+    counter?.still();
+    p.info(`follow it with: ${followCommand([value.id], session.globals)}`);
   }
 }

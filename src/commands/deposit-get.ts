@@ -41,10 +41,14 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
     p.out(value.status);
     return;
   }
-  const { renderDeposit } = await import('../ui/render.js');
+  const { renderDeposit, timeZoneOf } = await import('../ui/render.js');
   const sandbox = target.mode === 'sandbox';
   p.out(
-    renderDeposit(p.c, value, { sandbox, blinded: sandbox ? null : await blindedFragment(value, session) }),
+    renderDeposit(p.c, value, {
+      sandbox,
+      blinded: sandbox ? null : await blindedFragment(value, session),
+      timeZone: timeZoneOf(session.ctx.env),
+    }),
   );
   if (opts.qr) {
     const { safeText } = await import('../domain/safe-text.js');

@@ -4,17 +4,21 @@ import { LbrlError } from '../errors.js';
 import { type HistoryEntry, type StatusRecord, statusRecord } from '../store/history.js';
 import { getChecked } from './answers.js';
 import type { DepositApi, HistoryReader, Notes, Recorder, Scope } from './ports.js';
+import { GONE } from './watch.js';
 
 /** The profile's deposits, newest first, at most `limit`. */
 export function listEntries(history: HistoryReader, profile: string, limit: number): HistoryEntry[] {
   return history.entries((r) => r.profile === profile, { limit });
 }
 
-/** Ids of the scope's deposits not yet FINALIZED or FAILED, after `ids` and without repeats. */
+/**
+ * Ids of the scope's deposits not yet FINALIZED or FAILED, nor recorded as gone from the service,
+ * after `ids` and without repeats.
+ */
 export function pendingIds(history: HistoryReader, scope: Scope, ids: string[] = []): string[] {
   const out = [...ids];
   for (const e of history.pending((r) => r.profile === scope.profile && r.baseUrl === scope.target)) {
-    if (!out.includes(e.id)) out.push(e.id);
+    if (e.status !== GONE && !out.includes(e.id)) out.push(e.id);
   }
   return out;
 }
@@ -34,8 +38,10 @@ export async function refreshEntries(
     notes: Notes;
   },
 ): Promise<void> {
-  const stale = entries.filter((e) => e.baseUrl === deps.target && !isTerminal(e.status));
-  const skipped = entries.filter((e) => e.baseUrl !== deps.target && !isTerminal(e.status)).length;
+  // a deposit recorded as gone is not asked about again
+  const open = (e: HistoryEntry) => !isTerminal(e.status) && e.status !== GONE;
+  const stale = entries.filter((e) => e.baseUrl === deps.target && open(e));
+  const skipped = entries.filter((e) => e.baseUrl !== deps.target && open(e)).length;
   if (skipped > 0) deps.notes.info(`${skipped} deposit(s) of another service were not refreshed`);
   if (stale.length === 0) return;
   const api = await deps.api();

@@ -23,6 +23,8 @@ export interface WatchEvents {
   retry(reason: string, delayMs: number, failingForMs: number): void;
   /** every poll round, for a spinner */
   tick(states: ReadonlyMap<string, string | undefined>, elapsedMs: number): void;
+  /** the service does not know this deposit (404), and the plan says to go on without it */
+  gone?(id: string): void;
 }
 
 /** How often and for how long. */
@@ -34,6 +36,12 @@ export interface WatchPlan {
    * (true); false keeps it watched (not yet confirmed or found); a throw ends the watch.
    */
   settled?: ((deposit: GetResponse) => Promise<boolean>) | undefined;
+  /**
+   * A deposit the service does not know (404) is reported and left, and the others followed
+   * (`watch --pending`: a deposit of the history may be gone from the service). Otherwise a 404
+   * ends the watch at once (exit 4): an id typed by hand is most likely mistyped.
+   */
+  leaveGone?: boolean | undefined;
 }
 
 export interface WatchOptions extends WatchPlan, Clock {
@@ -43,6 +51,8 @@ export interface WatchOptions extends WatchPlan, Clock {
 
 export interface WatchResult {
   states: Map<string, string>;
+  /** the deposits the service did not know (with leaveGone) */
+  gone: string[];
 }
 
 const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate_limited']);
@@ -72,8 +82,10 @@ export async function watchDeposits(
   };
   const timedOut = () => o.timeoutMs !== undefined && o.now() - started >= o.timeoutMs;
   const proven = new Set<string>();
+  const gone: string[] = [];
   const open = (id: string, s: string | undefined) =>
-    s === undefined || !isTerminal(s) || (s === 'FINALIZED' && o.settled !== undefined && !proven.has(id));
+    !gone.includes(id) &&
+    (s === undefined || !isTerminal(s) || (s === 'FINALIZED' && o.settled !== undefined && !proven.has(id)));
   const pending = () => [...states].filter(([id, s]) => open(id, s)).map(([id]) => id);
 
   while (pending().length > 0) {
@@ -94,6 +106,11 @@ export async function watchDeposits(
         }
         if (value.status === 'FINALIZED' && o.settled && (await o.settled(value))) proven.add(id);
       } catch (error) {
+        if (o.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
+          gone.push(id);
+          events.gone?.(id);
+          continue;
+        }
         if (!(error instanceof LbrlError) || !TRANSIENT.has(error.type)) throw error;
         failingSince ??= o.now();
         const failingFor = o.now() - failingSince;
@@ -124,7 +141,7 @@ export async function watchDeposits(
     if (o.timeoutMs !== undefined) wait = Math.min(wait, started + o.timeoutMs - o.now());
     await pause(wait);
   }
-  return { states: states as Map<string, string> };
+  return { states: states as Map<string, string>, gone };
 }
 
 /**
@@ -139,7 +156,7 @@ export async function follow(
   events: WatchEvents,
 ): Promise<void> {
   const { clock, recorder } = deps;
-  const { states } = await watchDeposits(
+  const { states, gone } = await watchDeposits(
     api,
     {
       ids,
@@ -156,15 +173,26 @@ export async function follow(
       },
       retry: (reason, delay, failingFor) => events.retry(reason, delay, failingFor),
       tick: (states, elapsed) => events.tick(states, elapsed),
+      gone: (id) => {
+        recorder.record([statusRecord(id, GONE, clock.now())]);
+        events.gone?.(id);
+      },
     },
   );
   const failed = [...states].filter(([, s]) => s === 'FAILED').map(([id]) => id);
   if (failed.length > 0) {
     throw new LbrlError(`deposit ${failed.join(', ')} ended FAILED`, 'failed');
   }
+  if (gone.length > 0) {
+    throw new LbrlError(
+      `the service does not know deposit ${gone.join(', ')}; recorded as ${GONE}, so --pending no longer asks about it`,
+      'not_found',
+    );
+  }
 }
 
-/** The line that ends a watch where everything was FINALIZED. */
-export function finishedLine(ids: string[]): string {
-  return ids.length === 1 ? `deposit ${ids[0]} FINALIZED` : `all ${ids.length} deposits FINALIZED`;
-}
+/**
+ * The status the local history records for a deposit the service no longer knows: not a status
+ * of the service, and not pending, so `watch --pending` stops asking about it.
+ */
+export const GONE = 'GONE';

@@ -1,7 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Deposit, GetResponse } from '../api/models.js';
 import { decodeLiquidAddress } from '../domain/address.js';
-import { decimalFromNumber, decimalToString } from '../domain/decimal.js';
+import { decimalFromNumber, decimalToCents, decimalToString } from '../domain/decimal.js';
 import { formatCents, formatReais } from '../domain/money.js';
 import { safeText } from '../domain/safe-text.js';
 
@@ -19,14 +19,78 @@ export function colorStatus(c: ChalkInstance, statusText: string): string {
   }
 }
 
-/** 0.0299 -> "2.99%", exactly */
+/** 0.0299 -> "2.99%", 0.03 -> "3.00%": exactly, always at least two decimals. */
 export function percentText(fraction: number): string {
   const d = decimalFromNumber(fraction);
   if (!d) return String(fraction);
-  const scale = d.scale - 2;
-  const percent =
-    scale >= 0 ? { units: d.units, scale } : { units: d.units * 10n ** BigInt(-scale), scale: 0 };
+  const scale = Math.max(d.scale - 2, 2);
+  const percent = { units: d.units * 10n ** BigInt(scale - (d.scale - 2)), scale };
   return `${decimalToString(percent)}%`;
+}
+
+/** A fraction (0.0299) in hundredths of a percent (299), when it is that exact; else null. */
+export function basisPointsOf(fraction: number): number | null {
+  const d = decimalFromNumber(fraction);
+  if (!d || d.units < 0n || d.scale > 4) return null;
+  return Number(d.units * 10n ** BigInt(4 - d.scale));
+}
+
+/**
+ * How a net amount is shared with a split: the split address gets `basisPoints` hundredths of
+ * a percent of it, rounded down to the cent (by integer arithmetic), and the destination the
+ * rest, so the two always add up to the net. The service may round its own units otherwise,
+ * by less than a cent.
+ */
+export function splitShares(netCents: bigint, basisPoints: number): { split: bigint; destination: bigint } {
+  const split = (netCents * BigInt(basisPoints)) / 10_000n;
+  return { split, destination: netCents - split };
+}
+
+/** The time zone of TZ (`America/Sao_Paulo`, `:UTC`), if Intl knows it; else the process's own. */
+export function timeZoneOf(env: Record<string, string | undefined>): string | undefined {
+  const tz = env.TZ?.replace(/^:/, '');
+  if (!tz) return undefined;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return tz;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A moment as people read it: their local time, to the second, with its offset:
+ * `2026-11-22 06:14:48 -03:00`. A text that is no date is shown as it is.
+ */
+export function localTime(when: number | string, timeZone?: string): string {
+  const ms = typeof when === 'number' ? when : Date.parse(when);
+  if (!Number.isFinite(ms)) return String(when);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZoneName: 'longOffset',
+  }).formatToParts(new Date(ms));
+  const part = (t: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === t)?.value ?? '';
+  const offset = /([+-]\d{2}):?(\d{2})/.exec(part('timeZoneName'));
+  const zone = offset ? `${offset[1]}:${offset[2]}` : '+00:00';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')} ${zone}`;
+}
+
+/** "3.00% of net to <address>: R$ 1,05 (the rest, R$ 33,95, to the destination)" when the net is known. */
+export function splitText(fraction: number, address: string, netAmount?: number): string {
+  const head = `${percentText(fraction)} of net to ${address}`;
+  const bp = basisPointsOf(fraction);
+  const net = netAmount === undefined ? null : decimalFromNumber(netAmount);
+  const netCents = net ? decimalToCents(net) : null;
+  if (bp === null || netCents === null || netCents < 0n) return head;
+  const { split, destination } = splitShares(netCents, bp);
+  return `${head}: ${formatCents(split)} (the rest, ${formatCents(destination)}, to the destination)`;
 }
 
 const EXPLORERS: Record<string, string> = {
@@ -43,6 +107,8 @@ export interface RenderMode {
   sandbox: boolean;
   /** the explorer's `#blinded=…` fragment, when a known key unblinded the settlement's outputs */
   blinded?: string | null;
+  /** the time zone of human times (TZ), else the system's */
+  timeZone?: string | undefined;
 }
 
 export function explorerLink(deposit: Deposit, mode: RenderMode): string | undefined {
@@ -60,11 +126,11 @@ function money(n: number): string {
 
 /**
  * The human view of a deposit: aligned label/value lines. Every value the service gave passes
- * safeText, so no escape sequence of an answer reaches the terminal. `mode.blinded` is the
- * explorer's `#blinded=…` fragment, when the settlement's outputs were unblinded with a known key.
+ * safeText, so no escape sequence of an answer reaches the terminal.
  */
 export function renderDeposit(c: ChalkInstance, d: Deposit, mode: RenderMode = { sandbox: false }): string {
   const t = safeText;
+  const timeZone = mode.timeZone;
   const rows: Array<[string, string]> = [
     ['Deposit', c.bold(t(d.id))],
     ['Status', colorStatus(c, d.status)],
@@ -74,11 +140,11 @@ export function renderDeposit(c: ChalkInstance, d: Deposit, mode: RenderMode = {
     ['To', t(d.destinationAddress)],
   ];
   if (d.splitAddress && d.splitPercent !== null && d.splitPercent !== undefined) {
-    rows.push(['Split', `${percentText(d.splitPercent)} of net to ${t(d.splitAddress)}`]);
+    rows.push(['Split', splitText(d.splitPercent, t(d.splitAddress), d.netAmount)]);
   }
-  rows.push(['Created', t(d.createdAt)]);
+  rows.push(['Created', t(localTime(d.createdAt, timeZone))]);
   const g = d as Partial<GetResponse>;
-  if (g.confirmedAt) rows.push(['Confirmed', t(g.confirmedAt)]);
+  if (g.confirmedAt) rows.push(['Confirmed', t(localTime(g.confirmedAt, timeZone))]);
   if (g.settlement) {
     const s = g.settlement;
     rows.push(['Settlement', `${t(s.status ?? 'started')}${s.liquidTxid ? ` txid ${t(s.liquidTxid)}` : ''}`]);

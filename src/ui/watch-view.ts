@@ -1,11 +1,15 @@
 /** What a person or a script sees while deposits are watched. */
 import type { GetResponse } from '../api/models.js';
 import { type Context, inCI } from '../context.js';
+import { formatCents } from '../domain/money.js';
+import { isPaid } from './counter.js';
 import type { Printer } from './output.js';
-import { colorStatus } from './render.js';
+import { colorStatus, explorerLink, localTime, type RenderMode, timeZoneOf } from './render.js';
 
 /** What the view needs of a command: the streams, the printer and the output mode. */
 export interface ViewSettings {
+  /** where the requests go decides what is said of a settlement, never the answer */
+  renderMode(): RenderMode;
   ctx: Context;
   printer: Printer;
   globals: { json?: boolean | undefined; quiet?: boolean | undefined };
@@ -20,26 +24,89 @@ interface Spinner {
 }
 
 function clock(ms: number): string {
-  const s = Math.floor(ms / 1000);
+  const s = Math.max(0, Math.floor(ms / 1000));
   const m = Math.floor(s / 60);
   return `${m}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** What a watch saw of each deposit: enough to say how each one ended. */
+export class WatchLog {
+  readonly last = new Map<string, GetResponse>();
+  readonly gone = new Set<string>();
+
+  constructor(readonly ids: string[]) {}
+
+  status(id: string): string | undefined {
+    return this.last.get(id)?.status;
+  }
+}
+
+/** The line of a paid moment: `Paid      R$ 35,00 at 2026-11-22 06:15:01 -03:00`. */
+export function paidLine(deposit: GetResponse, now: number, timeZone: string | undefined): string {
+  return `Paid      ${formatCents(deposit.amountInCents)} at ${localTime(deposit.confirmedAt ?? now, timeZone)}`;
+}
+
+/** Where a settlement can be seen: the explorer's page of its transaction, or why there is none. */
+export function settlementLines(deposit: GetResponse, mode: RenderMode): string[] {
+  const txid = deposit.settlement?.liquidTxid;
+  if (!txid) return [];
+  const link = explorerLink(deposit, mode);
+  return [
+    `Txid      ${txid}`,
+    `Explorer  ${link ?? (mode.sandbox ? 'none: the sandbox chain is not public (lbrl deposit verify checks it)' : 'none known for this network')}`,
+  ];
+}
+
+/**
+ * One line per deposit saying how its watch ended, given what ended the watch (nothing, or
+ * the error it ended with).
+ */
+export function endLines(log: WatchLog, ending: { type: string } | undefined): string[] {
+  return log.ids.map((id) => {
+    const status = log.status(id);
+    if (log.gone.has(id)) return `deposit ${id} gone: the service does not know it`;
+    if (status === 'FINALIZED' || status === 'FAILED') return `deposit ${id} ${status}`;
+    const at = status ? `at ${status}` : 'before any answer';
+    if (ending?.type === 'watch_timeout') return `deposit ${id} timed out ${at}`;
+    if (ending?.type === 'interrupted') return `deposit ${id} interrupted ${at}`;
+    return `deposit ${id} not followed to the end (${ending?.type ?? 'stopped'}) ${at}`;
+  });
 }
 
 /** Fits deposits/watch.ts's WatchEvents (ui does not import the flows). */
 export class WatchView {
   private spinner: Spinner | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly started: number;
+  private readonly states = new Map<string, string | undefined>();
+  private readonly paid = new Set<string>();
+  private readonly timeZone: string | undefined;
 
   private constructor(
     private readonly session: ViewSettings,
     private readonly now: () => number,
-  ) {}
+    ids: string[],
+  ) {
+    this.started = now();
+    this.timeZone = timeZoneOf(session.ctx.env);
+    for (const id of ids) this.states.set(id, undefined);
+  }
 
-  /** The spinner runs only when a person watches: both streams are terminals, no CI, no --json. */
-  static async open(session: ViewSettings): Promise<WatchView> {
-    const view = new WatchView(session, session.ctx.now);
+  /**
+   * The spinner runs only when a person watches: both streams are terminals, no CI, no --json.
+   * It starts with its text, and its clock is drawn again every second from the context's clock
+   * (the polling keeps its own interval).
+   */
+  static async open(session: ViewSettings, ids: string[] = []): Promise<WatchView> {
+    const view = new WatchView(session, session.ctx.now, ids);
     const { ctx, globals, printer } = session;
     const animate =
-      printer.stdoutIsTTY && printer.stderrIsTTY && !inCI(ctx.env) && !globals.json && !globals.quiet;
+      printer.stdoutIsTTY &&
+      printer.stderrIsTTY &&
+      !inCI(ctx.env) &&
+      ctx.env.TERM !== 'dumb' &&
+      !globals.json &&
+      !globals.quiet;
     if (animate) {
       const { default: ora } = await import('ora');
       view.spinner = ora({
@@ -47,10 +114,34 @@ export class WatchView {
         isEnabled: true,
         discardStdin: false,
         color: 'cyan',
+        text: view.spinnerText(),
       }) as unknown as Spinner;
       view.spinner.start();
+      view.timer = setInterval(() => view.redraw(), 1000);
+      view.timer.unref?.();
     }
     return view;
+  }
+
+  private get onTerminal(): boolean {
+    return this.session.printer.stdoutIsTTY;
+  }
+
+  private spinnerText(): string {
+    const n = this.states.size;
+    const parts = [...this.states].map(([id, s]) => `${id.slice(0, 8)} ${s ?? '…'}`);
+    const what =
+      parts.length === 0
+        ? 'watching'
+        : n <= 4
+          ? parts.join(' · ')
+          : `${parts.slice(0, 4).join(' · ')} (+${n - 4})`;
+    return `${what}  ${clock(this.now() - this.started)}`;
+  }
+
+  /** Draw the spinner's text again from the clock. */
+  redraw(): void {
+    if (this.spinner) this.spinner.text = this.spinnerText();
   }
 
   private above(write: () => void): void {
@@ -59,33 +150,61 @@ export class WatchView {
     this.spinner?.render();
   }
 
+  /** A line for a person: on stdout when it is a terminal, else on stderr (stdout stays one line per change). */
+  private note(text: string): void {
+    const p = this.session.printer;
+    if (this.onTerminal) this.above(() => p.out(text));
+    else p.info(text);
+  }
+
   change(deposit: GetResponse, raw: unknown, previous: string | undefined): void {
     const { printer: p, globals } = this.session;
+    this.states.set(deposit.id, deposit.status);
     if (globals.json) {
       p.json(raw);
       return;
     }
     if (globals.quiet) return;
-    const when = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    // a terminal shows the local time; a pipe keeps the UTC stamp scripts read
+    const when = this.onTerminal
+      ? localTime(this.now(), this.timeZone)
+      : new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const move = previous
       ? `${previous} -> ${colorStatus(p.c, deposit.status)}`
       : colorStatus(p.c, deposit.status);
     const txid = deposit.settlement?.liquidTxid ? `  txid ${deposit.settlement.liquidTxid}` : '';
     this.above(() => p.out(`${when}  ${deposit.id}  ${move}${txid}`));
+    if (isPaid(deposit.status) && !this.paid.has(deposit.id)) {
+      this.paid.add(deposit.id);
+      const line = `${paidLine(deposit, this.now(), this.timeZone)}  (deposit ${deposit.id})`;
+      this.note(this.onTerminal ? p.c.green.bold(line) : line);
+      if (this.onTerminal) this.session.ctx.stdout.write('\u0007');
+    }
+    if (deposit.status === 'FINALIZED')
+      for (const line of settlementLines(deposit, this.session.renderMode())) this.note(line);
+    this.redraw();
+  }
+
+  gone(id: string): void {
+    this.above(() =>
+      this.session.printer.warn(
+        `deposit ${id}: the service does not know it (404); recorded as gone, so --pending no longer asks about it`,
+      ),
+    );
   }
 
   retry(reason: string, delayMs: number, _failingForMs?: number): void {
     this.above(() => this.session.printer.warn(`retrying in ${Math.ceil(delayMs / 1000)} s: ${reason}`));
   }
 
-  tick(states: ReadonlyMap<string, string | undefined>, elapsedMs: number): void {
-    if (!this.spinner) return;
-    const parts = [...states].map(([id, s]) => `${id.slice(0, 8)} ${s ?? '…'}`);
-    this.spinner.text = `${parts.slice(0, 4).join(' · ')}${parts.length > 4 ? ` (+${parts.length - 4})` : ''}  ${clock(elapsedMs)}`;
+  tick(_states: ReadonlyMap<string, string | undefined>, _elapsedMs: number): void {
+    this.redraw();
   }
 
   /** Clear the spinner and give the cursor back, whatever ended the watch. */
   stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
     this.spinner?.stop();
     this.spinner = undefined;
   }

@@ -6,7 +6,8 @@ import { forTest, json, startServer, type TestServer } from '../helpers/server.j
 
 let server: TestServer | undefined;
 
-const envFor = (url: string) => liveEnv(url);
+// times for people are local: in the zone TZ names
+const envFor = (url: string) => liveEnv(url, undefined, { TZ: 'America/Sao_Paulo' });
 
 async function get(handler: Parameters<typeof startServer>[0], extra: string[] = [], client = {}) {
   server = await forTest(startServer(handler));
@@ -37,7 +38,7 @@ describe('deposit get against a service that answers in every way', () => {
     expect(r.stdout).toContain('Status      FINALIZED');
     expect(r.stdout).toContain(`Settlement  FINALIZED txid ${txid}`);
     expect(r.stdout).toContain(`Explorer    https://blockstream.info/liquid/tx/${txid}`);
-    expect(r.stdout).toContain('Confirmed   2026-11-22T10:01:00Z');
+    expect(r.stdout).toContain('Confirmed   2026-11-22 07:01:00 -03:00');
   });
 
   it('--json prints the object as returned', async () => {

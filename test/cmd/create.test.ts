@@ -35,7 +35,10 @@ describe('deposit create', () => {
     expect(r.stdout).toContain('Fee      R$ 1.500,00'.replace('1.500,00', '15,00'));
     expect(r.stdout).toContain(`PIX copy-paste:\n${brCode(150000)}\n`);
     expect(r.stdout).toContain('▄');
-    expect(r.stderr).toBe('');
+    // what to do next: the command that follows it
+    expect(r.stderr).toBe(
+      `follow it with: lbrl deposit watch ${createAnswer({ amountInCents: 150000, lbrlAddress: LQ }).id}\n`,
+    );
   });
 
   it('--json prints the service object as returned, --no-qr and -q behave', async () => {

@@ -62,13 +62,24 @@ describe('deposit watch', () => {
   it('without a TTY: one plain timestamped line per transition, no spinner frames, no colour', async () => {
     const { sb, env, create } = await sandbox(2);
     const id = await create();
-    const r = await runCli(['deposit', 'watch', id], { env, clock: sb.clock });
+    const r = await runCli(['deposit', 'watch', id], {
+      env: { ...env, TZ: 'America/Sao_Paulo' },
+      clock: sb.clock,
+    });
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(new RegExp(`^2026-11-22T10:00:00Z  ${id}  WAITING_PAYMENT$`));
     expect(lines.at(-1)).toMatch(new RegExp(`^\\S+Z  ${id}  \\S+ -> FINALIZED  txid [0-9a-f]{64}$`));
     expect(r.stdout + r.stderr).not.toMatch(/\u001b\[/);
-    expect(r.stderr).toBe(`deposit ${id} FINALIZED\n`);
+    // for a person, on stderr: the paid moment in local time, the settlement, how it ended
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^Paid {6}R\\$ 1,00 at 2026-11-22 07:00:02 -03:00  \\(deposit ${id}\\)\n` +
+          'Txid {6}[0-9a-f]{64}\n' +
+          'Explorer {2}https://blockstream\\.info/liquid/tx/[0-9a-f]{64}\n' +
+          `deposit ${id} FINALIZED\n$`,
+      ),
+    );
     // polled every 3 s by default
     expect(new Set(r.sleeps)).toEqual(new Set([3000]));
   });

@@ -11,6 +11,9 @@ export interface RunOptions {
   stdoutTTY?: boolean;
   stderrTTY?: boolean;
   stdinTTY?: boolean;
+  /** the terminal's size, for a stdout that is a TTY */
+  columns?: number;
+  rows?: number;
   now?: () => number;
   client?: Context['client'];
   signal?: AbortSignal;
@@ -51,8 +54,18 @@ export async function runCli(args: string[], o: RunOptions = {}): Promise<RunRes
   };
   stdin.isTTY = o.stdinTTY ?? false;
   const ctx: Context = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: o.stdoutTTY ?? false },
-    stderr: { write: (s: string) => (stderr += s), isTTY: o.stderrTTY ?? false },
+    stdout: Object.assign(
+      { write: (s: string) => (stdout += s), isTTY: o.stdoutTTY ?? false },
+      o.columns !== undefined ? { columns: o.columns, rows: o.rows } : {},
+    ),
+    // a terminal's cursor calls (ora uses them), drawn as the escape codes a terminal gets
+    stderr: {
+      write: (s: string) => (stderr += s),
+      isTTY: o.stderrTTY ?? false,
+      cursorTo: (x: number) => (stderr += `\u001b[${x + 1}G`),
+      moveCursor: (_dx: number, dy: number) => (stderr += dy < 0 ? `\u001b[${-dy}A` : ''),
+      clearLine: () => (stderr += '\u001b[2K'),
+    } as Context['stderr'],
     stdin,
     env: { ...o.env },
     homedir: o.env?.HOME ?? os.tmpdir(),

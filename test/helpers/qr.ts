@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 
@@ -55,4 +59,50 @@ export function decodeTerminal(text: string, theme: 'dark' | 'light', scale = 4)
   }
   // no inversion: a rendering with its colours the wrong way round must not pass
   return jsQR(data, w, h, { inversionAttempts: 'dontInvert' })?.data;
+}
+
+/**
+ * A whole terminal screen as a PNG, row for row (blank rows kept): each character one module
+ * wide and two tall, block characters as ink (light on a dark theme, dark on a light one).
+ */
+export function screenPng(screen: string, theme: 'dark' | 'light', scale = 4): Buffer {
+  const lines = screen.replace(/\n$/, '').split('\n');
+  const width = Math.max(...lines.map((l) => [...l].length));
+  const margin = 2;
+  const rows = lines.length * 2;
+  const w = (width + 2 * margin) * scale;
+  const h = (rows + 2 * margin) * scale;
+  const png = new PNG({ width: w, height: h });
+  const chars = lines.map((l) => [...l]);
+  const inkLevel = theme === 'dark' ? 255 : 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const r = Math.floor(y / scale) - margin;
+      const c = Math.floor(x / scale) - margin;
+      const ch = r >= 0 && c >= 0 && r < rows ? (chars[Math.floor(r / 2)]![c] ?? ' ') : ' ';
+      const ink = r % 2 === 0 ? ch === '█' || ch === '▀' : ch === '█' || ch === '▄';
+      const v = ink ? inkLevel : 255 - inkLevel;
+      const i = (y * w + x) * 4;
+      png.data[i] = png.data[i + 1] = png.data[i + 2] = v;
+      png.data[i + 3] = 255;
+    }
+  }
+  return PNG.sync.write(png);
+}
+
+/** zbarimg's reading of a screen (another decoder than jsQR, as a phone's would be), or undefined. */
+export function zbarScreen(screen: string, theme: 'dark' | 'light'): string | undefined {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-zbar-'));
+  const file = path.join(dir, 'screen.png');
+  try {
+    fs.writeFileSync(file, screenPng(screen, theme));
+    return execFileSync('zbarimg', ['--raw', '-q', file], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).replace(/\n$/, '');
+  } catch {
+    return undefined;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

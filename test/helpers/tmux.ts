@@ -7,7 +7,13 @@ export class Tmux {
   private readonly socket = `lbrl-test-${randomBytes(4).toString('hex')}`;
   private readonly session = 'main';
 
-  constructor(command: string, env: Record<string, string>, size = { width: 200, height: 120 }) {
+  constructor(
+    command: string,
+    env: Record<string, string>,
+    size = { width: 200, height: 120 },
+    /** tmux's window-style (`bg=#ffffff,fg=#000000`): the colours it answers OSC 10/11 queries with */
+    windowStyle?: string,
+  ) {
     const exports = Object.entries(env)
       .map(([k, v]) => `export ${k}='${v.replace(/'/g, "'\\''")}';`)
       .join(' ');
@@ -23,6 +29,7 @@ export class Tmux {
       '-y',
       String(size.height),
       script,
+      ...(windowStyle ? [';', 'set-option', '-t', this.session, 'window-style', windowStyle] : []),
     );
   }
 
@@ -36,6 +43,11 @@ export class Tmux {
 
   type(...keys: string[]): void {
     this.tmux('send-keys', '-t', this.session, ...keys);
+  }
+
+  /** What the pane shows now, without its scrollback. */
+  visible(): string {
+    return this.tmux('capture-pane', '-p', '-t', this.session);
   }
 
   screen(): string {

@@ -251,7 +251,8 @@ describe('create answers', () => {
     expect(c.stdout).toBe(`${ID}\n`);
     const w = await runCli(['deposit', 'watch', upper, '--interval', '1'], { env });
     expect(w.code).toBe(0);
-    expect(w.stderr).toBe(`deposit ${ID} FINALIZED\n`);
+    expect(w.stderr).toMatch(new RegExp(`\\ndeposit ${ID} FINALIZED\\n$`));
+    expect(w.stderr).not.toContain(ID.toUpperCase());
     const list = await runCli(['deposit', 'list', '--json'], { env });
     const entries = JSON.parse(list.stdout) as Array<{ id: string; status: string }>;
     expect(entries).toHaveLength(1);

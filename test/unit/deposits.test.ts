@@ -10,7 +10,7 @@ import { createChecked } from '../../src/deposits/create.js';
 import { listEntries, pendingIds, refreshEntries } from '../../src/deposits/history.js';
 import type { Clock, DepositApi, HistoryReader } from '../../src/deposits/ports.js';
 import { buildRequest, checkRequest, ROW_LABELS } from '../../src/deposits/request.js';
-import { finishedLine, follow } from '../../src/deposits/watch.js';
+import { follow, GONE } from '../../src/deposits/watch.js';
 import { LbrlError } from '../../src/errors.js';
 import { ResumableRows, RowClaims, rowIdempotencyKey } from '../../src/store/claims.js';
 import { History, type HistoryRecord } from '../../src/store/history.js';
@@ -171,7 +171,6 @@ describe('watch', () => {
       'FINALIZED',
     ]);
     expect(c.t - T0).toBe(6000);
-    expect(finishedLine([ID])).toBe(`deposit ${ID} FINALIZED`);
   });
 
   it('ends FAILED with exit 5', async () => {
@@ -180,6 +179,45 @@ describe('watch', () => {
     await expect(
       follow(api, [ID], { intervalMs: 1000 }, { clock: clock(), recorder: recorder() }, quiet),
     ).rejects.toMatchObject({ message: `deposit ${ID} ended FAILED`, exitCode: 5 });
+  });
+
+  it('leaveGone: a deposit the service does not know is recorded GONE and the others are followed (exit 4)', async () => {
+    const OTHER = '00000000-0000-4000-8000-000000000001';
+    const calls: string[] = [];
+    const api = {
+      createDeposit: async () => {
+        throw new Error('not used');
+      },
+      getDeposit: async (id: string) => {
+        calls.push(id);
+        if (id === OTHER) throw new LbrlError(`deposit ${OTHER} not found`, 'not_found');
+        return (await fakeApi({ statuses: ['FINALIZED'] }).api.getDeposit(id)) as never;
+      },
+    };
+    const rec = recorder();
+    const gone: string[] = [];
+    await expect(
+      follow(
+        api as never,
+        [OTHER, ID],
+        { intervalMs: 1000, leaveGone: true },
+        { clock: clock(), recorder: rec },
+        {
+          change: () => {},
+          retry: () => {},
+          tick: () => {},
+          gone: (id) => gone.push(id),
+        },
+      ),
+    ).rejects.toMatchObject({ type: 'not_found', exitCode: 4 });
+    expect(gone).toEqual([OTHER]);
+    expect(calls.filter((c) => c === OTHER)).toHaveLength(1);
+    expect(
+      rec.records.filter((r) => r.type === 'status').map((r) => [r.id, (r as { status: string }).status]),
+    ).toEqual([
+      [OTHER, GONE],
+      [ID, 'FINALIZED'],
+    ]);
   });
 });
 

@@ -1,15 +1,75 @@
 /** The follow flow with its view on the terminal: create --watch and deposit watch. */
-import { finishedLine, follow, type WatchPlan } from '../../deposits/watch.js';
-import type { Session } from '../../session.js';
-import { WatchView } from '../../ui/watch-view.js';
+import { follow, type WatchEvents, type WatchPlan } from '../../deposits/watch.js';
+import { isTerminal } from '../../domain/values.js';
+import { LbrlError } from '../../errors.js';
+import type { GlobalOptions, Session } from '../../session.js';
+import { type CounterView, isPaid } from '../../ui/counter.js';
+import { timeZoneOf } from '../../ui/render.js';
+import { endLines, paidLine, settlementLines, WatchLog, WatchView } from '../../ui/watch-view.js';
 
-export async function followOnScreen(ids: string[], plan: WatchPlan, session: Session): Promise<void> {
+/** A word for a shell: as it is when it is plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command that follows these deposits again, with the --profile and --base-url given to this one. */
+export function followCommand(ids: string[], globals: GlobalOptions): string {
+  const words = ['lbrl', 'deposit', 'watch', ...ids];
+  if (globals.profile !== undefined) words.push('--profile', shellWord(globals.profile));
+  if (globals.baseUrl !== undefined) words.push('--base-url', shellWord(globals.baseUrl));
+  return words.join(' ');
+}
+
+/**
+ * Follow the deposits to their end on screen (the counter view when given, else the watch view),
+ * then say how each ended; when the watch stopped before (Ctrl-C, --timeout), say that nothing
+ * was cancelled and how to follow them again.
+ */
+export async function followOnScreen(
+  ids: string[],
+  plan: WatchPlan,
+  session: Session,
+  counter?: CounterView,
+): Promise<void> {
   const api = await session.client(undefined, { maxRetries: 0 });
-  const view = await WatchView.open(session);
+  const p = session.printer;
+  const log = new WatchLog(ids);
+  const screen = counter ?? (await WatchView.open(session, ids));
+  const events: WatchEvents = {
+    change: (deposit, raw, previous) => {
+      log.last.set(deposit.id, deposit);
+      screen.change(deposit, raw, previous);
+    },
+    retry: (reason, delay, failingFor) => screen.retry(reason, delay, failingFor),
+    tick: (states, elapsed) => screen.tick(states, elapsed),
+    gone: (id) => {
+      log.gone.add(id);
+      if (!counter) (screen as WatchView).gone(id);
+    },
+  };
+  let ending: { type: string } | undefined;
   try {
-    await follow(api, ids, plan, { clock: session.ctx, recorder: session }, view);
+    await follow(api, ids, plan, { clock: session.ctx, recorder: session }, events);
+  } catch (error) {
+    ending = error instanceof LbrlError ? error : { type: 'unexpected' };
+    throw error;
   } finally {
-    view.stop();
+    screen.stop();
+    if (counter) {
+      // the view stays on screen; what it showed of the settlement, whole, under it
+      for (const deposit of log.last.values()) {
+        if (isPaid(deposit.status)) p.out(paidLine(deposit, session.ctx.now(), timeZoneOf(session.ctx.env)));
+        if (deposit.status === 'FINALIZED')
+          for (const line of settlementLines(deposit, session.renderMode())) p.out(line);
+      }
+    }
+    for (const line of endLines(log, ending)) p.info(line);
+    const open = ids.filter((id) => !log.gone.has(id) && !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'));
+    if (ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout') && open.length > 0) {
+      p.info(
+        `${open.length === 1 ? 'the charge is' : `${open.length} charges are`} still open: stopping the watch cancels nothing. Follow ${open.length === 1 ? 'it' : 'them'} again with:`,
+      );
+      p.info(`  ${followCommand(open, session.globals)}`);
+    }
   }
-  session.printer.info(finishedLine(ids));
 }

@@ -1,0 +1,78 @@
+/** The counter view of a created deposit, when a person looks at a terminal that can hold it. */
+import type { CreateResponse } from '../../api/models.js';
+import { inCI } from '../../context.js';
+import type { Session } from '../../session.js';
+import { CounterView, planCounter } from '../../ui/counter.js';
+import { type QrStyle, qrMatrix } from '../../ui/counter-qr.js';
+import { renderDeposit, timeZoneOf } from '../../ui/render.js';
+import { queryBackground } from '../../ui/terminal-background.js';
+
+export interface CounterChoice {
+  session: Session;
+  /** followed on screen: the view may take every row, the cursor parked at its end */
+  watch: boolean;
+  style: QrStyle;
+  /** the style given by flag or setting, which always wins over the terminal's answer */
+  chosenStyle: string | undefined;
+  /** the requests went to the embedded sandbox (never taken from the answer) */
+  sandbox: boolean;
+  /** how long the terminal may take to say its background */
+  backgroundQueryMs?: number;
+}
+
+/**
+ * On a terminal that can redraw (stdout a TTY, not CI, TERM not dumb, its size known): print the
+ * deposit and its copy-paste string, and return the counter view, not yet drawn; or, when the
+ * terminal is too small for the code, print it without the code and say so ('printed').
+ * Elsewhere undefined: the caller prints as for a pipe.
+ */
+export async function showCounter(
+  deposit: CreateResponse,
+  o: CounterChoice,
+): Promise<CounterView | 'printed' | undefined> {
+  const { ctx, printer: p } = o.session;
+  const out = ctx.stdout as { isTTY?: boolean; columns?: number; rows?: number };
+  if (!out.isTTY || inCI(ctx.env) || ctx.env.TERM === 'dumb' || !out.columns || !out.rows) return undefined;
+  const timeZone = timeZoneOf(ctx.env);
+  const modules = await qrMatrix(deposit.qrCodeText);
+  // a view that is not followed ends with a line for the next command and one for the prompt
+  const rows = o.watch ? out.rows : out.rows - 2;
+  const layout = planCounter({ columns: out.columns, rows }, modules.length, deposit.amountInCents);
+  p.out(renderDeposit(p.c, deposit, { sandbox: o.sandbox, timeZone }));
+  p.out('PIX copy-paste:');
+  p.out(deposit.qrCodeText);
+  if ('tooSmall' in layout) {
+    p.warn(
+      `${layout.tooSmall}${o.watch ? '' : ' and the line after it'}: enlarge it, or write the code to a file with --qr-png <file>`,
+    );
+    return 'printed';
+  }
+  let style = o.style;
+  if (o.chosenStyle === undefined) {
+    style = (await queryBackground(ctx.stdin as never, ctx.stdout, o.backgroundQueryMs)) ?? 'dark';
+  }
+  return new CounterView({
+    layout,
+    modules,
+    style,
+    deposit: {
+      id: deposit.id,
+      amountInCents: deposit.amountInCents,
+      sandbox: o.sandbox,
+      status: deposit.status,
+    },
+    c: p.c,
+    timeZone,
+    now: ctx.now,
+    write: (text) => ctx.stdout.write(p.redact(text)),
+    resizes: (run) => {
+      const stream = ctx.stdout as Partial<NodeJS.WriteStream>;
+      if (typeof stream.on !== 'function') return () => {};
+      const onResize = () => {
+        if (stream.columns && stream.rows) run({ columns: stream.columns, rows: stream.rows });
+      };
+      stream.on('resize', onResize);
+      return () => stream.off?.('resize', onResize);
+    },
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * The QR code for the counter view, drawn from the `qrcode` package's module matrix with half
+ * blocks: one module per column, two module rows per text row. Error correction level L (the
+ * smallest code: a screen is not a crumpled receipt), so a PIX BR Code of 100-180 characters is
+ * 41-45 modules, and the quiet zone is chosen by the layout (at least 1 module).
+ */
+
+export type QrStyle = 'dark' | 'light';
+
+/** Modules of the QR code of `text` (true = dark), at error correction level L. */
+export async function qrMatrix(text: string): Promise<boolean[][]> {
+  const { default: QRCode } = await import('qrcode');
+  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'L' });
+  const rows: boolean[][] = [];
+  for (let r = 0; r < modules.size; r++) {
+    const row: boolean[] = [];
+    for (let c = 0; c < modules.size; c++) row.push(Boolean(modules.get(r, c)));
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** Columns and text rows a code of `size` modules takes with a quiet zone of `quiet` modules. */
+export function qrBox(size: number, quiet: number): { width: number; height: number } {
+  const side = size + 2 * quiet;
+  return { width: side, height: Math.ceil(side / 2) };
+}
+
+/**
+ * Text rows of the code. `dark` is for a dark terminal: the light modules and the quiet zone are
+ * the glyphs' ink. `light` is for a light terminal: the dark modules are ink, the quiet zone is
+ * the background. Beyond the code (a half row left over) is always the terminal's background.
+ */
+export function drawQr(modules: boolean[][], style: QrStyle, quiet: number): string[] {
+  const n = modules.length;
+  const side = n + 2 * quiet;
+  const dark = (r: number, c: number) => {
+    const rr = r - quiet;
+    const cc = c - quiet;
+    return rr >= 0 && cc >= 0 && rr < n && cc < n ? modules[rr]![cc]! : false;
+  };
+  const ink = (r: number, c: number) => {
+    if (r >= side) return false;
+    return style === 'dark' ? !dark(r, c) : dark(r, c);
+  };
+  const lines: string[] = [];
+  for (let r = 0; r < side; r += 2) {
+    let line = '';
+    for (let c = 0; c < side; c++) {
+      const top = ink(r, c);
+      const bottom = ink(r + 1, c);
+      line += top && bottom ? '█' : top ? '▀' : bottom ? '▄' : ' ';
+    }
+    lines.push(line);
+  }
+  return lines;
+}
