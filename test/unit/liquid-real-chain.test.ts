@@ -163,3 +163,41 @@ describe('the USDt issuance on Liquid mainnet', () => {
     );
   });
 });
+
+describe("a real wallet's first addresses (Blockstream/lwk `fixed_addresses_test`)", () => {
+  // the first receiving address of the mnemonic "abandon … about" with SLIP-77 blinding, whose
+  // master blinding key lwk publishes, on each network and script kind
+  const master = bytes('9c8e4f05c7711a98c838be228bcb84924d4570ca53f35fa1c793e58841d47023');
+  const addresses: Array<[string, string]> = [
+    [
+      'liquid',
+      'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv',
+    ],
+    ['liquid', 'VJLCQwwG8s7qUGhpJkQpkf7wLoK785TcK2cPqka8675FeJB7NEHLto5MUJyhJURGJCbFHA6sb6rgTwbh'],
+    [
+      'liquidtestnet',
+      'tlq1qq2xvpcvfup5j8zscjq05u2wxxjcyewk7979f3mmz5l7uw5pqmx6xf5xy50hsn6vhkm5euwt72x878eq6zxx2z58hd7zrsg9qn',
+    ],
+    ['liquidtestnet', 'vjTwLVioiKrDJ7zZZn9iQQrxP6RPpcvpHBhzZrbdZKKVZE29FuXSnkXdKcxK3qD5t1rYsdxcm9KYRMji'],
+    [
+      'elementsregtest',
+      'el1qq2xvpcvfup5j8zscjq05u2wxxjcyewk7979f3mmz5l7uw5pqmx6xf5xy50hsn6vhkm5euwt72x878eq6zxx2z0z676mna6kdq',
+    ],
+    ['elementsregtest', 'AzpmUtw4GMrEsfz6GKx5SKT1DV3qLS3xtSGdKG351rMjGxoUwS6Vsbu3zu2opBiPtjWs1GnE48uMFFnb'],
+  ];
+
+  it.each(addresses)(
+    '%s %s: its blinding key is the SLIP-77 key of the script lbrl derives',
+    (network, address) => {
+      const s = addressScript(address);
+      if (!s.ok) throw new Error(s.reason);
+      expect(s.value.network).toBe(network);
+      const derived = zkp.ecc.pointFromScalar(slip77BlindingKey(master, s.value.script), true)!;
+      expect(hex(s.value.blindingPubkey!)).toBe(hex(derived));
+      // base58 ones are P2SH-P2WPKH, blech32 ones P2WPKH, each of the same key
+      expect(hex(s.value.script)).toMatch(
+        address.length < 90 ? /^a914[0-9a-f]{40}87$/ : /^0014[0-9a-f]{40}$/,
+      );
+    },
+  );
+});
