@@ -22,7 +22,9 @@
  *   due to one script (the destination and the split address being the same, or several
  *   deposits settled by one transaction and checked together) are summed too. What a script
  *   received must be within one base unit of each share summed into it, strictly: for one share,
- *   the exact share rounded down or up.
+ *   the exact share rounded down or up. Or, since the service counts in cents, a whole number of
+ *   cents within one cent of each share: for one share, the share rounded to the cent down or up
+ *   (a split of 44.4015 paid as 44.40, and the destination given the rest, 1440.60).
  */
 import { type Decimal, decimalFromNumber } from './decimal.js';
 import { addressScript } from './liquid-script.js';
@@ -295,10 +297,22 @@ function formatFraction(f: Fraction, precision: number): string {
   return `${formatUnits(floor, precision)}…${formatUnits(floor + 1n, precision)}`;
 }
 
-function within(received: bigint, due: Fraction, shares: number): boolean {
-  // |received - num/den| < shares  <=>  |received*den - num| < shares*den
+function within(received: bigint, due: Fraction, shares: number, unit = 1n): boolean {
+  // |received - num/den| < shares*unit  <=>  |received*den - num| < shares*unit*den
   const diff = received * due.den - due.num;
-  return (diff < 0n ? -diff : diff) < BigInt(shares) * due.den;
+  return (diff < 0n ? -diff : diff) < BigInt(shares) * unit * due.den;
+}
+
+/**
+ * What a script received settles what was due to it: to the base unit (each share rounded either
+ * way), or in whole cents (each share rounded to the cent either way, as a service counting in
+ * cents pays a split and gives the destination the rest).
+ */
+function settles(received: bigint, due: Fraction, shares: number, precision: number): boolean {
+  if (within(received, due, shares)) return true;
+  if (precision < 2) return false;
+  const cent = 10n ** BigInt(precision - 2);
+  return received % cent === 0n && within(received, due, shares, cent);
 }
 
 export interface JudgeInput {
@@ -494,7 +508,7 @@ export function judgeSettlement(a: SettlementAnalysis, j: JudgeInput): Settlemen
       });
       continue;
     }
-    const ok = within(received, d.due, d.shares);
+    const ok = settles(received, d.due, d.shares, precision);
     checks.push({
       what,
       outcome: ok ? 'proven' : 'mismatch',

@@ -1,0 +1,87 @@
+/**
+ * The amount rule on the numbers a service counting in cents produces: R$ 1,500.00 with a fee of
+ * R$ 15.00 is a net of 1485.00; a split of 2.99% is 44.4015 exactly (4,440,150,000 units at
+ * precision 8, DePix's), or 44.40 when the service rounds it to the cent and gives the
+ * destination the rest, 1440.60. Both settle the deposit; anything else does not.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  judgeSettlement,
+  type SettlementAnalysis,
+  type SettlementDeposit,
+} from '../../src/domain/liquid-settlement.js';
+
+const ASSET = '02f22f8d9c76ab41661a2729e4752e2c5d1a263012141b86ea98af5472df5189';
+const DEST =
+  'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';
+const SPLIT = 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn';
+const deposit: SettlementDeposit = {
+  id: 'd1',
+  destinationAddress: DEST,
+  splitAddress: SPLIT,
+  splitPercent: 0.0299,
+  netAmount: 1485,
+  amountInCents: 150000,
+};
+
+function judge(destUnits: bigint, splitUnits: bigint, precision = 8, deposits = [deposit]) {
+  const out = (index: number, value: bigint) => ({
+    index,
+    confidential: false,
+    opened: 'explicit' as const,
+    assetId: ASSET,
+    value,
+  });
+  const a: SettlementAnalysis = {
+    txid: 'ab'.repeat(32),
+    tx: { txid: 'ab'.repeat(32), version: 2, inputCount: 1, outputs: [], locktime: 0 },
+    network: 'liquid',
+    deposits,
+    addresses: [
+      { role: 'destination', address: DEST, script: '0014aa', outputs: [out(0, destUnits)] },
+      { role: 'split', address: SPLIT, script: '0014bb', outputs: [out(1, splitUnits)] },
+    ],
+    problems: [],
+  };
+  const r = judgeSettlement(a, {
+    status: { confirmed: true, blockHeight: 10 },
+    tipHeight: 11,
+    expectedAssetId: ASSET,
+    assets: { [ASSET]: { precision, ticker: 'DePix' } },
+  });
+  return [r.verdict, ...r.checks.filter((c) => c.what.endsWith('-amount')).map((c) => c.detail)];
+}
+
+describe('a split paid to the base unit or rounded to the cent', () => {
+  it('the exact shares settle it', () => {
+    expect(judge(144_059_850_000n, 4_440_150_000n)).toEqual([
+      'verified',
+      'the destination address received 1440.59850000, as due',
+      'the split address received 44.40150000, as due',
+    ]);
+  });
+
+  it('the split rounded to the cent, down or up, and the destination the rest, settle it', () => {
+    expect(judge(144_060_000_000n, 4_440_000_000n)[0]).toBe('verified');
+    expect(judge(144_059_000_000n, 4_441_000_000n)[0]).toBe('verified');
+  });
+
+  it('a cent more off is a mismatch, with both values', () => {
+    expect(judge(144_061_000_000n, 4_439_000_000n)).toEqual([
+      'mismatch',
+      'the destination address received 1440.61000000, but 1440.59850000 was due',
+      'the split address received 44.39000000, but 44.40150000 was due',
+    ]);
+  });
+
+  it('an amount that is neither to the unit nor in whole cents is a mismatch', () => {
+    expect(judge(144_059_849_900n, 4_440_150_100n)[0]).toBe('mismatch');
+  });
+
+  it('at precision 0 there are no cents: only the unit rule', () => {
+    // 1485 units net: the split 44.4015 units is paid by 44 or 45
+    expect(judge(1441n, 44n, 0)[0]).toBe('verified');
+    expect(judge(1440n, 45n, 0)[0]).toBe('verified');
+    expect(judge(1442n, 43n, 0)[0]).toBe('mismatch');
+  });
+});
