@@ -57,7 +57,7 @@ function run() {
   }
   const { createRequire, wrap } = require('node:module');
   const vm = require('node:vm');
-  const cache = codeCache(fs, path, stat);
+  const cache = codeCache(fs, path, file, stat);
   const script = new vm.Script(wrap(source), { filename: file, cachedData: cache.read() });
   if (script.cachedDataRejected !== false) process.once('exit', () => cache.write(script));
   const module = { exports: {}, filename: file, id: file, loaded: false };
@@ -70,13 +70,14 @@ function run() {
  * The V8 code cache of dist/lbrl.cjs for this command, in the user's cache directory
  * ($XDG_CACHE_HOME/lbrl, else ~/.cache/lbrl). Written at the exit of a run that had none, or whose
  * cache V8 rejected, so it holds what that run compiled. Its name carries Node's version, the
- * architecture, lbrl's version, the program file's size and time, and the command, so another
- * Node or another build never reads it; V8
+ * architecture, where this lbrl is installed, lbrl's version, the program file's size and time,
+ * and the command, so another Node or another build never reads it, and two installs (a global
+ * one and a project's, say) never remove each other's; V8
  * itself rejects a cache that does not fit (cachedDataRejected) and the run then rewrites it. A
  * cache that cannot be read or written, or whose bytes are damaged, is no error: the program runs
  * without it (and writes it again).
  */
-function codeCache(fs, path, stat) {
+function codeCache(fs, path, program, stat) {
   // V8 checks a cache's versions and flags but not its bytes: a damaged one can crash the process,
   // so each file starts with a SHA-1 of the rest, and one that does not match is not used
   const DIGEST = 20;
@@ -86,7 +87,9 @@ function codeCache(fs, path, stat) {
   const home = process.env.HOME || require('node:os').homedir();
   const dir = path.join(process.env.XDG_CACHE_HOME || path.join(home, '.cache'), 'lbrl');
   const prefix = `code-node${process.versions.node}-${process.arch}-`;
-  const build = `${prefix}${require('../package.json').version}-${stat.size}-${Math.trunc(stat.mtimeMs)}-`;
+  // where this lbrl is: another install's builds are not older builds of this one
+  const install = `${prefix}${digest(program).toString('hex').slice(0, 8)}-`;
+  const build = `${install}${require('../package.json').version}-${stat.size}-${Math.trunc(stat.mtimeMs)}-`;
   // one cache per command (deposit get, config set, ...): each holds what its own command compiles,
   // where a single one would hold only what the first command after an install happened to use
   const words = [];
@@ -117,10 +120,12 @@ function codeCache(fs, path, stat) {
         const temp = `${file}.${process.pid}.tmp`;
         fs.writeFileSync(temp, Buffer.concat([digest(data), data]), { mode: 0o600 });
         fs.renameSync(temp, file);
-        // earlier builds' caches for this same Node: never read again
+        // this install's earlier builds' caches for this same Node (and caches named before names
+        // carried the install): never read again
+        const unplaced = (name) => !/^[0-9a-f]{8}-/.test(name.slice(prefix.length));
         for (const old of fs.readdirSync(dir))
           if (old.startsWith(prefix) && !old.startsWith(build) && !old.endsWith('.tmp'))
-            fs.rmSync(path.join(dir, old), { force: true });
+            if (old.startsWith(install) || unplaced(old)) fs.rmSync(path.join(dir, old), { force: true });
       } catch {
         // unwritable or full: the next run compiles as this one did
       }

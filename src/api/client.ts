@@ -37,6 +37,33 @@ export interface ClientOptions {
   insecureSkipTlsVerify?: boolean;
 }
 
+/** The time-outs and limits of a request, the service's and the explorer's alike. */
+export const REQUEST_DEFAULTS = {
+  timeoutMs: 30_000,
+  connectTimeoutMs: 30_000,
+  maxRetries: 3,
+  maxRetryAfterMs: 60_000,
+  maxBodyBytes: 1024 * 1024,
+};
+
+/** The connection pool of a client: its time-outs, and TLS always checked but for --insecure-skip-tls-verify. */
+export function httpAgent(o: {
+  connectTimeoutMs: number;
+  timeoutMs: number;
+  insecureSkipTlsVerify?: boolean;
+}): Agent {
+  return new Agent({
+    connect: {
+      timeout: o.connectTimeoutMs,
+      ...(o.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}),
+    },
+    headersTimeout: o.timeoutMs,
+    bodyTimeout: o.timeoutMs,
+    // HTTP/1.1 only: the bundle leaves undici's HTTP/2 client out (src/api/no-http2.ts)
+    allowH2: false,
+  });
+}
+
 export interface RetryInfo {
   attempt: number;
   delayMs: number;
@@ -62,7 +89,7 @@ const CONNECT_FAILURES = new Set([
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
-const TLS_FAILURES = /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO_VERIFY/;
+export const TLS_FAILURES = /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO_VERIFY/;
 
 /** An answer (a 2xx one, except from probeDeposit), not yet read as JSON. */
 export interface Answer {
@@ -75,7 +102,8 @@ type Outcome =
   | { kind: 'answer'; status: number; headers: Record<string, string | string[] | undefined>; body: string }
   | { kind: 'error'; error: unknown; sent: boolean };
 
-function errorCode(error: unknown): string {
+/** The code of a network error, or of its cause (undici wraps them). */
+export function errorCode(error: unknown): string {
   let e = error as { code?: string; cause?: unknown } | undefined;
   for (let i = 0; i < 4 && e; i++) {
     if (typeof e.code === 'string') return e.code;
@@ -84,7 +112,7 @@ function errorCode(error: unknown): string {
   return '';
 }
 
-function headerValue(h: string | string[] | undefined): string | undefined {
+export function headerValue(h: string | string[] | undefined): string | undefined {
   return Array.isArray(h) ? h[0] : h;
 }
 
@@ -136,26 +164,8 @@ export class DepositClient {
   private readonly secrets = new Redactor();
 
   constructor(options: ClientOptions) {
-    this.o = {
-      timeoutMs: 30_000,
-      connectTimeoutMs: 30_000,
-      maxRetries: 3,
-      maxRetryAfterMs: 60_000,
-      maxBodyBytes: 1024 * 1024,
-      ...options,
-    };
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({
-        connect: {
-          timeout: this.o.connectTimeoutMs,
-          ...(this.o.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}),
-        },
-        headersTimeout: this.o.timeoutMs,
-        bodyTimeout: this.o.timeoutMs,
-        // HTTP/1.1 only: the bundle leaves undici's HTTP/2 client out (src/api/no-http2.ts)
-        allowH2: false,
-      });
+    this.o = { ...REQUEST_DEFAULTS, ...options };
+    this.dispatcher = options.dispatcher ?? httpAgent(this.o);
     this.secrets.add(options.token);
   }
 

@@ -20,30 +20,21 @@ import { TxParseError } from '../domain/liquid-tx.js';
 import { loadZkp } from '../domain/liquid-unblind.js';
 import type { Network } from '../domain/networks.js';
 import { interrupted, LbrlError } from '../errors.js';
-import { retryAfterMs, serviceMessage } from './client.js';
-import { Agent, type Dispatcher, request } from './http.js';
+import {
+  type ClientOptions,
+  errorCode,
+  headerValue as header,
+  httpAgent,
+  REQUEST_DEFAULTS,
+  retryAfterMs,
+  serviceMessage,
+  TLS_FAILURES,
+} from './client.js';
+import { type Dispatcher, request } from './http.js';
 import { describeIssues } from './models.js';
 
-export interface EsploraOptions {
-  /** without a trailing slash, e.g. https://blockstream.info/liquid/api */
-  baseUrl: string;
-  timeoutMs?: number;
-  connectTimeoutMs?: number;
-  maxRetries?: number;
-  maxRetryAfterMs?: number;
-  maxBodyBytes?: number;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random: () => number;
-  now: () => number;
-  trace?: ((line: string) => void) | undefined;
-  onRetry?:
-    | ((info: { attempt: number; delayMs: number; reason: string; status?: number }) => void)
-    | undefined;
-  signal?: AbortSignal | undefined;
-  dispatcher?: Dispatcher;
-  userAgent?: string;
-  insecureSkipTlsVerify?: boolean;
-}
+/** The service client's options without a token; `baseUrl` is the explorer's API, e.g. https://blockstream.info/liquid/api. */
+export type EsploraOptions = Omit<ClientOptions, 'token'>;
 
 /** Blockstream's public Esplora for the public networks; none for elementsregtest. */
 export const DEFAULT_ESPLORA: Record<'liquid' | 'liquidtestnet' | 'elementsregtest', string | null> = {
@@ -109,21 +100,6 @@ export const assetSchema = z.looseObject({
 });
 export type EsploraAsset = z.infer<typeof assetSchema>;
 
-const TLS_FAILURES = /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO_VERIFY/;
-
-function errorCode(error: unknown): string {
-  let e = error as { code?: string; cause?: unknown } | undefined;
-  for (let i = 0; i < 4 && e; i++) {
-    if (typeof e.code === 'string') return e.code;
-    e = e.cause as typeof e;
-  }
-  return '';
-}
-
-function header(h: string | string[] | undefined): string | undefined {
-  return Array.isArray(h) ? h[0] : h;
-}
-
 type Body = { status: 200; contentType: string | undefined; text: string } | { status: 404 };
 
 export class EsploraClient {
@@ -135,26 +111,13 @@ export class EsploraClient {
 
   constructor(options: EsploraOptions) {
     this.o = {
-      timeoutMs: 30_000,
-      connectTimeoutMs: 30_000,
-      maxRetries: 3,
-      maxRetryAfterMs: 60_000,
+      ...REQUEST_DEFAULTS,
       // a transaction with many confidential outputs carries ~4 kB of proofs per output
       maxBodyBytes: 8 * 1024 * 1024,
       ...options,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({
-        connect: {
-          timeout: this.o.connectTimeoutMs,
-          ...(this.o.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}),
-        },
-        headersTimeout: this.o.timeoutMs,
-        bodyTimeout: this.o.timeoutMs,
-        allowH2: false,
-      });
+    this.dispatcher = options.dispatcher ?? httpAgent(this.o);
   }
 
   async close(): Promise<void> {

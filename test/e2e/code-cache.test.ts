@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/bin.js';
+import { BIN, runBin, runBinAt } from '../helpers/bin.js';
 import { tempDir } from '../helpers/cli.js';
 import { getAnswer, ID, TOKEN } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
@@ -17,8 +17,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** deposit get --json against the test server: the command whose start-up the cache is for. */
-async function get(cacheHome: string) {
-  return runBin(['deposit', 'get', ID, '--json'], {
+async function get(cacheHome: string, bin = BIN) {
+  return runBinAt(bin, ['deposit', 'get', ID, '--json'], {
     HOME: tempDir(),
     LBRL_CONFIG_DIR: tempDir(),
     XDG_CACHE_HOME: cacheHome,
@@ -112,18 +112,54 @@ describe('the code cache of the program', () => {
   });
 
   it("another lbrl version's or build's cache is removed; other Node versions' caches are kept", async () => {
+    // where this lbrl is installed, as its cache's name says it
+    const first = tempDir();
+    await get(first);
+    const place = /^[0-9a-f]{8}-/.exec([...files(first).keys()][0]?.slice(mine.length) ?? '')?.[0];
+    expect(place).toBeDefined();
     const home = tempDir();
     const dir = path.join(home, 'lbrl');
     fs.mkdirSync(dir, { recursive: true });
-    const stale = `${mine}0.0.1-123-456.bin`;
-    const otherNode = `code-node1.2.3-${process.arch}-0.0.1-123-456.bin`;
+    const stale = `${mine}${place}0.0.1-123-456-deposit-get.bin`;
+    const unplaced = `${mine}0.0.1-123-456-deposit-get.bin`; // named before names carried the place
+    const otherNode = `code-node1.2.3-${process.arch}-${place}0.0.1-123-456-deposit-get.bin`;
     fs.writeFileSync(path.join(dir, stale), 'old');
+    fs.writeFileSync(path.join(dir, unplaced), 'old');
     fs.writeFileSync(path.join(dir, otherNode), 'other');
     expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
     const names = [...files(home).keys()].sort();
     expect(names).toHaveLength(2);
     expect(names).toContain(otherNode);
     expect(names).not.toContain(stale);
+    expect(names).not.toContain(unplaced);
+  });
+
+  it("two installs of lbrl (a global one and a project's) keep a cache each and never evict the other's", async () => {
+    // a second copy of the installed files elsewhere, as npm install -g and a project's install make
+    const other = tempDir();
+    for (const file of [
+      'package.json',
+      'bin/lbrl.js',
+      'bin/package.json',
+      'dist/lbrl.cjs',
+      'dist/help.json',
+    ]) {
+      fs.mkdirSync(path.dirname(path.join(other, file)), { recursive: true });
+      fs.copyFileSync(path.join(BIN, '../..', file), path.join(other, file));
+    }
+    const otherBin = path.join(other, 'bin/lbrl.js');
+    const home = tempDir();
+    expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(await get(home, otherBin)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    const both = files(home);
+    expect([...both.keys()]).toHaveLength(2);
+    // so a rewrite shows
+    for (const name of both.keys())
+      fs.utimesSync(path.join(home, 'lbrl', name), new Date(1e12), new Date(1e12));
+    expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(await get(home, otherBin)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(files(home)).toEqual(both);
+    for (const name of both.keys()) expect(fs.statSync(path.join(home, 'lbrl', name)).mtimeMs).toBe(1e12);
   });
 
   it('an unwritable cache directory is no error: the run works and writes nothing', async () => {

@@ -188,6 +188,65 @@ console.log(JSON.stringify({ cents: charge.amountInCents, id: got.id === charge.
   });
 });
 
+describe('the type declarations a TypeScript program gets from the installed package', () => {
+  it.each(['node16', 'bundler'])(
+    'tsc --noEmit resolves them with moduleResolution %s',
+    (resolution) => {
+      const app = tempDir('lbrl-ts-');
+      fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+      fs.mkdirSync(path.join(app, 'node_modules'));
+      fs.symlinkSync(path.join(prefix, 'lib/node_modules/lbrl'), path.join(app, 'node_modules/lbrl'), 'dir');
+      fs.writeFileSync(
+        path.join(app, 'main.ts'),
+        `import { createClient, type Deposit, EXIT_CODES, isLbrlError, type LbrlClient, parseAmount } from 'lbrl';
+const lbrl: LbrlClient = createClient({ baseUrl: 'https://pay.example.com', token: 'a'.repeat(20) });
+const cents: number = parseAmount('15,50');
+const code: number = EXIT_CODES.mismatch;
+export async function status(id: string): Promise<Deposit['status'] | undefined> {
+  try {
+    return (await lbrl.get(id)).status;
+  } catch (error) {
+    if (isLbrlError(error)) console.log(error.type, error.exitCode, cents, code);
+  }
+}
+// @ts-expect-error reais are a string: a number of reais would be a float
+lbrl.create({ amount: 15.5, to: 'lq1...' });
+`,
+      );
+      const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+      const module = resolution === 'bundler' ? 'esnext' : resolution;
+      const r = (() => {
+        try {
+          return execFileSync(
+            process.execPath,
+            [
+              tsc,
+              '--noEmit',
+              '--strict',
+              '--target',
+              'es2022',
+              '--module',
+              module,
+              '--moduleResolution',
+              resolution,
+              '--types',
+              'node',
+              '--typeRoots',
+              path.join(ROOT, 'node_modules/@types'),
+              'main.ts',
+            ],
+            { cwd: app, encoding: 'utf8', timeout: 60_000 },
+          );
+        } catch (error) {
+          return String((error as { stdout?: string }).stdout ?? error);
+        }
+      })();
+      expect(r).toBe('');
+    },
+    90_000,
+  );
+});
+
 function listPackages(dir: string): string[] {
   const names: string[] = [];
   for (const entry of fs.readdirSync(dir)) {

@@ -12,10 +12,20 @@ export interface BinResult {
 
 /** Run the built CLI as a user would, with only the environment given (plus PATH). */
 export function runBin(args: string[], env: Record<string, string>, input?: string): Promise<BinResult> {
+  return runBinAt(BIN, args, env, input);
+}
+
+/** The same, for a copy of the built CLI at another place. */
+export function runBinAt(
+  bin: string,
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+): Promise<BinResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      [BIN, ...args],
+      [bin, ...args],
       { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
