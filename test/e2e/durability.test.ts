@@ -45,7 +45,9 @@ describe('kill -9 during writes', () => {
     const t = Date.now();
     const after = await runBin(['config', 'set', 'network', 'liquid'], env);
     expect(after.code).toBe(0);
-    expect(Date.now() - t).toBeLessThan(5000);
+    // a lock still held would be waited on for 15 s; anything well under that is a takeover,
+    // with room for a loaded machine
+    expect(Date.now() - t).toBeLessThan(12_000);
     expect((await runBin(['config', 'get', 'network'], env)).stdout).toBe('liquid\n');
     // what killed writers left half done is cleared by the next writer: only the config remains
     expect(fs.readdirSync(env.LBRL_CONFIG_DIR)).toEqual(['config.json']);
