@@ -95,6 +95,8 @@ export interface BlindingKeyOptions {
  */
 export async function setBlindingKey(opts: BlindingKeyOptions, session: Session): Promise<void> {
   const { ctx, printer: p } = session;
+  // a key kept in a misspelt profile would never be used: the name must exist, as for unset
+  session.profile();
   let address: string | undefined;
   if (opts.address !== undefined) {
     const network = session.setting('network');
