@@ -100,14 +100,14 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
   let address: string | undefined;
   if (opts.address !== undefined) {
     const network = session.setting('network');
-    const { decodeLiquidAddress } = await import('../domain/address.js');
+    const { article, decodeLiquidAddress } = await import('../domain/address.js');
     const r = decodeLiquidAddress(opts.address);
     if (!r.ok) throw invalidValue('--address', opts.address, `a Liquid address (${r.reason})`);
     if (r.value.network !== network)
       throw invalidValue(
         '--address',
         opts.address,
-        `a ${network} address (this is a ${r.value.network} address)`,
+        `${article(network)} ${network} address (this is ${article(r.value.network)} ${r.value.network} address)`,
       );
     address = r.value.address;
   }
