@@ -280,3 +280,23 @@ describe('times and splits for people', () => {
     expect(brCode(100)).toMatch(/^000201/);
   });
 });
+
+describe("the README's capture of the counter view", () => {
+  it('is what lbrl draws now: 80x24, a code that decodes, the settlement under it as lbrl says it', async () => {
+    const fs = await import('node:fs');
+    const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### At the counter'));
+    const block = /```\n([\s\S]*?)```/.exec(section)![1]!.replace(/\n$/, '').split('\n');
+    const view = block.slice(0, 24);
+    expect(view.every((l) => [...l].length <= 80)).toBe(true);
+    const decoded = decodeTerminal(view.map((l) => [...l].slice(0, 47).join('')).join('\n'), 'dark');
+    expect(decoded).toMatch(/^000201.*6304[0-9A-F]{4}$/);
+    const after = block.slice(24);
+    expect(after[0]).toMatch(/^Paid {6}R\$ 35,00 at 2026-\d\d-\d\d \d\d:\d\d:\d\d -03:00$/);
+    const { settlementLines } = await import('../../src/ui/watch-view.js');
+    const txid = /^Txid {6}([0-9a-f]{64})$/.exec(after[1]!)![1]!;
+    const settled = getAnswer({ status: 'FINALIZED', settlement: { liquidTxid: txid } } as never);
+    expect(after.slice(1, 3)).toEqual(settlementLines(settled as never, { sandbox: true }));
+    expect(after[3]).toMatch(/^deposit [0-9a-f-]{36} FINALIZED$/);
+  });
+});
