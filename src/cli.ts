@@ -25,9 +25,37 @@ function normalise(argv: string[]): string[] {
     i >= 0 &&
     argv.slice(0, i).every((w) => GROUP_PATHS.has(argv.slice(0, argv.indexOf(w) + 1).join(' ')))
   ) {
-    return [...argv.slice(0, i), ...argv.slice(i + 1), '--help'];
+    return withoutHelpOfUnknown([...argv.slice(0, i), ...argv.slice(i + 1), '--help']);
   }
   if (GROUP_PATHS.has(argv.join(' '))) return [...argv, '--help'];
+  return withoutHelpOfUnknown(argv);
+}
+
+const KNOWN_PATHS = new Set(COMMANDS.filter((c) => !c.hidden).map((c) => c.path));
+const GLOBAL_VALUE_FLAGS = new Set(
+  COMMANDS[0]!.flags.filter((f) => f.flags.includes('<')).flatMap((f) => f.flags.split(/[ ,]+/)),
+);
+
+/**
+ * `lbrl nope --help` (and so `lbrl help nope`) is an unknown command, as gh says, not the help of
+ * the group above it with exit 0: without the --help, commander names the word and what it may be.
+ */
+function withoutHelpOfUnknown(argv: string[]): string[] {
+  if (!argv.includes('--help') && !argv.includes('-h')) return argv;
+  let path = '';
+  for (let i = 0; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (w === '--help' || w === '-h' || w === '--') return argv;
+    if (w.startsWith('-')) {
+      if (GLOBAL_VALUE_FLAGS.has(w)) i++;
+      continue;
+    }
+    // past a command, the words are its arguments
+    if (!GROUP_PATHS.has(path)) return argv;
+    const next = path ? `${path} ${w}` : w;
+    if (!KNOWN_PATHS.has(next)) return argv.filter((a) => a !== '--help' && a !== '-h');
+    path = next;
+  }
   return argv;
 }
 

@@ -105,14 +105,25 @@ export function candidates(
   words: string[],
   data: { profiles(): string[]; ids(): string[] },
 ): { files: true } | { files: false; values: string[] } {
-  const cur = words.at(-1) ?? '';
+  let cur = words.at(-1) ?? '';
   const byPath = new Map(COMMANDS.map((c) => [c.path, c]));
   const PROGRAM = byPath.get('')!;
+  // `lbrl help <path>` takes a command path, word by word
+  if (words[0] === 'help' && words.length > 1 && !cur.startsWith('-')) {
+    const path = words.slice(1, -1).join(' ');
+    const known = path === '' || (byPath.has(path) && !byPath.get(path)!.hidden);
+    return {
+      files: false,
+      values: known ? subcommands(COMMANDS, path).filter((s) => s.startsWith(cur)) : [],
+    };
+  }
   let cmd: CommandDef = PROGRAM;
   const positionals: string[] = [];
   let pending: FlagDef | undefined;
   let options = true;
   for (const w of words.slice(0, -1)) {
+    // bash splits `--flag=value` at the `=` (it is in COMP_WORDBREAKS): `--flag`, `=`, `value`
+    if (pending && w === '=') continue;
     if (pending) pending = undefined;
     else if (w === '--') options = false;
     else if (options && w.startsWith('-')) {
@@ -135,7 +146,17 @@ export function candidates(
     else values = [];
     return { files: false, values: values.filter((v) => v.startsWith(cur)) };
   };
+  if (pending && cur === '=') cur = '';
   if (pending) return of(pending.complete ?? 'none');
+  // zsh and fish hand `--flag=val` over whole: offer `--flag=value`
+  const inline = options ? /^(--?[^=]+)=(.*)$/.exec(cur) : null;
+  if (inline) {
+    const f = findFlag(COMMANDS, cmd, inline[1]!);
+    if (!f || !takesValue(f) || f.complete === 'files') return { files: false, values: [] };
+    cur = inline[2]!;
+    const r = of(f.complete ?? 'none');
+    return { files: false, values: r.files ? [] : r.values.map((v) => `${inline[1]}=${v}`) };
+  }
   if (options && cur.startsWith('-')) {
     const flags = [...cmd.flags, ...(cmd === PROGRAM ? [] : PROGRAM.flags.slice(1))].flatMap(names);
     return { files: false, values: [...new Set([...flags, '--help'])].filter((v) => v.startsWith(cur)) };

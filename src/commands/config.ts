@@ -95,17 +95,19 @@ export interface BlindingKeyOptions {
  */
 export async function setBlindingKey(opts: BlindingKeyOptions, session: Session): Promise<void> {
   const { ctx, printer: p } = session;
+  // a key kept in a misspelt profile would never be used: the name must exist, as for unset
+  session.profile();
   let address: string | undefined;
   if (opts.address !== undefined) {
     const network = session.setting('network');
-    const { decodeLiquidAddress } = await import('../domain/address.js');
+    const { article, decodeLiquidAddress } = await import('../domain/address.js');
     const r = decodeLiquidAddress(opts.address);
     if (!r.ok) throw invalidValue('--address', opts.address, `a Liquid address (${r.reason})`);
     if (r.value.network !== network)
       throw invalidValue(
         '--address',
         opts.address,
-        `a ${network} address (this is a ${r.value.network} address)`,
+        `${article(network)} ${network} address (this is ${article(r.value.network)} ${r.value.network} address)`,
       );
     address = r.value.address;
   }

@@ -145,6 +145,32 @@ const BITCOIN_HRPS: Record<string, string> = {
   bcrt: 'Bitcoin regtest',
 };
 
+/** Other chains' segwit prefixes a person may paste; any other valid bech32 is named by its prefix. */
+const OTHER_HRPS: Record<string, string> = {
+  ltc: 'Litecoin',
+  tltc: 'Litecoin testnet',
+  rltc: 'Litecoin regtest',
+};
+const LIQUID_HRPS = new Set(['lq', 'ex', 'tlq', 'tex', 'el', 'ert']);
+
+/** A bech32 or bech32m string with a valid checksum (any prefix), by its prefix; else undefined. */
+function bech32Prefix(input: string): string | undefined {
+  if (input.length > BECH32_LIMIT) return undefined;
+  for (const codec of [bech32, bech32m]) {
+    try {
+      return codec.decode(input, BECH32_LIMIT).prefix.toLowerCase();
+    } catch {
+      // not this variant
+    }
+  }
+  return undefined;
+}
+
+/** `a` or `an` before a network's name. */
+export function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}
+
 /**
  * What a string that is no Liquid address is, when that can be told from its shape: another
  * chain's address, a Lightning invoice, a PIX key, a payment URI. Undefined when it looks like
@@ -164,6 +190,13 @@ export function foreignKind(input: string): string | undefined {
   const hrp = sep > 0 ? lower.slice(0, sep) : '';
   const bitcoin = BITCOIN_HRPS[hrp];
   if (bitcoin) return `it is a ${bitcoin} address, not a Liquid one`;
+  const prefix = /^ln/.test(lower) ? undefined : bech32Prefix(input);
+  if (prefix !== undefined && !LIQUID_HRPS.has(prefix)) {
+    const other = OTHER_HRPS[prefix];
+    return other
+      ? `it is a ${other} address, not a Liquid one`
+      : `it is a bech32 address of another chain (${prefix}1…), not a Liquid one`;
+  }
   if (/^ln(bc|tb|tbs|bcrt|sb)[0-9munp]*1/.test(lower))
     return 'it is a Lightning invoice, not a Liquid address';
   if (/^lnurl1/.test(lower)) return 'it is an LNURL (Lightning), not a Liquid address';
@@ -322,7 +355,7 @@ export function checkLiquidAddress(input: string, network: Network): AddressResu
   if (!r.ok) return r;
   if (r.value.network !== network) {
     return fail(
-      `it is a ${r.value.network} address, but the profile's network is ${network}; use a ${network} address or \`lbrl config set network ${r.value.network}\``,
+      `it is ${article(r.value.network)} ${r.value.network} address, but the profile's network is ${network}; use ${article(network)} ${network} address or \`lbrl config set network ${r.value.network}\``,
     );
   }
   return r;

@@ -1,6 +1,6 @@
 /** The checks of `config set`: only that command needs the address codecs. */
 import { parseBaseUrl } from '../api/baseurl.js';
-import { decodeLiquidAddress, isNetwork, NETWORKS } from '../domain/address.js';
+import { article, decodeLiquidAddress, isNetwork, NETWORKS } from '../domain/address.js';
 import { parseSplitFee } from '../domain/split.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
@@ -23,7 +23,9 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
       const r = decodeLiquidAddress(value);
       if (!r.ok) throw refuse(`a Liquid address (${r.reason})`);
       if (r.value.network !== network) {
-        throw refuse(`a ${network} address (this is a ${r.value.network} address; set network first)`);
+        throw refuse(
+          `${article(network)} ${network} address (this is ${article(r.value.network)} ${r.value.network} address; set network first)`,
+        );
       }
       return r.value.address;
     }

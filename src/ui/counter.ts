@@ -44,6 +44,8 @@ export function planCounter(
   size: TerminalSize,
   modules: number,
   amountCents: number,
+  /** rows kept free under the view (a plain create's next line and the prompt) */
+  reserve = 0,
 ): CounterLayout | { tooSmall: string } {
   const full = formatCents(amountCents);
   const short = full.replace(/^R\$ /, '');
@@ -53,6 +55,12 @@ export function planCounter(
     [2, short],
     [1, short],
   ];
+  const rows = size.rows - reserve;
+  /** the smallest size of each arrangement, for the message when none fits */
+  const least: Record<'side' | 'stacked', { width: number; height: number } | undefined> = {
+    side: undefined,
+    stacked: undefined,
+  };
   for (const kind of ['side', 'stacked'] as const) {
     for (const quiet of [4, 2, 1]) {
       const box = qrBox(modules, quiet);
@@ -66,16 +74,19 @@ export function planCounter(
           kind === 'side'
             ? Math.max(box.height, textHeight + SIDE_LINES)
             : box.height + textHeight + STACKED_LINES;
-        if (width <= size.columns && height <= size.rows) {
+        const smallest = least[kind];
+        if (quiet === 1 && (!smallest || width * height < smallest.width * smallest.height))
+          least[kind] = { width, height };
+        if (width <= size.columns && height <= rows) {
           // the text beside the code takes every column left
           return { kind, quiet, scale, amountText, width: kind === 'side' ? size.columns : width, height };
         }
       }
     }
   }
-  const least = qrBox(modules, 1);
+  const need = (l: { width: number; height: number } | undefined) => `${l!.width}x${l!.height + reserve}`;
   return {
-    tooSmall: `the terminal (${size.columns}x${size.rows}) is too small for the QR code, which needs at least ${least.width}x${least.height + STACKED_LINES + 3}`,
+    tooSmall: `the terminal (${size.columns}x${size.rows}) is too small for the QR code${reserve > 0 ? ` and the ${reserve} lines after it` : ''}, which needs at least ${need(least.side)} (or ${need(least.stacked)} with the amount under it)`,
   };
 }
 

@@ -3,7 +3,7 @@ import { History } from '../../src/store/history.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { LQ, VJL } from '../helpers/fixtures.js';
-import { decodeTerminal } from '../helpers/qr.js';
+import { decodeTerminal, zbarScreen } from '../helpers/qr.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
 
 let closers: Array<() => Promise<void>> = [];
@@ -98,11 +98,37 @@ describe('create --watch at the counter', () => {
     });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
-      /the terminal \(60x20\) is too small for the QR code, which needs at least 4\dx\d\d: enlarge it, or write the code to a file with --qr-png <file>/,
+      /the terminal \(60x20\) is too small for the QR code, which needs at least 7\dx2\d \(or 4\dx\d\d with the amount under it\): enlarge it, or write the code to a file with --qr-png <file>/,
     );
     expect(r.stdout).not.toContain('█');
     expect(copyPaste(r.stdout)).toMatch(/^000201/);
     expect(r.stdout).toMatch(/Paid {6}R\$ 35,00 at 2026-11-22 07:00:02 -03:00/);
+  });
+
+  // 74x24 holds a 45-module code followed, not with a line and the prompt under it; a 41 either way
+  it('a plain create where only a followed view fits: says so with the real size and --watch as a way out', async () => {
+    const { sb, env } = await sandbox(null);
+    const r = await runCli(['deposit', 'create', '--amount', '35', '--to', LQ, '--qr-style', 'dark'], {
+      env,
+      clock: sb.clock,
+      ...terminal(74, 24),
+    });
+    expect(r.code).toBe(0);
+    if (r.stdout.includes('█')) {
+      expect(r.stderr).not.toContain('too small');
+      // the still view, read as a camera would (zbarimg), the big amount beside it and all
+      const view = r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('\u001b[2K'))
+        .map((l) => l.slice(4).replace(SGR, ''));
+      expect(view.length).toBeLessThanOrEqual(22);
+      expect(zbarScreen(view.join('\n'), 'dark')).toBe(copyPaste(r.stdout));
+    } else {
+      expect(r.stderr).toContain(
+        'the terminal (74x24) is too small for the QR code and the 2 lines after it, which needs at least 74x26 (or 47x33 with the amount under it): enlarge it, add --watch (followed, the view may take every row), or write the code to a file with --qr-png <file>',
+      );
+    }
+    expect(r.stderr).toMatch(/follow it with: lbrl deposit watch [0-9a-f-]{36}\n$/);
   });
 
   it('TERM=dumb: no redrawing, no colour; NO_COLOR: the view without colour', async () => {

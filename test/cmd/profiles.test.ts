@@ -32,6 +32,10 @@ describe('a profile that does not exist', () => {
     ['auth logout'],
     [`sandbox pay ${ID}`],
     [`sandbox fail ${ID}`],
+    [`deposit verify ${ID}`],
+    ['deposit watch --pending'],
+    ['config set-blinding-key --clear'],
+    ['config set-blinding-key'],
   ])('%s: exit 2, the same error, nothing written', async (command) => {
     const dir = setup();
     const before = fs.readFileSync(path.join(dir, 'config.json'), 'utf8');

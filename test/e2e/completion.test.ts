@@ -131,6 +131,22 @@ const SHELL_CASES: Array<[string, string[]]> = [
   ['lbrl deposit watch --timeout ', []],
   ['lbrl deposit create --to ', []],
   ['lbrl completion ', ['bash', 'fish', 'zsh']],
+  ['lbrl config set verify ', ['off', 'on']],
+  ['lbrl config set esplora-url ', []],
+  ['lbrl sandbox pay --settle ', ['address', 'amount', 'asset', 'none', 'ok']],
+  // `help` takes a command path, as `lbrl <path> --help` does
+  ['lbrl help ', ['auth', 'completion', 'config', 'deposit', 'sandbox']],
+  ['lbrl help deposit ', ['create', 'get', 'list', 'verify', 'watch']],
+  ['lbrl help config set', ['set', 'set-blinding-key']],
+  ['lbrl help deposit create ', []],
+];
+
+/** `--flag=value`: bash splits it at the `=` (COMP_WORDBREAKS), fish hands it over whole. */
+const INLINE_CASES: Array<[string, string, string[]]> = [
+  ['lbrl sandbox pay --settle = am', 'lbrl sandbox pay --settle=am', ['amount']],
+  ['lbrl deposit create --qr-style =', 'lbrl deposit create --qr-style=', ['dark', 'light']],
+  ['lbrl config set --profile = d', 'lbrl config set --profile=d', ['default']],
+  ['lbrl deposit watch --timeout =', 'lbrl deposit watch --timeout=', []],
 ];
 
 describe('completion in real shells: exactly the values each position takes', () => {
@@ -142,6 +158,14 @@ describe('completion in real shells: exactly the values each position takes', ()
     for (const [line, want] of SHELL_CASES) {
       expect({ line, got: complete(bash, line, env) }).toEqual({ line, got: want });
       expect({ line, got: fishComplete(fish, line, env) }).toEqual({ line, got: want });
+    }
+    for (const [bashLine, fishLine, want] of INLINE_CASES) {
+      expect({ bashLine, got: complete(bash, bashLine, env) }).toEqual({ bashLine, got: want });
+      const flag = fishLine.split(' ').at(-1)!.split('=')[0]!;
+      expect({ fishLine, got: fishComplete(fish, fishLine, env) }).toEqual({
+        fishLine,
+        got: want.map((v) => `${flag}=${v}`),
+      });
     }
     const created = await runBin(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], env);
     const id = created.stdout.trim();
@@ -155,6 +179,14 @@ describe('completion in real shells: exactly the values each position takes', ()
     expect(network.offered.split(/\s+/).sort()).toEqual(['elementsregtest', 'liquid', 'liquidtestnet']);
     const style = await zshComplete(zsh, 'lbrl config set qr-style ', env);
     expect(style.offered.split(/\s+/).sort()).toEqual(['dark', 'light']);
+    const help = await zshComplete(zsh, 'lbrl help deposit ', env);
+    expect(help.offered.split(/\s+/).sort()).toEqual(['create', 'get', 'list', 'verify', 'watch']);
+    const inline = await zshComplete(zsh, 'lbrl sandbox pay --settle=a', env);
+    expect(inline.offered.split(/\s+/).sort()).toEqual([
+      '--settle=address',
+      '--settle=amount',
+      '--settle=asset',
+    ]);
     const timeout = await zshComplete(zsh, 'lbrl deposit watch --timeout ', env);
     expect(timeout).toEqual({ typed: '> lbrl deposit watch --timeout', offered: '' });
   });

@@ -86,8 +86,32 @@ describe('--help is printed by bin/lbrl.js from the pages the build wrote', () =
     const r = await runBin(['--json', 'deposit', 'get', '--help'], env());
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Usage: lbrl deposit get [options] <id>');
+    // an unknown command is named, as gh does, not answered with the help above it and exit 0
     const u = await runBin(['depost', '--help'], env());
-    expect(u.code).toBe(0);
-    expect(u.stdout).toContain('Usage: lbrl [options] [command]');
+    expect(u).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: "error: unknown command 'depost' (Did you mean deposit?) (see lbrl --help)\n",
+    });
+  });
+
+  it('lbrl help <unknown path> names the unknown word, exit 2, as <unknown path> --help does', async () => {
+    for (const [p, message] of [
+      [['nope'], "error: unknown command 'nope' (see lbrl --help)\n"],
+      [
+        ['deposit', 'crate'],
+        "error: unknown command 'crate' (Did you mean create?) (see lbrl deposit --help)\n",
+      ],
+      [['config', 'nope'], "error: unknown command 'nope' (see lbrl config --help)\n"],
+    ] as const) {
+      const help = await runCli(['help', ...p]);
+      expect({ p, ...help }).toMatchObject({ p, code: 2, stdout: '', stderr: message });
+      expect(await runCli([...p, '--help'])).toEqual(help);
+      expect(await runCli(['--profile', 'default', ...p, '-h'])).toEqual(help);
+    }
+    // an argument before --help is no command: the command's help
+    const get = await runCli(['deposit', 'get', 'abc', '--help']);
+    expect(get.code).toBe(0);
+    expect(get.stdout).toContain('Usage: lbrl deposit get [options] <id>');
   });
 });

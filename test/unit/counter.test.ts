@@ -52,8 +52,20 @@ describe('the layout', () => {
     const n = (await qrMatrix(SANDBOX_LIKE)).length;
     const r = planCounter({ columns, rows }, n, 3500);
     expect(r).toEqual({
-      tooSmall: `the terminal (${columns}x${rows}) is too small for the QR code, which needs at least 47x31`,
+      tooSmall: `the terminal (${columns}x${rows}) is too small for the QR code, which needs at least 74x24 (or 47x31 with the amount under it)`,
     });
+  });
+
+  it('what it says it needs is enough, and a plain create counts the two lines after the view', async () => {
+    const n = (await qrMatrix(SANDBOX_LIKE)).length;
+    expect(planCounter({ columns: 74, rows: 24 }, n, 3500)).toMatchObject({ kind: 'side' });
+    expect(planCounter({ columns: 47, rows: 31 }, n, 3500)).toMatchObject({ kind: 'stacked' });
+    // 80x24 holds the view followed, not with a line and the prompt under it; it says 80x24
+    expect(planCounter({ columns: 80, rows: 24 }, n, 3500, 2)).toEqual({
+      tooSmall:
+        'the terminal (80x24) is too small for the QR code and the 2 lines after it, which needs at least 74x26 (or 47x33 with the amount under it)',
+    });
+    expect(planCounter({ columns: 74, rows: 26 }, n, 3500, 2)).toMatchObject({ kind: 'side' });
   });
 });
 
@@ -158,11 +170,11 @@ describe('a terminal resized during the watch', () => {
     resized!({ columns: 40, rows: 10 });
     resized!({ columns: 41, rows: 10 });
     expect(out).toBe(
-      '\u001b[2J\u001b[Hthe terminal (40x10) is too small for the QR code, which needs at least 47x31; enlarge it to see the code again\n',
+      '\u001b[2J\u001b[Hthe terminal (40x10) is too small for the QR code, which needs at least 74x24 (or 47x31 with the amount under it); enlarge it to see the code again\n',
     );
     v.change(getAnswer({ id: ID, status: 'PIX_CONFIRMED' }) as never, {}, 'WAITING_PAYMENT');
     expect(out).toBe(
-      '\u001b[2J\u001b[Hthe terminal (40x10) is too small for the QR code, which needs at least 47x31; enlarge it to see the code again\n\u0007',
+      '\u001b[2J\u001b[Hthe terminal (40x10) is too small for the QR code, which needs at least 74x24 (or 47x31 with the amount under it); enlarge it to see the code again\n\u0007',
     );
     resized!({ columns: 100, rows: 30 });
     expect(
@@ -266,5 +278,25 @@ describe('times and splits for people', () => {
       '3.00% of net to VJL: R$ 1,03 (the rest, R$ 33,62, to the destination)',
     );
     expect(brCode(100)).toMatch(/^000201/);
+  });
+});
+
+describe("the README's capture of the counter view", () => {
+  it('is what lbrl draws now: 80x24, a code that decodes, the settlement under it as lbrl says it', async () => {
+    const fs = await import('node:fs');
+    const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### At the counter'));
+    const block = /```\n([\s\S]*?)```/.exec(section)![1]!.replace(/\n$/, '').split('\n');
+    const view = block.slice(0, 24);
+    expect(view.every((l) => [...l].length <= 80)).toBe(true);
+    const decoded = decodeTerminal(view.map((l) => [...l].slice(0, 47).join('')).join('\n'), 'dark');
+    expect(decoded).toMatch(/^000201.*6304[0-9A-F]{4}$/);
+    const after = block.slice(24);
+    expect(after[0]).toMatch(/^Paid {6}R\$ 35,00 at 2026-\d\d-\d\d \d\d:\d\d:\d\d -03:00$/);
+    const { settlementLines } = await import('../../src/ui/watch-view.js');
+    const txid = /^Txid {6}([0-9a-f]{64})$/.exec(after[1]!)![1]!;
+    const settled = getAnswer({ status: 'FINALIZED', settlement: { liquidTxid: txid } } as never);
+    expect(after.slice(1, 3)).toEqual(settlementLines(settled as never, { sandbox: true }));
+    expect(after[3]).toMatch(/^deposit [0-9a-f-]{36} FINALIZED$/);
   });
 });

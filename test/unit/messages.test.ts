@@ -32,6 +32,23 @@ describe('a refused address is named for what it is', () => {
   });
 
   it.each([
+    ['ltc1qqurswpc8qurswpc8qurswpc8qurswpc8p4r4uu', 'a Litecoin address, not a Liquid one'],
+    ['LTC1QQURSWPC8QURSWPC8QURSWPC8QURSWPC8P4R4UU', 'a Litecoin address, not a Liquid one'],
+    [
+      'ltc1pqvpsxqcrqvpsxqcrqvpsxqcrqvpsxqcrqvpsxqcrqvpsxqcrqvps0jfwuk',
+      'a Litecoin address, not a Liquid one',
+    ],
+    ['tltc1qpyysjzgfpyysjzgfpyysjzgfpyysjzgfc0nfpw', 'a Litecoin testnet address, not a Liquid one'],
+    // any other bech32 address: its prefix names its chain
+    [
+      'cosmos1q5zs2pg9q5zs2pg9q5zs2pg9q5zs2pg9r8q7pk',
+      'a bech32 address of another chain (cosmos1…), not a Liquid one',
+    ],
+  ])('another chain in bech32: %s', (address, expected) => {
+    expect(reason(address)).toBe(`it is ${expected}`);
+  });
+
+  it.each([
     ['tex1qu32z09ra6k3paen83ug0y2csa23xukja3fyeyx', 'liquid', 'liquidtestnet'],
     [TLQ, 'liquid', 'liquidtestnet'],
     [LQ, 'liquidtestnet', 'liquid'],
@@ -48,7 +65,7 @@ describe('a refused address is named for what it is', () => {
     ],
   ] as const)('another Liquid network: %s on %s', (address, profile, actual) => {
     expect(reason(address, profile)).toBe(
-      `it is a ${actual} address, but the profile's network is ${profile}; use a ${profile} address or \`lbrl config set network ${actual}\``,
+      `it is ${actual === 'elementsregtest' ? 'an' : 'a'} ${actual} address, but the profile's network is ${profile}; use ${profile === 'elementsregtest' ? 'an' : 'a'} ${profile} address or \`lbrl config set network ${actual}\``,
     );
   });
 

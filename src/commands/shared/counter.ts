@@ -36,14 +36,16 @@ export async function showCounter(
   const timeZone = timeZoneOf(ctx.env);
   const modules = await qrMatrix(deposit.qrCodeText);
   // a view that is not followed ends with a line for the next command and one for the prompt
-  const rows = o.watch ? out.rows : out.rows - 2;
-  const layout = planCounter({ columns: out.columns, rows }, modules.length, deposit.amountInCents);
+  const size = { columns: out.columns, rows: out.rows };
+  const layout = planCounter(size, modules.length, deposit.amountInCents, o.watch ? 0 : 2);
   p.out(renderDeposit(p.c, deposit, { sandbox: o.sandbox, timeZone }));
   p.out('PIX copy-paste:');
   p.out(deposit.qrCodeText);
   if ('tooSmall' in layout) {
+    // followed, the view may take every row: say so when that is what it lacks
+    const followed = !o.watch && !('tooSmall' in planCounter(size, modules.length, deposit.amountInCents));
     p.warn(
-      `${layout.tooSmall}${o.watch ? '' : ' and the line after it'}: enlarge it, or write the code to a file with --qr-png <file>`,
+      `${layout.tooSmall}: enlarge it,${followed ? ' add --watch (followed, the view may take every row),' : ''} or write the code to a file with --qr-png <file>`,
     );
     return 'printed';
   }
