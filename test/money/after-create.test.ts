@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { qrPng } from '../../src/domain/qrpng.js';
+import { createClient } from '../../src/index.js';
 import { type RunResult, runCli, tempDir } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { brCode, createAnswer, EX, ID, LQ, VJL } from '../helpers/fixtures.js';
@@ -520,6 +521,24 @@ describe('more lies, each refused by a rule (exit 1, the field and both values n
         refused(r, `HTTP ${code}, not 200`);
         expect(r.stdout).toBe('');
       }
+    }
+  });
+
+  it('the library refuses them as the command line does (LbrlError mismatch / contract)', async () => {
+    const lies: Array<[number, Answer, string]> = [
+      [200, finalized({ confirmedAt: '2099-01-01T00:00:00.000Z' }), 'confirmedAt: expected not after now'],
+      [202, finalized(), 'HTTP 202, not 200'],
+    ];
+    for (const [code, lie, word] of lies) {
+      const server = await startServer((_req, res) => json(res, code, lie));
+      closers.push(() => server.close());
+      const lbrl = createClient({ baseUrl: server.url, token: 'tok_secret_ABCDEFGHIJKLMNOP', maxRetries: 0 });
+      const error = await lbrl.get(ID).then(
+        () => undefined,
+        (e: unknown) => e as Error & { exitCode: number },
+      );
+      expect(error?.message).toContain(word);
+      expect(error?.exitCode).toBe(1);
     }
   });
 
