@@ -201,6 +201,14 @@ export class DepositClient {
       id,
     );
     const result = this.parse(answer, getAnswerShape);
+    // the interface answers a get with 200; a 201 or 202 (created? accepted, not yet done?) is
+    // not the deposit's state
+    if (answer.status !== 200) {
+      throw new LbrlError(
+        `the service answered a get with HTTP ${answer.status}, not 200 as the interface says`,
+        'contract',
+      );
+    }
     // an answer about another deposit is no answer about this one (get, watch and list alike)
     if (result.value.id.toLowerCase() !== id.toLowerCase()) {
       throw new LbrlError(

@@ -100,6 +100,7 @@ function contextOf(kind: AnswerKind, known: Known, text: string | undefined): Ch
     first: known.first ?? firstFromRecord(recorded),
     previous: known.previous ?? (kind === 'get' ? previousFromRecord(recorded) : undefined),
     text,
+    now: Date.now(),
   };
 }
 

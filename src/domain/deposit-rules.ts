@@ -65,7 +65,12 @@ export interface CheckContext {
    * JSON.parse gave (`15.000000000000001` reads as 15, which is not what the service wrote).
    */
   text?: string | undefined;
+  /** the time now (ms), when the caller has a clock: no timestamp of the service may lie ahead of it */
+  now?: number | undefined;
 }
+
+/** How far ahead of lbrl's clock a service timestamp may be (clocks drift): one hour. */
+export const CLOCK_SKEW_MS = 60 * 60 * 1000;
 
 /** Statuses in the order a deposit goes through them; FAILED may end any non-terminal one. */
 export const STATUS_ORDER = [
@@ -84,6 +89,8 @@ export const CREATE_ONLY_FIELDS = new Set(['qrCode']);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TXID = /^[0-9a-f]{64}$/;
+/** bech32, blech32 and base58 addresses alike are letters and digits, nothing else */
+const ADDRESS_CHARS = /^[0-9A-Za-z]{1,200}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 type Check = (a: DepositAnswer, ctx: CheckContext) => Violation | Violation[] | undefined;
@@ -190,14 +197,14 @@ const internal: Check[] = [
       : v('netAmount', `amount - feeAmount = ${decimalToString(want)}`, a.netAmount);
   },
   (a) =>
-    typeof a.destinationAddress === 'string' && a.destinationAddress.length > 0
+    typeof a.destinationAddress === 'string' && ADDRESS_CHARS.test(a.destinationAddress)
       ? undefined
-      : v('destinationAddress', 'a Liquid address', a.destinationAddress),
+      : v('destinationAddress', 'a Liquid address (letters and digits only)', a.destinationAddress),
   (a) => {
     const address = a.splitAddress ?? null;
     const percent = a.splitPercent ?? null;
-    if (address !== null && (typeof address !== 'string' || address.length === 0))
-      return v('splitAddress', 'a Liquid address or null', address);
+    if (address !== null && (typeof address !== 'string' || !ADDRESS_CHARS.test(address)))
+      return v('splitAddress', 'a Liquid address (letters and digits only) or null', address);
     if ((address === null) !== (percent === null))
       return v(
         'splitPercent',
@@ -243,6 +250,13 @@ const internal: Check[] = [
       ? v('qrCode', 'a base64 PNG', a.qrCode)
       : undefined,
   (a) => (isTimestamp(a.createdAt) ? undefined : v('createdAt', 'an ISO 8601 timestamp', a.createdAt)),
+  // a deposit cannot have been created, or confirmed, after now
+  (a, { now }) =>
+    now === undefined
+      ? undefined
+      : (['createdAt', 'confirmedAt'] as const)
+          .filter((k) => isTimestamp(a[k]) && Date.parse(a[k] as string) > now + CLOCK_SKEW_MS)
+          .map((k) => v(k, `not after now, ${new Date(now).toISOString()} (a time still to come)`, a[k])),
   (a) => {
     const c = a.confirmedAt ?? null;
     if (c === null) return undefined;
@@ -457,6 +471,9 @@ const seen: Check[] = [
   },
 ];
 
+/** Fields the interface types as integer: `1500.0` or `1.5e3` is not how an integer is written. */
+const INTEGER_FIELDS = new Set(['amountInCents']);
+
 /** The numbers of the body as written, each as exact as the float JSON.parse made of it. */
 const asWritten: Check = (_a, { text }) => {
   if (text === undefined) return undefined;
@@ -469,6 +486,8 @@ const asWritten: Check = (_a, { text }) => {
       const read = decimalFromNumber(Number(x.text));
       if (!written || !read || !decimalEquals(written, read))
         out.push(v(path, `a number JSON reads exactly (it reads as ${Number(x.text)})`, x.text));
+      else if (INTEGER_FIELDS.has(path) && !/^-?\d+$/.test(x.text))
+        out.push(v(path, 'an integer written as one (digits only, as the interface types it)', x.text));
     } else if (Array.isArray(x)) {
       for (const [i, e] of x.entries()) walk(e, `${path}[${i}]`);
     } else if (x !== null && typeof x === 'object')

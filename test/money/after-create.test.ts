@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { qrPng } from '../../src/domain/qrpng.js';
+import { createClient } from '../../src/index.js';
 import { type RunResult, runCli, tempDir } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { brCode, createAnswer, EX, ID, LQ, VJL } from '../helpers/fixtures.js';
@@ -101,7 +102,7 @@ describe('watch after an honest create: a later answer that changes the deposit 
     ['qrCodeText "hello"', { qrCodeText: 'hello' }, ['qrCodeText: expected a valid PIX BR Code']],
     [
       'createdAt moved',
-      { createdAt: '2026-11-23T10:00:00.000Z' },
+      { createdAt: '2026-11-22T09:00:00.000Z' },
       ['createdAt: expected 2026-11-22T10:00:00.000Z'],
     ],
     ['feeAmount changed', { feeAmount: 1, netAmount: 14 }, ['feeAmount: expected 0.15, as first answered']],
@@ -312,13 +313,14 @@ describe('nothing from the service reaches a terminal raw', () => {
   const ESC = '\u001b';
   const fake = `${ESC}[1A${ESC}[2K\rStatus      FINALIZED`;
 
-  it('an address drawing a fake "Status FINALIZED" line is shown escaped', async () => {
-    // a deposit lbrl did not create: the internal rules pass, the text is escaped
+  it('an address drawing a fake "Status FINALIZED" line is no address, and is shown escaped', async () => {
+    // a deposit lbrl did not create: the address is refused by its syntax, the text escaped
     const { env } = await service([honest('WAITING_PAYMENT', { destinationAddress: `${LQ}${fake}` })]);
     const r = await runCli(['deposit', 'get', ID], { env });
-    expect(r.code).toBe(0);
+    refused(r, 'destinationAddress: expected a Liquid address (letters and digits only)');
+    expect(r.stdout).toBe('');
     expect(r.stdout + r.stderr).not.toContain(ESC);
-    expect(r.stdout).toContain('\\x1b[1A\\x1b[2K\\rStatus      FINALIZED');
+    expect(r.stderr).toContain('\\x1b[1A\\x1b[2K\\rSta');
   });
 
   it('in a mismatch, the service value is escaped and the warning stays readable', async () => {
@@ -460,5 +462,98 @@ describe('lies the issue does not list', () => {
     const { env } = await service([`{"amountInCents":1,${text.slice(1)}`]);
     const r = await runCli(['deposit', 'get', ID], { env });
     refused(r, 'key "amountInCents" given twice');
+  });
+});
+
+describe('more lies, each refused by a rule (exit 1, the field and both values named)', () => {
+  it.each<[string, Answer, string]>([
+    [
+      'confirmedAt years ahead',
+      finalized({ confirmedAt: '2099-01-01T00:00:00.000Z' }),
+      'confirmedAt: expected not after now',
+    ],
+    [
+      'amountInCents written 1.5e3',
+      JSON.stringify(finalized()).replace('"amountInCents":1500', '"amountInCents":1.5e3'),
+      'amountInCents: expected an integer written as one (digits only, as the interface types it), service answered 1.5e3',
+    ],
+    [
+      'amountInCents written 1500.0',
+      JSON.stringify(finalized()).replace('"amountInCents":1500', '"amountInCents":1500.0'),
+      'service answered 1500.0',
+    ],
+  ])('%s: get, get --json, watch and list --refresh refuse it', async (_name, lie, word) => {
+    const { env } = await service([honest('WAITING_PAYMENT'), lie]);
+    await createHonestly(env);
+    expect((await runCli(['deposit', 'get', ID], { env })).code).toBe(0);
+    for (const args of [
+      ['deposit', 'get', ID],
+      ['deposit', 'get', ID, '--json'],
+      ['deposit', 'watch', ID, '--interval', '1'],
+      ['deposit', 'list', '--refresh'],
+    ]) {
+      const r = await runCli(args, { env });
+      refused(r, word);
+      expect(r.stdout).not.toContain('FINALIZED');
+    }
+  });
+
+  it('a deposit lbrl did not create: a destination with a bidi control or a space is no address', async () => {
+    for (const dest of [`\u202e${LQ}`, `${LQ} `]) {
+      const { env } = await service([finalized({ destinationAddress: dest })]);
+      const r = await runCli(['deposit', 'get', ID], { env });
+      refused(r, 'destinationAddress: expected a Liquid address (letters and digits only)');
+      expect(r.stdout).toBe('');
+      expect(r.stderr).not.toContain('\u202e');
+    }
+  });
+
+  it('a get answered 202 (or 201) is not the state of the deposit', async () => {
+    for (const code of [201, 202]) {
+      const server = await startServer((_req, res) => json(res, code, finalized()));
+      closers.push(() => server.close());
+      const env = liveEnv(server.url);
+      for (const args of [
+        ['deposit', 'get', ID],
+        ['deposit', 'watch', ID, '--interval', '1'],
+      ]) {
+        const r = await runCli(args, { env });
+        refused(r, `HTTP ${code}, not 200`);
+        expect(r.stdout).toBe('');
+      }
+    }
+  });
+
+  it('the library refuses them as the command line does (LbrlError mismatch / contract)', async () => {
+    const lies: Array<[number, Answer, string]> = [
+      [200, finalized({ confirmedAt: '2099-01-01T00:00:00.000Z' }), 'confirmedAt: expected not after now'],
+      [202, finalized(), 'HTTP 202, not 200'],
+    ];
+    for (const [code, lie, word] of lies) {
+      const server = await startServer((_req, res) => json(res, code, lie));
+      closers.push(() => server.close());
+      const lbrl = createClient({ baseUrl: server.url, token: 'tok_secret_ABCDEFGHIJKLMNOP', maxRetries: 0 });
+      const error = await lbrl.get(ID).then(
+        () => undefined,
+        (e: unknown) => e as Error & { exitCode: number },
+      );
+      expect(error?.message).toContain(word);
+      expect(error?.exitCode).toBe(1);
+    }
+  });
+
+  it('odd but valid answers are accepted: same instant in another offset, upper-case bech32, extra fields', async () => {
+    const { env } = await service([
+      honest('WAITING_PAYMENT'),
+      finalized({
+        createdAt: '2026-11-22T07:00:00.000-03:00',
+        destinationAddress: LQ.toUpperCase(),
+        note: 'extra',
+      }),
+    ]);
+    await createHonestly(env);
+    const r = await watch(env);
+    expect(r.stderr).not.toContain('error');
+    expect(r.code).toBe(0);
   });
 });

@@ -256,9 +256,18 @@ describe('each lie is caught by a rule, naming the field and both values', () =>
         received: '1500.0000000000001',
       },
     ]);
-    // another notation of the same value is the same number
-    const other = JSON.stringify(FIRST).replace('"amountInCents":150000', '"amountInCents":1.5e5');
+    // another notation of the same value is the same number of reais
+    const other = JSON.stringify(FIRST).replace('"amount":1500', '"amount":1.5e3');
     expect(checkDeposit(JSON.parse(other), { kind: 'create', text: other })).toEqual([]);
+    // but the interface types amountInCents as an integer: written so, or refused
+    const cents = JSON.stringify(FIRST).replace('"amountInCents":150000', '"amountInCents":1.5e5');
+    expect(checkDeposit(JSON.parse(cents), { kind: 'create', text: cents })).toEqual([
+      {
+        field: 'amountInCents',
+        expected: 'an integer written as one (digits only, as the interface types it)',
+        received: '1.5e5',
+      },
+    ]);
   });
 
   it('anything but an object is one violation of the body', () => {
