@@ -8,7 +8,7 @@ import type { ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
 import type { RequestDefaults, Scope } from './deposits/ports.js';
 import { isNetwork, type Network } from './domain/networks.js';
-import { MIN_FRAGMENT_SECRET } from './domain/redact.js';
+import { blindingKeySecrets, MIN_FRAGMENT_SECRET } from './domain/redact.js';
 import { terminalSafe } from './domain/safe-text.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, LbrlError, usageError } from './errors.js';
@@ -133,8 +133,7 @@ export class Session {
     const profile = this.store.profile(this.profileName);
     this.printer.addSecret(profile.token);
     for (const b of profile['blinding-keys'] ?? []) {
-      this.printer.addSecret(b.key);
-      for (const hex of b.key.match(/[0-9a-fA-F]{64}/g) ?? []) this.printer.addSecret(hex);
+      for (const secret of blindingKeySecrets(b.key)) this.printer.addSecret(secret);
     }
     return profile;
   }

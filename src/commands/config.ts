@@ -1,3 +1,4 @@
+import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/redact.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { CONFIG_KEYS, type ConfigKey, isConfigKey } from '../store/config.js';
@@ -97,6 +98,10 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
   const { ctx, printer: p } = session;
   let address: string | undefined;
   if (opts.address !== undefined) {
+    if (looksLikeBlindingKey(opts.address))
+      throw usageError(
+        'invalid --address: that is a blinding key, not an address; give the key on stdin (lbrl config set-blinding-key < key.txt), never on the command line',
+      );
     const network = session.setting('network');
     const { decodeLiquidAddress } = await import('../domain/address.js');
     const r = decodeLiquidAddress(opts.address);
@@ -133,8 +138,7 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
     text = await readInput(ctx.stdin, 4096, 'the blinding key');
   }
   const key = text.trim();
-  p.addSecret(key);
-  for (const hex of key.match(/[0-9a-fA-F]{64}/g) ?? []) p.addSecret(hex);
+  for (const secret of blindingKeySecrets(key)) p.addSecret(secret);
   const { parseBlindingKey } = await import('../domain/liquid-unblind.js');
   const r = parseBlindingKey(key);
   if (!r.ok) throw usageError(`the blinding key given is not usable: expected ${r.expected}`);
