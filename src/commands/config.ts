@@ -1,5 +1,5 @@
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/redact.js';
-import { invalidValue, usageError } from '../errors.js';
+import { invalidValue, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { CONFIG_KEYS, type ConfigKey, isConfigKey } from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
@@ -12,7 +12,7 @@ function key(name: string): ConfigKey {
       'blinding keys are secrets: set one with lbrl config set-blinding-key [--address <address>] < key.txt (or at its prompt); remove them with --clear',
     );
   if (!isConfigKey(name))
-    throw usageError(`unknown config key ${JSON.stringify(name)}: expected one of ${CONFIG_KEYS.join(', ')}`);
+    throw usageError(`unknown config key ${quoted(name)}: expected one of ${CONFIG_KEYS.join(', ')}`);
   return name;
 }
 
