@@ -107,7 +107,10 @@ export class Session {
    */
   showError(error: LbrlError): void {
     const { message, type, suggestion } = error;
-    this.printer.error(new LbrlError(terminalSafe(message), type, suggestion && terminalSafe(suggestion)));
+    // a message lbrl writes over several lines (a batch's list of problems) keeps its lines;
+    // within each, whatever a terminal would act on is escaped
+    const safe = (text: string) => text.split('\n').map(terminalSafe).join('\n');
+    this.printer.error(new LbrlError(safe(message), type, suggestion && safe(suggestion)));
   }
 
   /** Record in the local history; a failure to record is a warning, never a lost result. */
