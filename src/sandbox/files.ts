@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensurePrivateDir } from '../store/files.js';
 
 function tmpName(file: string): string {
   return path.join(
@@ -51,6 +52,7 @@ export function readJson<T>(file: string): T | undefined {
   return JSON.parse(text) as T;
 }
 
+/** Made 0700 when missing; one that exists must be the user's and writable by no one else. */
 export function ensureDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dir);
 }

@@ -248,6 +248,20 @@ describe('hard links and directories of others', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it("the sandbox's data directory of another user (or a link to one) is not used", async () => {
+    const dir = tempDir();
+    const theirs = tempDir();
+    fs.chownSync(theirs, OTHER, OTHER);
+    fs.symlinkSync(theirs, path.join(dir, 'sandbox'));
+    const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '--json'], {
+      env: { LBRL_CONFIG_DIR: dir },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/the directory belongs to another user \(uid 65534/);
+    expect(fs.readdirSync(theirs)).toEqual([]);
+  });
+
   it('a directory others can write without the sticky bit is not written in', async () => {
     const dir = tempDir();
     fs.chmodSync(dir, 0o777);
