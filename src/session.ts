@@ -113,12 +113,15 @@ export class Session {
     this.printer.error(new LbrlError(safe(message), type, suggestion && safe(suggestion)));
   }
 
-  /** Record in the local history; a failure to record is a warning, never a lost result. */
+  /**
+   * Record in the local history; a failure to record is a warning, never a lost result, and one
+   * no option hides: list, --pending and --resume will not know the deposit.
+   */
   record(records: HistoryRecord[]): void {
     try {
       this.history().append(records);
     } catch (error) {
-      this.printer.warn(`warning: could not record in ${this.history().file}: ${(error as Error).message}`);
+      this.printer.alarm(`warning: could not record in ${this.history().file}: ${(error as Error).message}`);
     }
   }
 

@@ -248,6 +248,20 @@ describe('hard links and directories of others', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it('-q still says a deposit could not be recorded: list, --pending and --resume will not know it', async () => {
+    const dir = tempDir();
+    const victim = path.join(tempDir(), 'victim');
+    fs.writeFileSync(victim, 'precious\n', { mode: 0o600 });
+    fs.symlinkSync(victim, path.join(dir, 'history.ndjson'));
+    const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], {
+      env: { LBRL_CONFIG_DIR: dir },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toBe('');
+    expect(r.stderr).toMatch(/^warning: could not record in .*history\.ndjson: refusing .*symbolic link/);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
+  });
+
   it("the sandbox's data directory of another user (or a link to one) is not used", async () => {
     const dir = tempDir();
     const theirs = tempDir();
