@@ -30,8 +30,11 @@ export function symlinkRefused(file: string, what: string): LbrlError {
   );
 }
 
-/** Refuses what is not a regular file of the current user; returns the file's stat. */
-export function checkOwnFile(st: fs.Stats, file: string, what: string): fs.Stats {
+/**
+ * Refuses what is not a regular file of the current user, or (unless `linked`: files lbrl
+ * itself publishes with link(2), as claims are) one with other names; returns the file's stat.
+ */
+export function checkOwnFile(st: fs.Stats, file: string, what: string, linked = false): fs.Stats {
   if (st.isSymbolicLink()) throw symlinkRefused(file, what);
   if (!st.isFile()) throw refuse(file, `it is not a regular file`, `remove it, ${ELSEWHERE}`);
   const uid = currentUid();
@@ -42,7 +45,7 @@ export function checkOwnFile(st: fs.Stats, file: string, what: string): fs.Stats
       `if it is yours, run chown ${uid} ${JSON.stringify(file)}; if not, remove it, ${ELSEWHERE}`,
     );
   }
-  if (st.nlink > 1) {
+  if (st.nlink > 1 && !linked) {
     throw refuse(
       file,
       `it has ${st.nlink} names (hard links), so writing or chmod-ing it would change another file too`,
@@ -83,6 +86,7 @@ export function openOwnFile(
   how: 'read' | 'append',
   what: string,
   warn: (line: string) => void,
+  linked = false,
 ): OpenedFile | undefined {
   // O_NONBLOCK: opening a FIFO planted in the file's place must not hang; on files it does nothing
   const flags =
@@ -102,7 +106,7 @@ export function openOwnFile(
     );
   }
   try {
-    const stat = checkOwnFile(fs.fstatSync(fd), file, what);
+    const stat = checkOwnFile(fs.fstatSync(fd), file, what, linked);
     if (stat.mode & 0o077) {
       fs.fchmodSync(fd, 0o600);
       warn(`warning: ${file} was readable by others; its permissions are now 0600`);
