@@ -123,7 +123,10 @@ export function openOwnFile(
  * that already exists is lbrl's to use, not to change: its mode is left as it is.
  */
 export function ensurePrivateDir(dir: string): void {
-  if (fs.existsSync(dir)) return checkDirToWrite(dir);
+  if (fs.existsSync(dir)) {
+    checkDirToWrite(dir);
+    return;
+  }
   const first = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (first === undefined) return;
   // what this call made, from the first new directory down, is 0700 whatever the umask
