@@ -99,10 +99,27 @@ function codeCache(fs, path, program, stat) {
   }
   const name = `${build}${words.join('-') || 'main'}.bin`;
   const file = path.join(dir, name);
+  // the cache is code this process runs: only a directory that is no link, is this user's and that
+  // no one else can write is used (else anyone who can write there could plant code to be run)
+  const uid = process.getuid?.();
+  const ours = (st) => uid === undefined || (st.uid === uid && (st.mode & 0o022) === 0);
+  const safeDir = () => {
+    const st = fs.lstatSync(dir);
+    return st.isDirectory() && !st.isSymbolicLink() && ours(st);
+  };
   return {
     read() {
       try {
-        const stored = fs.readFileSync(file);
+        if (!safeDir()) return undefined;
+        const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+        let stored;
+        try {
+          const st = fs.fstatSync(fd);
+          if (!st.isFile() || !ours(st)) return undefined;
+          stored = fs.readFileSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
         const data = stored.subarray(DIGEST);
         return stored.subarray(0, DIGEST).equals(digest(data)) ? data : undefined;
       } catch {
@@ -117,8 +134,10 @@ function codeCache(fs, path, program, stat) {
         require('node:v8').setFlagsFromString('--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering');
         const data = script.createCachedData();
         fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+        if (!safeDir()) return;
         const temp = `${file}.${process.pid}.tmp`;
-        fs.writeFileSync(temp, Buffer.concat([digest(data), data]), { mode: 0o600 });
+        // 'wx': a file or link already under the temporary name is never written through
+        fs.writeFileSync(temp, Buffer.concat([digest(data), data]), { mode: 0o600, flag: 'wx' });
         fs.renameSync(temp, file);
         // this install's earlier builds' caches for this same Node (and caches named before names
         // carried the install): never read again

@@ -80,13 +80,15 @@ export function usageError(message: string, suggestion?: string): LbrlError {
 }
 
 /** A refused value: names the option, the value and what is expected. */
+/** A value from the user as a message shows it: quoted, so control characters show as escapes; a very long one shortened. */
+export function quoted(value: string): string {
+  return value.length > 120
+    ? `${JSON.stringify(value.slice(0, 100))}… (${value.length} characters)`
+    : JSON.stringify(value);
+}
+
 export function invalidValue(option: string, value: string, expected: string): LbrlError {
-  // quoted, so control characters show as escapes; a very long value is shortened
-  const shown =
-    value.length > 120
-      ? `${JSON.stringify(value.slice(0, 100))}… (${value.length} characters)`
-      : JSON.stringify(value);
-  return usageError(`invalid ${option} ${shown}: expected ${expected}`);
+  return usageError(`invalid ${option} ${quoted(value)}: expected ${expected}`);
 }
 
 export function interrupted(): LbrlError {

@@ -8,7 +8,7 @@ import type { ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
 import type { RequestDefaults, Scope } from './deposits/ports.js';
 import { isNetwork, type Network } from './domain/networks.js';
-import { MIN_FRAGMENT_SECRET } from './domain/redact.js';
+import { blindingKeySecrets, MIN_FRAGMENT_SECRET } from './domain/redact.js';
 import { terminalSafe } from './domain/safe-text.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, LbrlError, usageError } from './errors.js';
@@ -107,15 +107,21 @@ export class Session {
    */
   showError(error: LbrlError): void {
     const { message, type, suggestion } = error;
-    this.printer.error(new LbrlError(terminalSafe(message), type, suggestion && terminalSafe(suggestion)));
+    // a message lbrl writes over several lines (a batch's list of problems) keeps its lines;
+    // within each, whatever a terminal would act on is escaped
+    const safe = (text: string) => text.split('\n').map(terminalSafe).join('\n');
+    this.printer.error(new LbrlError(safe(message), type, suggestion && safe(suggestion)));
   }
 
-  /** Record in the local history; a failure to record is a warning, never a lost result. */
+  /**
+   * Record in the local history; a failure to record is a warning, never a lost result, and one
+   * no option hides: list, --pending and --resume will not know the deposit.
+   */
   record(records: HistoryRecord[]): void {
     try {
       this.history().append(records);
     } catch (error) {
-      this.printer.warn(`warning: could not record in ${this.history().file}: ${(error as Error).message}`);
+      this.printer.alarm(`warning: could not record in ${this.history().file}: ${(error as Error).message}`);
     }
   }
 
@@ -133,8 +139,7 @@ export class Session {
     const profile = this.store.profile(this.profileName);
     this.printer.addSecret(profile.token);
     for (const b of profile['blinding-keys'] ?? []) {
-      this.printer.addSecret(b.key);
-      for (const hex of b.key.match(/[0-9a-fA-F]{64}/g) ?? []) this.printer.addSecret(hex);
+      for (const secret of blindingKeySecrets(b.key)) this.printer.addSecret(secret);
     }
     return profile;
   }

@@ -6,7 +6,7 @@
 
 import { NETWORKS } from '../domain/networks.js';
 import { parseDepositId, parseProfileName } from '../domain/values.js';
-import { usageError } from '../errors.js';
+import { quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { CONFIG_KEYS } from '../store/config.js';
 import type { CommandDef, Completion, FlagDef } from './define.js';
@@ -66,7 +66,7 @@ export function script(shell: string): string {
   if (shell === 'bash') return BASH;
   if (shell === 'zsh') return ZSH;
   if (shell === 'fish') return FISH;
-  throw usageError(`unknown shell ${JSON.stringify(shell)}: expected bash, zsh or fish`);
+  throw usageError(`unknown shell ${quoted(shell)}: expected bash, zsh or fish`);
 }
 
 const takesValue = (f: FlagDef) => f.flags.includes('<');

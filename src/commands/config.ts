@@ -1,4 +1,5 @@
-import { invalidValue, usageError } from '../errors.js';
+import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/redact.js';
+import { invalidValue, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { CONFIG_KEYS, type ConfigKey, isConfigKey } from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
@@ -11,7 +12,7 @@ function key(name: string): ConfigKey {
       'blinding keys are secrets: set one with lbrl config set-blinding-key [--address <address>] < key.txt (or at its prompt); remove them with --clear',
     );
   if (!isConfigKey(name))
-    throw usageError(`unknown config key ${JSON.stringify(name)}: expected one of ${CONFIG_KEYS.join(', ')}`);
+    throw usageError(`unknown config key ${quoted(name)}: expected one of ${CONFIG_KEYS.join(', ')}`);
   return name;
 }
 
@@ -99,6 +100,10 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
   session.profile();
   let address: string | undefined;
   if (opts.address !== undefined) {
+    if (looksLikeBlindingKey(opts.address))
+      throw usageError(
+        'invalid --address: that is a blinding key, not an address; give the key on stdin (lbrl config set-blinding-key < key.txt), never on the command line',
+      );
     const network = session.setting('network');
     const { article, decodeLiquidAddress } = await import('../domain/address.js');
     const r = decodeLiquidAddress(opts.address);
@@ -135,8 +140,7 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
     text = await readInput(ctx.stdin, 4096, 'the blinding key');
   }
   const key = text.trim();
-  p.addSecret(key);
-  for (const hex of key.match(/[0-9a-fA-F]{64}/g) ?? []) p.addSecret(hex);
+  for (const secret of blindingKeySecrets(key)) p.addSecret(secret);
   const { parseBlindingKey } = await import('../domain/liquid-unblind.js');
   const r = parseBlindingKey(key);
   if (!r.ok) throw usageError(`the blinding key given is not usable: expected ${r.expected}`);

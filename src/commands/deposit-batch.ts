@@ -11,7 +11,7 @@ import { formatCents } from '../domain/money.js';
 import { decodeRowsInput, parseRows } from '../domain/rows.js';
 import { safeText } from '../domain/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
-import { invalidValue, LbrlError, usageError } from '../errors.js';
+import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { ResumableRows, RowClaims } from '../store/claims.js';
 
@@ -34,7 +34,7 @@ async function readRows(from: string, session: Session): Promise<string> {
     if (st.size > MAX_INPUT) throw invalidValue('--from', from, `a file of at most ${MAX_INPUT} bytes`);
     // the bytes as UTF-8, refused rather than guessed at (size checked again before decoding)
     const decoded = decodeRowsInput(fs.readFileSync(from), MAX_INPUT);
-    if (!decoded.ok) throw usageError(`--from ${JSON.stringify(from)} is refused: ${decoded.error}`);
+    if (!decoded.ok) throw usageError(`--from ${quoted(from)} is refused: ${decoded.error}`);
     return decoded.text;
   } catch (error) {
     if (error instanceof LbrlError) throw error;

@@ -244,3 +244,19 @@ export function redactSecret(text: string, secret: string): string {
   r.add(secret);
   return r.redact(text);
 }
+
+/**
+ * What of a blinding key to keep out of text: its key material (each run of 16 or more letters
+ * and digits: the hex of a key, of a master key, of a descriptor's public key), not the wrapper
+ * around it (`slip77(`, `ct(`), whose start before a cut would match the help's own
+ * `slip77(...)`. A key with no such run is kept out whole.
+ */
+export function blindingKeySecrets(key: string): string[] {
+  const runs = key.match(/[0-9A-Za-z]{16,}/g);
+  return runs ?? [key];
+}
+
+/** Whether a value looks like blinding-key material (a key, or a slip77/ct descriptor). */
+export function looksLikeBlindingKey(value: string): boolean {
+  return /[0-9a-fA-F]{64}|slip77\s*\(|^\s*ct\s*\(/i.test(value);
+}

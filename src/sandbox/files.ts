@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { LbrlError } from '../errors.js';
 
 function tmpName(file: string): string {
   return path.join(
@@ -51,6 +52,25 @@ export function readJson<T>(file: string): T | undefined {
   return JSON.parse(text) as T;
 }
 
+/**
+ * Made 0700 when missing. One that exists must be the user's (or root's) and writable by no one
+ * else unless sticky, as the config directory (store/files.ts): whoever owns or can write it could
+ * replace the standing server's token and deposits.
+ */
 export function ensureDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = fs.statSync(dir);
+  const uid = typeof process.geteuid === 'function' ? process.geteuid() : undefined;
+  if (uid === undefined) return;
+  const fix = 'set LBRL_CONFIG_DIR to a directory of your own';
+  if (st.uid !== uid && st.uid !== 0)
+    throw new LbrlError(
+      `refusing ${dir}: the directory belongs to another user (uid ${st.uid}, you are ${uid}), who could replace the files lbrl keeps there; ${fix}`,
+      'config',
+    );
+  if (st.mode & 0o022 && !(st.mode & 0o1000))
+    throw new LbrlError(
+      `refusing ${dir}: others can write the directory (mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}) and could replace the files lbrl keeps there; ${fix}`,
+      'config',
+    );
 }

@@ -482,8 +482,10 @@ export function listen(
     if (!pending?.req || pending.req.complete || pending.headersSent)
       log?.(`- - ${error.code === 'ECONNRESET' ? 'reset' : status} 0 ms (${shown(error.code ?? 'unknown')})`);
     if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    // the answer is the last thing on this connection: once written, the socket is released,
+    // not left half-open reading whatever a slow client keeps sending
     const answer = () => {
-      if (socket.writable) socket.end(rawAnswer(status, code, message));
+      if (socket.writable) socket.end(rawAnswer(status, code, message), () => socket.destroy());
       else socket.destroy();
     };
     if (!pending || pending.writableFinished) return answer();

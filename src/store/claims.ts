@@ -218,7 +218,8 @@ export class RowClaims {
   }
 
   private readClaim(file: string): string | undefined {
-    const opened = openOwnFile(file, 'read', 'claims', this.warn);
+    // a claim is published with link(2): for a moment it has two names, and that is lbrl's doing
+    const opened = openOwnFile(file, 'read', 'claims', this.warn, true);
     if (!opened) return undefined;
     try {
       return fs.readFileSync(opened.fd, 'utf8');

@@ -30,8 +30,11 @@ export function symlinkRefused(file: string, what: string): LbrlError {
   );
 }
 
-/** Refuses what is not a regular file of the current user; returns the file's stat. */
-export function checkOwnFile(st: fs.Stats, file: string, what: string): fs.Stats {
+/**
+ * Refuses what is not a regular file of the current user, or (unless `linked`: files lbrl
+ * itself publishes with link(2), as claims are) one with other names; returns the file's stat.
+ */
+export function checkOwnFile(st: fs.Stats, file: string, what: string, linked = false): fs.Stats {
   if (st.isSymbolicLink()) throw symlinkRefused(file, what);
   if (!st.isFile()) throw refuse(file, `it is not a regular file`, `remove it, ${ELSEWHERE}`);
   const uid = currentUid();
@@ -40,6 +43,13 @@ export function checkOwnFile(st: fs.Stats, file: string, what: string): fs.Stats
       file,
       `it belongs to another user (uid ${st.uid}, you are ${uid}), and lbrl uses only a ${what} you own`,
       `if it is yours, run chown ${uid} ${JSON.stringify(file)}; if not, remove it, ${ELSEWHERE}`,
+    );
+  }
+  if (st.nlink > 1 && !linked) {
+    throw refuse(
+      file,
+      `it has ${st.nlink} names (hard links), so writing or chmod-ing it would change another file too`,
+      `copy it (cp ${JSON.stringify(file)} x && mv x ${JSON.stringify(file)}), ${ELSEWHERE}`,
     );
   }
   return st;
@@ -76,6 +86,7 @@ export function openOwnFile(
   how: 'read' | 'append',
   what: string,
   warn: (line: string) => void,
+  linked = false,
 ): OpenedFile | undefined {
   // O_NONBLOCK: opening a FIFO planted in the file's place must not hang; on files it does nothing
   const flags =
@@ -95,7 +106,7 @@ export function openOwnFile(
     );
   }
   try {
-    const stat = checkOwnFile(fs.fstatSync(fd), file, what);
+    const stat = checkOwnFile(fs.fstatSync(fd), file, what, linked);
     if (stat.mode & 0o077) {
       fs.fchmodSync(fd, 0o600);
       warn(`warning: ${file} was readable by others; its permissions are now 0600`);
@@ -112,7 +123,10 @@ export function openOwnFile(
  * that already exists is lbrl's to use, not to change: its mode is left as it is.
  */
 export function ensurePrivateDir(dir: string): void {
-  if (fs.existsSync(dir)) return;
+  if (fs.existsSync(dir)) {
+    checkDirToWrite(dir);
+    return;
+  }
   const first = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (first === undefined) return;
   // what this call made, from the first new directory down, is 0700 whatever the umask
@@ -121,5 +135,29 @@ export function ensurePrivateDir(dir: string): void {
     fs.chmodSync(d, 0o700);
     if (d === first || d.length <= first.length) break;
     d = path.dirname(d);
+  }
+}
+
+/**
+ * A directory lbrl is to write in, as ssh judges its own: whoever owns it or can write it can
+ * replace the files lbrl keeps there, so it must be the user's (or root's), and writable by no
+ * one else unless its sticky bit (as on /tmp) keeps others from replacing files they do not own.
+ */
+function checkDirToWrite(dir: string): void {
+  const st = fs.statSync(dir);
+  const uid = currentUid();
+  if (uid !== undefined && st.uid !== uid && st.uid !== 0) {
+    throw refuse(
+      dir,
+      `the directory belongs to another user (uid ${st.uid}, you are ${uid}), who could replace the files lbrl keeps there`,
+      `set LBRL_CONFIG_DIR to a directory of your own`,
+    );
+  }
+  if (uid !== undefined && st.mode & 0o022 && !(st.mode & 0o1000)) {
+    throw refuse(
+      dir,
+      `others can write the directory (mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}) and could replace the files lbrl keeps there`,
+      `run chmod go-w ${JSON.stringify(dir)}, ${ELSEWHERE}`,
+    );
   }
 }

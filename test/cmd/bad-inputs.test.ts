@@ -52,4 +52,23 @@ describe('the bad-input corpus', () => {
       expect(server.requests.length).toBe(before);
     },
   );
+
+  const long = 'q'.repeat(130_000);
+  it.each([
+    ['config get', ['config', 'get', long], 'config key'],
+    ['config set', ['config', 'set', long, '1'], 'config key'],
+    ['completion', ['completion', long], 'shell'],
+    [
+      'deposit verify --txid',
+      ['deposit', 'verify', '3f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d', '--txid', long],
+      'txid',
+    ],
+  ])('a 130 KB value given to %s is shown shortened in its one line', async (_name, args, names) => {
+    const r = await runCli(args, { env: { LBRL_CONFIG_DIR: tempDir(), NO_COLOR: '1' }, stdin: '' });
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(names);
+    expect(lines[0]!.length).toBeLessThan(600);
+  });
 });

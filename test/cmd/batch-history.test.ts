@@ -113,7 +113,14 @@ describe('deposit create --from', () => {
     expect(r.stderr).toContain('row 3 (line 4): invalid to "not-an-address"');
     expect(r.stderr).toContain('row 4 (line 5): splitFee needs splitTo');
     expect(r.stderr).toContain('row 5 (line 6): missing amount: give amount or amountCents');
+    // one problem a line, as a person reads them, not one line with \n written out
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(5);
+    expect(r.stderr).not.toContain('\\n');
     expect(server.requests).toHaveLength(0);
+    const asJson = await runCli(['deposit', 'create', '--from', file('bad.csv', bad), '--json'], { env });
+    const message: string = JSON.parse(asJson.stderr).error.message;
+    expect(message.split('\n')).toHaveLength(5);
+    expect(message).not.toContain('\\n');
   });
 
   it.each([

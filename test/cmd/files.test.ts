@@ -197,6 +197,96 @@ describe('the history file', () => {
   });
 });
 
+describe('hard links and directories of others', () => {
+  it.each([
+    ['config.json', ['config', 'set', 'network', 'liquid']],
+    ['history.ndjson', ['deposit', 'list']],
+  ])(
+    'a %s with another name elsewhere (a hard link) is refused, neither chmod-ed nor written',
+    async (name, args) => {
+      const dir = tempDir();
+      const victim = path.join(tempDir(), 'victim');
+      const bytes = name === 'config.json' ? '{"profiles":{}}' : ndjson([created(ID)]);
+      fs.writeFileSync(victim, bytes);
+      fs.chmodSync(victim, 0o644);
+      fs.linkSync(victim, path.join(dir, name));
+      const r = await runCli(args, { env: { LBRL_CONFIG_DIR: dir } });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(`^error: refusing .*${name.replace('.', '\\.')}: it has 2 names \\(hard links\\)`),
+        ),
+      ]);
+      expect(fs.readFileSync(victim, 'utf8')).toBe(bytes);
+      expect(mode(victim)).toBe(0o644);
+    },
+  );
+
+  it('a create does not append to a history that is a hard link', async () => {
+    const dir = tempDir();
+    const victim = path.join(tempDir(), 'victim');
+    fs.writeFileSync(victim, 'precious\n', { mode: 0o600 });
+    fs.linkSync(victim, path.join(dir, 'history.ndjson'));
+    const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '--json'], {
+      env: { LBRL_CONFIG_DIR: dir },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('hard links');
+    expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
+  });
+
+  it('a config directory of another user is not written in: they could replace what lbrl keeps there', async () => {
+    const dir = tempDir();
+    fs.chownSync(dir, OTHER, OTHER);
+    const r = await runCli(['config', 'set', 'network', 'liquid'], { env: { LBRL_CONFIG_DIR: dir } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^error: refusing .*: the directory belongs to another user \(uid 65534/),
+    ]);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('-q still says a deposit could not be recorded: list, --pending and --resume will not know it', async () => {
+    const dir = tempDir();
+    const victim = path.join(tempDir(), 'victim');
+    fs.writeFileSync(victim, 'precious\n', { mode: 0o600 });
+    fs.symlinkSync(victim, path.join(dir, 'history.ndjson'));
+    const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], {
+      env: { LBRL_CONFIG_DIR: dir },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toBe('');
+    expect(r.stderr).toMatch(/^warning: could not record in .*history\.ndjson: refusing .*symbolic link/);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
+  });
+
+  it("the sandbox's data directory of another user (or a link to one) is not used", async () => {
+    const dir = tempDir();
+    const theirs = tempDir();
+    fs.chownSync(theirs, OTHER, OTHER);
+    fs.symlinkSync(theirs, path.join(dir, 'sandbox'));
+    const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '--json'], {
+      env: { LBRL_CONFIG_DIR: dir },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/the directory belongs to another user \(uid 65534/);
+    expect(fs.readdirSync(theirs)).toEqual([]);
+  });
+
+  it('a directory others can write without the sticky bit is not written in', async () => {
+    const dir = tempDir();
+    fs.chmodSync(dir, 0o777);
+    const r = await runCli(['config', 'set', 'network', 'liquid'], { env: { LBRL_CONFIG_DIR: dir } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: refusing .*: others can write the directory/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(mode(dir)).toBe(0o777);
+  });
+});
+
 describe('ids in one case', () => {
   it('a deposit recorded in upper case and updated in lower case is one deposit', async () => {
     const dir = tempDir();

@@ -398,6 +398,25 @@ describe('deposit verify against a live service and an explorer that misbehaves'
     expect(list.stdout).not.toContain(DEST.key);
     expect(list.stdout).not.toContain('22'.repeat(32));
   });
+  it('a key given where the address goes is not echoed; a mistyped key leaves the expected forms readable', async () => {
+    const env = sandboxEnv();
+    const key = '3c'.repeat(32);
+    for (const given of [key, `slip77(${key})`, `ct(slip77(${key}),elwpkh(02${'ab'.repeat(32)}))`]) {
+      const r = await runCli(['config', 'set-blinding-key', '--address', given], { env, stdin: `${key}\n` });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).not.toContain(key.slice(0, 8));
+      expect(r.stderr).toMatch(/^error: invalid --address: .*blinding key.*stdin.*\n$/);
+    }
+    const typo = await runCli(['config', 'set-blinding-key'], {
+      env,
+      stdin: `slip77(${key.slice(0, 62)}zz)\n`,
+    });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).not.toContain(key.slice(0, 8));
+    expect(typo.stderr).not.toContain('[redacted]');
+    expect(typo.stderr).toContain('slip77(<master blinding key>) or a ct(slip77(...),...) descriptor');
+  });
 });
 
 describe('deposit get: the explorer link with the unblinded amounts', () => {

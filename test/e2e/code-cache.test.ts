@@ -168,4 +168,19 @@ describe('the code cache of the program', () => {
     expect(await get(notADir)).toEqual({ code: 0, stdout: expected, stderr: '' });
     expect(fs.readFileSync(notADir, 'utf8')).toBe('');
   });
+  it('a cache directory that is a link, or that others can write, is neither read nor written', async () => {
+    // whoever can write the cache can plant code that the next run would execute
+    const elsewhere = tempDir();
+    const linked = tempDir();
+    fs.symlinkSync(elsewhere, path.join(linked, 'lbrl'));
+    expect(await get(linked)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+
+    const shared = tempDir();
+    fs.mkdirSync(path.join(shared, 'lbrl'));
+    fs.chmodSync(path.join(shared, 'lbrl'), 0o1777);
+    expect(await get(shared)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(fs.readdirSync(path.join(shared, 'lbrl'))).toEqual([]);
+    expect(fs.statSync(path.join(shared, 'lbrl')).mode & 0o7777).toBe(0o1777);
+  });
 });

@@ -23,7 +23,7 @@ afterEach(async () => {
   logged = [];
 });
 
-async function start(): Promise<RunningServer> {
+async function start(limits: { requestTimeoutMs?: number } = {}): Promise<RunningServer> {
   const log = (line: string) => logged.push(line);
   running = await listen(
     createHandler({
@@ -37,7 +37,7 @@ async function start(): Promise<RunningServer> {
     }),
     '127.0.0.1',
     0,
-    { requestTimeoutMs: 300, headersTimeoutMs: 300, checkEveryMs: 50, log },
+    { requestTimeoutMs: 300, headersTimeoutMs: 300, checkEveryMs: 50, log, ...limits },
   );
   return running;
 }
@@ -245,6 +245,40 @@ describe('the sandbox answers every request and stays up', () => {
     expectError(all[0], 408, 'request_timeout');
     await stillServes(r);
   });
+
+  it.each([
+    ['a malformed request line', 'GARBAGE\r\n\r\n', 400],
+    ['a request whose headers never end', 'GET /v1/api/deposit HTTP/1.1\r\nX: ', 408],
+  ])(
+    'after answering %s the connection is closed, even if the client keeps sending',
+    async (_, first, status) => {
+      // the headers' time runs out long before the request's, as in the served defaults
+      const r = await start({ requestTimeoutMs: 5000 });
+      const held: net.Socket[] = [];
+      r.server.on('connection', (s) => held.push(s));
+      // a client that does not close its side when the server closes its own
+      const socket = net.connect({ port: portOf(r), host: '127.0.0.1', allowHalfOpen: true });
+      socket.on('error', () => {});
+      let got = '';
+      socket.on('data', (d) => {
+        got += d.toString('latin1');
+      });
+      await new Promise((done) => socket.once('connect', done));
+      socket.write(first);
+      // a slow client dribbles a byte now and then, as a slowloris does: the server's side of
+      // the connection must be released, not left half-closed reading for as long as it drips
+      const drip = setInterval(() => socket.writable && socket.write('a'), 100);
+      for (let i = 0; i < 40 && !(got && held[0]?.destroyed); i++)
+        await new Promise((done) => setTimeout(done, 50));
+      await new Promise((done) => setTimeout(done, 300));
+      clearInterval(drip);
+      const released = held[0]?.destroyed;
+      socket.destroy();
+      expect(got).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(released).toBe(true);
+      await stillServes(r);
+    },
+  );
 
   it('a client that resets mid-body leaves the server serving', async () => {
     const r = await start();
