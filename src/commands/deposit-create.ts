@@ -17,7 +17,7 @@ import { followCommand, followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
-/** What `deposit create` hands over: its flags, as commander parsed them (a batch's go to deposit-batch.ts). */
+/** `deposit create`'s flags as commander parsed them (with --from, deposit-batch.ts gets them instead). */
 export type CreateOptions = OptionsOf<typeof CREATE_FLAGS>;
 
 function check<T>(r: { ok: true; value: T } | { ok: false; expected: string }): true | string {
