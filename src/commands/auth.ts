@@ -7,11 +7,10 @@ import { MIN_FRAGMENT_SECRET } from '../domain/redact.js';
 import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
+import type { OptionsOf } from './define.js';
+import type { LOGIN_FLAGS, STATUS_FLAGS } from './flags.js';
 
-export interface LoginOptions {
-  withToken?: boolean;
-  verify?: boolean;
-}
+export type LoginOptions = OptionsOf<typeof LOGIN_FLAGS>;
 
 /** The Deposit service's error body, as the interface's OpenAPI describes it. */
 function serviceError(json: unknown): { code: string; message: string } | undefined {
@@ -130,7 +129,7 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
   if (ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is set and beats the saved token');
 }
 
-export function status(opts: { showToken?: boolean }, session: Session): void {
+export function status(opts: OptionsOf<typeof STATUS_FLAGS>, session: Session): void {
   const p = session.printer;
   let info: Record<string, unknown>;
   let failure: ErrorType | undefined;

@@ -3,6 +3,8 @@ import { invalidValue, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { CONFIG_KEYS, type ConfigKey, isConfigKey } from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
+import type { OptionsOf } from './define.js';
+import type { BLINDING_KEY_FLAGS } from './flags.js';
 
 function key(name: string): ConfigKey {
   if (name === 'token')
@@ -85,10 +87,7 @@ export function list(session: Session): void {
   session.printer.out(lines.join('\n'));
 }
 
-export interface BlindingKeyOptions {
-  address?: string;
-  clear?: boolean;
-}
+export type BlindingKeyOptions = OptionsOf<typeof BLINDING_KEY_FLAGS>;
 
 /**
  * Store a blinding key (a secret, like the token: in the 0600 config file, never printed),

@@ -1,30 +1,29 @@
 /**
- * Every command of lbrl, defined once: flags, arguments, help, examples, conflicts, what each
- * value completes to, and the handler, which imports its command module only when it runs.
+ * Every command of lbrl, defined once: its flags (from flags.ts, whence the command modules take
+ * their option types too), arguments, help, examples, conflicts, what each value completes to,
+ * and the handler, which imports its command module only when it runs.
  * Plain data, cheap to load: start-up reads it for every command.
  */
 import type { GlobalOptions } from '../session.js';
 import { CONFIG_KEYS } from '../store/config.js';
-import type { LoginOptions } from './auth.js';
-import { type CommandDef, type Completion, command, type FlagDef, type OptionsOf } from './define.js';
-import type { BatchOptions } from './deposit-batch.js';
-import type { CreateOptions } from './deposit-create.js';
-import type { GetOptions } from './deposit-get.js';
-import type { ListOptions } from './deposit-list.js';
-import type { WatchFlags } from './deposit-watch.js';
-import type { ServeOptions } from './sandbox.js';
+import { type CommandDef, type Completion, command, type OptionsOf } from './define.js';
+import {
+  BLINDING_KEY_FLAGS,
+  CREATE_FLAGS,
+  GET_FLAGS,
+  LIST_FLAGS,
+  LOGIN_FLAGS,
+  PAY_FLAGS,
+  PROGRAM_FLAGS,
+  SERVE_FLAGS,
+  SHELLS,
+  STATUS_FLAGS,
+  WATCH_FLAGS,
+} from './flags.js';
 
 const LQ_EXAMPLE =
   'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';
 
-export const QR_STYLES = ['dark', 'light'] as const;
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-
-const QR_STYLE = {
-  flags: '--qr-style <style>',
-  help: 'dark (light text on a dark terminal, the default) or light',
-  complete: QR_STYLES,
-} as const;
 const ID_ARG = { name: '<id>', help: 'deposit id', complete: 'ids' } as const;
 const KEY_ARG = { name: '<key>', help: CONFIG_KEYS.join(', '), complete: 'config-keys' } as const;
 
@@ -32,24 +31,7 @@ export const PROGRAM = command({
   path: '',
   description:
     'Create PIX charges settled in a BRL-pegged asset on the Liquid Network, and follow them until done.',
-  flags: [
-    { flags: '-V, --version', help: 'print the version' },
-    {
-      flags: '--profile <name>',
-      help: 'config profile (env LBRL_PROFILE, default "default")',
-      complete: 'profiles',
-    },
-    { flags: '--base-url <url>', help: 'service base URL (env LBRL_BASE_URL)' },
-    { flags: '--json', help: 'machine-readable output on stdout' },
-    { flags: '-q, --quiet', help: 'print only the essential value; no notes on stderr' },
-    { flags: '--no-color', help: 'no colour (also NO_COLOR)' },
-    { flags: '--no-input', help: 'never prompt' },
-    { flags: '--verbose', help: 'trace HTTP requests and answers on stderr (token redacted)' },
-    {
-      flags: '--insecure-skip-tls-verify',
-      help: 'do not check the service TLS certificate (unsafe: for test servers only)',
-    },
-  ],
+  flags: PROGRAM_FLAGS,
   examples: [
     `lbrl deposit create --amount 1500 --to ${LQ_EXAMPLE} --watch`,
     '# CI: no config file needed, never prompts',
@@ -58,7 +40,7 @@ export const PROGRAM = command({
 });
 
 /** The Session's GlobalOptions are exactly the program's flags. */
-export type ProgramOptions = Omit<OptionsOf<typeof PROGRAM.flags>, 'version'>;
+export type ProgramOptions = Omit<OptionsOf<typeof PROGRAM_FLAGS>, 'version'>;
 
 /** What only a single create takes, with --from: each kind refused with the reason it does not apply. */
 const FROM_VALUES = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee'];
@@ -68,40 +50,7 @@ const FROM_QR = ['qrPng', 'qrStyle'];
 export const DEPOSIT_CREATE = command({
   path: 'deposit create',
   description: 'create a PIX charge paid out to a Liquid address',
-  flags: [
-    { flags: '--amount <reais>', help: 'amount in reais: 1500, 15.5 or 15,50 (0.01 to 6000.00)' },
-    { flags: '--amount-cents <n>', help: 'amount in cents (1 to 600000)' },
-    {
-      flags: '--to <liquid-address>',
-      help: "destination Liquid address (default: the profile's default-address)",
-    },
-    { flags: '--split-to <liquid-address>', help: 'send part of the net amount to this address' },
-    { flags: '--split-fee <percent>', help: 'the part for --split-to: 2.99%, 2.99 or 2,99' },
-    { flags: '--no-split', help: "ignore the profile's split settings" },
-    { flags: '--qr-png <file>', help: 'write the QR code PNG to this file', complete: 'files' },
-    { flags: '--no-qr', help: 'do not draw the QR code in the terminal' },
-    QR_STYLE,
-    { flags: '--dry-run', help: 'check everything and show the request, send nothing' },
-    { flags: '--yes', help: 'do not ask for confirmation' },
-    {
-      flags: '--watch',
-      help: 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)',
-    },
-    { flags: '--interval <seconds>', help: 'with --watch: seconds between polls (at least 1, default 3)' },
-    { flags: '--timeout <duration>', help: 'with --watch: give up (exit 124) after 90, 90s, 10m or 1h' },
-    { flags: '--verify', help: 'with --watch: done only once the settlement is verified on chain' },
-    { flags: '--no-verify', help: "with --watch: do not verify, whatever the profile's verify setting" },
-    {
-      flags: '--from <file>',
-      help: 'create one deposit per row of a CSV (with a header) or NDJSON file; - for stdin',
-      complete: 'files',
-    },
-    { flags: '--concurrency <n>', help: 'with --from: rows sent at once (default 4, at most 16)' },
-    {
-      flags: '--resume',
-      help: 'with --from: skip the rows already created by an earlier run of the same file',
-    },
-  ],
+  flags: CREATE_FLAGS,
   conflicts: [
     {
       when: { set: 'from' },
@@ -156,11 +105,7 @@ export const DEPOSIT_GET = command({
   path: 'deposit get',
   description: "show a deposit's status and settlement",
   args: [ID_ARG],
-  flags: [
-    { flags: '--qr', help: 'draw the QR code and print the copy-paste string' },
-    { flags: '--qr-png <file>', help: 'write the QR code as a PNG file', complete: 'files' },
-    QR_STYLE,
-  ],
+  flags: GET_FLAGS,
   examples: [
     'lbrl deposit get <id>',
     'lbrl deposit get <id> --json | jq -r .settlement.liquidTxid',
@@ -175,16 +120,7 @@ export const DEPOSIT_WATCH = command({
   path: 'deposit watch',
   description: 'follow deposits until FINALIZED (exit 0) or FAILED (exit 5)',
   args: [{ name: '[id...]', help: 'deposit ids', complete: 'ids' }],
-  flags: [
-    { flags: '--pending', help: 'watch the deposits in the local history not yet FINALIZED or FAILED' },
-    { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1)' },
-    { flags: '--timeout <duration>', help: 'give up (exit 124) after 90, 90s, 10m or 1h' },
-    {
-      flags: '--verify',
-      help: 'done only once the settlement is verified on chain (1 mismatch, 7 unproven)',
-    },
-    { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
-  ],
+  flags: WATCH_FLAGS,
   examples: [
     'lbrl deposit watch <id> --timeout 30m && echo settled',
     'lbrl deposit watch <id> --json | jq -r .status      # one line per status change',
@@ -216,10 +152,7 @@ export const DEPOSIT_VERIFY = command({
 export const DEPOSIT_LIST = command({
   path: 'deposit list',
   description: 'the deposits this machine created, newest first, with their last known status',
-  flags: [
-    { flags: '--refresh', help: 'ask the service for the status of those not yet FINALIZED or FAILED' },
-    { flags: '--limit <n>', help: 'at most this many (default 30)' },
-  ],
+  flags: LIST_FLAGS,
   examples: [
     'lbrl deposit list',
     'lbrl deposit list --refresh --json | jq -r \'.[] | select(.status != "FINALIZED") | .id\'',
@@ -232,10 +165,7 @@ export const DEPOSIT_LIST = command({
 export const AUTH_LOGIN = command({
   path: 'auth login',
   description: 'save a base URL and token in the profile (checked with a harmless request)',
-  flags: [
-    { flags: '--with-token', help: 'read the token from stdin' },
-    { flags: '--no-verify', help: 'save without checking the token against the service' },
-  ],
+  flags: LOGIN_FLAGS,
   examples: [
     'lbrl auth login --base-url https://pay.example.com',
     'printf %s "$TOKEN" | lbrl auth login --base-url https://pay.example.com --with-token --profile work',
@@ -248,7 +178,7 @@ export const AUTH_LOGIN = command({
 export const AUTH_STATUS = command({
   path: 'auth status',
   description: 'show the profile, mode, base URL and where the token comes from',
-  flags: [{ flags: '--show-token', help: 'print the token itself' }],
+  flags: STATUS_FLAGS,
   examples: ['lbrl auth status', 'lbrl auth status --json | jq -r .mode'],
   async run({ opts, session }) {
     return (await import('./auth.js')).status(opts, await session());
@@ -301,10 +231,7 @@ export const CONFIG_UNSET = command({
 export const CONFIG_SET_BLINDING_KEY = command({
   path: 'config set-blinding-key',
   description: 'store a blinding key to unblind settlements (read from stdin or a hidden prompt)',
-  flags: [
-    { flags: '--address <liquid-address>', help: "the key is this address's (default: the whole wallet)" },
-    { flags: '--clear', help: 'remove the stored keys (of --address, or all)' },
-  ],
+  flags: BLINDING_KEY_FLAGS,
   examples: [
     '# a SLIP-77 master blinding key (Elements: dumpmasterblindingkey; Blockstream Green shows it)',
     'lbrl config set-blinding-key < master-blinding-key.txt',
@@ -331,10 +258,7 @@ export const CONFIG_LIST = command({
 export const SANDBOX_SERVE = command({
   path: 'sandbox serve',
   description: 'run the sandbox as a standing HTTP server; prints its base URL and token',
-  flags: [
-    { flags: '--port <n>', help: 'port (0 picks a free one)', default: '0' },
-    { flags: '--host <addr>', help: 'loopback address to listen on', default: '127.0.0.1' },
-  ],
+  flags: SERVE_FLAGS,
   examples: [
     'lbrl sandbox serve --port 8080 > sandbox.env &     # prints LBRL_BASE_URL=... and LBRL_TOKEN=...',
     'set -a; . ./sandbox.env; set +a; lbrl deposit create --amount 10 --to <address>',
@@ -348,13 +272,7 @@ export const SANDBOX_PAY = command({
   path: 'sandbox pay',
   description: 'simulate the payer: the deposit moves on to FINALIZED',
   args: [ID_ARG],
-  flags: [
-    {
-      flags: '--settle <how>',
-      help: 'settle on the sandbox chain: ok (default), or wrongly: amount, asset, address, none',
-      complete: ['ok', 'amount', 'asset', 'address', 'none'],
-    },
-  ],
+  flags: PAY_FLAGS,
   examples: [
     'lbrl sandbox pay <id> && lbrl deposit watch <id>',
     'lbrl sandbox pay <id> --settle amount    # one cent short on chain: deposit verify exits 1',
@@ -471,19 +389,3 @@ export const GLOBALS_MATCH: Same<
   ProgramOptions,
   Required<GlobalOptions> extends infer R ? { [K in keyof R]?: R[K] } : never
 > = true;
-
-/** The options a command module reads that are not flags of its definition (never, when in step). */
-type NotFlags<Declared, F extends readonly FlagDef[]> = Exclude<keyof Declared, keyof OptionsOf<F>>;
-
-/** Fails to compile when a command module reads an option its definition does not have. */
-export const OPTIONS_ARE_FLAGS: [
-  NotFlags<CreateOptions, typeof DEPOSIT_CREATE.flags>,
-  NotFlags<BatchOptions, typeof DEPOSIT_CREATE.flags>,
-  NotFlags<GetOptions, typeof DEPOSIT_GET.flags>,
-  NotFlags<WatchFlags, typeof DEPOSIT_WATCH.flags>,
-  NotFlags<ListOptions, typeof DEPOSIT_LIST.flags>,
-  NotFlags<LoginOptions, typeof AUTH_LOGIN.flags>,
-  NotFlags<ServeOptions, typeof SANDBOX_SERVE.flags>,
-] extends [never, never, never, never, never, never, never]
-  ? true
-  : false = true;

@@ -14,14 +14,13 @@ import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { ResumableRows, RowClaims } from '../store/claims.js';
+import type { OptionsOf } from './define.js';
+import type { CREATE_FLAGS } from './flags.js';
 
-export interface BatchOptions {
-  from: string;
-  concurrency?: string;
-  resume?: boolean;
-  split?: boolean;
-  dryRun?: boolean;
-}
+type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
+/** The flags of `deposit create --from` a batch reads; --from itself is known to be given. */
+export type BatchOptions = Pick<CreateFlags, 'concurrency' | 'resume' | 'split' | 'dryRun'> &
+  Required<Pick<CreateFlags, 'from'>>;
 
 const MAX_INPUT = 10 * 1024 * 1024;
 const MAX_ROWS = 10_000;

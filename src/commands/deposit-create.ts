@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateRequest } from '../api/models.js';
 import { createChecked } from '../deposits/create.js';
-import { buildRequest, type RequestInput } from '../deposits/request.js';
+import { buildRequest } from '../deposits/request.js';
 import { checkLiquidAddress } from '../domain/address.js';
 import { formatCents, parseReais } from '../domain/money.js';
 import { parseSplitFee } from '../domain/split.js';
@@ -10,20 +10,15 @@ import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { renderDeposit, splitShares, timeZoneOf } from '../ui/render.js';
+import type { OptionsOf } from './define.js';
+import type { CREATE_FLAGS } from './flags.js';
 import { showCounter } from './shared/counter.js';
 import { followCommand, followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
-import { parseWatchFlags, type WatchFlags } from './shared/watch-flags.js';
+import { parseWatchFlags } from './shared/watch-flags.js';
 
-export interface CreateOptions extends RequestInput, WatchFlags {
-  qrPng?: string;
-  qr?: boolean;
-  dryRun?: boolean;
-  yes?: boolean;
-  watch?: boolean;
-  verify?: boolean;
-  qrStyle?: string;
-}
+/** `deposit create`'s flags as commander parsed them (with --from, deposit-batch.ts gets them instead). */
+export type CreateOptions = OptionsOf<typeof CREATE_FLAGS>;
 
 function check<T>(r: { ok: true; value: T } | { ok: false; expected: string }): true | string {
   return r.ok ? true : `expected ${r.expected}`;

@@ -4,12 +4,10 @@ import { isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import type { Session } from '../session.js';
 import { checkQrPngTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import type { OptionsOf } from './define.js';
+import type { GET_FLAGS } from './flags.js';
 
-export interface GetOptions {
-  qr?: boolean;
-  qrPng?: string;
-  qrStyle?: string;
-}
+export type GetOptions = OptionsOf<typeof GET_FLAGS>;
 
 export async function run(idText: string, opts: GetOptions, session: Session): Promise<void> {
   const p = session.printer;

@@ -5,11 +5,10 @@ import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import { Session } from '../session.js';
 import { colorStatus } from '../ui/render.js';
+import type { OptionsOf } from './define.js';
+import type { LIST_FLAGS } from './flags.js';
 
-export interface ListOptions {
-  refresh?: boolean;
-  limit?: string;
-}
+export type ListOptions = OptionsOf<typeof LIST_FLAGS>;
 
 function shorten(address: string, width = 24): string {
   return address.length <= width ? address : `${address.slice(0, 12)}…${address.slice(-(width - 13))}`;

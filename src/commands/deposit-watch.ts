@@ -3,14 +3,13 @@ import type { WatchPlan } from '../deposits/watch.js';
 import { parseDepositId } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
+import type { OptionsOf } from './define.js';
+import type { WATCH_FLAGS } from './flags.js';
 import { followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
-import { parseWatchFlags, type WatchFlags as TimingFlags } from './shared/watch-flags.js';
+import { parseWatchFlags } from './shared/watch-flags.js';
 
-export interface WatchFlags extends TimingFlags {
-  pending?: boolean;
-  verify?: boolean;
-}
+export type WatchFlags = OptionsOf<typeof WATCH_FLAGS>;
 
 export async function run(idTexts: string[], flags: WatchFlags, session: Session): Promise<void> {
   const ids: string[] = [];

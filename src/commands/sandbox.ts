@@ -5,11 +5,11 @@ import { actOn, type SandboxAction } from '../sandbox/actions.js';
 import { getView, STEP_MS } from '../sandbox/lifecycle.js';
 import { SandboxStore } from '../sandbox/store.js';
 import type { Session } from '../session.js';
+import type { OptionsOf } from './define.js';
+import { type PAY_FLAGS, type SERVE_FLAGS, SETTLE_CHOICES } from './flags.js';
 
-export interface ServeOptions {
-  port: string;
-  host: string;
-}
+/** --port and --host have defaults: always given. */
+export type ServeOptions = OptionsOf<typeof SERVE_FLAGS>;
 
 export async function serve(opts: ServeOptions, session: Session): Promise<void> {
   const p = session.printer;
@@ -62,12 +62,7 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
   throw interrupted();
 }
 
-/** How `sandbox pay --settle` may make the sandbox settle (src/sandbox/chain.ts SETTLE_MODES). */
-export const SETTLE_CHOICES = ['ok', 'amount', 'asset', 'address', 'none'] as const;
-
-export interface PayOptions {
-  settle?: string;
-}
+export type PayOptions = OptionsOf<typeof PAY_FLAGS>;
 
 /**
  * What the payer (or the bank) does to a deposit: through the API of the standing sandbox the

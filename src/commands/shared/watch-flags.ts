@@ -2,11 +2,13 @@
 import type { WatchPlan } from '../../deposits/watch.js';
 import { parseDuration, parseIntervalSeconds } from '../../domain/values.js';
 import { invalidValue } from '../../errors.js';
+import type { OptionsOf } from '../define.js';
+import type { CREATE_FLAGS, WATCH_FLAGS } from '../flags.js';
 
-export interface WatchFlags {
-  interval?: string;
-  timeout?: string;
-}
+type Timing = 'interval' | 'timeout';
+/** The flags both commands take, in both their definitions. */
+export type WatchFlags = Pick<OptionsOf<typeof WATCH_FLAGS>, Timing> &
+  Pick<OptionsOf<typeof CREATE_FLAGS>, Timing>;
 
 export function parseWatchFlags(flags: WatchFlags): WatchPlan {
   let intervalMs = 3000;

@@ -1,0 +1,122 @@
+/**
+ * The flags of every command, as data: commander's syntax, help, what each value completes to.
+ * definitions.ts builds each command from these and its handler; the command modules take their
+ * option types from them (`OptionsOf<typeof CREATE_FLAGS>`), so a flag is declared once. This
+ * module imports no command module: any of them may import it. Plain data, cheap to load.
+ */
+import type { FlagDef } from './define.js';
+
+export const QR_STYLES = ['dark', 'light'] as const;
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+/** How `sandbox pay --settle` may make the sandbox settle (src/sandbox/chain.ts SETTLE_MODES). */
+export const SETTLE_CHOICES = ['ok', 'amount', 'asset', 'address', 'none'] as const;
+
+const QR_STYLE = {
+  flags: '--qr-style <style>',
+  help: 'dark (light text on a dark terminal, the default) or light',
+  complete: QR_STYLES,
+} as const;
+
+/** The program's own flags: every command takes them. */
+export const PROGRAM_FLAGS = [
+  { flags: '-V, --version', help: 'print the version' },
+  {
+    flags: '--profile <name>',
+    help: 'config profile (env LBRL_PROFILE, default "default")',
+    complete: 'profiles',
+  },
+  { flags: '--base-url <url>', help: 'service base URL (env LBRL_BASE_URL)' },
+  { flags: '--json', help: 'machine-readable output on stdout' },
+  { flags: '-q, --quiet', help: 'print only the essential value; no notes on stderr' },
+  { flags: '--no-color', help: 'no colour (also NO_COLOR)' },
+  { flags: '--no-input', help: 'never prompt' },
+  { flags: '--verbose', help: 'trace HTTP requests and answers on stderr (token redacted)' },
+  {
+    flags: '--insecure-skip-tls-verify',
+    help: 'do not check the service TLS certificate (unsafe: for test servers only)',
+  },
+] as const satisfies readonly FlagDef[];
+
+export const CREATE_FLAGS = [
+  { flags: '--amount <reais>', help: 'amount in reais: 1500, 15.5 or 15,50 (0.01 to 6000.00)' },
+  { flags: '--amount-cents <n>', help: 'amount in cents (1 to 600000)' },
+  {
+    flags: '--to <liquid-address>',
+    help: "destination Liquid address (default: the profile's default-address)",
+  },
+  { flags: '--split-to <liquid-address>', help: 'send part of the net amount to this address' },
+  { flags: '--split-fee <percent>', help: 'the part for --split-to: 2.99%, 2.99 or 2,99' },
+  { flags: '--no-split', help: "ignore the profile's split settings" },
+  { flags: '--qr-png <file>', help: 'write the QR code PNG to this file', complete: 'files' },
+  { flags: '--no-qr', help: 'do not draw the QR code in the terminal' },
+  QR_STYLE,
+  { flags: '--dry-run', help: 'check everything and show the request, send nothing' },
+  { flags: '--yes', help: 'do not ask for confirmation' },
+  {
+    flags: '--watch',
+    help: 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)',
+  },
+  { flags: '--interval <seconds>', help: 'with --watch: seconds between polls (at least 1, default 3)' },
+  { flags: '--timeout <duration>', help: 'with --watch: give up (exit 124) after 90, 90s, 10m or 1h' },
+  { flags: '--verify', help: 'with --watch: done only once the settlement is verified on chain' },
+  { flags: '--no-verify', help: "with --watch: do not verify, whatever the profile's verify setting" },
+  {
+    flags: '--from <file>',
+    help: 'create one deposit per row of a CSV (with a header) or NDJSON file; - for stdin',
+    complete: 'files',
+  },
+  { flags: '--concurrency <n>', help: 'with --from: rows sent at once (default 4, at most 16)' },
+  {
+    flags: '--resume',
+    help: 'with --from: skip the rows already created by an earlier run of the same file',
+  },
+] as const satisfies readonly FlagDef[];
+
+export const GET_FLAGS = [
+  { flags: '--qr', help: 'draw the QR code and print the copy-paste string' },
+  { flags: '--qr-png <file>', help: 'write the QR code as a PNG file', complete: 'files' },
+  QR_STYLE,
+] as const satisfies readonly FlagDef[];
+
+export const WATCH_FLAGS = [
+  { flags: '--pending', help: 'watch the deposits in the local history not yet FINALIZED or FAILED' },
+  { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1)' },
+  { flags: '--timeout <duration>', help: 'give up (exit 124) after 90, 90s, 10m or 1h' },
+  {
+    flags: '--verify',
+    help: 'done only once the settlement is verified on chain (1 mismatch, 7 unproven)',
+  },
+  { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
+] as const satisfies readonly FlagDef[];
+
+export const LIST_FLAGS = [
+  { flags: '--refresh', help: 'ask the service for the status of those not yet FINALIZED or FAILED' },
+  { flags: '--limit <n>', help: 'at most this many (default 30)' },
+] as const satisfies readonly FlagDef[];
+
+export const LOGIN_FLAGS = [
+  { flags: '--with-token', help: 'read the token from stdin' },
+  { flags: '--no-verify', help: 'save without checking the token against the service' },
+] as const satisfies readonly FlagDef[];
+
+export const STATUS_FLAGS = [
+  { flags: '--show-token', help: 'print the token itself' },
+] as const satisfies readonly FlagDef[];
+
+export const BLINDING_KEY_FLAGS = [
+  { flags: '--address <liquid-address>', help: "the key is this address's (default: the whole wallet)" },
+  { flags: '--clear', help: 'remove the stored keys (of --address, or all)' },
+] as const satisfies readonly FlagDef[];
+
+export const SERVE_FLAGS = [
+  { flags: '--port <n>', help: 'port (0 picks a free one)', default: '0' },
+  { flags: '--host <addr>', help: 'loopback address to listen on', default: '127.0.0.1' },
+] as const satisfies readonly FlagDef[];
+
+export const PAY_FLAGS = [
+  {
+    flags: '--settle <how>',
+    help: 'settle on the sandbox chain: ok (default), or wrongly: amount, asset, address, none',
+    complete: SETTLE_CHOICES,
+  },
+] as const satisfies readonly FlagDef[];
