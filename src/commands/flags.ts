@@ -4,12 +4,24 @@
  * option types from them (`OptionsOf<typeof CREATE_FLAGS>`), so a flag is declared once. This
  * module imports no command module: any of them may import it. Plain data, cheap to load.
  */
+import type { SettleMode } from '../sandbox/chain.js';
 import type { FlagDef } from './define.js';
 
 export const QR_STYLES = ['dark', 'light'] as const;
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-/** How `sandbox pay --settle` may make the sandbox settle (src/sandbox/chain.ts SETTLE_MODES). */
-export const SETTLE_CHOICES = ['ok', 'amount', 'asset', 'address', 'none'] as const;
+/**
+ * How `sandbox pay --settle` may make the sandbox settle: the sandbox chain's own modes, written
+ * here as data so that loading the flags does not load the chain; the compiler keeps them equal.
+ */
+export const SETTLE_CHOICES = [
+  'ok',
+  'amount',
+  'asset',
+  'address',
+  'none',
+] as const satisfies readonly SettleMode[];
+type MissingSettleMode = Exclude<SettleMode, (typeof SETTLE_CHOICES)[number]>;
+export const SETTLE_CHOICES_COMPLETE: [MissingSettleMode] extends [never] ? true : never = true;
 
 const QR_STYLE = {
   flags: '--qr-style <style>',
