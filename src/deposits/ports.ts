@@ -23,6 +23,17 @@ export interface Recorder {
   record(records: HistoryRecord[]): void;
 }
 
+/**
+ * How the history writes down a status seen (store/history.ts `statusRecord`). It is handed in,
+ * not imported, so that the watch the library shares loads no file store.
+ */
+export type StatusRecordOf = (
+  id: string,
+  status: string,
+  now: number,
+  answer?: { settlement?: unknown; confirmedAt?: unknown },
+) => HistoryRecord;
+
 /** Reads the local history. */
 export interface HistoryReader {
   read(): Iterable<HistoryRecord>;

@@ -6,9 +6,8 @@
 import type { GetResponse } from '../api/models.js';
 import { isTerminal } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
-import { statusRecord } from '../store/history.js';
 import { getChecked } from './answers.js';
-import type { Clock, DepositApi, Recorder } from './ports.js';
+import type { Clock, DepositApi, Recorder, StatusRecordOf } from './ports.js';
 
 /** At most this many GETs a minute across all watched deposits (the service's published status limit). */
 export const MAX_REQUESTS_PER_MINUTE = 60;
@@ -152,10 +151,10 @@ export async function follow(
   api: DepositApi,
   ids: string[],
   plan: WatchPlan,
-  deps: { clock: Clock; recorder: Recorder },
+  deps: { clock: Clock; recorder: Recorder; statusRecord: StatusRecordOf },
   events: WatchEvents,
 ): Promise<void> {
-  const { clock, recorder } = deps;
+  const { clock, recorder, statusRecord } = deps;
   const { states, gone } = await watchDeposits(
     api,
     {

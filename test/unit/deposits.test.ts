@@ -13,7 +13,7 @@ import { buildRequest, checkRequest, ROW_LABELS } from '../../src/deposits/reque
 import { follow, GONE } from '../../src/deposits/watch.js';
 import { LbrlError } from '../../src/errors.js';
 import { ResumableRows, RowClaims, rowIdempotencyKey } from '../../src/store/claims.js';
-import { History, type HistoryRecord } from '../../src/store/history.js';
+import { History, type HistoryRecord, statusRecord } from '../../src/store/history.js';
 import { createAnswer, getAnswer, ID, LQ, TEX, VJL } from '../helpers/fixtures.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
@@ -162,7 +162,7 @@ describe('watch', () => {
       api,
       [ID],
       { intervalMs: 3000 },
-      { clock: c, recorder: rec },
+      { clock: c, recorder: rec, statusRecord },
       { change: (d, _raw, prev) => seen.push(`${prev ?? '-'}>${d.status}`), retry: () => {}, tick: () => {} },
     );
     expect(seen).toEqual(['->WAITING_PAYMENT', 'WAITING_PAYMENT>FINALIZED']);
@@ -177,7 +177,7 @@ describe('watch', () => {
     const { api } = fakeApi({ statuses: ['FAILED'] });
     const quiet = { change: () => {}, retry: () => {}, tick: () => {} };
     await expect(
-      follow(api, [ID], { intervalMs: 1000 }, { clock: clock(), recorder: recorder() }, quiet),
+      follow(api, [ID], { intervalMs: 1000 }, { clock: clock(), recorder: recorder(), statusRecord }, quiet),
     ).rejects.toMatchObject({ message: `deposit ${ID} ended FAILED`, exitCode: 5 });
   });
 
@@ -201,7 +201,7 @@ describe('watch', () => {
         api as never,
         [OTHER, ID],
         { intervalMs: 1000, leaveGone: true },
-        { clock: clock(), recorder: rec },
+        { clock: clock(), recorder: rec, statusRecord },
         {
           change: () => {},
           retry: () => {},

@@ -1,8 +1,8 @@
-/** The layers of docs/architecture.md, kept: imports (static and lazy) go down only. */
-import fs from 'node:fs';
+/** The layers of docs/architecture.md, kept: imports (static, re-exports, side-effect, lazy) go down only. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { type ImportEdge, importGraph, importSpecifiers, reachable } from '../helpers/imports.js';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 
@@ -24,51 +24,113 @@ const ALLOWED: Record<string, string[]> = {
   errors: [],
 };
 
-function files(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? files(p) : e.name.endsWith('.ts') ? [p] : [];
-  });
-}
+/** What the library (src/index.ts) must never load, however far down the chain: a Node program gets no file store, no terminal, no command. */
+const NEVER_IN_LIB = ['store', 'commands', 'ui', 'session', 'sandbox', 'context', 'cli', 'main'];
 
-const layerOf = (file: string) =>
+const layerOf = (root: string, file: string) =>
   path
-    .relative(SRC, file)
+    .relative(root, file)
     .split(path.sep)[0]!
     .replace(/\.(ts|js)$/, '');
 
-function imports(file: string): string[] {
-  const text = fs.readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:from|import\()\s*'(\.[^']+)'/g)]
-    .map((m) => path.resolve(path.dirname(file), m[1]!).replace(/\.js$/, '.ts'))
-    .filter((target) => target.startsWith(`${SRC}${path.sep}`)); // package.json is data
-}
-
-describe('layers', () => {
-  const all = files(SRC);
-
-  it('every import goes to the same layer or one below', () => {
-    const wrong: string[] = [];
-    for (const f of all) {
-      const from = layerOf(f);
-      for (const target of imports(f)) {
-        const to = layerOf(target);
-        if (to !== from && !(ALLOWED[from] ?? []).includes(to)) {
-          wrong.push(`${path.relative(SRC, f)} -> ${path.relative(SRC, target)}`);
-        }
+function wrongEdges(root: string, graph: Map<string, ImportEdge[]>): string[] {
+  const wrong: string[] = [];
+  for (const [file, edges] of graph) {
+    const from = layerOf(root, file);
+    for (const { target } of edges) {
+      const to = layerOf(root, target);
+      if (to !== from && !(ALLOWED[from] ?? []).includes(to)) {
+        wrong.push(`${path.relative(root, file)} -> ${path.relative(root, target)}`);
       }
     }
-    expect(wrong).toEqual([]);
+  }
+  return wrong;
+}
+
+/** The chains by which the library loads a layer it must not. */
+function libLeaks(root: string, graph: Map<string, ImportEdge[]>): string[] {
+  const chains = reachable(graph, path.join(root, 'index.ts'));
+  return [...chains]
+    .filter(([file]) => NEVER_IN_LIB.includes(layerOf(root, file)))
+    .map(([, chain]) => chain.map((f) => path.relative(root, f)).join(' -> '));
+}
+
+describe('reading imports', () => {
+  it('sees every form of import, and which only carry types', () => {
+    const text = [
+      "import a from './a.js';",
+      "import { b, type B } from './b.js';",
+      "import type { C } from './c.js';",
+      "import {\n  type D1,\n  type D2,\n} from './d.js';",
+      "import './e.js';",
+      "export { f } from './f.js';",
+      "export * from './g.js';",
+      "export type { H } from './h.js';",
+      "const i = await import('./i.js');",
+      "// import z from './commented.js';",
+      '/* export { y } from "./block.js"; */',
+    ].join('\n');
+    expect(importSpecifiers(text)).toEqual([
+      { spec: './a.js', typeOnly: false, kind: 'static' },
+      { spec: './b.js', typeOnly: false, kind: 'static' },
+      { spec: './c.js', typeOnly: true, kind: 'static' },
+      { spec: './d.js', typeOnly: true, kind: 'static' },
+      { spec: './f.js', typeOnly: false, kind: 're-export' },
+      { spec: './g.js', typeOnly: false, kind: 're-export' },
+      { spec: './h.js', typeOnly: true, kind: 're-export' },
+      { spec: './e.js', typeOnly: false, kind: 'side-effect' },
+      { spec: './i.js', typeOnly: false, kind: 'dynamic' },
+    ]);
+  });
+
+  it('the checks fail on a violation: a fake tree where the library reaches the store through a side-effect import', () => {
+    const root = '/fake/src';
+    const at = (p: string) => path.join(root, p);
+    const edge = (target: string, kind: ImportEdge['kind'] = 'static', typeOnly = false): ImportEdge => ({
+      target: at(target),
+      typeOnly,
+      kind,
+    });
+    const graph = new Map<string, ImportEdge[]>([
+      [at('index.ts'), [edge('lib/client.ts', 're-export')]],
+      [at('lib/client.ts'), [edge('deposits/watch.ts'), edge('store/types.ts', 'static', true)]],
+      [at('deposits/watch.ts'), [edge('store/history.ts', 'side-effect')]],
+      [at('store/history.ts'), []],
+      [at('store/types.ts'), []],
+      [at('api/client.ts'), [edge('ui/output.ts', 'dynamic')]],
+    ]);
+    // lib -> deposits -> store is allowed edge by edge, but not as a whole; a type-only edge carries no code
+    expect(libLeaks(root, graph)).toEqual([
+      'index.ts -> lib/client.ts -> deposits/watch.ts -> store/history.ts',
+    ]);
+    // a dynamic import counts as an edge
+    expect(wrongEdges(root, graph)).toEqual([
+      'lib/client.ts -> store/types.ts',
+      'api/client.ts -> ui/output.ts',
+    ]);
+  });
+});
+
+describe('layers', () => {
+  const graph = importGraph(SRC);
+
+  it('every import goes to the same layer or one below', () => {
+    expect(wrongEdges(SRC, graph)).toEqual([]);
+  });
+
+  it('the library loads no file store, terminal, session, sandbox or command, however far down', () => {
+    expect(libLeaks(SRC, graph)).toEqual([]);
   });
 
   it('no command imports another command (only the definitions load them)', () => {
     // the flag specs (flags.ts) are shared: every command module takes its option type from them
     const shared = /commands\/(define|flags|shared\/.*)\.ts$/;
     const wrong: string[] = [];
-    for (const f of all.filter((f) => layerOf(f) === 'commands' && !f.endsWith('definitions.ts'))) {
-      for (const target of imports(f)) {
-        if (layerOf(target) === 'commands' && !shared.test(target)) {
-          wrong.push(`${path.relative(SRC, f)} -> ${path.relative(SRC, target)}`);
+    for (const [file, edges] of graph) {
+      if (layerOf(SRC, file) !== 'commands' || file.endsWith('definitions.ts')) continue;
+      for (const { target } of edges) {
+        if (layerOf(SRC, target) === 'commands' && !shared.test(target)) {
+          wrong.push(`${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`);
         }
       }
     }

@@ -3,6 +3,7 @@ import { follow, type WatchEvents, type WatchPlan } from '../../deposits/watch.j
 import { isTerminal } from '../../domain/values.js';
 import { LbrlError } from '../../errors.js';
 import type { GlobalOptions, Session } from '../../session.js';
+import { statusRecord } from '../../store/history.js';
 import { type CounterView, isPaid } from '../../ui/counter.js';
 import { timeZoneOf } from '../../ui/render.js';
 import { endLines, paidLine, settlementLines, WatchLog, WatchView } from '../../ui/watch-view.js';
@@ -49,7 +50,7 @@ export async function followOnScreen(
   };
   let ending: { type: string } | undefined;
   try {
-    await follow(api, ids, plan, { clock: session.ctx, recorder: session }, events);
+    await follow(api, ids, plan, { clock: session.ctx, recorder: session, statusRecord }, events);
   } catch (error) {
     ending = error instanceof LbrlError ? error : { type: 'unexpected' };
     throw error;
