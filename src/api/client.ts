@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redactor } from '../domain/redact.js';
 import { safeText } from '../domain/safe-text.js';
+import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { Agent, type Dispatcher, request } from './http.js';
 import {
@@ -210,7 +211,7 @@ export class DepositClient {
       );
     }
     // an answer about another deposit is no answer about this one (get, watch and list alike)
-    if (result.value.id.toLowerCase() !== id.toLowerCase()) {
+    if (canonicalId(result.value.id) !== canonicalId(id)) {
       throw new LbrlError(
         `asked for deposit ${id}, but the service answered with deposit ${result.value.id}`,
         'mismatch',

@@ -15,8 +15,9 @@
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse, Deposit, GetResponse } from '../api/models.js';
 import type { CheckContext, DepositAnswer, KnownDeposit, Violation } from '../domain/deposit-rules.js';
+import { canonicalId } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
-import type { CreatedRecord, FixedFields, HistoryEntry } from '../store/history.js';
+import type { CreatedRecord, HistoryEntry } from '../store/history.js';
 import type { DepositApi } from './ports.js';
 
 /** What we know of a deposit before its answer arrives. */
@@ -36,11 +37,6 @@ export interface Known {
 
 export type AnswerKind = 'create' | 'get';
 
-/** The canonical form of a deposit id: one deposit is one deposit whatever case the service uses. */
-function canonicalId(id: string): string {
-  return id.toLowerCase();
-}
-
 function knownDeposit(known: Known): KnownDeposit | undefined {
   const { request: q, recorded: r } = known;
   if (q)
@@ -59,18 +55,6 @@ function knownDeposit(known: Known): KnownDeposit | undefined {
       splitFee: r.splitFee,
     };
   return undefined;
-}
-
-/** The create answer's fixed fields, as the history keeps them. */
-export function fixedFields(answer: CreateResponse): FixedFields {
-  return {
-    amount: answer.amount,
-    feeAmount: answer.feeAmount,
-    netAmount: answer.netAmount,
-    splitPercent: answer.splitPercent,
-    qrCodeText: answer.qrCodeText,
-    createdAt: answer.createdAt,
-  };
 }
 
 /** The first answer as the history's record gives it back, when it kept the create answer's fields. */

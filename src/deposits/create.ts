@@ -1,8 +1,9 @@
 /** Create one deposit: send, check the answer against the request, record it, then hand it back. */
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse } from '../api/models.js';
+import { fixedFieldsOf } from '../domain/deposit.js';
 import type { CreatedRecord } from '../store/history.js';
-import { createAnswer, fixedFields } from './answers.js';
+import { createAnswer } from './answers.js';
 import type { DepositApi, Recorder, Scope } from './ports.js';
 
 export interface CreateDeps {
@@ -36,7 +37,7 @@ export async function createChecked(
     splitAddress: body.lbrlSplitAddress ?? null,
     splitFee: body.splitFee ?? null,
     status: value.status,
-    answer: fixedFields(value),
+    answer: fixedFieldsOf(value),
   };
   if (batchKey) record.batchKey = batchKey;
   deps.recorder.record([record]);

@@ -23,10 +23,11 @@ import {
   decimalSub,
   decimalToString,
 } from './decimal.js';
+import { ALWAYS_FIELDS, isIsoTimestamp, SPLIT_FIELDS } from './deposit.js';
 import { JsonNumber, type JsonValue, parseJsonExact } from './json-exact.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
 import { safeText, showValue, terminalSafe } from './safe-text.js';
-import { STATUSES } from './values.js';
+import { canonicalId, DEPOSIT_ID, isTxid, STATUSES } from './values.js';
 
 export interface Violation {
   /** the field of the answer, e.g. `amount` or `settlement.liquidTxid` */
@@ -87,11 +88,8 @@ export const MUTABLE_FIELDS = new Set(['status', 'settlement', 'confirmedAt']);
 /** Fields only a create answer carries (the get answer leaves them out). */
 export const CREATE_ONLY_FIELDS = new Set(['qrCode']);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TXID = /^[0-9a-f]{64}$/;
 /** bech32, blech32 and base58 addresses alike are letters and digits, nothing else */
 const ADDRESS_CHARS = /^[0-9A-Za-z]{1,200}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 type Check = (a: DepositAnswer, ctx: CheckContext) => Violation | Violation[] | undefined;
 
@@ -129,10 +127,6 @@ function isCents(x: unknown): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= MIN_CENTS && x <= MAX_CENTS;
 }
 
-function isTimestamp(x: unknown): x is string {
-  return typeof x === 'string' && ISO.test(x) && !Number.isNaN(Date.parse(x));
-}
-
 /** `"2.99%"` as the fraction the service should echo, `0.0299`; null if not written so. */
 export function splitFeeFraction(fee: string): Decimal | null {
   const m = /^(\d{1,3})\.(\d{2})%$/.exec(fee);
@@ -154,7 +148,7 @@ const internal: Check[] = [
       .map((k) =>
         v(k, `present (null when it does not apply), as every ${ctx.kind} answer carries it`, undefined),
       ),
-  (a) => (typeof a.id === 'string' && UUID.test(a.id) ? undefined : v('id', 'a UUID', a.id)),
+  (a) => (typeof a.id === 'string' && DEPOSIT_ID.test(a.id) ? undefined : v('id', 'a UUID', a.id)),
   (a) =>
     typeof a.status === 'string' && (STATUSES as readonly string[]).includes(a.status)
       ? undefined
@@ -249,19 +243,19 @@ const internal: Check[] = [
     ctx.kind === 'create' && (typeof a.qrCode !== 'string' || a.qrCode.length === 0)
       ? v('qrCode', 'a base64 PNG', a.qrCode)
       : undefined,
-  (a) => (isTimestamp(a.createdAt) ? undefined : v('createdAt', 'an ISO 8601 timestamp', a.createdAt)),
+  (a) => (isIsoTimestamp(a.createdAt) ? undefined : v('createdAt', 'an ISO 8601 timestamp', a.createdAt)),
   // a deposit cannot have been created, or confirmed, after now
   (a, { now }) =>
     now === undefined
       ? undefined
       : (['createdAt', 'confirmedAt'] as const)
-          .filter((k) => isTimestamp(a[k]) && Date.parse(a[k] as string) > now + CLOCK_SKEW_MS)
+          .filter((k) => isIsoTimestamp(a[k]) && Date.parse(a[k] as string) > now + CLOCK_SKEW_MS)
           .map((k) => v(k, `not after now, ${new Date(now).toISOString()} (a time still to come)`, a[k])),
   (a) => {
     const c = a.confirmedAt ?? null;
     if (c === null) return undefined;
-    if (!isTimestamp(c)) return v('confirmedAt', 'an ISO 8601 timestamp or null', c);
-    if (isTimestamp(a.createdAt) && Date.parse(c) < Date.parse(a.createdAt))
+    if (!isIsoTimestamp(c)) return v('confirmedAt', 'an ISO 8601 timestamp or null', c);
+    if (isIsoTimestamp(a.createdAt) && Date.parse(c) < Date.parse(a.createdAt))
       return v('confirmedAt', `not before createdAt ${a.createdAt}`, c);
     return undefined;
   },
@@ -271,7 +265,7 @@ const internal: Check[] = [
     if (!isObject(s)) return v('settlement', 'an object or null', s);
     const out: Violation[] = [];
     const txid = s.liquidTxid ?? null;
-    if (txid !== null && (typeof txid !== 'string' || !TXID.test(txid)))
+    if (txid !== null && !isTxid(txid))
       out.push(v('settlement.liquidTxid', '64 lower-case hex characters', txid));
     const status = s.status ?? null;
     if (status !== null && typeof status !== 'string') out.push(v('settlement.status', 'a string', status));
@@ -360,8 +354,8 @@ const byStatus: Check = (a) => {
 
 const asked: Check[] = [
   (a, { known }) =>
-    known?.id !== undefined && (typeof a.id !== 'string' || a.id.toLowerCase() !== known.id.toLowerCase())
-      ? v('id', known.id.toLowerCase(), a.id)
+    known?.id !== undefined && (typeof a.id !== 'string' || canonicalId(a.id) !== canonicalId(known.id))
+      ? v('id', canonicalId(known.id), a.id)
       : undefined,
   (a, { known }) =>
     known && a.amountInCents !== known.amountInCents
@@ -402,9 +396,10 @@ function sameValue(field: string, x: unknown, y: unknown): boolean {
   }
   if (typeof x === 'string' && typeof y === 'string') {
     if (x === y) return true;
-    if (field === 'id') return x.toLowerCase() === y.toLowerCase();
+    if (field === 'id') return canonicalId(x) === canonicalId(y);
     if (field === 'destinationAddress' || field === 'splitAddress') return sameAddress(x, y);
-    if (field === 'createdAt') return isTimestamp(x) && isTimestamp(y) && Date.parse(x) === Date.parse(y);
+    if (field === 'createdAt')
+      return isIsoTimestamp(x) && isIsoTimestamp(y) && Date.parse(x) === Date.parse(y);
     return false;
   }
   if (Array.isArray(x) && Array.isArray(y))
@@ -416,18 +411,10 @@ function sameValue(field: string, x: unknown, y: unknown): boolean {
   return x === y;
 }
 
-/** A field the interface defines, which every answer carries (null when it does not apply). */
-const ALWAYS = new Set([
-  'id',
-  'amount',
-  'amountInCents',
-  'feeAmount',
-  'netAmount',
-  'qrCodeText',
-  'destinationAddress',
-  'createdAt',
-]);
-const NULL_WHEN_ABSENT = new Set(['splitAddress', 'splitPercent']);
+/** A field the model (deposit.ts) says every answer carries. */
+const ALWAYS = new Set(ALWAYS_FIELDS);
+/** The split's fields: left out means null. */
+const NULL_WHEN_ABSENT = new Set(SPLIT_FIELDS);
 
 const seen: Check[] = [
   // every field fixed at creation: the same as in the first answer (extra fields too, when both
@@ -514,30 +501,4 @@ export function checkDeposit(answer: unknown, ctx: CheckContext): Violation[] {
 /** One line per violation: `amount: expected 15.00, received 0.01`. */
 export function describeViolations(violations: readonly Violation[]): string {
   return violations.map((x) => `${x.field}: expected ${x.expected}, received ${x.received}`).join('; ');
-}
-
-/** The canonical form of a deposit id (lower case), for comparing and storing. */
-export function canonicalId(id: string): string {
-  return id.toLowerCase();
-}
-
-/**
- * The one way a deposit answer becomes a deposit lbrl acts on: every rule above (the JSON types
- * of the fields included, so no schema is needed before it), then the id in its canonical lower
- * case, so one deposit is one deposit in the history. `T` is the caller's model of a deposit
- * (api/models.ts: CreateResponse or GetResponse), which the rules guarantee. The raw answer stays
- * the caller's to print for --json, as the service returned it.
- *
- * Mode is never read from the answer: a `"sandbox": true` is just another field (and, like every
- * field but status, settlement and confirmedAt, may not change once seen). Whether lbrl talks to
- * a sandbox is decided by where it sends its requests.
- */
-export function readDeposit<T extends { id: string }>(
-  raw: unknown,
-  ctx: CheckContext,
-): { ok: true; value: T } | { ok: false; violations: Violation[] } {
-  const violations = checkDeposit(raw, ctx);
-  if (violations.length > 0) return { ok: false, violations };
-  const answer = raw as T;
-  return { ok: true, value: { ...answer, id: canonicalId(answer.id) } };
 }

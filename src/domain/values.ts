@@ -1,11 +1,24 @@
 import type { Parsed } from './money.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A deposit id: a UUID, in either case (the service may answer in upper case). */
+export const DEPOSIT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The canonical form of a deposit id (lower case): one deposit is one deposit whatever case the service uses. */
+export function canonicalId(id: string): string {
+  return id.toLowerCase();
+}
+
+/** A Liquid transaction id, in the one shape lbrl accepts: 64 lower-case hex characters. */
+export const TXID = /^[0-9a-f]{64}$/;
+
+export function isTxid(value: unknown): value is string {
+  return typeof value === 'string' && TXID.test(value);
+}
 
 export function parseDepositId(input: string): Parsed<string> {
-  if (!UUID.test(input))
+  if (!DEPOSIT_ID.test(input))
     return { ok: false, expected: 'a deposit id (a UUID such as 3f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d)' };
-  return { ok: true, value: input.toLowerCase() };
+  return { ok: true, value: canonicalId(input) };
 }
 
 const DURATION = /^(\d{1,7})(s|m|h)?$/;

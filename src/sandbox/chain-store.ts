@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { decodeLiquidAddress } from '../domain/address.js';
 import { loadZkp } from '../domain/liquid-unblind.js';
+import { isTxid } from '../domain/values.js';
 import { buildSettlementTx, chainTxOf, SETTLE_MODES, type SettleMode } from './chain.js';
 import type { ChainTx } from './chain-esplora.js';
 import { ensureDir, publishExclusive, readJson } from './files.js';
@@ -65,7 +66,7 @@ export async function settlementTxid(
 
 /** The transaction with this txid, for the sandbox's Esplora API. */
 export function findChainTx(store: SandboxStore, txid: string): ChainTx | undefined {
-  if (!/^[0-9a-f]{64}$/.test(txid)) return undefined;
+  if (!isTxid(txid)) return undefined;
   const { chain, index } = dirs(store);
   let id: string;
   try {

@@ -19,6 +19,7 @@ import { decodeLiquidAddress, type Network } from '../domain/address.js';
 import { addressScript } from '../domain/liquid-script.js';
 import { fromDisplayHex, parseTransaction } from '../domain/liquid-tx.js';
 import type { Zkp } from '../domain/liquid-unblind.js';
+import type { StoredDeposit } from './lifecycle.js';
 
 /** The sandbox's BRL-pegged asset: an id of its own, precision 8, 1 unit = 1 real. */
 export const SANDBOX_ASSET_ID = createHash('sha256').update('lbrl sandbox: a BRL-pegged asset').digest('hex');
@@ -45,15 +46,11 @@ const UNITS_PER_CENT = 1_000_000n; // precision 8: a real is 10^8 units
 export type SettleMode = 'ok' | 'amount' | 'asset' | 'address' | 'none';
 export const SETTLE_MODES: readonly SettleMode[] = ['ok', 'amount', 'asset', 'address', 'none'];
 
-export interface ChainDeposit {
-  id: string;
-  amountInCents: number;
-  feeCents: number;
-  destinationAddress: string;
-  splitAddress: string | null;
-  /** hundredths of a percent */
-  splitBasisPoints: number | null;
-}
+/** What the chain needs of a stored deposit to pay it. */
+export type ChainDeposit = Pick<
+  StoredDeposit,
+  'id' | 'amountInCents' | 'feeCents' | 'destinationAddress' | 'splitAddress' | 'splitBasisPoints'
+>;
 
 export interface Payment {
   address: string;

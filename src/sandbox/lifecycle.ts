@@ -4,17 +4,23 @@
  * process that asks gets the same answer.
  */
 import { createHash } from 'node:crypto';
+import type { CreatedDepositModel } from '../domain/deposit.js';
 
 export const STEP_MS = 1000;
 
-export interface StoredDeposit {
-  id: string;
-  amountInCents: number;
+/**
+ * What the sandbox stores of a deposit: the model's fields it keeps as the service writes them,
+ * and its own exact forms of the rest (the fee in cents, the split in basis points, the time in ms).
+ */
+export interface StoredDeposit
+  extends Pick<
+    CreatedDepositModel,
+    'id' | 'amountInCents' | 'destinationAddress' | 'splitAddress' | 'qrCodeText'
+  > {
   feeCents: number;
-  destinationAddress: string;
-  splitAddress: string | null;
+  /** hundredths of a percent */
   splitBasisPoints: number | null;
-  qrCodeText: string;
+  /** ms since the epoch */
   createdAt: number;
   /** autopay: paid this long after creation; null when off */
   autopayAfterMs: number | null;

@@ -14,7 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeLiquidAddress } from '../domain/address.js';
 import { buildDynamicBrCode } from '../domain/brcode.js';
-import { centsToDecimalText } from '../domain/money.js';
+import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from '../domain/money.js';
 import { parseDepositId } from '../domain/values.js';
 import { actOn, type SandboxAction } from './actions.js';
 import { createView, feeFor, getView, type StoredDeposit, sentAt } from './lifecycle.js';
@@ -160,8 +160,8 @@ export function validateCreate(body: unknown): ValidBody {
   if (cents === undefined) throw invalid('amountInCents', 'amountInCents is required');
   if (typeof cents !== 'number' || !Number.isInteger(cents))
     throw invalid('amountInCents', 'amountInCents must be an integer');
-  if (cents < 1 || cents > 600_000)
-    throw invalid('amountInCents', 'amountInCents must be between 1 and 600000');
+  if (cents < MIN_CENTS || cents > MAX_CENTS)
+    throw invalid('amountInCents', `amountInCents must be between ${MIN_CENTS} and ${MAX_CENTS}`);
   const lbrlAddress = checkAddress('lbrlAddress', b.lbrlAddress);
   const hasSplitAddress = b.lbrlSplitAddress !== undefined && b.lbrlSplitAddress !== null;
   const hasSplitFee = b.splitFee !== undefined && b.splitFee !== null;

@@ -12,7 +12,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isTerminal } from '../domain/values.js';
+import type { FixedFields } from '../domain/deposit.js';
+import { canonicalId, isTerminal } from '../domain/values.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
 
 export interface CreatedRecord {
@@ -31,19 +32,10 @@ export interface CreatedRecord {
   batchKey?: string;
   /**
    * What the create answer said of the fields fixed at creation that the request did not set:
-   * later answers, in any process, must say the same (deposits/answers.ts).
+   * later answers, in any process, must say the same (deposits/answers.ts). Which fields: the
+   * deposit model's FIXED_FIELD_NAMES (domain/deposit.ts).
    */
   answer?: FixedFields;
-}
-
-/** A create answer's fixed fields beyond the request's; small, so the history stays small. */
-export interface FixedFields {
-  amount: number;
-  feeAmount: number;
-  netAmount: number;
-  splitPercent: number | null;
-  qrCodeText: string;
-  createdAt: string;
 }
 
 export interface StatusRecord {
@@ -127,11 +119,6 @@ export interface BatchState {
   attempted: Map<string, string>;
   /** the offset after the last whole line read: pass it as `from` to read only what came since */
   end: number;
-}
-
-/** One deposit is one deposit whatever case the service writes its id in. */
-export function canonicalId(id: string): string {
-  return id.toLowerCase();
 }
 
 const MARK = '{"v":1,';

@@ -4,6 +4,7 @@ import { decodeLiquidAddress } from '../domain/address.js';
 import { decimalFromNumber, decimalToCents, decimalToString } from '../domain/decimal.js';
 import { formatCents, formatReais } from '../domain/money.js';
 import { safeText } from '../domain/safe-text.js';
+import { isTxid } from '../domain/values.js';
 
 export function colorStatus(c: ChalkInstance, statusText: string): string {
   const status = safeText(statusText);
@@ -113,10 +114,10 @@ export interface RenderMode {
 
 export function explorerLink(deposit: Deposit, mode: RenderMode): string | undefined {
   const txid = (deposit as Partial<GetResponse>).settlement?.liquidTxid;
-  if (!txid || !/^[0-9a-f]{64}$/.test(txid) || mode.sandbox) return undefined;
+  if (!isTxid(txid) || mode.sandbox) return undefined;
   const net = decodeLiquidAddress(deposit.destinationAddress);
   const base = net.ok ? EXPLORERS[net.value.network] : undefined;
-  return base ? `${base}${txid.toLowerCase()}` : undefined;
+  return base ? `${base}${txid}` : undefined;
 }
 
 function money(n: number): string {

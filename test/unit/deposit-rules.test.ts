@@ -9,7 +9,6 @@ import {
   STATUS_ORDER,
   sameAddress,
 } from '../../src/domain/deposit-rules.js';
-import { checkCreateAnswer } from '../../src/domain/verify.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, VJL } from '../helpers/fixtures.js';
 
 const TXID = 'a'.repeat(64);
@@ -288,11 +287,17 @@ describe('each lie is caught by a rule, naming the field and both values', () =>
   });
 });
 
-describe('checkCreateAnswer, for the create command as it is', () => {
-  it('reads the violations as sent and received', () => {
+describe('a create answer against the request', () => {
+  it('names the field, what was sent and what came back', () => {
     expect(
-      checkCreateAnswer({ amountInCents: 150000, lbrlAddress: LQ }, { ...FIRST, destinationAddress: EX }),
-    ).toEqual([{ field: 'destinationAddress', sent: LQ, received: EX }]);
+      checkDeposit(
+        { ...FIRST, destinationAddress: EX },
+        {
+          kind: 'create',
+          known: { amountInCents: 150000, destinationAddress: LQ, splitAddress: null, splitFee: null },
+        },
+      ),
+    ).toEqual([{ field: 'destinationAddress', expected: LQ, received: EX }]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createResponseSchema, getResponseSchema } from '../../src/api/models.js';
 import { parseBrCode } from '../../src/domain/brcode.js';
-import { checkCreateAnswer } from '../../src/domain/verify.js';
+import { checkDeposit } from '../../src/domain/deposit-rules.js';
 import { EX, LQ, VJL } from '../helpers/fixtures.js';
 import { decodePng } from '../helpers/qr.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
@@ -30,7 +30,12 @@ describe('sandbox service', () => {
       createdAt: '2026-11-22T10:00:00.000Z',
       sandbox: true,
     });
-    expect(checkCreateAnswer({ amountInCents: 1550, lbrlAddress: LQ }, d)).toEqual([]);
+    expect(
+      checkDeposit(d, {
+        kind: 'create',
+        known: { amountInCents: 1550, destinationAddress: LQ, splitAddress: null, splitFee: null },
+      }),
+    ).toEqual([]);
     const code = parseBrCode(d.qrCodeText);
     expect(code.ok && code.value.url).toMatch(/\.invalid\//);
     expect(decodePng(Buffer.from(d.qrCode, 'base64'))).toBe(d.qrCodeText);
@@ -208,7 +213,12 @@ describe('sandbox service', () => {
       const r = await sb.call('POST', '/v1/api/deposit', { amountInCents: cents, lbrlAddress: LQ });
       const d = createResponseSchema.parse(r.body);
       expect(d.netAmount).toBeGreaterThanOrEqual(0);
-      expect(checkCreateAnswer({ amountInCents: cents, lbrlAddress: LQ }, d)).toEqual([]);
+      expect(
+        checkDeposit(d, {
+          kind: 'create',
+          known: { amountInCents: cents, destinationAddress: LQ, splitAddress: null, splitFee: null },
+        }),
+      ).toEqual([]);
     }
   });
 });

@@ -1,0 +1,76 @@
+/** The one deposit model (domain/deposit.ts) and the rules every answer passes (deposit-rules.ts). */
+import { describe, expect, it } from 'vitest';
+import { ALWAYS_FIELDS, depositSchema, FIXED_FIELD_NAMES, fixedFieldsOf } from '../../src/domain/deposit.js';
+import { checkDeposit, describeViolations } from '../../src/domain/deposit-rules.js';
+import { canonicalId, isTxid, parseDepositId } from '../../src/domain/values.js';
+import { createAnswer, getAnswer, ID, LQ } from '../helpers/fixtures.js';
+
+describe('the deposit model', () => {
+  it('every field it defines is one every answer must carry: leaving one out is a violation', () => {
+    for (const field of ALWAYS_FIELDS) {
+      const rest: Record<string, unknown> = { ...getAnswer() };
+      delete rest[field];
+      const fields = checkDeposit(rest, { kind: 'get' }).map((x) => x.field);
+      expect(fields, field).toContain(field);
+    }
+  });
+
+  it('the history keeps exactly the fixed fields it names, from a create answer', () => {
+    const answer = createAnswer({ amountInCents: 150000, lbrlAddress: LQ });
+    expect(Object.keys(fixedFieldsOf(answer as never)).sort()).toEqual([...FIXED_FIELD_NAMES].sort());
+  });
+
+  it('one txid shape: 64 lower-case hex characters, nothing else', () => {
+    expect(isTxid('a'.repeat(64))).toBe(true);
+    for (const bad of ['A'.repeat(64), 'a'.repeat(63), 'a'.repeat(65), 'g'.repeat(64), '', 7, null]) {
+      expect(isTxid(bad), String(bad)).toBe(false);
+    }
+    const settled = (liquidTxid: string) => ({
+      ...getAnswer(),
+      status: 'FINALIZED',
+      settlement: { liquidTxid, status: 'FINALIZED' },
+      confirmedAt: '2026-11-22T10:05:00Z',
+    });
+    expect(checkDeposit(settled('b'.repeat(64)), { kind: 'get' })).toEqual([]);
+    expect(describeViolations(checkDeposit(settled('B'.repeat(64)), { kind: 'get' }))).toContain(
+      'settlement.liquidTxid: expected 64 lower-case hex characters',
+    );
+  });
+
+  it('one canonical id: lower case, whichever way it came', () => {
+    expect(canonicalId(ID.toUpperCase())).toBe(ID);
+    expect(parseDepositId(ID.toUpperCase())).toEqual({ ok: true, value: ID });
+  });
+
+  it('the sums of an answer are checked with exact decimals', () => {
+    expect(depositSchema.safeParse(getAnswer()).success).toBe(true);
+    expect(depositSchema.safeParse({ ...getAnswer(), netAmount: 0.01 }).success).toBe(false);
+  });
+});
+
+describe('the rules, on any JSON', () => {
+  const known = { amountInCents: 150000, destinationAddress: LQ };
+
+  it('an honest create answer with its id in upper case keeps the rules', () => {
+    const raw = { ...createAnswer({ amountInCents: 150000, lbrlAddress: LQ }), id: ID.toUpperCase() };
+    expect(checkDeposit(raw, { kind: 'create', known })).toEqual([]);
+  });
+
+  it('fields of the wrong JSON type are violations that read as such, not schema noise', () => {
+    const violations = checkDeposit({ ...getAnswer(), amount: '1500.00', status: 7 }, { kind: 'get' });
+    expect(describeViolations(violations)).toBe(
+      'status: expected one of WAITING_PAYMENT, PIX_CONFIRMED, SETTLEMENT_CREATED, TX_SENT, FINALIZED, FAILED, received 7; amount: expected a number of reais, received 1500.00',
+    );
+  });
+
+  it('a get answer without settlement or confirmedAt is refused: the interface requires both', () => {
+    const { settlement: _s, confirmedAt: _c, ...rest } = getAnswer();
+    expect(checkDeposit(rest, { kind: 'get' }).map((x) => x.field)).toEqual(['settlement', 'confirmedAt']);
+  });
+
+  it('"sandbox": true is only a field: it may not appear in a later answer as a change either', () => {
+    const first = { ...createAnswer({ amountInCents: 150000, lbrlAddress: LQ }), sandbox: false };
+    expect(checkDeposit({ ...getAnswer(), sandbox: true }, { kind: 'get', first })).not.toEqual([]);
+    expect(checkDeposit({ ...getAnswer(), sandbox: true }, { kind: 'get' })).toEqual([]);
+  });
+});
