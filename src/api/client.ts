@@ -495,7 +495,7 @@ export interface RequestFacts {
   depositId?: string | undefined;
 }
 
-export type Verdict =
+export type RequestVerdict =
   | { ok: true }
   | {
       ok: false;
@@ -513,7 +513,7 @@ export type Verdict =
  * long the service asked to wait. A create is sent again only when it cannot have reached the
  * service (a refused connection) or the service said so (429); a GET whenever it failed in transit or 5xx.
  */
-export function classify(r: RequestFacts, o: Seen, now: number): Verdict {
+export function classify(r: RequestFacts, o: Seen, now: number): RequestVerdict {
   // a POST is never sent again once it may have arrived; only a create carries an Idempotency-Key
   const isPost = r.method === 'POST';
   const isCreate = isPost && r.idempotencyKey !== undefined;
@@ -523,7 +523,12 @@ export function classify(r: RequestFacts, o: Seen, now: number): Verdict {
       type,
       'check for the deposit before creating another; re-running the command makes a new charge',
     );
-  const never = (error: LbrlError): Verdict => ({ ok: false, error, retry: false, reason: error.message });
+  const never = (error: LbrlError): RequestVerdict => ({
+    ok: false,
+    error,
+    retry: false,
+    reason: error.message,
+  });
 
   if (o.kind === 'error') {
     const plain = plainHttpAnswer(r, o);

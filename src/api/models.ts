@@ -28,7 +28,7 @@ export const getResponseSchema = depositSchema;
 
 export type CreateResponse = CreatedDepositModel;
 export type GetResponse = DepositModel;
-export type Deposit = CreateResponse | GetResponse;
+export type DepositResponse = CreateResponse | GetResponse;
 
 export interface CreateRequest {
   amountInCents: number;

@@ -6,7 +6,7 @@
  */
 import type { GlobalOptions } from '../session.js';
 import { CONFIG_KEYS } from '../store/config.js';
-import { type CommandDef, type Completion, command, type OptionsOf } from './define.js';
+import { type CommandDef, command, type OptionsOf } from './define.js';
 import {
   BLINDING_KEY_FLAGS,
   CREATE_FLAGS,
@@ -380,8 +380,6 @@ export const COMMANDS: readonly CommandDef[] = [
   COMPLETION,
   COMPLETE,
 ] as CommandDef[];
-
-export type { Completion };
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** Fails to compile when a global flag and GlobalOptions drift apart. */

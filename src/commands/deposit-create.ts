@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateRequest } from '../api/models.js';
+import type { Prompter } from '../context.js';
 import { createChecked } from '../deposits/create.js';
 import { buildRequest } from '../deposits/request.js';
 import { checkLiquidAddress } from '../domain/address.js';
 import { formatCents, parseReais } from '../domain/money.js';
-import { parseSplitFee } from '../domain/split.js';
+import { qrPng } from '../domain/qrpng.js';
+import { readSplitFee } from '../domain/split.js';
 import { LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
-import { canPrompt, inquirerPrompter, type Prompter } from '../ui/prompts.js';
-import { checkQrPngTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
+import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { renderDeposit, splitShares, timeZoneOf } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
 import type { CREATE_FLAGS } from './flags.js';
@@ -18,14 +20,14 @@ import { withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
 /** `deposit create`'s flags as commander parsed them (with --from, deposit-batch.ts gets them instead). */
-export type CreateOptions = OptionsOf<typeof CREATE_FLAGS>;
+export type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
 
 function check<T>(r: { ok: true; value: T } | { ok: false; expected: string }): true | string {
   return r.ok ? true : `expected ${r.expected}`;
 }
 
 /** Ask a person for what the flags left out; the answers pass the same checks as flags. */
-async function askMissing(opts: CreateOptions, session: Session, prompter: Prompter): Promise<CreateOptions> {
+async function askMissing(opts: CreateFlags, session: Session, prompter: Prompter): Promise<CreateFlags> {
   const filled = { ...opts };
   const p = session.printer;
   const network = session.network();
@@ -51,7 +53,7 @@ async function askMissing(opts: CreateOptions, session: Session, prompter: Promp
   if (filled.splitTo !== undefined && filled.splitFee === undefined) {
     filled.splitFee = await prompter.input({
       message: 'Split fee (e.g. 2.99%)',
-      validate: (v) => check(parseSplitFee(v)),
+      validate: (v) => check(readSplitFee(v)),
     });
   }
   if (filled.splitFee !== undefined && filled.splitTo === undefined) {
@@ -66,7 +68,7 @@ async function askMissing(opts: CreateOptions, session: Session, prompter: Promp
  */
 function splitSummary(body: CreateRequest): string {
   if (!body.lbrlSplitAddress || !body.splitFee) return 'none';
-  const fee = parseSplitFee(body.splitFee);
+  const fee = readSplitFee(body.splitFee);
   if (!fee.ok) return `${body.splitFee} of net to ${body.lbrlSplitAddress}`;
   const { split, destination } = splitShares(BigInt(body.amountInCents), fee.value.basisPoints);
   return `${fee.value.wire} of net to ${body.lbrlSplitAddress}: at most ${formatCents(split)} (the destination at least ${formatCents(destination)} before the service fee)`;
@@ -82,7 +84,7 @@ function summary(body: CreateRequest, where: string): string {
   return lines.join('\n');
 }
 
-export async function run(opts: CreateOptions, session: Session): Promise<void> {
+export async function run(opts: CreateFlags, session: Session): Promise<void> {
   const p = session.printer;
   // a style chosen by flag or setting always wins; otherwise the terminal may be asked
   const chosenStyle = opts.qrStyle ?? session.profile()['qr-style'];
@@ -124,7 +126,7 @@ export async function run(opts: CreateOptions, session: Session): Promise<void> 
 
   if (opts.qrPng !== undefined) {
     // drawn from the checked qrCodeText: the service's own PNG could pay anything
-    writeFileAtomic(opts.qrPng, await qrPngFromText(value.qrCodeText));
+    writeFileAtomic(opts.qrPng, await qrPng(value.qrCodeText));
     p.info(`QR code written to ${opts.qrPng}`);
   }
 

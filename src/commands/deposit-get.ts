@@ -1,15 +1,16 @@
 import type { GetResponse } from '../api/models.js';
 import { getChecked } from '../deposits/answers.js';
+import { qrPng } from '../domain/qrpng.js';
 import { isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import type { Session } from '../session.js';
-import { checkQrPngTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import type { OptionsOf } from './define.js';
 import type { GET_FLAGS } from './flags.js';
 
-export type GetOptions = OptionsOf<typeof GET_FLAGS>;
+export type GetFlags = OptionsOf<typeof GET_FLAGS>;
 
-export async function run(idText: string, opts: GetOptions, session: Session): Promise<void> {
+export async function run(idText: string, opts: GetFlags, session: Session): Promise<void> {
   const p = session.printer;
   const id = parseDepositId(idText);
   if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
@@ -28,7 +29,7 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
   }
   if (opts.qrPng !== undefined) {
     // drawn from the checked qrCodeText, never a picture the service sent
-    writeFileAtomic(opts.qrPng, await qrPngFromText(value.qrCodeText));
+    writeFileAtomic(opts.qrPng, await qrPng(value.qrCodeText));
     p.info(`QR code written to ${opts.qrPng}`);
   }
   if (session.globals.json) {

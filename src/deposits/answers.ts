@@ -13,8 +13,8 @@
  *   only moves forward, and a final one never changes.
  */
 import type { ApiResult } from '../api/client.js';
-import type { CreateRequest, CreateResponse, Deposit, GetResponse } from '../api/models.js';
-import type { CheckContext, DepositAnswer, KnownDeposit, Violation } from '../domain/deposit-rules.js';
+import type { CreateRequest, CreateResponse, DepositResponse, GetResponse } from '../api/models.js';
+import type { AskedDeposit, CheckContext, DepositAnswer, Violation } from '../domain/deposit-rules.js';
 import { canonicalId } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import type { CreatedRecord, HistoryEntry } from '../store/history.js';
@@ -37,7 +37,7 @@ export interface Known {
 
 export type AnswerKind = 'create' | 'get';
 
-function knownDeposit(known: Known): KnownDeposit | undefined {
+function knownDeposit(known: Known): AskedDeposit | undefined {
   const { request: q, recorded: r } = known;
   if (q)
     return {
@@ -106,7 +106,7 @@ export async function answerProblems(
  * The answer itself (its id in canonical lower case; `raw` as the service returned it, for
  * --json), or an error (exit 1) that names every problem; never a partial trust.
  */
-export async function checkAnswer<T extends Deposit>(
+export async function checkAnswer<T extends DepositResponse>(
   kind: AnswerKind,
   answer: ApiResult<T>,
   known: Known = {},

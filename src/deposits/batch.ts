@@ -19,7 +19,7 @@ import { type ErrorType, interrupted, LbrlError } from '../errors.js';
 import type { ClaimWaitOptions, RowTurn } from '../store/claims.js';
 import type { AttemptRecord } from '../store/history.js';
 import { createChecked } from './create.js';
-import type { Clock, DepositApi, Recorder, Scope } from './ports.js';
+import type { DepositApi, FlowClock, Recorder, Scope } from './ports.js';
 
 export function rowKeys(bodies: CreateRequest[]): string[] {
   const seen = new Map<string, number>();
@@ -68,7 +68,7 @@ export interface BatchDeps {
   api(onRetry: (info: RetryInfo) => void): Promise<DepositApi>;
   recorder: Recorder;
   scope: Scope;
-  clock: Clock;
+  clock: FlowClock;
   /** with --resume: what earlier and overlapping runs of the file did, for these row keys */
   resumable?: (keys: string[]) => RowTurns;
 }

@@ -58,7 +58,7 @@ export interface RequestDefaults {
 }
 
 /** The clock and the Ctrl-C signal, from the Context. */
-export interface Clock {
+export interface FlowClock {
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   random(): number;

@@ -1,8 +1,8 @@
 /** A deposit request from flags, a batch row or answers to prompts, every value checked. */
 import type { CreateRequest } from '../api/models.js';
 import { checkLiquidAddress } from '../domain/address.js';
-import { parseCents, parseReais } from '../domain/money.js';
-import { parseSplitFee } from '../domain/split.js';
+import { parseReais, readCents } from '../domain/money.js';
+import { readSplitFee } from '../domain/split.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { RequestDefaults } from './ports.js';
 
@@ -77,7 +77,7 @@ export function checkRequest(
     return r.ok ? r.value.address : undefined;
   };
   const fee = (option: string, value: string): string | undefined => {
-    const r = parseSplitFee(value);
+    const r = readSplitFee(value);
     if (!r.ok) refuse(option, value, r.expected);
     return r.ok ? r.value.wire : undefined;
   };
@@ -89,7 +89,7 @@ export function checkRequest(
     if (r.ok) amountInCents = r.value;
     else refuse(labels.amount, opts.amount, r.expected);
   } else if (opts.amountCents !== undefined) {
-    const r = parseCents(opts.amountCents);
+    const r = readCents(opts.amountCents);
     if (r.ok) amountInCents = r.value;
     else refuse(labels.amountCents, opts.amountCents, r.expected);
   } else problems.push(labels.missingAmount);

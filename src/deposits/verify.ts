@@ -27,12 +27,12 @@ export interface VerifySettings {
  * verified, unproven, pending and mismatch are the settlement's verdicts; `not-settled` has no
  * txid yet and `not-found` is a txid the explorer does not know: both are pending for an exit code.
  */
-export type Outcome = SettlementReport['verdict'] | 'not-settled' | 'not-found';
+export type VerifyOutcome = SettlementReport['verdict'] | 'not-settled' | 'not-found';
 
 export interface DepositOutcome {
   id: string;
   deposit: GetResponse;
-  outcome: Outcome;
+  outcome: VerifyOutcome;
   txid: string | null;
   report: SettlementReport | null;
   /** the other deposits settled by the same transaction */

@@ -7,7 +7,7 @@ import type { GetResponse } from '../api/models.js';
 import { isTerminal } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { getChecked } from './answers.js';
-import type { Clock, DepositApi, Recorder, StatusRecordOf } from './ports.js';
+import type { DepositApi, FlowClock, Recorder, StatusRecordOf } from './ports.js';
 
 /** At most this many GETs a minute across all watched deposits (the service's published status limit). */
 export const MAX_REQUESTS_PER_MINUTE = 60;
@@ -43,7 +43,7 @@ export interface WatchPlan {
   leaveGone?: boolean | undefined;
 }
 
-export interface WatchOptions extends WatchPlan, Clock {
+export interface WatchLoopOptions extends WatchPlan, FlowClock {
   ids: string[];
   unreachableLimitMs?: number;
 }
@@ -58,7 +58,7 @@ const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate_limited']);
 
 export async function watchDeposits(
   client: DepositApi,
-  o: WatchOptions,
+  o: WatchLoopOptions,
   events: WatchEvents,
 ): Promise<WatchResult> {
   const started = o.now();
@@ -151,7 +151,7 @@ export async function follow(
   api: DepositApi,
   ids: string[],
   plan: WatchPlan,
-  deps: { clock: Clock; recorder: Recorder; statusRecord: StatusRecordOf },
+  deps: { clock: FlowClock; recorder: Recorder; statusRecord: StatusRecordOf },
   events: WatchEvents,
 ): Promise<void> {
   const { clock, recorder, statusRecord } = deps;

@@ -4,8 +4,6 @@ import bs58check from 'bs58check';
 
 import { NETWORKS, type Network } from './networks.js';
 
-export { isNetwork, NETWORKS, type Network } from './networks.js';
-
 interface NetworkParams {
   p2pkh: number;
   p2sh: number;

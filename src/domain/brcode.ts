@@ -58,7 +58,7 @@ function bad(reason: string): BrCodeResult {
   return { ok: false, reason };
 }
 
-export function parseBrCode(text: string): BrCodeResult {
+export function readBrCode(text: string): BrCodeResult {
   if (!/^[\x20-\x7e\u00a0-\uffff]+$/.test(text)) return bad('it is empty or has control characters');
   const fields = parseTlv(text);
   if (typeof fields === 'string') return bad(fields);

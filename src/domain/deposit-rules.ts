@@ -14,7 +14,7 @@
  *
  * Pure, no I/O. Numbers are compared as exact decimals, never as floats.
  */
-import { brCodeAmountCents, parseBrCode } from './brcode.js';
+import { brCodeAmountCents, readBrCode } from './brcode.js';
 import {
   type Decimal,
   decimalEquals,
@@ -42,7 +42,7 @@ export interface Violation {
 export type DepositAnswer = Readonly<Record<string, unknown>>;
 
 /** What lbrl asked for: the create request it sent, or the deposit's record in its history. */
-export interface KnownDeposit {
+export interface AskedDeposit {
   /** known once created; compared without case */
   id?: string | undefined;
   amountInCents: number;
@@ -56,7 +56,7 @@ export interface KnownDeposit {
 export interface CheckContext {
   /** a create answer (status WAITING_PAYMENT, no settlement yet) or a get answer */
   kind: 'create' | 'get';
-  known?: KnownDeposit | undefined;
+  known?: AskedDeposit | undefined;
   /** the first answer lbrl saw for this deposit (usually the create answer) */
   first?: DepositAnswer | undefined;
   /** the answer lbrl saw just before this one (a watch's previous poll) */
@@ -104,7 +104,7 @@ function v(field: string, expected: string, received: unknown): Violation {
  * mixed-case bech32 string is no address at all.
  */
 const SEGWIT = /^(ex|tex|ert|lq|tlq|el)1[02-9ac-hj-np-z]+$/;
-export function sameAddress(known: string, got: string): boolean {
+export function sameAddressText(known: string, got: string): boolean {
   if (known === got) return true;
   const lower = known.toLowerCase();
   return (
@@ -226,7 +226,7 @@ const internal: Check[] = [
         'a PIX BR Code without control, bidirectional or invisible characters',
         a.qrCodeText,
       );
-    const code = parseBrCode(a.qrCodeText);
+    const code = readBrCode(a.qrCodeText);
     // the reason says more than the long string itself
     if (!code.ok)
       return {
@@ -363,7 +363,8 @@ const asked: Check[] = [
       : undefined,
   (a, { known }) =>
     known &&
-    (typeof a.destinationAddress !== 'string' || !sameAddress(known.destinationAddress, a.destinationAddress))
+    (typeof a.destinationAddress !== 'string' ||
+      !sameAddressText(known.destinationAddress, a.destinationAddress))
       ? v('destinationAddress', known.destinationAddress, a.destinationAddress)
       : undefined,
   (a, { known }) => {
@@ -371,7 +372,7 @@ const asked: Check[] = [
     const want = known.splitAddress;
     const got = a.splitAddress;
     if (want === null) return got === null || got === undefined ? undefined : v('splitAddress', 'null', got);
-    return typeof got === 'string' && sameAddress(want, got) ? undefined : v('splitAddress', want, got);
+    return typeof got === 'string' && sameAddressText(want, got) ? undefined : v('splitAddress', want, got);
   },
   (a, { known }) => {
     if (!known || known.splitFee === undefined) return undefined;
@@ -397,7 +398,7 @@ function sameValue(field: string, x: unknown, y: unknown): boolean {
   if (typeof x === 'string' && typeof y === 'string') {
     if (x === y) return true;
     if (field === 'id') return canonicalId(x) === canonicalId(y);
-    if (field === 'destinationAddress' || field === 'splitAddress') return sameAddress(x, y);
+    if (field === 'destinationAddress' || field === 'splitAddress') return sameAddressText(x, y);
     if (field === 'createdAt')
       return isIsoTimestamp(x) && isIsoTimestamp(y) && Date.parse(x) === Date.parse(y);
     return false;

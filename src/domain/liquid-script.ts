@@ -7,7 +7,8 @@
 import { bech32, bech32m } from 'bech32';
 import { decode as blech32Decode } from 'blech32';
 import bs58check from 'bs58check';
-import { decodeLiquidAddress, type Network } from './address.js';
+import { decodeLiquidAddress } from './address.js';
+import type { Network } from './networks.js';
 
 export interface AddressScript {
   script: Uint8Array;

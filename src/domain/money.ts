@@ -99,7 +99,7 @@ export function parseReais(input: string): Parsed<number> {
   return { ok: true, value: cents };
 }
 
-export function parseCents(input: string): Parsed<number> {
+export function readCents(input: string): Parsed<number> {
   if (!CENTS.test(input)) {
     const reais = /^\d+[.,]\d{1,2}$/.test(input) ? '; cents have no decimals (for reais, use --amount)' : '';
     const negative = /^[-\u2212]\d/.test(input) ? '; a negative amount is never accepted' : '';

@@ -10,7 +10,7 @@ export interface SplitFee {
 const FEE = /^(\d{1,3})(?:[.,](\d{1,2}))?%?$/;
 const EXPECTED = 'a percentage above 0 and at most 100 with at most two decimals, e.g. 2.99% or 2,99';
 
-export function parseSplitFee(input: string): Parsed<SplitFee> {
+export function readSplitFee(input: string): Parsed<SplitFee> {
   const m = FEE.exec(input);
   if (!m) return { ok: false, expected: EXPECTED };
   const whole = Number(m[1]);

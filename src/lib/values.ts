@@ -3,10 +3,10 @@
  * but a refused value throws (type `usage`, exit code 2) instead of returning a result.
  */
 import { checkLiquidAddress, type LiquidAddress } from '../domain/address.js';
-import { brCodeAmountCents, parseBrCode as readBrCode } from '../domain/brcode.js';
-import { formatCents as formatCentsText, parseReais, parseCents as readCents } from '../domain/money.js';
+import { brCodeAmountCents, readBrCode } from '../domain/brcode.js';
+import { parseReais, readCents } from '../domain/money.js';
 import { isNetwork, NETWORKS, type Network } from '../domain/networks.js';
-import { parseSplitFee as readSplitFee, type SplitFee } from '../domain/split.js';
+import { readSplitFee, type SplitFee } from '../domain/split.js';
 import { invalidValue, usageError } from '../errors.js';
 
 export type { LiquidAddress, Network, SplitFee };
@@ -82,7 +82,5 @@ export function parseBrCode(code: string): PixCode {
   return cents === null ? fields : { ...fields, amountInCents: Number(cents) };
 }
 
-/** `R$ 1.500,00` from integer cents. */
-export function formatCents(cents: number): string {
-  return formatCentsText(cents);
-}
+/** `R$ 1.500,00` from integer cents: the command line's own formatting, re-exported as it is. */
+export { formatCents } from '../domain/money.js';

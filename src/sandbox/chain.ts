@@ -15,10 +15,11 @@
 import { createHash } from 'node:crypto';
 import { bech32, bech32m } from 'bech32';
 import bs58check from 'bs58check';
-import { decodeLiquidAddress, type Network } from '../domain/address.js';
+import { decodeLiquidAddress } from '../domain/address.js';
 import { addressScript } from '../domain/liquid-script.js';
 import { fromDisplayHex, parseTransaction } from '../domain/liquid-tx.js';
 import type { Zkp } from '../domain/liquid-unblind.js';
+import { type Network, POLICY_ASSET } from '../domain/networks.js';
 import type { StoredDeposit } from './lifecycle.js';
 
 /** The sandbox's BRL-pegged asset: an id of its own, precision 8, 1 unit = 1 real. */
@@ -30,13 +31,6 @@ export const SANDBOX_ASSET = {
   name: 'lbrl sandbox real',
   entity: { domain: 'sandbox.invalid' },
 } as const;
-
-/** Each network's policy asset (L-BTC), the asset fees are paid in. */
-export const POLICY_ASSET: Record<Network, string> = {
-  liquid: '6f0279e9ed041c3d710a9f57d0c02928416460c4b722ae3457a11eec381c526d',
-  liquidtestnet: '144c654344aa716d6f3abcc1ca90e5641e4e2a7f633bc09fe3baf64585819a49',
-  elementsregtest: '5ac9f65c0efcc4775e0baec4ec03abdde22473cd3cf33c0419ca290e0751b225',
-};
 
 export const DEFAULT_BLOCK_MS = 5000;
 const FEE = 40n;
@@ -70,7 +64,7 @@ export interface BuiltTx {
 export function settlementPayments(d: ChainDeposit, mode: SettleMode, network: Network): Payment[] {
   const net = BigInt(d.amountInCents - d.feeCents) * UNITS_PER_CENT;
   const split = d.splitAddress && d.splitBasisPoints ? (net * BigInt(d.splitBasisPoints)) / 10_000n : 0n;
-  const asset = mode === 'asset' ? POLICY_ASSET[network] : SANDBOX_ASSET_ID;
+  const asset = mode === 'asset' ? POLICY_ASSET[network].id : SANDBOX_ASSET_ID;
   const destination = mode === 'address' ? strangerAddress(d.id, network) : d.destinationAddress;
   const payments: Payment[] = [
     { address: destination, amount: net - split - (mode === 'amount' ? UNITS_PER_CENT : 0n), assetId: asset },
@@ -146,7 +140,7 @@ export function buildSettlementTx(
 ): BuiltTx | null {
   if (mode === 'none') return null;
   const payments = settlementPayments(d, mode, network);
-  const inputAssets = [...new Set([...payments.map((p) => p.assetId), POLICY_ASSET[network]])];
+  const inputAssets = [...new Set([...payments.map((p) => p.assetId), POLICY_ASSET[network].id])];
   const inputTags = inputAssets.map(fromDisplayHex);
   // the made-up inputs are explicit: their generators are the unblinded ones
   const inputGenerators = inputTags.map((t) => zkp.generator.generate(t));
@@ -204,7 +198,7 @@ export function buildSettlementTx(
     };
   });
   outputs.push({
-    asset: Uint8Array.of(1, ...fromDisplayHex(POLICY_ASSET[network])),
+    asset: Uint8Array.of(1, ...fromDisplayHex(POLICY_ASSET[network].id)),
     value: explicitValue(FEE),
     nonce: Uint8Array.of(0),
     script: new Uint8Array(0),

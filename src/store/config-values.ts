@@ -1,7 +1,8 @@
 /** The checks of `config set`: only that command needs the address codecs. */
 import { parseBaseUrl } from '../api/baseurl.js';
-import { article, decodeLiquidAddress, isNetwork, NETWORKS } from '../domain/address.js';
-import { parseSplitFee } from '../domain/split.js';
+import { article, decodeLiquidAddress } from '../domain/address.js';
+import { isNetwork, NETWORKS } from '../domain/networks.js';
+import { readSplitFee } from '../domain/split.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import type { ConfigKey } from './config.js';
@@ -30,7 +31,7 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
       return r.value.address;
     }
     case 'split-fee': {
-      const r = parseSplitFee(value);
+      const r = readSplitFee(value);
       if (!r.ok) throw refuse(r.expected);
       return r.value.wire;
     }

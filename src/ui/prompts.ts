@@ -2,8 +2,6 @@
 import { type Context, inCI, type Prompter } from '../context.js';
 import { interrupted } from '../errors.js';
 
-export type { Prompter };
-
 /** `globals.input` is false with --no-input. */
 export function canPrompt(ctx: Context, globals: { input?: boolean | undefined }): boolean {
   return Boolean(ctx.stdin.isTTY && ctx.stdout.isTTY) && !inCI(ctx.env) && globals.input !== false;

@@ -71,8 +71,6 @@ export async function renderTerminalQr(text: string, style: 'dark' | 'light' = '
   return lines.join('\n');
 }
 
-export { qrPng as qrPngFromText } from '../domain/qrpng.js';
-
 /** Write a file all at once: a temporary file in the same directory, then a rename. */
 export function writeFileAtomic(file: string, bytes: Buffer | string, mode = 0o644): void {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);

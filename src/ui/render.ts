@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import type { Deposit, GetResponse } from '../api/models.js';
+import type { DepositResponse, GetResponse } from '../api/models.js';
 import { decodeLiquidAddress } from '../domain/address.js';
 import { decimalFromNumber, decimalToCents, decimalToString } from '../domain/decimal.js';
 import { formatCents, formatReais } from '../domain/money.js';
@@ -112,7 +112,7 @@ export interface RenderMode {
   timeZone?: string | undefined;
 }
 
-export function explorerLink(deposit: Deposit, mode: RenderMode): string | undefined {
+export function explorerLink(deposit: DepositResponse, mode: RenderMode): string | undefined {
   const txid = (deposit as Partial<GetResponse>).settlement?.liquidTxid;
   if (!isTxid(txid) || mode.sandbox) return undefined;
   const net = decodeLiquidAddress(deposit.destinationAddress);
@@ -129,7 +129,11 @@ function money(n: number): string {
  * The human view of a deposit: aligned label/value lines. Every value the service gave passes
  * safeText, so no escape sequence of an answer reaches the terminal.
  */
-export function renderDeposit(c: ChalkInstance, d: Deposit, mode: RenderMode = { sandbox: false }): string {
+export function renderDeposit(
+  c: ChalkInstance,
+  d: DepositResponse,
+  mode: RenderMode = { sandbox: false },
+): string {
   const t = safeText;
   const timeZone = mode.timeZone;
   const rows: Array<[string, string]> = [

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Prompter } from '../../src/ui/prompts.js';
+import type { Prompter } from '../../src/context.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { createAnswer, EX, LQ, TOKEN } from '../helpers/fixtures.js';

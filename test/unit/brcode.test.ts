@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { brCodeAmountCents, buildDynamicBrCode, crc16, parseBrCode } from '../../src/domain/brcode.js';
+import { brCodeAmountCents, buildDynamicBrCode, crc16, readBrCode } from '../../src/domain/brcode.js';
 
 const STATIC =
   '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D';
@@ -18,11 +18,11 @@ describe('PIX BR Code', () => {
   });
 
   it('parses the manual examples', () => {
-    expect(parseBrCode(STATIC)).toMatchObject({
+    expect(readBrCode(STATIC)).toMatchObject({
       ok: true,
       value: { kind: 'static', key: '123e4567-e12b-12d1-a456-426655440000', merchantName: 'Fulano de Tal' },
     });
-    expect(parseBrCode(DYNAMIC)).toMatchObject({
+    expect(readBrCode(DYNAMIC)).toMatchObject({
       ok: true,
       value: {
         kind: 'dynamic',
@@ -42,11 +42,11 @@ describe('PIX BR Code', () => {
     ['000201', 'it does not end with a 4-digit CRC field 63'],
     ['hello', 'field at position 0 has no 2-digit id and 2-digit length'],
   ])('refuses %s', (text, reason) => {
-    expect(parseBrCode(text)).toEqual({ ok: false, reason });
+    expect(readBrCode(text)).toEqual({ ok: false, reason });
   });
 
   it('refuses a corrupted currency even with a fixed-up CRC', () => {
-    expect(parseBrCode(withCrc(STATIC.replace('5303986', '5303840')))).toEqual({
+    expect(readBrCode(withCrc(STATIC.replace('5303986', '5303840')))).toEqual({
       ok: false,
       reason: 'its currency (53) is 840, not 986 (BRL)',
     });
@@ -62,7 +62,7 @@ describe('PIX BR Code', () => {
           merchantName: 'LBRL SANDBOX',
           merchantCity: 'SAO PAULO',
         });
-        const parsed = parseBrCode(text);
+        const parsed = readBrCode(text);
         expect(parsed.ok).toBe(true);
         if (parsed.ok) expect(brCodeAmountCents(parsed.value)).toBe(BigInt(cents));
       }),
@@ -74,7 +74,7 @@ describe('PIX BR Code', () => {
       fc.property(fc.nat({ max: STATIC.length - 5 }), fc.constantFrom(...'0123456789ABCxyz'), (pos, ch) => {
         fc.pre(STATIC[pos] !== ch);
         const changed = STATIC.slice(0, pos) + ch + STATIC.slice(pos + 1);
-        expect(parseBrCode(changed).ok).toBe(false);
+        expect(readBrCode(changed).ok).toBe(false);
       }),
     );
   });

@@ -1,18 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildDynamicBrCode, parseBrCode } from '../../src/domain/brcode.js';
+import { buildDynamicBrCode, readBrCode } from '../../src/domain/brcode.js';
 import {
+  type AskedDeposit,
   type CheckContext,
   checkDeposit,
   describeViolations,
-  type KnownDeposit,
   STATUS_ORDER,
-  sameAddress,
+  sameAddressText,
 } from '../../src/domain/deposit-rules.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, VJL } from '../helpers/fixtures.js';
 
 const TXID = 'a'.repeat(64);
-const KNOWN: KnownDeposit = {
+const KNOWN: AskedDeposit = {
   id: ID,
   amountInCents: 150000,
   destinationAddress: LQ,
@@ -371,14 +371,14 @@ describe('properties', () => {
   });
 });
 
-describe('sameAddress: without the address codecs', () => {
+describe('sameAddressText: without the address codecs', () => {
   it('a segwit address in the other case is the same; mixed case and base58 case changes are not', () => {
-    expect(sameAddress(LQ, LQ)).toBe(true);
-    expect(sameAddress(LQ, LQ.toUpperCase())).toBe(true);
-    expect(sameAddress(EX, EX.toUpperCase())).toBe(true);
-    expect(sameAddress(LQ, `${LQ.slice(0, 10).toUpperCase()}${LQ.slice(10)}`)).toBe(false);
-    expect(sameAddress(VJL, VJL.toLowerCase())).toBe(false);
-    expect(sameAddress(LQ, EX)).toBe(false);
+    expect(sameAddressText(LQ, LQ)).toBe(true);
+    expect(sameAddressText(LQ, LQ.toUpperCase())).toBe(true);
+    expect(sameAddressText(EX, EX.toUpperCase())).toBe(true);
+    expect(sameAddressText(LQ, `${LQ.slice(0, 10).toUpperCase()}${LQ.slice(10)}`)).toBe(false);
+    expect(sameAddressText(VJL, VJL.toLowerCase())).toBe(false);
+    expect(sameAddressText(LQ, EX)).toBe(false);
   });
 });
 
@@ -392,7 +392,7 @@ describe('qrCodeText is shown as it is, so nothing in it may act on a terminal',
         merchantName: `TE${ch}ST`,
         merchantCity: 'SAO PAULO',
       });
-      expect(parseBrCode(code).ok).toBe(true);
+      expect(readBrCode(code).ok).toBe(true);
       const v = checkDeposit({ ...FIRST, qrCodeText: code }, { kind: 'create' });
       expect(describeViolations(v)).toContain(
         'qrCodeText: expected a PIX BR Code without control, bidirectional or invisible characters',

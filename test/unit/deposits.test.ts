@@ -8,7 +8,7 @@ import { checkAnswer } from '../../src/deposits/answers.js';
 import { createBatch, rowKeys } from '../../src/deposits/batch.js';
 import { createChecked } from '../../src/deposits/create.js';
 import { listEntries, pendingIds, refreshEntries } from '../../src/deposits/history.js';
-import type { Clock, DepositApi, HistoryReader } from '../../src/deposits/ports.js';
+import type { DepositApi, FlowClock, HistoryReader } from '../../src/deposits/ports.js';
 import { buildRequest, checkRequest, ROW_LABELS } from '../../src/deposits/request.js';
 import { follow, GONE } from '../../src/deposits/watch.js';
 import { LbrlError } from '../../src/errors.js';
@@ -18,7 +18,7 @@ import { createAnswer, getAnswer, ID, LQ, TEX, VJL } from '../helpers/fixtures.j
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 
-function clock(): Clock & { t: number } {
+function clock(): FlowClock & { t: number } {
   const c = {
     t: T0,
     now: () => c.t,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkLiquidAddress } from '../../src/domain/address.js';
-import { parseCents, parseReais } from '../../src/domain/money.js';
+import { parseReais, readCents } from '../../src/domain/money.js';
 
 const LQ =
   'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';
@@ -254,7 +254,7 @@ describe('a refused amount says how it was written and what to write', () => {
 
   it('cents: decimals, a minus, the limit', () => {
     const cents = (s: string) => {
-      const r = parseCents(s);
+      const r = readCents(s);
       return r.ok ? r.value : r.expected;
     };
     expect(cents('1.5')).toContain('cents have no decimals (for reais, use --amount)');

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decimalFromNumber, decimalSub, decimalToString } from '../../src/domain/decimal.js';
-import { centsToDecimalText, formatCents, parseCents, parseReais } from '../../src/domain/money.js';
-import { parseSplitFee } from '../../src/domain/split.js';
+import { centsToDecimalText, formatCents, parseReais, readCents } from '../../src/domain/money.js';
+import { readSplitFee } from '../../src/domain/split.js';
 import {
   parseDepositId,
   parseDuration,
@@ -59,9 +59,9 @@ describe('amounts in reais', () => {
   });
 
   it('cents: whole numbers in range only', () => {
-    expect(parseCents('150000')).toEqual({ ok: true, value: 150000 });
+    expect(readCents('150000')).toEqual({ ok: true, value: 150000 });
     for (const bad of ['0', '600001', '1.5', '-1', '1e3', '', ' 1', '0x1', '9999999999']) {
-      expect(parseCents(bad).ok, bad).toBe(false);
+      expect(readCents(bad).ok, bad).toBe(false);
     }
   });
 
@@ -91,12 +91,12 @@ describe('split fee', () => {
     ['0.01', '0.01%', 1],
     ['0,5%', '0.50%', 50],
   ])('%s is sent as %s', (input, wire, bp) => {
-    expect(parseSplitFee(input)).toEqual({ ok: true, value: { wire, basisPoints: bp } });
+    expect(readSplitFee(input)).toEqual({ ok: true, value: { wire, basisPoints: bp } });
   });
   it.each(['0', '0.00', '100.01', '101', '2.999', '-1', '2.99%%', '%', '', ' 2', '1e1', '2.99 %'])(
     'refuses %j',
     (input) => {
-      expect(parseSplitFee(input).ok).toBe(false);
+      expect(readSplitFee(input).ok).toBe(false);
     },
   );
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { QUIET_ZONE, qrPngFromText, renderTerminalQr } from '../../src/ui/qr.js';
+import { qrPng } from '../../src/domain/qrpng.js';
+import { QUIET_ZONE, renderTerminalQr } from '../../src/ui/qr.js';
 import { brCode } from '../helpers/fixtures.js';
 import { decodePng, decodeTerminal } from '../helpers/qr.js';
 
@@ -38,7 +39,7 @@ describe('the QR code drawn in the terminal', () => {
 
   it('the PNG made for get --qr-png decodes too', async () => {
     const text = brCode(4242);
-    expect(decodePng(await qrPngFromText(text))).toBe(text);
+    expect(decodePng(await qrPng(text))).toBe(text);
   });
 });
 

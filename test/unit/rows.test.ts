@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonNumber, parseJsonExact } from '../../src/domain/json-exact.js';
-import { parseCents, parseReais } from '../../src/domain/money.js';
+import { parseReais, readCents } from '../../src/domain/money.js';
 import {
   csvDelimiter,
   decodeRowsInput,
@@ -31,7 +31,7 @@ describe('NDJSON numbers are read as written', () => {
   it.each(['1e3', '1000.0', '1.5e3'])('amountCents %s is refused as --amount-cents refuses it', (literal) => {
     const [fields] = fieldsOf(parseNdjson(`{"amountCents": ${literal}}`));
     expect(fields!.amountCents).toBe(literal);
-    expect(parseCents(fields!.amountCents!).ok).toBe(false);
+    expect(readCents(fields!.amountCents!).ok).toBe(false);
   });
 
   it('plain numbers and strings pass as they are', () => {

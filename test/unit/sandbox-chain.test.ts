@@ -13,12 +13,12 @@ import {
 } from '../../src/domain/liquid-settlement.js';
 import { parseTransaction } from '../../src/domain/liquid-tx.js';
 import { loadZkp } from '../../src/domain/liquid-unblind.js';
+import { POLICY_ASSET } from '../../src/domain/networks.js';
 import {
   buildSettlementTx,
   type ChainDeposit,
   chainTxOf,
   explorerAddress,
-  POLICY_ASSET,
   SANDBOX_ASSET,
   SANDBOX_ASSET_ID,
   type SettleMode,
@@ -90,11 +90,11 @@ describe('the sandbox chain builds real Elements transactions', () => {
     // 1485 reais, 2.99% of it (44.4015) rounded down to the unit to the split
     expect(tx.payments.map((p) => p.amount)).toEqual([144_059_850_000n, 4_440_150_000n]);
     expect(parsed.outputs[1]!.value).toEqual({ kind: 'explicit', amount: 4_440_150_000n });
-    expect(parsed.outputs[2]!.asset).toEqual({ kind: 'explicit', id: POLICY_ASSET.elementsregtest });
+    expect(parsed.outputs[2]!.asset).toEqual({ kind: 'explicit', id: POLICY_ASSET.elementsregtest.id });
     // its surjection proof proves the output's asset is among the inputs'
     const out = parsed.outputs[0]!;
     if (out.asset.kind !== 'confidential') throw new Error();
-    const inputs = [SANDBOX_ASSET_ID, POLICY_ASSET.elementsregtest].map((id) =>
+    const inputs = [SANDBOX_ASSET_ID, POLICY_ASSET.elementsregtest.id].map((id) =>
       zkp.generator.generate(Uint8Array.from(Buffer.from(id, 'hex')).reverse()),
     );
     expect(zkp.surjectionproof.verify(out.surjectionproof, inputs, out.asset.commitment)).toBe(true);
@@ -226,7 +226,7 @@ describe('handleEsplora: the sandbox chain over HTTP', () => {
     expect(shown?.vout.map((o) => [o.scriptpubkey_type, o.scriptpubkey_address, o.value, o.asset])).toEqual([
       ['v0_p2wpkh', bech32.encode('ert', [0, ...bech32.toWords(PROGRAM)]), undefined, undefined],
       ['v0_p2wpkh', EXPLICIT, 4_440_150_000, SANDBOX_ASSET_ID],
-      ['fee', undefined, 40, POLICY_ASSET.elementsregtest],
+      ['fee', undefined, 40, POLICY_ASSET.elementsregtest.id],
     ]);
     expect(shown?.vout[0]?.valuecommitment).toMatch(/^0[89]/);
   });
@@ -279,7 +279,7 @@ describe('handleEsplora: the sandbox chain over HTTP', () => {
   it('answers unknown routes, transactions and assets with plain-text 404s', async () => {
     const client = await serve({ t: 0 }, new Map());
     expect(await client.getTx('ab'.repeat(32))).toBeNull();
-    expect(await client.getAsset(POLICY_ASSET.liquid)).toBeNull();
+    expect(await client.getAsset(POLICY_ASSET.liquid.id)).toBeNull();
     expect(await client.getTipHeight()).toBe(0);
   });
 });

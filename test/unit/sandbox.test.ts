@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createResponseSchema, getResponseSchema } from '../../src/api/models.js';
-import { parseBrCode } from '../../src/domain/brcode.js';
+import { readBrCode } from '../../src/domain/brcode.js';
 import { checkDeposit } from '../../src/domain/deposit-rules.js';
 import { EX, LQ, VJL } from '../helpers/fixtures.js';
 import { decodePng } from '../helpers/qr.js';
@@ -36,7 +36,7 @@ describe('sandbox service', () => {
         known: { amountInCents: 1550, destinationAddress: LQ, splitAddress: null, splitFee: null },
       }),
     ).toEqual([]);
-    const code = parseBrCode(d.qrCodeText);
+    const code = readBrCode(d.qrCodeText);
     expect(code.ok && code.value.url).toMatch(/\.invalid\//);
     expect(decodePng(Buffer.from(d.qrCode, 'base64'))).toBe(d.qrCodeText);
   });

@@ -7,10 +7,10 @@ import type { CREATE_FLAGS, WATCH_FLAGS } from '../flags.js';
 
 type Timing = 'interval' | 'timeout';
 /** The flags both commands take, in both their definitions. */
-export type WatchFlags = Pick<OptionsOf<typeof WATCH_FLAGS>, Timing> &
+export type WatchTimingFlags = Pick<OptionsOf<typeof WATCH_FLAGS>, Timing> &
   Pick<OptionsOf<typeof CREATE_FLAGS>, Timing>;
 
-export function parseWatchFlags(flags: WatchFlags): WatchPlan {
+export function parseWatchFlags(flags: WatchTimingFlags): WatchPlan {
   let intervalMs = 3000;
   if (flags.interval !== undefined) {
     const r = parseIntervalSeconds(flags.interval);
