@@ -19,14 +19,14 @@ export interface InStream extends NodeJS.ReadableStream {
 
 /** Questions for a person; ui/prompts.ts makes one from @inquirer/prompts, tests hand their own. */
 export interface Prompter {
-  input(o: {
+  input(question: {
     message: string;
     default?: string | undefined;
     validate: (value: string) => true | string;
   }): Promise<string>;
-  confirm(o: { message: string; default: boolean }): Promise<boolean>;
+  confirm(question: { message: string; default: boolean }): Promise<boolean>;
   /** hidden input, for a secret */
-  password(o: { message: string }): Promise<string>;
+  password(question: { message: string }): Promise<string>;
 }
 
 export interface Context {

@@ -48,18 +48,18 @@ export const REQUEST_DEFAULTS = {
 };
 
 /** The connection pool of a client: its time-outs, and TLS always checked but for --insecure-skip-tls-verify. */
-export function httpAgent(o: {
+export function httpAgent(settings: {
   connectTimeoutMs: number;
   timeoutMs: number;
   insecureSkipTlsVerify?: boolean;
 }): Agent {
   return new Agent({
     connect: {
-      timeout: o.connectTimeoutMs,
-      ...(o.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}),
+      timeout: settings.connectTimeoutMs,
+      ...(settings.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}),
     },
-    headersTimeout: o.timeoutMs,
-    bodyTimeout: o.timeoutMs,
+    headersTimeout: settings.timeoutMs,
+    bodyTimeout: settings.timeoutMs,
     // HTTP/1.1 only: the bundle leaves undici's HTTP/2 client out (src/api/no-http2.ts)
     allowH2: false,
   });
@@ -134,12 +134,16 @@ export function serviceMessage(body: string): string {
       if (typeof v === 'string' && v.trim()) return v;
       if (Array.isArray(v)) return v.map(pick).filter(Boolean).join('; ') || undefined;
       if (v && typeof v === 'object') {
-        const o = v as Record<string, unknown>;
+        const fields = v as Record<string, unknown>;
         for (const k of ['message', 'error_description', 'detail', 'title', 'error', 'errors', 'msg']) {
-          const found = pick(o[k]);
+          const found = pick(fields[k]);
           if (found) {
             const field =
-              typeof o.field === 'string' ? o.field : typeof o.path === 'string' ? o.path : undefined;
+              typeof fields.field === 'string'
+                ? fields.field
+                : typeof fields.path === 'string'
+                  ? fields.path
+                  : undefined;
             return field && !found.includes(field) ? `${field}: ${found}` : found;
           }
         }
@@ -156,7 +160,7 @@ export function serviceMessage(body: string): string {
 }
 
 export class DepositClient {
-  private readonly o: Required<
+  private readonly settings: Required<
     Pick<ClientOptions, 'timeoutMs' | 'connectTimeoutMs' | 'maxRetries' | 'maxRetryAfterMs' | 'maxBodyBytes'>
   > &
     ClientOptions;
@@ -165,13 +169,13 @@ export class DepositClient {
   private readonly secrets = new Redactor();
 
   constructor(options: ClientOptions) {
-    this.o = { ...REQUEST_DEFAULTS, ...options };
-    this.dispatcher = options.dispatcher ?? httpAgent(this.o);
+    this.settings = { ...REQUEST_DEFAULTS, ...options };
+    this.dispatcher = options.dispatcher ?? httpAgent(this.settings);
     this.secrets.add(options.token);
   }
 
   async close(): Promise<void> {
-    if (!this.o.dispatcher) await this.dispatcher.close();
+    if (!this.settings.dispatcher) await this.dispatcher.close();
   }
 
   async createDeposit(
@@ -237,22 +241,22 @@ export class DepositClient {
    * judges who answered. Sent once; a failure to reach the service throws as any request's does.
    */
   async probeDeposit(id: string): Promise<Answer> {
-    const url = `${this.o.baseUrl}/v1/api/deposit/${encodeURIComponent(id)}`;
+    const url = `${this.settings.baseUrl}/v1/api/deposit/${encodeURIComponent(id)}`;
     const headers = this.headers(undefined, undefined);
     this.traceRequest('GET', url, headers, undefined);
-    const started = this.o.now();
+    const started = this.settings.now();
     const outcome = await this.attempt('GET', url, undefined, headers);
-    this.traceOutcome(outcome, this.o.now() - started);
+    this.traceOutcome(outcome, this.settings.now() - started);
     if (outcome.kind === 'error') {
       const facts = {
         method: 'GET' as const,
-        baseUrl: this.o.baseUrl,
+        baseUrl: this.settings.baseUrl,
         host: new URL(url).host,
-        timeoutMs: this.o.timeoutMs,
-        maxRetryAfterMs: this.o.maxRetryAfterMs,
+        timeoutMs: this.settings.timeoutMs,
+        maxRetryAfterMs: this.settings.maxRetryAfterMs,
         depositId: id,
       };
-      const verdict = classify(facts, seen(outcome), this.o.now());
+      const verdict = classify(facts, seen(outcome), this.settings.now());
       if (!verdict.ok) throw verdict.error;
     }
     const answer = outcome as Extract<Outcome, { kind: 'answer' }>;
@@ -265,9 +269,9 @@ export class DepositClient {
 
   private headers(body: string | undefined, idempotencyKey: string | undefined): Record<string, string> {
     const headers: Record<string, string> = {
-      authorization: `Bearer ${this.o.token}`,
+      authorization: `Bearer ${this.settings.token}`,
       accept: 'application/json',
-      'user-agent': this.o.userAgent ?? 'lbrl',
+      'user-agent': this.settings.userAgent ?? 'lbrl',
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
@@ -325,7 +329,7 @@ export class DepositClient {
   }
 
   private trace(line: string): void {
-    this.o.trace?.(line);
+    this.settings.trace?.(line);
   }
 
   private async attempt(
@@ -334,8 +338,8 @@ export class DepositClient {
     body: string | undefined,
     headers: Record<string, string>,
   ): Promise<Outcome> {
-    const timeout = AbortSignal.timeout(this.o.timeoutMs);
-    const signal = this.o.signal ? AbortSignal.any([this.o.signal, timeout]) : timeout;
+    const timeout = AbortSignal.timeout(this.settings.timeoutMs);
+    const signal = this.settings.signal ? AbortSignal.any([this.settings.signal, timeout]) : timeout;
     let sent = false;
     try {
       const res = await request(url, {
@@ -350,10 +354,10 @@ export class DepositClient {
       let size = 0;
       for await (const chunk of res.body) {
         size += chunk.length;
-        if (size > this.o.maxBodyBytes) {
+        if (size > this.settings.maxBodyBytes) {
           res.body.destroy();
           throw new LbrlError(
-            `the service's answer is larger than ${this.o.maxBodyBytes} bytes; refused`,
+            `the service's answer is larger than ${this.settings.maxBodyBytes} bytes; refused`,
             'contract',
           );
         }
@@ -368,7 +372,7 @@ export class DepositClient {
       };
     } catch (error) {
       if (error instanceof LbrlError) throw error;
-      if (this.o.signal?.aborted) {
+      if (this.settings.signal?.aborted) {
         const key = headers['idempotency-key'];
         if (method === 'POST' && key) {
           // Ctrl-C while a create was on its way: say what may have happened
@@ -392,24 +396,24 @@ export class DepositClient {
     idempotencyKey: string | undefined,
     depositId?: string,
   ): Promise<Answer> {
-    const url = `${this.o.baseUrl}${path}`;
+    const url = `${this.settings.baseUrl}${path}`;
     const headers = this.headers(body, idempotencyKey);
     const request = {
       method,
-      baseUrl: this.o.baseUrl,
+      baseUrl: this.settings.baseUrl,
       host: new URL(url).host,
-      timeoutMs: this.o.timeoutMs,
-      maxRetryAfterMs: this.o.maxRetryAfterMs,
+      timeoutMs: this.settings.timeoutMs,
+      maxRetryAfterMs: this.settings.maxRetryAfterMs,
       idempotencyKey,
       depositId,
     };
 
     for (let attempt = 0; ; attempt++) {
       this.traceRequest(method, url, headers, body);
-      const started = this.o.now();
+      const started = this.settings.now();
       const outcome = await this.attempt(method, url, body, headers);
-      this.traceOutcome(outcome, this.o.now() - started);
-      const verdict = classify(request, seen(outcome), this.o.now());
+      this.traceOutcome(outcome, this.settings.now() - started);
+      const verdict = classify(request, seen(outcome), this.settings.now());
       if (verdict.ok) {
         const answer = outcome as Extract<Outcome, { kind: 'answer' }>;
         return {
@@ -418,9 +422,9 @@ export class DepositClient {
           text: answer.body,
         };
       }
-      if (!verdict.retry || attempt >= this.o.maxRetries) throw verdict.error;
-      const delayMs = retryDelay(attempt, this.o.random(), verdict.waitMs);
-      this.o.onRetry?.({
+      if (!verdict.retry || attempt >= this.settings.maxRetries) throw verdict.error;
+      const delayMs = retryDelay(attempt, this.settings.random(), verdict.waitMs);
+      this.settings.onRetry?.({
         attempt: attempt + 1,
         delayMs,
         reason: verdict.reason,
@@ -428,7 +432,7 @@ export class DepositClient {
       });
       this.trace(`* retrying in ${delayMs} ms (${verdict.reason})`);
       try {
-        await this.o.sleep(delayMs, this.o.signal);
+        await this.settings.sleep(delayMs, this.settings.signal);
       } catch {
         throw interrupted();
       }
@@ -513,7 +517,7 @@ export type RequestVerdict =
  * long the service asked to wait. A create is sent again only when it cannot have reached the
  * service (a refused connection) or the service said so (429); a GET whenever it failed in transit or 5xx.
  */
-export function classify(r: RequestFacts, o: Seen, now: number): RequestVerdict {
+export function classify(r: RequestFacts, observed: Seen, now: number): RequestVerdict {
   // a POST is never sent again once it may have arrived; only a create carries an Idempotency-Key
   const isPost = r.method === 'POST';
   const isCreate = isPost && r.idempotencyKey !== undefined;
@@ -530,35 +534,39 @@ export function classify(r: RequestFacts, o: Seen, now: number): RequestVerdict 
     reason: error.message,
   });
 
-  if (o.kind === 'error') {
-    const plain = plainHttpAnswer(r, o);
+  if (observed.kind === 'error') {
+    const plain = plainHttpAnswer(r, observed);
     if (plain) return never(new LbrlError(plain, 'network'));
-    if (TLS_FAILURES.test(o.code))
-      return never(new LbrlError(`${certificateProblem(r.host, o.code)}; nothing was sent`, 'network'));
-    const timedOut = /TIMEOUT|AbortError|TimeoutError/i.test(o.code) || /timeout|aborted/i.test(o.message);
+    if (TLS_FAILURES.test(observed.code))
+      return never(
+        new LbrlError(`${certificateProblem(r.host, observed.code)}; nothing was sent`, 'network'),
+      );
+    const timedOut =
+      /TIMEOUT|AbortError|TimeoutError/i.test(observed.code) || /timeout|aborted/i.test(observed.message);
     const type = timedOut ? 'timeout' : 'network';
     const reason = timedOut
       ? `no answer within ${Math.round(r.timeoutMs / 1000)} s`
-      : `connection failed (${o.code || o.message})`;
-    const said = timedOut && o.code !== 'UND_ERR_CONNECT_TIMEOUT' ? reason : connectionProblem(r, o);
+      : `connection failed (${observed.code || observed.message})`;
+    const said =
+      timedOut && observed.code !== 'UND_ERR_CONNECT_TIMEOUT' ? reason : connectionProblem(r, observed);
     const error =
-      isPost && o.sent
+      isPost && observed.sent
         ? isCreate
           ? mayExist(said, type)
           : new LbrlError(`${said}; the request may have reached the service`, type)
         : new LbrlError(`could not reach the service at ${r.baseUrl}: ${said}`, type);
-    return { ok: false, error, retry: !isPost || !o.sent, reason };
+    return { ok: false, error, retry: !isPost || !observed.sent, reason };
   }
 
-  const { status } = o;
-  const html = isHtml(o.contentType, o.body);
+  const { status } = observed;
+  const html = isHtml(observed.contentType, observed.body);
   // an HTML page with a 2xx is refused by parse(), which can say that a create may have arrived
   if (status >= 200 && status < 300) return { ok: true };
-  const msg = html ? 'an HTML page, not the service' : serviceMessage(o.body) || `HTTP ${status}`;
+  const msg = html ? 'an HTML page, not the service' : serviceMessage(observed.body) || `HTTP ${status}`;
   if (status >= 300 && status < 400) {
     return never(
       new LbrlError(
-        `the service answered ${status} redirecting to ${o.location ?? '(no location)'}; redirects are not followed`,
+        `the service answered ${status} redirecting to ${observed.location ?? '(no location)'}; redirects are not followed`,
         'service',
       ),
     );
@@ -578,7 +586,7 @@ export function classify(r: RequestFacts, o: Seen, now: number): RequestVerdict 
     // only the service's own JSON error says the deposit is unknown; anything else is another URL
     const problem = html
       ? 'answered 404 with an HTML page'
-      : !serviceShaped(o.body)
+      : !serviceShaped(observed.body)
         ? `answered 404 without the service's JSON error (${msg})`
         : ROUTE_MISSING.test(msg)
           ? `answered 404: ${msg}`
@@ -589,7 +597,7 @@ export function classify(r: RequestFacts, o: Seen, now: number): RequestVerdict 
   }
   if (status === 409)
     return never(new LbrlError(`the service refused the request (409): ${msg}`, 'validation'));
-  const waitMs = retryAfterMs(o.retryAfter, now);
+  const waitMs = retryAfterMs(observed.retryAfter, now);
   if (status === 429) {
     const error = new LbrlError(
       `the service is rate limiting requests (429)${waitMs !== undefined ? `; it asks to wait ${Math.ceil(waitMs / 1000)} s` : ''}: ${msg}`,
@@ -646,14 +654,14 @@ function wrongEndpoint(r: RequestFacts, what: string): LbrlError {
 }
 
 /** `https://` to a server that speaks plain HTTP: the TLS handshake reads an HTTP answer. */
-function plainHttpAnswer(r: RequestFacts, o: { code: string; message: string }): string | undefined {
+function plainHttpAnswer(r: RequestFacts, failure: { code: string; message: string }): string | undefined {
   if (!r.baseUrl.startsWith('https:')) return undefined;
   if (
-    !/WRONG_VERSION_NUMBER|HTTP_REQUEST|PACKET_LENGTH_TOO_LONG/i.test(o.code) &&
-    !/wrong version number|http request|packet length too long/i.test(o.message)
+    !/WRONG_VERSION_NUMBER|HTTP_REQUEST|PACKET_LENGTH_TOO_LONG/i.test(failure.code) &&
+    !/wrong version number|http request|packet length too long/i.test(failure.message)
   )
     return undefined;
-  return `${r.host} answered in plain HTTP to an https:// request (the TLS handshake failed: ${o.code || 'wrong version number'}); this is not a certificate problem: use the server's HTTPS port, or http:// if it is a local server; nothing was sent`;
+  return `${r.host} answered in plain HTTP to an https:// request (the TLS handshake failed: ${failure.code || 'wrong version number'}); this is not a certificate problem: use the server's HTTPS port, or http:// if it is a local server; nothing was sent`;
 }
 
 function certificateProblem(host: string, code: string): string {
@@ -675,7 +683,7 @@ function certificateProblem(host: string, code: string): string {
 }
 
 /** What a failed connection means, in words: the host, the port, the network. */
-function connectionProblem(r: RequestFacts, o: { code: string; message: string }): string {
+function connectionProblem(r: RequestFacts, failure: { code: string; message: string }): string {
   let hostname = r.host;
   let port = '';
   try {
@@ -685,7 +693,7 @@ function connectionProblem(r: RequestFacts, o: { code: string; message: string }
   } catch {
     // the base URL was checked before; keep the host as given
   }
-  switch (o.code) {
+  switch (failure.code) {
     case 'ENOTFOUND':
       return `could not find the host ${hostname} (DNS: no such name; ENOTFOUND); check the base URL`;
     case 'EAI_AGAIN':
@@ -694,13 +702,13 @@ function connectionProblem(r: RequestFacts, o: { code: string; message: string }
       return `nothing is listening at ${hostname}:${port} (connection refused): is the service running, and is the port right?`;
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return `no route to ${hostname} (${o.code}): is this machine on the network?`;
+      return `no route to ${hostname} (${failure.code}): is this machine on the network?`;
     case 'UND_ERR_CONNECT_TIMEOUT':
       return `could not connect to ${hostname}:${port} in time (UND_ERR_CONNECT_TIMEOUT): a firewall, or the wrong host?`;
     case 'ECONNRESET':
       return `the connection to ${hostname}:${port} was reset (ECONNRESET)`;
     default:
-      return `connection failed (${o.code || o.message})`;
+      return `connection failed (${failure.code || failure.message})`;
   }
 }
 

@@ -31,12 +31,12 @@ type Connector = (
 export class Agent extends (AgentImpl as new (options?: unknown) => Dispatcher) {
   constructor(options: AgentOptions = {}) {
     const { connect, ...rest } = options;
-    const base = (buildConnector as (o: unknown) => Connector)({
+    const base = (buildConnector as (options: unknown) => Connector)({
       ...connect,
       allowH2: options.allowH2 ?? false,
     });
-    const connector: Connector = (o, callback) =>
-      base(o, (error, socket) => callback(error, socket ? skipInterimAnswers(socket) : socket));
+    const connector: Connector = (connectOptions, callback) =>
+      base(connectOptions, (error, socket) => callback(error, socket ? skipInterimAnswers(socket) : socket));
     super({ ...rest, connect: connector });
   }
 }
@@ -50,16 +50,16 @@ export interface RequestOptions {
 }
 
 /** undici's request(), on a dispatcher of ours. */
-export function request(url: string, o: RequestOptions): Promise<Dispatcher.ResponseData> {
+export function request(url: string, options: RequestOptions): Promise<Dispatcher.ResponseData> {
   const u = new URL(url);
   return (
     requestImpl as (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>
-  ).call(o.dispatcher, {
+  ).call(options.dispatcher, {
     origin: u.origin,
     path: `${u.pathname}${u.search}`,
-    method: o.method,
-    headers: o.headers,
-    body: o.body ?? null,
-    signal: o.signal ?? null,
+    method: options.method,
+    headers: options.headers,
+    body: options.body ?? null,
+    signal: options.signal ?? null,
   });
 }

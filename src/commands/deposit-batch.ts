@@ -151,15 +151,15 @@ class RowTable {
     this.amountWidth = Math.max(6, ...this.amounts.map((a) => a.length));
   }
 
-  line(i: number, o: RowOutcome): string {
+  line(i: number, outcome: RowOutcome): string {
     const { row } = this.rows[i]!;
-    const deposit = o.line.deposit as { id?: unknown; status?: unknown } | undefined;
-    const error = o.line.error as { message?: unknown } | undefined;
+    const deposit = outcome.line.deposit as { id?: unknown; status?: unknown } | undefined;
+    const error = outcome.line.error as { message?: unknown } | undefined;
     const id = typeof deposit?.id === 'string' ? deposit.id : '-';
     const what =
-      o.kind === 'failed'
+      outcome.kind === 'failed'
         ? `error: ${String(error?.message ?? '')}`
-        : o.kind === 'resumed'
+        : outcome.kind === 'resumed'
           ? `${String(deposit?.status ?? '')} (resumed: created by an earlier run)`
           : String(deposit?.status ?? '');
     const cells = [

@@ -98,7 +98,7 @@ function resumedRow(row: number, done: { id: string; status: string }): RowOutco
 /** Counts of each kind of outcome, for the summary. */
 export function tally(outcomes: ReadonlyArray<RowOutcome | undefined>): Record<RowKind, number> {
   const n: Record<RowKind, number> = { created: 0, resumed: 0, failed: 0 };
-  for (const o of outcomes) if (o) n[o.kind] += 1;
+  for (const outcome of outcomes) if (outcome) n[outcome.kind] += 1;
   return n;
 }
 
@@ -108,14 +108,15 @@ export function tally(outcomes: ReadonlyArray<RowOutcome | undefined>): Record<R
  */
 export async function createBatch(
   rows: BatchRow[],
-  o: { concurrency: number; resume: boolean },
+  options: { concurrency: number; resume: boolean },
   deps: BatchDeps,
   progress: (outcomes: ReadonlyArray<RowOutcome | undefined>, finished: number) => void,
 ): Promise<RowOutcome[]> {
   const { clock, scope } = deps;
   const keys = rowKeys(rows.map((r) => r.body));
-  if (o.resume && !deps.resumable) throw new Error('createBatch: --resume needs the rows of earlier runs');
-  const turns = o.resume ? deps.resumable!(keys) : undefined;
+  if (options.resume && !deps.resumable)
+    throw new Error('createBatch: --resume needs the rows of earlier runs');
+  const turns = options.resume ? deps.resumable!(keys) : undefined;
 
   // one shared gate: a 429 seen by any request pauses them all
   let pauseUntil = 0;
@@ -201,7 +202,7 @@ export async function createBatch(
       progress(outcomes, finished);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(o.concurrency, rows.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, rows.length) }, worker));
 
   const all = outcomes as RowOutcome[];
   const failed = all.filter((x) => !x.ok);

@@ -47,8 +47,9 @@ export const DEPOSIT_FIELDS = {
 };
 
 /**
- * A get answer's settlement. The transaction id's type only: its shape (lib's TXID, 64
- * lower-case hex characters) is checked once, where every answer passes (deposit-rules.ts).
+ * A get answer's settlement. The transaction id's JSON type only: its one shape (values.ts TXID,
+ * 64 lower-case hex characters) is checked once, by the rule set every answer passes
+ * (deposit-rules.ts, from deposits/answers.ts), which says not to trust the answer.
  */
 export const settlementShape = z.looseObject({
   liquidTxid: z.optional(z.nullable(z.string())),

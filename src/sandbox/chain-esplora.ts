@@ -58,21 +58,21 @@ const TYPES: Record<string, string> = {
   witness: 'unknown',
 };
 
-function vout(o: TxOutput, addresses: Map<string, string>) {
-  const script = Buffer.from(o.script).toString('hex');
+function vout(output: TxOutput, addresses: Map<string, string>) {
+  const script = Buffer.from(output.script).toString('hex');
   const address = addresses.get(script);
   const kind = address ? decodeLiquidAddress(address) : undefined;
   const out: Record<string, unknown> = {
     scriptpubkey: script,
-    scriptpubkey_type: isFeeOutput(o) ? 'fee' : kind?.ok ? TYPES[kind.value.kind] : 'unknown',
+    scriptpubkey_type: isFeeOutput(output) ? 'fee' : kind?.ok ? TYPES[kind.value.kind] : 'unknown',
   };
   if (address) out.scriptpubkey_address = address;
-  if (o.value.kind === 'explicit') out.value = Number(o.value.amount);
-  else if (o.value.kind === 'confidential')
-    out.valuecommitment = Buffer.from(o.value.commitment).toString('hex');
-  if (o.asset.kind === 'explicit') out.asset = o.asset.id;
-  else if (o.asset.kind === 'confidential')
-    out.assetcommitment = Buffer.from(o.asset.commitment).toString('hex');
+  if (output.value.kind === 'explicit') out.value = Number(output.value.amount);
+  else if (output.value.kind === 'confidential')
+    out.valuecommitment = Buffer.from(output.value.commitment).toString('hex');
+  if (output.asset.kind === 'explicit') out.asset = output.asset.id;
+  else if (output.asset.kind === 'confidential')
+    out.assetcommitment = Buffer.from(output.asset.commitment).toString('hex');
   return out;
 }
 
@@ -123,7 +123,7 @@ async function answer(
     version: parsed.version,
     locktime: parsed.locktime,
     vin: [{ is_coinbase: false }],
-    vout: parsed.outputs.map((o) => vout(o, addresses)),
+    vout: parsed.outputs.map((output) => vout(output, addresses)),
     status: status(ctx, tx),
   });
 }

@@ -211,11 +211,12 @@ export function buildSettlementTx(
     .varint(0)
     .u32(0xffffffff);
   w.varint(outputs.length);
-  for (const o of outputs) w.bytes(o.asset).bytes(o.value).bytes(o.nonce).varBytes(o.script);
+  for (const output of outputs)
+    w.bytes(output.asset).bytes(output.value).bytes(output.nonce).varBytes(output.script);
   w.u32(0);
   // witness: the input's (no issuance, no script witness, no peg-in), then each output's proofs
   w.varint(0).varint(0).varint(0).varint(0);
-  for (const o of outputs) w.varBytes(o.surjectionproof).varBytes(o.rangeproof);
+  for (const output of outputs) w.varBytes(output.surjectionproof).varBytes(output.rangeproof);
   const hex = Buffer.from(w.done()).toString('hex');
   return { txid: parseTransaction(hex).txid, hex, payments };
 }

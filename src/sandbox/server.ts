@@ -199,14 +199,14 @@ function tooLarge(): HttpError {
   return new HttpError(413, 'payload_too_large', `the body is larger than ${MAX_BODY} bytes`);
 }
 
-export function createHandler(o: SandboxOptions): http.RequestListener {
-  const expected = Buffer.from(`Bearer ${o.token}`);
+export function createHandler(sandbox: SandboxOptions): http.RequestListener {
+  const expected = Buffer.from(`Bearer ${sandbox.token}`);
   const authorised = (header: string | undefined) => {
     if (!header) return false;
     const got = Buffer.from(header);
     return got.length === expected.length && timingSafeEqual(got, expected);
   };
-  const elapsed = o.elapsed ?? (() => performance.now());
+  const elapsed = sandbox.elapsed ?? (() => performance.now());
 
   async function create(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const type = req.headers['content-type'];
@@ -232,7 +232,7 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
     let id: string = randomUUID();
     let replayed = false;
     if (key) {
-      const claim = o.store.claimKey(key, JSON.stringify(v), id, o.now());
+      const claim = sandbox.store.claimKey(key, JSON.stringify(v), id, sandbox.now());
       if (claim.kind === 'conflict') {
         throw new HttpError(
           422,
@@ -243,7 +243,7 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
       if (claim.kind === 'existing') {
         const prior = await waitForDeposit(claim.id);
         if (prior) {
-          send(res, 201, createView(prior, await o.qrPng(prior.qrCodeText)), {
+          send(res, 201, createView(prior, await sandbox.qrPng(prior.qrCodeText)), {
             'idempotent-replayed': 'true',
           });
           return;
@@ -267,23 +267,23 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
       splitAddress: v.lbrlSplitAddress,
       splitBasisPoints: v.splitBasisPoints,
       qrCodeText,
-      createdAt: o.now(),
-      autopayAfterMs: o.autopaySeconds === null ? null : o.autopaySeconds * 1000,
+      createdAt: sandbox.now(),
+      autopayAfterMs: sandbox.autopaySeconds === null ? null : sandbox.autopaySeconds * 1000,
     };
-    const stored = o.store.publish(deposit);
+    const stored = sandbox.store.publish(deposit);
     send(
       res,
       201,
-      createView(stored, await o.qrPng(stored.qrCodeText)),
+      createView(stored, await sandbox.qrPng(stored.qrCodeText)),
       replayed || stored !== deposit ? { 'idempotent-replayed': 'true' } : {},
     );
   }
 
   /** A deposit another request is still writing: wait a little for it. */
   async function waitForDeposit(id: string): Promise<StoredDeposit | undefined> {
-    const until = Date.now() + (o.claimWaitMs ?? 2000);
+    const until = Date.now() + (sandbox.claimWaitMs ?? 2000);
     for (;;) {
-      const found = o.store.load(id);
+      const found = sandbox.store.load(id);
       if (found || Date.now() >= until) return found;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -298,17 +298,17 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
 
   /** The get answer; a settlement sent by now carries its transaction's txid (built on first read). */
   async function view(deposit: StoredDeposit, now: number): Promise<Record<string, unknown>> {
-    const events = o.store.eventsOf(deposit.id);
+    const events = sandbox.store.eventsOf(deposit.id);
     const txid = sentAt(deposit, events, now)
-      ? await (await import('./chain-store.js')).settlementTxid(o.store, deposit, events, now)
+      ? await (await import('./chain-store.js')).settlementTxid(sandbox.store, deposit, events, now)
       : undefined;
     return getView(deposit, events, now, txid);
   }
 
   async function get(id: string, res: http.ServerResponse): Promise<void> {
-    const deposit = o.store.load(id);
+    const deposit = sandbox.store.load(id);
     if (!deposit) throw new HttpError(404, 'not_found', `deposit ${id} not found`);
-    send(res, 200, await view(deposit, o.now()));
+    send(res, 200, await view(deposit, sandbox.now()));
   }
 
   /** The sandbox's chain, as an Esplora API under /esplora (public, like a block explorer). */
@@ -317,13 +317,18 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
       import('./chain-esplora.js'),
       import('./chain-store.js'),
     ]);
-    await handleEsplora(req, res, { now: o.now, findTx: (txid) => findChainTx(o.store, txid) }, '/esplora');
+    await handleEsplora(
+      req,
+      res,
+      { now: sandbox.now, findTx: (txid) => findChainTx(sandbox.store, txid) },
+      '/esplora',
+    );
   }
 
   async function act(req: http.IncomingMessage, res: http.ServerResponse, id: string, action: SandboxAction) {
     await readBody(req); // a body means nothing here, but is read (within the cap) to keep the connection
-    const now = o.now();
-    const r = actOn(o.store, id, action, now);
+    const now = sandbox.now();
+    const r = actOn(sandbox.store, id, action, now);
     if (!r.ok && r.reason === 'not_found') throw new HttpError(404, 'not_found', `deposit ${id} not found`);
     if (!r.ok) throw new HttpError(409, 'invalid_state', `deposit ${id} is ${r.status}; ${r.rule}`);
     send(res, 200, await view(r.deposit, now));
@@ -370,8 +375,8 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
     const started = elapsed();
     req.on('error', () => {}); // a client that resets mid-body: the read below fails, and that is all
     res.on('error', () => {});
-    if (o.log) {
-      const log = o.log;
+    if (sandbox.log) {
+      const log = sandbox.log;
       res.once('close', () => {
         const status = res.headersSent ? String(res.statusCode) : 'aborted';
         log(

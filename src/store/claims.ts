@@ -184,21 +184,21 @@ export class RowClaims {
   }
 
   /** Waits while another live run holds the row, then claims it. */
-  async claim(profile: string, service: string, rowKey: string, o: ClaimWaitOptions): Promise<RowClaim> {
-    const now = o.now ?? Date.now;
+  async claim(profile: string, service: string, rowKey: string, wait: ClaimWaitOptions): Promise<RowClaim> {
+    const now = wait.now ?? Date.now;
     const started = now();
     for (;;) {
       const got = this.tryClaim(profile, service, rowKey);
       if (got instanceof RowClaim) return got;
-      if (o.timeoutMs !== undefined && now() - started >= o.timeoutMs) {
+      if (wait.timeoutMs !== undefined && now() - started >= wait.timeoutMs) {
         throw new LbrlError(
-          `a row is held by another lbrl run (pid ${got.pid} on ${got.host}, since ${got.since}) for longer than ${Math.round(o.timeoutMs / 1000)} s; if no such run is going on, remove ${this.fileFor(profile, service, rowKey)}`,
+          `a row is held by another lbrl run (pid ${got.pid} on ${got.host}, since ${got.since}) for longer than ${Math.round(wait.timeoutMs / 1000)} s; if no such run is going on, remove ${this.fileFor(profile, service, rowKey)}`,
           'config',
         );
       }
-      if (o.signal?.aborted) throw interrupted();
+      if (wait.signal?.aborted) throw interrupted();
       try {
-        await o.sleep(o.pollMs ?? 100, o.signal);
+        await wait.sleep(wait.pollMs ?? 100, wait.signal);
       } catch {
         throw interrupted();
       }

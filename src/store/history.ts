@@ -613,8 +613,8 @@ function readLine(
 ): number {
   while (start < end && (buf[start] === 0x20 || buf[start] === 0x0d || buf[start] === 0x09)) start += 1;
   if (start === end || (end - start === 1 && buf[start] === 0x0d)) return 0;
-  const kind = peek(buf, start, end);
-  if (kind !== undefined && !want(kind, peekedId)) return 0;
+  const head = peek(buf, start, end);
+  if (head !== undefined && !want(head.type, head.id)) return 0;
   const whole = parseLine(buf, start, end);
   if (whole) {
     out.push(whole);
@@ -637,29 +637,30 @@ const PREFIXES: Array<[StoredRecord['type'], Buffer, boolean]> = [
   ['attempt', Buffer.from('{"v":1,"type":"attempt",'), false],
   ['verified', Buffer.from('{"v":1,"type":"verified","id":"'), true],
 ];
-let peekedId: string | undefined;
+/** What the start of a line says: its record type, and its id when one could be read. */
+interface LineHead {
+  type: StoredRecord['type'];
+  id: string | undefined;
+}
 
 /**
  * The type (and id) of a line as lbrl writes it, read without parsing, so a reader can pass over
  * the lines it does not need; undefined for a line written otherwise, which is parsed whole.
  */
-function peek(buf: Buffer, start: number, end: number): StoredRecord['type'] | undefined {
+function peek(buf: Buffer, start: number, end: number): LineHead | undefined {
   for (const [type, prefix, hasId] of PREFIXES) {
     if (
       end - start < prefix.length ||
       buf.compare(prefix, 0, prefix.length, start, start + prefix.length) !== 0
     )
       continue;
-    peekedId = undefined;
-    if (hasId) {
-      const from = start + prefix.length;
-      const quote = buf.indexOf(0x22, from);
-      if (quote === -1 || quote >= end || quote - from > 200) return undefined;
-      const id = buf.toString('latin1', from, quote);
-      if (id.includes('\\')) return undefined;
-      peekedId = canonicalId(id);
-    }
-    return type;
+    if (!hasId) return { type, id: undefined };
+    const from = start + prefix.length;
+    const quote = buf.indexOf(0x22, from);
+    if (quote === -1 || quote >= end || quote - from > 200) return undefined;
+    const id = buf.toString('latin1', from, quote);
+    if (id.includes('\\')) return undefined;
+    return { type, id: canonicalId(id) };
   }
   return undefined;
 }

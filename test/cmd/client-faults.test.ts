@@ -95,9 +95,9 @@ describe('deposit get against a service that answers in every way', () => {
     ['a body missing fields', { id: ID }, "the service's answer breaks the contract: field status"],
     ['an unknown status', getAnswer({ status: 'PAID' }), 'field status'],
     [
-      'a bad txid',
+      'a bad txid (one shape, checked by the rules every answer passes)',
       getAnswer({ status: 'TX_SENT', settlement: { liquidTxid: 'xyz' } }),
-      'field settlement.liquidTxid',
+      'settlement.liquidTxid: expected 64 lower-case hex characters, service answered xyz',
     ],
     [
       'a null confirmedAt missing',

@@ -28,30 +28,31 @@ export interface CounterChoice {
  */
 export async function showCounter(
   deposit: CreateResponse,
-  o: CounterChoice,
+  choice: CounterChoice,
 ): Promise<CounterView | 'printed' | undefined> {
-  const { ctx, printer: p } = o.session;
+  const { ctx, printer: p } = choice.session;
   const out = ctx.stdout as { isTTY?: boolean; columns?: number; rows?: number };
   if (!out.isTTY || inCI(ctx.env) || ctx.env.TERM === 'dumb' || !out.columns || !out.rows) return undefined;
   const timeZone = timeZoneOf(ctx.env);
   const modules = await qrMatrix(deposit.qrCodeText);
   // a view that is not followed ends with a line for the next command and one for the prompt
   const size = { columns: out.columns, rows: out.rows };
-  const layout = planCounter(size, modules.length, deposit.amountInCents, o.watch ? 0 : 2);
-  p.out(renderDeposit(p.c, deposit, { sandbox: o.sandbox, timeZone }));
+  const layout = planCounter(size, modules.length, deposit.amountInCents, choice.watch ? 0 : 2);
+  p.out(renderDeposit(p.c, deposit, { sandbox: choice.sandbox, timeZone }));
   p.out('PIX copy-paste:');
   p.out(deposit.qrCodeText);
   if ('tooSmall' in layout) {
     // followed, the view may take every row: say so when that is what it lacks
-    const followed = !o.watch && !('tooSmall' in planCounter(size, modules.length, deposit.amountInCents));
+    const followed =
+      !choice.watch && !('tooSmall' in planCounter(size, modules.length, deposit.amountInCents));
     p.warn(
       `${layout.tooSmall}: enlarge it,${followed ? ' add --watch (followed, the view may take every row),' : ''} or write the code to a file with --qr-png <file>`,
     );
     return 'printed';
   }
-  let style = o.style;
-  if (o.chosenStyle === undefined) {
-    style = (await queryBackground(ctx.stdin as never, ctx.stdout, o.backgroundQueryMs)) ?? 'dark';
+  let style = choice.style;
+  if (choice.chosenStyle === undefined) {
+    style = (await queryBackground(ctx.stdin as never, ctx.stdout, choice.backgroundQueryMs)) ?? 'dark';
   }
   return new CounterView({
     layout,
@@ -60,7 +61,7 @@ export async function showCounter(
     deposit: {
       id: deposit.id,
       amountInCents: deposit.amountInCents,
-      sandbox: o.sandbox,
+      sandbox: choice.sandbox,
       status: deposit.status,
     },
     c: p.c,
