@@ -1,55 +1,100 @@
 import type { GetResponse } from '../api/models.js';
 import { getChecked } from '../deposits/answers.js';
+import type { DepositApi } from '../deposits/ports.js';
 import { qrPng } from '../domain/qrpng.js';
 import { isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import type { Session } from '../session.js';
+import type { Printer } from '../ui/output.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import type { OptionsOf } from './define.js';
 import type { GET_FLAGS } from './flags.js';
 
 export type GetFlags = OptionsOf<typeof GET_FLAGS>;
 
-export async function run(idText: string, opts: GetFlags, session: Session): Promise<void> {
-  const p = session.printer;
-  const id = parseDepositId(idText);
-  if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
-  const style = qrStyle(opts.qrStyle, session.setting('qr-style'));
-  if (opts.qrPng !== undefined) checkQrPngTarget(opts.qrPng);
-  const target = session.target();
-  const client = await session.client(target);
+/**
+ * All `deposit get` needs, and nothing more (gh's Options struct): the Session fills it in
+ * (`getOptionsOf`); a test hands plain objects, a fake client included, and needs no server.
+ */
+export interface GetCommandOptions {
+  /** the deposit id as typed */
+  idText: string;
+  flags: GetFlags;
+  printer: Printer;
+  /** --json and --quiet */
+  json: boolean;
+  quiet: boolean;
+  /** the profile's qr-style setting, when there is one */
+  qrStyleSetting: string | undefined;
+  /** the environment: its TZ is the time zone of human times */
+  env: Record<string, string | undefined>;
+  /** the service's client, made only once the input is checked; sandbox: it is the embedded or a standing sandbox */
+  client(): Promise<{ api: DepositApi; sandbox: boolean }>;
+  /** the explorer link's fragment that shows the unblinded amounts, when a blinding key is set */
+  blindedFragment(value: GetResponse): Promise<string | null>;
+}
+
+/** The Session's world, narrowed to what `deposit get` uses. */
+export function getOptionsOf(idText: string, flags: GetFlags, session: Session): GetCommandOptions {
+  return {
+    idText,
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    quiet: session.globals.quiet === true,
+    qrStyleSetting: session.setting('qr-style'),
+    env: session.ctx.env,
+    async client() {
+      const target = session.target();
+      return { api: await session.client(target), sandbox: target.mode === 'sandbox' };
+    },
+    blindedFragment: (value) => blindedFragment(value, session),
+  };
+}
+
+export async function run(idText: string, flags: GetFlags, session: Session): Promise<void> {
+  return runGet(getOptionsOf(idText, flags, session));
+}
+
+/** Parse, get (every rule of the answer checked), print. */
+export async function runGet(options: GetCommandOptions): Promise<void> {
+  const { flags, printer: p } = options;
+  const id = parseDepositId(options.idText);
+  if (!id.ok) throw invalidValue('deposit id', options.idText, id.expected);
+  const style = qrStyle(flags.qrStyle, options.qrStyleSetting);
+  if (flags.qrPng !== undefined) checkQrPngTarget(flags.qrPng);
+  const { api, sandbox } = await options.client();
   // the answer passed every rule: qrCodeText is a valid BR Code for the deposit's amount
-  const { value, raw } = await getChecked(client, id.value);
-  const showsCode = opts.qr || opts.qrPng !== undefined;
+  const { value, raw } = await getChecked(api, id.value);
+  const showsCode = flags.qr || flags.qrPng !== undefined;
   if (showsCode && isTerminal(value.status)) {
     // said even with --quiet: the code is shown or written all the same
     p.err(
       `warning: deposit ${value.id} is ${value.status}: do not pay its QR code or copy-paste string; a payment now would not be settled`,
     );
   }
-  if (opts.qrPng !== undefined) {
+  if (flags.qrPng !== undefined) {
     // drawn from the checked qrCodeText, never a picture the service sent
-    writeFileAtomic(opts.qrPng, await qrPng(value.qrCodeText));
-    p.info(`QR code written to ${opts.qrPng}`);
+    writeFileAtomic(flags.qrPng, await qrPng(value.qrCodeText));
+    p.info(`QR code written to ${flags.qrPng}`);
   }
-  if (session.globals.json) {
+  if (options.json) {
     p.json(raw);
     return;
   }
-  if (session.globals.quiet) {
+  if (options.quiet) {
     p.out(value.status);
     return;
   }
   const { renderDeposit, timeZoneOf } = await import('../ui/render.js');
-  const sandbox = target.mode === 'sandbox';
   p.out(
     renderDeposit(p.c, value, {
       sandbox,
-      blinded: sandbox ? null : await blindedFragment(value, session),
-      timeZone: timeZoneOf(session.ctx.env),
+      blinded: sandbox ? null : await options.blindedFragment(value),
+      timeZone: timeZoneOf(options.env),
     }),
   );
-  if (opts.qr) {
+  if (flags.qr) {
     const { safeText } = await import('../domain/safe-text.js');
     p.out('');
     p.out(await renderTerminalQr(value.qrCodeText, style));
@@ -71,8 +116,8 @@ async function blindedFragment(value: GetResponse, session: Session): Promise<st
   try {
     const setup = await verifySetup(session);
     try {
-      const [o] = await verifySettlements(setup.check, [value], setup.settings);
-      return o?.report?.blindedFragment ?? null;
+      const [outcome] = await verifySettlements(setup.check, [value], setup.settings);
+      return outcome?.report?.blindedFragment ?? null;
     } finally {
       await setup.close();
     }

@@ -1,0 +1,113 @@
+/**
+ * `deposit get` as a function of narrow options (runGet): a fake client, a printer on plain
+ * strings, no server and no Session. What a user sees is asserted: stdout, stderr, the error.
+ * The transport (sockets, time-outs, retries) is test/cmd/client-faults.test.ts's.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ApiResult } from '../../src/api/client.js';
+import type { GetResponse } from '../../src/api/models.js';
+import { type GetCommandOptions, type GetFlags, runGet } from '../../src/commands/deposit-get.js';
+import type { Context } from '../../src/context.js';
+import type { DepositApi } from '../../src/deposits/ports.js';
+import { LbrlError } from '../../src/errors.js';
+import { Printer } from '../../src/ui/output.js';
+import { brCode, getAnswer, ID } from '../helpers/fixtures.js';
+
+interface Run {
+  stdout: string;
+  stderr: string;
+  /** the ids the fake service was asked for */
+  asked: string[];
+}
+
+function fakeApi(answer: Record<string, unknown>, asked: string[]): DepositApi {
+  return {
+    createDeposit: async () => {
+      throw new Error('deposit get creates nothing');
+    },
+    getDeposit: async (id: string) => {
+      asked.push(id);
+      const text = JSON.stringify(answer);
+      return { value: answer, raw: JSON.parse(text), text } as ApiResult<GetResponse>;
+    },
+  };
+}
+
+async function get(
+  idText: string,
+  answer: Record<string, unknown>,
+  options: Partial<Omit<GetCommandOptions, 'printer' | 'client'>> & { sandbox?: boolean } = {},
+): Promise<Run & { error?: LbrlError }> {
+  const run: Run = { stdout: '', stderr: '', asked: [] };
+  const ctx = {
+    stdout: { write: (s: string) => (run.stdout += s), isTTY: false },
+    stderr: { write: (s: string) => (run.stderr += s), isTTY: false },
+    env: {},
+  } as unknown as Context;
+  const json = options.json ?? false;
+  const quiet = options.quiet ?? false;
+  const printer = new Printer(ctx, { json, quiet, color: false, verbose: false });
+  try {
+    await runGet({
+      idText,
+      flags: {} as GetFlags,
+      json,
+      quiet,
+      qrStyleSetting: undefined,
+      env: { TZ: 'UTC' },
+      blindedFragment: async () => null,
+      ...options,
+      printer,
+      client: async () => ({ api: fakeApi(answer, run.asked), sandbox: options.sandbox ?? false }),
+    });
+    return run;
+  } catch (error) {
+    if (!(error instanceof LbrlError)) throw error;
+    return { ...run, error };
+  }
+}
+
+describe('deposit get, in-process with a fake client', () => {
+  it('--json prints the answer as the service wrote it, nothing on stderr', async () => {
+    const answer = { ...getAnswer(), id: ID.toUpperCase(), extra: { kept: true } };
+    const r = await get(ID, answer, { json: true });
+    expect(r.error).toBeUndefined();
+    expect(JSON.parse(r.stdout)).toEqual(answer);
+    expect(r.stderr).toBe('');
+    expect(r.asked).toEqual([ID]);
+  });
+
+  it('--quiet prints the status alone', async () => {
+    const r = await get(ID, getAnswer({ status: 'PIX_CONFIRMED' }), { quiet: true });
+    expect(r.stdout).toBe('PIX_CONFIRMED\n');
+  });
+
+  it('for a person: the deposit, its amount and its status', async () => {
+    const r = await get(ID, getAnswer());
+    expect(r.stdout).toContain(ID);
+    expect(r.stdout).toContain('WAITING_PAYMENT');
+    expect(r.stdout).toContain('1.500,00');
+  });
+
+  it('a bad id is refused before any request (exit 2)', async () => {
+    const r = await get('not-an-id', getAnswer());
+    expect(r.error?.exitCode).toBe(2);
+    expect(r.error?.message).toContain('deposit id');
+    expect(r.asked).toEqual([]);
+  });
+
+  it('an answer that lies is refused, exit 1, and says not to pay', async () => {
+    const r = await get(ID, getAnswer({ netAmount: 0.01 }), { json: true });
+    expect(r.error?.exitCode).toBe(1);
+    expect(r.error?.message).toContain('netAmount');
+    expect(r.error?.message).toContain('Do not pay');
+    expect(r.stdout).toBe('');
+  });
+
+  it('--qr of a final deposit warns on stderr, and still shows the code', async () => {
+    const finalized = getAnswer({ status: 'FAILED' });
+    const r = await get(ID, finalized, { flags: { qr: true } as GetFlags });
+    expect(r.stderr).toContain(`warning: deposit ${ID} is FAILED: do not pay its QR code`);
+    expect(r.stdout).toContain(`PIX copy-paste:\n${brCode(150000)}\n`);
+  });
+});
