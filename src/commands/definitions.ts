@@ -327,29 +327,26 @@ function group(def: { path: string; description: string; examples?: readonly str
   return { ...def, flags: [], args: [] };
 }
 
-/** Groups: a word that only leads to its subcommands. */
-export const GROUPS: readonly CommandDef[] = [
-  group({
-    path: 'deposit',
-    description: 'create and follow deposits (PIX charges)',
-    examples: [
-      'lbrl deposit create --amount 15,50 --to <address>',
-      'lbrl deposit watch <id> --timeout 10m',
-      'lbrl deposit list --refresh',
-    ],
-  }),
-  group({ path: 'auth', description: 'store, show and remove the access token' }),
-  group({
-    path: 'config',
-    description: 'read and change profile settings',
-    examples: ['lbrl config set default-address <address>', 'lbrl config list --profile work'],
-  }),
-  group({
-    path: 'sandbox',
-    description: 'the local sandbox of the service (no account, no real money)',
-    examples: ['lbrl sandbox serve --port 8080', 'lbrl sandbox pay <id>'],
-  }),
-];
+export const DEPOSIT_GROUP = group({
+  path: 'deposit',
+  description: 'create and follow deposits (PIX charges)',
+  examples: [
+    'lbrl deposit create --amount 15,50 --to <address>',
+    'lbrl deposit watch <id> --timeout 10m',
+    'lbrl deposit list --refresh',
+  ],
+});
+export const AUTH_GROUP = group({ path: 'auth', description: 'store, show and remove the access token' });
+export const CONFIG_GROUP = group({
+  path: 'config',
+  description: 'read and change profile settings',
+  examples: ['lbrl config set default-address <address>', 'lbrl config list --profile work'],
+});
+export const SANDBOX_GROUP = group({
+  path: 'sandbox',
+  description: 'the local sandbox of the service (no account, no real money)',
+  examples: ['lbrl sandbox serve --port 8080', 'lbrl sandbox pay <id>'],
+});
 
 /**
  * Every command and group, in the order help lists them. (Each keeps its own types above; the
@@ -357,23 +354,23 @@ export const GROUPS: readonly CommandDef[] = [
  */
 export const COMMANDS: readonly CommandDef[] = [
   PROGRAM,
-  GROUPS[0]!,
+  DEPOSIT_GROUP,
   DEPOSIT_CREATE,
   DEPOSIT_GET,
   DEPOSIT_WATCH,
   DEPOSIT_VERIFY,
   DEPOSIT_LIST,
-  GROUPS[1]!,
+  AUTH_GROUP,
   AUTH_LOGIN,
   AUTH_STATUS,
   AUTH_LOGOUT,
-  GROUPS[2]!,
+  CONFIG_GROUP,
   CONFIG_GET,
   CONFIG_SET,
   CONFIG_UNSET,
   CONFIG_SET_BLINDING_KEY,
   CONFIG_LIST,
-  GROUPS[3]!,
+  SANDBOX_GROUP,
   SANDBOX_SERVE,
   SANDBOX_PAY,
   SANDBOX_FAIL,
