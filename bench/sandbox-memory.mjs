@@ -19,7 +19,8 @@ const SPEED = 3000;
 
 if (process.argv[2] === '--child') {
   const [bundle, dir, png] = process.argv.slice(3);
-  const { createHandler, listen, SandboxStore, pngOf } = await import(bundle);
+  const { createHandler, listen, SandboxStore, qrPng } = await import(bundle);
+  const pngOf = async (text) => (await qrPng(text)).toString('base64');
   const t0 = Date.now();
   const fixed = await pngOf('lbrl');
   const sandbox = await listen(
@@ -52,7 +53,7 @@ if (process.argv[2] === '--child') {
   fs.writeFileSync(
     entry,
     `export { createHandler, listen } from ${src('server.ts')};\n` +
-      `export { SandboxStore } from ${src('store.ts')};\nexport { pngOf } from ${src('embedded.ts')};\n`,
+      `export { SandboxStore } from ${src('store.ts')};\nexport { qrPng } from ${JSON.stringify(path.join(ROOT, 'src/domain/qrpng.ts'))};\n`,
   );
   await bundleLikeLbrl(entry, bundle);
   const dir = path.join(work, 'data');

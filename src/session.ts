@@ -293,7 +293,9 @@ export class Session {
   async embeddedSandbox(): Promise<{ baseUrl: string; token: string }> {
     if (this.sandboxUrl) return this.sandboxUrl;
     const { startSandbox } = await import('./sandbox/embedded.js');
+    const { qrPng } = await import('./domain/qrpng.js');
     const sandbox = await startSandbox({
+      drawPng: qrPng,
       dir: this.sandboxDir,
       autopay: this.setting('sandbox-autopay'),
       now: this.ctx.now,

@@ -18,12 +18,14 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
   if (!/^[0-9A-Za-z.:[\]-]{1,255}$/.test(opts.host))
     throw invalidValue('--host', opts.host, 'an IP address or host name');
   const { startSandbox } = await import('../sandbox/embedded.js');
+  const { qrPng } = await import('../domain/qrpng.js');
   const store = new SandboxStore(session.sandboxDir);
   const autopay = session.setting('sandbox-autopay');
   let running: Awaited<ReturnType<typeof startSandbox>>;
   try {
     running = await startSandbox(
       {
+        drawPng: qrPng,
         dir: session.sandboxDir,
         autopay,
         now: session.ctx.now,

@@ -1,5 +1,4 @@
 /** The sandbox started by the CLI itself, in-process on a loopback port. */
-import { qrPng } from '../domain/qrpng.js';
 import { createHandler, listen } from './server.js';
 import { newSandboxToken, SandboxStore } from './store.js';
 
@@ -13,14 +12,15 @@ export interface SandboxStart {
   token?: string;
   /** one line per request (method, path, status, time in ms); the standing server's log */
   log?: (line: string) => void;
+  /**
+   * Draws a QR code as a PNG (the caller's: drawing belongs to the program's output, not to the
+   * sandbox, which only serves the picture in its create answers).
+   */
+  drawPng: (text: string) => Promise<Buffer>;
 }
 
 function autopaySeconds(setting: string): number | null {
   return setting === 'off' ? null : Number(setting);
-}
-
-export async function pngOf(text: string): Promise<string> {
-  return (await qrPng(text)).toString('base64');
 }
 
 export async function startSandbox(start: SandboxStart, store = new SandboxStore(start.dir)) {
@@ -31,7 +31,7 @@ export async function startSandbox(start: SandboxStart, store = new SandboxStore
       token,
       autopaySeconds: autopaySeconds(start.autopay),
       now: start.now,
-      qrPng: pngOf,
+      qrPng: async (text) => (await start.drawPng(text)).toString('base64'),
       ...(start.log ? { log: start.log } : {}),
     }),
     start.host ?? '127.0.0.1',

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { pngOf } from '../../src/sandbox/embedded.js';
+import { qrPng } from '../../src/domain/qrpng.js';
 import { createHandler, listen, type RunningServer } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { tempDir } from './cli.js';
@@ -23,7 +23,7 @@ export async function startTestSandbox(
       token: SANDBOX_TOKEN,
       autopaySeconds: o.autopaySeconds ?? null,
       now: () => clock.now,
-      qrPng: pngOf,
+      qrPng: async (text: string) => (await qrPng(text)).toString('base64'),
     }),
     '127.0.0.1',
     0,

@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pngOf } from '../../src/sandbox/embedded.js';
+import { qrPng } from '../../src/domain/qrpng.js';
 import { createHandler, listen, type RunningServer } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { tempDir } from '../helpers/cli.js';
@@ -31,7 +31,7 @@ async function start(limits: { requestTimeoutMs?: number } = {}): Promise<Runnin
       token: TOKEN,
       autopaySeconds: null,
       now: () => Date.parse('2026-11-22T10:00:00Z'),
-      qrPng: pngOf,
+      qrPng: async (text: string) => (await qrPng(text)).toString('base64'),
       log,
       elapsed: () => 0,
     }),
