@@ -4,6 +4,7 @@
  * option types from them (`OptionsOf<typeof CREATE_FLAGS>`), so a flag is declared once. This
  * module imports no command module: any of them may import it. Plain data, cheap to load.
  */
+import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from '../domain/money.js';
 import type { SettleMode } from '../sandbox/chain.js';
 import type { FlagDef } from './define.js';
 
@@ -50,8 +51,11 @@ export const PROGRAM_FLAGS = [
 ] as const satisfies readonly FlagDef[];
 
 export const CREATE_FLAGS = [
-  { flags: '--amount <reais>', help: 'amount in reais: 1500, 15.5 or 15,50 (0.01 to 6000.00)' },
-  { flags: '--amount-cents <n>', help: 'amount in cents (1 to 600000)' },
+  {
+    flags: '--amount <reais>',
+    help: `amount in reais: 1500, 15.5 or 15,50 (${centsToDecimalText(MIN_CENTS)} to ${centsToDecimalText(MAX_CENTS)})`,
+  },
+  { flags: '--amount-cents <n>', help: `amount in cents (${MIN_CENTS} to ${MAX_CENTS})` },
   {
     flags: '--to <liquid-address>',
     help: "destination Liquid address (default: the profile's default-address)",

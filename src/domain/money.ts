@@ -7,9 +7,9 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; expected: string }
 
 const REAIS = /^(\d+)(?:[.,](\d{1,2}))?$/;
 const CENTS = /^\d+$/;
-const RANGE = `from 0.01 to 6000.00 reais (${MIN_CENTS} to ${MAX_CENTS} cents)`;
+const RANGE = `from ${centsToDecimalText(MIN_CENTS)} to ${centsToDecimalText(MAX_CENTS)} reais (${MIN_CENTS} to ${MAX_CENTS} cents)`;
 
-const LIMIT = 'the limit of 6000,00 reais';
+const LIMIT = `the limit of ${centsToDecimalText(MAX_CENTS).replace('.', ',')} reais`;
 
 /** `1.5e2` -> `150`, by string arithmetic; undefined when it does not name a plain amount. */
 function expandExponent(m: RegExpExecArray): string | undefined {
