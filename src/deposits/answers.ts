@@ -33,6 +33,8 @@ export interface Known {
   first?: DepositAnswer | undefined;
   /** the answer seen just before this one */
   previous?: DepositAnswer | undefined;
+  /** a get: the id asked for (the client checks it too; a DepositApi of another make may not) */
+  askedId?: string | undefined;
 }
 
 export type AnswerKind = 'create' | 'get';
@@ -80,6 +82,7 @@ function contextOf(kind: AnswerKind, known: Known, text: string | undefined): Ch
   const recorded = known.recorded;
   return {
     kind,
+    askedId: known.askedId,
     known: knownDeposit(known),
     first: known.first ?? firstFromRecord(recorded),
     previous: known.previous ?? (kind === 'get' ? previousFromRecord(recorded) : undefined),
@@ -192,6 +195,7 @@ export async function getChecked(
     throw error;
   });
   const checked = await checkAnswer('get', answer, {
+    askedId: id,
     request: known.request ?? seen.request,
     recorded: known.recorded ?? seen.recorded,
     first: known.first ?? seen.first,

@@ -68,6 +68,8 @@ export interface CheckContext {
   text?: string | undefined;
   /** the time now (ms), when the caller has a clock: no timestamp of the service may lie ahead of it */
   now?: number | undefined;
+  /** a get: the id asked for; an answer about another deposit is no answer about this one */
+  askedId?: string | undefined;
 }
 
 /** How far ahead of lbrl's clock a service timestamp may be (clocks drift): one hour. */
@@ -353,6 +355,10 @@ const byStatus: Check = (a) => {
 // 3. asked: what lbrl asked for, when it knows the deposit -----------------------------------
 
 const asked: Check[] = [
+  (a, { askedId }) =>
+    askedId !== undefined && (typeof a.id !== 'string' || canonicalId(a.id) !== canonicalId(askedId))
+      ? v('id', `${canonicalId(askedId)}, the deposit asked for`, a.id)
+      : undefined,
   (a, { known }) =>
     known?.id !== undefined && (typeof a.id !== 'string' || canonicalId(a.id) !== canonicalId(known.id))
       ? v('id', canonicalId(known.id), a.id)

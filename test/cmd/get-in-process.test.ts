@@ -104,6 +104,16 @@ describe('deposit get, in-process with a fake client', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('an answer about another deposit is refused, whatever client brought it', async () => {
+    const other = '00000000-0000-4000-8000-000000000001';
+    const r = await get(ID, getAnswer({ id: other }), { json: true });
+    expect(r.error?.exitCode).toBe(1);
+    expect(r.error?.message).toContain(
+      `id: expected ${ID}, the deposit asked for, service answered ${other}`,
+    );
+    expect(r.stdout).toBe('');
+  });
+
   it('--qr of a final deposit warns on stderr, and still shows the code', async () => {
     const finalized = getAnswer({ status: 'FAILED' });
     const r = await get(ID, finalized, { flags: { qr: true } as GetFlags });
