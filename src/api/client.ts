@@ -169,8 +169,12 @@ export class DepositClient {
     this.secrets.add(options.token);
   }
 
+  /**
+   * Ends the connections at once: a request still waiting (a service that does not answer, after a
+   * watch's --timeout) is dropped, never waited for.
+   */
   async close(): Promise<void> {
-    if (!this.o.dispatcher) await this.dispatcher.close();
+    if (!this.o.dispatcher) await this.dispatcher.destroy();
   }
 
   async createDeposit(
