@@ -94,3 +94,31 @@ export function invalidValue(option: string, value: string, expected: string): L
 export function interrupted(): LbrlError {
   return new LbrlError('interrupted', 'interrupted');
 }
+
+/**
+ * The error with `redact` applied to all a program can print of it: `message`, `stack`,
+ * `suggestion`, and so `String(e)` and `util.inspect(e)`; no `cause` is kept (its own message and
+ * stack are where a transport's words would slip through). Anything not an LbrlError becomes one
+ * (`service`): the library throws nothing else.
+ */
+export function redactedError(error: unknown, redact: (text: string) => string): LbrlError {
+  const original = error instanceof Error ? error : undefined;
+  const clean =
+    error instanceof LbrlError
+      ? new LbrlError(redact(error.message), error.type, error.suggestion && redact(error.suggestion))
+      : new LbrlError(
+          `unexpected failure: ${redact(original ? original.message : String(error))}`,
+          'service',
+        );
+  if (error instanceof LbrlError && error.retryAfterMs !== undefined) clean.retryAfterMs = error.retryAfterMs;
+  // the frames of where it was thrown, under the clean first line
+  const frames = original?.stack?.split('\n').filter((line) => /^\s+at /.test(line)) ?? [];
+  const stack = [`${clean.name}: ${clean.message}`, ...frames.map(redact)].join('\n');
+  Object.defineProperty(clean, 'stack', {
+    value: stack,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+  return clean;
+}
