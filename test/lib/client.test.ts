@@ -336,7 +336,7 @@ describe('the token rules of the command line', () => {
   it.each([
     ['too short to be kept out of messages', 'short', /it is 5 character\(s\); lbrl needs at least 16/],
     ['with a space', 'tok en_abcdefghijklmnop', /printable characters with no spaces/],
-    ['not a string', 12345678901234567890, /token must be a string, not a number/],
+    ['not a string', 1234567890123456, /token must be a string, not a number/],
   ])('a token %s is refused (usage) before anything is sent', async (_name, token, message) => {
     const server = await forTest(startServer((_req, res) => json(res, 200, getAnswer())));
     let error: unknown;
