@@ -14,6 +14,8 @@ export type ErrorType =
   | 'watch_timeout'
   | 'interrupted'
   | 'config'
+  /** the config file's content is damaged: not JSON, or a setting of the wrong type (the file and key named) */
+  | 'config_invalid'
   /** the base URL does not lead to the Deposit service (its 404 or an HTML page) */
   | 'endpoint'
   | 'cancelled'
@@ -49,6 +51,7 @@ export const EXIT_CODES: Readonly<Record<ErrorType, number>> = {
   mismatch: EXIT.failure,
   rate_limited: EXIT.failure,
   config: EXIT.failure,
+  config_invalid: EXIT.usage,
   network: EXIT.unreachable,
   timeout: EXIT.unreachable,
   failed: EXIT.failed,

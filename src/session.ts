@@ -144,6 +144,23 @@ export class Session {
     return profile;
   }
 
+  /**
+   * The profile as the file has it, its settings unchecked: only for the commands that repair a
+   * damaged profile (config unset, config set-blinding-key --clear, auth logout).
+   */
+  profileForRepair(): Profile {
+    this.requireProfile();
+    const profile = this.store.rawProfile(this.profileName);
+    if (typeof profile.token === 'string') this.printer.addSecret(profile.token);
+    const keys = profile['blinding-keys'] as unknown;
+    for (const entry of Array.isArray(keys) ? keys : [keys]) {
+      const key = typeof entry === 'string' ? entry : (entry as { key?: unknown } | null)?.key;
+      if (typeof key === 'string')
+        for (const secret of blindingKeySecrets(key)) this.printer.addSecret(secret);
+    }
+    return profile;
+  }
+
   /** The profile's value of a setting, or its default. */
   setting(key: DefaultedKey): string;
   setting(key: ConfigKey): string | undefined;

@@ -1,7 +1,13 @@
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/redact.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
-import { CONFIG_KEYS, type ConfigKey, isConfigKey } from '../store/config.js';
+import {
+  type BlindingKeyEntry,
+  CONFIG_KEYS,
+  type ConfigKey,
+  DEFAULTS,
+  isConfigKey,
+} from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
 import type { OptionsOf } from './define.js';
 import type { BLINDING_KEY_FLAGS } from './flags.js';
@@ -26,13 +32,15 @@ export function get(name: string, session: Session): void {
 
 export async function set(name: string, value: string, session: Session): Promise<void> {
   const k = key(name);
-  const network = k === 'network' ? value : session.setting('network');
+  // set repairs a damaged setting too: the profile is read unchecked, its network as a string
+  const profile = session.profileForRepair();
+  const saved = typeof profile.network === 'string' ? profile.network : undefined;
+  const network = k === 'network' ? value : (saved ?? DEFAULTS.network);
   const checked = checkConfigValue(k, value, network);
   if (k === 'network') {
-    const profile = session.profile();
     for (const addressKey of ['default-address', 'split-address'] as const) {
       const stored = profile[addressKey];
-      if (stored !== undefined) {
+      if (typeof stored === 'string') {
         try {
           checkConfigValue(addressKey, stored, checked);
         } catch {
@@ -49,7 +57,9 @@ export async function set(name: string, value: string, session: Session): Promis
 
 export async function unset(name: string, session: Session): Promise<void> {
   const k = key(name);
-  session.profile(); // unset does not create a profile: the name must exist
+  // unset does not create a profile: the name must exist; it repairs a damaged setting, so the
+  // others are not checked
+  session.profileForRepair();
   await session.store.updateProfile(session.profileName, (profile) => {
     delete profile[k];
   });
@@ -95,15 +105,16 @@ export type BlindingKeyOptions = OptionsOf<typeof BLINDING_KEY_FLAGS>;
  */
 export async function setBlindingKey(opts: BlindingKeyOptions, session: Session): Promise<void> {
   const { ctx, printer: p } = session;
-  // a key kept in a misspelt profile would never be used: the name must exist, as for unset
-  session.profile();
+  // a key kept in a misspelt profile would never be used: the name must exist, as for unset;
+  // --clear repairs damaged keys, so it reads the profile unchecked
+  const profile = opts.clear ? session.profileForRepair() : session.profile();
   let address: string | undefined;
   if (opts.address !== undefined) {
     if (looksLikeBlindingKey(opts.address))
       throw usageError(
         'invalid --address: that is a blinding key, not an address; give the key on stdin (lbrl config set-blinding-key < key.txt), never on the command line',
       );
-    const network = session.setting('network');
+    const network = typeof profile.network === 'string' ? profile.network : 'liquid';
     const { article, decodeLiquidAddress } = await import('../domain/address.js');
     const r = decodeLiquidAddress(opts.address);
     if (!r.ok) throw invalidValue('--address', opts.address, `a Liquid address (${r.reason})`);
@@ -118,7 +129,17 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
   const scope = address ? `address ${address}` : 'the wallet (every address)';
   if (opts.clear) {
     await session.store.updateProfile(session.profileName, (profile) => {
-      const kept = (profile['blinding-keys'] ?? []).filter((e) => (address ? e.address !== address : false));
+      const stored = profile['blinding-keys'] as unknown;
+      // a damaged list keeps only its sound entries for other addresses
+      const kept = (
+        Array.isArray(stored) ? (stored as Array<{ key?: unknown; address?: unknown }>) : []
+      ).filter(
+        (e) =>
+          address !== undefined &&
+          e &&
+          typeof e.key === 'string' &&
+          (e.address === undefined || (typeof e.address === 'string' && e.address !== address)),
+      ) as BlindingKeyEntry[];
       if (kept.length > 0) profile['blinding-keys'] = kept;
       else delete profile['blinding-keys'];
     });

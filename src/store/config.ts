@@ -105,14 +105,50 @@ export class ConfigStore {
     } catch (error) {
       throw new LbrlError(
         `the config file ${this.file} is damaged (${(error as Error).message}); fix or remove it`,
-        'config',
+        'config_invalid',
+      );
+    }
+    const profiles = (this.cache as { profiles?: unknown }).profiles;
+    if (profiles !== undefined && !isPlainObject(profiles)) {
+      this.cache = undefined;
+      throw new LbrlError(
+        `the config file ${this.file} is damaged: "profiles" is ${kindOf(profiles)}, not an object of profiles; fix or remove it`,
+        'config_invalid',
       );
     }
     return this.cache;
   }
 
+  /**
+   * A profile, every setting of it checked for its type: a damaged one is a config error naming
+   * the file, the profile, the key and the command that repairs it.
+   */
   profile(name: string): Profile {
-    return this.read().profiles?.[name] ?? {};
+    const profile = this.rawProfile(name);
+    const problem = profileProblem(profile);
+    if (problem) {
+      const where = `key "${problem.key}" of profile ${JSON.stringify(name)} in ${this.file}`;
+      throw new LbrlError(
+        `the config file is damaged: ${where} is ${problem.got}, expected ${problem.expected}; repair it with ${repairCommand(problem.key, name)}`,
+        'config_invalid',
+      );
+    }
+    return profile;
+  }
+
+  /**
+   * A profile as the file has it, unchecked: for the commands that repair one (config unset,
+   * config set-blinding-key --clear, auth logout), which must work on a damaged profile.
+   */
+  rawProfile(name: string): Profile {
+    const profile = this.read().profiles?.[name];
+    if (profile === undefined) return {};
+    if (!isPlainObject(profile))
+      throw new LbrlError(
+        `the config file is damaged: profile ${JSON.stringify(name)} in ${this.file} is ${kindOf(profile)}, not an object of settings; fix or remove it`,
+        'config_invalid',
+      );
+    return profile as Profile;
   }
 
   profileNames(): string[] {
@@ -214,6 +250,66 @@ export class ConfigStore {
       config.profiles[name] = profile;
     });
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What a value is, for a message: `a number`, `an array`, `null`. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** The first setting of a profile whose type is wrong: every setting is a string, blinding keys a list. */
+export function profileProblem(profile: Profile): { key: string; got: string; expected: string } | undefined {
+  for (const [key, value] of Object.entries(profile)) {
+    if (value === undefined) continue;
+    if (key === 'blinding-keys') {
+      const entries = value as unknown;
+      const bad =
+        !Array.isArray(entries) ||
+        entries.some(
+          (e) =>
+            !isPlainObject(e) ||
+            typeof e.key !== 'string' ||
+            (e.address !== undefined && typeof e.address !== 'string'),
+        );
+      // never the keys themselves: only what the value is
+      if (bad)
+        return {
+          key,
+          got: Array.isArray(entries)
+            ? 'a list with an entry that is not {key: string}'
+            : typeof entries === 'string'
+              ? 'a string'
+              : kindOf(entries),
+          expected: 'a list of {key: string, address?: string}',
+        };
+      continue;
+    }
+    if (key === 'token' || (CONFIG_KEYS as readonly string[]).includes(key)) {
+      if (typeof value !== 'string')
+        return {
+          key,
+          got: key === 'token' ? `not a string (${typeof value})` : kindOf(value),
+          expected: 'a string',
+        };
+    }
+  }
+  return undefined;
+}
+
+/** The command that repairs a damaged key. */
+function repairCommand(key: string, profile: string): string {
+  const flag = profile === 'default' ? '' : ` --profile ${profile}`;
+  if (key === 'blinding-keys') return `lbrl config set-blinding-key --clear${flag}`;
+  if (key === 'token') return `lbrl auth logout${flag} (then lbrl auth login)`;
+  return `lbrl config unset ${key}${flag} (or lbrl config set ${key} <value>)`;
 }
 
 /** Left by a process that is gone (a kill -9), or older than 10 s. */
