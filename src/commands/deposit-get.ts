@@ -46,6 +46,7 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
       sandbox,
       blinded: sandbox ? null : await blindedFragment(value, session),
       timeZone: timeZoneOf(session.ctx.env),
+      serviceUrl: session.renderMode().serviceUrl,
     }),
   );
   if (opts.qr) {

@@ -81,12 +81,13 @@ export class Printer {
   }
 
   warn(text: string): void {
-    if (!this.opts.quiet) this.err(this.ce.yellow(text));
+    // magenta, not yellow: readable on a light terminal too
+    if (!this.opts.quiet) this.err(this.ce.magenta(text));
   }
 
   /** A warning no option hides (not -q, not --json): what the user must not miss. */
   alarm(text: string): void {
-    this.err(this.ce.yellow(text));
+    this.err(this.ce.magenta(text));
   }
 
   trace(line: string): void {

@@ -110,7 +110,7 @@ export class WatchView {
         stream: withSafeWidth(ctx.stderr) as unknown as NodeJS.WritableStream,
         isEnabled: true,
         discardStdin: false,
-        color: 'cyan',
+        color: 'magenta',
         text: view.spinnerText(),
       }) as unknown as Spinner;
       view.spinner.start();
