@@ -24,10 +24,94 @@ function key(name: string): ConfigKey {
   return name;
 }
 
-export function get(name: string, session: Session): void {
+/** Where the value in force of a setting came from. */
+export type SettingSource = 'flag' | 'environment' | 'profile' | 'default' | 'unset';
+
+export interface SettingInForce {
+  key: ConfigKey;
+  /** what commands use; null when nothing applies (or what applies is not one value) */
+  value: string | null;
+  source: SettingSource;
+  /** a word more on the source: the flag or variable, the profile, what a default means */
+  detail: string;
+}
+
+/** The value a command would use for a setting, and where it came from. */
+export async function inForce(k: ConfigKey, session: Session): Promise<SettingInForce> {
+  const profile = session.profile();
+  if (k === 'base-url') {
+    const given = session.baseUrlSetting();
+    if (given?.from === '--base-url')
+      return { key: k, value: given.value, source: 'flag', detail: '--base-url' };
+    if (given?.from === 'LBRL_BASE_URL')
+      return { key: k, value: given.value, source: 'environment', detail: 'LBRL_BASE_URL' };
+  }
+  const saved = profile[k];
+  if (saved !== undefined)
+    return {
+      key: k,
+      value: saved,
+      source: 'profile',
+      detail: `profile ${session.profileName} in ${session.store.file}`,
+    };
+  const unset = (detail: string): SettingInForce => ({ key: k, value: null, source: 'unset', detail });
+  const byDefault = (value: string | null, detail: string): SettingInForce => ({
+    key: k,
+    value,
+    source: 'default',
+    detail,
+  });
+  switch (k) {
+    case 'qr-style':
+      return byDefault('detect', 'asks the terminal for its background; dark when it does not answer');
+    case 'esplora-url':
+    case 'asset-id': {
+      let sandbox = false;
+      try {
+        sandbox = session.target().mode === 'sandbox';
+      } catch {
+        // a half-configured target: the live defaults
+      }
+      const network = session.network();
+      if (k === 'esplora-url') {
+        const { DEFAULT_ESPLORA } = await import('../api/esplora.js');
+        const url = DEFAULT_ESPLORA[network];
+        // the embedded sandbox checks its own chain: while it is in use, its explorer is used instead
+        const meanwhile = sandbox
+          ? "; the embedded sandbox, in use now, checks on its own chain's explorer"
+          : '';
+        return url
+          ? byDefault(url, `the public explorer of ${network}${meanwhile}`)
+          : unset(`no explorer is known for ${network}${meanwhile}`);
+      }
+      if (sandbox) {
+        const { SANDBOX_ASSET_ID } = await import('../sandbox/chain.js');
+        return byDefault(SANDBOX_ASSET_ID, "the embedded sandbox's asset");
+      }
+      return unset('verify cannot pin the asset until one is set');
+    }
+    default: {
+      const value = DEFAULTS[k];
+      return value !== undefined ? byDefault(value, 'default') : unset('not set');
+    }
+  }
+}
+
+/**
+ * The value in force on stdout, bare, as scripts read it (nothing when none applies); where it
+ * came from on stderr (`from: default`), or both as one JSON object with --json.
+ */
+export async function get(name: string, session: Session): Promise<void> {
   const k = key(name);
-  const value = session.setting(k);
-  if (value !== undefined) session.printer.out(value);
+  const found = await inForce(k, session);
+  const p = session.printer;
+  if (session.globals.json) {
+    p.json(found);
+    return;
+  }
+  if (found.value !== null) p.out(found.value);
+  const detail = found.detail === found.source ? '' : ` (${found.detail})`;
+  p.info(`from: ${found.source}${detail}`);
 }
 
 export async function set(name: string, value: string, session: Session): Promise<void> {

@@ -60,7 +60,8 @@ export type DefaultedKey = 'network' | 'sandbox-autopay' | 'qr-style' | 'confirm
 export const DEFAULTS: Record<DefaultedKey, string> & Partial<Record<ConfigKey, string>> = {
   network: 'liquid',
   'sandbox-autopay': '5',
-  'qr-style': 'dark',
+  // asks the terminal for its background (deposit create), dark where it cannot
+  'qr-style': 'detect',
   confirmations: '2',
   verify: 'off',
 };

@@ -157,7 +157,7 @@ describe('config', () => {
         'split-address=',
         'split-fee=2.50%',
         'sandbox-autopay=5',
-        'qr-style=dark',
+        'qr-style=detect',
         'esplora-url=',
         'asset-id=',
         'confirmations=2',
@@ -470,5 +470,81 @@ describe('a damaged config entry', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(file());
     expect(r.stderr).toContain('"profiles"');
+  });
+});
+
+describe('config get: the value in force and where it came from', () => {
+  const env = () => ({ LBRL_CONFIG_DIR: dir });
+  const get = (args: string[], extra: Record<string, string> = {}) =>
+    runCli(['config', 'get', ...args], { env: { ...env(), ...extra } });
+
+  it.each([
+    ['network', 'liquid\n', 'from: default'],
+    ['confirmations', '2\n', 'from: default'],
+    [
+      'qr-style',
+      'detect\n',
+      'from: default (asks the terminal for its background; dark when it does not answer)',
+    ],
+    ['esplora-url', 'https://blockstream.info/liquid/api\n', 'from: default (the public explorer of liquid'],
+    ['asset-id', '(the sandbox asset)', 'from: default'],
+    ['split-fee', '', 'from: unset'],
+  ])('%s unset: the default on stdout, "from: default" on stderr', async (key, stdout, source) => {
+    const r = await get([key]);
+    expect(r.code).toBe(0);
+    if (key === 'asset-id')
+      expect(r.stdout).toMatch(/^[0-9a-f]{64}\n$/); // the sandbox's, in sandbox mode
+    else expect(r.stdout).toBe(stdout);
+    expect(r.stderr).toContain(source);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a live profile without asset-id has none in force, and says so', async () => {
+    const live = { LBRL_BASE_URL: 'https://pay.example.com', LBRL_TOKEN: TOKEN };
+    const r = await get(['asset-id'], live);
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr).toContain('from: unset');
+    expect((await get(['esplora-url'], live)).stdout).toBe('https://blockstream.info/liquid/api\n');
+  });
+
+  it('from the profile, the environment and a flag', async () => {
+    await runCli(['config', 'set', 'base-url', 'https://a.example.com'], { env: env() });
+    await runCli(['config', 'set', 'network', 'liquidtestnet'], { env: env() });
+    const profile = await get(['base-url']);
+    expect(profile.stdout).toBe('https://a.example.com\n');
+    expect(profile.stderr).toContain(`from: profile (profile default in ${path.join(dir, 'config.json')})`);
+    expect((await get(['esplora-url'])).stdout).toBe('https://blockstream.info/liquidtestnet/api\n');
+    const environment = await get(['base-url'], { LBRL_BASE_URL: 'https://b.example.com' });
+    expect(environment.stdout).toBe('https://b.example.com\n');
+    expect(environment.stderr).toContain('from: environment (LBRL_BASE_URL)');
+    const flag = await get(['base-url', '--base-url', 'https://c.example.com'], {
+      LBRL_BASE_URL: 'https://b.example.com',
+    });
+    expect(flag.stdout).toBe('https://c.example.com\n');
+    expect(flag.stderr).toContain('from: flag (--base-url)');
+  });
+
+  it('--json: one object with the key, the value (null when none) and its source; -q: the bare value only', async () => {
+    const j = await get(['network', '--json']);
+    expect(JSON.parse(j.stdout)).toEqual({
+      key: 'network',
+      value: 'liquid',
+      source: 'default',
+      detail: 'default',
+    });
+    expect(j.stderr).toBe('');
+    expect(JSON.parse((await get(['split-fee', '--json'])).stdout)).toMatchObject({
+      value: null,
+      source: 'unset',
+    });
+    const q = await get(['network', '-q']);
+    expect(q).toMatchObject({ stdout: 'liquid\n', stderr: '' });
+  });
+
+  it('qr-style detect is a value it can be set back to', async () => {
+    expect((await runCli(['config', 'set', 'qr-style', 'light'], { env: env() })).code).toBe(0);
+    expect((await get(['qr-style'])).stdout).toBe('light\n');
+    expect((await runCli(['config', 'set', 'qr-style', 'detect'], { env: env() })).code).toBe(0);
+    expect((await get(['qr-style'])).stdout).toBe('detect\n');
   });
 });

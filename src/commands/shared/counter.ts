@@ -51,7 +51,13 @@ export async function showCounter(
   }
   let style = o.style;
   if (o.chosenStyle === undefined) {
-    style = (await queryBackground(ctx.stdin as never, ctx.stdout, o.backgroundQueryMs)) ?? 'dark';
+    const answered = await queryBackground(ctx.stdin as never, ctx.stdout, o.backgroundQueryMs);
+    style = answered ?? 'dark';
+    // a guess is said, once, with the setting that makes it no guess
+    if (!answered)
+      p.info(
+        `note: the terminal did not say its background colour, so the QR code is drawn for a dark one; if it looks inverted, set the style: lbrl config set qr-style light${o.session.globals.profile !== undefined ? ` --profile ${o.session.globals.profile}` : ''} (or dark)`,
+      );
   }
   return new CounterView({
     layout,
