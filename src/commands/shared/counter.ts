@@ -77,7 +77,8 @@ export async function showCounter(
       const stream = ctx.stdout as Partial<NodeJS.WriteStream>;
       if (typeof stream.on !== 'function') return () => {};
       const onResize = () => {
-        if (stream.columns && stream.rows) run({ columns: stream.columns, rows: stream.rows });
+        // resized to no size (0 columns or rows): too small for any layout, so nothing is drawn
+        run({ columns: stream.columns || 0, rows: stream.rows || 0 });
       };
       stream.on('resize', onResize);
       return () => stream.off?.('resize', onResize);
