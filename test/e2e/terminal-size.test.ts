@@ -88,6 +88,24 @@ describe('a terminal of no size', () => {
     },
   );
 
+  it('create --watch --timeout 1 in a 0x0 pty: the charge, plain lines, no spinner, 124 on time', async () => {
+    const { env } = sandboxWithDeposit();
+    const started = Date.now();
+    const run = inPty(
+      `node ${BIN} deposit create --amount 1 --to ${LQ} --watch --timeout 1 --yes --no-input; echo "[exit $?]"`,
+      env,
+      0,
+      0,
+    );
+    await waitFor(run, /\[exit \d+\]/, 8_000);
+    const out = run.output();
+    expect(out).toContain('[exit 124]');
+    expect(out).toContain('PIX copy-paste');
+    expect(out).not.toMatch(SPINNER);
+    expect(out).not.toMatch(/\u001b\[\d*[AGK]/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('SIGTERM ends a watch in a 0x0 pty within a second, with 130', async () => {
     const { env, id } = sandboxWithDeposit();
     const run = inPty(
