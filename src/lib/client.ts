@@ -254,6 +254,7 @@ function makeClient(
 
   const client: LbrlClient = {
     async create(input, options = {}) {
+      checkOptions(options);
       const fields = checkInput(input);
       const amountCents =
         fields.amountCents === undefined ? undefined : String(parseCents(fields.amountCents));
@@ -279,6 +280,7 @@ function makeClient(
     },
 
     async get(id, options = {}) {
+      checkOptions(options);
       const depositIdValue = depositId(id);
       const { value } = await checkedApi(options.signal, depositIdValue, options.known).getDeposit(
         depositIdValue,
@@ -287,6 +289,7 @@ function makeClient(
     },
 
     watch(id, options = {}) {
+      checkOptions(options);
       const depositIdValue = depositId(id);
       const intervalMs = positive('intervalMs', options.intervalMs, 1000) ?? 3000;
       const limitMs = positive('timeoutMs', options.timeoutMs, 1);
@@ -435,4 +438,13 @@ function checkInput(input: unknown): {
     ...(splitTo !== undefined ? { splitTo: splitTo as string } : {}),
     ...(splitFee !== undefined ? { splitFee: splitFee as string } : {}),
   };
+}
+
+/** The options of a call: an object, its signal an AbortSignal (else `usage`, never a TypeError). */
+function checkOptions(options: unknown): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw usageError(`options must be an object, not ${kindOf(options)}`);
+  const { signal } = options as { signal?: unknown };
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw usageError(`signal must be an AbortSignal, not ${kindOf(signal)}`);
 }

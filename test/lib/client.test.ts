@@ -392,3 +392,21 @@ describe('no error of the library carries the token', () => {
     }
   });
 });
+
+describe('options of the wrong type', () => {
+  it('a signal that is no AbortSignal, or options that are no object, are usage errors, nothing sent', async () => {
+    const server = await forTest(startServer((_req, res) => json(res, 200, getAnswer())));
+    const lbrl = client({ baseUrl: server.url, token: TOKEN });
+    for (const call of [
+      () => lbrl.get(ID, { signal: 'stop' as never }),
+      () => lbrl.create({ amount: '15', to: LQ }, 5 as never),
+      async () => {
+        for await (const _ of lbrl.watch(ID, { signal: {} as never })) break;
+      },
+    ]) {
+      const error = await failure(call());
+      expect(error.type).toBe('usage');
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+});
