@@ -45,19 +45,17 @@ function run() {
   const path = require('node:path');
   const file = path.join(__dirname, '..', 'dist', 'lbrl.cjs');
   let source;
-  let stat;
   try {
     // esbuild writes ASCII only (non-ASCII characters as escapes): latin1 reads it as UTF-8 would,
     // in half the time
     source = fs.readFileSync(file, 'latin1');
-    stat = fs.statSync(file);
   } catch (error) {
     process.stderr.write(`error: lbrl is not built (${error.message}); run npm run build\n`);
     process.exit(1);
   }
   const { createRequire, wrap } = require('node:module');
   const vm = require('node:vm');
-  const cache = codeCache(fs, path, file, stat);
+  const cache = codeCache(fs, path, file, buildId(fs, path));
   const script = new vm.Script(wrap(source), { filename: file, cachedData: cache.read() });
   if (script.cachedDataRejected !== false) process.once('exit', () => cache.write(script));
   const module = { exports: {}, filename: file, id: file, loaded: false };
@@ -67,17 +65,52 @@ function run() {
 }
 
 /**
+ * Open a file to read only when it is a regular file: O_NONBLOCK so that a FIFO or a device at its
+ * name cannot block the open, O_NOFOLLOW so that a link is not followed; undefined otherwise.
+ */
+function openRegular(fs, file) {
+  const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
+  const fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  const st = fs.fstatSync(fd);
+  if (st.isFile()) return { fd, st };
+  fs.closeSync(fd);
+  return undefined;
+}
+
+/**
+ * The program's build id, dist/build-id: a SHA-256 of dist/lbrl.cjs that the build writes
+ * (scripts/build-id.mjs), so that the cache is keyed by the program's content without reading
+ * and hashing it at every start. Undefined without one: then no cache is read or written.
+ */
+function buildId(fs, path) {
+  try {
+    const opened = openRegular(fs, path.join(__dirname, '..', 'dist', 'build-id'));
+    if (!opened) return undefined;
+    try {
+      const id = fs.readFileSync(opened.fd, 'latin1').trim();
+      return /^[0-9a-f]{64}$/.test(id) ? id : undefined;
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The V8 code cache of dist/lbrl.cjs for this command, in the user's cache directory
  * ($XDG_CACHE_HOME/lbrl, else ~/.cache/lbrl). Written at the exit of a run that had none, or whose
  * cache V8 rejected, so it holds what that run compiled. Its name carries Node's version, the
- * architecture, where this lbrl is installed, lbrl's version, the program file's size and time,
- * and the command, so another Node or another build never reads it, and two installs (a global
+ * architecture, where this lbrl is installed, lbrl's version, the program's build id (a hash of
+ * its content, written by the build) and the command, so another Node or another build never
+ * reads it, not even one of the same size and time (cp -p, rsync -a, a reproducible build), and two installs (a global
  * one and a project's, say) never remove each other's; V8
  * itself rejects a cache that does not fit (cachedDataRejected) and the run then rewrites it. A
  * cache that cannot be read or written, or whose bytes are damaged, is no error: the program runs
  * without it (and writes it again).
  */
-function codeCache(fs, path, program, stat) {
+function codeCache(fs, path, program, id) {
+  if (id === undefined) return { read: () => undefined, write: () => {} };
   // V8 checks a cache's versions and flags but not its bytes: a damaged one can crash the process,
   // so each file starts with a SHA-1 of the rest, and one that does not match is not used
   const DIGEST = 20;
@@ -89,7 +122,7 @@ function codeCache(fs, path, program, stat) {
   const prefix = `code-node${process.versions.node}-${process.arch}-`;
   // where this lbrl is: another install's builds are not older builds of this one
   const install = `${prefix}${digest(program).toString('hex').slice(0, 8)}-`;
-  const build = `${install}${require('../package.json').version}-${stat.size}-${Math.trunc(stat.mtimeMs)}-`;
+  const build = `${install}${require('../package.json').version}-${id.slice(0, 16)}-`;
   // one cache per command (deposit get, config set, ...): each holds what its own command compiles,
   // where a single one would hold only what the first command after an install happened to use
   const words = [];
@@ -111,14 +144,15 @@ function codeCache(fs, path, program, stat) {
     read() {
       try {
         if (!safeDir()) return undefined;
-        const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+        // a FIFO or a device planted at the name is neither waited on nor read
+        const opened = openRegular(fs, file);
+        if (!opened) return undefined;
         let stored;
         try {
-          const st = fs.fstatSync(fd);
-          if (!st.isFile() || !ours(st)) return undefined;
-          stored = fs.readFileSync(fd);
+          if (!ours(opened.st)) return undefined;
+          stored = fs.readFileSync(opened.fd);
         } finally {
-          fs.closeSync(fd);
+          fs.closeSync(opened.fd);
         }
         const data = stored.subarray(DIGEST);
         return stored.subarray(0, DIGEST).equals(digest(data)) ? data : undefined;

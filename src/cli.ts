@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { type CommandDef, flagName } from './commands/define.js';
 import { COMMANDS } from './commands/definitions.js';
+import { redactedFromTheStart } from './commands/shared/redaction.js';
 import type { Context } from './context.js';
 import { EXIT, LbrlError, usageError } from './errors.js';
 import type { GlobalOptions, Session } from './session.js';
@@ -59,7 +60,9 @@ function withoutHelpOfUnknown(argv: string[]): string[] {
   return argv;
 }
 
-export async function main(rawArgv: string[], ctx: Context): Promise<number> {
+export async function main(rawArgv: string[], given: Context): Promise<number> {
+  // before any argument is read: a secret typed in the wrong place never comes back
+  const ctx = redactedFromTheStart(given);
   const argv = normalise(rawArgv);
   let session: Session | undefined;
   let globals: GlobalOptions = {};

@@ -29,7 +29,20 @@ export interface Prompter {
   password(question: { message: string }): Promise<string>;
 }
 
+/** What keeps secrets out of text (domain/redact.ts's Redactor, as the context needs it). */
+export interface SecretFilter {
+  add(secret: string | undefined): void;
+  redact(text: string): string;
+}
+
 export interface Context {
+  /**
+   * Set by the program's entry (cli.ts) before anything is parsed: stdout and stderr then pass
+   * every write through it, seeded with the secrets of the config file and LBRL_TOKEN.
+   */
+  redactor?: SecretFilter;
+  /** the stdout under the redacting one: only for `auth status --show-token` */
+  unredactedStdout?: OutStream;
   stdout: OutStream;
   stderr: OutStream;
   stdin: InStream;

@@ -14,6 +14,8 @@ export type ErrorType =
   | 'watch_timeout'
   | 'interrupted'
   | 'config'
+  /** the config file's content is damaged: not JSON, or a setting of the wrong type (the file and key named) */
+  | 'config_invalid'
   /** the base URL does not lead to the Deposit service (its 404 or an HTML page) */
   | 'endpoint'
   | 'cancelled'
@@ -49,6 +51,7 @@ export const EXIT_CODES: Readonly<Record<ErrorType, number>> = {
   mismatch: EXIT.failure,
   rate_limited: EXIT.failure,
   config: EXIT.failure,
+  config_invalid: EXIT.usage,
   network: EXIT.unreachable,
   timeout: EXIT.unreachable,
   failed: EXIT.failed,
@@ -93,4 +96,32 @@ export function invalidValue(option: string, value: string, expected: string): L
 
 export function interrupted(): LbrlError {
   return new LbrlError('interrupted', 'interrupted');
+}
+
+/**
+ * The error with `redact` applied to all a program can print of it: `message`, `stack`,
+ * `suggestion`, and so `String(e)` and `util.inspect(e)`; no `cause` is kept (its own message and
+ * stack are where a transport's words would slip through). Anything not an LbrlError becomes one
+ * (`service`): the library throws nothing else.
+ */
+export function redactedError(error: unknown, redact: (text: string) => string): LbrlError {
+  const original = error instanceof Error ? error : undefined;
+  const clean =
+    error instanceof LbrlError
+      ? new LbrlError(redact(error.message), error.type, error.suggestion && redact(error.suggestion))
+      : new LbrlError(
+          `unexpected failure: ${redact(original ? original.message : String(error))}`,
+          'service',
+        );
+  if (error instanceof LbrlError && error.retryAfterMs !== undefined) clean.retryAfterMs = error.retryAfterMs;
+  // the frames of where it was thrown, under the clean first line
+  const frames = original?.stack?.split('\n').filter((line) => /^\s+at /.test(line)) ?? [];
+  const stack = [`${clean.name}: ${clean.message}`, ...frames.map(redact)].join('\n');
+  Object.defineProperty(clean, 'stack', {
+    value: stack,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+  return clean;
 }

@@ -19,6 +19,7 @@
 export { type ErrorType, EXIT_CODES, LbrlError } from './errors.js';
 /** The client: create, get and watch deposits with every check of the command line. */
 export {
+  type ChargeFields,
   type ClientSettings,
   type Clock,
   type CreateInput,

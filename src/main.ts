@@ -18,19 +18,33 @@ function exitAfterFlush(code: number): void {
 }
 
 const controller = new AbortController();
+/** How long the program has, after Ctrl-C or SIGTERM, to say what it stopped before it is ended. */
+const GRACE_MS = 700;
 let interrupts = 0;
 const onSignal = () => {
   interrupts += 1;
-  if (interrupts > 1) process.exit(130);
+  const code = 130;
+  if (interrupts > 1) process.exit(code);
   controller.abort();
+  // whatever still runs (a request that does not hear the abort) does not keep the process
+  setTimeout(() => process.exit(code), GRACE_MS).unref();
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-// A closed pipe on stdout (| head) is not an error worth a stack trace.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-});
+/**
+ * A closed pipe on stdout (| head) is not an error worth a stack trace; a terminal that is gone
+ * (EIO: the pty closed, ssh dropped) ends the process too, instead of it going on writing to no one.
+ * The first such error ends it: there is no one left to tell.
+ */
+const GONE = new Set(['EPIPE', 'EIO', 'ENXIO', 'EBADF', 'ECONNRESET', 'ERR_STREAM_DESTROYED']);
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (GONE.has(error.code ?? '')) process.exit(process.exitCode ?? (stream === process.stdout ? 0 : 1));
+  });
+}
+// the terminal hung up: no one reads what comes next
+process.on('SIGHUP', () => process.exit(129));
 
 /**
  * undici's HTTP parser is WebAssembly: V8's optimising tier compiles it in the background, and a

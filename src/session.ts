@@ -39,6 +39,9 @@ export type Target =
   | { mode: 'live'; baseUrl: string; token: string; baseUrlFrom: string; tokenFrom: string }
   | { mode: 'sandbox' };
 
+/** The tokens `lbrl sandbox serve` makes (newSandboxToken in sandbox/store.ts). */
+const STANDING_SANDBOX_TOKEN = /^sbx_[0-9a-f]{32}$/;
+
 export class Session {
   readonly printer: Printer;
   readonly profileName: string;
@@ -144,6 +147,23 @@ export class Session {
     return profile;
   }
 
+  /**
+   * The profile as the file has it, its settings unchecked: only for the commands that repair a
+   * damaged profile (config unset, config set-blinding-key --clear, auth logout).
+   */
+  profileForRepair(): Profile {
+    this.requireProfile();
+    const profile = this.store.rawProfile(this.profileName);
+    if (typeof profile.token === 'string') this.printer.addSecret(profile.token);
+    const keys = profile['blinding-keys'] as unknown;
+    for (const entry of Array.isArray(keys) ? keys : [keys]) {
+      const key = typeof entry === 'string' ? entry : (entry as { key?: unknown } | null)?.key;
+      if (typeof key === 'string')
+        for (const secret of blindingKeySecrets(key)) this.printer.addSecret(secret);
+    }
+    return profile;
+  }
+
   /** The profile's value of a setting, or its default. */
   setting(key: DefaultedKey): string;
   setting(key: ConfigKey): string | undefined;
@@ -193,8 +213,14 @@ export class Session {
 
   /** Live when a base URL and a token are both known; sandbox when neither is. */
   /** How a deposit is shown: the embedded sandbox's as no real money; decided by the target alone. */
-  renderMode(): { sandbox: boolean } {
-    return { sandbox: this.target().mode === 'sandbox' };
+  renderMode(): { sandbox: boolean; serviceUrl?: string } {
+    const target = this.target();
+    if (target.mode === 'sandbox') return { sandbox: true };
+    // a standing sandbox (lbrl sandbox serve) used as a profile: known by the token the user holds,
+    // which it made (sbx_ and 32 hex digits, sandbox/store.ts), never by what an answer says
+    return STANDING_SANDBOX_TOKEN.test(target.token)
+      ? { sandbox: false, serviceUrl: target.baseUrl }
+      : { sandbox: false };
   }
 
   target(): Target {
@@ -302,7 +328,7 @@ export class Session {
     });
     this.closers.push(() => sandbox.close());
     this.printer.info(
-      this.printer.ce.cyan(
+      this.printer.ce.bold(
         `sandbox: no account configured, using the embedded sandbox (no real money; data in ${this.sandboxDir})`,
       ),
     );

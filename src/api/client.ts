@@ -100,8 +100,10 @@ export interface Answer {
 }
 
 type Outcome =
-  | { kind: 'answer'; status: number; headers: Record<string, string | string[] | undefined>; body: string }
+  | { kind: 'answer'; status: number; headers: AnswerHeaders; body: string }
   | { kind: 'error'; error: unknown; sent: boolean };
+
+type AnswerHeaders = Record<string, string | string[] | undefined>;
 
 /** The code of a network error, or of its cause (undici wraps them). */
 export function errorCode(error: unknown): string {
@@ -174,8 +176,12 @@ export class DepositClient {
     this.secrets.add(options.token);
   }
 
+  /**
+   * Ends the connections at once: a request still waiting (a service that does not answer, after a
+   * watch's --timeout) is dropped, never waited for.
+   */
   async close(): Promise<void> {
-    if (!this.settings.dispatcher) await this.dispatcher.close();
+    if (!this.settings.dispatcher) await this.dispatcher.destroy();
   }
 
   async createDeposit(
@@ -366,7 +372,8 @@ export class DepositClient {
       return {
         kind: 'answer',
         status: res.statusCode,
-        headers: res.headers,
+        // and in its headers (Location, Content-Type, any): messages and traces quote them
+        headers: this.redactedHeaders(res.headers),
         // a service that echoes the token gets it replaced before anything reads the answer
         body: this.secrets.redact(Buffer.concat(chunks).toString('utf8')),
       };
@@ -387,6 +394,19 @@ export class DepositClient {
       // a refused or never-made connection cannot have carried the request
       return { kind: 'error', error, sent: sent || !CONNECT_FAILURES.has(code) };
     }
+  }
+
+  /** The headers of an answer with the token kept out of every value. */
+  private redactedHeaders(headers: AnswerHeaders): AnswerHeaders {
+    const clean: AnswerHeaders = {};
+    for (const [name, value] of Object.entries(headers)) {
+      const safeName = this.secrets.redact(name);
+      if (value === undefined) continue;
+      clean[safeName] = Array.isArray(value)
+        ? value.map((v) => this.secrets.redact(v))
+        : this.secrets.redact(String(value));
+    }
+    return clean;
   }
 
   private async send(

@@ -179,7 +179,8 @@ export function status(opts: OptionsOf<typeof STATUS_FLAGS>, session: Session): 
 
 export async function logout(session: Session): Promise<void> {
   const { printer: p } = session;
-  if (session.profile().token === undefined) {
+  // logout repairs a damaged token too: the profile is read unchecked
+  if (session.profileForRepair().token === undefined) {
     p.info(`profile ${session.profileName} has no saved token`);
   } else {
     await session.store.updateProfile(session.profileName, (profile) => {

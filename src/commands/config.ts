@@ -1,7 +1,13 @@
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/redact.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
-import { CONFIG_KEYS, type ConfigKey, isConfigKey } from '../store/config.js';
+import {
+  type BlindingKeyEntry,
+  CONFIG_KEYS,
+  type ConfigKey,
+  DEFAULTS,
+  isConfigKey,
+} from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
 import type { OptionsOf } from './define.js';
 import type { BLINDING_KEY_FLAGS } from './flags.js';
@@ -18,21 +24,107 @@ function key(name: string): ConfigKey {
   return name;
 }
 
-export function get(name: string, session: Session): void {
+/** Where the value in force of a setting came from. */
+export type SettingSource = 'flag' | 'environment' | 'profile' | 'default' | 'unset';
+
+export interface SettingInForce {
+  key: ConfigKey;
+  /** what commands use; null when nothing applies (or what applies is not one value) */
+  value: string | null;
+  source: SettingSource;
+  /** a word more on the source: the flag or variable, the profile, what a default means */
+  detail: string;
+}
+
+/** The value a command would use for a setting, and where it came from. */
+export async function inForce(k: ConfigKey, session: Session): Promise<SettingInForce> {
+  const profile = session.profile();
+  if (k === 'base-url') {
+    const given = session.baseUrlSetting();
+    if (given?.from === '--base-url')
+      return { key: k, value: given.value, source: 'flag', detail: '--base-url' };
+    if (given?.from === 'LBRL_BASE_URL')
+      return { key: k, value: given.value, source: 'environment', detail: 'LBRL_BASE_URL' };
+  }
+  const saved = profile[k];
+  if (saved !== undefined)
+    return {
+      key: k,
+      value: saved,
+      source: 'profile',
+      detail: `profile ${session.profileName} in ${session.store.file}`,
+    };
+  const unset = (detail: string): SettingInForce => ({ key: k, value: null, source: 'unset', detail });
+  const byDefault = (value: string | null, detail: string): SettingInForce => ({
+    key: k,
+    value,
+    source: 'default',
+    detail,
+  });
+  switch (k) {
+    case 'qr-style':
+      return byDefault('detect', 'asks the terminal for its background; dark when it does not answer');
+    case 'esplora-url':
+    case 'asset-id': {
+      let sandbox = false;
+      try {
+        sandbox = session.target().mode === 'sandbox';
+      } catch {
+        // a half-configured target: the live defaults
+      }
+      const network = session.network();
+      if (k === 'esplora-url') {
+        const { DEFAULT_ESPLORA } = await import('../api/esplora.js');
+        const url = DEFAULT_ESPLORA[network];
+        // the embedded sandbox checks its own chain: while it is in use, its explorer is used instead
+        const meanwhile = sandbox
+          ? "; the embedded sandbox, in use now, checks on its own chain's explorer"
+          : '';
+        return url
+          ? byDefault(url, `the public explorer of ${network}${meanwhile}`)
+          : unset(`no explorer is known for ${network}${meanwhile}`);
+      }
+      if (sandbox) {
+        const { SANDBOX_ASSET_ID } = await import('../sandbox/chain.js');
+        return byDefault(SANDBOX_ASSET_ID, "the embedded sandbox's asset");
+      }
+      return unset('verify cannot pin the asset until one is set');
+    }
+    default: {
+      const value = DEFAULTS[k];
+      return value !== undefined ? byDefault(value, 'default') : unset('not set');
+    }
+  }
+}
+
+/**
+ * The value in force on stdout, bare, as scripts read it (nothing when none applies); where it
+ * came from on stderr (`from: default`), or both as one JSON object with --json.
+ */
+export async function get(name: string, session: Session): Promise<void> {
   const k = key(name);
-  const value = session.setting(k);
-  if (value !== undefined) session.printer.out(value);
+  const found = await inForce(k, session);
+  const p = session.printer;
+  if (session.globals.json) {
+    p.json(found);
+    return;
+  }
+  if (found.value !== null) p.out(found.value);
+  const detail = found.detail === found.source ? '' : ` (${found.detail})`;
+  p.info(`from: ${found.source}${detail}`);
 }
 
 export async function set(name: string, value: string, session: Session): Promise<void> {
   const k = key(name);
-  const network = k === 'network' ? value : session.setting('network');
+  // set repairs a damaged setting too: the profile is read unchecked, its network as a string
+  const profile = session.profileForRepair();
+  const saved = typeof profile.network === 'string' ? profile.network : undefined;
+  const network = k === 'network' ? value : (saved ?? DEFAULTS.network);
   const checked = checkConfigValue(k, value, network);
   if (k === 'network') {
-    const profile = session.profile();
     for (const addressKey of ['default-address', 'split-address'] as const) {
       const stored = profile[addressKey];
-      if (stored !== undefined) {
+      if (typeof stored === 'string') {
         try {
           checkConfigValue(addressKey, stored, checked);
         } catch {
@@ -49,7 +141,9 @@ export async function set(name: string, value: string, session: Session): Promis
 
 export async function unset(name: string, session: Session): Promise<void> {
   const k = key(name);
-  session.profile(); // unset does not create a profile: the name must exist
+  // unset does not create a profile: the name must exist; it repairs a damaged setting, so the
+  // others are not checked
+  session.profileForRepair();
   await session.store.updateProfile(session.profileName, (profile) => {
     delete profile[k];
   });
@@ -95,15 +189,16 @@ export type BlindingKeyOptions = OptionsOf<typeof BLINDING_KEY_FLAGS>;
  */
 export async function setBlindingKey(opts: BlindingKeyOptions, session: Session): Promise<void> {
   const { ctx, printer: p } = session;
-  // a key kept in a misspelt profile would never be used: the name must exist, as for unset
-  session.profile();
+  // a key kept in a misspelt profile would never be used: the name must exist, as for unset;
+  // --clear repairs damaged keys, so it reads the profile unchecked
+  const profile = opts.clear ? session.profileForRepair() : session.profile();
   let address: string | undefined;
   if (opts.address !== undefined) {
     if (looksLikeBlindingKey(opts.address))
       throw usageError(
         'invalid --address: that is a blinding key, not an address; give the key on stdin (lbrl config set-blinding-key < key.txt), never on the command line',
       );
-    const network = session.setting('network');
+    const network = typeof profile.network === 'string' ? profile.network : 'liquid';
     const { article, decodeLiquidAddress } = await import('../domain/address.js');
     const r = decodeLiquidAddress(opts.address);
     if (!r.ok) throw invalidValue('--address', opts.address, `a Liquid address (${r.reason})`);
@@ -118,7 +213,17 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
   const scope = address ? `address ${address}` : 'the wallet (every address)';
   if (opts.clear) {
     await session.store.updateProfile(session.profileName, (profile) => {
-      const kept = (profile['blinding-keys'] ?? []).filter((e) => (address ? e.address !== address : false));
+      const stored = profile['blinding-keys'] as unknown;
+      // a damaged list keeps only its sound entries for other addresses
+      const kept = (
+        Array.isArray(stored) ? (stored as Array<{ key?: unknown; address?: unknown }>) : []
+      ).filter(
+        (e) =>
+          address !== undefined &&
+          e &&
+          typeof e.key === 'string' &&
+          (e.address === undefined || (typeof e.address === 'string' && e.address !== address)),
+      ) as BlindingKeyEntry[];
       if (kept.length > 0) profile['blinding-keys'] = kept;
       else delete profile['blinding-keys'];
     });

@@ -197,10 +197,10 @@ export const AUTH_LOGOUT = command({
 
 export const CONFIG_GET = command({
   path: 'config get',
-  description: 'print a setting',
+  description: 'print the value in force of a setting (where it comes from on stderr)',
   args: [KEY_ARG],
   flags: [],
-  examples: ['lbrl config get network'],
+  examples: ['lbrl config get network', 'lbrl config get esplora-url --json'],
   async run({ args: [key], session }) {
     return (await import('./config.js')).get(key, await session());
   },

@@ -3,7 +3,7 @@
  * batch flow (deposits/batch.ts), results printed in row order.
  */
 import fs from 'node:fs';
-import { inCI, readInput } from '../context.js';
+import { readInput } from '../context.js';
 import { type BatchRow, createBatch, type RowKind, type RowOutcome, tally } from '../deposits/batch.js';
 import type { RequestDefaults } from '../deposits/ports.js';
 import { checkRequest, ROW_LABELS } from '../deposits/request.js';
@@ -14,6 +14,7 @@ import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { ResumableRows, RowClaims } from '../store/claims.js';
+import { mayRedraw, ProgressLine } from '../ui/progress.js';
 import type { OptionsOf } from './define.js';
 import type { CREATE_FLAGS } from './flags.js';
 
@@ -84,7 +85,9 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
 
   const target = session.target();
   const scope = session.scope(target);
-  const progress = p.stderrIsTTY && !inCI(session.ctx.env) && !session.globals.quiet;
+  // a terminal of a known size gets a progress line, cleared before each line of the table
+  const progress =
+    mayRedraw(session.ctx) && !session.globals.quiet ? new ProgressLine(session.ctx.stderr) : undefined;
   // a person at a terminal reads a table; a pipe or --json gets one NDJSON line per row
   const table = p.stdoutIsTTY && !session.globals.json ? new RowTable(rows) : undefined;
   let printed = 0;
@@ -112,17 +115,18 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
         seen = outcomes;
         while (printed < outcomes.length && outcomes[printed]) {
           const outcome = outcomes[printed]!;
-          if (table) p.out(table.line(printed, outcome));
-          else p.json(outcome.line);
+          const line = () => (table ? p.out(table.line(printed, outcome)) : p.json(outcome.line));
+          if (progress) progress.above(line);
+          else line();
           printed += 1;
         }
-        if (progress) session.ctx.stderr.write(`\rrows ${finished}/${rows.length}`);
+        progress?.show(`rows ${finished}/${rows.length}`);
       },
     );
   } catch (error) {
     failure = error;
   } finally {
-    if (progress) session.ctx.stderr.write('\n');
+    progress?.clear();
   }
   if (printed > 0) p.info(summary(tally(seen), rows.length));
   if (failure !== undefined) throw failure;

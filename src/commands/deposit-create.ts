@@ -87,7 +87,8 @@ function summary(body: CreateRequest, where: string): string {
 export async function run(opts: CreateFlags, session: Session): Promise<void> {
   const p = session.printer;
   // a style chosen by flag or setting always wins; otherwise the terminal may be asked
-  const chosenStyle = opts.qrStyle ?? session.profile()['qr-style'];
+  const saved = session.profile()['qr-style'];
+  const chosenStyle = opts.qrStyle ?? (saved === 'detect' ? undefined : saved);
   const style = qrStyle(opts.qrStyle, session.setting('qr-style'));
   const plan = parseWatchFlags(opts);
   const interactive = canPrompt(session.ctx, session.globals);

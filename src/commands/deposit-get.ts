@@ -32,6 +32,8 @@ export interface GetCommandOptions {
   client(): Promise<{ api: DepositApi; sandbox: boolean }>;
   /** the explorer link's fragment that shows the unblinded amounts, when a blinding key is set */
   blindedFragment(value: GetResponse): Promise<string | null>;
+  /** a standing sandbox's base URL (known by its token), whose deposits link to its own explorer */
+  serviceUrl(): string | undefined;
 }
 
 /** The Session's world, narrowed to what `deposit get` uses. */
@@ -49,6 +51,7 @@ export function getOptionsOf(idText: string, flags: GetFlags, session: Session):
       return { api: await session.client(target), sandbox: target.mode === 'sandbox' };
     },
     blindedFragment: (value) => blindedFragment(value, session),
+    serviceUrl: () => session.renderMode().serviceUrl,
   };
 }
 
@@ -92,6 +95,7 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
       sandbox,
       blinded: sandbox ? null : await options.blindedFragment(value),
       timeZone: timeZoneOf(options.env),
+      serviceUrl: options.serviceUrl(),
     }),
   );
   if (flags.qr) {

@@ -80,6 +80,35 @@ export async function watchDeposits(
     if (o.signal.aborted) throw interrupted();
   };
   const timedOut = () => o.timeoutMs !== undefined && o.now() - started >= o.timeoutMs;
+  /** Time left before the --timeout, or Infinity without one. */
+  const left = () => (o.timeoutMs === undefined ? Number.POSITIVE_INFINITY : started + o.timeoutMs - o.now());
+  const timeoutError = () => {
+    const open = pending();
+    return new LbrlError(
+      `timed out after ${Math.round((o.now() - started) / 1000)} s with ${open.length} deposit(s) not yet FINALIZED or FAILED${o.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}: ${open.join(', ')}`,
+      'watch_timeout',
+    );
+  };
+  /**
+   * The work, or the watch's time-out when the time runs out first: a request that hangs (an
+   * unreachable service, its retries) never holds the watch past its --timeout. The wait is a
+   * timer of the time left by the watch's clock: an injected clock that moves at each sleep
+   * moves nothing here, so only a request that really hangs meets it.
+   */
+  const beforeDeadline = async <T>(work: Promise<T>): Promise<T> => {
+    if (o.timeoutMs === undefined) return work;
+    work.catch(() => {});
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(timeoutError()), Math.max(0, left()));
+    });
+    expired.catch(() => {});
+    try {
+      return await Promise.race([work, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   const proven = new Set<string>();
   const gone: string[] = [];
   const open = (id: string, s: string | undefined) =>
@@ -92,10 +121,11 @@ export async function watchDeposits(
     for (const id of pending()) {
       if (timedOut()) break;
       // the shared budget: requests across all deposits are spaced evenly
-      await pause(lastRequestAt + spacing - o.now());
+      await pause(Math.min(lastRequestAt + spacing - o.now(), left()));
+      if (timedOut()) break;
       lastRequestAt = o.now();
       try {
-        const { value, raw } = await getChecked(client, id);
+        const { value, raw } = await beforeDeadline(getChecked(client, id));
         failingSince = undefined;
         failures = 0;
         const previous = states.get(id);
@@ -103,8 +133,10 @@ export async function watchDeposits(
           states.set(id, value.status);
           events.change(value, raw, previous);
         }
-        if (value.status === 'FINALIZED' && o.settled && (await o.settled(value))) proven.add(id);
+        if (value.status === 'FINALIZED' && o.settled && (await beforeDeadline(o.settled(value))))
+          proven.add(id);
       } catch (error) {
+        if (error instanceof LbrlError && error.type === 'watch_timeout') throw error;
         if (o.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
           gone.push(id);
           events.gone?.(id);
@@ -123,19 +155,14 @@ export async function watchDeposits(
         failures += 1;
         const delay = Math.round(Math.max(backoff, o.intervalMs, error.retryAfterMs ?? 0));
         events.retry(error.message, delay, failingFor);
-        await pause(delay);
+        // never past the --timeout: the round below then ends the watch
+        await pause(Math.min(delay, left()));
         break;
       }
     }
     events.tick(states, o.now() - started);
     if (pending().length === 0) break;
-    if (timedOut()) {
-      const left = pending();
-      throw new LbrlError(
-        `timed out after ${Math.round((o.now() - started) / 1000)} s with ${left.length} deposit(s) not yet FINALIZED or FAILED${o.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}: ${left.join(', ')}`,
-        'watch_timeout',
-      );
-    }
+    if (timedOut()) throw timeoutError();
     let wait = roundStart + o.intervalMs - o.now();
     if (o.timeoutMs !== undefined) wait = Math.min(wait, started + o.timeoutMs - o.now());
     await pause(wait);

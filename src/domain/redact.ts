@@ -142,8 +142,18 @@ function isCutBefore(text: string, q: number): boolean {
   return text[q - 1] === '…' || (q >= 3 && text.endsWith('...', q));
 }
 
+/** Upper-case hex digits to lower case, nothing else: same length, so positions still match. */
+function foldHex(text: string): string {
+  return /[A-F]/.test(text) ? text.replace(/[A-F]/g, (c) => c.toLowerCase()) : text;
+}
+
+/** A secret written in hex (a blinding key) is the same secret in any case. */
+const HEX_SECRET = /^[0-9a-fA-F]+$/;
+
 class Secret {
   readonly forms: string[];
+  /** a hex secret: matched in the text with its hex digits folded to lower case */
+  private readonly fold: boolean;
   readonly grams: Set<string> | undefined;
   /** the first two characters of each gram, as one number: most positions are ruled out by it */
   private readonly pairs = new Set<number>();
@@ -151,7 +161,11 @@ class Secret {
   private readonly prefixEnds = new Set<number>();
   private readonly suffixStarts = new Set<number>();
 
-  constructor(readonly value: string) {
+  constructor(
+    readonly value: string,
+    fold = false,
+  ) {
+    this.fold = fold;
     const hex = Buffer.from(value, 'utf8').toString('hex');
     this.forms = [value];
     if (value.length >= FRAGMENT) this.forms.push(...base64Cores(value), hex, hex.toUpperCase());
@@ -170,11 +184,14 @@ class Secret {
 
   /** Marks in `hit` (indexed by the original text) what matches in this view. */
   mark(v: View, hit: Uint8Array): void {
-    const t = v.text;
+    // a hex secret's digits in any case; its encodings (base64 is case-sensitive) as they are
+    const t = this.fold ? foldHex(v.text) : v.text;
     const cover = (from: number, to: number) => hit.fill(1, startOf(v, from), endOf(v, to - 1));
-    for (const form of this.forms) {
-      for (let at = t.indexOf(form); at !== -1; at = t.indexOf(form, at + 1)) cover(at, at + form.length);
-    }
+    this.forms.forEach((form, i) => {
+      const within = i === 0 ? t : v.text;
+      for (let at = within.indexOf(form); at !== -1; at = within.indexOf(form, at + 1))
+        cover(at, at + form.length);
+    });
     if (!this.grams) return;
     for (let i = 0; i + FRAGMENT <= t.length; i++) {
       if (!this.pairs.has((t.charCodeAt(i) << 16) | t.charCodeAt(i + 1))) continue;
@@ -208,8 +225,17 @@ export class Redactor {
 
   /** Keep this value out of every text from now on (ignored when shorter than MIN_SECRET). */
   add(secret: string | undefined): void {
-    if (secret && secret.length >= MIN_SECRET && !this.secrets.has(secret))
-      this.secrets.set(secret, new Secret(secret));
+    if (!secret || secret.length < MIN_SECRET) return;
+    if (HEX_SECRET.test(secret)) {
+      // any case of its digits as it is; its encodings (base64, hex of the text) as written in
+      // lower case and in upper case, the two ways a key is written
+      const lower = secret.toLowerCase();
+      if (!this.secrets.has(lower)) this.secrets.set(lower, new Secret(lower, true));
+      const upper = secret.toUpperCase();
+      if (upper !== lower && !this.secrets.has(upper)) this.secrets.set(upper, new Secret(upper));
+      return;
+    }
+    if (!this.secrets.has(secret)) this.secrets.set(secret, new Secret(secret));
   }
 
   get size(): number {

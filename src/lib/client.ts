@@ -14,9 +14,10 @@ import type { DepositApi } from '../deposits/ports.js';
 import { checkRequest, type Labels, ROW_LABELS } from '../deposits/request.js';
 import { watchDeposits } from '../deposits/watch.js';
 import { decimalFromNumber } from '../domain/decimal.js';
+import { MIN_FRAGMENT_SECRET, Redactor } from '../domain/redact.js';
 import { splitFeeFromBasisPoints } from '../domain/split.js';
 import { parseDepositId } from '../domain/values.js';
-import { invalidValue, usageError } from '../errors.js';
+import { invalidValue, type LbrlError, redactedError, usageError } from '../errors.js';
 import type { CreatedDeposit, Deposit, DepositRequest } from './types.js';
 import { type Network, parseCents, parseNetwork } from './values.js';
 
@@ -49,12 +50,8 @@ export interface ClientSettings {
   clock?: Clock;
 }
 
-/** What a charge is made of. Amounts as strings or integers only: never a float of reais. */
-export interface CreateInput {
-  /** reais as people write them: `"1500"`, `"15.50"`, `"15,50"`; or give amountCents */
-  amount?: string;
-  /** integer cents, 1 to 600000 */
-  amountCents?: number | string;
+/** The fields of a charge besides its amount. */
+export interface ChargeFields {
   /** the Liquid address that receives the asset */
   to: string;
   /** with splitFee: a second address that gets splitFee of the net amount */
@@ -62,6 +59,22 @@ export interface CreateInput {
   /** `"2.99%"`, `"2.99"` or `"2,99"` */
   splitFee?: string;
 }
+
+/**
+ * What a charge is made of: exactly one amount, as the command line's --amount or --amount-cents,
+ * either reais as a string (never a float of reais) or whole cents as a number.
+ */
+export type CreateInput =
+  | (ChargeFields & {
+      /** reais as people write them: `"1500"`, `"15.50"`, `"15,50"` */
+      amount: string;
+      amountCents?: never;
+    })
+  | (ChargeFields & {
+      /** integer cents, 1 to 600000 */
+      amountCents: number;
+      amount?: never;
+    });
 
 export interface CreateOptions {
   /**
@@ -159,12 +172,40 @@ function requestOf(known: KnownDeposit | undefined): CreateRequest | undefined {
 
 /** A client with every check of the command line, configured by its arguments only. */
 export function createClient(settings: ClientSettings): LbrlClient {
+  // every error of this client, thrown here or by its calls, passes the one redactor
+  const secrets = new Redactor();
+  if (settings && typeof settings === 'object' && typeof settings.token === 'string')
+    secrets.add(settings.token);
+  const scrub = (error: unknown) => redactedError(error, (text) => secrets.redact(text));
+  try {
+    return makeClient(settings, secrets, scrub);
+  } catch (error) {
+    throw scrub(error);
+  }
+}
+
+function makeClient(
+  settings: ClientSettings,
+  secrets: Redactor,
+  scrub: (error: unknown) => LbrlError,
+): LbrlClient {
   if (typeof settings !== 'object' || settings === null)
     throw usageError('createClient needs settings: { baseUrl, token }');
-  const base = parseBaseUrl(String(settings.baseUrl ?? ''));
-  if (!base.ok) throw invalidValue('baseUrl', String(settings.baseUrl), base.expected);
-  const token = parseToken(String(settings.token ?? ''));
+  if (typeof settings.baseUrl !== 'string')
+    throw usageError(`baseUrl must be a string (an https:// URL), not ${kindOf(settings.baseUrl)}`);
+  const base = parseBaseUrl(settings.baseUrl);
+  if (!base.ok) throw invalidValue('baseUrl', settings.baseUrl, base.expected);
+  if (typeof settings.token !== 'string')
+    throw usageError(`token must be a string, not ${kindOf(settings.token)}`);
+  const token = parseToken(settings.token);
   if (!token.ok) throw usageError(`invalid token: expected ${token.expected}`);
+  // the command line's rule: a short token cannot be told apart from ordinary text, so it could
+  // not be kept out of messages
+  if (token.value.length < MIN_FRAGMENT_SECRET)
+    throw usageError(
+      `invalid token: it is ${token.value.length} character(s); lbrl needs at least ${MIN_FRAGMENT_SECRET} to keep it out of every message`,
+    );
+  secrets.add(token.value);
   const network = parseNetwork(settings.network ?? 'liquid');
   const timeoutMs = positive('timeoutMs', settings.timeoutMs, 1) ?? 30_000;
   const connectTimeoutMs = positive('connectTimeoutMs', settings.connectTimeoutMs, 1) ?? 30_000;
@@ -211,20 +252,23 @@ export function createClient(settings: ClientSettings): LbrlClient {
     };
   };
 
-  return {
+  const client: LbrlClient = {
     async create(input, options = {}) {
-      if (typeof input !== 'object' || input === null)
-        throw usageError('create needs { amount or amountCents, to }');
-      if (input.amount !== undefined && typeof input.amount !== 'string')
-        throw usageError(
-          `amount must be a string of reais such as "15.50" (a number of reais would be a float); for a number, give amountCents`,
-        );
-      const amountCents = input.amountCents === undefined ? undefined : String(parseCents(input.amountCents));
+      checkOptions(options);
+      const fields = checkInput(input);
+      const amountCents =
+        fields.amountCents === undefined ? undefined : String(parseCents(fields.amountCents));
       const key = options.idempotencyKey ?? randomUUID();
       if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key))
         throw invalidValue('idempotencyKey', String(key), 'printable characters without spaces, at most 255');
       const { body, problems } = checkRequest(
-        { amount: input.amount, amountCents, to: input.to, splitTo: input.splitTo, splitFee: input.splitFee },
+        {
+          amount: fields.amount,
+          amountCents,
+          to: fields.to,
+          splitTo: fields.splitTo,
+          splitFee: fields.splitFee,
+        },
         { network },
         LABELS,
       );
@@ -236,6 +280,7 @@ export function createClient(settings: ClientSettings): LbrlClient {
     },
 
     async get(id, options = {}) {
+      checkOptions(options);
       const depositIdValue = depositId(id);
       const { value } = await checkedApi(options.signal, depositIdValue, options.known).getDeposit(
         depositIdValue,
@@ -244,6 +289,7 @@ export function createClient(settings: ClientSettings): LbrlClient {
     },
 
     watch(id, options = {}) {
+      checkOptions(options);
       const depositIdValue = depositId(id);
       const intervalMs = positive('intervalMs', options.intervalMs, 1000) ?? 3000;
       const limitMs = positive('timeoutMs', options.timeoutMs, 1);
@@ -257,6 +303,22 @@ export function createClient(settings: ClientSettings): LbrlClient {
       closed = true;
       await dispatcher.close();
     },
+  };
+
+  return {
+    create: (input, options) =>
+      client.create(input, options).catch((error: unknown) => Promise.reject(scrub(error))),
+    get: (id, options) => client.get(id, options).catch((error: unknown) => Promise.reject(scrub(error))),
+    watch(id, options) {
+      let inner: AsyncIterable<Deposit>;
+      try {
+        inner = client.watch(id, options);
+      } catch (error) {
+        throw scrub(error);
+      }
+      return scrubbedIterable(inner, scrub);
+    },
+    close: () => client.close().catch((error: unknown) => Promise.reject(scrub(error))),
   };
 
   /** watchDeposits' events as an async iterator; leaving the loop stops the polling. */
@@ -316,4 +378,73 @@ export function createClient(settings: ClientSettings): LbrlClient {
       await running;
     }
   }
+}
+
+/** The iterable with every error of its iteration passed through `scrub`. */
+async function* scrubbedIterable<T>(
+  inner: AsyncIterable<T>,
+  scrub: (error: unknown) => LbrlError,
+): AsyncGenerator<T> {
+  try {
+    yield* inner;
+  } catch (error) {
+    throw scrub(error);
+  }
+}
+
+/** What a value is, for a message: `a number`, `an array`, `null`. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'object' || type === 'undefined' ? type : `a ${type}`;
+}
+
+/**
+ * The command line's rules for a create's fields, at run time for a program without the types
+ * (JavaScript, `as any`, JSON from elsewhere): exactly one amount, each field of its type.
+ */
+function checkInput(input: unknown): {
+  amount?: string;
+  amountCents?: number | string;
+  to?: string;
+  splitTo?: string;
+  splitFee?: string;
+} {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw usageError('create needs { amount or amountCents, to }');
+  const fields = input as Record<string, unknown>;
+  const { amount, amountCents, to, splitTo, splitFee } = fields;
+  if (amount !== undefined && typeof amount !== 'string')
+    throw usageError(
+      `amount must be a string of reais such as "15.50", not ${kindOf(amount)} (a number of reais would be a float); for a number, give amountCents`,
+    );
+  if (amountCents !== undefined && typeof amountCents !== 'number')
+    throw usageError(`amountCents must be a whole number of cents, not ${kindOf(amountCents)}`);
+  // a missing amount or destination, or both amounts, are named by the request's own check
+  if (to !== undefined && typeof to !== 'string')
+    throw usageError(`to must be a string (the Liquid address that receives the asset), not ${kindOf(to)}`);
+  for (const [name, value] of [
+    ['splitTo', splitTo],
+    ['splitFee', splitFee],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'string')
+      throw usageError(`${name} must be a string, not ${kindOf(value)}`);
+  }
+  return {
+    ...(amount !== undefined ? { amount: amount as string } : {}),
+    ...(amountCents !== undefined ? { amountCents: amountCents as number } : {}),
+    ...(to !== undefined ? { to: to as string } : {}),
+    ...(splitTo !== undefined ? { splitTo: splitTo as string } : {}),
+    ...(splitFee !== undefined ? { splitFee: splitFee as string } : {}),
+  };
+}
+
+/** The options of a call: an object, its signal an AbortSignal (else `usage`, never a TypeError). */
+function checkOptions(options: unknown): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw usageError(`options must be an object, not ${kindOf(options)}`);
+  const { signal } = options as { signal?: unknown };
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw usageError(`signal must be an AbortSignal, not ${kindOf(signal)}`);
 }

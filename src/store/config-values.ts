@@ -60,8 +60,8 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
         throw refuse('on (watch checks each settlement on chain) or off');
       return value;
     case 'qr-style':
-      if (value !== 'dark' && value !== 'light')
-        throw refuse('dark (light modules on a dark terminal) or light');
+      if (value !== 'dark' && value !== 'light' && value !== 'detect')
+        throw refuse('dark (light modules on a dark terminal), light, or detect (ask the terminal)');
       return value;
   }
 }

@@ -60,7 +60,8 @@ export type DefaultedKey = 'network' | 'sandbox-autopay' | 'qr-style' | 'confirm
 export const DEFAULTS: Record<DefaultedKey, string> & Partial<Record<ConfigKey, string>> = {
   network: 'liquid',
   'sandbox-autopay': '5',
-  'qr-style': 'dark',
+  // asks the terminal for its background (deposit create), dark where it cannot
+  'qr-style': 'detect',
   confirmations: '2',
   verify: 'off',
 };
@@ -105,14 +106,50 @@ export class ConfigStore {
     } catch (error) {
       throw new LbrlError(
         `the config file ${this.file} is damaged (${(error as Error).message}); fix or remove it`,
-        'config',
+        'config_invalid',
+      );
+    }
+    const profiles = (this.cache as { profiles?: unknown }).profiles;
+    if (profiles !== undefined && !isPlainObject(profiles)) {
+      this.cache = undefined;
+      throw new LbrlError(
+        `the config file ${this.file} is damaged: "profiles" is ${kindOf(profiles)}, not an object of profiles; fix or remove it`,
+        'config_invalid',
       );
     }
     return this.cache;
   }
 
+  /**
+   * A profile, every setting of it checked for its type: a damaged one is a config error naming
+   * the file, the profile, the key and the command that repairs it.
+   */
   profile(name: string): Profile {
-    return this.read().profiles?.[name] ?? {};
+    const profile = this.rawProfile(name);
+    const problem = profileProblem(profile);
+    if (problem) {
+      const where = `key "${problem.key}" of profile ${JSON.stringify(name)} in ${this.file}`;
+      throw new LbrlError(
+        `the config file is damaged: ${where} is ${problem.got}, expected ${problem.expected}; repair it with ${repairCommand(problem.key, name)}`,
+        'config_invalid',
+      );
+    }
+    return profile;
+  }
+
+  /**
+   * A profile as the file has it, unchecked: for the commands that repair one (config unset,
+   * config set-blinding-key --clear, auth logout), which must work on a damaged profile.
+   */
+  rawProfile(name: string): Profile {
+    const profile = this.read().profiles?.[name];
+    if (profile === undefined) return {};
+    if (!isPlainObject(profile))
+      throw new LbrlError(
+        `the config file is damaged: profile ${JSON.stringify(name)} in ${this.file} is ${kindOf(profile)}, not an object of settings; fix or remove it`,
+        'config_invalid',
+      );
+    return profile as Profile;
   }
 
   profileNames(): string[] {
@@ -216,6 +253,66 @@ export class ConfigStore {
   }
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What a value is, for a message: `a number`, `an array`, `null`. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** The first setting of a profile whose type is wrong: every setting is a string, blinding keys a list. */
+export function profileProblem(profile: Profile): { key: string; got: string; expected: string } | undefined {
+  for (const [key, value] of Object.entries(profile)) {
+    if (value === undefined) continue;
+    if (key === 'blinding-keys') {
+      const entries = value as unknown;
+      const bad =
+        !Array.isArray(entries) ||
+        entries.some(
+          (e) =>
+            !isPlainObject(e) ||
+            typeof e.key !== 'string' ||
+            (e.address !== undefined && typeof e.address !== 'string'),
+        );
+      // never the keys themselves: only what the value is
+      if (bad)
+        return {
+          key,
+          got: Array.isArray(entries)
+            ? 'a list with an entry that is not {key: string}'
+            : typeof entries === 'string'
+              ? 'a string'
+              : kindOf(entries),
+          expected: 'a list of {key: string, address?: string}',
+        };
+      continue;
+    }
+    if (key === 'token' || (CONFIG_KEYS as readonly string[]).includes(key)) {
+      if (typeof value !== 'string')
+        return {
+          key,
+          got: key === 'token' ? `not a string (${typeof value})` : kindOf(value),
+          expected: 'a string',
+        };
+    }
+  }
+  return undefined;
+}
+
+/** The command that repairs a damaged key. */
+function repairCommand(key: string, profile: string): string {
+  const flag = profile === 'default' ? '' : ` --profile ${profile}`;
+  if (key === 'blinding-keys') return `lbrl config set-blinding-key --clear${flag}`;
+  if (key === 'token') return `lbrl auth logout${flag} (then lbrl auth login)`;
+  return `lbrl config unset ${key}${flag} (or lbrl config set ${key} <value>)`;
+}
+
 /** Left by a process that is gone (a kill -9), or older than 10 s. */
 function lockIsStale(file: string): boolean {
   try {
@@ -260,4 +357,62 @@ export function requireProfileExists(store: ConfigStore, name: string, from = '-
   throw usageError(
     `no profile named ${JSON.stringify(name)} (from ${from}); the profiles are: ${known.join(', ')}${guess} Create it with lbrl config set <key> <value> --profile ${name}, or lbrl auth login --profile ${name}`,
   );
+}
+
+/**
+ * Every secret the config file holds (each profile's token and blinding keys), read before
+ * anything else so that output is redacted from its first line, even of a command that never reads
+ * the profile (a token pasted as a deposit id). Lenient: a file that cannot be read yields nothing
+ * (the command that reads the profile reports why), and a damaged one still gives up what looks
+ * like a token or a key.
+ */
+export function configSecrets(dir: string): { tokens: string[]; keys: string[] } {
+  const tokens: string[] = [];
+  const keys: string[] = [];
+  let text: string;
+  try {
+    const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
+    const fd = fs.openSync(path.join(dir, 'config.json'), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    try {
+      const stat = fs.fstatSync(fd);
+      if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return { tokens, keys };
+      text = fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return { tokens, keys };
+  }
+  try {
+    const config = JSON.parse(text) as unknown;
+    const profiles =
+      config && typeof config === 'object' ? (config as { profiles?: unknown }).profiles : undefined;
+    if (profiles && typeof profiles === 'object') {
+      for (const profile of Object.values(profiles as Record<string, unknown>)) {
+        if (!profile || typeof profile !== 'object') continue;
+        const { token, 'blinding-keys': entries } = profile as {
+          token?: unknown;
+          'blinding-keys'?: unknown;
+        };
+        if (typeof token === 'string') tokens.push(token);
+        for (const entry of Array.isArray(entries) ? entries : [entries]) {
+          if (typeof entry === 'string') keys.push(entry);
+          else if (entry && typeof entry === 'object' && typeof (entry as { key?: unknown }).key === 'string')
+            keys.push((entry as { key: string }).key);
+        }
+      }
+    }
+  } catch {
+    // not JSON: whatever stands after "token" or "key"
+    for (const m of text.matchAll(/"(token|key)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
+      let value = m[2]!;
+      try {
+        value = JSON.parse(`"${value}"`) as string;
+      } catch {
+        // as written
+      }
+      (m[1] === 'token' ? tokens : keys).push(value);
+    }
+  }
+  return { tokens, keys };
 }

@@ -208,7 +208,7 @@ export class CounterView {
             clip(`at ${localTime(this.paidAt, timeZone)}`, width),
           ]
         : [];
-    const retry = this.retrying ? c.yellow(clip(this.retrying, width)) : '';
+    const retry = this.retrying ? c.magenta(clip(this.retrying, width)) : '';
     if (stacked) {
       lines.push(head);
       lines.push(

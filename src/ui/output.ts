@@ -1,6 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import type { Context, OutStream } from '../context.js';
-import { Redactor } from '../domain/redact.js';
+import type { Context, OutStream, SecretFilter } from '../context.js';
+import { blindingKeySecrets, Redactor } from '../domain/redact.js';
 import { jsonLine } from '../domain/safe-text.js';
 import type { LbrlError } from '../errors.js';
 
@@ -23,12 +23,13 @@ function colorLevel(stream: OutStream, env: Context['env'], wanted: boolean): 0 
 export class Printer {
   readonly c: ChalkInstance;
   readonly ce: ChalkInstance;
-  private readonly secrets = new Redactor();
+  private readonly secrets: SecretFilter;
 
   constructor(
     private readonly ctx: Context,
     readonly opts: OutputOptions,
   ) {
+    this.secrets = ctx.redactor ?? new Redactor();
     this.c = new Chalk({ level: colorLevel(ctx.stdout, ctx.env, opts.color) });
     this.ce = new Chalk({ level: colorLevel(ctx.stderr, ctx.env, opts.color) });
   }
@@ -47,33 +48,17 @@ export class Printer {
 
   /**
    * The context with its stdout and stderr passing every write through the redactor, so that
-   * whatever writes to them (a spinner, a progress line, a prompt) cannot print a secret. The
-   * printer's own writes, and `outUnredacted`, use the streams it was made with.
+   * whatever writes to them (a spinner, a progress line, a prompt) cannot print a secret. A
+   * context that is redacting already (cli.ts made it so) shares this printer's redactor.
    */
   guard(ctx: Context): Context {
-    return { ...ctx, stdout: this.guarded(ctx.stdout), stderr: this.guarded(ctx.stderr) };
-  }
-
-  private guarded<S extends OutStream>(stream: S): S {
-    type Write = (chunk: unknown, ...rest: unknown[]) => unknown;
-    const original = (stream.write as Write).bind(stream);
-    const write: Write = (chunk, ...rest) =>
-      original(typeof chunk === 'string' ? this.redact(chunk) : chunk, ...rest);
-    // a write installed on the guarded stream (ora hooks write while it spins) sits in front of
-    // the redacting one, never in place of the stream's own
-    let installed: Write | undefined;
-    return new Proxy(stream, {
-      get(target, prop) {
-        if (prop === 'write') return installed ?? write;
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-      set(target, prop, value) {
-        if (prop !== 'write') return Reflect.set(target, prop, value, target);
-        installed = value === write ? undefined : (value as Write);
-        return true;
-      },
-    });
+    if (ctx.redactor === this.secrets) return ctx;
+    const redact = (text: string) => this.redact(text);
+    return {
+      ...ctx,
+      stdout: redactingStream(ctx.stdout, redact),
+      stderr: redactingStream(ctx.stderr, redact),
+    };
   }
 
   out(text: string): void {
@@ -82,7 +67,7 @@ export class Printer {
 
   /** Only for `auth status --show-token`. */
   outUnredacted(text: string): void {
-    this.ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    (this.ctx.unredactedStdout ?? this.ctx.stdout).write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
   /** Always to stderr. */
@@ -96,12 +81,13 @@ export class Printer {
   }
 
   warn(text: string): void {
-    if (!this.opts.quiet) this.err(this.ce.yellow(text));
+    // magenta, not yellow: readable on a light terminal too
+    if (!this.opts.quiet) this.err(this.ce.magenta(text));
   }
 
   /** A warning no option hides (not -q, not --json): what the user must not miss. */
   alarm(text: string): void {
-    this.err(this.ce.yellow(text));
+    this.err(this.ce.magenta(text));
   }
 
   trace(line: string): void {
@@ -133,4 +119,49 @@ export class Printer {
     this.err(`${this.ce.red('error:')} ${this.redact(error.message)}`);
     if (error.suggestion && error.type !== 'usage') this.err(`${this.ce.dim('hint:')} ${error.suggestion}`);
   }
+}
+
+/**
+ * The stream with every written string passed through `redact`. A write installed on it (ora
+ * hooks write while it spins) sits in front of the redacting one, never in place of the stream's own.
+ */
+export function redactingStream<S extends OutStream>(stream: S, redact: (text: string) => string): S {
+  type Write = (chunk: unknown, ...rest: unknown[]) => unknown;
+  const original = (stream.write as Write).bind(stream);
+  const write: Write = (chunk, ...rest) =>
+    original(typeof chunk === 'string' ? redact(chunk) : chunk, ...rest);
+  let installed: Write | undefined;
+  return new Proxy(stream, {
+    get(target, prop) {
+      if (prop === 'write') return installed ?? write;
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+    set(target, prop, value) {
+      if (prop !== 'write') return Reflect.set(target, prop, value, target);
+      installed = value === write ? undefined : (value as Write);
+      return true;
+    },
+  });
+}
+
+/**
+ * The context with its output redacted from the first byte: the secrets of the config file (every
+ * profile's token and blinding keys) and LBRL_TOKEN, before any argument is parsed, so that a
+ * secret typed in the wrong place (`deposit get <token>`) never comes back in an error.
+ */
+export function redactingContext(ctx: Context, secrets: { tokens: string[]; keys: string[] }): Context {
+  if (ctx.redactor) return ctx;
+  const redactor = new Redactor();
+  redactor.add(ctx.env.LBRL_TOKEN);
+  for (const token of secrets.tokens) redactor.add(token);
+  for (const key of secrets.keys) for (const secret of blindingKeySecrets(key)) redactor.add(secret);
+  const redact = (text: string) => redactor.redact(text);
+  return {
+    ...ctx,
+    redactor,
+    unredactedStdout: ctx.stdout,
+    stdout: redactingStream(ctx.stdout, redact),
+    stderr: redactingStream(ctx.stderr, redact),
+  };
 }

@@ -15,6 +15,10 @@ function isPromptExit(error: unknown): boolean {
 /** @inquirer/prompts on the context's streams; Ctrl-C becomes exit 130. */
 export async function inquirerPrompter(ctx: Context): Promise<Prompter> {
   const { input, confirm, password } = await import('@inquirer/prompts');
+  // answers and highlights in bold, not inquirer's cyan, which fades on a light background
+  const colour = Boolean(ctx.stderr.isTTY) && !ctx.env.NO_COLOR && ctx.env.TERM !== 'dumb';
+  const bold = (text: string) => (colour ? `\u001b[1m${text}\u001b[22m` : text);
+  const theme = { style: { answer: bold, highlight: bold, defaultAnswer: (text: string) => `(${text})` } };
   const streams = {
     input: ctx.stdin as NodeJS.ReadableStream,
     output: ctx.stderr as NodeJS.WritableStream,
@@ -35,13 +39,14 @@ export async function inquirerPrompter(ctx: Context): Promise<Prompter> {
         input(
           {
             message: o.message,
+            theme,
             ...(o.default !== undefined ? { default: o.default } : {}),
             validate: (v: string) => o.validate(v.trim()),
           },
           streams,
         ).then((v) => v.trim()),
       ),
-    confirm: (o) => guard(confirm({ message: o.message, default: o.default }, streams)),
-    password: (o) => guard(password({ message: o.message, mask: false }, streams)),
+    confirm: (o) => guard(confirm({ message: o.message, default: o.default, theme }, streams)),
+    password: (o) => guard(password({ message: o.message, mask: false, theme }, streams)),
   };
 }

@@ -13,10 +13,11 @@ export function colorStatus(c: ChalkInstance, statusText: string): string {
       return c.green(status);
     case 'FAILED':
       return c.red(status);
+    // bold and magenta read on a light background as on a dark one (yellow and cyan do not)
     case 'WAITING_PAYMENT':
-      return c.yellow(status);
+      return c.bold(status);
     default:
-      return c.cyan(status);
+      return c.magenta(status);
   }
 }
 
@@ -110,11 +111,17 @@ export interface RenderMode {
   blinded?: string | null;
   /** the time zone of human times (TZ), else the system's */
   timeZone?: string | undefined;
+  /** a standing sandbox's base URL (known by its token): its deposits link to its own explorer there */
+  serviceUrl?: string | undefined;
 }
 
 export function explorerLink(deposit: DepositResponse, mode: RenderMode): string | undefined {
   const txid = (deposit as Partial<GetResponse>).settlement?.liquidTxid;
   if (!isTxid(txid) || mode.sandbox) return undefined;
+  // a standing sandbox's transaction (`lbrl sandbox serve` as a profile) is on its own chain, which
+  // it serves as an Esplora API: never a public explorer's page, where that txid means nothing
+  if ((deposit as { sandbox?: unknown }).sandbox === true && mode.serviceUrl)
+    return `${mode.serviceUrl}/esplora/tx/${txid}`;
   const net = decodeLiquidAddress(deposit.destinationAddress);
   const base = net.ok ? EXPLORERS[net.value.network] : undefined;
   return base ? `${base}${txid}` : undefined;
@@ -158,7 +165,7 @@ export function renderDeposit(
     else if (mode.sandbox && s.liquidTxid)
       rows.push(['Explorer', 'none: the sandbox chain is not public (lbrl deposit verify checks it)']);
   }
-  if (mode.sandbox) rows.push(['Mode', c.cyan('sandbox (no real money)')]);
+  if (mode.sandbox) rows.push(['Mode', c.magenta('sandbox (no real money)')]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return rows.map(([k, v]) => `${k.padEnd(width)}${v}`).join('\n');
 }

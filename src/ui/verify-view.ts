@@ -24,20 +24,20 @@ function headline(c: ChalkInstance, o: ShownOutcome): string {
     case 'verified':
       return c.green('verified: every check below was proven');
     case 'unproven':
-      return c.yellow('unproven: nothing contradicts the deposit, but not everything could be checked');
+      return c.magenta('unproven: nothing contradicts the deposit, but not everything could be checked');
     case 'pending':
-      return c.cyan('pending: not yet confirmed deeply enough');
+      return c.bold('pending: not yet confirmed deeply enough');
     case 'mismatch':
       return c.red('MISMATCH: the transaction contradicts the deposit');
     case 'not-settled':
-      return c.cyan('pending: not settled yet (the service gave no liquidTxid)');
+      return c.bold('pending: not settled yet (the service gave no liquidTxid)');
     case 'not-found':
-      return c.cyan('pending: the explorer does not know the transaction (not yet broadcast, or never)');
+      return c.bold('pending: the explorer does not know the transaction (not yet broadcast, or never)');
   }
 }
 
 function color(c: ChalkInstance, outcome: Check['outcome'], text: string): string {
-  return outcome === 'proven' ? c.green(text) : outcome === 'mismatch' ? c.red(text) : c.yellow(text);
+  return outcome === 'proven' ? c.green(text) : outcome === 'mismatch' ? c.red(text) : c.magenta(text);
 }
 
 /** The lines for one deposit; `explorer` names where the transaction was looked up. */

@@ -1,9 +1,10 @@
 /** What a person or a script sees while deposits are watched. */
 import type { GetResponse } from '../api/models.js';
-import { type Context, inCI } from '../context.js';
+import type { Context } from '../context.js';
 import { formatCents } from '../domain/money.js';
 import { isPaid } from './counter.js';
 import type { Printer } from './output.js';
+import { knownSize, mayRedraw, withSafeWidth } from './progress.js';
 import { colorStatus, explorerLink, localTime, type RenderMode, timeZoneOf } from './render.js';
 
 /** What the view needs of a command: the streams, the printer and the output mode. */
@@ -100,20 +101,16 @@ export class WatchView {
   static async open(session: ViewSettings, ids: string[] = []): Promise<WatchView> {
     const view = new WatchView(session, session.ctx.now, ids);
     const { ctx, globals, printer } = session;
+    // a terminal of 0 columns or rows has no size to redraw in: plain lines there
     const animate =
-      printer.stdoutIsTTY &&
-      printer.stderrIsTTY &&
-      !inCI(ctx.env) &&
-      ctx.env.TERM !== 'dumb' &&
-      !globals.json &&
-      !globals.quiet;
+      printer.stdoutIsTTY && mayRedraw(ctx) && knownSize(ctx.stdout) && !globals.json && !globals.quiet;
     if (animate) {
       const { default: ora } = await import('ora');
       view.spinner = ora({
-        stream: ctx.stderr as NodeJS.WritableStream,
+        stream: withSafeWidth(ctx.stderr) as unknown as NodeJS.WritableStream,
         isEnabled: true,
         discardStdin: false,
-        color: 'cyan',
+        color: 'magenta',
         text: view.spinnerText(),
       }) as unknown as Spinner;
       view.spinner.start();
@@ -141,7 +138,14 @@ export class WatchView {
 
   /** Draw the spinner's text again from the clock. */
   redraw(): void {
-    if (this.spinner) this.spinner.text = this.spinnerText();
+    if (!this.spinner) return;
+    // the terminal lost its size meanwhile (resized to 0): no more drawing over, plain lines on
+    if (!knownSize(this.session.ctx.stderr)) {
+      this.spinner.stop();
+      this.spinner = undefined;
+      return;
+    }
+    this.spinner.text = this.spinnerText();
   }
 
   private above(write: () => void): void {

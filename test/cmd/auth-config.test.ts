@@ -157,7 +157,7 @@ describe('config', () => {
         'split-address=',
         'split-fee=2.50%',
         'sandbox-autopay=5',
-        'qr-style=dark',
+        'qr-style=detect',
         'esplora-url=',
         'asset-id=',
         'confirmations=2',
@@ -217,7 +217,7 @@ describe('config', () => {
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'config.json'), '{"profiles": {', { mode: 0o600 });
     const r = await runCli(['config', 'get', 'network'], { env: env() });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain(`the config file ${path.join(dir, 'config.json')} is damaged`);
   });
 });
@@ -373,4 +373,178 @@ describe('auth login against services that answer a made-up id differently', () 
       expect(fs.existsSync(d)).toBe(false);
     },
   );
+});
+
+describe('a damaged config entry', () => {
+  const KEY = 'ab'.repeat(32);
+  const write = (profile: Record<string, unknown>) => {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: { default: profile } }), {
+      mode: 0o600,
+    });
+  };
+  const env = () => ({ LBRL_CONFIG_DIR: dir });
+  const file = () => path.join(dir, 'config.json');
+
+  it.each([
+    ['blinding-keys a string', { 'blinding-keys': KEY }, 'blinding-keys', 'set-blinding-key --clear'],
+    [
+      'blinding-keys a list of strings',
+      { 'blinding-keys': [KEY] },
+      'blinding-keys',
+      'set-blinding-key --clear',
+    ],
+    [
+      'blinding-keys an entry without a key',
+      { 'blinding-keys': [{ address: 'x' }] },
+      'blinding-keys',
+      '--clear',
+    ],
+    ['blinding-keys an object', { 'blinding-keys': { key: KEY } }, 'blinding-keys', '--clear'],
+    ['verify a boolean', { verify: true }, 'verify', 'config unset verify'],
+    ['network a number', { network: 1 }, 'network', 'config unset network'],
+    ['base-url a list', { 'base-url': ['https://x'] }, 'base-url', 'config unset base-url'],
+    ['token a number', { token: 1234 }, 'token', 'auth logout'],
+  ])(
+    '%s: a config error (exit 2) naming the file and the key, never a key itself',
+    async (_n, profile, key, repair) => {
+      write(profile);
+      for (const args of [
+        ['config', 'list'],
+        ['auth', 'status'],
+        ['config', 'get', 'network'],
+        ['deposit', 'get', ID],
+      ]) {
+        const r = await runCli(args, { env: env() });
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stdout).toBe('');
+        const lines = r.stderr.trim().split('\n');
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(file());
+        expect(lines[0]).toContain(`"${key}"`);
+        expect(lines[0]).toContain(repair);
+        expect(r.stderr).not.toContain(KEY.slice(0, 16));
+        expect(r.stderr).not.toMatch(/unexpected failure/);
+      }
+      const j = await runCli(['config', 'list', '--json'], { env: env() });
+      expect(JSON.parse(j.stderr)).toMatchObject({ error: { type: 'config_invalid', exitCode: 2 } });
+    },
+  );
+
+  it('the repair commands work on it: set-blinding-key --clear, config unset, config set, auth logout', async () => {
+    write({ 'blinding-keys': KEY, verify: true, confirmations: 3, token: 5 });
+    expect((await runCli(['config', 'set-blinding-key', '--clear'], { env: env() })).code).toBe(0);
+    expect((await runCli(['config', 'unset', 'verify'], { env: env() })).code).toBe(0);
+    expect((await runCli(['config', 'set', 'confirmations', '4'], { env: env() })).code).toBe(0);
+    expect((await runCli(['auth', 'logout'], { env: env() })).code).toBe(0);
+    const r = await runCli(['config', 'list'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('confirmations=4');
+    expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toEqual({
+      profiles: { default: { confirmations: '4' } },
+    });
+  });
+
+  it('--clear of one address keeps the sound keys of the others and of the wallet', async () => {
+    write({ 'blinding-keys': [{ key: KEY }, { key: KEY, address: EX }, { key: KEY, address: TEX }, 7] });
+    const r = await runCli(
+      ['config', 'set-blinding-key', '--clear', '--address', TEX, '--profile', 'default'],
+      {
+        env: env(),
+      },
+    );
+    // TEX is a testnet address on a liquid profile: refused before anything is changed
+    expect(r.code).toBe(2);
+    const cleared = await runCli(['config', 'set-blinding-key', '--clear', '--address', EX], { env: env() });
+    expect(cleared.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file(), 'utf8')).profiles.default['blinding-keys']).toEqual([
+      { key: KEY },
+      { key: KEY, address: TEX },
+    ]);
+  });
+
+  it('profiles that are not an object: a config error naming the file', async () => {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file(), JSON.stringify({ profiles: ['default'] }), { mode: 0o600 });
+    const r = await runCli(['config', 'list'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(file());
+    expect(r.stderr).toContain('"profiles"');
+  });
+});
+
+describe('config get: the value in force and where it came from', () => {
+  const env = () => ({ LBRL_CONFIG_DIR: dir });
+  const get = (args: string[], extra: Record<string, string> = {}) =>
+    runCli(['config', 'get', ...args], { env: { ...env(), ...extra } });
+
+  it.each([
+    ['network', 'liquid\n', 'from: default'],
+    ['confirmations', '2\n', 'from: default'],
+    [
+      'qr-style',
+      'detect\n',
+      'from: default (asks the terminal for its background; dark when it does not answer)',
+    ],
+    ['esplora-url', 'https://blockstream.info/liquid/api\n', 'from: default (the public explorer of liquid'],
+    ['asset-id', '(the sandbox asset)', 'from: default'],
+    ['split-fee', '', 'from: unset'],
+  ])('%s unset: the default on stdout, "from: default" on stderr', async (key, stdout, source) => {
+    const r = await get([key]);
+    expect(r.code).toBe(0);
+    if (key === 'asset-id')
+      expect(r.stdout).toMatch(/^[0-9a-f]{64}\n$/); // the sandbox's, in sandbox mode
+    else expect(r.stdout).toBe(stdout);
+    expect(r.stderr).toContain(source);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a live profile without asset-id has none in force, and says so', async () => {
+    const live = { LBRL_BASE_URL: 'https://pay.example.com', LBRL_TOKEN: TOKEN };
+    const r = await get(['asset-id'], live);
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr).toContain('from: unset');
+    expect((await get(['esplora-url'], live)).stdout).toBe('https://blockstream.info/liquid/api\n');
+  });
+
+  it('from the profile, the environment and a flag', async () => {
+    await runCli(['config', 'set', 'base-url', 'https://a.example.com'], { env: env() });
+    await runCli(['config', 'set', 'network', 'liquidtestnet'], { env: env() });
+    const profile = await get(['base-url']);
+    expect(profile.stdout).toBe('https://a.example.com\n');
+    expect(profile.stderr).toContain(`from: profile (profile default in ${path.join(dir, 'config.json')})`);
+    expect((await get(['esplora-url'])).stdout).toBe('https://blockstream.info/liquidtestnet/api\n');
+    const environment = await get(['base-url'], { LBRL_BASE_URL: 'https://b.example.com' });
+    expect(environment.stdout).toBe('https://b.example.com\n');
+    expect(environment.stderr).toContain('from: environment (LBRL_BASE_URL)');
+    const flag = await get(['base-url', '--base-url', 'https://c.example.com'], {
+      LBRL_BASE_URL: 'https://b.example.com',
+    });
+    expect(flag.stdout).toBe('https://c.example.com\n');
+    expect(flag.stderr).toContain('from: flag (--base-url)');
+  });
+
+  it('--json: one object with the key, the value (null when none) and its source; -q: the bare value only', async () => {
+    const j = await get(['network', '--json']);
+    expect(JSON.parse(j.stdout)).toEqual({
+      key: 'network',
+      value: 'liquid',
+      source: 'default',
+      detail: 'default',
+    });
+    expect(j.stderr).toBe('');
+    expect(JSON.parse((await get(['split-fee', '--json'])).stdout)).toMatchObject({
+      value: null,
+      source: 'unset',
+    });
+    const q = await get(['network', '-q']);
+    expect(q).toMatchObject({ stdout: 'liquid\n', stderr: '' });
+  });
+
+  it('qr-style detect is a value it can be set back to', async () => {
+    expect((await runCli(['config', 'set', 'qr-style', 'light'], { env: env() })).code).toBe(0);
+    expect((await get(['qr-style'])).stdout).toBe('light\n');
+    expect((await runCli(['config', 'set', 'qr-style', 'detect'], { env: env() })).code).toBe(0);
+    expect((await get(['qr-style'])).stdout).toBe('detect\n');
+  });
 });

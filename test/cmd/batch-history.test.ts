@@ -396,13 +396,33 @@ describe('on a terminal', () => {
     expect(row).toMatch(/WAITING_PAYMENT$/);
   });
 
-  it('a batch shows its progress on stderr', async () => {
+  it('a batch shows its progress on stderr, cleared before each line of the table and at the end', async () => {
     const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(3))], {
       env,
+      stdoutTTY: true,
       stderrTTY: true,
+      columns: 100,
+      rows: 30,
     });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('\rrows 3/3\n');
-    expect(r.stdout.trim().split('\n')).toHaveLength(3);
+    expect(r.stderr).toContain('\r\u001b[Krows 3/3');
+    // what is left on the line once the batch is done: the summary, nothing of the progress
+    const afterLast = r.stderr.slice(r.stderr.lastIndexOf('rows 3/3') + 'rows 3/3'.length);
+    expect(afterLast.startsWith('\r\u001b[K')).toBe(true);
+    expect(afterLast).toMatch(/^\r\u001b\[K3 row\(s\): 3 created/);
+    expect(r.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a terminal of no size (0 columns) gets no progress line to redraw', async () => {
+    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(3))], {
+      env,
+      stdoutTTY: true,
+      stderrTTY: true,
+      columns: 0,
+      rows: 0,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('rows 1/3');
+    expect(r.stderr).not.toContain('\r');
   });
 });

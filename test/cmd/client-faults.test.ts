@@ -19,6 +19,33 @@ async function create(handler: Parameters<typeof startServer>[0], client = {}) {
   return runCli(['deposit', 'create', '--amount', '1500', '--to', LQ], { env: envFor(server.url), client });
 }
 
+describe('a standing sandbox used as a profile', () => {
+  const finalized = (txid: string) =>
+    getAnswer({
+      status: 'FINALIZED',
+      settlement: { liquidTxid: txid, status: 'FINALIZED' },
+      confirmedAt: '2026-11-22T10:01:00Z',
+      sandbox: true,
+    });
+
+  it('get and watch link its own explorer for a sandbox txid, never a public one', async () => {
+    const txid = 'cd'.repeat(32);
+    server = await forTest(startServer((_req, res) => json(res, 200, finalized(txid))));
+    for (const args of [
+      ['deposit', 'get', ID],
+      ['deposit', 'watch', ID],
+    ]) {
+      // the token lbrl sandbox serve printed
+      const env = { ...envFor(server.url), LBRL_TOKEN: `sbx_${'5e'.repeat(16)}` };
+      const r = await runCli(args, { env, stdoutTTY: true });
+      expect(r.code, args.join(' ')).toBe(0);
+      const out = r.stdout + r.stderr;
+      expect(out).not.toContain('blockstream.info');
+      expect(out).toMatch(new RegExp(`Explorer\\s+${server.url.replace(/[.]/g, '\\.')}/esplora/tx/${txid}`));
+    }
+  });
+});
+
 describe('deposit get against a service that answers in every way', () => {
   it('prints the deposit, its settlement and an explorer link', async () => {
     const txid = 'ab'.repeat(32);

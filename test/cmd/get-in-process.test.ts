@@ -57,6 +57,7 @@ async function get(
       env: { TZ: 'UTC' },
       blindedFragment: async () => null,
       ...options,
+      serviceUrl: () => undefined,
       printer,
       client: async () => ({ api: fakeApi(answer, run.asked), sandbox: options.sandbox ?? false }),
     });

@@ -171,3 +171,71 @@ describe('the insecure-TLS warning', () => {
     },
   );
 });
+
+describe('secrets typed in the wrong place, before the profile is read', () => {
+  const TOKEN_SAVED = 'tok_saved_Qw7rT2yU9iO4pA1sD6fG';
+  const KEY = 'c0ffee'.repeat(10) + 'beef';
+  const ENV_TOKEN = 'tok_env_Zx8cV3bN5mL1kJ7hG2fD';
+  const configured = () => {
+    const dir = tempDir();
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({
+        profiles: {
+          default: {
+            'base-url': 'https://pay.example.com',
+            token: TOKEN_SAVED,
+            'blinding-keys': [{ key: KEY }],
+          },
+        },
+      }),
+      { mode: 0o600 },
+    );
+    return { HOME: tempDir(), LBRL_CONFIG_DIR: dir };
+  };
+  /** A secret in each case and encoding it could be typed in. */
+  const typed = (secret: string): Record<string, string> => ({
+    plain: secret,
+    // a key is hex: the same key in either case (a token's case is part of it)
+    ...(secret === KEY
+      ? { upper: secret.toUpperCase(), mixed: `${secret.slice(0, 30).toUpperCase()}${secret.slice(30)}` }
+      : {}),
+    base64: Buffer.from(secret).toString('base64'),
+    base64url: Buffer.from(`x${secret}`).toString('base64url'),
+    url: encodeURIComponent(`/${secret}/`).replace(/_/g, '%5F'),
+    hex: Buffer.from(secret).toString('hex'),
+    hexUpper: Buffer.from(secret).toString('hex').toUpperCase(),
+  });
+  const places: Array<[string, (s: string) => string[]]> = [
+    ['deposit get', (s) => ['deposit', 'get', s]],
+    ['config get', (s) => ['config', 'get', s]],
+    ['deposit list --limit', (s) => ['deposit', 'list', '--limit', s]],
+    ['completion', (s) => ['completion', s]],
+    ['deposit verify', (s) => ['deposit', 'verify', s]],
+    ['sandbox pay', (s) => ['sandbox', 'pay', s]],
+    ['an unknown command', (s) => [s]],
+    ['an unknown option', (s) => ['deposit', 'get', `--${s}`]],
+  ];
+  for (const [secretName, secret, env] of [
+    ['the saved token', TOKEN_SAVED, {}],
+    ['the saved blinding key', KEY, {}],
+    ['the token of LBRL_TOKEN', ENV_TOKEN, { LBRL_TOKEN: ENV_TOKEN }],
+  ] as const) {
+    it.each(places)(
+      `${secretName} given to %s comes back redacted, in every case and encoding, with --json too`,
+      async (_name, args) => {
+        const base = { ...configured(), ...env };
+        for (const [form, value] of Object.entries(typed(secret))) {
+          for (const json of [false, true]) {
+            const r = await runCli([...args(value), ...(json ? ['--json'] : [])], { env: base });
+            const out = r.stdout + r.stderr;
+            expect(r.code, `${form} ${json}`).not.toBe(0);
+            expect(out, `${form} ${json ? '--json' : ''}`).not.toContain(value);
+            expect(out, form).not.toContain(secret.slice(0, 16));
+            if (secret === KEY) expect(out.toLowerCase(), form).not.toContain(secret.slice(0, 16));
+          }
+        }
+      },
+    );
+  }
+});

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +26,23 @@ async function get(cacheHome: string, bin = BIN) {
     LBRL_BASE_URL: server.url,
     LBRL_TOKEN: TOKEN,
   });
+}
+
+/** A copy of the installed files elsewhere, as npm install makes one. */
+function install(): string {
+  const other = tempDir();
+  for (const file of [
+    'package.json',
+    'bin/lbrl.js',
+    'bin/package.json',
+    'dist/lbrl.cjs',
+    'dist/build-id',
+    'dist/help.json',
+  ]) {
+    fs.mkdirSync(path.dirname(path.join(other, file)), { recursive: true });
+    fs.copyFileSync(path.join(BIN, '../..', file), path.join(other, file));
+  }
+  return other;
 }
 
 /** The cache files, by name, with their bytes. */
@@ -142,6 +160,7 @@ describe('the code cache of the program', () => {
       'bin/lbrl.js',
       'bin/package.json',
       'dist/lbrl.cjs',
+      'dist/build-id',
       'dist/help.json',
     ]) {
       fs.mkdirSync(path.dirname(path.join(other, file)), { recursive: true });
@@ -161,6 +180,49 @@ describe('the code cache of the program', () => {
     expect(files(home)).toEqual(both);
     for (const name of both.keys()) expect(fs.statSync(path.join(home, 'lbrl', name)).mtimeMs).toBe(1e12);
   });
+
+  it('a FIFO at the cache file name blocks no run: it is neither waited on nor read', async () => {
+    const home = tempDir();
+    await get(home);
+    const [name] = [...files(home).keys()];
+    const at = path.join(home, 'lbrl', name ?? '');
+    fs.rmSync(at);
+    execFileSync('mkfifo', ['-m', '600', at]);
+    const started = Date.now();
+    expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  }, 20_000);
+
+  it('a rebuilt program of the same size and time (cp -p, rsync -a) never runs the older build from the cache', async () => {
+    const other = install();
+    const program = path.join(other, 'dist/lbrl.cjs');
+    // a time in whole seconds, which utimes sets exactly
+    const time = new Date(1_700_000_000_000);
+    fs.utimesSync(program, time, time);
+    const home = tempDir();
+    const bad = ['deposit', 'get', 'nope'];
+    const run = () =>
+      runBinAt(path.join(other, 'bin/lbrl.js'), bad, {
+        HOME: tempDir(),
+        LBRL_CONFIG_DIR: tempDir(),
+        XDG_CACHE_HOME: home,
+      });
+    const before = await run();
+    expect(before.stderr).toContain('a UUID such as');
+    expect((await run()).stderr).toBe(before.stderr); // from the cache now
+    // the next build: other words, the same length, and the old file's time
+    const { size } = fs.statSync(program);
+    const text = fs.readFileSync(program, 'latin1');
+    expect(text).toContain('a UUID such as');
+    fs.writeFileSync(program, text.replace('a UUID such as', 'A uuid SUCH AS'), 'latin1');
+    fs.utimesSync(program, time, time);
+    execFileSync(process.execPath, [path.join(BIN, '../../scripts/build-id.mjs'), other]);
+    expect(fs.statSync(program).size).toBe(size);
+    expect(fs.statSync(program).mtimeMs).toBe(time.getTime());
+    const after = await run();
+    expect(after.stderr).toContain('A uuid SUCH AS');
+    expect(after.stderr).not.toContain('a UUID such as');
+  }, 30_000);
 
   it('an unwritable cache directory is no error: the run works and writes nothing', async () => {
     const notADir = path.join(tempDir(), 'file');

@@ -102,3 +102,20 @@ describe('create --watch at the counter, in real terminals', () => {
     expect(plain).not.toContain('PAID  R$');
   }, 40_000);
 });
+
+describe('the QR style, when the terminal does not say its background', () => {
+  it('is guessed dark and said once on stderr, with the setting that fixes it; an answering terminal hears nothing of it', async () => {
+    const silent = start({ width: 100, height: 30 }, undefined);
+    const answering = start({ width: 100, height: 30 }, 'bg=#ffffff,fg=#000000');
+    const [guessed, told] = await Promise.all([
+      silent.waitFor(/\[exit \d+\]/, 30_000),
+      answering.waitFor(/\[exit \d+\]/, 30_000),
+    ]);
+    expect(guessed).toContain('[exit 0]');
+    const notes = guessed.split('\n').filter((l) => l.includes('did not say its background'));
+    expect(notes).toHaveLength(1);
+    expect(guessed.replace(/\s+/g, ' ')).toContain('lbrl config set qr-style light');
+    expect(told).toContain('[exit 0]');
+    expect(told).not.toContain('did not say its background');
+  }, 60_000);
+});

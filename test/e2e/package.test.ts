@@ -73,13 +73,15 @@ describe('the package a user installs', () => {
       .sort();
     const odd = files.filter(
       (f) =>
-        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/lbrl\.cjs|dist\/help\.json|dist\/lib\/index\.js|dist\/lib\/([a-z-]+\/)*[a-z-]+\.d\.ts)$/.test(
+        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/lbrl\.cjs|dist\/build-id|dist\/help\.json|dist\/lib\/index\.js|dist\/lib\/([a-z-]+\/)*[a-z-]+\.d\.ts)$/.test(
           f,
         ),
     );
     expect(odd).toEqual([]);
     expect(files).toContain('LICENSE');
     expect(files).toContain('dist/lbrl.cjs');
+    // the code cache is keyed by it: an install without it would use none
+    expect(files).toContain('dist/build-id');
     expect(files).toContain('dist/lib/index.js');
     expect(files).toContain('dist/lib/index.d.ts');
     // the declarations index.d.ts reaches, and no others (the build keeps only those)

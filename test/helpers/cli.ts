@@ -65,6 +65,8 @@ export async function runCli(args: string[], o: RunOptions = {}): Promise<RunRes
       cursorTo: (x: number) => (stderr += `\u001b[${x + 1}G`),
       moveCursor: (_dx: number, dy: number) => (stderr += dy < 0 ? `\u001b[${-dy}A` : ''),
       clearLine: () => (stderr += '\u001b[2K'),
+      // one terminal: stderr has stdout's size
+      ...(o.columns !== undefined ? { columns: o.columns, rows: o.rows } : {}),
     } as Context['stderr'],
     stdin,
     env: { ...o.env },

@@ -3,6 +3,7 @@
  * server on a loopback port and against a local server that answers as each test says (lies
  * included). The clock is injected: no test waits for real seconds.
  */
+import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createClient,
@@ -274,7 +275,7 @@ describe('against a service that lies or fails', () => {
 });
 
 describe('values refused before any request: usage (exit code 2)', () => {
-  const cases: [string, Record<string, unknown>, RegExp][] = [
+  const cases: [string, unknown, RegExp][] = [
     [
       'thousands separator',
       { amount: '1.500,00', to: LQ },
@@ -294,6 +295,19 @@ describe('values refused before any request: usage (exit code 2)', () => {
     ],
     ['a split fee without an address', { amount: '15', to: LQ, splitFee: '2%' }, /splitFee needs splitTo/],
     ['a split fee of 0', { amount: '15', to: LQ, splitTo: VJL, splitFee: '0' }, /invalid splitFee "0"/],
+    ['a number as the destination', { amount: '15', to: 123 }, /to must be a string .*not a number/],
+    ['an array as the destination', { amount: '15', to: [LQ] }, /to must be a string .*not an array/],
+    [
+      'cents as a string',
+      { amountCents: '1550', to: LQ },
+      /amountCents must be a whole number of cents, not a string/,
+    ],
+    [
+      'a number as the split address',
+      { amount: '15', to: LQ, splitTo: 5, splitFee: '2%' },
+      /splitTo must be a string/,
+    ],
+    ['not an object', [LQ], /create needs \{ amount or amountCents, to \}/],
   ];
   it.each(cases)('%s', async (_name, input, message) => {
     const server = await forTest(startServer((_req, res) => json(res, 500, {})));
@@ -315,5 +329,84 @@ describe('values refused before any request: usage (exit code 2)', () => {
     const error = await failure(lbrl.get('42'));
     expect([error.type, error.exitCode]).toEqual(['usage', 2]);
     expect(error.message).toContain('invalid deposit id "42"');
+  });
+});
+
+describe('the token rules of the command line', () => {
+  it.each([
+    ['too short to be kept out of messages', 'short', /it is 5 character\(s\); lbrl needs at least 16/],
+    ['with a space', 'tok en_abcdefghijklmnop', /printable characters with no spaces/],
+    ['not a string', 1234567890123456, /token must be a string, not a number/],
+  ])('a token %s is refused (usage) before anything is sent', async (_name, token, message) => {
+    const server = await forTest(startServer((_req, res) => json(res, 200, getAnswer())));
+    let error: unknown;
+    try {
+      client({ baseUrl: server.url, token: token as string });
+    } catch (e) {
+      error = e;
+    }
+    expect(isLbrlError(error)).toBe(true);
+    expect((error as LbrlError).type).toBe('usage');
+    expect((error as LbrlError).message).toMatch(message);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('no error of the library carries the token', () => {
+  const b64 = Buffer.from(TOKEN).toString('base64');
+  /** Every way a program prints an error. */
+  const printed = (e: LbrlError) =>
+    [e.message, e.stack ?? '', String(e), inspect(e), inspect(e, { depth: 9 })].join('\n');
+  const forms = [TOKEN, b64, Buffer.from(TOKEN).toString('base64url'), encodeURIComponent(TOKEN)];
+
+  it.each([
+    [
+      'a redirect whose Location holds the token',
+      { status: 302, headers: { location: `https://evil.example/?t=${TOKEN}` } },
+    ],
+    [
+      'a redirect whose Location holds it in base64',
+      { status: 301, headers: { location: `https://evil.example/${b64}` } },
+    ],
+    [
+      'a 200 whose Content-Type holds the token',
+      { status: 200, headers: { 'content-type': `text/plain; t=${TOKEN}` } },
+    ],
+    [
+      'a 200 whose Content-Type holds it URL-encoded',
+      { status: 200, headers: { 'content-type': `text/x-${encodeURIComponent(TOKEN)}` } },
+    ],
+  ])('%s: get and create', async (_name, answer) => {
+    const server = await forTest(
+      startServer((_req, res) => {
+        res.writeHead(answer.status, answer.headers);
+        res.end('{}');
+      }),
+    );
+    const lbrl = client({ baseUrl: server.url, token: TOKEN, maxRetries: 0 });
+    for (const call of [() => lbrl.get(ID), () => lbrl.create({ amount: '15', to: LQ })]) {
+      const error = await failure(call());
+      const text = printed(error);
+      for (const form of forms) expect(text).not.toContain(form);
+      expect(text).toContain('[redacted]');
+    }
+  });
+});
+
+describe('options of the wrong type', () => {
+  it('a signal that is no AbortSignal, or options that are no object, are usage errors, nothing sent', async () => {
+    const server = await forTest(startServer((_req, res) => json(res, 200, getAnswer())));
+    const lbrl = client({ baseUrl: server.url, token: TOKEN });
+    for (const call of [
+      () => lbrl.get(ID, { signal: 'stop' as never }),
+      () => lbrl.create({ amount: '15', to: LQ }, 5 as never),
+      async () => {
+        for await (const _ of lbrl.watch(ID, { signal: {} as never })) break;
+      },
+    ]) {
+      const error = await failure(call());
+      expect(error.type).toBe('usage');
+    }
+    expect(server.requests).toHaveLength(0);
   });
 });

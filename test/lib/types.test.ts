@@ -63,6 +63,19 @@ export async function misuse(): Promise<void> {
   await lbrl.create({ amount: 15.5, to: 'lq1' });
   // @ts-expect-error: the destination is required
   await lbrl.create({ amount: '15' });
+  // @ts-expect-error: an amount is required
+  await lbrl.create({ to: 'lq1' });
+  // @ts-expect-error: cents are a number, not a string
+  await lbrl.create({ amountCents: '1550', to: 'lq1' });
+  // @ts-expect-error: one amount, not both
+  await lbrl.create({ amount: '15.50', amountCents: 1550, to: 'lq1' });
+  // @ts-expect-error: the destination is a string
+  await lbrl.create({ amount: '15', to: 123 });
+  // @ts-expect-error: the destination is one string, not a list
+  await lbrl.create({ amount: '15', to: ['lq1'] });
+  // either amount on its own compiles
+  await lbrl.create({ amountCents: 1550, to: 'lq1' });
+  await lbrl.create({ amount: '15,50', to: 'lq1', splitTo: 'lq1', splitFee: '2%' });
   // @ts-expect-error: not a network
   createClient({ baseUrl: 'https://x', token: 't', network: 'bitcoin' });
   const status = (await lbrl.get('id')).status;

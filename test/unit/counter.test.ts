@@ -186,6 +186,36 @@ describe('a terminal resized during the watch', () => {
   });
 });
 
+describe('a terminal resized to no size (0 columns or rows)', () => {
+  it('draws nothing more until it has a size again; the end is one plain line', async () => {
+    let resized: ((size: { columns: number; rows: number }) => void) | undefined;
+    const modules = await qrMatrix(SANDBOX_LIKE);
+    let out = '';
+    const v = new CounterView({
+      layout: planCounter({ columns: 100, rows: 30 }, modules.length, 3500) as CounterLayout,
+      modules,
+      style: 'dark',
+      deposit: { id: ID, amountInCents: 3500, sandbox: false, status: 'WAITING_PAYMENT' },
+      c: new Chalk({ level: 0 }),
+      now: () => 0,
+      write: (t) => (out += t),
+      every: () => () => {},
+      resizes: (run) => {
+        resized = run;
+        return () => (resized = undefined);
+      },
+    });
+    v.start();
+    resized!({ columns: 0, rows: 0 });
+    out = '';
+    for (let i = 0; i < 100; i++) v.tick();
+    v.change(getAnswer({ id: ID, status: 'PIX_CONFIRMED' }) as never, {}, 'WAITING_PAYMENT');
+    expect(out).not.toMatch(/\u001b\[\d*A/);
+    v.stop();
+    expect(out.endsWith('PIX_CONFIRMED\n')).toBe(true);
+  });
+});
+
 describe('the terminal background (OSC 11)', () => {
   afterEach(() => vi.useRealTimers());
 

@@ -173,6 +173,61 @@ describe('watch', () => {
     expect(c.t - T0).toBe(6000);
   });
 
+  it('--timeout ends the watch on time against an unreachable service, its back-off included', async () => {
+    const c = clock();
+    const api: DepositApi = {
+      createDeposit: async () => {
+        throw new Error('not used');
+      },
+      // refused at once, every time: only the back-off between attempts takes time
+      getDeposit: async () => {
+        throw new LbrlError('could not reach the service', 'network');
+      },
+    };
+    const retries: number[] = [];
+    const quiet = {
+      change: () => {},
+      retry: (_r: string, delay: number) => retries.push(delay),
+      tick: () => {},
+    };
+    for (const timeoutMs of [2000, 5000, 20_000]) {
+      c.t = T0;
+      await expect(
+        follow(
+          api,
+          [ID],
+          { intervalMs: 3000, timeoutMs },
+          { clock: c, recorder: recorder(), statusRecord },
+          quiet,
+        ),
+      ).rejects.toMatchObject({ type: 'watch_timeout', exitCode: 124 });
+      expect(c.t - T0).toBeLessThanOrEqual(timeoutMs);
+      expect(c.t - T0).toBeGreaterThanOrEqual(timeoutMs - 1000);
+    }
+    expect(retries.length).toBeGreaterThan(0);
+  });
+
+  it('--timeout ends the watch while a request hangs', async () => {
+    const api: DepositApi = {
+      createDeposit: async () => {
+        throw new Error('not used');
+      },
+      getDeposit: () => new Promise(() => {}),
+    };
+    const quiet = { change: () => {}, retry: () => {}, tick: () => {} };
+    const started = Date.now();
+    await expect(
+      follow(
+        api,
+        [ID],
+        { intervalMs: 1000, timeoutMs: 50 },
+        { clock: clock(), recorder: recorder(), statusRecord },
+        quiet,
+      ),
+    ).rejects.toMatchObject({ type: 'watch_timeout' });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('ends FAILED with exit 5', async () => {
     const { api } = fakeApi({ statuses: ['FAILED'] });
     const quiet = { change: () => {}, retry: () => {}, tick: () => {} };

@@ -137,3 +137,24 @@ describe('Printer.guard', () => {
     expect(err).toBe(`\rrows ${REDACTED}…hooked ${REDACTED}${REDACTED}`);
   });
 });
+
+describe('a hex secret (a blinding key)', () => {
+  const key = `${'0a1b2c3d4e5f'.repeat(5)}6789`;
+  it('is the same secret in upper, lower or mixed case, and in its encodings of either case', () => {
+    const r = new Redactor();
+    r.add(key.toUpperCase());
+    for (const form of [
+      key,
+      key.toUpperCase(),
+      `${key.slice(0, 20).toUpperCase()}${key.slice(20)}`,
+      Buffer.from(key).toString('base64'),
+      Buffer.from(key.toUpperCase()).toString('base64url'),
+      Buffer.from(key).toString('hex'),
+      encodeURIComponent(`"${key}"`),
+    ]) {
+      const out = r.redact(`key=${form}.`);
+      expect(out, form).toContain('[redacted]');
+      expect(out.toLowerCase(), form).not.toContain(key.slice(10, 26));
+    }
+  });
+});

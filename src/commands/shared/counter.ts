@@ -52,7 +52,13 @@ export async function showCounter(
   }
   let style = choice.style;
   if (choice.chosenStyle === undefined) {
-    style = (await queryBackground(ctx.stdin as never, ctx.stdout, choice.backgroundQueryMs)) ?? 'dark';
+    const answered = await queryBackground(ctx.stdin as never, ctx.stdout, choice.backgroundQueryMs);
+    style = answered ?? 'dark';
+    // a guess is said, once, with the setting that makes it no guess
+    if (!answered)
+      p.info(
+        `note: the terminal did not say its background colour, so the QR code is drawn for a dark one; if it looks inverted, set the style: lbrl config set qr-style light${choice.session.globals.profile !== undefined ? ` --profile ${choice.session.globals.profile}` : ''} (or dark)`,
+      );
   }
   return new CounterView({
     layout,
@@ -72,7 +78,8 @@ export async function showCounter(
       const stream = ctx.stdout as Partial<NodeJS.WriteStream>;
       if (typeof stream.on !== 'function') return () => {};
       const onResize = () => {
-        if (stream.columns && stream.rows) run({ columns: stream.columns, rows: stream.rows });
+        // resized to no size (0 columns or rows): too small for any layout, so nothing is drawn
+        run({ columns: stream.columns || 0, rows: stream.rows || 0 });
       };
       stream.on('resize', onResize);
       return () => stream.off?.('resize', onResize);
