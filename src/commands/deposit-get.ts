@@ -2,7 +2,8 @@ import type { GetResponse } from '../api/models.js';
 import { getChecked } from '../deposits/answers.js';
 import { isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
-import type { Session } from '../session.js';
+import { statusRecord } from '../store/history.js';
+import { Session } from '../session.js';
 import { checkQrPngTarget, qrPngFromText, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import type { OptionsOf } from './define.js';
 import type { GET_FLAGS } from './flags.js';
@@ -17,8 +18,15 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
   if (opts.qrPng !== undefined) checkQrPngTarget(opts.qrPng);
   const target = session.target();
   const client = await session.client(target);
+  const expiredAt = session.recorded(Session.targetKey(target), id.value)?.expiredAt;
   // the answer passed every rule: qrCodeText is a valid BR Code for the deposit's amount
   const { value, raw } = await getChecked(client, id.value);
+  if (expiredAt && value.status !== 'WAITING_PAYMENT') {
+    // paid after lbrl gave up on it: recorded, so watch --pending follows it again, and said loudly
+    session.record([statusRecord(value.id, value.status, session.ctx.now(), value)]);
+    const { reportPaidAfterExpiry } = await import('./shared/expiry.js');
+    reportPaidAfterExpiry(session, value.id, value.status, expiredAt);
+  }
   const showsCode = opts.qr || opts.qrPng !== undefined;
   if (showsCode && isTerminal(value.status)) {
     // said even with --quiet: the code is shown or written all the same

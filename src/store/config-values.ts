@@ -2,6 +2,7 @@
 import { parseBaseUrl } from '../api/baseurl.js';
 import { article, decodeLiquidAddress, isNetwork, NETWORKS } from '../domain/address.js';
 import { parseSplitFee } from '../domain/split.js';
+import { parseExpireAfter, parseRequestsPerMinute } from '../domain/expiry.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import type { ConfigKey } from './config.js';
@@ -58,6 +59,16 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
       if (value !== 'on' && value !== 'off')
         throw refuse('on (watch checks each settlement on chain) or off');
       return value;
+    case 'expire-after': {
+      const r = parseExpireAfter(value);
+      if (!r.ok) throw refuse(r.expected);
+      return value;
+    }
+    case 'requests-per-minute': {
+      const r = parseRequestsPerMinute(value);
+      if (!r.ok) throw refuse(r.expected);
+      return String(r.value);
+    }
     case 'qr-style':
       if (value !== 'dark' && value !== 'light')
         throw refuse('dark (light modules on a dark terminal) or light');

@@ -507,9 +507,9 @@ export class History {
    */
   pending(
     filter: (r: CreatedRecord) => boolean = () => true,
-    cap = MAX_ENTRIES,
-    opts: { includeExpired?: boolean } = {},
+    opts: { includeExpired?: boolean; cap?: number } = {},
   ): HistoryEntry[] {
+    const cap = opts.cap ?? MAX_ENTRIES;
     const open = new Newest(cap);
     // expired and still waiting: kept aside (not counted against the cap) until a status revives one
     const dormant = new Map<string, Ranked>();

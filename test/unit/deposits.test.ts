@@ -7,7 +7,7 @@ import type { CreateRequest } from '../../src/api/models.js';
 import { checkAnswer } from '../../src/deposits/answers.js';
 import { createBatch, rowKeys } from '../../src/deposits/batch.js';
 import { createChecked } from '../../src/deposits/create.js';
-import { listEntries, pendingIds, refreshEntries } from '../../src/deposits/history.js';
+import { listEntries, pendingWork, refreshEntries } from '../../src/deposits/history.js';
 import type { Clock, DepositApi, HistoryReader } from '../../src/deposits/ports.js';
 import { buildRequest, checkRequest, ROW_LABELS } from '../../src/deposits/request.js';
 import { follow, GONE } from '../../src/deposits/watch.js';
@@ -259,7 +259,7 @@ describe('history', () => {
   ]);
 
   it('lists pending ids of the scope only, after the ones given', () => {
-    expect(pendingIds(history, scope, [B])).toEqual([B, A]);
+    expect(pendingWork(history, scope, [B], { now: T0, expireAfterMs: 86_400_000 }).ids).toEqual([B, A]);
   });
 
   it('refreshes only the target, notes the others, records what it got', async () => {

@@ -5,6 +5,7 @@ import { LbrlError } from '../../errors.js';
 import type { GlobalOptions, Session } from '../../session.js';
 import { type CounterView, isPaid } from '../../ui/counter.js';
 import { timeZoneOf } from '../../ui/render.js';
+import { reportPaidAfterExpiry } from './expiry.js';
 import { endLines, paidLine, settlementLines, WatchLog, WatchView } from '../../ui/watch-view.js';
 
 /** A word for a shell: as it is when it is plain, else in single quotes. */
@@ -20,6 +21,24 @@ export function followCommand(ids: string[], globals: GlobalOptions): string {
   return words.join(' ');
 }
 
+/** What `watch --pending` adds to a follow. */
+export interface PendingOptions {
+  /** the deposits followed that the history records expired, and when */
+  expiredAt?: Map<string, string>;
+  /** the ids came from --pending: the way to follow them again is --pending */
+  pending?: boolean;
+  includeExpired?: boolean;
+}
+
+/** `lbrl deposit watch --pending`, with the --profile and --base-url given to this one. */
+function pendingCommand(globals: GlobalOptions, includeExpired?: boolean): string {
+  const words = ['lbrl', 'deposit', 'watch', '--pending'];
+  if (includeExpired) words.push('--include-expired');
+  if (globals.profile !== undefined) words.push('--profile', shellWord(globals.profile));
+  if (globals.baseUrl !== undefined) words.push('--base-url', shellWord(globals.baseUrl));
+  return words.join(' ');
+}
+
 /**
  * Follow the deposits to their end on screen (the counter view when given, else the watch view),
  * then say how each ended; when the watch stopped before (Ctrl-C, --timeout), say that nothing
@@ -30,15 +49,29 @@ export async function followOnScreen(
   plan: WatchPlan,
   session: Session,
   counter?: CounterView,
+  pending: PendingOptions = {},
 ): Promise<void> {
   const api = await session.client(undefined, { maxRetries: 0 });
   const p = session.printer;
   const log = new WatchLog(ids);
   const screen = counter ?? (await WatchView.open(session, ids));
+  const expiredAt = pending.expiredAt ?? new Map<string, string>();
   const events: WatchEvents = {
     change: (deposit, raw, previous) => {
       log.last.set(deposit.id, deposit);
       screen.change(deposit, raw, previous);
+      const expired = expiredAt.get(deposit.id);
+      if (expired && deposit.status !== 'WAITING_PAYMENT') {
+        expiredAt.delete(deposit.id);
+        reportPaidAfterExpiry(session, deposit.id, deposit.status, expired);
+      }
+    },
+    expired: (id) => {
+      log.expired.add(id);
+      if (!counter) (screen as WatchView).expired(id);
+    },
+    slowed: (perMinute) => {
+      if (!counter) (screen as WatchView).slowed(perMinute);
     },
     retry: (reason, delay, failingFor) => screen.retry(reason, delay, failingFor),
     tick: (states, elapsed) => screen.tick(states, elapsed),
@@ -63,13 +96,18 @@ export async function followOnScreen(
           for (const line of settlementLines(deposit, session.renderMode())) p.out(line);
       }
     }
-    for (const line of endLines(log, ending)) p.info(line);
-    const open = ids.filter((id) => !log.gone.has(id) && !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'));
-    if (ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout') && open.length > 0) {
+    const open = ids.filter(
+      (id) => !log.gone.has(id) && !log.expired.has(id) && !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'),
+    );
+    const stopped = ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout');
+    // each deposit is named once: by its end line, or (ids typed by hand) in the command that follows them again
+    const again = pending.pending ? pendingCommand(session.globals, pending.includeExpired) : undefined;
+    for (const line of endLines(log, ending, stopped && !again ? new Set(open) : undefined)) p.info(line);
+    if (stopped && open.length > 0) {
       p.info(
         `${open.length === 1 ? 'the charge is' : `${open.length} charges are`} still open: stopping the watch cancels nothing. Follow ${open.length === 1 ? 'it' : 'them'} again with:`,
       );
-      p.info(`  ${followCommand(open, session.globals)}`);
+      p.info(`  ${again ?? followCommand(open, session.globals)}`);
     }
   }
 }
