@@ -90,7 +90,8 @@ export async function main(rawArgv: string[], ctx: Context): Promise<number> {
       else {
         const option = new Option(f.flags, f.help);
         if (f.default !== undefined) option.default(f.default);
-        if (f.repeatable) option.argParser((value: string, before: string[] | undefined) => [...(before ?? []), value]);
+        if (f.repeatable)
+          option.argParser((value: string, before: string[] | undefined) => [...(before ?? []), value]);
         cmd.addOption(option);
       }
     }

@@ -8,7 +8,7 @@ import { Session } from '../session.js';
 import type { HistoryEntry } from '../store/history.js';
 import { colorStatus, localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
-import { LIST_STATUSES, type LIST_FLAGS } from './flags.js';
+import { type LIST_FLAGS, LIST_STATUSES } from './flags.js';
 import { expireAfterMs, reportPaidAfterExpiry } from './shared/expiry.js';
 import { parseSpan } from './shared/when.js';
 
@@ -192,7 +192,20 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
       })
       .join('  ')
       .trimEnd();
-  const out = [p.c.bold(line(cols.map((c) => c.header), false))];
-  for (let row = 0; row < entries.length; row++) out.push(line(cols.map((c) => c.cells[row]!), true));
+  const out = [
+    p.c.bold(
+      line(
+        cols.map((c) => c.header),
+        false,
+      ),
+    ),
+  ];
+  for (let row = 0; row < entries.length; row++)
+    out.push(
+      line(
+        cols.map((c) => c.cells[row]!),
+        true,
+      ),
+    );
   return out;
 }

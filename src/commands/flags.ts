@@ -143,7 +143,11 @@ export const LIST_FLAGS = [
 export const REPORT_FLAGS = [
   SINCE,
   UNTIL,
-  { flags: '--by <period>', help: 'one row per day (the default) or month, in local time', complete: ['day', 'month'] },
+  {
+    flags: '--by <period>',
+    help: 'one row per day (the default) or month, in local time',
+    complete: ['day', 'month'],
+  },
   { flags: '--csv', help: 'CSV (RFC 4180, dot decimal) on stdout' },
   { flags: '--csv-br', help: 'CSV for a Brazilian spreadsheet: ; separated, comma decimal' },
 ] as const satisfies readonly FlagDef[];

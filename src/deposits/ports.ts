@@ -28,10 +28,7 @@ export interface HistoryReader {
   read(): Iterable<HistoryRecord>;
   entries(filter?: (r: CreatedRecord) => boolean, opts?: { limit?: number }): HistoryEntry[];
   /** the entries not yet FINALIZED or FAILED, read in one pass */
-  pending(
-    filter?: (r: CreatedRecord) => boolean,
-    opts?: { includeExpired?: boolean },
-  ): HistoryEntry[];
+  pending(filter?: (r: CreatedRecord) => boolean, opts?: { includeExpired?: boolean }): HistoryEntry[];
 }
 
 /** Whose deposits and where they live, as the history records them. */

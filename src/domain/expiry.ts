@@ -7,7 +7,13 @@ import type { Parsed } from './money.js';
 import { parseWholeNumber } from './values.js';
 
 const MINUTE = 60_000;
-const UNIT_MS: Record<string, number> = { s: 1000, m: MINUTE, h: 60 * MINUTE, d: 24 * 60 * MINUTE, w: 7 * 24 * 60 * MINUTE };
+const UNIT_MS: Record<string, number> = {
+  s: 1000,
+  m: MINUTE,
+  h: 60 * MINUTE,
+  d: 24 * 60 * MINUTE,
+  w: 7 * 24 * 60 * MINUTE,
+};
 /** A year: further than any charge is worth waiting for. */
 const MAX_EXPIRY_MS = 366 * 24 * 60 * MINUTE;
 

@@ -313,11 +313,20 @@ export function createHandler(o: SandboxOptions): http.RequestListener {
 
   /** The sandbox's chain, as an Esplora API under /esplora (public, like a block explorer). */
   async function esplora(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const [{ handleEsplora }, { findChainTx }] = await Promise.all([
+    const [{ handleEsplora }, { findChainTx, chainTxsPaying }] = await Promise.all([
       import('./chain-esplora.js'),
       import('./chain-store.js'),
     ]);
-    await handleEsplora(req, res, { now: o.now, findTx: (txid) => findChainTx(o.store, txid) }, '/esplora');
+    await handleEsplora(
+      req,
+      res,
+      {
+        now: o.now,
+        findTx: (txid) => findChainTx(o.store, txid),
+        txsPaying: (script) => chainTxsPaying(o.store, script, o.now()),
+      },
+      '/esplora',
+    );
   }
 
   async function act(req: http.IncomingMessage, res: http.ServerResponse, id: string, action: SandboxAction) {

@@ -1,8 +1,8 @@
 /** The checks of `config set`: only that command needs the address codecs. */
 import { parseBaseUrl } from '../api/baseurl.js';
 import { article, decodeLiquidAddress, isNetwork, NETWORKS } from '../domain/address.js';
-import { parseSplitFee } from '../domain/split.js';
 import { parseExpireAfter, parseRequestsPerMinute } from '../domain/expiry.js';
+import { parseSplitFee } from '../domain/split.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import type { ConfigKey } from './config.js';

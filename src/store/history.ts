@@ -268,7 +268,8 @@ export class History {
     } finally {
       fs.closeSync(opened.fd);
     }
-    for (const r of fresh) if (r.type === 'created' || r.type === 'status') this.rememberStatus(r.id, r.status);
+    for (const r of fresh)
+      if (r.type === 'created' || r.type === 'status') this.rememberStatus(r.id, r.status);
     for (const r of fresh) if (r.type === 'verified') this.verified.add(`${r.id} ${r.txid}`);
   }
 
@@ -385,7 +386,11 @@ export class History {
    * value, not the deposits (unless the file is so disordered that the backward read cannot
    * finish; then it reads the file once more from the start, holding it).
    */
-  fold<T>(filter: (r: CreatedRecord) => boolean, start: () => T, visit: (acc: T, e: HistoryEntry) => void): T {
+  fold<T>(
+    filter: (r: CreatedRecord) => boolean,
+    start: () => T,
+    visit: (acc: T, e: HistoryEntry) => void,
+  ): T {
     let acc = start();
     const complete = this.eachBackward(filter, (e) => {
       visit(acc, e);
@@ -452,20 +457,17 @@ export class History {
   private allEntries(filter: (r: CreatedRecord) => boolean): HistoryEntry[] {
     const all = new Map<string, Ranked>();
     let seq = 0;
-    this.scan(
-      (r) => {
-        if (r.type === 'attempt') return;
-        const e = all.get(r.id);
-        if (r.type === 'created') {
-          if (e) setStatus(e, r.status, r.at);
-          else if (filter(r)) all.set(r.id, { r, seq: seq++, status: r.status, statusAt: r.at });
-        } else if (!e) return;
-        else if (r.type === 'status') setStatus(e, r.status, r.at, r.final);
-        else if (r.type === 'verified') e.verifiedAt = r.at;
-        else if (r.type === 'expired') e.expiredAt = r.at;
-      },
-      0,
-    );
+    this.scan((r) => {
+      if (r.type === 'attempt') return;
+      const e = all.get(r.id);
+      if (r.type === 'created') {
+        if (e) setStatus(e, r.status, r.at);
+        else if (filter(r)) all.set(r.id, { r, seq: seq++, status: r.status, statusAt: r.at });
+      } else if (!e) return;
+      else if (r.type === 'status') setStatus(e, r.status, r.at, r.final);
+      else if (r.type === 'verified') e.verifiedAt = r.at;
+      else if (r.type === 'expired') e.expiredAt = r.at;
+    }, 0);
     return [...all.values()].sort(newerFirst).map(entryOf);
   }
 
@@ -591,8 +593,7 @@ export class History {
     const end = this.scan(
       (r) => {
         if (r.type !== 'created' && r.type !== 'attempt') return;
-        if (r.profile !== profile || r.baseUrl !== service)
-          return;
+        if (r.profile !== profile || r.baseUrl !== service) return;
         if (!r.batchKey || (keys && !keys.has(r.batchKey))) return;
         if (r.type === 'created') done.set(r.batchKey, { id: r.id, status: r.status });
         else attempted.set(r.batchKey, r.idempotencyKey);

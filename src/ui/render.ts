@@ -175,7 +175,8 @@ export function zoneOffsetMs(ms: number, timeZone?: string): number {
     format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
     offsetFormats.set(timeZone ?? '', format);
   }
-  const name = format.formatToParts(new Date(hour * 3_600_000)).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  const name =
+    format.formatToParts(new Date(hour * 3_600_000)).find((p) => p.type === 'timeZoneName')?.value ?? '';
   const m = /([+-])(\d{2}):?(\d{2})/.exec(name);
   const offset = m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 3_600_000 + Number(m[3]) * 60_000) : 0;
   if (offsetCache.size > 10_000) offsetCache.clear();

@@ -212,7 +212,9 @@ export class WatchView {
 
   slowed(perMinute: number): void {
     this.above(() =>
-      this.session.printer.warn(`the service asked to slow down: at most ${perMinute} request(s) a minute now`),
+      this.session.printer.warn(
+        `the service asked to slow down: at most ${perMinute} request(s) a minute now`,
+      ),
     );
   }
 

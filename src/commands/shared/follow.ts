@@ -5,8 +5,8 @@ import { LbrlError } from '../../errors.js';
 import type { GlobalOptions, Session } from '../../session.js';
 import { type CounterView, isPaid } from '../../ui/counter.js';
 import { timeZoneOf } from '../../ui/render.js';
-import { reportPaidAfterExpiry } from './expiry.js';
 import { endLines, paidLine, settlementLines, WatchLog, WatchView } from '../../ui/watch-view.js';
+import { reportPaidAfterExpiry } from './expiry.js';
 
 /** A word for a shell: as it is when it is plain, else in single quotes. */
 function shellWord(word: string): string {

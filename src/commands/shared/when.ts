@@ -22,6 +22,8 @@ export function parseSpan(
   if (flags.since !== undefined) out.since = read('--since', flags.since);
   if (flags.until !== undefined) out.until = read('--until', flags.until);
   if (out.since !== undefined && out.until !== undefined && out.since >= out.until)
-    throw usageError(`--since ${flags.since} is not before --until ${flags.until}: nothing lies between them`);
+    throw usageError(
+      `--since ${flags.since} is not before --until ${flags.until}: nothing lies between them`,
+    );
   return out;
 }
