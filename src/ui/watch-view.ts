@@ -63,13 +63,8 @@ export function settlementLines(deposit: GetResponse, mode: RenderMode): string[
  * One line per deposit saying how its watch ended, given what ended the watch (nothing, or
  * the error it ended with).
  */
-export function endLines(
-  log: WatchLog,
-  ending: { type: string } | undefined,
-  namedElsewhere?: ReadonlySet<string>,
-): string[] {
-  return log.ids.flatMap((id) => {
-    if (namedElsewhere?.has(id)) return [];
+export function endLines(log: WatchLog, ending: { type: string } | undefined): string[] {
+  return log.ids.map((id) => {
     const status = log.status(id);
     if (log.gone.has(id)) return `deposit ${id} gone: the service does not know it`;
     if (log.expired.has(id)) return `deposit ${id} EXPIRED: still WAITING_PAYMENT past expire-after`;

@@ -199,9 +199,6 @@ describe('watch --pending costs what is live', () => {
     expect(r.code).toBe(124);
     for (const n of [1, 2]) expect(r.stderr.split(id(n)).length - 1).toBe(1);
     expect(r.stderr).toContain('lbrl deposit watch --pending\n');
-    const named = await run(['deposit', 'watch', id(1), id(2), '--timeout', '4']);
-    expect(named.code).toBe(124);
-    for (const n of [1, 2]) expect(named.stderr.split(id(n)).length - 1).toBe(1);
   });
 });
 

@@ -100,9 +100,9 @@ export async function followOnScreen(
       (id) => !log.gone.has(id) && !log.expired.has(id) && !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'),
     );
     const stopped = ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout');
-    // each deposit is named once: by its end line, or (ids typed by hand) in the command that follows them again
+    // with --pending each deposit is named once, by its end line: the way to follow them again is --pending
     const again = pending.pending ? pendingCommand(session.globals, pending.includeExpired) : undefined;
-    for (const line of endLines(log, ending, stopped && !again ? new Set(open) : undefined)) p.info(line);
+    for (const line of endLines(log, ending)) p.info(line);
     if (stopped && open.length > 0) {
       p.info(
         `${open.length === 1 ? 'the charge is' : `${open.length} charges are`} still open: stopping the watch cancels nothing. Follow ${open.length === 1 ? 'it' : 'them'} again with:`,
