@@ -47,7 +47,14 @@ export async function run(opts: ReportOptions, session: Session): Promise<void> 
   }
   const span = parseSpan(opts, session);
   const zone = timeZoneOf(session.ctx.env);
-  const acc = reportAccumulator(by, (ms) => localClock(ms, zone));
+  // the local date of a moment, once per quarter hour (every offset is a multiple of 15 minutes)
+  const quarters = new Map<number, string>();
+  const acc = reportAccumulator(by, (ms) => {
+    const quarter = Math.floor(ms / 900_000);
+    let day = quarters.get(quarter);
+    if (day === undefined) quarters.set(quarter, (day = localClock(quarter * 900_000, zone)));
+    return day;
+  });
   const report = acc.finish(
     session.history().fold(createdFilter({ profile: session.profileName, ...span }), acc.start, acc.visit),
   );

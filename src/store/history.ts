@@ -433,8 +433,10 @@ export class History {
         latest.delete(r.id);
         verified.delete(r.id);
         expired.delete(r.id);
+        // the ids met lately (a fact written before its deposit's creation is damage, or a copy):
+        // a window, not every id, so memory stays flat in the number of deposits
         met.add(r.id);
-        if (met.size > STATUS_ROOM * 10) met.clear(); // ids met long ago: a repeat is rare damage
+        if (met.size > 4096) met.delete(met.values().next().value!);
         if (!filter(r)) return false;
         return visit(
           entryOf({

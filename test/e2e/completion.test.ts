@@ -180,7 +180,15 @@ describe('completion in real shells: exactly the values each position takes', ()
     const style = await zshComplete(zsh, 'lbrl config set qr-style ', env);
     expect(style.offered.split(/\s+/).sort()).toEqual(['dark', 'light']);
     const help = await zshComplete(zsh, 'lbrl help deposit ', env);
-    expect(help.offered.split(/\s+/).sort()).toEqual(['create', 'get', 'list', 'reconcile', 'report', 'verify', 'watch']);
+    expect(help.offered.split(/\s+/).sort()).toEqual([
+      'create',
+      'get',
+      'list',
+      'reconcile',
+      'report',
+      'verify',
+      'watch',
+    ]);
     const inline = await zshComplete(zsh, 'lbrl sandbox pay --settle=a', env);
     expect(inline.offered.split(/\s+/).sort()).toEqual([
       '--settle=address',
