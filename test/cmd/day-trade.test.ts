@@ -161,6 +161,22 @@ describe('expire-after', () => {
   });
 });
 
+describe('list --refresh and expiry', () => {
+  it('gives a charge past expire-after its last look and records it EXPIRED', async () => {
+    write([created(1, 25), created(2, 1)]);
+    statusOf.set(id(1), 'WAITING_PAYMENT');
+    statusOf.set(id(2), 'WAITING_PAYMENT');
+    const r = await run(['deposit', 'list', '--refresh'], {
+      env: { ...env, NO_COLOR: '1' },
+      stdoutTTY: true,
+      columns: 160,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`${id(1)} .* EXPIRED \\(local; service: WAITING_PAYMENT\\)`));
+    expect(r.stdout).toMatch(new RegExp(`${id(2)} .* WAITING_PAYMENT `));
+  });
+});
+
 describe('watch --pending costs what is live', () => {
   it('10,000 expired and 10 live: ten requests, and it ends when the ten end', async () => {
     const records: StoredRecord[] = [];
