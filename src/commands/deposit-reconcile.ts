@@ -1,5 +1,6 @@
 import { createdFilter } from '../deposits/ledger.js';
 import { MATCH_MARGIN_MS, type Reconciliation, readReceipts, reconcile } from '../deposits/reconcile.js';
+import { decodeLiquidAddress } from '../domain/address.js';
 import { formatCents } from '../domain/money.js';
 import { safeText } from '../domain/safe-text.js';
 import { LbrlError } from '../errors.js';
@@ -47,8 +48,20 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
     const keys = setup.settings.keys;
     const hasKeys = (keys.outputKeys?.length ?? 0) + (keys.masterBlindingKeys?.length ?? 0) > 0;
     const zkp = hasKeys ? await (await import('../domain/liquid-unblind.js')).loadZkp() : null;
+    // an address of the history is read only when it is a valid address of the profile's network
+    // (a history edited by hand, or kept across a change of network, is not sent as it is)
+    const network = setup.settings.network;
+    const valid = [...addresses].filter((a) => {
+      const d = decodeLiquidAddress(a);
+      return d.ok && d.value.network === network;
+    });
+    const skipped = addresses.size - valid.length;
+    if (skipped > 0)
+      session.printer.warn(
+        `warning: ${skipped} address(es) of the history are not ${network} addresses: not read`,
+      );
     const receipts = await readReceipts(setup.client, {
-      addresses: [...addresses].sort(),
+      addresses: valid.sort(),
       sinceMs: from,
       network: setup.settings.network,
       assetId,
