@@ -113,7 +113,8 @@ interface Column {
 /**
  * The table a terminal shows: every column lined up under its header, fitted to the width by
  * shortening the time to minutes (its offset once, in the header) and the status's words, then
- * dropping the destination, the year, and the verification mark. The history is a file anyone may
+ * dropping the destination, the year, the verification mark, and on a very narrow terminal the
+ * time and then the amount. The id is never cut: it is what the other commands take. The history is a file anyone may
  * have edited: its values are shown escaped.
  */
 function table(entries: HistoryEntry[], session: Session, width: number): string[] {
@@ -154,6 +155,9 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
       },
       { header: 'STATUS', cells: entries.map((e) => status(e, level < 2)), drop: 96, color: true },
     ];
+    // narrower than any of that (a split pane): the time, then the amount, go too; the id stays
+    if (level >= 6) cols.splice(1, 1);
+    if (level >= 7) cols.splice(1, 1);
     if (anyVerified && level < 5)
       cols.push({ header: 'ON CHAIN', cells: entries.map((e) => (e.verifiedAt ? 'verified' : '')), drop: 2 });
     if (level < 3)
@@ -172,7 +176,7 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
   let cols = build(0);
   let widths = sized(cols);
   // the destination shortens first, down to 24 (its start and end), before anything is dropped
-  for (let level = 0; level <= 5; level++) {
+  for (let level = 0; level <= 7; level++) {
     cols = build(level);
     widths = sized(cols);
     const dest = cols.findIndex((c) => c.header === 'DESTINATION');

@@ -267,6 +267,13 @@ describe('deposit list', () => {
     expect(lines[0]).toMatch(/^ID +CREATED -03:00 +R\$ +STATUS$/);
     expect(lines[1]).toMatch(new RegExp(`^${id(3)}  11-23 10:00 +1\\.500,00  FINALIZED$`));
     expect(lines[3]).toMatch(/EXPIRED\/WAITING$/);
+    const split = await run(['deposit', 'list'], {
+      env: { ...env, NO_COLOR: '1' },
+      stdoutTTY: true,
+      columns: 60,
+    });
+    for (const l of split.stdout.trimEnd().split('\n')) expect(l.length).toBeLessThanOrEqual(60);
+    expect(split.stdout.split('\n')[0]).toMatch(/^ID +STATUS$/);
     const wide = await run(['deposit', 'list'], {
       env: { ...env, NO_COLOR: '1' },
       stdoutTTY: true,
