@@ -148,8 +148,9 @@ export async function watchDeposits(
           continue;
         }
         if (!(error instanceof LbrlError) || !TRANSIENT.has(error.type)) throw error;
-        if (error.type === 'rate_limited') {
-          // the service says the ceiling is too high: halve it (and honour its Retry-After below)
+        if (error.type === 'rate_limited' || error.retryAfterMs !== undefined) {
+          // the service says the ceiling is too high (a 429, or any answer with Retry-After):
+          // halve it, at least to its Retry-After, which is honoured below as well
           spacing = Math.min(SLOWEST_SPACING_MS, Math.max(spacing * 2, error.retryAfterMs ?? 0));
           events.slowed?.(Math.max(1, Math.floor(60_000 / spacing)));
         }

@@ -413,7 +413,6 @@ export class History {
     const verified = new Map<string, string>();
     const expired = new Map<string, string>();
     const met = new Set<string>();
-    let seq = 0;
     let overflow = false;
     const hold = <V>(map: Map<string, V>, id: string, value: V): boolean => {
       if (!map.has(id) && !met.has(id)) map.set(id, value);
@@ -438,17 +437,14 @@ export class History {
         met.add(r.id);
         if (met.size > 4096) met.delete(met.values().next().value!);
         if (!filter(r)) return false;
-        return visit(
-          entryOf({
-            r,
-            seq: seq--,
-            status: s?.status ?? r.status,
-            statusAt: s?.at ?? r.at,
-            final: s?.final,
-            ...(v ? { verifiedAt: v } : {}),
-            ...(x ? { expiredAt: x } : {}),
-          }),
-        );
+        // the record was parsed for this read alone: it becomes the entry, without a copy
+        const entry = r as HistoryEntry;
+        entry.statusAt = s?.at ?? r.at;
+        if (s) entry.status = s.status;
+        if (s?.final) entry.final = s.final;
+        if (v) entry.verifiedAt = v;
+        if (x) entry.expiredAt = x;
+        return visit(entry);
       },
       (type) => type !== 'attempt',
     );
