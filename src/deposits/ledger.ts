@@ -167,10 +167,29 @@ export function reportAccumulator(by: Period, periodOf: (createdMs: number) => s
     },
     finish: (acc: { periods: Map<string, ReportSums>; total: ReportSums }): Report => ({
       by,
-      periods: [...acc.periods]
+      periods: [...withQuietPeriods(acc.periods, by)]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([period, sums]) => ({ period, ...sums })),
       total: acc.total,
     }),
   };
+}
+
+/** The next period's key: the day after `2026-11-30` is `2026-12-01`, the month after `2026-12` is `2027-01`. */
+function nextPeriod(key: string, by: Period): string {
+  const [y, m, d] = key.split('-').map(Number) as [number, number, number];
+  const next = by === 'day' ? new Date(Date.UTC(y, m - 1, d + 1)) : new Date(Date.UTC(y, m, 1));
+  return next.toISOString().slice(0, by === 'day' ? 10 : 7);
+}
+
+/** The periods between the first and the last with no deposit, as zeros: a chart without holes. */
+function withQuietPeriods(periods: Map<string, ReportSums>, by: Period): Map<string, ReportSums> {
+  const keys = [...periods.keys()].filter((k) => k !== 'unknown').sort();
+  if (keys.length < 2) return periods;
+  const out = new Map(periods);
+  const last = keys[keys.length - 1]!;
+  // at most a few years of days: a history that spans more is shown as it is
+  for (let key = keys[0]!, n = 0; key < last && n < 2000; key = nextPeriod(key, by), n++)
+    if (!out.has(key)) out.set(key, emptySums());
+  return out;
 }

@@ -286,6 +286,21 @@ describe('deposit list', () => {
   });
 });
 
+describe('deposit report: quiet days', () => {
+  it('a day with no deposit between two with some is a row of zeros', async () => {
+    write([created(1, 24 * 3, 'WAITING_PAYMENT', 1000), created(2, 1, 'WAITING_PAYMENT', 1000)]);
+    const report = JSON.parse((await run(['deposit', 'report', '--json'])).stdout);
+    expect(
+      report.periods.map((p: { period: string; createdCount: number }) => [p.period, p.createdCount]),
+    ).toEqual([
+      ['2026-11-20', 1],
+      ['2026-11-21', 0],
+      ['2026-11-22', 0],
+      ['2026-11-23', 1],
+    ]);
+  });
+});
+
 describe('deposit report', () => {
   beforeEach(() => {
     write([
