@@ -21,6 +21,12 @@ export async function run(idText: string, opts: GetOptions, session: Session): P
   const expiredAt = session.recorded(Session.targetKey(target), id.value)?.expiredAt;
   // the answer passed every rule: qrCodeText is a valid BR Code for the deposit's amount
   const { value, raw } = await getChecked(client, id.value);
+  if (expiredAt && value.status === 'WAITING_PAYMENT') {
+    const { localTime, timeZoneOf } = await import('../ui/render.js');
+    p.info(
+      `note: lbrl recorded this charge EXPIRED (local) at ${localTime(expiredAt, timeZoneOf(session.ctx.env))}: watch --pending no longer follows it (lbrl deposit watch ${value.id} does)`,
+    );
+  }
   if (expiredAt && value.status !== 'WAITING_PAYMENT') {
     // paid after lbrl gave up on it: recorded, so watch --pending follows it again, and said loudly
     session.record([statusRecord(value.id, value.status, session.ctx.now(), value)]);

@@ -96,7 +96,7 @@ function humanReconciliation(r: Reconciliation, addressCount: number, explorer: 
     out.push('', 'Finalized, but not found on chain:');
     for (const m of r.missing)
       out.push(
-        `  ${m.depositId}  ${m.role.padEnd(11)}  ${cents(m.cents).padStart(12)}  to ${safeText(m.address)}${m.txid ? `  (settlement ${m.txid})` : ''}`,
+        `  ${safeText(m.depositId)}  ${m.role.padEnd(11)}  ${cents(m.cents).padStart(12)}  to ${safeText(m.address)}${m.txid ? `  (settlement ${safeText(m.txid)})` : ''}`,
       );
   }
   if (r.unmatched.length > 0) {
@@ -110,7 +110,7 @@ function humanReconciliation(r: Reconciliation, addressCount: number, explorer: 
     out.push('', 'Paid after lbrl gave up on them (expired) or after they FAILED:');
     for (const x of r.paidAfterExpiry)
       out.push(
-        `  ${x.depositId}  ${x.status.padEnd(7)}  ${cents(x.cents).padStart(12)}  in ${x.txid}:${x.vout}`,
+        `  ${safeText(x.depositId)}  ${x.status.padEnd(7)}  ${cents(x.cents).padStart(12)}  in ${x.txid}:${x.vout}`,
       );
   }
   if (r.missing.length + r.unmatched.length + r.paidAfterExpiry.length === 0) out.push('everything matches');
