@@ -93,6 +93,8 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
       else {
         const option = new Option(f.flags, f.help);
         if (f.default !== undefined) option.default(f.default);
+        if (f.repeatable)
+          option.argParser((value: string, before: string[] | undefined) => [...(before ?? []), value]);
         cmd.addOption(option);
       }
     }

@@ -66,6 +66,8 @@ export class LbrlError extends Error {
   retryAfterMs?: number;
   /** from the type, by EXIT_CODES */
   readonly exitCode: number;
+  /** more for scripts, in the --json error object beside type, message and exitCode */
+  details?: Record<string, unknown>;
 
   constructor(
     message: string,

@@ -21,7 +21,7 @@ import {
   type Profile,
   requireProfileExists,
 } from './store/config.js';
-import { History, type HistoryEntry, type HistoryRecord } from './store/history.js';
+import { History, type HistoryEntry, type StoredRecord } from './store/history.js';
 import { Printer } from './ui/output.js';
 
 export interface GlobalOptions {
@@ -113,14 +113,16 @@ export class Session {
     // a message lbrl writes over several lines (a batch's list of problems) keeps its lines;
     // within each, whatever a terminal would act on is escaped
     const safe = (text: string) => text.split('\n').map(terminalSafe).join('\n');
-    this.printer.error(new LbrlError(safe(message), type, suggestion && safe(suggestion)));
+    const shown = new LbrlError(safe(message), type, suggestion && safe(suggestion));
+    if (error.details) shown.details = error.details;
+    this.printer.error(shown);
   }
 
   /**
    * Record in the local history; a failure to record is a warning, never a lost result, and one
    * no option hides: list, --pending and --resume will not know the deposit.
    */
-  record(records: HistoryRecord[]): void {
+  record(records: StoredRecord[]): void {
     try {
       this.history().append(records);
     } catch (error) {

@@ -100,6 +100,12 @@ export const assetSchema = z.looseObject({
 });
 export type EsploraAsset = z.infer<typeof assetSchema>;
 
+/** An address's history page: Esplora gives 25 confirmed (and up to 50 unconfirmed) at a time. */
+const addressTxsSchema = z
+  .array(z.looseObject({ txid: hex64, status: txStatusSchema }))
+  .check(z.maxLength(1000, 'more transactions in one page than Esplora ever gives'));
+export type AddressTx = z.infer<typeof addressTxsSchema>[number];
+
 type Body = { status: 200; contentType: string | undefined; text: string } | { status: 404 };
 
 export class EsploraClient {
@@ -175,6 +181,20 @@ export class EsploraClient {
       throw this.contract(`asked for asset ${assetId}, the explorer answered with ${asset.asset_id}`);
     }
     return asset;
+  }
+
+  /**
+   * One page of an address's history, newest first (`/address/:address/txs`; with `lastSeen`, the
+   * confirmed ones after it: `/address/:address/txs/chain/:last_seen_txid`). Each entry's txid is
+   * checked as hex; the transaction itself is read and authenticated separately (getTxHex).
+   */
+  async getAddressTxs(address: string, lastSeen?: string): Promise<AddressTx[]> {
+    if (!/^[0-9A-Za-z]{20,200}$/.test(address))
+      throw new LbrlError(`invalid address ${JSON.stringify(address.slice(0, 80))}`, 'usage');
+    const path = `/address/${address}/txs${lastSeen ? `/chain/${checkTxid(lastSeen)}` : ''}`;
+    const body = await this.get(path, 'application/json');
+    if (body.status === 404) return [];
+    return this.json(body, addressTxsSchema, path);
   }
 
   private contract(message: string): LbrlError {

@@ -25,6 +25,8 @@ export interface FlagDef {
   /** for a flag that takes a value; "none" when not given */
   readonly complete?: Completion;
   readonly default?: string;
+  /** may be given more than once: the values, in order (`--status A --status B`) */
+  readonly repeatable?: boolean;
 }
 
 export interface ArgDef {
@@ -60,9 +62,11 @@ type Merge<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I
   : never;
 
 /** A flag with a default always has a value. */
-type OptionOfDef<D extends FlagDef> = D extends { default: string }
-  ? Required<OptionOf<D['flags']>>
-  : OptionOf<D['flags']>;
+type OptionOfDef<D extends FlagDef> = D extends { repeatable: true }
+  ? { [K in keyof OptionOf<D['flags']>]?: string[] }
+  : D extends { default: string }
+    ? Required<OptionOf<D['flags']>>
+    : OptionOf<D['flags']>;
 
 /** The options commander hands the handler, from the flags' own syntax. */
 export type OptionsOf<F extends readonly FlagDef[]> = readonly FlagDef[] extends F

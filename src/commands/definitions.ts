@@ -15,6 +15,9 @@ import {
   LOGIN_FLAGS,
   PAY_FLAGS,
   PROGRAM_FLAGS,
+  RECONCILE_FLAGS,
+  REPORT_FLAGS,
+  SEND_FLAGS,
   SERVE_FLAGS,
   SHELLS,
   STATUS_FLAGS,
@@ -155,10 +158,40 @@ export const DEPOSIT_LIST = command({
   flags: LIST_FLAGS,
   examples: [
     'lbrl deposit list',
+    'lbrl deposit list --status EXPIRED --since 7d',
+    'lbrl deposit list --status FINALIZED --unverified --since 2026-11-01 --until 2026-12-01',
     'lbrl deposit list --refresh --json | jq -r \'.[] | select(.status != "FINALIZED") | .id\'',
   ],
   async run({ opts, session }) {
     return (await import('./deposit-list.js')).run(opts, await session());
+  },
+});
+
+export const DEPOSIT_REPORT = command({
+  path: 'deposit report',
+  description: 'the sums of the day (or month): charged, paid, fees, net, split, verified on chain',
+  flags: REPORT_FLAGS,
+  examples: [
+    'lbrl deposit report --since 7d',
+    'lbrl deposit report --by month --since 2026-01-01 --csv-br > vendas.csv',
+    "lbrl deposit report --since 1d --json | jq '.total.netCents'",
+  ],
+  async run({ opts, session }) {
+    return (await import('./deposit-report.js')).run(opts, await session());
+  },
+});
+
+export const DEPOSIT_RECONCILE = command({
+  path: 'deposit reconcile',
+  description: "check what the profile's addresses received on chain against the finalized deposits",
+  flags: RECONCILE_FLAGS,
+  examples: [
+    'lbrl deposit reconcile --since 1d',
+    "lbrl deposit reconcile --json | jq '.unmatched'",
+    '# exit codes: 0 everything matches, 1 something missing, unmatched or paid after expiry, 6 explorer unreachable',
+  ],
+  async run({ opts, session }) {
+    return (await import('./deposit-reconcile.js')).run(opts, await session());
   },
 });
 
@@ -293,6 +326,16 @@ export const SANDBOX_FAIL = command({
   },
 });
 
+export const SANDBOX_SEND = command({
+  path: 'sandbox send',
+  description: 'pay an address on the sandbox chain, matching no deposit (what reconcile reports)',
+  flags: SEND_FLAGS,
+  examples: ['lbrl sandbox send --to <address> --amount 12,34 && lbrl deposit reconcile'],
+  async run({ opts, session }) {
+    return (await import('./sandbox.js')).send(opts, await session());
+  },
+});
+
 export const COMPLETION = command({
   path: 'completion',
   description: 'print a shell completion script: source <(lbrl completion bash)',
@@ -360,6 +403,8 @@ export const COMMANDS: readonly CommandDef[] = [
   DEPOSIT_WATCH,
   DEPOSIT_VERIFY,
   DEPOSIT_LIST,
+  DEPOSIT_REPORT,
+  DEPOSIT_RECONCILE,
   AUTH_GROUP,
   AUTH_LOGIN,
   AUTH_STATUS,
@@ -374,6 +419,7 @@ export const COMMANDS: readonly CommandDef[] = [
   SANDBOX_SERVE,
   SANDBOX_PAY,
   SANDBOX_FAIL,
+  SANDBOX_SEND,
   COMPLETION,
   COMPLETE,
 ] as CommandDef[];

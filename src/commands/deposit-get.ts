@@ -4,7 +4,8 @@ import type { DepositApi } from '../deposits/ports.js';
 import { qrPng } from '../domain/qrpng.js';
 import { isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
-import type { Session } from '../session.js';
+import { Session } from '../session.js';
+import { statusRecord } from '../store/history.js';
 import type { Printer } from '../ui/output.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import type { OptionsOf } from './define.js';
@@ -34,6 +35,10 @@ export interface GetCommandOptions {
   blindedFragment(value: GetResponse): Promise<string | null>;
   /** a standing sandbox's base URL (known by its token), whose deposits link to its own explorer */
   serviceUrl(): string | undefined;
+  /** when lbrl recorded this deposit expired (local), if it did */
+  expiredAt(id: string): string | undefined;
+  /** a deposit recorded expired is still waiting (a note) or was paid after all (recorded, and an alarm) */
+  afterExpiry(value: GetResponse, expiredAt: string): Promise<void>;
 }
 
 /** The Session's world, narrowed to what `deposit get` uses. */
@@ -52,6 +57,8 @@ export function getOptionsOf(idText: string, flags: GetFlags, session: Session):
     },
     blindedFragment: (value) => blindedFragment(value, session),
     serviceUrl: () => session.renderMode().serviceUrl,
+    expiredAt: (id) => session.recorded(Session.targetKey(session.target()), id)?.expiredAt,
+    afterExpiry: (value, expiredAt) => afterExpiry(value, expiredAt, session),
   };
 }
 
@@ -68,7 +75,9 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
   if (flags.qrPng !== undefined) checkQrPngTarget(flags.qrPng);
   const { api, sandbox } = await options.client();
   // the answer passed every rule: qrCodeText is a valid BR Code for the deposit's amount
+  const expiredAt = options.expiredAt(id.value);
   const { value, raw } = await getChecked(api, id.value);
+  if (expiredAt) await options.afterExpiry(value, expiredAt);
   const showsCode = flags.qr || flags.qrPng !== undefined;
   if (showsCode && isTerminal(value.status)) {
     // said even with --quiet: the code is shown or written all the same
@@ -131,4 +140,22 @@ async function blindedFragment(value: GetResponse, session: Session): Promise<st
     );
     return null;
   }
+}
+
+/**
+ * A charge lbrl recorded as expired: still waiting, a note; paid after lbrl gave up on it, recorded
+ * (so watch --pending follows it again) and said loudly.
+ */
+async function afterExpiry(value: GetResponse, expiredAt: string, session: Session): Promise<void> {
+  const p = session.printer;
+  if (value.status === 'WAITING_PAYMENT') {
+    const { localTime, timeZoneOf } = await import('../ui/render.js');
+    p.info(
+      `note: lbrl recorded this charge EXPIRED (local) at ${localTime(expiredAt, timeZoneOf(session.ctx.env))}: watch --pending no longer follows it (lbrl deposit watch ${value.id} does)`,
+    );
+    return;
+  }
+  session.record([statusRecord(value.id, value.status, session.ctx.now(), value)]);
+  const { reportPaidAfterExpiry } = await import('./shared/expiry.js');
+  reportPaidAfterExpiry(session, value.id, value.status, expiredAt);
 }

@@ -1,17 +1,50 @@
 import { listEntries, refreshEntries } from '../deposits/history.js';
+import { createdFilter, entryFilter, type LedgerFilter, shownStatus } from '../deposits/ledger.js';
 import { formatCents } from '../domain/money.js';
 import { safeText } from '../domain/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
-import { invalidValue } from '../errors.js';
+import { invalidValue, usageError } from '../errors.js';
 import { Session } from '../session.js';
-import { colorStatus } from '../ui/render.js';
+import type { HistoryEntry } from '../store/history.js';
+import { colorStatus, localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
-import type { LIST_FLAGS } from './flags.js';
+import { type LIST_FLAGS, LIST_STATUSES } from './flags.js';
+import { expireAfterMs, reportPaidAfterExpiry } from './shared/expiry.js';
+import { parseSpan } from './shared/when.js';
 
 export type ListOptions = OptionsOf<typeof LIST_FLAGS>;
 
-function shorten(address: string, width = 24): string {
-  return address.length <= width ? address : `${address.slice(0, 12)}…${address.slice(-(width - 13))}`;
+/** The terminal's width when stdout is one; 80 when it does not say. */
+const DEFAULT_COLUMNS = 80;
+
+function shorten(text: string, width: number): string {
+  if (text.length <= width) return text;
+  const head = Math.ceil((width - 1) / 2);
+  return `${text.slice(0, head)}…${text.slice(text.length - (width - 1 - head))}`;
+}
+
+/** --status values: repeated or comma separated, any case; each must be a status lbrl knows. */
+function parseStatuses(values: string[] | undefined): Set<string> | undefined {
+  if (!values) return undefined;
+  const out = new Set<string>();
+  for (const value of values)
+    for (const part of value.split(',')) {
+      const s = part.trim().toUpperCase();
+      if (!(LIST_STATUSES as readonly string[]).includes(s))
+        throw invalidValue('--status', part, `one of ${LIST_STATUSES.join(', ')}`);
+      out.add(s);
+    }
+  return out;
+}
+
+export function ledgerFilter(opts: ListOptions, session: Session): LedgerFilter {
+  if (opts.verified && opts.unverified) throw usageError('--verified and --unverified cannot go together');
+  return {
+    profile: session.profileName,
+    ...parseSpan(opts, session),
+    statuses: parseStatuses(opts.status),
+    verified: opts.verified ? true : opts.unverified ? false : undefined,
+  };
 }
 
 export async function run(opts: ListOptions, session: Session): Promise<void> {
@@ -21,7 +54,13 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
     if (!r.ok) throw invalidValue('--limit', opts.limit, r.expected);
     limit = r.value;
   }
-  const entries = listEntries(session.history(), session.profileName, limit);
+  const filter = ledgerFilter(opts, session);
+  const where = entryFilter(filter);
+  const entries = where
+    ? session.history().entries(createdFilter(filter), { limit, where })
+    : filter.since !== undefined || filter.until !== undefined
+      ? session.history().entries(createdFilter(filter), { limit })
+      : listEntries(session.history(), session.profileName, limit);
   if (opts.refresh) {
     const target = session.target();
     await refreshEntries(entries, {
@@ -30,6 +69,8 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
       recorder: session,
       now: session.ctx.now,
       notes: session.printer,
+      expireAfterMs: expireAfterMs(session),
+      paidAfterExpiry: (e, status) => reportPaidAfterExpiry(session, e.id, status, e.expiredAt!),
     });
   }
   const p = session.printer;
@@ -39,39 +80,136 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
     return;
   }
   if (entries.length === 0) {
-    p.info(`no deposits recorded for profile ${session.profileName} in ${session.history().file}`);
+    const filtered = where || filter.since !== undefined || filter.until !== undefined;
+    p.info(
+      `no deposits recorded for profile ${session.profileName}${filtered ? ' that match' : ''} in ${session.history().file}`,
+    );
     return;
   }
   if (!p.stdoutIsTTY) {
-    // gh's convention for pipes: tab-separated, no header, full values
+    // gh's convention for pipes: tab-separated, no header, full values (times in UTC, as scripts read them)
     for (const e of entries)
       p.out(
-        [e.id, e.at, e.amountInCents, e.destinationAddress, e.status]
+        [e.id, e.at, e.amountInCents, e.destinationAddress, shownStatus(e)]
           .map((x) => safeText(String(x)))
           .join('\t'),
       );
     return;
   }
-  // the history is a file anyone may have edited: its values are shown escaped too;
-  // a column of its own once a settlement was verified on chain (deposit verify, watch --verify)
+  for (const line of table(entries, session, session.ctx.stdout.columns || DEFAULT_COLUMNS)) p.out(line);
+}
+
+interface Column {
+  header: string;
+  cells: string[];
+  align?: 'right';
+  /** the least useful go first when the terminal is narrow */
+  drop: number;
+  /** the narrowest it may be made, shortening its cells; its full width when not given */
+  min?: number;
+  color?: boolean;
+}
+
+/**
+ * The table a terminal shows: every column lined up under its header, fitted to the width by
+ * shortening the time to minutes (its offset once, in the header) and the status's words, then
+ * dropping the destination, the year, the verification mark, and on a very narrow terminal the
+ * time and then the amount. The id is never cut: it is what the other commands take. The history is a file anyone may
+ * have edited: its values are shown escaped.
+ */
+function table(entries: HistoryEntry[], session: Session, width: number): string[] {
+  const p = session.printer;
+  const zone = timeZoneOf(session.ctx.env);
+  const offsets = new Set(entries.map((e) => zoneOffsetMs(Date.parse(e.at) || 0, zone)));
+  const oneOffset = offsets.size === 1 ? offsetText([...offsets][0]!) : undefined;
+  const time = (e: HistoryEntry, seconds: boolean, withOffset: boolean, year: boolean) => {
+    const ms = Date.parse(e.at);
+    if (!Number.isFinite(ms)) return safeText(e.at);
+    const clock = localClock(ms, zone)
+      .replace('T', ' ')
+      .slice(year ? 0 : 5, seconds ? 19 : 16);
+    return withOffset ? `${clock} ${offsetText(zoneOffsetMs(ms, zone))}` : clock;
+  };
+  const status = (e: HistoryEntry, long: boolean) =>
+    e.expiredAt
+      ? long
+        ? `EXPIRED (local; service: ${safeText(e.status)})`
+        : `EXPIRED/${safeText(e.status).replace('WAITING_PAYMENT', 'WAITING')}`
+      : safeText(e.status);
   const anyVerified = entries.some((e) => e.verifiedAt);
-  const rows = entries.map((e) => [
-    safeText(e.id),
-    safeText(e.at.replace(/\.\d{3}Z$/, 'Z')),
-    formatCents(e.amountInCents),
-    shorten(safeText(e.destinationAddress)),
-    safeText(e.status),
-    ...(anyVerified ? [e.verifiedAt ? 'verified' : ''] : []),
-  ]);
-  const header = ['ID', 'CREATED', 'AMOUNT', 'DESTINATION', 'STATUS', ...(anyVerified ? ['ON CHAIN'] : [])];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells: string[], color = false) =>
+  const build = (level: number): Column[] => {
+    const cols: Column[] = [
+      { header: 'ID', cells: entries.map((e) => safeText(e.id)), drop: 99 },
+      {
+        // the offset in the header when every row shares it (the usual case), else in each cell
+        header: oneOffset && level >= 1 ? `CREATED ${oneOffset}` : 'CREATED',
+        cells: entries.map((e) => time(e, level < 1, !(oneOffset && level >= 1), level < 4)),
+        drop: 98,
+      },
+      {
+        // narrow: the currency once, in the header
+        header: level >= 2 ? 'R$' : 'AMOUNT',
+        cells: entries.map((e) => formatCents(e.amountInCents).replace(level >= 2 ? 'R$ ' : '', '')),
+        align: 'right',
+        drop: 97,
+      },
+      { header: 'STATUS', cells: entries.map((e) => status(e, level < 2)), drop: 96, color: true },
+    ];
+    // narrower than any of that (a split pane): the time, then the amount, go too; the id stays
+    if (level >= 6) cols.splice(1, 1);
+    if (level >= 7) cols.splice(1, 1);
+    if (anyVerified && level < 5)
+      cols.push({ header: 'ON CHAIN', cells: entries.map((e) => (e.verifiedAt ? 'verified' : '')), drop: 2 });
+    if (level < 3)
+      cols.push({
+        header: 'DESTINATION',
+        cells: entries.map((e) => safeText(e.destinationAddress)),
+        drop: 1,
+        min: 24,
+      });
+    return cols;
+  };
+  const sized = (cols: Column[]) =>
+    cols.map((c) => Math.max(c.header.length, ...c.cells.map((x) => x.length)));
+  const total = (cols: Column[], widths: number[]) =>
+    widths.reduce((a, b) => a + b, 0) + 2 * (cols.length - 1);
+  let cols = build(0);
+  let widths = sized(cols);
+  // the destination shortens first, down to 24 (its start and end), before anything is dropped
+  for (let level = 0; level <= 7; level++) {
+    cols = build(level);
+    widths = sized(cols);
+    const dest = cols.findIndex((c) => c.header === 'DESTINATION');
+    if (dest !== -1) {
+      const over = total(cols, widths) - width;
+      if (over > 0) widths[dest] = Math.max(cols[dest]!.min!, widths[dest]! - over);
+    }
+    if (total(cols, widths) <= width) break;
+  }
+  const line = (cells: string[], color: boolean) =>
     cells
-      .map((c, i) =>
-        i === 4 && color ? colorStatus(p.c, c) : i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!),
-      )
+      .map((text, i) => {
+        const w = widths[i]!;
+        const cell = shorten(text, w);
+        const padded = cols[i]!.align === 'right' ? cell.padStart(w) : cell.padEnd(w);
+        return color && cols[i]!.color ? padded.replace(cell, colorStatus(p.c, cell)) : padded;
+      })
       .join('  ')
       .trimEnd();
-  p.out(p.c.bold(line(header)));
-  for (const r of rows) p.out(line(r.map(String), true));
+  const out = [
+    p.c.bold(
+      line(
+        cols.map((c) => c.header),
+        false,
+      ),
+    ),
+  ];
+  for (let row = 0; row < entries.length; row++)
+    out.push(
+      line(
+        cols.map((c) => c.cells[row]!),
+        true,
+      ),
+    );
+  return out;
 }

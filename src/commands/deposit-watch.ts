@@ -1,10 +1,11 @@
-import { pendingIds } from '../deposits/history.js';
+import { pendingWork } from '../deposits/history.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import { parseDepositId } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { OptionsOf } from './define.js';
 import type { WATCH_FLAGS } from './flags.js';
+import { expireAfterMs, requestsPerMinute } from './shared/expiry.js';
 import { followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
@@ -18,16 +19,38 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
     if (!r.ok) throw invalidValue('deposit id', text, r.expected);
     if (!ids.includes(r.value)) ids.push(r.value);
   }
+  if (flags.includeExpired && !flags.pending)
+    throw usageError('--include-expired goes with --pending (a deposit named is followed, expired or not)');
   const plan: WatchPlan = parseWatchFlags(flags);
+  plan.perMinute = requestsPerMinute(session);
+  const expiredAt = new Map<string, string>();
   if (flags.pending) {
-    ids.splice(0, ids.length, ...pendingIds(session.history(), session.scope(), ids));
+    const work = pendingWork(session.history(), session.scope(), ids, {
+      includeExpired: flags.includeExpired === true,
+      now: session.ctx.now(),
+      expireAfterMs: expireAfterMs(session),
+    });
+    ids.splice(0, ids.length, ...work.ids);
+    for (const [id, at] of work.expiredAt) expiredAt.set(id, at);
     if (ids.length === 0) {
       session.printer.info('no pending deposits in the local history');
       return;
     }
     // a deposit of the history may be gone from the service: say so and follow the others
     plan.leaveGone = true;
+    plan.lastLook = work.lastLook;
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
-  await followOnScreen(ids, await withVerify(plan, flags.verify, session), session);
+  // a deposit named that was recorded expired is followed all the same; a late payment is said loudly
+  const target = session.scope().target;
+  for (const id of ids) {
+    if (expiredAt.has(id)) continue;
+    const at = session.recorded(target, id)?.expiredAt;
+    if (at) expiredAt.set(id, at);
+  }
+  await followOnScreen(ids, await withVerify(plan, flags.verify, session), session, undefined, {
+    expiredAt,
+    pending: flags.pending === true,
+    includeExpired: flags.includeExpired === true,
+  });
 }

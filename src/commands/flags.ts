@@ -95,7 +95,11 @@ export const GET_FLAGS = [
 ] as const satisfies readonly FlagDef[];
 
 export const WATCH_FLAGS = [
-  { flags: '--pending', help: 'watch the deposits in the local history not yet FINALIZED or FAILED' },
+  {
+    flags: '--pending',
+    help: 'watch the deposits in the local history not yet FINALIZED, FAILED or expired (expire-after)',
+  },
+  { flags: '--include-expired', help: 'with --pending: follow the deposits recorded EXPIRED too' },
   { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1)' },
   { flags: '--timeout <duration>', help: 'give up (exit 124) after 90, 90s, 10m or 1h' },
   {
@@ -105,9 +109,58 @@ export const WATCH_FLAGS = [
   { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
 ] as const satisfies readonly FlagDef[];
 
+export const LIST_STATUSES = [
+  'WAITING_PAYMENT',
+  'PIX_CONFIRMED',
+  'SETTLEMENT_CREATED',
+  'TX_SENT',
+  'FINALIZED',
+  'FAILED',
+  'EXPIRED',
+  'GONE',
+] as const;
+
+const SINCE = {
+  flags: '--since <when>',
+  help: 'created at or after: a date (2026-11-20, local), a time with offset, or a span back (7d, 12h)',
+} as const;
+const UNTIL = {
+  flags: '--until <when>',
+  help: 'created before: a date (2026-11-21 means up to its start), a time with offset, or a span back',
+} as const;
+
 export const LIST_FLAGS = [
   { flags: '--refresh', help: 'ask the service for the status of those not yet FINALIZED or FAILED' },
   { flags: '--limit <n>', help: 'at most this many (default 30)' },
+  {
+    flags: '--status <status>',
+    help: 'only this status (repeat, or a comma list): WAITING_PAYMENT ... FAILED, EXPIRED, GONE',
+    complete: LIST_STATUSES,
+    repeatable: true,
+  },
+  SINCE,
+  UNTIL,
+  { flags: '--verified', help: 'only those whose settlement was verified on chain' },
+  { flags: '--unverified', help: 'only those not (yet) verified on chain' },
+] as const satisfies readonly FlagDef[];
+
+export const REPORT_FLAGS = [
+  SINCE,
+  UNTIL,
+  {
+    flags: '--by <period>',
+    help: 'one row per day (the default) or month, in local time',
+    complete: ['day', 'month'],
+  },
+  { flags: '--csv', help: 'CSV (RFC 4180, dot decimal) on stdout' },
+  { flags: '--csv-br', help: 'CSV for a Brazilian spreadsheet: ; separated, comma decimal' },
+] as const satisfies readonly FlagDef[];
+
+export const RECONCILE_FLAGS = [SINCE] as const satisfies readonly FlagDef[];
+
+export const SEND_FLAGS = [
+  { flags: '--to <liquid-address>', help: 'the address paid on the sandbox chain' },
+  { flags: '--amount <reais>', help: 'the amount sent, in reais (0.01 to 6000.00)' },
 ] as const satisfies readonly FlagDef[];
 
 export const LOGIN_FLAGS = [

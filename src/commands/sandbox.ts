@@ -1,4 +1,6 @@
 import { isLoopbackHost, parseBaseUrl } from '../api/baseurl.js';
+import { article, decodeLiquidAddress } from '../domain/address.js';
+import { formatCents, parseReais } from '../domain/money.js';
 import { parseDepositId, parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import { actOn, type SandboxAction } from '../sandbox/actions.js';
@@ -6,7 +8,7 @@ import { getView, STEP_MS } from '../sandbox/lifecycle.js';
 import { SandboxStore } from '../sandbox/store.js';
 import type { Session } from '../session.js';
 import type { OptionsOf } from './define.js';
-import { type PAY_FLAGS, type SERVE_FLAGS, SETTLE_CHOICES } from './flags.js';
+import { type PAY_FLAGS, type SEND_FLAGS, type SERVE_FLAGS, SETTLE_CHOICES } from './flags.js';
 
 /** --port and --host have defaults: always given. */
 export type ServeOptions = OptionsOf<typeof SERVE_FLAGS>;
@@ -125,4 +127,38 @@ export function pay(idText: string, session: Session, opts: PayOptions = {}): Pr
 
 export function fail(idText: string, session: Session): Promise<void> {
   return act(idText, session, 'fail');
+}
+
+export type SendOptions = OptionsOf<typeof SEND_FLAGS>;
+
+/**
+ * A payment on the sandbox chain that matches no deposit (a customer paying the shop's address
+ * directly, a refund sent back): what `deposit reconcile` reports as unmatched, or as paid after
+ * expiry when it fits an expired charge. On the local sandbox data only.
+ */
+export async function send(opts: SendOptions, session: Session): Promise<void> {
+  if (opts.to === undefined) throw usageError('sandbox send needs --to <liquid-address>');
+  if (opts.amount === undefined) throw usageError('sandbox send needs --amount <reais>');
+  const network = session.network();
+  const address = decodeLiquidAddress(opts.to);
+  if (!address.ok) throw invalidValue('--to', opts.to, `a Liquid address (${address.reason})`);
+  if (address.value.network !== network)
+    throw invalidValue('--to', opts.to, `${article(network)} ${network} address (the profile's network)`);
+  const cents = parseReais(opts.amount);
+  if (!cents.ok) throw invalidValue('--amount', opts.amount, cents.expected);
+  if (session.target().mode === 'live')
+    throw usageError(
+      'sandbox send works on the local sandbox data only, not through a standing sandbox or a live service',
+    );
+  const { sendPayment } = await import('../sandbox/chain-store.js');
+  const txid = await sendPayment(
+    new SandboxStore(session.sandboxDir),
+    address.value.address,
+    cents.value,
+    session.ctx.now(),
+  );
+  const p = session.printer;
+  if (session.globals.json) p.json({ txid, to: address.value.address, amountInCents: cents.value });
+  else
+    p.out(`sent ${formatCents(cents.value)} to ${address.value.address} on the sandbox chain: txid ${txid}`);
 }

@@ -1,7 +1,8 @@
 /** The local history's deposits: which are pending, and bringing their statuses up to date. */
+import { IN_FLIGHT, isDueToExpire } from '../domain/expiry.js';
 import { isTerminal } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
-import { type HistoryEntry, type StatusRecord, statusRecord } from '../store/history.js';
+import { expiredRecord, type HistoryEntry, type StoredRecord, statusRecord } from '../store/history.js';
 import { getChecked } from './answers.js';
 import type { DepositApi, HistoryReader, Notes, Recorder, Scope } from './ports.js';
 import { GONE } from './watch.js';
@@ -11,16 +12,47 @@ export function listEntries(history: HistoryReader, profile: string, limit: numb
   return history.entries((r) => r.profile === profile, { limit });
 }
 
+/** What `watch --pending` follows, in the order it asks about them. */
+export interface PendingWork {
+  /** the ids named, then the deposits in flight, then those waiting, newest first */
+  ids: string[];
+  /** the deposits past expire-after that get one last look (watch's lastLook) */
+  lastLook: Set<string>;
+  /** when each deposit followed that was recorded expired was (a late payment is reported) */
+  expiredAt: Map<string, string>;
+}
+
 /**
- * Ids of the scope's deposits not yet FINALIZED or FAILED, nor recorded as gone from the service,
- * after `ids` and without repeats.
+ * The scope's deposits that can still change: not FINALIZED or FAILED, not recorded as gone
+ * from the service, and not expired (unless `includeExpired`), after `ids` and without repeats.
+ * Memory and requests follow what is open, not the size of the history.
  */
-export function pendingIds(history: HistoryReader, scope: Scope, ids: string[] = []): string[] {
-  const out = [...ids];
-  for (const e of history.pending((r) => r.profile === scope.profile && r.baseUrl === scope.target)) {
-    if (e.status !== GONE && !out.includes(e.id)) out.push(e.id);
+export function pendingWork(
+  history: HistoryReader,
+  scope: Scope,
+  ids: string[],
+  opts: { includeExpired?: boolean; now: number; expireAfterMs: number },
+): PendingWork {
+  const named = new Set(ids);
+  const inFlight: string[] = [];
+  const waiting: string[] = [];
+  const due: string[] = [];
+  const lastLook = new Set<string>();
+  const expiredAt = new Map<string, string>();
+  const entries = history.pending((r) => r.profile === scope.profile && r.baseUrl === scope.target, {
+    includeExpired: opts.includeExpired === true,
+  });
+  for (const e of entries) {
+    if (e.status === GONE) continue;
+    if (e.expiredAt) expiredAt.set(e.id, e.expiredAt);
+    if (named.has(e.id)) continue;
+    if ((IN_FLIGHT as readonly string[]).includes(e.status)) inFlight.push(e.id);
+    else if (isDueToExpire(e, opts.now, opts.expireAfterMs)) {
+      due.push(e.id);
+      lastLook.add(e.id);
+    } else waiting.push(e.id);
   }
-  return out;
+  return { ids: [...ids, ...inFlight, ...waiting, ...due], lastLook, expiredAt };
 }
 
 /**
@@ -36,6 +68,10 @@ export async function refreshEntries(
     recorder: Recorder;
     now: () => number;
     notes: Notes;
+    /** the profile's expire-after: a deposit past it still waiting is recorded expired */
+    expireAfterMs?: number;
+    /** a deposit recorded expired was found paid */
+    paidAfterExpiry?: (entry: HistoryEntry, status: string) => void;
   },
 ): Promise<void> {
   // a deposit recorded as gone is not asked about again
@@ -45,16 +81,26 @@ export async function refreshEntries(
   if (skipped > 0) deps.notes.info(`${skipped} deposit(s) of another service were not refreshed`);
   if (stale.length === 0) return;
   const api = await deps.api();
-  const records: StatusRecord[] = [];
+  const records: StoredRecord[] = [];
   try {
     for (const e of stale) {
       try {
         const { value } = await getChecked(api, e.id, { recorded: e });
-        const record = statusRecord(e.id, value.status, deps.now(), value);
+        const now = deps.now();
+        const record = statusRecord(e.id, value.status, now, value);
+        if (e.expiredAt && value.status !== 'WAITING_PAYMENT') {
+          deps.paidAfterExpiry?.(e, value.status);
+          e.expiredAt = undefined;
+        }
         records.push(record);
         e.status = record.status;
         e.statusAt = record.at;
         if (record.final) e.final = record.final;
+        if (deps.expireAfterMs !== undefined && isDueToExpire(e, now, deps.expireAfterMs)) {
+          const expired = expiredRecord(e.id, now);
+          records.push(expired);
+          e.expiredAt = expired.at;
+        }
       } catch (error) {
         if (error instanceof LbrlError && error.type === 'not_found') {
           deps.notes.warn(`warning: the service does not know deposit ${e.id}`);

@@ -5,7 +5,7 @@
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse, GetResponse } from '../api/models.js';
 import type { Network } from '../domain/networks.js';
-import type { CreatedRecord, HistoryEntry, HistoryRecord } from '../store/history.js';
+import type { CreatedRecord, HistoryEntry, HistoryRecord, StoredRecord } from '../store/history.js';
 
 /** The two calls of the service the flows make (DepositClient has them). */
 export interface DepositApi {
@@ -20,7 +20,7 @@ export interface DepositApi {
 
 /** Appends to the local history; a failure to record is the recorder's to report, never thrown. */
 export interface Recorder {
-  record(records: HistoryRecord[]): void;
+  record(records: StoredRecord[]): void;
 }
 
 /**
@@ -34,12 +34,15 @@ export type StatusRecordOf = (
   answer?: { settlement?: unknown; confirmedAt?: unknown },
 ) => HistoryRecord;
 
+/** How the history writes down that lbrl gave up waiting for a deposit (store/history.ts `expiredRecord`). */
+export type ExpiredRecordOf = (id: string, now: number) => StoredRecord;
+
 /** Reads the local history. */
 export interface HistoryReader {
   read(): Iterable<HistoryRecord>;
   entries(filter?: (r: CreatedRecord) => boolean, opts?: { limit?: number }): HistoryEntry[];
   /** the entries not yet FINALIZED or FAILED, read in one pass */
-  pending(filter?: (r: CreatedRecord) => boolean): HistoryEntry[];
+  pending(filter?: (r: CreatedRecord) => boolean, opts?: { includeExpired?: boolean }): HistoryEntry[];
 }
 
 /** Whose deposits and where they live, as the history records them. */

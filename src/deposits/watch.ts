@@ -7,7 +7,7 @@ import type { GetResponse } from '../api/models.js';
 import { isTerminal } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { getChecked } from './answers.js';
-import type { DepositApi, FlowClock, Recorder, StatusRecordOf } from './ports.js';
+import type { DepositApi, ExpiredRecordOf, FlowClock, Recorder, StatusRecordOf } from './ports.js';
 
 /** At most this many GETs a minute across all watched deposits (the service's published status limit). */
 export const MAX_REQUESTS_PER_MINUTE = 60;
@@ -24,6 +24,10 @@ export interface WatchEvents {
   tick(states: ReadonlyMap<string, string | undefined>, elapsedMs: number): void;
   /** the service does not know this deposit (404), and the plan says to go on without it */
   gone?(id: string): void;
+  /** a deposit due its last look still waits for payment: it is left from now on */
+  expired?(id: string): void;
+  /** the service asked to slow down: the ceiling is now this many requests a minute */
+  slowed?(perMinute: number): void;
 }
 
 /** How often and for how long. */
@@ -41,6 +45,13 @@ export interface WatchPlan {
    * ends the watch at once (exit 4): an id typed by hand is most likely mistyped.
    */
   leaveGone?: boolean | undefined;
+  /**
+   * Deposits past the profile's expire-after that still waited for payment when last seen: each
+   * gets one GET; still waiting, it is reported expired and left; otherwise it is followed.
+   */
+  lastLook?: ReadonlySet<string> | undefined;
+  /** the request ceiling a minute, across all deposits (default MAX_REQUESTS_PER_MINUTE) */
+  perMinute?: number | undefined;
 }
 
 export interface WatchLoopOptions extends WatchPlan, FlowClock {
@@ -52,6 +63,18 @@ export interface WatchResult {
   states: Map<string, string>;
   /** the deposits the service did not know (with leaveGone) */
   gone: string[];
+  /** the deposits given their last look and found still waiting (lastLook) */
+  expired: string[];
+}
+
+/** The slowest the ceiling shrinks to on 429s: one request a minute. */
+const SLOWEST_SPACING_MS = 60_000;
+
+/** An error that carries the deposits a watch left unfinished (its --json error lists them). */
+export function watchTimeout(message: string, unfinished: string[]): LbrlError {
+  const error = new LbrlError(message, 'watch_timeout');
+  error.details = { unfinished };
+  return error;
 }
 
 const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate_limited']);
@@ -63,7 +86,9 @@ export async function watchDeposits(
 ): Promise<WatchResult> {
   const started = o.now();
   const states = new Map<string, string | undefined>(o.ids.map((id) => [id, undefined]));
-  const spacing = Math.ceil(60_000 / MAX_REQUESTS_PER_MINUTE);
+  // the request ceiling: the profile's, halved on each 429, and won back slowly as answers come
+  const baseSpacing = Math.ceil(60_000 / (o.perMinute ?? MAX_REQUESTS_PER_MINUTE));
+  let spacing = baseSpacing;
   const limit = o.unreachableLimitMs ?? UNREACHABLE_LIMIT_MS;
   let lastRequestAt = Number.NEGATIVE_INFINITY;
   let failingSince: number | undefined;
@@ -83,10 +108,11 @@ export async function watchDeposits(
   /** Time left before the --timeout, or Infinity without one. */
   const left = () => (o.timeoutMs === undefined ? Number.POSITIVE_INFINITY : started + o.timeoutMs - o.now());
   const timeoutError = () => {
-    const open = pending();
-    return new LbrlError(
-      `timed out after ${Math.round((o.now() - started) / 1000)} s with ${open.length} deposit(s) not yet FINALIZED or FAILED${o.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}: ${open.join(', ')}`,
-      'watch_timeout',
+    const unfinished = pending();
+    // the ids are named once, by whoever closes the watch (the view's end lines, --json's list)
+    return watchTimeout(
+      `timed out after ${Math.round((o.now() - started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${o.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
+      unfinished,
     );
   };
   /**
@@ -111,8 +137,11 @@ export async function watchDeposits(
   };
   const proven = new Set<string>();
   const gone: string[] = [];
+  const expired: string[] = [];
+  const lastLook = new Set(o.lastLook ?? []);
   const open = (id: string, s: string | undefined) =>
     !gone.includes(id) &&
+    !expired.includes(id) &&
     (s === undefined || !isTerminal(s) || (s === 'FINALIZED' && o.settled !== undefined && !proven.has(id)));
   const pending = () => [...states].filter(([id, s]) => open(id, s)).map(([id]) => id);
 
@@ -128,7 +157,15 @@ export async function watchDeposits(
         const { value, raw } = await beforeDeadline(getChecked(client, id));
         failingSince = undefined;
         failures = 0;
+        if (spacing > baseSpacing) spacing = Math.max(baseSpacing, Math.floor(spacing * 0.9));
         const previous = states.get(id);
+        if (lastLook.delete(id) && value.status === 'WAITING_PAYMENT') {
+          // its last look: still waiting, so it is given up on (the service is not told)
+          states.set(id, value.status);
+          expired.push(id);
+          events.expired?.(id);
+          continue;
+        }
         if (previous !== value.status) {
           states.set(id, value.status);
           events.change(value, raw, previous);
@@ -143,6 +180,12 @@ export async function watchDeposits(
           continue;
         }
         if (!(error instanceof LbrlError) || !TRANSIENT.has(error.type)) throw error;
+        if (error.type === 'rate_limited' || error.retryAfterMs !== undefined) {
+          // the service says the ceiling is too high (a 429, or any answer with Retry-After):
+          // halve it, at least to its Retry-After, which is honoured below as well
+          spacing = Math.min(SLOWEST_SPACING_MS, Math.max(spacing * 2, error.retryAfterMs ?? 0));
+          events.slowed?.(Math.max(1, Math.floor(60_000 / spacing)));
+        }
         failingSince ??= o.now();
         const failingFor = o.now() - failingSince;
         if (failingFor >= limit) {
@@ -167,7 +210,7 @@ export async function watchDeposits(
     if (o.timeoutMs !== undefined) wait = Math.min(wait, started + o.timeoutMs - o.now());
     await pause(wait);
   }
-  return { states: states as Map<string, string>, gone };
+  return { states: states as Map<string, string>, gone, expired };
 }
 
 /**
@@ -178,10 +221,15 @@ export async function follow(
   api: DepositApi,
   ids: string[],
   plan: WatchPlan,
-  deps: { clock: FlowClock; recorder: Recorder; statusRecord: StatusRecordOf },
+  deps: {
+    clock: FlowClock;
+    recorder: Recorder;
+    statusRecord: StatusRecordOf;
+    expiredRecord: ExpiredRecordOf;
+  },
   events: WatchEvents,
 ): Promise<void> {
-  const { clock, recorder, statusRecord } = deps;
+  const { clock, recorder, statusRecord, expiredRecord } = deps;
   const { states, gone } = await watchDeposits(
     api,
     {
@@ -203,6 +251,11 @@ export async function follow(
         recorder.record([statusRecord(id, GONE, clock.now())]);
         events.gone?.(id);
       },
+      expired: (id) => {
+        recorder.record([expiredRecord(id, clock.now())]);
+        events.expired?.(id);
+      },
+      slowed: (perMinute) => events.slowed?.(perMinute),
     },
   );
   const failed = [...states].filter(([, s]) => s === 'FAILED').map(([id]) => id);

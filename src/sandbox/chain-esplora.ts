@@ -23,6 +23,10 @@ export interface ChainContext {
   now: () => number;
   /** the sandbox's settlement transaction with this txid, if one was sent by now */
   findTx: (txid: string) => ChainTx | undefined | Promise<ChainTx | undefined>;
+  /** the transactions sent by now paying a script (hex), newest first, for the address routes */
+  txsPaying?: (
+    script: string,
+  ) => Array<ChainTx & { txid: string }> | Promise<Array<ChainTx & { txid: string }>>;
   blockMs?: number;
 }
 
@@ -105,12 +109,47 @@ async function answer(
   if (asset) {
     return asset[1] === SANDBOX_ASSET.asset_id ? json(res, SANDBOX_ASSET) : text(res, 404, 'Asset not found');
   }
+  const history = /^\/address\/([0-9A-Za-z]{20,200})\/txs(?:\/chain\/([0-9a-f]{64}))?$/.exec(path);
+  if (history) return addressHistory(res, ctx, history[1]!, history[2]);
   const m = /^\/tx\/([0-9a-f]{64})(\/hex|\/status)?$/.exec(path);
   if (!m) return text(res, 404, 'Not found');
   const tx = await ctx.findTx(m[1]!);
   if (!tx || tx.sentAt > ctx.now()) return text(res, 404, 'Transaction not found');
   if (m[2] === '/hex') return text(res, 200, tx.hex);
   if (m[2] === '/status') return json(res, status(ctx, tx));
+  json(res, txJson(ctx, tx));
+}
+
+/** Esplora pages an address's confirmed history 25 at a time; unconfirmed ones come first, all of them. */
+const PAGE = 25;
+
+async function addressHistory(
+  res: http.ServerResponse,
+  ctx: ChainContext,
+  address: string,
+  lastSeen: string | undefined,
+): Promise<void> {
+  const s = addressScript(address);
+  if (!s.ok) return text(res, 400, 'Invalid Bitcoin address');
+  const all = (await ctx.txsPaying?.(Buffer.from(s.value.script).toString('hex'))) ?? [];
+  const withStatus = all.map((tx) => ({ tx, status: status(ctx, tx) }));
+  const confirmed = withStatus.filter((t) => t.status.confirmed);
+  if (lastSeen === undefined) {
+    const mempool = withStatus.filter((t) => !t.status.confirmed);
+    return json(
+      res,
+      [...mempool, ...confirmed.slice(0, PAGE)].map((t) => txJson(ctx, t.tx)),
+    );
+  }
+  const at = confirmed.findIndex((t) => t.tx.txid === lastSeen);
+  if (at === -1) return json(res, []);
+  json(
+    res,
+    confirmed.slice(at + 1, at + 1 + PAGE).map((t) => txJson(ctx, t.tx)),
+  );
+}
+
+function txJson(ctx: ChainContext, tx: ChainTx) {
   const parsed = parseTransaction(tx.hex);
   const addresses = new Map<string, string>();
   for (const a of tx.addresses) {
@@ -118,12 +157,12 @@ async function answer(
     const s = shown ? addressScript(shown) : undefined;
     if (shown && s?.ok) addresses.set(Buffer.from(s.value.script).toString('hex'), shown);
   }
-  json(res, {
+  return {
     txid: parsed.txid,
     version: parsed.version,
     locktime: parsed.locktime,
     vin: [{ is_coinbase: false }],
     vout: parsed.outputs.map((output) => vout(output, addresses)),
     status: status(ctx, tx),
-  });
+  };
 }

@@ -5,9 +5,11 @@
  * `chain/<deposit id>.json` (the transaction) and `chain/tx/<txid>` (which deposit it settles).
  * A process killed between the two leaves a transaction whose index the next read writes.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { decodeLiquidAddress } from '../domain/address.js';
+import { parseTransaction } from '../domain/liquid-tx.js';
 import { loadZkp } from '../domain/liquid-unblind.js';
 import { isTxid } from '../domain/values.js';
 import { buildSettlementTx, chainTxOf, SETTLE_MODES, type SettleMode } from './chain.js';
@@ -77,4 +79,73 @@ export function findChainTx(store: SandboxStore, txid: string): ChainTx | undefi
   if (!/^[0-9a-f-]{36}$/.test(id)) return undefined;
   const tx = readJson<StoredTx>(path.join(chain, `${id}.json`));
   return tx && tx.txid === txid ? { hex: tx.hex, sentAt: tx.sentAt, addresses: tx.addresses } : undefined;
+}
+
+/**
+ * Every transaction on the sandbox chain sent by `now` that pays `script` (hex), newest first,
+ * each with its txid: what the Esplora address routes serve. Read from the chain directory.
+ */
+export function chainTxsPaying(
+  store: SandboxStore,
+  script: string,
+  now: number,
+): Array<ChainTx & { txid: string }> {
+  const { chain } = dirs(store);
+  let names: string[];
+  try {
+    names = fs.readdirSync(chain).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const out: Array<ChainTx & { txid: string }> = [];
+  for (const name of names) {
+    const tx = readJson<StoredTx>(path.join(chain, name));
+    if (!tx || typeof tx.hex !== 'string' || tx.sentAt > now) continue;
+    let pays = false;
+    try {
+      pays = parseTransaction(tx.hex).outputs.some((o) => Buffer.from(o.script).toString('hex') === script);
+    } catch {
+      continue;
+    }
+    if (pays) out.push({ txid: tx.txid, hex: tx.hex, sentAt: tx.sentAt, addresses: tx.addresses });
+  }
+  return out.sort((a, b) => b.sentAt - a.sentAt || (a.txid < b.txid ? -1 : 1));
+}
+
+/**
+ * `sandbox send`: a payment of `cents` in the sandbox's asset to `address`, matching no deposit,
+ * put on the sandbox chain at `now` under an id of its own. Returns its txid.
+ */
+export async function sendPayment(
+  store: SandboxStore,
+  address: string,
+  cents: number,
+  now: number,
+): Promise<string> {
+  const network = decodeLiquidAddress(address);
+  if (!network.ok) throw new Error(`not a Liquid address: ${network.reason}`);
+  const id = randomUUID();
+  const built = buildSettlementTx(
+    await loadZkp(),
+    {
+      id,
+      amountInCents: cents,
+      feeCents: 0,
+      destinationAddress: address,
+      splitAddress: null,
+      splitBasisPoints: null,
+    },
+    'ok',
+    network.value.network,
+  );
+  if (!built) throw new Error('the sandbox chain could not build the payment');
+  const { chain, index } = dirs(store);
+  ensureDir(chain);
+  ensureDir(index);
+  publishExclusive(
+    path.join(chain, `${id}.json`),
+    JSON.stringify({ txid: built.txid, ...chainTxOf(built, now) }),
+  );
+  publishExclusive(path.join(index, built.txid), id);
+  return built.txid;
 }

@@ -313,14 +313,18 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
 
   /** The sandbox's chain, as an Esplora API under /esplora (public, like a block explorer). */
   async function esplora(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const [{ handleEsplora }, { findChainTx }] = await Promise.all([
+    const [{ handleEsplora }, { findChainTx, chainTxsPaying }] = await Promise.all([
       import('./chain-esplora.js'),
       import('./chain-store.js'),
     ]);
     await handleEsplora(
       req,
       res,
-      { now: sandbox.now, findTx: (txid) => findChainTx(sandbox.store, txid) },
+      {
+        now: sandbox.now,
+        findTx: (txid) => findChainTx(sandbox.store, txid),
+        txsPaying: (script) => chainTxsPaying(sandbox.store, script, sandbox.now()),
+      },
       '/esplora',
     );
   }

@@ -1,6 +1,7 @@
 /** The checks of `config set`: only that command needs the address codecs. */
 import { parseBaseUrl } from '../api/baseurl.js';
 import { article, decodeLiquidAddress } from '../domain/address.js';
+import { readExpireAfter, readRequestsPerMinute } from '../domain/expiry.js';
 import { isNetwork, NETWORKS } from '../domain/networks.js';
 import { readSplitFee } from '../domain/split.js';
 import { parseWholeNumber } from '../domain/values.js';
@@ -59,6 +60,16 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
       if (value !== 'on' && value !== 'off')
         throw refuse('on (watch checks each settlement on chain) or off');
       return value;
+    case 'expire-after': {
+      const r = readExpireAfter(value);
+      if (!r.ok) throw refuse(r.expected);
+      return value;
+    }
+    case 'requests-per-minute': {
+      const r = readRequestsPerMinute(value);
+      if (!r.ok) throw refuse(r.expected);
+      return String(r.value);
+    }
     case 'qr-style':
       if (value !== 'dark' && value !== 'light' && value !== 'detect')
         throw refuse('dark (light modules on a dark terminal), light, or detect (ask the terminal)');

@@ -24,6 +24,8 @@ export const CONFIG_KEYS = [
   'asset-id',
   'confirmations',
   'verify',
+  'expire-after',
+  'requests-per-minute',
 ] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -40,6 +42,8 @@ export interface Profile {
   'asset-id'?: string;
   confirmations?: string;
   verify?: string;
+  'expire-after'?: string;
+  'requests-per-minute'?: string;
   /** secrets, like the token: set only by `config set-blinding-key`, never printed */
   'blinding-keys'?: BlindingKeyEntry[];
 }
@@ -55,7 +59,14 @@ export interface ConfigFile {
 }
 
 /** The settings that have a value when the profile has none. */
-export type DefaultedKey = 'network' | 'sandbox-autopay' | 'qr-style' | 'confirmations' | 'verify';
+export type DefaultedKey =
+  | 'network'
+  | 'sandbox-autopay'
+  | 'qr-style'
+  | 'confirmations'
+  | 'verify'
+  | 'expire-after'
+  | 'requests-per-minute';
 
 export const DEFAULTS: Record<DefaultedKey, string> & Partial<Record<ConfigKey, string>> = {
   network: 'liquid',
@@ -64,6 +75,8 @@ export const DEFAULTS: Record<DefaultedKey, string> & Partial<Record<ConfigKey, 
   'qr-style': 'detect',
   confirmations: '2',
   verify: 'off',
+  'expire-after': '24h',
+  'requests-per-minute': '60',
 };
 
 export function configDir(env: Record<string, string | undefined>, home: string = os.homedir()): string {

@@ -90,6 +90,22 @@ export function verifiedRecord(id: string, txid: string, now: number): VerifiedR
   return { v: 1, type: 'verified', id: canonicalId(id), txid, at: new Date(now).toISOString() };
 }
 
+/**
+ * lbrl gave up on a deposit that still waited for payment past the profile's `expire-after`
+ * (after one last look): `watch --pending` leaves it alone from then on. Local only: the service
+ * knows nothing of it, and a later status (a late payment) moves the deposit on again.
+ */
+export interface ExpiredRecord {
+  v: 1;
+  type: 'expired';
+  id: string;
+  at: string;
+}
+
+export function expiredRecord(id: string, now: number): ExpiredRecord {
+  return { v: 1, type: 'expired', id: canonicalId(id), at: new Date(now).toISOString() };
+}
+
 /** A batch row about to be sent: its Idempotency-Key is reused if the outcome never came back. */
 export interface AttemptRecord {
   v: 1;
@@ -103,7 +119,7 @@ export interface AttemptRecord {
 
 export type HistoryRecord = CreatedRecord | StatusRecord | AttemptRecord;
 /** What the file holds: the records above, and facts about deposits that only some readers want. */
-export type StoredRecord = HistoryRecord | VerifiedRecord;
+export type StoredRecord = HistoryRecord | VerifiedRecord | ExpiredRecord;
 
 export interface HistoryEntry extends CreatedRecord {
   statusAt: string;
@@ -111,6 +127,8 @@ export interface HistoryEntry extends CreatedRecord {
   final?: FinalFields;
   /** when its settlement was last verified on chain, if ever */
   verifiedAt?: string;
+  /** when lbrl recorded it expired (an `expired` record), unless a later status moved it on */
+  expiredAt?: string;
 }
 
 /** What `--resume` needs to know about the rows of one file, and where the reading stopped. */
@@ -142,13 +160,20 @@ interface Ranked {
   statusAt: string;
   final?: FinalFields | undefined;
   verifiedAt?: string;
+  expiredAt?: string | undefined;
 }
 
 function entryOf(e: Ranked): HistoryEntry {
   const entry: HistoryEntry = { ...e.r, status: e.status, statusAt: e.statusAt };
   if (e.final) entry.final = e.final;
   if (e.verifiedAt) entry.verifiedAt = e.verifiedAt;
+  if (e.expiredAt) entry.expiredAt = e.expiredAt;
   return entry;
+}
+
+/** Newest first by creation time; a stable sort keeps the file's order (newest first) where times tie. */
+function newerEntryFirst(a: HistoryEntry, b: HistoryEntry): number {
+  return a.at < b.at ? 1 : a.at > b.at ? -1 : 0;
 }
 
 /** Newest first: by creation time, and by file order where times tie. */
@@ -219,7 +244,7 @@ export class History {
    * of that deposit, so polling the same status again and again does not grow the file.
    */
   append(records: StoredRecord[]): void {
-    const fresh = this.news(records.map(canonical));
+    const fresh = this.notYetRecorded(records.map(canonical));
     if (fresh.length === 0) return;
     ensurePrivateDir(this.dir);
     const text = fresh.map((r) => `${JSON.stringify(r)}\n`).join('');
@@ -230,18 +255,19 @@ export class History {
     } finally {
       fs.closeSync(opened.fd);
     }
-    for (const r of fresh) if (r.type === 'created' || r.type === 'status') this.learn(r.id, r.status);
+    for (const r of fresh)
+      if (r.type === 'created' || r.type === 'status') this.rememberStatus(r.id, r.status);
     for (const r of fresh) if (r.type === 'verified') this.verified.add(`${r.id} ${r.txid}`);
   }
 
-  private learn(id: string, status: string): void {
-    // a cache, bounded like everything read from the file: forgetting costs a look-up, no more
+  private rememberStatus(id: string, status: string): void {
+    // a cache, bounded like anyRecord read from the file: forgetting costs a look-up, no more
     if (this.known.size >= MAX_ENTRIES * 2) this.known.clear();
     this.known.set(id, status);
     this.unknown.delete(id);
   }
 
-  private news(records: StoredRecord[]): StoredRecord[] {
+  private notYetRecorded(records: StoredRecord[]): StoredRecord[] {
     // what this process knows may be stale (another may have appended since): a status that looks
     // new is checked against the end of the file before it is appended
     const ask = records.filter(
@@ -262,7 +288,7 @@ export class History {
         const was = latest.get(r.id) ?? this.known.get(r.id);
         if (was === r.status) continue;
       }
-      if (r.type !== 'attempt') latest.set(r.id, r.status);
+      if (r.type === 'created' || r.type === 'status') latest.set(r.id, r.status);
       out.push(r);
     }
     return out;
@@ -289,7 +315,7 @@ export class History {
       (r) => {
         if ((r.type !== 'created' && r.type !== 'status') || !wanted.has(r.id)) return false;
         wanted.delete(r.id);
-        this.learn(r.id, r.status);
+        this.rememberStatus(r.id, r.status);
         return wanted.size === 0;
       },
       (type, id) => (type === 'created' || type === 'status') && (id === undefined || wanted.has(id)),
@@ -313,62 +339,121 @@ export class History {
 
   /** Every record, first to last, read as a stream. */
   *read(from = 0): Generator<HistoryRecord> {
-    for (const r of this.records(from)) if (r.type !== 'verified') yield r;
+    for (const r of this.records(from)) if (r.type !== 'verified' && r.type !== 'expired') yield r;
   }
 
   /**
    * The deposits created, each with its last known status, newest first: at most `limit`
    * (MAX_ENTRIES when not given), in memory bounded by the limit whatever the file's size.
+   * `where` chooses by what only the whole entry knows (its status, verified, expired).
    */
-  entries(filter: (r: CreatedRecord) => boolean = () => true, opts: { limit?: number } = {}): HistoryEntry[] {
+  entries(
+    filter: (r: CreatedRecord) => boolean = () => true,
+    opts: { limit?: number; where?: (e: HistoryEntry) => boolean } = {},
+  ): HistoryEntry[] {
     const limit = opts.limit ?? MAX_ENTRIES;
-    const out = this.lastCreated(filter, limit) ?? this.newestCreated(filter, limit);
-    for (const e of out) this.learn(e.id, e.status);
+    const where = opts.where;
+    let out: HistoryEntry[] | undefined;
+    const found: HistoryEntry[] = [];
+    const complete = this.eachBackward(filter, (e) => {
+      if (where && !where(e)) return false;
+      found.push(e);
+      return found.length >= limit;
+    });
+    if (complete) out = found.sort(newerEntryFirst);
+    else if (!where) out = this.newestCreated(filter, limit);
+    else out = this.allEntries(filter).filter(where).sort(newerEntryFirst).slice(0, limit);
+    for (const e of out) this.rememberStatus(e.id, e.status);
     return out;
   }
 
   /**
-   * The last `limit` deposits in the file, read from its end: what `list` shows in milliseconds
-   * whatever the file's size. The statuses met before their deposit are held until it is met;
-   * past STATUS_ROOM of those, undefined, and the whole file is read instead.
+   * Every deposit the filter takes, each once with all the history says of it, folded into a
+   * value started by `start`: what the report and the reconciliation read. Memory holds the
+   * value, not the deposits (unless the file is so disordered that the backward read cannot
+   * finish; then it reads the file once more from the start, holding it).
    */
-  private lastCreated(filter: (r: CreatedRecord) => boolean, limit: number): HistoryEntry[] | undefined {
+  fold<T>(
+    filter: (r: CreatedRecord) => boolean,
+    start: () => T,
+    visit: (acc: T, e: HistoryEntry) => void,
+  ): T {
+    let acc = start();
+    const complete = this.eachBackward(filter, (e) => {
+      visit(acc, e);
+      return false;
+    });
+    if (complete) return acc;
+    acc = start();
+    for (const e of this.allEntries(filter)) visit(acc, e);
+    return acc;
+  }
+
+  /**
+   * The deposits from the end of the file back, each given to `visit` once all that was
+   * written of it since its creation was met, until `visit` returns true. The facts met before
+   * their deposit are held until it is met; past STATUS_ROOM of those it stops and returns false
+   * (the caller then reads the whole file instead); true when it ran to its end.
+   */
+  private eachBackward(filter: (r: CreatedRecord) => boolean, visit: (e: HistoryEntry) => boolean): boolean {
     const latest = new Map<string, StatusRecord>();
     const verified = new Map<string, string>();
-    const found = new Map<string, Ranked>();
-    let seq = 0;
+    const expired = new Map<string, string>();
+    const met = new Set<string>();
     let overflow = false;
+    const hold = <V>(map: Map<string, V>, id: string, value: V): boolean => {
+      if (!map.has(id) && !met.has(id)) map.set(id, value);
+      overflow = map.size > STATUS_ROOM;
+      return overflow;
+    };
     this.scanBackward(
       (r) => {
-        if (r.type === 'verified') {
-          if (!verified.has(r.id) && !found.has(r.id)) verified.set(r.id, r.at);
-          overflow = verified.size > STATUS_ROOM;
-          return overflow;
-        }
-        if (r.type === 'status') {
-          if (!latest.has(r.id) && !found.has(r.id)) latest.set(r.id, r);
-          overflow = latest.size > STATUS_ROOM;
-          return overflow;
-        }
-        if (r.type !== 'created' || found.has(r.id)) return false;
+        if (r.type === 'verified') return hold(verified, r.id, r.at);
+        // an expiry counts only when no later status moved the deposit on
+        if (r.type === 'expired') return latest.has(r.id) ? false : hold(expired, r.id, r.at);
+        if (r.type === 'status') return hold(latest, r.id, r);
+        if (r.type !== 'created' || met.has(r.id)) return false;
         const s = latest.get(r.id);
         const v = verified.get(r.id);
+        const x = expired.get(r.id);
         latest.delete(r.id);
         verified.delete(r.id);
+        expired.delete(r.id);
+        // the ids met lately (a fact written before its deposit's creation is damage, or a copy):
+        // a window, not every id, so memory stays flat in the number of deposits
+        met.add(r.id);
+        if (met.size > 4096) met.delete(met.values().next().value!);
         if (!filter(r)) return false;
-        found.set(r.id, {
-          r,
-          seq: seq--,
-          status: s?.status ?? r.status,
-          statusAt: s?.at ?? r.at,
-          final: s?.final,
-          ...(v ? { verifiedAt: v } : {}),
-        });
-        return found.size >= limit;
+        // the record was parsed for this read alone: it becomes the entry, without a copy
+        const entry = r as HistoryEntry;
+        entry.statusAt = s?.at ?? r.at;
+        if (s) entry.status = s.status;
+        if (s?.final) entry.final = s.final;
+        if (v) entry.verifiedAt = v;
+        if (x) entry.expiredAt = x;
+        return visit(entry);
       },
       (type) => type !== 'attempt',
     );
-    return overflow ? undefined : [...found.values()].sort(newerFirst).map(entryOf);
+    return !overflow;
+  }
+
+  /** Every deposit the filter takes, in one pass from the start, held in memory: the fallback. */
+  private allEntries(filter: (r: CreatedRecord) => boolean): HistoryEntry[] {
+    const all = new Map<string, Ranked>();
+    let seq = 0;
+    this.scan((r) => {
+      if (r.type === 'attempt') return;
+      const e = all.get(r.id);
+      if (r.type === 'created') {
+        if (e) setStatus(e, r.status, r.at);
+        else if (filter(r)) all.set(r.id, { r, seq: seq++, status: r.status, statusAt: r.at });
+      } else if (!e) return;
+      else if (r.type === 'status') setStatus(e, r.status, r.at, r.final);
+      else if (r.type === 'verified') e.verifiedAt = r.at;
+      else if (r.type === 'expired') e.expiredAt = r.at;
+    }, 0);
+    return [...all.values()].sort(newerFirst).map(entryOf);
   }
 
   /** The newest `limit` deposits by creation time, in one pass from the start. */
@@ -388,26 +473,56 @@ export class History {
         } else if (r.type === 'verified') {
           const e = newest.map.get(r.id);
           if (e) e.verifiedAt = r.at;
+        } else if (r.type === 'expired') {
+          const e = newest.map.get(r.id);
+          if (e) e.expiredAt = r.at;
         }
       },
       0,
       (type, id) =>
         type === 'created' ||
-        ((type === 'status' || type === 'verified') && (id === undefined || newest.map.has(id))),
+        ((type === 'status' || type === 'verified' || type === 'expired') &&
+          (id === undefined || newest.map.has(id))),
     );
     return newest.result();
   }
 
   /**
    * The deposits not yet FINALIZED or FAILED, newest first, at most `cap`: one pass that forgets
-   * a deposit as soon as it ends, so memory follows what is pending, not the file.
+   * a deposit as soon as it ends, so memory follows what is pending, not the file. A deposit
+   * recorded expired is left out unless `includeExpired`; a later status brings it back.
    */
-  pending(filter: (r: CreatedRecord) => boolean = () => true, cap = MAX_ENTRIES): HistoryEntry[] {
+  pending(
+    filter: (r: CreatedRecord) => boolean = () => true,
+    opts: { includeExpired?: boolean; cap?: number } = {},
+  ): HistoryEntry[] {
+    const cap = opts.cap ?? MAX_ENTRIES;
     const open = new Newest(cap);
+    // expired and still waiting: kept aside (not counted against the cap) until a status revives one
+    const dormant = new Map<string, Ranked>();
     let seq = 0;
     this.scan(
       (r) => {
         if (r.type === 'attempt' || r.type === 'verified') return;
+        if (r.type === 'expired') {
+          const e = open.map.get(r.id);
+          if (!e) return;
+          e.expiredAt = r.at;
+          if (!opts.includeExpired) {
+            open.map.delete(r.id);
+            dormant.set(r.id, e);
+          }
+          return;
+        }
+        const sleeping = dormant.get(r.id);
+        if (sleeping && r.type === 'status') {
+          dormant.delete(r.id);
+          setStatus(sleeping, r.status, r.at, r.final);
+          if (!isTerminal(sleeping.status)) open.offer(sleeping.r, sleeping.seq);
+          const back = open.map.get(r.id);
+          if (back) setStatus(back, r.status, r.at, r.final);
+          return;
+        }
         const e = open.map.get(r.id);
         if (e) {
           setStatus(e, r.status, r.at, r.type === 'status' ? r.final : undefined);
@@ -417,7 +532,10 @@ export class History {
         }
       },
       0,
-      (type, id) => type === 'created' || (type === 'status' && (id === undefined || open.map.has(id))),
+      (type, id) =>
+        type === 'created' ||
+        ((type === 'status' || type === 'expired') &&
+          (id === undefined || open.map.has(id) || dormant.has(id))),
     );
     const out = open.result();
     if (open.truncated) {
@@ -427,7 +545,7 @@ export class History {
     }
     this.pendingRead.clear();
     for (const e of out) {
-      this.learn(e.id, e.status);
+      this.rememberStatus(e.id, e.status);
       this.pendingRead.set(`${e.baseUrl} ${e.id}`, e);
     }
     return out;
@@ -459,8 +577,8 @@ export class History {
     const attempted = new Map<string, string>();
     const end = this.scan(
       (r) => {
-        if (r.type === 'status' || r.type === 'verified' || r.profile !== profile || r.baseUrl !== service)
-          return;
+        if (r.type !== 'created' && r.type !== 'attempt') return;
+        if (r.profile !== profile || r.baseUrl !== service) return;
         if (!r.batchKey || (keys && !keys.has(r.batchKey))) return;
         if (r.type === 'created') done.set(r.batchKey, { id: r.id, status: r.status });
         else attempted.set(r.batchKey, r.idempotencyKey);
@@ -472,7 +590,7 @@ export class History {
   }
 
   /** Every record from `from` on, to `visit`; returns the offset after the last whole line. */
-  private scan(visit: (r: StoredRecord) => void, from = 0, want: Want = everything): number {
+  private scan(visit: (r: StoredRecord) => void, from = 0, want: RecordFilter = anyRecord): number {
     const it = this.records(from, want);
     for (;;) {
       const step = it.next();
@@ -486,7 +604,7 @@ export class History {
    * after the last whole line. Lines longer than MAX_LINE are skipped as damage without
    * being held; a last line without its newline (a write cut short) is read as it is.
    */
-  private *records(from: number, want: Want = everything): Generator<StoredRecord, number> {
+  private *records(from: number, want: RecordFilter = anyRecord): Generator<StoredRecord, number> {
     const opened = openOwnFile(this.file, 'read', 'history', this.warn);
     if (!opened) return from;
     const { fd } = opened;
@@ -543,7 +661,7 @@ export class History {
    */
   private scanBackward(
     visit: (r: StoredRecord) => boolean,
-    want: Want = everything,
+    want: RecordFilter = anyRecord,
     maxBytes = Number.POSITIVE_INFINITY,
   ): void {
     const opened = openOwnFile(this.file, 'read', 'history', this.warn);
@@ -595,6 +713,8 @@ function setStatus(e: Ranked, status: string, at: string, final?: FinalFields): 
   e.status = status;
   e.statusAt = at;
   e.final = final;
+  // a status recorded after the expiry is news from the service: the deposit moved on
+  e.expiredAt = undefined;
 }
 
 function canonical(r: StoredRecord): StoredRecord {
@@ -609,7 +729,7 @@ function readLine(
   start: number,
   end: number,
   out: StoredRecord[],
-  want: Want = everything,
+  want: RecordFilter = anyRecord,
 ): number {
   while (start < end && (buf[start] === 0x20 || buf[start] === 0x0d || buf[start] === 0x09)) start += 1;
   if (start === end || (end - start === 1 && buf[start] === 0x0d)) return 0;
@@ -628,14 +748,15 @@ function readLine(
 }
 
 /** Which records a reader needs, told from the start of a line (the id, when one could be read). */
-export type Want = (type: StoredRecord['type'], id: string | undefined) => boolean;
-const everything: Want = () => true;
+export type RecordFilter = (type: StoredRecord['type'], id: string | undefined) => boolean;
+const anyRecord: RecordFilter = () => true;
 
 const PREFIXES: Array<[StoredRecord['type'], Buffer, boolean]> = [
   ['created', Buffer.from('{"v":1,"type":"created","id":"'), true],
   ['status', Buffer.from('{"v":1,"type":"status","id":"'), true],
   ['attempt', Buffer.from('{"v":1,"type":"attempt",'), false],
   ['verified', Buffer.from('{"v":1,"type":"verified","id":"'), true],
+  ['expired', Buffer.from('{"v":1,"type":"expired","id":"'), true],
 ];
 /** What the start of a line says: its record type, and its id when one could be read. */
 interface LineHead {
@@ -685,6 +806,11 @@ function parseLine(buf: Buffer, start: number, end: number): StoredRecord | unde
     if (r.type === 'created' && (!isText(r.profile) || !isText(r.baseUrl))) return undefined;
     r.id = canonicalId(r.id);
     return r as unknown as HistoryRecord;
+  }
+  if (r.type === 'expired') {
+    if (!isText(r.id) || !isText(r.at)) return undefined;
+    r.id = canonicalId(r.id);
+    return r as unknown as StoredRecord;
   }
   if (r.type === 'verified') {
     if (!isText(r.id) || !isText(r.txid) || !isText(r.at)) return undefined;

@@ -111,7 +111,12 @@ export class Printer {
     if (this.opts.json) {
       this.err(
         JSON.stringify({
-          error: { type: error.type, message: this.redact(error.message), exitCode: error.exitCode },
+          error: {
+            type: error.type,
+            message: this.redact(error.message),
+            exitCode: error.exitCode,
+            ...error.details,
+          },
         }),
       );
       return;

@@ -169,3 +169,40 @@ export function renderDeposit(
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return rows.map(([k, v]) => `${k.padEnd(width)}${v}`).join('\n');
 }
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+const offsetCache = new Map<string, number>();
+
+/**
+ * The offset of a time zone from UTC at a moment, in ms (-03:00 is -10800000). Cached per hour
+ * of the moment, so reading it for every deposit of a large history stays cheap.
+ */
+export function zoneOffsetMs(ms: number, timeZone?: string): number {
+  const hour = Math.floor(ms / 3_600_000);
+  const key = `${timeZone ?? ''} ${hour}`;
+  const known = offsetCache.get(key);
+  if (known !== undefined) return known;
+  let format = offsetFormats.get(timeZone ?? '');
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+    offsetFormats.set(timeZone ?? '', format);
+  }
+  const name =
+    format.formatToParts(new Date(hour * 3_600_000)).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  const m = /([+-])(\d{2}):?(\d{2})/.exec(name);
+  const offset = m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 3_600_000 + Number(m[3]) * 60_000) : 0;
+  if (offsetCache.size > 10_000) offsetCache.clear();
+  offsetCache.set(key, offset);
+  return offset;
+}
+
+/** `-03:00` for an offset in ms. */
+export function offsetText(offsetMs: number): string {
+  const abs = Math.abs(offsetMs) / 60_000;
+  return `${offsetMs < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+/** The local `YYYY-MM-DDTHH:MM:SS` of a moment (no offset), fast: for tables and periods. */
+export function localClock(ms: number, timeZone?: string): string {
+  return new Date(ms + zoneOffsetMs(ms, timeZone)).toISOString().slice(0, 19);
+}

@@ -34,6 +34,8 @@ function clock(ms: number): string {
 export class WatchLog {
   readonly last = new Map<string, GetResponse>();
   readonly gone = new Set<string>();
+  /** given their last look past expire-after, still waiting: recorded EXPIRED */
+  readonly expired = new Set<string>();
 
   constructor(readonly ids: string[]) {}
 
@@ -66,6 +68,7 @@ export function endLines(log: WatchLog, ending: { type: string } | undefined): s
   return log.ids.map((id) => {
     const status = log.status(id);
     if (log.gone.has(id)) return `deposit ${id} gone: the service does not know it`;
+    if (log.expired.has(id)) return `deposit ${id} EXPIRED: still WAITING_PAYMENT past expire-after`;
     if (status === 'FINALIZED' || status === 'FAILED') return `deposit ${id} ${status}`;
     const at = status ? `at ${status}` : 'before any answer';
     if (ending?.type === 'watch_timeout') return `deposit ${id} timed out ${at}`;
@@ -193,6 +196,23 @@ export class WatchView {
     this.above(() =>
       this.session.printer.warn(
         `deposit ${id}: the service does not know it (404); recorded as gone, so --pending no longer asks about it`,
+      ),
+    );
+  }
+
+  expired(id: string): void {
+    this.states.set(id, 'EXPIRED');
+    this.above(() =>
+      this.session.printer.info(
+        `deposit ${id}: still WAITING_PAYMENT past the profile's expire-after; recorded EXPIRED (local), so --pending leaves it from now on`,
+      ),
+    );
+  }
+
+  slowed(perMinute: number): void {
+    this.above(() =>
+      this.session.printer.warn(
+        `the service asked to slow down: at most ${perMinute} request(s) a minute now`,
       ),
     );
   }

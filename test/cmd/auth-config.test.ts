@@ -162,6 +162,8 @@ describe('config', () => {
         'asset-id=',
         'confirmations=2',
         'verify=off',
+        'expire-after=24h',
+        'requests-per-minute=60',
         'token=',
         'blinding-keys=',
         '',

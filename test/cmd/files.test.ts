@@ -324,8 +324,10 @@ describe('what is already known is not appended again', () => {
     fs.writeFileSync(file, ndjson([created(ID, { baseUrl: server.url })]), { mode: 0o600 });
     const before = fs.readFileSync(file, 'utf8');
     const env = { LBRL_CONFIG_DIR: dir, LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+    // within the profile's expire-after of its creation: nothing to expire either
+    const now = () => Date.parse('2026-11-22T10:05:00Z');
     for (let i = 0; i < 3; i++) {
-      const r = await runCli(['deposit', 'list', '--refresh', '--json'], { env });
+      const r = await runCli(['deposit', 'list', '--refresh', '--json'], { env, now });
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ id: ID, status: 'WAITING_PAYMENT' })]);
     }

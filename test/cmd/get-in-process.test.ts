@@ -58,6 +58,8 @@ async function get(
       blindedFragment: async () => null,
       ...options,
       serviceUrl: () => undefined,
+      expiredAt: () => undefined,
+      afterExpiry: async () => {},
       printer,
       client: async () => ({ api: fakeApi(answer, run.asked), sandbox: options.sandbox ?? false }),
     });

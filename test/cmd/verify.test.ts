@@ -122,9 +122,12 @@ describe('deposit verify against the sandbox chain', () => {
       env: { ...env, NO_COLOR: '1' },
       clock,
       stdoutTTY: true,
+      columns: 200,
     });
-    expect(list.stdout.split('\n')[0]).toMatch(/ STATUS {5}ON CHAIN$/);
-    expect(list.stdout.split('\n')[1]).toMatch(new RegExp(`^${id} .* FINALIZED {2}verified$`));
+    const [head, first] = list.stdout.split('\n');
+    expect(head).toMatch(/ STATUS {5}ON CHAIN {2}DESTINATION$/);
+    expect(first).toMatch(new RegExp(`^${id} .* FINALIZED {2}verified {2}\\S+$`));
+    expect(first!.indexOf('verified')).toBe(head!.indexOf('ON CHAIN'));
     const listed = JSON.parse((await run(['deposit', 'list', '--json'])).stdout) as Array<{
       verifiedAt?: string;
     }>;

@@ -136,7 +136,7 @@ const SHELL_CASES: Array<[string, string[]]> = [
   ['lbrl sandbox pay --settle ', ['address', 'amount', 'asset', 'none', 'ok']],
   // `help` takes a command path, as `lbrl <path> --help` does
   ['lbrl help ', ['auth', 'completion', 'config', 'deposit', 'sandbox']],
-  ['lbrl help deposit ', ['create', 'get', 'list', 'verify', 'watch']],
+  ['lbrl help deposit ', ['create', 'get', 'list', 'reconcile', 'report', 'verify', 'watch']],
   ['lbrl help config set', ['set', 'set-blinding-key']],
   ['lbrl help deposit create ', []],
 ];
@@ -180,7 +180,15 @@ describe('completion in real shells: exactly the values each position takes', ()
     const style = await zshComplete(zsh, 'lbrl config set qr-style ', env);
     expect(style.offered.split(/\s+/).sort()).toEqual(['dark', 'light']);
     const help = await zshComplete(zsh, 'lbrl help deposit ', env);
-    expect(help.offered.split(/\s+/).sort()).toEqual(['create', 'get', 'list', 'verify', 'watch']);
+    expect(help.offered.split(/\s+/).sort()).toEqual([
+      'create',
+      'get',
+      'list',
+      'reconcile',
+      'report',
+      'verify',
+      'watch',
+    ]);
     const inline = await zshComplete(zsh, 'lbrl sandbox pay --settle=a', env);
     expect(inline.offered.split(/\s+/).sort()).toEqual([
       '--settle=address',

@@ -7,13 +7,13 @@ import type { CreateRequest } from '../../src/api/models.js';
 import { checkAnswer } from '../../src/deposits/answers.js';
 import { createBatch, rowKeys } from '../../src/deposits/batch.js';
 import { createChecked } from '../../src/deposits/create.js';
-import { listEntries, pendingIds, refreshEntries } from '../../src/deposits/history.js';
+import { listEntries, pendingWork, refreshEntries } from '../../src/deposits/history.js';
 import type { DepositApi, FlowClock, HistoryReader } from '../../src/deposits/ports.js';
 import { buildRequest, checkRequest, ROW_LABELS } from '../../src/deposits/request.js';
 import { follow, GONE } from '../../src/deposits/watch.js';
 import { LbrlError } from '../../src/errors.js';
 import { ResumableRows, RowClaims, rowIdempotencyKey } from '../../src/store/claims.js';
-import { History, type HistoryRecord, statusRecord } from '../../src/store/history.js';
+import { expiredRecord, History, type HistoryRecord, statusRecord } from '../../src/store/history.js';
 import { createAnswer, getAnswer, ID, LQ, TEX, VJL } from '../helpers/fixtures.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
@@ -162,7 +162,7 @@ describe('watch', () => {
       api,
       [ID],
       { intervalMs: 3000 },
-      { clock: c, recorder: rec, statusRecord },
+      { clock: c, recorder: rec, statusRecord, expiredRecord },
       { change: (d, _raw, prev) => seen.push(`${prev ?? '-'}>${d.status}`), retry: () => {}, tick: () => {} },
     );
     expect(seen).toEqual(['->WAITING_PAYMENT', 'WAITING_PAYMENT>FINALIZED']);
@@ -197,7 +197,7 @@ describe('watch', () => {
           api,
           [ID],
           { intervalMs: 3000, timeoutMs },
-          { clock: c, recorder: recorder(), statusRecord },
+          { clock: c, recorder: recorder(), statusRecord, expiredRecord },
           quiet,
         ),
       ).rejects.toMatchObject({ type: 'watch_timeout', exitCode: 124 });
@@ -221,7 +221,7 @@ describe('watch', () => {
         api,
         [ID],
         { intervalMs: 1000, timeoutMs: 50 },
-        { clock: clock(), recorder: recorder(), statusRecord },
+        { clock: clock(), recorder: recorder(), statusRecord, expiredRecord },
         quiet,
       ),
     ).rejects.toMatchObject({ type: 'watch_timeout' });
@@ -232,7 +232,13 @@ describe('watch', () => {
     const { api } = fakeApi({ statuses: ['FAILED'] });
     const quiet = { change: () => {}, retry: () => {}, tick: () => {} };
     await expect(
-      follow(api, [ID], { intervalMs: 1000 }, { clock: clock(), recorder: recorder(), statusRecord }, quiet),
+      follow(
+        api,
+        [ID],
+        { intervalMs: 1000 },
+        { clock: clock(), recorder: recorder(), statusRecord, expiredRecord },
+        quiet,
+      ),
     ).rejects.toMatchObject({ message: `deposit ${ID} ended FAILED`, exitCode: 5 });
   });
 
@@ -256,7 +262,7 @@ describe('watch', () => {
         api as never,
         [OTHER, ID],
         { intervalMs: 1000, leaveGone: true },
-        { clock: clock(), recorder: rec, statusRecord },
+        { clock: clock(), recorder: rec, statusRecord, expiredRecord },
         {
           change: () => {},
           retry: () => {},
@@ -314,7 +320,7 @@ describe('history', () => {
   ]);
 
   it('lists pending ids of the scope only, after the ones given', () => {
-    expect(pendingIds(history, scope, [B])).toEqual([B, A]);
+    expect(pendingWork(history, scope, [B], { now: T0, expireAfterMs: 86_400_000 }).ids).toEqual([B, A]);
   });
 
   it('refreshes only the target, notes the others, records what it got', async () => {

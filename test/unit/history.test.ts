@@ -127,7 +127,9 @@ describe('the history read as a stream', () => {
     expect(new History(history.dir).pending(key)).toEqual(want);
     // a cap keeps the newest, and says it did
     const warned: string[] = [];
-    expect(new History(history.dir, (l) => warned.push(l)).pending(key, 50)).toEqual(want.slice(0, 50));
+    expect(new History(history.dir, (l) => warned.push(l)).pending(key, { cap: 50 })).toEqual(
+      want.slice(0, 50),
+    );
     expect(warned).toEqual([expect.stringContaining('more than 50 deposits not yet ended')]);
   });
 

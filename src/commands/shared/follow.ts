@@ -3,10 +3,11 @@ import { follow, type WatchEvents, type WatchPlan } from '../../deposits/watch.j
 import { isTerminal } from '../../domain/values.js';
 import { LbrlError } from '../../errors.js';
 import type { GlobalOptions, Session } from '../../session.js';
-import { statusRecord } from '../../store/history.js';
+import { expiredRecord, statusRecord } from '../../store/history.js';
 import { type CounterView, isPaid } from '../../ui/counter.js';
 import { timeZoneOf } from '../../ui/render.js';
 import { endLines, paidLine, settlementLines, WatchLog, WatchView } from '../../ui/watch-view.js';
+import { reportPaidAfterExpiry } from './expiry.js';
 
 /** A word for a shell: as it is when it is plain, else in single quotes. */
 function shellWord(word: string): string {
@@ -16,6 +17,24 @@ function shellWord(word: string): string {
 /** The command that follows these deposits again, with the --profile and --base-url given to this one. */
 export function followCommand(ids: string[], globals: GlobalOptions): string {
   const words = ['lbrl', 'deposit', 'watch', ...ids];
+  if (globals.profile !== undefined) words.push('--profile', shellWord(globals.profile));
+  if (globals.baseUrl !== undefined) words.push('--base-url', shellWord(globals.baseUrl));
+  return words.join(' ');
+}
+
+/** What `watch --pending` adds to a follow. */
+export interface PendingOptions {
+  /** the deposits followed that the history records expired, and when */
+  expiredAt?: Map<string, string>;
+  /** the ids came from --pending: the way to follow them again is --pending */
+  pending?: boolean;
+  includeExpired?: boolean;
+}
+
+/** `lbrl deposit watch --pending`, with the --profile and --base-url given to this one. */
+function pendingCommand(globals: GlobalOptions, includeExpired?: boolean): string {
+  const words = ['lbrl', 'deposit', 'watch', '--pending'];
+  if (includeExpired) words.push('--include-expired');
   if (globals.profile !== undefined) words.push('--profile', shellWord(globals.profile));
   if (globals.baseUrl !== undefined) words.push('--base-url', shellWord(globals.baseUrl));
   return words.join(' ');
@@ -31,15 +50,29 @@ export async function followOnScreen(
   plan: WatchPlan,
   session: Session,
   counter?: CounterView,
+  pending: PendingOptions = {},
 ): Promise<void> {
   const api = await session.client(undefined, { maxRetries: 0 });
   const p = session.printer;
   const log = new WatchLog(ids);
   const screen = counter ?? (await WatchView.open(session, ids));
+  const expiredAt = pending.expiredAt ?? new Map<string, string>();
   const events: WatchEvents = {
     change: (deposit, raw, previous) => {
       log.last.set(deposit.id, deposit);
       screen.change(deposit, raw, previous);
+      const expired = expiredAt.get(deposit.id);
+      if (expired && deposit.status !== 'WAITING_PAYMENT') {
+        expiredAt.delete(deposit.id);
+        reportPaidAfterExpiry(session, deposit.id, deposit.status, expired);
+      }
+    },
+    expired: (id) => {
+      log.expired.add(id);
+      if (!counter) (screen as WatchView).expired(id);
+    },
+    slowed: (perMinute) => {
+      if (!counter) (screen as WatchView).slowed(perMinute);
     },
     retry: (reason, delay, failingFor) => screen.retry(reason, delay, failingFor),
     tick: (states, elapsed) => screen.tick(states, elapsed),
@@ -50,7 +83,13 @@ export async function followOnScreen(
   };
   let ending: { type: string } | undefined;
   try {
-    await follow(api, ids, plan, { clock: session.ctx, recorder: session, statusRecord }, events);
+    await follow(
+      api,
+      ids,
+      plan,
+      { clock: session.ctx, recorder: session, statusRecord, expiredRecord },
+      events,
+    );
   } catch (error) {
     ending = error instanceof LbrlError ? error : { type: 'unexpected' };
     throw error;
@@ -64,13 +103,18 @@ export async function followOnScreen(
           for (const line of settlementLines(deposit, session.renderMode())) p.out(line);
       }
     }
+    const open = ids.filter(
+      (id) => !log.gone.has(id) && !log.expired.has(id) && !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'),
+    );
+    const stopped = ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout');
+    // with --pending each deposit is named once, by its end line: the way to follow them again is --pending
+    const again = pending.pending ? pendingCommand(session.globals, pending.includeExpired) : undefined;
     for (const line of endLines(log, ending)) p.info(line);
-    const open = ids.filter((id) => !log.gone.has(id) && !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'));
-    if (ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout') && open.length > 0) {
+    if (stopped && open.length > 0) {
       p.info(
         `${open.length === 1 ? 'the charge is' : `${open.length} charges are`} still open: stopping the watch cancels nothing. Follow ${open.length === 1 ? 'it' : 'them'} again with:`,
       );
-      p.info(`  ${followCommand(open, session.globals)}`);
+      p.info(`  ${again ?? followCommand(open, session.globals)}`);
     }
   }
 }

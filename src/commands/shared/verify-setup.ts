@@ -25,6 +25,8 @@ export interface VerifySetup {
   check: SettlementChecker;
   /** the explorer's base URL, for messages */
   esploraUrl: string;
+  /** the explorer itself, for what reads more than settlements (reconcile's address history) */
+  client: EsploraClient;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function verifySetup(session: Session, target: Target = session.tar
     },
     check: (input) => checkSettlement(client, input),
     esploraUrl,
+    client,
     close: () => client.close(),
   };
 }

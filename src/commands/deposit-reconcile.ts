@@ -1,0 +1,118 @@
+import { createdFilter } from '../deposits/ledger.js';
+import { MATCH_MARGIN_MS, type Reconciliation, readReceipts, reconcile } from '../deposits/reconcile.js';
+import { decodeLiquidAddress } from '../domain/address.js';
+import { formatCents } from '../domain/money.js';
+import { safeText } from '../domain/safe-text.js';
+import { LbrlError } from '../errors.js';
+import type { Session } from '../session.js';
+import type { HistoryEntry } from '../store/history.js';
+import type { OptionsOf } from './define.js';
+import type { RECONCILE_FLAGS } from './flags.js';
+import { verifySetup } from './shared/verify-setup.js';
+import { parseSpan } from './shared/when.js';
+
+export type ReconcileOptions = OptionsOf<typeof RECONCILE_FLAGS>;
+
+/** The assets' precision when the explorer's registry does not say: the BRL-pegged assets use 8. */
+const DEFAULT_PRECISION = 8;
+
+export async function run(opts: ReconcileOptions, session: Session): Promise<void> {
+  const { since } = parseSpan(opts, session);
+  const scope = session.scope();
+  const from = since === undefined ? undefined : since - MATCH_MARGIN_MS;
+  // the history side: the deposits that have an outcome, and every address they name
+  const deposits: HistoryEntry[] = [];
+  const addresses = new Set<string>();
+  for (const a of [session.setting('default-address'), session.setting('split-address')])
+    if (a) addresses.add(a);
+  session.history().fold(
+    (r) => r.baseUrl === scope.target && createdFilter({ profile: scope.profile, since: from })(r),
+    () => null,
+    (_acc, e) => {
+      addresses.add(e.destinationAddress);
+      if (e.splitAddress) addresses.add(e.splitAddress);
+      if (e.status === 'FINALIZED' || e.status === 'FAILED' || e.expiredAt) deposits.push(e);
+    },
+  );
+  const setup = await verifySetup(session);
+  let result: Reconciliation;
+  try {
+    const assetId = setup.settings.assetId;
+    if (!assetId)
+      throw new LbrlError(
+        'reconcile counts the pinned asset only: set it with lbrl config set asset-id <64 hex digits>',
+        'usage',
+      );
+    const asset = await setup.client.getAsset(assetId);
+    const precision = asset?.precision ?? DEFAULT_PRECISION;
+    const keys = setup.settings.keys;
+    const hasKeys = (keys.outputKeys?.length ?? 0) + (keys.masterBlindingKeys?.length ?? 0) > 0;
+    const zkp = hasKeys ? await (await import('../domain/liquid-unblind.js')).loadZkp() : null;
+    // an address of the history is read only when it is a valid address of the profile's network
+    // (a history edited by hand, or kept across a change of network, is not sent as it is)
+    const network = setup.settings.network;
+    const valid = [...addresses].filter((a) => {
+      const d = decodeLiquidAddress(a);
+      return d.ok && d.value.network === network;
+    });
+    const skipped = addresses.size - valid.length;
+    if (skipped > 0)
+      session.printer.warn(
+        `warning: ${skipped} address(es) of the history are not ${network} addresses: not read`,
+      );
+    const receipts = await readReceipts(setup.client, {
+      addresses: valid.sort(),
+      sinceMs: from,
+      network: setup.settings.network,
+      assetId,
+      keys,
+      zkp,
+    });
+    result = reconcile(deposits, receipts, { precision, sinceMs: since });
+  } finally {
+    await setup.close();
+  }
+  const p = session.printer;
+  if (session.globals.json) p.json(result);
+  else for (const line of humanReconciliation(result, addresses.size, setup.esploraUrl)) p.out(line);
+  const problems = result.missing.length + result.unmatched.length + result.paidAfterExpiry.length;
+  if (problems > 0) {
+    const parts = [
+      result.missing.length && `${result.missing.length} share(s) of finalized deposits not found on chain`,
+      result.unmatched.length && `${result.unmatched.length} receipt(s) matching no deposit`,
+      result.paidAfterExpiry.length &&
+        `${result.paidAfterExpiry.length} payment(s) for deposits expired or failed`,
+    ].filter(Boolean);
+    throw new LbrlError(`the chain and the history disagree: ${parts.join('; ')}`, 'mismatch');
+  }
+}
+
+function humanReconciliation(r: Reconciliation, addressCount: number, explorer: string): string[] {
+  const cents = (c: number | null) => (c === null ? 'amount unknown' : formatCents(c));
+  const out = [
+    `${addressCount} address(es) read on ${explorer}: ${r.matched.length} receipt(s) matched to deposits`,
+  ];
+  if (r.missing.length > 0) {
+    out.push('', 'Finalized, but not found on chain:');
+    for (const m of r.missing)
+      out.push(
+        `  ${safeText(m.depositId)}  ${m.role.padEnd(11)}  ${cents(m.cents).padStart(12)}  to ${safeText(m.address)}${m.txid ? `  (settlement ${safeText(m.txid)})` : ''}`,
+      );
+  }
+  if (r.unmatched.length > 0) {
+    out.push('', 'Received, matching no deposit:');
+    for (const u of r.unmatched)
+      out.push(
+        `  ${u.txid}:${u.vout}  ${cents(u.cents).padStart(12)}  to ${safeText(u.address)}${u.reason ? `  (${u.reason})` : ''}`,
+      );
+  }
+  if (r.paidAfterExpiry.length > 0) {
+    out.push('', 'Paid after lbrl gave up on them (expired) or after they FAILED:');
+    for (const x of r.paidAfterExpiry)
+      out.push(
+        `  ${safeText(x.depositId)}  ${x.status.padEnd(7)}  ${cents(x.cents).padStart(12)}  in ${x.txid}:${x.vout}`,
+      );
+  }
+  if (r.missing.length + r.unmatched.length + r.paidAfterExpiry.length === 0) out.push('everything matches');
+  return out;
+}

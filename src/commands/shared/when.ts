@@ -1,0 +1,29 @@
+/** --since and --until, read in the user's time zone (TZ): a bare date is its local midnight. */
+import { parseWhen } from '../../domain/expiry.js';
+import { invalidValue, usageError } from '../../errors.js';
+import type { Session } from '../../session.js';
+import { timeZoneOf, zoneOffsetMs } from '../../ui/render.js';
+
+export function parseSpan(
+  flags: { since?: string | undefined; until?: string | undefined },
+  session: Session,
+): { since?: number; until?: number } {
+  const now = session.ctx.now();
+  const zone = timeZoneOf(session.ctx.env);
+  const read = (flag: string, text: string): number => {
+    // a bare date's midnight is local: the offset at that day (read twice, for a change of offset that day)
+    const utc = parseWhen(text, now, 0);
+    if (!utc.ok) throw invalidValue(flag, text, utc.expected);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return utc.value;
+    const first = utc.value - zoneOffsetMs(utc.value, zone);
+    return utc.value - zoneOffsetMs(first, zone);
+  };
+  const out: { since?: number; until?: number } = {};
+  if (flags.since !== undefined) out.since = read('--since', flags.since);
+  if (flags.until !== undefined) out.until = read('--until', flags.until);
+  if (out.since !== undefined && out.until !== undefined && out.since >= out.until)
+    throw usageError(
+      `--since ${flags.since} is not before --until ${flags.until}: nothing lies between them`,
+    );
+  return out;
+}

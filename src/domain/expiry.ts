@@ -1,0 +1,76 @@
+/**
+ * The day's trade, as pure rules: when a charge lbrl created is given up on (`expire-after`),
+ * the request ceiling (`requests-per-minute`), and the spans of time `list` and `report` take
+ * (`--since 7d`, `--until 2026-11-20`).
+ */
+import type { Parsed } from './money.js';
+import { parseWholeNumber } from './values.js';
+
+const MINUTE = 60_000;
+const UNIT_MS: Record<string, number> = {
+  s: 1000,
+  m: MINUTE,
+  h: 60 * MINUTE,
+  d: 24 * 60 * MINUTE,
+  w: 7 * 24 * 60 * MINUTE,
+};
+/** A year: further than any charge is worth waiting for. */
+const MAX_EXPIRY_MS = 366 * 24 * 60 * MINUTE;
+
+/** The statuses in which money is in motion: never given up on, however old. */
+export const IN_FLIGHT = ['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT'] as const;
+
+/** `90m`, `24h`, `2d` (a unit is required), from 1 minute to 366 days, to milliseconds. */
+export function readExpireAfter(input: string): Parsed<number> {
+  const expected = 'a duration such as 90m, 24h or 2d (at least 1m, at most 366d)';
+  const m = /^(\d{1,7})(s|m|h|d|w)$/.exec(input);
+  if (!m) return { ok: false, expected };
+  const ms = Number(m[1]) * UNIT_MS[m[2]!]!;
+  if (ms < MINUTE || ms > MAX_EXPIRY_MS) return { ok: false, expected };
+  return { ok: true, value: ms };
+}
+
+/** The ceiling of GETs a minute a watch spends across all its deposits. */
+export function readRequestsPerMinute(input: string): Parsed<number> {
+  return parseWholeNumber(input, 1, 6000, 'a whole number of requests a minute from 1 to 6000');
+}
+
+/**
+ * Whether a deposit is due its last look: it still waits for payment (as far as lbrl knows),
+ * was not yet given up on, and was created (recorded by lbrl at `createdAt`) longer ago than
+ * `expireAfterMs`. A deposit in flight (paid, settling) is never due, however old.
+ */
+export function isDueToExpire(
+  entry: { status: string; at: string; expiredAt?: string | undefined },
+  now: number,
+  expireAfterMs: number,
+): boolean {
+  if (entry.status !== 'WAITING_PAYMENT' || entry.expiredAt) return false;
+  const created = Date.parse(entry.at);
+  return Number.isFinite(created) && now - created >= expireAfterMs;
+}
+
+/**
+ * A point in time given as a date (`2026-11-20`, read as local midnight in `offsetMinutes`...
+ * or a full ISO time with its zone) or as a span back from `now` (`7d`, `12h`, `30m`, `2w`).
+ * Dates are read in UTC unless they carry their own offset; a bare date is its start.
+ */
+export function parseWhen(input: string, now: number, timeZoneOffsetMs = 0): Parsed<number> {
+  const expected =
+    'a date (2026-11-20), a time with its offset (2026-11-20T15:00:00-03:00) or a span back from now (30m, 12h, 7d, 2w)';
+  const span = /^(\d{1,6})(m|h|d|w)$/.exec(input);
+  if (span) return { ok: true, value: now - Number(span[1]) * UNIT_MS[span[2]!]! };
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(input);
+  if (day) {
+    const ms = Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]));
+    const back = new Date(ms);
+    if (back.getUTCMonth() !== Number(day[2]) - 1 || back.getUTCDate() !== Number(day[3]))
+      return { ok: false, expected };
+    return { ok: true, value: ms - timeZoneOffsetMs };
+  }
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(input)) {
+    const ms = Date.parse(input);
+    if (Number.isFinite(ms)) return { ok: true, value: ms };
+  }
+  return { ok: false, expected };
+}

@@ -1,0 +1,99 @@
+/** The matching rules of deposit reconcile: one output pays one deposit's share, within a cent. */
+import { describe, expect, it } from 'vitest';
+import { type Receipt, reconcile } from '../../src/deposits/reconcile.js';
+import type { HistoryEntry } from '../../src/store/history.js';
+
+const A = 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn';
+const S = 'ex1qeh0j8gvlf59dwqc2w3nkz8nr3uqwxtzu2g55gn';
+const UNITS = 1_000_000n; // a cent at precision 8
+
+function entry(
+  n: number,
+  net: number,
+  o: Partial<HistoryEntry> & { splitPercent?: number | null } = {},
+): HistoryEntry {
+  const { splitPercent = null, ...rest } = o;
+  return {
+    v: 1,
+    type: 'created',
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    profile: 'default',
+    baseUrl: 'sandbox',
+    at: '2026-11-22T10:00:00.000Z',
+    amountInCents: net + 10,
+    destinationAddress: A,
+    splitAddress: splitPercent === null ? null : S,
+    splitFee: null,
+    status: 'FINALIZED',
+    statusAt: '2026-11-22T10:01:00.000Z',
+    answer: { amount: 0, feeAmount: 0.1, netAmount: net / 100, splitPercent, qrCodeText: '', createdAt: '' },
+    ...rest,
+  };
+}
+
+const receipt = (txid: string, units: bigint, address = A, at = 1): Receipt => ({
+  txid: txid.repeat(64).slice(0, 64),
+  vout: 0,
+  address,
+  units,
+  at,
+});
+
+describe('reconcile', () => {
+  it('one output pays one deposit: two equal charges and one payment leave one missing', () => {
+    const r = reconcile([entry(1, 1000), entry(2, 1000)], [receipt('a', 1000n * UNITS)], { precision: 8 });
+    expect(r.matched).toHaveLength(1);
+    expect(r.missing).toEqual([expect.objectContaining({ cents: 1000, role: 'destination' })]);
+    expect(r.unmatched).toEqual([]);
+  });
+
+  it('matches within less than a cent, never at a cent off', () => {
+    const near = reconcile([entry(1, 1000)], [receipt('a', 1000n * UNITS - UNITS + 1n)], { precision: 8 });
+    expect(near.matched).toHaveLength(1);
+    const short = reconcile([entry(1, 1000)], [receipt('a', 999n * UNITS)], { precision: 8 });
+    expect(short.matched).toEqual([]);
+    expect(short.missing).toHaveLength(1);
+    expect(short.unmatched).toEqual([expect.objectContaining({ cents: 999 })]);
+  });
+
+  it('a split deposit expects both shares; the settlement txid the service gave is taken first', () => {
+    const d = entry(1, 1450, {
+      splitPercent: 0.0299,
+      final: { settlement: { liquidTxid: 'b'.repeat(64) }, confirmedAt: null },
+    });
+    const split = (1450n * UNITS * 299n) / 10_000n;
+    const r = reconcile(
+      [d],
+      [
+        receipt('a', 1450n * UNITS - split),
+        receipt('b', 1450n * UNITS - split, A, 2),
+        receipt('b', split, S, 2),
+      ],
+      { precision: 8 },
+    );
+    expect(r.matched.map((m) => [m.role, m.txid[0]])).toEqual([
+      ['destination', 'b'],
+      ['split', 'b'],
+    ]);
+    expect(r.unmatched).toEqual([expect.objectContaining({ txid: 'a'.repeat(64) })]);
+  });
+
+  it('a payment for an expired or failed deposit is paid after expiry, not unmatched; an unreadable output is never a match', () => {
+    const expired = entry(1, 500, { status: 'WAITING_PAYMENT', expiredAt: '2026-11-23T10:00:00.000Z' });
+    const failed = entry(2, 700, { status: 'FAILED' });
+    const r = reconcile(
+      [expired, failed],
+      [
+        receipt('a', 500n * UNITS),
+        receipt('b', 700n * UNITS),
+        { ...receipt('c', 0n), units: null, unreadable: 'no key' },
+      ],
+      { precision: 8 },
+    );
+    expect(r.paidAfterExpiry.map((p) => [p.status, p.cents])).toEqual([
+      ['EXPIRED', 500],
+      ['FAILED', 700],
+    ]);
+    expect(r.unmatched).toEqual([expect.objectContaining({ cents: null, reason: 'no key' })]);
+  });
+});
