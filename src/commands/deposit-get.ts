@@ -70,7 +70,7 @@ async function blindedFragment(value: GetResponse, session: Session): Promise<st
   try {
     const setup = await verifySetup(session);
     try {
-      const [o] = await verifySettlements(setup.check, [value], setup.settings);
+      const [o] = await verifySettlements(setup.check, [value], setup.settings, setup.ledger);
       return o?.report?.blindedFragment ?? null;
     } finally {
       await setup.close();

@@ -54,14 +54,15 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
   }
   // the history is a file anyone may have edited: its values are shown escaped too;
   // a column of its own once a settlement was verified on chain (deposit verify, watch --verify)
-  const anyVerified = entries.some((e) => e.verifiedAt);
+  // (or what a later check found instead: pending, not-found, mismatch...)
+  const anyVerified = entries.some((e) => e.verifiedAt || e.onChain);
   const rows = entries.map((e) => [
     safeText(e.id),
     safeText(e.at.replace(/\.\d{3}Z$/, 'Z')),
     formatCents(e.amountInCents),
     shorten(safeText(e.destinationAddress)),
     safeText(e.status),
-    ...(anyVerified ? [e.verifiedAt ? 'verified' : ''] : []),
+    ...(anyVerified ? [e.verifiedAt ? 'verified' : safeText(e.onChain ?? '')] : []),
   ]);
   const header = ['ID', 'CREATED', 'AMOUNT', 'DESTINATION', 'STATUS', ...(anyVerified ? ['ON CHAIN'] : [])];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));

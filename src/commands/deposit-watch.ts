@@ -29,5 +29,9 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
     plan.leaveGone = true;
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
-  await followOnScreen(ids, await withVerify(plan, flags.verify, session), session);
+  await followOnScreen(
+    ids,
+    await withVerify(plan, flags.verify, session, { trustServiceAddress: flags.trustServiceAddress }),
+    session,
+  );
 }

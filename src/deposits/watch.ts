@@ -124,7 +124,9 @@ export async function watchDeposits(
         failures += 1;
         const delay = Math.round(Math.max(backoff, o.intervalMs, error.retryAfterMs ?? 0));
         events.retry(error.message, delay, failingFor);
-        await pause(delay);
+        // never past --timeout: the watch ends on time whatever the service or the explorer does
+        const left = o.timeoutMs === undefined ? delay : started + o.timeoutMs - o.now();
+        await pause(Math.min(delay, Math.max(0, left)));
         break;
       }
     }

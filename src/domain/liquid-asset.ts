@@ -73,7 +73,9 @@ export function canonicalJson(value: unknown): string | undefined {
 export function contractHash(contract: unknown): string | undefined {
   const text = canonicalJson(contract);
   if (text === undefined) return undefined;
-  return Buffer.from(sha256(Buffer.from(text, 'utf8'))).reverse().toString('hex');
+  return Buffer.from(sha256(Buffer.from(text, 'utf8')))
+    .reverse()
+    .toString('hex');
 }
 
 export interface Outpoint {

@@ -22,6 +22,7 @@ export const CONFIG_KEYS = [
   'qr-style',
   'esplora-url',
   'asset-id',
+  'asset-precision',
   'confirmations',
   'verify',
 ] as const;
@@ -38,6 +39,8 @@ export interface Profile {
   'qr-style'?: string;
   'esplora-url'?: string;
   'asset-id'?: string;
+  /** the asset-id's decimals, when no registry contract proves them */
+  'asset-precision'?: string;
   confirmations?: string;
   verify?: string;
   /** secrets, like the token: set only by `config set-blinding-key`, never printed */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EsploraClient, type EsploraOptions, lookUpSettlement } from '../../src/api/esplora.js';
+import { EsploraClient, type EsploraOptions } from '../../src/api/esplora.js';
+import { lookUpSettlement } from '../../src/deposits/chain-check.js';
 import { EXIT, LbrlError } from '../../src/errors.js';
 import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
 

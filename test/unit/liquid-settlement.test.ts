@@ -52,7 +52,11 @@ const deposit: SettlementDeposit = {
 };
 
 const confirmed = { status: { confirmed: true, blockHeight: 100 }, tipHeight: 101 };
-const registry = { [ASSET]: { precision: 8, ticker: 'tL-BTC' }, [DEPIX]: { precision: 8, ticker: 'DePix' } };
+// the regtest policy asset counts in 8 decimals; DePix's precision as its registry contract proves it
+const registry = {
+  [ASSET]: { precision: 8, precisionFrom: 'network' as const, ticker: 'tL-BTC' },
+  [DEPIX]: { precision: 8, precisionFrom: 'contract' as const, ticker: 'DePix' },
+};
 
 function verify(
   d: SettlementDeposit[] = [deposit],
@@ -92,16 +96,20 @@ describe('a settlement checked against a real confidential transaction', () => {
       ['destination', 'proven'],
       ['split', 'proven'],
       ['asset', 'proven'],
+      ['precision', 'proven'],
       ['destination-amount', 'proven'],
       ['split-amount', 'proven'],
+      ['total', 'proven'],
     ]);
     expect(r.checks.map((c) => c.detail)).toEqual([
       'confirmed in block 100, 2 confirmations (2 required)',
       "output 1 pays the destination address's script",
       "output 0 pays the split address's script",
       `the asset is tL-BTC (${ASSET}), the profile's asset-id`,
+      "precision 8, from the network's own asset (8 decimals)",
       'the destination address received 0.00098750, as due',
       'the split address received 0.00001000, as due',
+      'together the addresses received 0.00099750, the net amount',
     ]);
     expect(r.asset).toEqual({ id: ASSET, ticker: 'tL-BTC', precision: 8, pinned: true });
     expect(r.blindedFragment).toMatch(
@@ -122,6 +130,7 @@ describe('a settlement checked against a real confidential transaction', () => {
       ['destination', 'proven'],
       ['split', 'proven'],
       ['asset', 'not-proven'],
+      ['precision', 'proven'],
       ['destination-amount', 'not-proven'],
       ['split-amount', 'not-proven'],
     ]);
@@ -132,7 +141,7 @@ describe('a settlement checked against a real confidential transaction', () => {
     expect(verify([deposit], { keys: false, asset: undefined }).checks[3]!.detail).toBe(
       'the outputs are confidential and were not unblinded: the asset was not verified',
     );
-    expect(r.checks[4]!.detail).toBe(
+    expect(r.checks.find((c) => c.what === 'destination-amount')!.detail).toBe(
       'output 1 to the destination address is confidential and no blinding key was given: the amount was not verified',
     );
     expect(r.blindedFragment).toBeNull();
@@ -173,13 +182,23 @@ describe('a settlement checked against a real confidential transaction', () => {
   });
 
   it('mismatch: another amount, with both values', () => {
+    // each share is within the split's rounding (under a cent), but together they are 10 units short
     const r = verify([{ ...deposit, netAmount: 0.0009976 }]);
     expect(r.verdict).toBe('mismatch');
-    expect(r.checks.find((c) => c.what === 'destination-amount')).toEqual({
+    expect(r.checks.find((c) => c.what === 'total')).toEqual({
+      what: 'total',
+      outcome: 'mismatch',
+      detail: 'together the addresses received 0.00099750, but the net amount is 0.00099760',
+      expected: '0.00099760',
+      actual: '0.00099750',
+    });
+    // without a split, the destination's share is exact
+    const alone = verify([{ ...deposit, splitAddress: null, splitPercent: null, netAmount: 0.0009876 }]);
+    expect(alone.checks.find((c) => c.what === 'destination-amount')).toEqual({
       what: 'destination-amount',
       outcome: 'mismatch',
-      detail: 'the destination address received 0.00098750, but 0.00098759…0.00098760 was due',
-      expected: '0.00098759…0.00098760',
+      detail: 'the destination address received 0.00098750, but 0.00098760 was due',
+      expected: '0.00098760',
       actual: '0.00098750',
     });
   });
@@ -266,7 +285,7 @@ describe('a settlement checked against a real confidential transaction', () => {
     const report = judgeSettlement(wrong, { ...confirmed, expectedAssetId: ASSET, assets: registry });
     expect(report.verdict).toBe('unproven');
     expect(report.checks.find((c) => c.what === 'destination-amount')?.detail).toBe(
-      'output 1 to the destination address is confidential and did not open with the keys given: the amount was not verified',
+      "output 1 to the destination address is confidential and did not open with the blinding keys given (none of them is this address's key): the amount was not verified",
     );
   });
 });
@@ -392,7 +411,7 @@ describe('a real Liquid testnet transaction with explicit outputs (no key needed
       {
         ...confirmed,
         expectedAssetId: TESTNET_LBTC,
-        assets: { [TESTNET_LBTC]: { precision: 8, ticker: 'tL-BTC' } },
+        assets: { [TESTNET_LBTC]: { precision: 8, precisionFrom: 'network', ticker: 'tL-BTC' } },
       },
     );
 
@@ -410,6 +429,7 @@ describe('a real Liquid testnet transaction with explicit outputs (no key needed
     expect(r.checks.map((c) => c.detail).slice(1)).toEqual([
       "outputs 0, 1 pay the destination address's script",
       `the asset is tL-BTC (${TESTNET_LBTC}), the profile's asset-id`,
+      "precision 8, from the network's own asset (8 decimals)",
       'the destination address received 0.00099750, as due',
     ]);
     expect(r.blindedFragment).toBeNull();
