@@ -322,10 +322,21 @@ function formatFraction(f: Fraction, precision: number): string {
   return `${formatUnits(floor, precision)}…${formatUnits(floor + 1n, precision)}`;
 }
 
-/** |received - due| < tolerance (all in base units; due exact). */
-function withinUnits(received: bigint, due: Fraction, tolerance: bigint): boolean {
-  const diff = received * due.den - due.num;
-  return (diff < 0n ? -diff : diff) < tolerance * due.den;
+/** received - due, scaled by due.den (exact). */
+function excess(received: bigint, due: Fraction): bigint {
+  return received * due.den - due.num;
+}
+
+/** Short by less than the tolerance (none: not short at all). More than due is not short. */
+function notShort(received: bigint, due: Fraction, tolerance: bigint): boolean {
+  const diff = excess(received, due);
+  return tolerance === 0n ? diff >= 0n : diff > -tolerance * due.den;
+}
+
+/** More than due by at least the tolerance (or at all, with none): the rest is left for other shares. */
+function beyond(received: bigint, due: Fraction, tolerance: bigint): boolean {
+  const diff = excess(received, due);
+  return tolerance === 0n ? diff > 0n : diff >= tolerance * due.den;
 }
 
 /**
@@ -718,18 +729,25 @@ function withEarlier(earlier: string[]): string {
     : '';
 }
 
-/** Each script received what its shares sum to, within the split's rounding per rounded share. */
+/**
+ * Each script received at least what its shares sum to, less than the split's rounding per
+ * rounded share. More is not a contradiction (one output may pay several deposits); what an
+ * output paid to one deposit is counted for it, and only the rest is left for another.
+ */
 function amountCheck(f: AddressFinding, assetId: string, precision: number, due: ScriptDue): Check {
   const got = received(f, assetId);
   const tolerance = BigInt(due.rounded) * splitRounding(precision);
-  const ok = tolerance > 0n ? withinUnits(got, due.due, tolerance) : got * due.due.den === due.due.num;
+  const ok = notShort(got, due.due, tolerance);
   const expected = formatFraction(due.due, precision);
+  const shown = formatUnits(got, precision);
   return {
     what: `${f.role}-amount`,
     outcome: ok ? 'proven' : 'mismatch',
-    detail: ok
-      ? `the ${f.role} address received ${formatUnits(got, precision)}, as due${withEarlier(due.earlier)}`
-      : `the ${f.role} address received ${formatUnits(got, precision)}, but ${expected} was due${withEarlier(due.earlier)}`,
+    detail: !ok
+      ? `the ${f.role} address received ${shown}, but ${expected} was due${withEarlier(due.earlier)}`
+      : beyond(got, due.due, tolerance)
+        ? `the ${f.role} address received ${shown}, more than the ${expected} due${withEarlier(due.earlier)}`
+        : `the ${f.role} address received ${shown}, as due${withEarlier(due.earlier)}`,
     expected,
     actual: formatUnits(got, precision),
   };
@@ -758,14 +776,14 @@ function totalCheck(
     for (const e of d.earlier) earlier.add(e);
     got += received(addresses.find((f) => f.script === script)!, assetId);
   }
-  // whole when the nets are whole cents and precision >= 2; else within less than a unit
-  const ok = due.num % due.den === 0n ? got * due.den === due.num : withinUnits(got, due, 1n);
+  // not short at all when the nets are whole units (whole cents, precision >= 2); else by less than a unit
+  const ok = notShort(got, due, due.num % due.den === 0n ? 0n : 1n);
   const expected = formatFraction(due, precision);
   return {
     what: 'total',
     outcome: ok ? 'proven' : 'mismatch',
     detail: ok
-      ? `together the addresses received ${formatUnits(got, precision)}, the net amount${withEarlier([...earlier])}`
+      ? `together the addresses received ${formatUnits(got, precision)}, at least the net amount${withEarlier([...earlier])}`
       : `together the addresses received ${formatUnits(got, precision)}, but the net amount is ${expected}${withEarlier([...earlier])}`,
     expected,
     actual: formatUnits(got, precision),

@@ -168,7 +168,15 @@ export function buildSettlementTx(
   network: Network,
 ): BuiltTx | null {
   if (mode === 'none') return null;
-  const payments = settlementPayments(d, mode, network);
+  return buildPaymentsTx(zkp, d.id, settlementPayments(d, mode, network), network);
+}
+
+/**
+ * A transaction making these payments (and an explicit fee), its blinding factors and keys
+ * derived from `seed`: the same payments and seed give the same transaction.
+ */
+export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], network: Network): BuiltTx {
+  const d = { id: seed };
   const inputAssets = [...new Set([...payments.map((p) => p.assetId), POLICY_ASSET[network]])];
   const inputTags = inputAssets.map(fromDisplayHex);
   // the made-up inputs are explicit: their generators are the unblinded ones

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   analyseSettlement,
   assetsToLookUp,
+  type EarlierShare,
   formatUnits,
   judgeSettlement,
   type SettlementDeposit,
@@ -66,6 +67,7 @@ function verify(
     tip?: number;
     txid?: string;
     assets?: typeof registry | Record<string, never>;
+    earlier?: EarlierShare[];
   } = {},
 ) {
   const a = analyseSettlement({
@@ -81,6 +83,7 @@ function verify(
     tipHeight: o.tip ?? confirmed.tipHeight,
     expectedAssetId: 'asset' in o ? o.asset : ASSET,
     assets: o.assets ?? registry,
+    earlier: o.earlier,
   });
 }
 
@@ -109,7 +112,7 @@ describe('a settlement checked against a real confidential transaction', () => {
       "precision 8, from the network's own asset (8 decimals)",
       'the destination address received 0.00098750, as due',
       'the split address received 0.00001000, as due',
-      'together the addresses received 0.00099750, the net amount',
+      'together the addresses received 0.00099750, at least the net amount',
     ]);
     expect(r.asset).toEqual({ id: ASSET, ticker: 'tL-BTC', precision: 8, pinned: true });
     expect(r.blindedFragment).toMatch(
@@ -241,8 +244,20 @@ describe('a settlement checked against a real confidential transaction', () => {
     const half = { ...deposit, splitAddress: null, splitPercent: null, netAmount: 0.00049375 };
     const r = verify([half, { ...half, id: '5c1d7e0a-3f2b-4e8c-9d6a-1b2c3d4e5f60' }]);
     expect(r.verdict).toBe('verified');
-    // one of the two alone is owed half of what the script received
-    expect(verify([half]).verdict).toBe('mismatch');
+    // one of the two alone is paid (more than due)...
+    const first = verify([half]);
+    expect(first.verdict).toBe('verified');
+    // ...and once its share is counted, the other is judged with it: paid in full, verified
+    const earlier = first.shares.map((x) => ({ ...x, depositId: half.id }));
+    const second = { ...half, id: '5c1d7e0a-3f2b-4e8c-9d6a-1b2c3d4e5f60' };
+    expect(verify([second], { earlier }).verdict).toBe('verified');
+    // a third deposit naming the same outputs finds nothing left: a mismatch naming both earlier ones
+    const both = [...earlier, ...earlier.map((x) => ({ ...x, depositId: second.id }))];
+    const third = verify([{ ...half, id: '6d1d7e0a-3f2b-4e8c-9d6a-1b2c3d4e5f60' }], { earlier: both });
+    expect(third.verdict).toBe('mismatch');
+    expect(third.checks.find((c) => c.outcome === 'mismatch')!.detail).toBe(
+      `the destination address received 0.00098750, but 0.00148125 was due (with the share of deposit ${half.id}, ${second.id}, counted earlier from the same outputs)`,
+    );
   });
 
   it('the destination and the split address being one: both shares are due to it', () => {
@@ -435,9 +450,17 @@ describe('a real Liquid testnet transaction with explicit outputs (no key needed
     expect(r.blindedFragment).toBeNull();
   });
 
-  it('one output alone does not settle a deposit of its amount: what the address received is the sum', () => {
-    const r = judge(0.00001);
+  it('what the address received is the sum of its outputs: one unit more is due, a mismatch', () => {
+    const r = judge(0.00099751);
     expect(r.verdict).toBe('mismatch');
-    expect(r.checks.at(-1)).toMatchObject({ expected: '0.00001000', actual: '0.00099750' });
+    expect(r.checks.at(-1)).toMatchObject({ expected: '0.00099751', actual: '0.00099750' });
+  });
+
+  it('more than due is not a contradiction: the rest is left for other deposits', () => {
+    const r = judge(0.00001);
+    expect(r.verdict).toBe('verified');
+    expect(r.checks.at(-1)!.detail).toBe(
+      'the destination address received 0.00099750, more than the 0.00001000 due',
+    );
   });
 });
