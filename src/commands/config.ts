@@ -1,3 +1,4 @@
+import { withoutCredentials } from '../api/baseurl.js';
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/redact.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
@@ -21,7 +22,8 @@ function key(name: string): ConfigKey {
 export function get(name: string, session: Session): void {
   const k = key(name);
   const value = session.setting(k);
-  if (value !== undefined) session.printer.out(value);
+  // a URL written into the file by hand may carry a password: never shown
+  if (value !== undefined) session.printer.out(withoutCredentials(value));
 }
 
 export async function set(name: string, value: string, session: Session): Promise<void> {
@@ -70,7 +72,10 @@ function blindingKeysShown(entries: Array<{ address?: string }> | undefined): st
 export function list(session: Session): void {
   const profile = session.profile();
   const entries: Record<string, string | null> = {};
-  for (const k of CONFIG_KEYS) entries[k] = session.setting(k) ?? null;
+  for (const k of CONFIG_KEYS) {
+    const value = session.setting(k);
+    entries[k] = value === undefined ? null : withoutCredentials(value);
+  }
   if (session.globals.json) {
     session.printer.json({
       profile: session.profileName,

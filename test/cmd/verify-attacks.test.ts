@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bech32 } from 'bech32';
+import { encode as blech32Encode } from 'blech32';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadZkp } from '../../src/domain/liquid-unblind.js';
 import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
@@ -104,13 +105,20 @@ function explorer(chain: Chain) {
 async function world(
   deposits: Array<ReturnType<typeof deposit>>,
   chain: Chain,
-  o: { stranger?: boolean } = {},
+  o: { stranger?: boolean; noSplit?: boolean } = {},
 ) {
   const byId = new Map(deposits.map((d) => [d.id, d]));
   const service = await startServer((req, res) => {
     const m = /\/v1\/api\/deposit\/([0-9a-f-]+)$/.exec(req.url);
     const d = m ? byId.get(m[1]!) : undefined;
     if (req.method === 'GET' && d) return json(res, 200, d);
+    if (req.method === 'POST' && req.url.endsWith('/v1/api/deposit')) {
+      const body = JSON.parse(req.body) as { amountInCents: number; lbrlAddress: string };
+      const created = { ...createAnswer(body), id: id(900 + byId.size), createdAt: CREATED };
+      const { qrCode: _q, ...stored } = created;
+      byId.set(created.id, { ...stored, settlement: null, confirmedAt: null } as never);
+      return json(res, 201, created);
+    }
     return json(res, 404, { error: 'not found' });
   });
   closers.push(() => service.close());
@@ -122,7 +130,8 @@ async function world(
     ['esplora-url', `${esplora.url}/api`],
     ['asset-id', SANDBOX_ASSET_ID],
   ];
-  if (!o.stranger) settings.push(['default-address', DEST], ['split-address', SPLIT]);
+  if (!o.stranger) settings.push(['default-address', DEST]);
+  if (!o.stranger && !o.noSplit) settings.push(['split-address', SPLIT]);
   for (const [k, v] of settings) expect((await runCli(['config', 'set', k, v], { env })).code).toBe(0);
   const run = (args: string[]) => runCli(args, { env, clock: { now: Date.parse('2026-11-22T11:00:00Z') } });
   return { env, run, esplora, byId };
@@ -311,5 +320,197 @@ describe('where the destination came from', () => {
     const trusted = await run(['deposit', 'verify', id(1), '--trust-service-address']);
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toContain('trusted with --trust-service-address');
+  });
+});
+
+describe('the history follows the chain', () => {
+  it('a deposit verified, then its transaction back in the mempool, then gone: list shows what was found', async () => {
+    const tx = payTx([[DEST, cents(1485)]]);
+    const chain = chainOf([tx]);
+    const { env, run, byId } = await world([], chain, { noSplit: true });
+    const made = await runCli(
+      ['deposit', 'create', '--amount', '15', '--to', DEST, '--no-qr', '--yes', '-q'],
+      {
+        env,
+        clock: { now: Date.parse(CREATED) },
+      },
+    );
+    expect(made.stderr).toBe('');
+    expect(made.code).toBe(0);
+    const created = made.stdout.trim();
+    byId.set(created, { ...byId.get(created)!, ...deposit(0, tx.txid), id: created });
+
+    const verified = await run(['deposit', 'verify', created]);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain('proven     the addresses are the ones lbrl asked for (local history)');
+    const list = () => runCli(['deposit', 'list'], { env: { ...env, NO_COLOR: '1' }, stdoutTTY: true });
+    const listJson = async () =>
+      (
+        JSON.parse((await runCli(['deposit', 'list', '--json'], { env })).stdout) as Array<
+          Record<string, unknown>
+        >
+      )[0]!;
+    expect((await list()).stdout.split('\n')[1]).toMatch(/FINALIZED {2}verified$/);
+    expect((await listJson()).verifiedAt).toBe('2026-11-22T11:00:00.000Z');
+
+    // a reorg: the transaction is back in the mempool
+    chain.txs.set(tx.txid, { hex: tx.hex, status: { confirmed: false } });
+    const pending = await run(['deposit', 'verify', created]);
+    expect(pending.code).toBe(8);
+    expect((await list()).stdout.split('\n')[1]).toMatch(/FINALIZED {2}pending$/);
+    const afterReorg = await listJson();
+    expect(afterReorg.verifiedAt).toBeUndefined();
+    expect(afterReorg.onChain).toBe('pending');
+    // asked again: nothing new to record
+    const file = path.join(env.LBRL_CONFIG_DIR!, 'history.ndjson');
+    const size = fs.statSync(file).size;
+    expect((await run(['deposit', 'verify', created])).code).toBe(8);
+    expect(fs.statSync(file).size).toBe(size);
+
+    // then gone from the explorer
+    chain.txs.delete(tx.txid);
+    expect((await run(['deposit', 'verify', created])).code).toBe(8);
+    expect((await listJson()).onChain).toBe('not-found');
+
+    // back and deep enough: verified again
+    chain.txs.set(tx.txid, { hex: tx.hex, status: CONFIRMED });
+    expect((await run(['deposit', 'verify', created])).code).toBe(0);
+    const again = await listJson();
+    expect(again.onChain).toBeUndefined();
+    expect(again.verifiedAt).toBe('2026-11-22T11:00:00.000Z');
+  });
+});
+
+describe('settings are checked when read', () => {
+  /** The profile as a user's editor leaves it: esplora-url written by hand. */
+  function handEdit(env: Record<string, string>, url: string) {
+    const file = path.join(env.LBRL_CONFIG_DIR!, 'config.json');
+    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      profiles: Record<string, Record<string, string>>;
+    };
+    config.profiles.default!['esplora-url'] = url;
+    fs.writeFileSync(file, JSON.stringify(config));
+  }
+
+  it.each([
+    ['http to another host, with a password', 'http://alice:hunter2pass@203.0.113.9/api'],
+    ['https with a password', 'https://alice:hunter2pass@blockstream.info/liquid/api'],
+    ['ftp', 'ftp://203.0.113.9/api'],
+    ['file', 'file:///etc/passwd'],
+    ['a query', 'https://blockstream.info/liquid/api?x=1'],
+  ])(
+    'esplora-url edited by hand (%s): refused before any request, the password never shown',
+    async (_, url) => {
+      const tx = payTx([[DEST, cents(1485)]]);
+      const { env, run, esplora } = await world([deposit(1, tx.txid)], chainOf([tx]));
+      handEdit(env, url);
+      for (const args of [
+        ['deposit', 'verify', id(1)],
+        ['deposit', 'verify', id(1), '--verbose'],
+        ['deposit', 'verify', id(1), '--json'],
+        ['deposit', 'watch', id(1), '--verify'],
+      ]) {
+        const r = await run(args);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(/esplora-url in profile default of .* is not valid: .*https:\/\//);
+        expect(r.stdout + r.stderr).not.toContain('hunter2pass');
+      }
+      const shown = await runCli(['config', 'get', 'esplora-url'], { env });
+      expect(shown.stdout).not.toContain('hunter2pass');
+      expect((await runCli(['config', 'list', '--json'], { env })).stdout).not.toContain('hunter2pass');
+      expect(esplora.requests).toHaveLength(0);
+    },
+  );
+
+  it('a password in a URL given to config set or LBRL_BASE_URL is never printed', async () => {
+    const { env } = await world([], chainOf([]));
+    const set = await runCli(['config', 'set', 'esplora-url', 'https://alice:hunter2pass@example.com/api'], {
+      env,
+    });
+    expect(set.code).toBe(2);
+    expect(set.stderr).toContain('[redacted]@example.com');
+    expect(set.stderr).not.toContain('hunter2pass');
+    const base = await runCli(['deposit', 'get', id(1), '--verbose'], {
+      env: { ...env, LBRL_BASE_URL: 'https://alice:hunter2pass@example.com' },
+    });
+    expect(base.code).toBe(2);
+    expect(base.stdout + base.stderr).not.toContain('hunter2pass');
+  });
+});
+
+describe('blinding keys', () => {
+  const KEY = '11'.repeat(32);
+  const pub = () => zkp.ecc.pointFromScalar(Uint8Array.from(Buffer.from(KEY, 'hex')), true)!;
+  /** a confidential elementsregtest address blinded to KEY's public key */
+  const confidential = () => {
+    const words = [0, ...bech32.toWords(Uint8Array.from([...pub(), ...Buffer.alloc(20, 0x22)]))];
+    return blech32Encode('el', Uint8Array.from(words), 'blech32');
+  };
+
+  it.each([
+    'ct(slip77(' + KEY + ')',
+    'slip77(' + KEY + '),junk)',
+    'ct(slip77(' + KEY + '),)',
+    'ct(slip77(' + KEY + '),elwpkh(xpub)',
+    'slip77(' + KEY + ')junk',
+    'ct(slip77(' + KEY + '),junk(xpub))',
+  ])('a malformed descriptor is refused: %s', async (text) => {
+    const { env } = await world([], chainOf([]));
+    const r = await runCli(['config', 'set-blinding-key'], { env, stdin: `${text}\n` });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: the blinding key given is not usable');
+    expect(r.stderr).not.toContain(KEY);
+    expect((await runCli(['config', 'list'], { env })).stdout).toContain('blinding-keys=\n');
+  });
+
+  it("a key given with --address must be that address's: a wrong one is refused and the good one kept", async () => {
+    const { env } = await world([], chainOf([]));
+    const address = confidential();
+    const good = await runCli(['config', 'set-blinding-key', '--address', address], { env, stdin: KEY });
+    expect(good.code).toBe(0);
+    const wrong = await runCli(['config', 'set-blinding-key', '--address', address], {
+      env,
+      stdin: '22'.repeat(32),
+    });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`the blinding key given is not the blinding key of ${address}`);
+    expect(wrong.stderr).not.toContain('22'.repeat(32));
+    const file = fs.readFileSync(path.join(env.LBRL_CONFIG_DIR!, 'config.json'), 'utf8');
+    expect(file).toContain(KEY);
+    expect(file).not.toContain('22'.repeat(32));
+    // an unconfidential address has no blinding key at all
+    const plain = await runCli(['config', 'set-blinding-key', '--address', DEST], { env, stdin: KEY });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('is not confidential');
+  });
+
+  it('a key that does not open the output gets a hint saying so', async () => {
+    const address = confidential();
+    const tx = payTx([[address, cents(1485)]]);
+    const d = { ...deposit(1, tx.txid), destinationAddress: address };
+    const { env, run } = await world([d], chainOf([tx]));
+    expect((await runCli(['config', 'set', 'default-address', address], { env })).code).toBe(0);
+    expect((await runCli(['config', 'set-blinding-key'], { env, stdin: '33'.repeat(32) })).code).toBe(0);
+    const r = await run(['deposit', 'verify', id(1)]);
+    expect(r.code).toBe(7);
+    expect(r.stdout).toContain(
+      "did not open with the blinding keys given (none of them is this address's key)",
+    );
+    expect(r.stderr).toContain('the blinding keys set do not open the outputs');
+    expect(r.stderr).not.toContain('hint: add the blinding key');
+  });
+});
+
+describe('--timeout holds whatever the explorer does', () => {
+  it('watch --verify --timeout 1 against an explorer that never answers ends in about a second (exit 124)', async () => {
+    const tx = payTx([[DEST, cents(1485)]]);
+    const chain = chainOf([tx]);
+    chain.hang = true;
+    const { run } = await world([deposit(1, tx.txid)], chain);
+    const started = Date.now();
+    const r = await run(['deposit', 'watch', id(1), '--verify', '--timeout', '1']);
+    expect(r.code).toBe(124);
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(r.stderr).toContain('timed out after 1 s');
   });
 });
