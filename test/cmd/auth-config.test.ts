@@ -160,6 +160,7 @@ describe('config', () => {
         'qr-style=dark',
         'esplora-url=',
         'asset-id=',
+        'asset-precision=',
         'confirmations=2',
         'verify=off',
         'token=',
