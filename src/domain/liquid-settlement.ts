@@ -464,6 +464,9 @@ function blockTimeChecks(deposits: SettlementDeposit[], j: JudgeInput): Check[] 
   const margin = j.clockMarginMs ?? CLOCK_MARGIN_MS;
   const blockMs = status.blockTime * 1000;
   const checks: Check[] = [];
+  const latest = Math.max(
+    ...deposits.map((d) => (d.createdAt ? Date.parse(d.createdAt) : Number.NaN)).filter(Number.isFinite),
+  );
   for (const d of deposits) {
     const created = d.createdAt ? Date.parse(d.createdAt) : Number.NaN;
     if (!Number.isFinite(created)) continue;
@@ -476,6 +479,13 @@ function blockTimeChecks(deposits: SettlementDeposit[], j: JudgeInput): Check[] 
         actual: new Date(blockMs).toISOString(),
       });
     }
+  }
+  if (checks.length === 0 && Number.isFinite(latest)) {
+    checks.push({
+      what: 'timing',
+      outcome: 'proven',
+      detail: `confirmed at ${new Date(blockMs).toISOString()}, after the deposit${deposits.length > 1 ? 's were' : ' was'} created (${new Date(latest).toISOString()}; ${Math.round(margin / 60000)} minutes of clock margin)`,
+    });
   }
   return checks;
 }
