@@ -1,30 +1,22 @@
 /**
  * Checking a deposit's settlement against the Liquid transaction that carries it. Pure: the
  * caller fetches the raw transaction, its status, the tip height and the asset's registry data
- * (src/api/esplora.ts) and loads the secp256k1-zkp library; this decides what is proven, what is
- * not, and what contradicts the deposit. Nothing is reported as proven that was not checked.
+ * (src/deposits/chain-check.ts) and loads the secp256k1-zkp library; this decides what is proven,
+ * what is not, and what contradicts the deposit. Nothing is reported as proven that was not checked.
  *
- * The rules (also in the README, "What verify proves"):
- * - The raw transaction is trusted only when its recomputed txid is the one the service gave.
- *   Its confirmation is the explorer's word (its `/tx/:txid/status` and tip height).
- * - An address is paid when an output's script is the address's script (a confidential address
- *   is matched through its script; its blinding key is not part of the script).
- * - An output's asset and value are known when explicit, or when it was unblinded with a key
- *   AND its asset and value commitments were recomputed and matched. An opening that does not
- *   match its commitments is a contradiction (a mismatch), not a gap.
- * - The settlement asset is the profile's `asset-id` when set ("pinned"), else the asset the
- *   destination's outputs carry, reported by id and ticker and marked as not pinned.
- * - Amounts: the asset is pegged 1:1 to the real, so netAmount reais are
- *   netAmount x 10^precision base units (precision from the asset registry; an asset without a
- *   known precision leaves the amounts unproven). The split address is due
- *   netAmount x splitPercent, the destination netAmount x (1 - splitPercent), both exact
- *   fractions. Several outputs of the settlement asset to one script are summed. Several shares
- *   due to one script (the destination and the split address being the same, or several
- *   deposits settled by one transaction and checked together) are summed too. What a script
- *   received must be within one base unit of each share summed into it, strictly: for one share,
- *   the exact share rounded down or up. Or, since the service counts in cents, a whole number of
- *   cents within one cent of each share: for one share, the share rounded to the cent down or up
- *   (a split of 44.4015 paid as 44.40, and the destination given the rest, 1440.60).
+ * Each rule is one small check below (the README, "Verify on chain", says the same with numbers):
+ * - confirmationCheck: the explorer's word; a block above its own tip is a contradiction.
+ * - blockTimeChecks: a block older than the deposit's creation (less a clock margin) cannot hold
+ *   its settlement.
+ * - originChecks: the addresses are lbrl's own request, or the service's claim matched against the
+ *   profile's addresses (unproven when none matches, unless trusted).
+ * - scriptChecks: an address is paid when an output's script is the address's script.
+ * - forgedOutputChecks: an opening that does not match its commitments is a contradiction.
+ * - settlementAsset: the pinned asset-id paid to every address, else the destination's (unpinned).
+ * - precisionCheck: only a proven precision (registry contract, the profile, the network's asset).
+ * - amountChecks: each script received at least its shares (the split may be rounded by less than
+ *   a cent, the destination takes the rest; shares counted earlier from the same outputs by other
+ *   deposits are added), and totalCheck: together the scripts received at least the nets.
  */
 import { type Decimal, decimalFromNumber } from './decimal.js';
 import { addressScript } from './liquid-script.js';
