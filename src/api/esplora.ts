@@ -86,7 +86,7 @@ export const assetSchema = z.looseObject({
   precision: z.optional(z.int().check(z.minimum(0), z.maximum(8))),
   /** the issuance contract the id commits to (with issuance_prevout) */
   contract: z.optional(z.unknown()),
-  issuance_prevout: z.optional(z.looseObject({ txid: hex64, vout: z.int().check(z.minimum(0)) })),
+  issuance_prevout: z.optional(z.nullable(z.looseObject({ txid: hex64, vout: z.int().check(z.minimum(0)) }))),
   ticker: z.optional(z.nullable(z.string())),
   name: z.optional(z.nullable(z.string())),
   entity: z.optional(z.nullable(z.looseObject({ domain: z.optional(z.nullable(z.string())) }))),
