@@ -25,7 +25,13 @@ import { LbrlError, usageError } from '../../errors.js';
 import { Session, type Target } from '../../session.js';
 import type { ConfigKey } from '../../store/config.js';
 import { checkConfigValue } from '../../store/config-values.js';
-import { type StoredRecord, statusRecord, unverifiedRecord, verifiedRecord } from '../../store/history.js';
+import {
+  type StoredRecord,
+  type StoredShare,
+  statusRecord,
+  unverifiedRecord,
+  verifiedRecord,
+} from '../../store/history.js';
 import { renderOutcome } from '../../ui/verify-view.js';
 
 export interface VerifySetup {
@@ -171,11 +177,24 @@ export async function withVerify(
   session.onClose(() => setup.close());
   const said = new Map<string, string>();
   const targetKey = Session.targetKey(target);
+  // the shares this watch verified, by transaction: counted even if the history cannot be written
+  const counted = new Map<string, Array<{ id: string; shares: StoredShare[] }>>();
+  const sharesOf = (txid: string) => {
+    const known = setup.ledger.sharesOf?.(txid) ?? [];
+    const mine = (counted.get(txid) ?? []).filter((c) => !known.some((k) => k.id === c.id));
+    return [...known, ...mine];
+  };
   const settled = async (deposit: GetResponse): Promise<boolean> => {
     const [outcome] = (await verifySettlements(setup.check, [deposit], setup.settings, {
       recorded: (id) => session.recorded(targetKey, id),
-      ...setup.ledger,
+      sharesOf,
     })) as [DepositOutcome];
+    if (outcome.outcome === 'verified' && outcome.txid) {
+      counted.set(outcome.txid, [
+        ...(counted.get(outcome.txid) ?? []),
+        { id: outcome.id, shares: storedShares(outcome) },
+      ]);
+    }
     recordVerified(session, [outcome]);
     const p = session.printer;
     if (outcome.outcome === 'verified') {
