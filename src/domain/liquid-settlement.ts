@@ -669,6 +669,8 @@ interface ScriptDue {
   due: Fraction;
   /** shares carrying a split's rounding */
   rounded: number;
+  /** of those, earlier deposits' shares whose partner share may lie on a script outside this run */
+  earlierRounded: number;
   /** earlier deposits whose shares were counted from the same outputs */
   earlier: string[];
 }
@@ -702,9 +704,15 @@ function duesByScript(uses: ShareUse[], earlier: EarlierShare[], precision: numb
   const add = (script: string, role: ScriptDue['role'], share: ReaisShare, rounded: boolean, by?: string) => {
     const prev = due.get(script);
     const units = toUnits(share, precision);
+    const extra = rounded && by ? 1 : 0;
     const next: ScriptDue = prev
-      ? { ...prev, due: addFractions(prev.due, units), rounded: prev.rounded + (rounded ? 1 : 0) }
-      : { role, due: units, rounded: rounded ? 1 : 0, earlier: [] };
+      ? {
+          ...prev,
+          due: addFractions(prev.due, units),
+          rounded: prev.rounded + (rounded ? 1 : 0),
+          earlierRounded: prev.earlierRounded + extra,
+        }
+      : { role, due: units, rounded: rounded ? 1 : 0, earlierRounded: extra, earlier: [] };
     if (by && !next.earlier.includes(by)) next.earlier = [...next.earlier, by];
     due.set(script, next);
   };
@@ -770,16 +778,20 @@ function totalCheck(
   if (scripts.length < 2 && [...dues.values()].every((d) => d.rounded === 0)) return null;
   let due: Fraction = { num: 0n, den: 1n };
   let got = 0n;
+  let partnersOutside = 0;
   const earlier = new Set<string>();
   for (const script of scripts) {
     const d = dues.get(script);
     if (!d) continue;
     due = addFractions(due, d.due);
+    partnersOutside += d.earlierRounded;
     for (const e of d.earlier) earlier.add(e);
     got += received(addresses.find((f) => f.script === script)!, assetId);
   }
-  // not short at all when the nets are whole units (whole cents, precision >= 2); else by less than a unit
-  const ok = notShort(got, due, due.num % due.den === 0n ? 0n : 1n);
+  // not short at all when the nets are whole units (whole cents, precision >= 2); else by less than
+  // a unit; an earlier deposit's share whose split partner is not here carries its rounding
+  const rounding = BigInt(partnersOutside) * splitRounding(precision);
+  const ok = notShort(got, due, rounding + (due.num % due.den === 0n ? 0n : 1n));
   const expected = formatFraction(due, precision);
   return {
     what: 'total',

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { parseBaseUrl, parseToken } from '../api/baseurl.js';
+import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js';
 import { DepositClient } from '../api/client.js';
 import { Agent, type Dispatcher } from '../api/http.js';
 import type { CreateRequest, GetResponse } from '../api/models.js';
@@ -162,7 +162,7 @@ export function createClient(settings: ClientSettings): LbrlClient {
   if (typeof settings !== 'object' || settings === null)
     throw usageError('createClient needs settings: { baseUrl, token }');
   const base = parseBaseUrl(String(settings.baseUrl ?? ''));
-  if (!base.ok) throw invalidValue('baseUrl', String(settings.baseUrl), base.expected);
+  if (!base.ok) throw invalidValue('baseUrl', withoutCredentials(String(settings.baseUrl)), base.expected);
   const token = parseToken(String(settings.token ?? ''));
   if (!token.ok) throw usageError(`invalid token: expected ${token.expected}`);
   const network = parseNetwork(settings.network ?? 'liquid');
