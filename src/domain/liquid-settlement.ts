@@ -804,6 +804,111 @@ function totalCheck(
   };
 }
 
+/** A deposit whose split share and destination share each have a script of their own. */
+interface SplitPair {
+  split: ShareUse;
+  destination: ShareUse;
+}
+
+/**
+ * The deposits paid the plain way: the split's script and the destination's script each carry
+ * that one share (no other deposit's, none counted earlier). Their rule is exact: the split is
+ * its share rounded to the unit or the cent, either way, and the destination gets the rest.
+ */
+function splitPairs(uses: ShareUse[], earlier: EarlierShare[]): Map<string, SplitPair> {
+  const count = new Map<string, number>();
+  for (const x of [...uses, ...earlier]) count.set(x.script, (count.get(x.script) ?? 0) + 1);
+  const pairs = new Map<string, SplitPair>();
+  for (const split of uses.filter((u) => u.role === 'split')) {
+    const destination = uses.find((u) => u.role === 'destination' && u.depositId === split.depositId);
+    if (!destination || destination.script === split.script) continue;
+    if (count.get(split.script) !== 1 || count.get(destination.script) !== 1) continue;
+    const pair = { split, destination };
+    pairs.set(split.script, pair);
+    pairs.set(destination.script, pair);
+  }
+  return pairs;
+}
+
+/** The split's exact share rounded down and up to the unit, and, with cents, to the cent. */
+function roundingsOf(exact: Fraction, precision: number): bigint[] {
+  const floor = exact.num / exact.den;
+  const whole = exact.num % exact.den === 0n;
+  const out = new Set([floor, whole ? floor : floor + 1n]);
+  if (precision >= 2) {
+    const cent = 10n ** BigInt(precision - 2);
+    const floorCent = exact.num / (exact.den * cent);
+    out.add(floorCent * cent);
+    out.add(exact.num % (exact.den * cent) === 0n ? floorCent * cent : (floorCent + 1n) * cent);
+  }
+  return [...out].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+}
+
+/** A split paid alone: its exact share, or that share rounded to the unit or the cent, either way. */
+function splitShareCheck(f: AddressFinding, got: bigint, exact: Fraction, precision: number): Check {
+  const allowed = roundingsOf(exact, precision);
+  const shown = formatUnits(got, precision);
+  const expected = allowed.map((x) => formatUnits(x, precision)).join(' or ');
+  const ok = allowed.includes(got);
+  return {
+    what: 'split-amount',
+    outcome: ok ? 'proven' : 'mismatch',
+    detail: ok
+      ? `the split address received ${shown}, as due${got * exact.den === exact.num ? '' : ` (${formatFraction(exact, precision)} rounded)`}`
+      : `the split address received ${shown}, but ${expected} was due (${formatFraction(exact, precision)}, rounded to the unit or the cent)`,
+    expected,
+    actual: shown,
+  };
+}
+
+/** The destination of a split deposit gets the rest: the net less what the split received. */
+function restCheck(
+  f: AddressFinding,
+  got: bigint,
+  net: Fraction,
+  splitPaid: bigint,
+  precision: number,
+): Check {
+  const due = { num: net.num - splitPaid * net.den, den: net.den };
+  const ok = notShort(got, due, due.num % due.den === 0n ? 0n : 1n);
+  const shown = formatUnits(got, precision);
+  const expected = formatFraction(due, precision);
+  const rest = `the net ${formatFraction(net, precision)} less the split's ${formatUnits(splitPaid, precision)}`;
+  return {
+    what: 'destination-amount',
+    outcome: ok ? 'proven' : 'mismatch',
+    detail: !ok
+      ? `the destination address received ${shown}, but ${expected} was due (${rest})`
+      : beyond(got, due, 0n)
+        ? `the destination address received ${shown}, more than the ${expected} due (${rest})`
+        : `the destination address received ${shown}, as due (${rest})`,
+    expected,
+    actual: shown,
+  };
+}
+
+function pairCheck(
+  f: AddressFinding,
+  pair: SplitPair,
+  a: SettlementAnalysis,
+  assetId: string,
+  precision: number,
+): Check | null {
+  const got = received(f, assetId);
+  if (f.role === 'split') return splitShareCheck(f, got, toUnits(pair.split.share, precision), precision);
+  const split = a.addresses.find((x) => x.script === pair.split.script);
+  if (!split || split.outputs.some((o) => o.assetId === null || o.value === null)) return null;
+  const net = toUnits(
+    {
+      num:
+        pair.destination.share.num * pair.split.share.den + pair.split.share.num * pair.destination.share.den,
+      den: pair.destination.share.den * pair.split.share.den,
+    },
+    precision,
+  );
+  return restCheck(f, got, net, received(split, assetId), precision);
+}
+
 function amountChecks(
   a: SettlementAnalysis,
   assetId: string | null,
@@ -814,6 +919,7 @@ function amountChecks(
   const uses = sharesOf(a);
   const dues =
     precision === undefined ? new Map<string, ScriptDue>() : duesByScript(uses, earlier, precision);
+  const pairs = splitPairs(uses, earlier);
   const judged = new Set<string>();
   let allOpen = true;
   for (const f of a.addresses) {
@@ -844,7 +950,9 @@ function amountChecks(
         actual: `${got} units`,
       });
     } else {
-      checks.push(amountCheck(f, assetId, precision, dues.get(f.script)!));
+      const pair = pairs.get(f.script);
+      const exact = pair ? pairCheck(f, pair, a, assetId, precision) : null;
+      checks.push(exact ?? amountCheck(f, assetId, precision, dues.get(f.script)!));
     }
   }
   if (allOpen && assetId && precision !== undefined) {

@@ -110,8 +110,8 @@ describe('a settlement checked against a real confidential transaction', () => {
       "output 0 pays the split address's script",
       `the asset is tL-BTC (${ASSET}), the profile's asset-id`,
       "precision 8, from the network's own asset (8 decimals)",
-      'the destination address received 0.00098750, as due',
-      'the split address received 0.00001000, as due',
+      "the destination address received 0.00098750, as due (the net 0.00099750 less the split's 0.00001000)",
+      'the split address received 0.00001000, as due (0.00001000…0.00001001 rounded)',
       'together the addresses received 0.00099750, at least the net amount',
     ]);
     expect(r.asset).toEqual({ id: ASSET, ticker: 'tL-BTC', precision: 8, pinned: true });

@@ -114,7 +114,7 @@ describe('the sandbox chain builds real Elements transactions', () => {
     const r = check('ok');
     expect(r.verdict).toBe('verified');
     expect(r.checks.filter((c) => c.what.endsWith('-amount')).map((c) => c.detail)).toEqual([
-      'the destination address received 1440.59850000, as due',
+      "the destination address received 1440.59850000, as due (the net 1485.00000000 less the split's 44.40150000)",
       'the split address received 44.40150000, as due',
     ]);
   });
@@ -140,7 +140,7 @@ describe('the sandbox chain builds real Elements transactions', () => {
     [
       'amount',
       'destination-amount',
-      'the destination address received 1440.58850000, but 1440.59850000 was due',
+      "the destination address received 1440.58850000, but 1440.59850000 was due (the net 1485.00000000 less the split's 44.40150000)",
     ],
     ['asset', 'asset', "the destination and split addresses received another asset than the profile's"],
     ['address', 'destination', `no output pays the destination address ${CONFIDENTIAL}`],
