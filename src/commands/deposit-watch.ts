@@ -29,6 +29,8 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
     plan.leaveGone = true;
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
+  if (flags.trustServiceAddress && !(flags.verify ?? session.setting('verify') === 'on'))
+    throw usageError("--trust-service-address goes with --verify (or the profile's verify on)");
   await followOnScreen(
     ids,
     await withVerify(plan, flags.verify, session, { trustServiceAddress: flags.trustServiceAddress }),

@@ -320,6 +320,14 @@ describe('where the destination came from', () => {
     const trusted = await run(['deposit', 'verify', id(1), '--trust-service-address']);
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toContain('trusted with --trust-service-address');
+    // watch takes it with --verify only
+    const watch = await run(['deposit', 'watch', id(1), '--trust-service-address']);
+    expect([watch.code, watch.stderr]).toEqual([
+      2,
+      "error: --trust-service-address goes with --verify (or the profile's verify on)\n",
+    ]);
+    expect((await run(['deposit', 'watch', id(1), '--verify'])).code).toBe(7);
+    expect((await run(['deposit', 'watch', id(1), '--verify', '--trust-service-address'])).code).toBe(0);
   });
 });
 
