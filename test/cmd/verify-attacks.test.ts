@@ -212,6 +212,13 @@ describe('one payment proves one deposit', () => {
     expect(r.stdout).toContain(
       `MISMATCH   the transaction was confirmed at 2026-11-20T09:00:00.000Z, before deposit ${id(1)} was created (2026-11-22T10:00:00.000Z): it cannot be its settlement`,
     );
+    // an explorer that gives no block time leaves it unproven, and says why
+    const { block_time: _t, ...timeless } = CONFIRMED;
+    const unknown = await world([deposit(1, tx.txid)], chainOf([tx], timeless));
+    const u = await unknown.run(['deposit', 'verify', id(1)]);
+    expect(u.code).toBe(7);
+    expect(u.stdout).toContain('not proven the explorer gave no block time');
+    expect(u.stderr).toContain('use an explorer that does');
     // within the clock margin (an hour) it is not refused
     const near = { ...CONFIRMED, block_time: Date.parse('2026-11-22T09:30:00Z') / 1000 };
     const ok = await world([deposit(1, tx.txid)], chainOf([tx], near));
