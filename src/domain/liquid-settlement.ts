@@ -845,7 +845,7 @@ function roundingsOf(exact: Fraction, precision: number): bigint[] {
 }
 
 /** A split paid alone: its exact share, or that share rounded to the unit or the cent, either way. */
-function splitShareCheck(f: AddressFinding, got: bigint, exact: Fraction, precision: number): Check {
+function splitShareCheck(got: bigint, exact: Fraction, precision: number): Check {
   const allowed = roundingsOf(exact, precision);
   const shown = formatUnits(got, precision);
   const expected = allowed.map((x) => formatUnits(x, precision)).join(' or ');
@@ -862,13 +862,7 @@ function splitShareCheck(f: AddressFinding, got: bigint, exact: Fraction, precis
 }
 
 /** The destination of a split deposit gets the rest: the net less what the split received. */
-function restCheck(
-  f: AddressFinding,
-  got: bigint,
-  net: Fraction,
-  splitPaid: bigint,
-  precision: number,
-): Check {
+function restCheck(got: bigint, net: Fraction, splitPaid: bigint, precision: number): Check {
   const due = { num: net.num - splitPaid * net.den, den: net.den };
   const ok = notShort(got, due, due.num % due.den === 0n ? 0n : 1n);
   const shown = formatUnits(got, precision);
@@ -895,7 +889,7 @@ function pairCheck(
   precision: number,
 ): Check | null {
   const got = received(f, assetId);
-  if (f.role === 'split') return splitShareCheck(f, got, toUnits(pair.split.share, precision), precision);
+  if (f.role === 'split') return splitShareCheck(got, toUnits(pair.split.share, precision), precision);
   const split = a.addresses.find((x) => x.script === pair.split.script);
   if (!split || split.outputs.some((o) => o.assetId === null || o.value === null)) return null;
   const net = toUnits(
@@ -906,7 +900,7 @@ function pairCheck(
     },
     precision,
   );
-  return restCheck(f, got, net, received(split, assetId), precision);
+  return restCheck(got, net, received(split, assetId), precision);
 }
 
 function amountChecks(
