@@ -3,7 +3,7 @@
  * and the client to send them with.
  */
 import path from 'node:path';
-import { parseBaseUrl, parseToken } from './api/baseurl.js';
+import { parseBaseUrl, parseToken, withoutCredentials } from './api/baseurl.js';
 import type { ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
 import type { RequestDefaults, Scope } from './deposits/ports.js';
@@ -239,7 +239,7 @@ export class Session {
       if (!r.ok)
         throw invalidValue(
           baseUrlFrom === `profile ${this.profileName}` ? 'base-url in the config' : baseUrlFrom,
-          baseUrl,
+          withoutCredentials(baseUrl),
           r.expected,
         );
       baseUrl = r.value;
@@ -336,6 +336,11 @@ export class Session {
     );
     this.sandboxUrl = { baseUrl: sandbox.baseUrl, token: sandbox.token };
     return this.sandboxUrl;
+  }
+
+  /** Something to close when the command ends (before the sandbox it may talk to). */
+  onClose(close: () => Promise<void>): void {
+    this.closers.unshift(close);
   }
 
   async close(): Promise<void> {

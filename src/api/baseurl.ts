@@ -44,3 +44,11 @@ export function parseToken(input: string): Parsed<string> {
   }
   return { ok: true, value: input };
 }
+
+/**
+ * A URL (or a text holding URLs) with any user name and password replaced by `[redacted]`: what
+ * lbrl prints of a URL it refuses, so a password written into one is never shown.
+ */
+export function withoutCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#\s@]*@/gi, '$1[redacted]@');
+}

@@ -1,24 +1,13 @@
 /**
- * A client of an Esplora server (Blockstream's explorer API) for checking a settlement:
- * the transaction (JSON and raw), its status, the tip height and an asset's registry data.
+ * A client of an Esplora server (Blockstream's explorer API), transport only: the transaction
+ * (JSON and raw), its status, the tip height and an asset's registry data, each checked against
+ * its model. What they prove is decided in src/deposits/chain-check.ts and src/domain.
  * The same rules as the Deposit service's client: undici on our own Agent, HTTP/1.1, no redirect
  * followed, TLS verified, a time-out per attempt, GETs retried with capped back-off and jitter
  * (honouring Retry-After), an unreachable explorer is exit 6 and never a pass. Every answer is
  * checked against a model before use; a 404 (plain text at Esplora) is "not found", not an error.
  */
 import * as z from 'zod/mini';
-import {
-  type AssetInfo,
-  analyseSettlement,
-  assetsToLookUp,
-  type BlindingKeys,
-  judgeSettlement,
-  type SettlementDeposit,
-  type SettlementReport,
-} from '../domain/liquid-settlement.js';
-import { TxParseError } from '../domain/liquid-tx.js';
-import { loadZkp } from '../domain/liquid-unblind.js';
-import { type Network, POLICY_ASSET } from '../domain/networks.js';
 import { interrupted, LbrlError } from '../errors.js';
 import {
   type ClientOptions,
@@ -93,7 +82,11 @@ export type EsploraTx = z.infer<typeof txSchema>;
 
 export const assetSchema = z.looseObject({
   asset_id: hex64,
+  /** the registry's copy of the contract's precision: proves nothing by itself */
   precision: z.optional(z.int().check(z.minimum(0), z.maximum(8))),
+  /** the issuance contract the id commits to (with issuance_prevout) */
+  contract: z.optional(z.unknown()),
+  issuance_prevout: z.optional(z.nullable(z.looseObject({ txid: hex64, vout: z.int().check(z.minimum(0)) }))),
   ticker: z.optional(z.nullable(z.string())),
   name: z.optional(z.nullable(z.string())),
   entity: z.optional(z.nullable(z.looseObject({ domain: z.optional(z.nullable(z.string())) }))),
@@ -114,6 +107,11 @@ export class EsploraClient {
   > &
     EsploraOptions;
   private readonly dispatcher: Dispatcher;
+  /**
+   * When set (on the injected clock), no attempt runs past it and no retry is scheduled after it:
+   * a watch's --timeout holds whatever the explorer does.
+   */
+  deadline: number | undefined;
 
   constructor(options: EsploraOptions) {
     this.o = {
@@ -197,6 +195,10 @@ export class EsploraClient {
     return this.json(body, addressTxsSchema, path);
   }
 
+  private pastDeadline(): LbrlError {
+    return new LbrlError(`the explorer at ${this.o.baseUrl} did not answer before the time-out`, 'timeout');
+  }
+
   private contract(message: string): LbrlError {
     return new LbrlError(message, 'contract');
   }
@@ -235,7 +237,10 @@ export class EsploraClient {
       let reason: string;
       let wait: number | undefined;
       let status: number | undefined;
-      const timeout = AbortSignal.timeout(this.o.timeoutMs);
+      const left = this.deadline === undefined ? Number.POSITIVE_INFINITY : this.deadline - this.o.now();
+      if (left <= 0) throw this.pastDeadline();
+      const attemptMs = Math.min(this.o.timeoutMs, left);
+      const timeout = AbortSignal.timeout(attemptMs);
       const signal = this.o.signal ? AbortSignal.any([this.o.signal, timeout]) : timeout;
       try {
         const res = await request(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal });
@@ -287,6 +292,7 @@ export class EsploraClient {
           );
         }
         const timedOut = /TIMEOUT|AbortError|TimeoutError/i.test(code) || /timeout|aborted/i.test(message);
+        if (timedOut && attemptMs < this.o.timeoutMs) throw this.pastDeadline();
         reason = timedOut
           ? `no answer within ${Math.round(this.o.timeoutMs / 1000)} s`
           : `connection failed (${code || message})`;
@@ -298,6 +304,7 @@ export class EsploraClient {
       if (attempt >= this.o.maxRetries) throw final;
       const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.o.random() / 2);
       const delayMs = Math.round(Math.max(backoff, wait ?? 0));
+      if (this.deadline !== undefined && this.o.now() + delayMs >= this.deadline) throw final;
       this.o.onRetry?.({ attempt: attempt + 1, delayMs, reason, ...(status ? { status } : {}) });
       this.o.trace?.(`* retrying in ${delayMs} ms (${reason})`);
       try {
@@ -315,94 +322,4 @@ function checkTxid(txid: string): string {
     throw new LbrlError(`invalid transaction id ${JSON.stringify(txid)}: expected 64 hex digits`, 'usage');
   }
   return id;
-}
-
-export type SettlementLookup =
-  | { found: false }
-  | { found: true; hex: string; status: EsploraTxStatus; tipHeight: number };
-
-/**
- * What verifying a settlement needs from the explorer: the status first, then the tip (so the
- * tip is never older than the block that confirmed it), then the raw transaction.
- */
-export async function lookUpSettlement(client: EsploraClient, txid: string): Promise<SettlementLookup> {
-  const status = await client.getTxStatus(txid);
-  if (!status) return { found: false };
-  const tipHeight = await client.getTipHeight();
-  const hex = await client.getTxHex(txid);
-  if (hex === null) return { found: false };
-  return { found: true, hex, status, tipHeight };
-}
-
-export interface CheckSettlementInput {
-  /** settlement.liquidTxid */
-  txid: string;
-  network: Network;
-  /** the deposits this transaction settles (usually one) */
-  deposits: SettlementDeposit[];
-  keys?: BlindingKeys | undefined;
-  /** the profile's `asset-id` */
-  expectedAssetId?: string | undefined;
-  requiredConfirmations?: number | undefined;
-}
-
-export type CheckedSettlement = { found: false } | { found: true; report: SettlementReport };
-
-/**
- * Look a settlement up and judge it: the raw transaction, its status and the tip; the blinding
- * library only when a key was given; the registry data of the assets involved. A transaction the
- * explorer does not know is `found: false` (not yet broadcast, or never): never a pass.
- * A raw transaction that cannot be read is the explorer's fault: a contract error (exit 1).
- */
-export async function checkSettlement(
-  client: EsploraClient,
-  input: CheckSettlementInput,
-): Promise<CheckedSettlement> {
-  const found = await lookUpSettlement(client, input.txid);
-  if (!found.found) return { found: false };
-  const hasKeys = (input.keys?.outputKeys?.length ?? 0) + (input.keys?.masterBlindingKeys?.length ?? 0) > 0;
-  const zkp = hasKeys ? await loadZkp() : null;
-  let analysis: ReturnType<typeof analyseSettlement>;
-  try {
-    analysis = analyseSettlement({
-      txid: input.txid,
-      txHex: found.hex,
-      network: input.network,
-      deposits: input.deposits,
-      ...(input.keys ? { keys: input.keys } : {}),
-      zkp,
-    });
-  } catch (error) {
-    if (error instanceof TxParseError) {
-      throw new LbrlError(
-        `the explorer's raw transaction ${input.txid} cannot be read: ${error.message}`,
-        'contract',
-      );
-    }
-    throw error;
-  }
-  const assets: Record<string, AssetInfo | undefined> = {};
-  const policy = POLICY_ASSET[input.network];
-  for (const id of assetsToLookUp(analysis, input.expectedAssetId)) {
-    const a = await client.getAsset(id);
-    assets[id] = a
-      ? {
-          precision: a.precision,
-          ticker: a.ticker ?? undefined,
-          name: a.name ?? undefined,
-          domain: a.entity?.domain ?? undefined,
-        }
-      : undefined;
-    if (id === policy.id && assets[id]?.precision === undefined) {
-      assets[id] = { ...assets[id], precision: 8, ticker: assets[id]?.ticker ?? policy.ticker };
-    }
-  }
-  const report = judgeSettlement(analysis, {
-    status: { confirmed: found.status.confirmed, blockHeight: found.status.block_height ?? null },
-    tipHeight: found.tipHeight,
-    expectedAssetId: input.expectedAssetId,
-    requiredConfirmations: input.requiredConfirmations,
-    assets,
-  });
-  return { found: true, report };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseBaseUrl, parseToken } from '../api/baseurl.js';
+import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js';
 import type { Answer } from '../api/client.js';
 import { getResponseSchema } from '../api/models.js';
 import { readInput } from '../context.js';
@@ -64,7 +64,7 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
     throw usageError('auth login needs the service URL: pass --base-url <url> (or set LBRL_BASE_URL)');
   }
   const base = parseBaseUrl(baseText);
-  if (!base.ok) throw invalidValue('--base-url', baseText, base.expected);
+  if (!base.ok) throw invalidValue('--base-url', withoutCredentials(baseText), base.expected);
 
   let token: string;
   if (opts.withToken) {

@@ -1,3 +1,4 @@
+import { withoutCredentials } from '../api/baseurl.js';
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/redact.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
@@ -105,11 +106,13 @@ export async function get(name: string, session: Session): Promise<void> {
   const k = key(name);
   const found = await inForce(k, session);
   const p = session.printer;
+  // a URL written into the file by hand may carry a password: never shown
+  const value = found.value === null ? null : withoutCredentials(found.value);
   if (session.globals.json) {
-    p.json(found);
+    p.json({ ...found, value });
     return;
   }
-  if (found.value !== null) p.out(found.value);
+  if (value !== null) p.out(value);
   const detail = found.detail === found.source ? '' : ` (${found.detail})`;
   p.info(`from: ${found.source}${detail}`);
 }
@@ -164,7 +167,10 @@ function blindingKeysShown(entries: Array<{ address?: string }> | undefined): st
 export function list(session: Session): void {
   const profile = session.profile();
   const entries: Record<string, string | null> = {};
-  for (const k of CONFIG_KEYS) entries[k] = session.setting(k) ?? null;
+  for (const k of CONFIG_KEYS) {
+    const value = session.setting(k);
+    entries[k] = value === undefined ? null : withoutCredentials(value);
+  }
   if (session.globals.json) {
     session.printer.json({
       profile: session.profileName,
@@ -248,6 +254,7 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
   const { parseBlindingKey } = await import('../domain/liquid-unblind.js');
   const r = parseBlindingKey(key);
   if (!r.ok) throw usageError(`the blinding key given is not usable: expected ${r.expected}`);
+  if (address) await checkAddressKey(address, r.value);
   await session.store.updateProfile(session.profileName, (profile) => {
     const others = (profile['blinding-keys'] ?? []).filter((e) =>
       address ? e.address !== address : e.address !== undefined || e.key !== key,
@@ -255,4 +262,29 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
     profile['blinding-keys'] = [...others, address ? { key, address } : { key }];
   });
   p.info(`blinding key set for ${scope} (profile ${session.profileName}); it is never printed`);
+}
+
+/**
+ * A key given with --address must be that address's blinding key: its public key (or, for a
+ * master key, the SLIP-77 key it derives for the address's script) is the one in the confidential
+ * address. Anything else is refused before the profile is touched, so a good key is never
+ * replaced by a wrong one.
+ */
+async function checkAddressKey(
+  address: string,
+  key: { outputKeys: Uint8Array[]; masterBlindingKeys: Uint8Array[] },
+): Promise<void> {
+  const { addressScript } = await import('../domain/liquid-script.js');
+  const s = addressScript(address);
+  if (!s.ok) throw invalidValue('--address', address, `a Liquid address (${s.reason})`);
+  const blindingPubkey = s.value.blindingPubkey;
+  if (!blindingPubkey)
+    throw usageError(
+      `--address ${address} is not confidential: its outputs are not blinded, so it has no blinding key (give the confidential address)`,
+    );
+  const { isAddressBlindingKey, loadZkp } = await import('../domain/liquid-unblind.js');
+  if (!isAddressBlindingKey(await loadZkp(), key, { script: s.value.script, blindingPubkey }))
+    throw usageError(
+      `the blinding key given is not the blinding key of ${address}: its public key is not the one in the address (expected the output of elements-cli dumpblindingkey ${address}, or the wallet's master blinding key); nothing was changed`,
+    );
 }

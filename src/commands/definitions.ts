@@ -21,6 +21,7 @@ import {
   SERVE_FLAGS,
   SHELLS,
   STATUS_FLAGS,
+  VERIFY_FLAGS,
   WATCH_FLAGS,
 } from './flags.js';
 
@@ -140,15 +141,15 @@ export const DEPOSIT_VERIFY = command({
   path: 'deposit verify',
   description: "check deposits' settlements on the Liquid chain (an Esplora explorer)",
   args: [{ name: '<id...>', help: 'deposit ids', complete: 'ids' }],
-  flags: [],
+  flags: VERIFY_FLAGS,
   examples: [
     'lbrl deposit verify <id>',
     'lbrl config set-blinding-key < blinding-key.txt    # to check confidential amounts',
     'lbrl deposit verify <id> --json | jq -r .deposits[0].outcome',
     '# exit codes: 0 verified, 1 mismatch, 4 unknown id, 6 explorer unreachable, 7 unproven, 8 pending',
   ],
-  async run({ args: [ids], session }) {
-    return (await import('./deposit-verify.js')).run(ids, await session());
+  async run({ opts, args: [ids], session }) {
+    return (await import('./deposit-verify.js')).run(ids, opts, await session());
   },
 });
 

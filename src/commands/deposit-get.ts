@@ -129,7 +129,7 @@ async function blindedFragment(value: GetResponse, session: Session): Promise<st
   try {
     const setup = await verifySetup(session);
     try {
-      const [outcome] = await verifySettlements(setup.check, [value], setup.settings);
+      const [outcome] = await verifySettlements(setup.check, [value], setup.settings, setup.ledger);
       return outcome?.report?.blindedFragment ?? null;
     } finally {
       await setup.close();

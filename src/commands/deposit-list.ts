@@ -136,7 +136,9 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
         ? `EXPIRED (local; service: ${safeText(e.status)})`
         : `EXPIRED/${safeText(e.status).replace('WAITING_PAYMENT', 'WAITING')}`
       : safeText(e.status);
-  const anyVerified = entries.some((e) => e.verifiedAt);
+  // a column of its own once a settlement was checked on chain (deposit verify, watch --verify):
+  // verified, or what a later check found instead (pending, not-found, mismatch...)
+  const anyVerified = entries.some((e) => e.verifiedAt || e.onChain);
   const build = (level: number): Column[] => {
     const cols: Column[] = [
       { header: 'ID', cells: entries.map((e) => safeText(e.id)), drop: 99 },
@@ -159,7 +161,11 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
     if (level >= 6) cols.splice(1, 1);
     if (level >= 7) cols.splice(1, 1);
     if (anyVerified && level < 5)
-      cols.push({ header: 'ON CHAIN', cells: entries.map((e) => (e.verifiedAt ? 'verified' : '')), drop: 2 });
+      cols.push({
+        header: 'ON CHAIN',
+        cells: entries.map((e) => (e.verifiedAt ? 'verified' : safeText(e.onChain ?? ''))),
+        drop: 2,
+      });
     if (level < 3)
       cols.push({
         header: 'DESTINATION',

@@ -4,6 +4,8 @@ import { parseDepositId } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { renderOutcome } from '../ui/verify-view.js';
+import type { OptionsOf } from './define.js';
+import type { VERIFY_FLAGS } from './flags.js';
 import { recordVerified, verifySetup } from './shared/verify-setup.js';
 
 /** One deposit's outcome as JSON: the report without blinding factors or keys. */
@@ -18,7 +20,9 @@ export function outcomeJson(o: DepositOutcome): Record<string, unknown> {
   };
 }
 
-export async function run(idTexts: string[], session: Session): Promise<void> {
+export type VerifyFlags = OptionsOf<typeof VERIFY_FLAGS>;
+
+export async function run(idTexts: string[], flags: VerifyFlags, session: Session): Promise<void> {
   const ids: string[] = [];
   for (const text of idTexts) {
     const r = parseDepositId(text);
@@ -28,10 +32,10 @@ export async function run(idTexts: string[], session: Session): Promise<void> {
   if (ids.length === 0) throw usageError('verify needs at least one deposit id');
   const target = session.target();
   const api = await session.client(target);
-  const setup = await verifySetup(session, target);
+  const setup = await verifySetup(session, target, { trustServiceAddress: flags.trustServiceAddress });
   let outcomes: DepositOutcome[];
   try {
-    outcomes = await verifyDeposits(api, setup.check, ids, setup.settings);
+    outcomes = await verifyDeposits(api, setup.check, ids, setup.settings, setup.ledger);
   } finally {
     await setup.close();
   }

@@ -41,6 +41,8 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
     plan.lastLook = work.lastLook;
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
+  if (flags.trustServiceAddress && !(flags.verify ?? session.setting('verify') === 'on'))
+    throw usageError("--trust-service-address goes with --verify (or the profile's verify on)");
   // a deposit named that was recorded expired is followed all the same; a late payment is said loudly
   const target = session.scope().target;
   for (const id of ids) {
@@ -48,9 +50,15 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
     const at = session.recorded(target, id)?.expiredAt;
     if (at) expiredAt.set(id, at);
   }
-  await followOnScreen(ids, await withVerify(plan, flags.verify, session), session, undefined, {
-    expiredAt,
-    pending: flags.pending === true,
-    includeExpired: flags.includeExpired === true,
-  });
+  await followOnScreen(
+    ids,
+    await withVerify(plan, flags.verify, session, { trustServiceAddress: flags.trustServiceAddress }),
+    session,
+    undefined,
+    {
+      expiredAt,
+      pending: flags.pending === true,
+      includeExpired: flags.includeExpired === true,
+    },
+  );
 }

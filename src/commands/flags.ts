@@ -30,6 +30,12 @@ const QR_STYLE = {
   complete: QR_STYLES,
 } as const;
 
+/** verify and watch --verify: a deposit lbrl has no record of may pay addresses the profile does not know. */
+const TRUST_SERVICE_ADDRESS = {
+  flags: '--trust-service-address',
+  help: "accept the service's addresses for a deposit with no local record, even if none is the profile's",
+} as const;
+
 /** The program's own flags: every command takes them. */
 export const PROGRAM_FLAGS = [
   { flags: '-V, --version', help: 'print the version' },
@@ -107,6 +113,7 @@ export const WATCH_FLAGS = [
     help: 'done only once the settlement is verified on chain (1 mismatch, 7 unproven)',
   },
   { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
+  TRUST_SERVICE_ADDRESS,
 ] as const satisfies readonly FlagDef[];
 
 export const LIST_STATUSES = [
@@ -128,6 +135,8 @@ const UNTIL = {
   flags: '--until <when>',
   help: 'created before: a date (2026-11-21 means up to its start), a time with offset, or a span back',
 } as const;
+
+export const VERIFY_FLAGS = [TRUST_SERVICE_ADDRESS] as const satisfies readonly FlagDef[];
 
 export const LIST_FLAGS = [
   { flags: '--refresh', help: 'ask the service for the status of those not yet FINALIZED or FAILED' },

@@ -4,12 +4,20 @@
  * transaction judged together (their shares to one script are summed). Nothing here prints;
  * the outcome of each deposit says what was proven and what was not.
  */
-import type { CheckedSettlement, CheckSettlementInput } from '../api/esplora.js';
 import type { GetResponse } from '../api/models.js';
-import type { BlindingKeys, SettlementDeposit, SettlementReport } from '../domain/liquid-settlement.js';
+import { addressScript } from '../domain/liquid-script.js';
+import type {
+  AddressOrigin,
+  BlindingKeys,
+  EarlierShare,
+  SettlementDeposit,
+  SettlementReport,
+} from '../domain/liquid-settlement.js';
 import type { Network } from '../domain/networks.js';
 import { LbrlError } from '../errors.js';
+import type { HistoryEntry, StoredShare } from '../store/history.js';
 import { getChecked } from './answers.js';
+import type { CheckedSettlement, CheckSettlementInput } from './chain-check.js';
 import type { DepositApi } from './ports.js';
 
 /** Looks a settlement up on the explorer and judges it (checkSettlement with its client). */
@@ -21,6 +29,22 @@ export interface VerifySettings {
   assetId?: string | undefined;
   confirmations: number;
   keys: BlindingKeys;
+  /** the profile's asset-precision: used for the asset-id when no registry contract proves one */
+  assetPrecision?: number | undefined;
+  /** the profile's own addresses (default-address, split-address, those with a blinding key), by setting */
+  knownAddresses?: Array<{ address: string; setting: string }> | undefined;
+  /** --trust-service-address: a deposit lbrl has no record of may pay an address the profile does not know */
+  trustServiceAddress?: boolean | undefined;
+}
+
+/**
+ * What the local history knows that the service's answer cannot prove: whether lbrl created the
+ * deposit (and when), and which outputs earlier verifications counted for other deposits.
+ */
+export interface VerifyLedger {
+  recorded?(id: string): HistoryEntry | undefined;
+  /** the shares other deposits' verifications counted from a transaction */
+  sharesOf?(txid: string): Array<{ id: string; shares: StoredShare[] }>;
 }
 
 /**
@@ -39,7 +63,39 @@ export interface DepositOutcome {
   settledWith: string[];
 }
 
-function settlementDeposit(d: GetResponse): SettlementDeposit {
+function sameScript(a: string, b: string): boolean {
+  const x = addressScript(a);
+  const y = addressScript(b);
+  return x.ok && y.ok && Buffer.from(x.value.script).equals(Buffer.from(y.value.script));
+}
+
+/** Where a deposit's addresses came from: lbrl's request (its history), or only the service's word. */
+function originOf(
+  d: GetResponse,
+  recorded: HistoryEntry | undefined,
+  settings: VerifySettings,
+): AddressOrigin {
+  if (recorded) return { kind: 'requested' };
+  const roles: Array<['destination' | 'split', string | null | undefined]> = [
+    ['destination', d.destinationAddress],
+    ['split', d.splitAddress],
+  ];
+  const addresses = roles.flatMap(([role, address]) => {
+    if (!address) return [];
+    const known = (settings.knownAddresses ?? []).find(
+      (k) => k.address === address || sameScript(k.address, address),
+    );
+    return [{ role, address, knownAs: known?.setting ?? null }];
+  });
+  return { kind: 'service', addresses, trusted: settings.trustServiceAddress === true };
+}
+
+function settlementDeposit(
+  d: GetResponse,
+  settings: VerifySettings,
+  ledger: VerifyLedger,
+): SettlementDeposit {
+  const recorded = ledger.recorded?.(d.id);
   return {
     id: d.id,
     destinationAddress: d.destinationAddress,
@@ -47,7 +103,42 @@ function settlementDeposit(d: GetResponse): SettlementDeposit {
     splitPercent: d.splitPercent ?? null,
     netAmount: d.netAmount,
     amountInCents: d.amountInCents,
+    // lbrl's own clock when it created the deposit; else the service's word
+    createdAt: recorded?.at ?? d.createdAt,
+    origin: originOf(d, recorded, settings),
   };
+}
+
+/** The shares other deposits' verifications took from this transaction, as the judge reads them. */
+export function earlierShares(ledger: VerifyLedger, txid: string): EarlierShare[] {
+  const out: EarlierShare[] = [];
+  for (const { id, shares } of ledger.sharesOf?.(txid) ?? []) {
+    for (const s of shares) {
+      const [num, den] = s.share.split('/').map((x) => BigInt(x)) as [bigint, bigint];
+      out.push({
+        depositId: id,
+        role: s.role,
+        script: s.script,
+        outputs: s.outputs,
+        share: { num, den },
+        rounded: s.rounded,
+      });
+    }
+  }
+  return out;
+}
+
+/** A deposit's shares of a verified settlement, as the history keeps them. */
+export function storedShares(o: DepositOutcome): StoredShare[] {
+  return (o.report?.shares ?? [])
+    .filter((s) => s.depositId === o.id)
+    .map((s) => ({
+      role: s.role,
+      script: s.script,
+      outputs: s.outputs,
+      share: `${s.share.num}/${s.share.den}`,
+      rounded: s.rounded,
+    }));
 }
 
 /** Settlements of deposits already read, judged; transactions shared by several are judged once. */
@@ -55,6 +146,7 @@ export async function verifySettlements(
   check: SettlementChecker,
   deposits: GetResponse[],
   settings: VerifySettings,
+  ledger: VerifyLedger = {},
 ): Promise<DepositOutcome[]> {
   const byTxid = new Map<string, GetResponse[]>();
   for (const d of deposits) {
@@ -69,10 +161,12 @@ export async function verifySettlements(
     const checked = await check({
       txid,
       network: settings.network,
-      deposits: group.map(settlementDeposit),
+      deposits: group.map((d) => settlementDeposit(d, settings, ledger)),
       keys: settings.keys,
       expectedAssetId: settings.assetId,
+      assetPrecision: settings.assetPrecision,
       requiredConfirmations: settings.confirmations,
+      earlier: earlierShares(ledger, txid),
     });
     judged.set(txid, checked.found ? checked.report : null);
   }
@@ -99,10 +193,11 @@ export async function verifyDeposits(
   check: SettlementChecker,
   ids: string[],
   settings: VerifySettings,
+  ledger: VerifyLedger = {},
 ): Promise<DepositOutcome[]> {
   const deposits: GetResponse[] = [];
   for (const id of ids) deposits.push((await getChecked(api, id)).value);
-  return verifySettlements(check, deposits, settings);
+  return verifySettlements(check, deposits, settings, { recorded: (id) => api.recorded?.(id), ...ledger });
 }
 
 /**
@@ -149,8 +244,10 @@ export function verifyError(outcomes: DepositOutcome[]): LbrlError | undefined {
 function firstMismatch(o: DepositOutcome): string {
   const c = o.report?.checks.find((x) => x.outcome === 'mismatch');
   if (!c) return 'see above';
+  // a share refused because an earlier deposit took those outputs names that deposit
+  const earlier = /\(with the share of deposit [^)]*\)/.exec(c.detail)?.[0] ?? '';
   return c.expected !== undefined && c.actual !== undefined
-    ? `${c.what}: expected ${c.expected}, found ${c.actual}`
+    ? `${c.what}: expected ${c.expected}, found ${c.actual}${earlier ? ` ${earlier}` : ''}`
     : c.detail;
 }
 
@@ -158,11 +255,23 @@ function firstMismatch(o: DepositOutcome): string {
 export function whatToAdd(outcomes: DepositOutcome[]): string {
   const checks = outcomes.flatMap((o) => o.report?.checks ?? []).filter((c) => c.outcome === 'not-proven');
   const hints: string[] = [];
-  if (checks.some((c) => /blinding key|confidential|did not open/.test(c.detail)))
+  if (checks.some((c) => /did not open/.test(c.detail)))
+    hints.push(
+      "the blinding keys set do not open the outputs: none is the address's blinding key (check it with elements-cli dumpblindingkey <address>, then lbrl config set-blinding-key --address <address> < key.txt)",
+    );
+  else if (checks.some((c) => /blinding key|confidential/.test(c.detail)))
     hints.push('add the blinding key: lbrl config set-blinding-key [--address <address>] < key.txt');
   if (checks.some((c) => c.what === 'asset' && /not pinned|asset-id/.test(c.detail)))
     hints.push('pin the asset: lbrl config set asset-id <64 hex>');
-  if (checks.some((c) => /precision is unknown/.test(c.detail)))
-    hints.push("the explorer's asset registry does not know the asset's precision");
+  if (checks.some((c) => c.what === 'precision' || /precision is unknown/.test(c.detail)))
+    hints.push(
+      "the asset's precision is not proven by a registry contract: if you know it, lbrl config set asset-precision <0-8> (with asset-id set)",
+    );
+  if (checks.some((c) => c.what === 'origin'))
+    hints.push(
+      "the addresses are only the service's word: set the one you expect (lbrl config set default-address <address>), or accept them with --trust-service-address",
+    );
+  if (checks.some((c) => c.what === 'timing'))
+    hints.push('the explorer gave no block time: use an explorer that does');
   return hints.length > 0 ? hints.join('; ') : 'see the checks above';
 }

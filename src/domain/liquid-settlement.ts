@@ -1,30 +1,22 @@
 /**
  * Checking a deposit's settlement against the Liquid transaction that carries it. Pure: the
  * caller fetches the raw transaction, its status, the tip height and the asset's registry data
- * (src/api/esplora.ts) and loads the secp256k1-zkp library; this decides what is proven, what is
- * not, and what contradicts the deposit. Nothing is reported as proven that was not checked.
+ * (src/deposits/chain-check.ts) and loads the secp256k1-zkp library; this decides what is proven,
+ * what is not, and what contradicts the deposit. Nothing is reported as proven that was not checked.
  *
- * The rules (also in the README, "What verify proves"):
- * - The raw transaction is trusted only when its recomputed txid is the one the service gave.
- *   Its confirmation is the explorer's word (its `/tx/:txid/status` and tip height).
- * - An address is paid when an output's script is the address's script (a confidential address
- *   is matched through its script; its blinding key is not part of the script).
- * - An output's asset and value are known when explicit, or when it was unblinded with a key
- *   AND its asset and value commitments were recomputed and matched. An opening that does not
- *   match its commitments is a contradiction (a mismatch), not a gap.
- * - The settlement asset is the profile's `asset-id` when set ("pinned"), else the asset the
- *   destination's outputs carry, reported by id and ticker and marked as not pinned.
- * - Amounts: the asset is pegged 1:1 to the real, so netAmount reais are
- *   netAmount x 10^precision base units (precision from the asset registry; an asset without a
- *   known precision leaves the amounts unproven). The split address is due
- *   netAmount x splitPercent, the destination netAmount x (1 - splitPercent), both exact
- *   fractions. Several outputs of the settlement asset to one script are summed. Several shares
- *   due to one script (the destination and the split address being the same, or several
- *   deposits settled by one transaction and checked together) are summed too. What a script
- *   received must be within one base unit of each share summed into it, strictly: for one share,
- *   the exact share rounded down or up. Or, since the service counts in cents, a whole number of
- *   cents within one cent of each share: for one share, the share rounded to the cent down or up
- *   (a split of 44.4015 paid as 44.40, and the destination given the rest, 1440.60).
+ * Each rule is one small check below (the README, "Verify on chain", says the same with numbers):
+ * - confirmationCheck: the explorer's word; a block above its own tip is a contradiction.
+ * - blockTimeChecks: a block older than the deposit's creation (less a clock margin) cannot hold
+ *   its settlement.
+ * - originChecks: the addresses are lbrl's own request, or the service's claim matched against the
+ *   profile's addresses (unproven when none matches, unless trusted).
+ * - scriptChecks: an address is paid when an output's script is the address's script.
+ * - forgedOutputChecks: an opening that does not match its commitments is a contradiction.
+ * - settlementAsset: the pinned asset-id paid to every address, else the destination's (unpinned).
+ * - precisionCheck: only a proven precision (registry contract, the profile, the network's asset).
+ * - amountChecks: each script received at least its shares (the split may be rounded by less than
+ *   a cent, the destination takes the rest; shares counted earlier from the same outputs by other
+ *   deposits are added), and totalCheck: together the scripts received at least the nets.
  */
 import { type Decimal, decimalFromNumber } from './decimal.js';
 import { addressScript } from './liquid-script.js';
@@ -43,7 +35,24 @@ export interface SettlementDeposit {
   /** as the service sent it: reais */
   netAmount: number;
   amountInCents: number;
+  /** when the deposit was created (ISO 8601): lbrl's own record of it, else the service's createdAt */
+  createdAt?: string | undefined;
+  /** where its addresses came from; unset: not judged */
+  origin?: AddressOrigin | undefined;
 }
+
+/**
+ * The deposit's addresses are the ones lbrl asked for (its history has the request), or the
+ * service's claim, each named by the profile setting it matches (`knownAs`), or none.
+ */
+export type AddressOrigin =
+  | { kind: 'requested' }
+  | {
+      kind: 'service';
+      addresses: Array<{ role: 'destination' | 'split'; address: string; knownAs: string | null }>;
+      /** --trust-service-address */
+      trusted: boolean;
+    };
 
 export interface BlindingKeys {
   /** blinding private keys of single addresses (Elements Core's `dumpblindingkey`) */
@@ -55,11 +64,17 @@ export interface BlindingKeys {
 export interface TxStatus {
   confirmed: boolean;
   blockHeight: number | null;
+  /** the block's time, Unix seconds (the explorer's word) */
+  blockTime?: number | null | undefined;
 }
 
 export interface AssetInfo {
-  /** registry precision: 0 to 8; undefined when the registry does not know the asset */
+  /** the precision, 0 to 8, when a source proves it (precisionFrom) */
   precision?: number | undefined;
+  /** what proves it: the registry contract the id commits to, the profile, or the network's own asset */
+  precisionFrom?: 'contract' | 'profile' | 'network' | undefined;
+  /** a precision the explorer stated that nothing proves (shown, never used) */
+  claimedPrecision?: number | undefined;
   ticker?: string | undefined;
   name?: string | undefined;
   domain?: string | undefined;
@@ -75,7 +90,11 @@ export interface Check {
     | 'split'
     | 'asset'
     | 'destination-amount'
-    | 'split-amount';
+    | 'split-amount'
+    | 'timing'
+    | 'origin'
+    | 'precision'
+    | 'total';
   outcome: Outcome;
   /** one sentence a user reads */
   detail: string;
@@ -129,6 +148,8 @@ export interface SettlementReport {
   addresses: AddressFinding[];
   /** the explorer's `#blinded=value,asset,vbf,abf,...` fragment, when outputs were unblinded */
   blindedFragment: string | null;
+  /** each deposit's shares and the outputs that paid them (the history keeps them once verified) */
+  shares: ShareUse[];
 }
 
 function hex(bytes: Uint8Array): string {
@@ -264,21 +285,17 @@ function decimalOf(n: number): Decimal {
   return d;
 }
 
-/** netAmount reais in base units of an asset of the given precision, as an exact fraction. */
-function netUnits(netAmount: number, precision: number): Fraction {
-  const d = decimalOf(netAmount);
-  return { num: d.units * 10n ** BigInt(precision), den: 10n ** BigInt(d.scale) };
+/** A share of a deposit in reais, as an exact fraction (net x (1 - split) or net x split). */
+export interface ReaisShare {
+  num: bigint;
+  den: bigint;
 }
 
-function times(f: Fraction, d: Decimal): Fraction {
-  return { num: f.num * d.units, den: f.den * 10n ** BigInt(d.scale) };
+function toUnits(share: ReaisShare, precision: number): Fraction {
+  return { num: share.num * 10n ** BigInt(precision), den: share.den };
 }
 
-function oneMinus(d: Decimal): Decimal {
-  return { units: 10n ** BigInt(d.scale) - d.units, scale: d.scale };
-}
-
-function add(a: Fraction, b: Fraction): Fraction {
+function addFractions(a: Fraction, b: Fraction): Fraction {
   return { num: a.num * b.den + b.num * a.den, den: a.den * b.den };
 }
 
@@ -297,22 +314,69 @@ function formatFraction(f: Fraction, precision: number): string {
   return `${formatUnits(floor, precision)}…${formatUnits(floor + 1n, precision)}`;
 }
 
-function within(received: bigint, due: Fraction, shares: number, unit = 1n): boolean {
-  // |received - num/den| < shares*unit  <=>  |received*den - num| < shares*unit*den
-  const diff = received * due.den - due.num;
-  return (diff < 0n ? -diff : diff) < BigInt(shares) * unit * due.den;
+/** received - due, scaled by due.den (exact). */
+function excess(received: bigint, due: Fraction): bigint {
+  return received * due.den - due.num;
+}
+
+/** Short by less than the tolerance (none: not short at all). More than due is not short. */
+function notShort(received: bigint, due: Fraction, tolerance: bigint): boolean {
+  const diff = excess(received, due);
+  return tolerance === 0n ? diff >= 0n : diff > -tolerance * due.den;
+}
+
+/** More than due by at least the tolerance (or at all, with none): the rest is left for other shares. */
+function beyond(received: bigint, due: Fraction, tolerance: bigint): boolean {
+  const diff = excess(received, due);
+  return tolerance === 0n ? diff > 0n : diff >= tolerance * due.den;
 }
 
 /**
- * What a script received settles what was due to it: to the base unit (each share rounded either
- * way), or in whole cents (each share rounded to the cent either way, as a service counting in
- * cents pays a split and gives the destination the rest).
+ * How far a split share may be from its exact value: less than one cent (the service counts in
+ * cents, so it may round the split to the cent, or to the unit, either way), or less than one
+ * base unit for an asset of fewer than 2 decimals. The destination takes the rest, exactly.
  */
-function settles(received: bigint, due: Fraction, shares: number, precision: number): boolean {
-  if (within(received, due, shares)) return true;
-  if (precision < 2) return false;
-  const cent = 10n ** BigInt(precision - 2);
-  return received % cent === 0n && within(received, due, shares, cent);
+function splitRounding(precision: number): bigint {
+  return precision >= 2 ? 10n ** BigInt(precision - 2) : 1n;
+}
+
+/** The two shares of one deposit, in reais: the split's and the destination's, which add up to the net. */
+export function depositShares(d: SettlementDeposit): { destination: ReaisShare; split: ReaisShare | null } {
+  const net = decimalOf(d.netAmount);
+  const netShare = { num: net.units, den: 10n ** BigInt(net.scale) };
+  if (!d.splitAddress || d.splitPercent === null || d.splitPercent === undefined) {
+    return { destination: netShare, split: null };
+  }
+  const pct = decimalOf(d.splitPercent);
+  const den = 10n ** BigInt(net.scale + pct.scale);
+  const split = { num: net.units * pct.units, den };
+  return { destination: { num: net.units * 10n ** BigInt(pct.scale) - split.num, den }, split };
+}
+
+/**
+ * A share of an earlier deposit counted from this transaction by an earlier verification (the
+ * history keeps them): the outputs that paid it cannot pay another deposit's share too.
+ */
+export interface EarlierShare {
+  depositId: string;
+  role: 'destination' | 'split';
+  /** the output script, hex */
+  script: string;
+  /** the outputs that paid it */
+  outputs: number[];
+  share: ReaisShare;
+  /** the deposit had a split: its shares carry the split's rounding */
+  rounded: boolean;
+}
+
+/** One share of a deposit of this run, with the outputs that paid it (what the history keeps). */
+export interface ShareUse {
+  depositId: string;
+  role: 'destination' | 'split';
+  script: string;
+  outputs: number[];
+  share: ReaisShare;
+  rounded: boolean;
 }
 
 export interface JudgeInput {
@@ -321,9 +385,16 @@ export interface JudgeInput {
   requiredConfirmations?: number;
   /** the profile's `asset-id`, display order */
   expectedAssetId?: string | undefined;
-  /** registry data by asset id, for the assets the caller looked up */
+  /** registry data by asset id, for the assets the caller looked up, with its precision's source */
   assets: Record<string, AssetInfo | undefined>;
+  /** shares of other deposits counted earlier from this transaction */
+  earlier?: EarlierShare[] | undefined;
+  /** how much earlier than a deposit's creation its settlement's block may be (clocks differ) */
+  clockMarginMs?: number | undefined;
 }
+
+/** A block this much before the deposit's creation cannot hold its settlement (clocks differ by less). */
+export const CLOCK_MARGIN_MS = 60 * 60 * 1000;
 
 /** The asset ids whose registry data the judgement needs (look them up with /asset/:id). */
 export function assetsToLookUp(a: SettlementAnalysis, expectedAssetId?: string): string[] {
@@ -333,223 +404,608 @@ export function assetsToLookUp(a: SettlementAnalysis, expectedAssetId?: string):
   return [...ids];
 }
 
-export function judgeSettlement(a: SettlementAnalysis, j: JudgeInput): SettlementReport {
-  const required = j.requiredConfirmations ?? DEFAULT_CONFIRMATIONS;
-  const checks: Check[] = [...a.problems];
+function confirmationsOf(status: TxStatus, tipHeight: number): number {
+  if (!status.confirmed || status.blockHeight === null) return 0;
+  return tipHeight - status.blockHeight + 1;
+}
 
-  // confirmations: the explorer's word
-  let confirmations = 0;
-  if (j.status.confirmed && j.status.blockHeight !== null) {
-    confirmations = Math.max(1, j.tipHeight - j.status.blockHeight + 1);
+/** Confirmations, the explorer's word: deep enough, not yet, or a block above its own tip. */
+function confirmationCheck(j: JudgeInput, required: number): Check {
+  const { status, tipHeight } = j;
+  if (status.confirmed && status.blockHeight !== null && status.blockHeight > tipHeight) {
+    return {
+      what: 'confirmations',
+      outcome: 'mismatch',
+      detail: `the explorer puts the transaction in block ${status.blockHeight}, above its own tip ${tipHeight}`,
+      expected: `a block at or below ${tipHeight}`,
+      actual: String(status.blockHeight),
+    };
   }
-  checks.push(
-    confirmations >= required
+  const confirmations = confirmationsOf(status, tipHeight);
+  if (confirmations >= required) {
+    return {
+      what: 'confirmations',
+      outcome: 'proven',
+      detail: `confirmed in block ${status.blockHeight}, ${confirmations} confirmations (${required} required)`,
+    };
+  }
+  return {
+    what: 'confirmations',
+    outcome: 'not-proven',
+    detail: status.confirmed
+      ? `${confirmations} of ${required} confirmations so far`
+      : 'not yet confirmed (in the mempool)',
+  };
+}
+
+/** A transaction confirmed before the deposit existed cannot be its settlement (an old one reused). */
+function blockTimeChecks(deposits: SettlementDeposit[], j: JudgeInput): Check[] {
+  const { status } = j;
+  if (!status.confirmed || status.blockHeight === null) return [];
+  if (!deposits.some((d) => d.createdAt)) return [];
+  if (status.blockTime === undefined || status.blockTime === null) {
+    return [
+      {
+        what: 'timing',
+        outcome: 'not-proven',
+        detail:
+          'the explorer gave no block time: that the transaction came after the deposit was not checked',
+      },
+    ];
+  }
+  const margin = j.clockMarginMs ?? CLOCK_MARGIN_MS;
+  const blockMs = status.blockTime * 1000;
+  const checks: Check[] = [];
+  const latest = Math.max(
+    ...deposits.map((d) => (d.createdAt ? Date.parse(d.createdAt) : Number.NaN)).filter(Number.isFinite),
+  );
+  for (const d of deposits) {
+    const created = d.createdAt ? Date.parse(d.createdAt) : Number.NaN;
+    if (!Number.isFinite(created)) continue;
+    if (blockMs < created - margin) {
+      checks.push({
+        what: 'timing',
+        outcome: 'mismatch',
+        detail: `the transaction was confirmed at ${new Date(blockMs).toISOString()}, before deposit ${d.id} was created (${new Date(created).toISOString()}): it cannot be its settlement`,
+        expected: `a block after ${new Date(created - margin).toISOString()}`,
+        actual: new Date(blockMs).toISOString(),
+      });
+    }
+  }
+  if (checks.length === 0 && Number.isFinite(latest)) {
+    checks.push({
+      what: 'timing',
+      outcome: 'proven',
+      detail: `confirmed at ${new Date(blockMs).toISOString()}, after the deposit${deposits.length > 1 ? 's were' : ' was'} created (${new Date(latest).toISOString()}; ${Math.round(margin / 60000)} minutes of clock margin)`,
+    });
+  }
+  return checks;
+}
+
+/** Where each deposit's addresses came from: lbrl's own request, or the service's word. */
+function originChecks(deposits: SettlementDeposit[]): Check[] {
+  const checks: Check[] = [];
+  for (const d of deposits) {
+    const origin = d.origin;
+    if (!origin) continue;
+    const whose = deposits.length > 1 ? ` of deposit ${d.id}` : '';
+    if (origin.kind === 'requested') {
+      checks.push({
+        what: 'origin',
+        outcome: 'proven',
+        detail: `the addresses${whose} are the ones lbrl asked for (local history)`,
+      });
+      continue;
+    }
+    const unknown = origin.addresses.filter((x) => x.knownAs === null);
+    const claim = `lbrl has no record of deposit ${d.id}: its addresses are the service's claim`;
+    if (unknown.length === 0) {
+      const names = origin.addresses.map((x) => `the ${x.role} address is the profile's ${x.knownAs}`);
+      checks.push({ what: 'origin', outcome: 'proven', detail: `${claim}; ${names.join(', ')}` });
+    } else if (origin.trusted) {
+      checks.push({
+        what: 'origin',
+        outcome: 'proven',
+        detail: `${claim}, trusted with --trust-service-address (the ${unknown.map((x) => x.role).join(' and ')} address is none of the profile's)`,
+      });
+    } else {
+      checks.push({
+        what: 'origin',
+        outcome: 'not-proven',
+        detail: `${claim}, and the ${unknown.map((x) => `${x.role} address ${x.address}`).join(' and ')} is none of the profile's addresses: the money may have gone to a stranger`,
+      });
+    }
+  }
+  return checks;
+}
+
+/** Each address is paid by at least one output of its script. */
+function scriptChecks(addresses: AddressFinding[]): Check[] {
+  return addresses.map((f) =>
+    f.outputs.length > 0
       ? {
-          what: 'confirmations',
+          what: f.role,
           outcome: 'proven',
-          detail: `confirmed in block ${j.status.blockHeight}, ${confirmations} confirmations (${required} required)`,
+          detail: `output${f.outputs.length > 1 ? 's' : ''} ${f.outputs.map((o) => o.index).join(', ')} pay${f.outputs.length > 1 ? '' : 's'} the ${f.role} address's script`,
         }
       : {
-          what: 'confirmations',
-          outcome: 'not-proven',
-          detail: j.status.confirmed
-            ? `${confirmations} of ${required} confirmations so far`
-            : 'not yet confirmed (in the mempool)',
+          what: f.role,
+          outcome: 'mismatch',
+          detail: `no output pays the ${f.role} address ${f.address}`,
+          expected: `an output to script ${f.script}`,
+          actual: 'none',
         },
   );
+}
 
-  // scripts
-  for (const f of a.addresses) {
-    checks.push(
-      f.outputs.length > 0
-        ? {
-            what: f.role,
-            outcome: 'proven',
-            detail: `output${f.outputs.length > 1 ? 's' : ''} ${f.outputs.map((o) => o.index).join(', ')} pay${f.outputs.length > 1 ? '' : 's'} the ${f.role} address's script`,
-          }
-        : {
-            what: f.role,
-            outcome: 'mismatch',
-            detail: `no output pays the ${f.role} address ${f.address}`,
-            expected: `an output to script ${f.script}`,
-            actual: 'none',
-          },
-    );
-    for (const o of f.outputs) {
-      if (o.opened === 'forged') {
-        checks.push({
+/** An output that opens with the key but whose commitments disagree is a forgery. */
+function forgedOutputChecks(addresses: AddressFinding[]): Check[] {
+  return addresses.flatMap((f) =>
+    f.outputs
+      .filter((o) => o.opened === 'forged')
+      .map(
+        (o): Check => ({
           what: `${f.role}-amount`,
           outcome: 'mismatch',
           detail: `output ${o.index} opens with the key, but ${o.note ?? 'its commitments do not match'}`,
-        });
-      }
-    }
-  }
+        }),
+      ),
+  );
+}
 
-  // the settlement asset
+interface AssetFinding {
+  id: string | null;
+  check: Check;
+}
+
+/** The pinned asset paid to every address, or the asset the destination got (not pinned). */
+function settlementAsset(a: SettlementAnalysis, j: JudgeInput): AssetFinding {
   const expected = j.expectedAssetId?.toLowerCase();
+  if (expected) return pinnedAsset(a, expected, j);
   const destination = a.addresses.find((f) => f.role === 'destination');
   const destAssets = new Set(
-    (destination?.outputs ?? []).filter((o) => o.assetId !== null).map((o) => o.assetId!),
+    (destination?.outputs ?? []).flatMap((o) => (o.assetId === null ? [] : [o.assetId])),
   );
-  let assetId: string | null = null;
-  if (expected) {
-    assetId = expected;
-    // each paid address must have received the asset; one whose outputs are all open and carry
-    // only other assets contradicts the deposit
-    const per = a.addresses
-      .filter((f) => f.outputs.length > 0)
-      .map((f) => {
-        const known = f.outputs.filter((o) => o.assetId !== null);
-        if (known.some((o) => o.assetId === expected)) return { f, state: 'ok' as const, known };
-        if (known.length === f.outputs.length) return { f, state: 'other' as const, known };
-        return { f, state: 'closed' as const, known };
-      });
-    const other = per.filter((x) => x.state === 'other');
-    if (other.length > 0) {
-      checks.push({
-        what: 'asset',
-        outcome: 'mismatch',
-        detail: `the ${other.map((x) => x.f.role).join(' and ')} address${other.length > 1 ? 'es' : ''} received another asset than the profile's`,
-        expected,
-        actual: [...new Set(other.flatMap((x) => x.known.map((o) => o.assetId!)))].join(', '),
-      });
-    } else if (per.length > 0 && per.every((x) => x.state === 'ok')) {
-      checks.push({
-        what: 'asset',
-        outcome: 'proven',
-        detail: `the asset is ${label(expected, j.assets[expected])}, the profile's asset-id`,
-      });
-    } else {
-      const closed = per.filter((x) => x.state === 'closed').map((x) => x.f.role);
-      checks.push({
+  if (destAssets.size === 1) {
+    const id = [...destAssets][0]!;
+    return {
+      id,
+      check: {
         what: 'asset',
         outcome: 'not-proven',
-        detail:
-          closed.length > 0
-            ? `the ${closed.join(' and ')} address${closed.length > 1 ? "es'" : "'s"} outputs are confidential and were not unblinded: the asset was not verified`
-            : 'no output pays the deposit: the asset was not verified',
-      });
-    }
-  } else if (destAssets.size === 1) {
-    assetId = [...destAssets][0]!;
-    checks.push({
-      what: 'asset',
-      outcome: 'not-proven',
-      detail: `the asset is ${label(assetId, j.assets[assetId])}, not pinned: set asset-id to check it`,
-    });
-  } else {
-    checks.push({
+        detail: `the asset is ${label(id, j.assets[id])}, not pinned: set asset-id to check it`,
+      },
+    };
+  }
+  return {
+    id: null,
+    check: {
       what: 'asset',
       outcome: 'not-proven',
       detail:
         destAssets.size > 1
           ? 'the destination received several assets and no asset-id is set: the asset was not verified'
           : 'the outputs are confidential and were not unblinded: the asset was not verified',
-    });
-  }
+    },
+  };
+}
 
-  // amounts
-  const precision = assetId ? j.assets[assetId]?.precision : undefined;
-  const due = new Map<string, { role: 'destination' | 'split'; due: Fraction; shares: number }>();
-  if (precision !== undefined) {
-    for (const d of a.deposits) {
-      const net = netUnits(d.netAmount, precision);
-      const hasSplit = d.splitAddress && d.splitPercent !== null && d.splitPercent !== undefined;
-      const pct = hasSplit ? decimalOf(d.splitPercent!) : { units: 0n, scale: 0 };
-      const parts: Array<['destination' | 'split', string, Fraction]> = [
-        ['destination', d.destinationAddress, times(net, oneMinus(pct))],
-      ];
-      if (hasSplit) parts.push(['split', d.splitAddress!, times(net, pct)]);
-      for (const [role, address, share] of parts) {
-        const f = a.addresses.find((x) => x.role === role && x.address === address);
-        if (!f) continue;
-        const prev = due.get(f.script);
-        due.set(
-          f.script,
-          prev
-            ? { role: prev.role, due: add(prev.due, share), shares: prev.shares + 1 }
-            : { role, due: share, shares: 1 },
-        );
-      }
+function pinnedAsset(a: SettlementAnalysis, expected: string, j: JudgeInput): AssetFinding {
+  // each paid address must have received the asset; one whose outputs are all open and carry
+  // only other assets contradicts the deposit
+  const paid = a.addresses
+    .filter((f) => f.outputs.length > 0)
+    .map((f) => {
+      const known = f.outputs.filter((o) => o.assetId !== null);
+      if (known.some((o) => o.assetId === expected)) return { f, state: 'ok' as const, known };
+      if (known.length === f.outputs.length) return { f, state: 'other' as const, known };
+      return { f, state: 'closed' as const, known };
+    });
+  const other = paid.filter((x) => x.state === 'other');
+  if (other.length > 0) {
+    return {
+      id: expected,
+      check: {
+        what: 'asset',
+        outcome: 'mismatch',
+        detail: `the ${other.map((x) => x.f.role).join(' and ')} address${other.length > 1 ? 'es' : ''} received another asset than the profile's`,
+        expected,
+        actual: [...new Set(other.flatMap((x) => x.known.map((o) => o.assetId!)))].join(', '),
+      },
+    };
+  }
+  if (paid.length > 0 && paid.every((x) => x.state === 'ok')) {
+    return {
+      id: expected,
+      check: {
+        what: 'asset',
+        outcome: 'proven',
+        detail: `the asset is ${label(expected, j.assets[expected])}, the profile's asset-id`,
+      },
+    };
+  }
+  const closed = paid.filter((x) => x.state === 'closed').map((x) => x.f.role);
+  return {
+    id: expected,
+    check: {
+      what: 'asset',
+      outcome: 'not-proven',
+      detail:
+        closed.length > 0
+          ? `the ${closed.join(' and ')} address${closed.length > 1 ? "es'" : "'s"} outputs are confidential and were not unblinded: the asset was not verified`
+          : 'no output pays the deposit: the asset was not verified',
+    },
+  };
+}
+
+const PRECISION_FROM: Record<NonNullable<AssetInfo['precisionFrom']>, string> = {
+  contract: 'its registry contract (the asset id recomputed from the contract and its issuance)',
+  profile: "the profile's asset-precision",
+  network: "the network's own asset (8 decimals)",
+};
+
+/** The asset's precision, only from a source that proves it; a bare registry field does not. */
+function precisionCheck(assetId: string, info: AssetInfo | undefined): Check {
+  if (info?.precision !== undefined && info.precisionFrom) {
+    return {
+      what: 'precision',
+      outcome: 'proven',
+      detail: `precision ${info.precision}, from ${PRECISION_FROM[info.precisionFrom]}`,
+    };
+  }
+  return {
+    what: 'precision',
+    outcome: 'not-proven',
+    detail:
+      info?.claimedPrecision !== undefined
+        ? `the explorer says precision ${info.claimedPrecision}, but no registry contract proves it (its id does not recompute): the asset's precision is unknown`
+        : `the asset's precision is unknown: the explorer's registry has no contract for ${assetId}`,
+  };
+}
+
+/** What each script of the transaction is due: the shares summed into it, this run's and earlier ones. */
+interface ScriptDue {
+  role: 'destination' | 'split';
+  due: Fraction;
+  /** shares carrying a split's rounding */
+  rounded: number;
+  /** of those, earlier deposits' shares whose partner share may lie on a script outside this run */
+  earlierRounded: number;
+  /** earlier deposits whose shares were counted from the same outputs */
+  earlier: string[];
+}
+
+function sharesOf(a: SettlementAnalysis): ShareUse[] {
+  const uses: ShareUse[] = [];
+  for (const d of a.deposits) {
+    const { destination, split } = depositShares(d);
+    const parts: Array<['destination' | 'split', string, ReaisShare]> = [
+      ['destination', d.destinationAddress, destination],
+    ];
+    if (split && d.splitAddress) parts.push(['split', d.splitAddress, split]);
+    for (const [role, address, share] of parts) {
+      const f = a.addresses.find((x) => x.role === role && x.address === address);
+      if (!f) continue;
+      uses.push({
+        depositId: d.id,
+        role,
+        script: f.script,
+        outputs: f.outputs.map((o) => o.index),
+        share,
+        rounded: split !== null,
+      });
     }
   }
-  const judgedScripts = new Set<string>();
+  return uses;
+}
+
+function duesByScript(uses: ShareUse[], earlier: EarlierShare[], precision: number): Map<string, ScriptDue> {
+  const due = new Map<string, ScriptDue>();
+  const add = (script: string, role: ScriptDue['role'], share: ReaisShare, rounded: boolean, by?: string) => {
+    const prev = due.get(script);
+    const units = toUnits(share, precision);
+    const extra = rounded && by ? 1 : 0;
+    const next: ScriptDue = prev
+      ? {
+          ...prev,
+          due: addFractions(prev.due, units),
+          rounded: prev.rounded + (rounded ? 1 : 0),
+          earlierRounded: prev.earlierRounded + extra,
+        }
+      : { role, due: units, rounded: rounded ? 1 : 0, earlierRounded: extra, earlier: [] };
+    if (by && !next.earlier.includes(by)) next.earlier = [...next.earlier, by];
+    due.set(script, next);
+  };
+  for (const u of uses) add(u.script, u.role, u.share, u.rounded);
+  for (const e of earlier) if (due.has(e.script)) add(e.script, e.role, e.share, e.rounded, e.depositId);
+  return due;
+}
+
+function received(f: AddressFinding, assetId: string): bigint {
+  return f.outputs.filter((o) => o.assetId === assetId).reduce((sum, o) => sum + (o.value ?? 0n), 0n);
+}
+
+function closedAmountCheck(f: AddressFinding, closed: OutputFinding[]): Check {
+  return {
+    what: `${f.role}-amount`,
+    outcome: 'not-proven',
+    detail: `output${closed.length > 1 ? 's' : ''} ${closed.map((o) => o.index).join(', ')} to the ${f.role} address ${closed.length > 1 ? 'are' : 'is'} confidential and ${closed.some((o) => o.opened === 'wrong-key') ? "did not open with the blinding keys given (none of them is this address's key)" : 'no blinding key was given'}: the amount was not verified`,
+  };
+}
+
+function withEarlier(earlier: string[]): string {
+  return earlier.length > 0
+    ? ` (with the share of deposit ${earlier.join(', ')}, counted earlier from the same outputs)`
+    : '';
+}
+
+/**
+ * Each script received at least what its shares sum to, less than the split's rounding per
+ * rounded share. More is not a contradiction (one output may pay several deposits); what an
+ * output paid to one deposit is counted for it, and only the rest is left for another.
+ */
+function amountCheck(f: AddressFinding, assetId: string, precision: number, due: ScriptDue): Check {
+  const got = received(f, assetId);
+  const tolerance = BigInt(due.rounded) * splitRounding(precision);
+  const ok = notShort(got, due.due, tolerance);
+  const expected = formatFraction(due.due, precision);
+  const shown = formatUnits(got, precision);
+  return {
+    what: `${f.role}-amount`,
+    outcome: ok ? 'proven' : 'mismatch',
+    detail: !ok
+      ? `the ${f.role} address received ${shown}, but ${expected} was due${withEarlier(due.earlier)}`
+      : beyond(got, due.due, tolerance)
+        ? `the ${f.role} address received ${shown}, more than the ${expected} due${withEarlier(due.earlier)}`
+        : `the ${f.role} address received ${shown}, as due${withEarlier(due.earlier)}`,
+    expected,
+    actual: formatUnits(got, precision),
+  };
+}
+
+/**
+ * The scripts together received the deposits' net amounts, to the unit: a split and its
+ * destination share add up to the net, so a cent lost between them, or across a group of
+ * deposits, is a mismatch whatever each share's rounding allowed.
+ */
+function totalCheck(
+  addresses: AddressFinding[],
+  assetId: string,
+  precision: number,
+  dues: Map<string, ScriptDue>,
+): Check | null {
+  const scripts = [...new Set(addresses.map((f) => f.script))];
+  if (scripts.length < 2 && [...dues.values()].every((d) => d.rounded === 0)) return null;
+  let due: Fraction = { num: 0n, den: 1n };
+  let got = 0n;
+  let partnersOutside = 0;
+  const earlier = new Set<string>();
+  for (const script of scripts) {
+    const d = dues.get(script);
+    if (!d) continue;
+    due = addFractions(due, d.due);
+    partnersOutside += d.earlierRounded;
+    for (const e of d.earlier) earlier.add(e);
+    got += received(addresses.find((f) => f.script === script)!, assetId);
+  }
+  // not short at all when the nets are whole units (whole cents, precision >= 2); else by less than
+  // a unit; an earlier deposit's share whose split partner is not here carries its rounding
+  const rounding = BigInt(partnersOutside) * splitRounding(precision);
+  const ok = notShort(got, due, rounding + (due.num % due.den === 0n ? 0n : 1n));
+  const expected = formatFraction(due, precision);
+  return {
+    what: 'total',
+    outcome: ok ? 'proven' : 'mismatch',
+    detail: ok
+      ? `together the addresses received ${formatUnits(got, precision)}, at least the net amount${withEarlier([...earlier])}`
+      : `together the addresses received ${formatUnits(got, precision)}, but the net amount is ${expected}${withEarlier([...earlier])}`,
+    expected,
+    actual: formatUnits(got, precision),
+  };
+}
+
+/** A deposit whose split share and destination share each have a script of their own. */
+interface SplitPair {
+  split: ShareUse;
+  destination: ShareUse;
+}
+
+/**
+ * The deposits paid the plain way: the split's script and the destination's script each carry
+ * that one share (no other deposit's, none counted earlier). Their rule is exact: the split is
+ * its share rounded to the unit or the cent, either way, and the destination gets the rest.
+ */
+function splitPairs(uses: ShareUse[], earlier: EarlierShare[]): Map<string, SplitPair> {
+  const count = new Map<string, number>();
+  for (const x of [...uses, ...earlier]) count.set(x.script, (count.get(x.script) ?? 0) + 1);
+  const pairs = new Map<string, SplitPair>();
+  for (const split of uses.filter((u) => u.role === 'split')) {
+    const destination = uses.find((u) => u.role === 'destination' && u.depositId === split.depositId);
+    if (!destination || destination.script === split.script) continue;
+    if (count.get(split.script) !== 1 || count.get(destination.script) !== 1) continue;
+    const pair = { split, destination };
+    pairs.set(split.script, pair);
+    pairs.set(destination.script, pair);
+  }
+  return pairs;
+}
+
+/** The split's exact share rounded down and up to the unit, and, with cents, to the cent. */
+function roundingsOf(exact: Fraction, precision: number): bigint[] {
+  const floor = exact.num / exact.den;
+  const whole = exact.num % exact.den === 0n;
+  const out = new Set([floor, whole ? floor : floor + 1n]);
+  if (precision >= 2) {
+    const cent = 10n ** BigInt(precision - 2);
+    const floorCent = exact.num / (exact.den * cent);
+    out.add(floorCent * cent);
+    out.add(exact.num % (exact.den * cent) === 0n ? floorCent * cent : (floorCent + 1n) * cent);
+  }
+  return [...out].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+}
+
+/** A split paid alone: its exact share, or that share rounded to the unit or the cent, either way. */
+function splitShareCheck(got: bigint, exact: Fraction, precision: number): Check {
+  const allowed = roundingsOf(exact, precision);
+  const shown = formatUnits(got, precision);
+  const expected = allowed.map((x) => formatUnits(x, precision)).join(' or ');
+  const ok = allowed.includes(got);
+  return {
+    what: 'split-amount',
+    outcome: ok ? 'proven' : 'mismatch',
+    detail: ok
+      ? `the split address received ${shown}, as due${got * exact.den === exact.num ? '' : ` (${formatFraction(exact, precision)} rounded)`}`
+      : `the split address received ${shown}, but ${expected} was due (${formatFraction(exact, precision)}, rounded to the unit or the cent)`,
+    expected,
+    actual: shown,
+  };
+}
+
+/** The destination of a split deposit gets the rest: the net less what the split received. */
+function restCheck(got: bigint, net: Fraction, splitPaid: bigint, precision: number): Check {
+  const due = { num: net.num - splitPaid * net.den, den: net.den };
+  const ok = notShort(got, due, due.num % due.den === 0n ? 0n : 1n);
+  const shown = formatUnits(got, precision);
+  const expected = formatFraction(due, precision);
+  const rest = `the net ${formatFraction(net, precision)} less the split's ${formatUnits(splitPaid, precision)}`;
+  return {
+    what: 'destination-amount',
+    outcome: ok ? 'proven' : 'mismatch',
+    detail: !ok
+      ? `the destination address received ${shown}, but ${expected} was due (${rest})`
+      : beyond(got, due, 0n)
+        ? `the destination address received ${shown}, more than the ${expected} due (${rest})`
+        : `the destination address received ${shown}, as due (${rest})`,
+    expected,
+    actual: shown,
+  };
+}
+
+function pairCheck(
+  f: AddressFinding,
+  pair: SplitPair,
+  a: SettlementAnalysis,
+  assetId: string,
+  precision: number,
+): Check | null {
+  const got = received(f, assetId);
+  if (f.role === 'split') return splitShareCheck(got, toUnits(pair.split.share, precision), precision);
+  const split = a.addresses.find((x) => x.script === pair.split.script);
+  if (!split || split.outputs.some((o) => o.assetId === null || o.value === null)) return null;
+  const net = toUnits(
+    {
+      num:
+        pair.destination.share.num * pair.split.share.den + pair.split.share.num * pair.destination.share.den,
+      den: pair.destination.share.den * pair.split.share.den,
+    },
+    precision,
+  );
+  return restCheck(got, net, received(split, assetId), precision);
+}
+
+function amountChecks(
+  a: SettlementAnalysis,
+  assetId: string | null,
+  precision: number | undefined,
+  earlier: EarlierShare[],
+): Check[] {
+  const checks: Check[] = [];
+  const uses = sharesOf(a);
+  const dues =
+    precision === undefined ? new Map<string, ScriptDue>() : duesByScript(uses, earlier, precision);
+  const pairs = splitPairs(uses, earlier);
+  const judged = new Set<string>();
+  let allOpen = true;
   for (const f of a.addresses) {
-    const what = `${f.role}-amount` as const;
-    if (f.outputs.length === 0 || f.outputs.some((o) => o.opened === 'forged')) continue;
-    if (judgedScripts.has(f.script)) continue;
-    judgedScripts.add(f.script);
-    const closed = f.outputs.filter((o) => o.assetId === null || o.value === null);
-    if (closed.length > 0) {
-      checks.push({
-        what,
-        outcome: 'not-proven',
-        detail: `output${closed.length > 1 ? 's' : ''} ${closed.map((o) => o.index).join(', ')} to the ${f.role} address ${closed.length > 1 ? 'are' : 'is'} confidential and ${closed.some((o) => o.opened === 'wrong-key') ? 'did not open with the keys given' : 'no blinding key was given'}: the amount was not verified`,
-      });
+    if (f.outputs.length === 0 || f.outputs.some((o) => o.opened === 'forged') || judged.has(f.script)) {
+      allOpen = false;
       continue;
     }
-    if (!assetId) {
+    judged.add(f.script);
+    const what = `${f.role}-amount` as const;
+    const closed = f.outputs.filter((o) => o.assetId === null || o.value === null);
+    if (closed.length > 0) {
+      allOpen = false;
+      checks.push(closedAmountCheck(f, closed));
+    } else if (!assetId) {
+      allOpen = false;
       checks.push({
         what,
         outcome: 'not-proven',
         detail: 'the settlement asset is unknown: the amount was not verified',
       });
-      continue;
-    }
-    const received = f.outputs.filter((o) => o.assetId === assetId).reduce((s, o) => s + o.value!, 0n);
-    const d = due.get(f.script);
-    if (precision === undefined || !d) {
+    } else if (precision === undefined || !dues.get(f.script)) {
+      allOpen = false;
+      const got = received(f, assetId);
       checks.push({
         what,
         outcome: 'not-proven',
-        detail: `received ${received} base units; the asset's precision is unknown, so the amount was not verified`,
-        actual: `${received} units`,
+        detail: `received ${got} base units; the asset's precision is unknown, so the amount was not verified`,
+        actual: `${got} units`,
       });
-      continue;
+    } else {
+      const pair = pairs.get(f.script);
+      const exact = pair ? pairCheck(f, pair, a, assetId, precision) : null;
+      checks.push(exact ?? amountCheck(f, assetId, precision, dues.get(f.script)!));
     }
-    const ok = settles(received, d.due, d.shares, precision);
-    checks.push({
-      what,
-      outcome: ok ? 'proven' : 'mismatch',
-      detail: ok
-        ? `the ${f.role} address received ${formatUnits(received, precision)}, as due`
-        : `the ${f.role} address received ${formatUnits(received, precision)}, but ${formatFraction(d.due, precision)} was due`,
-      expected: formatFraction(d.due, precision),
-      actual: formatUnits(received, precision),
-    });
   }
+  if (allOpen && assetId && precision !== undefined) {
+    const total = totalCheck(a.addresses, assetId, precision, dues);
+    if (total) checks.push(total);
+  }
+  return checks;
+}
 
-  const verdict: Verdict = checks.some((c) => c.outcome === 'mismatch')
-    ? 'mismatch'
-    : checks.some((c) => c.what === 'confirmations' && c.outcome !== 'proven')
-      ? 'pending'
-      : checks.every((c) => c.outcome === 'proven')
-        ? 'verified'
-        : 'unproven';
+function verdictOf(checks: Check[]): Verdict {
+  if (checks.some((c) => c.outcome === 'mismatch')) return 'mismatch';
+  if (checks.some((c) => c.what === 'confirmations' && c.outcome !== 'proven')) return 'pending';
+  return checks.every((c) => c.outcome === 'proven') ? 'verified' : 'unproven';
+}
 
-  const opened = a.addresses.flatMap((f) => f.outputs).filter((o) => o.opening);
-  const blindedFragment =
-    opened.length > 0
-      ? `#blinded=${opened.map((o) => `${o.opening!.value},${o.opening!.assetId},${o.opening!.valueBlindingFactor},${o.opening!.assetBlindingFactor}`).join(',')}`
-      : null;
+function blindedFragmentOf(addresses: AddressFinding[]): string | null {
+  const opened = addresses.flatMap((f) => f.outputs).filter((o) => o.opening);
+  if (opened.length === 0) return null;
+  return `#blinded=${opened.map((o) => `${o.opening!.value},${o.opening!.assetId},${o.opening!.valueBlindingFactor},${o.opening!.assetBlindingFactor}`).join(',')}`;
+}
 
+/**
+ * The judgement: each rule is one check above, and the verdict the worst of them. The shares of
+ * this run's deposits (with the outputs that paid them) are in the report, for the history.
+ */
+export function judgeSettlement(a: SettlementAnalysis, j: JudgeInput): SettlementReport {
+  const required = j.requiredConfirmations ?? DEFAULT_CONFIRMATIONS;
+  const earlier = (j.earlier ?? []).filter((e) => !a.deposits.some((d) => d.id === e.depositId));
+  const asset = settlementAsset(a, j);
+  const info = asset.id ? j.assets[asset.id] : undefined;
+  const precision = info?.precisionFrom ? info.precision : undefined;
+  const checks: Check[] = [
+    ...a.problems,
+    confirmationCheck(j, required),
+    ...blockTimeChecks(a.deposits, j),
+    ...originChecks(a.deposits),
+    ...scriptChecks(a.addresses),
+    ...forgedOutputChecks(a.addresses),
+    asset.check,
+    ...(asset.id ? [precisionCheck(asset.id, info)] : []),
+    ...amountChecks(a, asset.id, precision, earlier),
+  ];
   return {
     txid: a.txid,
-    verdict,
-    confirmations,
+    verdict: verdictOf(checks),
+    confirmations: Math.max(0, confirmationsOf(j.status, j.tipHeight)),
     requiredConfirmations: required,
-    asset: assetId
+    asset: asset.id
       ? {
-          id: assetId,
-          ticker: j.assets[assetId]?.ticker ?? null,
+          id: asset.id,
+          ticker: info?.ticker ?? null,
           precision: precision ?? null,
-          pinned: expected !== undefined,
+          pinned: !!j.expectedAssetId,
         }
       : null,
     checks,
     addresses: a.addresses,
-    blindedFragment,
+    blindedFragment: blindedFragmentOf(a.addresses),
+    shares: sharesOf(a),
   };
 }
 

@@ -104,8 +104,7 @@ export function parseBlindingKey(
   | { ok: false; expected: string } {
   const t = text.trim();
   const bare = /^[0-9a-fA-F]{64}$/.exec(t);
-  const slip77 = /^(?:ct\()?slip77\(([0-9a-fA-F]{64})\)(?:,.*\))?(?:#[0-9a-z]{8})?$/.exec(t);
-  const hex = bare ? t : slip77?.[1];
+  const hex = bare ? t : slip77Master(t);
   if (!hex) return { ok: false, expected: KEY_EXPECTED };
   const k = BigInt(`0x${hex}`);
   if (k === 0n || k >= ORDER)
@@ -114,6 +113,88 @@ export function parseBlindingKey(
   return bare
     ? { ok: true, value: { outputKeys: [key], masterBlindingKeys: [key] } }
     : { ok: true, value: { outputKeys: [], masterBlindingKeys: [key] } };
+}
+
+/** A descriptor expression: `name(arg,arg,...)`, or a bare argument (a key, a path). */
+interface Expr {
+  name: string;
+  args: Expr[] | null;
+}
+
+/**
+ * Parse a descriptor expression completely: balanced parentheses, no empty argument, nothing
+ * left over. Undefined for anything else.
+ */
+function parseExpr(text: string): Expr | undefined {
+  let pos = 0;
+  const atom = /^[A-Za-z0-9/'<>;*[\]h.+-]*/;
+  const expr = (): Expr | undefined => {
+    const name = atom.exec(text.slice(pos))![0];
+    pos += name.length;
+    if (text[pos] !== '(') return name.length > 0 ? { name, args: null } : undefined;
+    if (!/^[a-z][a-z0-9_]*$/.test(name)) return undefined;
+    pos += 1;
+    const args: Expr[] = [];
+    for (;;) {
+      const arg = expr();
+      if (!arg) return undefined;
+      args.push(arg);
+      if (text[pos] === ',') pos += 1;
+      else if (text[pos] === ')') {
+        pos += 1;
+        return { name, args };
+      } else return undefined;
+    }
+  };
+  const e = expr();
+  return e && pos === text.length ? e : undefined;
+}
+
+/** The script descriptors a CT descriptor may wrap (Elements' and LWK's `el` forms). */
+const CT_SCRIPTS = new Set(['elwpkh', 'elsh', 'elwsh', 'eltr', 'elpkh', 'elcombo']);
+const CHECKSUM = /#[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{8}$/;
+
+/**
+ * The master key of `slip77(<hex>)` or of a whole CT descriptor `ct(slip77(<hex>),el…(…))`
+ * (an optional `#checksum` after it), parsed completely; undefined for anything else, so a
+ * descriptor cut short, with junk after it or with an empty part is refused.
+ */
+function slip77Master(text: string): string | undefined {
+  const body = text.replace(CHECKSUM, '');
+  const e = parseExpr(body);
+  if (!e?.args) return undefined;
+  const master = (x: Expr | undefined) =>
+    x?.name === 'slip77' &&
+    x.args?.length === 1 &&
+    x.args[0]!.args === null &&
+    /^[0-9a-fA-F]{64}$/.test(x.args[0]!.name)
+      ? x.args[0]!.name
+      : undefined;
+  if (e.name === 'slip77') return body === text ? master(e) : undefined;
+  if (e.name !== 'ct' || e.args.length !== 2) return undefined;
+  const script = e.args[1]!;
+  if (!script.args || !CT_SCRIPTS.has(script.name)) return undefined;
+  return master(e.args[0]);
+}
+
+/**
+ * Whether a parsed blinding key is the blinding key of an address: the public key of the
+ * address's key (given, or derived by SLIP-77 from a master key and the address's script) is the
+ * one the confidential address carries.
+ */
+export function isAddressBlindingKey(
+  zkp: Zkp,
+  key: { outputKeys: Uint8Array[]; masterBlindingKeys: Uint8Array[] },
+  address: { script: Uint8Array; blindingPubkey: Uint8Array },
+): boolean {
+  const candidates = [
+    ...key.outputKeys,
+    ...key.masterBlindingKeys.map((m) => slip77BlindingKey(m, address.script)),
+  ];
+  return candidates.some((k) => {
+    const pub = zkp.ecc.pointFromScalar(k, true);
+    return pub ? equal(pub, address.blindingPubkey) : false;
+  });
 }
 
 export interface UnblindedOutput {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { parseBaseUrl, parseToken } from '../api/baseurl.js';
+import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js';
 import { DepositClient } from '../api/client.js';
 import { Agent, type Dispatcher } from '../api/http.js';
 import type { CreateRequest, GetResponse } from '../api/models.js';
@@ -194,7 +194,7 @@ function makeClient(
   if (typeof settings.baseUrl !== 'string')
     throw usageError(`baseUrl must be a string (an https:// URL), not ${kindOf(settings.baseUrl)}`);
   const base = parseBaseUrl(settings.baseUrl);
-  if (!base.ok) throw invalidValue('baseUrl', settings.baseUrl, base.expected);
+  if (!base.ok) throw invalidValue('baseUrl', withoutCredentials(settings.baseUrl), base.expected);
   if (typeof settings.token !== 'string')
     throw usageError(`token must be a string, not ${kindOf(settings.token)}`);
   const token = parseToken(settings.token);

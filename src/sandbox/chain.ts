@@ -16,16 +16,36 @@ import { createHash } from 'node:crypto';
 import { bech32, bech32m } from 'bech32';
 import bs58check from 'bs58check';
 import { decodeLiquidAddress } from '../domain/address.js';
+import { issuedAssetId } from '../domain/liquid-asset.js';
 import { addressScript } from '../domain/liquid-script.js';
 import { fromDisplayHex, parseTransaction } from '../domain/liquid-tx.js';
 import type { Zkp } from '../domain/liquid-unblind.js';
 import { type Network, POLICY_ASSET } from '../domain/networks.js';
 import type { StoredDeposit } from './lifecycle.js';
 
-/** The sandbox's BRL-pegged asset: an id of its own, precision 8, 1 unit = 1 real. */
-export const SANDBOX_ASSET_ID = createHash('sha256').update('lbrl sandbox: a BRL-pegged asset').digest('hex');
+/**
+ * The sandbox's BRL-pegged asset, precision 8, 1 unit = 1 real: issued (on paper) under a registry
+ * contract, so its id commits to its precision as a real registered asset's does, and the
+ * sandbox's /asset answer proves it the same way (contract + issuance prevout).
+ */
+export const SANDBOX_ASSET_CONTRACT = {
+  entity: { domain: 'sandbox.invalid' },
+  issuer_pubkey: '02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5',
+  name: 'lbrl sandbox real',
+  precision: 8,
+  ticker: 'SBRL',
+  version: 0,
+} as const;
+const SANDBOX_ISSUANCE_PREVOUT = {
+  txid: createHash('sha256').update('lbrl sandbox: the issuance of SBRL').digest('hex'),
+  vout: 0,
+};
+export const SANDBOX_ASSET_ID = issuedAssetId(SANDBOX_ISSUANCE_PREVOUT, SANDBOX_ASSET_CONTRACT)!;
+/** As Esplora's /asset/:id answers for a registered asset. */
 export const SANDBOX_ASSET = {
   asset_id: SANDBOX_ASSET_ID,
+  contract: SANDBOX_ASSET_CONTRACT,
+  issuance_prevout: SANDBOX_ISSUANCE_PREVOUT,
   precision: 8,
   ticker: 'SBRL',
   name: 'lbrl sandbox real',
@@ -139,7 +159,15 @@ export function buildSettlementTx(
   network: Network,
 ): BuiltTx | null {
   if (mode === 'none') return null;
-  const payments = settlementPayments(d, mode, network);
+  return buildPaymentsTx(zkp, d.id, settlementPayments(d, mode, network), network);
+}
+
+/**
+ * A transaction making these payments (and an explicit fee), its blinding factors and keys
+ * derived from `seed`: the same payments and seed give the same transaction.
+ */
+export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], network: Network): BuiltTx {
+  const d = { id: seed };
   const inputAssets = [...new Set([...payments.map((p) => p.assetId), POLICY_ASSET[network].id])];
   const inputTags = inputAssets.map(fromDisplayHex);
   // the made-up inputs are explicit: their generators are the unblinded ones

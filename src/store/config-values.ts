@@ -1,5 +1,5 @@
 /** The checks of `config set`: only that command needs the address codecs. */
-import { parseBaseUrl } from '../api/baseurl.js';
+import { parseBaseUrl, withoutCredentials } from '../api/baseurl.js';
 import { article, decodeLiquidAddress } from '../domain/address.js';
 import { readExpireAfter, readRequestsPerMinute } from '../domain/expiry.js';
 import { isNetwork, NETWORKS } from '../domain/networks.js';
@@ -10,7 +10,7 @@ import type { ConfigKey } from './config.js';
 
 /** Check and normalise a value for `config set`; `network` is the profile's, for addresses. */
 export function checkConfigValue(key: ConfigKey, value: string, network: string): string {
-  const refuse = (expected: string) => invalidValue(`value for ${key}`, value, expected);
+  const refuse = (expected: string) => invalidValue(`value for ${key}`, withoutCredentials(value), expected);
   switch (key) {
     case 'base-url': {
       const r = parseBaseUrl(value);
@@ -51,6 +51,16 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
     case 'asset-id':
       if (!/^[0-9a-fA-F]{64}$/.test(value)) throw refuse('an asset id: 64 hex digits');
       return value.toLowerCase();
+    case 'asset-precision': {
+      const r = parseWholeNumber(
+        value,
+        0,
+        8,
+        "the asset-id's number of decimals, a whole number from 0 to 8",
+      );
+      if (!r.ok) throw refuse(r.expected);
+      return String(r.value);
+    }
     case 'confirmations': {
       const r = parseWholeNumber(value, 1, 1000, 'a whole number of confirmations from 1 to 1000');
       if (!r.ok) throw refuse(r.expected);

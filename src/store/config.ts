@@ -22,6 +22,7 @@ export const CONFIG_KEYS = [
   'qr-style',
   'esplora-url',
   'asset-id',
+  'asset-precision',
   'confirmations',
   'verify',
   'expire-after',
@@ -40,6 +41,8 @@ export interface Profile {
   'qr-style'?: string;
   'esplora-url'?: string;
   'asset-id'?: string;
+  /** the asset-id's decimals, when no registry contract proves them */
+  'asset-precision'?: string;
   confirmations?: string;
   verify?: string;
   'expire-after'?: string;

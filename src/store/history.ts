@@ -84,11 +84,60 @@ export interface VerifiedRecord {
   id: string;
   txid: string;
   at: string;
+  /**
+   * The deposit's shares and the outputs of txid that paid them: a later verification of another
+   * deposit naming the same transaction counts them as taken (one output settles one share).
+   */
+  shares?: StoredShare[];
 }
 
-export function verifiedRecord(id: string, txid: string, now: number): VerifiedRecord {
-  return { v: 1, type: 'verified', id: canonicalId(id), txid, at: new Date(now).toISOString() };
+/** A share as the history keeps it: the script, the outputs, and the exact share in reais as "num/den". */
+export interface StoredShare {
+  role: 'destination' | 'split';
+  script: string;
+  outputs: number[];
+  share: string;
+  rounded: boolean;
 }
+
+export function verifiedRecord(
+  id: string,
+  txid: string,
+  now: number,
+  shares?: StoredShare[],
+): VerifiedRecord {
+  const record: VerifiedRecord = {
+    v: 1,
+    type: 'verified',
+    id: canonicalId(id),
+    txid,
+    at: new Date(now).toISOString(),
+  };
+  if (shares && shares.length > 0) record.shares = shares;
+  return record;
+}
+
+/**
+ * A later verification of a deposit recorded as verified found otherwise (the transaction gone
+ * from the explorer, back in the mempool, below the required depth after a reorg, or now
+ * contradicting the deposit): `list` shows this instead of `verified` until it is verified again.
+ */
+export interface UnverifiedRecord {
+  v: 1;
+  type: 'unverified';
+  id: string;
+  txid: string;
+  at: string;
+  /** what the verification found: pending, not-found, not-settled, unproven or mismatch */
+  outcome: string;
+}
+
+export function unverifiedRecord(id: string, txid: string, outcome: string, now: number): UnverifiedRecord {
+  return { v: 1, type: 'unverified', id: canonicalId(id), txid, outcome, at: new Date(now).toISOString() };
+}
+
+/** What the history last said of a deposit's settlement on chain. */
+type ChainFact = VerifiedRecord | UnverifiedRecord;
 
 /**
  * lbrl gave up on a deposit that still waited for payment past the profile's `expire-after`
@@ -119,7 +168,7 @@ export interface AttemptRecord {
 
 export type HistoryRecord = CreatedRecord | StatusRecord | AttemptRecord;
 /** What the file holds: the records above, and facts about deposits that only some readers want. */
-export type StoredRecord = HistoryRecord | VerifiedRecord | ExpiredRecord;
+export type StoredRecord = HistoryRecord | VerifiedRecord | UnverifiedRecord | ExpiredRecord;
 
 export interface HistoryEntry extends CreatedRecord {
   statusAt: string;
@@ -127,6 +176,8 @@ export interface HistoryEntry extends CreatedRecord {
   final?: FinalFields;
   /** when its settlement was last verified on chain, if ever */
   verifiedAt?: string;
+  /** what the last check on chain found, when it undid an earlier verification */
+  onChain?: string;
   /** when lbrl recorded it expired (an `expired` record), unless a later status moved it on */
   expiredAt?: string;
 }
@@ -160,6 +211,7 @@ interface Ranked {
   statusAt: string;
   final?: FinalFields | undefined;
   verifiedAt?: string;
+  onChain?: string;
   expiredAt?: string | undefined;
 }
 
@@ -167,8 +219,20 @@ function entryOf(e: Ranked): HistoryEntry {
   const entry: HistoryEntry = { ...e.r, status: e.status, statusAt: e.statusAt };
   if (e.final) entry.final = e.final;
   if (e.verifiedAt) entry.verifiedAt = e.verifiedAt;
+  if (e.onChain) entry.onChain = e.onChain;
   if (e.expiredAt) entry.expiredAt = e.expiredAt;
   return entry;
+}
+
+/** The latest chain fact wins: a verification, or what undid it. */
+function setChain(e: { verifiedAt?: string; onChain?: string }, fact: ChainFact): void {
+  if (fact.type === 'verified') {
+    e.verifiedAt = fact.at;
+    delete e.onChain;
+  } else {
+    delete e.verifiedAt;
+    e.onChain = fact.outcome;
+  }
 }
 
 /** Newest first by creation time; a stable sort keeps the file's order (newest first) where times tie. */
@@ -229,8 +293,8 @@ export class History {
   private readonly unknown = new Set<string>();
   /** the entries pending() read, by service and id: what recorded() looks up first */
   private readonly pendingRead = new Map<string, HistoryEntry>();
-  /** "id txid" of the verifications this process wrote or found */
-  private readonly verified = new Set<string>();
+  /** the latest chain fact of a deposit, as this process wrote or found it (null: none) */
+  private readonly chain = new Map<string, ChainFact | null>();
 
   constructor(
     readonly dir: string,
@@ -257,7 +321,7 @@ export class History {
     }
     for (const r of fresh)
       if (r.type === 'created' || r.type === 'status') this.rememberStatus(r.id, r.status);
-    for (const r of fresh) if (r.type === 'verified') this.verified.add(`${r.id} ${r.txid}`);
+    for (const r of fresh) if (r.type === 'verified' || r.type === 'unverified') this.chain.set(r.id, r);
   }
 
   private rememberStatus(id: string, status: string): void {
@@ -277,10 +341,9 @@ export class History {
     const out: StoredRecord[] = [];
     const latest = new Map<string, string>();
     for (const r of records) {
-      if (r.type === 'verified') {
-        // one line per settlement verified, however often it is verified again
-        if (this.wasVerified(r.id, r.txid)) continue;
-        this.verified.add(`${r.id} ${r.txid}`);
+      if (r.type === 'verified' || r.type === 'unverified') {
+        if (!this.chainNews(r)) continue;
+        this.chain.set(r.id, r);
         out.push(r);
         continue;
       }
@@ -294,18 +357,50 @@ export class History {
     return out;
   }
 
-  /** Whether this verification is already recorded, looked for back from the end of the file. */
-  private wasVerified(id: string, txid: string): boolean {
-    const key = `${id} ${txid}`;
-    if (this.verified.has(key)) return true;
-    let found = false;
+  /**
+   * Whether a chain fact is news: a verification unless the last fact already is this one (one
+   * line however often it is verified again); an undoing only of a deposit last recorded verified,
+   * or undone otherwise (so a watch that polls a pending settlement does not grow the file).
+   */
+  private chainNews(r: ChainFact): boolean {
+    const last = this.lastChainFact(r.id);
+    if (r.type === 'verified') return !(last?.type === 'verified' && last.txid === r.txid);
+    if (!last) return false;
+    return last.type === 'verified' || last.outcome !== r.outcome || last.txid !== r.txid;
+  }
+
+  /** The latest chain fact of a deposit, looked for back from the end of the file. */
+  private lastChainFact(id: string): ChainFact | undefined {
+    if (this.chain.has(id)) return this.chain.get(id) ?? undefined;
+    let found: ChainFact | undefined;
     this.scanBackward(
-      (r) => (found = r.type === 'verified' && r.id === id && r.txid === txid),
-      (type, rid) => type === 'verified' && (rid === undefined || rid === id),
+      (r) => {
+        if ((r.type === 'verified' || r.type === 'unverified') && r.id === id) found = r;
+        return found !== undefined;
+      },
+      (type, rid) => (type === 'verified' || type === 'unverified') && (rid === undefined || rid === id),
       LOOKUP_WINDOW,
     );
-    if (found) this.verified.add(key);
+    if (this.chain.size >= MAX_ENTRIES) this.chain.clear();
+    this.chain.set(id, found ?? null);
     return found;
+  }
+
+  /**
+   * The shares other deposits' verifications counted from transaction `txid`, the latest
+   * verification of each deposit: the whole file is read (a settlement reused months later is
+   * still caught), keeping only that transaction's.
+   */
+  sharesOf(txid: string): Array<{ id: string; shares: StoredShare[] }> {
+    const byId = new Map<string, StoredShare[]>();
+    this.scan(
+      (r) => {
+        if (r.type === 'verified' && r.txid === txid && Array.isArray(r.shares)) byId.set(r.id, r.shares);
+      },
+      0,
+      (type) => type === 'verified',
+    );
+    return [...byId].map(([id, shares]) => ({ id, shares }));
   }
 
   /** The latest status of some ids, from the end of the file back, within LOOKUP_WINDOW. */
@@ -339,7 +434,8 @@ export class History {
 
   /** Every record, first to last, read as a stream. */
   *read(from = 0): Generator<HistoryRecord> {
-    for (const r of this.records(from)) if (r.type !== 'verified' && r.type !== 'expired') yield r;
+    for (const r of this.records(from))
+      if (r.type !== 'verified' && r.type !== 'unverified' && r.type !== 'expired') yield r;
   }
 
   /**
@@ -397,7 +493,7 @@ export class History {
    */
   private eachBackward(filter: (r: CreatedRecord) => boolean, visit: (e: HistoryEntry) => boolean): boolean {
     const latest = new Map<string, StatusRecord>();
-    const verified = new Map<string, string>();
+    const verified = new Map<string, ChainFact>();
     const expired = new Map<string, string>();
     const met = new Set<string>();
     let overflow = false;
@@ -408,7 +504,7 @@ export class History {
     };
     this.scanBackward(
       (r) => {
-        if (r.type === 'verified') return hold(verified, r.id, r.at);
+        if (r.type === 'verified' || r.type === 'unverified') return hold(verified, r.id, r as ChainFact);
         // an expiry counts only when no later status moved the deposit on
         if (r.type === 'expired') return latest.has(r.id) ? false : hold(expired, r.id, r.at);
         if (r.type === 'status') return hold(latest, r.id, r);
@@ -429,7 +525,7 @@ export class History {
         entry.statusAt = s?.at ?? r.at;
         if (s) entry.status = s.status;
         if (s?.final) entry.final = s.final;
-        if (v) entry.verifiedAt = v;
+        if (v) setChain(entry, v);
         if (x) entry.expiredAt = x;
         return visit(entry);
       },
@@ -450,7 +546,7 @@ export class History {
         else if (filter(r)) all.set(r.id, { r, seq: seq++, status: r.status, statusAt: r.at });
       } else if (!e) return;
       else if (r.type === 'status') setStatus(e, r.status, r.at, r.final);
-      else if (r.type === 'verified') e.verifiedAt = r.at;
+      else if (r.type === 'verified' || r.type === 'unverified') setChain(e, r);
       else if (r.type === 'expired') e.expiredAt = r.at;
     }, 0);
     return [...all.values()].sort(newerFirst).map(entryOf);
@@ -470,9 +566,9 @@ export class History {
           const e = newest.map.get(r.id);
           // appends are ordered: a later line is later news, whatever the clocks of the writers said
           if (e) setStatus(e, r.status, r.at, r.final);
-        } else if (r.type === 'verified') {
+        } else if (r.type === 'verified' || r.type === 'unverified') {
           const e = newest.map.get(r.id);
-          if (e) e.verifiedAt = r.at;
+          if (e) setChain(e, r);
         } else if (r.type === 'expired') {
           const e = newest.map.get(r.id);
           if (e) e.expiredAt = r.at;
@@ -481,7 +577,7 @@ export class History {
       0,
       (type, id) =>
         type === 'created' ||
-        ((type === 'status' || type === 'verified' || type === 'expired') &&
+        ((type === 'status' || type === 'verified' || type === 'unverified' || type === 'expired') &&
           (id === undefined || newest.map.has(id))),
     );
     return newest.result();
@@ -503,7 +599,7 @@ export class History {
     let seq = 0;
     this.scan(
       (r) => {
-        if (r.type === 'attempt' || r.type === 'verified') return;
+        if (r.type === 'attempt' || r.type === 'verified' || r.type === 'unverified') return;
         if (r.type === 'expired') {
           const e = open.map.get(r.id);
           if (!e) return;
@@ -756,6 +852,7 @@ const PREFIXES: Array<[StoredRecord['type'], Buffer, boolean]> = [
   ['status', Buffer.from('{"v":1,"type":"status","id":"'), true],
   ['attempt', Buffer.from('{"v":1,"type":"attempt",'), false],
   ['verified', Buffer.from('{"v":1,"type":"verified","id":"'), true],
+  ['unverified', Buffer.from('{"v":1,"type":"unverified","id":"'), true],
   ['expired', Buffer.from('{"v":1,"type":"expired","id":"'), true],
 ];
 /** What the start of a line says: its record type, and its id when one could be read. */
@@ -815,6 +912,12 @@ function parseLine(buf: Buffer, start: number, end: number): StoredRecord | unde
   if (r.type === 'verified') {
     if (!isText(r.id) || !isText(r.txid) || !isText(r.at)) return undefined;
     r.id = canonicalId(r.id);
+    if (r.shares !== undefined && !isStoredShares(r.shares)) delete r.shares;
+    return r as unknown as StoredRecord;
+  }
+  if (r.type === 'unverified') {
+    if (!isText(r.id) || !isText(r.txid) || !isText(r.at) || !isText(r.outcome)) return undefined;
+    r.id = canonicalId(r.id);
     return r as unknown as StoredRecord;
   }
   if (r.type === 'attempt') {
@@ -823,4 +926,24 @@ function parseLine(buf: Buffer, start: number, end: number): StoredRecord | unde
     return r as unknown as HistoryRecord;
   }
   return undefined;
+}
+
+/** Shares as lbrl writes them; anything else in the field is ignored, never trusted. */
+function isStoredShares(v: unknown): v is StoredShare[] {
+  return (
+    Array.isArray(v) &&
+    v.every(
+      (x) =>
+        x &&
+        typeof x === 'object' &&
+        (x.role === 'destination' || x.role === 'split') &&
+        isText(x.script) &&
+        /^[0-9a-f]*$/.test(x.script) &&
+        Array.isArray(x.outputs) &&
+        x.outputs.every((output: unknown) => Number.isInteger(output)) &&
+        isText(x.share) &&
+        /^\d{1,40}\/[1-9]\d{0,40}$/.test(x.share) &&
+        typeof x.rounded === 'boolean',
+    )
+  );
 }

@@ -160,6 +160,7 @@ describe('config', () => {
         'qr-style=detect',
         'esplora-url=',
         'asset-id=',
+        'asset-precision=',
         'confirmations=2',
         'verify=off',
         'expire-after=24h',

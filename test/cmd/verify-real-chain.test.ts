@@ -71,23 +71,47 @@ const CONFIRMED = {
   block_hash: '4a2f1b5c0e9d8c7b6a5f4e3d2c1b0a99887766554433221100ffeeddccbbaa99',
   block_time: 1710527583,
 };
-/** 2 decimals: 5000 units are 50.00 */
+/**
+ * The asset's real registry entry (liquidtestnet "Testnet Asset", as Esplora answers it): its id
+ * recomputes from the contract and the issuance prevout, so its precision, 3, is proven: the
+ * output's 5000 units are 5.000.
+ */
+const CONTRACT = {
+  entity: { domain: 'liquidtestnet.com' },
+  issuer_pubkey: '035d0f7b0207d9cc68870abfef621692bce082084ed3ca0c1ae432dd12d889be01',
+  name: 'Testnet Asset',
+  precision: 3,
+  ticker: 'TEST',
+  version: 0,
+};
 const REGISTRY = {
   asset_id: ASSET,
-  precision: 2,
-  ticker: 'TST',
-  name: 'Test asset',
-  entity: { domain: 'example.com' },
+  contract: CONTRACT,
+  issuance_prevout: { txid: '0e19e938c74378ae83b549213a12be88ede6e32e1407bfdf50c4ec3f927408ec', vout: 0 },
+  issuance_txin: { txid: '0e19e938c74378ae83b549213a12be88ede6e32e1407bfdf50c4ec3f927408ec', vin: 0 },
+  precision: 3,
+  ticker: 'TEST',
+  name: 'Testnet Asset',
+  entity: { domain: 'liquidtestnet.com' },
 };
 
-/** A deposit of 50.50 (net 50.00) to the real address, settled by the real transaction. */
-async function world(chain: Chain, depositOver: Record<string, unknown> = {}) {
-  const { qrCode: _q, ...rest } = createAnswer({ amountInCents: 5050, lbrlAddress: ADDRESS });
+/**
+ * A deposit of 5.05 (net 5.00) to the real address, created an hour before the real transaction
+ * was confirmed (2024-03-15T18:33:03Z) and settled by it. The profile's default-address is that
+ * address (`default: false` leaves it unset: the address is then a stranger's to lbrl).
+ */
+async function world(
+  chain: Chain,
+  depositOver: Record<string, unknown> = {},
+  opts: { default?: boolean } = {},
+) {
+  const { qrCode: _q, ...rest } = createAnswer({ amountInCents: 505, lbrlAddress: ADDRESS });
   const answer = {
     ...rest,
     status: 'FINALIZED',
     settlement: { status: 'FINALIZED', liquidTxid: TXID },
-    confirmedAt: '2026-11-22T10:00:05Z',
+    createdAt: '2024-03-15T17:30:00.000Z',
+    confirmedAt: '2024-03-15T18:33:05Z',
     ...depositOver,
   };
   const service = await startServer((_req, res) => json(res, 200, answer));
@@ -98,6 +122,7 @@ async function world(chain: Chain, depositOver: Record<string, unknown> = {}) {
   for (const [k, v] of [
     ['network', 'liquidtestnet'],
     ['esplora-url', `${explorer.url}/api`],
+    ...(opts.default === false ? [] : [['default-address', ADDRESS]]),
   ]) {
     const r = await runCli(['config', 'set', k!, v!], { env });
     expect(r.code).toBe(0);
@@ -118,7 +143,7 @@ describe('deposit verify on a real Liquid testnet transaction', () => {
     expect(r.code).toBe(7);
   });
 
-  it("with the wallet's real CT descriptor and the asset pinned: verified, 50.00 received", async () => {
+  it("with the wallet's real CT descriptor and the asset pinned: verified, 5.000 received", async () => {
     const { env } = await world({ status: CONFIRMED, tip: BLOCK + 1, asset: REGISTRY });
     expect((await runCli(['config', 'set', 'asset-id', ASSET], { env })).code).toBe(0);
     expect((await runCli(['config', 'set-blinding-key'], { env, stdin: `${DESCRIPTOR}\n` })).code).toBe(0);
@@ -126,8 +151,14 @@ describe('deposit verify on a real Liquid testnet transaction', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('2 confirmations (2 required)');
-    expect(r.stdout).toContain('the destination address received 50.00, as due');
-    expect(r.stdout).toContain(`the asset is TST (${ASSET}), the profile's asset-id`);
+    expect(r.stdout).toContain('the destination address received 5.000, as due');
+    expect(r.stdout).toContain(`the asset is TEST (${ASSET}), the profile's asset-id`);
+    expect(r.stdout).toContain(
+      'proven     precision 3, from its registry contract (the asset id recomputed from the contract and its issuance)',
+    );
+    expect(r.stdout).toContain(
+      `proven     lbrl has no record of deposit ${ID}: its addresses are the service's claim; the destination address is the profile's default-address`,
+    );
     expect(r.stdout + r.stderr).not.toContain(MASTER);
     const j = await runCli(['deposit', 'verify', ID, '--json'], { env });
     const out = JSON.parse(j.stdout) as {
@@ -161,13 +192,13 @@ describe('deposit verify on a real Liquid testnet transaction', () => {
     expect((await runCli(['config', 'set-blinding-key'], { env, stdin: MASTER })).code).toBe(0);
     const r = await runCli(['deposit', 'verify', ID], { env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('the destination address received 50.00, as due');
+    expect(r.stdout).toContain('the destination address received 5.000, as due');
   });
 
   it('a deposit of another amount is a mismatch showing both values (exit 1)', async () => {
-    // 50.51 with a fee of 0.50: 50.01 due, 50.00 received
+    // 5.06 with a fee of 0.05: 5.01 due, 5.000 received
     const { amount, amountInCents, feeAmount, netAmount, qrCodeText } = createAnswer({
-      amountInCents: 5051,
+      amountInCents: 506,
       lbrlAddress: ADDRESS,
     });
     const { env } = await world(
@@ -177,7 +208,7 @@ describe('deposit verify on a real Liquid testnet transaction', () => {
     expect((await runCli(['config', 'set-blinding-key'], { env, stdin: MASTER })).code).toBe(0);
     const r = await runCli(['deposit', 'verify', ID], { env });
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('the destination address received 50.00, but 50.01 was due');
+    expect(r.stdout).toContain('the destination address received 5.000, but 5.010 was due');
   });
 
   it('one confirmation, then the block gone (confirmed false): pending both times (exit 8)', async () => {

@@ -55,14 +55,17 @@ describe('the built lbrl: deposit verify', () => {
     const explorer = await startServer(async (req, res) => {
       const fake = { headers: req.headers, method: req.method, url: req.url } as never;
       await handleEsplora(fake, res, {
-        now: () => 60_000,
-        findTx: () => ({ hex: tx.hex, sentAt: 0, addresses: [address] }),
+        // sent 10 s after the deposit was created, a minute of blocks since
+        now: () => Date.parse('2026-11-22T10:01:00Z'),
+        findTx: () => ({ hex: tx.hex, sentAt: Date.parse('2026-11-22T10:00:10Z'), addresses: [address] }),
       });
     });
     closers.push(() => explorer.close());
     const env = liveEnv(service.url);
     expect((await runBin(['config', 'set', 'esplora-url', explorer.url], env)).code).toBe(0);
     expect((await runBin(['config', 'set', 'asset-id', SANDBOX_ASSET_ID], env)).code).toBe(0);
+    // the service names the merchant's own address
+    expect((await runBin(['config', 'set', 'default-address', address], env)).code).toBe(0);
 
     const without = await runBin(['deposit', 'verify', ID], env);
     expect(without.code).toBe(7);

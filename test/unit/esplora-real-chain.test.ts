@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkSettlement, EsploraClient, txSchema } from '../../src/api/esplora.js';
+import { EsploraClient, txSchema } from '../../src/api/esplora.js';
+import { checkSettlement } from '../../src/deposits/chain-check.js';
 import { parseTransaction } from '../../src/domain/liquid-tx.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EsploraClient, type EsploraOptions, lookUpSettlement } from '../../src/api/esplora.js';
+import { EsploraClient, type EsploraOptions } from '../../src/api/esplora.js';
+import { lookUpSettlement } from '../../src/deposits/chain-check.js';
 import { EXIT, LbrlError } from '../../src/errors.js';
 import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
 
@@ -199,5 +200,42 @@ describe('EsploraClient', () => {
     server = await startServer(() => new Promise(() => {}));
     const e = await fails(client(server.url, { timeoutMs: 200, maxRetries: 0 }).getTipHeight());
     expect([e.exitCode, e.type]).toEqual([EXIT.unreachable, 'timeout']);
+  });
+
+  it('a deadline stops the retries: no attempt starts after it and no sleep runs past it', async () => {
+    server = await startServer((_req, res) => text(res, 503, 'busy'));
+    let now = 0;
+    const c = new EsploraClient({
+      baseUrl: server.url,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        now += ms;
+      },
+      random: () => 0.5,
+      now: () => now,
+      maxRetries: 10,
+    });
+    sleeps.length = 0;
+    c.deadline = 1200;
+    const e = await fails(c.getTipHeight());
+    expect(e.type).toBe('service');
+    // 375 + 750 ms of back-off fit before 1200; the next (1500) would end past it
+    expect(sleeps).toEqual([375, 750]);
+    expect(server.requests).toHaveLength(3);
+    await c.close();
+  });
+
+  it('an attempt that would outlast the deadline is cut at it, as a time-out', async () => {
+    server = await startServer(() => new Promise(() => {}));
+    const c = client(server.url, { timeoutMs: 30_000 });
+    c.deadline = 150;
+    const started = Date.now();
+    const e = await fails(c.getTipHeight());
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect([e.type, e.message]).toEqual([
+      'timeout',
+      `the explorer at ${server.url} did not answer before the time-out`,
+    ]);
+    await c.close();
   });
 });

@@ -96,7 +96,7 @@ describe('a real Liquid testnet transaction with its real blinding key', () => {
       status: { confirmed: true, blockHeight: 1306469 },
       tipHeight: 1306470,
       expectedAssetId: ASSET,
-      assets: { [ASSET]: { precision: 2, ticker: 'TST' } },
+      assets: { [ASSET]: { precision: 2, precisionFrom: 'profile', ticker: 'TST' } },
     });
     expect(r.verdict).toBe('verified');
     expect(r.confirmations).toBe(2);
@@ -159,7 +159,7 @@ describe('the USDt issuance on Liquid mainnet', () => {
     expect(r.verdict).toBe('unproven');
     expect(r.checks.find((c) => c.what === 'destination')?.outcome).toBe('proven');
     expect(r.checks.find((c) => c.what === 'destination-amount')?.detail).toContain(
-      'did not open with the keys given',
+      'did not open with the blinding keys given',
     );
   });
 });

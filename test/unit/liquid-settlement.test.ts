@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   analyseSettlement,
   assetsToLookUp,
+  type EarlierShare,
   formatUnits,
   judgeSettlement,
   type SettlementDeposit,
@@ -52,7 +53,11 @@ const deposit: SettlementDeposit = {
 };
 
 const confirmed = { status: { confirmed: true, blockHeight: 100 }, tipHeight: 101 };
-const registry = { [ASSET]: { precision: 8, ticker: 'tL-BTC' }, [DEPIX]: { precision: 8, ticker: 'DePix' } };
+// the regtest policy asset counts in 8 decimals; DePix's precision as its registry contract proves it
+const registry = {
+  [ASSET]: { precision: 8, precisionFrom: 'network' as const, ticker: 'tL-BTC' },
+  [DEPIX]: { precision: 8, precisionFrom: 'contract' as const, ticker: 'DePix' },
+};
 
 function verify(
   d: SettlementDeposit[] = [deposit],
@@ -62,6 +67,7 @@ function verify(
     tip?: number;
     txid?: string;
     assets?: typeof registry | Record<string, never>;
+    earlier?: EarlierShare[];
   } = {},
 ) {
   const a = analyseSettlement({
@@ -77,6 +83,7 @@ function verify(
     tipHeight: o.tip ?? confirmed.tipHeight,
     expectedAssetId: 'asset' in o ? o.asset : ASSET,
     assets: o.assets ?? registry,
+    earlier: o.earlier,
   });
 }
 
@@ -92,16 +99,20 @@ describe('a settlement checked against a real confidential transaction', () => {
       ['destination', 'proven'],
       ['split', 'proven'],
       ['asset', 'proven'],
+      ['precision', 'proven'],
       ['destination-amount', 'proven'],
       ['split-amount', 'proven'],
+      ['total', 'proven'],
     ]);
     expect(r.checks.map((c) => c.detail)).toEqual([
       'confirmed in block 100, 2 confirmations (2 required)',
       "output 1 pays the destination address's script",
       "output 0 pays the split address's script",
       `the asset is tL-BTC (${ASSET}), the profile's asset-id`,
-      'the destination address received 0.00098750, as due',
-      'the split address received 0.00001000, as due',
+      "precision 8, from the network's own asset (8 decimals)",
+      "the destination address received 0.00098750, as due (the net 0.00099750 less the split's 0.00001000)",
+      'the split address received 0.00001000, as due (0.00001000…0.00001001 rounded)',
+      'together the addresses received 0.00099750, at least the net amount',
     ]);
     expect(r.asset).toEqual({ id: ASSET, ticker: 'tL-BTC', precision: 8, pinned: true });
     expect(r.blindedFragment).toMatch(
@@ -122,6 +133,7 @@ describe('a settlement checked against a real confidential transaction', () => {
       ['destination', 'proven'],
       ['split', 'proven'],
       ['asset', 'not-proven'],
+      ['precision', 'proven'],
       ['destination-amount', 'not-proven'],
       ['split-amount', 'not-proven'],
     ]);
@@ -132,7 +144,7 @@ describe('a settlement checked against a real confidential transaction', () => {
     expect(verify([deposit], { keys: false, asset: undefined }).checks[3]!.detail).toBe(
       'the outputs are confidential and were not unblinded: the asset was not verified',
     );
-    expect(r.checks[4]!.detail).toBe(
+    expect(r.checks.find((c) => c.what === 'destination-amount')!.detail).toBe(
       'output 1 to the destination address is confidential and no blinding key was given: the amount was not verified',
     );
     expect(r.blindedFragment).toBeNull();
@@ -173,13 +185,23 @@ describe('a settlement checked against a real confidential transaction', () => {
   });
 
   it('mismatch: another amount, with both values', () => {
+    // each share is within the split's rounding (under a cent), but together they are 10 units short
     const r = verify([{ ...deposit, netAmount: 0.0009976 }]);
     expect(r.verdict).toBe('mismatch');
-    expect(r.checks.find((c) => c.what === 'destination-amount')).toEqual({
+    expect(r.checks.find((c) => c.what === 'total')).toEqual({
+      what: 'total',
+      outcome: 'mismatch',
+      detail: 'together the addresses received 0.00099750, but the net amount is 0.00099760',
+      expected: '0.00099760',
+      actual: '0.00099750',
+    });
+    // without a split, the destination's share is exact
+    const alone = verify([{ ...deposit, splitAddress: null, splitPercent: null, netAmount: 0.0009876 }]);
+    expect(alone.checks.find((c) => c.what === 'destination-amount')).toEqual({
       what: 'destination-amount',
       outcome: 'mismatch',
-      detail: 'the destination address received 0.00098750, but 0.00098759…0.00098760 was due',
-      expected: '0.00098759…0.00098760',
+      detail: 'the destination address received 0.00098750, but 0.00098760 was due',
+      expected: '0.00098760',
       actual: '0.00098750',
     });
   });
@@ -222,8 +244,20 @@ describe('a settlement checked against a real confidential transaction', () => {
     const half = { ...deposit, splitAddress: null, splitPercent: null, netAmount: 0.00049375 };
     const r = verify([half, { ...half, id: '5c1d7e0a-3f2b-4e8c-9d6a-1b2c3d4e5f60' }]);
     expect(r.verdict).toBe('verified');
-    // one of the two alone is owed half of what the script received
-    expect(verify([half]).verdict).toBe('mismatch');
+    // one of the two alone is paid (more than due)...
+    const first = verify([half]);
+    expect(first.verdict).toBe('verified');
+    // ...and once its share is counted, the other is judged with it: paid in full, verified
+    const earlier = first.shares.map((x) => ({ ...x, depositId: half.id }));
+    const second = { ...half, id: '5c1d7e0a-3f2b-4e8c-9d6a-1b2c3d4e5f60' };
+    expect(verify([second], { earlier }).verdict).toBe('verified');
+    // a third deposit naming the same outputs finds nothing left: a mismatch naming both earlier ones
+    const both = [...earlier, ...earlier.map((x) => ({ ...x, depositId: second.id }))];
+    const third = verify([{ ...half, id: '6d1d7e0a-3f2b-4e8c-9d6a-1b2c3d4e5f60' }], { earlier: both });
+    expect(third.verdict).toBe('mismatch');
+    expect(third.checks.find((c) => c.outcome === 'mismatch')!.detail).toBe(
+      `the destination address received 0.00098750, but 0.00148125 was due (with the share of deposit ${half.id}, ${second.id}, counted earlier from the same outputs)`,
+    );
   });
 
   it('the destination and the split address being one: both shares are due to it', () => {
@@ -266,7 +300,7 @@ describe('a settlement checked against a real confidential transaction', () => {
     const report = judgeSettlement(wrong, { ...confirmed, expectedAssetId: ASSET, assets: registry });
     expect(report.verdict).toBe('unproven');
     expect(report.checks.find((c) => c.what === 'destination-amount')?.detail).toBe(
-      'output 1 to the destination address is confidential and did not open with the keys given: the amount was not verified',
+      "output 1 to the destination address is confidential and did not open with the blinding keys given (none of them is this address's key): the amount was not verified",
     );
   });
 });
@@ -392,7 +426,7 @@ describe('a real Liquid testnet transaction with explicit outputs (no key needed
       {
         ...confirmed,
         expectedAssetId: TESTNET_LBTC,
-        assets: { [TESTNET_LBTC]: { precision: 8, ticker: 'tL-BTC' } },
+        assets: { [TESTNET_LBTC]: { precision: 8, precisionFrom: 'network', ticker: 'tL-BTC' } },
       },
     );
 
@@ -410,14 +444,23 @@ describe('a real Liquid testnet transaction with explicit outputs (no key needed
     expect(r.checks.map((c) => c.detail).slice(1)).toEqual([
       "outputs 0, 1 pay the destination address's script",
       `the asset is tL-BTC (${TESTNET_LBTC}), the profile's asset-id`,
+      "precision 8, from the network's own asset (8 decimals)",
       'the destination address received 0.00099750, as due',
     ]);
     expect(r.blindedFragment).toBeNull();
   });
 
-  it('one output alone does not settle a deposit of its amount: what the address received is the sum', () => {
-    const r = judge(0.00001);
+  it('what the address received is the sum of its outputs: one unit more is due, a mismatch', () => {
+    const r = judge(0.00099751);
     expect(r.verdict).toBe('mismatch');
-    expect(r.checks.at(-1)).toMatchObject({ expected: '0.00001000', actual: '0.00099750' });
+    expect(r.checks.at(-1)).toMatchObject({ expected: '0.00099751', actual: '0.00099750' });
+  });
+
+  it('more than due is not a contradiction: the rest is left for other deposits', () => {
+    const r = judge(0.00001);
+    expect(r.verdict).toBe('verified');
+    expect(r.checks.at(-1)!.detail).toBe(
+      'the destination address received 0.00099750, more than the 0.00001000 due',
+    );
   });
 });

@@ -1,8 +1,10 @@
 /**
- * The amount rule on the numbers a service counting in cents produces: R$ 1,500.00 with a fee of
+ * The split rule on the numbers a service counting in cents produces: R$ 1,500.00 with a fee of
  * R$ 15.00 is a net of 1485.00; a split of 2.99% is 44.4015 exactly (4,440,150,000 units at
- * precision 8, DePix's), or 44.40 when the service rounds it to the cent and gives the
- * destination the rest, 1440.60. Both settle the deposit; anything else does not.
+ * precision 8, DePix's), which the service may round to the unit or the cent, either way (44.40
+ * or 44.41); the destination gets the rest, the net less what the split received (1440.60 or
+ * 1440.59). Anything else does not settle the deposit: a split paid more takes from the
+ * destination, and a cent lost between them is a cent lost.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -47,7 +49,7 @@ function judge(destUnits: bigint, splitUnits: bigint, precision = 8, deposits = 
     status: { confirmed: true, blockHeight: 10 },
     tipHeight: 11,
     expectedAssetId: ASSET,
-    assets: { [ASSET]: { precision, ticker: 'DePix' } },
+    assets: { [ASSET]: { precision, precisionFrom: 'contract', ticker: 'DePix' } },
   });
   return [r.verdict, ...r.checks.filter((c) => c.what.endsWith('-amount')).map((c) => c.detail)];
 }
@@ -56,26 +58,41 @@ describe('a split paid to the base unit or rounded to the cent', () => {
   it('the exact shares settle it', () => {
     expect(judge(144_059_850_000n, 4_440_150_000n)).toEqual([
       'verified',
-      'the destination address received 1440.59850000, as due',
+      "the destination address received 1440.59850000, as due (the net 1485.00000000 less the split's 44.40150000)",
       'the split address received 44.40150000, as due',
     ]);
   });
 
   it('the split rounded to the cent, down or up, and the destination the rest, settle it', () => {
-    expect(judge(144_060_000_000n, 4_440_000_000n)[0]).toBe('verified');
+    expect(judge(144_060_000_000n, 4_440_000_000n)).toEqual([
+      'verified',
+      "the destination address received 1440.60000000, as due (the net 1485.00000000 less the split's 44.40000000)",
+      'the split address received 44.40000000, as due (44.40150000 rounded)',
+    ]);
     expect(judge(144_059_000_000n, 4_441_000_000n)[0]).toBe('verified');
   });
 
-  it('a cent more off is a mismatch, with both values', () => {
+  it('a split a cent off its rounding is a mismatch, with the values it could have been', () => {
     expect(judge(144_061_000_000n, 4_439_000_000n)).toEqual([
       'mismatch',
-      'the destination address received 1440.61000000, but 1440.59850000 was due',
-      'the split address received 44.39000000, but 44.40150000 was due',
+      "the destination address received 1440.61000000, as due (the net 1485.00000000 less the split's 44.39000000)",
+      'the split address received 44.39000000, but 44.40000000 or 44.40150000 or 44.41000000 was due (44.40150000, rounded to the unit or the cent)',
     ]);
   });
 
-  it('an amount that is neither to the unit nor in whole cents is a mismatch', () => {
+  it('a cent lost between them: the split rounded, the destination short of the rest', () => {
+    expect(judge(144_059_000_000n, 4_440_000_000n)).toEqual([
+      'mismatch',
+      "the destination address received 1440.59000000, but 1440.60000000 was due (the net 1485.00000000 less the split's 44.40000000)",
+      'the split address received 44.40000000, as due (44.40150000 rounded)',
+    ]);
+  });
+
+  it('an amount that is neither to the unit nor in whole cents is a mismatch, even when the total is right', () => {
+    // the split 100 units over its share, the destination 100 under: the split took from the destination
     expect(judge(144_059_849_900n, 4_440_150_100n)[0]).toBe('mismatch');
+    // the split paid more than any rounding is a mismatch, whatever the destination got
+    expect(judge(144_060_000_000n, 4_450_000_000n)[0]).toBe('mismatch');
   });
 
   it('at precision 0 there are no cents: only the unit rule', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckSettlementInput } from '../../src/api/esplora.js';
 import type { GetResponse } from '../../src/api/models.js';
+import type { CheckSettlementInput } from '../../src/deposits/chain-check.js';
 import { verifyDeposits, verifyError } from '../../src/deposits/verify.js';
 import type { SettlementReport } from '../../src/domain/liquid-settlement.js';
 import { getAnswer } from '../helpers/fixtures.js';
@@ -36,6 +36,7 @@ const report = (verdict: SettlementReport['verdict']): SettlementReport => ({
   checks: [],
   addresses: [],
   blindedFragment: null,
+  shares: [],
 });
 
 const settings = { network: 'liquid' as const, confirmations: 2, keys: {} };

@@ -1,13 +1,19 @@
 /**
  * Where and how settlements are checked, from the profile: the explorer (esplora-url, else
  * Blockstream's for liquid and liquidtestnet, else the sandbox's own chain in sandbox mode), the
- * asset (asset-id, or the sandbox's), the confirmations required and the blinding keys.
+ * asset (asset-id, or the sandbox's) and its precision, the confirmations required, the blinding
+ * keys and the profile's own addresses. Every setting is checked again as it is read: a config
+ * file edited by hand gets the rules `config set` applies.
  */
-import { checkSettlement, DEFAULT_ESPLORA, EsploraClient } from '../../api/esplora.js';
+import { withoutCredentials } from '../../api/baseurl.js';
+import { DEFAULT_ESPLORA, EsploraClient } from '../../api/esplora.js';
 import type { GetResponse } from '../../api/models.js';
+import { checkSettlement } from '../../deposits/chain-check.js';
 import {
   type DepositOutcome,
   type SettlementChecker,
+  storedShares,
+  type VerifyLedger,
   type VerifySettings,
   verifyError,
   verifySettlements,
@@ -16,18 +22,34 @@ import type { WatchPlan } from '../../deposits/watch.js';
 import type { BlindingKeys } from '../../domain/liquid-settlement.js';
 import { parseBlindingKey } from '../../domain/liquid-unblind.js';
 import { LbrlError, usageError } from '../../errors.js';
-import type { Session, Target } from '../../session.js';
-import { statusRecord, verifiedRecord } from '../../store/history.js';
+import { Session, type Target } from '../../session.js';
+import type { ConfigKey } from '../../store/config.js';
+import { checkConfigValue } from '../../store/config-values.js';
+import {
+  type StoredRecord,
+  type StoredShare,
+  statusRecord,
+  unverifiedRecord,
+  verifiedRecord,
+} from '../../store/history.js';
 import { renderOutcome } from '../../ui/verify-view.js';
 
 export interface VerifySetup {
   settings: VerifySettings;
   check: SettlementChecker;
+  /** what the history knows: lbrl's own deposits, and the shares earlier verifications counted */
+  ledger: VerifyLedger;
   /** the explorer's base URL, for messages */
   esploraUrl: string;
-  /** the explorer itself, for what reads more than settlements (reconcile's address history) */
+  /** the explorer client, one per run (a watch sets its deadline); reconcile reads address histories with it too */
   client: EsploraClient;
   close(): Promise<void>;
+}
+
+/** What a run's flags add to the profile's settings. */
+export interface VerifySetupFlags {
+  /** --trust-service-address */
+  trustServiceAddress?: boolean | undefined;
 }
 
 /** The profile's blinding keys, parsed (a damaged entry is a config error, its key never shown). */
@@ -47,10 +69,46 @@ export function profileBlindingKeys(session: Session): BlindingKeys {
   return keys;
 }
 
-export async function verifySetup(session: Session, target: Target = session.target()): Promise<VerifySetup> {
+/**
+ * A setting as the profile holds it, checked by the rules of `config set` (the file may have been
+ * edited by hand): a value that breaks them stops the run (exit 2), shown without credentials.
+ */
+function checkedSetting(session: Session, key: ConfigKey, network: string): string | undefined {
+  const value = session.setting(key);
+  if (value === undefined) return undefined;
+  try {
+    return checkConfigValue(key, value, network);
+  } catch (error) {
+    const why = error instanceof LbrlError ? error.message.replace(/^invalid value for [\w-]+ /, '') : '';
+    throw usageError(
+      `${key} in profile ${session.profileName} of ${session.store.file} is not valid: ${withoutCredentials(why)}; set it again with lbrl config set ${key} <value>`,
+    );
+  }
+}
+
+/** The profile's own addresses, by the setting that names them. */
+function knownAddresses(session: Session): Array<{ address: string; setting: string }> {
+  const known: Array<{ address: string; setting: string }> = [];
+  for (const key of ['default-address', 'split-address'] as const) {
+    const a = session.setting(key);
+    if (a) known.push({ address: a, setting: key });
+  }
+  for (const entry of session.profile()['blinding-keys'] ?? []) {
+    if (typeof entry?.address === 'string')
+      known.push({ address: entry.address, setting: 'blinding-key address' });
+  }
+  return known;
+}
+
+export async function verifySetup(
+  session: Session,
+  target: Target = session.target(),
+  flags: VerifySetupFlags = {},
+): Promise<VerifySetup> {
   const network = session.network();
-  let esploraUrl = session.setting('esplora-url');
-  let assetId = session.setting('asset-id');
+  let esploraUrl = checkedSetting(session, 'esplora-url', network);
+  let assetId = checkedSetting(session, 'asset-id', network);
+  const precision = checkedSetting(session, 'asset-precision', network);
   if (target.mode === 'sandbox') {
     if (esploraUrl === undefined) esploraUrl = `${(await session.embeddedSandbox()).baseUrl}/esplora`;
     if (assetId === undefined) assetId = (await import('../../sandbox/chain.js')).SANDBOX_ASSET_ID;
@@ -61,7 +119,7 @@ export async function verifySetup(session: Session, target: Target = session.tar
       `no explorer is known for ${network}: set one with lbrl config set esplora-url <url of an Esplora API>`,
     );
   }
-  const confirmations = Number(session.setting('confirmations'));
+  const confirmations = Number(checkedSetting(session, 'confirmations', network) ?? '2');
   const keys = profileBlindingKeys(session);
   const client = new EsploraClient({
     baseUrl: esploraUrl,
@@ -69,7 +127,7 @@ export async function verifySetup(session: Session, target: Target = session.tar
     random: session.ctx.random,
     now: session.ctx.now,
     signal: session.ctx.signal,
-    trace: session.globals.verbose ? (line) => session.printer.trace(line) : undefined,
+    trace: session.globals.verbose ? (line) => session.printer.trace(withoutCredentials(line)) : undefined,
     userAgent: 'lbrl',
     onRetry: ({ delayMs, reason }) =>
       session.printer.info(`explorer: ${reason}; retrying in ${Math.ceil(delayMs / 1000)} s`),
@@ -78,14 +136,19 @@ export async function verifySetup(session: Session, target: Target = session.tar
       ? { connectTimeoutMs: session.ctx.client.connectTimeoutMs }
       : {}),
   });
+  const history = session.history();
   return {
     settings: {
       network,
       assetId,
-      confirmations: Number.isInteger(confirmations) && confirmations > 0 ? confirmations : 2,
+      confirmations,
       keys,
+      ...(precision !== undefined ? { assetPrecision: Number(precision) } : {}),
+      knownAddresses: knownAddresses(session),
+      trustServiceAddress: flags.trustServiceAddress === true,
     },
     check: (input) => checkSettlement(client, input),
+    ledger: { sharesOf: (txid) => history.sharesOf(txid) },
     esploraUrl,
     client,
     close: () => client.close(),
@@ -94,31 +157,47 @@ export async function verifySetup(session: Session, target: Target = session.tar
 
 /**
  * `--verify` on watch and create --watch (or the profile's `verify on`): the plan's `settled` hook
- * checks each FINALIZED deposit's settlement. Verified: done (recorded in the history). Not yet
- * confirmed or found: keep watching. Unproven: ends with exit 7, saying what to add. Mismatch:
- * exit 1. An explorer that cannot be reached is ridden out like the service, within the watch's limits.
+ * checks each FINALIZED deposit's settlement, with one explorer client for the whole watch, whose
+ * attempts and retries end at the watch's --timeout. Verified: done (recorded in the history).
+ * Not yet confirmed or found: keep watching. Unproven: ends with exit 7, saying what to add.
+ * Mismatch: exit 1. An explorer that cannot be reached is ridden out like the service, within the
+ * watch's limits.
  */
 export async function withVerify(
   plan: WatchPlan,
   flag: boolean | undefined,
   session: Session,
+  flags: VerifySetupFlags = {},
 ): Promise<WatchPlan> {
   if (!(flag ?? session.setting('verify') === 'on')) return plan;
   const target = session.target();
   // settings are checked now, before anything is watched (no explorer for elementsregtest: exit 2)
-  await (await verifySetup(session, target)).close();
+  const setup = await verifySetup(session, target, flags);
+  if (plan.timeoutMs !== undefined) setup.client.deadline = session.ctx.now() + plan.timeoutMs;
+  session.onClose(() => setup.close());
   const said = new Map<string, string>();
+  const targetKey = Session.targetKey(target);
+  // the shares this watch verified, by transaction: counted even if the history cannot be written
+  const counted = new Map<string, Array<{ id: string; shares: StoredShare[] }>>();
+  const sharesOf = (txid: string) => {
+    const known = setup.ledger.sharesOf?.(txid) ?? [];
+    const mine = (counted.get(txid) ?? []).filter((c) => !known.some((k) => k.id === c.id));
+    return [...known, ...mine];
+  };
   const settled = async (deposit: GetResponse): Promise<boolean> => {
-    const setup = await verifySetup(session, target);
-    let outcome: DepositOutcome;
-    try {
-      [outcome] = (await verifySettlements(setup.check, [deposit], setup.settings)) as [DepositOutcome];
-    } finally {
-      await setup.close();
+    const [outcome] = (await verifySettlements(setup.check, [deposit], setup.settings, {
+      recorded: (id) => session.recorded(targetKey, id),
+      sharesOf,
+    })) as [DepositOutcome];
+    if (outcome.outcome === 'verified' && outcome.txid) {
+      counted.set(outcome.txid, [
+        ...(counted.get(outcome.txid) ?? []),
+        { id: outcome.id, shares: storedShares(outcome) },
+      ]);
     }
+    recordVerified(session, [outcome]);
     const p = session.printer;
     if (outcome.outcome === 'verified') {
-      recordVerified(session, [outcome]);
       p.info(
         `deposit ${deposit.id}: settlement verified on chain (${outcome.report?.confirmations} confirmations)`,
       );
@@ -143,12 +222,19 @@ export async function withVerify(
   return { ...plan, settled };
 }
 
-/** Record the deposits whose settlement was verified; a failure to record is a warning. */
+/**
+ * Record what each verification found: a verified settlement with the shares its outputs paid
+ * (so no other deposit counts them again), and, for a deposit recorded verified before, what
+ * undid it (the history appends only news). A failure to record is a warning.
+ */
 export function recordVerified(session: Session, outcomes: DepositOutcome[]): void {
   const now = session.ctx.now();
-  const records = outcomes
-    .filter((o) => o.outcome === 'verified' && o.txid)
-    .flatMap((o) => [statusRecord(o.id, o.deposit.status, now), verifiedRecord(o.id, o.txid!, now)]);
+  const records = outcomes.flatMap((o): StoredRecord[] => {
+    if (!o.txid) return [];
+    if (o.outcome === 'verified')
+      return [statusRecord(o.id, o.deposit.status, now), verifiedRecord(o.id, o.txid, now, storedShares(o))];
+    return [unverifiedRecord(o.id, o.txid, o.outcome, now)];
+  });
   if (records.length === 0) return;
   try {
     session.history().append(records);
