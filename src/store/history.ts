@@ -109,9 +109,17 @@ export interface AttemptRecord {
   at: string;
 }
 
+/** The charge passed its local expiry (`expire-after`) without being paid. */
+export interface ExpiredRecord {
+  v: 1;
+  type: 'expired';
+  id: string;
+  at: string;
+}
+
 export type HistoryRecord = CreatedRecord | StatusRecord | AttemptRecord;
 /** What the file holds: the records above, and facts about deposits that only some readers want. */
-export type StoredRecord = HistoryRecord | VerifiedRecord;
+export type StoredRecord = HistoryRecord | VerifiedRecord | ExpiredRecord;
 
 export interface HistoryEntry extends CreatedRecord {
   statusAt: string;
@@ -119,6 +127,8 @@ export interface HistoryEntry extends CreatedRecord {
   final?: FinalFields;
   /** when its settlement was last verified on chain, if ever */
   verifiedAt?: string;
+  /** when it passed its local expiry unpaid, if it did */
+  expiredAt?: string;
 }
 
 /** What `--resume` needs to know about the rows of one file, and where the reading stopped. */
@@ -155,12 +165,14 @@ interface Ranked {
   statusAt: string;
   final?: FinalFields | undefined;
   verifiedAt?: string;
+  expiredAt?: string;
 }
 
 function entryOf(e: Ranked): HistoryEntry {
   const entry: HistoryEntry = { ...e.r, status: e.status, statusAt: e.statusAt };
   if (e.final) entry.final = e.final;
   if (e.verifiedAt) entry.verifiedAt = e.verifiedAt;
+  if (e.expiredAt) entry.expiredAt = e.expiredAt;
   return entry;
 }
 
@@ -275,7 +287,7 @@ export class History {
         const was = latest.get(r.id) ?? this.known.get(r.id);
         if (was === r.status) continue;
       }
-      if (r.type !== 'attempt') latest.set(r.id, r.status);
+      if (r.type === 'created' || r.type === 'status') latest.set(r.id, r.status);
       out.push(r);
     }
     return out;
@@ -326,7 +338,7 @@ export class History {
 
   /** Every record, first to last, read as a stream. */
   *read(from = 0): Generator<HistoryRecord> {
-    for (const r of this.records(from)) if (r.type !== 'verified') yield r;
+    for (const r of this.records(from)) if (r.type !== 'verified' && r.type !== 'expired') yield r;
   }
 
   /**
@@ -348,6 +360,7 @@ export class History {
   private lastCreated(filter: (r: CreatedRecord) => boolean, limit: number): HistoryEntry[] | undefined {
     const latest = new Map<string, StatusRecord>();
     const verified = new Map<string, string>();
+    const expired = new Map<string, string>();
     const found = new Map<string, Ranked>();
     let seq = 0;
     let overflow = false;
@@ -358,6 +371,11 @@ export class History {
           overflow = verified.size > STATUS_ROOM;
           return overflow;
         }
+        if (r.type === 'expired') {
+          if (!expired.has(r.id) && !found.has(r.id)) expired.set(r.id, r.at);
+          overflow = expired.size > STATUS_ROOM;
+          return overflow;
+        }
         if (r.type === 'status') {
           if (!latest.has(r.id) && !found.has(r.id)) latest.set(r.id, r);
           overflow = latest.size > STATUS_ROOM;
@@ -366,8 +384,10 @@ export class History {
         if (r.type !== 'created' || found.has(r.id)) return false;
         const s = latest.get(r.id);
         const v = verified.get(r.id);
+        const x = expired.get(r.id);
         latest.delete(r.id);
         verified.delete(r.id);
+        expired.delete(r.id);
         if (!filter(r)) return false;
         found.set(r.id, {
           r,
@@ -376,6 +396,7 @@ export class History {
           statusAt: s?.at ?? r.at,
           final: s?.final,
           ...(v ? { verifiedAt: v } : {}),
+          ...(x ? { expiredAt: x } : {}),
         });
         return found.size >= limit;
       },
@@ -401,12 +422,16 @@ export class History {
         } else if (r.type === 'verified') {
           const e = newest.map.get(r.id);
           if (e) e.verifiedAt = r.at;
+        } else if (r.type === 'expired') {
+          const e = newest.map.get(r.id);
+          if (e) e.expiredAt ??= r.at;
         }
       },
       0,
       (type, id) =>
         type === 'created' ||
-        ((type === 'status' || type === 'verified') && (id === undefined || newest.map.has(id))),
+        ((type === 'status' || type === 'verified' || type === 'expired') &&
+          (id === undefined || newest.map.has(id))),
     );
     return newest.result();
   }
@@ -420,7 +445,7 @@ export class History {
     let seq = 0;
     this.scan(
       (r) => {
-        if (r.type === 'attempt' || r.type === 'verified') return;
+        if (r.type === 'attempt' || r.type === 'verified' || r.type === 'expired') return;
         const e = open.map.get(r.id);
         if (e) {
           setStatus(e, r.status, r.at, r.type === 'status' ? r.final : undefined);
@@ -472,7 +497,13 @@ export class History {
     const attempted = new Map<string, string>();
     const end = this.scan(
       (r) => {
-        if (r.type === 'status' || r.type === 'verified' || r.profile !== profile || r.baseUrl !== service)
+        if (
+          r.type === 'status' ||
+          r.type === 'verified' ||
+          r.type === 'expired' ||
+          r.profile !== profile ||
+          r.baseUrl !== service
+        )
           return;
         if (!r.batchKey || (keys && !keys.has(r.batchKey))) return;
         if (r.type === 'created') done.set(r.batchKey, { id: r.id, status: r.status });
@@ -649,6 +680,7 @@ const PREFIXES: Array<[StoredRecord['type'], Buffer, boolean]> = [
   ['status', Buffer.from('{"v":1,"type":"status","id":"'), true],
   ['attempt', Buffer.from('{"v":1,"type":"attempt",'), false],
   ['verified', Buffer.from('{"v":1,"type":"verified","id":"'), true],
+  ['expired', Buffer.from('{"v":1,"type":"expired","id":"'), true],
 ];
 let peekedId: string | undefined;
 
@@ -700,6 +732,11 @@ function parseLine(buf: Buffer, start: number, end: number): StoredRecord | unde
   }
   if (r.type === 'verified') {
     if (!isText(r.id) || !isText(r.txid) || !isText(r.at)) return undefined;
+    r.id = canonicalId(r.id);
+    return r as unknown as StoredRecord;
+  }
+  if (r.type === 'expired') {
+    if (!isText(r.id) || !isText(r.at)) return undefined;
     r.id = canonicalId(r.id);
     return r as unknown as StoredRecord;
   }
