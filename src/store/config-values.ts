@@ -1,6 +1,7 @@
 /** The checks of `config set`: only that command needs the address codecs. */
 import { parseBaseUrl } from '../api/baseurl.js';
 import { article, decodeLiquidAddress, isNetwork, NETWORKS } from '../domain/address.js';
+import { parseShopName } from '../domain/display.js';
 import { parseSplitFee } from '../domain/split.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
@@ -58,6 +59,11 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
       if (value !== 'on' && value !== 'off')
         throw refuse('on (watch checks each settlement on chain) or off');
       return value;
+    case 'shop-name': {
+      const r = parseShopName(value);
+      if (!r.ok) throw refuse(r.expected);
+      return r.value;
+    }
     case 'qr-style':
       if (value !== 'dark' && value !== 'light')
         throw refuse('dark (light modules on a dark terminal) or light');

@@ -24,6 +24,7 @@ export const CONFIG_KEYS = [
   'asset-id',
   'confirmations',
   'verify',
+  'shop-name',
 ] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -40,6 +41,8 @@ export interface Profile {
   'asset-id'?: string;
   confirmations?: string;
   verify?: string;
+  /** the shop's name on the customer's screen (`lbrl display`) */
+  'shop-name'?: string;
   /** secrets, like the token: set only by `config set-blinding-key`, never printed */
   'blinding-keys'?: BlindingKeyEntry[];
 }
