@@ -162,6 +162,7 @@ describe('config', () => {
         'asset-id=',
         'confirmations=2',
         'verify=off',
+        'shop-name=',
         'token=',
         'blinding-keys=',
         '',
