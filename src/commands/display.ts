@@ -12,6 +12,7 @@ import {
   displayUrl,
   processAlive,
   readDisplayRecord,
+  showOnDisplay,
   writeDisplayRecord,
 } from '../display/state.js';
 import {
@@ -95,7 +96,13 @@ export async function run(opts: DisplayOptions, session: Session): Promise<void>
 
   const file = displayFile(session.store.dir, session.profileName);
   const before = readDisplayRecord(file);
-  if (before && before.pid !== process.pid && processAlive(before.pid))
+  // running: its process is alive and its server answers (a pid reused by another program does not)
+  if (
+    before &&
+    before.pid !== process.pid &&
+    processAlive(before.pid) &&
+    (await showOnDisplay(before, '00000000-0000-4000-8000-000000000000')) !== 'unreachable'
+  )
     throw usageError(
       `a display of profile ${session.profileName} is already running (process ${before.pid}, port ${before.port}); stop it first`,
     );

@@ -89,8 +89,8 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Aria
 .shop{font-weight:600;font-size:clamp(18px,3.6vmin,34px);color:#444;letter-spacing:.01em;overflow-wrap:anywhere}
 .amount{font-weight:800;font-size:clamp(44px,10vmin,110px);line-height:1;font-variant-numeric:tabular-nums;letter-spacing:-.02em;white-space:nowrap}
 .hint{font-size:clamp(16px,2.8vmin,26px);color:#333;max-width:40ch}
-.qr{background:#fff;border-radius:2vmin;box-shadow:0 1px 6px rgba(0,0,0,.15);line-height:0;width:min(86vw,52vh);aspect-ratio:1}
-.qr svg{width:100%;height:100%;display:block}
+.qr{background:#fff;border-radius:2vmin;box-shadow:0 1px 6px rgba(0,0,0,.15);line-height:0;width:min(86vw,52vh)}
+.qr svg{width:100%;height:auto;display:block}
 .code{display:flex;flex-direction:column;gap:1vmin;width:min(92vw,640px)}
 .code label{font-size:clamp(13px,2vmin,18px);color:#555;font-weight:600;text-transform:uppercase;letter-spacing:.06em}
 .code textarea{font:clamp(11px,1.7vmin,15px)/1.3 ui-monospace,Menlo,Consolas,monospace;width:100%;height:4.2em;resize:none;border:1px solid #c8ccd2;border-radius:8px;padding:.4em .6em;background:#fff;color:#111}
@@ -99,7 +99,7 @@ button:active{background:#0842a0}
 .clock{font-size:clamp(16px,2.8vmin,26px);color:#333;font-variant-numeric:tabular-nums}
 .big{font-weight:800;font-size:clamp(72px,22vmin,240px);line-height:1}
 .mid{font-weight:700;font-size:clamp(36px,9vmin,100px);line-height:1.1}
-.tick{width:clamp(96px,26vmin,280px);aspect-ratio:1;border-radius:50%;background:#fff;color:#0a7d32;display:flex;align-items:center;justify-content:center;font-size:clamp(64px,18vmin,200px);font-weight:800;line-height:1}
+.tick{width:clamp(96px,26vmin,280px);height:clamp(96px,26vmin,280px);border-radius:50%;background:#fff;color:#0a7d32;display:flex;align-items:center;justify-content:center;font-size:clamp(64px,18vmin,200px);font-weight:800;line-height:1}
 body.paid .hint{font-size:clamp(20px,4vmin,40px)}
 .clock .left{font-weight:700}
 .clock .waited{display:block;font-size:.8em;color:#555}
@@ -135,6 +135,7 @@ var key=new URLSearchParams(location.search).get('k')||'';
 var app=document.getElementById('app');
 var net=document.getElementById('net');
 var offset=0,clock=null,es=null,retry=null;
+function clear(node){while(node.firstChild)node.removeChild(node.firstChild);}
 function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;if(text!=null)e.textContent=text;return e;}
 function hms(ms){var s=Math.max(0,Math.floor(ms/1000));var h=Math.floor(s/3600),m=Math.floor(s%3600/60),r=s%60;return (h>0?h+':'+(m<10?'0':''):'')+m+':'+(r<10?'0':'')+r;}
 function svgOf(text){var doc=new DOMParser().parseFromString(text,'image/svg+xml');var root=doc.documentElement;if(!root||root.nodeName!=='svg'||root.getElementsByTagName('script').length)return el('div');root.removeAttribute('width');root.removeAttribute('height');root.setAttribute('role','img');return document.importNode(root,true);}
@@ -147,11 +148,11 @@ function tick(){
  if(!state||state.phase!=='waiting')return;
  var now=Date.now()+offset;var c=document.getElementById('clock');
  if(!c)return;
- c.replaceChildren(el('span','left',T.expiresIn+' '+hms(state.expiresAt-now)),el('span','waited',T.waited+' '+hms(now-state.createdAt)));
+ clear(c);c.appendChild(el('span','left',T.expiresIn+' '+hms(state.expiresAt-now)));c.appendChild(el('span','waited',T.waited+' '+hms(now-state.createdAt)));
 }
 function render(){
  document.body.className=state.phase;
- app.replaceChildren();
+ clear(app);
  var shop=el('div','shop',state.shop);
  if(state.phase==='waiting'){
   document.title=state.amount+' \\u00b7 '+state.shop;
