@@ -220,6 +220,33 @@ function setup(
   return { history, clock, engine, screens, warnings, running, asked: () => asked };
 }
 
+describe('the history of an expired charge', () => {
+  it('an expiry record reaches the entries and the record of the deposit, and nothing else', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-display-'));
+    const warnings: string[] = [];
+    const history = new History(dir, (line) => warnings.push(line));
+    const other = '4f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d';
+    history.append([created(), created({ id: other })]);
+    fs.appendFileSync(
+      history.file,
+      `${JSON.stringify({ v: 1, type: 'expired', id: ID.toUpperCase(), at: '2026-11-23T10:00:00.000Z' })}\n`,
+    );
+    const byId = (entries: { id: string; expiredAt?: string }[]) =>
+      Object.fromEntries(entries.map((e) => [e.id, e.expiredAt]));
+    expect(byId(history.entries())).toEqual({ [ID]: '2026-11-23T10:00:00.000Z', [other]: undefined });
+    expect(history.recorded(ID, 'sandbox')?.expiredAt).toBe('2026-11-23T10:00:00.000Z');
+    expect([...history.read()].map((r) => r.type)).toEqual(['created', 'created']);
+    // an expired charge is still not ended on the service: a late payment is still followed
+    expect(
+      history
+        .pending()
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual([ID, other].sort());
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe('the display engine', () => {
   // the answer checks load their rules lazily, in real time: loaded once here, the clock alone moves the tests
   beforeAll(async () => {
