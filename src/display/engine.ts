@@ -215,6 +215,7 @@ export class DisplayEngine {
     const live =
       focus !== undefined &&
       (screen.phase !== 'idle' || (focus.status === 'WAITING_PAYMENT' && focus.qrCodeText === undefined)) &&
+      focus.untrustedAt === undefined &&
       focus.status !== 'FAILED' &&
       (focus.status !== 'FINALIZED' || focus.chain === 'pending');
     if (live && !this.watching && now >= this.restartAt) this.follow(focus!.id);
@@ -284,6 +285,14 @@ export class DisplayEngine {
           this.focus!.chain = 'failed';
           this.focus!.chainAt = clock.now();
           this.d.notes.warn(`display: deposit ${id}: ${message}`);
+          return;
+        }
+        const untrusted =
+          error instanceof LbrlError && (error.type === 'mismatch' || error.type === 'contract');
+        if (mine() && untrusted && !paidStatus(this.focus!.status)) {
+          // never go on inviting a payment the service's answers cannot be trusted about
+          this.focus!.untrustedAt = clock.now();
+          this.d.notes.warn(`display: deposit ${id} is no longer offered: ${message}`);
           return;
         }
         this.d.notes.warn(

@@ -84,6 +84,8 @@ export interface Focus {
   chain: ChainCheck;
   /** epoch ms at which the chain check concluded, if it did */
   chainAt?: number | undefined;
+  /** epoch ms at which an answer of the service about it broke a rule: not to be paid */
+  untrustedAt?: number | undefined;
 }
 
 export interface ScreenRules {
@@ -105,6 +107,8 @@ export function phaseOf(focus: Focus, now: number, rules: ScreenRules): Screen['
     return focus.chain === 'pending' || held(since) ? 'paid' : 'idle';
   }
   if (focus.status === 'FAILED') return held(focus.statusAt) ? 'failed' : 'idle';
+  // the service said something of this charge that cannot be trusted: it is not offered any more
+  if (focus.untrustedAt !== undefined) return held(focus.untrustedAt) ? 'failed' : 'idle';
   if (focus.status !== 'WAITING_PAYMENT') return 'idle';
   const expiresAt = focus.createdAt + rules.expireAfterMs;
   const expiredAt = focus.expiredAt ?? (now >= expiresAt ? expiresAt : undefined);

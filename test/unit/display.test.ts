@@ -169,7 +169,12 @@ function created(over: Partial<CreatedRecord> = {}): CreatedRecord {
 }
 
 function setup(
-  o: { statuses?: string[]; settled?: (n: number) => boolean | Error; rules?: typeof RULES } = {},
+  o: {
+    statuses?: string[];
+    settled?: (n: number) => boolean | Error;
+    rules?: typeof RULES;
+    answer?: Record<string, unknown>;
+  } = {},
 ) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-display-'));
   const history = new History(dir);
@@ -188,9 +193,11 @@ function setup(
               confirmedAt: '2026-11-22T10:05:00.000Z',
             }
           : {};
-      const raw = getAnswer({ id, status, ...done });
+      const raw = getAnswer({ id, status, ...done, ...o.answer });
       return { value: raw as never, raw };
     },
+    // as the Session's client: every answer is checked against what the history recorded
+    recorded: (id) => history.recorded(id, 'sandbox'),
   };
   const warnings: string[] = [];
   let checks = 0;
@@ -320,6 +327,23 @@ describe('the display engine', () => {
     bad.answer!.qrCodeText = brCode(1);
     s.history.append([bad]);
     await s.clock.advance(500);
+    expect(s.engine.current().phase).toBe('idle');
+    s.clock.stop();
+    await s.running;
+  });
+
+  it('a service that changes the copy-paste string: the charge is no longer offered, and plainly so', async () => {
+    const s = setup({
+      answer: { qrCodeText: brCode(150_000).replace('pix.example.invalid', 'pix.example.evil') },
+    });
+    s.history.append([created()]);
+    await s.clock.advance(300);
+    expect(s.engine.current().phase).toBe('failed');
+    expect(s.warnings.join('\n')).toContain('is no longer offered');
+    const asked = s.asked();
+    await s.clock.advance(20_000);
+    expect(s.asked()).toBe(asked);
+    await s.clock.advance(15_000);
     expect(s.engine.current().phase).toBe('idle');
     s.clock.stop();
     await s.running;
