@@ -145,6 +145,9 @@ export async function run(opts: DisplayOptions, session: Session): Promise<void>
   try {
     running = await startDisplayServer(serverOptions, host, port ?? remembered ?? 0).catch((error) => {
       if (remembered === undefined) throw error;
+      p.warn(
+        `warning: port ${remembered}, this display's last, is taken: pages opened before must open the new URL`,
+      );
       return startDisplayServer(serverOptions, host, 0);
     });
   } catch (error) {

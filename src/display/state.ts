@@ -4,6 +4,7 @@
  * lets `deposit create --display` reach it, and a display started again keep its address and key,
  * so that a page left open on a tablet finds it again by itself.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -52,7 +53,7 @@ export function readDisplayRecord(file: string): DisplayRecord | undefined {
 /** Written whole (a temporary file, then a rename), private to the user. */
 export function writeDisplayRecord(file: string, record: DisplayRecord): void {
   ensurePrivateDir(path.dirname(file));
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     fs.writeFileSync(tmp, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'wx' });
     fs.renameSync(tmp, file);
