@@ -10,6 +10,7 @@ import { type CommandDef, command, type OptionsOf } from './define.js';
 import {
   BLINDING_KEY_FLAGS,
   CREATE_FLAGS,
+  DISPLAY_FLAGS,
   GET_FLAGS,
   LIST_FLAGS,
   LOGIN_FLAGS,
@@ -49,7 +50,7 @@ export type ProgramOptions = Omit<OptionsOf<typeof PROGRAM_FLAGS>, 'version'>;
 /** What only a single create takes, with --from: each kind refused with the reason it does not apply. */
 const FROM_VALUES = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee'];
 const FROM_WATCH = ['watch', 'interval', 'timeout', 'verify'];
-const FROM_QR = ['qrPng', 'qrStyle'];
+const FROM_QR = ['qrPng', 'qrStyle', 'display'];
 
 export const DEPOSIT_CREATE = command({
   path: 'deposit create',
@@ -337,6 +338,21 @@ export const SANDBOX_SEND = command({
   },
 });
 
+export const DISPLAY = command({
+  path: 'display',
+  description: "serve a screen that faces the customer: the waiting charge's QR code and amount, then Pago!",
+  flags: DISPLAY_FLAGS,
+  examples: [
+    'lbrl display                      # this machine only; prints the URL (with its key) and its QR code',
+    "lbrl display --host 0.0.0.0       # for a tablet on the shop's network: scan the QR code it prints",
+    'lbrl config set shop-name "Padaria Central"',
+    'lbrl deposit create --amount 15,50 --display',
+  ],
+  async run({ opts, session }) {
+    return (await import('./display.js')).run(opts, await session());
+  },
+});
+
 export const COMPLETION = command({
   path: 'completion',
   description: 'print a shell completion script: source <(lbrl completion bash)',
@@ -421,6 +437,7 @@ export const COMMANDS: readonly CommandDef[] = [
   SANDBOX_PAY,
   SANDBOX_FAIL,
   SANDBOX_SEND,
+  DISPLAY,
   COMPLETION,
   COMPLETE,
 ] as CommandDef[];

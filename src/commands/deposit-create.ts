@@ -7,7 +7,7 @@ import { checkLiquidAddress } from '../domain/address.js';
 import { formatCents, parseReais } from '../domain/money.js';
 import { qrPng } from '../domain/qrpng.js';
 import { readSplitFee } from '../domain/split.js';
-import { LbrlError } from '../errors.js';
+import { LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
@@ -84,6 +84,21 @@ function summary(body: CreateRequest, where: string): string {
   return lines.join('\n');
 }
 
+/** The profile's running display, or a usage error saying how to start one (before anything is sent). */
+async function runningDisplay(session: Session) {
+  const { displayFile, readDisplayRecord, showOnDisplay } = await import('../display/state.js');
+  const record = readDisplayRecord(displayFile(session.store.dir, session.profileName));
+  // a display that answers (to a request for no deposit) is running
+  const answer = record ? await showOnDisplay(record, '00000000-0000-4000-8000-000000000000') : 'unreachable';
+  if (!record || answer === 'unreachable') {
+    const profile = session.globals.profile !== undefined ? ` --profile ${session.profileName}` : '';
+    throw usageError(
+      `no customer display is running for profile ${session.profileName} (nothing was sent): start one in another terminal with lbrl display${profile}, then run this again`,
+    );
+  }
+  return record;
+}
+
 export async function run(opts: CreateFlags, session: Session): Promise<void> {
   const p = session.printer;
   // a style chosen by flag or setting always wins; otherwise the terminal may be asked
@@ -118,6 +133,9 @@ export async function run(opts: CreateFlags, session: Session): Promise<void> {
     }
   }
 
+  // --display: a charge is created for a screen only when one is there to show it
+  const display = opts.display ? await runningDisplay(session) : undefined;
+
   const client = await session.client(target);
   const { value, raw } = await createChecked(
     { api: client, recorder: session, scope: session.scope(target), now: session.ctx.now },
@@ -129,6 +147,16 @@ export async function run(opts: CreateFlags, session: Session): Promise<void> {
     // drawn from the checked qrCodeText: the service's own PNG could pay anything
     writeFileAtomic(opts.qrPng, await qrPng(value.qrCodeText));
     p.info(`QR code written to ${opts.qrPng}`);
+  }
+
+  if (display) {
+    const { showOnDisplay } = await import('../display/state.js');
+    const shown = await showOnDisplay(display, value.id);
+    if (shown === 'shown') p.info(`shown on the customer display (port ${display.port})`);
+    else
+      p.warn(
+        `warning: the customer display did not take the charge (${shown}); it shows the newest charge by itself once it runs`,
+      );
   }
 
   const timeZone = timeZoneOf(session.ctx.env);

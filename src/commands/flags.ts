@@ -83,6 +83,10 @@ export const CREATE_FLAGS = [
   { flags: '--verify', help: 'with --watch: done only once the settlement is verified on chain' },
   { flags: '--no-verify', help: "with --watch: do not verify, whatever the profile's verify setting" },
   {
+    flags: '--display',
+    help: "show the charge on the profile's running customer display (lbrl display)",
+  },
+  {
     flags: '--from <file>',
     help: 'create one deposit per row of a CSV (with a header) or NDJSON file; - for stdin',
     complete: 'files',
@@ -189,6 +193,21 @@ export const BLINDING_KEY_FLAGS = [
 export const SERVE_FLAGS = [
   { flags: '--port <n>', help: 'port (0 picks a free one)', default: '0' },
   { flags: '--host <addr>', help: 'loopback address to listen on', default: '127.0.0.1' },
+] as const satisfies readonly FlagDef[];
+
+export const DISPLAY_LANGS = ['pt', 'en'] as const;
+
+export const DISPLAY_FLAGS = [
+  { flags: '--port <n>', help: 'port (default: the one this display used last, else a free one)' },
+  {
+    flags: '--host <addr>',
+    help: 'address to listen on (default 127.0.0.1; 0.0.0.0 opens it to the local network)',
+  },
+  { flags: '--lang <lang>', help: 'the page in pt (Portuguese, the default) or en', complete: DISPLAY_LANGS },
+  { flags: '--new-key', help: 'a new key in the URL: pages opened with the old one stop working' },
+  { flags: '--verify', help: 'say "confirmed on the blockchain" once the settlement is verified' },
+  { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
+  QR_STYLE,
 ] as const satisfies readonly FlagDef[];
 
 export const PAY_FLAGS = [

@@ -1,6 +1,7 @@
 /** The checks of `config set`: only that command needs the address codecs. */
 import { parseBaseUrl, withoutCredentials } from '../api/baseurl.js';
 import { article, decodeLiquidAddress } from '../domain/address.js';
+import { readShopName } from '../domain/display.js';
 import { readExpireAfter, readRequestsPerMinute } from '../domain/expiry.js';
 import { isNetwork, NETWORKS } from '../domain/networks.js';
 import { readSplitFee } from '../domain/split.js';
@@ -79,6 +80,11 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
       const r = readRequestsPerMinute(value);
       if (!r.ok) throw refuse(r.expected);
       return String(r.value);
+    }
+    case 'shop-name': {
+      const r = readShopName(value);
+      if (!r.ok) throw refuse(r.expected);
+      return r.value;
     }
     case 'qr-style':
       if (value !== 'dark' && value !== 'light' && value !== 'detect')

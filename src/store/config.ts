@@ -27,6 +27,7 @@ export const CONFIG_KEYS = [
   'verify',
   'expire-after',
   'requests-per-minute',
+  'shop-name',
 ] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -47,6 +48,8 @@ export interface Profile {
   verify?: string;
   'expire-after'?: string;
   'requests-per-minute'?: string;
+  /** the shop's name on the customer's screen (`lbrl display`) */
+  'shop-name'?: string;
   /** secrets, like the token: set only by `config set-blinding-key`, never printed */
   'blinding-keys'?: BlindingKeyEntry[];
 }

@@ -920,6 +920,11 @@ function parseLine(buf: Buffer, start: number, end: number): StoredRecord | unde
     r.id = canonicalId(r.id);
     return r as unknown as StoredRecord;
   }
+  if (r.type === 'expired') {
+    if (!isText(r.id) || !isText(r.at)) return undefined;
+    r.id = canonicalId(r.id);
+    return r as unknown as StoredRecord;
+  }
   if (r.type === 'attempt') {
     if (!isText(r.profile) || !isText(r.baseUrl) || !isText(r.batchKey) || !isText(r.idempotencyKey))
       return undefined;

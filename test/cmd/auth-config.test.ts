@@ -165,6 +165,7 @@ describe('config', () => {
         'verify=off',
         'expire-after=24h',
         'requests-per-minute=60',
+        'shop-name=',
         'token=',
         'blinding-keys=',
         '',

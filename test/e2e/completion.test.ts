@@ -51,6 +51,7 @@ describe('lbrl completion', () => {
       'completion',
       'config',
       'deposit',
+      'display',
       'sandbox',
     ]);
     const bad = await runBin(['completion', 'tcsh'], env);
@@ -134,8 +135,10 @@ const SHELL_CASES: Array<[string, string[]]> = [
   ['lbrl config set verify ', ['off', 'on']],
   ['lbrl config set esplora-url ', []],
   ['lbrl sandbox pay --settle ', ['address', 'amount', 'asset', 'none', 'ok']],
+  ['lbrl display --lang ', ['en', 'pt']],
+  ['lbrl config set shop-name ', []],
   // `help` takes a command path, as `lbrl <path> --help` does
-  ['lbrl help ', ['auth', 'completion', 'config', 'deposit', 'sandbox']],
+  ['lbrl help ', ['auth', 'completion', 'config', 'deposit', 'display', 'sandbox']],
   ['lbrl help deposit ', ['create', 'get', 'list', 'reconcile', 'report', 'verify', 'watch']],
   ['lbrl help config set', ['set', 'set-blinding-key']],
   ['lbrl help deposit create ', []],

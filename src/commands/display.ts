@@ -1,0 +1,180 @@
+/**
+ * `lbrl display`: the customer's screen for this profile, served on loopback (or, when told, the
+ * shop's network), until Ctrl-C. stdout: the page's URL (with its key) first, then its QR code.
+ */
+import os from 'node:os';
+import { isLoopbackHost } from '../api/baseurl.js';
+import { DisplayEngine } from '../display/engine.js';
+import { startDisplayServer } from '../display/server.js';
+import {
+  type DisplayRecord,
+  displayFile,
+  displayUrl,
+  processAlive,
+  readDisplayRecord,
+  showOnDisplay,
+  writeDisplayRecord,
+} from '../display/state.js';
+import { DEFAULT_SHOP_NAME, parseLang, readShopName } from '../domain/display.js';
+import { parseWholeNumber } from '../domain/values.js';
+import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
+import type { Session } from '../session.js';
+import { qrStyle, renderTerminalQr } from '../ui/qr.js';
+import type { OptionsOf } from './define.js';
+import type { DISPLAY_FLAGS } from './flags.js';
+import { expireAfterMs } from './shared/expiry.js';
+import { withVerify } from './shared/verify-setup.js';
+
+export type DisplayOptions = OptionsOf<typeof DISPLAY_FLAGS>;
+
+/** How long "Pago!", a failure or an expiry stays on the screen before it shows the shop's name again. */
+export const HOLD_MS = 30_000;
+/** The history is looked at this often: a charge created anywhere shows within a second. */
+const HISTORY_POLL_MS = 250;
+
+/** The address a tablet on the network can open: the machine's first non-internal IPv4, for 0.0.0.0. */
+function urlHostFor(host: string): string {
+  if (host !== '0.0.0.0' && host !== '::') return host;
+  for (const addresses of Object.values(os.networkInterfaces()))
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  return '127.0.0.1';
+}
+
+function shopName(session: Session): string {
+  const value = session.profile()['shop-name'];
+  if (value === undefined) return DEFAULT_SHOP_NAME;
+  const r = readShopName(value);
+  if (!r.ok)
+    throw new LbrlError(
+      `the profile's shop-name is not ${r.expected}; set it again with lbrl config set shop-name <name>`,
+      'config',
+    );
+  return r.value;
+}
+
+function parseOptions(opts: DisplayOptions) {
+  const lang = parseLang(opts.lang ?? 'pt');
+  if (!lang.ok) throw invalidValue('--lang', opts.lang ?? '', lang.expected);
+  let port: number | undefined;
+  if (opts.port !== undefined) {
+    const r = parseWholeNumber(opts.port, 0, 65535, 'a port number from 0 to 65535 (0 picks a free one)');
+    if (!r.ok) throw invalidValue('--port', opts.port, r.expected);
+    port = r.value;
+  }
+  const host = opts.host ?? '127.0.0.1';
+  if (!/^[0-9A-Za-z.:[\]-]{1,255}$/.test(host))
+    throw invalidValue('--host', host, 'an IP address or host name');
+  return { lang: lang.value, port, host };
+}
+
+export async function run(opts: DisplayOptions, session: Session): Promise<void> {
+  const p = session.printer;
+  const { lang, port, host } = parseOptions(opts);
+  const style = qrStyle(opts.qrStyle, session.setting('qr-style'));
+  const shop = shopName(session);
+  const expireAfter = expireAfterMs(session);
+  const target = session.target();
+  const plan = await withVerify({ intervalMs: 1000 }, opts.verify, session);
+
+  const file = displayFile(session.store.dir, session.profileName);
+  const before = readDisplayRecord(file);
+  // running: its process is alive and its server answers (a pid reused by another program does not)
+  if (
+    before &&
+    before.pid !== process.pid &&
+    processAlive(before.pid) &&
+    (await showOnDisplay(before, '00000000-0000-4000-8000-000000000000')) !== 'unreachable'
+  )
+    throw usageError(
+      `a display of profile ${session.profileName} is already running (process ${before.pid}, port ${before.port}); stop it first`,
+    );
+  const { newDisplayKey } = await import('../display/server.js');
+  const key = !opts.newKey && before ? before.key : newDisplayKey();
+
+  const api = await session.client(target, { maxRetries: 0 });
+  const engine = new DisplayEngine({
+    history: session.history(),
+    scope: session.scope(target),
+    api,
+    recorder: session,
+    clock: session.ctx,
+    notes: p,
+    rules: { shop, expireAfterMs: expireAfter, holdMs: HOLD_MS },
+    pollMs: target.mode === 'sandbox' ? 1000 : 2000,
+    historyPollMs: HISTORY_POLL_MS,
+    settled: plan.settled,
+    qrSvg: async (text) => {
+      const { default: QRCode } = await import('qrcode');
+      return QRCode.toString(text, {
+        type: 'svg',
+        errorCorrectionLevel: 'M',
+        margin: 4,
+        color: { dark: '#000000ff', light: '#ffffffff' },
+      });
+    },
+  });
+  const serverOptions = {
+    key,
+    lang,
+    current: () => engine.current(),
+    subscribe: (listener: Parameters<DisplayEngine['subscribe']>[0]) => engine.subscribe(listener),
+    show: (id: string) => engine.show(id),
+    now: session.ctx.now,
+  };
+  // the port used last, so that a page left open finds the display again; any free one if it is taken
+  const remembered = port === undefined && before && before.host === host ? before.port : undefined;
+  let running: Awaited<ReturnType<typeof startDisplayServer>>;
+  try {
+    running = await startDisplayServer(serverOptions, host, port ?? remembered ?? 0).catch((error) => {
+      if (remembered === undefined) throw error;
+      p.warn(
+        `warning: port ${remembered}, this display's last, is taken: pages opened before must open the new URL`,
+      );
+      return startDisplayServer(serverOptions, host, 0);
+    });
+  } catch (error) {
+    throw new LbrlError(`cannot listen on ${host}:${port ?? 0}: ${(error as Error).message}`, 'usage');
+  }
+  const record: DisplayRecord = {
+    pid: process.pid,
+    host,
+    urlHost: urlHostFor(host),
+    port: Number(new URL(running.baseUrl).port),
+    key,
+    startedAt: new Date(session.ctx.now()).toISOString(),
+  };
+  try {
+    writeDisplayRecord(file, record);
+  } catch (error) {
+    p.warn(
+      `warning: could not write ${file} (deposit create --display will not find this display): ${(error as Error).message}`,
+    );
+  }
+  const url = displayUrl(record);
+  try {
+    if (session.globals.json) p.json({ url, host, port: record.port, lang });
+    else {
+      p.out(url);
+      if (!session.globals.quiet) {
+        p.out('');
+        p.out(await renderTerminalQr(url, style));
+      }
+    }
+    if (!isLoopbackHost(host))
+      p.alarm(
+        `warning: the display listens on ${host}: anyone on this network with its URL sees the charges; keep the URL (its key) to the counter's screen`,
+      );
+    else
+      p.info(
+        "only this machine can open it; for a tablet on the shop's network, start it with --host 0.0.0.0",
+      );
+    p.info(
+      `display of profile ${session.profileName} (${target.mode === 'sandbox' ? 'sandbox' : target.baseUrl}) for ${shop}: it shows the newest charge created; Ctrl-C to stop`,
+    );
+    await engine.run();
+  } finally {
+    // the record stays: started again, the display takes the same port and key, and open pages reconnect
+    await running.close();
+  }
+  throw interrupted();
+}

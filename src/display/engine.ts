@@ -1,0 +1,309 @@
+/**
+ * What the customer's screen shows, kept current: the profile's newest deposit (from the local
+ * history, which every lbrl process appends to: its size and time are looked at a few times a
+ * second, and read from its end only when they change), followed on the service with the watch's
+ * own machinery (every answer checked, statuses recorded, transient failures ridden out), and,
+ * with --verify, its settlement checked on chain.
+ */
+import fs from 'node:fs';
+import type { GetResponse } from '../api/models.js';
+import type { DepositApi, FlowClock, Notes, Recorder, Scope } from '../deposits/ports.js';
+import { watchDeposits } from '../deposits/watch.js';
+import { type Focus, paidStatus, type Screen, type ScreenRules, screenOf } from '../domain/display.js';
+import { LbrlError } from '../errors.js';
+import { type CreatedRecord, type HistoryEntry, statusRecord } from '../store/history.js';
+
+export interface HistoryView {
+  readonly file: string;
+  entries(filter: (r: CreatedRecord) => boolean, opts: { limit: number }): HistoryEntry[];
+  recorded(id: string, target: string): HistoryEntry | undefined;
+}
+
+export interface EngineDeps {
+  history: HistoryView;
+  scope: Scope;
+  api: DepositApi;
+  recorder: Recorder;
+  clock: FlowClock;
+  notes: Notes;
+  rules: ScreenRules;
+  /** the service is asked about the deposit shown this often */
+  pollMs: number;
+  /** the history's size and time are looked at this often */
+  historyPollMs: number;
+  /** --verify: whether a FINALIZED deposit's settlement is proven (false: not yet; a throw: it is not) */
+  settled?: ((deposit: GetResponse) => Promise<boolean>) | undefined;
+  /** the QR code of a copy-paste string, as an SVG document */
+  qrSvg(text: string): Promise<string>;
+  /** the history file's signature; changes when it is appended to */
+  signature?: (file: string) => string;
+}
+
+/** After a failure the service watch is started again this much later. */
+const RESTART_MS = 10_000;
+
+function fileSignature(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return '';
+  }
+}
+
+const time = (iso: string | undefined, fallback: number) => {
+  const t = iso === undefined ? Number.NaN : Date.parse(iso);
+  return Number.isFinite(t) ? t : fallback;
+};
+
+const ORDER = ['WAITING_PAYMENT', 'PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED'];
+/** How far along a status is; FAILED (and anything unknown) ends a deposit, so it ranks last. */
+const rank = (status: string) => (ORDER.includes(status) ? ORDER.indexOf(status) : ORDER.length);
+
+export class DisplayEngine {
+  private focus: (Focus & { id: string }) | undefined;
+  private newest: string | undefined;
+  private signature = '';
+  private screen: Screen;
+  private shown = '';
+  private readonly listeners = new Set<(screen: Screen) => void>();
+  private readonly svgs = new Map<string, string>();
+  private watching: AbortController | undefined;
+  private restartAt = 0;
+
+  constructor(private readonly d: EngineDeps) {
+    this.screen = { phase: 'idle', shop: d.rules.shop };
+    this.shown = JSON.stringify(this.screen);
+  }
+
+  current(): Screen {
+    return this.screen;
+  }
+
+  subscribe(listener: (screen: Screen) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** `deposit create --display`: show this deposit of the profile now. */
+  show(id: string): boolean {
+    const entry = this.lookUp(id);
+    if (!entry) return false;
+    this.focusOn(entry);
+    this.update();
+    return true;
+  }
+
+  /** Until the clock's signal: follow the history and the deposit shown. */
+  async run(): Promise<void> {
+    const { clock } = this.d;
+    this.poll();
+    while (!clock.signal.aborted) {
+      try {
+        await clock.sleep(this.d.historyPollMs, clock.signal);
+      } catch {
+        break;
+      }
+      this.poll();
+    }
+    this.watching?.abort();
+  }
+
+  /** One look at the history (only when it changed) and at the clock. */
+  poll(): void {
+    const sig = (this.d.signature ?? fileSignature)(this.d.history.file);
+    if (sig !== this.signature) {
+      this.signature = sig;
+      this.readHistory();
+    }
+    this.update();
+  }
+
+  private mine = (r: CreatedRecord) =>
+    r.profile === this.d.scope.profile && r.baseUrl === this.d.scope.target;
+
+  private lookUp(id: string): HistoryEntry | undefined {
+    try {
+      const e = this.d.history.recorded(id, this.d.scope.target);
+      return e && this.mine(e) ? e : undefined;
+    } catch (error) {
+      this.d.notes.warn(`display: cannot read the history: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  private readHistory(): void {
+    let newest: HistoryEntry | undefined;
+    try {
+      newest = this.d.history.entries(this.mine, { limit: 1 })[0];
+    } catch (error) {
+      this.d.notes.warn(`display: cannot read the history: ${(error as Error).message}`);
+      return;
+    }
+    if (newest && newest.id !== this.newest) {
+      // a deposit created since: it is what the customer pays now
+      this.newest = newest.id;
+      this.focusOn(newest);
+      return;
+    }
+    // what other processes learnt of the deposit shown (a watch in the terminal, an expiry)
+    const focus = this.focus;
+    if (!focus) return;
+    const entry = focus.id === newest?.id ? newest : this.lookUp(focus.id);
+    if (entry) this.merge(entry);
+  }
+
+  private focusOn(entry: HistoryEntry): void {
+    this.watching?.abort();
+    this.watching = undefined;
+    const createdAt = time(entry.at, this.d.clock.now());
+    this.focus = {
+      id: entry.id,
+      amountInCents: entry.amountInCents,
+      createdAt,
+      qrCodeText: entry.answer?.qrCodeText,
+      status: entry.status,
+      statusAt: time(entry.statusAt, createdAt),
+      expiredAt: entry.expiredAt !== undefined ? time(entry.expiredAt, this.d.clock.now()) : undefined,
+      chain:
+        this.d.settled && entry.status === 'FINALIZED' ? (entry.verifiedAt ? 'verified' : 'pending') : 'off',
+      chainAt: entry.verifiedAt !== undefined ? time(entry.verifiedAt, createdAt) : undefined,
+    };
+    if (!this.d.settled && paidStatus(entry.status)) this.focus.chain = 'off';
+    this.restartAt = 0;
+    this.drawQr(entry.answer?.qrCodeText);
+  }
+
+  private merge(entry: HistoryEntry): void {
+    const focus = this.focus!;
+    if (entry.expiredAt !== undefined && focus.expiredAt === undefined)
+      focus.expiredAt = time(entry.expiredAt, this.d.clock.now());
+    if (rank(entry.status) > rank(focus.status))
+      this.setStatus(entry.status, time(entry.statusAt, this.d.clock.now()));
+    if (entry.verifiedAt !== undefined && this.d.settled && focus.chain !== 'verified') {
+      focus.chain = 'verified';
+      focus.chainAt = time(entry.verifiedAt, this.d.clock.now());
+    }
+  }
+
+  private setStatus(status: string, at: number): void {
+    const focus = this.focus!;
+    const before = focus.status;
+    focus.status = status;
+    // the result is held from when it first showed: later steps of the settlement do not extend it
+    if (paidStatus(before) !== paidStatus(status) || status === 'FAILED') focus.statusAt = at;
+    if (status === 'FINALIZED' && this.d.settled && focus.chain === 'off') focus.chain = 'pending';
+  }
+
+  private drawQr(text: string | undefined): void {
+    if (text === undefined || this.svgs.has(text)) return;
+    this.d.qrSvg(text).then(
+      (svg) => {
+        if (this.svgs.size > 16) this.svgs.clear();
+        this.svgs.set(text, svg);
+        this.update();
+      },
+      (error: unknown) => this.d.notes.warn(`display: cannot draw the QR code: ${(error as Error).message}`),
+    );
+  }
+
+  /** The screen now; sent to every page when it changed. Starts or ends the service watch to suit. */
+  update(): void {
+    const now = this.d.clock.now();
+    const screen = screenOf(this.focus, now, this.d.rules, (text) => this.svgs.get(text));
+    const focus = this.focus;
+    const live =
+      focus !== undefined &&
+      (screen.phase !== 'idle' || (focus.status === 'WAITING_PAYMENT' && focus.qrCodeText === undefined)) &&
+      focus.untrustedAt === undefined &&
+      focus.status !== 'FAILED' &&
+      (focus.status !== 'FINALIZED' || focus.chain === 'pending');
+    if (live && !this.watching && now >= this.restartAt) this.follow(focus!.id);
+    if (!live && this.watching) {
+      this.watching.abort();
+      this.watching = undefined;
+    }
+    const json = JSON.stringify(screen);
+    if (json === this.shown) return;
+    this.shown = json;
+    this.screen = screen;
+    for (const listener of this.listeners) listener(screen);
+  }
+
+  /** The watch's machinery on the deposit shown, until it ends, another is shown, or the display stops. */
+  private follow(id: string): void {
+    const { clock, api } = this.d;
+    const stop = new AbortController();
+    this.watching = stop;
+    const onAbort = () => stop.abort();
+    clock.signal.addEventListener('abort', onAbort, { once: true });
+    const mine = () => this.focus?.id === id && this.watching === stop;
+    const settled = this.d.settled;
+    watchDeposits(
+      api,
+      {
+        ids: [id],
+        intervalMs: this.d.pollMs,
+        now: clock.now,
+        sleep: clock.sleep,
+        random: clock.random,
+        signal: stop.signal,
+        settled:
+          settled &&
+          (async (deposit) => {
+            const proven = await settled(deposit);
+            if (proven && mine()) {
+              this.focus!.chain = 'verified';
+              this.focus!.chainAt = clock.now();
+              this.update();
+            }
+            return proven;
+          }),
+      },
+      {
+        change: (deposit) => {
+          this.d.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
+          if (!mine()) return;
+          const focus = this.focus!;
+          if (focus.qrCodeText === undefined && deposit.qrCodeText) {
+            focus.qrCodeText = deposit.qrCodeText;
+            this.drawQr(deposit.qrCodeText);
+          }
+          if (rank(deposit.status) > rank(focus.status)) this.setStatus(deposit.status, clock.now());
+          this.update();
+        },
+        retry: (reason, delayMs) =>
+          this.d.notes.warn(`display: ${reason}; asking again in ${Math.ceil(delayMs / 1000)} s`),
+        tick: () => {},
+      },
+    )
+      .catch((error: unknown) => {
+        if (stop.signal.aborted) return;
+        const message = error instanceof LbrlError ? error.message : String(error);
+        if (mine() && settled && this.focus!.status === 'FINALIZED' && error instanceof LbrlError) {
+          // the settlement contradicts the deposit, or could not be proven: never "confirmed"
+          this.focus!.chain = 'failed';
+          this.focus!.chainAt = clock.now();
+          this.d.notes.warn(`display: deposit ${id}: ${message}`);
+          return;
+        }
+        const untrusted =
+          error instanceof LbrlError && (error.type === 'mismatch' || error.type === 'contract');
+        if (mine() && untrusted && !paidStatus(this.focus!.status)) {
+          // never go on inviting a payment the service's answers cannot be trusted about
+          this.focus!.untrustedAt = clock.now();
+          this.d.notes.warn(`display: deposit ${id} is no longer offered: ${message}`);
+          return;
+        }
+        this.d.notes.warn(
+          `display: following deposit ${id}: ${message}; trying again in ${RESTART_MS / 1000} s`,
+        );
+        this.restartAt = clock.now() + RESTART_MS;
+      })
+      .finally(() => {
+        clock.signal.removeEventListener('abort', onAbort);
+        if (this.watching === stop) this.watching = undefined;
+        this.update();
+      });
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * The customer's screen over HTTP: exactly three routes, each only with the display's key.
+ *
+ *   GET  /?k=KEY         the page (one self-contained HTML document, a strict CSP)
+ *   GET  /events?k=KEY   the screens, as Server-Sent Events (`event: screen`)
+ *   POST /show?k=KEY     {"id": "<uuid>"}: show this deposit of the profile's history now
+ *
+ * A request without the key (or with another) gets 403 and no data; the key is compared in
+ * constant time. The hardening is the sandbox's (its `listen`: header, body and time caps, the
+ * parser's refusals answered and the connection closed), plus a cap on connections and streams.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type http from 'node:http';
+import type { Lang, Screen } from '../domain/display.js';
+import { parseDepositId } from '../domain/values.js';
+import { listen, type RunningServer } from '../sandbox/server.js';
+import { displayPage, pageCsp } from '../ui/display-page.js';
+
+export interface DisplayServerOptions {
+  key: string;
+  lang: Lang;
+  /** the screen now */
+  current(): Screen;
+  /** calls `listener` with each new screen; gives back how to stop */
+  subscribe(listener: (screen: Screen) => void): () => void;
+  /** show this deposit (a canonical id); false when the profile's history does not have it */
+  show(id: string): boolean;
+  now(): number;
+  /** a comment line on every stream this often, so a dead connection is noticed (default 15 s) */
+  heartbeatMs?: number;
+  /** at most this many event streams at once (default 16) */
+  maxStreams?: number;
+}
+
+/** The most connections the display accepts at once. */
+export const MAX_CONNECTIONS = 64;
+const MAX_SHOW_BODY = 1024;
+/** RFC 3986 path and query characters only. */
+const TARGET = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/;
+
+const BASE_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+function text(res: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, {
+    ...BASE_HEADERS,
+    'content-security-policy': "default-src 'none'",
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
+  res.end(body);
+}
+
+/** A new key for a display: 128 bits, URL-safe. */
+export function newDisplayKey(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** Whether `given` is the key: both hashed first, so neither the length nor the content leaks by time. */
+export function keyMatches(given: string | null, key: string): boolean {
+  const a = createHash('sha256')
+    .update(given ?? '')
+    .digest();
+  const b = createHash('sha256').update(key).digest();
+  return timingSafeEqual(a, b) && given !== null;
+}
+
+function parseTarget(target: string): { path: string; keys: string[] } | undefined {
+  if (!TARGET.test(target) || target.length > 2048) return undefined;
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  const keys = new URLSearchParams(q < 0 ? '' : target.slice(q + 1)).getAll('k');
+  return { path, keys };
+}
+
+export function displayHandler(o: DisplayServerOptions): http.RequestListener {
+  const streams = new Set<http.ServerResponse>();
+  const maxStreams = o.maxStreams ?? 16;
+  const heartbeatMs = o.heartbeatMs ?? 15_000;
+
+  function page(res: http.ServerResponse): void {
+    const nonce = randomBytes(16).toString('base64');
+    const html = displayPage({ lang: o.lang, nonce, screen: o.current() });
+    res.writeHead(200, {
+      ...BASE_HEADERS,
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(html),
+      'content-security-policy': pageCsp(nonce),
+    });
+    res.end(html);
+  }
+
+  function events(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (streams.size >= maxStreams) {
+      text(res, 503, 'too many screens are open on this display\n', { 'retry-after': '5' });
+      return;
+    }
+    res.writeHead(200, {
+      ...BASE_HEADERS,
+      'content-security-policy': "default-src 'none'",
+      'content-type': 'text/event-stream; charset=utf-8',
+      'x-accel-buffering': 'no',
+    });
+    const send = (screen: Screen) => {
+      // JSON has no raw line breaks: one data line per event
+      res.write(`event: screen\ndata: ${JSON.stringify({ now: o.now(), screen })}\n\n`);
+    };
+    res.write('retry: 1000\n\n');
+    send(o.current());
+    streams.add(res);
+    const stop = o.subscribe(send);
+    const beat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
+    beat.unref();
+    const end = () => {
+      clearInterval(beat);
+      stop();
+      streams.delete(res);
+    };
+    res.once('close', end);
+    req.once('close', end);
+  }
+
+  async function show(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_SHOW_BODY) return text(res, 413, 'the body is too large\n', { connection: 'close' });
+      chunks.push(chunk as Buffer);
+    }
+    let id: unknown;
+    try {
+      id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown })?.id;
+    } catch {
+      return text(res, 400, 'the body must be JSON: {"id":"<deposit id>"}\n');
+    }
+    const parsed = typeof id === 'string' ? parseDepositId(id) : undefined;
+    if (!parsed?.ok) return text(res, 400, 'the body must be JSON: {"id":"<deposit id>"}\n');
+    if (!o.show(parsed.value)) return text(res, 404, 'no such deposit in this profile\n');
+    text(res, 200, 'shown\n');
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const target = parseTarget(req.url ?? '');
+    if (!target) return text(res, 400, 'bad request\n', { connection: 'close' });
+    if (target.keys.length !== 1 || !keyMatches(target.keys[0]!, o.key))
+      return text(res, 403, 'forbidden: open the address that lbrl display printed, with its key\n');
+    const route =
+      target.path === '/'
+        ? 'page'
+        : target.path === '/events'
+          ? 'events'
+          : target.path === '/show'
+            ? 'show'
+            : '';
+    if (!route) return text(res, 404, 'not found\n');
+    const allow = route === 'show' ? 'POST' : 'GET';
+    if (req.method !== allow) return text(res, 405, `use ${allow}\n`, { allow });
+    if (route === 'page') return page(res);
+    if (route === 'events') return events(req, res);
+    return show(req, res);
+  }
+
+  return (req, res) => {
+    req.on('error', () => {});
+    res.on('error', () => {});
+    handle(req, res).catch(() => {
+      if (res.headersSent) return void res.destroy();
+      try {
+        text(res, 500, 'the display failed to answer\n', { connection: 'close' });
+      } catch {
+        res.destroy();
+      }
+    });
+  };
+}
+
+/** The display's server, on `host` (loopback unless told otherwise) and `port` (0: a free one). */
+export async function startDisplayServer(
+  o: DisplayServerOptions,
+  host: string,
+  port: number,
+): Promise<RunningServer> {
+  const running = await listen(displayHandler(o), host, port, { requestTimeoutMs: 10_000 });
+  running.server.maxConnections = MAX_CONNECTIONS;
+  return running;
+}
