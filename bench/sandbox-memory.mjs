@@ -53,7 +53,7 @@ if (process.argv[2] === '--child') {
   fs.writeFileSync(
     entry,
     `export { createHandler, listen } from ${src('server.ts')};\n` +
-      `export { SandboxStore } from ${src('store.ts')};\nexport { qrPng } from ${JSON.stringify(path.join(ROOT, 'src/domain/qrpng.ts'))};\n`,
+      `export { SandboxStore } from ${src('store.ts')};\nexport { qrPng } from ${JSON.stringify(path.join(ROOT, 'src/ui/qrpng.ts'))};\n`,
   );
   await bundleLikeLbrl(entry, bundle);
   const dir = path.join(work, 'data');

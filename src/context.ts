@@ -29,7 +29,7 @@ export interface Prompter {
   password(question: { message: string }): Promise<string>;
 }
 
-/** What keeps secrets out of text (domain/redact.ts's Redactor, as the context needs it). */
+/** What keeps secrets out of text (domain/text/redact.ts's Redactor, as the context needs it). */
 export interface SecretFilter {
   add(secret: string | undefined): void;
   redact(text: string): string;

@@ -7,9 +7,9 @@ import { parseBaseUrl, parseToken, withoutCredentials } from './api/baseurl.js';
 import type { ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
 import type { RequestDefaults, Scope } from './deposits/ports.js';
-import { isNetwork, type Network } from './domain/networks.js';
-import { blindingKeySecrets, MIN_FRAGMENT_SECRET } from './domain/redact.js';
-import { terminalSafe } from './domain/safe-text.js';
+import { isNetwork, type Network } from './domain/liquid/networks.js';
+import { blindingKeySecrets, MIN_FRAGMENT_SECRET } from './domain/text/redact.js';
+import { terminalSafe } from './domain/text/safe-text.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, LbrlError, usageError } from './errors.js';
 import {
@@ -321,7 +321,7 @@ export class Session {
   async embeddedSandbox(): Promise<{ baseUrl: string; token: string }> {
     if (this.sandboxUrl) return this.sandboxUrl;
     const { startSandbox } = await import('./sandbox/embedded.js');
-    const { qrPng } = await import('./domain/qrpng.js');
+    const { qrPng } = await import('./ui/qrpng.js');
     const sandbox = await startSandbox({
       drawPng: qrPng,
       dir: this.sandboxDir,

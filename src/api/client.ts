@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redactor } from '../domain/redact.js';
-import { safeText } from '../domain/safe-text.js';
+import { Redactor } from '../domain/text/redact.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { Agent, type Dispatcher, request } from './http.js';

@@ -8,7 +8,7 @@ import {
   depositSchema,
   depositShape,
 } from '../domain/deposit.js';
-import { safeText, showValue } from '../domain/safe-text.js';
+import { safeText, showValue } from '../domain/text/safe-text.js';
 
 // zod/mini loads no messages of its own: English ones, for errors that name the field
 z.config({ ...en(), jitless: true });

@@ -3,7 +3,7 @@ import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js'
 import type { Answer } from '../api/client.js';
 import { getResponseSchema } from '../api/models.js';
 import { readInput } from '../context.js';
-import { MIN_FRAGMENT_SECRET } from '../domain/redact.js';
+import { MIN_FRAGMENT_SECRET } from '../domain/text/redact.js';
 import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';

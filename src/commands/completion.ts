@@ -4,7 +4,7 @@
  * is data for the shell to offer, quoted by the shell, never evaluated.
  */
 
-import { NETWORKS } from '../domain/networks.js';
+import { NETWORKS } from '../domain/liquid/networks.js';
 import { parseDepositId, parseProfileName } from '../domain/values.js';
 import { quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';

@@ -1,5 +1,5 @@
 import { withoutCredentials } from '../api/baseurl.js';
-import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/redact.js';
+import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/text/redact.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import {
@@ -205,7 +205,7 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
         'invalid --address: that is a blinding key, not an address; give the key on stdin (lbrl config set-blinding-key < key.txt), never on the command line',
       );
     const network = typeof profile.network === 'string' ? profile.network : 'liquid';
-    const { article, decodeLiquidAddress } = await import('../domain/address.js');
+    const { article, decodeLiquidAddress } = await import('../domain/liquid/address.js');
     const r = decodeLiquidAddress(opts.address);
     if (!r.ok) throw invalidValue('--address', opts.address, `a Liquid address (${r.reason})`);
     if (r.value.network !== network)
@@ -251,7 +251,7 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
   }
   const key = text.trim();
   for (const secret of blindingKeySecrets(key)) p.addSecret(secret);
-  const { parseBlindingKey } = await import('../domain/liquid-unblind.js');
+  const { parseBlindingKey } = await import('../domain/liquid/unblind.js');
   const r = parseBlindingKey(key);
   if (!r.ok) throw usageError(`the blinding key given is not usable: expected ${r.expected}`);
   if (address) await checkAddressKey(address, r.value);
@@ -274,7 +274,7 @@ async function checkAddressKey(
   address: string,
   key: { outputKeys: Uint8Array[]; masterBlindingKeys: Uint8Array[] },
 ): Promise<void> {
-  const { addressScript } = await import('../domain/liquid-script.js');
+  const { addressScript } = await import('../domain/liquid/script.js');
   const s = addressScript(address);
   if (!s.ok) throw invalidValue('--address', address, `a Liquid address (${s.reason})`);
   const blindingPubkey = s.value.blindingPubkey;
@@ -282,7 +282,7 @@ async function checkAddressKey(
     throw usageError(
       `--address ${address} is not confidential: its outputs are not blinded, so it has no blinding key (give the confidential address)`,
     );
-  const { isAddressBlindingKey, loadZkp } = await import('../domain/liquid-unblind.js');
+  const { isAddressBlindingKey, loadZkp } = await import('../domain/liquid/unblind.js');
   if (!isAddressBlindingKey(await loadZkp(), key, { script: s.value.script, blindingPubkey }))
     throw usageError(
       `the blinding key given is not the blinding key of ${address}: its public key is not the one in the address (expected the output of elements-cli dumpblindingkey ${address}, or the wallet's master blinding key); nothing was changed`,

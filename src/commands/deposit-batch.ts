@@ -8,8 +8,8 @@ import { type BatchRow, createBatch, type RowKind, type RowOutcome, tally } from
 import type { RequestDefaults } from '../deposits/ports.js';
 import { checkRequest, ROW_LABELS } from '../deposits/request.js';
 import { formatCents } from '../domain/money.js';
-import { decodeRowsInput, parseRows } from '../domain/rows.js';
-import { safeText } from '../domain/safe-text.js';
+import { decodeRowsInput, parseRows } from '../domain/text/rows.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';

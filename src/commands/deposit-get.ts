@@ -1,13 +1,13 @@
 import type { GetResponse } from '../api/models.js';
 import { getChecked } from '../deposits/answers.js';
 import type { DepositApi } from '../deposits/ports.js';
-import { qrPng } from '../domain/qrpng.js';
 import { isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import { Session } from '../session.js';
 import { statusRecord } from '../store/history.js';
 import type { Printer } from '../ui/output.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
+import { qrPng } from '../ui/qrpng.js';
 import type { OptionsOf } from './define.js';
 import type { GET_FLAGS } from './flags.js';
 
@@ -108,7 +108,7 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
     }),
   );
   if (flags.qr) {
-    const { safeText } = await import('../domain/safe-text.js');
+    const { safeText } = await import('../domain/text/safe-text.js');
     p.out('');
     p.out(await renderTerminalQr(value.qrCodeText, style));
     p.out('PIX copy-paste:');

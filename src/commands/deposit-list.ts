@@ -1,7 +1,7 @@
 import { listEntries, refreshEntries } from '../deposits/history.js';
 import { createdFilter, entryFilter, type LedgerFilter, shownStatus } from '../deposits/ledger.js';
 import { formatCents } from '../domain/money.js';
-import { safeText } from '../domain/safe-text.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import { Session } from '../session.js';

@@ -1,8 +1,8 @@
 import { createdFilter } from '../deposits/ledger.js';
 import { MATCH_MARGIN_MS, type Reconciliation, readReceipts, reconcile } from '../deposits/reconcile.js';
-import { decodeLiquidAddress } from '../domain/address.js';
+import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents } from '../domain/money.js';
-import { safeText } from '../domain/safe-text.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { HistoryEntry } from '../store/history.js';
@@ -47,7 +47,7 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
     const precision = asset?.precision ?? DEFAULT_PRECISION;
     const keys = setup.settings.keys;
     const hasKeys = (keys.outputKeys?.length ?? 0) + (keys.masterBlindingKeys?.length ?? 0) > 0;
-    const zkp = hasKeys ? await (await import('../domain/liquid-unblind.js')).loadZkp() : null;
+    const zkp = hasKeys ? await (await import('../domain/liquid/unblind.js')).loadZkp() : null;
     // an address of the history is read only when it is a valid address of the profile's network
     // (a history edited by hand, or kept across a change of network, is not sent as it is)
     const network = setup.settings.network;

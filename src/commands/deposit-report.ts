@@ -5,8 +5,8 @@ import {
   type ReportSums,
   reportAccumulator,
 } from '../deposits/ledger.js';
-import { CSV_BR, CSV_RFC, type CsvDialect, centsField, csvRecord } from '../domain/csv-write.js';
 import { formatCents } from '../domain/money.js';
+import { CSV_BR, CSV_RFC, type CsvDialect, centsField, csvRecord } from '../domain/text/csv-write.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';

@@ -1,5 +1,5 @@
 import { type DepositOutcome, verifyDeposits, verifyError } from '../deposits/verify.js';
-import { settlementReportJson } from '../domain/liquid-settlement.js';
+import { settlementReportJson } from '../domain/liquid/settlement.js';
 import { parseDepositId } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';

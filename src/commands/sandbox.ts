@@ -1,5 +1,5 @@
 import { isLoopbackHost, parseBaseUrl } from '../api/baseurl.js';
-import { article, decodeLiquidAddress } from '../domain/address.js';
+import { article, decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents, parseReais } from '../domain/money.js';
 import { parseDepositId, parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
@@ -20,7 +20,7 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
   if (!/^[0-9A-Za-z.:[\]-]{1,255}$/.test(opts.host))
     throw invalidValue('--host', opts.host, 'an IP address or host name');
   const { startSandbox } = await import('../sandbox/embedded.js');
-  const { qrPng } = await import('../domain/qrpng.js');
+  const { qrPng } = await import('../ui/qrpng.js');
   const store = new SandboxStore(session.sandboxDir);
   const autopay = session.setting('sandbox-autopay');
   let running: Awaited<ReturnType<typeof startSandbox>>;

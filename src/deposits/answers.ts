@@ -121,7 +121,7 @@ export async function checkAnswer<T extends DepositResponse>(
     (v) => !fields.has(v.field) && fields.add(v.field),
   );
   if (violations.length > 0) {
-    const { showValue } = await import('../domain/safe-text.js');
+    const { showValue } = await import('../domain/text/safe-text.js');
     const id = showValue(answer.value.id);
     if (kind === 'create') {
       const detail = violations

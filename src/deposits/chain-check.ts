@@ -5,7 +5,8 @@
  * the profile's `asset-precision`, or 8 for the network's own asset.
  */
 import type { EsploraAsset, EsploraClient, EsploraTxStatus } from '../api/esplora.js';
-import { provenPrecision } from '../domain/liquid-asset.js';
+import { provenPrecision } from '../domain/liquid/asset.js';
+import { type Network, POLICY_ASSET } from '../domain/liquid/networks.js';
 import {
   type AssetInfo,
   analyseSettlement,
@@ -15,10 +16,9 @@ import {
   judgeSettlement,
   type SettlementDeposit,
   type SettlementReport,
-} from '../domain/liquid-settlement.js';
-import { TxParseError } from '../domain/liquid-tx.js';
-import { loadZkp } from '../domain/liquid-unblind.js';
-import { type Network, POLICY_ASSET } from '../domain/networks.js';
+} from '../domain/liquid/settlement.js';
+import { TxParseError } from '../domain/liquid/tx.js';
+import { loadZkp } from '../domain/liquid/unblind.js';
 import { LbrlError } from '../errors.js';
 
 export type SettlementLookup =

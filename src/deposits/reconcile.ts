@@ -7,9 +7,9 @@
  */
 import type { AddressTx } from '../api/esplora.js';
 import { decimalFromNumber, decimalToCents } from '../domain/decimal.js';
-import { analyseSettlement, type BlindingKeys } from '../domain/liquid-settlement.js';
-import type { Zkp } from '../domain/liquid-unblind.js';
-import type { Network } from '../domain/networks.js';
+import type { Network } from '../domain/liquid/networks.js';
+import { analyseSettlement, type BlindingKeys } from '../domain/liquid/settlement.js';
+import type { Zkp } from '../domain/liquid/unblind.js';
 import { LbrlError } from '../errors.js';
 import type { HistoryEntry } from '../store/history.js';
 import { shownStatus } from './ledger.js';

@@ -1,6 +1,6 @@
 /** A deposit request from flags, a batch row or answers to prompts, every value checked. */
 import type { CreateRequest } from '../api/models.js';
-import { checkLiquidAddress } from '../domain/address.js';
+import { checkLiquidAddress } from '../domain/liquid/address.js';
 import { parseReais, readCents } from '../domain/money.js';
 import { readSplitFee } from '../domain/split.js';
 import { invalidValue, usageError } from '../errors.js';

@@ -5,15 +5,15 @@
  * the outcome of each deposit says what was proven and what was not.
  */
 import type { GetResponse } from '../api/models.js';
-import { addressScript } from '../domain/liquid-script.js';
+import type { Network } from '../domain/liquid/networks.js';
+import { addressScript } from '../domain/liquid/script.js';
 import type {
   AddressOrigin,
   BlindingKeys,
   EarlierShare,
   SettlementDeposit,
   SettlementReport,
-} from '../domain/liquid-settlement.js';
-import type { Network } from '../domain/networks.js';
+} from '../domain/liquid/settlement.js';
 import { LbrlError } from '../errors.js';
 import type { HistoryEntry, StoredShare } from '../store/history.js';
 import { getChecked } from './answers.js';

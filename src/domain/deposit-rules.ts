@@ -24,9 +24,9 @@ import {
   decimalToString,
 } from './decimal.js';
 import { ALWAYS_FIELDS, isIsoTimestamp, SPLIT_FIELDS } from './deposit.js';
-import { JsonNumber, type JsonValue, parseJsonExact } from './json-exact.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
-import { safeText, showValue, terminalSafe } from './safe-text.js';
+import { JsonNumber, type JsonValue, parseJsonExact } from './text/json-exact.js';
+import { safeText, showValue, terminalSafe } from './text/safe-text.js';
 import { canonicalId, DEPOSIT_ID, isTxid, STATUSES } from './values.js';
 
 export interface Violation {

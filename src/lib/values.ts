@@ -2,10 +2,11 @@
  * The value parsers of the command line, for a program: the same rules and the same messages,
  * but a refused value throws (type `usage`, exit code 2) instead of returning a result.
  */
-import { checkLiquidAddress, type LiquidAddress } from '../domain/address.js';
+
 import { brCodeAmountCents, readBrCode } from '../domain/brcode.js';
+import { checkLiquidAddress, type LiquidAddress } from '../domain/liquid/address.js';
+import { isNetwork, NETWORKS, type Network } from '../domain/liquid/networks.js';
 import { parseReais, readCents } from '../domain/money.js';
-import { isNetwork, NETWORKS, type Network } from '../domain/networks.js';
 import { readSplitFee, type SplitFee } from '../domain/split.js';
 import { invalidValue, usageError } from '../errors.js';
 

@@ -6,9 +6,9 @@
  *   if (url.pathname.startsWith('/esplora/')) return handleEsplora(req, res, chainContext, '/esplora');
  */
 import type http from 'node:http';
-import { decodeLiquidAddress } from '../domain/address.js';
-import { addressScript } from '../domain/liquid-script.js';
-import { isFeeOutput, parseTransaction, type TxOutput } from '../domain/liquid-tx.js';
+import { decodeLiquidAddress } from '../domain/liquid/address.js';
+import { addressScript } from '../domain/liquid/script.js';
+import { isFeeOutput, parseTransaction, type TxOutput } from '../domain/liquid/tx.js';
 import { blockHeightFor, DEFAULT_BLOCK_MS, explorerAddress, SANDBOX_ASSET, tipHeightAt } from './chain.js';
 
 export interface ChainTx {

@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { decodeLiquidAddress } from '../domain/address.js';
-import { parseTransaction } from '../domain/liquid-tx.js';
-import { loadZkp } from '../domain/liquid-unblind.js';
+import { decodeLiquidAddress } from '../domain/liquid/address.js';
+import { parseTransaction } from '../domain/liquid/tx.js';
+import { loadZkp } from '../domain/liquid/unblind.js';
 import { isTxid } from '../domain/values.js';
 import { buildSettlementTx, chainTxOf, SETTLE_MODES, type SettleMode } from './chain.js';
 import type { ChainTx } from './chain-esplora.js';

@@ -15,12 +15,12 @@
 import { createHash } from 'node:crypto';
 import { bech32, bech32m } from 'bech32';
 import bs58check from 'bs58check';
-import { decodeLiquidAddress } from '../domain/address.js';
-import { issuedAssetId } from '../domain/liquid-asset.js';
-import { addressScript } from '../domain/liquid-script.js';
-import { fromDisplayHex, parseTransaction } from '../domain/liquid-tx.js';
-import type { Zkp } from '../domain/liquid-unblind.js';
-import { type Network, POLICY_ASSET } from '../domain/networks.js';
+import { decodeLiquidAddress } from '../domain/liquid/address.js';
+import { issuedAssetId } from '../domain/liquid/asset.js';
+import { type Network, POLICY_ASSET } from '../domain/liquid/networks.js';
+import { addressScript } from '../domain/liquid/script.js';
+import { fromDisplayHex, parseTransaction } from '../domain/liquid/tx.js';
+import type { Zkp } from '../domain/liquid/unblind.js';
 import type { StoredDeposit } from './lifecycle.js';
 
 /**

@@ -12,8 +12,8 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeLiquidAddress } from '../domain/address.js';
 import { buildDynamicBrCode } from '../domain/brcode.js';
+import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from '../domain/money.js';
 import { parseDepositId } from '../domain/values.js';
 import { actOn, type SandboxAction } from './actions.js';

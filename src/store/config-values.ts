@@ -1,9 +1,9 @@
 /** The checks of `config set`: only that command needs the address codecs. */
 import { parseBaseUrl, withoutCredentials } from '../api/baseurl.js';
-import { article, decodeLiquidAddress } from '../domain/address.js';
 import { readShopName } from '../domain/display.js';
 import { readExpireAfter, readRequestsPerMinute } from '../domain/expiry.js';
-import { isNetwork, NETWORKS } from '../domain/networks.js';
+import { article, decodeLiquidAddress } from '../domain/liquid/address.js';
+import { isNetwork, NETWORKS } from '../domain/liquid/networks.js';
 import { readSplitFee } from '../domain/split.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue } from '../errors.js';

@@ -1,7 +1,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Context, OutStream, SecretFilter } from '../context.js';
-import { blindingKeySecrets, Redactor } from '../domain/redact.js';
-import { jsonLine } from '../domain/safe-text.js';
+import { blindingKeySecrets, Redactor } from '../domain/text/redact.js';
+import { jsonLine } from '../domain/text/safe-text.js';
 import type { LbrlError } from '../errors.js';
 
 export interface OutputOptions {
@@ -36,7 +36,7 @@ export class Printer {
 
   /**
    * Never print this value, whatever path it takes to the output: as it is, escaped, encoded
-   * or cut short (domain/redact.ts).
+   * or cut short (domain/text/redact.ts).
    */
   addSecret(secret: string | undefined): void {
     this.secrets.add(secret);

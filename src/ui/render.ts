@@ -1,9 +1,9 @@
 import type { ChalkInstance } from 'chalk';
 import type { DepositResponse, GetResponse } from '../api/models.js';
-import { decodeLiquidAddress } from '../domain/address.js';
 import { decimalFromNumber, decimalToCents, decimalToString } from '../domain/decimal.js';
+import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents, formatReais } from '../domain/money.js';
-import { safeText } from '../domain/safe-text.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { isTxid } from '../domain/values.js';
 
 export function colorStatus(c: ChalkInstance, statusText: string): string {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { bech32 } from 'bech32';
 import { encode as blech32Encode } from 'blech32';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadZkp } from '../../src/domain/liquid-unblind.js';
+import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';

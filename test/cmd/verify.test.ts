@@ -8,7 +8,7 @@ import path from 'node:path';
 import { bech32 } from 'bech32';
 import { encode as blech32Encode } from 'blech32';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadZkp } from '../../src/domain/liquid-unblind.js';
+import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { buildSettlementTx, SANDBOX_ASSET } from '../../src/sandbox/chain.js';
 import { handleEsplora } from '../../src/sandbox/chain-esplora.js';
 import { runCli } from '../helpers/cli.js';

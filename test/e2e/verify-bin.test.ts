@@ -5,7 +5,7 @@
 import { bech32 } from 'bech32';
 import { encode as blech32Encode } from 'blech32';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadZkp } from '../../src/domain/liquid-unblind.js';
+import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { buildSettlementTx, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import { handleEsplora } from '../../src/sandbox/chain-esplora.js';
 import { runBin } from '../helpers/bin.js';

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { qrPng } from '../../src/domain/qrpng.js';
 import { createClient } from '../../src/index.js';
+import { qrPng } from '../../src/ui/qrpng.js';
 import { type RunResult, runCli, tempDir } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { brCode, createAnswer, EX, ID, LQ, VJL } from '../helpers/fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeLiquidAddress } from '../../src/domain/address.js';
+import { decodeLiquidAddress } from '../../src/domain/liquid/address.js';
 
 /** Milliseconds taken by one call. */
 function timed<T>(f: () => T): [T, number] {

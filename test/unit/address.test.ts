@@ -3,7 +3,7 @@ import { encode as blech32Encode } from 'blech32';
 import bs58check from 'bs58check';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkLiquidAddress, decodeLiquidAddress, sameAddress } from '../../src/domain/address.js';
+import { checkLiquidAddress, decodeLiquidAddress, sameAddress } from '../../src/domain/liquid/address.js';
 
 // Public fixtures: liquidjs-lib test/fixtures/address.json, hal-elements and lwk tests.
 const VALID: Array<[string, string, string, boolean]> = [

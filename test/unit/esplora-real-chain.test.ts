@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EsploraClient, txSchema } from '../../src/api/esplora.js';
 import { checkSettlement } from '../../src/deposits/chain-check.js';
-import { parseTransaction } from '../../src/domain/liquid-tx.js';
+import { parseTransaction } from '../../src/domain/liquid/tx.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 const T = JSON.parse(

@@ -4,7 +4,7 @@ import {
   contractHash,
   issuedAssetId,
   provenPrecision,
-} from '../../src/domain/liquid-asset.js';
+} from '../../src/domain/liquid/asset.js';
 
 /**
  * Real entries of the Liquid asset registry, as Esplora's /asset/:id answers them (quoted in the

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTransaction, TxParseError } from '../../src/domain/liquid-tx.js';
+import { parseTransaction, TxParseError } from '../../src/domain/liquid/tx.js';
 
 const REAL = readFileSync(new URL('../fixtures/liquid/lwk-regtest-tx.hex', import.meta.url), 'utf8').trim();
 

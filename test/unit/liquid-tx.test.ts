@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { addressScript } from '../../src/domain/liquid-script.js';
-import { isFeeOutput, parseTransaction, type TxOutput, TxParseError } from '../../src/domain/liquid-tx.js';
-import { commitmentsOf, loadZkp, slip77BlindingKey, unblindOutput } from '../../src/domain/liquid-unblind.js';
+import { addressScript } from '../../src/domain/liquid/script.js';
+import { isFeeOutput, parseTransaction, type TxOutput, TxParseError } from '../../src/domain/liquid/tx.js';
+import { commitmentsOf, loadZkp, slip77BlindingKey, unblindOutput } from '../../src/domain/liquid/unblind.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/liquid/${name}`, import.meta.url), 'utf8');

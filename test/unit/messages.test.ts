@@ -3,7 +3,7 @@
  * beyond the ones first reported, so a rule cannot be an `if` for one example.
  */
 import { describe, expect, it } from 'vitest';
-import { checkLiquidAddress } from '../../src/domain/address.js';
+import { checkLiquidAddress } from '../../src/domain/liquid/address.js';
 import { parseReais, readCents } from '../../src/domain/money.js';
 
 const LQ =

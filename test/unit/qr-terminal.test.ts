@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { qrPng } from '../../src/domain/qrpng.js';
 import { QUIET_ZONE, renderTerminalQr } from '../../src/ui/qr.js';
+import { qrPng } from '../../src/ui/qrpng.js';
 import { brCode } from '../helpers/fixtures.js';
 import { decodePng, decodeTerminal } from '../helpers/qr.js';
 

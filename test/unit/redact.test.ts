@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/context.js';
-import { MIN_SECRET, REDACTED, Redactor, redactSecret } from '../../src/domain/redact.js';
+import { MIN_SECRET, REDACTED, Redactor, redactSecret } from '../../src/domain/text/redact.js';
 import { Printer } from '../../src/ui/output.js';
 
 const T = 'tok_9f8e/7d6c+5b4a"3928\\1706%f5e4d3c2b1a0=';

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonNumber, parseJsonExact } from '../../src/domain/json-exact.js';
 import { parseReais, readCents } from '../../src/domain/money.js';
+import { JsonNumber, parseJsonExact } from '../../src/domain/text/json-exact.js';
 import {
   csvDelimiter,
   decodeRowsInput,
   parseCsv,
   parseNdjson,
   type parseRows,
-} from '../../src/domain/rows.js';
+} from '../../src/domain/text/rows.js';
 
 const LQ =
   'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';

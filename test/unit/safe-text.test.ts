@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSafeText, jsonLine, safeText, showValue, terminalSafe } from '../../src/domain/safe-text.js';
+import { isSafeText, jsonLine, safeText, showValue, terminalSafe } from '../../src/domain/text/safe-text.js';
 
 /** What a terminal shows once it has acted on every control: only the last line drawn. */
 const TERMINAL_CONTROLS = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;

@@ -6,15 +6,15 @@ import { encode as blech32Encode } from 'blech32';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EsploraClient } from '../../src/api/esplora.js';
 import { assetInfo, checkSettlement, lookUpSettlement } from '../../src/deposits/chain-check.js';
+import { POLICY_ASSET } from '../../src/domain/liquid/networks.js';
 import {
   analyseSettlement,
   type BlindingKeys,
   judgeSettlement,
   type SettlementDeposit,
-} from '../../src/domain/liquid-settlement.js';
-import { parseTransaction } from '../../src/domain/liquid-tx.js';
-import { loadZkp } from '../../src/domain/liquid-unblind.js';
-import { POLICY_ASSET } from '../../src/domain/networks.js';
+} from '../../src/domain/liquid/settlement.js';
+import { parseTransaction } from '../../src/domain/liquid/tx.js';
+import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import {
   buildSettlementTx,
   type ChainDeposit,
@@ -289,7 +289,7 @@ describe('handleEsplora: the sandbox chain over HTTP', () => {
 
 describe('settlementReportJson', () => {
   it('is plain JSON: amounts as strings, no blinding factors', async () => {
-    const { settlementReportJson } = await import('../../src/domain/liquid-settlement.js');
+    const { settlementReportJson } = await import('../../src/domain/liquid/settlement.js');
     const json = settlementReportJson(check('ok'));
     const text = JSON.stringify(json);
     expect(json).toMatchObject({

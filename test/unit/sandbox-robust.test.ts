@@ -5,9 +5,9 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { qrPng } from '../../src/domain/qrpng.js';
 import { createHandler, listen, type RunningServer } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
+import { qrPng } from '../../src/ui/qrpng.js';
 import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
 

@@ -11,7 +11,7 @@ import {
   judgeSettlement,
   type SettlementAnalysis,
   type SettlementDeposit,
-} from '../../src/domain/liquid-settlement.js';
+} from '../../src/domain/liquid/settlement.js';
 
 const ASSET = '02f22f8d9c76ab41661a2729e4752e2c5d1a263012141b86ea98af5472df5189';
 const DEST =

@@ -19,8 +19,8 @@ import {
   verifySettlements,
 } from '../../deposits/verify.js';
 import type { WatchPlan } from '../../deposits/watch.js';
-import type { BlindingKeys } from '../../domain/liquid-settlement.js';
-import { parseBlindingKey } from '../../domain/liquid-unblind.js';
+import type { BlindingKeys } from '../../domain/liquid/settlement.js';
+import { parseBlindingKey } from '../../domain/liquid/unblind.js';
 import { LbrlError, usageError } from '../../errors.js';
 import { Session, type Target } from '../../session.js';
 import type { ConfigKey } from '../../store/config.js';

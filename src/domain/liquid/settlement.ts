@@ -18,11 +18,11 @@
  *   a cent, the destination takes the rest; shares counted earlier from the same outputs by other
  *   deposits are added), and totalCheck: together the scripts received at least the nets.
  */
-import { type Decimal, decimalFromNumber } from './decimal.js';
-import { addressScript } from './liquid-script.js';
-import { isFeeOutput, type LiquidTransaction, parseTransaction, type TxOutput } from './liquid-tx.js';
-import { slip77BlindingKey, type UnblindedOutput, unblindOutput, type Zkp } from './liquid-unblind.js';
+import { type Decimal, decimalFromNumber } from '../decimal.js';
 import type { Network } from './networks.js';
+import { addressScript } from './script.js';
+import { isFeeOutput, type LiquidTransaction, parseTransaction, type TxOutput } from './tx.js';
+import { slip77BlindingKey, type UnblindedOutput, unblindOutput, type Zkp } from './unblind.js';
 
 export const DEFAULT_CONFIRMATIONS = 2;
 

@@ -8,7 +8,7 @@
  * UnblindConfidentialPair and rust-elements do).
  */
 import { createHash, createHmac } from 'node:crypto';
-import { fromDisplayHex, type TxOutput, toDisplayHex } from './liquid-tx.js';
+import { fromDisplayHex, type TxOutput, toDisplayHex } from './tx.js';
 
 /** The part of @vulpemventures/secp256k1-zkp this code uses. */
 export interface Zkp {
