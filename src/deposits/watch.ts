@@ -47,6 +47,12 @@ export interface WatchPlan {
 export interface WatchOptions extends WatchPlan, Clock {
   ids: string[];
   unreachableLimitMs?: number;
+  /**
+   * Deposits to follow as well, asked at the start of every round (`listen`: those the history
+   * gains meanwhile). With it, the watch does not end when all are done: it waits for more
+   * until interrupted.
+   */
+  discover?: (() => Iterable<string>) | undefined;
 }
 
 export interface WatchResult {
@@ -88,8 +94,12 @@ export async function watchDeposits(
     (s === undefined || !isTerminal(s) || (s === 'FINALIZED' && o.settled !== undefined && !proven.has(id)));
   const pending = () => [...states].filter(([id, s]) => open(id, s)).map(([id]) => id);
 
-  while (pending().length > 0) {
+  const more = () => {
+    for (const id of o.discover?.() ?? []) if (!states.has(id)) states.set(id, undefined);
+  };
+  while (o.discover !== undefined || pending().length > 0) {
     const roundStart = o.now();
+    more();
     for (const id of pending()) {
       if (timedOut()) break;
       // the shared budget: requests across all deposits are spaced evenly
@@ -129,7 +139,7 @@ export async function watchDeposits(
       }
     }
     events.tick(states, o.now() - started);
-    if (pending().length === 0) break;
+    if (o.discover === undefined && pending().length === 0) break;
     if (timedOut()) {
       const left = pending();
       throw new LbrlError(

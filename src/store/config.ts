@@ -40,6 +40,8 @@ export interface Profile {
   'asset-id'?: string;
   confirmations?: string;
   verify?: string;
+  /** the signing secret of `lbrl listen` (whsec_...): made by listen, printed only by `listen --print-secret` */
+  'webhook-secret'?: string;
   /** secrets, like the token: set only by `config set-blinding-key`, never printed */
   'blinding-keys'?: BlindingKeyEntry[];
 }

@@ -119,6 +119,8 @@ export interface HistoryEntry extends CreatedRecord {
   final?: FinalFields;
   /** when its settlement was last verified on chain, if ever */
   verifiedAt?: string;
+  /** when the local ledger declared the charge expired (an `expired` record), if it did */
+  expiredAt?: string;
 }
 
 /** What `--resume` needs to know about the rows of one file, and where the reading stopped. */
