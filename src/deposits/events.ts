@@ -257,13 +257,27 @@ export class EventHub {
     };
   }
 
-  /** Written (and on disk) first, then queued: an event is never sent that the outbox does not hold. */
+  /**
+   * Written (and synced to disk) first, then queued: an event is never sent that the outbox does
+   * not hold. The events seen in one turn of the event loop share one sync.
+   */
   private emit(events: EventRecord[], seen: SeenRecord): void {
     const sent = events.filter((e) => this.deps.wanted.has(e.event as DepositEventType));
     // an id already in the outbox (made again after a crash) is not queued twice
     const fresh = sent.filter((e) => !this.state.events.has(e.id));
-    this.write([...fresh, seen], fresh.length > 0);
-    for (const e of fresh) this.enqueue(e);
+    this.write([...fresh, seen]);
+    if (fresh.length === 0) return;
+    this.unsynced.push(...fresh);
+    if (this.unsynced.length === fresh.length) setImmediate(() => this.flush());
+  }
+
+  private readonly unsynced: EventRecord[] = [];
+
+  /** Syncs the outbox, then queues what it now holds for sure. */
+  flush(): void {
+    if (this.unsynced.length === 0) return;
+    this.deps.outbox.sync();
+    for (const e of this.unsynced.splice(0)) this.enqueue(e);
   }
 
   private enqueue(record: EventRecord): void {
@@ -360,13 +374,20 @@ export class EventHub {
 
   /** Waits until every queue is empty (tests, and the benchmarks). */
   async drained(): Promise<void> {
+    this.flush();
     while (this.workers.size > 0) await Promise.race(this.workers.values());
   }
 
   /** Stops sending (what is undelivered stays in the outbox for the next start). */
   async stop(): Promise<void> {
     this.stopping.abort();
+    // what was written is kept, synced, for the next start
+    if (this.unsynced.length > 0) {
+      this.deps.outbox.sync();
+      this.unsynced.length = 0;
+    }
     await Promise.allSettled(this.workers.values());
+    this.deps.outbox.close();
   }
 
   /**

@@ -125,18 +125,32 @@ export class Outbox {
     return state;
   }
 
-  /** Appends in one write; `sync` waits until the disk has it (events, before they are sent). */
+  /** the file kept open for appending: only the lock holder appends, and it appends often */
+  private fd: number | undefined;
+
+  /** Appends in one write; `sync` waits until the disk has it (see sync()). */
   append(records: OutboxRecord[], sync = false): void {
     if (records.length === 0) return;
-    ensurePrivateDir(this.dir);
-    const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
-    const opened = openOwnFile(this.file, 'append', 'webhook outbox', this.warn)!;
-    try {
-      fs.writeSync(opened.fd, text);
-      if (sync) fs.fdatasyncSync(opened.fd);
-    } finally {
-      fs.closeSync(opened.fd);
+    if (this.fd === undefined) {
+      ensurePrivateDir(this.dir);
+      this.fd = openOwnFile(this.file, 'append', 'webhook outbox', this.warn)!.fd;
     }
+    fs.writeSync(this.fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    if (sync) this.sync();
+  }
+
+  /**
+   * Waits until the disk holds what was appended: a kill -9 loses nothing written before it
+   * anyway (the page cache outlives the process); this is for a power cut. One sync covers every
+   * append before it, so events seen together are synced together.
+   */
+  sync(): void {
+    if (this.fd !== undefined) fs.fdatasyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
   }
 
   /**
@@ -144,6 +158,7 @@ export class Outbox {
    * lock holder calls it, so no append can be lost between the read and the rename.
    */
   rewrite(records: OutboxRecord[]): void {
+    this.close();
     ensurePrivateDir(this.dir);
     lstatOwnFile(this.file, 'webhook outbox');
     const temp = path.join(this.dir, `.${this.profile}.ndjson.${process.pid}.tmp`);
