@@ -51,6 +51,7 @@ describe('lbrl completion', () => {
       'completion',
       'config',
       'deposit',
+      'listen',
       'sandbox',
     ]);
     const bad = await runBin(['completion', 'tcsh'], env);
@@ -135,7 +136,8 @@ const SHELL_CASES: Array<[string, string[]]> = [
   ['lbrl config set esplora-url ', []],
   ['lbrl sandbox pay --settle ', ['address', 'amount', 'asset', 'none', 'ok']],
   // `help` takes a command path, as `lbrl <path> --help` does
-  ['lbrl help ', ['auth', 'completion', 'config', 'deposit', 'sandbox']],
+  ['lbrl help ', ['auth', 'completion', 'config', 'deposit', 'listen', 'sandbox']],
+  ['lbrl sandbox trigger ', ['abandoned', 'failed', 'paid', 'paid-slowly', 'wrong-settlement']],
   ['lbrl help deposit ', ['create', 'get', 'list', 'verify', 'watch']],
   ['lbrl help config set', ['set', 'set-blinding-key']],
   ['lbrl help deposit create ', []],
