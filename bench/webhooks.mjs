@@ -49,10 +49,15 @@ function startListen(url, env, extra = []) {
       if (stderr.includes('listening:')) resolve(Date.now() - started);
     });
   });
-  return { child, ready, stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))) };
+  return {
+    child,
+    ready,
+    stderr: () => stderr,
+    stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))),
+  };
 }
 
-const until = async (cond, ms = 600_000) => {
+const until = async (cond, ms = Number(process.env.BENCH_WAIT_MS ?? 600_000)) => {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error('timed out');
@@ -64,11 +69,17 @@ const until = async (cond, ms = 600_000) => {
 {
   const { env } = tempEnv();
   const seen = new Map();
-  const rx = await receiver((e, _h, at) => seen.set(`${e.data.deposit.id} ${e.type}`, at));
+  const after = new Map();
+  const rx = await receiver((e, _h, at) => {
+    seen.set(`${e.data.deposit.id} ${e.type}`, at);
+    // the first event after the payment (a status that lasts a second may flash between two polls)
+    if (e.type !== 'deposit.created' && !after.has(e.data.deposit.id)) after.set(e.data.deposit.id, at);
+  });
   const listen = startListen(rx.url, env);
   await listen.ready;
   const delays = [];
   for (let i = 0; i < (quick ? 5 : 15); i++) {
+    // one deposit followed at a time: with more, the request budget spaces their polls
     const id = lbrl(['sandbox', 'trigger', 'abandoned'], env);
     await until(() => seen.has(`${id} deposit.created`));
     // a random moment within the polling interval
@@ -77,8 +88,9 @@ const until = async (cond, ms = 600_000) => {
     lbrl(['sandbox', 'pay', id], env);
     // the status changed at the moment the payment was recorded: between before and now
     const changedAt = before + (Date.now() - before) / 2;
-    await until(() => seen.has(`${id} deposit.pix_confirmed`));
-    delays.push(seen.get(`${id} deposit.pix_confirmed`) - changedAt);
+    await until(() => after.has(id));
+    delays.push(after.get(id) - changedAt);
+    await until(() => seen.has(`${id} deposit.finalized`));
   }
   await listen.stop();
   rx.close();
@@ -94,7 +106,13 @@ const until = async (cond, ms = 600_000) => {
 function fillOutbox(dir, deposits, per, delivered) {
   fs.mkdirSync(path.join(dir, 'webhooks'), { recursive: true, mode: 0o700 });
   const file = path.join(dir, 'webhooks', 'default.ndjson');
-  const types = ['deposit.created', 'deposit.pix_confirmed', 'deposit.settlement_created', 'deposit.tx_sent', 'deposit.finalized'];
+  const types = [
+    'deposit.created',
+    'deposit.pix_confirmed',
+    'deposit.settlement_created',
+    'deposit.tx_sent',
+    'deposit.finalized',
+  ];
   const fd = fs.openSync(file, 'w', 0o600);
   const at = new Date().toISOString();
   fs.writeSync(fd, `${JSON.stringify({ v: 1, type: 'since', at })}\n`);
@@ -107,7 +125,17 @@ function fillOutbox(dir, deposits, per, delivered) {
       const body = JSON.stringify({
         type,
         timestamp: at,
-        data: { deposit: { id, status: 'FINALIZED', amount: 10, amountInCents: 1000, feeAmount: 0.1, netAmount: 9.9 }, previousStatus: null },
+        data: {
+          deposit: {
+            id,
+            status: 'FINALIZED',
+            amount: 10,
+            amountInCents: 1000,
+            feeAmount: 0.1,
+            netAmount: 9.9,
+          },
+          previousStatus: null,
+        },
       });
       lines.push(JSON.stringify({ v: 1, type: 'event', id: eid, deposit: id, event: type, at, body }));
       if (delivered) lines.push(JSON.stringify({ v: 1, type: 'done', id: eid, at, http: 200 }));
