@@ -24,7 +24,7 @@ import { statusRecord } from '../store/history.js';
 import { Outbox } from '../store/outbox.js';
 import type { OptionsOf } from './define.js';
 import type { LISTEN_FLAGS } from './flags.js';
-import { verifySetup } from './shared/verify-setup.js';
+import { recordVerified, verifySetup } from './shared/verify-setup.js';
 
 export type ListenOptions = OptionsOf<typeof LISTEN_FLAGS>;
 
@@ -194,6 +194,8 @@ async function listen(
             outcome.outcome === 'mismatch' ||
             outcome.outcome === 'unproven'
           ) {
+            // recorded as deposit verify records it: list shows it verified
+            if (outcome.outcome === 'verified') recordVerified(session, [outcome]);
             hub.verification(deposit, outcome);
             return true;
           }
