@@ -162,19 +162,21 @@ async function listen(
   if (verifying) await (await verifySetup(session, target)).close();
   const api = await session.client(target, { maxRetries: 0 });
   const release = outbox.lock();
-  const hub = new EventHub({
-    outbox,
-    poster,
-    clock: session.ctx,
-    service: scope.target,
-    url: o.url,
-    key: o.key,
-    wanted: o.wanted,
-    verify: verifying,
-    log: (line) => p.err(line),
-    warn: (line) => p.warn(line),
-  });
+  let made: EventHub | undefined;
   try {
+    const hub = new EventHub({
+      outbox,
+      poster,
+      clock: session.ctx,
+      service: scope.target,
+      url: o.url,
+      key: o.key,
+      wanted: o.wanted,
+      verify: verifying,
+      log: (line) => p.err(line),
+      warn: (line) => p.warn(line),
+    });
+    made = hub;
     hub.start();
     const waiting = hub.pendingCount;
     p.info(
@@ -233,7 +235,8 @@ async function listen(
       },
     );
   } finally {
-    await hub.stop();
+    await made?.stop();
+    outbox.close();
     release();
   }
 }
