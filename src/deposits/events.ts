@@ -110,7 +110,9 @@ export class EventHub {
   private readonly queues = new Map<string, EventRecord[]>();
   private readonly workers = new Map<string, Promise<void>>();
   private inFlight = 0;
-  private readonly waiting: Array<() => void> = [];
+  /** workers waiting for a slot, first come first served (a head index: shift() is linear) */
+  private waiting: Array<() => void> = [];
+  private waitingHead = 0;
   private readonly stopping = new AbortController();
 
   constructor(private readonly deps: HubDeps) {
@@ -302,9 +304,15 @@ export class EventHub {
   }
 
   private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.inFlight -= 1;
+    const next = this.waiting[this.waitingHead];
+    if (next) {
+      this.waiting[this.waitingHead++] = undefined as unknown as () => void;
+      if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
+        this.waiting = this.waiting.slice(this.waitingHead);
+        this.waitingHead = 0;
+      }
+      next();
+    } else this.inFlight -= 1;
   }
 
   /** One deposit's queue, head first: the next event only once the one before is done with. */
@@ -397,7 +405,8 @@ export class EventHub {
    */
   compact(force: boolean): void {
     const needed = this.pendingEvents() + KEEP_DELIVERED * 2 + this.state.seen.size;
-    if (!force && this.state.lines <= needed + COMPACT_SLACK) return;
+    // twice what is needed: each rewrite is paid for by as many lines appended since
+    if (!force && this.state.lines <= 2 * needed + COMPACT_SLACK) return;
     const now = this.deps.clock.now();
     const cutoff = new Date(now - REMEMBER_CLOSED_MS).toISOString();
     const since = [this.state.since ?? new Date(now).toISOString(), cutoff].sort().at(-1)!;
