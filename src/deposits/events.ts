@@ -44,8 +44,11 @@ const FIRST_BACKOFF_MS = 1000;
 export const MAX_IN_FLIGHT = 8;
 /** How many delivered events the outbox keeps for `--replay` after compacting. */
 export const KEEP_DELIVERED = 1000;
-/** How long a deposit listen is done with is remembered, so that it is not covered again. */
-export const REMEMBER_CLOSED_MS = 7 * 24 * 3600 * 1000;
+/**
+ * Compacting moves `since` up to this long before the last look at the history: a deposit created
+ * before it was pending then, so listen follows it until done, and need not remember it after.
+ */
+export const SINCE_MARGIN_MS = 3600 * 1000;
 /** The outbox is compacted once it has this many lines more than it needs. */
 const COMPACT_SLACK = 4000;
 
@@ -114,6 +117,8 @@ export class EventHub {
   private waiting: Array<() => void> = [];
   private waitingHead = 0;
   private readonly stopping = new AbortController();
+  /** when covered() last read the history */
+  private lastLook: number | undefined;
 
   constructor(private readonly deps: HubDeps) {
     this.state = deps.outbox.load();
@@ -153,6 +158,7 @@ export class EventHub {
    * for an entry the ledger marked expired.
    */
   covered(entries: Iterable<HistoryEntry>): string[] {
+    this.lastLook = this.deps.clock.now();
     const ids: string[] = [];
     const since = this.state.since ?? '';
     const listed = new Set<string>();
@@ -401,18 +407,22 @@ export class EventHub {
   /**
    * Compacts the outbox when it holds much more than it needs: the events not yet delivered, the
    * last KEEP_DELIVERED delivered ones (for --replay), and what was said of the deposits listen is
-   * not done with or was done with lately.
+   * not done with or was done with since `since`.
    */
   compact(force: boolean): void {
     const needed = this.pendingEvents() + KEEP_DELIVERED * 2 + this.state.seen.size;
     // twice what is needed: each rewrite is paid for by as many lines appended since
     if (!force && this.state.lines <= 2 * needed + COMPACT_SLACK) return;
     const now = this.deps.clock.now();
-    const cutoff = new Date(now - REMEMBER_CLOSED_MS).toISOString();
-    const since = [this.state.since ?? new Date(now).toISOString(), cutoff].sort().at(-1)!;
+    let since = this.state.since ?? new Date(now).toISOString();
+    if (this.lastLook !== undefined) {
+      const moved = new Date(this.lastLook - SINCE_MARGIN_MS).toISOString();
+      if (moved > since) since = moved;
+    }
     const records: OutboxRecord[] = [{ v: 1, type: 'since', at: since }];
     for (const [id, seen] of this.state.seen) {
-      if (seen.closed && seen.at < cutoff) this.state.seen.delete(id);
+      // done with before `since`: created before it too, so not covered again
+      if (seen.closed && seen.at < since) this.state.seen.delete(id);
       else records.push(seen);
     }
     const delivered = [...this.state.events.values()].filter((e) => e.state === 'done');

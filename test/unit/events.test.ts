@@ -150,7 +150,7 @@ describe('the event hub', () => {
   });
 
   it('the outbox stays small after many delivered events, and loads fast', async () => {
-    const { h, dir, outbox } = hub();
+    const { h, dir, outbox, clock } = hub();
     const n = 3000;
     for (let i = 0; i < n; i++) {
       h.observe(deposit(ID(i), 'WAITING_PAYMENT'));
@@ -166,6 +166,16 @@ describe('the event hub', () => {
     // the last delivered are the ones kept, for --replay
     expect(state.events.has(eventId('sandbox', ID(n - 1), 'deposit.finalized'))).toBe(true);
     expect(state.events.has(eventId('sandbox', ID(0), 'deposit.created'))).toBe(false);
+    expect(state.seen.size).toBe(n);
+    // once listen has looked at the history well after they ended, it forgets the deposits it is done with
+    clock.now += 2 * 3600_000;
+    h.covered([]);
+    h.compact(true);
+    const later = outbox.load();
+    expect(later.seen.size).toBe(0);
+    expect(later.since).toBe(new Date(clock.now - 3600_000).toISOString());
+    expect([...later.events.values()].filter((e) => e.state === 'done')).toHaveLength(KEEP_DELIVERED);
+    expect(h.covered([entry(ID(1), 'FINALIZED')])).toEqual([]);
     const file = path.join(dir, 'webhooks', 'default.ndjson');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
