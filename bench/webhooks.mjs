@@ -53,7 +53,11 @@ function startListen(url, env, extra = []) {
     child,
     ready,
     stderr: () => stderr,
-    stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))),
+    stop: () =>
+      new Promise((r) => {
+        child.on('exit', r);
+        child.kill('SIGTERM');
+      }),
   };
 }
 

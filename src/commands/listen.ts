@@ -93,6 +93,8 @@ export async function run(opts: ListenOptions, session: Session): Promise<void> 
       'listen needs --forward-to <url> (or --print-secret)',
       'lbrl listen --forward-to http://localhost:4242/webhooks',
     );
+  // where the events come from is checked before anything is written
+  if (opts.replay === undefined) session.target();
   const secret = await profileSecret(session);
   p.addSecret(secret);
   const key = secretKey(secret)!;
@@ -102,7 +104,6 @@ export async function run(opts: ListenOptions, session: Session): Promise<void> 
     connectTimeoutMs: session.ctx.client?.connectTimeoutMs ?? 5_000,
     now: session.ctx.now,
     userAgent: 'lbrl-webhooks',
-    ...(session.ctx.client?.dispatcher ? { dispatcher: session.ctx.client.dispatcher } : {}),
   });
   try {
     if (opts.replay !== undefined) return await replay(opts.replay, url, key, outbox, poster, session);
