@@ -410,15 +410,17 @@ export class EventHub {
    * not done with or was done with since `since`.
    */
   compact(force: boolean): void {
-    const needed = this.pendingEvents() + KEEP_DELIVERED * 2 + this.state.seen.size;
-    // twice what is needed: each rewrite is paid for by as many lines appended since
-    if (!force && this.state.lines <= 2 * needed + COMPACT_SLACK) return;
     const now = this.deps.clock.now();
     let since = this.state.since ?? new Date(now).toISOString();
     if (this.lastLook !== undefined) {
       const moved = new Date(this.lastLook - SINCE_MARGIN_MS).toISOString();
       if (moved > since) since = moved;
     }
+    let remembered = 0;
+    for (const seen of this.state.seen.values()) if (!seen.closed || seen.at >= since) remembered += 1;
+    const needed = this.pendingEvents() + KEEP_DELIVERED * 2 + remembered;
+    // twice what is needed: each rewrite is paid for by as many lines appended since
+    if (!force && this.state.lines <= 2 * needed + COMPACT_SLACK) return;
     const records: OutboxRecord[] = [{ v: 1, type: 'since', at: since }];
     for (const [id, seen] of this.state.seen) {
       // done with before `since`: created before it too, so not covered again
