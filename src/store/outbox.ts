@@ -184,6 +184,15 @@ export class Outbox {
     }
   }
 
+  /** Files of a rewrite cut short by a kill (only the lock holder rewrites, so none is in use). */
+  private removeLeftovers(): void {
+    const prefix = `.${this.profile}.ndjson.`;
+    for (const name of fs.readdirSync(this.dir)) {
+      if (name.startsWith(prefix) && name.endsWith('.tmp'))
+        fs.rmSync(path.join(this.dir, name), { force: true });
+    }
+  }
+
   /**
    * The profile's listen lock: a file holding this process's pid, made exclusively. One left by a
    * process that is gone (a kill -9) is taken over; one held by a running process is refused.
@@ -195,6 +204,7 @@ export class Outbox {
         const fd = fs.openSync(this.lockFile, 'wx', 0o600);
         fs.writeSync(fd, String(process.pid));
         fs.closeSync(fd);
+        this.removeLeftovers();
         let released = false;
         return () => {
           if (released) return;
