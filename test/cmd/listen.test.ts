@@ -309,6 +309,17 @@ describe('lbrl listen', () => {
     }
   });
 
+  it('sandbox trigger refuses a live target (exit 2), creating nothing', async () => {
+    const w = world();
+    const r = await w.run(['sandbox', 'trigger', 'paid'], {
+      env: { ...w.env, LBRL_BASE_URL: 'https://pay.example.com', LBRL_TOKEN: 'tok_secret_ABCDEFGHIJKLMNOP' },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('sandbox trigger acts on the embedded sandbox');
+    expect(fs.existsSync(path.join(w.env.LBRL_CONFIG_DIR, 'history.ndjson'))).toBe(false);
+  });
+
   it.each([
     [['--forward-to', 'http://example.com/hooks'], '--forward-to'],
     [['--forward-to', 'ftp://127.0.0.1/x'], '--forward-to'],
