@@ -90,7 +90,9 @@ const until = async (cond, ms = Number(process.env.BENCH_WAIT_MS ?? 600_000)) =>
     await new Promise((r) => setTimeout(r, Math.random() * 1000));
     lbrl(['sandbox', 'pay', id], env);
     // the status changed at the moment the sandbox recorded the payment
-    const changedAt = JSON.parse(fs.readFileSync(path.join(dir, 'sandbox', 'events', `${id}.paid`), 'utf8')).at;
+    const changedAt = JSON.parse(
+      fs.readFileSync(path.join(dir, 'sandbox', 'events', `${id}.paid`), 'utf8'),
+    ).at;
     await until(() => after.has(id));
     delays.push(after.get(id) - changedAt);
     await until(() => seen.has(`${id} deposit.finalized`));
@@ -155,10 +157,12 @@ function fillOutbox(dir, deposits, per, delivered) {
 }
 
 // 2. throughput, 3. outbox after 100,000 delivered events
-for (const [count, label] of process.argv.includes('--delay-only') ? [] : [
-  [1000, '1,000'],
-  [quick ? 20_000 : 100_000, quick ? '20,000' : '100,000'],
-]) {
+for (const [count, label] of process.argv.includes('--delay-only')
+  ? []
+  : [
+      [1000, '1,000'],
+      [quick ? 20_000 : 100_000, quick ? '20,000' : '100,000'],
+    ]) {
   const { env, dir } = tempEnv();
   execFileSync(process.execPath, [BIN, 'listen', '--print-secret'], { env, stdio: 'ignore' });
   const file = fillOutbox(dir, count / 5, 5, false);
