@@ -53,3 +53,12 @@ export {
   parseSplitFee,
   type SplitFee,
 } from './lib/values.js';
+/** Receiving lbrl's events (`lbrl listen`): check a delivery's Standard Webhooks signature. */
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookHeaders,
+  type WebhookProblem,
+  WebhookVerificationError,
+} from './lib/webhook.js';

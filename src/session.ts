@@ -143,6 +143,7 @@ export class Session {
     this.requireProfile();
     const profile = this.store.profile(this.profileName);
     this.printer.addSecret(profile.token);
+    this.printer.addSecret(profile['webhook-secret']);
     for (const b of profile['blinding-keys'] ?? []) {
       for (const secret of blindingKeySecrets(b.key)) this.printer.addSecret(secret);
     }

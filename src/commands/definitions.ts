@@ -13,6 +13,7 @@ import {
   DISPLAY_FLAGS,
   GET_FLAGS,
   LIST_FLAGS,
+  LISTEN_FLAGS,
   LOGIN_FLAGS,
   PAY_FLAGS,
   PROGRAM_FLAGS,
@@ -22,6 +23,8 @@ import {
   SERVE_FLAGS,
   SHELLS,
   STATUS_FLAGS,
+  TRIGGER_FLAGS,
+  TRIGGER_SCENARIOS,
   VERIFY_FLAGS,
   WATCH_FLAGS,
 } from './flags.js';
@@ -353,6 +356,47 @@ export const DISPLAY = command({
   },
 });
 
+export const SANDBOX_TRIGGER = command({
+  path: 'sandbox trigger',
+  description: 'create a sandbox deposit and walk it through a story, for listen and your receiver',
+  args: [{ name: '<scenario>', help: TRIGGER_SCENARIOS.join(', '), complete: TRIGGER_SCENARIOS }],
+  flags: TRIGGER_FLAGS,
+  examples: [
+    'lbrl sandbox trigger paid               # created, pix_confirmed ... finalized',
+    'lbrl sandbox trigger wrong-settlement   # with lbrl listen --verify: deposit.mismatch',
+  ],
+  async run({ opts, args: [scenario], session }) {
+    return (await import('./sandbox-trigger.js')).run(scenario, opts, await session());
+  },
+});
+
+export const LISTEN = command({
+  path: 'listen',
+  description: "send the profile's deposit events to a URL as signed webhooks (Standard Webhooks)",
+  flags: LISTEN_FLAGS,
+  examples: [
+    'lbrl listen --forward-to http://localhost:4242/webhooks',
+    'export LBRL_WEBHOOK_SECRET="$(lbrl listen --print-secret)"',
+    'lbrl listen --forward-to https://shop.example/hooks --events deposit.finalized,deposit.failed --verify',
+    'lbrl listen --forward-to http://localhost:4242/webhooks --replay evt_...',
+  ],
+  conflicts: [
+    {
+      when: { set: 'printSecret' },
+      forbids: ['forwardTo', 'events', 'interval', 'verify', 'replay'],
+      message: (flags) => `--print-secret prints the secret alone: leave out ${flags.join(', ')}`,
+    },
+    {
+      when: { set: 'replay' },
+      forbids: ['events', 'interval', 'verify'],
+      message: (flags) => `--replay sends one event: leave out ${flags.join(', ')}`,
+    },
+  ],
+  async run({ opts, session }) {
+    return (await import('./listen.js')).run(opts, await session());
+  },
+});
+
 export const COMPLETION = command({
   path: 'completion',
   description: 'print a shell completion script: source <(lbrl completion bash)',
@@ -438,6 +482,8 @@ export const COMMANDS: readonly CommandDef[] = [
   SANDBOX_FAIL,
   SANDBOX_SEND,
   DISPLAY,
+  SANDBOX_TRIGGER,
+  LISTEN,
   COMPLETION,
   COMPLETE,
 ] as CommandDef[];

@@ -217,3 +217,30 @@ export const PAY_FLAGS = [
     complete: SETTLE_CHOICES,
   },
 ] as const satisfies readonly FlagDef[];
+
+export const LISTEN_FLAGS = [
+  { flags: '--forward-to <url>', help: 'POST each event here (https://, or http:// on loopback)' },
+  {
+    flags: '--events <types>',
+    help: 'only these event types, comma-separated (deposit.created,deposit.finalized,...)',
+  },
+  { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1, default 3)' },
+  {
+    flags: '--verify',
+    help: 'check each FINALIZED settlement on chain: deposit.verified or deposit.mismatch',
+  },
+  { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
+  { flags: '--print-secret', help: "print the profile's webhook signing secret (whsec_...) and exit" },
+  { flags: '--replay <event-id>', help: 'send one event of the outbox again to --forward-to, and exit' },
+] as const satisfies readonly FlagDef[];
+
+/** The stories `sandbox trigger` tells. */
+export const TRIGGER_SCENARIOS = ['paid', 'failed', 'paid-slowly', 'wrong-settlement', 'abandoned'] as const;
+
+export const TRIGGER_FLAGS = [
+  {
+    flags: '--to <liquid-address>',
+    help: "destination Liquid address (default: the profile's default-address, else a sandbox address)",
+  },
+  { flags: '--amount <reais>', help: 'amount in reais (default 10.00)' },
+] as const satisfies readonly FlagDef[];

@@ -57,6 +57,12 @@ export interface WatchPlan {
 export interface WatchLoopOptions extends WatchPlan, FlowClock {
   ids: string[];
   unreachableLimitMs?: number;
+  /**
+   * Deposits to follow as well, asked at the start of every round (`listen`: those the history
+   * gains meanwhile). With it, the watch does not end when all are done: it waits for more
+   * until interrupted.
+   */
+  discover?: (() => Iterable<string>) | undefined;
 }
 
 export interface WatchResult {
@@ -145,8 +151,12 @@ export async function watchDeposits(
     (s === undefined || !isTerminal(s) || (s === 'FINALIZED' && o.settled !== undefined && !proven.has(id)));
   const pending = () => [...states].filter(([id, s]) => open(id, s)).map(([id]) => id);
 
-  while (pending().length > 0) {
+  const more = () => {
+    for (const id of o.discover?.() ?? []) if (!states.has(id)) states.set(id, undefined);
+  };
+  while (o.discover !== undefined || pending().length > 0) {
     const roundStart = o.now();
+    more();
     for (const id of pending()) {
       if (timedOut()) break;
       // the shared budget: requests across all deposits are spaced evenly
@@ -204,7 +214,7 @@ export async function watchDeposits(
       }
     }
     events.tick(states, o.now() - started);
-    if (pending().length === 0) break;
+    if (o.discover === undefined && pending().length === 0) break;
     if (timedOut()) throw timeoutError();
     let wait = roundStart + o.intervalMs - o.now();
     if (o.timeoutMs !== undefined) wait = Math.min(wait, started + o.timeoutMs - o.now());

@@ -39,7 +39,7 @@ export function actOn(
   id: string,
   action: SandboxAction,
   now: number,
-  extra: { settle?: string } = {},
+  extra: { settle?: string; slowMs?: number } = {},
 ): ActOutcome {
   const deposit = store.load(id);
   if (!deposit) return { ok: false, reason: 'not_found' };

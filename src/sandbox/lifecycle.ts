@@ -31,6 +31,8 @@ export interface Events {
   failedAt?: number;
   /** how the sandbox settles it (`sandbox pay --settle`); rightly when not given */
   settle?: string;
+  /** `sandbox trigger paid-slowly`: TX_SENT lasts this much longer before FINALIZED */
+  slowMs?: number;
 }
 
 const FLOW = ['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED'] as const;
@@ -58,6 +60,9 @@ export function stateAt(d: StoredDeposit, e: Events, now: number): State {
   const flowStatus = (t: number): State['status'] => {
     if (paidAt === undefined || t < paidAt) return 'WAITING_PAYMENT';
     const step = Math.min(FLOW.length - 1, Math.floor((t - paidAt) / STEP_MS));
+    // held in TX_SENT (the step before FINALIZED) for slowMs more
+    if (e.slowMs && step === FLOW.length - 1 && t - paidAt < step * STEP_MS + e.slowMs)
+      return FLOW[step - 1]!;
     return FLOW[step]!;
   };
   if (e.failedAt !== undefined && e.failedAt <= now) {

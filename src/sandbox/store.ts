@@ -158,17 +158,25 @@ export class SandboxStore {
   }
 
   eventsOf(id: string): Events {
-    const paid = readJson<{ at: number; settle?: string }>(path.join(this.events, `${id}.paid`));
+    const paid = readJson<{ at: number; settle?: string; slowMs?: number }>(
+      path.join(this.events, `${id}.paid`),
+    );
     const failed = readJson<{ at: number }>(path.join(this.events, `${id}.failed`));
     const e: Events = {};
     if (paid) e.paidAt = paid.at;
     if (paid?.settle) e.settle = paid.settle;
+    if (typeof paid?.slowMs === 'number' && paid.slowMs > 0) e.slowMs = paid.slowMs;
     if (failed) e.failedAt = failed.at;
     return e;
   }
 
   /** Record a payment or a failure once; false when it was already recorded. */
-  record(id: string, kind: 'paid' | 'failed', at: number, extra: { settle?: string } = {}): boolean {
+  record(
+    id: string,
+    kind: 'paid' | 'failed',
+    at: number,
+    extra: { settle?: string; slowMs?: number } = {},
+  ): boolean {
     return publishExclusive(path.join(this.events, `${id}.${kind}`), JSON.stringify({ at, ...extra }));
   }
 }

@@ -50,6 +50,8 @@ export interface Profile {
   'requests-per-minute'?: string;
   /** the shop's name on the customer's screen (`lbrl display`) */
   'shop-name'?: string;
+  /** the signing secret of `lbrl listen` (whsec_...): made by listen, printed only by `listen --print-secret` */
+  'webhook-secret'?: string;
   /** secrets, like the token: set only by `config set-blinding-key`, never printed */
   'blinding-keys'?: BlindingKeyEntry[];
 }

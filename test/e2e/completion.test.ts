@@ -52,6 +52,7 @@ describe('lbrl completion', () => {
       'config',
       'deposit',
       'display',
+      'listen',
       'sandbox',
     ]);
     const bad = await runBin(['completion', 'tcsh'], env);
@@ -138,7 +139,8 @@ const SHELL_CASES: Array<[string, string[]]> = [
   ['lbrl display --lang ', ['en', 'pt']],
   ['lbrl config set shop-name ', []],
   // `help` takes a command path, as `lbrl <path> --help` does
-  ['lbrl help ', ['auth', 'completion', 'config', 'deposit', 'display', 'sandbox']],
+  ['lbrl help ', ['auth', 'completion', 'config', 'deposit', 'display', 'listen', 'sandbox']],
+  ['lbrl sandbox trigger ', ['abandoned', 'failed', 'paid', 'paid-slowly', 'wrong-settlement']],
   ['lbrl help deposit ', ['create', 'get', 'list', 'reconcile', 'report', 'verify', 'watch']],
   ['lbrl help config set', ['set', 'set-blinding-key']],
   ['lbrl help deposit create ', []],

@@ -1,0 +1,104 @@
+/**
+ * `lbrl sandbox trigger <scenario>`: a sandbox deposit made and walked through a named story, so
+ * that `lbrl listen` and the receiver behind it can be tried without a service. Each deposit is
+ * created through the sandbox's API (checked and recorded in the history like any other, so
+ * listen follows it) with autopay off, then the story is written into the sandbox's data.
+ */
+import { randomUUID } from 'node:crypto';
+import { createChecked } from '../deposits/create.js';
+import { buildRequest } from '../deposits/request.js';
+import { invalidValue, LbrlError, usageError } from '../errors.js';
+import { actOn } from '../sandbox/actions.js';
+import { STEP_MS } from '../sandbox/lifecycle.js';
+import type { Session } from '../session.js';
+import type { OptionsOf } from './define.js';
+import { type TRIGGER_FLAGS, TRIGGER_SCENARIOS } from './flags.js';
+
+export type TriggerOptions = OptionsOf<typeof TRIGGER_FLAGS>;
+type Scenario = (typeof TRIGGER_SCENARIOS)[number];
+
+/** How long `paid-slowly` stays in TX_SENT. */
+export const SLOW_MS = 5 * 60 * 1000;
+
+/** A Liquid address for a trigger given none (no --to, no default-address): nobody's wallet. */
+const EXAMPLE_ADDRESS: Partial<Record<string, string>> = {
+  liquid:
+    'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv',
+};
+
+const STORIES: Record<Scenario, string> = {
+  paid: 'paid now: PIX_CONFIRMED, SETTLEMENT_CREATED, TX_SENT and FINALIZED about a second apart',
+  failed: 'paid now, then FAILED while its settlement is made',
+  'paid-slowly': `paid now, then held in TX_SENT for ${SLOW_MS / 60_000} minutes before FINALIZED`,
+  'wrong-settlement':
+    'paid now and settled to a stranger: FINALIZED, and with verification on (listen --verify) a mismatch',
+  abandoned: 'never paid: it stays WAITING_PAYMENT (the ledger expires it after expire-after)',
+};
+
+function isScenario(text: string): text is Scenario {
+  return (TRIGGER_SCENARIOS as readonly string[]).includes(text);
+}
+
+export async function run(scenario: string, opts: TriggerOptions, session: Session): Promise<void> {
+  if (!isScenario(scenario))
+    throw invalidValue('scenario', scenario, `one of ${TRIGGER_SCENARIOS.join(', ')}`);
+  const defaults = session.requestDefaults();
+  const to = opts.to ?? defaults.defaultAddress ?? EXAMPLE_ADDRESS[defaults.network];
+  if (to === undefined)
+    throw usageError(
+      `sandbox trigger needs a destination on ${defaults.network}: pass --to <liquid-address> or set default-address`,
+    );
+  const body = buildRequest({ amount: opts.amount ?? '10.00', to, split: false }, defaults);
+  const target = session.target();
+  if (target.mode !== 'sandbox')
+    throw usageError(
+      'sandbox trigger acts on the embedded sandbox (its data under the config directory): unset the base URL and token (LBRL_BASE_URL, LBRL_TOKEN, the profile) to use it',
+    );
+  const p = session.printer;
+  const { startSandbox } = await import('../sandbox/embedded.js');
+  const { qrPng } = await import('../ui/qrpng.js');
+  // its own sandbox on the same data, autopay off: the story, not the timer, decides what happens
+  const sandbox = await startSandbox({
+    drawPng: qrPng,
+    dir: session.sandboxDir,
+    autopay: 'off',
+    now: session.ctx.now,
+  });
+  try {
+    p.addSecret(sandbox.token);
+    const api = await session.client(
+      {
+        mode: 'live',
+        baseUrl: sandbox.baseUrl,
+        token: sandbox.token,
+        baseUrlFrom: 'sandbox',
+        tokenFrom: 'sandbox',
+      },
+      { maxRetries: 0 },
+    );
+    const { value } = await createChecked(
+      { api, recorder: session, scope: session.scope(target), now: session.ctx.now },
+      body,
+      randomUUID(),
+    );
+    const id = value.id;
+    const now = session.ctx.now();
+    const act = (action: 'pay' | 'fail', at: number, extra: { settle?: string; slowMs?: number } = {}) => {
+      const r = actOn(sandbox.store, id, action, at, extra);
+      if (!r.ok) throw new LbrlError(`the sandbox refused to ${action} deposit ${id}`, 'service');
+    };
+    if (scenario === 'paid') act('pay', now);
+    else if (scenario === 'failed') {
+      act('pay', now);
+      act('fail', now + Math.round(1.5 * STEP_MS));
+    } else if (scenario === 'paid-slowly') act('pay', now, { slowMs: SLOW_MS });
+    else if (scenario === 'wrong-settlement') act('pay', now, { settle: 'address' });
+    if (session.globals.json) p.json({ scenario, id, story: STORIES[scenario] });
+    else {
+      p.out(id);
+      p.info(`triggered ${scenario}: deposit ${id} ${STORIES[scenario]}; lbrl listen sends its events`);
+    }
+  } finally {
+    await sandbox.close();
+  }
+}

@@ -1,0 +1,447 @@
+/**
+ * Events out (`lbrl listen`): what is observed of the profile's deposits becomes events, each
+ * written to the outbox (store/outbox.ts) before it is sent, then POSTed, signed as the Standard
+ * Webhooks specification says, until the receiver answers 2xx or the retention period ends.
+ *
+ * - Each deposit has its own queue, sent in order; a receiver stuck on one deposit's event holds
+ *   back only that deposit's later events, never another deposit's.
+ * - Failed attempts (an answer other than 2xx, a time-out, a refused connection) are retried
+ *   with capped, jittered, exponential back-off, each with a fresh timestamp and signature and the
+ *   same webhook-id and body.
+ * - The outbox is the truth: after a crash, what it holds undelivered is sent again, with the
+ *   same ids; what was seen but not yet written is seen again and gets the same deterministic ids.
+ */
+
+import type { GetResponse } from '../api/models.js';
+import type { PostOutcome, WebhookPoster } from '../api/webhook-post.js';
+import { isTerminal } from '../domain/values.js';
+import {
+  type DepositEventType,
+  eventBody,
+  eventForStatus,
+  eventId,
+  webhookHeaders,
+} from '../domain/webhook.js';
+import type { HistoryEntry } from '../store/history.js';
+import {
+  apply,
+  type EventRecord,
+  type Outbox,
+  type OutboxRecord,
+  type OutboxState,
+  type SeenRecord,
+} from '../store/outbox.js';
+import type { FlowClock } from './ports.js';
+import type { DepositOutcome } from './verify.js';
+import { GONE } from './watch.js';
+
+/** How long an event is retried before it is given up (as Stripe and Svix: about three days). */
+export const RETENTION_MS = 3 * 24 * 3600 * 1000;
+/** The longest wait between two attempts of one event. */
+export const MAX_BACKOFF_MS = 10 * 60 * 1000;
+const FIRST_BACKOFF_MS = 1000;
+/** At most this many requests to the receiver at once, across deposits. */
+export const MAX_IN_FLIGHT = 8;
+/** How many delivered events the outbox keeps for `--replay` after compacting. */
+export const KEEP_DELIVERED = 1000;
+/**
+ * Compacting moves `since` up to this long before the last look at the history: a deposit created
+ * before it was pending then, so listen follows it until done, and need not remember it after.
+ */
+export const SINCE_MARGIN_MS = 3600 * 1000;
+/** The outbox is compacted once it has this many lines more than it needs. */
+const COMPACT_SLACK = 4000;
+
+export interface HubDeps {
+  outbox: Outbox;
+  poster: WebhookPoster;
+  clock: FlowClock;
+  /** the history's key of the service (a base URL, or "sandbox"): part of every event id */
+  service: string;
+  url: string;
+  key: Uint8Array;
+  /** the event types to send (the others are noted in the outbox, not sent) */
+  wanted: ReadonlySet<DepositEventType>;
+  /** a deposit is done only once its settlement was verified or contradicted */
+  verify: boolean;
+  /** one line per answer of the receiver, and per event given up */
+  log(line: string): void;
+  warn(line: string): void;
+  retentionMs?: number;
+}
+
+/** What the receiver's answer line shows: time, type, deposit, status, duration, event id. */
+export function answerLine(
+  now: number,
+  event: { event: string; deposit: string; id: string },
+  outcome: PostOutcome,
+  then?: string,
+): string {
+  const time = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const result = outcome.kind === 'answer' ? String(outcome.status) : `ERR ${outcome.reason}`;
+  return `${time}  ${event.event}  ${event.deposit}  --> ${result} (${Math.round(outcome.ms)} ms)${then ? `; ${then}` : ''}  [${event.id}]`;
+}
+
+/** The wait before attempt `attempt` + 1 (0 after the first): doubling from 1 s, capped, jittered down by up to half. */
+export function backoffMs(attempt: number, random: number): number {
+  const base = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.min(attempt, 30));
+  return Math.round(base * (0.5 + random / 2));
+}
+
+function seconds(ms: number): string {
+  return ms < 1000
+    ? `${ms} ms`
+    : ms < 120_000
+      ? `${Math.round(ms / 1000)} s`
+      : `${Math.round(ms / 60_000)} min`;
+}
+
+/** The verification result an event carries: what was proven, never the unblinding data. */
+function verificationOf(outcome: DepositOutcome): Record<string, unknown> {
+  const r = outcome.report;
+  return {
+    outcome: outcome.outcome,
+    txid: outcome.txid,
+    confirmations: r?.confirmations ?? null,
+    requiredConfirmations: r?.requiredConfirmations ?? null,
+    checks: r?.checks ?? [],
+  };
+}
+
+export class EventHub {
+  readonly state: OutboxState;
+  private readonly queues = new Map<string, EventRecord[]>();
+  private readonly workers = new Map<string, Promise<void>>();
+  private inFlight = 0;
+  /** workers waiting for a slot, first come first served (a head index: shift() is linear) */
+  private waiting: Array<() => void> = [];
+  private waitingHead = 0;
+  private readonly stopping = new AbortController();
+  /** when covered() last read the history */
+  private lastLook: number | undefined;
+
+  constructor(private readonly deps: HubDeps) {
+    this.state = deps.outbox.load();
+    if (this.state.since === undefined) {
+      const since: OutboxRecord = { v: 1, type: 'since', at: this.iso() };
+      this.write([since]);
+    }
+    this.compact(false);
+  }
+
+  private iso(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+
+  private write(records: OutboxRecord[], sync = false): void {
+    this.deps.outbox.append(records, sync);
+    for (const r of records) apply(this.state, r);
+    this.state.lines += records.length;
+  }
+
+  /** Sends again whatever the outbox holds undelivered, in order per deposit. */
+  start(): void {
+    for (const e of this.state.events.values()) if (e.state === 'pending') this.enqueue(e.record);
+  }
+
+  /** Undelivered events in the outbox. */
+  get pendingCount(): number {
+    let n = 0;
+    for (const q of this.queues.values()) n += q.length;
+    return n;
+  }
+
+  /**
+   * The deposits to follow, from the history's entries of this profile and service: those not yet
+   * final, those the outbox is not done with, and those created since listen first ran here (so a
+   * deposit that ended while listen was stopped still gets its events). Emits deposit.expired
+   * for an entry the ledger marked expired.
+   */
+  covered(entries: Iterable<HistoryEntry>): string[] {
+    this.lastLook = this.deps.clock.now();
+    const ids: string[] = [];
+    const since = this.state.since ?? '';
+    const listed = new Set<string>();
+    for (const e of entries) {
+      const seen = this.state.seen.get(e.id);
+      if (seen?.closed || e.status === GONE) continue;
+      const recent = e.at >= since;
+      if (isTerminal(e.status) && !seen && !recent) continue;
+      if (typeof e.expiredAt === 'string' && !seen?.expired) this.expired(e);
+      ids.push(e.id);
+      listed.add(e.id);
+    }
+    for (const [id, seen] of this.state.seen) if (!seen.closed && !listed.has(id)) ids.push(id);
+    return ids;
+  }
+
+  /** A deposit's status as the watch saw it (a change, or the first look since start). */
+  observe(deposit: GetResponse): void {
+    const id = deposit.id.toLowerCase();
+    const seen = this.state.seen.get(id);
+    if (seen?.closed || seen?.status === deposit.status) return;
+    const now = this.deps.clock.now();
+    const events: EventRecord[] = [];
+    let previous: string | null = seen?.status ?? null;
+    if (!seen) {
+      events.push(this.event(id, 'deposit.created', now, deposit, null));
+      previous = 'WAITING_PAYMENT';
+    }
+    const type = eventForStatus(deposit.status);
+    if (type && type !== 'deposit.created') events.push(this.event(id, type, now, deposit, previous));
+    const closed = deposit.status === 'FAILED' || (deposit.status === 'FINALIZED' && !this.deps.verify);
+    this.emit(events, this.seen(id, deposit.status, now, closed, seen?.expired));
+  }
+
+  /** What the check on chain of a FINALIZED deposit found (with --verify): its event, and the deposit is done. */
+  verification(deposit: GetResponse, outcome: DepositOutcome): void {
+    const id = deposit.id.toLowerCase();
+    const seen = this.state.seen.get(id);
+    if (seen?.closed) return;
+    const now = this.deps.clock.now();
+    const type: DepositEventType | undefined =
+      outcome.outcome === 'verified'
+        ? 'deposit.verified'
+        : outcome.outcome === 'mismatch'
+          ? 'deposit.mismatch'
+          : undefined;
+    const events = type ? [this.event(id, type, now, deposit, deposit.status, verificationOf(outcome))] : [];
+    if (!type)
+      this.deps.warn(
+        `deposit ${id}: its settlement could not be proven on chain (${outcome.outcome}); no deposit.verified is sent for it`,
+      );
+    this.emit(events, this.seen(id, deposit.status, now, true, seen?.expired));
+  }
+
+  /** The service does not know the deposit (any more): nothing more will come of it. */
+  gone(id: string): void {
+    const key = id.toLowerCase();
+    const seen = this.state.seen.get(key);
+    if (seen?.closed) return;
+    this.write([this.seen(key, seen?.status ?? GONE, this.deps.clock.now(), true, seen?.expired)]);
+  }
+
+  private expired(e: HistoryEntry): void {
+    const now = this.deps.clock.now();
+    const seen = this.state.seen.get(e.id);
+    const deposit = {
+      id: e.id,
+      status: seen?.status ?? e.status,
+      amountInCents: e.amountInCents,
+      destinationAddress: e.destinationAddress,
+      splitAddress: e.splitAddress,
+      createdAt: e.answer?.createdAt ?? e.at,
+      expiredAt: e.expiredAt,
+    };
+    const events: EventRecord[] = [];
+    if (!seen) events.push(this.event(e.id, 'deposit.created', now, deposit, null));
+    events.push(this.event(e.id, 'deposit.expired', now, deposit, seen?.status ?? 'WAITING_PAYMENT'));
+    this.emit(events, { ...this.seen(e.id, seen?.status ?? 'WAITING_PAYMENT', now, false), expired: true });
+  }
+
+  private seen(deposit: string, status: string, now: number, closed: boolean, expired?: true): SeenRecord {
+    const r: SeenRecord = { v: 1, type: 'seen', deposit, status, at: new Date(now).toISOString() };
+    if (closed) r.closed = true;
+    if (expired) r.expired = true;
+    return r;
+  }
+
+  private event(
+    deposit: string,
+    type: DepositEventType,
+    now: number,
+    object: unknown,
+    previousStatus: string | null,
+    verification?: unknown,
+  ): EventRecord {
+    return {
+      v: 1,
+      type: 'event',
+      id: eventId(this.deps.service, deposit, type),
+      deposit,
+      event: type,
+      at: new Date(now).toISOString(),
+      body: eventBody({ type, at: now, deposit: object, previousStatus, verification }),
+    };
+  }
+
+  /**
+   * Written (and synced to disk) first, then queued: an event is never sent that the outbox does
+   * not hold. The events seen in one turn of the event loop share one sync.
+   */
+  private emit(events: EventRecord[], seen: SeenRecord): void {
+    const sent = events.filter((e) => this.deps.wanted.has(e.event as DepositEventType));
+    // an id already in the outbox (made again after a crash) is not queued twice
+    const fresh = sent.filter((e) => !this.state.events.has(e.id));
+    this.write([...fresh, seen]);
+    if (fresh.length === 0) return;
+    this.unsynced.push(...fresh);
+    if (this.unsynced.length === fresh.length) setImmediate(() => this.flush());
+  }
+
+  private readonly unsynced: EventRecord[] = [];
+
+  /** Syncs the outbox, then queues what it now holds for sure. */
+  flush(): void {
+    if (this.unsynced.length === 0) return;
+    this.deps.outbox.sync();
+    for (const e of this.unsynced.splice(0)) this.enqueue(e);
+  }
+
+  private enqueue(record: EventRecord): void {
+    const queue = this.queues.get(record.deposit);
+    if (queue) {
+      queue.push(record);
+      return;
+    }
+    this.queues.set(record.deposit, [record]);
+    const worker: Promise<void> = this.work(record.deposit).finally(() => {
+      if (this.workers.get(record.deposit) === worker) this.workers.delete(record.deposit);
+    });
+    this.workers.set(record.deposit, worker);
+  }
+
+  private async slot(): Promise<void> {
+    if (this.inFlight < MAX_IN_FLIGHT) {
+      this.inFlight += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting[this.waitingHead];
+    if (next) {
+      this.waiting[this.waitingHead++] = undefined as unknown as () => void;
+      if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
+        this.waiting = this.waiting.slice(this.waitingHead);
+        this.waitingHead = 0;
+      }
+      next();
+    } else this.inFlight -= 1;
+  }
+
+  /** One deposit's queue, head first: the next event only once the one before is done with. */
+  private async work(deposit: string): Promise<void> {
+    const queue = this.queues.get(deposit)!;
+    const { clock } = this.deps;
+    const retention = this.deps.retentionMs ?? RETENTION_MS;
+    try {
+      while (queue.length > 0 && !this.stopped()) {
+        const record = queue[0]!;
+        for (let attempt = 0; ; attempt++) {
+          if (this.stopped()) return;
+          await this.slot();
+          let outcome: PostOutcome;
+          try {
+            if (this.stopped()) return;
+            outcome = await this.send(record);
+          } finally {
+            this.release();
+          }
+          if (this.stopped() && outcome.kind === 'failure') return;
+          const now = clock.now();
+          if (outcome.kind === 'answer' && outcome.status >= 200 && outcome.status < 300) {
+            this.write([
+              { v: 1, type: 'done', id: record.id, at: new Date(now).toISOString(), http: outcome.status },
+            ]);
+            this.deps.log(answerLine(now, record, outcome));
+            break;
+          }
+          const age = now - Date.parse(record.at);
+          if (!(age < retention)) {
+            this.write([{ v: 1, type: 'dropped', id: record.id, at: new Date(now).toISOString() }]);
+            this.deps.log(
+              answerLine(
+                now,
+                record,
+                outcome,
+                `given up after ${attempt + 1} attempt(s) over ${seconds(age)}`,
+              ),
+            );
+            break;
+          }
+          const delay = Math.min(backoffMs(attempt, clock.random()), Math.max(0, retention - age));
+          this.deps.log(answerLine(now, record, outcome, `retrying in ${seconds(delay)}`));
+          try {
+            await clock.sleep(delay, this.stopping.signal);
+          } catch {
+            return;
+          }
+        }
+        queue.shift();
+      }
+    } finally {
+      if (queue.length === 0 || this.stopped()) this.queues.delete(deposit);
+    }
+  }
+
+  private stopped(): boolean {
+    return this.stopping.signal.aborted || this.deps.clock.signal.aborted;
+  }
+
+  /** One attempt: signed now, with the event's id and body. */
+  send(record: EventRecord, signal?: AbortSignal): Promise<PostOutcome> {
+    const headers = webhookHeaders(this.deps.key, record.id, this.deps.clock.now(), record.body);
+    return this.deps.poster.post(this.deps.url, headers, record.body, signal ?? this.stopping.signal);
+  }
+
+  /** Waits until every queue is empty (tests, and the benchmarks). */
+  async drained(): Promise<void> {
+    this.flush();
+    while (this.workers.size > 0) await Promise.race(this.workers.values());
+  }
+
+  /** Stops sending (what is undelivered stays in the outbox for the next start). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    // what was written is kept, synced, for the next start
+    if (this.unsynced.length > 0) {
+      this.deps.outbox.sync();
+      this.unsynced.length = 0;
+    }
+    await Promise.allSettled(this.workers.values());
+    this.deps.outbox.close();
+  }
+
+  /**
+   * Compacts the outbox when it holds much more than it needs: the events not yet delivered, the
+   * last KEEP_DELIVERED delivered ones (for --replay), and what was said of the deposits listen is
+   * not done with or was done with since `since`.
+   */
+  compact(force: boolean): void {
+    const now = this.deps.clock.now();
+    let since = this.state.since ?? new Date(now).toISOString();
+    if (this.lastLook !== undefined) {
+      const moved = new Date(this.lastLook - SINCE_MARGIN_MS).toISOString();
+      if (moved > since) since = moved;
+    }
+    let remembered = 0;
+    for (const seen of this.state.seen.values()) if (!seen.closed || seen.at >= since) remembered += 1;
+    const needed = this.pendingEvents() + KEEP_DELIVERED * 2 + remembered;
+    // twice what is needed: each rewrite is paid for by as many lines appended since
+    if (!force && this.state.lines <= 2 * needed + COMPACT_SLACK) return;
+    const records: OutboxRecord[] = [{ v: 1, type: 'since', at: since }];
+    for (const [id, seen] of this.state.seen) {
+      // done with before `since`: created before it too, so not covered again
+      if (seen.closed && seen.at < since) this.state.seen.delete(id);
+      else records.push(seen);
+    }
+    const delivered = [...this.state.events.values()].filter((e) => e.state === 'done');
+    const keep = new Set(delivered.slice(-KEEP_DELIVERED).map((e) => e.record.id));
+    for (const [id, e] of this.state.events) {
+      if (e.state === 'pending') records.push(e.record);
+      else if (keep.has(id)) records.push(e.record, { v: 1, type: 'done', id, at: e.record.at, http: 200 });
+      else this.state.events.delete(id);
+    }
+    this.deps.outbox.rewrite(records);
+    this.state.since = since;
+    this.state.lines = records.length;
+  }
+
+  private pendingEvents(): number {
+    let n = 0;
+    for (const e of this.state.events.values()) if (e.state === 'pending') n += 1;
+    return n;
+  }
+}

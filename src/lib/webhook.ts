@@ -1,0 +1,116 @@
+/**
+ * Receiving lbrl's events in a Node program: `verifyWebhook(body, headers, secret)` checks a
+ * delivery as the Standard Webhooks specification says (any of its libraries would accept the
+ * same deliveries) and returns the event, or throws a WebhookVerificationError saying why not.
+ */
+import {
+  checkSignature,
+  type DepositEventType,
+  type SignatureProblem,
+  TOLERANCE_SECONDS,
+} from '../domain/webhook.js';
+
+export type WebhookProblem = SignatureProblem | 'malformed_body';
+
+/** A delivery that must not be trusted; `reason` says which check it failed. */
+export class WebhookVerificationError extends Error {
+  constructor(
+    readonly reason: WebhookProblem,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+  }
+}
+
+/** An event as lbrl sends it. */
+export interface WebhookEvent {
+  type: DepositEventType;
+  /** when lbrl observed it, ISO 8601 */
+  timestamp: string;
+  data: {
+    /** the deposit as the service answered, after lbrl's checks */
+    deposit: Record<string, unknown> & { id: string; status: string };
+    previousStatus: string | null;
+    /** deposit.verified and deposit.mismatch: what the check on chain found */
+    verification?: Record<string, unknown>;
+  };
+}
+
+/** Headers as Node's http module gives them (lower-case names), as a Fetch Headers object, or a plain record. */
+export type WebhookHeaders =
+  | { get(name: string): string | null }
+  | Record<string, string | string[] | undefined>;
+
+export interface VerifyWebhookOptions {
+  /** the receiver's clock, in ms (default Date.now) */
+  now?: () => number;
+  /** how far the delivery's timestamp may be from now, in seconds (default 300) */
+  toleranceSeconds?: number;
+}
+
+function header(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    const value = (headers as { get(name: string): string | null }).get(name);
+    return value ?? undefined;
+  }
+  const record = headers as Record<string, string | string[] | undefined>;
+  let value = record[name];
+  if (value === undefined) {
+    const key = Object.keys(record).find((k) => k.toLowerCase() === name);
+    value = key === undefined ? undefined : record[key];
+  }
+  if (Array.isArray(value)) {
+    if (value.length !== 1) return value.length === 0 ? undefined : '\0';
+    value = value[0];
+  }
+  return value;
+}
+
+/**
+ * Check a delivery: the raw body exactly as received (a string or the bytes: parse it only after
+ * this), its headers and the profile's secret (`lbrl listen --print-secret`). Returns the event.
+ */
+export function verifyWebhook(
+  body: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): WebhookEvent {
+  if (typeof secret !== 'string')
+    throw new WebhookVerificationError('bad_secret', 'the secret must be a string');
+  if (headers === null || typeof headers !== 'object')
+    throw new WebhookVerificationError('missing_header', 'no headers were given');
+  let text: string;
+  if (typeof body === 'string') text = body;
+  else if (body instanceof Uint8Array) {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    } catch {
+      throw new WebhookVerificationError('malformed_body', 'the body is not UTF-8');
+    }
+  } else throw new WebhookVerificationError('malformed_body', 'the body must be a string or bytes');
+  const result = checkSignature(
+    secret,
+    {
+      id: header(headers, 'webhook-id'),
+      timestamp: header(headers, 'webhook-timestamp'),
+      signature: header(headers, 'webhook-signature'),
+    },
+    text,
+    (options.now ?? Date.now)(),
+    options.toleranceSeconds ?? TOLERANCE_SECONDS,
+  );
+  if (!result.ok)
+    throw new WebhookVerificationError(result.problem, `webhook not verified: ${result.detail}`);
+  let event: unknown;
+  try {
+    event = JSON.parse(text);
+  } catch {
+    throw new WebhookVerificationError('malformed_body', 'the body is not JSON');
+  }
+  const e = event as Partial<WebhookEvent> | null;
+  if (!e || typeof e !== 'object' || typeof e.type !== 'string' || typeof e.data !== 'object' || !e.data)
+    throw new WebhookVerificationError('malformed_body', 'the body is not an lbrl event');
+  return e as WebhookEvent;
+}

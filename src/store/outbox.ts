@@ -1,0 +1,313 @@
+/**
+ * The webhook outbox of a profile (`lbrl listen`): an append-only NDJSON file under the config
+ * directory, `webhooks/<profile>.ndjson`, private (0600 in a 0700 directory). Every event is
+ * written here (and synced to disk) before it is sent; a 2xx answer appends a `done` line. Each
+ * append is one write of whole lines on a file opened for appending, so a kill -9 loses at most the
+ * line being written, and a torn last line is skipped on reading.
+ *
+ * Only the process holding the profile's listen lock (`webhooks/<profile>.lock`) writes it. It is
+ * compacted by that process (a new file written beside it, synced, and renamed over it, so a crash
+ * leaves the old file or the new one): events delivered long ago are dropped, so it does not grow
+ * with the number of events ever sent.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { LbrlError } from '../errors.js';
+import { ensurePrivateDir, lstatOwnFile, openOwnFile } from './files.js';
+
+/** An event to deliver: its body is sent byte for byte on every attempt. */
+export interface EventRecord {
+  v: 1;
+  type: 'event';
+  id: string;
+  deposit: string;
+  event: string;
+  at: string;
+  body: string;
+}
+
+/** What listen has said of a deposit: the last status it sent an event for, and whether it is done with it. */
+export interface SeenRecord {
+  v: 1;
+  type: 'seen';
+  deposit: string;
+  status: string;
+  at: string;
+  /** no more events will come for it (final, or verified/mismatch when verifying) */
+  closed?: true;
+  /** deposit.expired was made */
+  expired?: true;
+}
+
+/** The receiver took the event (a 2xx answer). */
+export interface DoneRecord {
+  v: 1;
+  type: 'done';
+  id: string;
+  at: string;
+  http: number;
+}
+
+/** The event was given up on after the retention period. */
+export interface DroppedRecord {
+  v: 1;
+  type: 'dropped';
+  id: string;
+  at: string;
+}
+
+/** Deposits created from this moment on are covered even when they ended while listen was not running. */
+export interface SinceRecord {
+  v: 1;
+  type: 'since';
+  at: string;
+}
+
+export type OutboxRecord = EventRecord | SeenRecord | DoneRecord | DroppedRecord | SinceRecord;
+
+export interface OutboxEvent {
+  record: EventRecord;
+  state: 'pending' | 'done' | 'dropped';
+}
+
+/** The outbox as read: events in file order, what was said of each deposit, since when. */
+export interface OutboxState {
+  events: Map<string, OutboxEvent>;
+  seen: Map<string, SeenRecord>;
+  since: string | undefined;
+  /** lines in the file, for deciding when to compact */
+  lines: number;
+  /** bytes in the file */
+  bytes: number;
+}
+
+const MARK = '{"v":1,';
+
+export class Outbox {
+  readonly dir: string;
+  readonly file: string;
+  readonly lockFile: string;
+
+  constructor(
+    configDir: string,
+    readonly profile: string,
+    private readonly warn: (line: string) => void = () => {},
+  ) {
+    this.dir = path.join(configDir, 'webhooks');
+    this.file = path.join(this.dir, `${profile}.ndjson`);
+    this.lockFile = path.join(this.dir, `${profile}.lock`);
+  }
+
+  /** Every record of the file, folded. Damaged lines are skipped with one warning. */
+  load(): OutboxState {
+    const state: OutboxState = { events: new Map(), seen: new Map(), since: undefined, lines: 0, bytes: 0 };
+    const opened = openOwnFile(this.file, 'read', 'webhook outbox', this.warn);
+    if (!opened) return state;
+    let text: string;
+    try {
+      text = fs.readFileSync(opened.fd, 'utf8');
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+    state.bytes = Buffer.byteLength(text);
+    let damaged = 0;
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      const r = parseRecord(line);
+      if (!r) {
+        damaged += 1;
+        continue;
+      }
+      state.lines += 1;
+      apply(state, r);
+    }
+    if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
+    return state;
+  }
+
+  /** the file kept open for appending: only the lock holder appends, and it appends often */
+  private fd: number | undefined;
+
+  /** Appends in one write; `sync` waits until the disk has it (see sync()). */
+  append(records: OutboxRecord[], sync = false): void {
+    if (records.length === 0) return;
+    if (this.fd === undefined) {
+      ensurePrivateDir(this.dir);
+      this.fd = openOwnFile(this.file, 'append', 'webhook outbox', this.warn)!.fd;
+    }
+    fs.writeSync(this.fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    if (sync) this.sync();
+  }
+
+  /**
+   * Waits until the disk holds what was appended: a kill -9 loses nothing written before it
+   * anyway (the page cache outlives the process); this is for a power cut. One sync covers every
+   * append before it, so events seen together are synced together.
+   */
+  sync(): void {
+    if (this.fd !== undefined) fs.fdatasyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  /**
+   * Rewrites the file with only `records`: a new file beside it, synced, renamed over it. Only the
+   * lock holder calls it, so no append can be lost between the read and the rename.
+   */
+  rewrite(records: OutboxRecord[]): void {
+    this.close();
+    ensurePrivateDir(this.dir);
+    lstatOwnFile(this.file, 'webhook outbox');
+    const temp = path.join(this.dir, `.${this.profile}.ndjson.${process.pid}.tmp`);
+    fs.rmSync(temp, { force: true });
+    const fd = fs.openSync(
+      temp,
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+      0o600,
+    );
+    try {
+      fs.writeSync(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, this.file);
+    try {
+      const dirFd = fs.openSync(this.dir, 'r');
+      fs.fsyncSync(dirFd);
+      fs.closeSync(dirFd);
+    } catch {
+      // a directory that cannot be synced (some file systems): the rename is still atomic
+    }
+  }
+
+  /** Files of a rewrite cut short by a kill (only the lock holder rewrites, so none is in use). */
+  private removeLeftovers(): void {
+    const prefix = `.${this.profile}.ndjson.`;
+    for (const name of fs.readdirSync(this.dir)) {
+      if (name.startsWith(prefix) && name.endsWith('.tmp'))
+        fs.rmSync(path.join(this.dir, name), { force: true });
+    }
+  }
+
+  /**
+   * The profile's listen lock: a file holding this process's pid, made exclusively. One left by a
+   * process that is gone (a kill -9) is taken over; one held by a running process is refused.
+   */
+  lock(): () => void {
+    ensurePrivateDir(this.dir);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const fd = fs.openSync(this.lockFile, 'wx', 0o600);
+        fs.writeSync(fd, String(process.pid));
+        fs.closeSync(fd);
+        this.removeLeftovers();
+        let released = false;
+        return () => {
+          if (released) return;
+          released = true;
+          try {
+            if (fs.readFileSync(this.lockFile, 'utf8') === String(process.pid)) fs.rmSync(this.lockFile);
+          } catch {
+            // already gone
+          }
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = lockHolder(this.lockFile);
+      if (holder === 'gone') {
+        fs.rmSync(this.lockFile, { force: true });
+        continue;
+      }
+      throw new LbrlError(
+        `another lbrl listen${holder === 'unknown' ? '' : ` (pid ${holder})`} is already delivering the events of profile ${this.profile}: stop it first, or run this one with another --profile`,
+        'usage',
+        `the lock is ${this.lockFile}; remove it only if no lbrl listen runs`,
+      );
+    }
+    throw new LbrlError(`could not take the listen lock ${this.lockFile}`, 'config');
+  }
+}
+
+/** The pid in a lock file, 'gone' when that process no longer runs, 'unknown' when it cannot be read. */
+function lockHolder(file: string): number | 'gone' | 'unknown' {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return 'unknown';
+  }
+  const pid = Number(text);
+  if (!Number.isInteger(pid) || pid <= 0) {
+    // being written by its maker this very moment, or damaged: damaged if it has been so a while
+    try {
+      return Date.now() - fs.statSync(file).mtimeMs > 5000 ? 'gone' : 'unknown';
+    } catch {
+      return 'unknown';
+    }
+  }
+  if (pid === process.pid) return 'gone';
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? 'gone' : pid;
+  }
+}
+
+export function apply(state: OutboxState, r: OutboxRecord): void {
+  switch (r.type) {
+    case 'event':
+      if (!state.events.has(r.id)) state.events.set(r.id, { record: r, state: 'pending' });
+      break;
+    case 'done': {
+      const e = state.events.get(r.id);
+      if (e) e.state = 'done';
+      break;
+    }
+    case 'dropped': {
+      const e = state.events.get(r.id);
+      if (e && e.state === 'pending') e.state = 'dropped';
+      break;
+    }
+    case 'seen':
+      state.seen.set(r.deposit, r);
+      break;
+    case 'since':
+      state.since ??= r.at;
+      break;
+  }
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string';
+
+function parseRecord(line: string): OutboxRecord | undefined {
+  if (!line.startsWith(MARK)) return undefined;
+  let r: Record<string, unknown>;
+  try {
+    r = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (!r || typeof r !== 'object' || !isText(r.at)) return undefined;
+  switch (r.type) {
+    case 'event':
+      return isText(r.id) && isText(r.deposit) && isText(r.event) && isText(r.body)
+        ? (r as unknown as EventRecord)
+        : undefined;
+    case 'seen':
+      return isText(r.deposit) && isText(r.status) ? (r as unknown as SeenRecord) : undefined;
+    case 'done':
+      return isText(r.id) && typeof r.http === 'number' ? (r as unknown as DoneRecord) : undefined;
+    case 'dropped':
+      return isText(r.id) ? (r as unknown as DroppedRecord) : undefined;
+    case 'since':
+      return r as unknown as SinceRecord;
+    default:
+      return undefined;
+  }
+}
