@@ -526,7 +526,7 @@ export class History {
         if (s) entry.status = s.status;
         if (s?.final) entry.final = s.final;
         if (v) setChain(entry, v);
-        if (x) entry.expiredAt = x;
+        if (x && expires(entry.status)) entry.expiredAt = x;
         return visit(entry);
       },
       (type) => type !== 'attempt',
@@ -547,7 +547,7 @@ export class History {
       } else if (!e) return;
       else if (r.type === 'status') setStatus(e, r.status, r.at, r.final);
       else if (r.type === 'verified' || r.type === 'unverified') setChain(e, r);
-      else if (r.type === 'expired') e.expiredAt = r.at;
+      else if (r.type === 'expired' && expires(e.status)) e.expiredAt = r.at;
     }, 0);
     return [...all.values()].sort(newerFirst).map(entryOf);
   }
@@ -571,7 +571,7 @@ export class History {
           if (e) setChain(e, r);
         } else if (r.type === 'expired') {
           const e = newest.map.get(r.id);
-          if (e) e.expiredAt = r.at;
+          if (e && expires(e.status)) e.expiredAt = r.at;
         }
       },
       0,
@@ -602,7 +602,7 @@ export class History {
         if (r.type === 'attempt' || r.type === 'verified' || r.type === 'unverified') return;
         if (r.type === 'expired') {
           const e = open.map.get(r.id);
-          if (!e) return;
+          if (!e || !expires(e.status)) return;
           e.expiredAt = r.at;
           if (!opts.includeExpired) {
             open.map.delete(r.id);
@@ -803,6 +803,17 @@ export class History {
       if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
     }
   }
+}
+
+/**
+ * Whether an `expired` record counts, given the status the history held for the deposit when it
+ * was appended: only a deposit still WAITING_PAYMENT is given up on. An expiry appended after
+ * another process recorded a payment (its last look was older than that news), or after an end
+ * (FINALIZED, FAILED, GONE), is void: money in motion is never expired, whatever the order of
+ * the writers.
+ */
+function expires(status: string): boolean {
+  return status === 'WAITING_PAYMENT';
 }
 
 function setStatus(e: Ranked, status: string, at: string, final?: FinalFields): void {

@@ -1,0 +1,113 @@
+/**
+ * The day's trade under attack: histories written by two processes at once, dates that do not
+ * exist, narrow terminals. Against a local service whose answers the test chooses, with a clock
+ * the test holds.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { History, type StoredRecord } from '../../src/store/history.js';
+import { runCli } from '../helpers/cli.js';
+import { liveEnv } from '../helpers/env.js';
+import { brCode, getAnswer, LQ } from '../helpers/fixtures.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+const NOW = Date.parse('2026-11-23T15:00:00Z');
+const HOUR = 3600_000;
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+let server: TestServer;
+let env: Record<string, string>;
+const statusOf = new Map<string, string>();
+
+beforeEach(async () => {
+  statusOf.clear();
+  server = await startServer((req, res) => {
+    const depositId = req.url.split('/').pop()!;
+    const status = statusOf.get(depositId);
+    if (!status) return json(res, 404, { message: 'not found' });
+    json(
+      res,
+      200,
+      getAnswer({
+        id: depositId,
+        status,
+        settlement:
+          status === 'FINALIZED' || status === 'TX_SENT' ? { status, liquidTxid: 'cd'.repeat(32) } : null,
+        confirmedAt: status === 'WAITING_PAYMENT' ? null : '2026-11-23T14:00:00Z',
+      }),
+    );
+  });
+  env = liveEnv(server.url, undefined, { TZ: 'America/Sao_Paulo' });
+});
+afterEach(() => server.close());
+
+function created(n: number, hoursAgo: number, cents = 150000): StoredRecord {
+  return {
+    v: 1,
+    type: 'created',
+    id: id(n),
+    profile: 'default',
+    baseUrl: server.url,
+    at: new Date(NOW - hoursAgo * HOUR).toISOString(),
+    amountInCents: cents,
+    destinationAddress: LQ,
+    splitAddress: null,
+    splitFee: null,
+    status: 'WAITING_PAYMENT',
+    answer: {
+      amount: cents / 100,
+      feeAmount: Math.floor(cents / 100) / 100,
+      netAmount: (cents - Math.floor(cents / 100)) / 100,
+      splitPercent: null,
+      qrCodeText: brCode(cents),
+      createdAt: '2026-11-22T10:00:00.000Z',
+    },
+  } as StoredRecord;
+}
+const status = (n: number, s: string, hoursAgo: number): StoredRecord =>
+  ({
+    v: 1,
+    type: 'status',
+    id: id(n),
+    status: s,
+    at: new Date(NOW - hoursAgo * HOUR).toISOString(),
+  }) as StoredRecord;
+const expired = (n: number, hoursAgo: number): StoredRecord =>
+  ({ v: 1, type: 'expired', id: id(n), at: new Date(NOW - hoursAgo * HOUR).toISOString() }) as StoredRecord;
+
+const write = (records: StoredRecord[]) => new History(env.LBRL_CONFIG_DIR!).append(records);
+const run = (args: string[], extra: Parameters<typeof runCli>[1] = {}) =>
+  runCli(args, { env, clock: { now: NOW }, ...extra });
+
+describe('an expiry written after another process saw the payment', () => {
+  // process A's last look saw WAITING_PAYMENT; process B then recorded PIX_CONFIRMED; A's
+  // expired record lands after it. Money in motion is never expired, whatever the order.
+  beforeEach(() => {
+    write([created(1, 30), status(1, 'PIX_CONFIRMED', 1), expired(1, 1), created(2, 30), expired(2, 1)]);
+    statusOf.set(id(1), 'PIX_CONFIRMED');
+    statusOf.set(id(2), 'WAITING_PAYMENT');
+  });
+
+  it('list shows it PIX_CONFIRMED, not EXPIRED, in the table and in --json', async () => {
+    const table = await run(['deposit', 'list'], { stdoutTTY: true, columns: 160 });
+    const row = table.stdout.split('\n').find((l) => l.startsWith(id(1)))!;
+    expect(row).toContain('PIX_CONFIRMED');
+    expect(row).not.toContain('EXPIRED');
+    const list = JSON.parse((await run(['deposit', 'list', '--json'])).stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(list.find((e) => e.id === id(1))).not.toHaveProperty('expiredAt');
+    expect(list.find((e) => e.id === id(2))).toHaveProperty('expiredAt');
+    const only = await run(['deposit', 'list', '--status', 'EXPIRED', '--json']);
+    expect((JSON.parse(only.stdout) as Array<{ id: string }>).map((e) => e.id)).toEqual([id(2)]);
+  });
+
+  it('watch --pending still follows it; report counts it open, not expired', async () => {
+    const r = await run(['deposit', 'watch', '--pending', '--timeout', '3', '--json']);
+    expect(server.requests.filter((q) => q.url.endsWith(id(1))).length).toBeGreaterThan(0);
+    expect(server.requests.filter((q) => q.url.endsWith(id(2))).length).toBe(0);
+    expect(r.code).toBe(124);
+    const report = JSON.parse((await run(['deposit', 'report', '--json'])).stdout);
+    expect(report.total.expiredCount).toBe(1);
+    expect(report.total.pendingCount).toBe(1);
+  });
+});
