@@ -68,9 +68,24 @@ export function parseWhen(input: string, now: number, timeZoneOffsetMs = 0): Par
       return { ok: false, expected };
     return { ok: true, value: ms - timeZoneOffsetMs };
   }
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(input)) {
+  const time =
+    /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|([+-])(\d{2}):(\d{2}))$/.exec(
+      input,
+    );
+  if (time) {
+    // every part checked: the clock would roll 2026-02-30 over to March 2, and 24:00 to the next day
+    const [, y, mo, d, h, mi, sec = '0', , oh = '0', om = '0'] = time.map((x) => x ?? undefined);
+    const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+    const real =
+      date.getUTCMonth() === Number(mo) - 1 &&
+      date.getUTCDate() === Number(d) &&
+      Number(h) <= 23 &&
+      Number(mi) <= 59 &&
+      Number(sec) <= 59 &&
+      Number(oh) <= 14 &&
+      Number(om) <= 59;
     const ms = Date.parse(input);
-    if (Number.isFinite(ms)) return { ok: true, value: ms };
+    if (real && Number.isFinite(ms)) return { ok: true, value: ms };
   }
   return { ok: false, expected };
 }

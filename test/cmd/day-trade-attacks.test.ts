@@ -111,3 +111,21 @@ describe('an expiry written after another process saw the payment', () => {
     expect(report.total.pendingCount).toBe(1);
   });
 });
+
+describe('--since and --until: times that do not exist', () => {
+  it.each([
+    '2026-02-30T10:00:00-03:00',
+    '2026-02-29T10:00Z',
+    '2026-11-20T24:00:00Z',
+    '2026-04-31T00:00:00+00:00',
+  ])('%s is refused with exit 2 and one line, for list and report', async (when) => {
+    write([created(1, 1)]);
+    for (const cmd of [['deposit', 'list'], ['deposit', 'report']]) {
+      const r = await run([...cmd, '--since', when]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain('--since');
+    }
+  });
+});
