@@ -107,27 +107,28 @@ function humanReport(report: Report, session: Session): string[] {
     p.info(`no deposits recorded for profile ${session.profileName} in that time`);
     return [];
   }
-  const head = [
-    report.by === 'day' ? 'DAY' : 'MONTH',
-    'CREATED',
-    'FINAL',
-    'FAILED',
-    'EXPIRED',
-    'OPEN',
-    'CHARGED',
-    'NET',
+  const columns = session.ctx.stdout.columns || 80;
+  // the table fits the terminal: the least useful columns go first, the period and NET stay
+  const all: Array<{ head: string; cell: (s: ReportSums) => string; drop: number }> = [
+    { head: 'CREATED', cell: (s) => String(s.createdCount), drop: 5 },
+    { head: 'FINAL', cell: (s) => String(s.finalizedCount), drop: 6 },
+    { head: 'FAILED', cell: (s) => String(s.failedCount), drop: 2 },
+    { head: 'EXPIRED', cell: (s) => String(s.expiredCount), drop: 1 },
+    { head: 'OPEN', cell: (s) => String(s.pendingCount), drop: 3 },
+    { head: 'CHARGED', cell: (s) => formatCents(s.createdCents), drop: 4 },
+    { head: 'NET', cell: (s) => formatCents(s.netCents), drop: 99 },
   ];
-  const rows = [...report.periods, { period: 'total', ...t }].map((s) => [
-    s.period,
-    String(s.createdCount),
-    String(s.finalizedCount),
-    String(s.failedCount),
-    String(s.expiredCount),
-    String(s.pendingCount),
-    formatCents(s.createdCents),
-    formatCents(s.netCents),
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const sums = [...report.periods, { period: 'total', ...t }];
+  const layout = (dropped: number) => {
+    const kept = all.filter((c) => c.drop > dropped);
+    const head = [report.by === 'day' ? 'DAY' : 'MONTH', ...kept.map((c) => c.head)];
+    const rows = sums.map((s) => [s.period, ...kept.map((c) => c.cell(s))]);
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    return { head, rows, widths, total: widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) };
+  };
+  let table = layout(0);
+  for (let dropped = 1; table.total > columns && dropped <= 6; dropped++) table = layout(dropped);
+  const { head, rows, widths } = table;
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const out = [p.c.bold(line(head))];
@@ -141,17 +142,17 @@ function humanReport(report: Report, session: Session): string[] {
   out.push(`Net                ${formatCents(t.netCents)}`);
   out.push(`  to split         ${formatCents(t.splitCents)}`);
   out.push(`  to destination   ${formatCents(t.destinationCents)}`);
-  out.push(
-    `On chain           ${t.verifiedCount} verified (${formatCents(t.verifiedNetCents)}), ${t.uncheckedCount} not verified (${formatCents(t.uncheckedNetCents)}): lbrl deposit verify checks them`,
-  );
+  // one fact a line, so 80 columns (and a split pane) hold them
+  out.push(`Verified on chain  ${formatCents(t.verifiedNetCents)} (${t.verifiedCount})`);
+  out.push(`Not verified       ${formatCents(t.uncheckedNetCents)} (${t.uncheckedCount})`);
+  if (t.uncheckedCount > 0) out.push(p.c.dim('  lbrl deposit verify checks them'));
   if (t.unknownAmountsCount > 0)
     out.push(
-      p.c.yellow(
-        `${t.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
-      ),
+      p.c.yellow(`${t.unknownAmountsCount} finalized without fee or net in the history: counted, not summed`),
     );
   // the picture: net received per period, in block characters
-  const width = Math.max(10, Math.min(40, (session.ctx.stdout.columns || 80) - widths[0]! - 20));
+  const amounts = Math.max(...report.periods.map((s) => formatCents(s.netCents).length));
+  const width = Math.max(4, Math.min(40, columns - widths[0]! - 4 - amounts));
   const max = Math.max(0, ...report.periods.map((s) => s.netCents));
   out.push('');
   out.push(p.c.bold(`Net received per ${report.by}`));

@@ -120,7 +120,10 @@ describe('--since and --until: times that do not exist', () => {
     '2026-04-31T00:00:00+00:00',
   ])('%s is refused with exit 2 and one line, for list and report', async (when) => {
     write([created(1, 1)]);
-    for (const cmd of [['deposit', 'list'], ['deposit', 'report']]) {
+    for (const cmd of [
+      ['deposit', 'list'],
+      ['deposit', 'report'],
+    ]) {
       const r = await run([...cmd, '--since', when]);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
@@ -128,4 +131,32 @@ describe('--since and --until: times that do not exist', () => {
       expect(r.stderr).toContain('--since');
     }
   });
+});
+
+describe('deposit report on a narrow terminal', () => {
+  it.each([80, 60, 40])(
+    'at %i columns every line fits, the period and NET stay, with large sums',
+    async (columns) => {
+      write([
+        created(1, 50, 500_000_000),
+        status(1, 'FINALIZED', 49),
+        created(2, 26, 700_000_000),
+        status(2, 'FINALIZED', 25),
+        created(3, 2, 12_345),
+        expired(3, 1),
+      ]);
+      const r = await run(['deposit', 'report'], {
+        env: { ...env, NO_COLOR: '1' },
+        stdoutTTY: true,
+        columns,
+      });
+      expect(r.code).toBe(0);
+      const lines = r.stdout.trimEnd().split('\n');
+      for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns);
+      expect(lines[0]).toMatch(/^DAY .* NET$/);
+      expect(r.stdout).toMatch(/^total .*R\$ 11\.880\.000,00$/m);
+      expect(r.stdout).toMatch(/^Not verified +R\$ 11\.880\.000,00 \(2\)$/m);
+      expect(r.stdout).toMatch(/^2026-11-22 +█+[▏▎▍▌▋▊▉]? +R\$ 6\.930\.000,00$/m);
+    },
+  );
 });
