@@ -192,6 +192,20 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
     }
     if (total(cols, widths) <= width) break;
   }
+  if (total(cols, widths) > width) {
+    // narrower than an id and its status (a 40-column pane): each deposit on two lines, the id
+    // whole on the first, its amount and status under it, so no line wraps
+    const out: string[] = [];
+    for (const e of entries) {
+      const shown = status(e, false);
+      const amount = formatCents(e.amountInCents);
+      out.push(safeText(e.id));
+      out.push(
+        `  ${4 + amount.length + shown.length <= width ? `${amount}  ` : ''}${colorStatus(p.c, shorten(shown, Math.max(1, width - 2)))}`,
+      );
+    }
+    return out;
+  }
   const line = (cells: string[], color: boolean) =>
     cells
       .map((text, i) => {

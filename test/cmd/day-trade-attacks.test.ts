@@ -160,3 +160,18 @@ describe('deposit report on a narrow terminal', () => {
     },
   );
 });
+
+describe('deposit list on a pane narrower than an id and its status', () => {
+  it('each deposit takes two lines that fit: the id whole, then its amount and status', async () => {
+    write([created(1, 30), expired(1, 1), created(2, 2), status(2, 'FINALIZED', 1)]);
+    const r = await run(['deposit', 'list'], {
+      env: { ...env, NO_COLOR: '1' },
+      stdoutTTY: true,
+      columns: 40,
+    });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(40);
+    expect(lines).toEqual([id(2), '  R$ 1.500,00  FINALIZED', id(1), '  R$ 1.500,00  EXPIRED/WAITING']);
+  });
+});
