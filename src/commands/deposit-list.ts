@@ -130,6 +130,9 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
       .slice(year ? 0 : 5, seconds ? 19 : 16);
     return withOffset ? `${clock} ${offsetText(zoneOffsetMs(ms, zone))}` : clock;
   };
+  // the cells are escaped already: a value from a hand-edited history (holding a backslash once
+  // escaped) is shown as it is, uncoloured, not escaped twice past its column's width
+  const paint = (cell: string) => (cell.includes('\\') ? cell : colorStatus(p.c, cell));
   const status = (e: HistoryEntry, long: boolean) =>
     e.expiredAt
       ? long
@@ -201,7 +204,7 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
       const amount = formatCents(e.amountInCents);
       out.push(safeText(e.id));
       out.push(
-        `  ${4 + amount.length + shown.length <= width ? `${amount}  ` : ''}${colorStatus(p.c, shorten(shown, Math.max(1, width - 2)))}`,
+        `  ${4 + amount.length + shown.length <= width ? `${amount}  ` : ''}${paint(shorten(shown, Math.max(1, width - 2)))}`,
       );
     }
     return out;
@@ -212,7 +215,7 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
         const w = widths[i]!;
         const cell = shorten(text, w);
         const padded = cols[i]!.align === 'right' ? cell.padStart(w) : cell.padEnd(w);
-        return color && cols[i]!.color ? padded.replace(cell, colorStatus(p.c, cell)) : padded;
+        return color && cols[i]!.color ? padded.replace(cell, paint(cell)) : padded;
       })
       .join('  ')
       .trimEnd();

@@ -175,3 +175,24 @@ describe('deposit list on a pane narrower than an id and its status', () => {
     expect(lines).toEqual([id(2), '  R$ 1.500,00  FINALIZED', id(1), '  R$ 1.500,00  EXPIRED/WAITING']);
   });
 });
+
+describe('deposit list over a hand-edited history', () => {
+  it.each([160, 100, 80])(
+    'at %i columns: hostile values escaped once, every line within the width',
+    async (columns) => {
+      const evil = {
+        ...(created(1, 3) as Record<string, unknown>),
+        destinationAddress: `\u001b[31m\u202eRED${'x'.repeat(10_000)}`,
+        status: 'WAITING_PAYMENT\u001b[2J\u202e',
+      } as StoredRecord;
+      write([created(2, 5), status(2, 'FINALIZED\u001b]0;pwn\u0007', 4), evil]);
+      const r = await run(['deposit', 'list'], { env: { ...env, NO_COLOR: '1' }, stdoutTTY: true, columns });
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toContain('\u001b');
+      expect(r.stdout).not.toContain('\u202e');
+      expect(r.stdout).toContain('WAITING_PAYMENT\\x1b[2J\\u202e');
+      expect(r.stdout).toContain('FINALIZED\\x1b]0;pwn\\x07');
+      for (const l of r.stdout.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(columns);
+    },
+  );
+});
