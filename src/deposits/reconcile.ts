@@ -56,24 +56,36 @@ export async function readReceipts(
   const times = new Map<string, number | null>();
   for (const address of o.addresses) {
     let lastSeen: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
+    // each page of one address's history holds transactions older than the last: a txid met
+    // again is an explorer that repeats or loops, whose history cannot be read whole
+    const listed = new Set<string>();
+    let ended = false;
+    for (let page = 0; page < MAX_PAGES && !ended; page++) {
       const txs = await explorer.getAddressTxs(address, lastSeen);
-      let fresh = 0;
       let oldest = Number.POSITIVE_INFINITY;
       for (const tx of txs) {
+        if (listed.has(tx.txid))
+          throw new LbrlError(
+            `the explorer's address history of ${address} repeats transaction ${tx.txid} (page ${page + 1}): it cannot be read whole, so nothing is concluded from it`,
+            'contract',
+          );
+        listed.add(tx.txid);
         const at =
           tx.status.confirmed && typeof tx.status.block_time === 'number'
             ? tx.status.block_time * 1000
             : null;
-        if (!times.has(tx.txid)) fresh += 1;
         times.set(tx.txid, at);
         if (at !== null) oldest = Math.min(oldest, at);
       }
       const confirmed = txs.filter((t) => t.status.confirmed);
-      if (fresh === 0 || confirmed.length === 0) break;
-      if (o.sinceMs !== undefined && oldest < o.sinceMs) break;
-      lastSeen = confirmed[confirmed.length - 1]!.txid;
+      if (confirmed.length === 0 || (o.sinceMs !== undefined && oldest < o.sinceMs)) ended = true;
+      else lastSeen = confirmed[confirmed.length - 1]!.txid;
     }
+    if (!ended)
+      throw new LbrlError(
+        `the explorer's address history of ${address} did not end within ${MAX_PAGES} pages: read with --since, or check the explorer`,
+        'contract',
+      );
   }
   const receipts: Receipt[] = [];
   const pseudo = o.addresses.map((address) => ({

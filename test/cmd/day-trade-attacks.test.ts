@@ -181,7 +181,7 @@ describe('deposit list over a hand-edited history', () => {
     'at %i columns: hostile values escaped once, every line within the width',
     async (columns) => {
       const evil = {
-        ...(created(1, 3) as Record<string, unknown>),
+        ...(created(1, 3) as unknown as Record<string, unknown>),
         destinationAddress: `\u001b[31m\u202eRED${'x'.repeat(10_000)}`,
         status: 'WAITING_PAYMENT\u001b[2J\u202e',
       } as StoredRecord;
