@@ -37,17 +37,30 @@ export function readRequestsPerMinute(input: string): Parsed<number> {
 
 /**
  * Whether a deposit is due its last look: it still waits for payment (as far as lbrl knows),
- * was not yet given up on, and was created (recorded by lbrl at `createdAt`) longer ago than
- * `expireAfterMs`. A deposit in flight (paid, settling) is never due, however old.
+ * was not yet given up on, and was created longer ago than `expireAfterMs`. Its age counts from
+ * lbrl's own record of the create (`at`); when that cannot be placed (unreadable, or later than
+ * now: a clock that was ahead, a line edited by hand), from the service's `createdAt` if that is
+ * in the past, so such a charge is not followed for ever. A deposit in flight (paid, settling)
+ * is never due, however old.
  */
 export function isDueToExpire(
-  entry: { status: string; at: string; expiredAt?: string | undefined },
+  entry: {
+    status: string;
+    at: string;
+    expiredAt?: string | undefined;
+    answer?: { createdAt?: unknown } | undefined;
+  },
   now: number,
   expireAfterMs: number,
 ): boolean {
   if (entry.status !== 'WAITING_PAYMENT' || entry.expiredAt) return false;
-  const created = Date.parse(entry.at);
-  return Number.isFinite(created) && now - created >= expireAfterMs;
+  let created = Date.parse(entry.at);
+  if (!(created <= now)) {
+    const service = entry.answer?.createdAt;
+    created = typeof service === 'string' ? Date.parse(service) : Number.NaN;
+    if (!(created <= now)) return false;
+  }
+  return now - created >= expireAfterMs;
 }
 
 /**

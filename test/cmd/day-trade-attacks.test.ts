@@ -17,9 +17,12 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')
 let server: TestServer;
 let env: Record<string, string>;
 const statusOf = new Map<string, string>();
+/** the service's createdAt of a deposit, when not the fixture's */
+const createdAtOf = new Map<string, string>();
 
 beforeEach(async () => {
   statusOf.clear();
+  createdAtOf.clear();
   server = await startServer((req, res) => {
     const depositId = req.url.split('/').pop()!;
     const status = statusOf.get(depositId);
@@ -33,6 +36,7 @@ beforeEach(async () => {
         settlement:
           status === 'FINALIZED' || status === 'TX_SENT' ? { status, liquidTxid: 'cd'.repeat(32) } : null,
         confirmedAt: status === 'WAITING_PAYMENT' ? null : '2026-11-23T14:00:00Z',
+        ...(createdAtOf.has(depositId) ? { createdAt: createdAtOf.get(depositId) } : {}),
       }),
     );
   });
@@ -195,4 +199,30 @@ describe('deposit list over a hand-edited history', () => {
       for (const l of r.stdout.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(columns);
     },
   );
+});
+
+describe('expiry when lbrl recorded the create with a clock that was ahead', () => {
+  const at = (record: StoredRecord, createdAt: string, serviceCreatedAt: string) => {
+    const r = record as unknown as { id: string; at: string; answer: { createdAt: string } };
+    r.at = createdAt;
+    r.answer.createdAt = serviceCreatedAt;
+    createdAtOf.set(r.id, serviceCreatedAt);
+    return record;
+  };
+  it('counts from the service createdAt when it is in the past; never from a service clock alone when lbrl placed it', async () => {
+    write([
+      // lbrl's clock was years ahead; the service says three days ago: due its last look
+      at(created(1, 0), '2031-01-01T00:00:00.000Z', '2026-11-20T15:00:00.000Z'),
+      // both later than now (the test's clock): nothing to count from, not due
+      at(created(2, 0), '2031-01-01T00:00:00.000Z', '2026-11-23T20:00:00.000Z'),
+      // lbrl recorded it an hour ago; the service's clock says three days: lbrl's own record counts
+      at(created(3, 0), '2026-11-23T14:00:00.000Z', '2026-11-20T15:00:00.000Z'),
+    ]);
+    for (const n of [1, 2, 3]) statusOf.set(id(n), 'WAITING_PAYMENT');
+    const r = await run(['deposit', 'list', '--refresh', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const list = JSON.parse(r.stdout) as Array<{ id: string; expiredAt?: string }>;
+    expect(list.filter((e) => e.expiredAt).map((e) => e.id)).toEqual([id(1)]);
+  });
 });
