@@ -157,7 +157,16 @@ export async function watchDeposits(
   while (o.discover !== undefined || pending().length > 0) {
     const roundStart = o.now();
     more();
-    for (const id of pending()) {
+    // the last looks of a round are at most a minute's worth of requests: many charges past
+    // expire-after at once (a first run, a busy day) never hold the deposits still live back
+    // from their next look for longer than that; the rest get theirs in the rounds after
+    const todo = pending();
+    const looks = todo.filter((id) => lastLook.has(id));
+    const round = [
+      ...todo.filter((id) => !lastLook.has(id)),
+      ...looks.slice(0, Math.max(1, Math.floor(60_000 / spacing))),
+    ];
+    for (const id of round) {
       if (timedOut()) break;
       // the shared budget: requests across all deposits are spaced evenly
       await pause(Math.min(lastRequestAt + spacing - o.now(), left()));

@@ -19,12 +19,18 @@ let env: Record<string, string>;
 const statusOf = new Map<string, string>();
 /** the service's createdAt of a deposit, when not the fixture's */
 const createdAtOf = new Map<string, string>();
+/** a deposit whose status becomes this once it was asked about that many times */
+const laterOf = new Map<string, [number, string]>();
 
 beforeEach(async () => {
   statusOf.clear();
   createdAtOf.clear();
+  laterOf.clear();
   server = await startServer((req, res) => {
     const depositId = req.url.split('/').pop()!;
+    const later = laterOf.get(depositId);
+    if (later && server.requests.filter((q) => q.url === req.url).length > later[0])
+      statusOf.set(depositId, later[1]);
     const status = statusOf.get(depositId);
     if (!status) return json(res, 404, { message: 'not found' });
     json(
@@ -224,5 +230,32 @@ describe('expiry when lbrl recorded the create with a clock that was ahead', () 
     expect(r.code).toBe(0);
     const list = JSON.parse(r.stdout) as Array<{ id: string; expiredAt?: string }>;
     expect(list.filter((e) => e.expiredAt).map((e) => e.id)).toEqual([id(1)]);
+  });
+});
+
+describe('watch --pending with many charges past expire-after not yet given their last look', () => {
+  it('a round takes at most a minute of last looks: the live deposit is asked again within it, and ends', async () => {
+    const records: StoredRecord[] = [];
+    for (let n = 100; n < 400; n++) {
+      records.push(created(n, 72));
+      statusOf.set(id(n), 'WAITING_PAYMENT');
+    }
+    records.push(created(1, 0.1));
+    write(records);
+    statusOf.set(id(1), 'PIX_CONFIRMED');
+    laterOf.set(id(1), [1, 'FINALIZED']);
+    const r = await run(['deposit', 'watch', '--pending', '--json']);
+    expect(r.code).toBe(0);
+    const order = server.requests.map((q) => q.url.split('/').pop());
+    const asked = order.map((x, i) => [x, i] as const).filter(([x]) => x === id(1));
+    expect(asked).toHaveLength(2);
+    // between its two looks: at most one minute's requests (60) of last looks
+    expect(asked[1]![1] - asked[0]![1] - 1).toBeLessThanOrEqual(60);
+    // every charge past expire-after got its one last look, and is recorded expired
+    expect(order).toHaveLength(302);
+    const list = JSON.parse(
+      (await run(['deposit', 'list', '--status', 'EXPIRED', '--limit', '1000', '--json'])).stdout,
+    );
+    expect(list).toHaveLength(300);
   });
 });
