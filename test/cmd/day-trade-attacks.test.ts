@@ -21,12 +21,17 @@ const statusOf = new Map<string, string>();
 const createdAtOf = new Map<string, string>();
 /** a deposit whose status becomes this once it was asked about that many times */
 const laterOf = new Map<string, [number, string]>();
+/** answers 429 with this Retry-After while set */
+let retryAfter: string | undefined;
 
 beforeEach(async () => {
   statusOf.clear();
   createdAtOf.clear();
   laterOf.clear();
+  retryAfter = undefined;
   server = await startServer((req, res) => {
+    if (retryAfter !== undefined)
+      return json(res, 429, { message: 'slow down' }, { 'retry-after': retryAfter });
     const depositId = req.url.split('/').pop()!;
     const later = laterOf.get(depositId);
     if (later && server.requests.filter((q) => q.url === req.url).length > later[0])
@@ -258,4 +263,24 @@ describe('watch --pending with many charges past expire-after not yet given thei
     );
     expect(list).toHaveLength(300);
   });
+});
+
+describe('watch --pending told to wait past its --timeout', () => {
+  it.each([
+    ['an HTTP date ten minutes on', () => new Date(NOW + 600_000).toUTCString()],
+    ['600 seconds', () => '600'],
+  ])(
+    'Retry-After as %s: ends at the --timeout (124), each deposit named once, --json lists them',
+    async (_what, header) => {
+      write([created(1, 2), created(2, 1)]);
+      retryAfter = header();
+      const r = await run(['deposit', 'watch', '--pending', '--timeout', '30', '--json']);
+      expect(r.code).toBe(124);
+      expect(r.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(30_000);
+      const error = JSON.parse(r.stderr.trim().split('\n').pop()!).error;
+      expect(error.type).toBe('watch_timeout');
+      expect([...error.unfinished].sort()).toEqual([id(1), id(2)]);
+      for (const n of [1, 2]) expect(r.stderr.split(id(n)).length - 1).toBe(1);
+    },
+  );
 });
