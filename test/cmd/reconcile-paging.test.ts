@@ -21,7 +21,9 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')
 const units = (cents: number) => (BigInt(cents) * 100_000_000n) / 100n;
 
 let closers: Array<() => Promise<void>> = [];
+let fail500 = false;
 afterEach(async () => {
+  fail500 = false;
   for (const c of closers) await c();
   closers = [];
 });
@@ -48,6 +50,7 @@ async function shop(
       res.end(tx.hex);
       return;
     }
+    if (url.includes('/txs/chain/') && fail500) return json(res, 500, { error: 'down' });
     const m = new RegExp(`^/address/${DEST}/txs(?:/chain/([0-9a-f]{64}))?$`).exec(url);
     if (!m) return json(res, 404, { error: 'not found' });
     const status = {
@@ -123,6 +126,18 @@ describe('reconcile over an explorer that lies in its paging', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/address history .*repeat/);
     expect(asked.length).toBeLessThan(10);
+  });
+});
+
+describe('an explorer failing in the middle of the address history', () => {
+  it('is never a verdict: exit 1, the explorer's failure named, nothing on stdout', async () => {
+    fail500 = true;
+    const { run } = await shop((lastSeen, first) => (lastSeen ? [] : [first]));
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.stdout).toBe('');
+    // a service's failure (5xx): exit 1, as for the deposit service; unreachable would be 6
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stderr.trim().split('\n').pop()!).error.message).toMatch(/explorer .* answered 500/);
   });
 });
 
