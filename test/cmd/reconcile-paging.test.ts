@@ -130,7 +130,7 @@ describe('reconcile over an explorer that lies in its paging', () => {
 });
 
 describe('an explorer failing in the middle of the address history', () => {
-  it('is never a verdict: exit 1, the explorer's failure named, nothing on stdout', async () => {
+  it('is never a verdict: exit 1, the failure of the explorer named, nothing on stdout', async () => {
     fail500 = true;
     const { run } = await shop((lastSeen, first) => (lastSeen ? [] : [first]));
     const r = await run(['deposit', 'reconcile', '--json']);
