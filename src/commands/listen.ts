@@ -3,6 +3,7 @@
  * signed webhooks (Standard Webhooks) delivered at least once from a durable outbox.
  */
 import { randomBytes } from 'node:crypto';
+import { withoutCredentials } from '../api/baseurl.js';
 import type { GetResponse } from '../api/models.js';
 import { parseForwardUrl, webhookPoster } from '../api/webhook-post.js';
 import { answerLine, EventHub } from '../deposits/events.js';
@@ -55,7 +56,8 @@ function parseFlags(opts: ListenOptions) {
   let url: string | undefined;
   if (opts.forwardTo !== undefined) {
     const r = parseForwardUrl(opts.forwardTo);
-    if (!r.ok) throw invalidValue('--forward-to', opts.forwardTo, r.expected);
+    // a password written into the URL is never shown, even in the refusal
+    if (!r.ok) throw invalidValue('--forward-to', withoutCredentials(opts.forwardTo), r.expected);
     url = r.value;
   }
   let wanted = new Set<DepositEventType>(DEPOSIT_EVENTS);

@@ -1,0 +1,119 @@
+/**
+ * lbrl listen attacked from the outside: targets that only look like loopback, passwords in the
+ * target, receivers that misbehave, an outbox torn by a crash, the ledger's expiry. Every delivery
+ * is checked with the standardwebhooks package, as a receiver would.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type RunOptions, runCli, tempDir } from '../helpers/cli.js';
+import { type Delivery, startReceiver } from '../helpers/receiver.js';
+
+const closers: Array<{ close(): Promise<void> | void }> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c.close();
+});
+
+function world() {
+  const clock = { now: Date.now() };
+  const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), NO_COLOR: '1' };
+  const outputs: string[] = [];
+  const run = async (args: string[], extra: RunOptions = {}) => {
+    const r = await runCli(args, { env, clock, ...extra });
+    outputs.push(r.stdout, r.stderr);
+    return r;
+  };
+  /** listen until `done` holds (checked at each of its sleeps), then Ctrl-C */
+  const listen = (args: string[], done: () => boolean, extra: RunOptions = {}) => {
+    const ctrl = new AbortController();
+    let sleeps = 0;
+    return run(['listen', ...args], {
+      signal: ctrl.signal,
+      onSleep: async () => {
+        await new Promise((r) => setTimeout(r, 2));
+        if (done() || ++sleeps > 3000) ctrl.abort();
+      },
+      ...extra,
+    });
+  };
+  const trigger = async (scenario: string) => {
+    const r = await run(['sandbox', 'trigger', scenario]);
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout.trim();
+  };
+  const secret = async () => (await run(['listen', '--print-secret'])).stdout.trim();
+  return { clock, env, run, listen, trigger, secret, outputs };
+}
+
+/** A receiver checking each delivery with the standardwebhooks package when it arrives. */
+async function checkingReceiver(
+  w: ReturnType<typeof world>,
+  secret: string,
+  answer: (d: Omit<Delivery, 'answered'>, attempt: number) => number = () => 200,
+) {
+  const wh = new Webhook(secret);
+  const problems: string[] = [];
+  const attempts = new Map<string, number>();
+  const rx = await startReceiver((d) => {
+    const spy = vi.spyOn(Date, 'now').mockReturnValue(w.clock.now);
+    try {
+      wh.verify(d.body, d.headers as Record<string, string>);
+    } catch (error) {
+      problems.push(`${d.id}: ${(error as Error).message}`);
+    } finally {
+      spy.mockRestore();
+    }
+    const n = (attempts.get(d.id) ?? 0) + 1;
+    attempts.set(d.id, n);
+    return answer(d, n);
+  });
+  closers.push(rx);
+  const types = (deposit: string) =>
+    rx
+      .taken()
+      .filter((d) => d.deposit === deposit)
+      .map((d) => d.type);
+  return { ...rx, problems, types };
+}
+
+describe('listen --forward-to: what is refused, and how', () => {
+  it.each([
+    'http://localhost.evil.com/hooks',
+    'http://127.0.0.1.nip.io/hooks',
+    'http://[::ffff:127.0.0.1]/hooks',
+    'http://[::ffff:7f00:1]/hooks',
+    'http://10.0.0.1/hooks',
+    'http://localhost./hooks',
+    'https://example.com/hooks#part',
+    'https://example.com/hooks#',
+    'javascript://127.0.0.1/x',
+  ])('refuses %s (exit 2), nothing written', async (url) => {
+    const w = world();
+    const r = await w.run(['listen', '--forward-to', url]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^error: invalid --forward-to /);
+    expect(fs.existsSync(path.join(w.env.LBRL_CONFIG_DIR, 'webhooks'))).toBe(false);
+  });
+
+  it.each([
+    'https://shop:hunter2-pass@example.com/hooks',
+    'http://shop:hunter2-pass@127.0.0.1:4242/hooks',
+    'https://shop:hunter2@pass@example.com/hooks',
+    'https://:hunter2-pass@example.com/hooks',
+    'https://hunter2-pass@example.com/hooks',
+  ])('a password in the target (%s) is refused without being shown', async (url) => {
+    const w = world();
+    const r = await w.run(['listen', '--forward-to', url, '--verbose']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('invalid --forward-to');
+    expect(r.stderr).toContain('[redacted]@');
+    expect(r.stdout + r.stderr).not.toMatch(/hunter2|pass@/);
+    const json = await w.run(['listen', '--forward-to', url, '--json']);
+    expect(json.code).toBe(2);
+    expect(json.stdout + json.stderr).not.toMatch(/hunter2|pass@/);
+  });
+});
