@@ -113,10 +113,13 @@ export class Outbox {
     let damaged = 0;
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
-      const r = parseRecord(line);
+      let r = parseRecord(line);
       if (!r) {
         damaged += 1;
-        continue;
+        // a write cut short (kill -9, a full disk) that the next append ran into: keep that record
+        const last = line.lastIndexOf(MARK);
+        r = last > 0 ? parseRecord(line.slice(last)) : undefined;
+        if (!r) continue;
       }
       state.lines += 1;
       apply(state, r);
@@ -131,11 +134,15 @@ export class Outbox {
   /** Appends in one write; `sync` waits until the disk has it (see sync()). */
   append(records: OutboxRecord[], sync = false): void {
     if (records.length === 0) return;
+    let text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
     if (this.fd === undefined) {
       ensurePrivateDir(this.dir);
-      this.fd = openOwnFile(this.file, 'append', 'webhook outbox', this.warn)!.fd;
+      const opened = openOwnFile(this.file, 'append', 'webhook outbox', this.warn)!;
+      this.fd = opened.fd;
+      // a last line torn by a crash is ended first, so the next record starts a line of its own
+      if (opened.stat.size > 0 && lastByte(this.file, opened.stat.size) !== 0x0a) text = `\n${text}`;
     }
-    fs.writeSync(this.fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    writeAll(this.fd, text);
     if (sync) this.sync();
   }
 
@@ -169,7 +176,7 @@ export class Outbox {
       0o600,
     );
     try {
-      fs.writeSync(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      writeAll(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -230,6 +237,27 @@ export class Outbox {
       );
     }
     throw new LbrlError(`could not take the listen lock ${this.lockFile}`, 'config');
+  }
+}
+
+/** All of `text`, or an error: a write that took only part of it (a full disk) goes on or fails. */
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  let done = 0;
+  while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/** The file's byte at `size - 1` (undefined when it cannot be read). */
+function lastByte(file: string, size: number): number | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    const one = Buffer.alloc(1);
+    return fs.readSync(fd, one, 0, 1, size - 1) === 1 ? one[0] : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
