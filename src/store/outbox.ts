@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LbrlError } from '../errors.js';
+import { claimFile, RowClaim } from './claims.js';
 import { ensurePrivateDir, lstatOwnFile, openOwnFile } from './files.js';
 
 /** An event to deliver: its body is sent byte for byte on every attempt. */
@@ -201,42 +202,28 @@ export class Outbox {
   }
 
   /**
-   * The profile's listen lock: a file holding this process's pid, made exclusively. One left by a
-   * process that is gone (a kill -9) is taken over; one held by a running process is refused.
+   * The profile's listen lock: a claim file naming this process (pid, host, start), linked into
+   * place whole, so of two listens started at the same instant exactly one gets it, and a lock
+   * left by a process that is gone (a kill -9) is taken over by one of them only. One held by a
+   * running process is refused.
    */
   lock(): () => void {
     ensurePrivateDir(this.dir);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        const fd = fs.openSync(this.lockFile, 'wx', 0o600);
-        fs.writeSync(fd, String(process.pid));
-        fs.closeSync(fd);
-        this.removeLeftovers();
-        let released = false;
-        return () => {
-          if (released) return;
-          released = true;
-          try {
-            if (fs.readFileSync(this.lockFile, 'utf8') === String(process.pid)) fs.rmSync(this.lockFile);
-          } catch {
-            // already gone
-          }
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const holder = lockHolder(this.lockFile);
-      if (holder === 'gone') {
-        fs.rmSync(this.lockFile, { force: true });
-        continue;
-      }
+    const got = claimFile(this.lockFile, 'listen lock', this.warn);
+    if (!(got instanceof RowClaim)) {
       throw new LbrlError(
-        `another lbrl listen${holder === 'unknown' ? '' : ` (pid ${holder})`} is already delivering the events of profile ${this.profile}: stop it first, or run this one with another --profile`,
+        `another lbrl listen${got.pid > 0 ? ` (pid ${got.pid})` : ''} is already delivering the events of profile ${this.profile}: stop it first, or run this one with another --profile`,
         'usage',
         `the lock is ${this.lockFile}; remove it only if no lbrl listen runs`,
       );
     }
-    throw new LbrlError(`could not take the listen lock ${this.lockFile}`, 'config');
+    this.removeLeftovers();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      got.release();
+    };
   }
 }
 
@@ -258,32 +245,6 @@ function lastByte(file: string, size: number): number | undefined {
     return undefined;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
-/** The pid in a lock file, 'gone' when that process no longer runs, 'unknown' when it cannot be read. */
-function lockHolder(file: string): number | 'gone' | 'unknown' {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return 'unknown';
-  }
-  const pid = Number(text);
-  if (!Number.isInteger(pid) || pid <= 0) {
-    // being written by its maker this very moment, or damaged: damaged if it has been so a while
-    try {
-      return Date.now() - fs.statSync(file).mtimeMs > 5000 ? 'gone' : 'unknown';
-    } catch {
-      return 'unknown';
-    }
-  }
-  if (pid === process.pid) return 'gone';
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? 'gone' : pid;
   }
 }
 
