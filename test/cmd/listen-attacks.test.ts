@@ -171,3 +171,52 @@ describe('the outbox after a crash', () => {
     expect(rx.problems).toEqual([]);
   });
 });
+
+describe('deposit.expired, from the ledger', () => {
+  it.each([[['deposit', 'list', '--refresh']], [['deposit', 'watch', '--pending']]])(
+    'an abandoned charge expired by %j: exactly one deposit.expired; paid after all, its status events follow',
+    async (expire) => {
+      const w = world();
+      const secret = await w.secret();
+      const rx = await checkingReceiver(w, secret);
+      expect((await w.run(['config', 'set', 'expire-after', '1m'])).code).toBe(0);
+      const id = await w.trigger('abandoned');
+      await w.listen(['--forward-to', rx.url], () => rx.types(id).length >= 1);
+      expect(rx.types(id)).toEqual(['deposit.created']);
+
+      w.clock.now += 2 * 60_000;
+      const expiring = await w.run(expire);
+      expect(expiring.code, expiring.stderr).toBe(0);
+      const history = fs.readFileSync(path.join(w.env.LBRL_CONFIG_DIR, 'history.ndjson'), 'utf8');
+      expect(history.split('\n').filter((l) => l.startsWith('{"v":1,"type":"expired"'))).toHaveLength(1);
+
+      await w.listen(['--forward-to', rx.url], () => rx.types(id).includes('deposit.expired'));
+      expect(rx.types(id)).toEqual(['deposit.created', 'deposit.expired']);
+      const expired = rx.taken().find((d) => d.type === 'deposit.expired')!;
+      const body = JSON.parse(expired.body) as {
+        data: { deposit: Record<string, unknown>; previousStatus: string };
+      };
+      expect(body.data.deposit).toMatchObject({ id, status: 'WAITING_PAYMENT' });
+      expect(body.data.deposit.expiredAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(body.data.previousStatus).toBe('WAITING_PAYMENT');
+
+      // a restart, and the history read again and again: never a second deposit.expired
+      const before = rx.deliveries.length;
+      const start = w.clock.now;
+      await w.listen(['--forward-to', rx.url], () => w.clock.now - start > 30_000);
+      expect(rx.deliveries.length).toBe(before);
+
+      // paid after all: its status events, after the expired one, each once
+      const paid = await w.run(['sandbox', 'pay', id]);
+      expect(paid.code, paid.stderr).toBe(0);
+      await w.listen(['--forward-to', rx.url], () => rx.types(id).includes('deposit.finalized'));
+      const t = rx.types(id);
+      expect(t.slice(0, 2)).toEqual(['deposit.created', 'deposit.expired']);
+      expect(t.at(-1)).toBe('deposit.finalized');
+      expect(new Set(t).size).toBe(t.length);
+      expect(t.filter((x) => x === 'deposit.expired')).toHaveLength(1);
+      expect(new Set(rx.deliveries.map((d) => d.id)).size).toBe(rx.deliveries.length);
+      expect(rx.problems).toEqual([]);
+    },
+  );
+});
