@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type RunOptions, runCli, tempDir } from '../helpers/cli.js';
+import { httpAnswer, startFaulty } from '../helpers/faulty.js';
 import { type Delivery, startReceiver } from '../helpers/receiver.js';
 
 const closers: Array<{ close(): Promise<void> | void }> = [];
@@ -219,4 +220,98 @@ describe('deposit.expired, from the ledger', () => {
       expect(rx.problems).toEqual([]);
     },
   );
+});
+
+/** A raw request as the receiver got it: its headers (lower-case names) and its body's bytes as text. */
+function parseRaw(raw: string) {
+  const end = raw.indexOf('\r\n\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of raw.slice(0, end).split('\r\n').slice(1)) {
+    const i = line.indexOf(':');
+    headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+  }
+  return {
+    head: raw.slice(0, end),
+    headers,
+    body: Buffer.from(raw.slice(end + 4), 'latin1').toString('utf8'),
+  };
+}
+
+describe('receivers that misbehave', () => {
+  it('redirects, 410, a reset, silence, escapes and the secret in the answer: retried with one id and fresh signatures until a 2xx; nothing followed, nothing echoed', async () => {
+    const w = world();
+    const secret = await w.secret();
+    const wh = new Webhook(secret);
+    const elsewhere = await checkingReceiver(w, secret);
+    const problems: string[] = [];
+    const seen: Array<{ id: string; timestamp: number; contentType: string; body: string }> = [];
+    const rx = await startFaulty((socket, raw, n) => {
+      const r = parseRaw(raw);
+      const spy = vi.spyOn(Date, 'now').mockReturnValue(w.clock.now);
+      try {
+        wh.verify(r.body, r.headers);
+      } catch (error) {
+        problems.push(`attempt ${n}: ${(error as Error).message}`);
+      } finally {
+        spy.mockRestore();
+      }
+      seen.push({
+        id: r.headers['webhook-id']!,
+        timestamp: Number(r.headers['webhook-timestamp']),
+        contentType: r.headers['content-type']!,
+        body: r.body,
+      });
+      const steps: Array<() => void> = [
+        () => socket.end(httpAnswer(302, '', { location: `${elsewhere.url}?from=302` })),
+        () => socket.end(httpAnswer(301, '', { location: `${elsewhere.url}?from=301` })),
+        () => socket.end(httpAnswer(307, '', { location: `${elsewhere.url}?from=307` })),
+        () => socket.end(httpAnswer(410, 'gone')),
+        () => socket.resetAndDestroy(),
+        () => {}, // accepted, never answered
+        () =>
+          socket.end(
+            `HTTP/1.1 500 \u001b]0;owned\u0007\u001b[2J\r\ncontent-length: ${secret.length + 9}\r\n\r\n\u001b[31m${secret}\u001b[0m`,
+          ),
+        () => socket.end(`HTTP/1.0 200 OK\r\ncontent-type: text/plain\r\n\r\n${secret}\u001b[2J`),
+      ];
+      (steps[n - 1] ?? (() => socket.end(httpAnswer(200, ''))))();
+    });
+    closers.push(rx);
+    const id = await w.trigger('abandoned');
+    const r = await w.listen(['--forward-to', `${rx.url}/hooks`], () => seen.length >= 8, {
+      client: { timeoutMs: 300 },
+    });
+    expect(r.code).toBe(130);
+    expect(problems).toEqual([]);
+    expect(seen).toHaveLength(8);
+    // one event, one id, its body byte for byte, a fresh timestamp on each attempt
+    expect(new Set(seen.map((s) => s.id)).size).toBe(1);
+    expect(new Set(seen.map((s) => s.body)).size).toBe(1);
+    expect(seen.every((s) => s.contentType === 'application/json')).toBe(true);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.timestamp).toBeGreaterThan(seen[i - 1]!.timestamp);
+    // no redirect followed: the other host heard nothing
+    expect(elsewhere.deliveries).toHaveLength(0);
+    // one line per answer, the redirects and the 410 not taken, nothing of the answers echoed
+    const lines = r.stderr.split('\n').filter((l) => l.includes('--> '));
+    expect(lines.map((l) => /--> (\d+|ERR [a-z ]+) /.exec(l)?.[1])).toEqual([
+      '302',
+      '301',
+      '307',
+      '410',
+      'ERR connection reset',
+      'ERR timed out',
+      '500',
+      '200',
+    ]);
+    expect(lines.slice(0, 7).every((l) => /; retrying in \d+ (ms|s) {2}\[evt_/.test(l))).toBe(true);
+    expect(lines.every((l) => l.includes(`deposit.created  ${id}  --> `))).toBe(true);
+    expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+    expect(r.stderr).not.toContain('owned');
+    // (the first output is --print-secret's)
+    expect(w.outputs.slice(2).join('')).not.toContain(secret.slice(6, 20));
+    // the outbox: delivered once
+    const outbox = fs.readFileSync(path.join(w.env.LBRL_CONFIG_DIR, 'webhooks', 'default.ndjson'), 'utf8');
+    expect(outbox.split('\n').filter((l) => l.includes('"type":"done"'))).toHaveLength(1);
+    expect(outbox).toContain('"http":200');
+  });
 });
