@@ -9,7 +9,9 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type RunOptions, runCli, tempDir } from '../helpers/cli.js';
 import { httpAnswer, startFaulty } from '../helpers/faulty.js';
+import { createAnswer, LQ, TOKEN } from '../helpers/fixtures.js';
 import { type Delivery, startReceiver } from '../helpers/receiver.js';
+import { json, startServer } from '../helpers/server.js';
 
 const closers: Array<{ close(): Promise<void> | void }> = [];
 afterEach(async () => {
@@ -313,5 +315,45 @@ describe('receivers that misbehave', () => {
     const outbox = fs.readFileSync(path.join(w.env.LBRL_CONFIG_DIR, 'webhooks', 'default.ndjson'), 'utf8');
     expect(outbox.split('\n').filter((l) => l.includes('"type":"done"'))).toHaveLength(1);
     expect(outbox).toContain('"http":200');
+  });
+});
+
+describe('the bytes signed are the bytes sent', () => {
+  it('a deposit with text beyond ASCII (accents, emoji, U+2028, a lone surrogate) verifies with standardwebhooks as it arrived', async () => {
+    const note = 'Padaria S\u00e3o Jo\u00e3o \u2615 \ud834\udd1e \u2028 fim \ud800 \u202e';
+    const status = 'WAITING_PAYMENT';
+    const service = await startServer((req, res) => {
+      if (req.method === 'POST')
+        return json(res, 201, { ...createAnswer({ amountInCents: 1500, lbrlAddress: LQ }), note });
+      const { qrCode: _q, ...fields } = createAnswer({ amountInCents: 1500, lbrlAddress: LQ });
+      return json(res, 200, {
+        ...fields,
+        settlement: null,
+        confirmedAt: null,
+        status: 'WAITING_PAYMENT',
+        note,
+      });
+    });
+    closers.push(service);
+    const w = world();
+    const env = { ...w.env, LBRL_BASE_URL: service.url, LBRL_TOKEN: TOKEN };
+    const created = await w.run(['deposit', 'create', '--amount', '15', '--to', LQ, '--no-qr'], { env });
+    expect(created.code, created.stderr).toBe(0);
+    const secret = (await w.run(['listen', '--print-secret'], { env })).stdout.trim();
+    const rx = await checkingReceiver(w, secret);
+    const r = await w.listen(['--forward-to', rx.url], () => rx.taken().length >= 1, { env });
+    expect(r.code, r.stderr).toBe(130);
+    expect(rx.problems).toEqual([]);
+    const d = rx.taken()[0]!;
+    expect(d.type).toBe('deposit.created');
+    // the body parses back to what the service said, and its length is its bytes
+    const body = JSON.parse(d.body) as { data: { deposit: { note?: string } } };
+    expect(body.data.deposit.note).toBe(note);
+    expect(Number(d.headers['content-length'])).toBe(Buffer.byteLength(d.body));
+    // and lbrl's own verifyWebhook agrees, on the text and on the bytes
+    const { verifyWebhook } = await import('../../src/lib/webhook.js');
+    const now = () => w.clock.now;
+    expect(verifyWebhook(d.body, d.headers, secret, { now }).type).toBe('deposit.created');
+    expect(verifyWebhook(Buffer.from(d.body), d.headers, secret, { now }).type).toBe('deposit.created');
   });
 });
