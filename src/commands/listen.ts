@@ -208,6 +208,8 @@ async function listen(
         }
       : undefined;
     const history = session.history();
+    /** the last refusal said of each deposit whose answers failed the checks */
+    const refused = new Map<string, string>();
     await watchDeposits(
       api,
       {
@@ -230,6 +232,12 @@ async function listen(
         },
         retry: (reason, delay) => p.warn(`service: ${reason}; asking again in ${Math.ceil(delay / 1000)} s`),
         tick: () => hub.compact(false),
+        untrusted: (id, error) => {
+          // said once per deposit and problem: it is asked about again at every turn
+          if (refused.get(id) === error.message) return;
+          refused.set(id, error.message);
+          p.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
+        },
         gone: (id) => {
           session.record([statusRecord(id, GONE, session.ctx.now())]);
           p.warn(`warning: the service does not know deposit ${id}; no more events for it`);
