@@ -166,11 +166,19 @@ async function listen(
   const api = await session.client(target, { maxRetries: 0 });
   const release = outbox.lock();
   let made: EventHub | undefined;
+  // the outbox failing while an event is sent (a full disk) ends listen, with that failure
+  let fatal: { error: unknown } | undefined;
+  const ended = new AbortController();
+  const signal = AbortSignal.any([session.ctx.signal, ended.signal]);
   try {
     const hub = new EventHub({
       outbox,
       poster,
-      clock: session.ctx,
+      clock: { ...session.ctx, signal },
+      fatal: (error) => {
+        fatal ??= { error };
+        ended.abort();
+      },
       service: scope.target,
       url: o.url,
       key: o.key,
@@ -210,7 +218,7 @@ async function listen(
     const history = session.history();
     /** the last refusal said of each deposit whose answers failed the checks */
     const refused = new Map<string, string>();
-    await watchDeposits(
+    const watching = watchDeposits(
       api,
       {
         ids: [],
@@ -223,7 +231,7 @@ async function listen(
         now: session.ctx.now,
         sleep: session.ctx.sleep,
         random: session.ctx.random,
-        signal: session.ctx.signal,
+        signal,
       },
       {
         change: (deposit) => {
@@ -245,6 +253,13 @@ async function listen(
         },
       },
     );
+    try {
+      await watching;
+    } catch (error) {
+      // the watch was stopped for the outbox's failure: that is what ended listen
+      if (fatal && !session.ctx.signal.aborted) throw fatal.error;
+      throw error;
+    }
   } finally {
     await made?.stop();
     outbox.close();

@@ -67,6 +67,11 @@ export interface HubDeps {
   /** one line per answer of the receiver, and per event given up */
   log(line: string): void;
   warn(line: string): void;
+  /**
+   * The outbox could not be written while sending (a full disk): nothing more can be sent
+   * safely, so listen must end with this error.
+   */
+  fatal?(error: unknown): void;
   retentionMs?: number;
 }
 
@@ -276,7 +281,23 @@ export class EventHub {
     this.write([...fresh, seen]);
     if (fresh.length === 0) return;
     this.unsynced.push(...fresh);
-    if (this.unsynced.length === fresh.length) setImmediate(() => this.flush());
+    if (this.unsynced.length === fresh.length) setImmediate(() => this.guarded(() => this.flush()));
+  }
+
+  /** Work off the watch's path (a timer's, a worker's): a failure stops sending and ends listen. */
+  private guarded(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.stopping.signal.aborted) return;
+    this.stopping.abort();
+    if (this.deps.fatal) this.deps.fatal(error);
+    else throw error;
   }
 
   private readonly unsynced: EventRecord[] = [];
@@ -295,9 +316,11 @@ export class EventHub {
       return;
     }
     this.queues.set(record.deposit, [record]);
-    const worker: Promise<void> = this.work(record.deposit).finally(() => {
-      if (this.workers.get(record.deposit) === worker) this.workers.delete(record.deposit);
-    });
+    const worker: Promise<void> = this.work(record.deposit)
+      .catch((error: unknown) => this.fail(error))
+      .finally(() => {
+        if (this.workers.get(record.deposit) === worker) this.workers.delete(record.deposit);
+      });
     this.workers.set(record.deposit, worker);
   }
 
@@ -397,8 +420,12 @@ export class EventHub {
     this.stopping.abort();
     // what was written is kept, synced, for the next start
     if (this.unsynced.length > 0) {
-      this.deps.outbox.sync();
       this.unsynced.length = 0;
+      try {
+        this.deps.outbox.sync();
+      } catch {
+        // the failure that ends listen is reported already, or the next start reads what is there
+      }
     }
     await Promise.allSettled(this.workers.values());
     this.deps.outbox.close();

@@ -143,7 +143,13 @@ export class Outbox {
       // a last line torn by a crash is ended first, so the next record starts a line of its own
       if (opened.stat.size > 0 && lastByte(this.file, opened.stat.size) !== 0x0a) text = `\n${text}`;
     }
-    writeAll(this.fd, text);
+    try {
+      writeAll(this.fd, text);
+    } catch (error) {
+      // what was written of it is a torn line, ended by the next run before it appends
+      this.close();
+      throw this.cannot('write', error);
+    }
     if (sync) this.sync();
   }
 
@@ -153,12 +159,41 @@ export class Outbox {
    * append before it, so events seen together are synced together.
    */
   sync(): void {
-    if (this.fd !== undefined) fs.fdatasyncSync(this.fd);
+    try {
+      if (this.fd !== undefined) fs.fdatasyncSync(this.fd);
+    } catch (error) {
+      throw this.cannot('sync', error);
+    }
   }
 
   close(): void {
-    if (this.fd !== undefined) fs.closeSync(this.fd);
+    const fd = this.fd;
     this.fd = undefined;
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // closed already, or its last write could not be flushed: reported by that write
+      }
+    }
+  }
+
+  /** A file system failure (a full disk, a file too large, an I/O error) said as what it stops. */
+  private cannot(doing: 'write' | 'sync' | 'rewrite', error: unknown): LbrlError {
+    if (error instanceof LbrlError) return error;
+    const e = error as NodeJS.ErrnoException;
+    const why =
+      e.code === 'ENOSPC' || e.code === 'EDQUOT'
+        ? 'the disk is full'
+        : e.code === 'EFBIG'
+          ? 'the file may not grow any larger'
+          : e.code === 'EROFS'
+            ? 'the file system is read-only'
+            : (e.code ?? e.message);
+    return new LbrlError(
+      `cannot ${doing} the webhook outbox ${this.file} (${why}): events are sent only once written there, so none is sent until it can be; what was seen and not written is seen again after a restart`,
+      'config',
+    );
   }
 
   /**
@@ -171,18 +206,24 @@ export class Outbox {
     lstatOwnFile(this.file, 'webhook outbox');
     const temp = path.join(this.dir, `.${this.profile}.ndjson.${process.pid}.tmp`);
     fs.rmSync(temp, { force: true });
-    const fd = fs.openSync(
-      temp,
-      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-      0o600,
-    );
     try {
-      writeAll(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+      const fd = fs.openSync(
+        temp,
+        fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+        0o600,
+      );
+      try {
+        writeAll(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(temp, this.file);
+    } catch (error) {
+      // the old file is whole: only the new one, half written, goes
+      fs.rmSync(temp, { force: true });
+      throw this.cannot('rewrite', error);
     }
-    fs.renameSync(temp, this.file);
     try {
       const dirFd = fs.openSync(this.dir, 'r');
       fs.fsyncSync(dirFd);
