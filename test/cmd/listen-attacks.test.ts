@@ -421,3 +421,74 @@ describe('a service that lies about one deposit', () => {
     expect(rx.problems).toEqual([]);
   });
 });
+
+describe('sandbox trigger and --replay, from the outside', () => {
+  it.each(['paid-fast', 'PAID', '', 'paid; rm -rf /', '\u001b[31mpaid'])(
+    'trigger %j: one line naming the scenarios (exit 2), no deposit made',
+    async (scenario) => {
+      const w = world();
+      const r = await w.run(['sandbox', 'trigger', scenario]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain('paid, failed, paid-slowly, wrong-settlement, abandoned');
+      expect(r.stderr).not.toContain('\u001b');
+      expect(fs.existsSync(path.join(w.env.LBRL_CONFIG_DIR, 'history.ndjson'))).toBe(false);
+    },
+  );
+
+  it('paid-slowly: held in TX_SENT for 5 minutes of the clock, then finalized, without waiting for real', async () => {
+    const w = world();
+    const rx = await checkingReceiver(w, await w.secret());
+    const slow = await w.trigger('paid-slowly');
+    const start = w.clock.now;
+    const r = await w.listen(['--forward-to', rx.url, '--interval', '10'], () =>
+      rx.types(slow).includes('deposit.finalized'),
+    );
+    expect(r.code).toBe(130);
+    const t = rx.types(slow);
+    expect(t[0]).toBe('deposit.created');
+    expect(t.slice(-2)).toEqual(['deposit.tx_sent', 'deposit.finalized']);
+    const sent = (type: string) =>
+      Date.parse(JSON.parse(rx.taken().find((d) => d.type === type)!.body).timestamp);
+    expect(sent('deposit.finalized') - sent('deposit.tx_sent')).toBeGreaterThanOrEqual(4.5 * 60_000);
+    expect(w.clock.now - start).toBeLessThan(8 * 60_000);
+    expect(rx.problems).toEqual([]);
+  });
+
+  it('--replay while another listen holds the lock, of a delivered event: sent again, signed now; to a receiver refusing or gone: exit 1 or 6', async () => {
+    const w = world();
+    const secret = await w.secret();
+    const rx = await checkingReceiver(w, secret);
+    const id = await w.trigger('abandoned');
+    await w.listen(['--forward-to', rx.url], () => rx.types(id).length >= 1);
+    const sent = rx.taken()[0]!;
+    // a running listen holds the profile (this very process: its lock names a live pid)
+    const dir = path.join(w.env.LBRL_CONFIG_DIR, 'webhooks');
+    const { Outbox } = await import('../../src/store/outbox.js');
+    const release = new Outbox(w.env.LBRL_CONFIG_DIR, 'default').lock();
+    try {
+      w.clock.now += 3600_000;
+      const again = await w.run(['listen', '--forward-to', rx.url, '--replay', sent.id]);
+      expect(again.code, again.stderr).toBe(0);
+      const replayed = rx.deliveries.at(-1)!;
+      expect(replayed.id).toBe(sent.id);
+      expect(replayed.body).toBe(sent.body);
+      expect(Number(replayed.timestamp)).toBe(Math.floor(w.clock.now / 1000));
+      expect(rx.problems).toEqual([]);
+      const refusing = await checkingReceiver(w, secret, () => 503);
+      const no = await w.run(['listen', '--forward-to', refusing.url, '--replay', sent.id]);
+      expect(no.code).toBe(1);
+      expect(no.stderr).toMatch(/--> 503 \(\d+ ms\)/);
+      expect(no.stderr).toMatch(/^error: the receiver at .* answered 503, not 2xx$/m);
+      await refusing.close();
+      const gone = await w.run(['listen', '--forward-to', refusing.url, '--replay', sent.id]);
+      expect(gone.code).toBe(6);
+      expect(gone.stderr).toContain('could not be reached: connection refused');
+      // the lock is still the other listen's
+      expect(fs.existsSync(path.join(dir, 'default.lock'))).toBe(true);
+    } finally {
+      release();
+    }
+  });
+});
