@@ -225,6 +225,7 @@ async function listen(
         discover: () =>
           hub.covered(history.entries((r) => r.profile === scope.profile && r.baseUrl === scope.target)),
         intervalMs: o.intervalMs,
+        resting: (id) => hub.resting(id),
         settled,
         leaveGone: true,
         unreachableLimitMs: Number.POSITIVE_INFINITY,

@@ -59,6 +59,12 @@ export interface WatchPlan {
   lastLook?: ReadonlySet<string> | undefined;
   /** the request ceiling a minute, across all deposits (default MAX_REQUESTS_PER_MINUTE) */
   perMinute?: number | undefined;
+  /**
+   * Asked of each open deposit before its turn: true skips it this round (`listen`: a charge the
+   * ledger expired is looked at now and then, not at every round, so that the live ones keep
+   * the request budget however many were abandoned).
+   */
+  resting?: ((id: string) => boolean) | undefined;
 }
 
 export interface WatchLoopOptions extends WatchPlan, FlowClock {
@@ -168,6 +174,7 @@ export async function watchDeposits(
     more();
     for (const id of pending()) {
       if (timedOut()) break;
+      if (o.resting?.(id)) continue;
       // the shared budget: requests across all deposits are spaced evenly
       await pause(Math.min(lastRequestAt + spacing - o.now(), left()));
       if (timedOut()) break;

@@ -492,3 +492,41 @@ describe('sandbox trigger and --replay, from the outside', () => {
     }
   });
 });
+
+describe('abandoned charges pile up', () => {
+  it('charges the ledger expired are asked about now and then: a live payment is still sent within seconds, and a late payment of an expired one is seen', async () => {
+    const w = world();
+    const rx = await checkingReceiver(w, await w.secret());
+    expect((await w.run(['config', 'set', 'expire-after', '1m'])).code).toBe(0);
+    const abandoned: string[] = [];
+    for (let i = 0; i < 25; i++) abandoned.push(await w.trigger('abandoned'));
+    w.clock.now += 2 * 60_000;
+    expect((await w.run(['deposit', 'list', '--refresh'])).code).toBe(0);
+    await w.listen(['--forward-to', rx.url, '--interval', '1'], () =>
+      abandoned.every((id) => rx.types(id).includes('deposit.expired')),
+    );
+
+    // a live charge, paid: its events come at the pace of one interval, not of twenty-five requests
+    const paid = await w.trigger('paid');
+    const start = w.clock.now;
+    await w.listen(['--forward-to', rx.url, '--interval', '1'], () =>
+      rx.types(paid).includes('deposit.finalized'),
+    );
+    const at = (type: string) =>
+      Date.parse(
+        JSON.parse(rx.taken().find((d) => d.deposit === paid && d.type === type)!.body).timestamp as string,
+      );
+    expect(at('deposit.finalized') - start).toBeLessThan(12_000);
+
+    // one expired charge paid after all: seen without anyone refreshing the list
+    const late = abandoned[7]!;
+    expect((await w.run(['sandbox', 'pay', late])).code).toBe(0);
+    const since = w.clock.now;
+    await w.listen(['--forward-to', rx.url, '--interval', '1'], () =>
+      rx.types(late).includes('deposit.finalized'),
+    );
+    expect(rx.types(late).at(-1)).toBe('deposit.finalized');
+    expect(w.clock.now - since).toBeLessThan(15 * 60_000);
+    expect(rx.problems).toEqual([]);
+  }, 30_000);
+});
