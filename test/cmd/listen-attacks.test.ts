@@ -321,7 +321,6 @@ describe('receivers that misbehave', () => {
 describe('the bytes signed are the bytes sent', () => {
   it('a deposit with text beyond ASCII (accents, emoji, U+2028, a lone surrogate) verifies with standardwebhooks as it arrived', async () => {
     const note = 'Padaria S\u00e3o Jo\u00e3o \u2615 \ud834\udd1e \u2028 fim \ud800 \u202e';
-    const status = 'WAITING_PAYMENT';
     const service = await startServer((req, res) => {
       if (req.method === 'POST')
         return json(res, 201, { ...createAnswer({ amountInCents: 1500, lbrlAddress: LQ }), note });
