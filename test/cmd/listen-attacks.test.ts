@@ -529,3 +529,37 @@ describe('abandoned charges pile up', () => {
     expect(rx.problems).toEqual([]);
   }, 30_000);
 });
+
+describe('the secret, where the config file is damaged', () => {
+  it.each([
+    ['a value left unquoted', (t: string) => t.replace(/": "(whsec_[^"]+)"/, '": $1')],
+    ['a quote lost before it', (t: string) => t.replace(/"webhook-secret": "/, '"webhook-secret" "')],
+    ['cut after it', (t: string) => t.slice(0, t.indexOf('whsec_') + 30)],
+    ['a stray byte inside it', (t: string) => t.replace(/whsec_(.{10})/, 'whsec_$1\u0001')],
+  ])('%s: no piece of the secret (or the token) in the refusal', async (_what, damage) => {
+    const w = world();
+    const token = 'tok_live_0123456789ABCDEFGHIJ';
+    const file = path.join(w.env.LBRL_CONFIG_DIR, 'config.json');
+    const secret = (await w.run(['listen', '--print-secret'])).stdout.trim();
+    expect(secret).toMatch(/^whsec_/);
+    // the token beside it, as auth login keeps it
+    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      profiles: { default: Record<string, string> };
+    };
+    config.profiles.default = { 'base-url': 'https://pay.example.com', token, ...config.profiles.default };
+    fs.writeFileSync(file, damage(JSON.stringify(config, null, '\t')));
+    for (const args of [
+      ['listen', '--print-secret'],
+      ['config', 'list'],
+      ['auth', 'status', '--json'],
+    ]) {
+      const r = await w.run(args);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`the config file ${file} is damaged (not valid JSON`);
+      const key = secret.slice(6);
+      for (let i = 0; i + 4 <= key.length; i++) expect(r.stderr).not.toContain(key.slice(i, i + 4));
+      for (let i = 4; i + 4 <= token.length; i++) expect(r.stderr).not.toContain(token.slice(i, i + 4));
+    }
+  });
+});
