@@ -88,3 +88,59 @@ describe('listen, started at the same instant', () => {
     }
   }, 60_000);
 });
+
+describe('listen, killed while it compacts its outbox', () => {
+  it('kill -9 during the rewrite at start: the outbox is the old one or the new one, and its undelivered event arrives', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    expect((await runBin(['listen', '--print-secret'], env)).code).toBe(0);
+    const dir = path.join(env.LBRL_CONFIG_DIR, 'webhooks');
+    fs.mkdirSync(dir, { mode: 0o700 });
+    const file = path.join(dir, 'default.ndjson');
+    const old = new Date(Date.now() - 30 * 24 * 3600_000).toISOString();
+    const lines = [`{"v":1,"type":"since","at":"${old}"}`];
+    // 30,000 lines of deposits done with long ago: the first thing a start does is compact them away
+    for (let n = 0; n < 30_000; n++)
+      lines.push(
+        JSON.stringify({ v: 1, type: 'seen', deposit: `d${n}`, status: 'FINALIZED', at: old, closed: true }),
+      );
+    const body = JSON.stringify({ type: 'deposit.created', timestamp: old, data: { deposit: { id: 'x' } } });
+    lines.push(
+      JSON.stringify({
+        v: 1,
+        type: 'event',
+        id: 'evt_waiting',
+        deposit: 'x',
+        event: 'deposit.created',
+        at: new Date().toISOString(),
+        body,
+      }),
+    );
+    fs.writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
+    let taking = false;
+    const { startReceiver } = await import('../helpers/receiver.js');
+    const rx = await startReceiver(() => (taking ? 200 : 503));
+    try {
+      for (const ms of [40, 90, 140, 200, 260, 330]) {
+        const run = start(['listen', '--forward-to', rx.url, '--interval', '5'], env);
+        await new Promise((r) => setTimeout(r, ms));
+        run.child.kill('SIGKILL');
+        await run.exited;
+        // whole: the old file or the compacted one, the waiting event in it either way
+        const text = fs.readFileSync(file, 'utf8');
+        expect(text.endsWith('\n')).toBe(true);
+        expect(text).toContain('"id":"evt_waiting"');
+        expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      }
+      taking = true;
+      const last = start(['listen', '--forward-to', rx.url, '--interval', '5'], env);
+      await until(() => rx.taken().length > 0);
+      last.child.kill('SIGTERM');
+      expect(await last.exited).toBe(130);
+      expect(rx.taken().map((d) => [d.id, d.body])).toEqual([['evt_waiting', body]]);
+      expect(fs.readFileSync(file, 'utf8').split('\n').length).toBeLessThan(5000);
+      expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    } finally {
+      await rx.close();
+    }
+  }, 60_000);
+});
