@@ -50,5 +50,6 @@ export function parseToken(input: string): Parsed<string> {
  * lbrl prints of a URL it refuses, so a password written into one is never shown.
  */
 export function withoutCredentials(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#\s@]*@/gi, '$1[redacted]@');
+  // up to the authority's last @ (a password may hold one), which is where a URL parser ends it
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#\\\s]*@/gi, '$1[redacted]@');
 }

@@ -3,6 +3,7 @@
  * signed webhooks (Standard Webhooks) delivered at least once from a durable outbox.
  */
 import { randomBytes } from 'node:crypto';
+import { withoutCredentials } from '../api/baseurl.js';
 import type { GetResponse } from '../api/models.js';
 import { parseForwardUrl, webhookPoster } from '../api/webhook-post.js';
 import { answerLine, EventHub } from '../deposits/events.js';
@@ -55,7 +56,8 @@ function parseFlags(opts: ListenOptions) {
   let url: string | undefined;
   if (opts.forwardTo !== undefined) {
     const r = parseForwardUrl(opts.forwardTo);
-    if (!r.ok) throw invalidValue('--forward-to', opts.forwardTo, r.expected);
+    // a password written into the URL is never shown, even in the refusal
+    if (!r.ok) throw invalidValue('--forward-to', withoutCredentials(opts.forwardTo), r.expected);
     url = r.value;
   }
   let wanted = new Set<DepositEventType>(DEPOSIT_EVENTS);
@@ -164,11 +166,19 @@ async function listen(
   const api = await session.client(target, { maxRetries: 0 });
   const release = outbox.lock();
   let made: EventHub | undefined;
+  // the outbox failing while an event is sent (a full disk) ends listen, with that failure
+  let fatal: { error: unknown } | undefined;
+  const ended = new AbortController();
+  const signal = AbortSignal.any([session.ctx.signal, ended.signal]);
   try {
     const hub = new EventHub({
       outbox,
       poster,
-      clock: session.ctx,
+      clock: { ...session.ctx, signal },
+      fatal: (error) => {
+        fatal ??= { error };
+        ended.abort();
+      },
       service: scope.target,
       url: o.url,
       key: o.key,
@@ -206,20 +216,23 @@ async function listen(
         }
       : undefined;
     const history = session.history();
-    await watchDeposits(
+    /** the last refusal said of each deposit whose answers failed the checks */
+    const refused = new Map<string, string>();
+    const watching = watchDeposits(
       api,
       {
         ids: [],
         discover: () =>
           hub.covered(history.entries((r) => r.profile === scope.profile && r.baseUrl === scope.target)),
         intervalMs: o.intervalMs,
+        resting: (id) => hub.resting(id),
         settled,
         leaveGone: true,
         unreachableLimitMs: Number.POSITIVE_INFINITY,
         now: session.ctx.now,
         sleep: session.ctx.sleep,
         random: session.ctx.random,
-        signal: session.ctx.signal,
+        signal,
       },
       {
         change: (deposit) => {
@@ -228,6 +241,12 @@ async function listen(
         },
         retry: (reason, delay) => p.warn(`service: ${reason}; asking again in ${Math.ceil(delay / 1000)} s`),
         tick: () => hub.compact(false),
+        untrusted: (id, error) => {
+          // said once per deposit and problem: it is asked about again at every turn
+          if (refused.get(id) === error.message) return;
+          refused.set(id, error.message);
+          p.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
+        },
         gone: (id) => {
           session.record([statusRecord(id, GONE, session.ctx.now())]);
           p.warn(`warning: the service does not know deposit ${id}; no more events for it`);
@@ -235,6 +254,13 @@ async function listen(
         },
       },
     );
+    try {
+      await watching;
+    } catch (error) {
+      // the watch was stopped for the outbox's failure: that is what ended listen
+      if (fatal && !session.ctx.signal.aborted) throw fatal.error;
+      throw error;
+    }
   } finally {
     await made?.stop();
     outbox.close();

@@ -49,6 +49,14 @@ export const KEEP_DELIVERED = 1000;
  * before it was pending then, so listen follows it until done, and need not remember it after.
  */
 export const SINCE_MARGIN_MS = 3600 * 1000;
+/**
+ * A charge the ledger expired that still waits for payment is asked about this often, not at
+ * every round: a late payment is still seen (within this), and abandoned charges, which pile up
+ * day after day, do not take the request budget of the live ones.
+ */
+export const EXPIRED_LOOK_MS = 10 * 60 * 1000;
+/** At most one look at an expired charge this often, however many there are. */
+export const EXPIRED_SPACING_MS = 5000;
 /** The outbox is compacted once it has this many lines more than it needs. */
 const COMPACT_SLACK = 4000;
 
@@ -67,6 +75,11 @@ export interface HubDeps {
   /** one line per answer of the receiver, and per event given up */
   log(line: string): void;
   warn(line: string): void;
+  /**
+   * The outbox could not be written while sending (a full disk): nothing more can be sent
+   * safely, so listen must end with this error.
+   */
+  fatal?(error: unknown): void;
   retentionMs?: number;
 }
 
@@ -120,7 +133,10 @@ export class EventHub {
   /** when covered() last read the history */
   private lastLook: number | undefined;
 
+  private readonly startedAt: number;
+
   constructor(private readonly deps: HubDeps) {
+    this.startedAt = deps.clock.now();
     this.state = deps.outbox.load();
     if (this.state.since === undefined) {
       const since: OutboxRecord = { v: 1, type: 'since', at: this.iso() };
@@ -162,18 +178,47 @@ export class EventHub {
     const ids: string[] = [];
     const since = this.state.since ?? '';
     const listed = new Set<string>();
+    this.dormant.clear();
     for (const e of entries) {
       const seen = this.state.seen.get(e.id);
       if (seen?.closed || e.status === GONE) continue;
       const recent = e.at >= since;
       if (isTerminal(e.status) && !seen && !recent) continue;
-      if (typeof e.expiredAt === 'string' && !seen?.expired) this.expired(e);
+      if (typeof e.expiredAt === 'string') {
+        if (!seen?.expired) this.expired(e);
+        this.dormant.add(e.id);
+      }
       ids.push(e.id);
       listed.add(e.id);
     }
     for (const [id, seen] of this.state.seen) if (!seen.closed && !listed.has(id)) ids.push(id);
     return ids;
   }
+
+  /** the deposits the history holds expired, as covered() last read it */
+  private readonly dormant = new Set<string>();
+  /** when each of them was last let through to be asked about */
+  private readonly dormantLook = new Map<string, number>();
+
+  /**
+   * Whether the watch skips this deposit this round: expired by the ledger and, as far as listen
+   * saw, still waiting for payment, and asked about less than EXPIRED_LOOK_MS ago.
+   */
+  resting(id: string): boolean {
+    const seen = this.state.seen.get(id);
+    if (!this.dormant.has(id) || seen?.status !== 'WAITING_PAYMENT') {
+      this.dormantLook.delete(id);
+      return false;
+    }
+    const now = this.deps.clock.now();
+    // the ledger gave it its last look when it expired it: the first here is due a while after start
+    const last = this.dormantLook.get(id) ?? this.startedAt;
+    if (now - last < EXPIRED_LOOK_MS || now - this.lastDormantLook < EXPIRED_SPACING_MS) return true;
+    this.dormantLook.set(id, now);
+    this.lastDormantLook = now;
+    return false;
+  }
+  private lastDormantLook = Number.NEGATIVE_INFINITY;
 
   /** A deposit's status as the watch saw it (a change, or the first look since start). */
   observe(deposit: GetResponse): void {
@@ -276,7 +321,23 @@ export class EventHub {
     this.write([...fresh, seen]);
     if (fresh.length === 0) return;
     this.unsynced.push(...fresh);
-    if (this.unsynced.length === fresh.length) setImmediate(() => this.flush());
+    if (this.unsynced.length === fresh.length) setImmediate(() => this.guarded(() => this.flush()));
+  }
+
+  /** Work off the watch's path (a timer's, a worker's): a failure stops sending and ends listen. */
+  private guarded(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.stopping.signal.aborted) return;
+    this.stopping.abort();
+    if (this.deps.fatal) this.deps.fatal(error);
+    else throw error;
   }
 
   private readonly unsynced: EventRecord[] = [];
@@ -295,9 +356,11 @@ export class EventHub {
       return;
     }
     this.queues.set(record.deposit, [record]);
-    const worker: Promise<void> = this.work(record.deposit).finally(() => {
-      if (this.workers.get(record.deposit) === worker) this.workers.delete(record.deposit);
-    });
+    const worker: Promise<void> = this.work(record.deposit)
+      .catch((error: unknown) => this.fail(error))
+      .finally(() => {
+        if (this.workers.get(record.deposit) === worker) this.workers.delete(record.deposit);
+      });
     this.workers.set(record.deposit, worker);
   }
 
@@ -397,8 +460,12 @@ export class EventHub {
     this.stopping.abort();
     // what was written is kept, synced, for the next start
     if (this.unsynced.length > 0) {
-      this.deps.outbox.sync();
       this.unsynced.length = 0;
+      try {
+        this.deps.outbox.sync();
+      } catch {
+        // the failure that ends listen is reported already, or the next start reads what is there
+      }
     }
     await Promise.allSettled(this.workers.values());
     this.deps.outbox.close();

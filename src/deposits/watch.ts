@@ -28,6 +28,13 @@ export interface WatchEvents {
   expired?(id: string): void;
   /** the service asked to slow down: the ceiling is now this many requests a minute */
   slowed?(perMinute: number): void;
+  /**
+   * An answer about this deposit failed lbrl's checks (a contradiction, a broken contract). With
+   * it, the watch reports it and goes on with the other deposits, asking about this one again at
+   * its next turn (`listen`: one deposit's bad answers must not stop every other's events);
+   * without it, such an answer ends the watch.
+   */
+  untrusted?(id: string, error: LbrlError): void;
 }
 
 /** How often and for how long. */
@@ -52,6 +59,12 @@ export interface WatchPlan {
   lastLook?: ReadonlySet<string> | undefined;
   /** the request ceiling a minute, across all deposits (default MAX_REQUESTS_PER_MINUTE) */
   perMinute?: number | undefined;
+  /**
+   * Asked of each open deposit before its turn: true skips it this round (`listen`: a charge the
+   * ledger expired is looked at now and then, not at every round, so that the live ones keep
+   * the request budget however many were abandoned).
+   */
+  resting?: ((id: string) => boolean) | undefined;
 }
 
 export interface WatchLoopOptions extends WatchPlan, FlowClock {
@@ -84,6 +97,8 @@ export function watchTimeout(message: string, unfinished: string[]): LbrlError {
 }
 
 const TRANSIENT = new Set(['network', 'timeout', 'service', 'rate_limited']);
+/** An answer about one deposit that lbrl's checks refused. */
+const UNTRUSTED = new Set(['mismatch', 'contract']);
 
 export async function watchDeposits(
   client: DepositApi,
@@ -168,6 +183,7 @@ export async function watchDeposits(
     ];
     for (const id of round) {
       if (timedOut()) break;
+      if (o.resting?.(id)) continue;
       // the shared budget: requests across all deposits are spaced evenly
       await pause(Math.min(lastRequestAt + spacing - o.now(), left()));
       if (timedOut()) break;
@@ -196,6 +212,10 @@ export async function watchDeposits(
         if (o.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
           gone.push(id);
           events.gone?.(id);
+          continue;
+        }
+        if (events.untrusted && error instanceof LbrlError && UNTRUSTED.has(error.type)) {
+          events.untrusted(id, error);
           continue;
         }
         if (!(error instanceof LbrlError) || !TRANSIENT.has(error.type)) throw error;

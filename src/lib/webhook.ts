@@ -85,7 +85,8 @@ export function verifyWebhook(
   if (typeof body === 'string') text = body;
   else if (body instanceof Uint8Array) {
     try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+      // ignoreBOM: a leading byte order mark is part of the bytes signed, never dropped
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
     } catch {
       throw new WebhookVerificationError('malformed_body', 'the body is not UTF-8');
     }

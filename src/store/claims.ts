@@ -102,6 +102,9 @@ function isGone(h: ClaimHolder): boolean {
 }
 
 function parseHolder(text: string): ClaimHolder | undefined {
+  // a bare pid: a listen lock as earlier versions wrote it, of this machine
+  if (/^[1-9][0-9]{0,9}$/.test(text))
+    return { pid: Number(text), host: os.hostname(), start: '', since: '', nonce: '' };
   try {
     const h = JSON.parse(text) as ClaimHolder;
     if (Number.isInteger(h.pid) && typeof h.host === 'string' && typeof h.nonce === 'string') return h;
@@ -109,6 +112,79 @@ function parseHolder(text: string): ClaimHolder | undefined {
     // not a claim written by lbrl
   }
   return undefined;
+}
+
+/**
+ * A claim on `file` across processes, or who holds it now; never waits. The claim is written
+ * whole under a name of its own, then linked into place: it is never half there, and of runs
+ * that try at the same instant exactly one makes it. A holder that is gone is taken over.
+ */
+export function claimFile(file: string, what: string, warn: (line: string) => void): RowClaim | ClaimHolder {
+  const nonce = randomBytes(12).toString('hex');
+  const me: ClaimHolder = {
+    pid: process.pid,
+    host: os.hostname(),
+    start: processStart(process.pid),
+    since: new Date().toISOString(),
+    nonce,
+  };
+  const text = JSON.stringify(me);
+  const tmp = `${file}.${nonce}.tmp`;
+  fs.writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
+  try {
+    for (let tries = 0; ; tries++) {
+      try {
+        fs.linkSync(tmp, file);
+        return new RowClaim(file, text);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const seen = readClaim(file, what, warn);
+      if (seen === undefined) continue; // released meanwhile: try again
+      const holder = parseHolder(seen);
+      if (holder && !isGone(holder)) return holder;
+      if (tries >= 5) return holder ?? { pid: 0, host: '?', start: '', since: '', nonce: '' };
+      takeOver(file, seen, nonce);
+    }
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+function readClaim(file: string, what: string, warn: (line: string) => void): string | undefined {
+  // a claim is published with link(2): for a moment it has two names, and that is lbrl's doing
+  const opened = openOwnFile(file, 'read', what, warn, true);
+  if (!opened) return undefined;
+  try {
+    return fs.readFileSync(opened.fd, 'utf8');
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/**
+ * Moves a dead holder's claim aside, then checks that what was moved is what was judged dead:
+ * if another run took it over in between, its claim is put back.
+ */
+function takeOver(file: string, dead: string, nonce: string): void {
+  const aside = `${file}.${nonce}.gone`;
+  try {
+    fs.renameSync(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    if (fs.readFileSync(aside, 'utf8') !== dead) {
+      try {
+        fs.linkSync(aside, file);
+      } catch {
+        // a third run claimed it meanwhile: it holds it
+      }
+    }
+  } finally {
+    fs.rmSync(aside, { force: true });
+  }
 }
 
 export class RowClaims {
@@ -150,37 +226,7 @@ export class RowClaims {
   /** The row's claim, or who holds it now. Never waits. */
   tryClaim(profile: string, service: string, rowKey: string): RowClaim | ClaimHolder {
     this.ensureDir();
-    const file = this.fileFor(profile, service, rowKey);
-    const nonce = randomBytes(12).toString('hex');
-    const me: ClaimHolder = {
-      pid: process.pid,
-      host: os.hostname(),
-      start: processStart(process.pid),
-      since: new Date().toISOString(),
-      nonce,
-    };
-    const text = JSON.stringify(me);
-    // written whole under a name of its own, then linked into place: a claim is never half there
-    const tmp = `${file}.${nonce}.tmp`;
-    fs.writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
-    try {
-      for (let tries = 0; ; tries++) {
-        try {
-          fs.linkSync(tmp, file);
-          return new RowClaim(file, text);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        }
-        const seen = this.readClaim(file);
-        if (seen === undefined) continue; // released meanwhile: try again
-        const holder = parseHolder(seen);
-        if (holder && !isGone(holder)) return holder;
-        if (tries >= 5) return holder ?? { pid: 0, host: '?', start: '', since: '', nonce: '' };
-        this.takeOver(file, seen, nonce);
-      }
-    } finally {
-      fs.rmSync(tmp, { force: true });
-    }
+    return claimFile(this.fileFor(profile, service, rowKey), 'claims', this.warn);
   }
 
   /** Waits while another live run holds the row, then claims it. */
@@ -214,42 +260,6 @@ export class RowClaims {
         `refusing ${this.dir}: it is not a directory of yours; remove it, or set LBRL_CONFIG_DIR to a directory of your own`,
         'config',
       );
-    }
-  }
-
-  private readClaim(file: string): string | undefined {
-    // a claim is published with link(2): for a moment it has two names, and that is lbrl's doing
-    const opened = openOwnFile(file, 'read', 'claims', this.warn, true);
-    if (!opened) return undefined;
-    try {
-      return fs.readFileSync(opened.fd, 'utf8');
-    } finally {
-      fs.closeSync(opened.fd);
-    }
-  }
-
-  /**
-   * Moves a dead holder's claim aside, then checks that what was moved is what was judged dead:
-   * if another run took the row over in between, its claim is put back.
-   */
-  private takeOver(file: string, dead: string, nonce: string): void {
-    const aside = `${file}.${nonce}.gone`;
-    try {
-      fs.renameSync(file, aside);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
-    try {
-      if (fs.readFileSync(aside, 'utf8') !== dead) {
-        try {
-          fs.linkSync(aside, file);
-        } catch {
-          // a third run claimed it meanwhile: the Idempotency-Key still makes the row once
-        }
-      }
-    } finally {
-      fs.rmSync(aside, { force: true });
     }
   }
 }

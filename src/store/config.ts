@@ -126,7 +126,7 @@ export class ConfigStore {
       this.cache = parsed as ConfigFile;
     } catch (error) {
       throw new LbrlError(
-        `the config file ${this.file} is damaged (${(error as Error).message}); fix or remove it`,
+        `the config file ${this.file} is damaged (${damage(text, (error as Error).message)}); fix or remove it`,
         'config_invalid',
       );
     }
@@ -387,6 +387,19 @@ export function requireProfileExists(store: ConfigStore, name: string, from = '-
  * (the command that reads the profile reports why), and a damaged one still gives up what looks
  * like a token or a key.
  */
+/**
+ * What is wrong with the config file's text, said without quoting it: the JSON parser's message
+ * shows a piece of the text around the fault, and there the token or a secret may stand.
+ */
+function damage(text: string, message: string): string {
+  if (message === 'not an object') return 'not a JSON object';
+  const at = /position (\d+)/.exec(message);
+  if (!at) return 'not valid JSON';
+  const before = text.slice(0, Number(at[1]));
+  const line = before.split('\n').length;
+  return `not valid JSON at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
+}
+
 export function configSecrets(dir: string): { tokens: string[]; keys: string[] } {
   const tokens: string[] = [];
   const keys: string[] = [];

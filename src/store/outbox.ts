@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LbrlError } from '../errors.js';
+import { claimFile, RowClaim } from './claims.js';
 import { ensurePrivateDir, lstatOwnFile, openOwnFile } from './files.js';
 
 /** An event to deliver: its body is sent byte for byte on every attempt. */
@@ -113,10 +114,13 @@ export class Outbox {
     let damaged = 0;
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
-      const r = parseRecord(line);
+      let r = parseRecord(line);
       if (!r) {
         damaged += 1;
-        continue;
+        // a write cut short (kill -9, a full disk) that the next append ran into: keep that record
+        const last = line.lastIndexOf(MARK);
+        r = last > 0 ? parseRecord(line.slice(last)) : undefined;
+        if (!r) continue;
       }
       state.lines += 1;
       apply(state, r);
@@ -131,11 +135,21 @@ export class Outbox {
   /** Appends in one write; `sync` waits until the disk has it (see sync()). */
   append(records: OutboxRecord[], sync = false): void {
     if (records.length === 0) return;
+    let text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
     if (this.fd === undefined) {
       ensurePrivateDir(this.dir);
-      this.fd = openOwnFile(this.file, 'append', 'webhook outbox', this.warn)!.fd;
+      const opened = openOwnFile(this.file, 'append', 'webhook outbox', this.warn)!;
+      this.fd = opened.fd;
+      // a last line torn by a crash is ended first, so the next record starts a line of its own
+      if (opened.stat.size > 0 && lastByte(this.file, opened.stat.size) !== 0x0a) text = `\n${text}`;
     }
-    fs.writeSync(this.fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    try {
+      writeAll(this.fd, text);
+    } catch (error) {
+      // what was written of it is a torn line, ended by the next run before it appends
+      this.close();
+      throw this.cannot('write', error);
+    }
     if (sync) this.sync();
   }
 
@@ -145,12 +159,41 @@ export class Outbox {
    * append before it, so events seen together are synced together.
    */
   sync(): void {
-    if (this.fd !== undefined) fs.fdatasyncSync(this.fd);
+    try {
+      if (this.fd !== undefined) fs.fdatasyncSync(this.fd);
+    } catch (error) {
+      throw this.cannot('sync', error);
+    }
   }
 
   close(): void {
-    if (this.fd !== undefined) fs.closeSync(this.fd);
+    const fd = this.fd;
     this.fd = undefined;
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // closed already, or its last write could not be flushed: reported by that write
+      }
+    }
+  }
+
+  /** A file system failure (a full disk, a file too large, an I/O error) said as what it stops. */
+  private cannot(doing: 'write' | 'sync' | 'rewrite', error: unknown): LbrlError {
+    if (error instanceof LbrlError) return error;
+    const e = error as NodeJS.ErrnoException;
+    const why =
+      e.code === 'ENOSPC' || e.code === 'EDQUOT'
+        ? 'the disk is full'
+        : e.code === 'EFBIG'
+          ? 'the file may not grow any larger'
+          : e.code === 'EROFS'
+            ? 'the file system is read-only'
+            : (e.code ?? e.message);
+    return new LbrlError(
+      `cannot ${doing} the webhook outbox ${this.file} (${why}): events are sent only once written there, so none is sent until it can be; what was seen and not written is seen again after a restart`,
+      'config',
+    );
   }
 
   /**
@@ -163,18 +206,24 @@ export class Outbox {
     lstatOwnFile(this.file, 'webhook outbox');
     const temp = path.join(this.dir, `.${this.profile}.ndjson.${process.pid}.tmp`);
     fs.rmSync(temp, { force: true });
-    const fd = fs.openSync(
-      temp,
-      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-      0o600,
-    );
     try {
-      fs.writeSync(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+      const fd = fs.openSync(
+        temp,
+        fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+        0o600,
+      );
+      try {
+        writeAll(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(temp, this.file);
+    } catch (error) {
+      // the old file is whole: only the new one, half written, goes
+      fs.rmSync(temp, { force: true });
+      throw this.cannot('rewrite', error);
     }
-    fs.renameSync(temp, this.file);
     try {
       const dirFd = fs.openSync(this.dir, 'r');
       fs.fsyncSync(dirFd);
@@ -194,68 +243,49 @@ export class Outbox {
   }
 
   /**
-   * The profile's listen lock: a file holding this process's pid, made exclusively. One left by a
-   * process that is gone (a kill -9) is taken over; one held by a running process is refused.
+   * The profile's listen lock: a claim file naming this process (pid, host, start), linked into
+   * place whole, so of two listens started at the same instant exactly one gets it, and a lock
+   * left by a process that is gone (a kill -9) is taken over by one of them only. One held by a
+   * running process is refused.
    */
   lock(): () => void {
     ensurePrivateDir(this.dir);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        const fd = fs.openSync(this.lockFile, 'wx', 0o600);
-        fs.writeSync(fd, String(process.pid));
-        fs.closeSync(fd);
-        this.removeLeftovers();
-        let released = false;
-        return () => {
-          if (released) return;
-          released = true;
-          try {
-            if (fs.readFileSync(this.lockFile, 'utf8') === String(process.pid)) fs.rmSync(this.lockFile);
-          } catch {
-            // already gone
-          }
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const holder = lockHolder(this.lockFile);
-      if (holder === 'gone') {
-        fs.rmSync(this.lockFile, { force: true });
-        continue;
-      }
+    const got = claimFile(this.lockFile, 'listen lock', this.warn);
+    if (!(got instanceof RowClaim)) {
       throw new LbrlError(
-        `another lbrl listen${holder === 'unknown' ? '' : ` (pid ${holder})`} is already delivering the events of profile ${this.profile}: stop it first, or run this one with another --profile`,
+        `another lbrl listen${got.pid > 0 ? ` (pid ${got.pid})` : ''} is already delivering the events of profile ${this.profile}: stop it first, or run this one with another --profile`,
         'usage',
         `the lock is ${this.lockFile}; remove it only if no lbrl listen runs`,
       );
     }
-    throw new LbrlError(`could not take the listen lock ${this.lockFile}`, 'config');
+    this.removeLeftovers();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      got.release();
+    };
   }
 }
 
-/** The pid in a lock file, 'gone' when that process no longer runs, 'unknown' when it cannot be read. */
-function lockHolder(file: string): number | 'gone' | 'unknown' {
-  let text: string;
+/** All of `text`, or an error: a write that took only part of it (a full disk) goes on or fails. */
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  let done = 0;
+  while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/** The file's byte at `size - 1` (undefined when it cannot be read). */
+function lastByte(file: string, size: number): number | undefined {
+  let fd: number | undefined;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    const one = Buffer.alloc(1);
+    return fs.readSync(fd, one, 0, 1, size - 1) === 1 ? one[0] : undefined;
   } catch {
-    return 'unknown';
-  }
-  const pid = Number(text);
-  if (!Number.isInteger(pid) || pid <= 0) {
-    // being written by its maker this very moment, or damaged: damaged if it has been so a while
-    try {
-      return Date.now() - fs.statSync(file).mtimeMs > 5000 ? 'gone' : 'unknown';
-    } catch {
-      return 'unknown';
-    }
-  }
-  if (pid === process.pid) return 'gone';
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? 'gone' : pid;
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

@@ -131,3 +131,40 @@ describe('verifyWebhook', () => {
     );
   });
 });
+
+describe('verifyWebhook, as receivers call it', () => {
+  const now = () => NOW;
+
+  it('exactly 5 minutes either way is inside, as the standardwebhooks package has it; a second more is not', () => {
+    for (const at of [NOW - 300_000, NOW + 300_000]) {
+      const headers = signedByLibrary('evt_edge', at, BODY);
+      expect(verifyWebhook(BODY, headers, SECRET, { now }).type).toBe('deposit.finalized');
+    }
+    expect(
+      reason(() => verifyWebhook(BODY, signedByLibrary('e', NOW - 301_000, BODY), SECRET, { now })),
+    ).toBe('timestamp_too_old');
+  });
+
+  it('headers as one-element arrays, a Map, a secret without its whsec_ prefix: accepted', () => {
+    const headers = signedByLibrary('evt_abc', NOW, BODY);
+    const arrays = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]]));
+    expect(verifyWebhook(BODY, arrays, SECRET, { now }).type).toBe('deposit.finalized');
+    expect(verifyWebhook(BODY, new Map(Object.entries(headers)) as never, SECRET, { now }).type).toBe(
+      'deposit.finalized',
+    );
+    expect(verifyWebhook(BODY, headers, SECRET.slice('whsec_'.length), { now }).type).toBe(
+      'deposit.finalized',
+    );
+  });
+
+  it('the bytes are checked as they are: a body starting with a byte order mark is verified with it', () => {
+    const body = `\ufeff${BODY}`;
+    const headers = signedByLibrary('evt_bom', NOW, body);
+    // signed with its mark: the signature holds, and the body is no JSON
+    expect(reason(() => verifyWebhook(Buffer.from(body), headers, SECRET, { now }))).toBe('malformed_body');
+    // the mark is not taken off to pass a signature made without it
+    expect(
+      reason(() => verifyWebhook(Buffer.from(body), signedByLibrary('e', NOW, BODY), SECRET, { now })),
+    ).toBe('bad_signature');
+  });
+});
