@@ -8,7 +8,8 @@ import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.j
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import type { OptionsOf } from './define.js';
-import type { LOGIN_FLAGS, STATUS_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { LOGIN_FLAGS, STATUS_FLAGS } from './flags.js';
 
 export type LoginOptions = OptionsOf<typeof LOGIN_FLAGS>;
 
@@ -190,3 +191,42 @@ export async function logout(session: Session): Promise<void> {
   }
   if (session.ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is still set in the environment');
 }
+
+export const AUTH_LOGIN = command({
+  rank: 100,
+  path: 'auth login',
+  description: 'save a base URL and token in the profile (checked with a harmless request)',
+  flags: LOGIN_FLAGS,
+  examples: [
+    'lbrl auth login --base-url https://pay.example.com',
+    'printf %s "$TOKEN" | lbrl auth login --base-url https://pay.example.com --with-token --profile work',
+  ],
+  async run({ opts, session }) {
+    return login(opts, (await session()).creatingProfile());
+  },
+});
+
+export const AUTH_STATUS = command({
+  rank: 110,
+  path: 'auth status',
+  description: 'show the profile, mode, base URL and where the token comes from',
+  flags: STATUS_FLAGS,
+  examples: ['lbrl auth status', 'lbrl auth status --json | jq -r .mode'],
+  async run({ opts, session }) {
+    return status(opts, await session());
+  },
+});
+
+export const AUTH_LOGOUT = command({
+  rank: 120,
+  path: 'auth logout',
+  description: "remove the profile's token",
+  flags: [],
+  examples: ['lbrl auth logout --profile work'],
+  async run({ session }) {
+    return logout(await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(AUTH_LOGIN, AUTH_STATUS, AUTH_LOGOUT);

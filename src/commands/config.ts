@@ -11,7 +11,8 @@ import {
 } from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
 import type { OptionsOf } from './define.js';
-import type { BLINDING_KEY_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { BLINDING_KEY_FLAGS } from './flags.js';
 
 function key(name: string): ConfigKey {
   if (name === 'token')
@@ -288,3 +289,73 @@ async function checkAddressKey(
       `the blinding key given is not the blinding key of ${address}: its public key is not the one in the address (expected the output of elements-cli dumpblindingkey ${address}, or the wallet's master blinding key); nothing was changed`,
     );
 }
+
+const KEY_ARG = { name: '<key>', help: CONFIG_KEYS.join(', '), complete: 'config-keys' } as const;
+
+export const CONFIG_GET = command({
+  rank: 140,
+  path: 'config get',
+  description: 'print the value in force of a setting (where it comes from on stderr)',
+  args: [KEY_ARG],
+  flags: [],
+  examples: ['lbrl config get network', 'lbrl config get esplora-url --json'],
+  async run({ args: [key], session }) {
+    return get(key, await session());
+  },
+});
+
+export const CONFIG_SET = command({
+  rank: 150,
+  path: 'config set',
+  description: 'change a setting (the value is checked)',
+  args: [KEY_ARG, { name: '<value>', help: 'the new value', complete: 'config-value' }],
+  flags: [],
+  examples: ['lbrl config set network liquidtestnet --profile test', 'lbrl config set sandbox-autopay off'],
+  async run({ args: [key, value], session }) {
+    return set(key, value, (await session()).creatingProfile());
+  },
+});
+
+export const CONFIG_UNSET = command({
+  rank: 160,
+  path: 'config unset',
+  description: 'remove a setting',
+  args: [KEY_ARG],
+  flags: [],
+  examples: ['lbrl config unset split-fee'],
+  async run({ args: [key], session }) {
+    return unset(key, await session());
+  },
+});
+
+export const CONFIG_SET_BLINDING_KEY = command({
+  rank: 170,
+  path: 'config set-blinding-key',
+  description: 'store a blinding key to unblind settlements (read from stdin or a hidden prompt)',
+  flags: BLINDING_KEY_FLAGS,
+  examples: [
+    '# a SLIP-77 master blinding key (Elements: dumpmasterblindingkey; Blockstream Green shows it)',
+    'lbrl config set-blinding-key < master-blinding-key.txt',
+    "# one address's key (Elements: dumpblindingkey <address>)",
+    'elements-cli dumpblindingkey "$ADDR" | lbrl config set-blinding-key --address "$ADDR"',
+    '# a CT descriptor: ct(slip77(<hex>),elwpkh(...))',
+    'printf %s "$DESCRIPTOR" | lbrl config set-blinding-key',
+  ],
+  async run({ opts, session }) {
+    return setBlindingKey(opts, await session());
+  },
+});
+
+export const CONFIG_LIST = command({
+  rank: 180,
+  path: 'config list',
+  description: "print the profile's settings",
+  flags: [],
+  examples: ['lbrl config list --json'],
+  async run({ session }) {
+    return list(await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(CONFIG_GET, CONFIG_SET, CONFIG_UNSET, CONFIG_SET_BLINDING_KEY, CONFIG_LIST);

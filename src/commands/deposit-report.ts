@@ -11,7 +11,8 @@ import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
-import type { REPORT_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { REPORT_FLAGS } from './flags.js';
 import { parseSpan } from './shared/when.js';
 
 export type ReportOptions = OptionsOf<typeof REPORT_FLAGS>;
@@ -161,3 +162,21 @@ function humanReport(report: Report, session: Session): string[] {
     );
   return out;
 }
+
+export const DEPOSIT_REPORT = command({
+  rank: 70,
+  path: 'deposit report',
+  description: 'the sums of the day (or month): charged, paid, fees, net, split, verified on chain',
+  flags: REPORT_FLAGS,
+  examples: [
+    'lbrl deposit report --since 7d',
+    'lbrl deposit report --by month --since 2026-01-01 --csv-br > vendas.csv',
+    "lbrl deposit report --since 1d --json | jq '.total.netCents'",
+  ],
+  async run({ opts, session }) {
+    return run(opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DEPOSIT_REPORT);

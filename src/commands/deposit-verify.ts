@@ -5,7 +5,8 @@ import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { renderOutcome } from '../ui/verify-view.js';
 import type { OptionsOf } from './define.js';
-import type { VERIFY_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { VERIFY_FLAGS } from './flags.js';
 import { recordVerified, verifySetup } from './shared/verify-setup.js';
 
 /** One deposit's outcome as JSON: the report without blinding factors or keys. */
@@ -47,3 +48,23 @@ export async function run(idTexts: string[], flags: VerifyFlags, session: Sessio
   const error = verifyError(outcomes);
   if (error) throw error;
 }
+
+export const DEPOSIT_VERIFY = command({
+  rank: 50,
+  path: 'deposit verify',
+  description: "check deposits' settlements on the Liquid chain (an Esplora explorer)",
+  args: [{ name: '<id...>', help: 'deposit ids', complete: 'ids' }],
+  flags: VERIFY_FLAGS,
+  examples: [
+    'lbrl deposit verify <id>',
+    'lbrl config set-blinding-key < blinding-key.txt    # to check confidential amounts',
+    'lbrl deposit verify <id> --json | jq -r .deposits[0].outcome',
+    '# exit codes: 0 verified, 1 mismatch, 4 unknown id, 6 explorer unreachable, 7 unproven, 8 pending',
+  ],
+  async run({ opts, args: [ids], session }) {
+    return run(ids, opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DEPOSIT_VERIFY);

@@ -244,3 +244,6 @@ export const TRIGGER_FLAGS = [
   },
   { flags: '--amount <reais>', help: 'amount in reais (default 10.00)' },
 ] as const satisfies readonly FlagDef[];
+
+/** The argument of the commands that take one deposit. */
+export const ID_ARG = { name: '<id>', help: 'deposit id', complete: 'ids' } as const;
