@@ -171,7 +171,7 @@ export async function run(opts: CreateFlags, session: Session): Promise<void> {
       : undefined;
   const counter = typeof shown === 'object' ? shown : undefined;
   if (human && !shown) {
-    p.out(renderDeposit(p.c, value, { sandbox, timeZone }));
+    p.out(renderDeposit(p.outColor, value, { sandbox, timeZone }));
     if (opts.qr !== false) {
       p.out('');
       p.out(await renderTerminalQr(value.qrCodeText, style));

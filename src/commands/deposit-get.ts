@@ -101,7 +101,7 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
   }
   const { renderDeposit, timeZoneOf } = await import('../ui/render.js');
   p.out(
-    renderDeposit(p.c, value, {
+    renderDeposit(p.outColor, value, {
       sandbox,
       blinded: sandbox ? null : await options.blindedFragment(value),
       timeZone: timeZoneOf(options.env),

@@ -199,12 +199,12 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
         const w = widths[i]!;
         const cell = shorten(text, w);
         const padded = cols[i]!.align === 'right' ? cell.padStart(w) : cell.padEnd(w);
-        return color && cols[i]!.color ? padded.replace(cell, colorStatus(p.c, cell)) : padded;
+        return color && cols[i]!.color ? padded.replace(cell, colorStatus(p.outColor, cell)) : padded;
       })
       .join('  ')
       .trimEnd();
   const out = [
-    p.c.bold(
+    p.outColor.bold(
       line(
         cols.map((c) => c.header),
         false,

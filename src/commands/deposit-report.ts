@@ -131,10 +131,10 @@ function humanReport(report: Report, session: Session): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  const out = [p.c.bold(line(head))];
+  const out = [p.outColor.bold(line(head))];
   rows.forEach((r, i) => {
-    if (i === rows.length - 1) out.push(p.c.dim('-'.repeat(line(r).length)));
-    out.push(i === rows.length - 1 ? p.c.bold(line(r)) : line(r));
+    if (i === rows.length - 1) out.push(p.outColor.dim('-'.repeat(line(r).length)));
+    out.push(i === rows.length - 1 ? p.outColor.bold(line(r)) : line(r));
   });
   out.push('');
   out.push(`Paid (finalized)   ${formatCents(t.grossCents)}`);
@@ -147,7 +147,7 @@ function humanReport(report: Report, session: Session): string[] {
   );
   if (t.unknownAmountsCount > 0)
     out.push(
-      p.c.yellow(
+      p.outColor.yellow(
         `${t.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
       ),
     );
@@ -155,10 +155,10 @@ function humanReport(report: Report, session: Session): string[] {
   const width = Math.max(10, Math.min(40, (session.ctx.stdout.columns || 80) - widths[0]! - 20));
   const max = Math.max(0, ...report.periods.map((s) => s.netCents));
   out.push('');
-  out.push(p.c.bold(`Net received per ${report.by}`));
+  out.push(p.outColor.bold(`Net received per ${report.by}`));
   for (const s of report.periods)
     out.push(
-      `${s.period.padEnd(widths[0]!)}  ${p.c.green(bar(s.netCents, max, width).padEnd(width))}  ${formatCents(s.netCents)}`,
+      `${s.period.padEnd(widths[0]!)}  ${p.outColor.green(bar(s.netCents, max, width).padEnd(width))}  ${formatCents(s.netCents)}`,
     );
   return out;
 }

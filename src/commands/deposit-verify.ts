@@ -10,14 +10,14 @@ import { VERIFY_FLAGS } from './flags.js';
 import { recordVerified, verifySetup } from './shared/verify-setup.js';
 
 /** One deposit's outcome as JSON: the report without blinding factors or keys. */
-export function outcomeJson(o: DepositOutcome): Record<string, unknown> {
+export function outcomeJson(result: DepositOutcome): Record<string, unknown> {
   return {
-    id: o.id,
-    status: o.deposit.status,
-    outcome: o.outcome,
-    txid: o.txid,
-    settledWith: o.settledWith,
-    report: o.report ? settlementReportJson(o.report) : null,
+    id: result.id,
+    status: result.deposit.status,
+    outcome: result.outcome,
+    txid: result.txid,
+    settledWith: result.settledWith,
+    report: result.report ? settlementReportJson(result.report) : null,
   };
 }
 
@@ -43,8 +43,8 @@ export async function run(idTexts: string[], flags: VerifyFlags, session: Sessio
   recordVerified(session, outcomes);
   const p = session.printer;
   if (session.globals.json) p.json({ deposits: outcomes.map(outcomeJson) });
-  else if (session.globals.quiet) for (const o of outcomes) p.out(`${o.id}\t${o.outcome}`);
-  else p.out(outcomes.map((o) => renderOutcome(p.c, o, setup.esploraUrl)).join('\n\n'));
+  else if (session.globals.quiet) for (const result of outcomes) p.out(`${result.id}\t${result.outcome}`);
+  else p.out(outcomes.map((result) => renderOutcome(p.outColor, result, setup.esploraUrl)).join('\n\n'));
   const error = verifyError(outcomes);
   if (error) throw error;
 }
