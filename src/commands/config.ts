@@ -8,8 +8,10 @@ import {
   type ConfigKey,
   DEFAULTS,
   isConfigKey,
+  type Profile,
 } from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
+import type { Printer } from '../ui/output.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { BLINDING_KEY_FLAGS } from './flags.js';
@@ -165,16 +167,43 @@ function blindingKeysShown(entries: Array<{ address?: string }> | undefined): st
     .replace(/^/, 'set: ');
 }
 
+/** All `config list` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+export interface ListSettingsOptions {
+  printer: Printer;
+  json: boolean;
+  profileName: string;
+  /** the profile as saved: whether a token and blinding keys are set (never their values) */
+  profile: Pick<Profile, 'token' | 'blinding-keys'>;
+  /** the value in force of a setting */
+  setting(key: ConfigKey): string | undefined;
+}
+
+/** The Session's world, narrowed to what `config list` uses. */
+export function listSettingsOptionsOf(session: Session): ListSettingsOptions {
+  return {
+    printer: session.printer,
+    json: session.globals.json === true,
+    profileName: session.profileName,
+    profile: session.profile(),
+    setting: (k) => session.setting(k),
+  };
+}
+
 export function list(session: Session): void {
-  const profile = session.profile();
+  runListSettings(listSettingsOptionsOf(session));
+}
+
+/** Every setting in force, a URL without its credentials; the token and keys only as set or not. */
+export function runListSettings(options: ListSettingsOptions): void {
+  const { profile, printer } = options;
   const entries: Record<string, string | null> = {};
   for (const k of CONFIG_KEYS) {
-    const value = session.setting(k);
+    const value = options.setting(k);
     entries[k] = value === undefined ? null : withoutCredentials(value);
   }
-  if (session.globals.json) {
-    session.printer.json({
-      profile: session.profileName,
+  if (options.json) {
+    printer.json({
+      profile: options.profileName,
       ...entries,
       token: profile.token !== undefined ? 'set' : null,
       'blinding-keys': blindingKeysShown(profile['blinding-keys']),
@@ -185,7 +214,7 @@ export function list(session: Session): void {
   lines.push(`token=${profile.token !== undefined ? '(set; see lbrl auth status)' : ''}`);
   const keys = blindingKeysShown(profile['blinding-keys']);
   lines.push(`blinding-keys=${keys ? `(${keys}; never shown)` : ''}`);
-  session.printer.out(lines.join('\n'));
+  printer.out(lines.join('\n'));
 }
 
 export type BlindingKeyOptions = OptionsOf<typeof BLINDING_KEY_FLAGS>;

@@ -124,7 +124,8 @@ export class Printer {
       return;
     }
     this.err(`${this.errColor.red('error:')} ${this.redact(error.message)}`);
-    if (error.suggestion && error.type !== 'usage') this.err(`${this.errColor.dim('hint:')} ${error.suggestion}`);
+    if (error.suggestion && error.type !== 'usage')
+      this.err(`${this.errColor.dim('hint:')} ${error.suggestion}`);
   }
 }
 

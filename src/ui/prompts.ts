@@ -46,7 +46,8 @@ export async function inquirerPrompter(ctx: Context): Promise<Prompter> {
           streams,
         ).then((v) => v.trim()),
       ),
-    confirm: (question) => guard(confirm({ message: question.message, default: question.default, theme }, streams)),
+    confirm: (question) =>
+      guard(confirm({ message: question.message, default: question.default, theme }, streams)),
     password: (question) => guard(password({ message: question.message, mask: false, theme }, streams)),
   };
 }
