@@ -8,7 +8,10 @@ import {
 import { formatCents } from '../domain/money.js';
 import { CSV_BR, CSV_RFC, type CsvDialect, centsField, csvRecord } from '../domain/text/csv-write.js';
 import { invalidValue, usageError } from '../errors.js';
+import type { Context } from '../context.js';
 import type { Session } from '../session.js';
+import type { History } from '../store/history.js';
+import type { Printer } from '../ui/output.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
@@ -36,8 +39,38 @@ const CSV_COLUMNS: Array<[string, keyof ReportSums, 'count' | 'cents']> = [
   ['unchecked_net', 'uncheckedNetCents', 'cents'],
 ];
 
-export async function run(opts: ReportOptions, session: Session): Promise<void> {
-  const formats = [session.globals.json && '--json', opts.csv && '--csv', opts.csvBr && '--csv-br'].filter(
+/** All `deposit report` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+export interface ReportCommandOptions {
+  flags: ReportOptions;
+  printer: Printer;
+  json: boolean;
+  profileName: string;
+  /** the clock, the time zone (TZ) and the stdout (its width; the CSV is written to it as it is) */
+  ctx: Pick<Context, 'now' | 'env' | 'stdout'>;
+  /** the deposits this machine recorded */
+  history(): Pick<History, 'fold'>;
+}
+
+/** The Session's world, narrowed to what `deposit report` uses. */
+export function reportOptionsOf(flags: ReportOptions, session: Session): ReportCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    profileName: session.profileName,
+    ctx: session.ctx,
+    history: () => session.history(),
+  };
+}
+
+export async function run(flags: ReportOptions, session: Session): Promise<void> {
+  return runReport(reportOptionsOf(flags, session));
+}
+
+/** The sums of each day (or month) of the deposits recorded, as a table, JSON or CSV. */
+export async function runReport(options: ReportCommandOptions): Promise<void> {
+  const opts = options.flags;
+  const formats = [options.json && '--json', opts.csv && '--csv', opts.csvBr && '--csv-br'].filter(
     Boolean,
   );
   if (formats.length > 1) throw usageError(`${formats.join(' and ')} cannot go together: choose one format`);
@@ -46,8 +79,8 @@ export async function run(opts: ReportOptions, session: Session): Promise<void> 
     if (opts.by !== 'day' && opts.by !== 'month') throw invalidValue('--by', opts.by, 'day or month');
     by = opts.by;
   }
-  const span = parseSpan(opts, session);
-  const zone = timeZoneOf(session.ctx.env);
+  const span = parseSpan(opts, options);
+  const zone = timeZoneOf(options.ctx.env);
   // the local date of a moment, once per quarter hour (every offset is a multiple of 15 minutes)
   const quarters = new Map<number, string>();
   const acc = reportAccumulator(by, (ms) => {
@@ -57,17 +90,17 @@ export async function run(opts: ReportOptions, session: Session): Promise<void> 
     return day;
   });
   const report = acc.finish(
-    session.history().fold(createdFilter({ profile: session.profileName, ...span }), acc.start, acc.visit),
+    options.history().fold(createdFilter({ profile: options.profileName, ...span }), acc.start, acc.visit),
   );
-  const p = session.printer;
-  if (session.globals.json) {
+  const p = options.printer;
+  if (options.json) {
     const when = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
     p.json({
-      profile: session.profileName,
+      profile: options.profileName,
       by,
       since: when(span.since),
       until: when(span.until),
-      timeZone: offsetText(zoneOffsetMs(session.ctx.now(), zone)),
+      timeZone: offsetText(zoneOffsetMs(options.ctx.now(), zone)),
       periods: report.periods,
       total: report.total,
     });
@@ -86,10 +119,10 @@ export async function run(opts: ReportOptions, session: Session): Promise<void> 
       );
     for (const period of report.periods) text += row(period.period, period);
     text += row('total', report.total);
-    session.ctx.stdout.write(text);
+    options.ctx.stdout.write(text);
     return;
   }
-  for (const line of humanReport(report, session)) p.out(line);
+  for (const line of humanReport(report, options)) p.out(line);
 }
 
 const BLOCKS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
@@ -101,11 +134,11 @@ export function bar(value: number, max: number, width: number): string {
   return '█'.repeat(Math.floor(eighths / 8)) + BLOCKS[eighths % 8];
 }
 
-function humanReport(report: Report, session: Session): string[] {
-  const p = session.printer;
+function humanReport(report: Report, options: ReportCommandOptions): string[] {
+  const p = options.printer;
   const t = report.total;
   if (t.createdCount === 0) {
-    p.info(`no deposits recorded for profile ${session.profileName} in that time`);
+    p.info(`no deposits recorded for profile ${options.profileName} in that time`);
     return [];
   }
   const head = [
@@ -152,7 +185,7 @@ function humanReport(report: Report, session: Session): string[] {
       ),
     );
   // the picture: net received per period, in block characters
-  const width = Math.max(10, Math.min(40, (session.ctx.stdout.columns || 80) - widths[0]! - 20));
+  const width = Math.max(10, Math.min(40, (options.ctx.stdout.columns || 80) - widths[0]! - 20));
   const max = Math.max(0, ...report.periods.map((s) => s.netCents));
   out.push('');
   out.push(p.outColor.bold(`Net received per ${report.by}`));
