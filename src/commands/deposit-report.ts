@@ -1,3 +1,4 @@
+import type { Context } from '../context.js';
 import {
   createdFilter,
   type Period,
@@ -8,7 +9,6 @@ import {
 import { formatCents } from '../domain/money.js';
 import { CSV_BR, CSV_RFC, type CsvDialect, centsField, csvRecord } from '../domain/text/csv-write.js';
 import { invalidValue, usageError } from '../errors.js';
-import type { Context } from '../context.js';
 import type { Session } from '../session.js';
 import type { History } from '../store/history.js';
 import type { Printer } from '../ui/output.js';
@@ -70,9 +70,7 @@ export async function run(flags: ReportOptions, session: Session): Promise<void>
 /** The sums of each day (or month) of the deposits recorded, as a table, JSON or CSV. */
 export async function runReport(options: ReportCommandOptions): Promise<void> {
   const opts = options.flags;
-  const formats = [options.json && '--json', opts.csv && '--csv', opts.csvBr && '--csv-br'].filter(
-    Boolean,
-  );
+  const formats = [options.json && '--json', opts.csv && '--csv', opts.csvBr && '--csv-br'].filter(Boolean);
   if (formats.length > 1) throw usageError(`${formats.join(' and ')} cannot go together: choose one format`);
   let by: Period = 'day';
   if (opts.by !== undefined) {

@@ -1,7 +1,8 @@
 /** --since and --until, read in the user's time zone (TZ): a bare date is its local midnight. */
+
+import type { Context } from '../../context.js';
 import { parseWhen } from '../../domain/expiry.js';
 import { invalidValue, usageError } from '../../errors.js';
-import type { Context } from '../../context.js';
 import { timeZoneOf, zoneOffsetMs } from '../../ui/render.js';
 
 export function parseSpan(
