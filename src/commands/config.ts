@@ -1,7 +1,8 @@
 import { withoutCredentials } from '../api/baseurl.js';
+import type { Network } from '../domain/liquid/networks.js';
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/text/redact.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Session, Target } from '../session.js';
 import {
   type BlindingKeyEntry,
   CONFIG_KEYS,
@@ -40,8 +41,38 @@ export interface SettingInForce {
   detail: string;
 }
 
+/** All `config get` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+export interface GetSettingOptions {
+  printer: Printer;
+  json: boolean;
+  profileName: string;
+  /** where the profiles are kept */
+  configFile: string;
+  /** the profile as saved */
+  profile(): Profile;
+  /** --base-url or LBRL_BASE_URL, when given */
+  baseUrlSetting(): { value: string; from: string } | undefined;
+  /** the service the commands would use (throws when it is configured by half) */
+  target(): Target;
+  network(): Network;
+}
+
+/** The Session's world, narrowed to what `config get` uses. */
+export function getSettingOptionsOf(session: Session): GetSettingOptions {
+  return {
+    printer: session.printer,
+    json: session.globals.json === true,
+    profileName: session.profileName,
+    configFile: session.store.file,
+    profile: () => session.profile(),
+    baseUrlSetting: () => session.baseUrlSetting(),
+    target: () => session.target(),
+    network: () => session.network(),
+  };
+}
+
 /** The value a command would use for a setting, and where it came from. */
-export async function inForce(k: ConfigKey, session: Session): Promise<SettingInForce> {
+export async function inForce(k: ConfigKey, session: GetSettingOptions): Promise<SettingInForce> {
   const profile = session.profile();
   if (k === 'base-url') {
     const given = session.baseUrlSetting();
@@ -56,7 +87,7 @@ export async function inForce(k: ConfigKey, session: Session): Promise<SettingIn
       key: k,
       value: saved,
       source: 'profile',
-      detail: `profile ${session.profileName} in ${session.store.file}`,
+      detail: `profile ${session.profileName} in ${session.configFile}`,
     };
   const unset = (detail: string): SettingInForce => ({ key: k, value: null, source: 'unset', detail });
   const byDefault = (value: string | null, detail: string): SettingInForce => ({
@@ -106,12 +137,16 @@ export async function inForce(k: ConfigKey, session: Session): Promise<SettingIn
  * came from on stderr (`from: default`), or both as one JSON object with --json.
  */
 export async function get(name: string, session: Session): Promise<void> {
+  return runGetSetting(name, getSettingOptionsOf(session));
+}
+
+export async function runGetSetting(name: string, options: GetSettingOptions): Promise<void> {
   const k = key(name);
-  const found = await inForce(k, session);
-  const p = session.printer;
+  const found = await inForce(k, options);
+  const p = options.printer;
   // a URL written into the file by hand may carry a password: never shown
   const value = found.value === null ? null : withoutCredentials(found.value);
-  if (session.globals.json) {
+  if (options.json) {
     p.json({ ...found, value });
     return;
   }

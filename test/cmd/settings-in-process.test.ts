@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runStatus, type StatusCommandOptions } from '../../src/commands/auth.js';
-import { type ListSettingsOptions, runListSettings } from '../../src/commands/config.js';
+import {
+  type GetSettingOptions,
+  type ListSettingsOptions,
+  runGetSetting,
+  runListSettings,
+} from '../../src/commands/config.js';
 import type { Context } from '../../src/context.js';
 import { LbrlError, usageError } from '../../src/errors.js';
 import { Printer } from '../../src/ui/output.js';
@@ -117,5 +122,65 @@ describe('config list, in process', () => {
     const shown = JSON.parse(r.stdout);
     expect(shown).toMatchObject({ profile: 'work', network: 'liquid', token: null, 'blinding-keys': null });
     expect(shown['esplora-url']).toBeNull();
+  });
+});
+
+async function getSetting(name: string, over: Partial<GetSettingOptions> & { json?: boolean } = {}) {
+  const { p, seen } = printer(over.json ?? false);
+  let error: unknown;
+  try {
+    await runGetSetting(name, {
+      printer: p,
+      json: false,
+      profileName: 'work',
+      configFile: '/home/ana/.config/lbrl/config.json',
+      profile: () => ({}),
+      baseUrlSetting: () => undefined,
+      target: () => ({ mode: 'sandbox' }),
+      network: () => 'liquid',
+      ...over,
+    });
+  } catch (e) {
+    error = e;
+  }
+  return { ...seen, error };
+}
+
+describe('config get, in process', () => {
+  it('a flag beats the profile: the value bare on stdout, where it came from on stderr', async () => {
+    const r = await getSetting('base-url', {
+      profile: () => ({ 'base-url': 'https://saved.example.com' }),
+      baseUrlSetting: () => ({ value: 'https://flag.example.com', from: '--base-url' }),
+    });
+    expect(r.stdout).toBe('https://flag.example.com\n');
+    expect(r.stderr).toBe('from: flag (--base-url)\n');
+  });
+
+  it('a saved value: the profile and its file named; a URL never shows its credentials', async () => {
+    const r = await getSetting('base-url', {
+      profile: () => ({ 'base-url': 'https://ana:pw@saved.example.com/' }),
+      json: true,
+    });
+    expect(JSON.parse(r.stdout)).toEqual({
+      key: 'base-url',
+      value: 'https://[redacted]@saved.example.com/',
+      source: 'profile',
+      detail: 'profile work in /home/ana/.config/lbrl/config.json',
+    });
+  });
+
+  it("the sandbox's asset by default while the embedded sandbox is in use", async () => {
+    const r = await getSetting('asset-id');
+    expect(r.stdout).toMatch(/^[0-9a-f]{64}\n$/);
+    expect(r.stderr).toBe("from: default (the embedded sandbox's asset)\n");
+  });
+
+  it('an unknown key: a usage error naming the keys, nothing on stdout', async () => {
+    const r = await getSetting('colour');
+    expect((r.error as LbrlError).exitCode).toBe(2);
+    expect((r.error as LbrlError).message).toMatch(
+      /^unknown config key "colour": expected one of base-url, /,
+    );
+    expect(r.stdout).toBe('');
   });
 });
