@@ -1,12 +1,13 @@
 /**
- * The commander program, wired from the command definitions (commands/definitions.ts): flags,
- * help, examples and conflicts, and one lazy import() per command. One handler at the top turns
- * every error into its message and exit code.
+ * The commander program, wired from the command manifest (commands/manifest.ts, generated at build
+ * from the definitions each command module exports): flags, help, examples, and one lazy import()
+ * per command, whose definition brings its conflicts' messages and its `run`. One handler at the
+ * top turns every error into its message and exit code.
  */
 import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { type CommandDef, flagName } from './commands/define.js';
-import { COMMANDS } from './commands/definitions.js';
+import { type CommandEntry, flagName } from './commands/define.js';
+import { MANIFEST as COMMANDS } from './commands/manifest.js';
 import { redactedFromTheStart } from './commands/shared/redaction.js';
 import type { Context } from './context.js';
 import { EXIT, LbrlError, usageError } from './errors.js';
@@ -17,7 +18,7 @@ export const VERSION: string = pkg.version;
 /** Help is wrapped at this width whatever the terminal (bin/lbrl.js prints it from dist/help.json). */
 const HELP_WIDTH = 80;
 
-const GROUP_PATHS = new Set(COMMANDS.filter((c) => !c.run).map((c) => c.path));
+const GROUP_PATHS = new Set(COMMANDS.filter((c) => !c.load).map((c) => c.path));
 
 /** `lbrl help deposit create` is `lbrl deposit create --help`; bare `lbrl` and groups print their help. */
 function normalise(argv: string[]): string[] {
@@ -85,7 +86,7 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
     },
   });
 
-  const wire = (cmd: Command, def: CommandDef) => {
+  const wire = (cmd: Command, def: CommandEntry) => {
     cmd.description(def.description);
     for (const a of def.args) cmd.argument(a.name, a.help);
     for (const f of def.flags) {
@@ -102,20 +103,24 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
       cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  ${e}`).join('\n')}`);
     cmd.exitOverride();
     cmd.configureOutput(output(def.path));
-    const run = def.run;
-    if (!run) return;
+    const load = def.load;
+    if (!load) return;
     cmd.action(async function (this: Command, ...operands: unknown[]) {
       const opts = this.opts();
-      for (const c of def.conflicts ?? []) {
+      // the command's own module, and only it: its definition has the messages and the handler
+      const full = (await load()).definitions.find((d) => d.path === def.path);
+      if (!full?.run) throw new Error(`the manifest is stale: run npm run build (${def.path})`);
+      for (const c of full.conflicts ?? []) {
         const active = 'set' in c.when ? opts[c.when.set] !== undefined : opts[c.when.unset] === undefined;
         const given = c.forbids.filter((k) => opts[k] !== undefined && opts[k] !== false);
         if (active && given.length > 0) throw usageError(c.message(given.map(flagName)));
       }
       globals = this.optsWithGlobals() as GlobalOptions;
-      await run.call(def, {
+      await full.run({
         opts,
         args: operands.slice(0, def.args.length),
         ctx,
+        registry: COMMANDS,
         session: async () => {
           if (session) return session;
           const { Session } = await import('./session.js');

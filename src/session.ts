@@ -331,7 +331,7 @@ export class Session {
     });
     this.closers.push(() => sandbox.close());
     this.printer.info(
-      this.printer.ce.bold(
+      this.printer.errColor.bold(
         `sandbox: no account configured, using the embedded sandbox (no real money; data in ${this.sandboxDir})`,
       ),
     );

@@ -5,10 +5,12 @@ import { getResponseSchema } from '../api/models.js';
 import { readInput } from '../context.js';
 import { MIN_FRAGMENT_SECRET } from '../domain/text/redact.js';
 import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Session, Target } from '../session.js';
+import type { Printer } from '../ui/output.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import type { OptionsOf } from './define.js';
-import type { LOGIN_FLAGS, STATUS_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { LOGIN_FLAGS, STATUS_FLAGS } from './flags.js';
 
 export type LoginOptions = OptionsOf<typeof LOGIN_FLAGS>;
 
@@ -129,17 +131,56 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
   if (ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is set and beats the saved token');
 }
 
-export function status(opts: OptionsOf<typeof STATUS_FLAGS>, session: Session): void {
-  const p = session.printer;
+export type StatusFlags = OptionsOf<typeof STATUS_FLAGS>;
+
+/** All `auth status` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+export interface StatusCommandOptions {
+  flags: StatusFlags;
+  printer: Printer;
+  json: boolean;
+  profileName: string;
+  /** where the profiles are kept */
+  configFile: string;
+  /** the network setting in force */
+  network: string | undefined;
+  /** the service the commands would use; throws (an LbrlError) when it is configured by half */
+  target(): Target;
+  /** the base URL and the token as given, for a target configured by half */
+  baseUrlSetting(): { value: string } | undefined;
+  tokenSetting(): { from: string } | undefined;
+}
+
+/** The Session's world, narrowed to what `auth status` uses. */
+export function statusOptionsOf(flags: StatusFlags, session: Session): StatusCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    profileName: session.profileName,
+    configFile: session.store.file,
+    network: session.setting('network'),
+    target: () => session.target(),
+    baseUrlSetting: () => session.baseUrlSetting(),
+    tokenSetting: () => session.tokenSetting(),
+  };
+}
+
+export function status(flags: StatusFlags, session: Session): void {
+  runStatus(statusOptionsOf(flags, session));
+}
+
+/** The profile, its mode, base URL and token source; exit with the problem of a half-configured one. */
+export function runStatus(options: StatusCommandOptions): void {
+  const { flags: opts, printer: p } = options;
   let info: Record<string, unknown>;
   let failure: ErrorType | undefined;
   try {
-    const target = session.target();
+    const target = options.target();
     if (target.mode === 'sandbox') {
-      info = { profile: session.profileName, mode: 'sandbox', baseUrl: null, tokenSource: null, token: null };
+      info = { profile: options.profileName, mode: 'sandbox', baseUrl: null, tokenSource: null, token: null };
     } else {
       info = {
-        profile: session.profileName,
+        profile: options.profileName,
         mode: 'live',
         baseUrl: target.baseUrl,
         baseUrlSource: target.baseUrlFrom,
@@ -151,18 +192,18 @@ export function status(opts: OptionsOf<typeof STATUS_FLAGS>, session: Session): 
     if (!(error instanceof LbrlError)) throw error;
     failure = error.type;
     info = {
-      profile: session.profileName,
+      profile: options.profileName,
       mode: 'incomplete',
       problem: error.message,
-      baseUrl: session.baseUrlSetting()?.value ?? null,
-      tokenSource: session.tokenSetting()?.from ?? null,
+      baseUrl: options.baseUrlSetting()?.value ?? null,
+      tokenSource: options.tokenSetting()?.from ?? null,
     };
   }
-  info.network = session.setting('network');
-  info.configFile = session.store.file;
+  info.network = options.network;
+  info.configFile = options.configFile;
   // --show-token is the one place the token is printed on purpose
   const write = (text: string) => (opts.showToken ? p.outUnredacted(text) : p.out(text));
-  if (session.globals.json) write(JSON.stringify(info));
+  if (options.json) write(JSON.stringify(info));
   else {
     const lines = [`Profile   ${info.profile}`, `Mode      ${info.mode}`];
     if (info.mode === 'sandbox')
@@ -190,3 +231,42 @@ export async function logout(session: Session): Promise<void> {
   }
   if (session.ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is still set in the environment');
 }
+
+export const AUTH_LOGIN = command({
+  rank: 100,
+  path: 'auth login',
+  description: 'save a base URL and token in the profile (checked with a harmless request)',
+  flags: LOGIN_FLAGS,
+  examples: [
+    'lbrl auth login --base-url https://pay.example.com',
+    'printf %s "$TOKEN" | lbrl auth login --base-url https://pay.example.com --with-token --profile work',
+  ],
+  async run({ opts, session }) {
+    return login(opts, (await session()).creatingProfile());
+  },
+});
+
+export const AUTH_STATUS = command({
+  rank: 110,
+  path: 'auth status',
+  description: 'show the profile, mode, base URL and where the token comes from',
+  flags: STATUS_FLAGS,
+  examples: ['lbrl auth status', 'lbrl auth status --json | jq -r .mode'],
+  async run({ opts, session }) {
+    return status(opts, await session());
+  },
+});
+
+export const AUTH_LOGOUT = command({
+  rank: 120,
+  path: 'auth logout',
+  description: "remove the profile's token",
+  flags: [],
+  examples: ['lbrl auth logout --profile work'],
+  async run({ session }) {
+    return logout(await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(AUTH_LOGIN, AUTH_STATUS, AUTH_LOGOUT);

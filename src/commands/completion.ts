@@ -9,7 +9,7 @@ import { parseDepositId, parseProfileName } from '../domain/values.js';
 import { quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { CONFIG_KEYS } from '../store/config.js';
-import type { CommandDef, Completion, FlagDef } from './define.js';
+import { type CommandEntry, type Completion, command, type FlagDef, listed } from './define.js';
 
 const BASH = `# lbrl completion for bash: source <(lbrl completion bash)
 _lbrl() {
@@ -72,7 +72,7 @@ export function script(shell: string): string {
 const takesValue = (f: FlagDef) => f.flags.includes('<');
 const names = (f: FlagDef) => f.flags.split(/[ ,]+/).filter((w) => w.startsWith('-'));
 
-function subcommands(COMMANDS: readonly CommandDef[], path: string): string[] {
+function subcommands(COMMANDS: readonly CommandEntry[], path: string): string[] {
   const depth = path === '' ? 1 : path.split(' ').length + 1;
   return COMMANDS.filter(
     (c) => !c.hidden && c.path.split(' ').length === depth && c.path.startsWith(path) && c.path !== '',
@@ -80,7 +80,7 @@ function subcommands(COMMANDS: readonly CommandDef[], path: string): string[] {
 }
 
 /** A flag by what was typed: the command's, a global one, or (after a typo in the path) any. */
-function findFlag(COMMANDS: readonly CommandDef[], cmd: CommandDef, word: string): FlagDef | undefined {
+function findFlag(COMMANDS: readonly CommandEntry[], cmd: CommandEntry, word: string): FlagDef | undefined {
   for (const list of [cmd.flags, COMMANDS[0]!.flags, ...COMMANDS.map((c) => c.flags)]) {
     const f = list.find((x) => names(x).includes(word));
     if (f) return f;
@@ -89,7 +89,7 @@ function findFlag(COMMANDS: readonly CommandDef[], cmd: CommandDef, word: string
 }
 
 /** What `config set <key> <TAB>` offers for each key; a key not here takes free text. */
-function configValues(COMMANDS: readonly CommandDef[]): Record<string, readonly string[]> {
+function configValues(COMMANDS: readonly CommandEntry[]): Record<string, readonly string[]> {
   const qrStyle = findFlag(COMMANDS, COMMANDS[0]!, '--qr-style')?.complete;
   return {
     network: NETWORKS,
@@ -101,7 +101,7 @@ function configValues(COMMANDS: readonly CommandDef[]): Record<string, readonly 
 
 /** What the position being typed takes: files (the shell lists them) or these values. */
 export function candidates(
-  COMMANDS: readonly CommandDef[],
+  COMMANDS: readonly CommandEntry[],
   words: string[],
   data: { profiles(): string[]; ids(): string[] },
 ): { files: true } | { files: false; values: string[] } {
@@ -117,7 +117,7 @@ export function candidates(
       values: known ? subcommands(COMMANDS, path).filter((s) => s.startsWith(cur)) : [],
     };
   }
-  let cmd: CommandDef = PROGRAM;
+  let cmd: CommandEntry = PROGRAM;
   const positionals: string[] = [];
   let pending: FlagDef | undefined;
   let options = true;
@@ -171,7 +171,7 @@ export function candidates(
 
 /** `lbrl __complete -- <words>`: the first line says how (":files" or ":values"), then one value a line. */
 /** `commands`: the definitions, the program first. */
-export function complete(words: string[], commands: readonly CommandDef[], session: Session): void {
+export function complete(words: string[], commands: readonly CommandEntry[], session: Session): void {
   const r = candidates(commands, words, {
     profiles: () =>
       [...new Set(['default', ...session.store.profileNames()])].filter((n) => parseProfileName(n).ok),
@@ -183,3 +183,38 @@ export function complete(words: string[], commands: readonly CommandDef[], sessi
   });
   session.printer.out(r.files ? ':files' : [':values', ...r.values].join('\n'));
 }
+
+export const COMPLETION = command({
+  rank: 270,
+  path: 'completion',
+  description: 'print a shell completion script: source <(lbrl completion bash)',
+  args: [{ name: '<shell>', help: 'bash, zsh or fish', complete: SHELLS }],
+  flags: [],
+  examples: ['source <(lbrl completion bash)      # in ~/.bashrc', 'lbrl completion fish | source'],
+  async run({ args: [shell], ctx }) {
+    ctx.stdout.write(script(shell));
+  },
+});
+
+export const COMPLETE = command({
+  rank: 280,
+  path: '__complete',
+  description: 'the words a completion script offers for the command line so far',
+  hidden: true,
+  args: [
+    {
+      name: '[words...]',
+      help: 'the words typed after lbrl, the last one being completed',
+      complete: 'none',
+    },
+  ],
+  flags: [],
+  async run({ args: [words], session, registry }) {
+    return complete(words, registry, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(COMPLETION, COMPLETE);
+
+import { SHELLS } from './flags.js';

@@ -1,17 +1,21 @@
 import { withoutCredentials } from '../api/baseurl.js';
+import type { Network } from '../domain/liquid/networks.js';
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/text/redact.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Session, Target } from '../session.js';
 import {
   type BlindingKeyEntry,
   CONFIG_KEYS,
   type ConfigKey,
   DEFAULTS,
   isConfigKey,
+  type Profile,
 } from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
+import type { Printer } from '../ui/output.js';
 import type { OptionsOf } from './define.js';
-import type { BLINDING_KEY_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { BLINDING_KEY_FLAGS } from './flags.js';
 
 function key(name: string): ConfigKey {
   if (name === 'token')
@@ -37,8 +41,38 @@ export interface SettingInForce {
   detail: string;
 }
 
+/** All `config get` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+export interface GetSettingOptions {
+  printer: Printer;
+  json: boolean;
+  profileName: string;
+  /** where the profiles are kept */
+  configFile: string;
+  /** the profile as saved */
+  profile(): Profile;
+  /** --base-url or LBRL_BASE_URL, when given */
+  baseUrlSetting(): { value: string; from: string } | undefined;
+  /** the service the commands would use (throws when it is configured by half) */
+  target(): Target;
+  network(): Network;
+}
+
+/** The Session's world, narrowed to what `config get` uses. */
+export function getSettingOptionsOf(session: Session): GetSettingOptions {
+  return {
+    printer: session.printer,
+    json: session.globals.json === true,
+    profileName: session.profileName,
+    configFile: session.store.file,
+    profile: () => session.profile(),
+    baseUrlSetting: () => session.baseUrlSetting(),
+    target: () => session.target(),
+    network: () => session.network(),
+  };
+}
+
 /** The value a command would use for a setting, and where it came from. */
-export async function inForce(k: ConfigKey, session: Session): Promise<SettingInForce> {
+export async function inForce(k: ConfigKey, session: GetSettingOptions): Promise<SettingInForce> {
   const profile = session.profile();
   if (k === 'base-url') {
     const given = session.baseUrlSetting();
@@ -53,7 +87,7 @@ export async function inForce(k: ConfigKey, session: Session): Promise<SettingIn
       key: k,
       value: saved,
       source: 'profile',
-      detail: `profile ${session.profileName} in ${session.store.file}`,
+      detail: `profile ${session.profileName} in ${session.configFile}`,
     };
   const unset = (detail: string): SettingInForce => ({ key: k, value: null, source: 'unset', detail });
   const byDefault = (value: string | null, detail: string): SettingInForce => ({
@@ -103,12 +137,16 @@ export async function inForce(k: ConfigKey, session: Session): Promise<SettingIn
  * came from on stderr (`from: default`), or both as one JSON object with --json.
  */
 export async function get(name: string, session: Session): Promise<void> {
+  return runGetSetting(name, getSettingOptionsOf(session));
+}
+
+export async function runGetSetting(name: string, options: GetSettingOptions): Promise<void> {
   const k = key(name);
-  const found = await inForce(k, session);
-  const p = session.printer;
+  const found = await inForce(k, options);
+  const p = options.printer;
   // a URL written into the file by hand may carry a password: never shown
   const value = found.value === null ? null : withoutCredentials(found.value);
-  if (session.globals.json) {
+  if (options.json) {
     p.json({ ...found, value });
     return;
   }
@@ -164,16 +202,43 @@ function blindingKeysShown(entries: Array<{ address?: string }> | undefined): st
     .replace(/^/, 'set: ');
 }
 
+/** All `config list` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+export interface ListSettingsOptions {
+  printer: Printer;
+  json: boolean;
+  profileName: string;
+  /** the profile as saved: whether a token and blinding keys are set (never their values) */
+  profile: Pick<Profile, 'token' | 'blinding-keys'>;
+  /** the value in force of a setting */
+  setting(key: ConfigKey): string | undefined;
+}
+
+/** The Session's world, narrowed to what `config list` uses. */
+export function listSettingsOptionsOf(session: Session): ListSettingsOptions {
+  return {
+    printer: session.printer,
+    json: session.globals.json === true,
+    profileName: session.profileName,
+    profile: session.profile(),
+    setting: (k) => session.setting(k),
+  };
+}
+
 export function list(session: Session): void {
-  const profile = session.profile();
+  runListSettings(listSettingsOptionsOf(session));
+}
+
+/** Every setting in force, a URL without its credentials; the token and keys only as set or not. */
+export function runListSettings(options: ListSettingsOptions): void {
+  const { profile, printer } = options;
   const entries: Record<string, string | null> = {};
   for (const k of CONFIG_KEYS) {
-    const value = session.setting(k);
+    const value = options.setting(k);
     entries[k] = value === undefined ? null : withoutCredentials(value);
   }
-  if (session.globals.json) {
-    session.printer.json({
-      profile: session.profileName,
+  if (options.json) {
+    printer.json({
+      profile: options.profileName,
       ...entries,
       token: profile.token !== undefined ? 'set' : null,
       'blinding-keys': blindingKeysShown(profile['blinding-keys']),
@@ -184,7 +249,7 @@ export function list(session: Session): void {
   lines.push(`token=${profile.token !== undefined ? '(set; see lbrl auth status)' : ''}`);
   const keys = blindingKeysShown(profile['blinding-keys']);
   lines.push(`blinding-keys=${keys ? `(${keys}; never shown)` : ''}`);
-  session.printer.out(lines.join('\n'));
+  printer.out(lines.join('\n'));
 }
 
 export type BlindingKeyOptions = OptionsOf<typeof BLINDING_KEY_FLAGS>;
@@ -288,3 +353,73 @@ async function checkAddressKey(
       `the blinding key given is not the blinding key of ${address}: its public key is not the one in the address (expected the output of elements-cli dumpblindingkey ${address}, or the wallet's master blinding key); nothing was changed`,
     );
 }
+
+const KEY_ARG = { name: '<key>', help: CONFIG_KEYS.join(', '), complete: 'config-keys' } as const;
+
+export const CONFIG_GET = command({
+  rank: 140,
+  path: 'config get',
+  description: 'print the value in force of a setting (where it comes from on stderr)',
+  args: [KEY_ARG],
+  flags: [],
+  examples: ['lbrl config get network', 'lbrl config get esplora-url --json'],
+  async run({ args: [key], session }) {
+    return get(key, await session());
+  },
+});
+
+export const CONFIG_SET = command({
+  rank: 150,
+  path: 'config set',
+  description: 'change a setting (the value is checked)',
+  args: [KEY_ARG, { name: '<value>', help: 'the new value', complete: 'config-value' }],
+  flags: [],
+  examples: ['lbrl config set network liquidtestnet --profile test', 'lbrl config set sandbox-autopay off'],
+  async run({ args: [key, value], session }) {
+    return set(key, value, (await session()).creatingProfile());
+  },
+});
+
+export const CONFIG_UNSET = command({
+  rank: 160,
+  path: 'config unset',
+  description: 'remove a setting',
+  args: [KEY_ARG],
+  flags: [],
+  examples: ['lbrl config unset split-fee'],
+  async run({ args: [key], session }) {
+    return unset(key, await session());
+  },
+});
+
+export const CONFIG_SET_BLINDING_KEY = command({
+  rank: 170,
+  path: 'config set-blinding-key',
+  description: 'store a blinding key to unblind settlements (read from stdin or a hidden prompt)',
+  flags: BLINDING_KEY_FLAGS,
+  examples: [
+    '# a SLIP-77 master blinding key (Elements: dumpmasterblindingkey; Blockstream Green shows it)',
+    'lbrl config set-blinding-key < master-blinding-key.txt',
+    "# one address's key (Elements: dumpblindingkey <address>)",
+    'elements-cli dumpblindingkey "$ADDR" | lbrl config set-blinding-key --address "$ADDR"',
+    '# a CT descriptor: ct(slip77(<hex>),elwpkh(...))',
+    'printf %s "$DESCRIPTOR" | lbrl config set-blinding-key',
+  ],
+  async run({ opts, session }) {
+    return setBlindingKey(opts, await session());
+  },
+});
+
+export const CONFIG_LIST = command({
+  rank: 180,
+  path: 'config list',
+  description: "print the profile's settings",
+  flags: [],
+  examples: ['lbrl config list --json'],
+  async run({ session }) {
+    return list(await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(CONFIG_GET, CONFIG_SET, CONFIG_UNSET, CONFIG_SET_BLINDING_KEY, CONFIG_LIST);

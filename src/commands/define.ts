@@ -92,12 +92,16 @@ export interface Invocation<F extends readonly FlagDef[], A extends readonly Arg
   ctx: Context;
   /** the command's Session, made on first use */
   session(): Promise<Session>;
+  /** every command, as the manifest lists them (completion answers from it) */
+  registry: readonly CommandEntry[];
 }
 
 export interface CommandDef<
   F extends readonly FlagDef[] = readonly FlagDef[],
   A extends readonly ArgDef[] = readonly ArgDef[],
 > {
+  /** where help lists it among its siblings: lower first (and the manifest's order) */
+  readonly rank: number;
   /** "deposit create"; "" for the program itself */
   readonly path: string;
   readonly description: string;
@@ -120,4 +124,46 @@ export function command<const F extends readonly FlagDef[], const A extends read
 /** A flag as typed: amountCents -> --amount-cents. */
 export function flagName(option: string): string {
   return `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** A group: a word that only leads to its subcommands. */
+export function group(def: {
+  rank: number;
+  path: string;
+  description: string;
+  examples?: readonly string[];
+}): CommandDef {
+  return { ...def, flags: [], args: [] };
+}
+
+/**
+ * A command as the generated manifest (commands/manifest.ts) holds it: its definition's data,
+ * enough for the commander tree, help and completion without loading any command module, and
+ * `load`, the one lazy import of its module, whose definition brings the conflict messages and `run`.
+ */
+export interface CommandEntry {
+  readonly rank: number;
+  readonly path: string;
+  readonly description: string;
+  readonly hidden?: boolean;
+  readonly flags: readonly FlagDef[];
+  readonly args: readonly ArgDef[];
+  readonly examples?: readonly string[];
+  readonly conflicts?: readonly { readonly when: Conflict['when']; readonly forbids: readonly string[] }[];
+  /** absent for a group */
+  readonly load?: () => Promise<{ readonly definitions: readonly CommandDef[] }>;
+}
+
+/** A definition's data as the manifest holds it (what the generator writes and the test compares). */
+export function entryOf(def: CommandDef): Omit<CommandEntry, 'load'> {
+  const { run: _run, conflicts, ...data } = def;
+  return {
+    ...data,
+    ...(conflicts ? { conflicts: conflicts.map(({ when, forbids }) => ({ when, forbids })) } : {}),
+  };
+}
+
+/** A module's `definitions`: its commands, each keeping its own types where it is defined. */
+export function listed(...defs: readonly { readonly path: string }[]): readonly CommandDef[] {
+  return defs as readonly CommandDef[];
 }

@@ -13,7 +13,8 @@ import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '..
 import { qrPng } from '../ui/qrpng.js';
 import { renderDeposit, splitShares, timeZoneOf } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
-import type { CREATE_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { CREATE_FLAGS } from './flags.js';
 import { showCounter } from './shared/counter.js';
 import { followCommand, followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
@@ -170,7 +171,7 @@ export async function run(opts: CreateFlags, session: Session): Promise<void> {
       : undefined;
   const counter = typeof shown === 'object' ? shown : undefined;
   if (human && !shown) {
-    p.out(renderDeposit(p.c, value, { sandbox, timeZone }));
+    p.out(renderDeposit(p.outColor, value, { sandbox, timeZone }));
     if (opts.qr !== false) {
       p.out('');
       p.out(await renderTerminalQr(value.qrCodeText, style));
@@ -194,3 +195,66 @@ export async function run(opts: CreateFlags, session: Session): Promise<void> {
     p.info(`follow it with: ${followCommand([value.id], session.globals)}`);
   }
 }
+
+/** What only a single create takes, with --from: each kind refused with the reason it does not apply. */
+const FROM_VALUES = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee'];
+const FROM_WATCH = ['watch', 'interval', 'timeout', 'verify'];
+const FROM_QR = ['qrPng', 'qrStyle', 'display'];
+
+export const DEPOSIT_CREATE = command({
+  rank: 20,
+  path: 'deposit create',
+  description: 'create a PIX charge paid out to a Liquid address',
+  flags: CREATE_FLAGS,
+  conflicts: [
+    {
+      when: { set: 'from' },
+      forbids: FROM_WATCH,
+      message: (flags) =>
+        `a batch (--from) does not watch: it creates its rows and ends, so ${flags.join(', ')} cannot go with it; follow the deposits afterwards with lbrl deposit watch --pending`,
+    },
+    {
+      when: { set: 'from' },
+      forbids: FROM_VALUES,
+      message: (flags) =>
+        `--from takes each deposit's values from its row, so ${flags.join(', ')} cannot go with it: put them in the file's columns (amount or amountCents, to, splitTo, splitFee)`,
+    },
+    {
+      when: { set: 'from' },
+      forbids: FROM_QR,
+      message: (flags) =>
+        `a batch draws no QR codes, so ${flags.join(', ')} cannot go with --from: each row's qrCode is in its NDJSON line (--json), or use lbrl deposit get <id> --qr-png <file>`,
+    },
+    {
+      when: { unset: 'from' },
+      forbids: ['concurrency', 'resume'],
+      message: () => '--concurrency and --resume go with --from <file>',
+    },
+    {
+      when: { unset: 'watch' },
+      forbids: ['interval', 'timeout', 'verify'],
+      message: (flags) => `${flags.join(' and ')} go${flags.length === 1 ? 'es' : ''} with --watch`,
+    },
+  ],
+  examples: [
+    'lbrl deposit create --amount 1500 --to <address>',
+    'lbrl deposit create --amount-cents 1550 --to <address> --split-to <address> --split-fee 2.99% --yes',
+    '# at the counter: the QR and the amount full screen until paid, for at most 10 minutes',
+    'lbrl deposit create --amount 35 --to <address> --watch --timeout 10m',
+    '# CI: create, keep the id, wait for settlement',
+    'id=$(LBRL_BASE_URL=https://pay.example.com LBRL_TOKEN="$TOKEN" lbrl deposit create --amount 1500 --to <address> --json | jq -r .id)',
+    '# a batch: CSV with a header (amount,to,splitTo,splitFee) or NDJSON, one deposit per row',
+    'lbrl deposit create --from charges.csv > results.ndjson',
+    "lbrl deposit create --from charges.csv --resume | jq -c 'select(.error)'",
+    '# --json prints the service object; an error is one line on stderr: {"error":{"type","message","exitCode"}}',
+  ],
+  async run({ opts, session }) {
+    const { from } = opts;
+    if (from !== undefined)
+      return (await import('./deposit-batch.js')).run({ ...opts, from }, await session());
+    return run(opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DEPOSIT_CREATE);

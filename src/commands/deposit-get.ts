@@ -9,7 +9,8 @@ import type { Printer } from '../ui/output.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { qrPng } from '../ui/qrpng.js';
 import type { OptionsOf } from './define.js';
-import type { GET_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { GET_FLAGS, ID_ARG } from './flags.js';
 
 export type GetFlags = OptionsOf<typeof GET_FLAGS>;
 
@@ -100,7 +101,7 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
   }
   const { renderDeposit, timeZoneOf } = await import('../ui/render.js');
   p.out(
-    renderDeposit(p.c, value, {
+    renderDeposit(p.outColor, value, {
       sandbox,
       blinded: sandbox ? null : await options.blindedFragment(value),
       timeZone: timeZoneOf(options.env),
@@ -159,3 +160,22 @@ async function afterExpiry(value: GetResponse, expiredAt: string, session: Sessi
   const { reportPaidAfterExpiry } = await import('./shared/expiry.js');
   reportPaidAfterExpiry(session, value.id, value.status, expiredAt);
 }
+
+export const DEPOSIT_GET = command({
+  rank: 30,
+  path: 'deposit get',
+  description: "show a deposit's status and settlement",
+  args: [ID_ARG],
+  flags: GET_FLAGS,
+  examples: [
+    'lbrl deposit get <id>',
+    'lbrl deposit get <id> --json | jq -r .settlement.liquidTxid',
+    'lbrl deposit get <id> --qr --qr-style light',
+  ],
+  async run({ opts, args: [id], session }) {
+    return run(id, opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DEPOSIT_GET);

@@ -8,7 +8,8 @@ import { Session } from '../session.js';
 import type { HistoryEntry } from '../store/history.js';
 import { colorStatus, localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
-import { type LIST_FLAGS, LIST_STATUSES } from './flags.js';
+import { command, listed } from './define.js';
+import { LIST_FLAGS, LIST_STATUSES } from './flags.js';
 import { expireAfterMs, reportPaidAfterExpiry } from './shared/expiry.js';
 import { parseSpan } from './shared/when.js';
 
@@ -132,7 +133,7 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
   };
   // the cells are escaped already: a value from a hand-edited history (holding a backslash once
   // escaped) is shown as it is, uncoloured, not escaped twice past its column's width
-  const paint = (cell: string) => (cell.includes('\\') ? cell : colorStatus(p.c, cell));
+  const paint = (cell: string) => (cell.includes('\\') ? cell : colorStatus(p.outColor, cell));
   const status = (e: HistoryEntry, long: boolean) =>
     e.expiredAt
       ? long
@@ -220,7 +221,7 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
       .join('  ')
       .trimEnd();
   const out = [
-    p.c.bold(
+    p.outColor.bold(
       line(
         cols.map((c) => c.header),
         false,
@@ -236,3 +237,22 @@ function table(entries: HistoryEntry[], session: Session, width: number): string
     );
   return out;
 }
+
+export const DEPOSIT_LIST = command({
+  rank: 60,
+  path: 'deposit list',
+  description: 'the deposits this machine created, newest first, with their last known status',
+  flags: LIST_FLAGS,
+  examples: [
+    'lbrl deposit list',
+    'lbrl deposit list --status EXPIRED --since 7d',
+    'lbrl deposit list --status FINALIZED --unverified --since 2026-11-01 --until 2026-12-01',
+    'lbrl deposit list --refresh --json | jq -r \'.[] | select(.status != "FINALIZED") | .id\'',
+  ],
+  async run({ opts, session }) {
+    return run(opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DEPOSIT_LIST);

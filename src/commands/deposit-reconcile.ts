@@ -7,7 +7,8 @@ import { LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { HistoryEntry } from '../store/history.js';
 import type { OptionsOf } from './define.js';
-import type { RECONCILE_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { RECONCILE_FLAGS } from './flags.js';
 import { verifySetup } from './shared/verify-setup.js';
 import { parseSpan } from './shared/when.js';
 
@@ -116,3 +117,21 @@ function humanReconciliation(r: Reconciliation, addressCount: number, explorer: 
   if (r.missing.length + r.unmatched.length + r.paidAfterExpiry.length === 0) out.push('everything matches');
   return out;
 }
+
+export const DEPOSIT_RECONCILE = command({
+  rank: 80,
+  path: 'deposit reconcile',
+  description: "check what the profile's addresses received on chain against the finalized deposits",
+  flags: RECONCILE_FLAGS,
+  examples: [
+    'lbrl deposit reconcile --since 1d',
+    "lbrl deposit reconcile --json | jq '.unmatched'",
+    '# exit codes: 0 everything matches, 1 something missing, unmatched or paid after expiry, 6 explorer unreachable',
+  ],
+  async run({ opts, session }) {
+    return run(opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DEPOSIT_RECONCILE);

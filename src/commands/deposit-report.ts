@@ -1,3 +1,4 @@
+import type { Context } from '../context.js';
 import {
   createdFilter,
   type Period,
@@ -9,9 +10,12 @@ import { formatCents } from '../domain/money.js';
 import { CSV_BR, CSV_RFC, type CsvDialect, centsField, csvRecord } from '../domain/text/csv-write.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
+import type { History } from '../store/history.js';
+import type { Printer } from '../ui/output.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
-import type { REPORT_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { REPORT_FLAGS } from './flags.js';
 import { parseSpan } from './shared/when.js';
 
 export type ReportOptions = OptionsOf<typeof REPORT_FLAGS>;
@@ -35,18 +39,46 @@ const CSV_COLUMNS: Array<[string, keyof ReportSums, 'count' | 'cents']> = [
   ['unchecked_net', 'uncheckedNetCents', 'cents'],
 ];
 
-export async function run(opts: ReportOptions, session: Session): Promise<void> {
-  const formats = [session.globals.json && '--json', opts.csv && '--csv', opts.csvBr && '--csv-br'].filter(
-    Boolean,
-  );
+/** All `deposit report` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+export interface ReportCommandOptions {
+  flags: ReportOptions;
+  printer: Printer;
+  json: boolean;
+  profileName: string;
+  /** the clock, the time zone (TZ) and the stdout (its width; the CSV is written to it as it is) */
+  ctx: Pick<Context, 'now' | 'env' | 'stdout'>;
+  /** the deposits this machine recorded */
+  history(): Pick<History, 'fold'>;
+}
+
+/** The Session's world, narrowed to what `deposit report` uses. */
+export function reportOptionsOf(flags: ReportOptions, session: Session): ReportCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    profileName: session.profileName,
+    ctx: session.ctx,
+    history: () => session.history(),
+  };
+}
+
+export async function run(flags: ReportOptions, session: Session): Promise<void> {
+  return runReport(reportOptionsOf(flags, session));
+}
+
+/** The sums of each day (or month) of the deposits recorded, as a table, JSON or CSV. */
+export async function runReport(options: ReportCommandOptions): Promise<void> {
+  const opts = options.flags;
+  const formats = [options.json && '--json', opts.csv && '--csv', opts.csvBr && '--csv-br'].filter(Boolean);
   if (formats.length > 1) throw usageError(`${formats.join(' and ')} cannot go together: choose one format`);
   let by: Period = 'day';
   if (opts.by !== undefined) {
     if (opts.by !== 'day' && opts.by !== 'month') throw invalidValue('--by', opts.by, 'day or month');
     by = opts.by;
   }
-  const span = parseSpan(opts, session);
-  const zone = timeZoneOf(session.ctx.env);
+  const span = parseSpan(opts, options);
+  const zone = timeZoneOf(options.ctx.env);
   // the local date of a moment, once per quarter hour (every offset is a multiple of 15 minutes)
   const quarters = new Map<number, string>();
   const acc = reportAccumulator(by, (ms) => {
@@ -56,17 +88,17 @@ export async function run(opts: ReportOptions, session: Session): Promise<void> 
     return day;
   });
   const report = acc.finish(
-    session.history().fold(createdFilter({ profile: session.profileName, ...span }), acc.start, acc.visit),
+    options.history().fold(createdFilter({ profile: options.profileName, ...span }), acc.start, acc.visit),
   );
-  const p = session.printer;
-  if (session.globals.json) {
+  const p = options.printer;
+  if (options.json) {
     const when = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
     p.json({
-      profile: session.profileName,
+      profile: options.profileName,
       by,
       since: when(span.since),
       until: when(span.until),
-      timeZone: offsetText(zoneOffsetMs(session.ctx.now(), zone)),
+      timeZone: offsetText(zoneOffsetMs(options.ctx.now(), zone)),
       periods: report.periods,
       total: report.total,
     });
@@ -85,10 +117,10 @@ export async function run(opts: ReportOptions, session: Session): Promise<void> 
       );
     for (const period of report.periods) text += row(period.period, period);
     text += row('total', report.total);
-    session.ctx.stdout.write(text);
+    options.ctx.stdout.write(text);
     return;
   }
-  for (const line of humanReport(report, session)) p.out(line);
+  for (const line of humanReport(report, options)) p.out(line);
 }
 
 const BLOCKS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
@@ -100,14 +132,14 @@ export function bar(value: number, max: number, width: number): string {
   return '█'.repeat(Math.floor(eighths / 8)) + BLOCKS[eighths % 8];
 }
 
-function humanReport(report: Report, session: Session): string[] {
-  const p = session.printer;
+function humanReport(report: Report, options: ReportCommandOptions): string[] {
+  const p = options.printer;
   const t = report.total;
   if (t.createdCount === 0) {
-    p.info(`no deposits recorded for profile ${session.profileName} in that time`);
+    p.info(`no deposits recorded for profile ${options.profileName} in that time`);
     return [];
   }
-  const columns = session.ctx.stdout.columns || 80;
+  const columns = options.ctx.stdout.columns || 80;
   // the table fits the terminal: the least useful columns go first, the period and NET stay
   const all: Array<{ head: string; cell: (s: ReportSums) => string; drop: number }> = [
     { head: 'CREATED', cell: (s) => String(s.createdCount), drop: 5 },
@@ -131,10 +163,10 @@ function humanReport(report: Report, session: Session): string[] {
   const { head, rows, widths } = table;
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  const out = [p.c.bold(line(head))];
+  const out = [p.outColor.bold(line(head))];
   rows.forEach((r, i) => {
-    if (i === rows.length - 1) out.push(p.c.dim('-'.repeat(line(r).length)));
-    out.push(i === rows.length - 1 ? p.c.bold(line(r)) : line(r));
+    if (i === rows.length - 1) out.push(p.outColor.dim('-'.repeat(line(r).length)));
+    out.push(i === rows.length - 1 ? p.outColor.bold(line(r)) : line(r));
   });
   out.push('');
   out.push(`Paid (finalized)   ${formatCents(t.grossCents)}`);
@@ -145,20 +177,40 @@ function humanReport(report: Report, session: Session): string[] {
   // one fact a line, so 80 columns (and a split pane) hold them
   out.push(`Verified on chain  ${formatCents(t.verifiedNetCents)} (${t.verifiedCount})`);
   out.push(`Not verified       ${formatCents(t.uncheckedNetCents)} (${t.uncheckedCount})`);
-  if (t.uncheckedCount > 0) out.push(p.c.dim('  lbrl deposit verify checks them'));
+  if (t.uncheckedCount > 0) out.push(p.outColor.dim('  lbrl deposit verify checks them'));
   if (t.unknownAmountsCount > 0)
     out.push(
-      p.c.yellow(`${t.unknownAmountsCount} finalized without fee or net in the history: counted, not summed`),
+      p.outColor.bold(
+        `${t.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
+      ),
     );
   // the picture: net received per period, in block characters
   const amounts = Math.max(...report.periods.map((s) => formatCents(s.netCents).length));
   const width = Math.max(4, Math.min(40, columns - widths[0]! - 4 - amounts));
   const max = Math.max(0, ...report.periods.map((s) => s.netCents));
   out.push('');
-  out.push(p.c.bold(`Net received per ${report.by}`));
+  out.push(p.outColor.bold(`Net received per ${report.by}`));
   for (const s of report.periods)
     out.push(
-      `${s.period.padEnd(widths[0]!)}  ${p.c.green(bar(s.netCents, max, width).padEnd(width))}  ${formatCents(s.netCents)}`,
+      `${s.period.padEnd(widths[0]!)}  ${p.outColor.green(bar(s.netCents, max, width).padEnd(width))}  ${formatCents(s.netCents)}`,
     );
   return out;
 }
+
+export const DEPOSIT_REPORT = command({
+  rank: 70,
+  path: 'deposit report',
+  description: 'the sums of the day (or month): charged, paid, fees, net, split, verified on chain',
+  flags: REPORT_FLAGS,
+  examples: [
+    'lbrl deposit report --since 7d',
+    'lbrl deposit report --by month --since 2026-01-01 --csv-br > vendas.csv',
+    "lbrl deposit report --since 1d --json | jq '.total.netCents'",
+  ],
+  async run({ opts, session }) {
+    return run(opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DEPOSIT_REPORT);

@@ -5,18 +5,19 @@ import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { renderOutcome } from '../ui/verify-view.js';
 import type { OptionsOf } from './define.js';
-import type { VERIFY_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { VERIFY_FLAGS } from './flags.js';
 import { recordVerified, verifySetup } from './shared/verify-setup.js';
 
 /** One deposit's outcome as JSON: the report without blinding factors or keys. */
-export function outcomeJson(o: DepositOutcome): Record<string, unknown> {
+export function outcomeJson(result: DepositOutcome): Record<string, unknown> {
   return {
-    id: o.id,
-    status: o.deposit.status,
-    outcome: o.outcome,
-    txid: o.txid,
-    settledWith: o.settledWith,
-    report: o.report ? settlementReportJson(o.report) : null,
+    id: result.id,
+    status: result.deposit.status,
+    outcome: result.outcome,
+    txid: result.txid,
+    settledWith: result.settledWith,
+    report: result.report ? settlementReportJson(result.report) : null,
   };
 }
 
@@ -42,8 +43,28 @@ export async function run(idTexts: string[], flags: VerifyFlags, session: Sessio
   recordVerified(session, outcomes);
   const p = session.printer;
   if (session.globals.json) p.json({ deposits: outcomes.map(outcomeJson) });
-  else if (session.globals.quiet) for (const o of outcomes) p.out(`${o.id}\t${o.outcome}`);
-  else p.out(outcomes.map((o) => renderOutcome(p.c, o, setup.esploraUrl)).join('\n\n'));
+  else if (session.globals.quiet) for (const result of outcomes) p.out(`${result.id}\t${result.outcome}`);
+  else p.out(outcomes.map((result) => renderOutcome(p.outColor, result, setup.esploraUrl)).join('\n\n'));
   const error = verifyError(outcomes);
   if (error) throw error;
 }
+
+export const DEPOSIT_VERIFY = command({
+  rank: 50,
+  path: 'deposit verify',
+  description: "check deposits' settlements on the Liquid chain (an Esplora explorer)",
+  args: [{ name: '<id...>', help: 'deposit ids', complete: 'ids' }],
+  flags: VERIFY_FLAGS,
+  examples: [
+    'lbrl deposit verify <id>',
+    'lbrl config set-blinding-key < blinding-key.txt    # to check confidential amounts',
+    'lbrl deposit verify <id> --json | jq -r .deposits[0].outcome',
+    '# exit codes: 0 verified, 1 mismatch, 4 unknown id, 6 explorer unreachable, 7 unproven, 8 pending',
+  ],
+  async run({ opts, args: [ids], session }) {
+    return run(ids, opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DEPOSIT_VERIFY);

@@ -4,7 +4,8 @@ import { parseDepositId } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { OptionsOf } from './define.js';
-import type { WATCH_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { WATCH_FLAGS } from './flags.js';
 import { expireAfterMs, requestsPerMinute } from './shared/expiry.js';
 import { followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
@@ -62,3 +63,24 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
     },
   );
 }
+
+export const DEPOSIT_WATCH = command({
+  rank: 40,
+  path: 'deposit watch',
+  description: 'follow deposits until FINALIZED (exit 0) or FAILED (exit 5)',
+  args: [{ name: '[id...]', help: 'deposit ids', complete: 'ids' }],
+  flags: WATCH_FLAGS,
+  examples: [
+    'lbrl deposit watch <id> --timeout 30m && echo settled',
+    'lbrl deposit watch <id> --json | jq -r .status      # one line per status change',
+    '# cron, every 10 minutes: follow whatever is pending, for at most 9',
+    '*/10 * * * * lbrl deposit watch --pending --timeout 9m -q || echo "exit $?" >> ~/lbrl-watch.log',
+    '# exit codes: 0 FINALIZED, 5 FAILED, 124 timed out, 3 auth, 4 unknown id, 6 unreachable, 130 Ctrl-C',
+  ],
+  async run({ opts, args: [ids], session }) {
+    return run(ids, opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DEPOSIT_WATCH);

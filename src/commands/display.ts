@@ -21,7 +21,8 @@ import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { qrStyle, renderTerminalQr } from '../ui/qr.js';
 import type { OptionsOf } from './define.js';
-import type { DISPLAY_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { DISPLAY_FLAGS } from './flags.js';
 import { expireAfterMs } from './shared/expiry.js';
 import { withVerify } from './shared/verify-setup.js';
 
@@ -178,3 +179,22 @@ export async function run(opts: DisplayOptions, session: Session): Promise<void>
   }
   throw interrupted();
 }
+
+export const DISPLAY = command({
+  rank: 240,
+  path: 'display',
+  description: "serve a screen that faces the customer: the waiting charge's QR code and amount, then Pago!",
+  flags: DISPLAY_FLAGS,
+  examples: [
+    'lbrl display                      # this machine only; prints the URL (with its key) and its QR code',
+    "lbrl display --host 0.0.0.0       # for a tablet on the shop's network: scan the QR code it prints",
+    'lbrl config set shop-name "Padaria Central"',
+    'lbrl deposit create --amount 15,50 --display',
+  ],
+  async run({ opts, session }) {
+    return run(opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DISPLAY);

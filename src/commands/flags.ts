@@ -1,7 +1,7 @@
 /**
  * The flags of every command, as data: commander's syntax, help, what each value completes to.
- * definitions.ts builds each command from these and its handler; the command modules take their
- * option types from them (`OptionsOf<typeof CREATE_FLAGS>`), so a flag is declared once. This
+ * Each command module defines its command from these (and its handler), and takes its option
+ * types from them (`OptionsOf<typeof CREATE_FLAGS>`), so a flag is declared once. This
  * module imports no command module: any of them may import it. Plain data, cheap to load.
  */
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from '../domain/money.js';
@@ -244,3 +244,6 @@ export const TRIGGER_FLAGS = [
   },
   { flags: '--amount <reais>', help: 'amount in reais (default 10.00)' },
 ] as const satisfies readonly FlagDef[];
+
+/** The argument of the commands that take one deposit. */
+export const ID_ARG = { name: '<id>', help: 'deposit id', complete: 'ids' } as const;

@@ -24,7 +24,8 @@ import type { Session } from '../session.js';
 import { statusRecord } from '../store/history.js';
 import { Outbox } from '../store/outbox.js';
 import type { OptionsOf } from './define.js';
-import type { LISTEN_FLAGS } from './flags.js';
+import { command, listed } from './define.js';
+import { LISTEN_FLAGS } from './flags.js';
 import { recordVerified, verifySetup } from './shared/verify-setup.js';
 
 export type ListenOptions = OptionsOf<typeof LISTEN_FLAGS>;
@@ -267,3 +268,34 @@ async function listen(
     release();
   }
 }
+
+export const LISTEN = command({
+  rank: 260,
+  path: 'listen',
+  description: "send the profile's deposit events to a URL as signed webhooks (Standard Webhooks)",
+  flags: LISTEN_FLAGS,
+  examples: [
+    'lbrl listen --forward-to http://localhost:4242/webhooks',
+    'export LBRL_WEBHOOK_SECRET="$(lbrl listen --print-secret)"',
+    'lbrl listen --forward-to https://shop.example/hooks --events deposit.finalized,deposit.failed --verify',
+    'lbrl listen --forward-to http://localhost:4242/webhooks --replay evt_...',
+  ],
+  conflicts: [
+    {
+      when: { set: 'printSecret' },
+      forbids: ['forwardTo', 'events', 'interval', 'verify', 'replay'],
+      message: (flags) => `--print-secret prints the secret alone: leave out ${flags.join(', ')}`,
+    },
+    {
+      when: { set: 'replay' },
+      forbids: ['events', 'interval', 'verify'],
+      message: (flags) => `--replay sends one event: leave out ${flags.join(', ')}`,
+    },
+  ],
+  async run({ opts, session }) {
+    return run(opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(LISTEN);

@@ -12,7 +12,8 @@ import { actOn } from '../sandbox/actions.js';
 import { STEP_MS } from '../sandbox/lifecycle.js';
 import type { Session } from '../session.js';
 import type { OptionsOf } from './define.js';
-import { type TRIGGER_FLAGS, TRIGGER_SCENARIOS } from './flags.js';
+import { command, listed } from './define.js';
+import { TRIGGER_FLAGS, TRIGGER_SCENARIOS } from './flags.js';
 
 export type TriggerOptions = OptionsOf<typeof TRIGGER_FLAGS>;
 type Scenario = (typeof TRIGGER_SCENARIOS)[number];
@@ -102,3 +103,21 @@ export async function run(scenario: string, opts: TriggerOptions, session: Sessi
     await sandbox.close();
   }
 }
+
+export const SANDBOX_TRIGGER = command({
+  rank: 250,
+  path: 'sandbox trigger',
+  description: 'create a sandbox deposit and walk it through a story, for listen and your receiver',
+  args: [{ name: '<scenario>', help: TRIGGER_SCENARIOS.join(', '), complete: TRIGGER_SCENARIOS }],
+  flags: TRIGGER_FLAGS,
+  examples: [
+    'lbrl sandbox trigger paid               # created, pix_confirmed ... finalized',
+    'lbrl sandbox trigger wrong-settlement   # with lbrl listen --verify: deposit.mismatch',
+  ],
+  async run({ opts, args: [scenario], session }) {
+    return run(scenario, opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(SANDBOX_TRIGGER);

@@ -8,7 +8,8 @@ import { getView, STEP_MS } from '../sandbox/lifecycle.js';
 import { SandboxStore } from '../sandbox/store.js';
 import type { Session } from '../session.js';
 import type { OptionsOf } from './define.js';
-import { type PAY_FLAGS, type SEND_FLAGS, type SERVE_FLAGS, SETTLE_CHOICES } from './flags.js';
+import { command, listed } from './define.js';
+import { ID_ARG, PAY_FLAGS, SEND_FLAGS, SERVE_FLAGS, SETTLE_CHOICES } from './flags.js';
 
 /** --port and --host have defaults: always given. */
 export type ServeOptions = OptionsOf<typeof SERVE_FLAGS>;
@@ -162,3 +163,58 @@ export async function send(opts: SendOptions, session: Session): Promise<void> {
   else
     p.out(`sent ${formatCents(cents.value)} to ${address.value.address} on the sandbox chain: txid ${txid}`);
 }
+
+export const SANDBOX_SERVE = command({
+  rank: 200,
+  path: 'sandbox serve',
+  description: 'run the sandbox as a standing HTTP server; prints its base URL and token',
+  flags: SERVE_FLAGS,
+  examples: [
+    'lbrl sandbox serve --port 8080 > sandbox.env &     # prints LBRL_BASE_URL=... and LBRL_TOKEN=...',
+    'set -a; . ./sandbox.env; set +a; lbrl deposit create --amount 10 --to <address>',
+  ],
+  async run({ opts, session }) {
+    return serve(opts, await session());
+  },
+});
+
+export const SANDBOX_PAY = command({
+  rank: 210,
+  path: 'sandbox pay',
+  description: 'simulate the payer: the deposit moves on to FINALIZED',
+  args: [ID_ARG],
+  flags: PAY_FLAGS,
+  examples: [
+    'lbrl sandbox pay <id> && lbrl deposit watch <id>',
+    'lbrl sandbox pay <id> --settle amount    # one cent short on chain: deposit verify exits 1',
+  ],
+  async run({ opts, args: [id], session }) {
+    return pay(id, await session(), opts);
+  },
+});
+
+export const SANDBOX_FAIL = command({
+  rank: 220,
+  path: 'sandbox fail',
+  description: 'end a deposit that is not yet terminal in FAILED',
+  args: [ID_ARG],
+  flags: [],
+  examples: ['lbrl sandbox fail <id>'],
+  async run({ args: [id], session }) {
+    return fail(id, await session());
+  },
+});
+
+export const SANDBOX_SEND = command({
+  rank: 230,
+  path: 'sandbox send',
+  description: 'pay an address on the sandbox chain, matching no deposit (what reconcile reports)',
+  flags: SEND_FLAGS,
+  examples: ['lbrl sandbox send --to <address> --amount 12,34 && lbrl deposit reconcile'],
+  async run({ opts, session }) {
+    return send(opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(SANDBOX_SERVE, SANDBOX_PAY, SANDBOX_FAIL, SANDBOX_SEND);

@@ -103,7 +103,9 @@ export function chainTxsPaying(
     if (!tx || typeof tx.hex !== 'string' || tx.sentAt > now) continue;
     let pays = false;
     try {
-      pays = parseTransaction(tx.hex).outputs.some((o) => Buffer.from(o.script).toString('hex') === script);
+      pays = parseTransaction(tx.hex).outputs.some(
+        (output) => Buffer.from(output.script).toString('hex') === script,
+      );
     } catch {
       continue;
     }

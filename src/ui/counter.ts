@@ -160,25 +160,25 @@ export class CounterView {
   /** the terminal became too small: nothing is drawn until it is large enough again */
   private hidden = false;
 
-  constructor(private readonly o: CounterOptions) {
-    this.started = o.now();
-    this.status = o.deposit.status;
-    this.qr = drawQr(o.modules, o.style, o.layout.quiet);
+  constructor(private readonly options: CounterOptions) {
+    this.started = options.now();
+    this.status = options.deposit.status;
+    this.qr = drawQr(options.modules, options.style, options.layout.quiet);
   }
 
   /** Draw the view once, not followed: no spinner, no clock; the cursor goes to the line after it. */
   still(): void {
     this.following = false;
     this.draw();
-    this.o.write('\n');
+    this.options.write('\n');
     this.drawn = 0;
   }
 
   /** Draw the view and keep its clock ticking. */
   start(): void {
     this.draw();
-    const stopTicking = (this.o.every ?? defaultEvery)(1000, () => this.draw());
-    const stopResizes = this.o.resizes?.((size) => this.resize(size));
+    const stopTicking = (this.options.every ?? defaultEvery)(1000, () => this.draw());
+    const stopResizes = this.options.resizes?.((size) => this.resize(size));
     this.stopTimer = () => {
       stopTicking();
       stopResizes?.();
@@ -187,16 +187,16 @@ export class CounterView {
 
   /** The lines beside (or under) the code. */
   private textLines(width: number, stacked: boolean): string[] {
-    const { c, deposit, layout, timeZone } = this.o;
+    const { c, deposit, layout, timeZone } = this.options;
 
     const lines = bigText(layout.amountText, layout.scale);
     if (!layout.amountText.startsWith('R$')) lines.unshift('R$');
-    const elapsed = elapsedText(this.o.now() - this.started);
+    const elapsed = elapsedText(this.options.now() - this.started);
     let head: string;
     if (this.status === 'FINALIZED') head = c.green.bold(clip(`FINALIZED  ${elapsed}`, width));
     else if (this.status === 'FAILED') head = c.red.bold(clip(`FAILED  ${elapsed}`, width));
     else {
-      const frame = FRAMES[Math.floor((this.o.now() - this.started) / 1000) % FRAMES.length]!;
+      const frame = FRAMES[Math.floor((this.options.now() - this.started) / 1000) % FRAMES.length]!;
       const label = this.status === undefined ? 'Asking the service' : (HUMAN[this.status] ?? this.status);
       head = clip(this.following ? `${frame} ${label}  ${elapsed}` : label, width);
     }
@@ -232,7 +232,7 @@ export class CounterView {
 
   /** The whole view as text rows, `height` of them. */
   frame(): string[] {
-    const { layout } = this.o;
+    const { layout } = this.options;
     const qrWidth = this.qr[0]?.length ?? 0;
     if (layout.kind === 'stacked') {
       const text = this.textLines(layout.width, true);
@@ -260,21 +260,21 @@ export class CounterView {
     if (this.drawn > 0) out += `\r${this.drawn > 1 ? `\u001b[${this.drawn - 1}A` : ''}`;
     out += rows.map((r) => `\u001b[2K${r.trimEnd()}`).join('\n');
     this.drawn = rows.length;
-    this.o.write(out);
+    this.options.write(out);
   }
 
   change(deposit: GetResponse, _raw: unknown, _previous: string | undefined): void {
     if (deposit.status !== this.status) {
       if (this.status !== undefined || deposit.status !== 'WAITING_PAYMENT') {
-        this.steps.push({ at: this.o.now(), status: deposit.status });
+        this.steps.push({ at: this.options.now(), status: deposit.status });
       }
       this.status = deposit.status;
     }
     this.retrying = undefined;
     if (this.paidAt === undefined && isPaid(deposit.status)) {
-      this.paidAt = deposit.confirmedAt ?? this.o.now();
+      this.paidAt = deposit.confirmedAt ?? this.options.now();
       this.draw();
-      this.o.write('\u0007');
+      this.options.write('\u0007');
       return;
     }
     this.draw();
@@ -294,18 +294,18 @@ export class CounterView {
    * fits now; when none does, it says so once and draws nothing until one does (the watch goes on).
    */
   resize(size: TerminalSize): void {
-    const layout = planCounter(size, this.o.modules.length, this.o.deposit.amountInCents);
+    const layout = planCounter(size, this.options.modules.length, this.options.deposit.amountInCents);
     const clear = '\u001b[2J\u001b[H';
     this.drawn = 0;
     if ('tooSmall' in layout) {
-      if (!this.hidden) this.o.write(`${clear}${layout.tooSmall}; enlarge it to see the code again\n`);
+      if (!this.hidden) this.options.write(`${clear}${layout.tooSmall}; enlarge it to see the code again\n`);
       this.hidden = true;
       return;
     }
     this.hidden = false;
-    this.o.layout = layout;
-    this.qr = drawQr(this.o.modules, this.o.style, layout.quiet);
-    this.o.write(clear);
+    this.options.layout = layout;
+    this.qr = drawQr(this.options.modules, this.options.style, layout.quiet);
+    this.options.write(clear);
     this.draw();
   }
 
@@ -316,10 +316,10 @@ export class CounterView {
     if (this.hidden) {
       // no view on screen: the status, as a line
       this.hidden = false;
-      this.o.write(`${this.status ?? 'not known'}\n`);
+      this.options.write(`${this.status ?? 'not known'}\n`);
     } else if (this.drawn > 0) {
       this.draw();
-      this.o.write('\n');
+      this.options.write('\n');
       this.drawn = 0;
     }
   }

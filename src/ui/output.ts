@@ -21,8 +21,10 @@ function colorLevel(stream: OutStream, env: Context['env'], wanted: boolean): 0 
 
 /** All output goes through here: stdout for results, stderr for the rest, secrets redacted. */
 export class Printer {
-  readonly c: ChalkInstance;
-  readonly ce: ChalkInstance;
+  /** colours for what goes to stdout (off when stdout is not a terminal, NO_COLOR, --no-color) */
+  readonly outColor: ChalkInstance;
+  /** colours for what goes to stderr, judged on stderr alone */
+  readonly errColor: ChalkInstance;
   private readonly secrets: SecretFilter;
 
   constructor(
@@ -30,8 +32,8 @@ export class Printer {
     readonly opts: OutputOptions,
   ) {
     this.secrets = ctx.redactor ?? new Redactor();
-    this.c = new Chalk({ level: colorLevel(ctx.stdout, ctx.env, opts.color) });
-    this.ce = new Chalk({ level: colorLevel(ctx.stderr, ctx.env, opts.color) });
+    this.outColor = new Chalk({ level: colorLevel(ctx.stdout, ctx.env, opts.color) });
+    this.errColor = new Chalk({ level: colorLevel(ctx.stderr, ctx.env, opts.color) });
   }
 
   /**
@@ -82,16 +84,16 @@ export class Printer {
 
   warn(text: string): void {
     // magenta, not yellow: readable on a light terminal too
-    if (!this.opts.quiet) this.err(this.ce.magenta(text));
+    if (!this.opts.quiet) this.err(this.errColor.magenta(text));
   }
 
   /** A warning no option hides (not -q, not --json): what the user must not miss. */
   alarm(text: string): void {
-    this.err(this.ce.magenta(text));
+    this.err(this.errColor.magenta(text));
   }
 
   trace(line: string): void {
-    if (this.opts.verbose) this.err(this.ce.dim(line));
+    if (this.opts.verbose) this.err(this.errColor.dim(line));
   }
 
   json(value: unknown): void {
@@ -121,8 +123,9 @@ export class Printer {
       );
       return;
     }
-    this.err(`${this.ce.red('error:')} ${this.redact(error.message)}`);
-    if (error.suggestion && error.type !== 'usage') this.err(`${this.ce.dim('hint:')} ${error.suggestion}`);
+    this.err(`${this.errColor.red('error:')} ${this.redact(error.message)}`);
+    if (error.suggestion && error.type !== 'usage')
+      this.err(`${this.errColor.dim('hint:')} ${error.suggestion}`);
   }
 }
 

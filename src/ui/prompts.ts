@@ -34,19 +34,20 @@ export async function inquirerPrompter(ctx: Context): Promise<Prompter> {
     }
   };
   return {
-    input: (o) =>
+    input: (question) =>
       guard(
         input(
           {
-            message: o.message,
+            message: question.message,
             theme,
-            ...(o.default !== undefined ? { default: o.default } : {}),
-            validate: (v: string) => o.validate(v.trim()),
+            ...(question.default !== undefined ? { default: question.default } : {}),
+            validate: (v: string) => question.validate(v.trim()),
           },
           streams,
         ).then((v) => v.trim()),
       ),
-    confirm: (o) => guard(confirm({ message: o.message, default: o.default, theme }, streams)),
-    password: (o) => guard(password({ message: o.message, mask: false, theme }, streams)),
+    confirm: (question) =>
+      guard(confirm({ message: question.message, default: question.default, theme }, streams)),
+    password: (question) => guard(password({ message: question.message, mask: false, theme }, streams)),
   };
 }

@@ -177,14 +177,14 @@ export class WatchView {
       ? localTime(this.now(), this.timeZone)
       : new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const move = previous
-      ? `${previous} -> ${colorStatus(p.c, deposit.status)}`
-      : colorStatus(p.c, deposit.status);
+      ? `${previous} -> ${colorStatus(p.outColor, deposit.status)}`
+      : colorStatus(p.outColor, deposit.status);
     const txid = deposit.settlement?.liquidTxid ? `  txid ${deposit.settlement.liquidTxid}` : '';
     this.above(() => p.out(`${when}  ${deposit.id}  ${move}${txid}`));
     if (isPaid(deposit.status) && !this.paid.has(deposit.id)) {
       this.paid.add(deposit.id);
       const line = `${paidLine(deposit, this.now(), this.timeZone)}  (deposit ${deposit.id})`;
-      this.note(this.onTerminal ? p.c.green.bold(line) : line);
+      this.note(this.onTerminal ? p.outColor.green.bold(line) : line);
       if (this.onTerminal) this.session.ctx.stdout.write('\u0007');
     }
     if (deposit.status === 'FINALIZED')

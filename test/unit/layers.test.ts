@@ -134,14 +134,17 @@ describe('layers', () => {
     expect(libLeaks(SRC, graph)).toEqual([]);
   });
 
-  it('no command imports another command (only the definitions load them)', () => {
+  it('no command imports another command (only the generated manifest loads them)', () => {
     // the flag specs (flags.ts) are shared: every command module takes its option type from them
     const shared = /commands\/(define|flags|shared\/.*)\.ts$/;
+    // one command in two modules: deposit create --from is the batch, loaded only with --from
+    const parts = new Set(['deposit-create.ts -> deposit-batch.ts']);
     const wrong: string[] = [];
     for (const [file, edges] of graph) {
-      if (layerOf(SRC, file) !== 'commands' || file.endsWith('definitions.ts')) continue;
+      if (layerOf(SRC, file) !== 'commands' || file.endsWith('commands/manifest.ts')) continue;
       for (const { target } of edges) {
-        if (layerOf(SRC, target) === 'commands' && !shared.test(target)) {
+        const pair = `${path.basename(file)} -> ${path.basename(target)}`;
+        if (layerOf(SRC, target) === 'commands' && !shared.test(target) && !parts.has(pair)) {
           wrong.push(`${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`);
         }
       }

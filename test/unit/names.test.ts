@@ -13,10 +13,10 @@ import { sourceFiles } from '../helpers/imports.js';
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 
 /**
- * The command module's contract: every module of commands/ exports its `run` (what the registry
- * calls), and, once converted, its `definition`. One meaning, in many files, on purpose.
+ * The command module's contract: every module of commands/ exports its `definitions` (what the
+ * generated manifest lists) and its `run`. One meaning, in many files, on purpose.
  */
-const COMMAND_CONTRACT = new Set(['run', 'definition']);
+const COMMAND_CONTRACT = new Set(['run', 'definitions']);
 const isCommandModule = (file: string) => /^commands\/[^/]+\.ts$/.test(file);
 /** Where a name may be passed on unchanged: the library's public surface. */
 const mayReExport = (file: string) => file === 'index.ts' || file.startsWith('lib/');

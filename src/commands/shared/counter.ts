@@ -38,7 +38,7 @@ export async function showCounter(
   // a view that is not followed ends with a line for the next command and one for the prompt
   const size = { columns: out.columns, rows: out.rows };
   const layout = planCounter(size, modules.length, deposit.amountInCents, choice.watch ? 0 : 2);
-  p.out(renderDeposit(p.c, deposit, { sandbox: choice.sandbox, timeZone }));
+  p.out(renderDeposit(p.outColor, deposit, { sandbox: choice.sandbox, timeZone }));
   p.out('PIX copy-paste:');
   p.out(deposit.qrCodeText);
   if ('tooSmall' in layout) {
@@ -70,7 +70,7 @@ export async function showCounter(
       sandbox: choice.sandbox,
       status: deposit.status,
     },
-    c: p.c,
+    c: p.outColor,
     timeZone,
     now: ctx.now,
     write: (text) => ctx.stdout.write(p.redact(text)),

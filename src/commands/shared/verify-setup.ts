@@ -204,7 +204,7 @@ export async function withVerify(
       return true;
     }
     if (outcome.outcome === 'mismatch' || outcome.outcome === 'unproven') {
-      if (!session.globals.json) p.err(renderOutcome(p.ce, outcome, setup.esploraUrl));
+      if (!session.globals.json) p.err(renderOutcome(p.errColor, outcome, setup.esploraUrl));
       throw verifyError([outcome])!;
     }
     const why =

@@ -1,12 +1,14 @@
 /** --since and --until, read in the user's time zone (TZ): a bare date is its local midnight. */
+
+import type { Context } from '../../context.js';
 import { parseWhen } from '../../domain/expiry.js';
 import { invalidValue, usageError } from '../../errors.js';
-import type { Session } from '../../session.js';
 import { timeZoneOf, zoneOffsetMs } from '../../ui/render.js';
 
 export function parseSpan(
   flags: { since?: string | undefined; until?: string | undefined },
-  session: Session,
+  /** the clock and the time zone (TZ): a Session, or a command's narrow options */
+  session: { readonly ctx: Pick<Context, 'now' | 'env'> },
 ): { since?: number; until?: number } {
   const now = session.ctx.now();
   const zone = timeZoneOf(session.ctx.env);

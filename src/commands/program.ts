@@ -1,0 +1,67 @@
+/**
+ * The program itself (its global flags, its help) and the groups, the words that only lead to
+ * their subcommands. Like every command module, it exports its `definitions`.
+ */
+import type { GlobalOptions } from '../session.js';
+import { command, group, listed, type OptionsOf } from './define.js';
+import { PROGRAM_FLAGS } from './flags.js';
+
+const LQ_EXAMPLE =
+  'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';
+
+export const PROGRAM = command({
+  rank: 0,
+  path: '',
+  description:
+    'Create PIX charges settled in a BRL-pegged asset on the Liquid Network, and follow them until done.',
+  flags: PROGRAM_FLAGS,
+  examples: [
+    `lbrl deposit create --amount 1500 --to ${LQ_EXAMPLE} --watch`,
+    '# CI: no config file needed, never prompts',
+    'LBRL_BASE_URL=https://pay.example.com LBRL_TOKEN="$TOKEN" lbrl deposit get "$ID" --json | jq -r .status',
+  ],
+});
+
+export const DEPOSIT_GROUP = group({
+  rank: 10,
+  path: 'deposit',
+  description: 'create and follow deposits (PIX charges)',
+  examples: [
+    'lbrl deposit create --amount 15,50 --to <address>',
+    'lbrl deposit watch <id> --timeout 10m',
+    'lbrl deposit list --refresh',
+  ],
+});
+
+export const AUTH_GROUP = group({
+  rank: 90,
+  path: 'auth',
+  description: 'store, show and remove the access token',
+});
+
+export const CONFIG_GROUP = group({
+  rank: 130,
+  path: 'config',
+  description: 'read and change profile settings',
+  examples: ['lbrl config set default-address <address>', 'lbrl config list --profile work'],
+});
+
+export const SANDBOX_GROUP = group({
+  rank: 190,
+  path: 'sandbox',
+  description: 'the local sandbox of the service (no account, no real money)',
+  examples: ['lbrl sandbox serve --port 8080', 'lbrl sandbox pay <id>'],
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(PROGRAM, DEPOSIT_GROUP, AUTH_GROUP, CONFIG_GROUP, SANDBOX_GROUP);
+
+/** The Session's GlobalOptions are exactly the program's flags. */
+export type ProgramOptions = Omit<OptionsOf<typeof PROGRAM_FLAGS>, 'version'>;
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Fails to compile when a global flag and GlobalOptions drift apart. */
+export const GLOBALS_MATCH: Same<
+  ProgramOptions,
+  Required<GlobalOptions> extends infer R ? { [K in keyof R]?: R[K] } : never
+> = true;
