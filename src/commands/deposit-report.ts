@@ -33,6 +33,10 @@ const CSV_COLUMNS: Array<[string, keyof ReportSums, 'count' | 'cents']> = [
   ['verified_net', 'verifiedNetCents', 'cents'],
   ['unchecked', 'uncheckedCount', 'count'],
   ['unchecked_net', 'uncheckedNetCents', 'cents'],
+  ['unproven', 'unprovenCount', 'count'],
+  ['unproven_net', 'unprovenNetCents', 'cents'],
+  ['mismatched', 'mismatchCount', 'count'],
+  ['mismatched_net', 'mismatchNetCents', 'cents'],
 ];
 
 export async function run(opts: ReportOptions, session: Session): Promise<void> {
@@ -142,7 +146,7 @@ function humanReport(report: Report, session: Session): string[] {
   out.push(`  to split         ${formatCents(t.splitCents)}`);
   out.push(`  to destination   ${formatCents(t.destinationCents)}`);
   out.push(
-    `On chain           ${t.verifiedCount} verified (${formatCents(t.verifiedNetCents)}), ${t.uncheckedCount} not verified (${formatCents(t.uncheckedNetCents)}): lbrl deposit verify checks them`,
+    `On chain           ${t.verifiedCount} verified (${formatCents(t.verifiedNetCents)}), ${t.unprovenCount} unproven (${formatCents(t.unprovenNetCents)}), ${t.mismatchCount} mismatched (${formatCents(t.mismatchNetCents)}), ${t.uncheckedCount} not yet checked (${formatCents(t.uncheckedNetCents)})${t.uncheckedCount > 0 ? ': lbrl deposit verify checks them' : ''}`,
   );
   if (t.unknownAmountsCount > 0)
     out.push(

@@ -359,13 +359,14 @@ export class History {
 
   /**
    * Whether a chain fact is news: a verification unless the last fact already is this one (one
-   * line however often it is verified again); an undoing only of a deposit last recorded verified,
-   * or undone otherwise (so a watch that polls a pending settlement does not grow the file).
+   * line however often it is verified again); a first verdict that is not a pass (unproven or
+   * mismatch: the ledger counts them); an undoing only of a deposit last recorded verified, or
+   * found otherwise (so a watch that polls a pending settlement does not grow the file).
    */
   private chainNews(r: ChainFact): boolean {
     const last = this.lastChainFact(r.id);
     if (r.type === 'verified') return !(last?.type === 'verified' && last.txid === r.txid);
-    if (!last) return false;
+    if (!last) return r.outcome === 'unproven' || r.outcome === 'mismatch';
     return last.type === 'verified' || last.outcome !== r.outcome || last.txid !== r.txid;
   }
 

@@ -394,6 +394,53 @@ describe('the history follows the chain', () => {
     expect(again.onChain).toBeUndefined();
     expect(again.verifiedAt).toBe('2026-11-22T11:00:00.000Z');
   });
+
+  it('a first verification that finds a mismatch or nothing proven is kept: list, its filters and report count it', async () => {
+    const short = payTx([[DEST, cents(1485) - 1n]], 'short');
+    const chain = chainOf([short]);
+    const { env, run, byId } = await world([], chain, { noSplit: true });
+    const make = async () => {
+      const made = await runCli(
+        ['deposit', 'create', '--amount', '15', '--to', DEST, '--no-qr', '--yes', '-q'],
+        {
+          env,
+          clock: { now: Date.parse(CREATED) },
+        },
+      );
+      expect(made.code).toBe(0);
+      return made.stdout.trim();
+    };
+    const paidShort = await make();
+    byId.set(paidShort, { ...byId.get(paidShort)!, ...deposit(0, short.txid), id: paidShort });
+    const unproven = await make();
+    byId.set(unproven, { ...byId.get(unproven)!, ...deposit(0, short.txid), id: unproven });
+    expect((await run(['deposit', 'verify', paidShort])).code).toBe(1);
+    // the registry answer is gone: the precision of the pinned asset is not proven
+    chain.asset = null;
+    const u = await run(['deposit', 'verify', unproven]);
+    expect(u.code).toBe(7);
+    const listed = JSON.parse((await runCli(['deposit', 'list', '--json'], { env })).stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(Object.fromEntries(listed.map((e) => [e.id, e.onChain]))).toEqual({
+      [paidShort]: 'mismatch',
+      [unproven]: 'unproven',
+    });
+    const unverified = JSON.parse(
+      (await runCli(['deposit', 'list', '--unverified', '--json'], { env })).stdout,
+    );
+    expect(unverified).toHaveLength(2);
+    const report = await runCli(['deposit', 'report', '--json'], { env });
+    expect(JSON.parse(report.stdout).total).toMatchObject({
+      finalizedCount: 2,
+      verifiedCount: 0,
+      mismatchCount: 1,
+      mismatchNetCents: 1485,
+      unprovenCount: 1,
+      unprovenNetCents: 1485,
+      uncheckedCount: 0,
+    });
+  });
 });
 
 describe('settings are checked when read', () => {

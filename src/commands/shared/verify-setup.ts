@@ -224,16 +224,19 @@ export async function withVerify(
 
 /**
  * Record what each verification found: a verified settlement with the shares its outputs paid
- * (so no other deposit counts them again), and, for a deposit recorded verified before, what
- * undid it (the history appends only news). A failure to record is a warning.
+ * (so no other deposit counts them again), a first verdict that is not a pass (unproven or
+ * mismatch), and, for a deposit recorded verified before, what undid it (the history appends
+ * only news). A failure to record is a warning.
  */
 export function recordVerified(session: Session, outcomes: DepositOutcome[]): void {
   const now = session.ctx.now();
   const records = outcomes.flatMap((o): StoredRecord[] => {
     if (!o.txid) return [];
+    // the status the checked get read comes first, so the ledger counts the deposit as the
+    // service now has it (finalized) beside what the chain said of it
     if (o.outcome === 'verified')
       return [statusRecord(o.id, o.deposit.status, now), verifiedRecord(o.id, o.txid, now, storedShares(o))];
-    return [unverifiedRecord(o.id, o.txid, o.outcome, now)];
+    return [statusRecord(o.id, o.deposit.status, now), unverifiedRecord(o.id, o.txid, o.outcome, now)];
   });
   if (records.length === 0) return;
   try {
