@@ -8,7 +8,13 @@
 import type { AddressTx } from '../api/esplora.js';
 import { decimalFromNumber, decimalToCents } from '../domain/decimal.js';
 import type { Network } from '../domain/liquid/networks.js';
-import { analyseSettlement, type BlindingKeys } from '../domain/liquid/settlement.js';
+import {
+  analyseSettlement,
+  type BlindingKeys,
+  CLOCK_MARGIN_MS,
+  type Fraction,
+  roundingsOf,
+} from '../domain/liquid/settlement.js';
 import type { Zkp } from '../domain/liquid/unblind.js';
 import { LbrlError } from '../errors.js';
 import type { HistoryEntry } from '../store/history.js';
@@ -65,14 +71,15 @@ export async function readReceipts(
           tx.status.confirmed && typeof tx.status.block_time === 'number'
             ? tx.status.block_time * 1000
             : null;
-        if (!times.has(tx.txid)) fresh += 1;
-        times.set(tx.txid, at);
+        const txid = tx.txid.toLowerCase();
+        if (!times.has(txid)) fresh += 1;
+        times.set(txid, at);
         if (at !== null) oldest = Math.min(oldest, at);
       }
       const confirmed = txs.filter((t) => t.status.confirmed);
       if (fresh === 0 || confirmed.length === 0) break;
       if (o.sinceMs !== undefined && oldest < o.sinceMs) break;
-      lastSeen = confirmed[confirmed.length - 1]!.txid;
+      lastSeen = confirmed[confirmed.length - 1]!.txid.toLowerCase();
     }
   }
   const receipts: Receipt[] = [];
@@ -125,6 +132,9 @@ interface Share {
   address: string;
   cents: number;
   txid: string | undefined;
+  /** the net and the split's fraction of it (basis points), to judge the amount by the verify rules */
+  netCents: number;
+  basisPoints: bigint | null;
 }
 
 export interface MatchedEntry {
@@ -186,20 +196,70 @@ export function sharesOf(e: HistoryEntry): Share[] {
     split = Number((BigInt(net) * d.units * 10n ** BigInt(4 - d.scale)) / 10_000n);
   }
   const settlement = e.final?.settlement as { liquidTxid?: unknown } | null | undefined;
-  const txid = typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid.toLowerCase() : undefined;
-  const shares: Share[] = [
-    { entry: e, role: 'destination', address: e.destinationAddress, cents: net - split, txid },
-  ];
+  const txid =
+    typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid.trim().toLowerCase() : undefined;
+  const basisPoints = splitBasisPoints(e);
+  const base = { entry: e, txid, netCents: net, basisPoints: split > 0 ? basisPoints : null };
+  const shares: Share[] = [];
+  // the split first: the destination's due is the net less what the split received
   if (e.splitAddress && split > 0)
-    shares.push({ entry: e, role: 'split', address: e.splitAddress, cents: split, txid });
+    shares.push({ ...base, role: 'split', address: e.splitAddress, cents: split });
+  shares.push({ ...base, role: 'destination', address: e.destinationAddress, cents: net - split });
   return shares;
+}
+
+function splitBasisPoints(e: HistoryEntry): bigint | null {
+  const percent = e.answer?.splitPercent;
+  if (!e.splitAddress || typeof percent !== 'number') return null;
+  const d = decimalFromNumber(percent);
+  return d ? d.units * 10n ** BigInt(4 - d.scale) : null;
+}
+
+/** got ≥ due, to the unit (a due that is not a whole number of units is met by the unit above it). */
+function atLeast(got: bigint, due: Fraction): boolean {
+  const diff = got * due.den - due.num;
+  return due.num % due.den === 0n ? diff >= 0n : diff > -due.den;
+}
+
+/**
+ * Whether `units` pays a share by the verify rules: a split share is its exact value or that
+ * value rounded to the unit or the cent, either way; a destination share is at least its due (the
+ * net, or the net less what the split received), to the unit, and less than a cent more (what a
+ * cent more is would be another payment). A receipt confirmed in a block earlier than the
+ * deposit's creation (less the clock margin) cannot pay it.
+ */
+function pays(share: Share, r: Receipt, precision: number, splitPaid: bigint | undefined): boolean {
+  if (r.units === null) return false;
+  const created = Date.parse(share.entry.at);
+  if (r.at !== null && Number.isFinite(created) && r.at < created - CLOCK_MARGIN_MS) return false;
+  const P = 10n ** BigInt(precision);
+  const net: Fraction = { num: BigInt(share.netCents) * P, den: 100n };
+  const exactSplit: Fraction | null =
+    share.basisPoints === null
+      ? null
+      : { num: BigInt(share.netCents) * P * share.basisPoints, den: 1_000_000n };
+  if (share.role === 'split')
+    return exactSplit !== null && roundingsOf(exactSplit, precision).includes(r.units);
+  // the destination: the net, less what the split received (or, with no split receipt, any of
+  // the split's roundings)
+  const less = (split: bigint): Fraction => ({ num: net.num - split * net.den, den: net.den });
+  const splits = exactSplit
+    ? splitPaid !== undefined
+      ? [splitPaid]
+      : roundingsOf(exactSplit, precision)
+    : [0n];
+  const least = less(splits.at(-1)!);
+  const most = less(splits[0]!);
+  // less than a cent more than due: units x 100 x den < (due + cent) x 100 x den
+  const underNext = r.units * 100n * most.den < most.num * 100n + P * most.den;
+  return atLeast(r.units, least) && underNext;
 }
 
 /**
  * Match receipts to the deposits' shares. A share whose settlement txid is known takes an output
  * of that transaction first; the others, the oldest unused output to their address of their
- * amount. An amount matches when the units differ from the cents by less than one cent (the
- * service may round its units). What is left is matched against expired and failed deposits
+ * amount, by the verify rules (see `pays`), confirmed no earlier than the deposit's creation
+ * less the clock margin. What is left is matched against expired and failed deposits
  * (paid after lbrl gave up on them), and the rest is unmatched.
  */
 export function reconcile(
@@ -207,12 +267,10 @@ export function reconcile(
   receipts: Receipt[],
   o: { precision: number; sinceMs?: number | undefined },
 ): Reconciliation {
-  const unitsPerCent = 10n ** BigInt(Math.max(0, o.precision - 2));
-  const fits = (r: Receipt, cents: number) => {
-    if (r.units === null) return false;
-    const diff = r.units - BigInt(cents) * unitsPerCent;
-    return (diff < 0n ? -diff : diff) < unitsPerCent;
-  };
+  const P = 10n ** BigInt(o.precision);
+  /** what each deposit's split received, by the receipt matched to it */
+  const splitPaid = new Map<string, bigint>();
+  const fits = (r: Receipt, share: Share) => pays(share, r, o.precision, splitPaid.get(share.entry.id));
   const oldestFirst = [...receipts].sort(
     (a, b) => (a.at ?? Number.MAX_SAFE_INTEGER) - (b.at ?? Number.MAX_SAFE_INTEGER),
   );
@@ -225,10 +283,11 @@ export function reconcile(
   const finalized = deposits.filter((e) => shownStatus(e) === 'FINALIZED');
   const shares = finalized.flatMap(sharesOf);
   const take = (share: Share, pick: (r: Receipt) => boolean): Receipt | undefined => {
-    const r = (byAddress.get(share.address) ?? []).find(
-      (x) => !used.has(x) && fits(x, share.cents) && pick(x),
-    );
-    if (r) used.add(r);
+    const r = (byAddress.get(share.address) ?? []).find((x) => !used.has(x) && fits(x, share) && pick(x));
+    if (r) {
+      used.add(r);
+      if (share.role === 'split' && r.units !== null) splitPaid.set(share.entry.id, r.units);
+    }
     return r;
   };
   const result = new Map<Share, Receipt | undefined>();
@@ -289,7 +348,7 @@ export function reconcile(
       address: r.address,
       txid: r.txid,
       vout: r.vout,
-      cents: r.units === null ? null : Number(r.units / unitsPerCent),
+      cents: r.units === null ? null : Number((r.units * 100n) / P),
       ...(r.unreadable ? { reason: r.unreadable } : {}),
     });
   }

@@ -274,7 +274,7 @@ export function analyseSettlement(input: AnalyseInput): SettlementAnalysis {
 }
 
 /** An exact fraction of base units. */
-interface Fraction {
+export interface Fraction {
   num: bigint;
   den: bigint;
 }
@@ -831,7 +831,7 @@ function splitPairs(uses: ShareUse[], earlier: EarlierShare[]): Map<string, Spli
 }
 
 /** The split's exact share rounded down and up to the unit, and, with cents, to the cent. */
-function roundingsOf(exact: Fraction, precision: number): bigint[] {
+export function roundingsOf(exact: Fraction, precision: number): bigint[] {
   const floor = exact.num / exact.den;
   const whole = exact.num % exact.den === 0n;
   const out = new Set([floor, whole ? floor : floor + 1n]);

@@ -1,0 +1,220 @@
+/**
+ * deposit reconcile against a lying explorer: it matches by the verify rules (one output, one
+ * deposit; the precision proven, never the registry's bare word; at least the due, to the unit;
+ * a split and its destination adding up to the net; no settlement older than the deposit).
+ * The transactions are real Elements transactions paying explicit outputs of the sandbox's asset.
+ */
+import { bech32 } from 'bech32';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadZkp } from '../../src/domain/liquid/unblind.js';
+import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
+import { History, type StoredRecord } from '../../src/store/history.js';
+import { runCli } from '../helpers/cli.js';
+import { liveEnv } from '../helpers/env.js';
+import { brCode } from '../helpers/fixtures.js';
+import { json, type SeenRequest, startServer } from '../helpers/server.js';
+
+const zkp = await loadZkp();
+
+const DEST = bech32.encode('ert', [0, ...bech32.toWords(Buffer.alloc(20, 0x22))]);
+const SPLIT = 'ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k';
+const CREATED = Date.parse('2026-11-22T10:00:00.000Z');
+const COIN = 100_000_000n;
+const units = (cents: number) => (BigInt(cents) * COIN) / 100n;
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+let closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of closers) await c();
+  closers = [];
+});
+
+function payTx(payments: Array<[string, bigint]>, seed: string) {
+  return buildPaymentsTx(
+    zkp,
+    seed,
+    payments.map(([address, amount]) => ({ address, amount, assetId: SANDBOX_ASSET_ID })),
+    'elementsregtest',
+  );
+}
+
+interface ChainTx {
+  txid: string;
+  hex: string;
+  /** block time, seconds */
+  time: number;
+  to: string[];
+}
+
+/** An explorer serving these transactions, the address routes and a registry answer. */
+async function explorer(txs: ChainTx[], asset: Record<string, unknown> | null) {
+  const server = await startServer((req: SeenRequest, res) => {
+    const url = req.url.replace(/^\/api/, '');
+    const text = (status: number, body: string) => {
+      res.writeHead(status, { 'content-type': 'text/plain' });
+      res.end(body);
+    };
+    if (url === '/blocks/tip/height') return text(200, '200');
+    if (url === `/asset/${SANDBOX_ASSET_ID}`) return asset ? json(res, 200, asset) : text(404, 'no');
+    const page = /^\/address\/([0-9a-z]+)\/txs(\/chain\/[0-9a-f]{64})?$/.exec(url);
+    if (page) {
+      if (page[2]) return json(res, 200, []);
+      return json(
+        res,
+        200,
+        txs
+          .filter((t) => t.to.includes(page[1]!))
+          .map((t) => ({
+            txid: t.txid,
+            status: { confirmed: true, block_height: 100, block_hash: 'ab'.repeat(32), block_time: t.time },
+          })),
+      );
+    }
+    const m = /^\/tx\/([0-9a-f]{64})\/hex$/.exec(url);
+    const tx = m ? txs.find((t) => t.txid === m[1]) : undefined;
+    return tx ? text(200, tx.hex) : text(404, 'not found');
+  });
+  closers.push(() => server.close());
+  return server;
+}
+
+/** A profile pinned to SBRL on an explorer, whose history holds these finalized deposits. */
+async function shop(
+  deposits: Array<{ n: number; cents: number; txid: string; split?: number }>,
+  txs: ChainTx[],
+  asset: Record<string, unknown> | null = SANDBOX_ASSET,
+) {
+  const service = await startServer((_req, res) => json(res, 404, { message: 'not found' }));
+  closers.push(() => service.close());
+  const esplora = await explorer(txs, asset);
+  const env = liveEnv(service.url);
+  for (const [k, v] of [
+    ['network', 'elementsregtest'],
+    ['esplora-url', `${esplora.url}/api`],
+    ['asset-id', SANDBOX_ASSET_ID],
+    ['default-address', DEST],
+  ] as const)
+    expect((await runCli(['config', 'set', k, v], { env })).code).toBe(0);
+  const at = new Date(CREATED).toISOString();
+  const records: StoredRecord[] = deposits.flatMap((d) => {
+    const fee = Math.floor(d.cents / 100);
+    return [
+      {
+        v: 1,
+        type: 'created',
+        id: id(d.n),
+        profile: 'default',
+        baseUrl: service.url,
+        at,
+        amountInCents: d.cents,
+        destinationAddress: DEST,
+        splitAddress: d.split === undefined ? null : SPLIT,
+        splitFee: null,
+        status: 'WAITING_PAYMENT',
+        answer: {
+          amount: d.cents / 100,
+          feeAmount: fee / 100,
+          netAmount: (d.cents - fee) / 100,
+          splitPercent: d.split ?? null,
+          qrCodeText: brCode(d.cents),
+          createdAt: at,
+        },
+      } as StoredRecord,
+      {
+        v: 1,
+        type: 'status',
+        id: id(d.n),
+        status: 'FINALIZED',
+        at,
+        final: { settlement: { status: 'FINALIZED', liquidTxid: d.txid }, confirmedAt: at },
+      } as StoredRecord,
+    ];
+  });
+  new History(env.LBRL_CONFIG_DIR!).append(records);
+  const run = (args: string[]) => runCli(args, { env, clock: { now: CREATED + 3600_000 } });
+  return { run };
+}
+
+const after = CREATED / 1000 + 300;
+
+describe('deposit reconcile matches by the verify rules', () => {
+  it('a precision the registry only claims is never used: exit 7 with the hint, no match', async () => {
+    // R$ 14.85 at precision 2 would be 1485 units; the asset has precision 8
+    const tx = payTx([[DEST, 1485n]], 'p2');
+    const { run } = await shop([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: after, to: [DEST] }], {
+      ...SANDBOX_ASSET,
+      contract: undefined,
+      issuance_prevout: undefined,
+      precision: 2,
+    });
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('precision');
+    expect(r.stderr).toContain('only claims 2');
+    expect(r.code).toBe(7);
+  });
+
+  it('one unit short of the net is not a match (verify calls it a mismatch)', async () => {
+    const tx = payTx([[DEST, units(1485) - 1n]], 'short');
+    const { run } = await shop([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: after, to: [DEST] }]);
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(1);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(1), cents: 1485 })]);
+    expect(found.unmatched).toEqual([expect.objectContaining({ txid: tx.txid, cents: 1484 })]);
+  });
+
+  it('a payment confirmed before the deposit existed does not settle it', async () => {
+    const old = payTx([[DEST, units(1485)]], 'old');
+    const { run } = await shop(
+      [{ n: 1, cents: 1500, txid: old.txid }],
+      [{ ...old, time: CREATED / 1000 - 86_400, to: [DEST] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json', '--since', '2026-11-20']);
+    expect(r.code).toBe(1);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(1) })]);
+  });
+
+  it('a 33.33% split whose shares add up to one unit less than the net is not a match; paid in full it is', async () => {
+    // net 1485.00: the split's exact share is 494.9505, the destination takes the rest
+    const lost = payTx(
+      [
+        [DEST, units(99_005) - 1n],
+        [SPLIT, units(49_495)],
+      ],
+      'lost',
+    );
+    const bad = await shop(
+      [{ n: 1, cents: 150_000, txid: lost.txid, split: 0.3333 }],
+      [{ ...lost, time: after, to: [DEST, SPLIT] }],
+    );
+    const r = await bad.run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).missing).toEqual([
+      expect.objectContaining({ depositId: id(1), role: 'destination' }),
+    ]);
+
+    const full = payTx(
+      [
+        [DEST, units(99_005)],
+        [SPLIT, units(49_495)],
+      ],
+      'full',
+    );
+    const good = await shop(
+      [{ n: 1, cents: 150_000, txid: full.txid, split: 0.3333 }],
+      [{ ...full, time: after, to: [DEST, SPLIT] }],
+    );
+    const ok = await good.run(['deposit', 'reconcile', '--json']);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect(
+      JSON.parse(ok.stdout)
+        .matched.map((m: { role: string }) => m.role)
+        .sort(),
+    ).toEqual(['destination', 'split']);
+  });
+});
