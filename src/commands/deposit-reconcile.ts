@@ -78,7 +78,11 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
       keys,
       zkp,
     });
-    result = reconcile(deposits, receipts, { precision, sinceMs: since });
+    // the outputs verify counted for a deposit stay that deposit's
+    const verified = session
+      .history()
+      .verifiedShares(new Set(deposits.filter((d) => d.verifiedAt).map((d) => d.id)));
+    result = reconcile(deposits, receipts, { precision, sinceMs: since, verified });
   } finally {
     await setup.close();
   }

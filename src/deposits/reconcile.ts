@@ -265,7 +265,16 @@ function pays(share: Share, r: Receipt, precision: number, splitPaid: bigint | u
 export function reconcile(
   deposits: HistoryEntry[],
   receipts: Receipt[],
-  o: { precision: number; sinceMs?: number | undefined },
+  o: {
+    precision: number;
+    sinceMs?: number | undefined;
+    /**
+     * What verify counted for the deposits it verified (their txid and, per role, the outputs):
+     * those outputs are theirs, whatever else fits them. Outputs shared by deposits verify judged
+     * together are each of theirs.
+     */
+    verified?: Map<string, { txid: string; shares: Array<{ role: string; outputs: number[] }> }> | undefined;
+  },
 ): Reconciliation {
   const P = 10n ** BigInt(o.precision);
   /** what each deposit's split received, by the receipt matched to it */
@@ -280,7 +289,10 @@ export function reconcile(
   const out: Reconciliation = { matched: [], missing: [], unmatched: [], paidAfterExpiry: [] };
   const inRange = (e: HistoryEntry) => o.sinceMs === undefined || Date.parse(e.at) >= o.sinceMs;
 
-  const finalized = deposits.filter((e) => shownStatus(e) === 'FINALIZED');
+  // the oldest deposit first: of two naming one output, the earlier keeps it (as verify judges)
+  const finalized = deposits
+    .filter((e) => shownStatus(e) === 'FINALIZED')
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const shares = finalized.flatMap(sharesOf);
   const take = (share: Share, pick: (r: Receipt) => boolean): Receipt | undefined => {
     const r = (byAddress.get(share.address) ?? []).find((x) => !used.has(x) && fits(x, share) && pick(x));
@@ -291,12 +303,29 @@ export function reconcile(
     return r;
   };
   const result = new Map<Share, Receipt | undefined>();
-  for (const share of shares)
-    if (share.txid)
-      result.set(
-        share,
-        take(share, (r) => r.txid === share.txid),
+  // the outputs verify counted for a deposit are its own
+  for (const share of shares) {
+    const v = o.verified?.get(share.entry.id);
+    const outputs = v?.shares.find((s) => s.role === share.role)?.outputs;
+    if (!v || !outputs || outputs.length === 0) continue;
+    const mine = receipts.filter((r) => r.txid === v.txid && outputs.includes(r.vout) && r.units !== null);
+    if (mine.length !== outputs.length) continue; // not all on chain now: matched by the rules below
+    for (const r of mine) used.add(r);
+    result.set(share, mine.sort((a, b) => a.vout - b.vout)[0]);
+    if (share.role === 'split')
+      splitPaid.set(
+        share.entry.id,
+        mine.reduce((sum, r) => sum + r.units!, 0n),
       );
+  }
+  for (const share of shares)
+    if (result.has(share)) continue;
+    else if (share.txid)
+      if (share.txid)
+        result.set(
+          share,
+          take(share, (r) => r.txid === share.txid),
+        );
   for (const share of shares)
     if (!result.get(share))
       result.set(

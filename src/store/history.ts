@@ -404,6 +404,25 @@ export class History {
     return [...byId].map(([id, shares]) => ({ id, shares }));
   }
 
+  /**
+   * The outputs the latest verification of each of `ids` counted (its txid and shares), for the
+   * deposits among them verified with their shares recorded: one read of the file, the verified
+   * records alone, kept only for the ids asked about.
+   */
+  verifiedShares(ids: Set<string>): Map<string, { txid: string; shares: StoredShare[] }> {
+    const out = new Map<string, { txid: string; shares: StoredShare[] }>();
+    this.scan(
+      (r) => {
+        if (r.type === 'verified' && Array.isArray(r.shares))
+          out.set(r.id, { txid: r.txid.toLowerCase(), shares: r.shares });
+      },
+      0,
+      (type, id) => type === 'verified' && (id === undefined || ids.has(id)),
+    );
+    for (const id of out.keys()) if (!ids.has(id)) out.delete(id);
+    return out;
+  }
+
   /** The latest status of some ids, from the end of the file back, within LOOKUP_WINDOW. */
   private lookUp(ids: Set<string>): void {
     const wanted = new Set(ids);

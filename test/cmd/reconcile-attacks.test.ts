@@ -11,7 +11,7 @@ import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sand
 import { History, type StoredRecord } from '../../src/store/history.js';
 import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
-import { brCode } from '../helpers/fixtures.js';
+import { brCode, createAnswer } from '../helpers/fixtures.js';
 import { json, type SeenRequest, startServer } from '../helpers/server.js';
 
 const zkp = await loadZkp();
@@ -70,9 +70,17 @@ async function explorer(txs: ChainTx[], asset: Record<string, unknown> | null) {
           })),
       );
     }
-    const m = /^\/tx\/([0-9a-f]{64})\/hex$/.exec(url);
+    const m = /^\/tx\/([0-9a-f]{64})\/(hex|status)$/.exec(url);
     const tx = m ? txs.find((t) => t.txid === m[1]) : undefined;
-    return tx ? text(200, tx.hex) : text(404, 'not found');
+    if (!tx) return m?.[2] === 'status' ? json(res, 200, { confirmed: false }) : text(404, 'not found');
+    if (m![2] === 'status')
+      return json(res, 200, {
+        confirmed: true,
+        block_height: 100,
+        block_hash: 'ab'.repeat(32),
+        block_time: tx.time,
+      });
+    return text(200, tx.hex);
   });
   closers.push(() => server.close());
   return server;
@@ -80,11 +88,24 @@ async function explorer(txs: ChainTx[], asset: Record<string, unknown> | null) {
 
 /** A profile pinned to SBRL on an explorer, whose history holds these finalized deposits. */
 async function shop(
-  deposits: Array<{ n: number; cents: number; txid: string; split?: number }>,
+  deposits: Array<{ n: number; cents: number; txid: string; split?: number; at?: number }>,
   txs: ChainTx[],
   asset: Record<string, unknown> | null = SANDBOX_ASSET,
 ) {
-  const service = await startServer((_req, res) => json(res, 404, { message: 'not found' }));
+  // the service answers each deposit as finalized, settled by the txid the history holds
+  const service = await startServer((req, res) => {
+    const d = deposits.find((x) => req.url.endsWith(`/deposit/${id(x.n)}`));
+    if (!d) return json(res, 404, { message: 'not found' });
+    const { qrCode: _q, ...answer } = createAnswer({ amountInCents: d.cents, lbrlAddress: DEST });
+    return json(res, 200, {
+      ...answer,
+      id: id(d.n),
+      status: 'FINALIZED',
+      createdAt: new Date(d.at ?? CREATED).toISOString(),
+      settlement: { status: 'FINALIZED', liquidTxid: d.txid },
+      confirmedAt: new Date(CREATED + 600_000).toISOString(),
+    });
+  });
   closers.push(() => service.close());
   const esplora = await explorer(txs, asset);
   const env = liveEnv(service.url);
@@ -95,8 +116,8 @@ async function shop(
     ['default-address', DEST],
   ] as const)
     expect((await runCli(['config', 'set', k, v], { env })).code).toBe(0);
-  const at = new Date(CREATED).toISOString();
   const records: StoredRecord[] = deposits.flatMap((d) => {
+    const at = new Date(d.at ?? CREATED).toISOString();
     const fee = Math.floor(d.cents / 100);
     return [
       {
@@ -126,7 +147,10 @@ async function shop(
         id: id(d.n),
         status: 'FINALIZED',
         at,
-        final: { settlement: { status: 'FINALIZED', liquidTxid: d.txid }, confirmedAt: at },
+        final: {
+          settlement: { status: 'FINALIZED', liquidTxid: d.txid },
+          confirmedAt: new Date(CREATED + 600_000).toISOString(),
+        },
       } as StoredRecord,
     ];
   });
@@ -216,5 +240,52 @@ describe('deposit reconcile matches by the verify rules', () => {
         .matched.map((m: { role: string }) => m.role)
         .sort(),
     ).toEqual(['destination', 'split']);
+  });
+
+  it('an output verify counted for one deposit is never matched to another, whichever is older', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'one');
+    // both name the one output; the older was never verified, the newer was
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid, at: CREATED + 60_000 },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+    );
+    const first = await run(['deposit', 'verify', id(2)]);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(1);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([expect.objectContaining({ depositId: id(2), txid: tx.txid, vout: 0 })]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(1), txid: tx.txid })]);
+    // and verify says the same of the other
+    const other = await run(['deposit', 'verify', id(1)]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(id(2));
+  });
+
+  it('one output paying two deposits verify judged together is matched to both', async () => {
+    const tx = payTx([[DEST, units(2 * 1485)]], 'both');
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+    );
+    expect((await run(['deposit', 'verify', id(1), id(2)])).code).toBe(0);
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(
+      JSON.parse(r.stdout)
+        .matched.map((m: { depositId: string; vout: number }) => [m.depositId, m.vout])
+        .sort(),
+    ).toEqual([
+      [id(1), 0],
+      [id(2), 0],
+    ]);
   });
 });
