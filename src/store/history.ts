@@ -405,6 +405,26 @@ export class History {
   }
 
   /**
+   * The shares other deposits' verifications counted from `txid`, recorded before the latest
+   * verification of deposit `id` (the file's order decides which of two runs at once came first).
+   */
+  sharesBefore(txid: string, id: string): Array<{ id: string; shares: StoredShare[] }> {
+    const own = canonicalId(id);
+    const byId = new Map<string, StoredShare[]>();
+    let before = new Map<string, StoredShare[]>();
+    this.scan(
+      (r) => {
+        if (r.type !== 'verified' || r.txid !== txid) return;
+        if (r.id === own) before = new Map(byId);
+        else if (Array.isArray(r.shares)) byId.set(r.id, r.shares);
+      },
+      0,
+      (type) => type === 'verified',
+    );
+    return [...before].map(([other, shares]) => ({ id: other, shares }));
+  }
+
+  /**
    * The outputs the latest verification of each of `ids` counted (its txid and shares), for the
    * deposits among them verified with their shares recorded: one read of the file, the verified
    * records alone, kept only for the ids asked about.

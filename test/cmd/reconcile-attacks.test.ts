@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import { History, type StoredRecord } from '../../src/store/history.js';
+import { runBin } from '../helpers/bin.js';
 import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { brCode, createAnswer } from '../helpers/fixtures.js';
@@ -47,8 +48,10 @@ interface ChainTx {
 }
 
 /** An explorer serving these transactions, the address routes and a registry answer. */
-async function explorer(txs: ChainTx[], asset: Record<string, unknown> | null) {
-  const server = await startServer((req: SeenRequest, res) => {
+async function explorer(txs: ChainTx[], asset: Record<string, unknown> | null, barrier = 0) {
+  // with a barrier, no raw transaction is answered before that many were asked for: runs at once
+  const held: Array<() => void> = [];
+  const server = await startServer(async (req: SeenRequest, res) => {
     const url = req.url.replace(/^\/api/, '');
     const text = (status: number, body: string) => {
       res.writeHead(status, { 'content-type': 'text/plain' });
@@ -73,6 +76,15 @@ async function explorer(txs: ChainTx[], asset: Record<string, unknown> | null) {
     const m = /^\/tx\/([0-9a-f]{64})\/(hex|status)$/.exec(url);
     const tx = m ? txs.find((t) => t.txid === m[1]) : undefined;
     if (!tx) return m?.[2] === 'status' ? json(res, 200, { confirmed: false }) : text(404, 'not found');
+    if (m![2] === 'hex' && barrier > 0) {
+      await new Promise<void>((resume) => {
+        held.push(resume);
+        if (held.length >= barrier) {
+          barrier = 0; // once
+          for (const h of held.splice(0)) h();
+        }
+      });
+    }
     if (m![2] === 'status')
       return json(res, 200, {
         confirmed: true,
@@ -91,15 +103,18 @@ async function shop(
   deposits: Array<{ n: number; cents: number; txid: string; split?: number; at?: number }>,
   txs: ChainTx[],
   asset: Record<string, unknown> | null = SANDBOX_ASSET,
+  barrier = 0,
 ) {
   // the service answers each deposit as finalized, settled by the txid the history holds
   const service = await startServer((req, res) => {
-    const d = deposits.find((x) => req.url.endsWith(`/deposit/${id(x.n)}`));
+    // ids in any case, answered as asked
+    const asked = req.url.split('/').pop()!;
+    const d = deposits.find((x) => asked.toLowerCase() === id(x.n));
     if (!d) return json(res, 404, { message: 'not found' });
     const { qrCode: _q, ...answer } = createAnswer({ amountInCents: d.cents, lbrlAddress: DEST });
     return json(res, 200, {
       ...answer,
-      id: id(d.n),
+      id: asked,
       status: 'FINALIZED',
       createdAt: new Date(d.at ?? CREATED).toISOString(),
       settlement: { status: 'FINALIZED', liquidTxid: d.txid },
@@ -107,7 +122,7 @@ async function shop(
     });
   });
   closers.push(() => service.close());
-  const esplora = await explorer(txs, asset);
+  const esplora = await explorer(txs, asset, barrier);
   const env = liveEnv(service.url);
   for (const [k, v] of [
     ['network', 'elementsregtest'],
@@ -156,7 +171,7 @@ async function shop(
   });
   new History(env.LBRL_CONFIG_DIR!).append(records);
   const run = (args: string[]) => runCli(args, { env, clock: { now: CREATED + 3600_000 } });
-  return { run };
+  return { run, env };
 }
 
 const after = CREATED / 1000 + 300;
@@ -288,4 +303,40 @@ describe('deposit reconcile matches by the verify rules', () => {
       [id(2), 0],
     ]);
   });
+
+  it('the same deposit named in another case is one deposit, in one run and across runs', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'case');
+    const { run } = await shop([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: after, to: [DEST] }]);
+    const both = await run(['deposit', 'verify', id(1), id(1).toUpperCase()]);
+    expect(both.stderr).toBe('');
+    expect(both.code).toBe(0);
+    const again = await run(['deposit', 'verify', id(1).toUpperCase()]);
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+  });
+
+  it('two processes verifying two deposits from one output at once: one verified, the other undone', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'race');
+    const { run, env } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+      SANDBOX_ASSET,
+      2,
+    );
+    const [a, b] = await Promise.all([
+      runBin(['deposit', 'verify', id(1)], env),
+      runBin(['deposit', 'verify', id(2)], env),
+    ]);
+    expect([a.code, b.code].sort()).toEqual([0, 1]);
+    const loser = a.code === 1 ? a : b;
+    expect(loser.stderr).toMatch(/contradicts the deposit.*with the share of deposit/);
+    const listed = JSON.parse((await run(['deposit', 'list', '--json'])).stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(listed.filter((e) => e.verifiedAt)).toHaveLength(1);
+    expect(listed.filter((e) => e.onChain === 'mismatch')).toHaveLength(1);
+  }, 30_000);
 });
