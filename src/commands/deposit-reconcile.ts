@@ -49,6 +49,10 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
       assetPrecision: setup.settings.assetPrecision,
     });
     const precision = info.precision;
+    if (info.profilePrecision !== undefined)
+      session.printer.warn(
+        `warning: the profile's asset-precision ${info.profilePrecision} disagrees with the registry contract of ${assetId} (precision ${precision}): the contract's is used (lbrl config unset asset-precision)`,
+      );
     if (precision === undefined)
       throw new LbrlError(
         `the precision of asset ${assetId} is not proven: the explorer's registry answer has no contract that its id commits to${info.claimedPrecision !== undefined ? ` (it only claims ${info.claimedPrecision})` : ''}`,

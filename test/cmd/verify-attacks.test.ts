@@ -302,6 +302,19 @@ describe('every number is proven', () => {
     expect(r.stdout).toContain("proven     precision 8, from the profile's asset-precision");
   });
 
+  it("a profile's asset-precision that a proven contract contradicts is said, never used", async () => {
+    const tx = payTx([[DEST, cents(1485)]]);
+    const { run, env } = await world([deposit(1, tx.txid)], chainOf([tx]));
+    expect((await runCli(['config', 'set', 'asset-precision', '2'], { env })).code).toBe(0);
+    const r = await run(['deposit', 'verify', id(1)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      "(the asset id recomputed from the contract and its issuance); the profile's asset-precision 2 disagrees and is not used (lbrl config unset asset-precision)",
+    );
+    const j = await run(['deposit', 'verify', id(1), '--json']);
+    expect(j.stdout).toContain("the profile's asset-precision 2 disagrees");
+  });
+
   it('a block above the explorer’s own tip is refused', async () => {
     const tx = payTx([[DEST, cents(1485)]]);
     const chain = chainOf([tx], { ...CONFIRMED, block_height: 150 });

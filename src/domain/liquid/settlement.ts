@@ -75,6 +75,8 @@ export interface AssetInfo {
   precisionFrom?: 'contract' | 'profile' | 'network' | undefined;
   /** a precision the explorer stated that nothing proves (shown, never used) */
   claimedPrecision?: number | undefined;
+  /** the profile's asset-precision, when a contract proves another (said, never used) */
+  profilePrecision?: number | undefined;
   ticker?: string | undefined;
   name?: string | undefined;
   domain?: string | undefined;
@@ -650,7 +652,11 @@ function precisionCheck(assetId: string, info: AssetInfo | undefined): Check {
     return {
       what: 'precision',
       outcome: 'proven',
-      detail: `precision ${info.precision}, from ${PRECISION_FROM[info.precisionFrom]}`,
+      detail: `precision ${info.precision}, from ${PRECISION_FROM[info.precisionFrom]}${
+        info.profilePrecision !== undefined && info.profilePrecision !== info.precision
+          ? `; the profile's asset-precision ${info.profilePrecision} disagrees and is not used (lbrl config unset asset-precision)`
+          : ''
+      }`,
     };
   }
   return {
