@@ -8,6 +8,7 @@
 import type { AddressTx } from '../api/esplora.js';
 import { decimalFromNumber, decimalToCents } from '../domain/decimal.js';
 import type { Network } from '../domain/liquid/networks.js';
+import { addressScript } from '../domain/liquid/script.js';
 import {
   analyseSettlement,
   type BlindingKeys,
@@ -31,6 +32,8 @@ export interface Receipt {
   txid: string;
   vout: number;
   address: string;
+  /** the output's script (hex): one address may be written several ways */
+  script: string;
   /** base units of the asset; null when the output could not be opened */
   units: bigint | null;
   /** when it was confirmed (ms), or null while unconfirmed */
@@ -83,6 +86,7 @@ export async function readReceipts(
     }
   }
   const receipts: Receipt[] = [];
+  const seen = new Set<string>();
   const pseudo = o.addresses.map((address) => ({
     id: '',
     destinationAddress: address,
@@ -106,14 +110,27 @@ export async function readReceipts(
     if (forged) throw new LbrlError(`the explorer's transaction ${txid}: ${forged.detail}`, 'contract');
     for (const found of analysis.addresses) {
       for (const out of found.outputs) {
+        // one output, one receipt: an address written two ways (confidential or not, in upper
+        // case) names the same script
+        const key = `${txid}:${out.index}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
         if (out.opened === 'explicit' || out.opened === 'unblinded') {
           if (out.assetId !== o.assetId || out.value === null) continue; // another asset: not the shop's money
-          receipts.push({ txid, vout: out.index, address: found.address, units: out.value, at });
+          receipts.push({
+            txid,
+            vout: out.index,
+            address: found.address,
+            script: found.script,
+            units: out.value,
+            at,
+          });
         } else {
           receipts.push({
             txid,
             vout: out.index,
             address: found.address,
+            script: found.script,
             units: null,
             at,
             unreadable: out.note ?? `confidential output (${out.opened})`,
@@ -284,8 +301,13 @@ export function reconcile(
     (a, b) => (a.at ?? Number.MAX_SAFE_INTEGER) - (b.at ?? Number.MAX_SAFE_INTEGER),
   );
   const used = new Set<Receipt>();
-  const byAddress = new Map<string, Receipt[]>();
-  for (const r of oldestFirst) byAddress.set(r.address, [...(byAddress.get(r.address) ?? []), r]);
+  // by script: an address written another way (confidential or not, in upper case) is the same
+  const byScript = new Map<string, Receipt[]>();
+  for (const r of oldestFirst) byScript.set(r.script, [...(byScript.get(r.script) ?? []), r]);
+  const scriptOf = (address: string) => {
+    const s = addressScript(address);
+    return s.ok ? Buffer.from(s.value.script).toString('hex') : '';
+  };
   const out: Reconciliation = { matched: [], missing: [], unmatched: [], paidAfterExpiry: [] };
   const inRange = (e: HistoryEntry) => o.sinceMs === undefined || Date.parse(e.at) >= o.sinceMs;
 
@@ -295,7 +317,9 @@ export function reconcile(
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const shares = finalized.flatMap(sharesOf);
   const take = (share: Share, pick: (r: Receipt) => boolean): Receipt | undefined => {
-    const r = (byAddress.get(share.address) ?? []).find((x) => !used.has(x) && fits(x, share) && pick(x));
+    const r = (byScript.get(scriptOf(share.address)) ?? []).find(
+      (x) => !used.has(x) && fits(x, share) && pick(x),
+    );
     if (r) {
       used.add(r);
       if (share.role === 'split' && r.units !== null) splitPaid.set(share.entry.id, r.units);

@@ -100,7 +100,7 @@ async function explorer(txs: ChainTx[], asset: Record<string, unknown> | null, b
 
 /** A profile pinned to SBRL on an explorer, whose history holds these finalized deposits. */
 async function shop(
-  deposits: Array<{ n: number; cents: number; txid: string; split?: number; at?: number }>,
+  deposits: Array<{ n: number; cents: number; txid: string; split?: number; at?: number; to?: string }>,
   txs: ChainTx[],
   asset: Record<string, unknown> | null = SANDBOX_ASSET,
   barrier = 0,
@@ -143,7 +143,7 @@ async function shop(
         baseUrl: service.url,
         at,
         amountInCents: d.cents,
-        destinationAddress: DEST,
+        destinationAddress: d.to ?? DEST,
         splitAddress: d.split === undefined ? null : SPLIT,
         splitFee: null,
         status: 'WAITING_PAYMENT',
@@ -339,4 +339,21 @@ describe('deposit reconcile matches by the verify rules', () => {
     expect(listed.filter((e) => e.verifiedAt)).toHaveLength(1);
     expect(listed.filter((e) => e.onChain === 'mismatch')).toHaveLength(1);
   }, 30_000);
+
+  it('one output is one receipt, whichever way its address is written: never two deposits paid', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'twice');
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid, to: DEST.toUpperCase(), at: CREATED + 60_000 },
+      ],
+      [{ ...tx, time: after, to: [DEST, DEST.toUpperCase()] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(1);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([expect.objectContaining({ depositId: id(1), vout: 0 })]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(2) })]);
+    expect(found.unmatched).toEqual([]);
+  });
 });

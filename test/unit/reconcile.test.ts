@@ -1,6 +1,7 @@
 /** The matching rules of deposit reconcile: one output pays one deposit's share, within a cent. */
 import { describe, expect, it } from 'vitest';
 import { type Receipt, reconcile } from '../../src/deposits/reconcile.js';
+import { addressScript } from '../../src/domain/liquid/script.js';
 import type { HistoryEntry } from '../../src/store/history.js';
 
 const A = 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn';
@@ -32,10 +33,16 @@ function entry(
 }
 
 const LATER = Date.parse('2026-11-22T10:05:00.000Z');
+const scriptOf = (address: string) => {
+  const s = addressScript(address);
+  if (!s.ok) throw new Error(address);
+  return Buffer.from(s.value.script).toString('hex');
+};
 const receipt = (txid: string, units: bigint, address = A, at = LATER): Receipt => ({
   txid: txid.repeat(64).slice(0, 64),
   vout: 0,
   address,
+  script: scriptOf(address),
   units,
   at,
 });
