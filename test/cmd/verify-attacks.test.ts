@@ -529,6 +529,10 @@ describe('blinding keys', () => {
     'ct(slip77(' + KEY + '),elwpkh(xpub)',
     'slip77(' + KEY + ')junk',
     'ct(slip77(' + KEY + '),junk(xpub))',
+    // a checksum that is not the descriptor's, and a space inside it
+    `ct(slip77(${KEY}),elwpkh(xpub))#aaaaaaaa`,
+    `slip77(${KEY})#qqqqqqqq`,
+    `ct(slip77(${KEY}), elwpkh(xpub))`,
   ])('a malformed descriptor is refused: %s', async (text) => {
     const { env } = await world([], chainOf([]));
     const r = await runCli(['config', 'set-blinding-key'], { env, stdin: `${text}\n` });
