@@ -68,6 +68,12 @@ interface Chain {
   asset: Record<string, unknown> | null;
   /** the explorer never answers */
   hang?: boolean;
+  /** the explorer sends its headers, then a byte every 100 ms, for ever */
+  trickle?: boolean;
+  /** the explorer answers 429 with Retry-After: 3600 */
+  busy?: boolean;
+  /** the explorer redirects to itself */
+  loop?: boolean;
 }
 
 const CONFIRMED = { confirmed: true, block_height: 100, block_hash: 'ab'.repeat(32), block_time: BLOCK_TIME };
@@ -82,6 +88,20 @@ function chainOf(
 function explorer(chain: Chain) {
   return (req: SeenRequest, res: Parameters<Parameters<typeof startServer>[0]>[1]) => {
     if (chain.hang) return new Promise<void>(() => {});
+    if (chain.busy) {
+      res.writeHead(429, { 'retry-after': '3600', 'content-type': 'text/plain' });
+      return res.end('slow down');
+    }
+    if (chain.loop) {
+      res.writeHead(302, { location: req.url });
+      return res.end();
+    }
+    if (chain.trickle) {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('0'), 100);
+      res.on('close', () => clearInterval(timer));
+      return new Promise<void>((done) => res.on('close', () => done()));
+    }
     const text = (status: number, body: string) => {
       res.writeHead(status, { 'content-type': 'text/plain' });
       res.end(body);
@@ -591,5 +611,35 @@ describe('--timeout holds whatever the explorer does', () => {
     expect(r.code).toBe(124);
     expect(Date.now() - started).toBeLessThan(2500);
     expect(r.stderr).toContain('timed out after 1 s');
+  });
+
+  it.each([
+    ['trickles its answer a byte at a time', 'trickle'],
+    ['answers 429 with Retry-After: 3600', 'busy'],
+  ] as const)(
+    'watch --verify --timeout 1 against an explorer that %s ends by the deadline (exit 124)',
+    async (_, mode) => {
+      const tx = payTx([[DEST, cents(1485)]]);
+      const chain = chainOf([tx]);
+      chain[mode] = true;
+      const { run } = await world([deposit(1, tx.txid)], chain);
+      const started = Date.now();
+      const r = await run(['deposit', 'watch', id(1), '--verify', '--timeout', '1']);
+      expect(r.code).toBe(124);
+      expect(Date.now() - started).toBeLessThan(2500);
+      // no wait past the deadline, on the run's own clock
+      expect(r.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1000);
+    },
+  );
+
+  it('an explorer that redirects in a loop is refused at once, not followed', async () => {
+    const tx = payTx([[DEST, cents(1485)]]);
+    const chain = chainOf([tx]);
+    chain.loop = true;
+    const { run } = await world([deposit(1, tx.txid)], chain);
+    const r = await run(['deposit', 'verify', id(1)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('redirect');
   });
 });
