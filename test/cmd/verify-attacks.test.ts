@@ -90,11 +90,13 @@ function explorer(chain: Chain) {
     if (chain.hang) return new Promise<void>(() => {});
     if (chain.busy) {
       res.writeHead(429, { 'retry-after': '3600', 'content-type': 'text/plain' });
-      return res.end('slow down');
+      res.end('slow down');
+      return;
     }
     if (chain.loop) {
       res.writeHead(302, { location: req.url });
-      return res.end();
+      res.end();
+      return;
     }
     if (chain.trickle) {
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -642,4 +644,34 @@ describe('--timeout holds whatever the explorer does', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('redirect');
   });
+});
+
+describe('splits at the edges', () => {
+  // net R$ 14.85; the split's exact share, then what the split and the destination received
+  it.each([
+    ['33.33%', 495, 990, 0n, 0n, 0],
+    ['33.33%', 494, 991, 0n, 0n, 0],
+    ['33.33%', 494, 990, 0n, 0n, 1],
+    // 0.01% is 0.1485 cents: rounded down to the cent, the split is owed nothing
+    ['0.01%', 0, 1485, 0n, 0n, 0],
+    ['0.01%', 0, 1485, 148500n, -148500n, 0],
+    ['0.01%', 1, 1484, 0n, 0n, 0],
+    ['0.01%', 0, 1484, 0n, 0n, 1],
+    // 100%: the destination is owed nothing
+    ['100.00%', 1485, 0, 0n, 0n, 0],
+    ['100.00%', 1484, 0, 0n, 0n, 1],
+  ] as const)(
+    'a %s split paid %i + %i cents (and %i, %i units): exit %i',
+    async (split, s, d, sx, dx, code) => {
+      const pays: Array<[string, bigint]> = [];
+      if (cents(s) + sx > 0n) pays.push([SPLIT, cents(s) + sx]);
+      if (cents(d) + dx > 0n) pays.push([DEST, cents(d) + dx]);
+      const tx = payTx(pays, `edge${split}${s}${d}${sx}`);
+      const { run } = await world([deposit(1, tx.txid, { split })], chainOf([tx]));
+      const r = await run(['deposit', 'verify', id(1)]);
+      expect(r.code).toBe(code);
+      if (code === 0 && s === 0 && sx === 0n)
+        expect(r.stdout).toContain('no output pays the split address: its share is less than a cent');
+    },
+  );
 });
