@@ -523,9 +523,9 @@ function originChecks(deposits: SettlementDeposit[]): Check[] {
 
 /** Each address is paid by at least one output of its script. */
 /**
- * Whether an address may go without an output: every share due to its script is nothing, or
- * less than a cent (a split of 0.01% of R$ 14.85 is 0.1485 cents: rounded to the cent, none; a
- * split of 100% leaves the destination nothing). Said, not assumed: the amount checks still
+ * Whether an address may go without an output: every share due to its script is a split of
+ * less than a cent (a split of 0.01% of R$ 14.85 is 0.1485 cents: rounded to the cent, none), or
+ * a destination owed exactly nothing (a split of 100%). Said, not assumed: the amount checks still
  * judge what the other address received.
  */
 function mayGoUnpaid(a: SettlementAnalysis, f: AddressFinding): boolean {
@@ -536,7 +536,12 @@ function mayGoUnpaid(a: SettlementAnalysis, f: AddressFinding): boolean {
     const shares = depositShares(d);
     return [f.role === 'split' ? shares.split : shares.destination];
   });
-  return owed.length > 0 && owed.every((x) => x === null || x.num * 100n < x.den);
+  // a split rounds to the cent, down to nothing when less than one; a destination is owed its
+  // exact rest, so only a destination owed exactly nothing may go unpaid
+  return (
+    owed.length > 0 &&
+    owed.every((x) => x === null || (f.role === 'split' ? x.num * 100n < x.den : x.num === 0n))
+  );
 }
 
 function scriptChecks(addresses: AddressFinding[], a: SettlementAnalysis): Check[] {
@@ -545,7 +550,10 @@ function scriptChecks(addresses: AddressFinding[], a: SettlementAnalysis): Check
       ? {
           what: f.role,
           outcome: 'proven',
-          detail: `no output pays the ${f.role} address: its share is less than a cent, so nothing may be due`,
+          detail:
+            f.role === 'split'
+              ? 'no output pays the split address: its share is less than a cent, so nothing may be due'
+              : 'no output pays the destination address: the split takes the whole net',
         }
       : f.outputs.length > 0
         ? {
