@@ -152,6 +152,8 @@ interface Share {
   /** the net and the split's fraction of it (basis points), to judge the amount by the verify rules */
   netCents: number;
   basisPoints: bigint | null;
+  /** a share that may be rounded to nothing: no output is no shortfall */
+  mayBeNothing?: boolean;
 }
 
 export interface MatchedEntry {
@@ -215,13 +217,23 @@ export function sharesOf(e: HistoryEntry): Share[] {
   const settlement = e.final?.settlement as { liquidTxid?: unknown } | null | undefined;
   const txid =
     typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid.trim().toLowerCase() : undefined;
-  const basisPoints = splitBasisPoints(e);
-  const base = { entry: e, txid, netCents: net, basisPoints: split > 0 ? basisPoints : null };
+  const bp = splitBasisPoints(e);
+  const basisPoints = bp !== null && bp > 0n ? bp : null;
+  const base = { entry: e, txid, netCents: net, basisPoints };
   const shares: Share[] = [];
-  // the split first: the destination's due is the net less what the split received
-  if (e.splitAddress && split > 0)
-    shares.push({ ...base, role: 'split', address: e.splitAddress, cents: split });
-  shares.push({ ...base, role: 'destination', address: e.destinationAddress, cents: net - split });
+  // the split first: the destination's due is the net less what the split received; a split of
+  // less than a cent may be rounded to nothing (no output), as verify allows
+  if (e.splitAddress && basisPoints !== null)
+    shares.push({
+      ...base,
+      role: 'split',
+      address: e.splitAddress,
+      cents: split,
+      mayBeNothing: BigInt(net) * basisPoints < 10_000n,
+    });
+  // a 100% split leaves the destination exactly nothing: no output is owed to it
+  if (!(basisPoints === 10_000n && net - split === 0))
+    shares.push({ ...base, role: 'destination', address: e.destinationAddress, cents: net - split });
   return shares;
 }
 
@@ -257,14 +269,10 @@ function pays(share: Share, r: Receipt, precision: number, splitPaid: bigint | u
       : { num: BigInt(share.netCents) * P * share.basisPoints, den: 1_000_000n };
   if (share.role === 'split')
     return exactSplit !== null && roundingsOf(exactSplit, precision).includes(r.units);
-  // the destination: the net, less what the split received (or, with no split receipt, any of
-  // the split's roundings)
+  // the destination: the net, less what the split received
   const less = (split: bigint): Fraction => ({ num: net.num - split * net.den, den: net.den });
-  const splits = exactSplit
-    ? splitPaid !== undefined
-      ? [splitPaid]
-      : roundingsOf(exactSplit, precision)
-    : [0n];
+  // (no split receipt is nothing received: the destination is then owed the whole net, as verify judges)
+  const splits = [exactSplit && splitPaid !== undefined ? splitPaid : 0n];
   const least = less(splits.at(-1)!);
   const most = less(splits[0]!);
   // less than a cent more than due: units x 100 x den < (due + cent) x 100 x den
@@ -359,6 +367,7 @@ export function reconcile(
   for (const share of shares) {
     if (!inRange(share.entry)) continue;
     const r = result.get(share);
+    if (!r && share.mayBeNothing) continue;
     if (r)
       out.matched.push({
         depositId: share.entry.id,

@@ -356,4 +356,34 @@ describe('deposit reconcile matches by the verify rules', () => {
     expect(found.missing).toEqual([expect.objectContaining({ depositId: id(2) })]);
     expect(found.unmatched).toEqual([]);
   });
+
+  it.each([
+    // 100%: the split takes the whole net, the destination is owed nothing
+    ['100%', 1, [[SPLIT, units(1485)]], 0],
+    // 0.01% of R$ 14.85 is 0.1485 cents: paid exactly, or rounded to nothing
+    [
+      '0.01%',
+      0.0001,
+      [
+        [SPLIT, 148_500n],
+        [DEST, units(1485) - 148_500n],
+      ],
+      0,
+    ],
+    ['0.01%', 0.0001, [[DEST, units(1485)]], 0],
+    ['0.01%', 0.0001, [[DEST, units(1484)]], 1],
+  ] as const)('a %s split at the edge: exit %i as verify judges it', async (_, split, pays, code) => {
+    const tx = payTx(
+      pays.map(([a, u]) => [a, u]),
+      `edge${split}${pays.length}${code}`,
+    );
+    const { run } = await shop(
+      [{ n: 1, cents: 1500, txid: tx.txid, split }],
+      [{ ...tx, time: after, to: [DEST, SPLIT] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(code);
+    const found = JSON.parse(r.stdout);
+    expect(found.unmatched).toEqual(code === 0 ? [] : [expect.objectContaining({ txid: tx.txid })]);
+  });
 });
