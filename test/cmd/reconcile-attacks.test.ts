@@ -340,6 +340,31 @@ describe('deposit reconcile matches by the verify rules', () => {
     expect(listed.filter((e) => e.onChain === 'mismatch')).toHaveLength(1);
   }, 30_000);
 
+  it('two processes watching with --verify two deposits from one output at once: one verified, the other a mismatch', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'race');
+    const { run, env } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+      SANDBOX_ASSET,
+      2,
+    );
+    const [a, b] = await Promise.all([
+      runBin(['deposit', 'watch', id(1), '--verify', '--timeout', '10'], env),
+      runBin(['deposit', 'watch', id(2), '--verify', '--timeout', '10'], env),
+    ]);
+    expect([a.code, b.code].sort()).toEqual([0, 1]);
+    const loser = a.code === 1 ? a : b;
+    expect(loser.stderr).toMatch(/contradicts the deposit.*with the share of deposit/);
+    const listed = JSON.parse((await run(['deposit', 'list', '--json'])).stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(listed.filter((e) => e.verifiedAt)).toHaveLength(1);
+    expect(listed.filter((e) => e.onChain === 'mismatch')).toHaveLength(1);
+  }, 30_000);
+
   it('one output is one receipt, whichever way its address is written: never two deposits paid', async () => {
     const tx = payTx([[DEST, units(1485)]], 'twice');
     const { run } = await shop(
