@@ -1,8 +1,9 @@
 /**
  * deposit reconcile against a lying explorer: it matches by the verify rules (one output, one
  * deposit; the precision proven, never the registry's bare word; at least the due, to the unit;
- * a split and its destination adding up to the net; no settlement older than the deposit).
- * The transactions are real Elements transactions paying explicit outputs of the sandbox's asset.
+ * a split and its destination adding up to the net; no settlement older than the deposit; one
+ * output whichever way its address is written), and what verify counted stays counted, also
+ * when two verify or watch --verify runs share one history at once. The transactions are real Elements transactions paying explicit outputs of the sandbox's asset.
  */
 import { bech32 } from 'bech32';
 import { afterEach, describe, expect, it } from 'vitest';
