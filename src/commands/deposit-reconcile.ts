@@ -1,3 +1,4 @@
+import { assetInfo } from '../deposits/chain-check.js';
 import { createdFilter } from '../deposits/ledger.js';
 import { MATCH_MARGIN_MS, type Reconciliation, readReceipts, reconcile } from '../deposits/reconcile.js';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
@@ -13,9 +14,6 @@ import { verifySetup } from './shared/verify-setup.js';
 import { parseSpan } from './shared/when.js';
 
 export type ReconcileOptions = OptionsOf<typeof RECONCILE_FLAGS>;
-
-/** The assets' precision when the explorer's registry does not say: the BRL-pegged assets use 8. */
-const DEFAULT_PRECISION = 8;
 
 export async function run(opts: ReconcileOptions, session: Session): Promise<void> {
   const { since } = parseSpan(opts, session);
@@ -44,8 +42,24 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
         'reconcile counts the pinned asset only: set it with lbrl config set asset-id <64 hex digits>',
         'usage',
       );
-    const asset = await setup.client.getAsset(assetId);
-    const precision = asset?.precision ?? DEFAULT_PRECISION;
+    // the precision is proven (the registry contract the id commits to, or the profile's
+    // asset-precision), never the explorer's bare word: amounts are matched by it
+    const info = assetInfo(assetId.toLowerCase(), await setup.client.getAsset(assetId), {
+      network: setup.settings.network,
+      expectedAssetId: assetId,
+      assetPrecision: setup.settings.assetPrecision,
+    });
+    const precision = info.precision;
+    if (info.profilePrecision !== undefined)
+      session.printer.warn(
+        `warning: the profile's asset-precision ${info.profilePrecision} disagrees with the registry contract of ${assetId} (precision ${precision}): the contract's is used (lbrl config unset asset-precision)`,
+      );
+    if (precision === undefined)
+      throw new LbrlError(
+        `the precision of asset ${assetId} is not proven: the explorer's registry answer has no contract that its id commits to${info.claimedPrecision !== undefined ? ` (it only claims ${info.claimedPrecision})` : ''}`,
+        'unproven',
+        'if you know it, lbrl config set asset-precision <0-8> (with asset-id set)',
+      );
     const keys = setup.settings.keys;
     const hasKeys = (keys.outputKeys?.length ?? 0) + (keys.masterBlindingKeys?.length ?? 0) > 0;
     const zkp = hasKeys ? await (await import('../domain/liquid/unblind.js')).loadZkp() : null;
@@ -69,7 +83,11 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
       keys,
       zkp,
     });
-    result = reconcile(deposits, receipts, { precision, sinceMs: since });
+    // the outputs verify counted for a deposit stay that deposit's
+    const verified = session
+      .history()
+      .verifiedShares(new Set(deposits.filter((d) => d.verifiedAt).map((d) => d.id)));
+    result = reconcile(deposits, receipts, { precision, sinceMs: since, verified });
   } finally {
     await setup.close();
   }

@@ -37,6 +37,10 @@ const CSV_COLUMNS: Array<[string, keyof ReportSums, 'count' | 'cents']> = [
   ['verified_net', 'verifiedNetCents', 'cents'],
   ['unchecked', 'uncheckedCount', 'count'],
   ['unchecked_net', 'uncheckedNetCents', 'cents'],
+  ['unproven', 'unprovenCount', 'count'],
+  ['unproven_net', 'unprovenNetCents', 'cents'],
+  ['mismatched', 'mismatchCount', 'count'],
+  ['mismatched_net', 'mismatchNetCents', 'cents'],
 ];
 
 /** All `deposit report` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
@@ -176,7 +180,9 @@ function humanReport(report: Report, options: ReportCommandOptions): string[] {
   out.push(`  to destination   ${formatCents(t.destinationCents)}`);
   // one fact a line, so 80 columns (and a split pane) hold them
   out.push(`Verified on chain  ${formatCents(t.verifiedNetCents)} (${t.verifiedCount})`);
-  out.push(`Not verified       ${formatCents(t.uncheckedNetCents)} (${t.uncheckedCount})`);
+  out.push(`Unproven           ${formatCents(t.unprovenNetCents)} (${t.unprovenCount})`);
+  out.push(`Mismatched         ${formatCents(t.mismatchNetCents)} (${t.mismatchCount})`);
+  out.push(`Not yet checked    ${formatCents(t.uncheckedNetCents)} (${t.uncheckedCount})`);
   if (t.uncheckedCount > 0) out.push(p.outColor.dim('  lbrl deposit verify checks them'));
   if (t.unknownAmountsCount > 0)
     out.push(

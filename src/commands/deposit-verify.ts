@@ -7,7 +7,7 @@ import { renderOutcome } from '../ui/verify-view.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { VERIFY_FLAGS } from './flags.js';
-import { recordVerified, verifySetup } from './shared/verify-setup.js';
+import { recordSettled, verifySetup } from './shared/verify-setup.js';
 
 /** One deposit's outcome as JSON: the report without blinding factors or keys. */
 export function outcomeJson(result: DepositOutcome): Record<string, unknown> {
@@ -36,11 +36,12 @@ export async function run(idTexts: string[], flags: VerifyFlags, session: Sessio
   const setup = await verifySetup(session, target, { trustServiceAddress: flags.trustServiceAddress });
   let outcomes: DepositOutcome[];
   try {
-    outcomes = await verifyDeposits(api, setup.check, ids, setup.settings, setup.ledger);
+    const judged = await verifyDeposits(api, setup.check, ids, setup.settings, setup.ledger);
+    // recorded, then judged again if another run counted the same outputs first
+    outcomes = await recordSettled(session, setup.check, setup.settings, judged, setup.counted);
   } finally {
     await setup.close();
   }
-  recordVerified(session, outcomes);
   const p = session.printer;
   if (session.globals.json) p.json({ deposits: outcomes.map(outcomeJson) });
   else if (session.globals.quiet) for (const result of outcomes) p.out(`${result.id}\t${result.outcome}`);

@@ -76,6 +76,8 @@ export function assetInfo(
   if (proven !== undefined) {
     info.precision = proven;
     info.precisionFrom = 'contract';
+    if (context.assetPrecision !== undefined && context.assetPrecision !== proven)
+      info.profilePrecision = context.assetPrecision;
   } else if (context.assetPrecision !== undefined && id === context.expectedAssetId?.toLowerCase()) {
     info.precision = context.assetPrecision;
     info.precisionFrom = 'profile';

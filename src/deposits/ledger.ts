@@ -63,7 +63,13 @@ export interface ReportSums {
   /** the finalized whose settlement was verified on chain, and their net */
   verifiedCount: number;
   verifiedNetCents: number;
-  /** the finalized not (yet) verified on chain, and their net */
+  /** the finalized whose last verification left something unproven, and their net */
+  unprovenCount: number;
+  unprovenNetCents: number;
+  /** the finalized whose last verification found the chain contradicting them, and their net */
+  mismatchCount: number;
+  mismatchNetCents: number;
+  /** the finalized not yet checked on chain (never, or not yet confirmed or found), and their net */
   uncheckedCount: number;
   uncheckedNetCents: number;
   /** finalized deposits whose fee or net the history does not hold (created by an older lbrl) */
@@ -85,6 +91,10 @@ export function emptySums(): ReportSums {
     destinationCents: 0,
     verifiedCount: 0,
     verifiedNetCents: 0,
+    unprovenCount: 0,
+    unprovenNetCents: 0,
+    mismatchCount: 0,
+    mismatchNetCents: 0,
     uncheckedCount: 0,
     uncheckedNetCents: 0,
     unknownAmountsCount: 0,
@@ -135,6 +145,12 @@ export function addToSums(s: ReportSums, e: HistoryEntry): void {
   if (e.verifiedAt) {
     s.verifiedCount += 1;
     s.verifiedNetCents += net;
+  } else if (e.onChain === 'unproven') {
+    s.unprovenCount += 1;
+    s.unprovenNetCents += net;
+  } else if (e.onChain === 'mismatch') {
+    s.mismatchCount += 1;
+    s.mismatchNetCents += net;
   } else {
     s.uncheckedCount += 1;
     s.uncheckedNetCents += net;

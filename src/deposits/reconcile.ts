@@ -8,7 +8,14 @@
 import type { AddressTx } from '../api/esplora.js';
 import { decimalFromNumber, decimalToCents } from '../domain/decimal.js';
 import type { Network } from '../domain/liquid/networks.js';
-import { analyseSettlement, type BlindingKeys } from '../domain/liquid/settlement.js';
+import { addressScript } from '../domain/liquid/script.js';
+import {
+  analyseSettlement,
+  type BlindingKeys,
+  CLOCK_MARGIN_MS,
+  type Fraction,
+  roundingsOf,
+} from '../domain/liquid/settlement.js';
 import type { Zkp } from '../domain/liquid/unblind.js';
 import { LbrlError } from '../errors.js';
 import type { HistoryEntry } from '../store/history.js';
@@ -25,6 +32,8 @@ export interface Receipt {
   txid: string;
   vout: number;
   address: string;
+  /** the output's script (hex): one address may be written several ways */
+  script: string;
   /** base units of the asset; null when the output could not be opened */
   units: bigint | null;
   /** when it was confirmed (ms), or null while unconfirmed */
@@ -64,22 +73,23 @@ export async function readReceipts(
       const txs = await explorer.getAddressTxs(address, lastSeen);
       let oldest = Number.POSITIVE_INFINITY;
       for (const tx of txs) {
-        if (listed.has(tx.txid))
+        const txid = tx.txid.toLowerCase();
+        if (listed.has(txid))
           throw new LbrlError(
-            `the explorer's address history of ${address} repeats transaction ${tx.txid} (page ${page + 1}): it cannot be read whole, so nothing is concluded from it`,
+            `the explorer's address history of ${address} repeats transaction ${txid} (page ${page + 1}): it cannot be read whole, so nothing is concluded from it`,
             'contract',
           );
-        listed.add(tx.txid);
+        listed.add(txid);
         const at =
           tx.status.confirmed && typeof tx.status.block_time === 'number'
             ? tx.status.block_time * 1000
             : null;
-        times.set(tx.txid, at);
+        times.set(txid, at);
         if (at !== null) oldest = Math.min(oldest, at);
       }
       const confirmed = txs.filter((t) => t.status.confirmed);
       if (confirmed.length === 0 || (o.sinceMs !== undefined && oldest < o.sinceMs)) ended = true;
-      else lastSeen = confirmed[confirmed.length - 1]!.txid;
+      else lastSeen = confirmed[confirmed.length - 1]!.txid.toLowerCase();
     }
     if (!ended)
       throw new LbrlError(
@@ -88,6 +98,7 @@ export async function readReceipts(
       );
   }
   const receipts: Receipt[] = [];
+  const seen = new Set<string>();
   const pseudo = o.addresses.map((address) => ({
     id: '',
     destinationAddress: address,
@@ -111,14 +122,27 @@ export async function readReceipts(
     if (forged) throw new LbrlError(`the explorer's transaction ${txid}: ${forged.detail}`, 'contract');
     for (const found of analysis.addresses) {
       for (const out of found.outputs) {
+        // one output, one receipt: an address written two ways (confidential or not, in upper
+        // case) names the same script
+        const key = `${txid}:${out.index}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
         if (out.opened === 'explicit' || out.opened === 'unblinded') {
           if (out.assetId !== o.assetId || out.value === null) continue; // another asset: not the shop's money
-          receipts.push({ txid, vout: out.index, address: found.address, units: out.value, at });
+          receipts.push({
+            txid,
+            vout: out.index,
+            address: found.address,
+            script: found.script,
+            units: out.value,
+            at,
+          });
         } else {
           receipts.push({
             txid,
             vout: out.index,
             address: found.address,
+            script: found.script,
             units: null,
             at,
             unreadable: out.note ?? `confidential output (${out.opened})`,
@@ -137,6 +161,11 @@ interface Share {
   address: string;
   cents: number;
   txid: string | undefined;
+  /** the net and the split's fraction of it (basis points), to judge the amount by the verify rules */
+  netCents: number;
+  basisPoints: bigint | null;
+  /** a share that may be rounded to nothing: no output is no shortfall */
+  mayBeNothing?: boolean;
 }
 
 export interface MatchedEntry {
@@ -198,58 +227,149 @@ export function sharesOf(e: HistoryEntry): Share[] {
     split = Number((BigInt(net) * d.units * 10n ** BigInt(4 - d.scale)) / 10_000n);
   }
   const settlement = e.final?.settlement as { liquidTxid?: unknown } | null | undefined;
-  const txid = typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid.toLowerCase() : undefined;
-  const shares: Share[] = [
-    { entry: e, role: 'destination', address: e.destinationAddress, cents: net - split, txid },
-  ];
-  if (e.splitAddress && split > 0)
-    shares.push({ entry: e, role: 'split', address: e.splitAddress, cents: split, txid });
+  const txid =
+    typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid.trim().toLowerCase() : undefined;
+  const bp = splitBasisPoints(e);
+  const basisPoints = bp !== null && bp > 0n ? bp : null;
+  const base = { entry: e, txid, netCents: net, basisPoints };
+  const shares: Share[] = [];
+  // the split first: the destination's due is the net less what the split received; a split of
+  // less than a cent may be rounded to nothing (no output), as verify allows
+  if (e.splitAddress && basisPoints !== null)
+    shares.push({
+      ...base,
+      role: 'split',
+      address: e.splitAddress,
+      cents: split,
+      mayBeNothing: BigInt(net) * basisPoints < 10_000n,
+    });
+  // a 100% split leaves the destination exactly nothing: no output is owed to it
+  if (!(basisPoints === 10_000n && net - split === 0))
+    shares.push({ ...base, role: 'destination', address: e.destinationAddress, cents: net - split });
   return shares;
+}
+
+function splitBasisPoints(e: HistoryEntry): bigint | null {
+  const percent = e.answer?.splitPercent;
+  if (!e.splitAddress || typeof percent !== 'number') return null;
+  const d = decimalFromNumber(percent);
+  return d ? d.units * 10n ** BigInt(4 - d.scale) : null;
+}
+
+/** got ≥ due, to the unit (a due that is not a whole number of units is met by the unit above it). */
+function atLeast(got: bigint, due: Fraction): boolean {
+  const diff = got * due.den - due.num;
+  return due.num % due.den === 0n ? diff >= 0n : diff > -due.den;
+}
+
+/**
+ * Whether `units` pays a share by the verify rules: a split share is its exact value or that
+ * value rounded to the unit or the cent, either way; a destination share is at least its due (the
+ * net, or the net less what the split received), to the unit, and less than a cent more (what a
+ * cent more is would be another payment). A receipt confirmed in a block earlier than the
+ * deposit's creation (less the clock margin) cannot pay it.
+ */
+function pays(share: Share, r: Receipt, precision: number, splitPaid: bigint | undefined): boolean {
+  if (r.units === null) return false;
+  const created = Date.parse(share.entry.at);
+  if (r.at !== null && Number.isFinite(created) && r.at < created - CLOCK_MARGIN_MS) return false;
+  const P = 10n ** BigInt(precision);
+  const net: Fraction = { num: BigInt(share.netCents) * P, den: 100n };
+  const exactSplit: Fraction | null =
+    share.basisPoints === null
+      ? null
+      : { num: BigInt(share.netCents) * P * share.basisPoints, den: 1_000_000n };
+  if (share.role === 'split')
+    return exactSplit !== null && roundingsOf(exactSplit, precision).includes(r.units);
+  // the destination: the net, less what the split received
+  const less = (split: bigint): Fraction => ({ num: net.num - split * net.den, den: net.den });
+  // (no split receipt is nothing received: the destination is then owed the whole net, as verify judges)
+  const splits = [exactSplit && splitPaid !== undefined ? splitPaid : 0n];
+  const least = less(splits.at(-1)!);
+  const most = less(splits[0]!);
+  // less than a cent more than due: units x 100 x den < (due + cent) x 100 x den
+  const underNext = r.units * 100n * most.den < most.num * 100n + P * most.den;
+  return atLeast(r.units, least) && underNext;
 }
 
 /**
  * Match receipts to the deposits' shares. A share whose settlement txid is known takes an output
  * of that transaction first; the others, the oldest unused output to their address of their
- * amount. An amount matches when the units differ from the cents by less than one cent (the
- * service may round its units). What is left is matched against expired and failed deposits
+ * amount, by the verify rules (see `pays`), confirmed no earlier than the deposit's creation
+ * less the clock margin. What is left is matched against expired and failed deposits
  * (paid after lbrl gave up on them), and the rest is unmatched.
  */
 export function reconcile(
   deposits: HistoryEntry[],
   receipts: Receipt[],
-  o: { precision: number; sinceMs?: number | undefined },
+  o: {
+    precision: number;
+    sinceMs?: number | undefined;
+    /**
+     * What verify counted for the deposits it verified (their txid and, per role, the outputs):
+     * those outputs are theirs, whatever else fits them. Outputs shared by deposits verify judged
+     * together are each of theirs.
+     */
+    verified?: Map<string, { txid: string; shares: Array<{ role: string; outputs: number[] }> }> | undefined;
+  },
 ): Reconciliation {
-  const unitsPerCent = 10n ** BigInt(Math.max(0, o.precision - 2));
-  const fits = (r: Receipt, cents: number) => {
-    if (r.units === null) return false;
-    const diff = r.units - BigInt(cents) * unitsPerCent;
-    return (diff < 0n ? -diff : diff) < unitsPerCent;
-  };
+  const P = 10n ** BigInt(o.precision);
+  /** what each deposit's split received, by the receipt matched to it */
+  const splitPaid = new Map<string, bigint>();
+  const fits = (r: Receipt, share: Share) => pays(share, r, o.precision, splitPaid.get(share.entry.id));
   const oldestFirst = [...receipts].sort(
     (a, b) => (a.at ?? Number.MAX_SAFE_INTEGER) - (b.at ?? Number.MAX_SAFE_INTEGER),
   );
   const used = new Set<Receipt>();
-  const byAddress = new Map<string, Receipt[]>();
-  for (const r of oldestFirst) byAddress.set(r.address, [...(byAddress.get(r.address) ?? []), r]);
+  // by script: an address written another way (confidential or not, in upper case) is the same
+  const byScript = new Map<string, Receipt[]>();
+  for (const r of oldestFirst) byScript.set(r.script, [...(byScript.get(r.script) ?? []), r]);
+  const scriptOf = (address: string) => {
+    const s = addressScript(address);
+    return s.ok ? Buffer.from(s.value.script).toString('hex') : '';
+  };
   const out: Reconciliation = { matched: [], missing: [], unmatched: [], paidAfterExpiry: [] };
   const inRange = (e: HistoryEntry) => o.sinceMs === undefined || Date.parse(e.at) >= o.sinceMs;
 
-  const finalized = deposits.filter((e) => shownStatus(e) === 'FINALIZED');
+  // the oldest deposit first: of two naming one output, the earlier keeps it (as verify judges)
+  const finalized = deposits
+    .filter((e) => shownStatus(e) === 'FINALIZED')
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const shares = finalized.flatMap(sharesOf);
   const take = (share: Share, pick: (r: Receipt) => boolean): Receipt | undefined => {
-    const r = (byAddress.get(share.address) ?? []).find(
-      (x) => !used.has(x) && fits(x, share.cents) && pick(x),
+    const r = (byScript.get(scriptOf(share.address)) ?? []).find(
+      (x) => !used.has(x) && fits(x, share) && pick(x),
     );
-    if (r) used.add(r);
+    if (r) {
+      used.add(r);
+      if (share.role === 'split' && r.units !== null) splitPaid.set(share.entry.id, r.units);
+    }
     return r;
   };
   const result = new Map<Share, Receipt | undefined>();
-  for (const share of shares)
-    if (share.txid)
-      result.set(
-        share,
-        take(share, (r) => r.txid === share.txid),
+  // the outputs verify counted for a deposit are its own
+  for (const share of shares) {
+    const v = o.verified?.get(share.entry.id);
+    const outputs = v?.shares.find((s) => s.role === share.role)?.outputs;
+    if (!v || !outputs || outputs.length === 0) continue;
+    const mine = receipts.filter((r) => r.txid === v.txid && outputs.includes(r.vout) && r.units !== null);
+    if (mine.length !== outputs.length) continue; // not all on chain now: matched by the rules below
+    for (const r of mine) used.add(r);
+    result.set(share, mine.sort((a, b) => a.vout - b.vout)[0]);
+    if (share.role === 'split')
+      splitPaid.set(
+        share.entry.id,
+        mine.reduce((sum, r) => sum + r.units!, 0n),
       );
+  }
+  for (const share of shares)
+    if (result.has(share)) continue;
+    else if (share.txid)
+      if (share.txid)
+        result.set(
+          share,
+          take(share, (r) => r.txid === share.txid),
+        );
   for (const share of shares)
     if (!result.get(share))
       result.set(
@@ -259,6 +379,7 @@ export function reconcile(
   for (const share of shares) {
     if (!inRange(share.entry)) continue;
     const r = result.get(share);
+    if (!r && share.mayBeNothing) continue;
     if (r)
       out.matched.push({
         depositId: share.entry.id,
@@ -301,7 +422,7 @@ export function reconcile(
       address: r.address,
       txid: r.txid,
       vout: r.vout,
-      cents: r.units === null ? null : Number(r.units / unitsPerCent),
+      cents: r.units === null ? null : Number((r.units * 100n) / P),
       ...(r.unreadable ? { reason: r.unreadable } : {}),
     });
   }

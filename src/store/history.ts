@@ -359,13 +359,14 @@ export class History {
 
   /**
    * Whether a chain fact is news: a verification unless the last fact already is this one (one
-   * line however often it is verified again); an undoing only of a deposit last recorded verified,
-   * or undone otherwise (so a watch that polls a pending settlement does not grow the file).
+   * line however often it is verified again); a first verdict that is not a pass (unproven or
+   * mismatch: the ledger counts them); an undoing only of a deposit last recorded verified, or
+   * found otherwise (so a watch that polls a pending settlement does not grow the file).
    */
   private chainNews(r: ChainFact): boolean {
     const last = this.lastChainFact(r.id);
     if (r.type === 'verified') return !(last?.type === 'verified' && last.txid === r.txid);
-    if (!last) return false;
+    if (!last) return r.outcome === 'unproven' || r.outcome === 'mismatch';
     return last.type === 'verified' || last.outcome !== r.outcome || last.txid !== r.txid;
   }
 
@@ -401,6 +402,45 @@ export class History {
       (type) => type === 'verified',
     );
     return [...byId].map(([id, shares]) => ({ id, shares }));
+  }
+
+  /**
+   * The shares other deposits' verifications counted from `txid`, recorded before the latest
+   * verification of deposit `id` (the file's order decides which of two runs at once came first).
+   */
+  sharesBefore(txid: string, id: string): Array<{ id: string; shares: StoredShare[] }> {
+    const own = canonicalId(id);
+    const byId = new Map<string, StoredShare[]>();
+    let before = new Map<string, StoredShare[]>();
+    this.scan(
+      (r) => {
+        if (r.type !== 'verified' || r.txid !== txid) return;
+        if (r.id === own) before = new Map(byId);
+        else if (Array.isArray(r.shares)) byId.set(r.id, r.shares);
+      },
+      0,
+      (type) => type === 'verified',
+    );
+    return [...before].map(([other, shares]) => ({ id: other, shares }));
+  }
+
+  /**
+   * The outputs the latest verification of each of `ids` counted (its txid and shares), for the
+   * deposits among them verified with their shares recorded: one read of the file, the verified
+   * records alone, kept only for the ids asked about.
+   */
+  verifiedShares(ids: Set<string>): Map<string, { txid: string; shares: StoredShare[] }> {
+    const out = new Map<string, { txid: string; shares: StoredShare[] }>();
+    this.scan(
+      (r) => {
+        if (r.type === 'verified' && Array.isArray(r.shares))
+          out.set(r.id, { txid: r.txid.toLowerCase(), shares: r.shares });
+      },
+      0,
+      (type, id) => type === 'verified' && (id === undefined || ids.has(id)),
+    );
+    for (const id of out.keys()) if (!ids.has(id)) out.delete(id);
+    return out;
   }
 
   /** The latest status of some ids, from the end of the file back, within LOOKUP_WINDOW. */

@@ -170,7 +170,7 @@ describe('deposit report on a narrow terminal', () => {
       for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns);
       expect(lines[0]).toMatch(/^DAY .* NET$/);
       expect(r.stdout).toMatch(/^total .*R\$ 11\.880\.000,00$/m);
-      expect(r.stdout).toMatch(/^Not verified +R\$ 11\.880\.000,00 \(2\)$/m);
+      expect(r.stdout).toMatch(/^Not yet checked +R\$ 11\.880\.000,00 \(2\)$/m);
       expect(r.stdout).toMatch(/^2026-11-22 +█+[▏▎▍▌▋▊▉]? +R\$ 6\.930\.000,00$/m);
     },
   );

@@ -340,14 +340,16 @@ describe('deposit report', () => {
   it('--csv is RFC 4180 with a dot decimal; --csv-br is ; with a comma decimal', async () => {
     const csv = (await run(['deposit', 'report', '--csv', '--by', 'month'])).stdout;
     expect(csv.split('\r\n')[0]).toBe(
-      'month,created,finalized,failed,expired,pending,charged,gross,fees,net,split,destination,verified,verified_net,unchecked,unchecked_net',
+      'month,created,finalized,failed,expired,pending,charged,gross,fees,net,split,destination,verified,verified_net,unchecked,unchecked_net,unproven,unproven_net,mismatched,mismatched_net',
     );
     expect(csv.split('\r\n')[1]).toBe(
-      '2026-11,4,2,0,1,1,142.50,125.50,1.25,124.25,0.00,124.25,1,99.00,1,25.25',
+      '2026-11,4,2,0,1,1,142.50,125.50,1.25,124.25,0.00,124.25,1,99.00,1,25.25,0,0.00,0,0.00',
     );
     expect(csv.endsWith('\r\n')).toBe(true);
     const br = (await run(['deposit', 'report', '--csv-br', '--by', 'month'])).stdout;
-    expect(br.split('\r\n')[2]).toBe('total;4;2;0;1;1;142,50;125,50;1,25;124,25;0,00;124,25;1;99,00;1;25,25');
+    expect(br.split('\r\n')[2]).toBe(
+      'total;4;2;0;1;1;142,50;125,50;1,25;124,25;0,00;124,25;1;99,00;1;25,25;0;0,00;0;0,00',
+    );
     const both = await run(['deposit', 'report', '--csv', '--json']);
     expect(both.code).toBe(2);
   });
@@ -361,5 +363,62 @@ describe('deposit report', () => {
     expect(r.stdout).toContain('Net received per day');
     expect(r.stdout).toMatch(/2026-11-23 +█+ +R\$ 99,00/);
     expect(r.stdout).toMatch(/2026-11-22 +█+[▏▎▍▌▋▊▉]? +R\$ 25,25/);
+  });
+
+  it('on chain: what the last verification found (unproven, mismatched) is counted apart from the not yet checked', async () => {
+    write([
+      created(5, 3, 'WAITING_PAYMENT', 5000),
+      created(6, 3, 'WAITING_PAYMENT', 3000),
+      { v: 1, type: 'status', id: id(5), status: 'FINALIZED', at: new Date(NOW - HOUR).toISOString() },
+      { v: 1, type: 'status', id: id(6), status: 'FINALIZED', at: new Date(NOW - HOUR).toISOString() },
+      {
+        v: 1,
+        type: 'unverified',
+        id: id(5),
+        txid: 'ab'.repeat(32),
+        outcome: 'unproven',
+        at: new Date(NOW - HOUR).toISOString(),
+      },
+      {
+        v: 1,
+        type: 'unverified',
+        id: id(6),
+        txid: 'ef'.repeat(32),
+        outcome: 'mismatch',
+        at: new Date(NOW - HOUR).toISOString(),
+      },
+      // a later verify of the verified one found its transaction gone: no longer verified
+      {
+        v: 1,
+        type: 'unverified',
+        id: id(3),
+        txid: 'cd'.repeat(32),
+        outcome: 'not-found',
+        at: new Date(NOW).toISOString(),
+      },
+    ]);
+    const r = await run(['deposit', 'report', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).total).toMatchObject({
+      finalizedCount: 4,
+      verifiedCount: 0,
+      verifiedNetCents: 0,
+      unprovenCount: 1,
+      unprovenNetCents: 4950,
+      mismatchCount: 1,
+      mismatchNetCents: 2970,
+      uncheckedCount: 2,
+      uncheckedNetCents: 2525 + 9900,
+    });
+    const human = await run(['deposit', 'report'], { env: { ...env, NO_COLOR: '1' } });
+    expect(human.stdout).toContain(
+      [
+        'Verified on chain  R$ 0,00 (0)',
+        'Unproven           R$ 49,50 (1)',
+        'Mismatched         R$ 29,70 (1)',
+        'Not yet checked    R$ 124,25 (2)',
+        '  lbrl deposit verify checks them',
+      ].join('\n'),
+    );
   });
 });

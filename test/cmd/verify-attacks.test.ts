@@ -68,6 +68,12 @@ interface Chain {
   asset: Record<string, unknown> | null;
   /** the explorer never answers */
   hang?: boolean;
+  /** the explorer sends its headers, then a byte every 100 ms, for ever */
+  trickle?: boolean;
+  /** the explorer answers 429 with Retry-After: 3600 */
+  busy?: boolean;
+  /** the explorer redirects to itself */
+  loop?: boolean;
 }
 
 const CONFIRMED = { confirmed: true, block_height: 100, block_hash: 'ab'.repeat(32), block_time: BLOCK_TIME };
@@ -82,6 +88,22 @@ function chainOf(
 function explorer(chain: Chain) {
   return (req: SeenRequest, res: Parameters<Parameters<typeof startServer>[0]>[1]) => {
     if (chain.hang) return new Promise<void>(() => {});
+    if (chain.busy) {
+      res.writeHead(429, { 'retry-after': '3600', 'content-type': 'text/plain' });
+      res.end('slow down');
+      return;
+    }
+    if (chain.loop) {
+      res.writeHead(302, { location: req.url });
+      res.end();
+      return;
+    }
+    if (chain.trickle) {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('0'), 100);
+      res.on('close', () => clearInterval(timer));
+      return new Promise<void>((done) => res.on('close', () => done()));
+    }
     const text = (status: number, body: string) => {
       res.writeHead(status, { 'content-type': 'text/plain' });
       res.end(body);
@@ -302,6 +324,19 @@ describe('every number is proven', () => {
     expect(r.stdout).toContain("proven     precision 8, from the profile's asset-precision");
   });
 
+  it("a profile's asset-precision that a proven contract contradicts is said, never used", async () => {
+    const tx = payTx([[DEST, cents(1485)]]);
+    const { run, env } = await world([deposit(1, tx.txid)], chainOf([tx]));
+    expect((await runCli(['config', 'set', 'asset-precision', '2'], { env })).code).toBe(0);
+    const r = await run(['deposit', 'verify', id(1)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      "(the asset id recomputed from the contract and its issuance); the profile's asset-precision 2 disagrees and is not used (lbrl config unset asset-precision)",
+    );
+    const j = await run(['deposit', 'verify', id(1), '--json']);
+    expect(j.stdout).toContain("the profile's asset-precision 2 disagrees");
+  });
+
   it('a block above the explorer’s own tip is refused', async () => {
     const tx = payTx([[DEST, cents(1485)]]);
     const chain = chainOf([tx], { ...CONFIRMED, block_height: 150 });
@@ -394,6 +429,53 @@ describe('the history follows the chain', () => {
     expect(again.onChain).toBeUndefined();
     expect(again.verifiedAt).toBe('2026-11-22T11:00:00.000Z');
   });
+
+  it('a first verification that finds a mismatch or nothing proven is kept: list, its filters and report count it', async () => {
+    const short = payTx([[DEST, cents(1485) - 1n]], 'short');
+    const chain = chainOf([short]);
+    const { env, run, byId } = await world([], chain, { noSplit: true });
+    const make = async () => {
+      const made = await runCli(
+        ['deposit', 'create', '--amount', '15', '--to', DEST, '--no-qr', '--yes', '-q'],
+        {
+          env,
+          clock: { now: Date.parse(CREATED) },
+        },
+      );
+      expect(made.code).toBe(0);
+      return made.stdout.trim();
+    };
+    const paidShort = await make();
+    byId.set(paidShort, { ...byId.get(paidShort)!, ...deposit(0, short.txid), id: paidShort });
+    const unproven = await make();
+    byId.set(unproven, { ...byId.get(unproven)!, ...deposit(0, short.txid), id: unproven });
+    expect((await run(['deposit', 'verify', paidShort])).code).toBe(1);
+    // the registry answer is gone: the precision of the pinned asset is not proven
+    chain.asset = null;
+    const u = await run(['deposit', 'verify', unproven]);
+    expect(u.code).toBe(7);
+    const listed = JSON.parse((await runCli(['deposit', 'list', '--json'], { env })).stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(Object.fromEntries(listed.map((e) => [e.id, e.onChain]))).toEqual({
+      [paidShort]: 'mismatch',
+      [unproven]: 'unproven',
+    });
+    const unverified = JSON.parse(
+      (await runCli(['deposit', 'list', '--unverified', '--json'], { env })).stdout,
+    );
+    expect(unverified).toHaveLength(2);
+    const report = await runCli(['deposit', 'report', '--json'], { env });
+    expect(JSON.parse(report.stdout).total).toMatchObject({
+      finalizedCount: 2,
+      verifiedCount: 0,
+      mismatchCount: 1,
+      mismatchNetCents: 1485,
+      unprovenCount: 1,
+      unprovenNetCents: 1485,
+      uncheckedCount: 0,
+    });
+  });
 });
 
 describe('settings are checked when read', () => {
@@ -469,6 +551,10 @@ describe('blinding keys', () => {
     'ct(slip77(' + KEY + '),elwpkh(xpub)',
     'slip77(' + KEY + ')junk',
     'ct(slip77(' + KEY + '),junk(xpub))',
+    // a checksum that is not the descriptor's, and a space inside it
+    `ct(slip77(${KEY}),elwpkh(xpub))#aaaaaaaa`,
+    `slip77(${KEY})#qqqqqqqq`,
+    `ct(slip77(${KEY}), elwpkh(xpub))`,
   ])('a malformed descriptor is refused: %s', async (text) => {
     const { env } = await world([], chainOf([]));
     const r = await runCli(['config', 'set-blinding-key'], { env, stdin: `${text}\n` });
@@ -528,4 +614,64 @@ describe('--timeout holds whatever the explorer does', () => {
     expect(Date.now() - started).toBeLessThan(2500);
     expect(r.stderr).toContain('timed out after 1 s');
   });
+
+  it.each([
+    ['trickles its answer a byte at a time', 'trickle'],
+    ['answers 429 with Retry-After: 3600', 'busy'],
+  ] as const)(
+    'watch --verify --timeout 1 against an explorer that %s ends by the deadline (exit 124)',
+    async (_, mode) => {
+      const tx = payTx([[DEST, cents(1485)]]);
+      const chain = chainOf([tx]);
+      chain[mode] = true;
+      const { run } = await world([deposit(1, tx.txid)], chain);
+      const started = Date.now();
+      const r = await run(['deposit', 'watch', id(1), '--verify', '--timeout', '1']);
+      expect(r.code).toBe(124);
+      expect(Date.now() - started).toBeLessThan(2500);
+      // no wait past the deadline, on the run's own clock
+      expect(r.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1000);
+    },
+  );
+
+  it('an explorer that redirects in a loop is refused at once, not followed', async () => {
+    const tx = payTx([[DEST, cents(1485)]]);
+    const chain = chainOf([tx]);
+    chain.loop = true;
+    const { run } = await world([deposit(1, tx.txid)], chain);
+    const r = await run(['deposit', 'verify', id(1)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('redirect');
+  });
+});
+
+describe('splits at the edges', () => {
+  // net R$ 14.85; the split's exact share, then what the split and the destination received
+  it.each([
+    ['33.33%', 495, 990, 0n, 0n, 0],
+    ['33.33%', 494, 991, 0n, 0n, 0],
+    ['33.33%', 494, 990, 0n, 0n, 1],
+    // 0.01% is 0.1485 cents: rounded down to the cent, the split is owed nothing
+    ['0.01%', 0, 1485, 0n, 0n, 0],
+    ['0.01%', 0, 1485, 148500n, -148500n, 0],
+    ['0.01%', 1, 1484, 0n, 0n, 0],
+    ['0.01%', 0, 1484, 0n, 0n, 1],
+    // 100%: the destination is owed nothing
+    ['100.00%', 1485, 0, 0n, 0n, 0],
+    ['100.00%', 1484, 0, 0n, 0n, 1],
+  ] as const)(
+    'a %s split paid %i + %i cents (and %i, %i units): exit %i',
+    async (split, s, d, sx, dx, code) => {
+      const pays: Array<[string, bigint]> = [];
+      if (cents(s) + sx > 0n) pays.push([SPLIT, cents(s) + sx]);
+      if (cents(d) + dx > 0n) pays.push([DEST, cents(d) + dx]);
+      const tx = payTx(pays, `edge${split}${s}${d}${sx}`);
+      const { run } = await world([deposit(1, tx.txid, { split })], chainOf([tx]));
+      const r = await run(['deposit', 'verify', id(1)]);
+      expect(r.code).toBe(code);
+      if (code === 0 && s === 0 && sx === 0n)
+        expect(r.stdout).toContain('no output pays the split address: its share is less than a cent');
+    },
+  );
 });

@@ -11,7 +11,13 @@ import {
   type SettlementDeposit,
 } from '../../src/domain/liquid/settlement.js';
 import { parseTransaction } from '../../src/domain/liquid/tx.js';
-import { loadZkp, parseBlindingKey, slip77BlindingKey, type Zkp } from '../../src/domain/liquid/unblind.js';
+import {
+  descriptorChecksum,
+  loadZkp,
+  parseBlindingKey,
+  slip77BlindingKey,
+  type Zkp,
+} from '../../src/domain/liquid/unblind.js';
 
 // A real Elements regtest transaction (Blockstream/lwk test data) and its wallet's SLIP-77 key:
 // output 0 pays 1000, output 1 pays 98750 of the regtest policy asset, output 2 is the fee.
@@ -325,6 +331,10 @@ describe('parseBlindingKey', () => {
       ok: true,
       value: { outputKeys: [key], masterBlindingKeys: [key] },
     });
+  });
+
+  it("a descriptor's checksum is BIP-380's", () => {
+    expect(descriptorChecksum('raw(deadbeef)')).toBe('89f8spxm');
   });
 
   it.each([

@@ -1,6 +1,7 @@
 /** The matching rules of deposit reconcile: one output pays one deposit's share, within a cent. */
 import { describe, expect, it } from 'vitest';
 import { type Receipt, reconcile } from '../../src/deposits/reconcile.js';
+import { addressScript } from '../../src/domain/liquid/script.js';
 import type { HistoryEntry } from '../../src/store/history.js';
 
 const A = 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn';
@@ -31,10 +32,17 @@ function entry(
   };
 }
 
-const receipt = (txid: string, units: bigint, address = A, at = 1): Receipt => ({
+const LATER = Date.parse('2026-11-22T10:05:00.000Z');
+const scriptOf = (address: string) => {
+  const s = addressScript(address);
+  if (!s.ok) throw new Error(address);
+  return Buffer.from(s.value.script).toString('hex');
+};
+const receipt = (txid: string, units: bigint, address = A, at = LATER): Receipt => ({
   txid: txid.repeat(64).slice(0, 64),
   vout: 0,
   address,
+  script: scriptOf(address),
   units,
   at,
 });
@@ -47,9 +55,14 @@ describe('reconcile', () => {
     expect(r.unmatched).toEqual([]);
   });
 
-  it('matches within less than a cent, never at a cent off', () => {
-    const near = reconcile([entry(1, 1000)], [receipt('a', 1000n * UNITS - UNITS + 1n)], { precision: 8 });
+  it('matches at least the due and less than a cent more, never a unit short (the verify rule)', () => {
+    const near = reconcile([entry(1, 1000)], [receipt('a', 1000n * UNITS + UNITS - 1n)], { precision: 8 });
     expect(near.matched).toHaveLength(1);
+    const unitShort = reconcile([entry(1, 1000)], [receipt('a', 1000n * UNITS - 1n)], { precision: 8 });
+    expect(unitShort.matched).toEqual([]);
+    expect(unitShort.missing).toHaveLength(1);
+    const centOver = reconcile([entry(1, 1000)], [receipt('a', 1001n * UNITS)], { precision: 8 });
+    expect(centOver.matched).toEqual([]);
     const short = reconcile([entry(1, 1000)], [receipt('a', 999n * UNITS)], { precision: 8 });
     expect(short.matched).toEqual([]);
     expect(short.missing).toHaveLength(1);
@@ -66,12 +79,12 @@ describe('reconcile', () => {
       [d],
       [
         receipt('a', 1450n * UNITS - split),
-        receipt('b', 1450n * UNITS - split, A, 2),
-        receipt('b', split, S, 2),
+        receipt('b', 1450n * UNITS - split, A, LATER + 1),
+        receipt('b', split, S, LATER + 1),
       ],
       { precision: 8 },
     );
-    expect(r.matched.map((m) => [m.role, m.txid[0]])).toEqual([
+    expect(r.matched.map((m) => [m.role, m.txid[0]]).sort()).toEqual([
       ['destination', 'b'],
       ['split', 'b'],
     ]);

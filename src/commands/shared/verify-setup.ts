@@ -21,6 +21,7 @@ import {
 import type { WatchPlan } from '../../deposits/watch.js';
 import type { BlindingKeys } from '../../domain/liquid/settlement.js';
 import { parseBlindingKey } from '../../domain/liquid/unblind.js';
+import { canonicalId } from '../../domain/values.js';
 import { LbrlError, usageError } from '../../errors.js';
 import { Session, type Target } from '../../session.js';
 import type { ConfigKey } from '../../store/config.js';
@@ -39,6 +40,8 @@ export interface VerifySetup {
   check: SettlementChecker;
   /** what the history knows: lbrl's own deposits, and the shares earlier verifications counted */
   ledger: VerifyLedger;
+  /** the deposits whose shares the judgements of this run counted from a transaction */
+  counted(txid: string): string[];
   /** the explorer's base URL, for messages */
   esploraUrl: string;
   /** the explorer client, one per run (a watch sets its deadline); reconcile reads address histories with it too */
@@ -137,6 +140,8 @@ export async function verifySetup(
       : {}),
   });
   const history = session.history();
+  // the deposits whose shares each judgement counted, by transaction (see recordSettled)
+  const seen = new Map<string, Set<string>>();
   return {
     settings: {
       network,
@@ -148,7 +153,16 @@ export async function verifySetup(
       trustServiceAddress: flags.trustServiceAddress === true,
     },
     check: (input) => checkSettlement(client, input),
-    ledger: { sharesOf: (txid) => history.sharesOf(txid) },
+    ledger: {
+      sharesOf: (txid) => {
+        const found = history.sharesOf(txid);
+        const ids = seen.get(txid) ?? new Set<string>();
+        for (const f of found) ids.add(f.id);
+        seen.set(txid, ids);
+        return found;
+      },
+    },
+    counted: (txid) => [...(seen.get(txid) ?? [])],
     esploraUrl,
     client,
     close: () => client.close(),
@@ -185,17 +199,23 @@ export async function withVerify(
     return [...known, ...mine];
   };
   const settled = async (deposit: GetResponse): Promise<boolean> => {
-    const [outcome] = (await verifySettlements(setup.check, [deposit], setup.settings, {
+    const [judged] = (await verifySettlements(setup.check, [deposit], setup.settings, {
       recorded: (id) => session.recorded(targetKey, id),
       sharesOf,
     })) as [DepositOutcome];
-    if (outcome.outcome === 'verified' && outcome.txid) {
-      counted.set(outcome.txid, [
-        ...(counted.get(outcome.txid) ?? []),
-        { id: outcome.id, shares: storedShares(outcome) },
+    if (judged.outcome === 'verified' && judged.txid) {
+      counted.set(judged.txid, [
+        ...(counted.get(judged.txid) ?? []),
+        { id: judged.id, shares: storedShares(judged) },
       ]);
     }
-    recordVerified(session, [outcome]);
+    const [outcome] = (await recordSettled(
+      session,
+      setup.check,
+      setup.settings,
+      [judged],
+      setup.counted,
+    )) as [DepositOutcome];
     const p = session.printer;
     if (outcome.outcome === 'verified') {
       p.info(
@@ -223,17 +243,64 @@ export async function withVerify(
 }
 
 /**
+ * Record what each verification found, and settle a race: two runs sharing a history may verify
+ * two deposits from one output at once, each judging before the other wrote. The file's order
+ * decides. Once recorded, a verified settlement is judged again with the shares recorded before
+ * its own line by deposits it did not count (nor judged with it); the later run then finds the
+ * output taken, and its record is undone (a mismatch naming the earlier deposit).
+ */
+export async function recordSettled(
+  session: Session,
+  check: SettlementChecker,
+  settings: VerifySettings,
+  outcomes: DepositOutcome[],
+  counted: (txid: string) => string[],
+): Promise<DepositOutcome[]> {
+  recordVerified(session, outcomes);
+  const history = session.history();
+  const out = [...outcomes];
+  const txids = new Set(outcomes.filter((o) => o.outcome === 'verified' && o.txid).map((o) => o.txid!));
+  for (const txid of txids) {
+    const group = out.filter((o) => o.txid === txid);
+    const mine = new Set(group.map((o) => canonicalId(o.id)));
+    const seen = new Set(counted(txid).map(canonicalId));
+    let before: Array<{ id: string; shares: StoredShare[] }>;
+    try {
+      before = history.sharesBefore(txid, group[0]!.id).filter((b) => !mine.has(b.id));
+    } catch {
+      continue; // an unreadable history was said when recording
+    }
+    if (before.every((b) => seen.has(b.id))) continue;
+    const again = await verifySettlements(
+      check,
+      group.map((o) => o.deposit),
+      settings,
+      {
+        recorded: (id) => session.recorded(Session.targetKey(session.target()), id),
+        sharesOf: (t) => (t === txid ? before : []),
+      },
+    );
+    recordVerified(session, again);
+    for (const o of again) out[out.findIndex((x) => x.id === o.id)] = o;
+  }
+  return out;
+}
+
+/**
  * Record what each verification found: a verified settlement with the shares its outputs paid
- * (so no other deposit counts them again), and, for a deposit recorded verified before, what
- * undid it (the history appends only news). A failure to record is a warning.
+ * (so no other deposit counts them again), a first verdict that is not a pass (unproven or
+ * mismatch), and, for a deposit recorded verified before, what undid it (the history appends
+ * only news). A failure to record is a warning.
  */
 export function recordVerified(session: Session, outcomes: DepositOutcome[]): void {
   const now = session.ctx.now();
   const records = outcomes.flatMap((o): StoredRecord[] => {
     if (!o.txid) return [];
+    // the status the checked get read comes first, so the ledger counts the deposit as the
+    // service now has it (finalized) beside what the chain said of it
     if (o.outcome === 'verified')
       return [statusRecord(o.id, o.deposit.status, now), verifiedRecord(o.id, o.txid, now, storedShares(o))];
-    return [unverifiedRecord(o.id, o.txid, o.outcome, now)];
+    return [statusRecord(o.id, o.deposit.status, now), unverifiedRecord(o.id, o.txid, o.outcome, now)];
   });
   if (records.length === 0) return;
   try {

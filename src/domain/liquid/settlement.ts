@@ -75,6 +75,8 @@ export interface AssetInfo {
   precisionFrom?: 'contract' | 'profile' | 'network' | undefined;
   /** a precision the explorer stated that nothing proves (shown, never used) */
   claimedPrecision?: number | undefined;
+  /** the profile's asset-precision, when a contract proves another (said, never used) */
+  profilePrecision?: number | undefined;
   ticker?: string | undefined;
   name?: string | undefined;
   domain?: string | undefined;
@@ -274,7 +276,7 @@ export function analyseSettlement(input: AnalyseInput): SettlementAnalysis {
 }
 
 /** An exact fraction of base units. */
-interface Fraction {
+export interface Fraction {
   num: bigint;
   den: bigint;
 }
@@ -520,21 +522,52 @@ function originChecks(deposits: SettlementDeposit[]): Check[] {
 }
 
 /** Each address is paid by at least one output of its script. */
-function scriptChecks(addresses: AddressFinding[]): Check[] {
+/**
+ * Whether an address may go without an output: every share due to its script is a split of
+ * less than a cent (a split of 0.01% of R$ 14.85 is 0.1485 cents: rounded to the cent, none), or
+ * a destination owed exactly nothing (a split of 100%). Said, not assumed: the amount checks still
+ * judge what the other address received.
+ */
+function mayGoUnpaid(a: SettlementAnalysis, f: AddressFinding): boolean {
+  const owed = a.deposits.flatMap((d) => {
+    const address = f.role === 'split' ? d.splitAddress : d.destinationAddress;
+    const s = address ? addressScript(address) : null;
+    if (!s?.ok || hex(s.value.script) !== f.script) return [];
+    const shares = depositShares(d);
+    return [f.role === 'split' ? shares.split : shares.destination];
+  });
+  // a split rounds to the cent, down to nothing when less than one; a destination is owed its
+  // exact rest, so only a destination owed exactly nothing may go unpaid
+  return (
+    owed.length > 0 &&
+    owed.every((x) => x === null || (f.role === 'split' ? x.num * 100n < x.den : x.num === 0n))
+  );
+}
+
+function scriptChecks(addresses: AddressFinding[], a: SettlementAnalysis): Check[] {
   return addresses.map((f) =>
-    f.outputs.length > 0
+    f.outputs.length === 0 && mayGoUnpaid(a, f)
       ? {
           what: f.role,
           outcome: 'proven',
-          detail: `output${f.outputs.length > 1 ? 's' : ''} ${f.outputs.map((o) => o.index).join(', ')} pay${f.outputs.length > 1 ? '' : 's'} the ${f.role} address's script`,
+          detail:
+            f.role === 'split'
+              ? 'no output pays the split address: its share is less than a cent, so nothing may be due'
+              : 'no output pays the destination address: the split takes the whole net',
         }
-      : {
-          what: f.role,
-          outcome: 'mismatch',
-          detail: `no output pays the ${f.role} address ${f.address}`,
-          expected: `an output to script ${f.script}`,
-          actual: 'none',
-        },
+      : f.outputs.length > 0
+        ? {
+            what: f.role,
+            outcome: 'proven',
+            detail: `output${f.outputs.length > 1 ? 's' : ''} ${f.outputs.map((o) => o.index).join(', ')} pay${f.outputs.length > 1 ? '' : 's'} the ${f.role} address's script`,
+          }
+        : {
+            what: f.role,
+            outcome: 'mismatch',
+            detail: `no output pays the ${f.role} address ${f.address}`,
+            expected: `an output to script ${f.script}`,
+            actual: 'none',
+          },
   );
 }
 
@@ -650,7 +683,11 @@ function precisionCheck(assetId: string, info: AssetInfo | undefined): Check {
     return {
       what: 'precision',
       outcome: 'proven',
-      detail: `precision ${info.precision}, from ${PRECISION_FROM[info.precisionFrom]}`,
+      detail: `precision ${info.precision}, from ${PRECISION_FROM[info.precisionFrom]}${
+        info.profilePrecision !== undefined && info.profilePrecision !== info.precision
+          ? `; the profile's asset-precision ${info.profilePrecision} disagrees and is not used (lbrl config unset asset-precision)`
+          : ''
+      }`,
     };
   }
   return {
@@ -831,7 +868,7 @@ function splitPairs(uses: ShareUse[], earlier: EarlierShare[]): Map<string, Spli
 }
 
 /** The split's exact share rounded down and up to the unit, and, with cents, to the cent. */
-function roundingsOf(exact: Fraction, precision: number): bigint[] {
+export function roundingsOf(exact: Fraction, precision: number): bigint[] {
   const floor = exact.num / exact.den;
   const whole = exact.num % exact.den === 0n;
   const out = new Set([floor, whole ? floor : floor + 1n]);
@@ -917,6 +954,7 @@ function amountChecks(
   const judged = new Set<string>();
   let allOpen = true;
   for (const f of a.addresses) {
+    if (f.outputs.length === 0 && mayGoUnpaid(a, f)) continue;
     if (f.outputs.length === 0 || f.outputs.some((o) => o.opened === 'forged') || judged.has(f.script)) {
       allOpen = false;
       continue;
@@ -983,7 +1021,7 @@ export function judgeSettlement(a: SettlementAnalysis, j: JudgeInput): Settlemen
     confirmationCheck(j, required),
     ...blockTimeChecks(a.deposits, j),
     ...originChecks(a.deposits),
-    ...scriptChecks(a.addresses),
+    ...scriptChecks(a.addresses, a),
     ...forgedOutputChecks(a.addresses),
     asset.check,
     ...(asset.id ? [precisionCheck(asset.id, info)] : []),

@@ -154,13 +154,53 @@ function parseExpr(text: string): Expr | undefined {
 const CT_SCRIPTS = new Set(['elwpkh', 'elsh', 'elwsh', 'eltr', 'elpkh', 'elcombo']);
 const CHECKSUM = /#[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{8}$/;
 
+/** The descriptor checksum's alphabets and generator (BIP-380; Elements' descriptors use the same). */
+const INPUT_CHARSET =
+  '0123456789()[],\'/*abcdefgh@:$%{}IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~ijklmnopqrstuvwxyzABCDEFGH`#"\\ ';
+const CHECKSUM_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+const GENERATOR = [0xf5dee51989n, 0xa9fdca3312n, 0x1bab10e32dn, 0x3706b1677an, 0x644d626ffdn];
+
+function polymod(symbols: number[]): bigint {
+  let chk = 1n;
+  for (const value of symbols) {
+    const top = chk >> 35n;
+    chk = ((chk & 0x7ffffffffn) << 5n) ^ BigInt(value);
+    for (let i = 0; i < 5; i++) if ((top >> BigInt(i)) & 1n) chk ^= GENERATOR[i]!;
+  }
+  return chk;
+}
+
+/** The 8-character checksum of a descriptor (BIP-380's `descsum_create`); undefined for a character it cannot hold. */
+export function descriptorChecksum(descriptor: string): string | undefined {
+  const symbols: number[] = [];
+  let groups: number[] = [];
+  for (const c of descriptor) {
+    const v = INPUT_CHARSET.indexOf(c);
+    if (v < 0) return undefined;
+    symbols.push(v & 31);
+    groups.push(v >> 5);
+    if (groups.length === 3) {
+      symbols.push(groups[0]! * 9 + groups[1]! * 3 + groups[2]!);
+      groups = [];
+    }
+  }
+  if (groups.length === 1) symbols.push(groups[0]!);
+  else if (groups.length === 2) symbols.push(groups[0]! * 3 + groups[1]!);
+  const checksum = polymod([...symbols, 0, 0, 0, 0, 0, 0, 0, 0]) ^ 1n;
+  let out = '';
+  for (let i = 0; i < 8; i++) out += CHECKSUM_CHARSET[Number((checksum >> BigInt(5 * (7 - i))) & 31n)];
+  return out;
+}
+
 /**
  * The master key of `slip77(<hex>)` or of a whole CT descriptor `ct(slip77(<hex>),el…(…))`
- * (an optional `#checksum` after it), parsed completely; undefined for anything else, so a
+ * (an optional `#checksum` after it, which must be its checksum), parsed completely; undefined for anything else, so a
  * descriptor cut short, with junk after it or with an empty part is refused.
  */
 function slip77Master(text: string): string | undefined {
   const body = text.replace(CHECKSUM, '');
+  // a checksum, when given, is the descriptor's own: a wrong one is a descriptor mistyped
+  if (body !== text && text.slice(body.length + 1) !== descriptorChecksum(body)) return undefined;
   const e = parseExpr(body);
   if (!e?.args) return undefined;
   const master = (x: Expr | undefined) =>

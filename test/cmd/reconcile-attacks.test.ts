@@ -1,0 +1,415 @@
+/**
+ * deposit reconcile against a lying explorer: it matches by the verify rules (one output, one
+ * deposit; the precision proven, never the registry's bare word; at least the due, to the unit;
+ * a split and its destination adding up to the net; no settlement older than the deposit; one
+ * output whichever way its address is written), and what verify counted stays counted, also
+ * when two verify or watch --verify runs share one history at once. The transactions are real Elements transactions paying explicit outputs of the sandbox's asset.
+ */
+import { bech32 } from 'bech32';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadZkp } from '../../src/domain/liquid/unblind.js';
+import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
+import { History, type StoredRecord } from '../../src/store/history.js';
+import { runBin } from '../helpers/bin.js';
+import { runCli } from '../helpers/cli.js';
+import { liveEnv } from '../helpers/env.js';
+import { brCode, createAnswer } from '../helpers/fixtures.js';
+import { json, type SeenRequest, startServer } from '../helpers/server.js';
+
+const zkp = await loadZkp();
+
+const DEST = bech32.encode('ert', [0, ...bech32.toWords(Buffer.alloc(20, 0x22))]);
+const SPLIT = 'ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k';
+const CREATED = Date.parse('2026-11-22T10:00:00.000Z');
+const COIN = 100_000_000n;
+const units = (cents: number) => (BigInt(cents) * COIN) / 100n;
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+let closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of closers) await c();
+  closers = [];
+});
+
+function payTx(payments: Array<[string, bigint]>, seed: string) {
+  return buildPaymentsTx(
+    zkp,
+    seed,
+    payments.map(([address, amount]) => ({ address, amount, assetId: SANDBOX_ASSET_ID })),
+    'elementsregtest',
+  );
+}
+
+interface ChainTx {
+  txid: string;
+  hex: string;
+  /** block time, seconds */
+  time: number;
+  to: string[];
+}
+
+/** An explorer serving these transactions, the address routes and a registry answer. */
+async function explorer(txs: ChainTx[], asset: Record<string, unknown> | null, barrier = 0) {
+  // with a barrier, no raw transaction is answered before that many were asked for: runs at once
+  const held: Array<() => void> = [];
+  const server = await startServer(async (req: SeenRequest, res) => {
+    const url = req.url.replace(/^\/api/, '');
+    const text = (status: number, body: string) => {
+      res.writeHead(status, { 'content-type': 'text/plain' });
+      res.end(body);
+    };
+    if (url === '/blocks/tip/height') return text(200, '200');
+    if (url === `/asset/${SANDBOX_ASSET_ID}`) return asset ? json(res, 200, asset) : text(404, 'no');
+    const page = /^\/address\/([0-9a-z]+)\/txs(\/chain\/[0-9a-f]{64})?$/.exec(url);
+    if (page) {
+      if (page[2]) return json(res, 200, []);
+      return json(
+        res,
+        200,
+        txs
+          .filter((t) => t.to.includes(page[1]!))
+          .map((t) => ({
+            txid: t.txid,
+            status: { confirmed: true, block_height: 100, block_hash: 'ab'.repeat(32), block_time: t.time },
+          })),
+      );
+    }
+    const m = /^\/tx\/([0-9a-f]{64})\/(hex|status)$/.exec(url);
+    const tx = m ? txs.find((t) => t.txid === m[1]) : undefined;
+    if (!tx) return m?.[2] === 'status' ? json(res, 200, { confirmed: false }) : text(404, 'not found');
+    if (m![2] === 'hex' && barrier > 0) {
+      await new Promise<void>((resume) => {
+        held.push(resume);
+        if (held.length >= barrier) {
+          barrier = 0; // once
+          for (const h of held.splice(0)) h();
+        }
+      });
+    }
+    if (m![2] === 'status')
+      return json(res, 200, {
+        confirmed: true,
+        block_height: 100,
+        block_hash: 'ab'.repeat(32),
+        block_time: tx.time,
+      });
+    return text(200, tx.hex);
+  });
+  closers.push(() => server.close());
+  return server;
+}
+
+/** A profile pinned to SBRL on an explorer, whose history holds these finalized deposits. */
+async function shop(
+  deposits: Array<{ n: number; cents: number; txid: string; split?: number; at?: number; to?: string }>,
+  txs: ChainTx[],
+  asset: Record<string, unknown> | null = SANDBOX_ASSET,
+  barrier = 0,
+) {
+  // the service answers each deposit as finalized, settled by the txid the history holds
+  const service = await startServer((req, res) => {
+    // ids in any case, answered as asked
+    const asked = req.url.split('/').pop()!;
+    const d = deposits.find((x) => asked.toLowerCase() === id(x.n));
+    if (!d) return json(res, 404, { message: 'not found' });
+    const { qrCode: _q, ...answer } = createAnswer({ amountInCents: d.cents, lbrlAddress: DEST });
+    return json(res, 200, {
+      ...answer,
+      id: asked,
+      status: 'FINALIZED',
+      createdAt: new Date(d.at ?? CREATED).toISOString(),
+      settlement: { status: 'FINALIZED', liquidTxid: d.txid },
+      confirmedAt: new Date(CREATED + 600_000).toISOString(),
+    });
+  });
+  closers.push(() => service.close());
+  const esplora = await explorer(txs, asset, barrier);
+  const env = liveEnv(service.url);
+  for (const [k, v] of [
+    ['network', 'elementsregtest'],
+    ['esplora-url', `${esplora.url}/api`],
+    ['asset-id', SANDBOX_ASSET_ID],
+    ['default-address', DEST],
+  ] as const)
+    expect((await runCli(['config', 'set', k, v], { env })).code).toBe(0);
+  const records: StoredRecord[] = deposits.flatMap((d) => {
+    const at = new Date(d.at ?? CREATED).toISOString();
+    const fee = Math.floor(d.cents / 100);
+    return [
+      {
+        v: 1,
+        type: 'created',
+        id: id(d.n),
+        profile: 'default',
+        baseUrl: service.url,
+        at,
+        amountInCents: d.cents,
+        destinationAddress: d.to ?? DEST,
+        splitAddress: d.split === undefined ? null : SPLIT,
+        splitFee: null,
+        status: 'WAITING_PAYMENT',
+        answer: {
+          amount: d.cents / 100,
+          feeAmount: fee / 100,
+          netAmount: (d.cents - fee) / 100,
+          splitPercent: d.split ?? null,
+          qrCodeText: brCode(d.cents),
+          createdAt: at,
+        },
+      } as StoredRecord,
+      {
+        v: 1,
+        type: 'status',
+        id: id(d.n),
+        status: 'FINALIZED',
+        at,
+        final: {
+          settlement: { status: 'FINALIZED', liquidTxid: d.txid },
+          confirmedAt: new Date(CREATED + 600_000).toISOString(),
+        },
+      } as StoredRecord,
+    ];
+  });
+  new History(env.LBRL_CONFIG_DIR!).append(records);
+  const run = (args: string[]) => runCli(args, { env, clock: { now: CREATED + 3600_000 } });
+  return { run, env };
+}
+
+const after = CREATED / 1000 + 300;
+
+describe('deposit reconcile matches by the verify rules', () => {
+  it('a precision the registry only claims is never used: exit 7 with the hint, no match', async () => {
+    // R$ 14.85 at precision 2 would be 1485 units; the asset has precision 8
+    const tx = payTx([[DEST, 1485n]], 'p2');
+    const { run } = await shop([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: after, to: [DEST] }], {
+      ...SANDBOX_ASSET,
+      contract: undefined,
+      issuance_prevout: undefined,
+      precision: 2,
+    });
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('precision');
+    expect(r.stderr).toContain('only claims 2');
+    expect(r.code).toBe(7);
+  });
+
+  it('one unit short of the net is not a match (verify calls it a mismatch)', async () => {
+    const tx = payTx([[DEST, units(1485) - 1n]], 'short');
+    const { run } = await shop([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: after, to: [DEST] }]);
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(1);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(1), cents: 1485 })]);
+    expect(found.unmatched).toEqual([expect.objectContaining({ txid: tx.txid, cents: 1484 })]);
+  });
+
+  it('a payment confirmed before the deposit existed does not settle it', async () => {
+    const old = payTx([[DEST, units(1485)]], 'old');
+    const { run } = await shop(
+      [{ n: 1, cents: 1500, txid: old.txid }],
+      [{ ...old, time: CREATED / 1000 - 86_400, to: [DEST] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json', '--since', '2026-11-20']);
+    expect(r.code).toBe(1);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(1) })]);
+  });
+
+  it('a 33.33% split whose shares add up to one unit less than the net is not a match; paid in full it is', async () => {
+    // net 1485.00: the split's exact share is 494.9505, the destination takes the rest
+    const lost = payTx(
+      [
+        [DEST, units(99_005) - 1n],
+        [SPLIT, units(49_495)],
+      ],
+      'lost',
+    );
+    const bad = await shop(
+      [{ n: 1, cents: 150_000, txid: lost.txid, split: 0.3333 }],
+      [{ ...lost, time: after, to: [DEST, SPLIT] }],
+    );
+    const r = await bad.run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).missing).toEqual([
+      expect.objectContaining({ depositId: id(1), role: 'destination' }),
+    ]);
+
+    const full = payTx(
+      [
+        [DEST, units(99_005)],
+        [SPLIT, units(49_495)],
+      ],
+      'full',
+    );
+    const good = await shop(
+      [{ n: 1, cents: 150_000, txid: full.txid, split: 0.3333 }],
+      [{ ...full, time: after, to: [DEST, SPLIT] }],
+    );
+    const ok = await good.run(['deposit', 'reconcile', '--json']);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect(
+      JSON.parse(ok.stdout)
+        .matched.map((m: { role: string }) => m.role)
+        .sort(),
+    ).toEqual(['destination', 'split']);
+  });
+
+  it('an output verify counted for one deposit is never matched to another, whichever is older', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'one');
+    // both name the one output; the older was never verified, the newer was
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid, at: CREATED + 60_000 },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+    );
+    const first = await run(['deposit', 'verify', id(2)]);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(1);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([expect.objectContaining({ depositId: id(2), txid: tx.txid, vout: 0 })]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(1), txid: tx.txid })]);
+    // and verify says the same of the other
+    const other = await run(['deposit', 'verify', id(1)]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(id(2));
+  });
+
+  it('one output paying two deposits verify judged together is matched to both', async () => {
+    const tx = payTx([[DEST, units(2 * 1485)]], 'both');
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+    );
+    expect((await run(['deposit', 'verify', id(1), id(2)])).code).toBe(0);
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(
+      JSON.parse(r.stdout)
+        .matched.map((m: { depositId: string; vout: number }) => [m.depositId, m.vout])
+        .sort(),
+    ).toEqual([
+      [id(1), 0],
+      [id(2), 0],
+    ]);
+  });
+
+  it('the same deposit named in another case is one deposit, in one run and across runs', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'case');
+    const { run } = await shop([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: after, to: [DEST] }]);
+    const both = await run(['deposit', 'verify', id(1), id(1).toUpperCase()]);
+    expect(both.stderr).toBe('');
+    expect(both.code).toBe(0);
+    const again = await run(['deposit', 'verify', id(1).toUpperCase()]);
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+  });
+
+  it('two processes verifying two deposits from one output at once: one verified, the other undone', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'race');
+    const { run, env } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+      SANDBOX_ASSET,
+      2,
+    );
+    const [a, b] = await Promise.all([
+      runBin(['deposit', 'verify', id(1)], env),
+      runBin(['deposit', 'verify', id(2)], env),
+    ]);
+    expect([a.code, b.code].sort()).toEqual([0, 1]);
+    const loser = a.code === 1 ? a : b;
+    expect(loser.stderr).toMatch(/contradicts the deposit.*with the share of deposit/);
+    const listed = JSON.parse((await run(['deposit', 'list', '--json'])).stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(listed.filter((e) => e.verifiedAt)).toHaveLength(1);
+    expect(listed.filter((e) => e.onChain === 'mismatch')).toHaveLength(1);
+  }, 30_000);
+
+  it('two processes watching with --verify two deposits from one output at once: one verified, the other a mismatch', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'race');
+    const { run, env } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+      SANDBOX_ASSET,
+      2,
+    );
+    const [a, b] = await Promise.all([
+      runBin(['deposit', 'watch', id(1), '--verify', '--timeout', '10'], env),
+      runBin(['deposit', 'watch', id(2), '--verify', '--timeout', '10'], env),
+    ]);
+    expect([a.code, b.code].sort()).toEqual([0, 1]);
+    const loser = a.code === 1 ? a : b;
+    expect(loser.stderr).toMatch(/contradicts the deposit.*with the share of deposit/);
+    const listed = JSON.parse((await run(['deposit', 'list', '--json'])).stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(listed.filter((e) => e.verifiedAt)).toHaveLength(1);
+    expect(listed.filter((e) => e.onChain === 'mismatch')).toHaveLength(1);
+  }, 30_000);
+
+  it('one output is one receipt, whichever way its address is written: never two deposits paid', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'twice');
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid, to: DEST.toUpperCase(), at: CREATED + 60_000 },
+      ],
+      [{ ...tx, time: after, to: [DEST, DEST.toUpperCase()] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(1);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([expect.objectContaining({ depositId: id(1), vout: 0 })]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(2) })]);
+    expect(found.unmatched).toEqual([]);
+  });
+
+  it.each([
+    // 100%: the split takes the whole net, the destination is owed nothing
+    ['100%', 1, [[SPLIT, units(1485)]], 0],
+    // 0.01% of R$ 14.85 is 0.1485 cents: paid exactly, or rounded to nothing
+    [
+      '0.01%',
+      0.0001,
+      [
+        [SPLIT, 148_500n],
+        [DEST, units(1485) - 148_500n],
+      ],
+      0,
+    ],
+    ['0.01%', 0.0001, [[DEST, units(1485)]], 0],
+    ['0.01%', 0.0001, [[DEST, units(1484)]], 1],
+  ] as const)('a %s split at the edge: exit %i as verify judges it', async (_, split, pays, code) => {
+    const tx = payTx(
+      pays.map(([a, u]) => [a, u]),
+      `edge${split}${pays.length}${code}`,
+    );
+    const { run } = await shop(
+      [{ n: 1, cents: 1500, txid: tx.txid, split }],
+      [{ ...tx, time: after, to: [DEST, SPLIT] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(code);
+    const found = JSON.parse(r.stdout);
+    expect(found.unmatched).toEqual(code === 0 ? [] : [expect.objectContaining({ txid: tx.txid })]);
+  });
+});
