@@ -11,6 +11,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
+import { isIP } from 'node:net';
 import type { Lang, Screen } from '../domain/display.js';
 import { parseDepositId } from '../domain/values.js';
 import { listen, type RunningServer } from '../sandbox/server.js';
@@ -30,6 +31,8 @@ export interface DisplayServerOptions {
   heartbeatMs?: number;
   /** at most this many event streams at once (default 16) */
   maxStreams?: number;
+  /** the name it was told to listen on (--host), also accepted in a request's Host header */
+  host?: string;
 }
 
 /** The most connections the display accepts at once. */
@@ -69,6 +72,22 @@ export function keyMatches(given: string | null, key: string): boolean {
     .digest();
   const b = createHash('sha256').update(key).digest();
   return timingSafeEqual(a, b) && given !== null;
+}
+
+/**
+ * Whether a request's Host header names this display, not another site: an IP address, localhost,
+ * or the name it listens on. A page of another site whose name was made to resolve to this
+ * machine (DNS rebinding) sends its own name, and is refused before anything else is looked at.
+ */
+export function hostAllowed(header: string | undefined, listening: string | undefined): boolean {
+  if (header === undefined) return false;
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(header);
+  if (!m) return false;
+  const name = m[1]!.toLowerCase();
+  if (name.startsWith('[')) return isIP(name.slice(1, -1)) === 6;
+  if (isIP(name) === 4) return true;
+  const told = listening?.toLowerCase().replace(/^\[|\]$/g, '');
+  return name === 'localhost' || name === told;
 }
 
 function parseTarget(target: string): { path: string; keys: string[] } | undefined {
@@ -149,6 +168,10 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const target = parseTarget(req.url ?? '');
     if (!target) return text(res, 400, 'bad request\n', { connection: 'close' });
+    if (!hostAllowed(req.headers.host, o.host))
+      return text(res, 403, 'forbidden: this display answers only to its own address\n', {
+        connection: 'close',
+      });
     if (target.keys.length !== 1 || !keyMatches(target.keys[0]!, o.key))
       return text(res, 403, 'forbidden: open the address that lbrl display printed, with its key\n');
     const route =
@@ -187,7 +210,7 @@ export async function startDisplayServer(
   host: string,
   port: number,
 ): Promise<RunningServer> {
-  const running = await listen(displayHandler(o), host, port, { requestTimeoutMs: 10_000 });
+  const running = await listen(displayHandler({ host, ...o }), host, port, { requestTimeoutMs: 10_000 });
   running.server.maxConnections = MAX_CONNECTIONS;
   return running;
 }

@@ -80,23 +80,45 @@ describe('lbrl display', () => {
       expect({ target, status: r.status }).toEqual({ target, status: 403 });
       expect(body).not.toMatch(/Bar|R\$|<html/);
     }
+    // DNS rebinding: a page of another site whose name resolves here sends that name; it reads nothing
+    for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1.evil.example:${port}`, '']) {
+      for (const target of [`/?k=${key}`, `/events?k=${key}`]) {
+        const answer = await raw(
+          Number(port),
+          `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+        );
+        expect({ host, target, status: answer.slice(0, 12) }).toEqual({
+          host,
+          target,
+          status: 'HTTP/1.1 403',
+        });
+        expect(answer).not.toMatch(/Bar|R\$|<html|event:/);
+      }
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
+      const answer = await raw(
+        Number(port),
+        `GET /?k=${key} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
+      expect({ host, status: answer.slice(0, 12) }).toEqual({ host, status: 'HTTP/1.1 200' });
+    }
     const post = await fetch(`${origin}/show`, { method: 'POST', body: '{"id":"x"}' });
     expect(post.status).toBe(403);
 
     for (const target of [`/index.html?k=${key}`, `/events/?k=${key}`, `/%2e%2e/?k=${key}`, `//?k=${key}`]) {
       const answer = await raw(
         Number(port),
-        `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
       );
       expect({ target, status: answer.slice(0, 12) }).toEqual({ target, status: 'HTTP/1.1 404' });
     }
     expect((await fetch(`${origin}/?k=${key}`, { method: 'POST' })).status).toBe(405);
     expect((await fetch(`${origin}/show?k=${key}`)).status).toBe(405);
-    const malformed = await raw(Number(port), `GET /a b?k=${key} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const malformed = await raw(Number(port), `GET /a b?k=${key} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
     expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
     const huge = await raw(
       Number(port),
-      `GET /?k=${key} HTTP/1.1\r\nHost: x\r\nX: ${'a'.repeat(20_000)}\r\n\r\n`,
+      `GET /?k=${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nX: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
 
