@@ -31,6 +31,8 @@ export interface DisplayServerOptions {
   heartbeatMs?: number;
   /** at most this many event streams at once (default 16) */
   maxStreams?: number;
+  /** a stream with more than this many bytes not yet taken by its reader is closed (default 1 MB) */
+  maxUnreadBytes?: number;
   /** the name it was told to listen on (--host), also accepted in a request's Host header */
   host?: string;
 }
@@ -102,6 +104,7 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
   const streams = new Set<http.ServerResponse>();
   const maxStreams = o.maxStreams ?? 16;
   const heartbeatMs = o.heartbeatMs ?? 15_000;
+  const maxUnread = o.maxUnreadBytes ?? 1024 * 1024;
 
   function page(res: http.ServerResponse): void {
     const nonce = randomBytes(16).toString('base64');
@@ -126,15 +129,21 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
       'content-type': 'text/event-stream; charset=utf-8',
       'x-accel-buffering': 'no',
     });
+    // a reader that stops reading is cut off, not buffered for: memory stays bounded
+    const write = (chunk: string) => {
+      if (res.destroyed) return;
+      res.write(chunk);
+      if (res.writableLength > maxUnread) res.destroy();
+    };
     const send = (screen: Screen) => {
       // JSON has no raw line breaks: one data line per event
-      res.write(`event: screen\ndata: ${JSON.stringify({ now: o.now(), screen })}\n\n`);
+      write(`event: screen\ndata: ${JSON.stringify({ now: o.now(), screen })}\n\n`);
     };
     res.write('retry: 1000\n\n');
     send(o.current());
     streams.add(res);
     const stop = o.subscribe(send);
-    const beat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
+    const beat = setInterval(() => write(': keep-alive\n\n'), heartbeatMs);
     beat.unref();
     const end = () => {
       clearInterval(beat);
