@@ -16,6 +16,7 @@ import type { Lang, Screen } from '../domain/display.js';
 import { parseDepositId } from '../domain/values.js';
 import { listen, type RunningServer } from '../sandbox/server.js';
 import { displayPage, pageCsp } from '../ui/display-page.js';
+import { displayProof } from './state.js';
 
 export interface DisplayServerOptions {
   key: string;
@@ -162,6 +163,7 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
       if (size > MAX_SHOW_BODY) return text(res, 413, 'the body is too large\n', { connection: 'close' });
       chunks.push(chunk as Buffer);
     }
+    res.setHeader('lbrl-display', displayProof(o.key));
     let id: unknown;
     try {
       id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown })?.id;

@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -152,6 +153,47 @@ describe('lbrl display', () => {
     const local = new URL(d.url);
     const r = await fetch(`http://127.0.0.1:${local.port}/?k=${local.searchParams.get('k')}`);
     expect(await r.text()).toContain('<html lang="en">');
+  });
+
+  it('a dead display whose port another program took is not taken for it: create --display sends nothing', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    // any web server now on the port (it answers every request, 404 or 200)
+    const other = http.createServer((req, res) => {
+      res.writeHead(req.url?.startsWith('/show') ? 404 : 200, { 'content-type': 'text/plain' });
+      res.end('no such deposit in this profile\n');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (other.address() as net.AddressInfo).port;
+      const dir = path.join(env.LBRL_CONFIG_DIR, 'display');
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // the record a display killed with -9 leaves, its pid now another live process's
+      const record = {
+        pid: process.pid,
+        host: '127.0.0.1',
+        urlHost: '127.0.0.1',
+        port,
+        key: 'a'.repeat(22),
+        startedAt: new Date().toISOString(),
+      };
+      fs.writeFileSync(path.join(dir, 'default.json'), JSON.stringify(record), { mode: 0o600 });
+      const created = await runBin(
+        ['deposit', 'create', '--amount', '3', '--to', LQ, '--yes', '--display'],
+        env,
+      );
+      expect(created.code).toBe(2);
+      expect(created.stderr).toContain(
+        'no customer display is running for profile default (nothing was sent)',
+      );
+      expect(created.stderr).toContain('lbrl display');
+      expect((await runBin(['deposit', 'list', '--json'], env)).stdout.trim()).toBe('[]');
+      // and a display started now is not refused as "already running"
+      const d = await startDisplay(['-q'], env, /\n/);
+      expect(d.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?k=/);
+      expect(d.stderr()).not.toContain('already running');
+    } finally {
+      other.close();
+    }
   });
 
   it('never carries the token or a blinding key; create --display shows the charge; one display per profile', async () => {
