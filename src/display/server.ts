@@ -11,7 +11,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import type { Lang, Screen } from '../domain/display.js';
 import { parseDepositId } from '../domain/values.js';
 import { listen, type RunningServer } from '../sandbox/server.js';
@@ -32,6 +32,8 @@ export interface DisplayServerOptions {
   heartbeatMs?: number;
   /** at most this many event streams at once (default 16) */
   maxStreams?: number;
+  /** a connection that sends nothing this long after it opens is closed (default 10 s) */
+  firstByteMs?: number;
   /** a stream with more than this many bytes not yet taken by its reader is closed (default 1 MB) */
   maxUnreadBytes?: number;
   /** the name it was told to listen on (--host), also accepted in a request's Host header */
@@ -223,5 +225,15 @@ export async function startDisplayServer(
 ): Promise<RunningServer> {
   const running = await listen(displayHandler({ host, ...o }), host, port, { requestTimeoutMs: 10_000 });
   running.server.maxConnections = MAX_CONNECTIONS;
+  // the parser's time-outs start with a request's first byte: a connection that never sends one
+  // would hold one of the few connections for ever, so it is given as long as a request's headers
+  const firstByteMs = o.firstByteMs ?? 10_000;
+  running.server.on('connection', (socket: Socket) => {
+    const silent = setTimeout(() => socket.destroy(), firstByteMs);
+    silent.unref();
+    const done = () => clearTimeout(silent);
+    socket.once('data', done);
+    socket.once('close', done);
+  });
   return running;
 }

@@ -410,4 +410,36 @@ describe('the display server', () => {
       await server.close();
     }
   });
+
+  it('a connection that never sends a byte is closed, so silent sockets cannot hold every slot', async () => {
+    const server = await startDisplayServer(
+      {
+        key: 'k'.repeat(22),
+        lang: 'pt',
+        current: () => ({ phase: 'idle', shop: 'Bar' }),
+        subscribe: () => () => {},
+        show: () => false,
+        now: () => 0,
+        firstByteMs: 200,
+      },
+      '127.0.0.1',
+      0,
+    );
+    try {
+      const { port } = new URL(server.baseUrl);
+      const silent = net.connect(Number(port), '127.0.0.1');
+      silent.on('error', () => {});
+      const closedAfter = await new Promise<number>((resolve) => {
+        const t0 = Date.now();
+        silent.once('close', () => resolve(Date.now() - t0));
+      });
+      expect(closedAfter).toBeGreaterThanOrEqual(150);
+      expect(closedAfter).toBeLessThan(5000);
+      // one that asks in time is answered
+      const r = await fetch(`${server.baseUrl}/?k=${'k'.repeat(22)}`);
+      expect(r.status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
 });
