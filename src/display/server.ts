@@ -11,10 +11,12 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
+import { isIP, type Socket } from 'node:net';
 import type { Lang, Screen } from '../domain/display.js';
 import { parseDepositId } from '../domain/values.js';
 import { listen, type RunningServer } from '../sandbox/server.js';
 import { displayPage, pageCsp } from '../ui/display-page.js';
+import { displayProof } from './state.js';
 
 export interface DisplayServerOptions {
   key: string;
@@ -30,6 +32,12 @@ export interface DisplayServerOptions {
   heartbeatMs?: number;
   /** at most this many event streams at once (default 16) */
   maxStreams?: number;
+  /** a connection that sends nothing this long after it opens is closed (default 10 s) */
+  firstByteMs?: number;
+  /** a stream with more than this many bytes not yet taken by its reader is closed (default 1 MB) */
+  maxUnreadBytes?: number;
+  /** the name it was told to listen on (--host), also accepted in a request's Host header */
+  host?: string;
 }
 
 /** The most connections the display accepts at once. */
@@ -71,6 +79,22 @@ export function keyMatches(given: string | null, key: string): boolean {
   return timingSafeEqual(a, b) && given !== null;
 }
 
+/**
+ * Whether a request's Host header names this display, not another site: an IP address, localhost,
+ * or the name it listens on. A page of another site whose name was made to resolve to this
+ * machine (DNS rebinding) sends its own name, and is refused before anything else is looked at.
+ */
+export function hostAllowed(header: string | undefined, listening: string | undefined): boolean {
+  if (header === undefined) return false;
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(header);
+  if (!m) return false;
+  const name = m[1]!.toLowerCase();
+  if (name.startsWith('[')) return isIP(name.slice(1, -1)) === 6;
+  if (isIP(name) === 4) return true;
+  const told = listening?.toLowerCase().replace(/^\[|\]$/g, '');
+  return name === 'localhost' || name === told;
+}
+
 function parseTarget(target: string): { path: string; keys: string[] } | undefined {
   if (!TARGET.test(target) || target.length > 2048) return undefined;
   const q = target.indexOf('?');
@@ -83,6 +107,7 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
   const streams = new Set<http.ServerResponse>();
   const maxStreams = o.maxStreams ?? 16;
   const heartbeatMs = o.heartbeatMs ?? 15_000;
+  const maxUnread = o.maxUnreadBytes ?? 1024 * 1024;
 
   function page(res: http.ServerResponse): void {
     const nonce = randomBytes(16).toString('base64');
@@ -107,15 +132,21 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
       'content-type': 'text/event-stream; charset=utf-8',
       'x-accel-buffering': 'no',
     });
+    // a reader that stops reading is cut off, not buffered for: memory stays bounded
+    const write = (chunk: string) => {
+      if (res.destroyed) return;
+      res.write(chunk);
+      if (res.writableLength > maxUnread) res.destroy();
+    };
     const send = (screen: Screen) => {
       // JSON has no raw line breaks: one data line per event
-      res.write(`event: screen\ndata: ${JSON.stringify({ now: o.now(), screen })}\n\n`);
+      write(`event: screen\ndata: ${JSON.stringify({ now: o.now(), screen })}\n\n`);
     };
     res.write('retry: 1000\n\n');
     send(o.current());
     streams.add(res);
     const stop = o.subscribe(send);
-    const beat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
+    const beat = setInterval(() => write(': keep-alive\n\n'), heartbeatMs);
     beat.unref();
     const end = () => {
       clearInterval(beat);
@@ -134,6 +165,7 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
       if (size > MAX_SHOW_BODY) return text(res, 413, 'the body is too large\n', { connection: 'close' });
       chunks.push(chunk as Buffer);
     }
+    res.setHeader('lbrl-display', displayProof(o.key));
     let id: unknown;
     try {
       id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown })?.id;
@@ -149,6 +181,10 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const target = parseTarget(req.url ?? '');
     if (!target) return text(res, 400, 'bad request\n', { connection: 'close' });
+    if (!hostAllowed(req.headers.host, o.host))
+      return text(res, 403, 'forbidden: this display answers only to its own address\n', {
+        connection: 'close',
+      });
     if (target.keys.length !== 1 || !keyMatches(target.keys[0]!, o.key))
       return text(res, 403, 'forbidden: open the address that lbrl display printed, with its key\n');
     const route =
@@ -187,7 +223,17 @@ export async function startDisplayServer(
   host: string,
   port: number,
 ): Promise<RunningServer> {
-  const running = await listen(displayHandler(o), host, port, { requestTimeoutMs: 10_000 });
+  const running = await listen(displayHandler({ host, ...o }), host, port, { requestTimeoutMs: 10_000 });
   running.server.maxConnections = MAX_CONNECTIONS;
+  // the parser's time-outs start with a request's first byte: a connection that never sends one
+  // would hold one of the few connections for ever, so it is given as long as a request's headers
+  const firstByteMs = o.firstByteMs ?? 10_000;
+  running.server.on('connection', (socket: Socket) => {
+    const silent = setTimeout(() => socket.destroy(), firstByteMs);
+    silent.unref();
+    const done = () => clearTimeout(silent);
+    socket.once('data', done);
+    socket.once('close', done);
+  });
   return running;
 }

@@ -4,7 +4,7 @@
  * lets `deposit create --display` reach it, and a display started again keep its address and key,
  * so that a page left open on a tablet finds it again by itself.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -80,6 +80,14 @@ export function displayUrl(record: Pick<DisplayRecord, 'urlHost' | 'port' | 'key
   return `http://${host}:${record.port}/?k=${record.key}`;
 }
 
+/**
+ * What a display answers on /show, in its `lbrl-display` header: derived from its key, so that
+ * another program now on a dead display's port (which answers too) is not taken for it.
+ */
+export function displayProof(key: string): string {
+  return createHash('sha256').update(`lbrl display\n${key}`).digest('base64url');
+}
+
 export type ShowOutcome = 'shown' | 'unknown' | 'unreachable';
 
 /** Asks the display (on loopback) to show a deposit now. */
@@ -99,6 +107,7 @@ export function showOnDisplay(record: DisplayRecord, id: string, timeoutMs = 200
       },
       (res) => {
         res.resume();
+        if (res.headers['lbrl-display'] !== displayProof(record.key)) return resolve('unreachable');
         resolve(res.statusCode === 200 ? 'shown' : res.statusCode === 404 ? 'unknown' : 'unreachable');
       },
     );

@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -80,23 +81,45 @@ describe('lbrl display', () => {
       expect({ target, status: r.status }).toEqual({ target, status: 403 });
       expect(body).not.toMatch(/Bar|R\$|<html/);
     }
+    // DNS rebinding: a page of another site whose name resolves here sends that name; it reads nothing
+    for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1.evil.example:${port}`, '']) {
+      for (const target of [`/?k=${key}`, `/events?k=${key}`]) {
+        const answer = await raw(
+          Number(port),
+          `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+        );
+        expect({ host, target, status: answer.slice(0, 12) }).toEqual({
+          host,
+          target,
+          status: 'HTTP/1.1 403',
+        });
+        expect(answer).not.toMatch(/Bar|R\$|<html|event:/);
+      }
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
+      const answer = await raw(
+        Number(port),
+        `GET /?k=${key} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
+      expect({ host, status: answer.slice(0, 12) }).toEqual({ host, status: 'HTTP/1.1 200' });
+    }
     const post = await fetch(`${origin}/show`, { method: 'POST', body: '{"id":"x"}' });
     expect(post.status).toBe(403);
 
     for (const target of [`/index.html?k=${key}`, `/events/?k=${key}`, `/%2e%2e/?k=${key}`, `//?k=${key}`]) {
       const answer = await raw(
         Number(port),
-        `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
       );
       expect({ target, status: answer.slice(0, 12) }).toEqual({ target, status: 'HTTP/1.1 404' });
     }
     expect((await fetch(`${origin}/?k=${key}`, { method: 'POST' })).status).toBe(405);
     expect((await fetch(`${origin}/show?k=${key}`)).status).toBe(405);
-    const malformed = await raw(Number(port), `GET /a b?k=${key} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const malformed = await raw(Number(port), `GET /a b?k=${key} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
     expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
     const huge = await raw(
       Number(port),
-      `GET /?k=${key} HTTP/1.1\r\nHost: x\r\nX: ${'a'.repeat(20_000)}\r\n\r\n`,
+      `GET /?k=${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nX: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
 
@@ -130,6 +153,47 @@ describe('lbrl display', () => {
     const local = new URL(d.url);
     const r = await fetch(`http://127.0.0.1:${local.port}/?k=${local.searchParams.get('k')}`);
     expect(await r.text()).toContain('<html lang="en">');
+  });
+
+  it('a dead display whose port another program took is not taken for it: create --display sends nothing', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    // any web server now on the port (it answers every request, 404 or 200)
+    const other = http.createServer((req, res) => {
+      res.writeHead(req.url?.startsWith('/show') ? 404 : 200, { 'content-type': 'text/plain' });
+      res.end('no such deposit in this profile\n');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (other.address() as net.AddressInfo).port;
+      const dir = path.join(env.LBRL_CONFIG_DIR, 'display');
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // the record a display killed with -9 leaves, its pid now another live process's
+      const record = {
+        pid: process.pid,
+        host: '127.0.0.1',
+        urlHost: '127.0.0.1',
+        port,
+        key: 'a'.repeat(22),
+        startedAt: new Date().toISOString(),
+      };
+      fs.writeFileSync(path.join(dir, 'default.json'), JSON.stringify(record), { mode: 0o600 });
+      const created = await runBin(
+        ['deposit', 'create', '--amount', '3', '--to', LQ, '--yes', '--display'],
+        env,
+      );
+      expect(created.code).toBe(2);
+      expect(created.stderr).toContain(
+        'no customer display is running for profile default (nothing was sent)',
+      );
+      expect(created.stderr).toContain('lbrl display');
+      expect((await runBin(['deposit', 'list', '--json'], env)).stdout.trim()).toBe('[]');
+      // and a display started now is not refused as "already running"
+      const d = await startDisplay(['-q'], env, /\n/);
+      expect(d.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?k=/);
+      expect(d.stderr()).not.toContain('already running');
+    } finally {
+      other.close();
+    }
   });
 
   it('never carries the token or a blinding key; create --display shows the charge; one display per profile', async () => {

@@ -1,12 +1,13 @@
 /** The customer's screen as rules and as an engine on plain objects: an injected clock, a service in memory. */
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkAnswer } from '../../src/deposits/answers.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
 import { DisplayEngine } from '../../src/display/engine.js';
-import { keyMatches } from '../../src/display/server.js';
+import { keyMatches, startDisplayServer } from '../../src/display/server.js';
 import {
   type Focus,
   phaseOf,
@@ -362,5 +363,83 @@ describe('the display engine', () => {
     expect(f.warnings.join('\n')).toContain('the settlement pays 1 cent less');
     f.clock.stop();
     await f.running;
+  });
+});
+
+describe('the display server', () => {
+  it('an event stream whose reader stops reading is closed, not buffered for without end', async () => {
+    const listeners = new Set<(screen: Screen) => void>();
+    const server = await startDisplayServer(
+      {
+        key: 'k'.repeat(22),
+        lang: 'pt',
+        current: () => ({ phase: 'idle', shop: 'Bar' }),
+        subscribe: (l) => {
+          listeners.add(l);
+          return () => listeners.delete(l);
+        },
+        show: () => false,
+        now: () => 0,
+        maxStreams: 1,
+      },
+      '127.0.0.1',
+      0,
+    );
+    try {
+      const { port } = new URL(server.baseUrl);
+      const events = `${server.baseUrl}/events?k=${'k'.repeat(22)}`;
+      // a reader that never reads: it holds the one stream allowed
+      const stuck = net.connect(Number(port), '127.0.0.1');
+      stuck.on('error', () => {});
+      await new Promise<void>((r) => stuck.once('connect', () => r()));
+      stuck.write(`GET /events?k=${'k'.repeat(22)} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      stuck.pause();
+      const busy = await fetch(events);
+      expect(busy.status).toBe(503);
+      await busy.text();
+      // 64 MB of screens: more than any socket buffer holds
+      const big = 'x'.repeat(1024 * 1024);
+      for (let i = 0; i < 64; i++) for (const l of listeners) l({ phase: 'idle', shop: `${i}${big}` });
+      await vi.waitFor(() => expect(listeners.size).toBe(0), { timeout: 5000, interval: 20 });
+      const next = new AbortController();
+      const again = await fetch(events, { signal: next.signal });
+      expect(again.status).toBe(200);
+      next.abort();
+      stuck.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a connection that never sends a byte is closed, so silent sockets cannot hold every slot', async () => {
+    const server = await startDisplayServer(
+      {
+        key: 'k'.repeat(22),
+        lang: 'pt',
+        current: () => ({ phase: 'idle', shop: 'Bar' }),
+        subscribe: () => () => {},
+        show: () => false,
+        now: () => 0,
+        firstByteMs: 200,
+      },
+      '127.0.0.1',
+      0,
+    );
+    try {
+      const { port } = new URL(server.baseUrl);
+      const silent = net.connect(Number(port), '127.0.0.1');
+      silent.on('error', () => {});
+      const closedAfter = await new Promise<number>((resolve) => {
+        const t0 = Date.now();
+        silent.once('close', () => resolve(Date.now() - t0));
+      });
+      expect(closedAfter).toBeGreaterThanOrEqual(150);
+      expect(closedAfter).toBeLessThan(5000);
+      // one that asks in time is answered
+      const r = await fetch(`${server.baseUrl}/?k=${'k'.repeat(22)}`);
+      expect(r.status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
