@@ -11,7 +11,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
-import { isIP, type Socket } from 'node:net';
+import { isIP } from 'node:net';
 import type { Lang, Screen } from '../domain/display.js';
 import { parseDepositId } from '../domain/values.js';
 import { listen, type RunningServer } from '../sandbox/server.js';
@@ -223,17 +223,11 @@ export async function startDisplayServer(
   host: string,
   port: number,
 ): Promise<RunningServer> {
-  const running = await listen(displayHandler({ host, ...o }), host, port, { requestTimeoutMs: 10_000 });
-  running.server.maxConnections = MAX_CONNECTIONS;
-  // the parser's time-outs start with a request's first byte: a connection that never sends one
-  // would hold one of the few connections for ever, so it is given as long as a request's headers
-  const firstByteMs = o.firstByteMs ?? 10_000;
-  running.server.on('connection', (socket: Socket) => {
-    const silent = setTimeout(() => socket.destroy(), firstByteMs);
-    silent.unref();
-    const done = () => clearTimeout(silent);
-    socket.once('data', done);
-    socket.once('close', done);
+  // a connection that never sends a byte is closed as the sandbox's are (listen's firstByteMs)
+  const running = await listen(displayHandler({ host, ...o }), host, port, {
+    requestTimeoutMs: 10_000,
+    firstByteMs: o.firstByteMs ?? 10_000,
   });
+  running.server.maxConnections = MAX_CONNECTIONS;
   return running;
 }

@@ -11,7 +11,7 @@
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { buildDynamicBrCode } from '../domain/brcode.js';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from '../domain/money.js';
@@ -428,6 +428,11 @@ export interface ListenLimits {
   headersTimeoutMs?: number;
   /** how often the time-outs above are checked */
   checkEveryMs?: number;
+  /**
+   * a connection that sends no byte within this is closed: the parser's time-outs start with a
+   * request's first byte, so a silent connection would otherwise hold a slot for ever
+   */
+  firstByteMs?: number;
   log?: (line: string) => void;
 }
 
@@ -506,6 +511,14 @@ export function listen(
     // an answer still owed on this connection (pipelined requests) goes out first
     pending.once('finish', answer);
     pending.once('close', () => socket.destroy());
+  });
+  const firstByteMs = limits.firstByteMs ?? limits.headersTimeoutMs ?? 10_000;
+  server.on('connection', (socket: Socket) => {
+    const silent = setTimeout(() => socket.destroy(), firstByteMs);
+    silent.unref();
+    const done = () => clearTimeout(silent);
+    socket.once('data', done);
+    socket.once('close', done);
   });
   server.on('checkExpectation', (req, res) => {
     res.on('error', () => {});

@@ -320,3 +320,25 @@ describe('the sandbox answers every request and stays up', () => {
     expect(all[0]?.body).toMatchObject({ amountInCents: 100, status: 'WAITING_PAYMENT' });
   });
 });
+
+describe('a silent connection', () => {
+  it('is closed when it sends no byte, so sockets that never ask cannot hold the server', async () => {
+    const server = await listen((_req, res) => res.end('ok'), '127.0.0.1', 0, { firstByteMs: 200 });
+    try {
+      const { port } = new URL(server.baseUrl);
+      const silent = net.connect(Number(port), '127.0.0.1');
+      silent.on('error', () => {});
+      const closedAfter = await new Promise<number>((resolve) => {
+        const t0 = Date.now();
+        silent.once('close', () => resolve(Date.now() - t0));
+      });
+      expect(closedAfter).toBeGreaterThanOrEqual(150);
+      expect(closedAfter).toBeLessThan(5000);
+      // one that asks in time is answered
+      const r = await fetch(server.baseUrl);
+      expect(await r.text()).toBe('ok');
+    } finally {
+      await server.close();
+    }
+  });
+});
