@@ -8,6 +8,7 @@ import { parseForwardUrl, webhookPoster } from '../api/webhook-post.js';
 import { answerLine, EventHub } from '../deposits/events.js';
 import { type DepositOutcome, verifySettlements } from '../deposits/verify.js';
 import { GONE, watchDeposits } from '../deposits/watch.js';
+import { webhookSecretSecrets } from '../domain/text/redact.js';
 import { parseIntervalSeconds } from '../domain/values.js';
 import {
   DEPOSIT_EVENTS,
@@ -96,7 +97,7 @@ export async function run(opts: ListenOptions, session: Session): Promise<void> 
   // where the events come from is checked before anything is written
   if (opts.replay === undefined) session.target();
   const secret = await profileSecret(session);
-  p.addSecret(secret);
+  for (const s of webhookSecretSecrets(secret)) p.addSecret(s);
   const key = secretKey(secret)!;
   const outbox = new Outbox(session.store.dir, session.profileName, (line) => p.warn(line));
   const poster = webhookPoster({

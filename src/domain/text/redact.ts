@@ -282,6 +282,25 @@ export function blindingKeySecrets(key: string): string[] {
   return runs ?? [key];
 }
 
+/**
+ * What of a webhook signing secret (`whsec_` and base64 of its key) to keep out of text: the
+ * secret, its base64 without the prefix (as receivers accept it), that base64 in the URL alphabet
+ * with and without padding, and the key's bytes in hex (any case). Each of these as a secret of
+ * its own, so its encodings are matched too.
+ */
+export function webhookSecretSecrets(secret: string): string[] {
+  const out = [secret];
+  const b64 = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  if (b64 !== secret) out.push(b64);
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) {
+    const url = b64.replace(/\+/g, '-').replace(/\//g, '_');
+    out.push(url, url.replace(/=+$/, ''));
+    const bytes = Buffer.from(b64, 'base64');
+    if (bytes.length >= 8) out.push(bytes.toString('hex'));
+  }
+  return [...new Set(out)];
+}
+
 /** Whether a value looks like blinding-key material (a key, or a slip77/ct descriptor). */
 export function looksLikeBlindingKey(value: string): boolean {
   return /[0-9a-fA-F]{64}|slip77\s*\(|^\s*ct\s*\(/i.test(value);
