@@ -38,7 +38,7 @@ export async function profileSecret(session: Session): Promise<string> {
   if (typeof existing === 'string' && secretKey(existing)) return existing;
   if (existing !== undefined) {
     throw new LbrlError(
-      `the webhook secret of profile ${session.profileName} in ${session.store.file} is damaged; remove its "${SECRET_KEY}" to make a new one (receivers must then be given the new secret)`,
+      `the webhook secret of profile ${session.profileName} in ${session.store.file} is damaged; remove it with lbrl config unset ${SECRET_KEY}${session.profileName === 'default' ? '' : ` --profile ${session.profileName}`} to make a new one (receivers must then be given the new secret)`,
       'config',
     );
   }

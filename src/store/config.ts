@@ -314,11 +314,12 @@ export function profileProblem(profile: Profile): { key: string; got: string; ex
         };
       continue;
     }
-    if (key === 'token' || (CONFIG_KEYS as readonly string[]).includes(key)) {
+    if (key === 'token' || key === 'webhook-secret' || (CONFIG_KEYS as readonly string[]).includes(key)) {
       if (typeof value !== 'string')
         return {
           key,
-          got: key === 'token' ? `not a string (${typeof value})` : kindOf(value),
+          // never a secret's value: only what it is
+          got: key === 'token' || key === 'webhook-secret' ? `not a string (${typeof value})` : kindOf(value),
           expected: 'a string',
         };
     }
@@ -331,6 +332,8 @@ function repairCommand(key: string, profile: string): string {
   const flag = profile === 'default' ? '' : ` --profile ${profile}`;
   if (key === 'blinding-keys') return `lbrl config set-blinding-key --clear${flag}`;
   if (key === 'token') return `lbrl auth logout${flag} (then lbrl auth login)`;
+  if (key === 'webhook-secret')
+    return `lbrl config unset webhook-secret${flag} (lbrl listen then makes a new one; give it to your receivers)`;
   return `lbrl config unset ${key}${flag} (or lbrl config set ${key} <value>)`;
 }
 

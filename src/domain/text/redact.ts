@@ -225,7 +225,8 @@ export class Redactor {
 
   /** Keep this value out of every text from now on (ignored when shorter than MIN_SECRET). */
   add(secret: string | undefined): void {
-    if (!secret || secret.length < MIN_SECRET) return;
+    // a damaged config may hold anything where a secret should be: what is not text is no secret
+    if (typeof secret !== 'string' || secret.length < MIN_SECRET) return;
     if (HEX_SECRET.test(secret)) {
       // any case of its digits as it is; its encodings (base64, hex of the text) as written in
       // lower case and in upper case, the two ways a key is written
