@@ -50,5 +50,5 @@ export function parseToken(input: string): Parsed<string> {
  * lbrl prints of a URL it refuses, so a password written into one is never shown.
  */
 export function withoutCredentials(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#\s@]*@/gi, '$1[redacted]@');
+  return text.replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^/?#\s@]*@/gi, '$1[redacted]@');
 }

@@ -581,3 +581,27 @@ describe('config get: the value in force and where it came from', () => {
     expect((await get(['qr-style'])).stdout).toBe('detect\n');
   });
 });
+
+describe('a config file of megabytes', () => {
+  it('config list and get answer in time: the credential filter is linear in the text', async () => {
+    const big = tempDir();
+    // a run of letters before no "://" once made every start position rescan the run
+    fs.writeFileSync(
+      path.join(big, 'config.json'),
+      JSON.stringify({
+        profiles: { default: { 'shop-name': 'x'.repeat(2_000_000), 'base-url': `${'a'.repeat(1_000_000)}` } },
+      }),
+      { mode: 0o600 },
+    );
+    const started = Date.now();
+    for (const args of [
+      ['config', 'list'],
+      ['config', 'get', 'shop-name'],
+      ['config', 'get', 'base-url'],
+    ]) {
+      const r = await runCli(args, { env: { LBRL_CONFIG_DIR: big } });
+      expect(r.stderr).not.toMatch(/unexpected failure/);
+    }
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
