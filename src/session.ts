@@ -99,7 +99,9 @@ export class Session {
   private historyStore: History | undefined;
 
   history(): History {
-    this.requireProfile();
+    // the profile read (and checked) first: a damaged config file is an error here too, not an
+    // empty list reported as success
+    this.profile();
     this.historyStore ??= new History(this.store.dir, (line) => this.printer.warn(line));
     return this.historyStore;
   }

@@ -448,6 +448,27 @@ describe('a damaged config entry', () => {
     },
   );
 
+  it.each([
+    ['a byte-order mark before the JSON', '\ufeff{"profiles":{"default":{}}}'],
+    ['a profile that is a list', '{"profiles":{"default":[1]}}'],
+  ])(
+    '%s: deposit list and report say the config is damaged (exit 2), not "no deposits"',
+    async (_n, text) => {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      fs.writeFileSync(file(), text, { mode: 0o600 });
+      for (const args of [
+        ['deposit', 'list'],
+        ['deposit', 'report'],
+        ['deposit', 'list', '--json'],
+      ]) {
+        const r = await runCli(args, { env: env() });
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toContain(file());
+      }
+    },
+  );
+
   it('a damaged webhook secret: listen says so (exit 2), and config unset webhook-secret repairs it', async () => {
     write({ 'webhook-secret': 5, 'sandbox-autopay': 'off' });
     const listen = await runCli(['listen', '--print-secret'], { env: env() });
