@@ -146,7 +146,7 @@ function humanReport(report: Report, session: Session): string[] {
   );
   if (t.unknownAmountsCount > 0)
     out.push(
-      p.c.yellow(
+      p.c.magenta(
         `${t.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
       ),
     );
