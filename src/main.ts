@@ -38,13 +38,31 @@ process.on('SIGTERM', onSignal);
  * The first such error ends it: there is no one left to tell.
  */
 const GONE = new Set(['EPIPE', 'EIO', 'ENXIO', 'EBADF', 'ECONNRESET', 'ERR_STREAM_DESTROYED']);
+/** The terminal's own errors: it hung up. */
+const HUNG_UP = new Set(['EIO', 'ENXIO']);
+
+/**
+ * The terminal hung up: no one reads what comes next. The process ends as one that did not catch
+ * SIGHUP does, by the signal itself: process.exit would have Node put the terminal's settings
+ * back, which fails on a hung-up terminal, and Node (before 24) then aborts: SIGABRT, and where
+ * core dumps are on, a core file holding the token in the working directory.
+ */
+function hangUp(): never {
+  process.removeAllListeners('SIGHUP');
+  process.kill(process.pid, 'SIGHUP');
+  // delivered before kill returns; should it not be, nothing Node does at exit may run
+  process.kill(process.pid, 'SIGKILL');
+  return process.exit(129);
+}
+
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (GONE.has(error.code ?? '')) process.exit(process.exitCode ?? (stream === process.stdout ? 0 : 1));
+    const code = error.code ?? '';
+    if (HUNG_UP.has(code) && (stream as { isTTY?: boolean }).isTTY) hangUp();
+    if (GONE.has(code)) process.exit(process.exitCode ?? (stream === process.stdout ? 0 : 1));
   });
 }
-// the terminal hung up: no one reads what comes next
-process.on('SIGHUP', () => process.exit(129));
+process.on('SIGHUP', hangUp);
 
 /**
  * undici's HTTP parser is WebAssembly: V8's optimising tier compiles it in the background, and a

@@ -8,7 +8,7 @@ import type { ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
 import type { RequestDefaults, Scope } from './deposits/ports.js';
 import { isNetwork, type Network } from './domain/liquid/networks.js';
-import { blindingKeySecrets, MIN_FRAGMENT_SECRET } from './domain/text/redact.js';
+import { blindingKeySecrets, MIN_FRAGMENT_SECRET, webhookSecretSecrets } from './domain/text/redact.js';
 import { terminalSafe } from './domain/text/safe-text.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, LbrlError, usageError } from './errors.js';
@@ -99,7 +99,9 @@ export class Session {
   private historyStore: History | undefined;
 
   history(): History {
-    this.requireProfile();
+    // the profile read (and checked) first: a damaged config file is an error here too, not an
+    // empty list reported as success
+    this.profile();
     this.historyStore ??= new History(this.store.dir, (line) => this.printer.warn(line));
     return this.historyStore;
   }
@@ -143,7 +145,8 @@ export class Session {
     this.requireProfile();
     const profile = this.store.profile(this.profileName);
     this.printer.addSecret(profile.token);
-    this.printer.addSecret(profile['webhook-secret']);
+    const webhook = profile['webhook-secret'];
+    if (webhook) for (const secret of webhookSecretSecrets(webhook)) this.printer.addSecret(secret);
     for (const b of profile['blinding-keys'] ?? []) {
       for (const secret of blindingKeySecrets(b.key)) this.printer.addSecret(secret);
     }
@@ -158,6 +161,9 @@ export class Session {
     this.requireProfile();
     const profile = this.store.rawProfile(this.profileName);
     if (typeof profile.token === 'string') this.printer.addSecret(profile.token);
+    const webhook = profile['webhook-secret'] as unknown;
+    if (typeof webhook === 'string')
+      for (const secret of webhookSecretSecrets(webhook)) this.printer.addSecret(secret);
     const keys = profile['blinding-keys'] as unknown;
     for (const entry of Array.isArray(keys) ? keys : [keys]) {
       const key = typeof entry === 'string' ? entry : (entry as { key?: unknown } | null)?.key;

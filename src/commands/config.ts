@@ -181,7 +181,9 @@ export async function set(name: string, value: string, session: Session): Promis
 }
 
 export async function unset(name: string, session: Session): Promise<void> {
-  const k = key(name);
+  // the webhook signing secret is made by listen, never set, but it can be removed (a damaged one,
+  // or to make a new one)
+  const k = name === 'webhook-secret' ? name : key(name);
   // unset does not create a profile: the name must exist; it repairs a damaged setting, so the
   // others are not checked
   session.profileForRepair();

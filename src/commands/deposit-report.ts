@@ -186,7 +186,7 @@ function humanReport(report: Report, options: ReportCommandOptions): string[] {
   if (t.uncheckedCount > 0) out.push(p.outColor.dim('  lbrl deposit verify checks them'));
   if (t.unknownAmountsCount > 0)
     out.push(
-      p.outColor.bold(
+      p.outColor.magenta(
         `${t.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
       ),
     );

@@ -9,6 +9,7 @@ import { parseForwardUrl, webhookPoster } from '../api/webhook-post.js';
 import { answerLine, EventHub } from '../deposits/events.js';
 import { type DepositOutcome, verifySettlements } from '../deposits/verify.js';
 import { GONE, watchDeposits } from '../deposits/watch.js';
+import { webhookSecretSecrets } from '../domain/text/redact.js';
 import { parseIntervalSeconds } from '../domain/values.js';
 import {
   DEPOSIT_EVENTS,
@@ -39,7 +40,7 @@ export async function profileSecret(session: Session): Promise<string> {
   if (typeof existing === 'string' && secretKey(existing)) return existing;
   if (existing !== undefined) {
     throw new LbrlError(
-      `the webhook secret of profile ${session.profileName} in ${session.store.file} is damaged; remove its "${SECRET_KEY}" to make a new one (receivers must then be given the new secret)`,
+      `the webhook secret of profile ${session.profileName} in ${session.store.file} is damaged; remove it with lbrl config unset ${SECRET_KEY}${session.profileName === 'default' ? '' : ` --profile ${session.profileName}`} to make a new one (receivers must then be given the new secret)`,
       'config',
     );
   }
@@ -99,7 +100,7 @@ export async function run(opts: ListenOptions, session: Session): Promise<void> 
   // where the events come from is checked before anything is written
   if (opts.replay === undefined) session.target();
   const secret = await profileSecret(session);
-  p.addSecret(secret);
+  for (const s of webhookSecretSecrets(secret)) p.addSecret(s);
   const key = secretKey(secret)!;
   const outbox = new Outbox(session.store.dir, session.profileName, (line) => p.warn(line));
   const poster = webhookPoster({

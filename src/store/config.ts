@@ -314,11 +314,12 @@ export function profileProblem(profile: Profile): { key: string; got: string; ex
         };
       continue;
     }
-    if (key === 'token' || (CONFIG_KEYS as readonly string[]).includes(key)) {
+    if (key === 'token' || key === 'webhook-secret' || (CONFIG_KEYS as readonly string[]).includes(key)) {
       if (typeof value !== 'string')
         return {
           key,
-          got: key === 'token' ? `not a string (${typeof value})` : kindOf(value),
+          // never a secret's value: only what it is
+          got: key === 'token' || key === 'webhook-secret' ? `not a string (${typeof value})` : kindOf(value),
           expected: 'a string',
         };
     }
@@ -331,6 +332,8 @@ function repairCommand(key: string, profile: string): string {
   const flag = profile === 'default' ? '' : ` --profile ${profile}`;
   if (key === 'blinding-keys') return `lbrl config set-blinding-key --clear${flag}`;
   if (key === 'token') return `lbrl auth logout${flag} (then lbrl auth login)`;
+  if (key === 'webhook-secret')
+    return `lbrl config unset webhook-secret${flag} (lbrl listen then makes a new one; give it to your receivers)`;
   return `lbrl config unset ${key}${flag} (or lbrl config set ${key} <value>)`;
 }
 
@@ -381,7 +384,8 @@ export function requireProfileExists(store: ConfigStore, name: string, from = '-
 }
 
 /**
- * Every secret the config file holds (each profile's token and blinding keys), read before
+ * Every secret the config file holds (each profile's token, blinding keys and webhook signing
+ * secret), read before
  * anything else so that output is redacted from its first line, even of a command that never reads
  * the profile (a token pasted as a deposit id). Lenient: a file that cannot be read yields nothing
  * (the command that reads the profile reports why), and a damaged one still gives up what looks
@@ -400,22 +404,23 @@ function damage(text: string, message: string): string {
   return `not valid JSON at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
 }
 
-export function configSecrets(dir: string): { tokens: string[]; keys: string[] } {
+export function configSecrets(dir: string): { tokens: string[]; keys: string[]; webhooks: string[] } {
   const tokens: string[] = [];
   const keys: string[] = [];
+  const webhooks: string[] = [];
   let text: string;
   try {
     const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
     const fd = fs.openSync(path.join(dir, 'config.json'), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     try {
       const stat = fs.fstatSync(fd);
-      if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return { tokens, keys };
+      if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return { tokens, keys, webhooks };
       text = fs.readFileSync(fd, 'utf8');
     } finally {
       fs.closeSync(fd);
     }
   } catch {
-    return { tokens, keys };
+    return { tokens, keys, webhooks };
   }
   try {
     const config = JSON.parse(text) as unknown;
@@ -424,11 +429,17 @@ export function configSecrets(dir: string): { tokens: string[]; keys: string[] }
     if (profiles && typeof profiles === 'object') {
       for (const profile of Object.values(profiles as Record<string, unknown>)) {
         if (!profile || typeof profile !== 'object') continue;
-        const { token, 'blinding-keys': entries } = profile as {
+        const {
+          token,
+          'blinding-keys': entries,
+          'webhook-secret': webhook,
+        } = profile as {
           token?: unknown;
           'blinding-keys'?: unknown;
+          'webhook-secret'?: unknown;
         };
         if (typeof token === 'string') tokens.push(token);
+        if (typeof webhook === 'string') webhooks.push(webhook);
         for (const entry of Array.isArray(entries) ? entries : [entries]) {
           if (typeof entry === 'string') keys.push(entry);
           else if (entry && typeof entry === 'object' && typeof (entry as { key?: unknown }).key === 'string')
@@ -437,16 +448,16 @@ export function configSecrets(dir: string): { tokens: string[]; keys: string[] }
       }
     }
   } catch {
-    // not JSON: whatever stands after "token" or "key"
-    for (const m of text.matchAll(/"(token|key)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
+    // not JSON: whatever stands after "token", "key" or "webhook-secret"
+    for (const m of text.matchAll(/"(token|key|webhook-secret)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
       let value = m[2]!;
       try {
         value = JSON.parse(`"${value}"`) as string;
       } catch {
         // as written
       }
-      (m[1] === 'token' ? tokens : keys).push(value);
+      (m[1] === 'token' ? tokens : m[1] === 'key' ? keys : webhooks).push(value);
     }
   }
-  return { tokens, keys };
+  return { tokens, keys, webhooks };
 }

@@ -1,6 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Context, OutStream, SecretFilter } from '../context.js';
-import { blindingKeySecrets, Redactor } from '../domain/text/redact.js';
+import { blindingKeySecrets, Redactor, webhookSecretSecrets } from '../domain/text/redact.js';
 import { jsonLine } from '../domain/text/safe-text.js';
 import type { LbrlError } from '../errors.js';
 
@@ -155,15 +155,19 @@ export function redactingStream<S extends OutStream>(stream: S, redact: (text: s
 
 /**
  * The context with its output redacted from the first byte: the secrets of the config file (every
- * profile's token and blinding keys) and LBRL_TOKEN, before any argument is parsed, so that a
+ * profile's token, blinding keys and webhook secret) and LBRL_TOKEN, before any argument is parsed, so that a
  * secret typed in the wrong place (`deposit get <token>`) never comes back in an error.
  */
-export function redactingContext(ctx: Context, secrets: { tokens: string[]; keys: string[] }): Context {
+export function redactingContext(
+  ctx: Context,
+  secrets: { tokens: string[]; keys: string[]; webhooks?: string[] },
+): Context {
   if (ctx.redactor) return ctx;
   const redactor = new Redactor();
   redactor.add(ctx.env.LBRL_TOKEN);
   for (const token of secrets.tokens) redactor.add(token);
   for (const key of secrets.keys) for (const secret of blindingKeySecrets(key)) redactor.add(secret);
+  for (const w of secrets.webhooks ?? []) for (const secret of webhookSecretSecrets(w)) redactor.add(secret);
   const redact = (text: string) => redactor.redact(text);
   return {
     ...ctx,

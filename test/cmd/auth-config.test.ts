@@ -409,6 +409,19 @@ describe('a damaged config entry', () => {
     ['network a number', { network: 1 }, 'network', 'config unset network'],
     ['base-url a list', { 'base-url': ['https://x'] }, 'base-url', 'config unset base-url'],
     ['token a number', { token: 1234 }, 'token', 'auth logout'],
+    ['webhook-secret a number', { 'webhook-secret': 5 }, 'webhook-secret', 'config unset webhook-secret'],
+    ['webhook-secret a list', { 'webhook-secret': [KEY] }, 'webhook-secret', 'config unset webhook-secret'],
+    [
+      'webhook-secret an object',
+      { 'webhook-secret': { k: KEY } },
+      'webhook-secret',
+      'config unset webhook-secret',
+    ],
+    ['webhook-secret true', { 'webhook-secret': true }, 'webhook-secret', 'config unset webhook-secret'],
+    ['expire-after a number', { 'expire-after': 24 }, 'expire-after', 'config unset expire-after'],
+    ['requests-per-minute null', { 'requests-per-minute': null }, 'requests-per-minute', 'config unset'],
+    ['shop-name an object', { 'shop-name': { a: 1 } }, 'shop-name', 'config unset shop-name'],
+    ['asset-precision a list', { 'asset-precision': [8] }, 'asset-precision', 'config unset asset-precision'],
   ])(
     '%s: a config error (exit 2) naming the file and the key, never a key itself',
     async (_n, profile, key, repair) => {
@@ -434,6 +447,43 @@ describe('a damaged config entry', () => {
       expect(JSON.parse(j.stderr)).toMatchObject({ error: { type: 'config_invalid', exitCode: 2 } });
     },
   );
+
+  it.each([
+    ['a byte-order mark before the JSON', '\ufeff{"profiles":{"default":{}}}'],
+    ['a profile that is a list', '{"profiles":{"default":[1]}}'],
+  ])(
+    '%s: deposit list and report say the config is damaged (exit 2), not "no deposits"',
+    async (_n, text) => {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      fs.writeFileSync(file(), text, { mode: 0o600 });
+      for (const args of [
+        ['deposit', 'list'],
+        ['deposit', 'report'],
+        ['deposit', 'list', '--json'],
+      ]) {
+        const r = await runCli(args, { env: env() });
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toContain(file());
+      }
+    },
+  );
+
+  it('a damaged webhook secret: listen says so (exit 2), and config unset webhook-secret repairs it', async () => {
+    write({ 'webhook-secret': 5, 'sandbox-autopay': 'off' });
+    const listen = await runCli(['listen', '--print-secret'], { env: env() });
+    expect(listen.code).toBe(2);
+    expect(listen.stdout).toBe('');
+    expect(listen.stderr).toContain('"webhook-secret"');
+    expect(listen.stderr).not.toMatch(/unexpected failure/);
+    expect((await runCli(['config', 'unset', 'webhook-secret'], { env: env() })).code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toEqual({
+      profiles: { default: { 'sandbox-autopay': 'off' } },
+    });
+    const made = await runCli(['listen', '--print-secret'], { env: env() });
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/^whsec_[A-Za-z0-9+/]+=*\n$/);
+  });
 
   it('the repair commands work on it: set-blinding-key --clear, config unset, config set, auth logout', async () => {
     write({ 'blinding-keys': KEY, verify: true, confirmations: 3, token: 5 });
@@ -550,5 +600,29 @@ describe('config get: the value in force and where it came from', () => {
     expect((await get(['qr-style'])).stdout).toBe('light\n');
     expect((await runCli(['config', 'set', 'qr-style', 'detect'], { env: env() })).code).toBe(0);
     expect((await get(['qr-style'])).stdout).toBe('detect\n');
+  });
+});
+
+describe('a config file of megabytes', () => {
+  it('config list and get answer in time: the credential filter is linear in the text', async () => {
+    const big = tempDir();
+    // a run of letters before no "://" once made every start position rescan the run
+    fs.writeFileSync(
+      path.join(big, 'config.json'),
+      JSON.stringify({
+        profiles: { default: { 'shop-name': 'x'.repeat(2_000_000), 'base-url': `${'a'.repeat(1_000_000)}` } },
+      }),
+      { mode: 0o600 },
+    );
+    const started = Date.now();
+    for (const args of [
+      ['config', 'list'],
+      ['config', 'get', 'shop-name'],
+      ['config', 'get', 'base-url'],
+    ]) {
+      const r = await runCli(args, { env: { LBRL_CONFIG_DIR: big } });
+      expect(r.stderr).not.toMatch(/unexpected failure/);
+    }
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

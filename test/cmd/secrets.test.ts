@@ -239,3 +239,49 @@ describe('secrets typed in the wrong place, before the profile is read', () => {
     );
   }
 });
+
+describe('the webhook signing secret typed in the wrong place', () => {
+  // stored in another profile than the one in use: still kept out from the first line
+  const WHSEC = `whsec_${Buffer.from('0123456789abcdef'.repeat(2).split('').reverse().join('') + '+/?>~').toString('base64')}`;
+  const BODY = WHSEC.slice('whsec_'.length);
+  const configured = () => {
+    const dir = tempDir();
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({ profiles: { default: {}, shop: { 'webhook-secret': WHSEC } } }),
+      { mode: 0o600 },
+    );
+    return { HOME: tempDir(), LBRL_CONFIG_DIR: dir };
+  };
+  const key = Buffer.from(BODY, 'base64');
+  const typed: Record<string, string> = {
+    plain: WHSEC,
+    'without whsec_': BODY,
+    base64url: BODY.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+    url: encodeURIComponent(WHSEC),
+    'key hex': key.toString('hex'),
+    'key HEX': key.toString('hex').toUpperCase(),
+    base64: Buffer.from(WHSEC).toString('base64'),
+  };
+  const places: Array<[string, (s: string) => string[]]> = [
+    ['config get', (s) => ['config', 'get', s]],
+    ['config set shop-name', (s) => ['config', 'set', 'shop-name', s]],
+    ['deposit report --since', (s) => ['deposit', 'report', '--since', s]],
+    ['listen --replay', (s) => ['listen', '--replay', s]],
+    ['sandbox send --to', (s) => ['sandbox', 'send', '--amount', '1', '--to', s]],
+    ['display --host', (s) => ['display', '--host', `${s}!`]],
+  ];
+  it.each(places)('given to %s it comes back redacted in every form, with --json too', async (_n, args) => {
+    const env = configured();
+    for (const [form, value] of Object.entries(typed)) {
+      for (const json of [false, true]) {
+        const r = await runCli([...args(value), ...(json ? ['--json'] : [])], { env });
+        const out = r.stdout + r.stderr;
+        expect(r.code, `${form} ${json}`).not.toBe(0);
+        expect(out, `${form} ${json}`).not.toContain(value);
+        expect(out.toLowerCase(), form).not.toContain(key.toString('hex').slice(0, 16));
+        expect(out, form).not.toContain(BODY.slice(0, 12));
+      }
+    }
+  });
+});

@@ -4,6 +4,7 @@
  * ends on --timeout, on SIGTERM, and when the terminal goes away.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempDir } from '../helpers/cli.js';
@@ -143,4 +144,40 @@ describe('a terminal of no size', () => {
     if (alive) process.kill(pid, 'SIGKILL');
     expect(alive).toBe(false);
   });
+});
+
+describe('a terminal that hangs up', () => {
+  // the session leader, as a login shell is: on the hang-up it passes SIGHUP on to its job (as
+  // bash does) and writes down how the job ended
+  const LEADER = `
+    const fs = require('node:fs');
+    const [out, ...args] = process.argv.slice(1);
+    const job = require('node:child_process').spawn(process.execPath, args, { stdio: 'inherit' });
+    process.on('SIGHUP', () => job.kill('SIGHUP'));
+    job.on('exit', (code, signal) => { fs.writeFileSync(out, JSON.stringify({ code, signal })); process.exit(0); });
+  `;
+  it.each([
+    ['sandbox serve', ['sandbox', 'serve', '--port', '0'], /sandbox serving/],
+    ['listen', ['listen', '--forward-to', 'http://127.0.0.1:9/hooks'], /listening:/],
+    ['display', ['display', '--port', '0'], /http:\/\/127\.0\.0\.1:\d+\/\?k=/],
+  ])(
+    '%s ends by the hang-up itself, not by a crash of Node at exit (SIGABRT, a core file)',
+    async (_n, args, ready) => {
+      const { env } = sandboxWithDeposit();
+      const dir = tempDir();
+      const out = `${dir}/ended.json`;
+      const quoted = [out, BIN, ...args].map((a) => `'${a}'`).join(' ');
+      const run = inPty(`cd ${dir}; exec node -e "${LEADER.replace(/\n\s*/g, ' ')}" ${quoted}`, env, 0, 0);
+      await waitFor(run, ready);
+      run.child.kill('SIGKILL');
+      const end = Date.now() + 3_000;
+      while (!fs.existsSync(out) && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+      const ended = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+        code: number | null;
+        signal: string | null;
+      };
+      expect(ended.signal ?? ended.code).toBe('SIGHUP');
+      expect(fs.readdirSync(dir).filter((f) => f.startsWith('core'))).toEqual([]);
+    },
+  );
 });

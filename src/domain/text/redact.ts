@@ -225,7 +225,8 @@ export class Redactor {
 
   /** Keep this value out of every text from now on (ignored when shorter than MIN_SECRET). */
   add(secret: string | undefined): void {
-    if (!secret || secret.length < MIN_SECRET) return;
+    // a damaged config may hold anything where a secret should be: what is not text is no secret
+    if (typeof secret !== 'string' || secret.length < MIN_SECRET) return;
     if (HEX_SECRET.test(secret)) {
       // any case of its digits as it is; its encodings (base64, hex of the text) as written in
       // lower case and in upper case, the two ways a key is written
@@ -280,6 +281,25 @@ export function redactSecret(text: string, secret: string): string {
 export function blindingKeySecrets(key: string): string[] {
   const runs = key.match(/[0-9A-Za-z]{16,}/g);
   return runs ?? [key];
+}
+
+/**
+ * What of a webhook signing secret (`whsec_` and base64 of its key) to keep out of text: the
+ * secret, its base64 without the prefix (as receivers accept it), that base64 in the URL alphabet
+ * with and without padding, and the key's bytes in hex (any case). Each of these as a secret of
+ * its own, so its encodings are matched too.
+ */
+export function webhookSecretSecrets(secret: string): string[] {
+  const out = [secret];
+  const b64 = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  if (b64 !== secret) out.push(b64);
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) {
+    const url = b64.replace(/\+/g, '-').replace(/\//g, '_');
+    out.push(url, url.replace(/=+$/, ''));
+    const bytes = Buffer.from(b64, 'base64');
+    if (bytes.length >= 8) out.push(bytes.toString('hex'));
+  }
+  return [...new Set(out)];
 }
 
 /** Whether a value looks like blinding-key material (a key, or a slip77/ct descriptor). */
