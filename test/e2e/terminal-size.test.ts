@@ -148,13 +148,13 @@ describe('a terminal of no size', () => {
 
 describe('a terminal that hangs up', () => {
   // the session leader, as a login shell is: on the hang-up it passes SIGHUP on to its job (as
-  // bash does) and writes down how the job ended
+  // bash does) and writes down how the job ended (whole, by a rename: the test reads it as it appears)
   const LEADER = `
     const fs = require('node:fs');
     const [out, ...args] = process.argv.slice(1);
     const job = require('node:child_process').spawn(process.execPath, args, { stdio: 'inherit' });
     process.on('SIGHUP', () => job.kill('SIGHUP'));
-    job.on('exit', (code, signal) => { fs.writeFileSync(out, JSON.stringify({ code, signal })); process.exit(0); });
+    job.on('exit', (code, signal) => { fs.writeFileSync(out + '.part', JSON.stringify({ code, signal })); fs.renameSync(out + '.part', out); process.exit(0); });
   `;
   it.each([
     ['sandbox serve', ['sandbox', 'serve', '--port', '0'], /sandbox serving/],
