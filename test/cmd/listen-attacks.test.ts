@@ -7,10 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type RunOptions, runCli, tempDir } from '../helpers/cli.js';
 import { httpAnswer, startFaulty } from '../helpers/faulty.js';
 import { createAnswer, LQ, TOKEN } from '../helpers/fixtures.js';
-import { type Delivery, startReceiver } from '../helpers/receiver.js';
+import { checkingReceiver as checkWith, type ListenWorld, listenWorld } from '../helpers/listen.js';
 import { json, startServer } from '../helpers/server.js';
 
 const closers: Array<{ close(): Promise<void> | void }> = [];
@@ -18,69 +17,9 @@ afterEach(async () => {
   for (const c of closers.splice(0)) await c.close();
 });
 
-function world() {
-  const clock = { now: Date.now() };
-  const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), NO_COLOR: '1' };
-  const outputs: string[] = [];
-  const run = async (args: string[], extra: RunOptions = {}) => {
-    const r = await runCli(args, { env, clock, ...extra });
-    outputs.push(r.stdout, r.stderr);
-    return r;
-  };
-  /** listen until `done` holds (checked at each of its sleeps), then Ctrl-C */
-  const listen = (args: string[], done: () => boolean, extra: RunOptions = {}) => {
-    const ctrl = new AbortController();
-    let sleeps = 0;
-    let after = 0;
-    return run(['listen', ...args], {
-      signal: ctrl.signal,
-      onSleep: async () => {
-        await new Promise((r) => setTimeout(r, 2));
-        // a few sleeps more once done, so an answer the receiver already gave reaches lbrl
-        if ((done() && ++after > 3) || ++sleeps > 3000) ctrl.abort();
-      },
-      ...extra,
-    });
-  };
-  const trigger = async (scenario: string) => {
-    const r = await run(['sandbox', 'trigger', scenario]);
-    expect(r.code, r.stderr).toBe(0);
-    return r.stdout.trim();
-  };
-  const secret = async () => (await run(['listen', '--print-secret'])).stdout.trim();
-  return { clock, env, run, listen, trigger, secret, outputs };
-}
-
-/** A receiver checking each delivery with the standardwebhooks package when it arrives. */
-async function checkingReceiver(
-  w: ReturnType<typeof world>,
-  secret: string,
-  answer: (d: Omit<Delivery, 'answered'>, attempt: number) => number = () => 200,
-) {
-  const wh = new Webhook(secret);
-  const problems: string[] = [];
-  const attempts = new Map<string, number>();
-  const rx = await startReceiver((d) => {
-    const spy = vi.spyOn(Date, 'now').mockReturnValue(w.clock.now);
-    try {
-      wh.verify(d.body, d.headers as Record<string, string>);
-    } catch (error) {
-      problems.push(`${d.id}: ${(error as Error).message}`);
-    } finally {
-      spy.mockRestore();
-    }
-    const n = (attempts.get(d.id) ?? 0) + 1;
-    attempts.set(d.id, n);
-    return answer(d, n);
-  });
-  closers.push(rx);
-  const types = (deposit: string) =>
-    rx
-      .taken()
-      .filter((d) => d.deposit === deposit)
-      .map((d) => d.type);
-  return { ...rx, problems, types };
-}
+const world = listenWorld;
+const checkingReceiver = (w: ListenWorld, secret: string, answer?: Parameters<typeof checkWith>[3]) =>
+  checkWith(w, secret, closers, answer);
 
 describe('listen --forward-to: what is refused, and how', () => {
   it.each([

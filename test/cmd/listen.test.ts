@@ -5,10 +5,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Webhook } from 'standardwebhooks';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type RunOptions, runCli, tempDir } from '../helpers/cli.js';
-import { type Delivery, startReceiver } from '../helpers/receiver.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkingReceiver as checkWith, type ListenWorld, listenWorld } from '../helpers/listen.js';
 
 const ORDER = [
   'deposit.created',
@@ -26,69 +24,9 @@ afterEach(async () => {
   for (const r of receivers.splice(0)) await r.close();
 });
 
-function world() {
-  const clock = { now: Date.now() };
-  const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), NO_COLOR: '1' };
-  const outputs: string[] = [];
-  const run = async (args: string[], extra: RunOptions = {}) => {
-    const r = await runCli(args, { env, clock, ...extra });
-    outputs.push(r.stdout, r.stderr);
-    return r;
-  };
-  /** listen until `done` holds (checked at each of its sleeps), then Ctrl-C */
-  const listen = (args: string[], done: () => boolean) => {
-    const ctrl = new AbortController();
-    let sleeps = 0;
-    let after = 0;
-    return run(['listen', ...args], {
-      signal: ctrl.signal,
-      onSleep: async () => {
-        // a little real time per sleep, so a delivery in flight sees a clock that moved a little
-        await new Promise((r) => setTimeout(r, 2));
-        // a few sleeps more once done, so an answer the receiver already gave reaches lbrl
-        if ((done() && ++after > 3) || ++sleeps > 3000) ctrl.abort();
-      },
-    });
-  };
-  const trigger = async (scenario: string) => {
-    const r = await run(['sandbox', 'trigger', scenario]);
-    expect(r.code, r.stderr).toBe(0);
-    return r.stdout.trim();
-  };
-  const secret = async () => (await run(['listen', '--print-secret'])).stdout.trim();
-  return { clock, env, run, listen, trigger, secret, outputs };
-}
-
-/** A receiver that checks each delivery with the standardwebhooks package, at the moment it arrives. */
-async function checkingReceiver(
-  w: ReturnType<typeof world>,
-  secret: string,
-  answer: (d: Omit<Delivery, 'answered'>, attempt: number) => number = () => 200,
-) {
-  const wh = new Webhook(secret);
-  const problems: string[] = [];
-  const attempts = new Map<string, number>();
-  const rx = await startReceiver((d) => {
-    const spy = vi.spyOn(Date, 'now').mockReturnValue(w.clock.now);
-    try {
-      wh.verify(d.body, d.headers as Record<string, string>);
-    } catch (error) {
-      problems.push(`${d.id}: ${(error as Error).message}`);
-    } finally {
-      spy.mockRestore();
-    }
-    const n = (attempts.get(d.id) ?? 0) + 1;
-    attempts.set(d.id, n);
-    return answer(d, n);
-  });
-  receivers.push(rx);
-  const types = (deposit: string) =>
-    rx
-      .taken()
-      .filter((d) => d.deposit === deposit)
-      .map((d) => d.type);
-  return { ...rx, problems, types };
-}
+const world = listenWorld;
+const checkingReceiver = (w: ListenWorld, secret: string, answer?: Parameters<typeof checkWith>[3]) =>
+  checkWith(w, secret, receivers, answer);
 
 function inOrder(types: string[]): boolean {
   return types.every((t, i) => i === 0 || ORDER.indexOf(types[i - 1]!) < ORDER.indexOf(t));

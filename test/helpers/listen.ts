@@ -1,0 +1,77 @@
+/**
+ * What the listen tests share: a world of lbrl runs in-process on one config directory and a clock
+ * that moves only when lbrl sleeps, and a receiver that checks every delivery with the
+ * standardwebhooks package at the moment it arrives, as a merchant's would.
+ */
+import { Webhook } from 'standardwebhooks';
+import { expect, vi } from 'vitest';
+import { type RunOptions, runCli, tempDir } from './cli.js';
+import { type Delivery, startReceiver } from './receiver.js';
+
+export function listenWorld() {
+  const clock = { now: Date.now() };
+  const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), NO_COLOR: '1' };
+  const outputs: string[] = [];
+  const run = async (args: string[], extra: RunOptions = {}) => {
+    const r = await runCli(args, { env, clock, ...extra });
+    outputs.push(r.stdout, r.stderr);
+    return r;
+  };
+  /** listen until `done` holds (checked at each of its sleeps), then Ctrl-C */
+  const listen = (args: string[], done: () => boolean, extra: RunOptions = {}) => {
+    const ctrl = new AbortController();
+    let sleeps = 0;
+    let after = 0;
+    return run(['listen', ...args], {
+      signal: ctrl.signal,
+      onSleep: async () => {
+        // a little real time per sleep, so a delivery in flight sees a clock that moved a little
+        await new Promise((r) => setTimeout(r, 2));
+        // a few sleeps more once done, so an answer the receiver already gave reaches lbrl
+        if ((done() && ++after > 3) || ++sleeps > 3000) ctrl.abort();
+      },
+      ...extra,
+    });
+  };
+  const trigger = async (scenario: string) => {
+    const r = await run(['sandbox', 'trigger', scenario]);
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout.trim();
+  };
+  const secret = async () => (await run(['listen', '--print-secret'])).stdout.trim();
+  return { clock, env, run, listen, trigger, secret, outputs };
+}
+
+export type ListenWorld = ReturnType<typeof listenWorld>;
+
+/** A receiver checking each delivery with the standardwebhooks package when it arrives; closed by the caller's `closers`. */
+export async function checkingReceiver(
+  w: ListenWorld,
+  secret: string,
+  closers: Array<{ close(): Promise<void> | void }>,
+  answer: (d: Omit<Delivery, 'answered'>, attempt: number) => number = () => 200,
+) {
+  const wh = new Webhook(secret);
+  const problems: string[] = [];
+  const attempts = new Map<string, number>();
+  const rx = await startReceiver((d) => {
+    const spy = vi.spyOn(Date, 'now').mockReturnValue(w.clock.now);
+    try {
+      wh.verify(d.body, d.headers as Record<string, string>);
+    } catch (error) {
+      problems.push(`${d.id}: ${(error as Error).message}`);
+    } finally {
+      spy.mockRestore();
+    }
+    const n = (attempts.get(d.id) ?? 0) + 1;
+    attempts.set(d.id, n);
+    return answer(d, n);
+  });
+  closers.push(rx);
+  const types = (deposit: string) =>
+    rx
+      .taken()
+      .filter((d) => d.deposit === deposit)
+      .map((d) => d.type);
+  return { ...rx, problems, types };
+}
