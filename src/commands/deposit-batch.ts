@@ -3,9 +3,17 @@
  * batch flow (deposits/batch.ts), results printed in row order.
  */
 import fs from 'node:fs';
-import { readInput } from '../context.js';
-import { type BatchRow, createBatch, type RowKind, type RowOutcome, tally } from '../deposits/batch.js';
-import type { RequestDefaults } from '../deposits/ports.js';
+import type { RetryInfo } from '../api/client.js';
+import { type Context, readInput } from '../context.js';
+import {
+  type BatchRow,
+  createBatch,
+  type RowKind,
+  type RowOutcome,
+  type RowTurns,
+  tally,
+} from '../deposits/batch.js';
+import type { DepositApi, FlowClock, Recorder, RequestDefaults, Scope } from '../deposits/ports.js';
 import { checkRequest, ROW_LABELS } from '../deposits/request.js';
 import { formatCents } from '../domain/money.js';
 import { decodeRowsInput, parseRows } from '../domain/text/rows.js';
@@ -14,6 +22,7 @@ import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { ResumableRows, RowClaims } from '../store/claims.js';
+import type { Printer } from '../ui/output.js';
 import { mayRedraw, ProgressLine } from '../ui/progress.js';
 import type { OptionsOf } from './define.js';
 import type { CREATE_FLAGS } from './flags.js';
@@ -23,11 +32,56 @@ type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
 export type BatchOptions = Pick<CreateFlags, 'concurrency' | 'resume' | 'split' | 'dryRun'> &
   Required<Pick<CreateFlags, 'from'>>;
 
+/**
+ * All `deposit create --from` needs, and nothing more (gh's Options struct): the Session fills it
+ * in (`batchOptionsOf`); a test hands plain objects, a fake client and clock included.
+ */
+export interface BatchCommandOptions {
+  flags: BatchOptions;
+  printer: Printer;
+  globals: { json?: boolean | undefined; quiet?: boolean | undefined };
+  /** stdin (--from -), and stderr with the environment for the progress line */
+  ctx: Pick<Context, 'stdin' | 'stderr' | 'env'>;
+  /** the settings each row is checked against (the network first) */
+  requestDefaults(): RequestDefaults;
+  /** this profile's deposits on the target, as the history records them */
+  scope(): Scope;
+  /** the client; its retries report through onRetry so a 429 pauses every row */
+  client(onRetry: (info: RetryInfo) => void): Promise<DepositApi>;
+  recorder: Recorder;
+  clock: FlowClock;
+  /** with --resume: what earlier and overlapping runs of the file did, for these row keys */
+  resumable(scope: Scope, keys: string[]): RowTurns;
+}
+
+/** The Session's world, narrowed to what `deposit create --from` uses. */
+export function batchOptionsOf(flags: BatchOptions, session: Session): BatchCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    globals: session.globals,
+    ctx: session.ctx,
+    requestDefaults: () => session.requestDefaults(),
+    scope: () => session.scope(),
+    client: (onRetry) => session.client(undefined, { maxRetries: 6, onRetry }),
+    recorder: { record: (records) => session.record(records) },
+    clock: session.ctx,
+    resumable: (scope, keys) =>
+      new ResumableRows(
+        session.history(),
+        new RowClaims(session.store.dir, (line) => session.printer.warn(line)),
+        scope.profile,
+        scope.target,
+        keys,
+      ),
+  };
+}
+
 const MAX_INPUT = 10 * 1024 * 1024;
 const MAX_ROWS = 10_000;
 
-async function readRows(from: string, session: Session): Promise<string> {
-  if (from === '-') return readInput(session.ctx.stdin, MAX_INPUT, 'the input');
+async function readRows(from: string, stdin: Context['stdin']): Promise<string> {
+  if (from === '-') return readInput(stdin, MAX_INPUT, 'the input');
   try {
     const st = fs.statSync(from);
     if (!st.isFile()) throw invalidValue('--from', from, 'a CSV or NDJSON file, or - for stdin');
@@ -43,7 +97,12 @@ async function readRows(from: string, session: Session): Promise<string> {
 }
 
 export async function run(opts: BatchOptions, session: Session): Promise<void> {
-  const p = session.printer;
+  return runBatch(batchOptionsOf(opts, session));
+}
+
+/** Every row checked before anything is sent, then sent; the results printed in row order. */
+export async function runBatch(options: BatchCommandOptions): Promise<void> {
+  const { flags: opts, printer: p, globals } = options;
   let concurrency = 4;
   if (opts.concurrency !== undefined) {
     const r = parseWholeNumber(opts.concurrency, 1, 16);
@@ -51,7 +110,7 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
     concurrency = r.value;
   }
   const source = opts.from === '-' ? 'stdin' : opts.from;
-  const text = await readRows(opts.from, session);
+  const text = await readRows(opts.from, options.ctx.stdin);
   const format = /\.csv$/i.test(opts.from) ? 'csv' : /\.(nd)?jsonl?$/i.test(opts.from) ? 'ndjson' : 'auto';
   const parsed = parseRows(text, format);
   if (!parsed.ok) throw usageError(`${source} is refused:\n  ${parsed.errors.join('\n  ')}`);
@@ -63,7 +122,7 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
   const problems: string[] = [];
   let defaults: RequestDefaults | undefined;
   for (const r of parsed.rows) {
-    defaults ??= session.requestDefaults();
+    defaults ??= options.requestDefaults();
     const checked = checkRequest(
       { ...r.fields, ...(opts.split === false ? { split: false } : {}) },
       defaults,
@@ -83,13 +142,12 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
     return;
   }
 
-  const target = session.target();
-  const scope = session.scope(target);
+  const scope = options.scope();
   // a terminal of a known size gets a progress line, cleared before each line of the table
   const progress =
-    mayRedraw(session.ctx) && !session.globals.quiet ? new ProgressLine(session.ctx.stderr) : undefined;
+    mayRedraw(options.ctx) && !globals.quiet ? new ProgressLine(options.ctx.stderr) : undefined;
   // a person at a terminal reads a table; a pipe or --json gets one NDJSON line per row
-  const table = p.stdoutIsTTY && !session.globals.json ? new RowTable(rows) : undefined;
+  const table = p.stdoutIsTTY && !globals.json ? new RowTable(rows) : undefined;
   let printed = 0;
   let seen: ReadonlyArray<RowOutcome | undefined> = [];
   let failure: unknown;
@@ -98,18 +156,11 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
       rows,
       { concurrency, resume: Boolean(opts.resume) },
       {
-        api: (onRetry) => session.client(target, { maxRetries: 6, onRetry }),
-        recorder: session,
+        api: (onRetry) => options.client(onRetry),
+        recorder: options.recorder,
         scope,
-        clock: session.ctx,
-        resumable: (keys) =>
-          new ResumableRows(
-            session.history(),
-            new RowClaims(session.store.dir, (line) => p.warn(line)),
-            scope.profile,
-            scope.target,
-            keys,
-          ),
+        clock: options.clock,
+        resumable: (keys) => options.resumable(scope, keys),
       },
       (outcomes, finished) => {
         seen = outcomes;

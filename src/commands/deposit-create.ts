@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateRequest } from '../api/models.js';
-import type { Prompter } from '../context.js';
+import type { Context, Prompter } from '../context.js';
 import { createChecked } from '../deposits/create.js';
+import type { DepositApi, RequestDefaults, Scope } from '../deposits/ports.js';
 import { buildRequest } from '../deposits/request.js';
+import type { WatchPlan } from '../deposits/watch.js';
 import { checkLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents, parseReais } from '../domain/money.js';
 import { readSplitFee } from '../domain/split.js';
@@ -16,7 +18,8 @@ import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { CREATE_FLAGS } from './flags.js';
 import { showCounter } from './shared/counter.js';
-import { followCommand, followOnScreen } from './shared/follow.js';
+import { type SettingsReader, settingOrDefault } from './shared/expiry.js';
+import { type FollowDeps, followCommand, followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
@@ -27,11 +30,73 @@ function check<T>(r: { ok: true; value: T } | { ok: false; expected: string }): 
   return r.ok ? true : `expected ${r.expected}`;
 }
 
+/** Where the requests go: a live service (its base URL) or the embedded sandbox. */
+export type ServiceTarget = { mode: 'live'; baseUrl: string } | { mode: 'sandbox' };
+
+/**
+ * All `deposit create` needs, and nothing more (gh's Options struct): the Session fills it in
+ * (`createOptionsOf`); a test hands plain objects, a fake client, clock and prompter included,
+ * and needs no server. What the follow of --watch needs (the terminal, printer, the watch's
+ * client, clock, recorder) is `FollowDeps`.
+ */
+export interface CreateCommandOptions extends FollowDeps {
+  flags: CreateFlags;
+  /** the terminal: stdin and stdout's size as well, for the counter view */
+  ctx: Pick<Context, 'stdout' | 'stderr' | 'stdin' | 'env' | 'now'>;
+  /** the profile's settings it reads: qr-style, sandbox-autopay */
+  config: SettingsReader;
+  /** the settings a request is checked against (the network first) */
+  requestDefaults(): RequestDefaults;
+  /** where the requests go, known only once the input is checked */
+  target(): ServiceTarget;
+  /** this profile's deposits on the target, as the history records them */
+  scope(): Scope;
+  /** the client the create is sent with */
+  client(): Promise<DepositApi>;
+  /** someone to ask for what the flags left out, when a person is at a terminal (and --no-input is not given) */
+  prompter(): Promise<Prompter | undefined>;
+  /** the profile's name and the config directory, where --display finds the customer's screen */
+  profileName: string;
+  configDir: string;
+  /** the plan with --verify's `settled` hook when verify is on (the flag, else the profile's verify) */
+  verifying(plan: WatchPlan, verify: boolean | undefined): Promise<WatchPlan>;
+}
+
+/** The Session's world, narrowed to what `deposit create` uses. */
+export function createOptionsOf(flags: CreateFlags, session: Session): CreateCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    ctx: session.ctx,
+    globals: session.globals,
+    renderMode: () => session.renderMode(),
+    watchClient: () => session.client(undefined, { maxRetries: 0 }),
+    clock: session.ctx,
+    recorder: { record: (records) => session.record(records) },
+    config: { setting: (key) => session.setting(key) },
+    requestDefaults: () => session.requestDefaults(),
+    target: () => session.target(),
+    scope: () => session.scope(),
+    client: () => session.client(),
+    async prompter() {
+      if (!canPrompt(session.ctx, session.globals)) return undefined;
+      return session.ctx.prompter ?? (await inquirerPrompter(session.ctx));
+    },
+    profileName: session.profileName,
+    configDir: session.store.dir,
+    verifying: (plan, verify) => withVerify(plan, verify, session),
+  };
+}
+
 /** Ask a person for what the flags left out; the answers pass the same checks as flags. */
-async function askMissing(opts: CreateFlags, session: Session, prompter: Prompter): Promise<CreateFlags> {
+async function askMissing(
+  opts: CreateFlags,
+  options: CreateCommandOptions,
+  prompter: Prompter,
+): Promise<CreateFlags> {
   const filled = { ...opts };
-  const p = session.printer;
-  const network = session.network();
+  const p = options.printer;
+  const { network, defaultAddress } = options.requestDefaults();
   if (filled.amount === undefined && filled.amountCents === undefined) {
     filled.amount = await prompter.input({
       message: 'Amount in reais (e.g. 1500 or 15,50)',
@@ -47,7 +112,7 @@ async function askMissing(opts: CreateFlags, session: Session, prompter: Prompte
   if (filled.to === undefined) {
     filled.to = await prompter.input({
       message: 'Destination Liquid address',
-      default: session.setting('default-address'),
+      default: defaultAddress,
       validate: addressCheck,
     });
   }
@@ -86,36 +151,41 @@ function summary(body: CreateRequest, where: string): string {
 }
 
 /** The profile's running display, or a usage error saying how to start one (before anything is sent). */
-async function runningDisplay(session: Session) {
+async function runningDisplay(options: CreateCommandOptions) {
   const { displayFile, readDisplayRecord, showOnDisplay } = await import('../display/state.js');
-  const record = readDisplayRecord(displayFile(session.store.dir, session.profileName));
+  const { profileName } = options;
+  const record = readDisplayRecord(displayFile(options.configDir, profileName));
   // a display that answers (to a request for no deposit) is running
   const answer = record ? await showOnDisplay(record, '00000000-0000-4000-8000-000000000000') : 'unreachable';
   if (!record || answer === 'unreachable') {
-    const profile = session.globals.profile !== undefined ? ` --profile ${session.profileName}` : '';
+    const profile = options.globals.profile !== undefined ? ` --profile ${profileName}` : '';
     throw usageError(
-      `no customer display is running for profile ${session.profileName} (nothing was sent): start one in another terminal with lbrl display${profile}, then run this again`,
+      `no customer display is running for profile ${profileName} (nothing was sent): start one in another terminal with lbrl display${profile}, then run this again`,
     );
   }
   return record;
 }
 
 export async function run(opts: CreateFlags, session: Session): Promise<void> {
-  const p = session.printer;
+  return runCreate(createOptionsOf(opts, session));
+}
+
+/** Check, ask for what is missing (a person), confirm, send, check the answer, record, show; follow with --watch. */
+export async function runCreate(options: CreateCommandOptions): Promise<void> {
+  const { flags: opts, printer: p, globals } = options;
   // a style chosen by flag or setting always wins; otherwise the terminal may be asked
-  const saved = session.profile()['qr-style'];
+  const saved = options.config.setting('qr-style');
   const chosenStyle = opts.qrStyle ?? (saved === 'detect' ? undefined : saved);
-  const style = qrStyle(opts.qrStyle, session.setting('qr-style'));
+  const style = qrStyle(opts.qrStyle, saved);
   const plan = parseWatchFlags(opts);
-  const interactive = canPrompt(session.ctx, session.globals);
-  const prompter = interactive ? (session.ctx.prompter ?? (await inquirerPrompter(session.ctx))) : undefined;
-  const filled = prompter && !opts.dryRun ? await askMissing(opts, session, prompter) : opts;
-  const body = buildRequest(filled, session.requestDefaults());
+  const prompter = await options.prompter();
+  const filled = prompter && !opts.dryRun ? await askMissing(opts, options, prompter) : opts;
+  const body = buildRequest(filled, options.requestDefaults());
   if (opts.qrPng !== undefined) checkQrPngTarget(opts.qrPng);
-  const target = session.target();
+  const target = options.target();
 
   if (opts.dryRun) {
-    if (session.globals.json) {
+    if (globals.json) {
       p.json({ request: body });
     } else {
       p.out(
@@ -135,11 +205,11 @@ export async function run(opts: CreateFlags, session: Session): Promise<void> {
   }
 
   // --display: a charge is created for a screen only when one is there to show it
-  const display = opts.display ? await runningDisplay(session) : undefined;
+  const display = opts.display ? await runningDisplay(options) : undefined;
 
-  const client = await session.client(target);
+  const client = await options.client();
   const { value, raw } = await createChecked(
-    { api: client, recorder: session, scope: session.scope(target), now: session.ctx.now },
+    { api: client, recorder: options.recorder, scope: options.scope(), now: () => options.clock.now() },
     body,
     randomUUID(),
   );
@@ -160,14 +230,22 @@ export async function run(opts: CreateFlags, session: Session): Promise<void> {
       );
   }
 
-  const timeZone = timeZoneOf(session.ctx.env);
-  const human = !session.globals.json && !session.globals.quiet;
-  if (session.globals.json) p.json(raw);
-  else if (session.globals.quiet) p.out(value.id);
+  const timeZone = timeZoneOf(options.ctx.env);
+  const human = !globals.json && !globals.quiet;
+  if (globals.json) p.json(raw);
+  else if (globals.quiet) p.out(value.id);
   const sandbox = target.mode === 'sandbox';
   const shown =
     human && opts.qr !== false
-      ? await showCounter(value, { session, watch: Boolean(opts.watch), style, chosenStyle, sandbox })
+      ? await showCounter(value, {
+          printer: p,
+          ctx: options.ctx,
+          profile: globals.profile,
+          watch: Boolean(opts.watch),
+          style,
+          chosenStyle,
+          sandbox,
+        })
       : undefined;
   const counter = typeof shown === 'object' ? shown : undefined;
   if (human && !shown) {
@@ -182,17 +260,17 @@ export async function run(opts: CreateFlags, session: Session): Promise<void> {
 
   if (opts.watch) {
     if (target.mode === 'sandbox') {
-      const autopay = session.setting('sandbox-autopay');
+      const autopay = settingOrDefault(options.config, 'sandbox-autopay');
       p.info(
         `sandbox: simulate the payment with: lbrl sandbox pay ${value.id}${autopay !== 'off' ? ` (or wait ${autopay} s for autopay)` : ''}`,
       );
     }
-    const verified = await withVerify(plan, opts.verify, session);
+    const verified = await options.verifying(plan, opts.verify);
     counter?.start();
-    await followOnScreen([value.id], verified, session, counter);
+    await followOnScreen([value.id], verified, options, counter);
   } else {
     counter?.still();
-    p.info(`follow it with: ${followCommand([value.id], session.globals)}`);
+    p.info(`follow it with: ${followCommand([value.id], globals)}`);
   }
 }
 

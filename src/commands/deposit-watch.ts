@@ -1,4 +1,5 @@
 import { pendingWork } from '../deposits/history.js';
+import type { HistoryReader, Scope } from '../deposits/ports.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import { parseDepositId } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
@@ -6,16 +7,68 @@ import type { Session } from '../session.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { WATCH_FLAGS } from './flags.js';
-import { expireAfterMs, requestsPerMinute } from './shared/expiry.js';
-import { followOnScreen } from './shared/follow.js';
-import { withVerify } from './shared/verify-setup.js';
+import { expireAfterMs, requestsPerMinute, type SettingsReader } from './shared/expiry.js';
+import { type FollowDeps, followOnScreen } from './shared/follow.js';
+import { type VerifySetupFlags, withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
 export type WatchFlags = OptionsOf<typeof WATCH_FLAGS>;
 
+/**
+ * All `deposit watch` needs, and nothing more (gh's Options struct): the Session fills it in
+ * (`watchOptionsOf`); a test hands plain objects, a fake client and clock included, and needs no
+ * server. What the follow on screen needs (the terminal, printer, client, clock, recorder) is
+ * `FollowDeps`.
+ */
+export interface WatchCommandOptions extends FollowDeps {
+  /** the deposit ids as typed */
+  idTexts: string[];
+  flags: WatchFlags;
+  /** the profile's settings it reads: requests-per-minute, expire-after, verify */
+  config: SettingsReader;
+  /** the local history, for --pending */
+  history(): HistoryReader;
+  /** this profile's deposits on the target, as the history records them */
+  scope(): Scope;
+  /** when lbrl recorded this deposit (of the scope's target) expired, if it did */
+  expiredAt(id: string): string | undefined;
+  /** the plan with --verify's `settled` hook when verify is on (the flag, else the profile's verify) */
+  verifying(plan: WatchPlan, verify: boolean | undefined, flags: VerifySetupFlags): Promise<WatchPlan>;
+}
+
+/** The Session's world, narrowed to what `deposit watch` uses. */
+export function watchOptionsOf(idTexts: string[], flags: WatchFlags, session: Session): WatchCommandOptions {
+  let targetKey: string | undefined;
+  return {
+    idTexts,
+    flags,
+    printer: session.printer,
+    ctx: session.ctx,
+    globals: session.globals,
+    renderMode: () => session.renderMode(),
+    watchClient: () => session.client(undefined, { maxRetries: 0 }),
+    clock: session.ctx,
+    recorder: { record: (records) => session.record(records) },
+    config: { setting: (key) => session.setting(key) },
+    history: () => session.history(),
+    scope: () => session.scope(),
+    expiredAt: (id) => {
+      targetKey ??= session.scope().target;
+      return session.recorded(targetKey, id)?.expiredAt;
+    },
+    verifying: (plan, verify, verifyFlags) => withVerify(plan, verify, session, verifyFlags),
+  };
+}
+
 export async function run(idTexts: string[], flags: WatchFlags, session: Session): Promise<void> {
+  return runWatch(watchOptionsOf(idTexts, flags, session));
+}
+
+/** Parse, find the work (--pending), follow on screen until every deposit ends. */
+export async function runWatch(options: WatchCommandOptions): Promise<void> {
+  const { flags } = options;
   const ids: string[] = [];
-  for (const text of idTexts) {
+  for (const text of options.idTexts) {
     const r = parseDepositId(text);
     if (!r.ok) throw invalidValue('deposit id', text, r.expected);
     if (!ids.includes(r.value)) ids.push(r.value);
@@ -23,18 +76,18 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
   if (flags.includeExpired && !flags.pending)
     throw usageError('--include-expired goes with --pending (a deposit named is followed, expired or not)');
   const plan: WatchPlan = parseWatchFlags(flags);
-  plan.perMinute = requestsPerMinute(session);
+  plan.perMinute = requestsPerMinute(options.config);
   const expiredAt = new Map<string, string>();
   if (flags.pending) {
-    const work = pendingWork(session.history(), session.scope(), ids, {
+    const work = pendingWork(options.history(), options.scope(), ids, {
       includeExpired: flags.includeExpired === true,
-      now: session.ctx.now(),
-      expireAfterMs: expireAfterMs(session),
+      now: options.clock.now(),
+      expireAfterMs: expireAfterMs(options.config),
     });
     ids.splice(0, ids.length, ...work.ids);
     for (const [id, at] of work.expiredAt) expiredAt.set(id, at);
     if (ids.length === 0) {
-      session.printer.info('no pending deposits in the local history');
+      options.printer.info('no pending deposits in the local history');
       return;
     }
     // a deposit of the history may be gone from the service: say so and follow the others
@@ -42,19 +95,18 @@ export async function run(idTexts: string[], flags: WatchFlags, session: Session
     plan.lastLook = work.lastLook;
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
-  if (flags.trustServiceAddress && !(flags.verify ?? session.setting('verify') === 'on'))
+  if (flags.trustServiceAddress && !(flags.verify ?? options.config.setting('verify') === 'on'))
     throw usageError("--trust-service-address goes with --verify (or the profile's verify on)");
   // a deposit named that was recorded expired is followed all the same; a late payment is said loudly
-  const target = session.scope().target;
   for (const id of ids) {
     if (expiredAt.has(id)) continue;
-    const at = session.recorded(target, id)?.expiredAt;
+    const at = options.expiredAt(id);
     if (at) expiredAt.set(id, at);
   }
   await followOnScreen(
     ids,
-    await withVerify(plan, flags.verify, session, { trustServiceAddress: flags.trustServiceAddress }),
-    session,
+    await options.verifying(plan, flags.verify, { trustServiceAddress: flags.trustServiceAddress }),
+    options,
     undefined,
     {
       expiredAt,

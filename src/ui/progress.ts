@@ -23,7 +23,7 @@ export function knownSize(stream: OutStream): boolean {
 }
 
 /** A line on stderr may be redrawn in place: a terminal of a known size, not CI, not TERM=dumb. */
-export function mayRedraw(ctx: Context, stream: OutStream = ctx.stderr): boolean {
+export function mayRedraw(ctx: Pick<Context, 'stderr' | 'env'>, stream: OutStream = ctx.stderr): boolean {
   return Boolean(stream.isTTY) && knownSize(stream) && !inCI(ctx.env) && ctx.env.TERM !== 'dumb';
 }
 

@@ -11,7 +11,8 @@ import { colorStatus, explorerLink, localTime, type RenderMode, timeZoneOf } fro
 export interface ViewSettings {
   /** where the requests go decides what is said of a settlement, never the answer */
   renderMode(): RenderMode;
-  ctx: Context;
+  /** the terminal: its streams (TTY, size), TERM, CI and TZ, and the clock */
+  ctx: Pick<Context, 'stdout' | 'stderr' | 'env' | 'now'>;
   printer: Printer;
   globals: { json?: boolean | undefined; quiet?: boolean | undefined };
 }

@@ -1,14 +1,18 @@
 /** The counter view of a created deposit, when a person looks at a terminal that can hold it. */
 import type { CreateResponse } from '../../api/models.js';
-import { inCI } from '../../context.js';
-import type { Session } from '../../session.js';
+import { type Context, inCI } from '../../context.js';
 import { CounterView, planCounter } from '../../ui/counter.js';
 import { type QrStyle, qrMatrix } from '../../ui/counter-qr.js';
+import type { Printer } from '../../ui/output.js';
 import { renderDeposit, timeZoneOf } from '../../ui/render.js';
 import { queryBackground } from '../../ui/terminal-background.js';
 
 export interface CounterChoice {
-  session: Session;
+  printer: Printer;
+  /** the terminal: stdout (TTY, size, resizes), stdin (the background query), TERM, CI, TZ, and the clock */
+  ctx: Pick<Context, 'stdout' | 'stdin' | 'env' | 'now'>;
+  /** --profile as given, for the command that sets the style */
+  profile: string | undefined;
   /** followed on screen: the view may take every row, the cursor parked at its end */
   watch: boolean;
   style: QrStyle;
@@ -30,7 +34,7 @@ export async function showCounter(
   deposit: CreateResponse,
   choice: CounterChoice,
 ): Promise<CounterView | 'printed' | undefined> {
-  const { ctx, printer: p } = choice.session;
+  const { ctx, printer: p } = choice;
   const out = ctx.stdout as { isTTY?: boolean; columns?: number; rows?: number };
   if (!out.isTTY || inCI(ctx.env) || ctx.env.TERM === 'dumb' || !out.columns || !out.rows) return undefined;
   const timeZone = timeZoneOf(ctx.env);
@@ -57,7 +61,7 @@ export async function showCounter(
     // a guess is said, once, with the setting that makes it no guess
     if (!answered)
       p.info(
-        `note: the terminal did not say its background colour, so the QR code is drawn for a dark one; if it looks inverted, set the style: lbrl config set qr-style light${choice.session.globals.profile !== undefined ? ` --profile ${choice.session.globals.profile}` : ''} (or dark)`,
+        `note: the terminal did not say its background colour, so the QR code is drawn for a dark one; if it looks inverted, set the style: lbrl config set qr-style light${choice.profile !== undefined ? ` --profile ${choice.profile}` : ''} (or dark)`,
       );
   }
   return new CounterView({

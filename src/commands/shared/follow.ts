@@ -1,13 +1,40 @@
 /** The follow flow with its view on the terminal: create --watch and deposit watch. */
+import type { DepositApi, FlowClock, Recorder } from '../../deposits/ports.js';
 import { follow, type WatchEvents, type WatchPlan } from '../../deposits/watch.js';
 import { isTerminal } from '../../domain/values.js';
 import { LbrlError } from '../../errors.js';
-import type { GlobalOptions, Session } from '../../session.js';
 import { expiredRecord, statusRecord } from '../../store/history.js';
 import { type CounterView, isPaid } from '../../ui/counter.js';
 import { timeZoneOf } from '../../ui/render.js';
-import { endLines, paidLine, settlementLines, WatchLog, WatchView } from '../../ui/watch-view.js';
+import {
+  endLines,
+  paidLine,
+  settlementLines,
+  type ViewSettings,
+  WatchLog,
+  WatchView,
+} from '../../ui/watch-view.js';
 import { reportPaidAfterExpiry } from './expiry.js';
+
+/** The global flags as given that a follow reads: the output mode, and what names the profile and service again. */
+export interface FollowGlobals {
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  json?: boolean | undefined;
+  quiet?: boolean | undefined;
+}
+
+/**
+ * All a follow on screen needs (create --watch and deposit watch): the view's terminal, printer
+ * and render mode, the global flags, the watch's client, the clock and the history's recorder.
+ */
+export interface FollowDeps extends ViewSettings {
+  globals: FollowGlobals;
+  /** the client the watch polls with: no retries of its own (the watch rides failures out) */
+  watchClient(): Promise<DepositApi>;
+  clock: FlowClock;
+  recorder: Recorder;
+}
 
 /** A word for a shell: as it is when it is plain, else in single quotes. */
 function shellWord(word: string): string {
@@ -15,7 +42,7 @@ function shellWord(word: string): string {
 }
 
 /** The command that follows these deposits again, with the --profile and --base-url given to this one. */
-export function followCommand(ids: string[], globals: GlobalOptions): string {
+export function followCommand(ids: string[], globals: FollowGlobals): string {
   const words = ['lbrl', 'deposit', 'watch', ...ids];
   if (globals.profile !== undefined) words.push('--profile', shellWord(globals.profile));
   if (globals.baseUrl !== undefined) words.push('--base-url', shellWord(globals.baseUrl));
@@ -32,7 +59,7 @@ export interface PendingOptions {
 }
 
 /** `lbrl deposit watch --pending`, with the --profile and --base-url given to this one. */
-function pendingCommand(globals: GlobalOptions, includeExpired?: boolean): string {
+function pendingCommand(globals: FollowGlobals, includeExpired?: boolean): string {
   const words = ['lbrl', 'deposit', 'watch', '--pending'];
   if (includeExpired) words.push('--include-expired');
   if (globals.profile !== undefined) words.push('--profile', shellWord(globals.profile));
@@ -48,14 +75,14 @@ function pendingCommand(globals: GlobalOptions, includeExpired?: boolean): strin
 export async function followOnScreen(
   ids: string[],
   plan: WatchPlan,
-  session: Session,
+  deps: FollowDeps,
   counter?: CounterView,
   pending: PendingOptions = {},
 ): Promise<void> {
-  const api = await session.client(undefined, { maxRetries: 0 });
-  const p = session.printer;
+  const api = await deps.watchClient();
+  const p = deps.printer;
   const log = new WatchLog(ids);
-  const screen = counter ?? (await WatchView.open(session, ids));
+  const screen = counter ?? (await WatchView.open(deps, ids));
   const expiredAt = pending.expiredAt ?? new Map<string, string>();
   const events: WatchEvents = {
     change: (deposit, raw, previous) => {
@@ -64,7 +91,7 @@ export async function followOnScreen(
       const expired = expiredAt.get(deposit.id);
       if (expired && deposit.status !== 'WAITING_PAYMENT') {
         expiredAt.delete(deposit.id);
-        reportPaidAfterExpiry(session, deposit.id, deposit.status, expired);
+        reportPaidAfterExpiry(deps, deposit.id, deposit.status, expired);
       }
     },
     expired: (id) => {
@@ -87,7 +114,7 @@ export async function followOnScreen(
       api,
       ids,
       plan,
-      { clock: session.ctx, recorder: session, statusRecord, expiredRecord },
+      { clock: deps.clock, recorder: deps.recorder, statusRecord, expiredRecord },
       events,
     );
   } catch (error) {
@@ -98,9 +125,9 @@ export async function followOnScreen(
     if (counter) {
       // the view stays on screen; what it showed of the settlement, whole, under it
       for (const deposit of log.last.values()) {
-        if (isPaid(deposit.status)) p.out(paidLine(deposit, session.ctx.now(), timeZoneOf(session.ctx.env)));
+        if (isPaid(deposit.status)) p.out(paidLine(deposit, deps.clock.now(), timeZoneOf(deps.ctx.env)));
         if (deposit.status === 'FINALIZED')
-          for (const line of settlementLines(deposit, session.renderMode())) p.out(line);
+          for (const line of settlementLines(deposit, deps.renderMode())) p.out(line);
       }
     }
     const open = ids.filter(
@@ -108,13 +135,13 @@ export async function followOnScreen(
     );
     const stopped = ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout');
     // with --pending each deposit is named once, by its end line: the way to follow them again is --pending
-    const again = pending.pending ? pendingCommand(session.globals, pending.includeExpired) : undefined;
+    const again = pending.pending ? pendingCommand(deps.globals, pending.includeExpired) : undefined;
     for (const line of endLines(log, ending)) p.info(line);
     if (stopped && open.length > 0) {
       p.info(
         `${open.length === 1 ? 'the charge is' : `${open.length} charges are`} still open: stopping the watch cancels nothing. Follow ${open.length === 1 ? 'it' : 'them'} again with:`,
       );
-      p.info(`  ${again ?? followCommand(open, session.globals)}`);
+      p.info(`  ${again ?? followCommand(open, deps.globals)}`);
     }
   }
 }

@@ -7,11 +7,11 @@ import { timeZoneOf, zoneOffsetMs } from '../../ui/render.js';
 
 export function parseSpan(
   flags: { since?: string | undefined; until?: string | undefined },
-  /** the clock and the time zone (TZ): a Session, or a command's narrow options */
-  session: { readonly ctx: Pick<Context, 'now' | 'env'> },
+  /** the clock and the time zone (TZ), as a command's options (or its Session) hold them */
+  world: { readonly ctx: Pick<Context, 'now' | 'env'> },
 ): { since?: number; until?: number } {
-  const now = session.ctx.now();
-  const zone = timeZoneOf(session.ctx.env);
+  const now = world.ctx.now();
+  const zone = timeZoneOf(world.ctx.env);
   const read = (flag: string, text: string): number => {
     // a bare date's midnight is local: the offset at that day (read twice, for a change of offset that day)
     const utc = parseWhen(text, now, 0);
