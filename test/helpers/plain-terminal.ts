@@ -1,0 +1,84 @@
+/**
+ * What a command on narrow options writes to and waits on, in plain objects: stdout and stderr
+ * as strings (a Printer on them, no colour), and a clock that only sleeping moves (no test waits
+ * for real). For the in-process command tests (test/cmd/*-in-process.test.ts).
+ */
+import { Readable } from 'node:stream';
+import type { Context } from '../../src/context.js';
+import type { FlowClock } from '../../src/deposits/ports.js';
+import { Printer } from '../../src/ui/output.js';
+
+export interface PlainTerminal {
+  readonly stdout: string;
+  readonly stderr: string;
+  printer: Printer;
+  /** the streams, the environment and the clock's now, as the options' `ctx` */
+  ctx: Pick<Context, 'stdout' | 'stderr' | 'stdin' | 'env' | 'now'>;
+}
+
+export function plainTerminal(
+  o: {
+    json?: boolean;
+    quiet?: boolean;
+    env?: Record<string, string | undefined>;
+    now?: () => number;
+    stdin?: string;
+  } = {},
+): PlainTerminal {
+  let stdout = '';
+  let stderr = '';
+  const ctx = {
+    stdout: { write: (s: string) => (stdout += s), isTTY: false },
+    stderr: { write: (s: string) => (stderr += s), isTTY: false },
+    stdin: Object.assign(Readable.from(o.stdin !== undefined ? [Buffer.from(o.stdin)] : []), {
+      isTTY: false,
+    }),
+    env: { TZ: 'UTC', ...o.env },
+    now: o.now ?? (() => Date.now()),
+  };
+  const printer = new Printer(ctx as unknown as Context, {
+    json: o.json ?? false,
+    quiet: o.quiet ?? false,
+    color: false,
+    verbose: false,
+  });
+  return {
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    printer,
+    ctx,
+  };
+}
+
+export interface SteppingClock extends FlowClock {
+  /** every sleep asked for, in ms */
+  readonly sleeps: number[];
+  /** the time now, in ms; moved only by sleep (or the test) */
+  t: number;
+}
+
+/** A clock that only sleeping moves; `onSleep` runs at each sleep, as if time passed for the world too. */
+export function steppingClock(
+  start = Date.parse('2026-11-22T10:00:00Z'),
+  o: { signal?: AbortSignal; onSleep?: (ms: number, clock: SteppingClock) => void } = {},
+): SteppingClock {
+  const clock: SteppingClock = {
+    sleeps: [],
+    t: start,
+    now: () => clock.t,
+    async sleep(ms, signal) {
+      clock.sleeps.push(ms);
+      clock.t += ms;
+      o.onSleep?.(ms, clock);
+      if (signal?.aborted) throw new Error('aborted');
+      await new Promise((r) => setImmediate(r));
+    },
+    random: () => 0.5,
+    signal: o.signal ?? new AbortController().signal,
+  };
+  return clock;
+}

@@ -1,0 +1,94 @@
+/**
+ * A Deposit service in process, for the commands that run on narrow options: each call answered
+ * by the test's script, no socket. An answer is read as the client reads one (its JSON text, then
+ * the field types of the model: api/models.ts), so a lying answer reaches the same checks as
+ * through HTTP; a script may throw an LbrlError for what the client would make of a failure (a
+ * 401, a 404, a refused connection). The transport itself is tested on real servers
+ * (test/cmd/client-faults.test.ts, test/cmd/faults.test.ts).
+ */
+import type { ApiResult } from '../../src/api/client.js';
+import {
+  type CreateRequest,
+  type CreateResponse,
+  createAnswerShape,
+  describeIssues,
+  type GetResponse,
+  getAnswerShape,
+} from '../../src/api/models.js';
+import type { DepositApi } from '../../src/deposits/ports.js';
+import { LbrlError } from '../../src/errors.js';
+import type { HistoryEntry } from '../../src/store/history.js';
+import { createAnswer } from './fixtures.js';
+
+/** An answer as the service wrote it, byte for byte (numbers as written, a key given twice). */
+export class WrittenAnswer {
+  constructor(readonly text: string) {}
+}
+
+export interface DepositScript {
+  /** the answer to the n-th create (1-based); by default a well-behaved one (fixtures' createAnswer) */
+  create?: (body: CreateRequest, n: number) => unknown;
+  /** the answer to the n-th get (1-based, across ids); by default the service knows nothing */
+  get?: (id: string, n: number) => unknown;
+  /** what the local history recorded of a deposit (the Session's client has it) */
+  recorded?: (id: string) => HistoryEntry | undefined;
+  /** the clock the calls are stamped with */
+  now?: () => number;
+}
+
+export interface ScriptedCall {
+  kind: 'create' | 'get';
+  /** the deposit asked for (get) */
+  id?: string;
+  /** the request sent (create), as the client would serialise it */
+  body?: CreateRequest;
+  idempotencyKey?: string;
+  /** when, by the script's clock */
+  at: number;
+}
+
+export interface ScriptedDepositApi extends DepositApi {
+  /** every call, in order */
+  calls: ScriptedCall[];
+  creates(): ScriptedCall[];
+  gets(): ScriptedCall[];
+}
+
+function read<T>(answer: unknown, shape: typeof createAnswerShape | typeof getAnswerShape): ApiResult<T> {
+  const text = answer instanceof WrittenAnswer ? answer.text : JSON.stringify(answer);
+  const raw: unknown = JSON.parse(text);
+  const result = shape.safeParse(raw, { reportInput: true });
+  if (!result.success)
+    throw new LbrlError(
+      `the service's answer breaks the contract: ${describeIssues(result.error)}`,
+      'contract',
+    );
+  return { value: result.data as T, raw, text };
+}
+
+export function scriptedDepositApi(script: DepositScript = {}): ScriptedDepositApi {
+  const calls: ScriptedCall[] = [];
+  const now = script.now ?? (() => 0);
+  let creates = 0;
+  let gets = 0;
+  const api: ScriptedDepositApi = {
+    calls,
+    creates: () => calls.filter((c) => c.kind === 'create'),
+    gets: () => calls.filter((c) => c.kind === 'get'),
+    async createDeposit(body, idempotencyKey) {
+      // what would go on the wire: a copy, so a later change to the object is not seen
+      calls.push({ kind: 'create', body: JSON.parse(JSON.stringify(body)), idempotencyKey, at: now() });
+      creates += 1;
+      const answer = script.create ? script.create(body, creates) : createAnswer(body);
+      return read<CreateResponse>(answer, createAnswerShape);
+    },
+    async getDeposit(id) {
+      calls.push({ kind: 'get', id, at: now() });
+      gets += 1;
+      if (!script.get) throw new LbrlError(`deposit ${id} not found`, 'not_found');
+      return read<GetResponse>(script.get(id, gets), getAnswerShape);
+    },
+  };
+  if (script.recorded) api.recorded = script.recorded;
+  return api;
+}
