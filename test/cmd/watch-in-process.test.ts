@@ -1,0 +1,469 @@
+/**
+ * `deposit watch` as a function of narrow options (runWatch): a scripted service in process, a
+ * clock that only sleeping moves, a printer on plain strings, no server. What a user sees is
+ * asserted (stdout, stderr, the error and its exit code), and what the history is handed. What
+ * the client makes of sockets (a 502, a 429 with Retry-After, a dropped connection, a time-out,
+ * a 401's words) stays on servers: test/cmd/watch.test.ts and test/cmd/client-faults.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
+import { createChecked } from '../../src/deposits/create.js';
+import type { HistoryReader } from '../../src/deposits/ports.js';
+import { LbrlError } from '../../src/errors.js';
+import { History, type StoredRecord } from '../../src/store/history.js';
+import { tempDir } from '../helpers/cli.js';
+import { getAnswer, ID, LQ } from '../helpers/fixtures.js';
+import { plainTerminal, type SteppingClock, steppingClock } from '../helpers/plain-terminal.js';
+import {
+  type ScriptedDepositApi,
+  scriptedDepositApi,
+  WrittenAnswer,
+} from '../helpers/scripted-deposit-api.js';
+
+const SERVICE = 'https://pay.example.com';
+const TXID = 'ab'.repeat(32);
+const PAID_AT = '2026-11-22T10:00:02.000Z';
+const FLOW = ['WAITING_PAYMENT', 'PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED'];
+
+/** The answer of a well-behaved service at a status (settlement and confirmedAt as the interface has them). */
+function at(status: string, extra: Record<string, unknown> = {}) {
+  const settled = ['SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED'].includes(status);
+  const sent = status === 'TX_SENT' || status === 'FINALIZED';
+  return getAnswer({
+    status,
+    settlement: settled ? { status, ...(sent ? { liquidTxid: TXID } : {}) } : null,
+    confirmedAt: status === 'WAITING_PAYMENT' ? null : PAID_AT,
+    ...extra,
+  });
+}
+/** One status further at each poll, then FINALIZED. */
+const flow = (_id: string, n: number) => at(FLOW[Math.min(n - 1, FLOW.length - 1)]!);
+
+interface Watched {
+  stdout: string;
+  stderr: string;
+  error?: LbrlError;
+  api: ScriptedDepositApi;
+  records: StoredRecord[];
+  clock: SteppingClock;
+  verifying: Array<{ trustServiceAddress?: boolean | undefined; verify: boolean | undefined }>;
+}
+
+interface Setup {
+  json?: boolean;
+  quiet?: boolean;
+  env?: Record<string, string>;
+  get?: (id: string, n: number) => unknown;
+  settings?: Record<string, string>;
+  history?: HistoryReader;
+  expiredAt?: (id: string) => string | undefined;
+  /** Ctrl-C once this much time has passed */
+  interruptAfterMs?: number;
+}
+
+async function watch(idTexts: string[], flags: Partial<WatchFlags> = {}, o: Setup = {}): Promise<Watched> {
+  const controller = new AbortController();
+  const start = Date.parse('2026-11-22T10:00:00Z');
+  const clock = steppingClock(start, {
+    signal: controller.signal,
+    onSleep: (_ms, c) => {
+      if (o.interruptAfterMs !== undefined && c.t - start > o.interruptAfterMs) controller.abort();
+    },
+  });
+  const term = plainTerminal({ json: o.json, quiet: o.quiet, env: o.env, now: clock.now });
+  const api = scriptedDepositApi({ get: o.get, now: clock.now });
+  const records: StoredRecord[] = [];
+  const verifying: Watched['verifying'] = [];
+  const options: WatchCommandOptions = {
+    idTexts,
+    flags: flags as WatchFlags,
+    printer: term.printer,
+    ctx: term.ctx,
+    globals: { json: o.json, quiet: o.quiet },
+    renderMode: () => ({ sandbox: false }),
+    watchClient: async () => api,
+    clock,
+    recorder: { record: (r) => records.push(...r) },
+    config: { setting: (key) => o.settings?.[key] },
+    history: () => o.history ?? new History(tempDir(), () => {}),
+    scope: () => ({ profile: 'default', target: SERVICE }),
+    expiredAt: o.expiredAt ?? (() => undefined),
+    verifying: async (plan, verify, verifyFlags) => {
+      verifying.push({ verify, ...verifyFlags });
+      return plan;
+    },
+  };
+  const run = { api, records, clock, verifying };
+  try {
+    await runWatch(options);
+    return { ...run, stdout: term.stdout, stderr: term.stderr };
+  } catch (error) {
+    if (!(error instanceof LbrlError)) throw error;
+    return { ...run, stdout: term.stdout, stderr: term.stderr, error };
+  }
+}
+
+const statuses = (r: Watched) => r.records.map((x) => `${x.type} ${(x as { status?: string }).status ?? ''}`);
+
+describe('deposit watch, in process with a scripted service', () => {
+  it('--json: one NDJSON line per observed status until FINALIZED, each recorded, nothing on stderr', async () => {
+    const r = await watch([ID], { interval: '1' }, { json: true, get: flow });
+    expect(r.error).toBeUndefined();
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.status)).toEqual(FLOW);
+    expect(lines[4]).toMatchObject({ id: ID, settlement: { liquidTxid: TXID } });
+    expect(r.stderr).toBe('');
+    expect(statuses(r)).toEqual(FLOW.map((s) => `status ${s}`));
+    expect(new Set(r.clock.sleeps)).toEqual(new Set([1000]));
+  });
+
+  it('without a TTY: one plain timestamped line per transition, no colour; the paid moment in local time', async () => {
+    const r = await watch([ID], {}, { env: { TZ: 'America/Sao_Paulo' }, get: flow });
+    expect(r.error).toBeUndefined();
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe(`2026-11-22T10:00:00Z  ${ID}  WAITING_PAYMENT`);
+    expect(lines.at(-1)).toBe(`2026-11-22T10:00:12Z  ${ID}  TX_SENT -> FINALIZED  txid ${TXID}`);
+    expect(r.stdout + r.stderr).not.toMatch(/\u001b\[/);
+    // for a person, on stderr: the paid moment in local time, the settlement, how it ended
+    expect(r.stderr).toBe(
+      `Paid      R$ 1.500,00 at 2026-11-22 07:00:02 -03:00  (deposit ${ID})\n` +
+        `Txid      ${TXID}\n` +
+        `Explorer  https://blockstream.info/liquid/tx/${TXID}\n` +
+        `deposit ${ID} FINALIZED\n`,
+    );
+    // polled every 3 s by default
+    expect(new Set(r.clock.sleeps)).toEqual(new Set([3000]));
+  });
+
+  it('a deposit that fails exits 5, its FAILED recorded', async () => {
+    const r = await watch([ID], {}, { get: (_id, n) => (n < 3 ? at('WAITING_PAYMENT') : at('FAILED')) });
+    expect(r.error?.exitCode).toBe(5);
+    expect(r.error?.type).toBe('failed');
+    expect(r.error?.message).toBe(`deposit ${ID} ended FAILED`);
+    expect(statuses(r)).toEqual(['status WAITING_PAYMENT', 'status FAILED']);
+    expect(r.stderr).toContain(`deposit ${ID} FAILED\n`);
+  });
+
+  it('--timeout ends the watch with 124 at exactly that time, naming what is unfinished', async () => {
+    const r = await watch([ID], { timeout: '10s' }, { get: () => at('WAITING_PAYMENT') });
+    expect(r.error?.exitCode).toBe(124);
+    expect(r.error?.message).toBe('timed out after 10 s with 1 deposit(s) not yet FINALIZED or FAILED');
+    expect(r.error?.details).toEqual({ unfinished: [ID] });
+    expect(r.clock.t - Date.parse('2026-11-22T10:00:00Z')).toBe(10_000);
+    expect(r.stderr).toContain(`deposit ${ID} timed out at WAITING_PAYMENT\n`);
+    expect(r.stderr).toContain(`  lbrl deposit watch ${ID}\n`);
+  });
+
+  it('an unknown id exits 4 at once; a refused token in the middle of a watch exits 3, not retried', async () => {
+    const unknown = await watch([ID]);
+    expect(unknown.error?.exitCode).toBe(4);
+    expect(unknown.api.gets()).toHaveLength(1);
+    const refused = await watch(
+      [ID],
+      {},
+      {
+        get: (_id, n) => {
+          if (n < 3) return at('WAITING_PAYMENT');
+          throw new LbrlError('the service refused the token (401): expired', 'auth');
+        },
+      },
+    );
+    expect(refused.error?.exitCode).toBe(3);
+    expect(refused.error?.message).toBe('the service refused the token (401): expired');
+    expect(refused.api.gets()).toHaveLength(3);
+  });
+
+  it('rides out a 5xx, a 429 with its Retry-After, a refused connection and a time-out, saying so on stderr', async () => {
+    const limited = new LbrlError('the service is rate limiting (429): slow', 'rate_limited');
+    limited.retryAfterMs = 20_000;
+    const r = await watch(
+      [ID],
+      {},
+      {
+        json: true,
+        get: (_id, n) => {
+          if (n === 2) throw new LbrlError('the service answered 502: bad gateway', 'service');
+          if (n === 3) throw limited;
+          if (n === 4) throw new LbrlError('the connection was reset', 'network');
+          if (n === 5) throw new LbrlError('no answer within 0.2 s', 'timeout');
+          return n < 7 ? at('WAITING_PAYMENT') : at('FINALIZED');
+        },
+      },
+    );
+    expect(r.error).toBeUndefined();
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).status),
+    ).toEqual(['WAITING_PAYMENT', 'FINALIZED']);
+    const retries = r.stderr.split('\n').filter((l) => l.startsWith('retrying in'));
+    expect(retries).toHaveLength(4);
+    expect(retries[0]).toContain('the service answered 502');
+    expect(retries[1]).toBe('retrying in 20 s: the service is rate limiting (429): slow');
+    expect(retries[2]).toContain('the connection was reset');
+    expect(retries[3]).toContain('no answer within 0.2 s');
+    expect(r.clock.sleeps).toContain(20_000);
+    expect(r.api.gets()).toHaveLength(7);
+  });
+
+  it('a service that stays unreachable ends the watch with 6 after the documented limit, with few requests', async () => {
+    const r = await watch(
+      [ID],
+      {},
+      {
+        get: () => {
+          throw new LbrlError('could not connect to the service: ECONNREFUSED', 'network');
+        },
+      },
+    );
+    expect(r.error?.exitCode).toBe(6);
+    expect(r.error?.message).toMatch(/^gave up after \d+ s of failures/);
+    const waited = r.clock.t - Date.parse('2026-11-22T10:00:00Z');
+    expect(waited).toBeGreaterThanOrEqual(5 * 60 * 1000);
+    expect(waited).toBeLessThan(7 * 60 * 1000);
+    // back-off keeps the count of requests low
+    expect(r.api.gets().length).toBeLessThan(25);
+  });
+
+  it('many deposits share one budget: at most 60 requests a minute, one per deposit per interval', async () => {
+    const ids = [1, 2, 3, 4, 5].map((i) => `${ID.slice(0, -1)}${i}`);
+    const r = await watch(
+      ids,
+      { interval: '1', timeout: '2m' },
+      { get: (id) => at('WAITING_PAYMENT', { id }) },
+    );
+    expect(r.error?.exitCode).toBe(124);
+    const seen = r.api.gets().map((c) => c.at);
+    for (let i = 0; i < seen.length; i++) {
+      const window = seen.filter((t) => t >= seen[i]! && t < seen[i]! + 60_000);
+      expect(window.length).toBeLessThanOrEqual(60);
+    }
+    expect(seen.length).toBeGreaterThan(100);
+    // each deposit asked in turn, none starved
+    for (const id of ids) expect(r.api.gets().filter((c) => c.id === id).length).toBeGreaterThan(20);
+  });
+
+  it("the profile's requests-per-minute lowers the ceiling; a damaged one stops the watch before any request", async () => {
+    const r = await watch(
+      [ID],
+      { interval: '1', timeout: '2m' },
+      {
+        get: () => at('WAITING_PAYMENT'),
+        settings: { 'requests-per-minute': '10' },
+      },
+    );
+    expect(r.error?.exitCode).toBe(124);
+    expect(r.api.gets().length).toBeLessThanOrEqual(21);
+    const bad = await watch(
+      [ID],
+      {},
+      { get: () => at('WAITING_PAYMENT'), settings: { 'requests-per-minute': 'lots' } },
+    );
+    expect(bad.error?.type).toBe('config');
+    expect(bad.error?.exitCode).toBe(1);
+    expect(bad.error?.message).toContain(`the profile's requests-per-minute "lots" is not`);
+    expect(bad.api.calls).toEqual([]);
+  });
+
+  it('Ctrl-C exits 130, cancels nothing, and says how to follow it again', async () => {
+    const r = await watch([ID], {}, { get: () => at('WAITING_PAYMENT'), interruptAfterMs: 9000 });
+    expect(r.error?.exitCode).toBe(130);
+    expect(r.error?.type).toBe('interrupted');
+    expect(r.stderr).not.toContain('error');
+    expect(r.stderr).toBe(
+      `deposit ${ID} interrupted at WAITING_PAYMENT\n` +
+        'the charge is still open: stopping the watch cancels nothing. Follow it again with:\n' +
+        `  lbrl deposit watch ${ID}\n`,
+    );
+  });
+});
+
+describe('deposit watch, in process: an answer that lies ends the watch (exit 1), nothing of it recorded', () => {
+  const other = '00000000-0000-4000-8000-000000000000';
+  it.each([
+    [
+      'about another deposit',
+      (_id: string, n: number) => (n < 2 ? at('WAITING_PAYMENT') : at('WAITING_PAYMENT', { id: other })),
+      `id: expected ${ID}, the deposit asked for, service answered ${other}. Do not pay this charge`,
+    ],
+    [
+      'with a status that goes back',
+      (_id: string, n: number) => (n < 2 ? at('PIX_CONFIRMED') : at('WAITING_PAYMENT')),
+      'status: expected PIX_CONFIRMED or a later status (a status never goes back), service answered WAITING_PAYMENT',
+    ],
+    [
+      'with a destination other than its first answer',
+      (_id: string, n: number) =>
+        n < 2
+          ? at('WAITING_PAYMENT')
+          : at('PIX_CONFIRMED', { destinationAddress: 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn' }),
+      `destinationAddress: expected ${LQ}, as first answered (it never changes)`,
+    ],
+    [
+      'with an amount written as a float',
+      (_id: string, n: number) =>
+        n < 2
+          ? at('WAITING_PAYMENT')
+          : new WrittenAnswer(
+              JSON.stringify(at('PIX_CONFIRMED')).replace('"amountInCents":150000', '"amountInCents":1.5e5'),
+            ),
+      'amountInCents: expected an integer written as one',
+    ],
+    [
+      'with a FINALIZED that has no transaction',
+      (_id: string, n: number) =>
+        n < 2
+          ? at('WAITING_PAYMENT')
+          : at('FINALIZED', { settlement: { status: 'FINALIZED', liquidTxid: null } }),
+      'settlement.liquidTxid: expected a Liquid transaction id at FINALIZED',
+    ],
+  ])('%s', async (_what, get, message) => {
+    const r = await watch([ID], {}, { get });
+    expect(r.error?.exitCode).toBe(1);
+    expect(r.error?.message).toContain(message);
+    // only what the first, honest answer said
+    const first = (get(ID, 1) as { status: string }).status;
+    expect(statuses(r)).toEqual([`status ${first}`]);
+    expect(r.stderr).not.toContain('FINALIZED\n');
+  });
+});
+
+describe('deposit watch, in process: its input', () => {
+  it.each([
+    [{ interval: '0' }, 'invalid --interval "0": expected a whole number of seconds from 1 to 3600'],
+    [{ interval: '1.5' }, 'invalid --interval "1.5"'],
+    [{ timeout: '10d' }, 'invalid --timeout "10d": expected a duration such as 90, 90s, 10m or 1h'],
+  ])('refuses %j before any request (exit 2)', async (flags, message) => {
+    const r = await watch([ID], flags, { get: () => at('WAITING_PAYMENT') });
+    expect(r.error?.exitCode).toBe(2);
+    expect(r.error?.message).toContain(message);
+    expect(r.api.calls).toEqual([]);
+  });
+
+  it('refuses a bad id among good ones before any request; the same id twice is followed once', async () => {
+    const bad = await watch([ID, '../../etc'], {}, { get: () => at('WAITING_PAYMENT') });
+    expect(bad.error?.exitCode).toBe(2);
+    expect(bad.error?.message).toContain('deposit id');
+    expect(bad.api.calls).toEqual([]);
+    const twice = await watch(
+      [ID, ID.toUpperCase()],
+      {},
+      { json: true, get: (_id, n) => (n < 2 ? at('WAITING_PAYMENT') : at('FINALIZED')) },
+    );
+    expect(twice.error).toBeUndefined();
+    expect(twice.api.gets().map((c) => c.id)).toEqual([ID, ID]);
+  });
+
+  it('refuses flags that go with others, and no ids at all, before any request', async () => {
+    const expired = await watch([ID], { includeExpired: true });
+    expect(expired.error?.exitCode).toBe(2);
+    expect(expired.error?.message).toBe(
+      '--include-expired goes with --pending (a deposit named is followed, expired or not)',
+    );
+    const trust = await watch([ID], { trustServiceAddress: true });
+    expect(trust.error?.exitCode).toBe(2);
+    expect(trust.error?.message).toBe(
+      "--trust-service-address goes with --verify (or the profile's verify on)",
+    );
+    const none = await watch([]);
+    expect(none.error?.exitCode).toBe(2);
+    expect(none.error?.message).toBe('watch needs at least one deposit id, or --pending');
+    for (const r of [expired, trust, none]) expect(r.api.calls).toEqual([]);
+    // with the profile's verify on, --trust-service-address is handed to the verification
+    const on = await watch(
+      [ID],
+      { trustServiceAddress: true },
+      {
+        json: true,
+        get: () => at('FINALIZED'),
+        settings: { verify: 'on' },
+      },
+    );
+    expect(on.error).toBeUndefined();
+    expect(on.verifying).toEqual([{ verify: undefined, trustServiceAddress: true }]);
+  });
+});
+
+describe('deposit watch --pending, in process with a real history file', () => {
+  async function historyWith(ids: string[], statusOf: Record<string, string> = {}): Promise<History> {
+    const history = new History(tempDir(), () => {});
+    const recorder = { record: (r: StoredRecord[]) => history.append(r) };
+    for (const id of ids) {
+      const api = scriptedDepositApi({
+        create: (body) => ({
+          ...at('WAITING_PAYMENT', { id }),
+          qrCode: 'x',
+          amountInCents: body.amountInCents,
+        }),
+      });
+      await createChecked(
+        {
+          api,
+          recorder,
+          scope: { profile: 'default', target: SERVICE },
+          now: () => Date.parse('2026-11-22T09:59:00Z'),
+        },
+        { amountInCents: 150000, lbrlAddress: LQ },
+        `key-${id}`,
+      );
+      const status = statusOf[id];
+      if (status)
+        history.append([
+          { v: 1, type: 'status', id, status, at: '2026-11-22T09:59:30.000Z' } as StoredRecord,
+        ]);
+    }
+    return history;
+  }
+  const A = `${ID.slice(0, -1)}a`;
+  const B = `${ID.slice(0, -1)}b`;
+
+  it('with nothing pending, says so and asks nothing (exit 0)', async () => {
+    const r = await watch([], { pending: true }, { history: await historyWith([A], { [A]: 'FINALIZED' }) });
+    expect(r.error).toBeUndefined();
+    expect(r.stderr).toBe('no pending deposits in the local history\n');
+    expect(r.api.calls).toEqual([]);
+  });
+
+  it('follows what is open, and a deposit the service no longer knows is recorded GONE and reported (exit 4)', async () => {
+    const history = await historyWith([A, B]);
+    const r = await watch(
+      [],
+      { pending: true },
+      {
+        history,
+        get: (id) => {
+          if (id === B) throw new LbrlError(`deposit ${B} not found`, 'not_found');
+          return at('FINALIZED', { id });
+        },
+      },
+    );
+    expect(r.error?.exitCode).toBe(4);
+    expect(r.error?.message).toBe(
+      `the service does not know deposit ${B}; recorded as GONE, so --pending no longer asks about it`,
+    );
+    expect(statuses(r).sort()).toEqual(['status FINALIZED', 'status GONE']);
+    expect(r.stderr).toContain(`deposit ${A} FINALIZED\n`);
+    expect(r.stderr).toContain(`deposit ${B} gone: the service does not know it\n`);
+  });
+
+  it('a deposit recorded expired and paid after all is said loudly, even with -q; with --json as a JSON line on stderr', async () => {
+    const expiredAt = '2026-11-21T10:00:00.000Z';
+    const get = (_id: string, n: number) => (n < 2 ? at('PIX_CONFIRMED') : at('FINALIZED'));
+    const quiet = await watch([ID], {}, { quiet: true, get, expiredAt: () => expiredAt });
+    expect(quiet.error).toBeUndefined();
+    expect(quiet.stderr).toContain(
+      `WARNING: deposit ${ID} was recorded EXPIRED at 2026-11-21 10:00:00 +00:00, but the service now says PIX_CONFIRMED: it was paid after lbrl stopped waiting.`,
+    );
+    const json = await watch([ID], {}, { json: true, get, expiredAt: () => expiredAt });
+    expect(JSON.parse(json.stderr)).toEqual({
+      warning: { type: 'paid_after_expiry', depositId: ID, status: 'PIX_CONFIRMED', expiredAt },
+    });
+    // said once, not at every later answer
+    const once = await watch([ID], {}, { get, expiredAt: () => expiredAt });
+    expect(once.stderr.match(/WARNING/g)).toHaveLength(1);
+  });
+});
