@@ -26,9 +26,9 @@ export class WrittenAnswer {
 }
 
 export interface DepositScript {
-  /** the answer to the n-th create (1-based); by default a well-behaved one (fixtures' createAnswer) */
+  /** the answer to the n-th create (1-based), or a promise of it; by default a well-behaved one (fixtures' createAnswer) */
   create?: (body: CreateRequest, n: number) => unknown;
-  /** the answer to the n-th get (1-based, across ids); by default the service knows nothing */
+  /** the answer to the n-th get (1-based, across ids), or a promise of it; by default the service knows nothing */
   get?: (id: string, n: number) => unknown;
   /** what the local history recorded of a deposit (the Session's client has it) */
   recorded?: (id: string) => HistoryEntry | undefined;
@@ -79,14 +79,14 @@ export function scriptedDepositApi(script: DepositScript = {}): ScriptedDepositA
       // what would go on the wire: a copy, so a later change to the object is not seen
       calls.push({ kind: 'create', body: JSON.parse(JSON.stringify(body)), idempotencyKey, at: now() });
       creates += 1;
-      const answer = script.create ? script.create(body, creates) : createAnswer(body);
+      const answer = await (script.create ? script.create(body, creates) : createAnswer(body));
       return read<CreateResponse>(answer, createAnswerShape);
     },
     async getDeposit(id) {
       calls.push({ kind: 'get', id, at: now() });
       gets += 1;
       if (!script.get) throw new LbrlError(`deposit ${id} not found`, 'not_found');
-      return read<GetResponse>(script.get(id, gets), getAnswerShape);
+      return read<GetResponse>(await script.get(id, gets), getAnswerShape);
     },
   };
   if (script.recorded) api.recorded = script.recorded;

@@ -1,0 +1,173 @@
+/**
+ * `deposit create --from` as a function of narrow options (runBatch): a scripted service in
+ * process, a printer on plain strings, no server. What a user sees is asserted (the NDJSON lines,
+ * stderr, the error and its exit code), and what the history is handed. Retries, 429s, --resume
+ * over a real history and the terminal's table stay in test/cmd/batch-history.test.ts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CreateRequest } from '../../src/api/models.js';
+import { type BatchCommandOptions, type BatchOptions, runBatch } from '../../src/commands/deposit-batch.js';
+import { LbrlError } from '../../src/errors.js';
+import type { CreatedRecord, StoredRecord } from '../../src/store/history.js';
+import { tempDir } from '../helpers/cli.js';
+import { createAnswer, EX, LQ, VJL } from '../helpers/fixtures.js';
+import { plainTerminal, steppingClock } from '../helpers/plain-terminal.js';
+import { type ScriptedDepositApi, scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
+
+const SERVICE = 'https://pay.example.com';
+const idOf = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+interface Batched {
+  stdout: string;
+  stderr: string;
+  error?: LbrlError;
+  api: ScriptedDepositApi;
+  records: StoredRecord[];
+  /** the most creates the service had in hand at once */
+  maxInFlight: number;
+}
+
+async function batch(
+  flags: Partial<BatchOptions> & { from: string },
+  o: { answer?: (body: CreateRequest, n: number) => unknown; stdin?: string; json?: boolean } = {},
+): Promise<Batched> {
+  const clock = steppingClock();
+  const term = plainTerminal({ json: o.json, stdin: o.stdin, now: clock.now });
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const api = scriptedDepositApi({
+    now: clock.now,
+    create: async (body, n) => {
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      // the answers come back out of order: the lines must not
+      for (let i = 0; i < 1 + (n % 3); i++) await new Promise((r) => setImmediate(r));
+      inFlight -= 1;
+      return o.answer ? o.answer(body, n) : { ...createAnswer(body), id: idOf(n) };
+    },
+  });
+  const records: StoredRecord[] = [];
+  const options: BatchCommandOptions = {
+    flags: flags as BatchOptions,
+    printer: term.printer,
+    globals: { json: o.json },
+    ctx: term.ctx,
+    requestDefaults: () => ({ network: 'liquid', defaultAddress: EX }),
+    scope: () => ({ profile: 'default', target: SERVICE }),
+    client: async () => api,
+    recorder: { record: (r) => records.push(...r) },
+    clock,
+    resumable: () => {
+      throw new Error('no --resume in these tests');
+    },
+  };
+  const run = { api, records };
+  try {
+    await runBatch(options);
+    return { ...run, maxInFlight, stdout: term.stdout, stderr: term.stderr };
+  } catch (error) {
+    if (!(error instanceof LbrlError)) throw error;
+    return { ...run, maxInFlight, stdout: term.stdout, stderr: term.stderr, error };
+  }
+}
+
+function file(name: string, text: string): string {
+  const f = path.join(tempDir(), name);
+  fs.writeFileSync(f, text);
+  return f;
+}
+
+const csv = (rows: number) =>
+  `amount,to,splitTo,splitFee\n${Array.from({ length: rows }, (_, i) => `${i + 1},${LQ},${i % 2 ? VJL : ''},${i % 2 ? '"1,5"' : ''}`).join('\n')}\n`;
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
+describe('deposit create --from, in process with a scripted service', () => {
+  it('creates every row, four at a time, each recorded with its own key, NDJSON in row order', async () => {
+    const r = await batch({ from: file('rows.csv', csv(10)) });
+    expect(r.error).toBeUndefined();
+    const out = lines(r.stdout);
+    expect(out.map((l) => l.row)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(out.map((l) => l.deposit.amountInCents)).toEqual([
+      100, 200, 300, 400, 500, 600, 700, 800, 900, 1000,
+    ]);
+    expect(out[1].deposit).toMatchObject({ splitAddress: VJL, splitPercent: 0.015 });
+    expect(r.api.creates()[1]!.body).toEqual({
+      amountInCents: 200,
+      lbrlAddress: LQ,
+      lbrlSplitAddress: VJL,
+      splitFee: '1.50%',
+    });
+    expect(r.maxInFlight).toBeLessThanOrEqual(4);
+    expect(r.maxInFlight).toBeGreaterThan(1);
+    expect(new Set(r.api.creates().map((c) => c.idempotencyKey)).size).toBe(10);
+    const created = r.records.filter((x): x is CreatedRecord => x.type === 'created');
+    expect(created).toHaveLength(10);
+    expect(new Set(created.map((c) => c.batchKey)).size).toBe(10);
+    expect(created.every((c) => c.profile === 'default' && c.baseUrl === SERVICE)).toBe(true);
+    expect(r.stderr).toBe('10 row(s): 10 created, 0 failed\n');
+  });
+
+  it('reads NDJSON from stdin, a missing "to" taking the profile default, one at a time with --concurrency 1', async () => {
+    const stdin = `{"amountCents": 150000, "to": "${LQ}"}\n\n{"amount": "15,50"}\n{"amount": 0.1}\n`;
+    const r = await batch({ from: '-', concurrency: '1' }, { stdin });
+    expect(r.error).toBeUndefined();
+    expect(r.api.creates().map((c) => c.body)).toEqual([
+      { amountInCents: 150000, lbrlAddress: LQ },
+      { amountInCents: 1550, lbrlAddress: EX },
+      { amountInCents: 10, lbrlAddress: EX },
+    ]);
+    expect(r.maxInFlight).toBe(1);
+  });
+
+  it('refuses a file with bad rows whole (exit 2), naming each row and field, sending and recording nothing', async () => {
+    const bad = `amount,to,splitFee\n1,${LQ},\n1.500,${LQ},\n2,not-an-address,\n3,${LQ},2.5\n,${LQ},\n`;
+    const r = await batch({ from: file('bad.csv', bad) });
+    expect(r.error?.exitCode).toBe(2);
+    const problems = r.error!.message.split('\n');
+    expect(problems).toHaveLength(5);
+    expect(problems[0]).toMatch(/^4 problem\(s\) in .*bad\.csv; nothing was sent:$/);
+    expect(problems[1]).toContain('row 2 (line 3): invalid amount "1.500": expected an amount in reais');
+    expect(problems[2]).toContain('row 3 (line 4): invalid to "not-an-address"');
+    expect(problems[3]).toContain('row 4 (line 5): splitFee needs splitTo');
+    expect(problems[4]).toContain('row 5 (line 6): missing amount: give amount or amountCents');
+    expect(r.api.calls).toEqual([]);
+    expect(r.records).toEqual([]);
+    expect(r.stdout).toBe('');
+  });
+
+  it("--dry-run prints each row's request and sends nothing", async () => {
+    const r = await batch({ from: file('rows.csv', csv(2)), dryRun: true });
+    expect(r.error).toBeUndefined();
+    expect(lines(r.stdout)).toEqual([
+      { row: 1, request: { amountInCents: 100, lbrlAddress: LQ } },
+      { row: 2, request: { amountInCents: 200, lbrlAddress: LQ, lbrlSplitAddress: VJL, splitFee: '1.50%' } },
+    ]);
+    expect(r.api.calls).toEqual([]);
+  });
+
+  it('a row whose answer lies fails alone (exit 1, not recorded); the others are created and recorded', async () => {
+    const r = await batch(
+      { from: file('rows.csv', csv(3)) },
+      {
+        answer: (body, n) =>
+          body.amountInCents === 200
+            ? { ...createAnswer(body), id: idOf(n), destinationAddress: EX }
+            : { ...createAnswer(body), id: idOf(n) },
+      },
+    );
+    expect(r.error?.exitCode).toBe(1);
+    const out = lines(r.stdout);
+    expect(out.map((l) => (l.error ? 'failed' : 'created'))).toEqual(['created', 'failed', 'created']);
+    expect(out[1].error).toMatchObject({ type: 'mismatch', exitCode: 1 });
+    expect(out[1].error.message).toContain(`destinationAddress: sent ${LQ}, service answered ${EX}`);
+    const created = r.records.filter((x): x is CreatedRecord => x.type === 'created');
+    expect(created.map((c) => c.amountInCents).sort()).toEqual([100, 300]);
+    expect(r.stderr).toContain('3 row(s): 2 created, 1 failed\n');
+  });
+});
