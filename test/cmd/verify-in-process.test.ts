@@ -533,7 +533,7 @@ describe('deposit verify on narrow options: one payment proves one deposit (the 
     expect(r.error?.exitCode).toBe(1);
     expect(r.stdout).toContain(`with the share of deposit ${id(2)}`);
     // verified, then undone: the history's last word on deposit 1 is the mismatch
-    const mine = history.records.filter((x) => x.id === id(1) && x.type !== 'status');
+    const mine = history.records.filter((x) => 'id' in x && x.id === id(1) && x.type !== 'status');
     expect(mine.map((x) => x.type)).toEqual(['verified', 'unverified']);
     expect(mine[1]).toMatchObject({ outcome: 'mismatch' });
   });
