@@ -385,6 +385,7 @@ describe('deposit verify on narrow options: the ids and the profile are checked 
     expect(r.error?.exitCode).toBe(2);
     expect(r.error?.message).toContain('set one with lbrl config set esplora-url');
     expect(r.explorers).toEqual([]);
+    expect(r.asked).toEqual([]);
   });
 
   it('a hand-edited esplora-url is checked as read: exit 2, its password never shown', async () => {
