@@ -92,6 +92,7 @@ describe('config set on narrow options', () => {
     ['network', 'bitcoin'],
     ['split-fee', '150%'],
     ['expire-after', 'soon'],
+    ['asset-precision', '9'],
   ])('%s %s is refused (exit 2), naming the key; nothing written', async (key, value) => {
     const r = await set(key, value, { network: 'liquid' });
     expect(r.error?.exitCode).toBe(2);

@@ -429,51 +429,84 @@ describe('deposit verify on narrow options: the ids and the profile are checked 
   });
 });
 
-describe('deposit verify on narrow options: one payment proves one deposit (the sandbox chain)', async () => {
-  const zkp = await loadZkp();
-  const DEST = bech32.encode('ert', [0, ...bech32.toWords(Buffer.alloc(20, 0x22))]);
-  const cents = (n: number) => (BigInt(n) * 100_000_000n) / 100n;
-  const pay = (amount: bigint) =>
-    buildPaymentsTx(zkp, 'tx', [{ address: DEST, amount, assetId: SANDBOX_ASSET_ID }], 'elementsregtest');
-  const sbrl = (n: number, txid: string) => {
-    const { qrCode: _q, ...answer } = createAnswer({ amountInCents: 1500, lbrlAddress: DEST });
-    return {
-      ...answer,
-      id: id(n),
-      status: 'FINALIZED',
-      createdAt: '2026-11-22T10:00:00.000Z',
-      settlement: { status: 'FINALIZED', liquidTxid: txid },
-      confirmedAt: '2026-11-22T10:05:30.000Z',
-    };
+/*
+ * The sandbox chain: real Elements transactions (the sandbox's builder) paying explicit outputs
+ * of its registered asset SBRL (8 decimals), as test/cmd/verify-attacks.test.ts builds them.
+ */
+const zkp = await loadZkp();
+const DEST = bech32.encode('ert', [0, ...bech32.toWords(Buffer.alloc(20, 0x22))]);
+const SPLIT = 'ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k';
+/** SBRL base units of an amount in cents */
+const cents = (n: number) => (BigInt(n) * 100_000_000n) / 100n;
+const SBRL_CONFIRMED = {
+  confirmed: true,
+  block_height: 100,
+  block_hash: 'ab'.repeat(32),
+  block_time: Date.parse('2026-11-22T10:05:00Z') / 1000,
+};
+
+/** A real transaction paying these explicit outputs of SBRL. */
+function payTx(payments: Array<[string, bigint]>, seed = 'tx') {
+  return buildPaymentsTx(
+    zkp,
+    seed,
+    payments.map(([address, amount]) => ({ address, amount, assetId: SANDBOX_ASSET_ID })),
+    'elementsregtest',
+  );
+}
+const pay = (amount: bigint) => payTx([[DEST, amount]]);
+
+/** A FINALIZED deposit settled by `txid`: R$ 15.00 by default (net 14.85), to DEST. */
+function sbrl(n: number, txid: string, o: { cents?: number; split?: string } = {}) {
+  const { qrCode: _q, ...answer } = createAnswer({
+    amountInCents: o.cents ?? 1500,
+    lbrlAddress: DEST,
+    ...(o.split ? { lbrlSplitAddress: SPLIT, splitFee: o.split } : {}),
+  });
+  return {
+    ...answer,
+    id: id(n),
+    status: 'FINALIZED',
+    createdAt: '2026-11-22T10:00:00.000Z',
+    settlement: { status: 'FINALIZED', liquidTxid: txid },
+    confirmedAt: '2026-11-22T10:05:30.000Z',
   };
-  const world = (tx: { txid: string; hex: string }, history: RecordsHistory) => ({
-    answers: { [id(1)]: sbrl(1, tx.txid), [id(2)]: sbrl(2, tx.txid) },
-    chain: {
-      txs: new Map([
-        [
-          tx.txid,
-          {
-            hex: tx.hex,
-            status: {
-              confirmed: true,
-              block_height: 100,
-              block_hash: 'ab'.repeat(32),
-              block_time: Date.parse('2026-11-22T10:05:00Z') / 1000,
-            },
-          },
-        ],
-      ]),
-      tip: 101,
-      assets: { [SANDBOX_ASSET_ID]: SANDBOX_ASSET as unknown as Record<string, unknown> },
-    },
+}
+
+function sbrlChain(
+  txs: Array<{ txid: string; hex: string }>,
+  status: Record<string, unknown> = SBRL_CONFIRMED,
+): ScriptedChain {
+  return {
+    txs: new Map(txs.map((t) => [t.txid, { hex: t.hex, status }])),
+    tip: 101,
+    assets: { [SANDBOX_ASSET_ID]: SANDBOX_ASSET as unknown as Record<string, unknown> },
+  };
+}
+
+/** These deposits on the chain; the profile pinned to SBRL, DEST and SPLIT its own (unless `stranger`). */
+function sbrlWorld(
+  deposits: Array<ReturnType<typeof sbrl>>,
+  chain: ScriptedChain,
+  o: { history?: RecordsHistory; stranger?: boolean; settings?: Record<string, string> } = {},
+) {
+  return {
+    answers: Object.fromEntries(deposits.map((d) => [d.id, d])),
+    chain,
     settings: {
       network: 'elementsregtest',
       'esplora-url': 'https://explorer.example/api',
       'asset-id': SANDBOX_ASSET_ID,
-      'default-address': DEST,
+      ...(o.stranger ? {} : { 'default-address': DEST, 'split-address': SPLIT }),
+      ...o.settings,
     },
-    history,
-  });
+    history: o.history ?? recordsHistory([]),
+  };
+}
+
+describe('deposit verify on narrow options: one payment proves one deposit (the sandbox chain)', () => {
+  const world = (tx: { txid: string; hex: string }, history: RecordsHistory) =>
+    sbrlWorld([sbrl(1, tx.txid), sbrl(2, tx.txid)], sbrlChain([tx]), { history });
 
   it('two deposits naming one output of R$ 14.85: the first verified, the second refused, across runs', async () => {
     const tx = pay(cents(1485));
@@ -537,5 +570,159 @@ describe('deposit verify on narrow options: one payment proves one deposit (the 
     const mine = history.records.filter((x) => 'id' in x && x.id === id(1) && x.type !== 'status');
     expect(mine.map((x) => x.type)).toEqual(['verified', 'unverified']);
     expect(mine[1]).toMatchObject({ outcome: 'mismatch' });
+  });
+});
+
+describe('deposit verify on narrow options: every number is proven (the sandbox chain)', () => {
+  it('ten R$ 1.00 deposits settled 9 cents short by one transaction: a mismatch', async () => {
+    const ten = Array.from({ length: 10 }, (_, i) => i + 1);
+    // each nets 0.99: 9.90 due, 9.81 paid
+    const short = pay(cents(981));
+    const r = await verify(
+      ten.map(id),
+      sbrlWorld(
+        ten.map((n) => sbrl(n, short.txid, { cents: 100 })),
+        sbrlChain([short]),
+      ),
+    );
+    expect(r.error?.exitCode).toBe(1);
+    expect(r.stdout).toContain('the destination address received 9.81000000, but 9.90000000 was due');
+    // paid in full, they verify together
+    const full = pay(cents(990));
+    const ok = await verify(
+      ten.map(id),
+      sbrlWorld(
+        ten.map((n) => sbrl(n, full.txid, { cents: 100 })),
+        sbrlChain([full]),
+      ),
+    );
+    expect(ok.error).toBeUndefined();
+  });
+
+  it.each([
+    // net 14.85, 2.99%: the split is due 0.444015, the destination the rest
+    ['44 + 1441: the split rounded to the cent, the destination the rest', 44n, 1441n, 0],
+    ['45 + 1440: the split rounded up, the destination the rest', 45n, 1440n, 0],
+    ['44 + 1440: a cent lost between them', 44n, 1440n, 1],
+    ['43 + 1442: the split short by more than its rounding', 43n, 1442n, 1],
+  ] as const)('a 2.99%% split paid %s', async (_name, split, destination, code) => {
+    const tx = payTx([
+      [DEST, cents(Number(destination))],
+      [SPLIT, cents(Number(split))],
+    ]);
+    const r = await verify([id(1)], sbrlWorld([sbrl(1, tx.txid, { split: '2.99%' })], sbrlChain([tx])));
+    expect(r.error?.exitCode ?? 0).toBe(code);
+    if (code === 0) expect(r.stdout).toContain('proven     together the addresses received 14.85000000');
+    if (split === 44n && destination === 1440n)
+      expect(r.stdout).toContain(
+        'MISMATCH   together the addresses received 14.84000000, but the net amount is 14.85000000',
+      );
+  });
+
+  it('a precision the registry states but its contract does not prove is never used', async () => {
+    const tx = pay(cents(1485));
+    const chain = sbrlChain([tx]);
+    const world = sbrlWorld([sbrl(1, tx.txid)], chain);
+    // precision 2 for an asset of precision 8: 1485000000 units would be 14,850,000.00
+    chain.assets = {
+      [SANDBOX_ASSET_ID]: {
+        ...SANDBOX_ASSET,
+        precision: 2,
+        contract: { ...SANDBOX_ASSET.contract, precision: 2 },
+      },
+    };
+    const lied = await verify([id(1)], world);
+    expect(lied.error?.exitCode).toBe(7);
+    expect(lied.stdout).toContain(
+      'not proven the explorer says precision 2, but no registry contract proves it (its id does not recompute)',
+    );
+    expect(`${lied.error?.message} ${lied.error?.suggestion}`).toContain('lbrl config set asset-precision');
+    // a bare precision beside the true contract is ignored: the contract's 8 is used
+    chain.assets = { [SANDBOX_ASSET_ID]: { ...SANDBOX_ASSET, precision: 2 } };
+    const bare = await verify([id(1)], world);
+    expect(bare.error).toBeUndefined();
+    expect(bare.stdout).toContain('proven     precision 8, from its registry contract');
+    // no registry entry at all: only the profile's setting proves it
+    chain.assets = {};
+    expect((await verify([id(1)], world)).error?.exitCode).toBe(7);
+  });
+
+  it("the profile's asset-precision, when the registry proves nothing", async () => {
+    const tx = pay(cents(1485));
+    const chain = { ...sbrlChain([tx]), assets: {} };
+    // a precision above 8 never reaches the profile: config set refuses it (set-in-process.test.ts);
+    // one edited in by hand is refused as read
+    const nine = await verify(
+      [id(1)],
+      sbrlWorld([sbrl(1, tx.txid)], chain, { settings: { 'asset-precision': '9' } }),
+    );
+    expect(nine.error?.exitCode).toBe(2);
+    expect(nine.error?.message).toContain(
+      'asset-precision in profile default of /config/config.json is not valid',
+    );
+    const r = await verify(
+      [id(1)],
+      sbrlWorld([sbrl(1, tx.txid)], chain, { settings: { 'asset-precision': '8' } }),
+    );
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toContain("proven     precision 8, from the profile's asset-precision");
+  });
+
+  it("a profile's asset-precision that a proven contract contradicts is said, never used", async () => {
+    const tx = pay(cents(1485));
+    const world = sbrlWorld([sbrl(1, tx.txid)], sbrlChain([tx]), { settings: { 'asset-precision': '2' } });
+    const r = await verify([id(1)], world);
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toContain(
+      "(the asset id recomputed from the contract and its issuance); the profile's asset-precision 2 disagrees and is not used (lbrl config unset asset-precision)",
+    );
+    const j = await verify([id(1)], world, { json: true });
+    expect(j.stdout).toContain("the profile's asset-precision 2 disagrees");
+  });
+
+  it('a block above the explorer’s own tip is refused', async () => {
+    const tx = pay(cents(1485));
+    const r = await verify(
+      [id(1)],
+      sbrlWorld([sbrl(1, tx.txid)], sbrlChain([tx], { ...SBRL_CONFIRMED, block_height: 150 })),
+    );
+    expect(r.error?.exitCode).toBe(1);
+    expect(r.stdout).toContain(
+      'MISMATCH   the explorer puts the transaction in block 150, above its own tip 101',
+    );
+  });
+});
+
+describe('deposit verify on narrow options: where the destination came from', () => {
+  it("a deposit lbrl has no record of, paying none of the profile's addresses: unproven, unless trusted", async () => {
+    const tx = pay(cents(1485));
+    const world = sbrlWorld([sbrl(1, tx.txid)], sbrlChain([tx]), { stranger: true });
+    const r = await verify([id(1)], world);
+    expect(r.error?.exitCode).toBe(7);
+    expect(r.stdout).toContain(
+      `not proven lbrl has no record of deposit ${id(1)}: its addresses are the service's claim, and the destination address ${DEST} is none of the profile's addresses`,
+    );
+    expect(`${r.error?.message} ${r.error?.suggestion}`).toContain('--trust-service-address');
+    const trusted = await verify([id(1)], world, { flags: { trustServiceAddress: true } as VerifyFlags });
+    expect(trusted.error).toBeUndefined();
+    expect(trusted.stdout).toContain('trusted with --trust-service-address');
+  });
+
+  it('a deposit lbrl recorded: its addresses are the ones lbrl asked for, whatever the profile says', async () => {
+    const tx = pay(cents(1485));
+    const history = recordsHistory([
+      createdRecord(id(1), {
+        at: '2026-11-22T10:00:00.000Z',
+        amountInCents: 1500,
+        destinationAddress: DEST,
+        baseUrl: TARGET,
+      }),
+    ]);
+    const r = await verify(
+      [id(1)],
+      sbrlWorld([sbrl(1, tx.txid)], sbrlChain([tx]), { stranger: true, history }),
+    );
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toContain('proven     the addresses are the ones lbrl asked for (local history)');
   });
 });
