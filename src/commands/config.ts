@@ -1,4 +1,5 @@
 import { withoutCredentials } from '../api/baseurl.js';
+import type { Context } from '../context.js';
 import type { Network } from '../domain/liquid/networks.js';
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/text/redact.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
@@ -155,10 +156,42 @@ export async function runGetSetting(name: string, options: GetSettingOptions): P
   p.info(`from: ${found.source}${detail}`);
 }
 
+/**
+ * All `config set` and `config unset` need (gh's Options struct): the Session fills it in
+ * (`changeSettingOptionsOf`); a test hands a profile as plain data and keeps what is written.
+ */
+export interface ChangeSettingOptions {
+  printer: Printer;
+  profileName: string;
+  /** the profile as the file has it, its settings unchecked (set and unset repair a damaged one) */
+  profileForRepair(): Profile;
+  /** changes the profile in the config file, atomically */
+  updateProfile(change: (profile: Profile) => void): Promise<void>;
+}
+
+/** The Session's world, narrowed to what `config set` and `config unset` use. */
+export function changeSettingOptionsOf(session: Session): ChangeSettingOptions {
+  return {
+    printer: session.printer,
+    profileName: session.profileName,
+    profileForRepair: () => session.profileForRepair(),
+    updateProfile: (change) => session.store.updateProfile(session.profileName, change),
+  };
+}
+
 export async function set(name: string, value: string, session: Session): Promise<void> {
+  return runSetSetting(name, value, changeSettingOptionsOf(session));
+}
+
+/** Check the value by the key's rules (an address by the profile's network) and save it. */
+export async function runSetSetting(
+  name: string,
+  value: string,
+  options: ChangeSettingOptions,
+): Promise<void> {
   const k = key(name);
   // set repairs a damaged setting too: the profile is read unchecked, its network as a string
-  const profile = session.profileForRepair();
+  const profile = options.profileForRepair();
   const saved = typeof profile.network === 'string' ? profile.network : undefined;
   const network = k === 'network' ? value : (saved ?? DEFAULTS.network);
   const checked = checkConfigValue(k, value, network);
@@ -169,28 +202,33 @@ export async function set(name: string, value: string, session: Session): Promis
         try {
           checkConfigValue(addressKey, stored, checked);
         } catch {
-          session.printer.warn(`warning: ${addressKey} ${stored} is not a ${checked} address; set it again`);
+          options.printer.warn(`warning: ${addressKey} ${stored} is not a ${checked} address; set it again`);
         }
       }
     }
   }
-  await session.store.updateProfile(session.profileName, (profile) => {
+  await options.updateProfile((profile) => {
     profile[k] = checked;
   });
-  session.printer.info(`${k} set to ${checked} (profile ${session.profileName})`);
+  options.printer.info(`${k} set to ${checked} (profile ${options.profileName})`);
 }
 
 export async function unset(name: string, session: Session): Promise<void> {
+  return runUnsetSetting(name, changeSettingOptionsOf(session));
+}
+
+/** Remove a setting from the profile (the webhook secret too, which only listen makes). */
+export async function runUnsetSetting(name: string, options: ChangeSettingOptions): Promise<void> {
   // the webhook signing secret is made by listen, never set, but it can be removed (a damaged one,
   // or to make a new one)
   const k = name === 'webhook-secret' ? name : key(name);
   // unset does not create a profile: the name must exist; it repairs a damaged setting, so the
   // others are not checked
-  session.profileForRepair();
-  await session.store.updateProfile(session.profileName, (profile) => {
+  options.profileForRepair();
+  await options.updateProfile((profile) => {
     delete profile[k];
   });
-  session.printer.info(`${k} unset (profile ${session.profileName})`);
+  options.printer.info(`${k} unset (profile ${options.profileName})`);
 }
 
 /** Only whether blinding keys are set, and for what: never the keys. */
@@ -257,14 +295,52 @@ export function runListSettings(options: ListSettingsOptions): void {
 export type BlindingKeyOptions = OptionsOf<typeof BLINDING_KEY_FLAGS>;
 
 /**
+ * All `config set-blinding-key` needs (gh's Options struct): the Session fills it in
+ * (`blindingKeyOptionsOf`); a test hands stdin or a prompter, a profile as plain data, and keeps
+ * what is written.
+ */
+export interface BlindingKeyCommandOptions {
+  flags: BlindingKeyOptions;
+  printer: Printer;
+  profileName: string;
+  /** stdin, stdout and the environment (whether a person can be asked), and a prompter in tests */
+  ctx: Context;
+  /** --no-input */
+  input: boolean | undefined;
+  /** the profile, checked; and as the file has it, for --clear (which repairs damaged keys) */
+  profile(): Profile;
+  profileForRepair(): Profile;
+  /** changes the profile in the config file, atomically */
+  updateProfile(change: (profile: Profile) => void): Promise<void>;
+}
+
+/** The Session's world, narrowed to what `config set-blinding-key` uses. */
+export function blindingKeyOptionsOf(flags: BlindingKeyOptions, session: Session): BlindingKeyCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    profileName: session.profileName,
+    ctx: session.ctx,
+    input: session.globals.input,
+    profile: () => session.profile(),
+    profileForRepair: () => session.profileForRepair(),
+    updateProfile: (change) => session.store.updateProfile(session.profileName, change),
+  };
+}
+
+export async function setBlindingKey(flags: BlindingKeyOptions, session: Session): Promise<void> {
+  return runSetBlindingKey(blindingKeyOptionsOf(flags, session));
+}
+
+/**
  * Store a blinding key (a secret, like the token: in the 0600 config file, never printed),
  * read from stdin or a prompt that does not echo; never from the command line.
  */
-export async function setBlindingKey(opts: BlindingKeyOptions, session: Session): Promise<void> {
-  const { ctx, printer: p } = session;
+export async function runSetBlindingKey(options: BlindingKeyCommandOptions): Promise<void> {
+  const { ctx, printer: p, flags: opts } = options;
   // a key kept in a misspelt profile would never be used: the name must exist, as for unset;
   // --clear repairs damaged keys, so it reads the profile unchecked
-  const profile = opts.clear ? session.profileForRepair() : session.profile();
+  const profile = opts.clear ? options.profileForRepair() : options.profile();
   let address: string | undefined;
   if (opts.address !== undefined) {
     if (looksLikeBlindingKey(opts.address))
@@ -285,7 +361,7 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
   }
   const scope = address ? `address ${address}` : 'the wallet (every address)';
   if (opts.clear) {
-    await session.store.updateProfile(session.profileName, (profile) => {
+    await options.updateProfile((profile) => {
       const stored = profile['blinding-keys'] as unknown;
       // a damaged list keeps only its sound entries for other addresses
       const kept = (
@@ -300,13 +376,13 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
       if (kept.length > 0) profile['blinding-keys'] = kept;
       else delete profile['blinding-keys'];
     });
-    p.info(`blinding keys of ${address ? scope : 'every address'} removed (profile ${session.profileName})`);
+    p.info(`blinding keys of ${address ? scope : 'every address'} removed (profile ${options.profileName})`);
     return;
   }
   let text: string;
   if (ctx.stdin.isTTY) {
     const { canPrompt, inquirerPrompter } = await import('../ui/prompts.js');
-    if (!canPrompt(ctx, session.globals))
+    if (!canPrompt(ctx, { input: options.input }))
       throw usageError(
         'no terminal to ask for the blinding key: pipe it in: lbrl config set-blinding-key < key.txt',
       );
@@ -322,13 +398,13 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
   const r = parseBlindingKey(key);
   if (!r.ok) throw usageError(`the blinding key given is not usable: expected ${r.expected}`);
   if (address) await checkAddressKey(address, r.value);
-  await session.store.updateProfile(session.profileName, (profile) => {
+  await options.updateProfile((profile) => {
     const others = (profile['blinding-keys'] ?? []).filter((e) =>
       address ? e.address !== address : e.address !== undefined || e.key !== key,
     );
     profile['blinding-keys'] = [...others, address ? { key, address } : { key }];
   });
-  p.info(`blinding key set for ${scope} (profile ${session.profileName}); it is never printed`);
+  p.info(`blinding key set for ${scope} (profile ${options.profileName}); it is never printed`);
 }
 
 /**

@@ -1,11 +1,14 @@
+import type { Context } from '../context.js';
 import { listEntries, refreshEntries } from '../deposits/history.js';
 import { createdFilter, entryFilter, type LedgerFilter, shownStatus } from '../deposits/ledger.js';
+import type { DepositApi, Recorder } from '../deposits/ports.js';
 import { formatCents } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
-import { Session } from '../session.js';
-import type { HistoryEntry } from '../store/history.js';
+import { Session, type Target } from '../session.js';
+import type { History, HistoryEntry } from '../store/history.js';
+import type { Printer } from '../ui/output.js';
 import { colorStatus, localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
@@ -38,44 +41,103 @@ function parseStatuses(values: string[] | undefined): Set<string> | undefined {
   return out;
 }
 
-export function ledgerFilter(opts: ListOptions, session: Session): LedgerFilter {
+/**
+ * All `deposit list` needs (gh's Options struct): the Session fills it in (`listOptionsOf`); a
+ * test hands a history on plain records, a fake client, a clock and a printer on plain strings.
+ */
+export interface ListCommandOptions {
+  flags: ListOptions;
+  printer: Printer;
+  json: boolean;
+  profileName: string;
+  /** the clock and the time zone (TZ); the stdout's width for the table */
+  ctx: Pick<Context, 'now' | 'env' | 'stdout'>;
+  /** the deposits this machine recorded (read once the profile is read and checked) */
+  history(): Pick<History, 'entries' | 'file'>;
+  /** --refresh: asks the service, records the answers */
+  refresh: {
+    /** where requests go, as the history records it (throws when the target is configured by half) */
+    targetKey(): string;
+    /** the service's client, made only when a deposit is still open */
+    client(): Promise<DepositApi>;
+    recorder: Recorder;
+    /** the profile's expire-after, checked as it is read */
+    expireAfterMs(): number;
+    /** a deposit recorded expired was found paid: said loudly */
+    paidAfterExpiry(id: string, status: string, expiredAt: string): void;
+  };
+}
+
+/** The Session's world, narrowed to what `deposit list` uses. */
+export function listOptionsOf(flags: ListOptions, session: Session): ListCommandOptions {
+  let target: Target | undefined;
+  const chosen = () => (target ??= session.target());
+  return {
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    profileName: session.profileName,
+    ctx: session.ctx,
+    history: () => session.history(),
+    refresh: {
+      targetKey: () => Session.targetKey(chosen()),
+      client: () => session.client(chosen()),
+      recorder: session,
+      expireAfterMs: () => expireAfterMs(session),
+      paidAfterExpiry: (id, status, expiredAt) => reportPaidAfterExpiry(session, id, status, expiredAt),
+    },
+  };
+}
+
+export function ledgerFilter(
+  opts: ListOptions,
+  world: { profileName: string; ctx: Pick<Context, 'now' | 'env'> },
+): LedgerFilter {
   if (opts.verified && opts.unverified) throw usageError('--verified and --unverified cannot go together');
   return {
-    profile: session.profileName,
-    ...parseSpan(opts, session),
+    profile: world.profileName,
+    ...parseSpan(opts, world),
     statuses: parseStatuses(opts.status),
     verified: opts.verified ? true : opts.unverified ? false : undefined,
   };
 }
 
-export async function run(opts: ListOptions, session: Session): Promise<void> {
+export async function run(flags: ListOptions, session: Session): Promise<void> {
+  return runList(listOptionsOf(flags, session));
+}
+
+/** The deposits recorded, newest first, filtered; with --refresh, their status asked again. */
+export async function runList(options: ListCommandOptions): Promise<void> {
+  const opts = options.flags;
   let limit = 30;
   if (opts.limit !== undefined) {
     const r = parseWholeNumber(opts.limit, 1, 10_000);
     if (!r.ok) throw invalidValue('--limit', opts.limit, r.expected);
     limit = r.value;
   }
-  const filter = ledgerFilter(opts, session);
+  const filter = ledgerFilter(opts, options);
   const where = entryFilter(filter);
+  const history = options.history();
   const entries = where
-    ? session.history().entries(createdFilter(filter), { limit, where })
+    ? history.entries(createdFilter(filter), { limit, where })
     : filter.since !== undefined || filter.until !== undefined
-      ? session.history().entries(createdFilter(filter), { limit })
-      : listEntries(session.history(), session.profileName, limit);
+      ? history.entries(createdFilter(filter), { limit })
+      : listEntries(history, options.profileName, limit);
   if (opts.refresh) {
-    const target = session.target();
+    const refresh = options.refresh;
+    const target = refresh.targetKey();
     await refreshEntries(entries, {
-      api: () => session.client(target),
-      target: Session.targetKey(target),
-      recorder: session,
-      now: session.ctx.now,
-      notes: session.printer,
-      expireAfterMs: expireAfterMs(session),
-      paidAfterExpiry: (e, status) => reportPaidAfterExpiry(session, e.id, status, e.expiredAt!),
+      api: () => refresh.client(),
+      target,
+      recorder: refresh.recorder,
+      now: options.ctx.now,
+      notes: options.printer,
+      expireAfterMs: refresh.expireAfterMs(),
+      paidAfterExpiry: (e, status) => refresh.paidAfterExpiry(e.id, status, e.expiredAt!),
     });
   }
-  const p = session.printer;
-  if (session.globals.json) {
+  const p = options.printer;
+  if (options.json) {
     // what the checks keep (the create answer's fields, a final answer's settlement) is not shown
     p.json(entries.map(({ v: _v, type: _t, answer: _a, final: _f, ...rest }) => rest));
     return;
@@ -83,7 +145,7 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
   if (entries.length === 0) {
     const filtered = where || filter.since !== undefined || filter.until !== undefined;
     p.info(
-      `no deposits recorded for profile ${session.profileName}${filtered ? ' that match' : ''} in ${session.history().file}`,
+      `no deposits recorded for profile ${options.profileName}${filtered ? ' that match' : ''} in ${history.file}`,
     );
     return;
   }
@@ -97,7 +159,7 @@ export async function run(opts: ListOptions, session: Session): Promise<void> {
       );
     return;
   }
-  for (const line of table(entries, session, session.ctx.stdout.columns || DEFAULT_COLUMNS)) p.out(line);
+  for (const line of table(entries, options, options.ctx.stdout.columns || DEFAULT_COLUMNS)) p.out(line);
 }
 
 interface Column {
@@ -118,9 +180,9 @@ interface Column {
  * time and then the amount. The id is never cut: it is what the other commands take. The history is a file anyone may
  * have edited: its values are shown escaped.
  */
-function table(entries: HistoryEntry[], session: Session, width: number): string[] {
-  const p = session.printer;
-  const zone = timeZoneOf(session.ctx.env);
+function table(entries: HistoryEntry[], options: ListCommandOptions, width: number): string[] {
+  const p = options.printer;
+  const zone = timeZoneOf(options.ctx.env);
   const offsets = new Set(entries.map((e) => zoneOffsetMs(Date.parse(e.at) || 0, zone)));
   const oneOffset = offsets.size === 1 ? offsetText([...offsets][0]!) : undefined;
   const time = (e: HistoryEntry, seconds: boolean, withOffset: boolean, year: boolean) => {

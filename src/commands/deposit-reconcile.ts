@@ -1,30 +1,69 @@
+import type { Context } from '../context.js';
 import { assetInfo } from '../deposits/chain-check.js';
 import { createdFilter } from '../deposits/ledger.js';
+import type { Scope } from '../deposits/ports.js';
 import { MATCH_MARGIN_MS, type Reconciliation, readReceipts, reconcile } from '../deposits/reconcile.js';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
-import type { HistoryEntry } from '../store/history.js';
+import type { History, HistoryEntry } from '../store/history.js';
+import type { Printer } from '../ui/output.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { RECONCILE_FLAGS } from './flags.js';
-import { verifySetup } from './shared/verify-setup.js';
+import { type VerifySources, verifySetupWith, verifySourcesOf } from './shared/verify-setup.js';
 import { parseSpan } from './shared/when.js';
 
 export type ReconcileOptions = OptionsOf<typeof RECONCILE_FLAGS>;
 
-export async function run(opts: ReconcileOptions, session: Session): Promise<void> {
-  const { since } = parseSpan(opts, session);
-  const scope = session.scope();
+/**
+ * All `deposit reconcile` needs (gh's Options struct): the Session fills it in
+ * (`reconcileOptionsOf`); a test hands a history on plain records and a fake explorer.
+ */
+export interface ReconcileCommandOptions {
+  flags: ReconcileOptions;
+  printer: Printer;
+  json: boolean;
+  /** the clock and the time zone (TZ) --since is read in */
+  ctx: Pick<Context, 'now' | 'env'>;
+  /** this profile's deposits on the target, as the history records them */
+  scope(): Scope;
+  /** the deposits recorded, and the outputs verifications counted */
+  history(): Pick<History, 'fold' | 'verifiedShares'>;
+  /** the profile's settings and keys (its addresses too) and the explorer-client factory */
+  sources: VerifySources;
+}
+
+/** The Session's world, narrowed to what `deposit reconcile` uses. */
+export function reconcileOptionsOf(flags: ReconcileOptions, session: Session): ReconcileCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    ctx: session.ctx,
+    scope: () => session.scope(),
+    history: () => session.history(),
+    sources: verifySourcesOf(session),
+  };
+}
+
+export async function run(flags: ReconcileOptions, session: Session): Promise<void> {
+  return runReconcile(reconcileOptionsOf(flags, session));
+}
+
+/** Read the profile's addresses on the explorer and match what they received to the deposits recorded. */
+export async function runReconcile(options: ReconcileCommandOptions): Promise<void> {
+  const { since } = parseSpan(options.flags, options);
+  const scope = options.scope();
   const from = since === undefined ? undefined : since - MATCH_MARGIN_MS;
   // the history side: the deposits that have an outcome, and every address they name
   const deposits: HistoryEntry[] = [];
   const addresses = new Set<string>();
-  for (const a of [session.setting('default-address'), session.setting('split-address')])
+  for (const a of [options.sources.setting('default-address'), options.sources.setting('split-address')])
     if (a) addresses.add(a);
-  session.history().fold(
+  options.history().fold(
     (r) => r.baseUrl === scope.target && createdFilter({ profile: scope.profile, since: from })(r),
     () => null,
     (_acc, e) => {
@@ -33,7 +72,7 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
       if (e.status === 'FINALIZED' || e.status === 'FAILED' || e.expiredAt) deposits.push(e);
     },
   );
-  const setup = await verifySetup(session);
+  const setup = await verifySetupWith(options.sources);
   let result: Reconciliation;
   try {
     const assetId = setup.settings.assetId;
@@ -51,7 +90,7 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
     });
     const precision = info.precision;
     if (info.profilePrecision !== undefined)
-      session.printer.warn(
+      options.printer.warn(
         `warning: the profile's asset-precision ${info.profilePrecision} disagrees with the registry contract of ${assetId} (precision ${precision}): the contract's is used (lbrl config unset asset-precision)`,
       );
     if (precision === undefined)
@@ -72,7 +111,7 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
     });
     const skipped = addresses.size - valid.length;
     if (skipped > 0)
-      session.printer.warn(
+      options.printer.warn(
         `warning: ${skipped} address(es) of the history are not ${network} addresses: not read`,
       );
     const receipts = await readReceipts(setup.client, {
@@ -84,15 +123,15 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
       zkp,
     });
     // the outputs verify counted for a deposit stay that deposit's
-    const verified = session
+    const verified = options
       .history()
       .verifiedShares(new Set(deposits.filter((d) => d.verifiedAt).map((d) => d.id)));
     result = reconcile(deposits, receipts, { precision, sinceMs: since, verified });
   } finally {
     await setup.close();
   }
-  const p = session.printer;
-  if (session.globals.json) p.json(result);
+  const p = options.printer;
+  if (options.json) p.json(result);
   else for (const line of humanReconciliation(result, addresses.size, setup.esploraUrl)) p.out(line);
   const problems = result.missing.length + result.unmatched.length + result.paidAfterExpiry.length;
   if (problems > 0) {

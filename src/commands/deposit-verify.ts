@@ -1,13 +1,22 @@
+import type { DepositApi } from '../deposits/ports.js';
 import { type DepositOutcome, verifyDeposits, verifyError } from '../deposits/verify.js';
 import { settlementReportJson } from '../domain/liquid/settlement.js';
 import { parseDepositId } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Session, Target } from '../session.js';
+import type { Printer } from '../ui/output.js';
 import { renderOutcome } from '../ui/verify-view.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { VERIFY_FLAGS } from './flags.js';
-import { recordSettled, verifySetup } from './shared/verify-setup.js';
+import {
+  recordSettled,
+  type SettledRecorder,
+  settledRecorderOf,
+  type VerifySources,
+  verifySetupWith,
+  verifySourcesOf,
+} from './shared/verify-setup.js';
 
 /** One deposit's outcome as JSON: the report without blinding factors or keys. */
 export function outcomeJson(result: DepositOutcome): Record<string, unknown> {
@@ -23,28 +32,74 @@ export function outcomeJson(result: DepositOutcome): Record<string, unknown> {
 
 export type VerifyFlags = OptionsOf<typeof VERIFY_FLAGS>;
 
+/**
+ * All `deposit verify` needs, and nothing more (gh's Options struct): the Session fills it in
+ * (`verifyOptionsOf`); a test hands a fake client, a fake explorer and a history on plain records.
+ */
+export interface VerifyCommandOptions {
+  /** the deposit ids as typed */
+  idTexts: string[];
+  flags: VerifyFlags;
+  printer: Printer;
+  /** --json and --quiet */
+  json: boolean;
+  quiet: boolean;
+  /** the service's client, made only once the ids are checked */
+  client(): Promise<DepositApi>;
+  /** the profile's settings and keys, the explorer-client factory and what the history counted */
+  sources: VerifySources;
+  /** where what was found is recorded */
+  recorder: SettledRecorder;
+}
+
+/** The Session's world, narrowed to what `deposit verify` uses. */
+export function verifyOptionsOf(
+  idTexts: string[],
+  flags: VerifyFlags,
+  session: Session,
+): VerifyCommandOptions {
+  let target: Target | undefined;
+  const chosen = () => (target ??= session.target());
+  return {
+    idTexts,
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    quiet: session.globals.quiet === true,
+    client: () => session.client(chosen()),
+    sources: verifySourcesOf(session, chosen),
+    recorder: settledRecorderOf(session),
+  };
+}
+
 export async function run(idTexts: string[], flags: VerifyFlags, session: Session): Promise<void> {
+  return runVerify(verifyOptionsOf(idTexts, flags, session));
+}
+
+/** Parse the ids, get each (every rule of the answer checked), check its settlement, record, print. */
+export async function runVerify(options: VerifyCommandOptions): Promise<void> {
   const ids: string[] = [];
-  for (const text of idTexts) {
+  for (const text of options.idTexts) {
     const r = parseDepositId(text);
     if (!r.ok) throw invalidValue('deposit id', text, r.expected);
     if (!ids.includes(r.value)) ids.push(r.value);
   }
   if (ids.length === 0) throw usageError('verify needs at least one deposit id');
-  const target = session.target();
-  const api = await session.client(target);
-  const setup = await verifySetup(session, target, { trustServiceAddress: flags.trustServiceAddress });
+  const api = await options.client();
+  const setup = await verifySetupWith(options.sources, {
+    trustServiceAddress: options.flags.trustServiceAddress,
+  });
   let outcomes: DepositOutcome[];
   try {
     const judged = await verifyDeposits(api, setup.check, ids, setup.settings, setup.ledger);
     // recorded, then judged again if another run counted the same outputs first
-    outcomes = await recordSettled(session, setup.check, setup.settings, judged, setup.counted);
+    outcomes = await recordSettled(options.recorder, setup.check, setup.settings, judged, setup.counted);
   } finally {
     await setup.close();
   }
-  const p = session.printer;
-  if (session.globals.json) p.json({ deposits: outcomes.map(outcomeJson) });
-  else if (session.globals.quiet) for (const result of outcomes) p.out(`${result.id}\t${result.outcome}`);
+  const p = options.printer;
+  if (options.json) p.json({ deposits: outcomes.map(outcomeJson) });
+  else if (options.quiet) for (const result of outcomes) p.out(`${result.id}\t${result.outcome}`);
   else p.out(outcomes.map((result) => renderOutcome(p.outColor, result, setup.esploraUrl)).join('\n\n'));
   const error = verifyError(outcomes);
   if (error) throw error;

@@ -27,7 +27,7 @@ import { Outbox } from '../store/outbox.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { LISTEN_FLAGS } from './flags.js';
-import { recordVerified, verifySetup } from './shared/verify-setup.js';
+import { recordVerified, settledRecorderOf, verifySetup } from './shared/verify-setup.js';
 
 export type ListenOptions = OptionsOf<typeof LISTEN_FLAGS>;
 
@@ -210,7 +210,7 @@ async function listen(
             outcome.outcome === 'unproven'
           ) {
             // recorded as deposit verify records it: list shows it verified
-            if (outcome.outcome === 'verified') recordVerified(session, [outcome]);
+            if (outcome.outcome === 'verified') recordVerified(settledRecorderOf(session), [outcome]);
             hub.verification(deposit, outcome);
             return true;
           }

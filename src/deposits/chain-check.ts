@@ -21,6 +21,12 @@ import { TxParseError } from '../domain/liquid/tx.js';
 import { loadZkp } from '../domain/liquid/unblind.js';
 import { LbrlError } from '../errors.js';
 
+/** The explorer calls a settlement check makes (EsploraClient has them; a test hands its own). */
+export type SettlementExplorer = Pick<
+  EsploraClient,
+  'getTxStatus' | 'getTipHeight' | 'getTxHex' | 'getAsset'
+>;
+
 export type SettlementLookup =
   | { found: false }
   | { found: true; hex: string; status: EsploraTxStatus; tipHeight: number };
@@ -29,7 +35,7 @@ export type SettlementLookup =
  * What verifying a settlement needs from the explorer: the status first, then the tip (so the
  * tip is never older than the block that confirmed it), then the raw transaction.
  */
-export async function lookUpSettlement(client: EsploraClient, txid: string): Promise<SettlementLookup> {
+export async function lookUpSettlement(client: SettlementExplorer, txid: string): Promise<SettlementLookup> {
   const status = await client.getTxStatus(txid);
   if (!status) return { found: false };
   const tipHeight = await client.getTipHeight();
@@ -98,7 +104,7 @@ export function assetInfo(
  * A raw transaction that cannot be read is the explorer's fault: a contract error (exit 1).
  */
 export async function checkSettlement(
-  client: EsploraClient,
+  client: SettlementExplorer,
   input: CheckSettlementInput,
 ): Promise<CheckedSettlement> {
   const found = await lookUpSettlement(client, input.txid);

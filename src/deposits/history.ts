@@ -8,7 +8,11 @@ import type { DepositApi, HistoryReader, Notes, Recorder, Scope } from './ports.
 import { GONE } from './watch.js';
 
 /** The profile's deposits, newest first, at most `limit`. */
-export function listEntries(history: HistoryReader, profile: string, limit: number): HistoryEntry[] {
+export function listEntries(
+  history: Pick<HistoryReader, 'entries'>,
+  profile: string,
+  limit: number,
+): HistoryEntry[] {
   return history.entries((r) => r.profile === profile, { limit });
 }
 

@@ -10,25 +10,25 @@
  * that script with that key's public key (the `address` field beside it in lwk's JSON is another
  * address of the wallet: its program is 9b27ea3d…, not the output's).
  */
-import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { createAnswer, ID } from '../helpers/fixtures.js';
+import {
+  LWK_ADDRESS as ADDRESS,
+  LWK_ASSET as ASSET,
+  LWK_BLOCK as BLOCK,
+  LWK_CONFIRMED as CONFIRMED,
+  LWK_HEX as HEX,
+  LWK_MASTER as MASTER,
+  LWK_REGISTRY as REGISTRY,
+  LWK_TXID as TXID,
+} from '../helpers/lwk-settlement.js';
 import { json, type SeenRequest, startServer } from '../helpers/server.js';
 
-const HEX = fs
-  .readFileSync(new URL('../fixtures/liquid/lwk-testnet-c6e3187f-tx.hex', import.meta.url), 'utf8')
-  .trim();
-const TXID = 'c6e3187f028942973ad27224ca79baa8382e90ad686e927fc29896e8a2edf3f3';
-const ADDRESS =
-  'tlq1qqf3hk7lcuy8p9emlqxm0kp96uzjp2uulzhs3td4ck7yngdjxnc3v7qhl8x0vhqshsy32l5vqq0r6gqwm59htwnsc8w9n8g200';
 /** the same script, unconfidential (as the explorer shows it) */
 const UNCONFIDENTIAL = 'tex1qqtlnn8ktsgtczg406xqq83ayq8d6zm4hnrw4qj';
-const ASSET = '38fca2d939696061a8f76d4e6b5eecd54e3b4221c846f24a6b279e79952850a5';
-const MASTER = 'ab5824f4477b4ebb00a132adfd8eb0b7935cf24f6ac151add5d1913db374ce92';
 const DESCRIPTOR = `ct(slip77(${MASTER}),elwpkh([759db348/84'/1'/0']tpubDCRMaF33e44pcJj534LXVhFbHibPbJ5vuLhSSPFAw57kYURv4tzXFL6LSnd78bkjqdmE3USedkbpXJUPA1tdzKfuYSL7PianceqAhwL2UkA/<0;1>/*))#cch6wrnp`;
-const BLOCK = 1306469;
 
 let closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -65,36 +65,8 @@ function esplora(chain: Chain) {
   };
 }
 
-const CONFIRMED = {
-  confirmed: true,
-  block_height: BLOCK,
-  block_hash: '4a2f1b5c0e9d8c7b6a5f4e3d2c1b0a99887766554433221100ffeeddccbbaa99',
-  block_time: 1710527583,
-};
-/**
- * The asset's real registry entry (liquidtestnet "Testnet Asset", as Esplora answers it): its id
- * recomputes from the contract and the issuance prevout, so its precision, 3, is proven: the
- * output's 5000 units are 5.000.
- */
-const CONTRACT = {
-  entity: { domain: 'liquidtestnet.com' },
-  issuer_pubkey: '035d0f7b0207d9cc68870abfef621692bce082084ed3ca0c1ae432dd12d889be01',
-  name: 'Testnet Asset',
-  precision: 3,
-  ticker: 'TEST',
-  version: 0,
-};
-const REGISTRY = {
-  asset_id: ASSET,
-  contract: CONTRACT,
-  issuance_prevout: { txid: '0e19e938c74378ae83b549213a12be88ede6e32e1407bfdf50c4ec3f927408ec', vout: 0 },
-  issuance_txin: { txid: '0e19e938c74378ae83b549213a12be88ede6e32e1407bfdf50c4ec3f927408ec', vin: 0 },
-  precision: 3,
-  ticker: 'TEST',
-  name: 'Testnet Asset',
-  entity: { domain: 'liquidtestnet.com' },
-};
-
+// the confirmed status and the asset's real registry entry (its precision, 3, proven by its
+// contract): test/helpers/lwk-settlement.ts
 /**
  * A deposit of 5.05 (net 5.00) to the real address, created an hour before the real transaction
  * was confirmed (2024-03-15T18:33:03Z) and settled by it. The profile's default-address is that

@@ -337,16 +337,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
     expect(r.sleeps.length).toBe(3);
   });
 
-  it('elementsregtest has no default explorer: a usage error naming the setting', async () => {
-    const service = await startServer((_req, res) => json(res, 200, finalized()));
-    closers.push(() => service.close());
-    const env = liveEnv(service.url);
-    expect((await runCli(['config', 'set', 'network', 'elementsregtest'], { env })).code).toBe(0);
-    const r = await runCli(['deposit', 'verify', ID], { env });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('set one with lbrl config set esplora-url');
-    expect(service.requests.length).toBe(0);
-  });
+  // elementsregtest, which has no default explorer: test/cmd/verify-in-process.test.ts
 
   it('settings are checked on set; blinding keys only from stdin, never as a value', async () => {
     const env = sandboxEnv();

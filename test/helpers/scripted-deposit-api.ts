@@ -92,3 +92,38 @@ export function scriptedDepositApi(script: DepositScript = {}): ScriptedDepositA
   if (script.recorded) api.recorded = script.recorded;
   return api;
 }
+
+/**
+ * A service that only answers gets, by deposit id (lower case): one answer, or one per call (the
+ * last repeated). As DepositClient, it refuses an answer about another deposit; a deposit it has
+ * no answer for is the client's 404 (exit 4). It creates nothing.
+ */
+export function scriptedGets(
+  answers: Record<string, Record<string, unknown> | Array<Record<string, unknown>>>,
+  recorded?: (id: string) => HistoryEntry | undefined,
+): ScriptedDepositApi & { asked: string[] } {
+  const perId = new Map<string, number>();
+  const asked: string[] = [];
+  const api = scriptedDepositApi({
+    create: () => {
+      throw new Error('this fake service creates nothing');
+    },
+    get: (id) => {
+      asked.push(id);
+      const script = answers[id.toLowerCase()];
+      if (script === undefined) throw new LbrlError(`deposit ${id} not found`, 'not_found');
+      const n = perId.get(id) ?? 0;
+      perId.set(id, n + 1);
+      const answer = Array.isArray(script) ? script[Math.min(n, script.length - 1)]! : script;
+      const answeredId = (answer as { id?: unknown }).id;
+      if (typeof answeredId === 'string' && answeredId.toLowerCase() !== id.toLowerCase())
+        throw new LbrlError(
+          `asked for deposit ${id}, but the service answered with deposit ${answeredId}`,
+          'mismatch',
+        );
+      return answer;
+    },
+    ...(recorded ? { recorded } : {}),
+  });
+  return Object.assign(api, { asked });
+}

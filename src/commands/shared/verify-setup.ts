@@ -8,7 +8,8 @@
 import { withoutCredentials } from '../../api/baseurl.js';
 import { DEFAULT_ESPLORA, EsploraClient } from '../../api/esplora.js';
 import type { GetResponse } from '../../api/models.js';
-import { checkSettlement } from '../../deposits/chain-check.js';
+import { checkSettlement, type SettlementExplorer } from '../../deposits/chain-check.js';
+import type { AddressExplorer } from '../../deposits/reconcile.js';
 import {
   type DepositOutcome,
   type SettlementChecker,
@@ -19,113 +20,102 @@ import {
   verifySettlements,
 } from '../../deposits/verify.js';
 import type { WatchPlan } from '../../deposits/watch.js';
+import type { Network } from '../../domain/liquid/networks.js';
 import type { BlindingKeys } from '../../domain/liquid/settlement.js';
 import { parseBlindingKey } from '../../domain/liquid/unblind.js';
 import { canonicalId } from '../../domain/values.js';
 import { LbrlError, usageError } from '../../errors.js';
 import { Session, type Target } from '../../session.js';
-import type { ConfigKey } from '../../store/config.js';
+import type { BlindingKeyEntry, ConfigKey } from '../../store/config.js';
 import { checkConfigValue } from '../../store/config-values.js';
 import {
+  type History,
+  type HistoryEntry,
   type StoredRecord,
   type StoredShare,
   statusRecord,
   unverifiedRecord,
   verifiedRecord,
 } from '../../store/history.js';
+import type { Printer } from '../../ui/output.js';
 import { renderOutcome } from '../../ui/verify-view.js';
 
-export interface VerifySetup {
-  settings: VerifySettings;
-  check: SettlementChecker;
-  /** what the history knows: lbrl's own deposits, and the shares earlier verifications counted */
-  ledger: VerifyLedger;
-  /** the deposits whose shares the judgements of this run counted from a transaction */
-  counted(txid: string): string[];
-  /** the explorer's base URL, for messages */
-  esploraUrl: string;
-  /** the explorer client, one per run (a watch sets its deadline); reconcile reads address histories with it too */
-  client: EsploraClient;
-  close(): Promise<void>;
-}
-
-/** What a run's flags add to the profile's settings. */
-export interface VerifySetupFlags {
-  /** --trust-service-address */
-  trustServiceAddress?: boolean | undefined;
-}
-
-/** The profile's blinding keys, parsed (a damaged entry is a config error, its key never shown). */
-export function profileBlindingKeys(session: Session): BlindingKeys {
-  const keys: Required<BlindingKeys> = { outputKeys: [], masterBlindingKeys: [] };
-  for (const [i, entry] of (session.profile()['blinding-keys'] ?? []).entries()) {
-    const r = parseBlindingKey(typeof entry?.key === 'string' ? entry.key : '');
-    if (!r.ok) {
-      throw new LbrlError(
-        `blinding key ${i + 1} of profile ${session.profileName} in ${session.store.file} is damaged; set it again with lbrl config set-blinding-key`,
-        'config',
-      );
-    }
-    keys.outputKeys.push(...r.value.outputKeys);
-    keys.masterBlindingKeys.push(...r.value.masterBlindingKeys);
-  }
-  return keys;
-}
+/** An explorer client as verification and reconciliation use it (EsploraClient; a test hands its own). */
+export type ExplorerClient = SettlementExplorer &
+  AddressExplorer & {
+    /** no attempt or retry past it (on the injected clock): a watch's --timeout */
+    deadline: number | undefined;
+    close(): Promise<void>;
+  };
 
 /**
- * A setting as the profile holds it, checked by the rules of `config set` (the file may have been
- * edited by hand): a value that breaks them stops the run (exit 2), shown without credentials.
+ * What checking settlements reads of the world, and nothing more (gh's Options struct): the
+ * profile's settings and blinding keys (its own addresses derive from both), an explorer-client
+ * factory and what the history counted. The Session fills it in (`verifySourcesOf`); a test hands
+ * plain values, a fake explorer and a history on plain records.
  */
-function checkedSetting(session: Session, key: ConfigKey, network: string): string | undefined {
-  const value = session.setting(key);
-  if (value === undefined) return undefined;
-  try {
-    return checkConfigValue(key, value, network);
-  } catch (error) {
-    const why = error instanceof LbrlError ? error.message.replace(/^invalid value for [\w-]+ /, '') : '';
-    throw usageError(
-      `${key} in profile ${session.profileName} of ${session.store.file} is not valid: ${withoutCredentials(why)}; set it again with lbrl config set ${key} <value>`,
-    );
-  }
+export interface VerifySources {
+  /** whether the target is the embedded sandbox (throws when the target is configured by half) */
+  usesSandbox(): boolean;
+  /** the embedded sandbox's chain explorer, the sandbox started on first use */
+  sandboxExplorerUrl(): Promise<string>;
+  /** the profile's network (throws when the saved one is not a network) */
+  network(): Network;
+  /** a setting as the profile holds it, or its default: checked again here as it is read */
+  setting(key: ConfigKey): string | undefined;
+  /** the profile's blinding keys as saved (secrets: never shown) */
+  blindingKeyEntries(): readonly BlindingKeyEntry[];
+  /** the profile's name and its file, for messages */
+  profileName: string;
+  configFile: string;
+  /** an explorer client for a base URL: one per run */
+  explorer(baseUrl: string): ExplorerClient;
+  /** the shares earlier verifications counted, as the history records them */
+  history(): Pick<History, 'sharesOf'>;
 }
 
-/** The profile's own addresses, by the setting that names them. */
-function knownAddresses(session: Session): Array<{ address: string; setting: string }> {
-  const known: Array<{ address: string; setting: string }> = [];
-  for (const key of ['default-address', 'split-address'] as const) {
-    const a = session.setting(key);
-    if (a) known.push({ address: a, setting: key });
-  }
-  for (const entry of session.profile()['blinding-keys'] ?? []) {
-    if (typeof entry?.address === 'string')
-      known.push({ address: entry.address, setting: 'blinding-key address' });
-  }
-  return known;
+/** Where what a verification found is written, and what the history knows of a deposit. */
+export interface SettledRecorder {
+  now(): number;
+  history(): Pick<History, 'sharesBefore' | 'append' | 'file'>;
+  /** the history's record of a deposit on the target */
+  recorded(id: string): HistoryEntry | undefined;
+  /** a failure to record, for a person */
+  warn(line: string): void;
 }
 
-export async function verifySetup(
+/** The Session's world, narrowed to what checking settlements reads (`target`: where requests go). */
+export function verifySourcesOf(
   session: Session,
-  target: Target = session.target(),
-  flags: VerifySetupFlags = {},
-): Promise<VerifySetup> {
-  const network = session.network();
-  let esploraUrl = checkedSetting(session, 'esplora-url', network);
-  let assetId = checkedSetting(session, 'asset-id', network);
-  const precision = checkedSetting(session, 'asset-precision', network);
-  if (target.mode === 'sandbox') {
-    if (esploraUrl === undefined) esploraUrl = `${(await session.embeddedSandbox()).baseUrl}/esplora`;
-    if (assetId === undefined) assetId = (await import('../../sandbox/chain.js')).SANDBOX_ASSET_ID;
-  }
-  esploraUrl ??= DEFAULT_ESPLORA[network] ?? undefined;
-  if (esploraUrl === undefined) {
-    throw usageError(
-      `no explorer is known for ${network}: set one with lbrl config set esplora-url <url of an Esplora API>`,
-    );
-  }
-  const confirmations = Number(checkedSetting(session, 'confirmations', network) ?? '2');
-  const keys = profileBlindingKeys(session);
-  const client = new EsploraClient({
-    baseUrl: esploraUrl,
+  target: () => Target = () => session.target(),
+): VerifySources {
+  return {
+    usesSandbox: () => target().mode === 'sandbox',
+    sandboxExplorerUrl: async () => `${(await session.embeddedSandbox()).baseUrl}/esplora`,
+    network: () => session.network(),
+    setting: (key) => session.setting(key),
+    blindingKeyEntries: () => session.profile()['blinding-keys'] ?? [],
+    profileName: session.profileName,
+    configFile: session.store.file,
+    explorer: (baseUrl) => explorerClientOf(session, baseUrl),
+    history: () => session.history(),
+  };
+}
+
+/** The Session's history, narrowed to recording what verifications found. */
+export function settledRecorderOf(session: Session): SettledRecorder {
+  return {
+    now: () => session.ctx.now(),
+    history: () => session.history(),
+    recorded: (id) => session.recorded(Session.targetKey(session.target()), id),
+    warn: (line) => session.printer.warn(line),
+  };
+}
+
+/** The explorer client of a run: the Session's clock, Ctrl-C, trace and time-outs. */
+function explorerClientOf(session: Session, baseUrl: string): EsploraClient {
+  return new EsploraClient({
+    baseUrl,
     sleep: session.ctx.sleep,
     random: session.ctx.random,
     now: session.ctx.now,
@@ -139,7 +129,112 @@ export async function verifySetup(
       ? { connectTimeoutMs: session.ctx.client.connectTimeoutMs }
       : {}),
   });
-  const history = session.history();
+}
+
+export interface VerifySetup {
+  settings: VerifySettings;
+  check: SettlementChecker;
+  /** what the history knows: lbrl's own deposits, and the shares earlier verifications counted */
+  ledger: VerifyLedger;
+  /** the deposits whose shares the judgements of this run counted from a transaction */
+  counted(txid: string): string[];
+  /** the explorer's base URL, for messages */
+  esploraUrl: string;
+  /** the explorer client, one per run (a watch sets its deadline); reconcile reads address histories with it too */
+  client: ExplorerClient;
+  close(): Promise<void>;
+}
+
+/** What a run's flags add to the profile's settings. */
+export interface VerifySetupFlags {
+  /** --trust-service-address */
+  trustServiceAddress?: boolean | undefined;
+}
+
+/** The profile's blinding keys, parsed (a damaged entry is a config error, its key never shown). */
+function profileBlindingKeys(sources: VerifySources): BlindingKeys {
+  const keys: Required<BlindingKeys> = { outputKeys: [], masterBlindingKeys: [] };
+  for (const [i, entry] of sources.blindingKeyEntries().entries()) {
+    const r = parseBlindingKey(typeof entry?.key === 'string' ? entry.key : '');
+    if (!r.ok) {
+      throw new LbrlError(
+        `blinding key ${i + 1} of profile ${sources.profileName} in ${sources.configFile} is damaged; set it again with lbrl config set-blinding-key`,
+        'config',
+      );
+    }
+    keys.outputKeys.push(...r.value.outputKeys);
+    keys.masterBlindingKeys.push(...r.value.masterBlindingKeys);
+  }
+  return keys;
+}
+
+/**
+ * A setting as the profile holds it, checked by the rules of `config set` (the file may have been
+ * edited by hand): a value that breaks them stops the run (exit 2), shown without credentials.
+ */
+function checkedSetting(sources: VerifySources, key: ConfigKey, network: string): string | undefined {
+  const value = sources.setting(key);
+  if (value === undefined) return undefined;
+  try {
+    return checkConfigValue(key, value, network);
+  } catch (error) {
+    const why = error instanceof LbrlError ? error.message.replace(/^invalid value for [\w-]+ /, '') : '';
+    throw usageError(
+      `${key} in profile ${sources.profileName} of ${sources.configFile} is not valid: ${withoutCredentials(why)}; set it again with lbrl config set ${key} <value>`,
+    );
+  }
+}
+
+/** The profile's own addresses, by the setting that names them. */
+function knownAddresses(sources: VerifySources): Array<{ address: string; setting: string }> {
+  const known: Array<{ address: string; setting: string }> = [];
+  for (const key of ['default-address', 'split-address'] as const) {
+    const a = sources.setting(key);
+    if (a) known.push({ address: a, setting: key });
+  }
+  for (const entry of sources.blindingKeyEntries()) {
+    if (typeof entry?.address === 'string')
+      known.push({ address: entry.address, setting: 'blinding-key address' });
+  }
+  return known;
+}
+
+/** The setup from the Session (deposit get, listen): `verifySetupWith` of its sources. */
+export async function verifySetup(
+  session: Session,
+  target: Target = session.target(),
+  flags: VerifySetupFlags = {},
+): Promise<VerifySetup> {
+  return verifySetupWith(
+    verifySourcesOf(session, () => target),
+    flags,
+  );
+}
+
+/** Where and how settlements are checked, every setting checked again as it is read. */
+export async function verifySetupWith(
+  sources: VerifySources,
+  flags: VerifySetupFlags = {},
+): Promise<VerifySetup> {
+  const sandbox = sources.usesSandbox();
+  const network = sources.network();
+  let esploraUrl = checkedSetting(sources, 'esplora-url', network);
+  let assetId = checkedSetting(sources, 'asset-id', network);
+  const precision = checkedSetting(sources, 'asset-precision', network);
+  if (sandbox) {
+    if (esploraUrl === undefined) esploraUrl = await sources.sandboxExplorerUrl();
+    if (assetId === undefined) assetId = (await import('../../sandbox/chain.js')).SANDBOX_ASSET_ID;
+  }
+  esploraUrl ??= DEFAULT_ESPLORA[network] ?? undefined;
+  if (esploraUrl === undefined) {
+    throw usageError(
+      `no explorer is known for ${network}: set one with lbrl config set esplora-url <url of an Esplora API>`,
+    );
+  }
+  const confirmations = Number(checkedSetting(sources, 'confirmations', network) ?? '2');
+  const keys = profileBlindingKeys(sources);
+  const client = sources.explorer(esploraUrl);
+  const history = sources.history();
   // the deposits whose shares each judgement counted, by transaction (see recordSettled)
   const seen = new Map<string, Set<string>>();
   return {
@@ -149,7 +244,7 @@ export async function verifySetup(
       confirmations,
       keys,
       ...(precision !== undefined ? { assetPrecision: Number(precision) } : {}),
-      knownAddresses: knownAddresses(session),
+      knownAddresses: knownAddresses(sources),
       trustServiceAddress: flags.trustServiceAddress === true,
     },
     check: (input) => checkSettlement(client, input),
@@ -185,12 +280,41 @@ export async function withVerify(
 ): Promise<WatchPlan> {
   if (!(flag ?? session.setting('verify') === 'on')) return plan;
   const target = session.target();
+  return verifyingPlan(
+    plan,
+    {
+      sources: verifySourcesOf(session, () => target),
+      recorder: settledRecorderOf(session),
+      printer: session.printer,
+      json: session.globals.json === true,
+      onClose: (close) => session.onClose(close),
+    },
+    flags,
+  );
+}
+
+/** What `--verify` on a watch reads besides the plan: the sources, the history, the screen, the run's end. */
+export interface VerifyingWatch {
+  sources: VerifySources;
+  recorder: SettledRecorder;
+  printer: Printer;
+  json: boolean;
+  /** the explorer client is closed when the run ends */
+  onClose(close: () => Promise<void>): void;
+}
+
+/** The plan of `withVerify`, its verification on narrow pieces. */
+export async function verifyingPlan(
+  plan: WatchPlan,
+  watch: VerifyingWatch,
+  flags: VerifySetupFlags = {},
+): Promise<WatchPlan> {
+  const { recorder } = watch;
   // settings are checked now, before anything is watched (no explorer for elementsregtest: exit 2)
-  const setup = await verifySetup(session, target, flags);
-  if (plan.timeoutMs !== undefined) setup.client.deadline = session.ctx.now() + plan.timeoutMs;
-  session.onClose(() => setup.close());
+  const setup = await verifySetupWith(watch.sources, flags);
+  if (plan.timeoutMs !== undefined) setup.client.deadline = recorder.now() + plan.timeoutMs;
+  watch.onClose(() => setup.close());
   const said = new Map<string, string>();
-  const targetKey = Session.targetKey(target);
   // the shares this watch verified, by transaction: counted even if the history cannot be written
   const counted = new Map<string, Array<{ id: string; shares: StoredShare[] }>>();
   const sharesOf = (txid: string) => {
@@ -200,7 +324,7 @@ export async function withVerify(
   };
   const settled = async (deposit: GetResponse): Promise<boolean> => {
     const [judged] = (await verifySettlements(setup.check, [deposit], setup.settings, {
-      recorded: (id) => session.recorded(targetKey, id),
+      recorded: (id) => recorder.recorded(id),
       sharesOf,
     })) as [DepositOutcome];
     if (judged.outcome === 'verified' && judged.txid) {
@@ -210,13 +334,13 @@ export async function withVerify(
       ]);
     }
     const [outcome] = (await recordSettled(
-      session,
+      recorder,
       setup.check,
       setup.settings,
       [judged],
       setup.counted,
     )) as [DepositOutcome];
-    const p = session.printer;
+    const p = watch.printer;
     if (outcome.outcome === 'verified') {
       p.info(
         `deposit ${deposit.id}: settlement verified on chain (${outcome.report?.confirmations} confirmations)`,
@@ -224,7 +348,7 @@ export async function withVerify(
       return true;
     }
     if (outcome.outcome === 'mismatch' || outcome.outcome === 'unproven') {
-      if (!session.globals.json) p.err(renderOutcome(p.errColor, outcome, setup.esploraUrl));
+      if (!watch.json) p.err(renderOutcome(p.errColor, outcome, setup.esploraUrl));
       throw verifyError([outcome])!;
     }
     const why =
@@ -250,14 +374,14 @@ export async function withVerify(
  * output taken, and its record is undone (a mismatch naming the earlier deposit).
  */
 export async function recordSettled(
-  session: Session,
+  recorder: SettledRecorder,
   check: SettlementChecker,
   settings: VerifySettings,
   outcomes: DepositOutcome[],
   counted: (txid: string) => string[],
 ): Promise<DepositOutcome[]> {
-  recordVerified(session, outcomes);
-  const history = session.history();
+  recordVerified(recorder, outcomes);
+  const history = recorder.history();
   const out = [...outcomes];
   const txids = new Set(outcomes.filter((o) => o.outcome === 'verified' && o.txid).map((o) => o.txid!));
   for (const txid of txids) {
@@ -276,11 +400,11 @@ export async function recordSettled(
       group.map((o) => o.deposit),
       settings,
       {
-        recorded: (id) => session.recorded(Session.targetKey(session.target()), id),
+        recorded: (id) => recorder.recorded(id),
         sharesOf: (t) => (t === txid ? before : []),
       },
     );
-    recordVerified(session, again);
+    recordVerified(recorder, again);
     for (const o of again) out[out.findIndex((x) => x.id === o.id)] = o;
   }
   return out;
@@ -292,8 +416,8 @@ export async function recordSettled(
  * mismatch), and, for a deposit recorded verified before, what undid it (the history appends
  * only news). A failure to record is a warning.
  */
-export function recordVerified(session: Session, outcomes: DepositOutcome[]): void {
-  const now = session.ctx.now();
+export function recordVerified(recorder: SettledRecorder, outcomes: DepositOutcome[]): void {
+  const now = recorder.now();
   const records = outcomes.flatMap((o): StoredRecord[] => {
     if (!o.txid) return [];
     // the status the checked get read comes first, so the ledger counts the deposit as the
@@ -304,10 +428,8 @@ export function recordVerified(session: Session, outcomes: DepositOutcome[]): vo
   });
   if (records.length === 0) return;
   try {
-    session.history().append(records);
+    recorder.history().append(records);
   } catch (error) {
-    session.printer.warn(
-      `warning: could not record in ${session.history().file}: ${(error as Error).message}`,
-    );
+    recorder.warn(`warning: could not record in ${recorder.history().file}: ${(error as Error).message}`);
   }
 }

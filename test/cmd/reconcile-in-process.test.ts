@@ -1,0 +1,377 @@
+/**
+ * `deposit reconcile` as a function of narrow options (runReconcile): the history on plain
+ * records, an explorer without a socket serving real Elements transactions (the sandbox chain's
+ * builder, explicit outputs of its asset) and lying where it can (a precision it only claims, an
+ * output a unit short, an old payment), a printer on plain strings. No Session, no server. What a
+ * user sees is asserted (stdout, stderr, the error and its exit code). Paging over sockets and the
+ * races of two processes stay with reconcile-paging.test.ts and reconcile-attacks.test.ts.
+ */
+import { bech32 } from 'bech32';
+import { describe, expect, it } from 'vitest';
+import type { AddressTx } from '../../src/api/esplora.js';
+import { type ReconcileOptions, runReconcile } from '../../src/commands/deposit-reconcile.js';
+import { loadZkp } from '../../src/domain/liquid/unblind.js';
+import { LbrlError } from '../../src/errors.js';
+import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
+import type { StoredRecord } from '../../src/store/history.js';
+import { capturedOutput } from '../helpers/captured-output.js';
+import { type FakeExplorer, plainVerifySources } from '../helpers/fake-explorer.js';
+import { brCode, LQ } from '../helpers/fixtures.js';
+import { recordsHistory } from '../helpers/records-history.js';
+
+const zkp = await loadZkp();
+
+const TARGET = 'https://pay.example.com';
+const DEST = bech32.encode('ert', [0, ...bech32.toWords(Buffer.alloc(20, 0x22))]);
+const SPLIT = 'ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k';
+const CREATED = Date.parse('2026-11-22T10:00:00.000Z');
+const units = (cents: number) => (BigInt(cents) * 100_000_000n) / 100n;
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+/** block time (seconds) five minutes after the deposits were created */
+const AFTER = CREATED / 1000 + 300;
+
+function payTx(payments: Array<[string, bigint]>, seed: string) {
+  return buildPaymentsTx(
+    zkp,
+    seed,
+    payments.map(([address, amount]) => ({ address, amount, assetId: SANDBOX_ASSET_ID })),
+    'elementsregtest',
+  );
+}
+
+interface ChainTx {
+  txid: string;
+  hex: string;
+  /** block time, seconds */
+  time: number;
+  to: string[];
+}
+
+interface Deposit {
+  n: number;
+  cents: number;
+  txid: string;
+  split?: number;
+  at?: number;
+  to?: string;
+  /** the history's last word on it: FINALIZED unless said */
+  status?: string;
+}
+
+/** The history's records of these deposits, as create, watch and verify wrote them. */
+function recordsOf(deposits: Deposit[]): StoredRecord[] {
+  return deposits.flatMap((d): StoredRecord[] => {
+    const at = new Date(d.at ?? CREATED).toISOString();
+    const fee = Math.floor(d.cents / 100);
+    return [
+      {
+        v: 1,
+        type: 'created',
+        id: id(d.n),
+        profile: 'default',
+        baseUrl: TARGET,
+        at,
+        amountInCents: d.cents,
+        destinationAddress: d.to ?? DEST,
+        splitAddress: d.split === undefined ? null : SPLIT,
+        splitFee: null,
+        status: 'WAITING_PAYMENT',
+        answer: {
+          amount: d.cents / 100,
+          feeAmount: fee / 100,
+          netAmount: (d.cents - fee) / 100,
+          splitPercent: d.split ?? null,
+          qrCodeText: brCode(d.cents),
+          createdAt: at,
+        },
+      },
+      {
+        v: 1,
+        type: 'status',
+        id: id(d.n),
+        status: d.status ?? 'FINALIZED',
+        at,
+        final: {
+          settlement: { status: 'FINALIZED', liquidTxid: d.txid },
+          confirmedAt: new Date(CREATED + 600_000).toISOString(),
+        },
+      },
+    ];
+  });
+}
+
+async function reconcile(
+  deposits: Deposit[],
+  txs: ChainTx[],
+  o: {
+    flags?: ReconcileOptions;
+    json?: boolean;
+    asset?: Record<string, unknown> | null;
+    settings?: Record<string, string>;
+    more?: StoredRecord[];
+  } = {},
+) {
+  const { seen, printer, ctx } = capturedOutput({ json: o.json ?? true, now: () => CREATED + 3600_000 });
+  const history = recordsHistory([...recordsOf(deposits), ...(o.more ?? [])]);
+  const status = (t: ChainTx) => ({
+    confirmed: true,
+    block_height: 100,
+    block_hash: 'ab'.repeat(32),
+    block_time: t.time,
+  });
+  const addressTxs: Record<string, AddressTx[]> = {};
+  for (const t of txs) for (const a of t.to) (addressTxs[a] ??= []).push({ txid: t.txid, status: status(t) });
+  const asset = o.asset === undefined ? SANDBOX_ASSET : o.asset;
+  const sources = plainVerifySources({
+    settings: o.settings ?? {
+      network: 'elementsregtest',
+      'esplora-url': 'https://explorer.example/api',
+      'asset-id': SANDBOX_ASSET_ID,
+      'default-address': DEST,
+    },
+    chain: {
+      txs: new Map(txs.map((t) => [t.txid, { hex: t.hex, status: status(t) }])),
+      tip: 200,
+      assets: asset ? { [SANDBOX_ASSET_ID]: asset as Record<string, unknown> } : {},
+      addressTxs,
+    },
+    history,
+  });
+  let error: LbrlError | undefined;
+  try {
+    await runReconcile({
+      flags: o.flags ?? {},
+      printer,
+      json: o.json ?? true,
+      ctx,
+      scope: () => ({ profile: 'default', target: TARGET }),
+      history: () => history,
+      sources,
+    });
+  } catch (caught) {
+    if (!(caught instanceof LbrlError)) throw caught;
+    error = caught;
+  }
+  const explorer: FakeExplorer | undefined = sources.made[0];
+  return { ...seen, ...(error ? { error } : {}), calls: explorer?.calls ?? [], closed: explorer?.closed };
+}
+
+describe('deposit reconcile on narrow options: it matches by the verify rules', () => {
+  it('each share found on chain: everything matches, exit 0, the explorer closed', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'paid');
+    const r = await reconcile([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: AFTER, to: [DEST] }]);
+    expect(r.error).toBeUndefined();
+    expect(r.stderr).toBe('');
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([
+      expect.objectContaining({ depositId: id(1), role: 'destination', address: DEST, vout: 0, cents: 1485 }),
+    ]);
+    expect(found).toMatchObject({ missing: [], unmatched: [], paidAfterExpiry: [] });
+    expect(r.closed).toBe(true);
+    const human = await reconcile(
+      [{ n: 1, cents: 1500, txid: tx.txid }],
+      [{ ...tx, time: AFTER, to: [DEST] }],
+      {
+        json: false,
+      },
+    );
+    expect(human.stdout).toBe(
+      '1 address(es) read on https://explorer.example/api: 1 receipt(s) matched to deposits\neverything matches\n',
+    );
+  });
+
+  it('a precision the registry only claims is never used: exit 7 with the hint, no match', async () => {
+    // R$ 14.85 at precision 2 would be 1485 units; the asset has precision 8
+    const tx = payTx([[DEST, 1485n]], 'p2');
+    const r = await reconcile([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: AFTER, to: [DEST] }], {
+      asset: { ...SANDBOX_ASSET, contract: undefined, issuance_prevout: undefined, precision: 2 },
+    });
+    expect(r.stdout).toBe('');
+    expect(r.error?.message).toContain('precision');
+    expect(r.error?.message).toContain('only claims 2');
+    expect(r.error?.suggestion).toContain('lbrl config set asset-precision');
+    expect(r.error?.exitCode).toBe(7);
+    // nothing was read of the addresses
+    expect(r.calls.filter((c) => c.startsWith('address'))).toEqual([]);
+  });
+
+  it("the profile's asset-precision that the contract contradicts is said, and the contract's used", async () => {
+    const tx = payTx([[DEST, units(1485)]], 'prec');
+    const r = await reconcile([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: AFTER, to: [DEST] }], {
+      settings: {
+        network: 'elementsregtest',
+        'esplora-url': 'https://explorer.example/api',
+        'asset-id': SANDBOX_ASSET_ID,
+        'asset-precision': '2',
+        'default-address': DEST,
+      },
+    });
+    expect(r.error).toBeUndefined();
+    expect(r.stderr).toContain(
+      `warning: the profile's asset-precision 2 disagrees with the registry contract of ${SANDBOX_ASSET_ID} (precision 8): the contract's is used`,
+    );
+  });
+
+  it('one unit short of the net is not a match (verify calls it a mismatch)', async () => {
+    const tx = payTx([[DEST, units(1485) - 1n]], 'short');
+    const r = await reconcile([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: AFTER, to: [DEST] }]);
+    expect(r.error?.exitCode).toBe(1);
+    expect(r.error?.message).toBe(
+      'the chain and the history disagree: 1 share(s) of finalized deposits not found on chain; 1 receipt(s) matching no deposit',
+    );
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(1), cents: 1485 })]);
+    expect(found.unmatched).toEqual([expect.objectContaining({ txid: tx.txid, cents: 1484 })]);
+  });
+
+  it('a payment confirmed before the deposit existed does not settle it', async () => {
+    const old = payTx([[DEST, units(1485)]], 'old');
+    const r = await reconcile(
+      [{ n: 1, cents: 1500, txid: old.txid }],
+      [{ ...old, time: CREATED / 1000 - 86_400, to: [DEST] }],
+      { flags: { since: '2026-11-20' } },
+    );
+    expect(r.error?.exitCode).toBe(1);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(1) })]);
+  });
+
+  it('a 33.33% split whose shares add up to one unit less than the net is not a match; paid in full it is', async () => {
+    // net 1485.00: the split's exact share is 494.9505, the destination takes the rest
+    const lost = payTx(
+      [
+        [DEST, units(99_005) - 1n],
+        [SPLIT, units(49_495)],
+      ],
+      'lost',
+    );
+    const bad = await reconcile(
+      [{ n: 1, cents: 150_000, txid: lost.txid, split: 0.3333 }],
+      [{ ...lost, time: AFTER, to: [DEST, SPLIT] }],
+    );
+    expect(bad.error?.exitCode).toBe(1);
+    expect(JSON.parse(bad.stdout).missing).toEqual([
+      expect.objectContaining({ depositId: id(1), role: 'destination' }),
+    ]);
+    const full = payTx(
+      [
+        [DEST, units(99_005)],
+        [SPLIT, units(49_495)],
+      ],
+      'full',
+    );
+    const good = await reconcile(
+      [{ n: 1, cents: 150_000, txid: full.txid, split: 0.3333 }],
+      [{ ...full, time: AFTER, to: [DEST, SPLIT] }],
+    );
+    expect(good.stderr).toBe('');
+    expect(good.error).toBeUndefined();
+    expect(
+      JSON.parse(good.stdout)
+        .matched.map((m: { role: string }) => m.role)
+        .sort(),
+    ).toEqual(['destination', 'split']);
+  });
+
+  it('an output verify counted for one deposit is never matched to another, whichever is older', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'one');
+    const verified: StoredRecord = {
+      v: 1,
+      type: 'verified',
+      id: id(2),
+      txid: tx.txid,
+      at: new Date(CREATED + 120_000).toISOString(),
+      shares: [
+        {
+          role: 'destination',
+          script: `0014${'22'.repeat(20)}`,
+          outputs: [0],
+          share: '1485/100',
+          rounded: false,
+        },
+      ],
+    };
+    const r = await reconcile(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid, at: CREATED + 60_000 },
+      ],
+      [{ ...tx, time: AFTER, to: [DEST] }],
+      { more: [verified] },
+    );
+    expect(r.error?.exitCode).toBe(1);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([expect.objectContaining({ depositId: id(2), txid: tx.txid, vout: 0 })]);
+    expect(found.missing).toEqual([expect.objectContaining({ depositId: id(1), txid: tx.txid })]);
+  });
+});
+
+describe('deposit reconcile on narrow options: what it reads, and what it refuses', () => {
+  it('a payment for a charge given up on, and one matching nothing: both said, exit 1', async () => {
+    const stray = payTx([[DEST, units(1234)]], 'stray');
+    const late = payTx([[DEST, units(1980)]], 'late');
+    const r = await reconcile(
+      [{ n: 1, cents: 2000, txid: late.txid, status: 'WAITING_PAYMENT' }],
+      [
+        { ...stray, time: AFTER, to: [DEST] },
+        { ...late, time: AFTER + 60, to: [DEST] },
+      ],
+      {
+        json: false,
+        more: [{ v: 1, type: 'expired', id: id(1), at: new Date(CREATED + 1000).toISOString() }],
+      },
+    );
+    expect(r.error?.exitCode).toBe(1);
+    expect(r.error?.message).toBe(
+      'the chain and the history disagree: 1 receipt(s) matching no deposit; 1 payment(s) for deposits expired or failed',
+    );
+    expect(r.stdout).toContain(
+      `Received, matching no deposit:\n  ${stray.txid}:0      R$ 12,34  to ${DEST}\n`,
+    );
+    expect(r.stdout).toContain('Paid after lbrl gave up on them (expired) or after they FAILED:\n');
+    expect(r.stdout).toContain(`  ${id(1)}  EXPIRED      R$ 19,80  in ${late.txid}:0`);
+  });
+
+  it('no asset-id: a usage error before any address is read', async () => {
+    const r = await reconcile([], [], {
+      settings: {
+        network: 'elementsregtest',
+        'esplora-url': 'https://explorer.example/api',
+        'default-address': DEST,
+      },
+    });
+    expect(r.error?.exitCode).toBe(2);
+    expect(r.error?.message).toBe(
+      'reconcile counts the pinned asset only: set it with lbrl config set asset-id <64 hex digits>',
+    );
+    expect(r.calls).toEqual([]);
+  });
+
+  it('an address of the history that is not of the profile’s network is never sent to the explorer', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'net');
+    const r = await reconcile(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: 'ef'.repeat(32), to: LQ },
+        { n: 3, cents: 1500, txid: 'ef'.repeat(32), to: 'not an address\u001b[2J' },
+      ],
+      [{ ...tx, time: AFTER, to: [DEST] }],
+    );
+    expect(r.stderr).toContain(
+      'warning: 2 address(es) of the history are not elementsregtest addresses: not read',
+    );
+    // the first page, then the page after its last transaction: DEST's history only
+    const asked = r.calls.filter((c) => c.startsWith('address'));
+    expect(asked).toEqual([`address ${DEST}`, `address ${DEST} after ${tx.txid}`]);
+  });
+
+  it('a bad --since is exit 2 before the explorer is made', async () => {
+    const r = await reconcile([], [], { flags: { since: 'last week' } });
+    expect(r.error?.exitCode).toBe(2);
+    expect(r.error?.message).toContain('invalid --since "last week"');
+    expect(r.calls).toEqual([]);
+    expect(r.closed).toBeUndefined();
+  });
+});
