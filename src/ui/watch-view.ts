@@ -2,7 +2,7 @@
 import type { GetResponse } from '../api/models.js';
 import type { Context } from '../context.js';
 import { formatCents } from '../domain/money.js';
-import { isPaid } from './counter.js';
+import { isPaid } from '../domain/values.js';
 import type { Printer } from './output.js';
 import { knownSize, mayRedraw, withSafeWidth } from './progress.js';
 import { colorStatus, explorerLink, localTime, type RenderMode, timeZoneOf } from './render.js';
