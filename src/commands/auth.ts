@@ -77,7 +77,7 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
         'no terminal to ask for the token: pipe it in with lbrl auth login --with-token < token.txt',
       );
     }
-    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx));
+    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx, session.globals.color !== false));
     token = await prompter.password({ message: `Access token for ${base.value}` });
   }
   const t = parseToken(token);

@@ -310,7 +310,7 @@ export async function setBlindingKey(opts: BlindingKeyOptions, session: Session)
       throw usageError(
         'no terminal to ask for the blinding key: pipe it in: lbrl config set-blinding-key < key.txt',
       );
-    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx));
+    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx, session.globals.color !== false));
     text = await prompter.password({ message: `Blinding key for ${scope}` });
   } else {
     const { readInput } = await import('../context.js');

@@ -108,7 +108,9 @@ export async function run(opts: CreateFlags, session: Session): Promise<void> {
   const style = qrStyle(opts.qrStyle, session.setting('qr-style'));
   const plan = parseWatchFlags(opts);
   const interactive = canPrompt(session.ctx, session.globals);
-  const prompter = interactive ? (session.ctx.prompter ?? (await inquirerPrompter(session.ctx))) : undefined;
+  const prompter = interactive
+    ? (session.ctx.prompter ?? (await inquirerPrompter(session.ctx, session.globals.color !== false)))
+    : undefined;
   const filled = prompter && !opts.dryRun ? await askMissing(opts, session, prompter) : opts;
   const body = buildRequest(filled, session.requestDefaults());
   if (opts.qrPng !== undefined) checkQrPngTarget(opts.qrPng);

@@ -11,7 +11,12 @@ export interface OutputOptions {
   verbose: boolean;
 }
 
-function colorLevel(stream: OutStream, env: Context['env'], wanted: boolean): 0 | 1 {
+/**
+ * Whether what goes to `stream` is coloured: not with --no-color (`wanted` false), FORCE_COLOR
+ * wins over the rest, then NO_COLOR (set and not empty), TERM=dumb, and a stream that is no terminal.
+ * The one rule for every writer: the printer, and the prompts (ui/prompts.ts).
+ */
+export function colorLevel(stream: OutStream, env: Context['env'], wanted: boolean): 0 | 1 {
   if (!wanted) return 0;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return 1;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
