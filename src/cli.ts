@@ -192,6 +192,9 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
     return e.exitCode;
   } finally {
     await session?.close();
+    // what the redacting streams held back (it might have been the start of a secret) is out now
+    ctx.stdout.flush?.();
+    ctx.stderr.flush?.();
   }
 }
 
