@@ -138,8 +138,10 @@ export class Printer {
 /** How much of what a stream wrote is kept, to read the next write after it. */
 const CARRY = 512;
 
-/** Encodings in which a written string is text as it stands. */
+/** Encodings in which a written string is text as it stands, written as UTF-8. */
 const TEXT_ENCODINGS = new Set([undefined, 'utf8', 'utf-8', 'UTF8', 'UTF-8']);
+/** Encodings in which a written string is text as it stands, written in another way. */
+const OTHER_TEXT_ENCODINGS = new Set(['utf16le', 'utf-16le', 'ucs2', 'ucs-2', 'latin1', 'binary', 'ascii']);
 
 /**
  * The stream with every write passed through the redactor, whatever it writes: a string in any
@@ -185,6 +187,17 @@ export function redactingStream<S extends OutStream>(stream: S, secrets: SecretF
     if (typeof chunk === 'string' && TEXT_ENCODINGS.has(encoding)) {
       text = chunk;
       bytes = false;
+    } else if (
+      typeof chunk === 'string' &&
+      encoding !== undefined &&
+      OTHER_TEXT_ENCODINGS.has(encoding.toLowerCase())
+    ) {
+      // text to be written in another encoding (UTF-16, latin1): the string is the text; redacted
+      // as it stands, and written in its encoding
+      flush();
+      const out = secrets.redactAfter(carry, chunk);
+      carry = (carry + chunk).slice(-CARRY);
+      return done ? original(out, encoding, done) : original(out, encoding);
     } else if (typeof chunk === 'string' || ArrayBuffer.isView(chunk)) {
       const buffer =
         typeof chunk === 'string'

@@ -95,6 +95,14 @@ describe('bytes written to the streams are redacted', () => {
         (s.write as (c: unknown, e: string) => unknown)(Buffer.from(text).toString('hex'), 'hex'),
     ],
     [
+      'a string written as UTF-16',
+      (s: OutStream, text: string) => (s.write as (c: unknown, e: string) => unknown)(text, 'utf16le'),
+    ],
+    [
+      'a string written as latin1',
+      (s: OutStream, text: string) => (s.write as (c: unknown, e: string) => unknown)(text, 'latin1'),
+    ],
+    [
       'a string written as base64, with a callback',
       (s: OutStream, text: string) =>
         (s.write as (c: unknown, e: string, cb: () => void) => unknown)(
@@ -103,7 +111,9 @@ describe('bytes written to the streams are redacted', () => {
           () => {},
         ),
     ],
-  ])('%s: every secret, in every form, on stdout and stderr', (_name, write) => {
+  ])('%s: every secret, in every form, on stdout and stderr', (name, write) => {
+    // what the bytes say, read in the encoding they were written in
+    const read = (bytes: Buffer) => bytes.toString(name.includes('UTF-16') ? 'utf16le' : 'latin1');
     for (const secret of Object.values(SECRETS))
       for (const text of Object.values(forms(secret))) {
         const { ctx, out, err } = cliStreams();
@@ -111,9 +121,9 @@ describe('bytes written to the streams are redacted', () => {
         write(ctx.stderr, `error: ${text} ok\n`);
         ctx.stdout.flush?.();
         ctx.stderr.flush?.();
-        expect(leaks(out.text())).toEqual([]);
-        expect(leaks(err.text())).toEqual([]);
-        expect(out.text()).toMatch(/^value: .*\[redacted\].* ok\n$/);
+        expect(leaks(read(out.bytes()))).toEqual([]);
+        expect(leaks(read(err.bytes()))).toEqual([]);
+        expect(read(out.bytes())).toMatch(/^value: .*\[redacted\].* ok\n$/);
       }
   });
 
