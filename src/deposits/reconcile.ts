@@ -321,6 +321,7 @@ function paysTogether(
   at: number | null,
   precision: number,
   splitPaid: Map<string, bigint>,
+  summedSplit: Set<string>,
 ): boolean {
   const P = 10n ** BigInt(precision);
   const DEN = 1_000_000n;
@@ -337,7 +338,9 @@ function paysTogether(
   const cent = (P / 100n > 0n ? P / 100n : 1n) * DEN;
   if (shares[0]!.role === 'split')
     return diff > -cent * BigInt(shares.length) && diff < cent * BigInt(shares.length);
-  return atLeast(units, { num: due, den: DEN }) && diff < cent;
+  // each split counted from a summed output was taken at its exact share, rounded: a unit each way
+  const rounded = BigInt(shares.filter((x) => x.basisPoints !== null && summedSplit.has(x.entry.id)).length);
+  return (rounded > 0n ? diff > -rounded * DEN : atLeast(units, { num: due, den: DEN })) && diff < cent;
 }
 
 /**
@@ -414,6 +417,8 @@ export function reconcile(
   // first; the shares of one transaction and script left then, several deposits settled into one
   // output (or several), take those outputs together, each output counted once
   const byTxScript = new Map<string, Share[]>();
+  /** the deposits whose split was counted from an output summing several splits */
+  const summedSplit = new Set<string>();
   for (const share of shares) {
     if (result.has(share) || !share.txid) continue;
     const key = `${share.txid} ${scriptOf(share.address)}`;
@@ -434,10 +439,20 @@ export function reconcile(
       if (outputs.length === 0) continue;
       const total = outputs.reduce((sum, r) => sum + r.units!, 0n);
       const at = outputs[0]!.at;
-      if (!paysTogether(left, total, at, o.precision, splitPaid)) continue;
+      if (!paysTogether(left, total, at, o.precision, splitPaid, summedSplit)) continue;
       for (const r of outputs) used.add(r);
       const first = [...outputs].sort((x, y) => x.vout - y.vout)[0]!;
-      for (const share of left) result.set(share, first);
+      for (const share of left) {
+        result.set(share, first);
+        // what each split received of the sum: its exact share, to the nearest unit
+        if (role === 'split' && share.basisPoints !== null) {
+          splitPaid.set(
+            share.entry.id,
+            (BigInt(share.netCents) * P * share.basisPoints + 500_000n) / 1_000_000n,
+          );
+          summedSplit.add(share.entry.id);
+        }
+      }
     }
   }
   for (const share of shares)

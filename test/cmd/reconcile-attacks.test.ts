@@ -467,6 +467,39 @@ describe('deposit reconcile counts each output and each deposit once', () => {
     ]);
   });
 
+  it('two deposits with a 10% split, settled by one transaction: one output summing the splits, one the rest', async () => {
+    // each: net R$ 14.85, split R$ 1.485 (148500000 units), destination R$ 13.365
+    const tx = payTx(
+      [
+        [SPLIT, 2n * 148_500_000n],
+        [DEST, 2n * 1_336_500_000n],
+      ],
+      'summed-splits',
+    );
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid, split: 0.1 },
+        { n: 2, cents: 1500, txid: tx.txid, split: 0.1 },
+      ],
+      [{ ...tx, time: after, to: [DEST, SPLIT] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(
+      result.matched
+        .map((m: { depositId: string; role: string; vout: number }) => [m.depositId, m.role, m.vout])
+        .sort(),
+    ).toEqual([
+      [id(1), 'destination', 1],
+      [id(1), 'split', 0],
+      [id(2), 'destination', 1],
+      [id(2), 'split', 0],
+    ]);
+    expect([result.missing, result.unmatched]).toEqual([[], []]);
+  });
+
   it('a summed output one unit short of the deposits together matches neither: both missing, the output unmatched', async () => {
     const tx = payTx([[DEST, units(2 * 1485) - 1n]], 'summed-short');
     const { run } = await shop(
