@@ -165,12 +165,15 @@ export class ConfigStore {
   rawProfile(name: string): Profile {
     const profile = this.read().profiles?.[name];
     if (profile === undefined) return {};
-    if (!isPlainObject(profile))
-      throw new LbrlError(
-        `the config file is damaged: profile ${JSON.stringify(name)} in ${this.file} is ${shapeOf(profile)}, not an object of settings; remove it with lbrl auth logout${name === 'default' ? '' : ` --profile ${name}`} (nothing of it can be read: set its settings again after), or fix the file`,
-        'config_invalid',
-      );
+    if (!isPlainObject(profile)) throw this.damagedProfileError(name, profile);
     return profile as Profile;
+  }
+
+  private damagedProfileError(name: string, profile: unknown): LbrlError {
+    return new LbrlError(
+      `the config file is damaged: profile ${JSON.stringify(name)} in ${this.file} is ${shapeOf(profile)}, not an object of settings; remove it with lbrl auth logout${name === 'default' ? '' : ` --profile ${name}`} (nothing of it can be read: set its settings again after), or fix the file`,
+      'config_invalid',
+    );
   }
 
   /** What a profile is when it is not an object of settings (`an array`, `a string`), else undefined. */
@@ -290,6 +293,8 @@ export class ConfigStore {
     await this.update((config) => {
       config.profiles ??= {};
       const profile = config.profiles[name] ?? {};
+      // a list or a string is no profile to change: a setting put in it would be lost on writing
+      if (!isPlainObject(profile)) throw this.damagedProfileError(name, profile);
       mutate(profile);
       config.profiles[name] = profile;
     });

@@ -496,6 +496,16 @@ describe('a damaged config entry', () => {
         expect(r.stderr).toContain(`remove it with ${logoutCommand} `);
         expect(r.stderr).not.toContain('tok_live');
       }
+      // nothing is saved into it, and no success is claimed: a setting put in a list would be lost
+      const before = fs.readFileSync(file(), 'utf8');
+      const login = await runCli(
+        ['auth', 'login', '--with-token', '--base-url', 'https://pay.example.com', '--no-verify', ...flag],
+        { env: env(), stdin: 'tok_live_new_one_0123456789abcdef\n' },
+      );
+      expect(login.code).toBe(2);
+      expect(login.stderr).not.toContain('Logged in');
+      expect(login.stderr).toContain(`remove it with ${logoutCommand} `);
+      expect(fs.readFileSync(file(), 'utf8')).toBe(before);
       const out = await runCli(['auth', 'logout', ...flag], { env: env() });
       expect(out.code).toBe(0);
       expect(out.stdout).toBe('');
