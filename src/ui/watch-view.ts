@@ -113,7 +113,8 @@ export class WatchView {
         stream: withSafeWidth(ctx.stderr) as unknown as NodeJS.WritableStream,
         isEnabled: true,
         discardStdin: false,
-        color: 'magenta',
+        // ora paints with its own chalk, which knows nothing of --no-color or of stderr: lbrl's rule
+        color: printer.errColor.level > 0 ? 'magenta' : false,
         text: view.spinnerText(),
       }) as unknown as Spinner;
       view.spinner.start();

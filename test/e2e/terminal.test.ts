@@ -85,6 +85,26 @@ describe('the prompts keep the colour rule', () => {
     await term.waitFor(/\[exit \d+\]/);
   });
 
+  it.each([
+    ['--no-color', '--no-color', {}],
+    ['NO_COLOR', '', { NO_COLOR: '1' }],
+  ])("%s: watch's spinner is plain too", async (_name, flag, extra) => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), ...extra };
+    term = new Tmux(
+      `id=$(node ${BIN} deposit create --amount 1 --to ${LQ} -q --no-input); node ${BIN} deposit watch $id ${flag}`,
+      env,
+    );
+    await term.waitFor(/WAITING_PAYMENT\s+\d:\d\d/);
+    const line = term
+      .visibleWithEscapes()
+      .split('\n')
+      .find((l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/.test(l));
+    expect(line).toMatch(/WAITING_PAYMENT/);
+    expect(line).not.toMatch(STYLED);
+    term.type('C-c');
+    await term.waitFor(/\[exit \d+\]/);
+  });
+
   it('stderr into a file (no terminal there): the file holds the prompt without an escape of colour', async () => {
     const dir = tempDir();
     const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
