@@ -48,8 +48,11 @@ function forms(secret: string): Record<string, string> {
     // a key in hex is the same key in capitals; a token is not the same token
     ...(/^[0-9a-f]+$/.test(secret) ? { upper: secret.toUpperCase() } : {}),
     uri: encodeURIComponent(secret),
+    uriTwice: encodeURIComponent(encodeURIComponent(secret)),
     json: JSON.stringify(secret).slice(1, -1),
     unicode: [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+    // JSON inside JSON: the \u escapes escaped again
+    unicodeTwice: [...secret].map((c) => `\\\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
     base64: Buffer.from(secret).toString('base64'),
     hexUpper: Buffer.from(secret).toString('hex').toUpperCase(),
   };

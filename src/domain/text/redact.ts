@@ -347,9 +347,13 @@ export class Redactor {
     let held = 0;
     let view: View | undefined = { text: tail };
     for (let level = 0; view && level <= LEVELS; level++) {
+      // an escape cut short at the end of a decoded view (`%25` + `7` is `%7` once decoded) waits
+      // too, with the piece of a secret before it
+      const cutHere = level === 0 ? 0 : (CUT_ESCAPE.exec(view.text.slice(-12))?.[0].length ?? 0);
+      const body = view.text.slice(0, view.text.length - cutHere);
       let k = 0;
-      for (const s of this.secrets.values()) k = Math.max(k, s.pieceAtEnd(view.text));
-      if (k > 0) held = Math.max(held, tail.length - startOf(view, view.text.length - k));
+      for (const s of this.secrets.values()) k = Math.max(k, s.pieceAtEnd(body));
+      if (k + cutHere > 0) held = Math.max(held, tail.length - startOf(view, body.length - k));
       view = decodeOnce(view);
     }
     return held + cut;
