@@ -53,6 +53,7 @@ function forms(secret: string): Record<string, string> {
     unicode: [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
     // JSON inside JSON: the \u escapes escaped again
     unicodeTwice: [...secret].map((c) => `\\\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+    html: [...secret].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join(''),
     base64: Buffer.from(secret).toString('base64'),
     hexUpper: Buffer.from(secret).toString('hex').toUpperCase(),
   };
