@@ -115,7 +115,8 @@ export async function run(opts: ReconcileOptions, session: Session): Promise<voi
 function humanReconciliation(r: Reconciliation, addressCount: number, explorer: string): string[] {
   const cents = (c: number | null) => (c === null ? 'amount unknown' : formatCents(c));
   const out = [
-    `${addressCount} address(es) read on ${explorer}: ${r.matched.length} receipt(s) matched to deposits`,
+    // one output that paid several deposits is one receipt
+    `${addressCount} address(es) read on ${explorer}: ${new Set(r.matched.map((m) => `${m.txid}:${m.vout}`)).size} receipt(s) matched to deposits`,
   ];
   if (r.missing.length > 0) {
     out.push('', 'Finalized, but not found on chain:');

@@ -440,6 +440,11 @@ describe('deposit reconcile counts each output and each deposit once', () => {
       [id(2), 0],
     ]);
     expect([result.missing, result.unmatched, result.unproven]).toEqual([[], [], []]);
+    // said to a person: one receipt, matched
+    const human = await run(['deposit', 'reconcile']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/: 1 receipt\(s\) matched to deposits\n/);
+    expect(human.stdout).toContain('everything matches');
   });
 
   it('three deposits of one transaction: one paid alone, two summed into another output', async () => {
