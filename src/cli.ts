@@ -61,6 +61,28 @@ function withoutHelpOfUnknown(argv: string[]): string[] {
   return argv;
 }
 
+/**
+ * A failure no command caught (thrown in a callback, a promise nobody awaited): said as every
+ * error is, one line on stderr (JSON with --json), the config file's secrets and LBRL_TOKEN kept
+ * out, no stack trace; exit 1. Node's own report would print the message and the stack unredacted.
+ */
+export function reportCrash(error: unknown, rawArgv: string[], given: Context): number {
+  const first = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  const message = `unexpected failure: ${first}`;
+  try {
+    const ctx = redactedFromTheStart(given);
+    ctx.stderr.write(
+      rawArgv.includes('--json')
+        ? `${JSON.stringify({ error: { type: 'service', message, exitCode: EXIT.failure } })}\n`
+        : `error: ${message}\n`,
+    );
+    ctx.stderr.flush?.();
+  } catch {
+    // nothing more can be said safely
+  }
+  return EXIT.failure;
+}
+
 export async function main(rawArgv: string[], given: Context): Promise<number> {
   // before any argument is read: a secret typed in the wrong place never comes back
   const ctx = redactedFromTheStart(given);
@@ -192,6 +214,9 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
     return e.exitCode;
   } finally {
     await session?.close();
+    // what the redacting streams held back (it might have been the start of a secret) is out now
+    ctx.stdout.flush?.();
+    ctx.stderr.flush?.();
   }
 }
 

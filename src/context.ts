@@ -9,6 +9,8 @@ import { usageError } from './errors.js';
 
 export interface OutStream {
   write(chunk: string): unknown;
+  /** a redacting stream (ui/output.ts): write out what it holds back (the end of a secret may follow) */
+  flush?(): void;
   isTTY?: boolean | undefined;
   columns?: number | undefined;
 }
@@ -33,6 +35,10 @@ export interface Prompter {
 export interface SecretFilter {
   add(secret: string | undefined): void;
   redact(text: string): string;
+  /** `text` redacted as it reads after `before`, already written */
+  redactAfter(before: string, text: string): string;
+  /** where to cut `text`, written after `before`: what follows may be a secret's start, and waits for the next write */
+  holdFrom(before: string, text: string): number;
 }
 
 export interface Context {

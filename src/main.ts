@@ -1,7 +1,7 @@
 /** The process entry: wires signals and the real streams, then runs the program. */
 import v8 from 'node:v8';
 // static: every run that reaches this file needs the program (bin/lbrl.js answers --version)
-import { main } from './cli.js';
+import { main, reportCrash } from './cli.js';
 import { processContext } from './context.js';
 
 const argv = process.argv.slice(2);
@@ -80,5 +80,17 @@ async function liftoffOnly(baseUrl: string): Promise<void> {
   v8.setFlagsFromString('--liftoff-only');
 }
 
+const context = { ...processContext(controller.signal), clientLoaded: liftoffOnly };
+
+/** What no command caught is said once, redacted and without a stack (Node's report is neither). */
+let crashed = false;
+const onCrash = (error: unknown) => {
+  if (crashed) return;
+  crashed = true;
+  exitAfterFlush(reportCrash(error, argv, context));
+};
+process.on('uncaughtException', onCrash);
+process.on('unhandledRejection', onCrash);
+
 // no top-level await: the entry is built as CommonJS (dist/lbrl.cjs, run by bin/lbrl.js)
-main(argv, { ...processContext(controller.signal), clientLoaded: liftoffOnly }).then(exitAfterFlush);
+main(argv, context).then(exitAfterFlush);

@@ -77,7 +77,7 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
         'no terminal to ask for the token: pipe it in with lbrl auth login --with-token < token.txt',
       );
     }
-    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx));
+    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx, session.globals.color !== false));
     token = await prompter.password({ message: `Access token for ${base.value}` });
   }
   const t = parseToken(token);
@@ -220,8 +220,13 @@ export function runStatus(options: StatusCommandOptions): void {
 
 export async function logout(session: Session): Promise<void> {
   const { printer: p } = session;
-  // logout repairs a damaged token too: the profile is read unchecked
-  if (session.profileForRepair().token === undefined) {
+  // a profile that is not an object of settings (a list, a string) is removed whole, its token with it
+  const damaged = session.store.damagedProfile(session.profileName);
+  if (damaged && (await session.store.removeDamagedProfile(session.profileName))) {
+    p.info(
+      `Logged out: profile ${session.profileName} in ${session.store.file} was damaged (${damaged}, not an object of settings) and was removed whole, its token with it; set its settings again with lbrl config set`,
+    );
+  } else if (session.profileForRepair().token === undefined) {
     p.info(`profile ${session.profileName} has no saved token`);
   } else {
     await session.store.updateProfile(session.profileName, (profile) => {

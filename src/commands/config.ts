@@ -307,6 +307,8 @@ export interface BlindingKeyCommandOptions {
   ctx: Context;
   /** --no-input */
   input: boolean | undefined;
+  /** whether the prompt may be coloured (--no-color is false; the printer judges the rest) */
+  color: boolean;
   /** the profile, checked; and as the file has it, for --clear (which repairs damaged keys) */
   profile(): Profile;
   profileForRepair(): Profile;
@@ -322,6 +324,7 @@ export function blindingKeyOptionsOf(flags: BlindingKeyOptions, session: Session
     profileName: session.profileName,
     ctx: session.ctx,
     input: session.globals.input,
+    color: session.globals.color !== false,
     profile: () => session.profile(),
     profileForRepair: () => session.profileForRepair(),
     updateProfile: (change) => session.store.updateProfile(session.profileName, change),
@@ -386,7 +389,7 @@ export async function runSetBlindingKey(options: BlindingKeyCommandOptions): Pro
       throw usageError(
         'no terminal to ask for the blinding key: pipe it in: lbrl config set-blinding-key < key.txt',
       );
-    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx));
+    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx, options.color));
     text = await prompter.password({ message: `Blinding key for ${scope}` });
   } else {
     const { readInput } = await import('../context.js');

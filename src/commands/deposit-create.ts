@@ -80,7 +80,7 @@ export function createOptionsOf(flags: CreateFlags, session: Session): CreateCom
     client: () => session.client(),
     async prompter() {
       if (!canPrompt(session.ctx, session.globals)) return undefined;
-      return session.ctx.prompter ?? (await inquirerPrompter(session.ctx));
+      return session.ctx.prompter ?? (await inquirerPrompter(session.ctx, session.globals.color !== false));
     },
     profileName: session.profileName,
     configDir: session.store.dir,

@@ -1,7 +1,7 @@
 import type { GetResponse } from '../api/models.js';
 import { getChecked } from '../deposits/answers.js';
 import type { DepositApi } from '../deposits/ports.js';
-import { isTerminal, parseDepositId } from '../domain/values.js';
+import { isPaid, isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import { Session } from '../session.js';
 import { statusRecord } from '../store/history.js';
@@ -157,6 +157,8 @@ async function afterExpiry(value: GetResponse, expiredAt: string, session: Sessi
     return;
   }
   session.record([statusRecord(value.id, value.status, session.ctx.now(), value)]);
+  // FAILED is an end, not a payment: recorded, and no alarm
+  if (!isPaid(value.status)) return;
   const { reportPaidAfterExpiry } = await import('./shared/expiry.js');
   reportPaidAfterExpiry(session, value.id, value.status, expiredAt);
 }

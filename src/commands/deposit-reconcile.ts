@@ -143,12 +143,19 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
     ].filter(Boolean);
     throw new LbrlError(`the chain and the history disagree: ${parts.join('; ')}`, 'mismatch');
   }
+  if (result.unproven.length > 0)
+    throw new LbrlError(
+      `${result.unproven.length} share(s) of finalized deposits paid by output(s) whose amount could not be read: not proven`,
+      'unproven',
+      'lbrl config set-blinding-key --address <address> < key.txt (the key that opens them), then run reconcile again',
+    );
 }
 
 function humanReconciliation(r: Reconciliation, addressCount: number, explorer: string): string[] {
   const cents = (c: number | null) => (c === null ? 'amount unknown' : formatCents(c));
   const out = [
-    `${addressCount} address(es) read on ${explorer}: ${r.matched.length} receipt(s) matched to deposits`,
+    // one output that paid several deposits is one receipt
+    `${addressCount} address(es) read on ${explorer}: ${new Set(r.matched.map((m) => `${m.txid}:${m.vout}`)).size} receipt(s) matched to deposits`,
   ];
   if (r.missing.length > 0) {
     out.push('', 'Finalized, but not found on chain:');
@@ -164,6 +171,13 @@ function humanReconciliation(r: Reconciliation, addressCount: number, explorer: 
         `  ${u.txid}:${u.vout}  ${cents(u.cents).padStart(12)}  to ${safeText(u.address)}${u.reason ? `  (${u.reason})` : ''}`,
       );
   }
+  if (r.unproven.length > 0) {
+    out.push('', 'Paid by an output whose amount could not be read (not proven):');
+    for (const u of r.unproven)
+      out.push(
+        `  ${safeText(u.depositId)}  ${u.role.padEnd(11)}  ${cents(u.cents).padStart(12)}  in ${u.txid}:${u.vout}  (${u.reason})`,
+      );
+  }
   if (r.paidAfterExpiry.length > 0) {
     out.push('', 'Paid after lbrl gave up on them (expired) or after they FAILED:');
     for (const x of r.paidAfterExpiry)
@@ -171,7 +185,8 @@ function humanReconciliation(r: Reconciliation, addressCount: number, explorer: 
         `  ${safeText(x.depositId)}  ${x.status.padEnd(7)}  ${cents(x.cents).padStart(12)}  in ${x.txid}:${x.vout}`,
       );
   }
-  if (r.missing.length + r.unmatched.length + r.paidAfterExpiry.length === 0) out.push('everything matches');
+  if (r.missing.length + r.unmatched.length + r.paidAfterExpiry.length + r.unproven.length === 0)
+    out.push('everything matches');
   return out;
 }
 

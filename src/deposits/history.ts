@@ -1,6 +1,6 @@
 /** The local history's deposits: which are pending, and bringing their statuses up to date. */
 import { IN_FLIGHT, isDueToExpire } from '../domain/expiry.js';
-import { isTerminal } from '../domain/values.js';
+import { isPaid, isTerminal } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import { expiredRecord, type HistoryEntry, type StoredRecord, statusRecord } from '../store/history.js';
 import { getChecked } from './answers.js';
@@ -93,7 +93,8 @@ export async function refreshEntries(
         const now = deps.now();
         const record = statusRecord(e.id, value.status, now, value);
         if (e.expiredAt && value.status !== 'WAITING_PAYMENT') {
-          deps.paidAfterExpiry?.(e, value.status);
+          // FAILED after lbrl gave up is an end, not a payment: no alarm
+          if (isPaid(value.status)) deps.paidAfterExpiry?.(e, value.status);
           e.expiredAt = undefined;
         }
         records.push(record);

@@ -201,11 +201,27 @@ export interface PaidAfterExpiryEntry {
   cents: number;
 }
 
+/**
+ * A deposit's share whose output is there but could not be read (confidential, no key that opens
+ * it): neither missing nor a receipt matching nothing, but money whose amount is not proven.
+ */
+export interface UnprovenEntry {
+  depositId: string;
+  role: 'destination' | 'split';
+  address: string;
+  /** the share's due */
+  cents: number;
+  txid: string;
+  vout: number;
+  reason: string;
+}
+
 export interface Reconciliation {
   matched: MatchedEntry[];
   missing: MissingEntry[];
   unmatched: UnmatchedEntry[];
   paidAfterExpiry: PaidAfterExpiryEntry[];
+  unproven: UnprovenEntry[];
 }
 
 function centsOf(reais: unknown): number | null {
@@ -293,6 +309,41 @@ function pays(share: Share, r: Receipt, precision: number, splitPaid: bigint | u
 }
 
 /**
+ * Whether outputs summing to `units` pay these shares together (several deposits settled by one
+ * transaction into one output, as verify judges them: the shares due to one script summed). A
+ * destination's dues (each the net less what its split received) summed: at least that, to the
+ * unit, and less than a cent more; a split's exact shares summed: less than a cent per share
+ * either way. None may be confirmed before its deposit was created.
+ */
+function paysTogether(
+  shares: Share[],
+  units: bigint,
+  at: number | null,
+  precision: number,
+  splitPaid: Map<string, bigint>,
+  summedSplit: Set<string>,
+): boolean {
+  const P = 10n ** BigInt(precision);
+  const DEN = 1_000_000n;
+  let due = 0n;
+  for (const share of shares) {
+    const created = Date.parse(share.entry.at);
+    if (at !== null && Number.isFinite(created) && at < created - CLOCK_MARGIN_MS) return false;
+    if (share.role === 'split') {
+      if (share.basisPoints === null) return false;
+      due += BigInt(share.netCents) * P * share.basisPoints;
+    } else due += BigInt(share.netCents) * P * 10_000n - (splitPaid.get(share.entry.id) ?? 0n) * DEN;
+  }
+  const diff = units * DEN - due;
+  const cent = (P / 100n > 0n ? P / 100n : 1n) * DEN;
+  if (shares[0]!.role === 'split')
+    return diff > -cent * BigInt(shares.length) && diff < cent * BigInt(shares.length);
+  // each split counted from a summed output was taken at its exact share, rounded: a unit each way
+  const rounded = BigInt(shares.filter((x) => x.basisPoints !== null && summedSplit.has(x.entry.id)).length);
+  return (rounded > 0n ? diff > -rounded * DEN : atLeast(units, { num: due, den: DEN })) && diff < cent;
+}
+
+/**
  * Match receipts to the deposits' shares. A share whose settlement txid is known takes an output
  * of that transaction first; the others, the oldest unused output to their address of their
  * amount, by the verify rules (see `pays`), confirmed no earlier than the deposit's creation
@@ -328,7 +379,7 @@ export function reconcile(
     const s = addressScript(address);
     return s.ok ? Buffer.from(s.value.script).toString('hex') : '';
   };
-  const out: Reconciliation = { matched: [], missing: [], unmatched: [], paidAfterExpiry: [] };
+  const out: Reconciliation = { matched: [], missing: [], unmatched: [], paidAfterExpiry: [], unproven: [] };
   const inRange = (e: HistoryEntry) => o.sinceMs === undefined || Date.parse(e.at) >= o.sinceMs;
 
   // the oldest deposit first: of two naming one output, the earlier keeps it (as verify judges)
@@ -362,23 +413,95 @@ export function reconcile(
         mine.reduce((sum, r) => sum + r.units!, 0n),
       );
   }
-  for (const share of shares)
-    if (result.has(share)) continue;
-    else if (share.txid)
-      if (share.txid)
-        result.set(
-          share,
-          take(share, (r) => r.txid === share.txid),
-        );
+  // a share whose settlement txid is known takes an output of that transaction: one of its own
+  // first; the shares of one transaction and script left then, several deposits settled into one
+  // output (or several), take those outputs together, each output counted once
+  const byTxScript = new Map<string, Share[]>();
+  /** the deposits whose split was counted from an output summing several splits */
+  const summedSplit = new Set<string>();
+  for (const share of shares) {
+    if (result.has(share) || !share.txid) continue;
+    const key = `${share.txid} ${scriptOf(share.address)}`;
+    byTxScript.set(key, [...(byTxScript.get(key) ?? []), share]);
+  }
+  for (const group of byTxScript.values()) {
+    for (const share of group)
+      result.set(
+        share,
+        take(share, (r) => r.txid === share.txid),
+      );
+    for (const role of ['split', 'destination'] as const) {
+      const left = group.filter((share) => share.role === role && !result.get(share));
+      if (left.length < 2) continue;
+      const outputs = (byScript.get(scriptOf(left[0]!.address)) ?? []).filter(
+        (r) => r.txid === left[0]!.txid && !used.has(r) && r.units !== null,
+      );
+      if (outputs.length === 0) continue;
+      const total = outputs.reduce((sum, r) => sum + r.units!, 0n);
+      const at = outputs[0]!.at;
+      if (!paysTogether(left, total, at, o.precision, splitPaid, summedSplit)) continue;
+      for (const r of outputs) used.add(r);
+      const first = [...outputs].sort((x, y) => x.vout - y.vout)[0]!;
+      for (const share of left) {
+        result.set(share, first);
+        // what each split received of the sum: its exact share, to the nearest unit
+        if (role === 'split' && share.basisPoints !== null) {
+          splitPaid.set(
+            share.entry.id,
+            (BigInt(share.netCents) * P * share.basisPoints + 500_000n) / 1_000_000n,
+          );
+          summedSplit.add(share.entry.id);
+        }
+      }
+    }
+  }
   for (const share of shares)
     if (!result.get(share))
       result.set(
         share,
         take(share, () => true),
       );
+  // a share with no output it is proven to take, and an output to its address that could not be
+  // read: the output is that share's, amount not proven (once; the shares of one transaction
+  // settled into it each name it)
+  const unreadable = new Map<Share, Receipt>();
+  const unreadableOf = new Map<string, Receipt>();
+  // the shares whose settlement txid is known first: an output of their transaction is theirs
+  for (const share of [...shares.filter((x) => x.txid), ...shares.filter((x) => !x.txid)]) {
+    if (result.get(share)) continue;
+    const script = scriptOf(share.address);
+    const known = share.txid ? unreadableOf.get(`${share.txid} ${script}`) : undefined;
+    const created = Date.parse(share.entry.at);
+    const r =
+      known ??
+      (byScript.get(script) ?? []).find(
+        (x) =>
+          x.units === null &&
+          !used.has(x) &&
+          (share.txid ? x.txid === share.txid : true) &&
+          !(x.at !== null && Number.isFinite(created) && x.at < created - CLOCK_MARGIN_MS),
+      );
+    if (!r) continue;
+    used.add(r);
+    unreadable.set(share, r);
+    unreadableOf.set(`${r.txid} ${script}`, r);
+  }
   for (const share of shares) {
     if (!inRange(share.entry)) continue;
     const r = result.get(share);
+    const closed = unreadable.get(share);
+    if (!r && closed) {
+      out.unproven.push({
+        depositId: share.entry.id,
+        role: share.role,
+        address: share.address,
+        cents: share.cents,
+        txid: closed.txid,
+        vout: closed.vout,
+        reason: closed.unreadable ?? 'the output could not be read',
+      });
+      continue;
+    }
     if (!r && share.mayBeNothing) continue;
     if (r)
       out.matched.push({

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import type { GetResponse } from '../api/models.js';
 import type { DepositApi, FlowClock, Notes, Recorder, Scope } from '../deposits/ports.js';
 import { watchDeposits } from '../deposits/watch.js';
-import { type Focus, paidStatus, type Screen, type ScreenRules, screenOf } from '../domain/display.js';
+import { type Focus, type Screen, type ScreenRules, screenOf } from '../domain/display.js';
+import { isPaid } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import { type CreatedRecord, type HistoryEntry, statusRecord } from '../store/history.js';
 
@@ -169,7 +170,7 @@ export class DisplayEngine {
         this.d.settled && entry.status === 'FINALIZED' ? (entry.verifiedAt ? 'verified' : 'pending') : 'off',
       chainAt: entry.verifiedAt !== undefined ? time(entry.verifiedAt, createdAt) : undefined,
     };
-    if (!this.d.settled && paidStatus(entry.status)) this.focus.chain = 'off';
+    if (!this.d.settled && isPaid(entry.status)) this.focus.chain = 'off';
     this.restartAt = 0;
     this.drawQr(entry.answer?.qrCodeText);
   }
@@ -191,7 +192,7 @@ export class DisplayEngine {
     const before = focus.status;
     focus.status = status;
     // the result is held from when it first showed: later steps of the settlement do not extend it
-    if (paidStatus(before) !== paidStatus(status) || status === 'FAILED') focus.statusAt = at;
+    if (isPaid(before) !== isPaid(status) || status === 'FAILED') focus.statusAt = at;
     if (status === 'FINALIZED' && this.d.settled && focus.chain === 'off') focus.chain = 'pending';
   }
 
@@ -289,7 +290,7 @@ export class DisplayEngine {
         }
         const untrusted =
           error instanceof LbrlError && (error.type === 'mismatch' || error.type === 'contract');
-        if (mine() && untrusted && !paidStatus(this.focus!.status)) {
+        if (mine() && untrusted && !isPaid(this.focus!.status)) {
           // never go on inviting a payment the service's answers cannot be trusted about
           this.focus!.untrustedAt = clock.now();
           this.d.notes.warn(`display: deposit ${id} is no longer offered: ${message}`);

@@ -5,6 +5,7 @@
 import { brCodeAmountCents, readBrCode } from './brcode.js';
 import type { Parsed } from './money.js';
 import { formatCents } from './money.js';
+import { isPaid } from './values.js';
 
 export const LANGS = ['pt', 'en'] as const;
 export type Lang = (typeof LANGS)[number];
@@ -37,16 +38,6 @@ export function readShopName(input: string): Parsed<string> {
 
 /** The shop's name shown when the profile has none. */
 export const DEFAULT_SHOP_NAME = 'lbrl';
-
-/** A status past WAITING_PAYMENT that is not FAILED: the customer's payment has been received. */
-export function paidStatus(status: string | undefined): boolean {
-  return (
-    status === 'PIX_CONFIRMED' ||
-    status === 'SETTLEMENT_CREATED' ||
-    status === 'TX_SENT' ||
-    status === 'FINALIZED'
-  );
-}
 
 /** What a --verify display says of a paid deposit's settlement on chain. */
 export type ChainCheck = 'off' | 'pending' | 'verified' | 'failed';
@@ -101,7 +92,7 @@ export interface ScreenRules {
  */
 export function phaseOf(focus: Focus, now: number, rules: ScreenRules): Screen['phase'] {
   const held = (since: number) => now - since < rules.holdMs;
-  if (paidStatus(focus.status)) {
+  if (isPaid(focus.status)) {
     const since = Math.max(focus.statusAt, focus.chainAt ?? 0);
     // while the chain is still being checked, the result is not over
     return focus.chain === 'pending' || held(since) ? 'paid' : 'idle';

@@ -76,6 +76,17 @@ export const STATUSES = [
 ] as const;
 export type DepositStatus = (typeof STATUSES)[number];
 
+const PAID = new Set<string>(['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED']);
+
+/**
+ * A status past WAITING_PAYMENT that is not FAILED: the customer has paid. The one rule of what
+ * counts as paid: the counter's "Pago!", and the alarm of a charge paid after lbrl gave up on it
+ * (FAILED is an end, not a payment).
+ */
+export function isPaid(status: string | undefined): boolean {
+  return status !== undefined && PAID.has(status);
+}
+
 export function isTerminal(status: string): boolean {
   return status === 'FINALIZED' || status === 'FAILED';
 }

@@ -165,12 +165,37 @@ export class ConfigStore {
   rawProfile(name: string): Profile {
     const profile = this.read().profiles?.[name];
     if (profile === undefined) return {};
-    if (!isPlainObject(profile))
-      throw new LbrlError(
-        `the config file is damaged: profile ${JSON.stringify(name)} in ${this.file} is ${kindOf(profile)}, not an object of settings; fix or remove it`,
-        'config_invalid',
-      );
+    if (!isPlainObject(profile)) throw this.damagedProfileError(name, profile);
     return profile as Profile;
+  }
+
+  private damagedProfileError(name: string, profile: unknown): LbrlError {
+    return new LbrlError(
+      `the config file is damaged: profile ${JSON.stringify(name)} in ${this.file} is ${shapeOf(profile)}, not an object of settings; remove it with lbrl auth logout${name === 'default' ? '' : ` --profile ${name}`} (nothing of it can be read: set its settings again after), or fix the file`,
+      'config_invalid',
+    );
+  }
+
+  /** What a profile is when it is not an object of settings (`an array`, `a string`), else undefined. */
+  damagedProfile(name: string): string | undefined {
+    const profile = this.read().profiles?.[name];
+    return profile === undefined || isPlainObject(profile) ? undefined : shapeOf(profile);
+  }
+
+  /**
+   * Remove a profile that is not an object of settings, whole: nothing of it can be read, so
+   * nothing of it can be kept (`auth logout`'s way out of a damaged profile, as `gh auth logout`
+   * removes a host's entry). A profile that is sound is left alone. Whether one was removed.
+   */
+  async removeDamagedProfile(name: string): Promise<boolean> {
+    let removed = false;
+    await this.update((config) => {
+      const profile = config.profiles?.[name];
+      if (profile === undefined || isPlainObject(profile)) return;
+      delete config.profiles![name];
+      removed = true;
+    });
+    return removed;
   }
 
   profileNames(): string[] {
@@ -268,6 +293,8 @@ export class ConfigStore {
     await this.update((config) => {
       config.profiles ??= {};
       const profile = config.profiles[name] ?? {};
+      // a list or a string is no profile to change: a setting put in it would be lost on writing
+      if (!isPlainObject(profile)) throw this.damagedProfileError(name, profile);
       mutate(profile);
       config.profiles[name] = profile;
     });
@@ -276,6 +303,13 @@ export class ConfigStore {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What a value is, without any of its content (it may be a secret): `an array`, `a string`, `null`. */
+function shapeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** What a value is, for a message: `a number`, `an array`, `null`. */

@@ -7,6 +7,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { GetResponse } from '../api/models.js';
 import { formatCents } from '../domain/money.js';
+import { isPaid } from '../domain/values.js';
 import { bigText, bigTextWidth } from './counter-font.js';
 import { drawQr, type QrStyle, qrBox } from './counter-qr.js';
 import { localTime } from './render.js';
@@ -116,12 +117,6 @@ export interface CounterOptions {
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const PAID = new Set(['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED']);
-
-/** A status past WAITING_PAYMENT that is not FAILED: the customer has paid. */
-export function isPaid(status: string | undefined): boolean {
-  return status !== undefined && PAID.has(status);
-}
 
 function elapsedText(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));

@@ -11,7 +11,12 @@ export interface OutputOptions {
   verbose: boolean;
 }
 
-function colorLevel(stream: OutStream, env: Context['env'], wanted: boolean): 0 | 1 {
+/**
+ * Whether what goes to `stream` is coloured: not with --no-color (`wanted` false), FORCE_COLOR
+ * wins over the rest, then NO_COLOR (set and not empty), TERM=dumb, and a stream that is no terminal.
+ * The one rule for every writer: the printer, and the prompts (ui/prompts.ts).
+ */
+export function colorLevel(stream: OutStream, env: Context['env'], wanted: boolean): 0 | 1 {
   if (!wanted) return 0;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return 1;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
@@ -55,11 +60,10 @@ export class Printer {
    */
   guard(ctx: Context): Context {
     if (ctx.redactor === this.secrets) return ctx;
-    const redact = (text: string) => this.redact(text);
     return {
       ...ctx,
-      stdout: redactingStream(ctx.stdout, redact),
-      stderr: redactingStream(ctx.stderr, redact),
+      stdout: redactingStream(ctx.stdout, this.secrets),
+      stderr: redactingStream(ctx.stderr, this.secrets),
     };
   }
 
@@ -69,6 +73,8 @@ export class Printer {
 
   /** Only for `auth status --show-token`. */
   outUnredacted(text: string): void {
+    // after what the redacting stdout still holds back
+    this.ctx.stdout.flush?.();
     (this.ctx.unredactedStdout ?? this.ctx.stdout).write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
@@ -129,21 +135,104 @@ export class Printer {
   }
 }
 
+/** How much of what a stream wrote is kept, to read the next write after it. */
+const CARRY = 512;
+
+/** Encodings in which a written string is text as it stands, written as UTF-8. */
+const TEXT_ENCODINGS = new Set([undefined, 'utf8', 'utf-8', 'UTF8', 'UTF-8']);
+/** Encodings in which a written string is text as it stands, written in another way. */
+const OTHER_TEXT_ENCODINGS = new Set(['utf16le', 'utf-16le', 'ucs2', 'ucs-2', 'latin1', 'binary', 'ascii']);
+
 /**
- * The stream with every written string passed through `redact`. A write installed on it (ora
- * hooks write while it spins) sits in front of the redacting one, never in place of the stream's own.
+ * The stream with every write passed through the redactor, whatever it writes: a string in any
+ * encoding, a Buffer or another Uint8Array (read byte for byte, and written back byte-exact
+ * where nothing was redacted). A secret written in pieces is caught too: each write is read after
+ * the end of what the stream wrote before it, and the end of a write that may be the start of a
+ * secret (a piece of one, an escape cut short) is held back until the next write says what it is,
+ * the end of the current turn of the event loop, `flush()`, or any other call on the stream (a
+ * cursor move). A write installed on it (ora hooks write while it spins) sits in front of the
+ * redacting one, never in place of the stream's own.
  */
-export function redactingStream<S extends OutStream>(stream: S, redact: (text: string) => string): S {
+export function redactingStream<S extends OutStream>(stream: S, secrets: SecretFilter): S {
   type Write = (chunk: unknown, ...rest: unknown[]) => unknown;
+  type Done = ((error?: Error | null) => void) | undefined;
   const original = (stream.write as Write).bind(stream);
-  const write: Write = (chunk, ...rest) =>
-    original(typeof chunk === 'string' ? redact(chunk) : chunk, ...rest);
+  /** what was written last, as written (bytes as latin1: one character a byte), to read the next write after */
+  let carry = '';
+  /** held back: the end of a write that may be a secret's start */
+  let held = '';
+  let heldBytes = false;
+  let timer: ReturnType<typeof setImmediate> | undefined;
+
+  const emit = (raw: string, bytes: boolean, done: Done): unknown => {
+    const out = secrets.redactAfter(carry, raw);
+    carry = (carry + raw).slice(-CARRY);
+    if (out.length === 0 && !done) return true;
+    const chunk = bytes ? Buffer.from(out, 'latin1') : out;
+    return done ? original(chunk, done) : original(chunk);
+  };
+  const flush = (): void => {
+    if (timer) clearImmediate(timer);
+    timer = undefined;
+    if (held.length === 0) return;
+    const raw = held;
+    held = '';
+    emit(raw, heldBytes, undefined);
+  };
+  const write: Write = (chunk, ...rest) => {
+    let encoding = typeof rest[0] === 'string' ? rest[0] : undefined;
+    const done = (typeof rest[0] === 'function' ? rest[0] : rest[1]) as Done;
+    let text: string;
+    let bytes: boolean;
+    if (typeof chunk === 'string' && TEXT_ENCODINGS.has(encoding)) {
+      text = chunk;
+      bytes = false;
+    } else if (
+      typeof chunk === 'string' &&
+      encoding !== undefined &&
+      OTHER_TEXT_ENCODINGS.has(encoding.toLowerCase())
+    ) {
+      // text to be written in another encoding (UTF-16, latin1): the string is the text; redacted
+      // as it stands, and written in its encoding
+      flush();
+      const out = secrets.redactAfter(carry, chunk);
+      carry = (carry + chunk).slice(-CARRY);
+      return done ? original(out, encoding, done) : original(out, encoding);
+    } else if (typeof chunk === 'string' || ArrayBuffer.isView(chunk)) {
+      const buffer =
+        typeof chunk === 'string'
+          ? Buffer.from(chunk, encoding as BufferEncoding)
+          : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      text = buffer.toString('latin1');
+      bytes = true;
+      encoding = undefined;
+    } else {
+      // not text or bytes (an object stream): nothing of it is read here
+      flush();
+      return original(chunk, ...rest);
+    }
+    // what is held is the same in text and in bytes when it is ASCII (a secret's piece always is)
+    if (held.length > 0 && heldBytes !== bytes && !/^[\x00-\x7f]*$/.test(held)) flush();
+    const whole = held + text;
+    const cut = secrets.holdFrom(carry, whole);
+    held = whole.slice(cut);
+    heldBytes = bytes;
+    const result = emit(whole.slice(0, cut), bytes, done);
+    if (held.length > 0 && !timer) timer = setImmediate(flush);
+    return result;
+  };
   let installed: Write | undefined;
   return new Proxy(stream, {
     get(target, prop) {
       if (prop === 'write') return installed ?? write;
+      if (prop === 'flush') return flush;
       const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      // any other call (a cursor move, end) comes after what was written before it
+      return (...args: unknown[]) => {
+        flush();
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
     },
     set(target, prop, value) {
       if (prop !== 'write') return Reflect.set(target, prop, value, target);
@@ -168,12 +257,11 @@ export function redactingContext(
   for (const token of secrets.tokens) redactor.add(token);
   for (const key of secrets.keys) for (const secret of blindingKeySecrets(key)) redactor.add(secret);
   for (const w of secrets.webhooks ?? []) for (const secret of webhookSecretSecrets(w)) redactor.add(secret);
-  const redact = (text: string) => redactor.redact(text);
   return {
     ...ctx,
     redactor,
     unredactedStdout: ctx.stdout,
-    stdout: redactingStream(ctx.stdout, redact),
-    stderr: redactingStream(ctx.stderr, redact),
+    stdout: redactingStream(ctx.stdout, redactor),
+    stderr: redactingStream(ctx.stderr, redactor),
   };
 }

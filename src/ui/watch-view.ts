@@ -2,7 +2,7 @@
 import type { GetResponse } from '../api/models.js';
 import type { Context } from '../context.js';
 import { formatCents } from '../domain/money.js';
-import { isPaid } from './counter.js';
+import { isPaid } from '../domain/values.js';
 import type { Printer } from './output.js';
 import { knownSize, mayRedraw, withSafeWidth } from './progress.js';
 import { colorStatus, explorerLink, localTime, type RenderMode, timeZoneOf } from './render.js';
@@ -114,7 +114,8 @@ export class WatchView {
         stream: withSafeWidth(ctx.stderr) as unknown as NodeJS.WritableStream,
         isEnabled: true,
         discardStdin: false,
-        color: 'magenta',
+        // ora paints with its own chalk, which knows nothing of --no-color or of stderr: lbrl's rule
+        color: printer.errColor.level > 0 ? 'magenta' : false,
         text: view.spinnerText(),
       }) as unknown as Spinner;
       view.spinner.start();

@@ -469,6 +469,63 @@ describe('a damaged config entry', () => {
     },
   );
 
+  it.each([
+    ['a list holding the token', ['tok_live_in_a_list_0123456789abcdef'], 'default'],
+    ['a string (the token itself)', 'tok_live_as_a_string_0123456789abcd', 'default'],
+    ['a number, in another profile', 5, 'work'],
+  ])(
+    'a profile that is %s: every command names auth logout, which removes it whole; the others work again',
+    async (_n, damaged, name) => {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      fs.writeFileSync(
+        file(),
+        JSON.stringify({ profiles: { [name]: damaged, other: { 'sandbox-autopay': 'off' } } }),
+        { mode: 0o600 },
+      );
+      const flag = name === 'default' ? [] : ['--profile', name];
+      const logoutCommand = `lbrl auth logout${name === 'default' ? '' : ` --profile ${name}`}`;
+      for (const args of [
+        ['config', 'list'],
+        ['config', 'get', 'network'],
+        ['config', 'unset', 'network'],
+        ['deposit', 'list'],
+      ]) {
+        const r = await runCli([...args, ...flag], { env: env() });
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+        expect(r.stderr).toContain(`remove it with ${logoutCommand} `);
+        expect(r.stderr).not.toContain('tok_live');
+      }
+      // nothing is saved into it, and no success is claimed: a setting put in a list would be lost
+      const before = fs.readFileSync(file(), 'utf8');
+      const login = await runCli(
+        ['auth', 'login', '--with-token', '--base-url', 'https://pay.example.com', '--no-verify', ...flag],
+        { env: env(), stdin: 'tok_live_new_one_0123456789abcdef\n' },
+      );
+      expect(login.code).toBe(2);
+      expect(login.stderr).not.toContain('Logged in');
+      expect(login.stderr).toContain(`remove it with ${logoutCommand} `);
+      expect(fs.readFileSync(file(), 'utf8')).toBe(before);
+      const out = await runCli(['auth', 'logout', ...flag], { env: env() });
+      expect(out.code).toBe(0);
+      expect(out.stdout).toBe('');
+      expect(out.stderr).toContain(`Logged out: profile ${name} in ${file()} was damaged`);
+      expect(out.stderr).toContain('removed whole');
+      expect(out.stderr).not.toContain('tok_live');
+      // the damaged profile gone, the others as they were, the file still private
+      expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toEqual({
+        profiles: { other: { 'sandbox-autopay': 'off' } },
+      });
+      expect(fs.statSync(file()).mode & 0o777).toBe(0o600);
+      const list = await runCli(['config', 'list'], { env: env() });
+      expect(list.code).toBe(0);
+      // a second logout has nothing to remove
+      const again = await runCli(['auth', 'logout'], { env: env() });
+      expect(again.code).toBe(0);
+      expect(again.stderr).toBe('profile default has no saved token\n');
+    },
+  );
+
   it('a damaged webhook secret: listen says so (exit 2), and config unset webhook-secret repairs it', async () => {
     write({ 'webhook-secret': 5, 'sandbox-autopay': 'off' });
     const listen = await runCli(['listen', '--print-secret'], { env: env() });

@@ -161,6 +161,51 @@ describe('expire-after', () => {
   });
 });
 
+describe('a charge recorded expired that the service later says FAILED', () => {
+  // FAILED is an end, not a payment: no "paid after expiry" alarm, whichever command sees it
+  const expiredThenFailed = (n: number) => {
+    write([created(n, 25), { v: 1, type: 'expired', id: id(n), at: new Date(NOW - HOUR).toISOString() }]);
+    statusOf.set(id(n), 'FAILED');
+  };
+
+  it('deposit get: the status, recorded, and no alarm', async () => {
+    expiredThenFailed(1);
+    const r = await run(['deposit', 'get', id(1), '-q']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('FAILED\n');
+    expect(r.stderr).toBe('');
+    const json = await run(['deposit', 'get', id(1), '--json']);
+    expect(json.stderr).toBe('');
+    const list = await run(['deposit', 'list', '--json']);
+    expect(JSON.parse(list.stdout)[0].status).toBe('FAILED');
+  });
+
+  it('deposit watch (human and --json): exit 5, and no alarm', async () => {
+    expiredThenFailed(1);
+    const human = await run(['deposit', 'watch', id(1)], { env: { ...env, NO_COLOR: '1' } });
+    expect(human.code).toBe(5);
+    expect(human.stderr).not.toMatch(/WARNING|paid after|was recorded EXPIRED/);
+    expiredThenFailed(2);
+    const json = await run(['deposit', 'watch', id(2), '--json']);
+    expect(json.code).toBe(5);
+    expect(json.stderr).not.toContain('paid_after_expiry');
+    expect(JSON.parse(json.stderr.trim().split('\n').pop()!).error.type).toBe('failed');
+  });
+
+  it('deposit list --refresh: FAILED shown, no alarm', async () => {
+    write([
+      created(1, 25),
+      { v: 1, type: 'expired', id: id(1), at: new Date(NOW - HOUR).toISOString() },
+      { v: 1, type: 'status', id: id(1), at: new Date(NOW - HOUR).toISOString(), status: 'WAITING_PAYMENT' },
+    ]);
+    statusOf.set(id(1), 'FAILED');
+    const r = await run(['deposit', 'list', '--refresh', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)[0].status).toBe('FAILED');
+  });
+});
+
 describe('list --refresh and expiry', () => {
   it('gives a charge past expire-after its last look and records it EXPIRED', async () => {
     write([created(1, 25), created(2, 1)]);

@@ -6,6 +6,7 @@
  * when two verify or watch --verify runs share one history at once. The transactions are real Elements transactions paying explicit outputs of the sandbox's asset.
  */
 import { bech32 } from 'bech32';
+import { encode as blech32Encode } from 'blech32';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
@@ -333,5 +334,191 @@ describe('deposit reconcile matches by the verify rules', () => {
     expect(r.code).toBe(code);
     const found = JSON.parse(r.stdout);
     expect(found.unmatched).toEqual(code === 0 ? [] : [expect.objectContaining({ txid: tx.txid })]);
+  });
+});
+
+describe('deposit reconcile counts each output and each deposit once', () => {
+  /** the matched deposits and the outputs they name, sorted */
+  const matchedOf = (stdout: string) =>
+    (JSON.parse(stdout).matched as Array<{ depositId: string; vout: number }>)
+      .map((m) => [m.depositId, m.vout])
+      .sort();
+
+  it('two deposits (never verified) settled by one summed output: both matched to it, nothing left over', async () => {
+    const tx = payTx([[DEST, units(1485 + 2970)]], 'summed');
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 3000, txid: tx.txid },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(matchedOf(r.stdout)).toEqual([
+      [id(1), 0],
+      [id(2), 0],
+    ]);
+    expect([result.missing, result.unmatched, result.unproven]).toEqual([[], [], []]);
+    // said to a person: one receipt, matched
+    const human = await run(['deposit', 'reconcile']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/: 1 receipt\(s\) matched to deposits\n/);
+    expect(human.stdout).toContain('everything matches');
+  });
+
+  it('three deposits of one transaction: one paid alone, two summed into another output', async () => {
+    const tx = payTx(
+      [
+        [DEST, units(990)],
+        [DEST, units(1485 + 1485)],
+      ],
+      'three',
+    );
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1000, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid },
+        { n: 3, cents: 1500, txid: tx.txid },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(0);
+    expect(matchedOf(r.stdout)).toEqual([
+      [id(1), 0],
+      [id(2), 1],
+      [id(3), 1],
+    ]);
+  });
+
+  it('two deposits with a 10% split, settled by one transaction: one output summing the splits, one the rest', async () => {
+    // each: net R$ 14.85, split R$ 1.485 (148500000 units), destination R$ 13.365
+    const tx = payTx(
+      [
+        [SPLIT, 2n * 148_500_000n],
+        [DEST, 2n * 1_336_500_000n],
+      ],
+      'summed-splits',
+    );
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid, split: 0.1 },
+        { n: 2, cents: 1500, txid: tx.txid, split: 0.1 },
+      ],
+      [{ ...tx, time: after, to: [DEST, SPLIT] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(
+      result.matched
+        .map((m: { depositId: string; role: string; vout: number }) => [m.depositId, m.role, m.vout])
+        .sort(),
+    ).toEqual([
+      [id(1), 'destination', 1],
+      [id(1), 'split', 0],
+      [id(2), 'destination', 1],
+      [id(2), 'split', 0],
+    ]);
+    expect([result.missing, result.unmatched]).toEqual([[], []]);
+  });
+
+  it('a summed output one unit short of the deposits together matches neither: both missing, the output unmatched', async () => {
+    const tx = payTx([[DEST, units(2 * 1485) - 1n]], 'summed-short');
+    const { run } = await shop(
+      [
+        { n: 1, cents: 1500, txid: tx.txid },
+        { n: 2, cents: 1500, txid: tx.txid },
+      ],
+      [{ ...tx, time: after, to: [DEST] }],
+    );
+    const r = await run(['deposit', 'reconcile', '--json']);
+    expect(r.code).toBe(1);
+    const result = JSON.parse(r.stdout);
+    expect(result.matched).toEqual([]);
+    expect(result.missing.map((m: { depositId: string }) => m.depositId).sort()).toEqual([id(1), id(2)]);
+    expect(result.unmatched).toHaveLength(1);
+  });
+
+  describe('a confidential output no key opens', () => {
+    const KEY = '11'.repeat(32);
+    const pub = () => zkp.ecc.pointFromScalar(Uint8Array.from(Buffer.from(KEY, 'hex')), true)!;
+    /** DEST's script, confidential: blinded to KEY's public key */
+    const CONF = () =>
+      blech32Encode(
+        'el',
+        Uint8Array.from([0, ...bech32.toWords(Uint8Array.from([...pub(), ...Buffer.alloc(20, 0x22)]))]),
+        'blech32',
+      );
+
+    it("paying a deposit's settlement: reported once, as not proven (exit 7), never missing and unmatched", async () => {
+      const to = CONF();
+      const tx = payTx([[to, units(1485)]], 'blind');
+      const { run } = await shop(
+        [{ n: 1, cents: 1500, txid: tx.txid, to }],
+        [{ ...tx, time: after, to: [to] }],
+      );
+      const r = await run(['deposit', 'reconcile', '--json']);
+      expect(r.code).toBe(7);
+      const result = JSON.parse(r.stdout);
+      expect([result.matched, result.missing, result.unmatched]).toEqual([[], [], []]);
+      expect(result.unproven).toEqual([
+        expect.objectContaining({
+          depositId: id(1),
+          role: 'destination',
+          txid: tx.txid,
+          vout: 0,
+          cents: 1485,
+        }),
+      ]);
+      expect(JSON.parse(r.stderr).error.type).toBe('unproven');
+      const human = await run(['deposit', 'reconcile']);
+      expect(human.code).toBe(7);
+      expect(human.stdout).toContain('Paid by an output whose amount could not be read (not proven):');
+      expect(human.stdout).not.toContain('Finalized, but not found on chain');
+      expect(human.stdout).not.toContain('Received, matching no deposit');
+      expect(human.stdout).not.toContain('everything matches');
+    });
+
+    it('settling two deposits summed: each deposit once, the output once', async () => {
+      const to = CONF();
+      const tx = payTx([[to, units(2 * 1485)]], 'blind-summed');
+      const { run } = await shop(
+        [
+          { n: 1, cents: 1500, txid: tx.txid, to },
+          { n: 2, cents: 1500, txid: tx.txid, to },
+        ],
+        [{ ...tx, time: after, to: [to] }],
+      );
+      const r = await run(['deposit', 'reconcile', '--json']);
+      expect(r.code).toBe(7);
+      const result = JSON.parse(r.stdout);
+      expect([result.matched, result.missing, result.unmatched]).toEqual([[], [], []]);
+      expect(
+        result.unproven.map((u: { depositId: string; vout: number }) => [u.depositId, u.vout]).sort(),
+      ).toEqual([
+        [id(1), 0],
+        [id(2), 0],
+      ]);
+    });
+
+    it('with the key, the same output is matched', async () => {
+      const to = CONF();
+      const tx = payTx([[to, units(1485)]], 'blind-key');
+      const { run, env } = await shop(
+        [{ n: 1, cents: 1500, txid: tx.txid, to }],
+        [{ ...tx, time: after, to: [to] }],
+      );
+      expect((await runCli(['config', 'set-blinding-key', '--address', to], { env, stdin: KEY })).code).toBe(
+        0,
+      );
+      const r = await run(['deposit', 'reconcile', '--json']);
+      expect(r.code).toBe(0);
+      expect(matchedOf(r.stdout)).toEqual([[id(1), 0]]);
+    });
   });
 });

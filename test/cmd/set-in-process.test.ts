@@ -213,6 +213,7 @@ describe('config set-blinding-key on narrow options', () => {
         profileName: 'default',
         ctx: context,
         input: o.input,
+        color: false,
         profile: profile.profileForRepair,
         ...profile,
       }),

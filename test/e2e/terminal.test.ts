@@ -56,6 +56,71 @@ describe('in a real terminal', () => {
   });
 });
 
+describe('the prompts keep the colour rule', () => {
+  /** an SGR sequence that sets a colour or an attribute (not a reset) */
+  const STYLED = /\u001b\[(?:[1-9]|3[0-7]|9[0-7]|38;)[0-9;]*m/;
+  const promptLine = (screen: string) => screen.split('\n').find((l) => l.includes('Amount in reais')) ?? '';
+
+  it('on a colour terminal the ? is coloured (what the cases below take away)', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    term = new Tmux(`node ${BIN} deposit create --to ${LQ}`, env);
+    await term.waitFor(/Amount in reais/);
+    expect(promptLine(term.visibleWithEscapes())).toMatch(STYLED);
+    term.type('C-c');
+    await term.waitFor(/\[exit \d+\]/);
+  });
+
+  it.each([
+    ['--no-color', '--no-color', {}],
+    ['NO_COLOR', '', { NO_COLOR: '1' }],
+    ['TERM=dumb', '', { TERM: 'dumb' }],
+  ])('%s: the prompt is plain, its ? included', async (_name, flag, extra) => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), ...extra };
+    term = new Tmux(`node ${BIN} deposit create --to ${LQ} ${flag}`, env);
+    await term.waitFor(/Amount in reais/);
+    const line = promptLine(term.visibleWithEscapes());
+    expect(line).toMatch(/^\? Amount in reais/);
+    expect(line).not.toMatch(STYLED);
+    term.type('C-c');
+    await term.waitFor(/\[exit \d+\]/);
+  });
+
+  it.each([
+    ['--no-color', '--no-color', {}],
+    ['NO_COLOR', '', { NO_COLOR: '1' }],
+  ])("%s: watch's spinner is plain too", async (_name, flag, extra) => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), ...extra };
+    term = new Tmux(
+      `id=$(node ${BIN} deposit create --amount 1 --to ${LQ} -q --no-input); node ${BIN} deposit watch $id ${flag}`,
+      env,
+    );
+    await term.waitFor(/WAITING_PAYMENT\s+\d:\d\d/);
+    const line = term
+      .visibleWithEscapes()
+      .split('\n')
+      .find((l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/.test(l));
+    expect(line).toMatch(/WAITING_PAYMENT/);
+    expect(line).not.toMatch(STYLED);
+    term.type('C-c');
+    await term.waitFor(/\[exit \d+\]/);
+  });
+
+  it('stderr into a file (no terminal there): the file holds the prompt without an escape of colour', async () => {
+    const dir = tempDir();
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    term = new Tmux(`node ${BIN} deposit create --to ${LQ} 2>${dir}/err.txt`, env);
+    const fs = await import('node:fs');
+    const read = () => (fs.existsSync(`${dir}/err.txt`) ? fs.readFileSync(`${dir}/err.txt`, 'utf8') : '');
+    for (let i = 0; i < 300 && !read().includes('Amount in reais'); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const text = read();
+    expect(text).toContain('? Amount in reais');
+    expect(text).not.toMatch(STYLED);
+    term.type('C-c');
+    await term.waitFor(/\[exit \d+\]/);
+  });
+});
+
 describe('auth login at a terminal', () => {
   it('asks for the token with hidden input and saves it privately', async () => {
     const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };

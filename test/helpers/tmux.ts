@@ -50,6 +50,11 @@ export class Tmux {
     return this.tmux('capture-pane', '-p', '-t', this.session);
   }
 
+  /** What the pane shows now, with its colours and attributes as escape sequences. */
+  visibleWithEscapes(): string {
+    return this.tmux('capture-pane', '-p', '-e', '-t', this.session);
+  }
+
   screen(): string {
     return this.tmux('capture-pane', '-p', '-t', this.session, '-S', '-', '-E', '-');
   }

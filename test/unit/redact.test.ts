@@ -120,6 +120,10 @@ describe('Printer.guard', () => {
     const guarded = p.guard(ctx);
     guarded.stdout.write(`spinner ${encodeURIComponent(T)}`);
     guarded.stderr.write(`\rrows ${T.slice(0, 5)}…`);
+    // a write that ends in what may be the start of a secret is held back to the next write, the
+    // end of the turn or a flush: whole, and redacted, when it comes out
+    guarded.stdout.flush?.();
+    guarded.stderr.flush?.();
     expect(out).toBe(`spinner ${REDACTED}`);
     expect(err).toBe(`\rrows ${REDACTED}…`);
     expect(guarded.stdout.isTTY).toBe(true);
@@ -131,9 +135,11 @@ describe('Printer.guard', () => {
     const found = stream.write;
     stream.write = (s: string) => found(`hooked ${s}`);
     stream.write(T);
+    guarded.stderr.flush?.();
     expect(err).toBe(`\rrows ${REDACTED}…hooked ${REDACTED}`);
     stream.write = found;
     stream.write(T);
+    guarded.stderr.flush?.();
     expect(err).toBe(`\rrows ${REDACTED}…hooked ${REDACTED}${REDACTED}`);
   });
 });

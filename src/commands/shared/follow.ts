@@ -1,10 +1,10 @@
 /** The follow flow with its view on the terminal: create --watch and deposit watch. */
 import type { DepositApi, FlowClock, Recorder } from '../../deposits/ports.js';
 import { follow, type WatchEvents, type WatchPlan } from '../../deposits/watch.js';
-import { isTerminal } from '../../domain/values.js';
+import { isPaid, isTerminal } from '../../domain/values.js';
 import { LbrlError } from '../../errors.js';
 import { expiredRecord, statusRecord } from '../../store/history.js';
-import { type CounterView, isPaid } from '../../ui/counter.js';
+import type { CounterView } from '../../ui/counter.js';
 import { timeZoneOf } from '../../ui/render.js';
 import {
   endLines,
@@ -89,7 +89,7 @@ export async function followOnScreen(
       log.last.set(deposit.id, deposit);
       screen.change(deposit, raw, previous);
       const expired = expiredAt.get(deposit.id);
-      if (expired && deposit.status !== 'WAITING_PAYMENT') {
+      if (expired && isPaid(deposit.status)) {
         expiredAt.delete(deposit.id);
         reportPaidAfterExpiry(deps, deposit.id, deposit.status, expired);
       }

@@ -182,6 +182,28 @@ class Secret {
     }
   }
 
+  /** the length of its longest form */
+  get longestForm(): number {
+    return Math.max(...this.forms.map((f) => f.length));
+  }
+
+  /**
+   * The length of the longest end of `text` that is a piece of one of this secret's forms that
+   * more may follow: a form written to its last character is complete, and nothing is waited for.
+   */
+  pieceAtEnd(text: string): number {
+    let best = 0;
+    for (let i = 0; i < this.forms.length; i++) {
+      const form = this.forms[i]!.slice(0, -1);
+      const within = i === 0 && this.fold ? foldHex(text.slice(-form.length)) : text.slice(-form.length);
+      // a longer end holds the shorter one: grow while the next length is still a piece
+      let k = best;
+      while (k < within.length && form.includes(within.slice(within.length - k - 1))) k++;
+      best = k;
+    }
+    return best;
+  }
+
   /** Marks in `hit` (indexed by the original text) what matches in this view. */
   mark(v: View, hit: Uint8Array): void {
     // a hex secret's digits in any case; its encodings (base64 is case-sensitive) as they are
@@ -244,26 +266,103 @@ export class Redactor {
   }
 
   redact(text: string): string {
+    return this.redactAfter('', text);
+  }
+
+  /**
+   * `text` redacted as it reads after `before`, which was already written: a secret that starts
+   * in `before` and ends in `text` (a secret written in two writes) is kept out of `text`, even
+   * where the piece in `text` alone would be too short to be told from ordinary text.
+   */
+  redactAfter(before: string, text: string): string {
     if (this.secrets.size === 0 || text.length === 0) return text;
+    const whole = before + text;
+    const hit = this.hits(whole);
+    const from = before.length;
+    let at = hit.indexOf(1, from);
+    if (at === -1) return text;
+    const out: string[] = [whole.slice(from, at)];
+    while (at !== -1) {
+      let end = hit.indexOf(0, at);
+      if (end === -1) end = whole.length;
+      const next = hit.indexOf(1, end);
+      out.push(REDACTED, whole.slice(end, next === -1 ? whole.length : next));
+      at = next;
+    }
+    return out.join('');
+  }
+
+  /** Which characters of `text` belong to a secret, in any of its forms. */
+  private hits(text: string): Uint8Array {
     const hit = new Uint8Array(text.length);
     let view: View | undefined = { text };
     for (let level = 0; view && level <= LEVELS; level++) {
       for (const s of this.secrets.values()) s.mark(view, hit);
       view = decodeOnce(view);
     }
-    let at = hit.indexOf(1);
-    if (at === -1) return text;
-    const out: string[] = [text.slice(0, at)];
-    while (at !== -1) {
-      let end = hit.indexOf(0, at);
-      if (end === -1) end = text.length;
-      const next = hit.indexOf(1, end);
-      out.push(REDACTED, text.slice(end, next === -1 ? text.length : next));
-      at = next;
+    return hit;
+  }
+
+  /**
+   * Where to cut `text`, written after `before`, so that what follows the cut waits for the next
+   * write: the end that may be the start of a secret a later write completes (see heldTail), never
+   * cutting an escape sequence, nor a secret found whole (written out whole when something follows
+   * it, held whole when it reaches the end: more of it may follow). `text.length` when nothing waits.
+   */
+  holdFrom(before: string, text: string): number {
+    const keep = this.heldTail(text);
+    if (keep === 0) return text.length;
+    let cut = text.length - keep;
+    for (let j = Math.max(0, cut - 12); j < cut; j++) {
+      const sequence = unescapeAt(text, j);
+      if (sequence && j + sequence[1] > cut) {
+        cut = j;
+        break;
+      }
     }
-    return out.join('');
+    if (cut === 0) return 0;
+    const hit = this.hits(before + text);
+    const at = before.length + cut;
+    if (!hit[at - 1] || !hit[at]) return cut;
+    const end = hit.indexOf(0, at);
+    if (end !== -1) return end - before.length;
+    return Math.max(0, hit.lastIndexOf(0, at) + 1 - before.length);
+  }
+
+  /**
+   * How many characters at the end of `text` may be the start of a secret that a later write
+   * completes: the longest end of it that is a piece of a secret's form (as it is, in base64 or
+   * in hex), or an escape sequence cut short (`%2`, `\u00`, `&#x`). A stream holds them back until
+   * the next write says what they are (ui/output.ts). 0 when nothing at the end can be a secret's.
+   */
+  heldTail(text: string): number {
+    if (this.secrets.size === 0 || text.length === 0) return 0;
+    // an escape cut short at the very end is held whatever comes before it
+    const cut = CUT_ESCAPE.exec(text.slice(-12))?.[0].length ?? 0;
+    let longest = 0;
+    for (const s of this.secrets.values()) longest = Math.max(longest, s.longestForm);
+    // enough of the end for the longest form escaped a few levels deep (\\u0041 is 7 for 1)
+    const from = Math.max(0, text.length - cut - 8 * longest);
+    const tail = text.slice(from, text.length - cut);
+    let held = 0;
+    let view: View | undefined = { text: tail };
+    for (let level = 0; view && level <= LEVELS; level++) {
+      // an escape cut short at the end of a decoded view (`%25` + `7` is `%7` once decoded) waits
+      // too, with the piece of a secret before it
+      const cutHere = level === 0 ? 0 : (CUT_ESCAPE.exec(view.text.slice(-12))?.[0].length ?? 0);
+      const body = view.text.slice(0, view.text.length - cutHere);
+      let k = 0;
+      for (const s of this.secrets.values()) k = Math.max(k, s.pieceAtEnd(body));
+      if (k + cutHere > 0) held = Math.max(held, tail.length - startOf(view, body.length - k));
+      view = decodeOnce(view);
+    }
+    return held + cut;
   }
 }
+
+/** An escape sequence cut short at the end of a text: the rest may come in the next write. */
+const CUT_ESCAPE =
+  /(?:%[0-9a-fA-F]?|\\(?:u[0-9a-fA-F]{0,3}|x[0-9a-fA-F]?)?|&(?:#[xX]?[0-9a-fA-F]{0,6}|[a-z]{0,4}))$/;
 
 /** `text` with `secret` in none of its forms (see Redactor). */
 export function redactSecret(text: string, secret: string): string {
