@@ -147,8 +147,8 @@ export interface ActCommandOptions {
   /** the deposit id as typed */
   idText: string;
   action: SandboxAction;
-  /** --settle (pay): how the local sandbox settles it */
-  settle?: string;
+  /** --settle as typed (pay): how the local sandbox settles it; ok is the default */
+  settle?: string | undefined;
   printer: Printer;
   json: boolean;
   /** a standing sandbox (live: its URL and token) or the local sandbox data */
@@ -165,12 +165,12 @@ export function actOptionsOf(
   idText: string,
   action: SandboxAction,
   session: Session,
-  extra: { settle?: string } = {},
+  settle?: string,
 ): ActCommandOptions {
   return {
     idText,
     action,
-    ...extra,
+    settle,
     printer: session.printer,
     json: session.globals.json === true,
     target: () => session.target(),
@@ -186,11 +186,19 @@ export function actOptionsOf(
  */
 export async function runAct(options: ActCommandOptions): Promise<void> {
   const { idText, action, printer: p } = options;
+  if (options.settle !== undefined && !(SETTLE_CHOICES as readonly string[]).includes(options.settle)) {
+    throw invalidValue(
+      '--settle',
+      options.settle,
+      'ok, amount (one cent short), asset (paid in L-BTC), address (paid to a stranger) or none (no transaction)',
+    );
+  }
+  const settle = options.settle === 'ok' ? undefined : options.settle;
   const id = parseDepositId(idText);
   if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
   const target = options.target();
   if (target.mode === 'live') {
-    if (options.settle !== undefined)
+    if (settle !== undefined)
       throw usageError('--settle works on the local sandbox data only, not through a standing sandbox');
     const client = await options.client(target);
     // only a sandbox's deposit is marked so: a real charge is never "paid" by a request of ours
@@ -207,13 +215,7 @@ export async function runAct(options: ActCommandOptions): Promise<void> {
   }
   const store = new SandboxStore(options.sandboxDir);
   const now = options.now();
-  const r = actOn(
-    store,
-    id.value,
-    action,
-    now,
-    options.settle === undefined ? {} : { settle: options.settle },
-  );
+  const r = actOn(store, id.value, action, now, settle === undefined ? {} : { settle });
   if (!r.ok && r.reason === 'not_found')
     throw new LbrlError(
       `deposit ${id.value} not found in the sandbox data in ${options.sandboxDir}`,
@@ -226,21 +228,8 @@ export async function runAct(options: ActCommandOptions): Promise<void> {
   else p.out(`failed ${r.deposit.id}: FAILED (was ${r.was})`);
 }
 
-/** --settle checked: ok is the default (no extra), anything else one of the choices. */
-export function payOptionsOf(idText: string, session: Session, opts: PayOptions = {}): ActCommandOptions {
-  const settle = opts.settle;
-  if (settle !== undefined && !(SETTLE_CHOICES as readonly string[]).includes(settle)) {
-    throw invalidValue(
-      '--settle',
-      settle,
-      'ok, amount (one cent short), asset (paid in L-BTC), address (paid to a stranger) or none (no transaction)',
-    );
-  }
-  return actOptionsOf(idText, 'pay', session, settle === undefined || settle === 'ok' ? {} : { settle });
-}
-
 export function pay(idText: string, session: Session, opts: PayOptions = {}): Promise<void> {
-  return runAct(payOptionsOf(idText, session, opts));
+  return runAct(actOptionsOf(idText, 'pay', session, opts.settle));
 }
 
 export function fail(idText: string, session: Session): Promise<void> {
