@@ -90,6 +90,8 @@ async function listen(
   o: {
     profileName?: string;
     get?: (id: string, n: number) => unknown;
+    /** Ctrl-C once this much clock time has passed */
+    forMs?: number;
     answer?: (post: Post, n: number) => PostOutcome;
     /** Ctrl-C a few sleeps after this holds */
     until?: (posts: Post[]) => boolean;
@@ -105,10 +107,16 @@ async function listen(
     signal: controller.signal,
     onSleep: (_ms, c) => {
       if ((o.until?.(posts) && ++after > 3) || c.sleeps.length > 3000) controller.abort();
+      if (o.forMs !== undefined && c.t - START > o.forMs) controller.abort();
     },
   });
   const term = plainTerminal({ json: o.json, now: clock.now });
-  const api = scriptedDepositApi({ get: o.get, now: clock.now });
+  // every answer is checked against the history's record, as the Session's client has it
+  const api = scriptedDepositApi({
+    get: o.get,
+    now: clock.now,
+    recorded: (id) => w.history.recorded(id, SERVICE),
+  });
   const records: StoredRecord[] = [];
   let postersMade = 0;
   let closed = 0;
@@ -397,5 +405,53 @@ describe('listen, in process with a scripted service and a poster', () => {
     expect(r.posts.map((p) => p.problem)).toEqual([undefined, undefined, undefined]);
     expect(r.stderr.split('\n').filter((l) => l.includes('--> 503'))).toHaveLength(2);
     expect(r.stderr.split('\n').filter((l) => l.includes('--> 204'))).toHaveLength(1);
+  });
+
+  it('a service that lies about one deposit: its answers refused with one warning, no event made of them; the other goes on; honest again, its events follow', async () => {
+    const w = world();
+    const liar = `${ID.slice(0, -1)}a`;
+    const honest = `${ID.slice(0, -1)}b`;
+    await created(w, liar);
+    await created(w, honest);
+    const status = new Map<string, string>([
+      [liar, 'WAITING_PAYMENT'],
+      [honest, 'WAITING_PAYMENT'],
+    ]);
+    const lying = new Set<string>();
+    const get = (id: string) => {
+      const answer = at(status.get(id)!, id) as Record<string, unknown>;
+      if (lying.has(id)) answer.qrCodeText = (answer.qrCodeText as string).replace('5802BR', '5802US');
+      return answer;
+    };
+    const types = (posts: Post[], id: string) =>
+      posts.filter((p) => JSON.parse(p.body).data.deposit.id === id).map((p) => p.type);
+    const first = await listen(w, { forwardTo: RECEIVER }, { get, until: (posts) => posts.length >= 2 });
+    expect(types(first.posts, liar)).toEqual(['deposit.created']);
+    expect(types(first.posts, honest)).toEqual(['deposit.created']);
+
+    lying.add(liar);
+    status.set(liar, 'PIX_CONFIRMED');
+    status.set(honest, 'PIX_CONFIRMED');
+    const r = await listen(w, { forwardTo: RECEIVER }, { get, forMs: 60_000 });
+    expect(r.code).toBe(130);
+    expect(types(r.posts, honest)).toEqual(['deposit.pix_confirmed']);
+    expect(types(r.posts, liar)).toEqual([]);
+    const warnings = r.stderr.split('\n').filter((l) => l.includes(`deposit ${liar} cannot be trusted`));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /^warning: the service's answer about deposit .* no event is sent from that answer, and listen goes on$/,
+    );
+    // asked about again and again all the same: listen did not stop following it
+    expect(r.api.gets().filter((c) => c.id === liar).length).toBeGreaterThan(2);
+
+    lying.delete(liar);
+    const again = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      { get, until: (posts) => types(posts, liar).length >= 1 },
+    );
+    expect(again.code).toBe(130);
+    expect(types(again.posts, liar)).toEqual(['deposit.pix_confirmed']);
+    expect([...first.posts, ...r.posts, ...again.posts].map((p) => p.problem).filter(Boolean)).toEqual([]);
   });
 });
