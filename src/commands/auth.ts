@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js';
 import type { Answer } from '../api/client.js';
 import { getResponseSchema } from '../api/models.js';
-import { readInput } from '../context.js';
+import { type Context, type Prompter, readInput } from '../context.js';
 import { MIN_FRAGMENT_SECRET } from '../domain/text/redact.js';
 import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
+import type { Profile } from '../store/config.js';
 import type { Printer } from '../ui/output.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import type { OptionsOf } from './define.js';
@@ -59,9 +60,59 @@ export function maskToken(token: string): string {
   return token.length >= 16 ? `${'*'.repeat(8)}${token.slice(-4)}` : '*'.repeat(8);
 }
 
-export async function login(opts: LoginOptions, session: Session): Promise<void> {
-  const { ctx, printer: p } = session;
-  const baseText = session.baseUrlSetting()?.value;
+/** What `auth login` sends its one harmless request with: a client for the base URL and token given. */
+export interface ProbeClient {
+  probeDeposit(id: string): Promise<Answer>;
+}
+
+/**
+ * All `auth login` needs (gh's Options struct): the Session fills it in (`loginOptionsOf`); a test
+ * hands plain values, a prompter, a fake client and a config store in a temporary directory.
+ */
+export interface LoginCommandOptions {
+  flags: LoginOptions;
+  printer: Printer;
+  /** stdin (--with-token) and the environment (LBRL_TOKEN) */
+  ctx: Pick<Context, 'stdin' | 'env'>;
+  /** the base URL as given (--base-url, LBRL_BASE_URL, the profile), unchecked */
+  baseUrlSetting(): { value: string } | undefined;
+  /** someone to ask for the token, when a person is at a terminal (and --no-input is not given) */
+  prompter(): Promise<Prompter | undefined>;
+  /** a client for the service and token given, for the check */
+  client(target: Extract<Target, { mode: 'live' }>): Promise<ProbeClient>;
+  profileName: string;
+  /** where the profiles are kept */
+  configFile: string;
+  /** change this profile in the config file (under its lock, written whole) */
+  updateProfile(change: (profile: Profile) => void): Promise<void>;
+}
+
+/** The Session's world, narrowed to what `auth login` uses (the profile may be new). */
+export function loginOptionsOf(flags: LoginOptions, session: Session): LoginCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    ctx: session.ctx,
+    baseUrlSetting: () => session.baseUrlSetting(),
+    async prompter() {
+      if (!canPrompt(session.ctx, session.globals)) return undefined;
+      return session.ctx.prompter ?? (await inquirerPrompter(session.ctx, session.globals.color !== false));
+    },
+    client: (target) => session.client(target),
+    profileName: session.profileName,
+    configFile: session.store.file,
+    updateProfile: (change) => session.store.updateProfile(session.profileName, change),
+  };
+}
+
+export async function login(flags: LoginOptions, session: Session): Promise<void> {
+  return runLogin(loginOptionsOf(flags, session));
+}
+
+/** Check the base URL and the token (with a harmless request, unless --no-verify), then save both. */
+export async function runLogin(options: LoginCommandOptions): Promise<void> {
+  const { ctx, printer: p, flags: opts } = options;
+  const baseText = options.baseUrlSetting()?.value;
   if (baseText === undefined) {
     throw usageError('auth login needs the service URL: pass --base-url <url> (or set LBRL_BASE_URL)');
   }
@@ -72,12 +123,12 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
   if (opts.withToken) {
     token = (await readInput(ctx.stdin, 16 * 1024, 'the token')).replace(/\r?\n$/, '');
   } else {
-    if (!canPrompt(ctx, session.globals)) {
+    const prompter = await options.prompter();
+    if (!prompter) {
       throw usageError(
         'no terminal to ask for the token: pipe it in with lbrl auth login --with-token < token.txt',
       );
     }
-    const prompter = ctx.prompter ?? (await inquirerPrompter(ctx, session.globals.color !== false));
     token = await prompter.password({ message: `Access token for ${base.value}` });
   }
   const t = parseToken(token);
@@ -91,7 +142,7 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
   p.addSecret(t.value);
 
   if (opts.verify !== false) {
-    const client = await session.client({
+    const client = await options.client({
       mode: 'live',
       baseUrl: base.value,
       token: t.value,
@@ -123,11 +174,11 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
       );
     }
   }
-  await session.store.updateProfile(session.profileName, (profile) => {
+  await options.updateProfile((profile) => {
     profile['base-url'] = base.value;
     profile.token = t.value;
   });
-  p.info(`Logged in to ${base.value} (profile ${session.profileName}); token saved in ${session.store.file}`);
+  p.info(`Logged in to ${base.value} (profile ${options.profileName}); token saved in ${options.configFile}`);
   if (ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is set and beats the saved token');
 }
 
@@ -218,23 +269,61 @@ export function runStatus(options: StatusCommandOptions): void {
   if (failure) throw new LbrlError(String(info.problem), failure);
 }
 
+/** All `auth logout` needs (gh's Options struct): the Session fills it in (`logoutOptionsOf`). */
+export interface LogoutCommandOptions {
+  printer: Printer;
+  /** the environment (LBRL_TOKEN) */
+  ctx: Pick<Context, 'env'>;
+  profileName: string;
+  /** where the profiles are kept */
+  configFile: string;
+  /** what the profile is when it is not an object of settings (a list, a string), else undefined */
+  damagedProfile(): string | undefined;
+  /** remove that damaged profile whole from the config file; false when it was not removed */
+  removeDamagedProfile(): Promise<boolean>;
+  /** the profile's saved token as the file has it, unchecked: logout repairs a damaged one too */
+  savedToken(): unknown;
+  /** change this profile in the config file (under its lock, written whole) */
+  updateProfile(change: (profile: Profile) => void): Promise<void>;
+}
+
+/** The Session's world, narrowed to what `auth logout` uses. */
+export function logoutOptionsOf(session: Session): LogoutCommandOptions {
+  return {
+    printer: session.printer,
+    ctx: session.ctx,
+    profileName: session.profileName,
+    configFile: session.store.file,
+    // the profile read unchecked (profileForRepair), its secrets kept out of output
+    damagedProfile: () => session.store.damagedProfile(session.profileName),
+    removeDamagedProfile: () => session.store.removeDamagedProfile(session.profileName),
+    savedToken: () => session.profileForRepair().token,
+    updateProfile: (change) => session.store.updateProfile(session.profileName, change),
+  };
+}
+
 export async function logout(session: Session): Promise<void> {
-  const { printer: p } = session;
+  return runLogout(logoutOptionsOf(session));
+}
+
+/** Remove the profile's token, if it has one; a damaged profile, whole. */
+export async function runLogout(options: LogoutCommandOptions): Promise<void> {
+  const { printer: p } = options;
   // a profile that is not an object of settings (a list, a string) is removed whole, its token with it
-  const damaged = session.store.damagedProfile(session.profileName);
-  if (damaged && (await session.store.removeDamagedProfile(session.profileName))) {
+  const damaged = options.damagedProfile();
+  if (damaged && (await options.removeDamagedProfile())) {
     p.info(
-      `Logged out: profile ${session.profileName} in ${session.store.file} was damaged (${damaged}, not an object of settings) and was removed whole, its token with it; set its settings again with lbrl config set`,
+      `Logged out: profile ${options.profileName} in ${options.configFile} was damaged (${damaged}, not an object of settings) and was removed whole, its token with it; set its settings again with lbrl config set`,
     );
-  } else if (session.profileForRepair().token === undefined) {
-    p.info(`profile ${session.profileName} has no saved token`);
+  } else if (options.savedToken() === undefined) {
+    p.info(`profile ${options.profileName} has no saved token`);
   } else {
-    await session.store.updateProfile(session.profileName, (profile) => {
+    await options.updateProfile((profile) => {
       delete profile.token;
     });
-    p.info(`Logged out: the token of profile ${session.profileName} was removed from ${session.store.file}`);
+    p.info(`Logged out: the token of profile ${options.profileName} was removed from ${options.configFile}`);
   }
-  if (session.ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is still set in the environment');
+  if (options.ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is still set in the environment');
 }
 
 export const AUTH_LOGIN = command({

@@ -9,6 +9,7 @@ import { parseDepositId, parseProfileName } from '../domain/values.js';
 import { quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { CONFIG_KEYS } from '../store/config.js';
+import type { Printer } from '../ui/output.js';
 import { type CommandEntry, type Completion, command, type FlagDef, listed } from './define.js';
 
 const BASH = `# lbrl completion for bash: source <(lbrl completion bash)
@@ -169,19 +170,51 @@ export function candidates(
   return { files: false, values: [...subs.filter((s) => s.startsWith(cur)), ...(more?.values ?? [])] };
 }
 
+/**
+ * All `lbrl __complete` needs (gh's Options struct): the Session fills it in (`completeOptionsOf`);
+ * a test hands the words, the definitions, a printer on strings and lists of names.
+ */
+export interface CompleteCommandOptions {
+  /** the words typed after lbrl, the last one being completed */
+  words: string[];
+  /** the definitions, the program first */
+  commands: readonly CommandEntry[];
+  printer: Printer;
+  /** the profiles of the config file */
+  profileNames(): string[];
+  /** this profile's deposit ids in the history, newest first */
+  recentIds(): string[];
+}
+
+/** The Session's world, narrowed to what `__complete` uses. */
+export function completeOptionsOf(
+  words: string[],
+  commands: readonly CommandEntry[],
+  session: Session,
+): CompleteCommandOptions {
+  return {
+    words,
+    commands,
+    printer: session.printer,
+    profileNames: () => session.store.profileNames(),
+    recentIds: () => session.history().recentIds((r) => r.profile === session.profileName, 50),
+  };
+}
+
 /** `lbrl __complete -- <words>`: the first line says how (":files" or ":values"), then one value a line. */
 /** `commands`: the definitions, the program first. */
 export function complete(words: string[], commands: readonly CommandEntry[], session: Session): void {
-  const r = candidates(commands, words, {
+  runComplete(completeOptionsOf(words, commands, session));
+}
+
+/** The candidates for the last word: profile names and deposit ids that pass their checks only. */
+export function runComplete(options: CompleteCommandOptions): void {
+  const r = candidates(options.commands, options.words, {
     profiles: () =>
-      [...new Set(['default', ...session.store.profileNames()])].filter((n) => parseProfileName(n).ok),
-    ids: () =>
-      session
-        .history()
-        .recentIds((r) => r.profile === session.profileName, 50)
-        .filter((id) => parseDepositId(id).ok),
+      [...new Set(['default', ...options.profileNames()])].filter((n) => parseProfileName(n).ok),
+    ids: () => options.recentIds().filter((id) => parseDepositId(id).ok),
   });
-  session.printer.out(r.files ? ':files' : [':values', ...r.values].join('\n'));
+  options.printer.out(r.files ? ':files' : [':values', ...r.values].join('\n'));
 }
 
 export const COMPLETION = command({

@@ -4,6 +4,9 @@
  */
 import os from 'node:os';
 import { isLoopbackHost } from '../api/baseurl.js';
+import type { DepositApi, FlowClock, Recorder, Scope } from '../deposits/ports.js';
+import type { WatchPlan } from '../deposits/watch.js';
+import type { HistoryView } from '../display/engine.js';
 import { DisplayEngine } from '../display/engine.js';
 import { startDisplayServer } from '../display/server.js';
 import {
@@ -18,12 +21,13 @@ import {
 import { DEFAULT_SHOP_NAME, parseLang, readShopName } from '../domain/display.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Session, Target } from '../session.js';
+import type { Printer } from '../ui/output.js';
 import { qrStyle, renderTerminalQr } from '../ui/qr.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { DISPLAY_FLAGS } from './flags.js';
-import { expireAfterMs } from './shared/expiry.js';
+import { expireAfterMs, type SettingsReader } from './shared/expiry.js';
 import { withVerify } from './shared/verify-setup.js';
 
 export type DisplayOptions = OptionsOf<typeof DISPLAY_FLAGS>;
@@ -41,8 +45,8 @@ function urlHostFor(host: string): string {
   return '127.0.0.1';
 }
 
-function shopName(session: Session): string {
-  const value = session.profile()['shop-name'];
+function shopName(options: DisplayCommandOptions): string {
+  const value = options.config.setting('shop-name');
   if (value === undefined) return DEFAULT_SHOP_NAME;
   const r = readShopName(value);
   if (!r.ok)
@@ -68,16 +72,71 @@ function parseOptions(opts: DisplayOptions) {
   return { lang: lang.value, port, host };
 }
 
-export async function run(opts: DisplayOptions, session: Session): Promise<void> {
-  const p = session.printer;
-  const { lang, port, host } = parseOptions(opts);
-  const style = qrStyle(opts.qrStyle, session.setting('qr-style'));
-  const shop = shopName(session);
-  const expireAfter = expireAfterMs(session);
-  const target = session.target();
-  const plan = await withVerify({ intervalMs: 1000 }, opts.verify, session);
+/**
+ * All `lbrl display` needs (gh's Options struct): the Session fills it in (`displayOptionsOf`); a
+ * test hands a printer on strings, settings, a clock, a scripted service and a config directory
+ * in a temporary directory. The page itself is served on a loopback port (display/server.ts).
+ */
+export interface DisplayCommandOptions {
+  flags: DisplayOptions;
+  printer: Printer;
+  json: boolean;
+  quiet: boolean;
+  /** the profile's settings it reads: qr-style, shop-name, expire-after */
+  config: SettingsReader;
+  /** the service the charges come from; throws when the profile's target is configured by half */
+  target(): Target;
+  /** the plan with --verify's `settled` hook when verify is on (the flag, else the profile's verify) */
+  verifying(plan: WatchPlan, verify: boolean | undefined): Promise<WatchPlan>;
+  profileName: string;
+  /** the config directory, where the display's record is kept for deposit create --display */
+  configDir: string;
+  /** the client the charge shown is followed with */
+  client(target: Target): Promise<DepositApi>;
+  /** the local history: the newest charge created */
+  history(): HistoryView;
+  /** this profile's deposits on a target, as the history records them */
+  scope(target: Target): Scope;
+  recorder: Recorder;
+  /** now, sleep, random, and the signal of Ctrl-C: the display runs until it */
+  clock: FlowClock;
+}
 
-  const file = displayFile(session.store.dir, session.profileName);
+/** The Session's world, narrowed to what `lbrl display` uses. */
+export function displayOptionsOf(flags: DisplayOptions, session: Session): DisplayCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    quiet: session.globals.quiet === true,
+    config: { setting: (key) => session.setting(key) },
+    target: () => session.target(),
+    verifying: (plan, verify) => withVerify(plan, verify, session),
+    profileName: session.profileName,
+    configDir: session.store.dir,
+    client: (target) => session.client(target, { maxRetries: 0 }),
+    history: () => session.history(),
+    scope: (target) => session.scope(target),
+    recorder: session,
+    clock: session.ctx,
+  };
+}
+
+export async function run(opts: DisplayOptions, session: Session): Promise<void> {
+  return runDisplay(displayOptionsOf(opts, session));
+}
+
+/** Check the flags and settings, serve the page, print its URL and QR code, show charges until Ctrl-C. */
+export async function runDisplay(options: DisplayCommandOptions): Promise<void> {
+  const { flags: opts, printer: p, clock } = options;
+  const { lang, port, host } = parseOptions(opts);
+  const style = qrStyle(opts.qrStyle, options.config.setting('qr-style'));
+  const shop = shopName(options);
+  const expireAfter = expireAfterMs(options.config);
+  const target = options.target();
+  const plan = await options.verifying({ intervalMs: 1000 }, opts.verify);
+
+  const file = displayFile(options.configDir, options.profileName);
   const before = readDisplayRecord(file);
   // running: its process is alive and its server answers (a pid reused by another program does not)
   if (
@@ -87,18 +146,18 @@ export async function run(opts: DisplayOptions, session: Session): Promise<void>
     (await showOnDisplay(before, '00000000-0000-4000-8000-000000000000')) !== 'unreachable'
   )
     throw usageError(
-      `a display of profile ${session.profileName} is already running (process ${before.pid}, port ${before.port}); stop it first`,
+      `a display of profile ${options.profileName} is already running (process ${before.pid}, port ${before.port}); stop it first`,
     );
   const { newDisplayKey } = await import('../display/server.js');
   const key = !opts.newKey && before ? before.key : newDisplayKey();
 
-  const api = await session.client(target, { maxRetries: 0 });
+  const api = await options.client(target);
   const engine = new DisplayEngine({
-    history: session.history(),
-    scope: session.scope(target),
+    history: options.history(),
+    scope: options.scope(target),
     api,
-    recorder: session,
-    clock: session.ctx,
+    recorder: options.recorder,
+    clock,
     notes: p,
     rules: { shop, expireAfterMs: expireAfter, holdMs: HOLD_MS },
     pollMs: target.mode === 'sandbox' ? 1000 : 2000,
@@ -120,7 +179,7 @@ export async function run(opts: DisplayOptions, session: Session): Promise<void>
     current: () => engine.current(),
     subscribe: (listener: Parameters<DisplayEngine['subscribe']>[0]) => engine.subscribe(listener),
     show: (id: string) => engine.show(id),
-    now: session.ctx.now,
+    now: clock.now,
   };
   // the port used last, so that a page left open finds the display again; any free one if it is taken
   const remembered = port === undefined && before && before.host === host ? before.port : undefined;
@@ -142,7 +201,7 @@ export async function run(opts: DisplayOptions, session: Session): Promise<void>
     urlHost: urlHostFor(host),
     port: Number(new URL(running.baseUrl).port),
     key,
-    startedAt: new Date(session.ctx.now()).toISOString(),
+    startedAt: new Date(clock.now()).toISOString(),
   };
   try {
     writeDisplayRecord(file, record);
@@ -153,10 +212,10 @@ export async function run(opts: DisplayOptions, session: Session): Promise<void>
   }
   const url = displayUrl(record);
   try {
-    if (session.globals.json) p.json({ url, host, port: record.port, lang });
+    if (options.json) p.json({ url, host, port: record.port, lang });
     else {
       p.out(url);
-      if (!session.globals.quiet) {
+      if (!options.quiet) {
         p.out('');
         p.out(await renderTerminalQr(url, style));
       }
@@ -170,7 +229,7 @@ export async function run(opts: DisplayOptions, session: Session): Promise<void>
         "only this machine can open it; for a tablet on the shop's network, start it with --host 0.0.0.0",
       );
     p.info(
-      `display of profile ${session.profileName} (${target.mode === 'sandbox' ? 'sandbox' : target.baseUrl}) for ${shop}: it shows the newest charge created; Ctrl-C to stop`,
+      `display of profile ${options.profileName} (${target.mode === 'sandbox' ? 'sandbox' : target.baseUrl}) for ${shop}: it shows the newest charge created; Ctrl-C to stop`,
     );
     await engine.run();
   } finally {

@@ -5,8 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { withoutCredentials } from '../api/baseurl.js';
 import type { GetResponse } from '../api/models.js';
-import { parseForwardUrl, webhookPoster } from '../api/webhook-post.js';
+import { parseForwardUrl, type WebhookPoster, webhookPoster } from '../api/webhook-post.js';
 import { answerLine, EventHub } from '../deposits/events.js';
+import type { DepositApi, FlowClock, HistoryReader, Recorder, Scope } from '../deposits/ports.js';
 import { type DepositOutcome, verifySettlements } from '../deposits/verify.js';
 import { GONE, watchDeposits } from '../deposits/watch.js';
 import { webhookSecretSecrets } from '../domain/text/redact.js';
@@ -21,36 +22,104 @@ import {
   webhookHeaders,
 } from '../domain/webhook.js';
 import { invalidValue, LbrlError, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Session, Target } from '../session.js';
+import type { Profile } from '../store/config.js';
 import { statusRecord } from '../store/history.js';
 import { Outbox } from '../store/outbox.js';
+import type { Printer } from '../ui/output.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { LISTEN_FLAGS } from './flags.js';
-import { recordVerified, settledRecorderOf, verifySetup } from './shared/verify-setup.js';
+import { recordVerified, settledRecorderOf, type VerifySetup, verifySetup } from './shared/verify-setup.js';
 
 export type ListenOptions = OptionsOf<typeof LISTEN_FLAGS>;
 
 /** Where the secret is kept: in the profile, in the private config file, as the token is. */
 const SECRET_KEY = 'webhook-secret';
 
+/**
+ * All `lbrl listen` needs (gh's Options struct): the Session fills it in (`listenOptionsOf`); a
+ * test hands a printer on strings, a clock, a config file in a temporary directory, a scripted
+ * service and a poster that opens no socket.
+ */
+export interface ListenCommandOptions {
+  flags: ListenOptions;
+  printer: Printer;
+  /** now, sleep, random, and the signal of Ctrl-C */
+  clock: FlowClock;
+  profileName: string;
+  /** the config file and its directory (the outbox lives in it) */
+  configFile: string;
+  configDir: string;
+  /** the profile's webhook-secret as the file has it (its secrets kept out of output) */
+  savedSecret(): unknown;
+  /** change this profile in the config file (under its lock, written whole) */
+  updateProfile(change: (profile: Profile) => void): Promise<void>;
+  /** the signed POSTs, made once per run */
+  poster(): WebhookPoster;
+  /** the service followed; throws when the profile's target is configured by half */
+  target(): Target;
+  /** this profile's deposits on a target, as the history records them */
+  scope(target: Target): Scope;
+  /** the profile's verify setting is on */
+  verifyOn(): boolean;
+  /** the explorer and settings of --verify, checked (closed by the caller) */
+  verifySetup(target: Target): Promise<VerifySetup>;
+  /** a deposit verified, recorded as deposit verify records it */
+  recordVerified(outcomes: DepositOutcome[]): void;
+  /** the client the deposits are followed with */
+  client(target: Target): Promise<DepositApi>;
+  /** the local history: the deposits to follow */
+  history(): Pick<HistoryReader, 'entries'>;
+  recorder: Recorder;
+}
+
+/** The Session's world, narrowed to what `lbrl listen` uses. */
+export function listenOptionsOf(flags: ListenOptions, session: Session): ListenCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    clock: session.ctx,
+    profileName: session.profileName,
+    configFile: session.store.file,
+    configDir: session.store.dir,
+    savedSecret: () => session.profile()[SECRET_KEY],
+    updateProfile: (change) => session.store.updateProfile(session.profileName, change),
+    poster: () =>
+      webhookPoster({
+        timeoutMs: session.ctx.client?.timeoutMs ?? 10_000,
+        connectTimeoutMs: session.ctx.client?.connectTimeoutMs ?? 5_000,
+        now: session.ctx.now,
+        userAgent: 'lbrl-webhooks',
+      }),
+    target: () => session.target(),
+    scope: (target) => session.scope(target),
+    verifyOn: () => session.setting('verify') === 'on',
+    verifySetup: (target) => verifySetup(session, target),
+    recordVerified: (outcomes) => recordVerified(settledRecorderOf(session), outcomes),
+    client: (target) => session.client(target, { maxRetries: 0 }),
+    history: () => session.history(),
+    recorder: session,
+  };
+}
+
 /** The profile's signing secret, made (once, under the config file's lock) when it has none. */
-export async function profileSecret(session: Session): Promise<string> {
-  const existing = session.profile()[SECRET_KEY];
+export async function profileSecret(options: ListenCommandOptions): Promise<string> {
+  const existing = options.savedSecret();
   if (typeof existing === 'string' && secretKey(existing)) return existing;
   if (existing !== undefined) {
     throw new LbrlError(
-      `the webhook secret of profile ${session.profileName} in ${session.store.file} is damaged; remove it with lbrl config unset ${SECRET_KEY}${session.profileName === 'default' ? '' : ` --profile ${session.profileName}`} to make a new one (receivers must then be given the new secret)`,
+      `the webhook secret of profile ${options.profileName} in ${options.configFile} is damaged; remove it with lbrl config unset ${SECRET_KEY}${options.profileName === 'default' ? '' : ` --profile ${options.profileName}`} to make a new one (receivers must then be given the new secret)`,
       'config',
     );
   }
-  await session.store.updateProfile(session.profileName, (profile) => {
+  await options.updateProfile((profile) => {
     // another process may have made it meanwhile: the first one made is the one kept
     if (profile[SECRET_KEY] === undefined) profile[SECRET_KEY] = formatSecret(randomBytes(SECRET_BYTES));
   });
-  const made = session.profile()[SECRET_KEY];
+  const made = options.savedSecret();
   if (typeof made !== 'string' || !secretKey(made))
-    throw new LbrlError(`could not store a webhook secret in ${session.store.file}`, 'config');
+    throw new LbrlError(`could not store a webhook secret in ${options.configFile}`, 'config');
   return made;
 }
 
@@ -84,10 +153,16 @@ function parseFlags(opts: ListenOptions) {
 }
 
 export async function run(opts: ListenOptions, session: Session): Promise<void> {
+  return runListen(listenOptionsOf(opts, session));
+}
+
+/** --print-secret, --replay, or the events of the profile's deposits sent until Ctrl-C. */
+export async function runListen(options: ListenCommandOptions): Promise<void> {
+  const opts = options.flags;
   const { url, wanted, intervalMs } = parseFlags(opts);
-  const p = session.printer;
+  const p = options.printer;
   if (opts.printSecret) {
-    const secret = await profileSecret(session);
+    const secret = await profileSecret(options);
     // the one place the secret is printed on purpose, alone on stdout
     p.outUnredacted(secret);
     return;
@@ -98,20 +173,15 @@ export async function run(opts: ListenOptions, session: Session): Promise<void> 
       'lbrl listen --forward-to http://localhost:4242/webhooks',
     );
   // where the events come from is checked before anything is written
-  if (opts.replay === undefined) session.target();
-  const secret = await profileSecret(session);
+  if (opts.replay === undefined) options.target();
+  const secret = await profileSecret(options);
   for (const s of webhookSecretSecrets(secret)) p.addSecret(s);
   const key = secretKey(secret)!;
-  const outbox = new Outbox(session.store.dir, session.profileName, (line) => p.warn(line));
-  const poster = webhookPoster({
-    timeoutMs: session.ctx.client?.timeoutMs ?? 10_000,
-    connectTimeoutMs: session.ctx.client?.connectTimeoutMs ?? 5_000,
-    now: session.ctx.now,
-    userAgent: 'lbrl-webhooks',
-  });
+  const outbox = new Outbox(options.configDir, options.profileName, (line) => p.warn(line));
+  const poster = options.poster();
   try {
-    if (opts.replay !== undefined) return await replay(opts.replay, url, key, outbox, poster, session);
-    await listen({ url, wanted, intervalMs, key, verify: opts.verify }, outbox, poster, session);
+    if (opts.replay !== undefined) return await replay(opts.replay, url, key, outbox, poster, options);
+    await listen({ url, wanted, intervalMs, key, verify: opts.verify }, outbox, poster, options);
   } finally {
     await poster.close();
   }
@@ -123,24 +193,24 @@ async function replay(
   url: string,
   key: Uint8Array,
   outbox: Outbox,
-  poster: ReturnType<typeof webhookPoster>,
-  session: Session,
+  poster: WebhookPoster,
+  options: ListenCommandOptions,
 ): Promise<void> {
-  const p = session.printer;
+  const p = options.printer;
   const event = outbox.load().events.get(id);
   if (!event)
     throw new LbrlError(
-      `no event ${id} in the outbox of profile ${session.profileName} (it keeps every event not yet delivered and the last 1000 delivered)`,
+      `no event ${id} in the outbox of profile ${options.profileName} (it keeps every event not yet delivered and the last 1000 delivered)`,
       'not_found',
     );
   const record = event.record;
   const outcome = await poster.post(
     url,
-    webhookHeaders(key, record.id, session.ctx.now(), record.body),
+    webhookHeaders(key, record.id, options.clock.now(), record.body),
     record.body,
-    session.ctx.signal,
+    options.clock.signal,
   );
-  p.err(answerLine(session.ctx.now(), record, outcome));
+  p.err(answerLine(options.clock.now(), record, outcome));
   if (outcome.kind === 'failure')
     throw new LbrlError(`the receiver at ${url} could not be reached: ${outcome.reason}`, 'network');
   if (outcome.status < 200 || outcome.status > 299)
@@ -156,27 +226,28 @@ async function listen(
     verify: boolean | undefined;
   },
   outbox: Outbox,
-  poster: ReturnType<typeof webhookPoster>,
-  session: Session,
+  poster: WebhookPoster,
+  options: ListenCommandOptions,
 ): Promise<void> {
-  const p = session.printer;
-  const target = session.target();
-  const scope = session.scope(target);
-  const verifying = o.verify ?? session.setting('verify') === 'on';
+  const p = options.printer;
+  const { clock } = options;
+  const target = options.target();
+  const scope = options.scope(target);
+  const verifying = o.verify ?? options.verifyOn();
   // settings are checked now, before anything is followed (no explorer for elementsregtest: exit 2)
-  if (verifying) await (await verifySetup(session, target)).close();
-  const api = await session.client(target, { maxRetries: 0 });
+  if (verifying) await (await options.verifySetup(target)).close();
+  const api = await options.client(target);
   const release = outbox.lock();
   let made: EventHub | undefined;
   // the outbox failing while an event is sent (a full disk) ends listen, with that failure
   let fatal: { error: unknown } | undefined;
   const ended = new AbortController();
-  const signal = AbortSignal.any([session.ctx.signal, ended.signal]);
+  const signal = AbortSignal.any([clock.signal, ended.signal]);
   try {
     const hub = new EventHub({
       outbox,
       poster,
-      clock: { ...session.ctx, signal },
+      clock: { ...clock, signal },
       fatal: (error) => {
         fatal ??= { error };
         ended.abort();
@@ -193,11 +264,11 @@ async function listen(
     hub.start();
     const waiting = hub.pendingCount;
     p.info(
-      `listening: events of profile ${session.profileName} (${scope.target === 'sandbox' ? 'sandbox' : scope.target}) to ${o.url}${waiting > 0 ? `; ${waiting} undelivered event(s) from before sent first` : ''}. Signing secret: lbrl listen --print-secret. Ctrl-C to stop`,
+      `listening: events of profile ${options.profileName} (${scope.target === 'sandbox' ? 'sandbox' : scope.target}) to ${o.url}${waiting > 0 ? `; ${waiting} undelivered event(s) from before sent first` : ''}. Signing secret: lbrl listen --print-secret. Ctrl-C to stop`,
     );
     const settled = verifying
       ? async (deposit: GetResponse): Promise<boolean> => {
-          const setup = await verifySetup(session, target);
+          const setup = await options.verifySetup(target);
           let outcome: DepositOutcome;
           try {
             [outcome] = (await verifySettlements(setup.check, [deposit], setup.settings)) as [DepositOutcome];
@@ -210,14 +281,14 @@ async function listen(
             outcome.outcome === 'unproven'
           ) {
             // recorded as deposit verify records it: list shows it verified
-            if (outcome.outcome === 'verified') recordVerified(settledRecorderOf(session), [outcome]);
+            if (outcome.outcome === 'verified') options.recordVerified([outcome]);
             hub.verification(deposit, outcome);
             return true;
           }
           return false;
         }
       : undefined;
-    const history = session.history();
+    const history = options.history();
     /** the last refusal said of each deposit whose answers failed the checks */
     const refused = new Map<string, string>();
     const watching = watchDeposits(
@@ -231,14 +302,14 @@ async function listen(
         settled,
         leaveGone: true,
         unreachableLimitMs: Number.POSITIVE_INFINITY,
-        now: session.ctx.now,
-        sleep: session.ctx.sleep,
-        random: session.ctx.random,
+        now: clock.now,
+        sleep: clock.sleep,
+        random: clock.random,
         signal,
       },
       {
         change: (deposit) => {
-          session.record([statusRecord(deposit.id, deposit.status, session.ctx.now(), deposit)]);
+          options.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
           hub.observe(deposit);
         },
         retry: (reason, delay) => p.warn(`service: ${reason}; asking again in ${Math.ceil(delay / 1000)} s`),
@@ -250,7 +321,7 @@ async function listen(
           p.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
         },
         gone: (id) => {
-          session.record([statusRecord(id, GONE, session.ctx.now())]);
+          options.recorder.record([statusRecord(id, GONE, clock.now())]);
           p.warn(`warning: the service does not know deposit ${id}; no more events for it`);
           hub.gone(id);
         },
@@ -260,7 +331,7 @@ async function listen(
       await watching;
     } catch (error) {
       // the watch was stopped for the outbox's failure: that is what ended listen
-      if (fatal && !session.ctx.signal.aborted) throw fatal.error;
+      if (fatal && !clock.signal.aborted) throw fatal.error;
       throw error;
     }
   } finally {

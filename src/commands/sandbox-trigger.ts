@@ -6,11 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createChecked } from '../deposits/create.js';
+import type { DepositApi, Recorder, RequestDefaults, Scope } from '../deposits/ports.js';
 import { buildRequest } from '../deposits/request.js';
 import { invalidValue, LbrlError, usageError } from '../errors.js';
 import { actOn } from '../sandbox/actions.js';
 import { STEP_MS } from '../sandbox/lifecycle.js';
-import type { Session } from '../session.js';
+import type { SandboxStore } from '../sandbox/store.js';
+import type { Session, Target } from '../session.js';
+import type { Printer } from '../ui/output.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { TRIGGER_FLAGS, TRIGGER_SCENARIOS } from './flags.js';
@@ -40,50 +43,103 @@ function isScenario(text: string): text is Scenario {
   return (TRIGGER_SCENARIOS as readonly string[]).includes(text);
 }
 
+/** The trigger's own sandbox, on the profile's sandbox data: its URL, token and store, until closed. */
+export interface TriggerSandbox {
+  baseUrl: string;
+  token: string;
+  store: SandboxStore;
+  close(): Promise<void>;
+}
+
+/**
+ * All `sandbox trigger` needs (gh's Options struct): the Session fills it in (`triggerOptionsOf`);
+ * a test hands a printer on strings, settings, a recorder and a sandbox of its own.
+ */
+export interface TriggerCommandOptions {
+  /** the scenario as typed */
+  scenario: string;
+  flags: TriggerOptions;
+  printer: Printer;
+  json: boolean;
+  /** the settings a request is checked against (the network first) */
+  requestDefaults(): RequestDefaults;
+  /** it acts on the embedded sandbox only */
+  target(): Target;
+  /** this profile's deposits on the target, as the history records them */
+  scope(target: Target): Scope;
+  recorder: Recorder;
+  now(): number;
+  /** start a sandbox on the profile's sandbox data, autopay off */
+  startSandbox(): Promise<TriggerSandbox>;
+  /** a client for that sandbox */
+  client(target: Extract<Target, { mode: 'live' }>): Promise<DepositApi>;
+}
+
+/** The Session's world, narrowed to what `sandbox trigger` uses. */
+export function triggerOptionsOf(
+  scenario: string,
+  flags: TriggerOptions,
+  session: Session,
+): TriggerCommandOptions {
+  return {
+    scenario,
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    requestDefaults: () => session.requestDefaults(),
+    target: () => session.target(),
+    scope: (target) => session.scope(target),
+    recorder: session,
+    now: session.ctx.now,
+    async startSandbox() {
+      const { startSandbox } = await import('../sandbox/embedded.js');
+      const { qrPng } = await import('../ui/qrpng.js');
+      return startSandbox({ drawPng: qrPng, dir: session.sandboxDir, autopay: 'off', now: session.ctx.now });
+    },
+    client: (target) => session.client(target, { maxRetries: 0 }),
+  };
+}
+
 export async function run(scenario: string, opts: TriggerOptions, session: Session): Promise<void> {
+  return runTrigger(triggerOptionsOf(scenario, opts, session));
+}
+
+/** Check the scenario and the request, create the deposit through the sandbox's API, write its story. */
+export async function runTrigger(options: TriggerCommandOptions): Promise<void> {
+  const { scenario, flags: opts } = options;
   if (!isScenario(scenario))
     throw invalidValue('scenario', scenario, `one of ${TRIGGER_SCENARIOS.join(', ')}`);
-  const defaults = session.requestDefaults();
+  const defaults = options.requestDefaults();
   const to = opts.to ?? defaults.defaultAddress ?? EXAMPLE_ADDRESS[defaults.network];
   if (to === undefined)
     throw usageError(
       `sandbox trigger needs a destination on ${defaults.network}: pass --to <liquid-address> or set default-address`,
     );
   const body = buildRequest({ amount: opts.amount ?? '10.00', to, split: false }, defaults);
-  const target = session.target();
+  const target = options.target();
   if (target.mode !== 'sandbox')
     throw usageError(
       'sandbox trigger acts on the embedded sandbox (its data under the config directory): unset the base URL and token (LBRL_BASE_URL, LBRL_TOKEN, the profile) to use it',
     );
-  const p = session.printer;
-  const { startSandbox } = await import('../sandbox/embedded.js');
-  const { qrPng } = await import('../ui/qrpng.js');
+  const p = options.printer;
   // its own sandbox on the same data, autopay off: the story, not the timer, decides what happens
-  const sandbox = await startSandbox({
-    drawPng: qrPng,
-    dir: session.sandboxDir,
-    autopay: 'off',
-    now: session.ctx.now,
-  });
+  const sandbox = await options.startSandbox();
   try {
     p.addSecret(sandbox.token);
-    const api = await session.client(
-      {
-        mode: 'live',
-        baseUrl: sandbox.baseUrl,
-        token: sandbox.token,
-        baseUrlFrom: 'sandbox',
-        tokenFrom: 'sandbox',
-      },
-      { maxRetries: 0 },
-    );
+    const api = await options.client({
+      mode: 'live',
+      baseUrl: sandbox.baseUrl,
+      token: sandbox.token,
+      baseUrlFrom: 'sandbox',
+      tokenFrom: 'sandbox',
+    });
     const { value } = await createChecked(
-      { api, recorder: session, scope: session.scope(target), now: session.ctx.now },
+      { api, recorder: options.recorder, scope: options.scope(target), now: options.now },
       body,
       randomUUID(),
     );
     const id = value.id;
-    const now = session.ctx.now();
+    const now = options.now();
     const act = (action: 'pay' | 'fail', at: number, extra: { settle?: string; slowMs?: number } = {}) => {
       const r = actOn(sandbox.store, id, action, at, extra);
       if (!r.ok) throw new LbrlError(`the sandbox refused to ${action} deposit ${id}`, 'service');
@@ -94,7 +150,7 @@ export async function run(scenario: string, opts: TriggerOptions, session: Sessi
       act('fail', now + Math.round(1.5 * STEP_MS));
     } else if (scenario === 'paid-slowly') act('pay', now, { slowMs: SLOW_MS });
     else if (scenario === 'wrong-settlement') act('pay', now, { settle: 'address' });
-    if (session.globals.json) p.json({ scenario, id, story: STORIES[scenario] });
+    if (options.json) p.json({ scenario, id, story: STORIES[scenario] });
     else {
       p.out(id);
       p.info(`triggered ${scenario}: deposit ${id} ${STORIES[scenario]}; lbrl listen sends its events`);

@@ -1,12 +1,14 @@
 import { isLoopbackHost, parseBaseUrl } from '../api/baseurl.js';
 import { article, decodeLiquidAddress } from '../domain/liquid/address.js';
+import type { Network } from '../domain/liquid/networks.js';
 import { formatCents, parseReais } from '../domain/money.js';
 import { parseDepositId, parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import { actOn, type SandboxAction } from '../sandbox/actions.js';
 import { getView, STEP_MS } from '../sandbox/lifecycle.js';
 import { SandboxStore } from '../sandbox/store.js';
-import type { Session } from '../session.js';
+import type { Session, Target } from '../session.js';
+import type { Printer } from '../ui/output.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { ID_ARG, PAY_FLAGS, SEND_FLAGS, SERVE_FLAGS, SETTLE_CHOICES } from './flags.js';
@@ -14,37 +16,95 @@ import { ID_ARG, PAY_FLAGS, SEND_FLAGS, SERVE_FLAGS, SETTLE_CHOICES } from './fl
 /** --port and --host have defaults: always given. */
 export type ServeOptions = OptionsOf<typeof SERVE_FLAGS>;
 
+/** A standing sandbox, started: its URL and token, until closed. */
+export interface StartedSandbox {
+  baseUrl: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+/**
+ * All `sandbox serve` needs (gh's Options struct): the Session fills it in (`serveOptionsOf`); a
+ * test hands a printer on strings, a signal and a `start` that opens no socket.
+ */
+export interface ServeCommandOptions {
+  flags: ServeOptions;
+  printer: Printer;
+  json: boolean;
+  quiet: boolean;
+  /** where the sandbox keeps its data */
+  sandboxDir: string;
+  /** the profile's sandbox-autopay */
+  autopay(): string;
+  /** the standing sandbox's token, made once and kept with its data */
+  token(): string;
+  now(): number;
+  /** Ctrl-C: the server runs until it */
+  signal: AbortSignal;
+  /** start the server on the sandbox data (the embedded sandbox's, listening on host and port) */
+  start(settings: {
+    dir: string;
+    autopay: string;
+    now: () => number;
+    host: string;
+    port: number;
+    token: string;
+    log?: (line: string) => void;
+  }): Promise<StartedSandbox>;
+}
+
+/** The Session's world, narrowed to what `sandbox serve` uses. */
+export function serveOptionsOf(flags: ServeOptions, session: Session): ServeCommandOptions {
+  // one store for the token and the server
+  let made: SandboxStore | undefined;
+  const store = () => (made ??= new SandboxStore(session.sandboxDir));
+  return {
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    quiet: session.globals.quiet === true,
+    sandboxDir: session.sandboxDir,
+    autopay: () => session.setting('sandbox-autopay'),
+    token: () => store().token(),
+    now: session.ctx.now,
+    signal: session.ctx.signal,
+    async start(settings) {
+      const { startSandbox } = await import('../sandbox/embedded.js');
+      const { qrPng } = await import('../ui/qrpng.js');
+      return startSandbox({ ...settings, drawPng: qrPng }, store());
+    },
+  };
+}
+
 export async function serve(opts: ServeOptions, session: Session): Promise<void> {
-  const p = session.printer;
+  return runServe(serveOptionsOf(opts, session));
+}
+
+/** Serve the sandbox on host and port until Ctrl-C; its base URL and token first, on stdout. */
+export async function runServe(options: ServeCommandOptions): Promise<void> {
+  const { flags: opts, printer: p } = options;
   const port = parseWholeNumber(opts.port, 0, 65535, 'a port number from 0 to 65535 (0 picks a free one)');
   if (!port.ok) throw invalidValue('--port', opts.port, port.expected);
   if (!/^[0-9A-Za-z.:[\]-]{1,255}$/.test(opts.host))
     throw invalidValue('--host', opts.host, 'an IP address or host name');
-  const { startSandbox } = await import('../sandbox/embedded.js');
-  const { qrPng } = await import('../ui/qrpng.js');
-  const store = new SandboxStore(session.sandboxDir);
-  const autopay = session.setting('sandbox-autopay');
-  let running: Awaited<ReturnType<typeof startSandbox>>;
+  const autopay = options.autopay();
+  const token = options.token();
+  let running: StartedSandbox;
   try {
-    running = await startSandbox(
-      {
-        drawPng: qrPng,
-        dir: session.sandboxDir,
-        autopay,
-        now: session.ctx.now,
-        host: opts.host,
-        port: port.value,
-        token: store.token(),
-        // one line per request on stderr; -q (and --json) keep it quiet
-        ...(session.globals.quiet ? {} : { log: (line: string) => p.err(line) }),
-      },
-      store,
-    );
+    running = await options.start({
+      dir: options.sandboxDir,
+      autopay,
+      now: options.now,
+      host: opts.host,
+      port: port.value,
+      token,
+      // one line per request on stderr; -q (and --json) keep it quiet
+      ...(options.quiet ? {} : { log: (line: string) => p.err(line) }),
+    });
   } catch (error) {
     throw new LbrlError(`cannot listen on ${opts.host}:${opts.port}: ${(error as Error).message}`, 'usage');
   }
-  if (session.globals.json)
-    p.json({ baseUrl: running.baseUrl, token: running.token, dataDir: session.sandboxDir });
+  if (options.json) p.json({ baseUrl: running.baseUrl, token: running.token, dataDir: options.sandboxDir });
   else {
     p.out(`LBRL_BASE_URL=${running.baseUrl}`);
     p.out(`LBRL_TOKEN=${running.token}`);
@@ -55,9 +115,9 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
       `warning: lbrl speaks plain http only to loopback; from another machine, put the sandbox behind https`,
     );
   p.info(
-    `sandbox serving at ${running.baseUrl} (data in ${session.sandboxDir}; autopay ${autopay === 'off' ? 'off' : `after ${autopay} s`}); Ctrl-C to stop`,
+    `sandbox serving at ${running.baseUrl} (data in ${options.sandboxDir}; autopay ${autopay === 'off' ? 'off' : `after ${autopay} s`}); Ctrl-C to stop`,
   );
-  const signal = session.ctx.signal;
+  const signal = options.signal;
   try {
     if (!signal.aborted)
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -69,24 +129,78 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
 
 export type PayOptions = OptionsOf<typeof PAY_FLAGS>;
 
+/** What `sandbox pay` and `fail` ask of a standing sandbox: the deposit, then the action. */
+export interface SandboxActionApi {
+  getDeposit(id: string): Promise<{ raw: unknown }>;
+  sandboxAction(
+    id: string,
+    action: SandboxAction,
+  ): Promise<{ value: { id: string; status: string }; raw: unknown }>;
+}
+
+/**
+ * All `sandbox pay` and `sandbox fail` need (gh's Options struct): the Session fills it in
+ * (`actOptionsOf`); a test hands a printer on strings, a target, and sandbox data in a temporary
+ * directory or a fake standing sandbox.
+ */
+export interface ActCommandOptions {
+  /** the deposit id as typed */
+  idText: string;
+  action: SandboxAction;
+  /** --settle as typed (pay): how the local sandbox settles it; ok is the default */
+  settle?: string | undefined;
+  printer: Printer;
+  json: boolean;
+  /** a standing sandbox (live: its URL and token) or the local sandbox data */
+  target(): Target;
+  /** a client for a standing sandbox */
+  client(target: Target): Promise<SandboxActionApi>;
+  /** where the local sandbox keeps its data */
+  sandboxDir: string;
+  now(): number;
+}
+
+/** The Session's world, narrowed to what `sandbox pay` and `fail` use. */
+export function actOptionsOf(
+  idText: string,
+  action: SandboxAction,
+  session: Session,
+  settle?: string,
+): ActCommandOptions {
+  return {
+    idText,
+    action,
+    settle,
+    printer: session.printer,
+    json: session.globals.json === true,
+    target: () => session.target(),
+    client: (target) => session.client(target, { maxRetries: 0 }),
+    sandboxDir: session.sandboxDir,
+    now: session.ctx.now,
+  };
+}
+
 /**
  * What the payer (or the bank) does to a deposit: through the API of the standing sandbox the
  * target points at (LBRL_BASE_URL and LBRL_TOKEN, from any directory), or on the local sandbox data.
  */
-async function act(
-  idText: string,
-  session: Session,
-  action: SandboxAction,
-  extra: { settle?: string } = {},
-): Promise<void> {
+export async function runAct(options: ActCommandOptions): Promise<void> {
+  const { idText, action, printer: p } = options;
+  if (options.settle !== undefined && !(SETTLE_CHOICES as readonly string[]).includes(options.settle)) {
+    throw invalidValue(
+      '--settle',
+      options.settle,
+      'ok, amount (one cent short), asset (paid in L-BTC), address (paid to a stranger) or none (no transaction)',
+    );
+  }
+  const settle = options.settle === 'ok' ? undefined : options.settle;
   const id = parseDepositId(idText);
   if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
-  const target = session.target();
-  const p = session.printer;
+  const target = options.target();
   if (target.mode === 'live') {
-    if (extra.settle !== undefined)
+    if (settle !== undefined)
       throw usageError('--settle works on the local sandbox data only, not through a standing sandbox');
-    const client = await session.client(target, { maxRetries: 0 });
+    const client = await options.client(target);
     // only a sandbox's deposit is marked so: a real charge is never "paid" by a request of ours
     const known = await client.getDeposit(id.value);
     if ((known.raw as { sandbox?: unknown }).sandbox !== true) {
@@ -95,71 +209,98 @@ async function act(
       );
     }
     const { value, raw } = await client.sandboxAction(id.value, action);
-    if (session.globals.json) p.json(raw);
+    if (options.json) p.json(raw);
     else p.out(`${action === 'pay' ? 'paid' : 'failed'} ${value.id}: ${value.status}`);
     return;
   }
-  const store = new SandboxStore(session.sandboxDir);
-  const now = session.ctx.now();
-  const r = actOn(store, id.value, action, now, extra);
+  const store = new SandboxStore(options.sandboxDir);
+  const now = options.now();
+  const r = actOn(store, id.value, action, now, settle === undefined ? {} : { settle });
   if (!r.ok && r.reason === 'not_found')
     throw new LbrlError(
-      `deposit ${id.value} not found in the sandbox data in ${session.sandboxDir}`,
+      `deposit ${id.value} not found in the sandbox data in ${options.sandboxDir}`,
       'not_found',
     );
   if (!r.ok) throw usageError(`deposit ${id.value} is ${r.status}; ${r.rule}`);
-  if (session.globals.json) p.json(getView(r.deposit, store.eventsOf(r.deposit.id), now));
+  if (options.json) p.json(getView(r.deposit, store.eventsOf(r.deposit.id), now));
   else if (action === 'pay')
     p.out(`paid ${r.deposit.id}: PIX_CONFIRMED now, FINALIZED in about ${(3 * STEP_MS) / 1000} s`);
   else p.out(`failed ${r.deposit.id}: FAILED (was ${r.was})`);
 }
 
 export function pay(idText: string, session: Session, opts: PayOptions = {}): Promise<void> {
-  const settle = opts.settle;
-  if (settle !== undefined && !(SETTLE_CHOICES as readonly string[]).includes(settle)) {
-    throw invalidValue(
-      '--settle',
-      settle,
-      'ok, amount (one cent short), asset (paid in L-BTC), address (paid to a stranger) or none (no transaction)',
-    );
-  }
-  return act(idText, session, 'pay', settle === undefined || settle === 'ok' ? {} : { settle });
+  return runAct(actOptionsOf(idText, 'pay', session, opts.settle));
 }
 
 export function fail(idText: string, session: Session): Promise<void> {
-  return act(idText, session, 'fail');
+  return runAct(actOptionsOf(idText, 'fail', session));
 }
 
 export type SendOptions = OptionsOf<typeof SEND_FLAGS>;
+
+/**
+ * All `sandbox send` needs (gh's Options struct): the Session fills it in (`sendOptionsOf`); a
+ * test hands a printer on strings and sandbox data in a temporary directory.
+ */
+export interface SendCommandOptions {
+  flags: SendOptions;
+  printer: Printer;
+  json: boolean;
+  /** the profile's network (checked) */
+  network(): Network;
+  /** sandbox mode (the local data) or not */
+  target(): Target;
+  /** where the local sandbox keeps its data */
+  sandboxDir: string;
+  now(): number;
+}
+
+/** The Session's world, narrowed to what `sandbox send` uses. */
+export function sendOptionsOf(flags: SendOptions, session: Session): SendCommandOptions {
+  return {
+    flags,
+    printer: session.printer,
+    json: session.globals.json === true,
+    network: () => session.network(),
+    target: () => session.target(),
+    sandboxDir: session.sandboxDir,
+    now: session.ctx.now,
+  };
+}
+
+export async function send(opts: SendOptions, session: Session): Promise<void> {
+  return runSend(sendOptionsOf(opts, session));
+}
 
 /**
  * A payment on the sandbox chain that matches no deposit (a customer paying the shop's address
  * directly, a refund sent back): what `deposit reconcile` reports as unmatched, or as paid after
  * expiry when it fits an expired charge. On the local sandbox data only.
  */
-export async function send(opts: SendOptions, session: Session): Promise<void> {
+export async function runSend(options: SendCommandOptions): Promise<void> {
+  const { flags: opts } = options;
   if (opts.to === undefined) throw usageError('sandbox send needs --to <liquid-address>');
   if (opts.amount === undefined) throw usageError('sandbox send needs --amount <reais>');
-  const network = session.network();
+  const network = options.network();
   const address = decodeLiquidAddress(opts.to);
   if (!address.ok) throw invalidValue('--to', opts.to, `a Liquid address (${address.reason})`);
   if (address.value.network !== network)
     throw invalidValue('--to', opts.to, `${article(network)} ${network} address (the profile's network)`);
   const cents = parseReais(opts.amount);
   if (!cents.ok) throw invalidValue('--amount', opts.amount, cents.expected);
-  if (session.target().mode === 'live')
+  if (options.target().mode === 'live')
     throw usageError(
       'sandbox send works on the local sandbox data only, not through a standing sandbox or a live service',
     );
   const { sendPayment } = await import('../sandbox/chain-store.js');
   const txid = await sendPayment(
-    new SandboxStore(session.sandboxDir),
+    new SandboxStore(options.sandboxDir),
     address.value.address,
     cents.value,
-    session.ctx.now(),
+    options.now(),
   );
-  const p = session.printer;
-  if (session.globals.json) p.json({ txid, to: address.value.address, amountInCents: cents.value });
+  const p = options.printer;
+  if (options.json) p.json({ txid, to: address.value.address, amountInCents: cents.value });
   else
     p.out(`sent ${formatCents(cents.value)} to ${address.value.address} on the sandbox chain: txid ${txid}`);
 }

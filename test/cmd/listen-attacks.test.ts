@@ -296,69 +296,7 @@ describe('the bytes signed are the bytes sent', () => {
   });
 });
 
-describe('a service that lies about one deposit', () => {
-  it('its answers are refused with one warning, no event made of them; the other deposits go on, and listen does not stop', async () => {
-    const made = new Map<string, Record<string, unknown>>();
-    const status = new Map<string, string>();
-    const lying = new Set<string>();
-    let n = 0;
-    const service = await startServer((req, res) => {
-      if (req.method === 'POST') {
-        n += 1;
-        const id = `3f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2${n}`;
-        const { qrCode: _q, ...fields } = createAnswer({ amountInCents: 1500 * n, lbrlAddress: LQ });
-        made.set(id, { ...fields, id });
-        status.set(id, 'WAITING_PAYMENT');
-        return json(res, 201, { ...createAnswer({ amountInCents: 1500 * n, lbrlAddress: LQ }), id });
-      }
-      const id = req.url.split('/').at(-1)!;
-      const fields = made.get(id)!;
-      const lie = lying.has(id)
-        ? { qrCodeText: (made.get(id)!.qrCodeText as string).replace('5802BR', '5802US') }
-        : {};
-      return json(res, 200, {
-        ...fields,
-        settlement: null,
-        confirmedAt: null,
-        status: status.get(id),
-        ...lie,
-      });
-    });
-    closers.push(service);
-    const w = world();
-    const env = { ...w.env, LBRL_BASE_URL: service.url, LBRL_TOKEN: TOKEN };
-    for (const amount of ['15', '30'])
-      expect(
-        (await w.run(['deposit', 'create', '--amount', amount, '--to', LQ, '--no-qr'], { env })).code,
-      ).toBe(0);
-    const [liar, honest] = [...made.keys()] as [string, string];
-    const secret = (await w.run(['listen', '--print-secret'], { env })).stdout.trim();
-    const rx = await checkingReceiver(w, secret);
-    await w.listen(['--forward-to', rx.url], () => rx.taken().length >= 2, { env });
-    expect(rx.types(liar)).toEqual(['deposit.created']);
-
-    lying.add(liar);
-    status.set(liar, 'PIX_CONFIRMED');
-    status.set(honest, 'PIX_CONFIRMED');
-    const start = w.clock.now;
-    const r = await w.listen(['--forward-to', rx.url], () => w.clock.now - start > 60_000, { env });
-    expect(r.code, r.stderr).toBe(130);
-    expect(rx.types(honest)).toEqual(['deposit.created', 'deposit.pix_confirmed']);
-    expect(rx.types(liar)).toEqual(['deposit.created']);
-    const warnings = r.stderr.split('\n').filter((l) => l.includes(`deposit ${liar} cannot be trusted`));
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(
-      /^warning: the service's answer about deposit .* no event is sent from that answer, and listen goes on$/,
-    );
-
-    // honest again: its events follow
-    lying.delete(liar);
-    const again = await w.listen(['--forward-to', rx.url], () => rx.types(liar).length >= 2, { env });
-    expect(again.code).toBe(130);
-    expect(rx.types(liar)).toEqual(['deposit.created', 'deposit.pix_confirmed']);
-    expect(rx.problems).toEqual([]);
-  });
-});
+// a service that lies about one deposit: test/cmd/listen-in-process.test.ts
 
 describe('sandbox trigger and --replay, from the outside', () => {
   it.each(['paid-fast', 'PAID', '', 'paid; rm -rf /', '\u001b[31mpaid'])(
