@@ -17,8 +17,8 @@ const dir = path.join(root, 'src/commands');
 const target = path.join(dir, 'manifest.ts');
 const modules = fs
   .readdirSync(dir)
-  .filter((f) => f.endsWith('.ts') && f !== 'manifest.ts')
-  .filter((f) => /^export const definitions\b/m.test(fs.readFileSync(path.join(dir, f), 'utf8')))
+  .filter((file) => file.endsWith('.ts') && file !== 'manifest.ts')
+  .filter((file) => /^export const definitions\b/m.test(fs.readFileSync(path.join(dir, file), 'utf8')))
   .sort();
 
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-manifest-'));
@@ -27,7 +27,7 @@ try {
   fs.writeFileSync(
     entry,
     modules
-      .map((f, i) => `export { definitions as m${i} } from ${JSON.stringify(path.join(dir, f))};`)
+      .map((file, i) => `export { definitions as m${i} } from ${JSON.stringify(path.join(dir, file))};`)
       .join('\n'),
   );
   const out = path.join(temp, 'entry.mjs');
@@ -62,7 +62,10 @@ try {
   }
   const entryOf = (def) => {
     const { run, conflicts, ...data } = def;
-    return { ...data, ...(conflicts ? { conflicts: conflicts.map(({ when, forbids }) => ({ when, forbids })) } : {}) };
+    return {
+      ...data,
+      ...(conflicts ? { conflicts: conflicts.map(({ when, forbids }) => ({ when, forbids })) } : {}),
+    };
   };
   const body = rows
     .map(({ file, def }) => {
