@@ -46,15 +46,15 @@ function withoutHelpOfUnknown(argv: string[]): string[] {
   if (!argv.includes('--help') && !argv.includes('-h')) return argv;
   let path = '';
   for (let i = 0; i < argv.length; i++) {
-    const w = argv[i]!;
-    if (w === '--help' || w === '-h' || w === '--') return argv;
-    if (w.startsWith('-')) {
-      if (GLOBAL_VALUE_FLAGS.has(w)) i++;
+    const word = argv[i]!;
+    if (word === '--help' || word === '-h' || word === '--') return argv;
+    if (word.startsWith('-')) {
+      if (GLOBAL_VALUE_FLAGS.has(word)) i++;
       continue;
     }
     // past a command, the words are its arguments
     if (!GROUP_PATHS.has(path)) return argv;
-    const next = path ? `${path} ${w}` : w;
+    const next = path ? `${path} ${word}` : word;
     if (!KNOWN_PATHS.has(next)) return argv.filter((a) => a !== '--help' && a !== '-h');
     path = next;
   }
@@ -77,9 +77,9 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
     getErrHelpWidth: () => HELP_WIDTH,
     writeOut: (s: string) => ctx.stdout.write(s),
     writeErr: (s: string) => ctx.stderr.write(s),
-    outputError: (s: string) => {
+    outputError: (text: string) => {
       failedPath = path;
-      usageMessage = s
+      usageMessage = text
         .replace(/^error: /, '')
         .trim()
         .replace(/\s*\n\s*/g, ' ');
@@ -89,12 +89,12 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
   const wire = (cmd: Command, def: CommandEntry) => {
     cmd.description(def.description);
     for (const a of def.args) cmd.argument(a.name, a.help);
-    for (const f of def.flags) {
-      if (f.flags === '-V, --version') cmd.version(VERSION, f.flags, f.help);
+    for (const flag of def.flags) {
+      if (flag.flags === '-V, --version') cmd.version(VERSION, flag.flags, flag.help);
       else {
-        const option = new Option(f.flags, f.help);
-        if (f.default !== undefined) option.default(f.default);
-        if (f.repeatable)
+        const option = new Option(flag.flags, flag.help);
+        if (flag.default !== undefined) option.default(flag.default);
+        if (flag.repeatable)
           option.argParser((value: string, before: string[] | undefined) => [...(before ?? []), value]);
         cmd.addOption(option);
       }
@@ -110,10 +110,13 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
       // the command's own module, and only it: its definition has the messages and the handler
       const full = (await load()).definitions.find((d) => d.path === def.path);
       if (!full?.run) throw new Error(`the manifest is stale: run npm run build (${def.path})`);
-      for (const c of full.conflicts ?? []) {
-        const active = 'set' in c.when ? opts[c.when.set] !== undefined : opts[c.when.unset] === undefined;
-        const given = c.forbids.filter((k) => opts[k] !== undefined && opts[k] !== false);
-        if (active && given.length > 0) throw usageError(c.message(given.map(flagName)));
+      for (const conflict of full.conflicts ?? []) {
+        const active =
+          'set' in conflict.when
+            ? opts[conflict.when.set] !== undefined
+            : opts[conflict.when.unset] === undefined;
+        const given = conflict.forbids.filter((k) => opts[k] !== undefined && opts[k] !== false);
+        if (active && given.length > 0) throw usageError(conflict.message(given.map(flagName)));
       }
       globals = this.optsWithGlobals() as GlobalOptions;
       await full.run({
@@ -177,19 +180,19 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
       printError(usageError(`${message} (see ${['lbrl', failedPath].filter(Boolean).join(' ')} --help)`));
       return EXIT.usage;
     }
-    const e =
+    const failure =
       error instanceof LbrlError
         ? error
         : new LbrlError(
             `unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
             'service',
           );
-    if (e.exitCode === EXIT.interrupted && ctx.signal.aborted && e.message === 'interrupted') {
+    if (failure.exitCode === EXIT.interrupted && ctx.signal.aborted && failure.message === 'interrupted') {
       if (!globals.json) ctx.stderr.write('\n');
       return EXIT.interrupted;
     }
-    printError(e);
-    return e.exitCode;
+    printError(failure);
+    return failure.exitCode;
   } finally {
     await session?.close();
   }

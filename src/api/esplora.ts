@@ -102,7 +102,7 @@ export type AddressTx = z.infer<typeof addressTxsSchema>[number];
 type Body = { status: 200; contentType: string | undefined; text: string } | { status: 404 };
 
 export class EsploraClient {
-  private readonly o: Required<
+  private readonly settings: Required<
     Pick<EsploraOptions, 'timeoutMs' | 'connectTimeoutMs' | 'maxRetries' | 'maxRetryAfterMs' | 'maxBodyBytes'>
   > &
     EsploraOptions;
@@ -114,18 +114,18 @@ export class EsploraClient {
   deadline: number | undefined;
 
   constructor(options: EsploraOptions) {
-    this.o = {
+    this.settings = {
       ...REQUEST_DEFAULTS,
       // a transaction with many confidential outputs carries ~4 kB of proofs per output
       maxBodyBytes: 8 * 1024 * 1024,
       ...options,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
-    this.dispatcher = options.dispatcher ?? httpAgent(this.o);
+    this.dispatcher = options.dispatcher ?? httpAgent(this.settings);
   }
 
   async close(): Promise<void> {
-    if (!this.o.dispatcher) await this.dispatcher.close();
+    if (!this.settings.dispatcher) await this.dispatcher.close();
   }
 
   /** The transaction as the explorer describes it; null when it does not know it. */
@@ -196,7 +196,10 @@ export class EsploraClient {
   }
 
   private pastDeadline(): LbrlError {
-    return new LbrlError(`the explorer at ${this.o.baseUrl} did not answer before the time-out`, 'timeout');
+    return new LbrlError(
+      `the explorer at ${this.settings.baseUrl} did not answer before the time-out`,
+      'timeout',
+    );
   }
 
   private contract(message: string): LbrlError {
@@ -229,36 +232,37 @@ export class EsploraClient {
   }
 
   private async get(path: string, accept: string): Promise<Body> {
-    const url = `${this.o.baseUrl}${path}`;
-    const headers = { accept, 'user-agent': this.o.userAgent ?? 'lbrl' };
+    const url = `${this.settings.baseUrl}${path}`;
+    const headers = { accept, 'user-agent': this.settings.userAgent ?? 'lbrl' };
     for (let attempt = 0; ; attempt++) {
-      this.o.trace?.(`> GET ${url}`);
+      this.settings.trace?.(`> GET ${url}`);
       let final: LbrlError;
       let reason: string;
       let wait: number | undefined;
       let status: number | undefined;
-      const left = this.deadline === undefined ? Number.POSITIVE_INFINITY : this.deadline - this.o.now();
+      const left =
+        this.deadline === undefined ? Number.POSITIVE_INFINITY : this.deadline - this.settings.now();
       if (left <= 0) throw this.pastDeadline();
-      const attemptMs = Math.min(this.o.timeoutMs, left);
+      const attemptMs = Math.min(this.settings.timeoutMs, left);
       const timeout = AbortSignal.timeout(attemptMs);
-      const signal = this.o.signal ? AbortSignal.any([this.o.signal, timeout]) : timeout;
+      const signal = this.settings.signal ? AbortSignal.any([this.settings.signal, timeout]) : timeout;
       try {
         const res = await request(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal });
         const chunks: Buffer[] = [];
         let size = 0;
         for await (const chunk of res.body) {
           size += (chunk as Buffer).length;
-          if (size > this.o.maxBodyBytes) {
+          if (size > this.settings.maxBodyBytes) {
             res.body.destroy();
             throw this.contract(
-              `the explorer's answer to ${path} is larger than ${this.o.maxBodyBytes} bytes; refused`,
+              `the explorer's answer to ${path} is larger than ${this.settings.maxBodyBytes} bytes; refused`,
             );
           }
           chunks.push(chunk as Buffer);
         }
         const text = Buffer.concat(chunks).toString('utf8');
         status = res.statusCode;
-        this.o.trace?.(`< ${status} (${text.length} bytes)`);
+        this.settings.trace?.(`< ${status} (${text.length} bytes)`);
         if (status === 200) return { status: 200, contentType: header(res.headers['content-type']), text };
         if (status === 404) return { status: 404 };
         const msg = serviceMessage(text) || `HTTP ${status}`;
@@ -269,22 +273,22 @@ export class EsploraClient {
           );
         }
         if (status === 429 || status >= 500) {
-          wait = retryAfterMs(header(res.headers['retry-after']), this.o.now());
+          wait = retryAfterMs(header(res.headers['retry-after']), this.settings.now());
           reason = status === 429 ? 'rate limited (429)' : `the explorer answered ${status}`;
           final = new LbrlError(
-            `the explorer at ${this.o.baseUrl} answered ${status}: ${msg}`,
+            `the explorer at ${this.settings.baseUrl} answered ${status}: ${msg}`,
             status === 429 ? 'rate_limited' : 'service',
           );
-          if (wait !== undefined && wait > this.o.maxRetryAfterMs) throw final;
+          if (wait !== undefined && wait > this.settings.maxRetryAfterMs) throw final;
         } else {
           throw new LbrlError(`the explorer answered ${path} with ${status}: ${msg}`, 'service');
         }
       } catch (error) {
         if (error instanceof LbrlError) throw error;
-        if (this.o.signal?.aborted) throw interrupted();
+        if (this.settings.signal?.aborted) throw interrupted();
         const code = errorCode(error);
         const message = (error as Error)?.message ?? String(error);
-        this.o.trace?.(`< (no answer: ${code || message})`);
+        this.settings.trace?.(`< (no answer: ${code || message})`);
         if (TLS_FAILURES.test(code)) {
           throw new LbrlError(
             `the TLS certificate of ${new URL(url).host} could not be verified (${code})`,
@@ -292,23 +296,23 @@ export class EsploraClient {
           );
         }
         const timedOut = /TIMEOUT|AbortError|TimeoutError/i.test(code) || /timeout|aborted/i.test(message);
-        if (timedOut && attemptMs < this.o.timeoutMs) throw this.pastDeadline();
+        if (timedOut && attemptMs < this.settings.timeoutMs) throw this.pastDeadline();
         reason = timedOut
-          ? `no answer within ${Math.round(this.o.timeoutMs / 1000)} s`
+          ? `no answer within ${Math.round(this.settings.timeoutMs / 1000)} s`
           : `connection failed (${code || message})`;
         final = new LbrlError(
-          `could not reach the explorer at ${this.o.baseUrl}: ${reason}`,
+          `could not reach the explorer at ${this.settings.baseUrl}: ${reason}`,
           timedOut ? 'timeout' : 'network',
         );
       }
-      if (attempt >= this.o.maxRetries) throw final;
-      const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.o.random() / 2);
+      if (attempt >= this.settings.maxRetries) throw final;
+      const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.settings.random() / 2);
       const delayMs = Math.round(Math.max(backoff, wait ?? 0));
-      if (this.deadline !== undefined && this.o.now() + delayMs >= this.deadline) throw final;
-      this.o.onRetry?.({ attempt: attempt + 1, delayMs, reason, ...(status ? { status } : {}) });
-      this.o.trace?.(`* retrying in ${delayMs} ms (${reason})`);
+      if (this.deadline !== undefined && this.settings.now() + delayMs >= this.deadline) throw final;
+      this.settings.onRetry?.({ attempt: attempt + 1, delayMs, reason, ...(status ? { status } : {}) });
+      this.settings.trace?.(`* retrying in ${delayMs} ms (${reason})`);
       try {
-        await this.o.sleep(delayMs, this.o.signal);
+        await this.settings.sleep(delayMs, this.settings.signal);
       } catch {
         throw interrupted();
       }

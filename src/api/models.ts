@@ -41,14 +41,14 @@ export interface CreateRequest {
 export function describeIssues(error: z.core.$ZodError): string {
   return error.issues
     .slice(0, 3)
-    .map((i) => {
-      const field = i.path.length ? safeText(i.path.join('.')) : '(body)';
+    .map((issue) => {
+      const field = issue.path.length ? safeText(issue.path.join('.')) : '(body)';
       // an object or array is not worth repeating whole: its field is named
       const shown =
-        'input' in i && (typeof i.input !== 'object' || i.input === null)
-          ? `, service answered ${showValue(i.input, 60)}`
+        'input' in issue && (typeof issue.input !== 'object' || issue.input === null)
+          ? `, service answered ${showValue(issue.input, 60)}`
           : '';
-      return `field ${field}: ${i.message}${shown}`;
+      return `field ${field}: ${issue.message}${shown}`;
     })
     .join('; ');
 }

@@ -16,9 +16,16 @@ export type LoginOptions = OptionsOf<typeof LOGIN_FLAGS>;
 
 /** The Deposit service's error body, as the interface's OpenAPI describes it. */
 function serviceError(json: unknown): { code: string; message: string } | undefined {
-  const e = (json as { error?: unknown } | null)?.error as { code?: unknown; message?: unknown } | undefined;
-  if (e && typeof e === 'object' && typeof e.code === 'string' && typeof e.message === 'string')
-    return { code: e.code, message: e.message };
+  const problem = (json as { error?: unknown } | null)?.error as
+    | { code?: unknown; message?: unknown }
+    | undefined;
+  if (
+    problem &&
+    typeof problem === 'object' &&
+    typeof problem.code === 'string' &&
+    typeof problem.message === 'string'
+  )
+    return { code: problem.code, message: problem.message };
   return undefined;
 }
 
@@ -60,7 +67,7 @@ export function maskToken(token: string): string {
 }
 
 export async function login(opts: LoginOptions, session: Session): Promise<void> {
-  const { ctx, printer: p } = session;
+  const { ctx, printer } = session;
   const baseText = session.baseUrlSetting()?.value;
   if (baseText === undefined) {
     throw usageError('auth login needs the service URL: pass --base-url <url> (or set LBRL_BASE_URL)');
@@ -80,21 +87,22 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
     const prompter = ctx.prompter ?? (await inquirerPrompter(ctx));
     token = await prompter.password({ message: `Access token for ${base.value}` });
   }
-  const t = parseToken(token);
-  if (!t.ok) throw usageError(`the token given is not usable: expected ${t.expected}; nothing was saved`);
-  if (t.value.length < MIN_FRAGMENT_SECRET) {
+  const parsed = parseToken(token);
+  if (!parsed.ok)
+    throw usageError(`the token given is not usable: expected ${parsed.expected}; nothing was saved`);
+  if (parsed.value.length < MIN_FRAGMENT_SECRET) {
     // a short token cannot be told apart from ordinary text, so it cannot be kept out of output
     throw usageError(
-      `the token given is ${t.value.length} character(s): lbrl needs at least ${MIN_FRAGMENT_SECRET} to keep it out of everything it prints; nothing was saved`,
+      `the token given is ${parsed.value.length} character(s): lbrl needs at least ${MIN_FRAGMENT_SECRET} to keep it out of everything it prints; nothing was saved`,
     );
   }
-  p.addSecret(t.value);
+  printer.addSecret(parsed.value);
 
   if (opts.verify !== false) {
     const client = await session.client({
       mode: 'live',
       baseUrl: base.value,
-      token: t.value,
+      token: parsed.value,
       baseUrlFrom: '--base-url',
       tokenFrom: 'auth login',
     });
@@ -125,10 +133,12 @@ export async function login(opts: LoginOptions, session: Session): Promise<void>
   }
   await session.store.updateProfile(session.profileName, (profile) => {
     profile['base-url'] = base.value;
-    profile.token = t.value;
+    profile.token = parsed.value;
   });
-  p.info(`Logged in to ${base.value} (profile ${session.profileName}); token saved in ${session.store.file}`);
-  if (ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is set and beats the saved token');
+  printer.info(
+    `Logged in to ${base.value} (profile ${session.profileName}); token saved in ${session.store.file}`,
+  );
+  if (ctx.env.LBRL_TOKEN !== undefined) printer.warn('warning: LBRL_TOKEN is set and beats the saved token');
 }
 
 export type StatusFlags = OptionsOf<typeof STATUS_FLAGS>;
@@ -171,7 +181,7 @@ export function status(flags: StatusFlags, session: Session): void {
 
 /** The profile, its mode, base URL and token source; exit with the problem of a half-configured one. */
 export function runStatus(options: StatusCommandOptions): void {
-  const { flags: opts, printer: p } = options;
+  const { flags: opts, printer } = options;
   let info: Record<string, unknown>;
   let failure: ErrorType | undefined;
   try {
@@ -202,7 +212,7 @@ export function runStatus(options: StatusCommandOptions): void {
   info.network = options.network;
   info.configFile = options.configFile;
   // --show-token is the one place the token is printed on purpose
-  const write = (text: string) => (opts.showToken ? p.outUnredacted(text) : p.out(text));
+  const write = (text: string) => (opts.showToken ? printer.outUnredacted(text) : printer.out(text));
   if (options.json) write(JSON.stringify(info));
   else {
     const lines = [`Profile   ${info.profile}`, `Mode      ${info.mode}`];
@@ -219,17 +229,20 @@ export function runStatus(options: StatusCommandOptions): void {
 }
 
 export async function logout(session: Session): Promise<void> {
-  const { printer: p } = session;
+  const { printer } = session;
   // logout repairs a damaged token too: the profile is read unchecked
   if (session.profileForRepair().token === undefined) {
-    p.info(`profile ${session.profileName} has no saved token`);
+    printer.info(`profile ${session.profileName} has no saved token`);
   } else {
     await session.store.updateProfile(session.profileName, (profile) => {
       delete profile.token;
     });
-    p.info(`Logged out: the token of profile ${session.profileName} was removed from ${session.store.file}`);
+    printer.info(
+      `Logged out: the token of profile ${session.profileName} was removed from ${session.store.file}`,
+    );
   }
-  if (session.ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is still set in the environment');
+  if (session.ctx.env.LBRL_TOKEN !== undefined)
+    printer.warn('warning: LBRL_TOKEN is still set in the environment');
 }
 
 export const AUTH_LOGIN = command({

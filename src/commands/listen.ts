@@ -57,22 +57,22 @@ export async function profileSecret(session: Session): Promise<string> {
 function parseFlags(opts: ListenOptions) {
   let url: string | undefined;
   if (opts.forwardTo !== undefined) {
-    const r = parseForwardUrl(opts.forwardTo);
+    const parsed = parseForwardUrl(opts.forwardTo);
     // a password written into the URL is never shown, even in the refusal
-    if (!r.ok) throw invalidValue('--forward-to', withoutCredentials(opts.forwardTo), r.expected);
-    url = r.value;
+    if (!parsed.ok) throw invalidValue('--forward-to', withoutCredentials(opts.forwardTo), parsed.expected);
+    url = parsed.value;
   }
   let wanted = new Set<DepositEventType>(DEPOSIT_EVENTS);
   if (opts.events !== undefined) {
-    const r = parseEventFilter(opts.events);
-    if (!r.ok) throw invalidValue('--events', opts.events, r.expected);
-    wanted = r.value;
+    const parsed = parseEventFilter(opts.events);
+    if (!parsed.ok) throw invalidValue('--events', opts.events, parsed.expected);
+    wanted = parsed.value;
   }
   let intervalMs = 3000;
   if (opts.interval !== undefined) {
-    const r = parseIntervalSeconds(opts.interval);
-    if (!r.ok) throw invalidValue('--interval', opts.interval, r.expected);
-    intervalMs = r.value;
+    const parsed = parseIntervalSeconds(opts.interval);
+    if (!parsed.ok) throw invalidValue('--interval', opts.interval, parsed.expected);
+    intervalMs = parsed.value;
   }
   if (opts.replay !== undefined && !/^evt_[A-Za-z0-9_-]{1,64}$/.test(opts.replay))
     throw invalidValue(
@@ -85,11 +85,11 @@ function parseFlags(opts: ListenOptions) {
 
 export async function run(opts: ListenOptions, session: Session): Promise<void> {
   const { url, wanted, intervalMs } = parseFlags(opts);
-  const p = session.printer;
+  const printer = session.printer;
   if (opts.printSecret) {
     const secret = await profileSecret(session);
     // the one place the secret is printed on purpose, alone on stdout
-    p.outUnredacted(secret);
+    printer.outUnredacted(secret);
     return;
   }
   if (url === undefined)
@@ -100,9 +100,9 @@ export async function run(opts: ListenOptions, session: Session): Promise<void> 
   // where the events come from is checked before anything is written
   if (opts.replay === undefined) session.target();
   const secret = await profileSecret(session);
-  for (const s of webhookSecretSecrets(secret)) p.addSecret(s);
+  for (const s of webhookSecretSecrets(secret)) printer.addSecret(s);
   const key = secretKey(secret)!;
-  const outbox = new Outbox(session.store.dir, session.profileName, (line) => p.warn(line));
+  const outbox = new Outbox(session.store.dir, session.profileName, (line) => printer.warn(line));
   const poster = webhookPoster({
     timeoutMs: session.ctx.client?.timeoutMs ?? 10_000,
     connectTimeoutMs: session.ctx.client?.connectTimeoutMs ?? 5_000,
@@ -126,7 +126,7 @@ async function replay(
   poster: ReturnType<typeof webhookPoster>,
   session: Session,
 ): Promise<void> {
-  const p = session.printer;
+  const printer = session.printer;
   const event = outbox.load().events.get(id);
   if (!event)
     throw new LbrlError(
@@ -140,7 +140,7 @@ async function replay(
     record.body,
     session.ctx.signal,
   );
-  p.err(answerLine(session.ctx.now(), record, outcome));
+  printer.err(answerLine(session.ctx.now(), record, outcome));
   if (outcome.kind === 'failure')
     throw new LbrlError(`the receiver at ${url} could not be reached: ${outcome.reason}`, 'network');
   if (outcome.status < 200 || outcome.status > 299)
@@ -148,7 +148,7 @@ async function replay(
 }
 
 async function listen(
-  o: {
+  options: {
     url: string;
     wanted: Set<DepositEventType>;
     intervalMs: number;
@@ -159,10 +159,10 @@ async function listen(
   poster: ReturnType<typeof webhookPoster>,
   session: Session,
 ): Promise<void> {
-  const p = session.printer;
+  const printer = session.printer;
   const target = session.target();
   const scope = session.scope(target);
-  const verifying = o.verify ?? session.setting('verify') === 'on';
+  const verifying = options.verify ?? session.setting('verify') === 'on';
   // settings are checked now, before anything is followed (no explorer for elementsregtest: exit 2)
   if (verifying) await (await verifySetup(session, target)).close();
   const api = await session.client(target, { maxRetries: 0 });
@@ -182,18 +182,18 @@ async function listen(
         ended.abort();
       },
       service: scope.target,
-      url: o.url,
-      key: o.key,
-      wanted: o.wanted,
+      url: options.url,
+      key: options.key,
+      wanted: options.wanted,
       verify: verifying,
-      log: (line) => p.err(line),
-      warn: (line) => p.warn(line),
+      log: (line) => printer.err(line),
+      warn: (line) => printer.warn(line),
     });
     made = hub;
     hub.start();
     const waiting = hub.pendingCount;
-    p.info(
-      `listening: events of profile ${session.profileName} (${scope.target === 'sandbox' ? 'sandbox' : scope.target}) to ${o.url}${waiting > 0 ? `; ${waiting} undelivered event(s) from before sent first` : ''}. Signing secret: lbrl listen --print-secret. Ctrl-C to stop`,
+    printer.info(
+      `listening: events of profile ${session.profileName} (${scope.target === 'sandbox' ? 'sandbox' : scope.target}) to ${options.url}${waiting > 0 ? `; ${waiting} undelivered event(s) from before sent first` : ''}. Signing secret: lbrl listen --print-secret. Ctrl-C to stop`,
     );
     const settled = verifying
       ? async (deposit: GetResponse): Promise<boolean> => {
@@ -226,7 +226,7 @@ async function listen(
         ids: [],
         discover: () =>
           hub.covered(history.entries((r) => r.profile === scope.profile && r.baseUrl === scope.target)),
-        intervalMs: o.intervalMs,
+        intervalMs: options.intervalMs,
         resting: (id) => hub.resting(id),
         settled,
         leaveGone: true,
@@ -241,17 +241,18 @@ async function listen(
           session.record([statusRecord(deposit.id, deposit.status, session.ctx.now(), deposit)]);
           hub.observe(deposit);
         },
-        retry: (reason, delay) => p.warn(`service: ${reason}; asking again in ${Math.ceil(delay / 1000)} s`),
+        retry: (reason, delay) =>
+          printer.warn(`service: ${reason}; asking again in ${Math.ceil(delay / 1000)} s`),
         tick: () => hub.compact(false),
         untrusted: (id, error) => {
           // said once per deposit and problem: it is asked about again at every turn
           if (refused.get(id) === error.message) return;
           refused.set(id, error.message);
-          p.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
+          printer.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
         },
         gone: (id) => {
           session.record([statusRecord(id, GONE, session.ctx.now())]);
-          p.warn(`warning: the service does not know deposit ${id}; no more events for it`);
+          printer.warn(`warning: the service does not know deposit ${id}; no more events for it`);
           hub.gone(id);
         },
       },

@@ -55,7 +55,7 @@ export async function run(scenario: string, opts: TriggerOptions, session: Sessi
     throw usageError(
       'sandbox trigger acts on the embedded sandbox (its data under the config directory): unset the base URL and token (LBRL_BASE_URL, LBRL_TOKEN, the profile) to use it',
     );
-  const p = session.printer;
+  const printer = session.printer;
   const { startSandbox } = await import('../sandbox/embedded.js');
   const { qrPng } = await import('../ui/qrpng.js');
   // its own sandbox on the same data, autopay off: the story, not the timer, decides what happens
@@ -66,7 +66,7 @@ export async function run(scenario: string, opts: TriggerOptions, session: Sessi
     now: session.ctx.now,
   });
   try {
-    p.addSecret(sandbox.token);
+    printer.addSecret(sandbox.token);
     const api = await session.client(
       {
         mode: 'live',
@@ -85,8 +85,8 @@ export async function run(scenario: string, opts: TriggerOptions, session: Sessi
     const id = value.id;
     const now = session.ctx.now();
     const act = (action: 'pay' | 'fail', at: number, extra: { settle?: string; slowMs?: number } = {}) => {
-      const r = actOn(sandbox.store, id, action, at, extra);
-      if (!r.ok) throw new LbrlError(`the sandbox refused to ${action} deposit ${id}`, 'service');
+      const outcome = actOn(sandbox.store, id, action, at, extra);
+      if (!outcome.ok) throw new LbrlError(`the sandbox refused to ${action} deposit ${id}`, 'service');
     };
     if (scenario === 'paid') act('pay', now);
     else if (scenario === 'failed') {
@@ -94,10 +94,10 @@ export async function run(scenario: string, opts: TriggerOptions, session: Sessi
       act('fail', now + Math.round(1.5 * STEP_MS));
     } else if (scenario === 'paid-slowly') act('pay', now, { slowMs: SLOW_MS });
     else if (scenario === 'wrong-settlement') act('pay', now, { settle: 'address' });
-    if (session.globals.json) p.json({ scenario, id, story: STORIES[scenario] });
+    if (session.globals.json) printer.json({ scenario, id, story: STORIES[scenario] });
     else {
-      p.out(id);
-      p.info(`triggered ${scenario}: deposit ${id} ${STORIES[scenario]}; lbrl listen sends its events`);
+      printer.out(id);
+      printer.info(`triggered ${scenario}: deposit ${id} ${STORIES[scenario]}; lbrl listen sends its events`);
     }
   } finally {
     await sandbox.close();

@@ -15,7 +15,7 @@ import { ID_ARG, PAY_FLAGS, SEND_FLAGS, SERVE_FLAGS, SETTLE_CHOICES } from './fl
 export type ServeOptions = OptionsOf<typeof SERVE_FLAGS>;
 
 export async function serve(opts: ServeOptions, session: Session): Promise<void> {
-  const p = session.printer;
+  const printer = session.printer;
   const port = parseWholeNumber(opts.port, 0, 65535, 'a port number from 0 to 65535 (0 picks a free one)');
   if (!port.ok) throw invalidValue('--port', opts.port, port.expected);
   if (!/^[0-9A-Za-z.:[\]-]{1,255}$/.test(opts.host))
@@ -36,7 +36,7 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
         port: port.value,
         token: store.token(),
         // one line per request on stderr; -q (and --json) keep it quiet
-        ...(session.globals.quiet ? {} : { log: (line: string) => p.err(line) }),
+        ...(session.globals.quiet ? {} : { log: (line: string) => printer.err(line) }),
       },
       store,
     );
@@ -44,17 +44,18 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
     throw new LbrlError(`cannot listen on ${opts.host}:${opts.port}: ${(error as Error).message}`, 'usage');
   }
   if (session.globals.json)
-    p.json({ baseUrl: running.baseUrl, token: running.token, dataDir: session.sandboxDir });
+    printer.json({ baseUrl: running.baseUrl, token: running.token, dataDir: session.sandboxDir });
   else {
-    p.out(`LBRL_BASE_URL=${running.baseUrl}`);
-    p.out(`LBRL_TOKEN=${running.token}`);
+    printer.out(`LBRL_BASE_URL=${running.baseUrl}`);
+    printer.out(`LBRL_TOKEN=${running.token}`);
   }
-  if (!isLoopbackHost(opts.host)) p.warn(`warning: listening on ${opts.host}, reachable beyond this machine`);
+  if (!isLoopbackHost(opts.host))
+    printer.warn(`warning: listening on ${opts.host}, reachable beyond this machine`);
   if (!parseBaseUrl(running.baseUrl).ok)
-    p.warn(
+    printer.warn(
       `warning: lbrl speaks plain http only to loopback; from another machine, put the sandbox behind https`,
     );
-  p.info(
+  printer.info(
     `sandbox serving at ${running.baseUrl} (data in ${session.sandboxDir}; autopay ${autopay === 'off' ? 'off' : `after ${autopay} s`}); Ctrl-C to stop`,
   );
   const signal = session.ctx.signal;
@@ -82,7 +83,7 @@ async function act(
   const id = parseDepositId(idText);
   if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
   const target = session.target();
-  const p = session.printer;
+  const printer = session.printer;
   if (target.mode === 'live') {
     if (extra.settle !== undefined)
       throw usageError('--settle works on the local sandbox data only, not through a standing sandbox');
@@ -95,23 +96,25 @@ async function act(
       );
     }
     const { value, raw } = await client.sandboxAction(id.value, action);
-    if (session.globals.json) p.json(raw);
-    else p.out(`${action === 'pay' ? 'paid' : 'failed'} ${value.id}: ${value.status}`);
+    if (session.globals.json) printer.json(raw);
+    else printer.out(`${action === 'pay' ? 'paid' : 'failed'} ${value.id}: ${value.status}`);
     return;
   }
   const store = new SandboxStore(session.sandboxDir);
   const now = session.ctx.now();
-  const r = actOn(store, id.value, action, now, extra);
-  if (!r.ok && r.reason === 'not_found')
+  const outcome = actOn(store, id.value, action, now, extra);
+  if (!outcome.ok && outcome.reason === 'not_found')
     throw new LbrlError(
       `deposit ${id.value} not found in the sandbox data in ${session.sandboxDir}`,
       'not_found',
     );
-  if (!r.ok) throw usageError(`deposit ${id.value} is ${r.status}; ${r.rule}`);
-  if (session.globals.json) p.json(getView(r.deposit, store.eventsOf(r.deposit.id), now));
+  if (!outcome.ok) throw usageError(`deposit ${id.value} is ${outcome.status}; ${outcome.rule}`);
+  if (session.globals.json) printer.json(getView(outcome.deposit, store.eventsOf(outcome.deposit.id), now));
   else if (action === 'pay')
-    p.out(`paid ${r.deposit.id}: PIX_CONFIRMED now, FINALIZED in about ${(3 * STEP_MS) / 1000} s`);
-  else p.out(`failed ${r.deposit.id}: FAILED (was ${r.was})`);
+    printer.out(
+      `paid ${outcome.deposit.id}: PIX_CONFIRMED now, FINALIZED in about ${(3 * STEP_MS) / 1000} s`,
+    );
+  else printer.out(`failed ${outcome.deposit.id}: FAILED (was ${outcome.was})`);
 }
 
 export function pay(idText: string, session: Session, opts: PayOptions = {}): Promise<void> {
@@ -158,10 +161,12 @@ export async function send(opts: SendOptions, session: Session): Promise<void> {
     cents.value,
     session.ctx.now(),
   );
-  const p = session.printer;
-  if (session.globals.json) p.json({ txid, to: address.value.address, amountInCents: cents.value });
+  const printer = session.printer;
+  if (session.globals.json) printer.json({ txid, to: address.value.address, amountInCents: cents.value });
   else
-    p.out(`sent ${formatCents(cents.value)} to ${address.value.address} on the sandbox chain: txid ${txid}`);
+    printer.out(
+      `sent ${formatCents(cents.value)} to ${address.value.address} on the sandbox chain: txid ${txid}`,
+    );
 }
 
 export const SANDBOX_SERVE = command({

@@ -23,9 +23,9 @@ export const IN_FLIGHT = ['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT'] as c
 /** `90m`, `24h`, `2d` (a unit is required), from 1 minute to 366 days, to milliseconds. */
 export function readExpireAfter(input: string): Parsed<number> {
   const expected = 'a duration such as 90m, 24h or 2d (at least 1m, at most 366d)';
-  const m = /^(\d{1,7})(s|m|h|d|w)$/.exec(input);
-  if (!m) return { ok: false, expected };
-  const ms = Number(m[1]) * UNIT_MS[m[2]!]!;
+  const match = /^(\d{1,7})(s|m|h|d|w)$/.exec(input);
+  if (!match) return { ok: false, expected };
+  const ms = Number(match[1]) * UNIT_MS[match[2]!]!;
   if (ms < MINUTE || ms > MAX_EXPIRY_MS) return { ok: false, expected };
   return { ok: true, value: ms };
 }

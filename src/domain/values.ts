@@ -26,11 +26,11 @@ const MAX_DURATION_MS = 7 * 24 * 3600 * 1000;
 
 /** `90`, `90s`, `10m`, `1h` to milliseconds. */
 export function parseDuration(input: string): Parsed<number> {
-  const m = DURATION.exec(input);
+  const match = DURATION.exec(input);
   const expected = 'a duration such as 90, 90s, 10m or 1h (at least 1 second, at most 7 days)';
-  if (!m) return { ok: false, expected };
-  const unit = m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1;
-  const ms = Number(m[1]) * unit * 1000;
+  if (!match) return { ok: false, expected };
+  const unit = match[2] === 'h' ? 3600 : match[2] === 'm' ? 60 : 1;
+  const ms = Number(match[1]) * unit * 1000;
   if (ms < 1000 || ms > MAX_DURATION_MS) return { ok: false, expected };
   return { ok: true, value: ms };
 }
@@ -50,8 +50,8 @@ export function parseWholeNumber(
 
 /** Whole seconds, at least 1 and at most an hour, to milliseconds. */
 export function parseIntervalSeconds(input: string): Parsed<number> {
-  const s = parseWholeNumber(input, 1, 3600, 'a whole number of seconds from 1 to 3600');
-  return s.ok ? { ok: true, value: s.value * 1000 } : s;
+  const parsed = parseWholeNumber(input, 1, 3600, 'a whole number of seconds from 1 to 3600');
+  return parsed.ok ? { ok: true, value: parsed.value * 1000 } : parsed;
 }
 
 const PROFILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

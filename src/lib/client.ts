@@ -146,9 +146,9 @@ function positive(name: string, value: number | undefined, min: number): number 
 }
 
 function depositId(id: string): string {
-  const r = parseDepositId(typeof id === 'string' ? id : String(id));
-  if (!r.ok) throw invalidValue('deposit id', String(id), r.expected);
-  return r.value;
+  const parsed = parseDepositId(typeof id === 'string' ? id : String(id));
+  if (!parsed.ok) throw invalidValue('deposit id', String(id), parsed.expected);
+  return parsed.value;
 }
 
 /** The request a known deposit was created with: as given, or read back from its create answer. */

@@ -36,9 +36,9 @@ function text(res: http.ServerResponse, status: number, body: string): void {
 }
 
 function json(res: http.ServerResponse, body: unknown): void {
-  const t = JSON.stringify(body);
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(t) });
-  res.end(t);
+  const serialised = JSON.stringify(body);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(serialised) });
+  res.end(serialised);
 }
 
 function status(ctx: ChainContext, tx: ChainTx) {
@@ -111,12 +111,12 @@ async function answer(
   }
   const history = /^\/address\/([0-9A-Za-z]{20,200})\/txs(?:\/chain\/([0-9a-f]{64}))?$/.exec(path);
   if (history) return addressHistory(res, ctx, history[1]!, history[2]);
-  const m = /^\/tx\/([0-9a-f]{64})(\/hex|\/status)?$/.exec(path);
-  if (!m) return text(res, 404, 'Not found');
-  const tx = await ctx.findTx(m[1]!);
+  const match = /^\/tx\/([0-9a-f]{64})(\/hex|\/status)?$/.exec(path);
+  if (!match) return text(res, 404, 'Not found');
+  const tx = await ctx.findTx(match[1]!);
   if (!tx || tx.sentAt > ctx.now()) return text(res, 404, 'Transaction not found');
-  if (m[2] === '/hex') return text(res, 200, tx.hex);
-  if (m[2] === '/status') return json(res, status(ctx, tx));
+  if (match[2] === '/hex') return text(res, 200, tx.hex);
+  if (match[2] === '/status') return json(res, status(ctx, tx));
   json(res, txJson(ctx, tx));
 }
 
@@ -129,9 +129,9 @@ async function addressHistory(
   address: string,
   lastSeen: string | undefined,
 ): Promise<void> {
-  const s = addressScript(address);
-  if (!s.ok) return text(res, 400, 'Invalid Bitcoin address');
-  const all = (await ctx.txsPaying?.(Buffer.from(s.value.script).toString('hex'))) ?? [];
+  const script = addressScript(address);
+  if (!script.ok) return text(res, 400, 'Invalid Bitcoin address');
+  const all = (await ctx.txsPaying?.(Buffer.from(script.value.script).toString('hex'))) ?? [];
   const withStatus = all.map((tx) => ({ tx, status: status(ctx, tx) }));
   const confirmed = withStatus.filter((t) => t.status.confirmed);
   if (lastSeen === undefined) {
@@ -152,10 +152,10 @@ async function addressHistory(
 function txJson(ctx: ChainContext, tx: ChainTx) {
   const parsed = parseTransaction(tx.hex);
   const addresses = new Map<string, string>();
-  for (const a of tx.addresses) {
-    const shown = explorerAddress(a);
-    const s = shown ? addressScript(shown) : undefined;
-    if (shown && s?.ok) addresses.set(Buffer.from(s.value.script).toString('hex'), shown);
+  for (const address of tx.addresses) {
+    const shown = explorerAddress(address);
+    const script = shown ? addressScript(shown) : undefined;
+    if (shown && script?.ok) addresses.set(Buffer.from(script.value.script).toString('hex'), shown);
   }
   return {
     txid: parsed.txid,

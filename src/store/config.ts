@@ -254,10 +254,11 @@ export class ConfigStore {
     const uid = currentUid();
     for (const name of fs.readdirSync(this.dir)) {
       if (!name.startsWith(STAGING)) continue;
-      const p = path.join(this.dir, name);
+      const file = path.join(this.dir, name);
       try {
-        const st = fs.lstatSync(p);
-        if (st.isDirectory() && (uid === undefined || st.uid === uid)) fs.rmSync(p, { recursive: true });
+        const stats = fs.lstatSync(file);
+        if (stats.isDirectory() && (uid === undefined || stats.uid === uid))
+          fs.rmSync(file, { recursive: true });
       } catch {
         // gone meanwhile, or not ours to remove
       }
@@ -296,10 +297,10 @@ export function profileProblem(profile: Profile): { key: string; got: string; ex
       const bad =
         !Array.isArray(entries) ||
         entries.some(
-          (e) =>
-            !isPlainObject(e) ||
-            typeof e.key !== 'string' ||
-            (e.address !== undefined && typeof e.address !== 'string'),
+          (entry) =>
+            !isPlainObject(entry) ||
+            typeof entry.key !== 'string' ||
+            (entry.address !== undefined && typeof entry.address !== 'string'),
         );
       // never the keys themselves: only what the value is
       if (bad)
@@ -449,14 +450,14 @@ export function configSecrets(dir: string): { tokens: string[]; keys: string[]; 
     }
   } catch {
     // not JSON: whatever stands after "token", "key" or "webhook-secret"
-    for (const m of text.matchAll(/"(token|key|webhook-secret)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
-      let value = m[2]!;
+    for (const match of text.matchAll(/"(token|key|webhook-secret)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
+      let value = match[2]!;
       try {
         value = JSON.parse(`"${value}"`) as string;
       } catch {
         // as written
       }
-      (m[1] === 'token' ? tokens : m[1] === 'key' ? keys : webhooks).push(value);
+      (match[1] === 'token' ? tokens : match[1] === 'key' ? keys : webhooks).push(value);
     }
   }
   return { tokens, keys, webhooks };

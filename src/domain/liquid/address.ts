@@ -42,24 +42,24 @@ function fail(reason: string): AddressResult {
 }
 
 /** secp256k1: is this a valid compressed public key (02/03 prefix and x on the curve)? */
-const P = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn;
+const FIELD_PRIME = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn;
 function modPow(base: bigint, exp: bigint, mod: bigint): bigint {
   let result = 1n;
-  let b = base % mod;
-  let e = exp;
-  while (e > 0n) {
-    if (e & 1n) result = (result * b) % mod;
-    b = (b * b) % mod;
-    e >>= 1n;
+  let square = base % mod;
+  let bits = exp;
+  while (bits > 0n) {
+    if (bits & 1n) result = (result * square) % mod;
+    square = (square * square) % mod;
+    bits >>= 1n;
   }
   return result;
 }
 export function isCompressedPubkey(bytes: Uint8Array): boolean {
   if (bytes.length !== 33 || (bytes[0] !== 2 && bytes[0] !== 3)) return false;
   const x = BigInt(`0x${Buffer.from(bytes.subarray(1)).toString('hex')}`);
-  if (x >= P) return false;
-  const rhs = (modPow(x, 3n, P) + 7n) % P;
-  return rhs === 0n || modPow(rhs, (P - 1n) / 2n, P) === 1n;
+  if (x >= FIELD_PRIME) return false;
+  const rhs = (modPow(x, 3n, FIELD_PRIME) + 7n) % FIELD_PRIME;
+  return rhs === 0n || modPow(rhs, (FIELD_PRIME - 1n) / 2n, FIELD_PRIME) === 1n;
 }
 
 function networkBy(pred: (p: NetworkParams) => boolean): Network | undefined {
@@ -125,15 +125,15 @@ function decodeBase58(input: string): AddressResult {
 
 /** A CPF's two check digits (mod 11), on its eleven digits. */
 function isCpf(text: string): boolean {
-  const d = text.replace(/\D/g, '').split('').map(Number);
-  if (d.length !== 11 || d.every((x) => x === d[0])) return false;
+  const digits = text.replace(/\D/g, '').split('').map(Number);
+  if (digits.length !== 11 || digits.every((x) => x === digits[0])) return false;
   const check = (n: number) => {
     let sum = 0;
-    for (let i = 0; i < n; i++) sum += d[i]! * (n + 1 - i);
-    const r = (sum * 10) % 11;
-    return r === 10 ? 0 : r;
+    for (let i = 0; i < n; i++) sum += digits[i]! * (n + 1 - i);
+    const remainder = (sum * 10) % 11;
+    return remainder === 10 ? 0 : remainder;
   };
-  return check(9) === d[9] && check(10) === d[10];
+  return check(9) === digits[9] && check(10) === digits[10];
 }
 
 /** Human-readable parts of Bitcoin's segwit addresses. */
@@ -248,14 +248,14 @@ function decodeSegwit(input: string): AddressResult | null {
     if (lower.length > BECH32_LIMIT) return fail(`it is longer than ${BECH32_LIMIT} characters`);
     let words: number[] | undefined;
     let encoding: 'bech32' | 'bech32m' | undefined;
-    const a = bech32.decodeUnsafe(lower, BECH32_LIMIT);
-    if (a) {
-      words = a.words;
+    const bech32Decoded = bech32.decodeUnsafe(lower, BECH32_LIMIT);
+    if (bech32Decoded) {
+      words = bech32Decoded.words;
       encoding = 'bech32';
     } else {
-      const b = bech32m.decodeUnsafe(lower, BECH32_LIMIT);
-      if (b) {
-        words = b.words;
+      const bech32mDecoded = bech32m.decodeUnsafe(lower, BECH32_LIMIT);
+      if (bech32mDecoded) {
+        words = bech32mDecoded.words;
         encoding = 'bech32m';
       }
     }
@@ -349,19 +349,19 @@ export function decodeLiquidAddress(input: string): AddressResult {
 
 /** Decode, then require the given network. */
 export function checkLiquidAddress(input: string, network: Network): AddressResult {
-  const r = decodeLiquidAddress(input);
-  if (!r.ok) return r;
-  if (r.value.network !== network) {
+  const address = decodeLiquidAddress(input);
+  if (!address.ok) return address;
+  if (address.value.network !== network) {
     return fail(
-      `it is ${article(r.value.network)} ${r.value.network} address, but the profile's network is ${network}; use ${article(network)} ${network} address or \`lbrl config set network ${r.value.network}\``,
+      `it is ${article(address.value.network)} ${address.value.network} address, but the profile's network is ${network}; use ${article(network)} ${network} address or \`lbrl config set network ${address.value.network}\``,
     );
   }
-  return r;
+  return address;
 }
 
 /** The same address, as the service may echo it: bech32/blech32 compare without case. */
 export function sameAddress(a: string, b: string): boolean {
   if (a === b) return true;
-  const da = decodeLiquidAddress(a);
-  return da.ok && da.value.encoding !== 'base58' && a.toLowerCase() === b.toLowerCase();
+  const address = decodeLiquidAddress(a);
+  return address.ok && address.value.encoding !== 'base58' && a.toLowerCase() === b.toLowerCase();
 }

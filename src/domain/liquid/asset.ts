@@ -102,9 +102,11 @@ export function issuedAssetId(prevout: Outpoint, contract: unknown): string | un
 /** A registry contract's precision, when it is a whole number from 0 to 8; undefined otherwise. */
 export function contractPrecision(contract: unknown): number | undefined {
   if (!contract || typeof contract !== 'object' || Array.isArray(contract)) return undefined;
-  const p = (contract as Record<string, unknown>).precision;
-  if (p === undefined) return 0; // the registry's default
-  return typeof p === 'number' && Number.isInteger(p) && p >= 0 && p <= 8 ? p : undefined;
+  const precision = (contract as Record<string, unknown>).precision;
+  if (precision === undefined) return 0; // the registry's default
+  return typeof precision === 'number' && Number.isInteger(precision) && precision >= 0 && precision <= 8
+    ? precision
+    : undefined;
 }
 
 /**
