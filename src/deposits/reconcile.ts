@@ -231,7 +231,7 @@ export function sharesOf(entry: HistoryEntry): Share[] {
     typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid.trim().toLowerCase() : undefined;
   const basis = splitBasisPoints(entry);
   const basisPoints = basis !== null && basis > 0n ? basis : null;
-  const base = { entry: entry, txid, netCents: net, basisPoints };
+  const base = { entry, txid, netCents: net, basisPoints };
   const shares: Share[] = [];
   // the split first: the destination's due is the net less what the split received; a split of
   // less than a cent may be rounded to nothing (no output), as verify allows

@@ -93,9 +93,9 @@ export const CREATE_ONLY_FIELDS = new Set(['qrCode']);
 /** bech32, blech32 and base58 addresses alike are letters and digits, nothing else */
 const ADDRESS_CHARS = /^[0-9A-Za-z]{1,200}$/;
 
-type Check = (a: DepositAnswer, ctx: CheckContext) => Violation | Violation[] | undefined;
+type AnswerRule = (answer: DepositAnswer, ctx: CheckContext) => Violation | Violation[] | undefined;
 
-function v(field: string, expected: string, received: unknown): Violation {
+function violation(field: string, expected: string, received: unknown): Violation {
   return { field, expected, received: showValue(received) };
 }
 
@@ -143,66 +143,81 @@ const REQUIRED_NULLABLE = {
   get: ['settlement', 'confirmedAt'],
 } as const;
 
-const internal: Check[] = [
+const internal: AnswerRule[] = [
   (answer, ctx) =>
     REQUIRED_NULLABLE[ctx.kind]
-      .filter((k) => !(k in answer))
-      .map((k) =>
-        v(k, `present (null when it does not apply), as every ${ctx.kind} answer carries it`, undefined),
+      .filter((field) => !(field in answer))
+      .map((field) =>
+        violation(
+          field,
+          `present (null when it does not apply), as every ${ctx.kind} answer carries it`,
+          undefined,
+        ),
       ),
-  (a) => (typeof a.id === 'string' && DEPOSIT_ID.test(a.id) ? undefined : v('id', 'a UUID', a.id)),
+  (answer) =>
+    typeof answer.id === 'string' && DEPOSIT_ID.test(answer.id)
+      ? undefined
+      : violation('id', 'a UUID', answer.id),
   (answer) =>
     typeof answer.status === 'string' && (STATUSES as readonly string[]).includes(answer.status)
       ? undefined
-      : v('status', `one of ${STATUSES.join(', ')}`, answer.status),
+      : violation('status', `one of ${STATUSES.join(', ')}`, answer.status),
   (answer, ctx) =>
     ctx.kind === 'create' && answer.status !== 'WAITING_PAYMENT'
-      ? v('status', 'WAITING_PAYMENT (a new deposit)', answer.status)
+      ? violation('status', 'WAITING_PAYMENT (a new deposit)', answer.status)
       : undefined,
   (answer) =>
     isCents(answer.amountInCents)
       ? undefined
-      : v('amountInCents', `a whole number of cents from ${MIN_CENTS} to ${MAX_CENTS}`, answer.amountInCents),
+      : violation(
+          'amountInCents',
+          `a whole number of cents from ${MIN_CENTS} to ${MAX_CENTS}`,
+          answer.amountInCents,
+        ),
   (answer) => {
     const amount = dec(answer.amount);
-    if (!amount) return v('amount', 'a number of reais', answer.amount);
+    if (!amount) return violation('amount', 'a number of reais', answer.amount);
     if (!isCents(answer.amountInCents)) return undefined;
     const want = { units: BigInt(answer.amountInCents), scale: 2 };
     return decimalEquals(amount, want)
       ? undefined
-      : v('amount', `amountInCents / 100 = ${decimalToString(want)}`, answer.amount);
+      : violation('amount', `amountInCents / 100 = ${decimalToString(want)}`, answer.amount);
   },
   (answer) => {
     const amount = dec(answer.amount);
     const fee = dec(answer.feeAmount);
-    if (!fee) return v('feeAmount', 'a number of reais', answer.feeAmount);
-    if (fee.units < 0n) return v('feeAmount', 'at least 0', answer.feeAmount);
+    if (!fee) return violation('feeAmount', 'a number of reais', answer.feeAmount);
+    if (fee.units < 0n) return violation('feeAmount', 'at least 0', answer.feeAmount);
     if (amount && decimalSub(amount, fee).units < 0n)
-      return v('feeAmount', `at most the amount, ${decimalToString(amount)}`, answer.feeAmount);
+      return violation('feeAmount', `at most the amount, ${decimalToString(amount)}`, answer.feeAmount);
     return undefined;
   },
   (answer) => {
     const amount = dec(answer.amount);
     const fee = dec(answer.feeAmount);
     const net = dec(answer.netAmount);
-    if (!net) return v('netAmount', 'a number of reais', answer.netAmount);
+    if (!net) return violation('netAmount', 'a number of reais', answer.netAmount);
     if (!amount || !fee) return undefined;
     const want = decimalSub(amount, fee);
     return decimalEquals(net, want)
       ? undefined
-      : v('netAmount', `amount - feeAmount = ${decimalToString(want)}`, answer.netAmount);
+      : violation('netAmount', `amount - feeAmount = ${decimalToString(want)}`, answer.netAmount);
   },
   (answer) =>
     typeof answer.destinationAddress === 'string' && ADDRESS_CHARS.test(answer.destinationAddress)
       ? undefined
-      : v('destinationAddress', 'a Liquid address (letters and digits only)', answer.destinationAddress),
+      : violation(
+          'destinationAddress',
+          'a Liquid address (letters and digits only)',
+          answer.destinationAddress,
+        ),
   (answer) => {
     const address = answer.splitAddress ?? null;
     const percent = answer.splitPercent ?? null;
     if (address !== null && (typeof address !== 'string' || !ADDRESS_CHARS.test(address)))
-      return v('splitAddress', 'a Liquid address (letters and digits only) or null', address);
+      return violation('splitAddress', 'a Liquid address (letters and digits only) or null', address);
     if ((address === null) !== (percent === null))
-      return v(
+      return violation(
         'splitPercent',
         `null exactly when splitAddress is null (splitAddress is ${showValue(address)})`,
         percent,
@@ -220,15 +235,16 @@ const internal: Check[] = [
       decimal.scale > 4 ||
       decimalSub({ units: 1n, scale: 0 }, decimal).units < 0n
     )
-      return v('splitPercent', expected, percent);
+      return violation('splitPercent', expected, percent);
     return undefined;
   },
   (answer) => {
-    if (typeof answer.qrCodeText !== 'string') return v('qrCodeText', 'a PIX BR Code', answer.qrCodeText);
+    if (typeof answer.qrCodeText !== 'string')
+      return violation('qrCodeText', 'a PIX BR Code', answer.qrCodeText);
     // it is shown as it is (the copy-paste string): nothing in it may act on a terminal or
     // reorder what is shown
     if (terminalSafe(answer.qrCodeText) !== answer.qrCodeText)
-      return v(
+      return violation(
         'qrCodeText',
         'a PIX BR Code without control, bidirectional or invisible characters',
         answer.qrCodeText,
@@ -244,40 +260,52 @@ const internal: Check[] = [
     if (!code.value.amount || !isCents(answer.amountInCents)) return undefined;
     return brCodeAmountCents(code.value) === BigInt(answer.amountInCents)
       ? undefined
-      : v('qrCodeText amount (54)', centsToDecimalText(answer.amountInCents), code.value.amountText);
+      : violation('qrCodeText amount (54)', centsToDecimalText(answer.amountInCents), code.value.amountText);
   },
   (answer, ctx) =>
     ctx.kind === 'create' && (typeof answer.qrCode !== 'string' || answer.qrCode.length === 0)
-      ? v('qrCode', 'a base64 PNG', answer.qrCode)
+      ? violation('qrCode', 'a base64 PNG', answer.qrCode)
       : undefined,
-  (a) => (isIsoTimestamp(a.createdAt) ? undefined : v('createdAt', 'an ISO 8601 timestamp', a.createdAt)),
+  (answer) =>
+    isIsoTimestamp(answer.createdAt)
+      ? undefined
+      : violation('createdAt', 'an ISO 8601 timestamp', answer.createdAt),
   // a deposit cannot have been created, or confirmed, after now
   (answer, { now }) =>
     now === undefined
       ? undefined
       : (['createdAt', 'confirmedAt'] as const)
-          .filter((k) => isIsoTimestamp(answer[k]) && Date.parse(answer[k] as string) > now + CLOCK_SKEW_MS)
-          .map((k) =>
-            v(k, `not after now, ${new Date(now).toISOString()} (a time still to come)`, answer[k]),
+          .filter(
+            (field) =>
+              isIsoTimestamp(answer[field]) && Date.parse(answer[field] as string) > now + CLOCK_SKEW_MS,
+          )
+          .map((field) =>
+            violation(
+              field,
+              `not after now, ${new Date(now).toISOString()} (a time still to come)`,
+              answer[field],
+            ),
           ),
   (answer) => {
     const confirmedAt = answer.confirmedAt ?? null;
     if (confirmedAt === null) return undefined;
-    if (!isIsoTimestamp(confirmedAt)) return v('confirmedAt', 'an ISO 8601 timestamp or null', confirmedAt);
+    if (!isIsoTimestamp(confirmedAt))
+      return violation('confirmedAt', 'an ISO 8601 timestamp or null', confirmedAt);
     if (isIsoTimestamp(answer.createdAt) && Date.parse(confirmedAt) < Date.parse(answer.createdAt))
-      return v('confirmedAt', `not before createdAt ${answer.createdAt}`, confirmedAt);
+      return violation('confirmedAt', `not before createdAt ${answer.createdAt}`, confirmedAt);
     return undefined;
   },
   (answer) => {
     const settlement = answer.settlement ?? null;
     if (settlement === null) return undefined;
-    if (!isObject(settlement)) return v('settlement', 'an object or null', settlement);
+    if (!isObject(settlement)) return violation('settlement', 'an object or null', settlement);
     const out: Violation[] = [];
     const txid = settlement.liquidTxid ?? null;
     if (txid !== null && !isTxid(txid))
-      out.push(v('settlement.liquidTxid', '64 lower-case hex characters', txid));
+      out.push(violation('settlement.liquidTxid', '64 lower-case hex characters', txid));
     const status = settlement.status ?? null;
-    if (status !== null && typeof status !== 'string') out.push(v('settlement.status', 'a string', status));
+    if (status !== null && typeof status !== 'string')
+      out.push(violation('settlement.status', 'a string', status));
     return out;
   },
 ];
@@ -332,7 +360,7 @@ export const STATUS_RULES: Record<string, StatusRule> = {
   FAILED: { settlement: 'any', txid: 'any', confirmedAt: 'any', why: 'its meaning is given nowhere' },
 };
 
-const byStatus: Check = (answer) => {
+const byStatus: AnswerRule = (answer) => {
   // a create answer too: it is WAITING_PAYMENT, so a settlement or confirmedAt must be null
   if (typeof answer.status !== 'string') return undefined;
   const rule = STATUS_RULES[answer.status];
@@ -341,64 +369,71 @@ const byStatus: Check = (answer) => {
   const settlement = answer.settlement ?? null;
   const txid = isObject(settlement) ? (settlement.liquidTxid ?? null) : null;
   const at = `at ${answer.status}`;
-  if (rule.settlement === 'null' && settlement !== null) out.push(v('settlement', `null ${at}`, settlement));
+  if (rule.settlement === 'null' && settlement !== null)
+    out.push(violation('settlement', `null ${at}`, settlement));
   if (rule.settlement === 'object' && !isObject(settlement))
-    out.push(v('settlement', `a settlement object ${at} (${rule.why})`, settlement));
+    out.push(violation('settlement', `a settlement object ${at} (${rule.why})`, settlement));
   if (isObject(settlement) && rule.settlement !== 'null') {
     if (rule.txid === 'required' && txid === null)
-      out.push(v('settlement.liquidTxid', `a Liquid transaction id ${at} (${rule.why})`, txid ?? undefined));
+      out.push(
+        violation('settlement.liquidTxid', `a Liquid transaction id ${at} (${rule.why})`, txid ?? undefined),
+      );
     if (rule.txid === 'absent' && txid !== null)
-      out.push(v('settlement.liquidTxid', `none ${at} (${rule.why})`, txid));
+      out.push(violation('settlement.liquidTxid', `none ${at} (${rule.why})`, txid));
   }
   if (rule.settlementStatus && isObject(settlement) && settlement.status !== rule.settlementStatus)
-    out.push(v('settlement.status', `${rule.settlementStatus} ${at}`, settlement.status));
+    out.push(violation('settlement.status', `${rule.settlementStatus} ${at}`, settlement.status));
   const confirmedAt = answer.confirmedAt ?? null;
   if (rule.confirmedAt === 'null' && confirmedAt !== null)
-    out.push(v('confirmedAt', `null ${at}`, confirmedAt));
+    out.push(violation('confirmedAt', `null ${at}`, confirmedAt));
   if (rule.confirmedAt === 'set' && confirmedAt === null)
-    out.push(v('confirmedAt', `a timestamp ${at} (${rule.why})`, answer.confirmedAt));
+    out.push(violation('confirmedAt', `a timestamp ${at} (${rule.why})`, answer.confirmedAt));
   return out;
 };
 
 // 3. asked: what lbrl asked for, when it knows the deposit -----------------------------------
 
-const asked: Check[] = [
+const asked: AnswerRule[] = [
   (answer, { askedId }) =>
     askedId !== undefined &&
     (typeof answer.id !== 'string' || canonicalId(answer.id) !== canonicalId(askedId))
-      ? v('id', `${canonicalId(askedId)}, the deposit asked for`, answer.id)
+      ? violation('id', `${canonicalId(askedId)}, the deposit asked for`, answer.id)
       : undefined,
   (answer, { known }) =>
     known?.id !== undefined &&
     (typeof answer.id !== 'string' || canonicalId(answer.id) !== canonicalId(known.id))
-      ? v('id', canonicalId(known.id), answer.id)
+      ? violation('id', canonicalId(known.id), answer.id)
       : undefined,
   (answer, { known }) =>
     known && answer.amountInCents !== known.amountInCents
-      ? v('amountInCents', String(known.amountInCents), answer.amountInCents)
+      ? violation('amountInCents', String(known.amountInCents), answer.amountInCents)
       : undefined,
   (answer, { known }) =>
     known &&
     (typeof answer.destinationAddress !== 'string' ||
       !sameAddressText(known.destinationAddress, answer.destinationAddress))
-      ? v('destinationAddress', known.destinationAddress, answer.destinationAddress)
+      ? violation('destinationAddress', known.destinationAddress, answer.destinationAddress)
       : undefined,
   (answer, { known }) => {
     if (!known || known.splitAddress === undefined) return undefined;
     const want = known.splitAddress;
     const got = answer.splitAddress;
-    if (want === null) return got === null || got === undefined ? undefined : v('splitAddress', 'null', got);
-    return typeof got === 'string' && sameAddressText(want, got) ? undefined : v('splitAddress', want, got);
+    if (want === null)
+      return got === null || got === undefined ? undefined : violation('splitAddress', 'null', got);
+    return typeof got === 'string' && sameAddressText(want, got)
+      ? undefined
+      : violation('splitAddress', want, got);
   },
   (answer, { known }) => {
     if (!known || known.splitFee === undefined) return undefined;
     const fee = known.splitFee;
     const got = answer.splitPercent;
-    if (fee === null) return got === null || got === undefined ? undefined : v('splitPercent', 'null', got);
+    if (fee === null)
+      return got === null || got === undefined ? undefined : violation('splitPercent', 'null', got);
     const want = splitFeeFraction(fee);
     const decimal = dec(got);
     if (want && decimal && decimalEquals(want, decimal)) return undefined;
-    return v('splitPercent', want ? `${decimalToString(want)} (${fee})` : fee, got);
+    return violation('splitPercent', want ? `${decimalToString(want)} (${fee})` : fee, got);
   },
 ];
 
@@ -420,10 +455,10 @@ function sameValue(field: string, first: unknown, later: unknown): boolean {
     return false;
   }
   if (Array.isArray(first) && Array.isArray(later))
-    return first.length === later.length && first.every((e, i) => sameValue(field, e, later[i]));
+    return first.length === later.length && first.every((item, i) => sameValue(field, item, later[i]));
   if (isObject(first) && isObject(later)) {
     const keys = new Set([...Object.keys(first), ...Object.keys(later)]);
-    return [...keys].every((k) => sameValue(`${field}.${k}`, first[k], later[k]));
+    return [...keys].every((key) => sameValue(`${field}.${key}`, first[key], later[key]));
   }
   return first === later;
 }
@@ -433,7 +468,7 @@ const ALWAYS = new Set(ALWAYS_FIELDS);
 /** The split's fields: left out means null. */
 const NULL_WHEN_ABSENT = new Set(SPLIT_FIELDS);
 
-const seen: Check[] = [
+const seen: AnswerRule[] = [
   // every field fixed at creation: the same as in the first answer (extra fields too, when both
   // answers carry them); only status, settlement and confirmedAt may change
   (answer, { first }) => {
@@ -449,7 +484,7 @@ const seen: Check[] = [
         now = now ?? null;
       } else if (!ALWAYS.has(key) && (was === undefined || now === undefined)) continue;
       if (!sameValue(key, was, now))
-        out.push(v(key, `${showValue(was)}, as first answered (it never changes)`, now));
+        out.push(violation(key, `${showValue(was)}, as first answered (it never changes)`, now));
     }
     return out;
   },
@@ -460,7 +495,8 @@ const seen: Check[] = [
     const was = previous.status;
     const now = answer.status;
     if (TERMINAL.has(was)) {
-      if (now !== was) return v('status', `${was}, as already answered (a final status never changes)`, now);
+      if (now !== was)
+        return violation('status', `${was}, as already answered (a final status never changes)`, now);
       const out: Violation[] = [];
       // what the previous answer said (the history keeps only the status)
       for (const key of MUTABLE_FIELDS) {
@@ -469,14 +505,16 @@ const seen: Check[] = [
           key in previous &&
           !sameValue(key, previous[key] ?? null, answer[key] ?? null)
         )
-          out.push(v(key, `${showValue(previous[key] ?? null)}, as already answered at ${was}`, answer[key]));
+          out.push(
+            violation(key, `${showValue(previous[key] ?? null)}, as already answered at ${was}`, answer[key]),
+          );
       }
       return out;
     }
     const from = STATUS_ORDER.indexOf(was);
     const to = STATUS_ORDER.indexOf(now);
     if (from >= 0 && to >= 0 && to < from)
-      return v('status', `${was} or a later status (a status never goes back)`, now);
+      return violation('status', `${was} or a later status (a status never goes back)`, now);
     return undefined;
   },
 ];
@@ -485,19 +523,23 @@ const seen: Check[] = [
 const INTEGER_FIELDS = new Set(['amountInCents']);
 
 /** The numbers of the body as written, each as exact as the float JSON.parse made of it. */
-const asWritten: Check = (_answer, { text }) => {
+const asWritten: AnswerRule = (_answer, { text }) => {
   if (text === undefined) return undefined;
   const parsed = parseJsonExact(text);
-  if (!parsed.ok) return v('(body)', 'JSON', parsed.reason);
+  if (!parsed.ok) return violation('(body)', 'JSON', parsed.reason);
   const out: Violation[] = [];
   const walk = (value: JsonValue, path: string): void => {
     if (value instanceof JsonNumber) {
       const written = decimalFromText(value.text);
       const read = decimalFromNumber(Number(value.text));
       if (!written || !read || !decimalEquals(written, read))
-        out.push(v(path, `a number JSON reads exactly (it reads as ${Number(value.text)})`, value.text));
+        out.push(
+          violation(path, `a number JSON reads exactly (it reads as ${Number(value.text)})`, value.text),
+        );
       else if (INTEGER_FIELDS.has(path) && !/^-?\d+$/.test(value.text))
-        out.push(v(path, 'an integer written as one (digits only, as the interface types it)', value.text));
+        out.push(
+          violation(path, 'an integer written as one (digits only, as the interface types it)', value.text),
+        );
     } else if (Array.isArray(value)) {
       for (const [i, e] of value.entries()) walk(e, `${path}[${i}]`);
     } else if (value !== null && typeof value === 'object')
@@ -507,21 +549,23 @@ const asWritten: Check = (_answer, { text }) => {
   return out;
 };
 
-const RULES: Check[] = [asWritten, ...internal, byStatus, ...asked, ...seen];
+const RULES: AnswerRule[] = [asWritten, ...internal, byStatus, ...asked, ...seen];
 
 /** Every rule the answer breaks; an empty list when it keeps them all. */
 export function checkDeposit(answer: unknown, ctx: CheckContext): Violation[] {
-  if (!isObject(answer)) return [v('(body)', 'a deposit object', answer)];
+  if (!isObject(answer)) return [violation('(body)', 'a deposit object', answer)];
   const out: Violation[] = [];
   for (const rule of RULES) {
-    const violation = rule(answer, ctx);
-    if (Array.isArray(violation)) out.push(...violation);
-    else if (violation) out.push(violation);
+    const found = rule(answer, ctx);
+    if (Array.isArray(found)) out.push(...found);
+    else if (found) out.push(found);
   }
   return out;
 }
 
 /** One line per violation: `amount: expected 15.00, received 0.01`. */
 export function describeViolations(violations: readonly Violation[]): string {
-  return violations.map((x) => `${x.field}: expected ${x.expected}, received ${x.received}`).join('; ');
+  return violations
+    .map((problem) => `${problem.field}: expected ${problem.expected}, received ${problem.received}`)
+    .join('; ');
 }

@@ -267,7 +267,7 @@ class Newest {
       this.truncated = true;
       return;
     }
-    this.map.set(created.id, { created: created, seq, status: created.status, statusAt: created.at });
+    this.map.set(created.id, { created, seq, status: created.status, statusAt: created.at });
     if (this.map.size >= this.room) this.cut();
   }
 

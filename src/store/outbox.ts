@@ -292,7 +292,7 @@ function lastByte(file: string, size: number): number | undefined {
 export function apply(state: OutboxState, record: OutboxRecord): void {
   switch (record.type) {
     case 'event':
-      if (!state.events.has(record.id)) state.events.set(record.id, { record: record, state: 'pending' });
+      if (!state.events.has(record.id)) state.events.set(record.id, { record, state: 'pending' });
       break;
     case 'done': {
       const existing = state.events.get(record.id);

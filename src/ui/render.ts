@@ -53,7 +53,7 @@ export function timeZoneOf(env: Record<string, string | undefined>): string | un
   const timeZone = env.TZ?.replace(/^:/, '');
   if (!timeZone) return undefined;
   try {
-    new Intl.DateTimeFormat('en', { timeZone: timeZone });
+    new Intl.DateTimeFormat('en', { timeZone });
     return timeZone;
   } catch {
     return undefined;
