@@ -99,7 +99,7 @@ export interface Answer {
   text: string;
 }
 
-type Outcome =
+type AttemptResult =
   | { kind: 'answer'; status: number; headers: AnswerHeaders; body: string }
   | { kind: 'error'; error: unknown; sent: boolean };
 
@@ -265,7 +265,7 @@ export class DepositClient {
       const verdict = classify(facts, seen(outcome), this.settings.now());
       if (!verdict.ok) throw verdict.error;
     }
-    const answer = outcome as Extract<Outcome, { kind: 'answer' }>;
+    const answer = outcome as Extract<AttemptResult, { kind: 'answer' }>;
     return {
       status: answer.status,
       contentType: headerValue(answer.headers['content-type']),
@@ -343,7 +343,7 @@ export class DepositClient {
     url: string,
     body: string | undefined,
     headers: Record<string, string>,
-  ): Promise<Outcome> {
+  ): Promise<AttemptResult> {
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
     const signal = this.settings.signal ? AbortSignal.any([this.settings.signal, timeout]) : timeout;
     let sent = false;
@@ -435,7 +435,7 @@ export class DepositClient {
       this.traceOutcome(outcome, this.settings.now() - started);
       const verdict = classify(request, seen(outcome), this.settings.now());
       if (verdict.ok) {
-        const answer = outcome as Extract<Outcome, { kind: 'answer' }>;
+        const answer = outcome as Extract<AttemptResult, { kind: 'answer' }>;
         return {
           status: answer.status,
           contentType: headerValue(answer.headers['content-type']),
@@ -459,7 +459,7 @@ export class DepositClient {
     }
   }
 
-  private traceOutcome(outcome: Outcome, elapsed: number): void {
+  private traceOutcome(outcome: AttemptResult, elapsed: number): void {
     if (outcome.kind === 'error') {
       const code = errorCode(outcome.error);
       this.trace(`< (no answer after ${elapsed} ms: ${code || errorMessage(outcome.error)})`);
@@ -489,7 +489,7 @@ export type Seen =
     }
   | { kind: 'error'; code: string; message: string; sent: boolean };
 
-function seen(outcome: Outcome): Seen {
+function seen(outcome: AttemptResult): Seen {
   if (outcome.kind === 'error') {
     return {
       kind: 'error',

@@ -18,10 +18,10 @@ const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.1\r\n/;
 /** What an interim status line starts with: `HTTP/1.x 1dd` then a space or the line's end. */
 const TEMPLATE = 'HTTP/1.? 1?? ';
 
-type Verdict = 'interim' | 'final' | 'more';
+type HeadKind = 'interim' | 'final' | 'more';
 
 /** Whether `head` (the first bytes of an answer) is an interim answer, not one, or too short to say. */
-export function classifyHead(head: Buffer): Verdict {
+export function classifyHead(head: Buffer): HeadKind {
   const n = Math.min(head.length, TEMPLATE.length);
   for (let i = 0; i < n; i++) {
     const got = head[i] as number;

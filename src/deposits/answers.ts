@@ -144,16 +144,16 @@ export async function checkAnswer<T extends DepositResponse>(
 }
 
 /** What one client has seen of each deposit in this process. */
-interface Seen {
+interface SeenDeposit {
   request?: CreateRequest;
   recorded?: CreatedRecord | HistoryEntry | undefined;
   looked?: boolean;
   first?: DepositAnswer;
   previous?: DepositAnswer;
 }
-const seenBy = new WeakMap<DepositApi, Map<string, Seen>>();
+const seenBy = new WeakMap<DepositApi, Map<string, SeenDeposit>>();
 
-function seenOf(api: DepositApi, id: string): Seen {
+function seenOf(api: DepositApi, id: string): SeenDeposit {
   let byId = seenBy.get(api);
   if (!byId) {
     byId = new Map();
@@ -168,7 +168,7 @@ function seenOf(api: DepositApi, id: string): Seen {
   return seen;
 }
 
-function remember(seen: Seen, raw: unknown): void {
+function remember(seen: SeenDeposit, raw: unknown): void {
   const answer = raw as DepositAnswer;
   seen.first ??= answer;
   seen.previous = answer;

@@ -41,7 +41,7 @@ function json(res: http.ServerResponse, body: unknown): void {
   res.end(serialised);
 }
 
-function status(ctx: ChainContext, tx: ChainTx) {
+function statusJson(ctx: ChainContext, tx: ChainTx) {
   const blockMs = ctx.blockMs ?? DEFAULT_BLOCK_MS;
   const height = blockHeightFor(tx.sentAt, blockMs);
   if (tipHeightAt(ctx.now(), blockMs) < height) return { confirmed: false };
@@ -116,7 +116,7 @@ async function answer(
   const tx = await ctx.findTx(match[1]!);
   if (!tx || tx.sentAt > ctx.now()) return text(res, 404, 'Transaction not found');
   if (match[2] === '/hex') return text(res, 200, tx.hex);
-  if (match[2] === '/status') return json(res, status(ctx, tx));
+  if (match[2] === '/status') return json(res, statusJson(ctx, tx));
   json(res, txJson(ctx, tx));
 }
 
@@ -132,7 +132,7 @@ async function addressHistory(
   const script = addressScript(address);
   if (!script.ok) return text(res, 400, 'Invalid Bitcoin address');
   const all = (await ctx.txsPaying?.(Buffer.from(script.value.script).toString('hex'))) ?? [];
-  const withStatus = all.map((tx) => ({ tx, status: status(ctx, tx) }));
+  const withStatus = all.map((tx) => ({ tx, status: statusJson(ctx, tx) }));
   const confirmed = withStatus.filter((t) => t.status.confirmed);
   if (lastSeen === undefined) {
     const mempool = withStatus.filter((t) => !t.status.confirmed);
@@ -163,6 +163,6 @@ function txJson(ctx: ChainContext, tx: ChainTx) {
     locktime: parsed.locktime,
     vin: [{ is_coinbase: false }],
     vout: parsed.outputs.map((output) => vout(output, addresses)),
-    status: status(ctx, tx),
+    status: statusJson(ctx, tx),
   };
 }

@@ -215,7 +215,7 @@ interface Ranked {
   expiredAt?: string | undefined;
 }
 
-function entryOf(ranked: Ranked): HistoryEntry {
+function entryOfRanked(ranked: Ranked): HistoryEntry {
   const entry: HistoryEntry = { ...ranked.created, status: ranked.status, statusAt: ranked.statusAt };
   if (ranked.final) entry.final = ranked.final;
   if (ranked.verifiedAt) entry.verifiedAt = ranked.verifiedAt;
@@ -281,7 +281,7 @@ class Newest {
 
   result(): HistoryEntry[] {
     if (this.map.size > this.limit) this.truncated = true;
-    return [...this.map.values()].sort(newerFirst).slice(0, this.limit).map(entryOf);
+    return [...this.map.values()].sort(newerFirst).slice(0, this.limit).map(entryOfRanked);
   }
 }
 
@@ -595,7 +595,7 @@ export class History {
       else if (record.type === 'verified' || record.type === 'unverified') setChain(ranked, record);
       else if (record.type === 'expired' && expires(ranked.status)) ranked.expiredAt = record.at;
     }, 0);
-    return [...all.values()].sort(newerFirst).map(entryOf);
+    return [...all.values()].sort(newerFirst).map(entryOfRanked);
   }
 
   /** The newest `limit` deposits by creation time, in one pass from the start. */

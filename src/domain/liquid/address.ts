@@ -37,7 +37,7 @@ const BLECH32_LIMIT = 1000;
 /** A base58 Liquid address: 34 characters, or 80 when confidential (55 bytes and a checksum). */
 const BASE58_LIMIT = 80;
 
-function fail(reason: string): AddressResult {
+function invalidAddress(reason: string): AddressResult {
   return { ok: false, reason };
 }
 
@@ -80,10 +80,12 @@ const BASE58_CHARS = /^[1-9A-HJ-NP-Za-km-z]+$/;
 function decodeBase58(input: string): AddressResult {
   // base58 decoding takes time quadratic in the length: refuse what no address is before it
   if (input.length > BASE58_LIMIT)
-    return fail(`it is ${input.length} characters long; a base58 Liquid address has at most ${BASE58_LIMIT}`);
+    return invalidAddress(
+      `it is ${input.length} characters long; a base58 Liquid address has at most ${BASE58_LIMIT}`,
+    );
   const bad = [...input].find((c) => !BASE58_CHARS.test(c));
   if (bad !== undefined)
-    return fail(
+    return invalidAddress(
       `it contains ${JSON.stringify(bad)}, which no base58 address has (0, O, I and l are left out), and it is not a bech32 Liquid address (lq1, ex1, tlq1, tex1, el1, ert1)`,
     );
   let payload: Uint8Array;
@@ -92,18 +94,20 @@ function decodeBase58(input: string): AddressResult {
   } catch {
     // a Liquid base58 address is 34 characters, or 80 when confidential: far from both, a piece is missing
     if (input.length < 33 || (input.length > 35 && input.length < 78))
-      return fail(
+      return invalidAddress(
         `it is ${input.length} characters long, but a base58 Liquid address has 34 (80 when confidential): a part is missing or extra`,
       );
-    return fail('its base58 checksum does not match (a typo, or not an address)');
+    return invalidAddress('its base58 checksum does not match (a typo, or not an address)');
   }
   const version = payload[0]!;
   if (payload.length === 21) {
     const network = networkBy((p) => p.p2pkh === version || p.p2sh === version);
     if (!network) {
       const bitcoin = BITCOIN_BASE58[version];
-      if (bitcoin) return fail(`it is a ${bitcoin} address, not a Liquid one`);
-      return fail(`it is a base58 address of another chain (version byte ${version}), not a Liquid one`);
+      if (bitcoin) return invalidAddress(`it is a ${bitcoin} address, not a Liquid one`);
+      return invalidAddress(
+        `it is a base58 address of another chain (version byte ${version}), not a Liquid one`,
+      );
     }
     const kind = PARAMS[network].p2pkh === version ? 'p2pkh' : 'p2sh';
     return { ok: true, value: { address: input, network, kind, confidential: false, encoding: 'base58' } };
@@ -112,15 +116,16 @@ function decodeBase58(input: string): AddressResult {
     const prefix = payload[0]!;
     const inner = payload[1]!;
     const network = networkBy((p) => p.blinded === prefix && (p.p2pkh === inner || p.p2sh === inner));
-    if (!network) return fail(`prefix bytes ${prefix},${inner} are not a Liquid confidential address prefix`);
+    if (!network)
+      return invalidAddress(`prefix bytes ${prefix},${inner} are not a Liquid confidential address prefix`);
     if (!isCompressedPubkey(payload.subarray(2, 35)))
-      return fail('its blinding key is not a valid public key');
+      return invalidAddress('its blinding key is not a valid public key');
     const kind = PARAMS[network].p2pkh === inner ? 'p2pkh' : 'p2sh';
     return { ok: true, value: { address: input, network, kind, confidential: true, encoding: 'base58' } };
   }
   if ((payload.length === 33 || payload.length === 34) && WIF_VERSIONS.has(version))
-    return fail('it is a private key (WIF), not an address: keep it secret');
-  return fail(`its base58 payload has ${payload.length} bytes, not 21 or 55`);
+    return invalidAddress('it is a private key (WIF), not an address: keep it secret');
+  return invalidAddress(`its base58 payload has ${payload.length} bytes, not 21 or 55`);
 }
 
 /** A CPF's two check digits (mod 11), on its eleven digits. */
@@ -242,10 +247,11 @@ function decodeSegwit(input: string): AddressResult | null {
   const bech = networkBy((p) => p.bech32 === hrp);
   const blech = networkBy((p) => p.blech32 === hrp);
   if (!bech && !blech) return null;
-  if (input !== lower && input !== input.toUpperCase()) return fail('it mixes upper and lower case');
+  if (input !== lower && input !== input.toUpperCase())
+    return invalidAddress('it mixes upper and lower case');
 
   if (bech) {
-    if (lower.length > BECH32_LIMIT) return fail(`it is longer than ${BECH32_LIMIT} characters`);
+    if (lower.length > BECH32_LIMIT) return invalidAddress(`it is longer than ${BECH32_LIMIT} characters`);
     let words: number[] | undefined;
     let encoding: 'bech32' | 'bech32m' | undefined;
     const bech32Decoded = bech32.decodeUnsafe(lower, BECH32_LIMIT);
@@ -259,11 +265,11 @@ function decodeSegwit(input: string): AddressResult | null {
         encoding = 'bech32m';
       }
     }
-    if (!words || !encoding) return fail(segwitProblem(lower, hrp, false));
+    if (!words || !encoding) return invalidAddress(segwitProblem(lower, hrp, false));
     return checkWitness(lower, bech, words, encoding, false);
   }
 
-  if (lower.length > BLECH32_LIMIT) return fail(`it is longer than ${BLECH32_LIMIT} characters`);
+  if (lower.length > BLECH32_LIMIT) return invalidAddress(`it is longer than ${BLECH32_LIMIT} characters`);
   let words: Uint8Array | undefined;
   let encoding: 'blech32' | 'blech32m' | undefined;
   for (const enc of ['blech32', 'blech32m'] as const) {
@@ -275,7 +281,7 @@ function decodeSegwit(input: string): AddressResult | null {
       // try the other variant
     }
   }
-  if (!words || !encoding) return fail(segwitProblem(lower, hrp, true));
+  if (!words || !encoding) return invalidAddress(segwitProblem(lower, hrp, true));
   return checkWitness(lower, blech!, words, encoding, true);
 }
 
@@ -303,26 +309,30 @@ function checkWitness(
   encoding: LiquidAddress['encoding'],
   confidential: boolean,
 ): AddressResult {
-  if (words.length < 1) return fail('it has no witness program');
+  if (words.length < 1) return invalidAddress('it has no witness program');
   const version = words[0]!;
-  if (version > 16) return fail(`witness version ${version} is above 16`);
+  if (version > 16) return invalidAddress(`witness version ${version} is above 16`);
   const modern = encoding === 'bech32m' || encoding === 'blech32m';
   if (version === 0 && modern)
-    return fail(`witness version 0 must use ${confidential ? 'blech32' : 'bech32'}, not ${encoding}`);
+    return invalidAddress(
+      `witness version 0 must use ${confidential ? 'blech32' : 'bech32'}, not ${encoding}`,
+    );
   if (version > 0 && !modern)
-    return fail(
+    return invalidAddress(
       `witness version ${version} must use ${confidential ? 'blech32m' : 'bech32m'}, not ${encoding}`,
     );
   const data = fromWords(Array.from(words).slice(1));
-  if (!data) return fail('its witness program has invalid padding');
+  if (!data) return invalidAddress('its witness program has invalid padding');
   let program = data;
   if (confidential) {
-    if (data.length < 33) return fail('it is too short to hold a blinding key');
-    if (!isCompressedPubkey(data.subarray(0, 33))) return fail('its blinding key is not a valid public key');
+    if (data.length < 33) return invalidAddress('it is too short to hold a blinding key');
+    if (!isCompressedPubkey(data.subarray(0, 33)))
+      return invalidAddress('its blinding key is not a valid public key');
     program = data.subarray(33);
   }
   const kind = witnessKind(version, program.length);
-  if (!kind) return fail(`a witness version ${version} program of ${program.length} bytes is not valid`);
+  if (!kind)
+    return invalidAddress(`a witness version ${version} program of ${program.length} bytes is not valid`);
   return { ok: true, value: { address, network, kind, confidential, encoding } };
 }
 
@@ -331,19 +341,21 @@ function checkWitness(
  * linear in the input's length: the length is capped before any decoding.
  */
 export function decodeLiquidAddress(input: string): AddressResult {
-  if (input.length === 0) return fail('it is empty');
+  if (input.length === 0) return invalidAddress('it is empty');
   if (input.length > BLECH32_LIMIT)
-    return fail(`it is ${input.length} characters long; a Liquid address has at most ${BLECH32_LIMIT}`);
+    return invalidAddress(
+      `it is ${input.length} characters long; a Liquid address has at most ${BLECH32_LIMIT}`,
+    );
   if (!/^[\x21-\x7e]+$/.test(input)) {
     const trimmed = input.trim();
     if (trimmed !== input && /^[\x21-\x7e]+$/.test(trimmed))
-      return fail('it has spaces or a line break around it (copied with them?)');
-    return fail('it contains spaces or characters no address has');
+      return invalidAddress('it has spaces or a line break around it (copied with them?)');
+    return invalidAddress('it contains spaces or characters no address has');
   }
   const segwit = decodeSegwit(input);
   if (segwit) return segwit;
   const foreign = foreignKind(input);
-  if (foreign) return fail(foreign);
+  if (foreign) return invalidAddress(foreign);
   return decodeBase58(input);
 }
 
@@ -352,7 +364,7 @@ export function checkLiquidAddress(input: string, network: Network): AddressResu
   const address = decodeLiquidAddress(input);
   if (!address.ok) return address;
   if (address.value.network !== network) {
-    return fail(
+    return invalidAddress(
       `it is ${article(address.value.network)} ${address.value.network} address, but the profile's network is ${network}; use ${article(network)} ${network} address or \`lbrl config set network ${address.value.network}\``,
     );
   }

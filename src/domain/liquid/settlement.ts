@@ -728,7 +728,7 @@ interface ScriptDue {
   earlier: string[];
 }
 
-function sharesOf(analysis: SettlementAnalysis): ShareUse[] {
+function shareUsesOf(analysis: SettlementAnalysis): ShareUse[] {
   const uses: ShareUse[] = [];
   for (const deposit of analysis.deposits) {
     const { destination, split } = depositShares(deposit);
@@ -975,7 +975,7 @@ function amountChecks(
   earlier: EarlierShare[],
 ): Check[] {
   const checks: Check[] = [];
-  const uses = sharesOf(analysis);
+  const uses = shareUsesOf(analysis);
   const dues =
     precision === undefined ? new Map<string, ScriptDue>() : duesByScript(uses, earlier, precision);
   const pairs = splitPairs(uses, earlier);
@@ -1077,7 +1077,7 @@ export function judgeSettlement(analysis: SettlementAnalysis, input: JudgeInput)
     checks,
     addresses: analysis.addresses,
     blindedFragment: blindedFragmentOf(analysis.addresses),
-    shares: sharesOf(analysis),
+    shares: shareUsesOf(analysis),
   };
 }
 
