@@ -111,7 +111,7 @@ export async function run(opts: ListenOptions, session: Session): Promise<void> 
   });
   try {
     if (opts.replay !== undefined) return await replay(opts.replay, url, key, outbox, poster, session);
-    await listen({ url, wanted, intervalMs, key, verify: opts.verify }, outbox, poster, session);
+    await forwardEvents({ url, wanted, intervalMs, key, verify: opts.verify }, outbox, poster, session);
   } finally {
     await poster.close();
   }
@@ -147,7 +147,7 @@ async function replay(
     throw new LbrlError(`the receiver at ${url} answered ${outcome.status}, not 2xx`, 'service');
 }
 
-async function listen(
+async function forwardEvents(
   options: {
     url: string;
     wanted: Set<DepositEventType>;

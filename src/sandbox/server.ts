@@ -52,7 +52,7 @@ class HttpError extends Error {
   }
 }
 
-function send(
+function respond(
   res: http.ServerResponse,
   status: number,
   body: unknown,
@@ -244,7 +244,7 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
       if (claim.kind === 'existing') {
         const prior = await waitForDeposit(claim.id);
         if (prior) {
-          send(res, 201, createView(prior, await sandbox.qrPng(prior.qrCodeText)), {
+          respond(res, 201, createView(prior, await sandbox.qrPng(prior.qrCodeText)), {
             'idempotent-replayed': 'true',
           });
           return;
@@ -272,7 +272,7 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
       autopayAfterMs: sandbox.autopaySeconds === null ? null : sandbox.autopaySeconds * 1000,
     };
     const stored = sandbox.store.publish(deposit);
-    send(
+    respond(
       res,
       201,
       createView(stored, await sandbox.qrPng(stored.qrCodeText)),
@@ -309,7 +309,7 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
   async function get(id: string, res: http.ServerResponse): Promise<void> {
     const deposit = sandbox.store.load(id);
     if (!deposit) throw new HttpError(404, 'not_found', `deposit ${id} not found`);
-    send(res, 200, await view(deposit, sandbox.now()));
+    respond(res, 200, await view(deposit, sandbox.now()));
   }
 
   /** The sandbox's chain, as an Esplora API under /esplora (public, like a block explorer). */
@@ -338,7 +338,7 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
       throw new HttpError(404, 'not_found', `deposit ${id} not found`);
     if (!outcome.ok)
       throw new HttpError(409, 'invalid_state', `deposit ${id} is ${outcome.status}; ${outcome.rule}`);
-    send(res, 200, await view(outcome.deposit, now));
+    respond(res, 200, await view(outcome.deposit, now));
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -403,12 +403,12 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
       const close: Record<string, string> = req.complete ? {} : { connection: 'close' };
       try {
         if (error instanceof HttpError) {
-          send(res, error.status, errorBody(error.code, error.message, error.field), {
+          respond(res, error.status, errorBody(error.code, error.message, error.field), {
             ...close,
             ...error.headers,
           });
         } else {
-          send(res, 500, errorBody('internal', 'the sandbox failed to answer'), close);
+          respond(res, 500, errorBody('internal', 'the sandbox failed to answer'), close);
         }
       } catch {
         res.destroy();
@@ -509,7 +509,7 @@ export function listen(
     if (!pending.req.complete && !pending.headersSent) {
       // the request being handled is the one at fault (a body too slow or badly framed); its
       // own log line says how it ended
-      return send(pending, status, errorBody(code, message), { connection: 'close' });
+      return respond(pending, status, errorBody(code, message), { connection: 'close' });
     }
     // an answer still owed on this connection (pipelined requests) goes out first
     pending.once('finish', answer);
@@ -525,7 +525,7 @@ export function listen(
   });
   server.on('checkExpectation', (req, res) => {
     res.on('error', () => {});
-    send(
+    respond(
       res,
       417,
       errorBody('expectation_failed', `Expect: ${shown(String(req.headers.expect))} is not supported`),
