@@ -8,6 +8,7 @@
  * checked against a model before use; a 404 (plain text at Esplora) is "not found", not an error.
  */
 import * as z from 'zod/mini';
+import { HEX32, isHex32, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import {
   type ClientOptions,
@@ -32,15 +33,14 @@ export const DEFAULT_ESPLORA: Record<'liquid' | 'liquidtestnet' | 'elementsregte
   elementsregtest: null,
 };
 
-const HEX64 = /^[0-9a-f]{64}$/;
-const hex64 = z.string().check(z.regex(HEX64, 'expected 64 lowercase hex digits'));
+const hex32 = z.string().check(z.regex(HEX32, 'expected 64 lowercase hex digits'));
 const hexText = z.string().check(z.regex(/^(?:[0-9a-f]{2})*$/, 'expected hex'));
 const height = z.int().check(z.minimum(0));
 
 const statusShape = z.looseObject({
   confirmed: z.boolean(),
   block_height: z.optional(z.nullable(height)),
-  block_hash: z.optional(z.nullable(hex64)),
+  block_hash: z.optional(z.nullable(hex32)),
   block_time: z.optional(z.nullable(z.int())),
 });
 export const txStatusSchema = statusShape.check(
@@ -56,7 +56,7 @@ const voutSchema = z
     scriptpubkey_type: z.optional(z.string()),
     scriptpubkey_address: z.optional(z.string()),
     value: z.optional(z.int().check(z.minimum(0))),
-    asset: z.optional(hex64),
+    asset: z.optional(hex32),
     valuecommitment: z.optional(
       z.string().check(z.regex(/^0[89][0-9a-f]{64}$/, 'expected a value commitment')),
     ),
@@ -71,7 +71,7 @@ const voutSchema = z
   );
 
 export const txSchema = z.looseObject({
-  txid: hex64,
+  txid: hex32,
   version: z.int(),
   locktime: z.int(),
   vin: z.array(z.looseObject({})),
@@ -81,12 +81,12 @@ export const txSchema = z.looseObject({
 export type EsploraTx = z.infer<typeof txSchema>;
 
 export const assetSchema = z.looseObject({
-  asset_id: hex64,
+  asset_id: hex32,
   /** the registry's copy of the contract's precision: proves nothing by itself */
   precision: z.optional(z.int().check(z.minimum(0), z.maximum(8))),
   /** the issuance contract the id commits to (with issuance_prevout) */
   contract: z.optional(z.unknown()),
-  issuance_prevout: z.optional(z.nullable(z.looseObject({ txid: hex64, vout: z.int().check(z.minimum(0)) }))),
+  issuance_prevout: z.optional(z.nullable(z.looseObject({ txid: hex32, vout: z.int().check(z.minimum(0)) }))),
   ticker: z.optional(z.nullable(z.string())),
   name: z.optional(z.nullable(z.string())),
   entity: z.optional(z.nullable(z.looseObject({ domain: z.optional(z.nullable(z.string())) }))),
@@ -95,7 +95,7 @@ export type EsploraAsset = z.infer<typeof assetSchema>;
 
 /** An address's history page: Esplora gives 25 confirmed (and up to 50 unconfirmed) at a time. */
 const addressTxsSchema = z
-  .array(z.looseObject({ txid: hex64, status: txStatusSchema }))
+  .array(z.looseObject({ txid: hex32, status: txStatusSchema }))
   .check(z.maxLength(1000, 'more transactions in one page than Esplora ever gives'));
 export type AddressTx = z.infer<typeof addressTxsSchema>[number];
 
@@ -171,7 +171,7 @@ export class EsploraClient {
 
   /** Registry data of an asset; null when the explorer does not know it. */
   async getAsset(assetId: string): Promise<EsploraAsset | null> {
-    if (!HEX64.test(assetId)) throw new LbrlError(`invalid asset id ${JSON.stringify(assetId)}`, 'usage');
+    if (!isHex32(assetId)) throw new LbrlError(`invalid asset id ${JSON.stringify(assetId)}`, 'usage');
     const body = await this.get(`/asset/${assetId}`, 'application/json');
     if (body.status === 404) return null;
     const asset = this.json(body, assetSchema, `/asset/${assetId}`);
@@ -321,8 +321,8 @@ export class EsploraClient {
 }
 
 function checkTxid(txid: string): string {
-  const id = txid.toLowerCase();
-  if (!HEX64.test(id)) {
+  const id = readHex32(txid);
+  if (id === null) {
     throw new LbrlError(`invalid transaction id ${JSON.stringify(txid)}: expected 64 hex digits`, 'usage');
   }
   return id;

@@ -73,7 +73,7 @@ export async function readReceipts(
       const txs = await explorer.getAddressTxs(address, lastSeen);
       let oldest = Number.POSITIVE_INFINITY;
       for (const tx of txs) {
-        const txid = tx.txid.toLowerCase();
+        const txid = tx.txid; // in its one form: the explorer client's shape (api/esplora.ts)
         if (listed.has(txid))
           throw new LbrlError(
             `the explorer's address history of ${address} repeats transaction ${txid} (page ${page + 1}): it cannot be read whole, so nothing is concluded from it`,
@@ -89,7 +89,7 @@ export async function readReceipts(
       }
       const confirmed = txs.filter((t) => t.status.confirmed);
       if (confirmed.length === 0 || (options.sinceMs !== undefined && oldest < options.sinceMs)) ended = true;
-      else lastSeen = confirmed[confirmed.length - 1]!.txid.toLowerCase();
+      else lastSeen = confirmed[confirmed.length - 1]!.txid;
     }
     if (!ended)
       throw new LbrlError(

@@ -153,8 +153,9 @@ export async function verifySettlements(
   ledger: VerifyLedger = {},
 ): Promise<DepositOutcome[]> {
   const byTxid = new Map<string, GetResponse[]>();
+  // a checked answer's txid is in its one form already (domain/deposit-rules.ts, isHex32)
   for (const deposit of deposits) {
-    const txid = deposit.settlement?.liquidTxid?.toLowerCase();
+    const txid = deposit.settlement?.liquidTxid;
     if (!txid) continue;
     const group = byTxid.get(txid) ?? [];
     if (!group.some((g) => g.id === deposit.id)) group.push(deposit);
@@ -175,7 +176,7 @@ export async function verifySettlements(
     judged.set(txid, checked.found ? checked.report : null);
   }
   return deposits.map((deposit) => {
-    const txid = deposit.settlement?.liquidTxid?.toLowerCase() ?? null;
+    const txid = deposit.settlement?.liquidTxid ?? null;
     if (!txid)
       return { id: deposit.id, deposit, outcome: 'not-settled', txid, report: null, settledWith: [] };
     const report = judged.get(txid) ?? null;

@@ -27,7 +27,7 @@ import { ALWAYS_FIELDS, isIsoTimestamp, SPLIT_FIELDS } from './deposit.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
 import { JsonNumber, type JsonValue, parseJsonExact } from './text/json-exact.js';
 import { safeText, showValue, terminalSafe } from './text/safe-text.js';
-import { canonicalId, DEPOSIT_ID, isTxid, STATUSES } from './values.js';
+import { canonicalId, DEPOSIT_ID, isHex32, STATUSES } from './values.js';
 
 export interface Violation {
   /** the field of the answer, e.g. `amount` or `settlement.liquidTxid` */
@@ -301,7 +301,7 @@ const internal: AnswerRule[] = [
     if (!isObject(settlement)) return violation('settlement', 'an object or null', settlement);
     const out: Violation[] = [];
     const txid = settlement.liquidTxid ?? null;
-    if (txid !== null && !isTxid(txid))
+    if (txid !== null && !isHex32(txid))
       out.push(violation('settlement.liquidTxid', '64 lower-case hex characters', txid));
     const status = settlement.status ?? null;
     if (status !== null && typeof status !== 'string')

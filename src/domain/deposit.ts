@@ -47,7 +47,7 @@ export const DEPOSIT_FIELDS = {
 };
 
 /**
- * A get answer's settlement. The transaction id's JSON type only: its one shape (values.ts TXID,
+ * A get answer's settlement. The transaction id's JSON type only: its one shape (values.ts HEX32,
  * 64 lower-case hex characters) is checked once, by the rule set every answer passes
  * (deposit-rules.ts, from deposits/answers.ts), which says not to trust the answer.
  */

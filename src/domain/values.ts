@@ -8,11 +8,22 @@ export function canonicalId(id: string): string {
   return id.toLowerCase();
 }
 
-/** A Liquid transaction id, in the one shape lbrl accepts: 64 lower-case hex characters. */
-export const TXID = /^[0-9a-f]{64}$/;
+/**
+ * 32 bytes in hex, in the one form lbrl keeps them: 64 lower-case hex characters. A Liquid
+ * transaction id, an asset id and a block hash have this shape (hashes, in display order), and
+ * so has a blinding key. Every check of that shape is this one.
+ */
+export const HEX32 = /^[0-9a-f]{64}$/;
 
-export function isTxid(value: unknown): value is string {
-  return typeof value === 'string' && TXID.test(value);
+/** Whether `value` is 32 bytes in hex in their one form (lower case): a txid or asset id as kept. */
+export function isHex32(value: unknown): value is string {
+  return typeof value === 'string' && HEX32.test(value);
+}
+
+/** 32 bytes in hex as typed (either case) to their one form; null when `text` is not 64 hex digits. */
+export function readHex32(text: string): string | null {
+  const lower = text.toLowerCase();
+  return HEX32.test(lower) ? lower : null;
 }
 
 export function parseDepositId(input: string): Parsed<string> {

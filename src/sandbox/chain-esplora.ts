@@ -9,6 +9,7 @@ import type http from 'node:http';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { addressScript } from '../domain/liquid/script.js';
 import { isFeeOutput, parseTransaction, type TxOutput } from '../domain/liquid/tx.js';
+import { isHex32 } from '../domain/values.js';
 import { blockHeightFor, DEFAULT_BLOCK_MS, explorerAddress, SANDBOX_ASSET, tipHeightAt } from './chain.js';
 
 export interface ChainTx {
@@ -105,14 +106,16 @@ async function answer(
   const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
   if (req.method !== 'GET') return text(res, 405, 'Method not allowed');
   if (path === '/blocks/tip/height') return text(res, 200, String(tipHeightAt(ctx.now(), ctx.blockMs)));
-  const asset = /^\/asset\/([0-9a-f]{64})$/.exec(path);
-  if (asset) {
+  // ids are read in their one form (domain/values.ts): any other path segment is not found
+  const asset = /^\/asset\/([^/]+)$/.exec(path);
+  if (asset && isHex32(asset[1])) {
     return asset[1] === SANDBOX_ASSET.asset_id ? json(res, SANDBOX_ASSET) : text(res, 404, 'Asset not found');
   }
-  const history = /^\/address\/([0-9A-Za-z]{20,200})\/txs(?:\/chain\/([0-9a-f]{64}))?$/.exec(path);
-  if (history) return addressHistory(res, ctx, history[1]!, history[2]);
-  const match = /^\/tx\/([0-9a-f]{64})(\/hex|\/status)?$/.exec(path);
-  if (!match) return text(res, 404, 'Not found');
+  const history = /^\/address\/([0-9A-Za-z]{20,200})\/txs(?:\/chain\/([^/]+))?$/.exec(path);
+  if (history && (history[2] === undefined || isHex32(history[2])))
+    return addressHistory(res, ctx, history[1]!, history[2]);
+  const match = /^\/tx\/([^/]+)(\/hex|\/status)?$/.exec(path);
+  if (!match || !isHex32(match[1])) return text(res, 404, 'Not found');
   const tx = await ctx.findTx(match[1]!);
   if (!tx || tx.sentAt > ctx.now()) return text(res, 404, 'Transaction not found');
   if (match[2] === '/hex') return text(res, 200, tx.hex);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { parseTransaction } from '../domain/liquid/tx.js';
 import { loadZkp } from '../domain/liquid/unblind.js';
-import { isTxid } from '../domain/values.js';
+import { isHex32 } from '../domain/values.js';
 import { buildSettlementTx, chainTxOf, SETTLE_MODES, type SettleMode } from './chain.js';
 import type { ChainTx } from './chain-esplora.js';
 import { ensureDir, publishExclusive, readJson } from './files.js';
@@ -70,7 +70,7 @@ export async function settlementTxid(
 
 /** The transaction with this txid, for the sandbox's Esplora API. */
 export function findChainTx(store: SandboxStore, txid: string): ChainTx | undefined {
-  if (!isTxid(txid)) return undefined;
+  if (!isHex32(txid)) return undefined;
   const { chain, index } = dirs(store);
   let id: string;
   try {

@@ -5,7 +5,7 @@ import { readExpireAfter, readRequestsPerMinute } from '../domain/expiry.js';
 import { article, decodeLiquidAddress } from '../domain/liquid/address.js';
 import { isNetwork, NETWORKS } from '../domain/liquid/networks.js';
 import { readSplitFee } from '../domain/split.js';
-import { parseWholeNumber } from '../domain/values.js';
+import { parseWholeNumber, readHex32 } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import type { ConfigKey } from './config.js';
 
@@ -49,9 +49,11 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
         throw refuse(`an Esplora API URL such as https://blockstream.info/liquid/api (${parsed.expected})`);
       return parsed.value;
     }
-    case 'asset-id':
-      if (!/^[0-9a-fA-F]{64}$/.test(value)) throw refuse('an asset id: 64 hex digits');
-      return value.toLowerCase();
+    case 'asset-id': {
+      const assetId = readHex32(value);
+      if (assetId === null) throw refuse('an asset id: 64 hex digits');
+      return assetId;
+    }
     case 'asset-precision': {
       const parsed = parseWholeNumber(
         value,

@@ -4,7 +4,7 @@ import { decimalFromNumber, decimalToCents, decimalToString } from '../domain/de
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents, formatReais } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
-import { isTxid } from '../domain/values.js';
+import { isHex32 } from '../domain/values.js';
 
 export function colorStatus(colors: ChalkInstance, statusText: string): string {
   const status = safeText(statusText);
@@ -117,7 +117,7 @@ export interface RenderMode {
 
 export function explorerLink(deposit: DepositResponse, mode: RenderMode): string | undefined {
   const txid = (deposit as Partial<GetResponse>).settlement?.liquidTxid;
-  if (!isTxid(txid) || mode.sandbox) return undefined;
+  if (!isHex32(txid) || mode.sandbox) return undefined;
   // a standing sandbox's transaction (`lbrl sandbox serve` as a profile) is on its own chain, which
   // it serves as an Esplora API: never a public explorer's page, where that txid means nothing
   if ((deposit as { sandbox?: unknown }).sandbox === true && mode.serviceUrl)

@@ -2,6 +2,7 @@ import { bech32, bech32m } from 'bech32';
 import { decode as blech32Decode } from 'blech32';
 import bs58check from 'bs58check';
 
+import { isHex32 } from '../values.js';
 import { NETWORKS, type Network } from './networks.js';
 
 interface NetworkParams {
@@ -224,8 +225,7 @@ export function foreignKind(input: string): string | undefined {
     return 'it is an extended public key (xpub), not an address';
   if (/^[xyztuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(input))
     return 'it is an extended private key, not an address: keep it secret';
-  if (/^[0-9a-f]{64}$/.test(lower))
-    return 'it is 64 hexadecimal digits (a txid or an asset id), not an address';
+  if (isHex32(lower)) return 'it is 64 hexadecimal digits (a txid or an asset id), not an address';
   return undefined;
 }
 function witnessKind(version: number, programLength: number): AddressKind | null {

@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SHA256 } from '@noble/hashes/sha2';
+import { readHex32 } from '../values.js';
 
 /** SHA-256's compression of one 64-byte block from the initial state: the midstate. */
 class Midstate extends SHA256 {
@@ -86,12 +87,13 @@ export interface Outpoint {
 
 /** The asset id (display order) an issuance of `contract` spending `prevout` creates. */
 export function issuedAssetId(prevout: Outpoint, contract: unknown): string | undefined {
-  if (!/^[0-9a-fA-F]{64}$/.test(prevout.txid)) return undefined;
+  const txid = readHex32(prevout.txid);
+  if (txid === null) return undefined;
   if (!Number.isInteger(prevout.vout) || prevout.vout < 0 || prevout.vout > 0xffffffff) return undefined;
   const text = canonicalJson(contract);
   if (text === undefined) return undefined;
   const serialized = new Uint8Array(36);
-  serialized.set(reversedHex(prevout.txid), 0);
+  serialized.set(reversedHex(txid), 0);
   new DataView(serialized.buffer).setUint32(32, prevout.vout, true);
   const prevoutHash = sha256(sha256(serialized));
   const entropy = fastMerkleRoot(prevoutHash, sha256(Buffer.from(text, 'utf8')));

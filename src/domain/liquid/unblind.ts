@@ -8,6 +8,7 @@
  * UnblindConfidentialPair and rust-elements do).
  */
 import { createHash, createHmac } from 'node:crypto';
+import { readHex32 } from '../values.js';
 import { fromDisplayHex, type TxOutput, toDisplayHex } from './tx.js';
 
 /** The part of @vulpemventures/secp256k1-zkp this code uses. */
@@ -103,11 +104,11 @@ export function parseBlindingKey(
   | { ok: true; value: { outputKeys: Uint8Array[]; masterBlindingKeys: Uint8Array[] } }
   | { ok: false; expected: string } {
   const trimmed = text.trim();
-  const bare = /^[0-9a-fA-F]{64}$/.exec(trimmed);
-  const hex = bare ? trimmed : slip77Master(trimmed);
+  const bare = readHex32(trimmed);
+  const hex = bare ?? slip77Master(trimmed);
   if (!hex) return { ok: false, expected: KEY_EXPECTED };
-  const k = BigInt(`0x${hex}`);
-  if (k === 0n || k >= ORDER)
+  const scalar = BigInt(`0x${hex}`);
+  if (scalar === 0n || scalar >= ORDER)
     return { ok: false, expected: `${KEY_EXPECTED}, within the range of secp256k1 keys` };
   const key = Uint8Array.from(Buffer.from(hex, 'hex'));
   return bare
@@ -207,7 +208,7 @@ function slip77Master(text: string): string | undefined {
     node?.name === 'slip77' &&
     node.args?.length === 1 &&
     node.args[0]!.args === null &&
-    /^[0-9a-fA-F]{64}$/.test(node.args[0]!.name)
+    readHex32(node.args[0]!.name) !== null
       ? node.args[0]!.name
       : undefined;
   if (expression.name === 'slip77') return body === text ? master(expression) : undefined;
