@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { createdDepositShape, depositShape } from '../domain/deposit.js';
 import { Redactor } from '../domain/text/redact.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { Agent, type Dispatcher, request } from './http.js';
-import {
-  type CreateRequest,
-  type CreateResponse,
-  createAnswerShape,
-  describeIssues,
-  type GetResponse,
-  getAnswerShape,
-} from './models.js';
+import { type CreateRequest, type CreateResponse, describeIssues, type GetResponse } from './models.js';
 
 export interface ClientOptions {
   /** validated, without a trailing slash; /v1/api/... is appended */
@@ -190,7 +184,7 @@ export class DepositClient {
   ): Promise<ApiResult<CreateResponse>> {
     const answer = await this.send('POST', '/v1/api/deposit', JSON.stringify(body), idempotencyKey);
     try {
-      return this.parse(answer, createAnswerShape);
+      return this.parse(answer, createdDepositShape);
     } catch (error) {
       // the service said yes, in words we cannot read: the charge may well exist
       if (error instanceof LbrlError) {
@@ -211,7 +205,7 @@ export class DepositClient {
       undefined,
       id,
     );
-    const result = this.parse(answer, getAnswerShape);
+    const result = this.parse(answer, depositShape);
     // the interface answers a get with 200; a 201 or 202 (created? accepted, not yet done?) is
     // not the deposit's state
     if (answer.status !== 200) {
@@ -239,7 +233,7 @@ export class DepositClient {
       undefined,
       id,
     );
-    return this.parse(answer, getAnswerShape);
+    return this.parse(answer, depositShape);
   }
 
   /**

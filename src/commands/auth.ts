@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js';
 import type { Answer } from '../api/client.js';
-import { getResponseSchema } from '../api/models.js';
 import { readInput } from '../context.js';
+import { depositSchema } from '../domain/deposit.js';
 import { MIN_FRAGMENT_SECRET } from '../domain/text/redact.js';
 import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
@@ -51,7 +51,7 @@ export function judgeProbe(answer: Answer): 'accepted' | 'refused' | string {
         ? `${status} with a body that is not JSON`
         : `${status} with a JSON body of another shape`;
   if (json === undefined) return what();
-  if (status >= 200 && status < 300) return getResponseSchema.safeParse(json).success ? 'accepted' : what();
+  if (status >= 200 && status < 300) return depositSchema.safeParse(json).success ? 'accepted' : what();
   const error = serviceError(json);
   if (status === 404 && error?.code === 'not_found') return 'accepted';
   if (

@@ -370,10 +370,3 @@ export function checkLiquidAddress(input: string, network: Network): AddressResu
   }
   return address;
 }
-
-/** The same address, as the service may echo it: bech32/blech32 compare without case. */
-export function sameAddress(a: string, b: string): boolean {
-  if (a === b) return true;
-  const address = decodeLiquidAddress(a);
-  return address.ok && address.value.encoding !== 'base58' && a.toLowerCase() === b.toLowerCase();
-}

@@ -70,13 +70,16 @@ export function canonicalJson(value: unknown): string | undefined {
   return undefined;
 }
 
-/** sha256 of the contract's canonical JSON, in display order (as `issueasset` takes it). */
-export function contractHash(contract: unknown): string | undefined {
+/** sha256 of the contract's canonical JSON (internal byte order): what an issuance commits to. */
+function contractDigest(contract: unknown): Uint8Array | undefined {
   const text = canonicalJson(contract);
-  if (text === undefined) return undefined;
-  return Buffer.from(sha256(Buffer.from(text, 'utf8')))
-    .reverse()
-    .toString('hex');
+  return text === undefined ? undefined : sha256(Buffer.from(text, 'utf8'));
+}
+
+/** The contract's hash in display order (as `issueasset` takes it). */
+export function contractHash(contract: unknown): string | undefined {
+  const digest = contractDigest(contract);
+  return digest === undefined ? undefined : Buffer.from(digest).reverse().toString('hex');
 }
 
 export interface Outpoint {
@@ -90,13 +93,13 @@ export function issuedAssetId(prevout: Outpoint, contract: unknown): string | un
   const txid = readHex32(prevout.txid);
   if (txid === null) return undefined;
   if (!Number.isInteger(prevout.vout) || prevout.vout < 0 || prevout.vout > 0xffffffff) return undefined;
-  const text = canonicalJson(contract);
-  if (text === undefined) return undefined;
+  const digest = contractDigest(contract);
+  if (digest === undefined) return undefined;
   const serialized = new Uint8Array(36);
   serialized.set(reversedHex(txid), 0);
   new DataView(serialized.buffer).setUint32(32, prevout.vout, true);
   const prevoutHash = sha256(sha256(serialized));
-  const entropy = fastMerkleRoot(prevoutHash, sha256(Buffer.from(text, 'utf8')));
+  const entropy = fastMerkleRoot(prevoutHash, digest);
   const id = fastMerkleRoot(entropy, new Uint8Array(32));
   return Buffer.from(id).reverse().toString('hex');
 }

@@ -9,7 +9,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { readHex32 } from '../values.js';
-import { fromDisplayHex, type TxOutput, toDisplayHex } from './tx.js';
+import { type TxOutput, toDisplayHex } from './tx.js';
 
 /** The part of @vulpemventures/secp256k1-zkp this code uses. */
 export interface Zkp {
@@ -339,21 +339,4 @@ export function unblindOutput(zkp: Zkp, out: TxOutput, blindingKey: Uint8Array):
       assetBlindingFactor: toDisplayHex(abf),
     },
   };
-}
-
-/** Recompute the commitments of a claimed opening (used by tests and by the explorer link). */
-export function commitmentsOf(
-  zkp: Zkp,
-  opening: UnblindedOutput,
-): { assetCommitment: Uint8Array; valueCommitment: Uint8Array } {
-  const generator = zkp.generator.generateBlinded(
-    fromDisplayHex(opening.assetId),
-    fromDisplayHex(opening.assetBlindingFactor),
-  );
-  const valueCommitment = zkp.pedersen.commitment(
-    opening.value.toString(),
-    generator,
-    fromDisplayHex(opening.valueBlindingFactor),
-  );
-  return { assetCommitment: generator, valueCommitment };
 }

@@ -269,13 +269,6 @@ export class Redactor {
   }
 }
 
-/** `text` with `secret` in none of its forms (see Redactor). */
-export function redactSecret(text: string, secret: string): string {
-  const redactor = new Redactor();
-  redactor.add(secret);
-  return redactor.redact(text);
-}
-
 /**
  * What of a blinding key to keep out of text: its key material (each run of 16 or more letters
  * and digits: the hex of a key, of a master key, of a descriptor's public key), not the wrapper

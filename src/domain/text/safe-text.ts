@@ -54,14 +54,6 @@ export function jsonLine(value: unknown): string {
   );
 }
 
-/** Whether `text` would be shown unchanged by safeText. */
-export function isSafeText(text: string): boolean {
-  UNSAFE.lastIndex = 0;
-  const found = UNSAFE.test(text);
-  UNSAFE.lastIndex = 0;
-  return !found;
-}
-
 /**
  * Any value from the service as one safe line for a message: strings as they are (an empty one
  * said so), other values as JSON; escaped; long values cut with their length said.
