@@ -163,8 +163,10 @@ async function forwardEvents(
   const target = session.target();
   const scope = session.scope(target);
   const verifying = options.verify ?? session.setting('verify') === 'on';
-  // settings are checked now, before anything is followed (no explorer for elementsregtest: exit 2)
-  if (verifying) await (await verifySetup(session, target)).close();
+  // settings are checked now, before anything is followed (no explorer for elementsregtest: exit 2),
+  // and one explorer client serves every check of the run
+  const explorer = verifying ? await verifySetup(session, target) : undefined;
+  if (explorer) session.onClose(() => explorer.close());
   const api = await session.client(target, { maxRetries: 0 });
   const release = outbox.lock();
   let made: EventHub | undefined;
@@ -195,15 +197,11 @@ async function forwardEvents(
     printer.info(
       `listening: events of profile ${session.profileName} (${scope.target === 'sandbox' ? 'sandbox' : scope.target}) to ${options.url}${waiting > 0 ? `; ${waiting} undelivered event(s) from before sent first` : ''}. Signing secret: lbrl listen --print-secret. Ctrl-C to stop`,
     );
-    const settled = verifying
+    const settled = explorer
       ? async (deposit: GetResponse): Promise<boolean> => {
-          const setup = await verifySetup(session, target);
-          let outcome: DepositOutcome;
-          try {
-            [outcome] = (await verifySettlements(setup.check, [deposit], setup.settings)) as [DepositOutcome];
-          } finally {
-            await setup.close();
-          }
+          const [outcome] = (await verifySettlements(explorer.check, [deposit], explorer.settings)) as [
+            DepositOutcome,
+          ];
           if (
             outcome.outcome === 'verified' ||
             outcome.outcome === 'mismatch' ||
