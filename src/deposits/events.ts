@@ -14,7 +14,7 @@
 
 import type { GetResponse } from '../api/models.js';
 import type { PostOutcome, WebhookPoster } from '../api/webhook-post.js';
-import { isTerminal } from '../domain/values.js';
+import { canonicalId, isTerminal } from '../domain/values.js';
 import {
   type DepositEventType,
   eventBody,
@@ -222,7 +222,7 @@ export class EventHub {
 
   /** A deposit's status as the watch saw it (a change, or the first look since start). */
   observe(deposit: GetResponse): void {
-    const id = deposit.id.toLowerCase();
+    const id = canonicalId(deposit.id);
     const seen = this.state.seen.get(id);
     if (seen?.closed || seen?.status === deposit.status) return;
     const now = this.deps.clock.now();
@@ -240,7 +240,7 @@ export class EventHub {
 
   /** What the check on chain of a FINALIZED deposit found (with --verify): its event, and the deposit is done. */
   verification(deposit: GetResponse, outcome: DepositOutcome): void {
-    const id = deposit.id.toLowerCase();
+    const id = canonicalId(deposit.id);
     const seen = this.state.seen.get(id);
     if (seen?.closed) return;
     const now = this.deps.clock.now();
@@ -260,7 +260,7 @@ export class EventHub {
 
   /** The service does not know the deposit (any more): nothing more will come of it. */
   gone(id: string): void {
-    const key = id.toLowerCase();
+    const key = canonicalId(id);
     const seen = this.state.seen.get(key);
     if (seen?.closed) return;
     this.write([this.seen(key, seen?.status ?? GONE, this.deps.clock.now(), true, seen?.expired)]);

@@ -5,6 +5,7 @@
  * Pure: HMAC and SHA-256 from node:crypto, no I/O.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalId } from './values.js';
 
 export const DEPOSIT_EVENTS = [
   'deposit.created',
@@ -59,7 +60,7 @@ export function parseEventFilter(
  * may already have, and is recognised as a repeat.
  */
 export function eventId(service: string, depositId: string, type: DepositEventType): string {
-  const digest = createHash('sha256').update(`lbrl event\n${service}\n${depositId.toLowerCase()}\n${type}`);
+  const digest = createHash('sha256').update(`lbrl event\n${service}\n${canonicalId(depositId)}\n${type}`);
   return `evt_${digest.digest('base64url').slice(0, 27)}`;
 }
 
