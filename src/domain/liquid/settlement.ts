@@ -531,7 +531,6 @@ function originChecks(deposits: SettlementDeposit[]): Check[] {
   return checks;
 }
 
-/** Each address is paid by at least one output of its script. */
 /**
  * Whether an address may go without an output: every share due to its script is a split of
  * less than a cent (a split of 0.01% of R$ 14.85 is 0.1485 cents: rounded to the cent, none), or
@@ -557,31 +556,34 @@ function mayGoUnpaid(analysis: SettlementAnalysis, finding: AddressFinding): boo
   );
 }
 
-function scriptChecks(addresses: AddressFinding[], analysis: SettlementAnalysis): Check[] {
-  return addresses.map((finding) =>
-    finding.outputs.length === 0 && mayGoUnpaid(analysis, finding)
-      ? {
-          what: finding.role,
-          outcome: 'proven',
-          detail:
-            finding.role === 'split'
-              ? 'no output pays the split address: its share is less than a cent, so nothing may be due'
-              : 'no output pays the destination address: the split takes the whole net',
-        }
-      : finding.outputs.length > 0
-        ? {
-            what: finding.role,
-            outcome: 'proven',
-            detail: `output${finding.outputs.length > 1 ? 's' : ''} ${finding.outputs.map((output) => output.index).join(', ')} pay${finding.outputs.length > 1 ? '' : 's'} the ${finding.role} address's script`,
-          }
-        : {
-            what: finding.role,
-            outcome: 'mismatch',
-            detail: `no output pays the ${finding.role} address ${finding.address}`,
-            expected: `an output to script ${finding.script}`,
-            actual: 'none',
-          },
-  );
+/** Each address is paid by at least one output of its script, unless it may go unpaid. */
+function scriptCheck(finding: AddressFinding, analysis: SettlementAnalysis): Check {
+  const { role, outputs } = finding;
+  if (outputs.length > 0) {
+    const many = outputs.length > 1;
+    return {
+      what: role,
+      outcome: 'proven',
+      detail: `output${many ? 's' : ''} ${outputs.map((output) => output.index).join(', ')} pay${many ? '' : 's'} the ${role} address's script`,
+    };
+  }
+  if (mayGoUnpaid(analysis, finding)) {
+    return {
+      what: role,
+      outcome: 'proven',
+      detail:
+        role === 'split'
+          ? 'no output pays the split address: its share is less than a cent, so nothing may be due'
+          : 'no output pays the destination address: the split takes the whole net',
+    };
+  }
+  return {
+    what: role,
+    outcome: 'mismatch',
+    detail: `no output pays the ${role} address ${finding.address}`,
+    expected: `an output to script ${finding.script}`,
+    actual: 'none',
+  };
 }
 
 /** An output that opens with the key but whose commitments disagree is a forgery. */
@@ -1055,7 +1057,7 @@ export function judgeSettlement(analysis: SettlementAnalysis, input: JudgeInput)
     confirmationCheck(input, required),
     ...blockTimeChecks(analysis.deposits, input),
     ...originChecks(analysis.deposits),
-    ...scriptChecks(analysis.addresses, analysis),
+    ...analysis.addresses.map((finding) => scriptCheck(finding, analysis)),
     ...forgedOutputChecks(analysis.addresses),
     asset.check,
     ...(asset.id ? [precisionCheck(asset.id, info)] : []),
