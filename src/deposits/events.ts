@@ -499,9 +499,10 @@ export class EventHub {
     }
     const delivered = [...this.state.events.values()].filter((e) => e.state === 'done');
     const keep = new Set(delivered.slice(-KEEP_DELIVERED).map((e) => e.record.id));
-    for (const [id, e] of this.state.events) {
-      if (e.state === 'pending') records.push(e.record);
-      else if (keep.has(id)) records.push(e.record, { v: 1, type: 'done', id, at: e.record.at, http: 200 });
+    for (const [id, queued] of this.state.events) {
+      if (queued.state === 'pending') records.push(queued.record);
+      else if (keep.has(id))
+        records.push(queued.record, { v: 1, type: 'done', id, at: queued.record.at, http: 200 });
       else this.state.events.delete(id);
     }
     this.deps.outbox.rewrite(records);

@@ -196,8 +196,9 @@ export function reportAccumulator(by: Period, periodOf: (createdMs: number) => s
 
 /** The next period's key: the day after `2026-11-30` is `2026-12-01`, the month after `2026-12` is `2027-01`. */
 function nextPeriod(key: string, by: Period): string {
-  const [y, m, d] = key.split('-').map(Number) as [number, number, number];
-  const next = by === 'day' ? new Date(Date.UTC(y, m - 1, d + 1)) : new Date(Date.UTC(y, m, 1));
+  const [year, month, day] = key.split('-').map(Number) as [number, number, number];
+  const next =
+    by === 'day' ? new Date(Date.UTC(year, month - 1, day + 1)) : new Date(Date.UTC(year, month, 1));
   return next.toISOString().slice(0, by === 'day' ? 10 : 7);
 }
 

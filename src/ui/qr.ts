@@ -23,9 +23,9 @@ async function qrModules(text: string): Promise<boolean[][]> {
     const top: boolean[] = [];
     const bottom: boolean[] = [];
     for (const char of line) {
-      const [t, b] = halves[char] ?? [false, false];
-      top.push(t);
-      bottom.push(b);
+      const [upper, lower] = halves[char] ?? [false, false];
+      top.push(upper);
+      bottom.push(lower);
     }
     rows.push(top, bottom);
   }

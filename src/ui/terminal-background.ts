@@ -31,10 +31,10 @@ const DA1 = /\u001b\[\?[\d;]*c/;
 export function backgroundFromAnswer(text: string): 'dark' | 'light' | undefined {
   const match = OSC11.exec(text);
   if (!match) return undefined;
-  const [r, g, b] = [match[1]!, match[2]!, match[3]!].map(
+  const [red, green, blue] = [match[1]!, match[2]!, match[3]!].map(
     (h) => Number.parseInt(h, 16) / (16 ** h.length - 1),
   );
-  const luma = 0.299 * r! + 0.587 * g! + 0.114 * b!;
+  const luma = 0.299 * red! + 0.587 * green! + 0.114 * blue!;
   return luma > 0.5 ? 'light' : 'dark';
 }
 

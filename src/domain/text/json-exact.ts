@@ -125,14 +125,14 @@ export function parseJsonExact(text: string): JsonResult {
       }
     }
     if (char === '"') return str();
-    for (const [word, v] of [
+    for (const [word, literal] of [
       ['true', true],
       ['false', false],
       ['null', null],
     ] as const) {
       if (text.startsWith(word, i)) {
         i += word.length;
-        return v;
+        return literal;
       }
     }
     NUMBER.lastIndex = i;

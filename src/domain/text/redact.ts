@@ -109,12 +109,12 @@ function decodeOnce(view: View): View | undefined {
     const esc = unescapeAt(text, match.index);
     if (!esc) continue;
     copy(match.index);
-    const [ch, len] = esc;
-    parts.push(ch);
+    const [char, escapeLength] = esc;
+    parts.push(char);
     starts[n] = startOf(view, i);
-    ends[n] = endOf(view, i + len - 1);
+    ends[n] = endOf(view, i + escapeLength - 1);
     n += 1;
-    i += len;
+    i += escapeLength;
   }
   copy(text.length);
   return { text: parts.join(''), starts: starts.subarray(0, n), ends: ends.subarray(0, n) };

@@ -196,17 +196,17 @@ export function parseNdjson(text: string): RowsResult {
       return;
     }
     const fields: Record<string, string> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const field = canonicalField(k);
+    for (const [key, given] of Object.entries(value)) {
+      const field = canonicalField(key);
       if (!field) {
-        errors.push(`${where}: unknown field ${JSON.stringify(k)}: expected ${ROW_FIELDS.join(', ')}`);
+        errors.push(`${where}: unknown field ${JSON.stringify(key)}: expected ${ROW_FIELDS.join(', ')}`);
         continue;
       }
-      if (v === null) continue;
-      if (field in fields) errors.push(`${where}: field ${field} is given twice (as ${JSON.stringify(k)})`);
+      if (given === null) continue;
+      if (field in fields) errors.push(`${where}: field ${field} is given twice (as ${JSON.stringify(key)})`);
       // a number as written: 1e3 stays "1e3" and is refused as --amount would refuse it
-      else if (v instanceof JsonNumber) fields[field] = v.text;
-      else if (typeof v === 'string') fields[field] = v.trim();
+      else if (given instanceof JsonNumber) fields[field] = given.text;
+      else if (typeof given === 'string') fields[field] = given.trim();
       else errors.push(`${where}: field ${field} must be a string or a number`);
     }
     rows.push({ row: n, line: index + 1, fields });
