@@ -65,7 +65,7 @@ const voutSchema = z
     ),
   })
   .check(
-    z.refine((o) => !(o.value !== undefined && o.valuecommitment !== undefined), {
+    z.refine((output) => !(output.value !== undefined && output.valuecommitment !== undefined), {
       message: 'an output with both an explicit value and a value commitment',
     }),
   );

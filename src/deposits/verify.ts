@@ -211,24 +211,26 @@ export async function verifyDeposits(
  * try again later).
  */
 export function verifyError(outcomes: DepositOutcome[]): LbrlError | undefined {
-  const ids = (pick: (o: DepositOutcome) => boolean) => outcomes.filter(pick).map((o) => o.id);
-  const mismatch = ids((o) => o.outcome === 'mismatch');
+  const ids = (pick: (outcome: DepositOutcome) => boolean) =>
+    outcomes.filter(pick).map((outcome) => outcome.id);
+  const mismatch = ids((outcome) => outcome.outcome === 'mismatch');
   if (mismatch.length > 0) {
     return new LbrlError(
-      `the settlement of deposit ${mismatch.join(', ')} contradicts the deposit: ${mismatch.length === 1 ? firstMismatch(outcomes.find((o) => o.id === mismatch[0])!) : 'see above'}`,
+      `the settlement of deposit ${mismatch.join(', ')} contradicts the deposit: ${mismatch.length === 1 ? firstMismatch(outcomes.find((outcome) => outcome.id === mismatch[0])!) : 'see above'}`,
       'mismatch',
     );
   }
-  const unproven = outcomes.filter((o) => o.outcome === 'unproven');
+  const unproven = outcomes.filter((outcome) => outcome.outcome === 'unproven');
   if (unproven.length > 0) {
     return new LbrlError(
-      `the settlement of deposit ${unproven.map((o) => o.id).join(', ')} could not be fully verified; nothing contradicts it`,
+      `the settlement of deposit ${unproven.map((outcome) => outcome.id).join(', ')} could not be fully verified; nothing contradicts it`,
       'unproven',
       whatToAdd(unproven),
     );
   }
   const pending = outcomes.filter(
-    (o) => o.outcome === 'pending' || o.outcome === 'not-found' || o.outcome === 'not-settled',
+    (outcome) =>
+      outcome.outcome === 'pending' || outcome.outcome === 'not-found' || outcome.outcome === 'not-settled',
   );
   if (pending.length > 0) {
     const why = (outcome: DepositOutcome) =>
@@ -239,7 +241,7 @@ export function verifyError(outcomes: DepositOutcome[]): LbrlError | undefined {
           : 'not yet confirmed deeply enough';
     const reasons = [...new Set(pending.map(why))].join(', or ');
     return new LbrlError(
-      `the settlement of deposit ${pending.map((o) => o.id).join(', ')} cannot be verified yet (${reasons}); try again later`,
+      `the settlement of deposit ${pending.map((outcome) => outcome.id).join(', ')} cannot be verified yet (${reasons}); try again later`,
       'settlement_pending',
     );
   }
@@ -258,7 +260,9 @@ function firstMismatch(outcome: DepositOutcome): string {
 
 /** What would let an unproven settlement be verified. */
 export function whatToAdd(outcomes: DepositOutcome[]): string {
-  const checks = outcomes.flatMap((o) => o.report?.checks ?? []).filter((c) => c.outcome === 'not-proven');
+  const checks = outcomes
+    .flatMap((outcome) => outcome.report?.checks ?? [])
+    .filter((c) => c.outcome === 'not-proven');
   const hints: string[] = [];
   if (checks.some((c) => /did not open/.test(c.detail)))
     hints.push(
