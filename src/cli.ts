@@ -21,7 +21,7 @@ const HELP_WIDTH = 80;
 const GROUP_PATHS = new Set(COMMANDS.filter((c) => !c.load).map((c) => c.path));
 
 /** `lbrl help deposit create` is `lbrl deposit create --help`; bare `lbrl` and groups print their help. */
-function normalise(argv: string[]): string[] {
+function normaliseArgv(argv: string[]): string[] {
   const i = argv.indexOf('help');
   if (
     i >= 0 &&
@@ -64,7 +64,7 @@ function withoutHelpOfUnknown(argv: string[]): string[] {
 export async function main(rawArgv: string[], given: Context): Promise<number> {
   // before any argument is read: a secret typed in the wrong place never comes back
   const ctx = redactedFromTheStart(given);
-  const argv = normalise(rawArgv);
+  const argv = normaliseArgv(rawArgv);
   let session: Session | undefined;
   let globals: GlobalOptions = {};
   let usageMessage: string | undefined;

@@ -256,7 +256,7 @@ export class DepositClient {
         maxRetryAfterMs: this.settings.maxRetryAfterMs,
         depositId: id,
       };
-      const verdict = classify(facts, seen(outcome), this.settings.now());
+      const verdict = classify(facts, asSeen(outcome), this.settings.now());
       if (!verdict.ok) throw verdict.error;
     }
     const answer = outcome as Extract<AttemptResult, { kind: 'answer' }>;
@@ -427,7 +427,7 @@ export class DepositClient {
       const started = this.settings.now();
       const outcome = await this.attempt(method, url, body, headers);
       this.traceOutcome(outcome, this.settings.now() - started);
-      const verdict = classify(request, seen(outcome), this.settings.now());
+      const verdict = classify(request, asSeen(outcome), this.settings.now());
       if (verdict.ok) {
         const answer = outcome as Extract<AttemptResult, { kind: 'answer' }>;
         return {
@@ -483,7 +483,7 @@ export type Seen =
     }
   | { kind: 'error'; code: string; message: string; sent: boolean };
 
-function seen(outcome: AttemptResult): Seen {
+function asSeen(outcome: AttemptResult): Seen {
   if (outcome.kind === 'error') {
     return {
       kind: 'error',

@@ -3,7 +3,8 @@
  * a `report`. Every sum is in integer cents, read from what the create answer said (kept in the
  * history), never through a float.
  */
-import { decimalFromNumber, decimalToCents } from '../domain/decimal.js';
+import { decimalFromNumber } from '../domain/decimal.js';
+import { exactCents } from '../domain/money.js';
 import type { CreatedRecord, HistoryEntry } from '../store/history.js';
 import { GONE } from './watch.js';
 
@@ -103,14 +104,6 @@ export function emptySums(): ReportSums {
   };
 }
 
-/** Cents of a reais amount as the create answer gave it, exactly; null when it is not whole cents. */
-function centsOf(reais: unknown): number | null {
-  if (typeof reais !== 'number') return null;
-  const decimal = decimalFromNumber(reais);
-  const cents = decimal ? decimalToCents(decimal) : null;
-  return cents === null || cents < 0n || cents > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(cents);
-}
-
 /** The split's share of a net, in hundredths of a percent rounded down to the cent; null when not exact. */
 function splitShareCents(netCents: number, splitPercent: unknown): number | null {
   if (splitPercent === null || splitPercent === undefined) return 0;
@@ -134,8 +127,8 @@ export function addToSums(sums: ReportSums, entry: HistoryEntry): void {
   if (status !== 'FINALIZED') return;
   sums.finalizedCount += 1;
   sums.grossCents += Number.isSafeInteger(entry.amountInCents) ? entry.amountInCents : 0;
-  const fee = centsOf(entry.answer?.feeAmount);
-  const net = centsOf(entry.answer?.netAmount);
+  const fee = exactCents(entry.answer?.feeAmount);
+  const net = exactCents(entry.answer?.netAmount);
   const split = net === null ? null : splitShareCents(net, entry.answer?.splitPercent);
   if (fee === null || net === null || split === null) {
     sums.unknownAmountsCount += 1;

@@ -6,7 +6,7 @@
  * verify rules' tolerance of less than a cent.
  */
 import type { AddressTx } from '../api/esplora.js';
-import { decimalFromNumber, decimalToCents } from '../domain/decimal.js';
+import { decimalFromNumber } from '../domain/decimal.js';
 import type { Network } from '../domain/liquid/networks.js';
 import { addressScript } from '../domain/liquid/script.js';
 import {
@@ -17,6 +17,7 @@ import {
   roundingsOf,
 } from '../domain/liquid/settlement.js';
 import type { Zkp } from '../domain/liquid/unblind.js';
+import { exactCents } from '../domain/money.js';
 import { LbrlError } from '../errors.js';
 import type { HistoryEntry } from '../store/history.js';
 import { shownStatus } from './ledger.js';
@@ -208,16 +209,9 @@ export interface Reconciliation {
   paidAfterExpiry: PaidAfterExpiryEntry[];
 }
 
-function centsOf(reais: unknown): number | null {
-  if (typeof reais !== 'number') return null;
-  const decimal = decimalFromNumber(reais);
-  const cents = decimal ? decimalToCents(decimal) : null;
-  return cents === null || cents < 0n ? null : Number(cents);
-}
-
 /** A deposit's shares: the destination's and the split's, from the net the create answer gave. */
 export function sharesOf(entry: HistoryEntry): Share[] {
-  const net = centsOf(entry.answer?.netAmount);
+  const net = exactCents(entry.answer?.netAmount);
   if (net === null) return [];
   let split = 0;
   const percent = entry.answer?.splitPercent;

@@ -10,6 +10,7 @@ import type { GetResponse } from '../api/models.js';
 import type { DepositApi, FlowClock, Notes, Recorder, Scope } from '../deposits/ports.js';
 import { watchDeposits } from '../deposits/watch.js';
 import { type Focus, paidStatus, type Screen, type ScreenRules, screenOf } from '../domain/display.js';
+import { STATUS_ORDER } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import { type CreatedRecord, type HistoryEntry, statusRecord } from '../store/history.js';
 
@@ -56,9 +57,9 @@ const time = (iso: string | undefined, fallback: number) => {
   return Number.isFinite(ms) ? ms : fallback;
 };
 
-const ORDER = ['WAITING_PAYMENT', 'PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED'];
 /** How far along a status is; FAILED (and anything unknown) ends a deposit, so it ranks last. */
-const rank = (status: string) => (ORDER.includes(status) ? ORDER.indexOf(status) : ORDER.length);
+const rank = (status: string) =>
+  STATUS_ORDER.includes(status) ? STATUS_ORDER.indexOf(status) : STATUS_ORDER.length;
 
 export class DisplayEngine {
   private focus: (Focus & { id: string }) | undefined;

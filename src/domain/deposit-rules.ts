@@ -27,7 +27,7 @@ import { ALWAYS_FIELDS, isIsoTimestamp, SPLIT_FIELDS } from './deposit.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
 import { JsonNumber, type JsonValue, parseJsonExact } from './text/json-exact.js';
 import { safeText, showValue, terminalSafe } from './text/safe-text.js';
-import { canonicalId, DEPOSIT_ID, isHex32, STATUSES } from './values.js';
+import { canonicalId, DEPOSIT_ID, isHex32, isTerminal, STATUS_ORDER, STATUSES } from './values.js';
 
 export interface Violation {
   /** the field of the answer, e.g. `amount` or `settlement.liquidTxid` */
@@ -74,16 +74,6 @@ export interface CheckContext {
 
 /** How far ahead of lbrl's clock a service timestamp may be (clocks drift): one hour. */
 export const CLOCK_SKEW_MS = 60 * 60 * 1000;
-
-/** Statuses in the order a deposit goes through them; FAILED may end any non-terminal one. */
-export const STATUS_ORDER = [
-  'WAITING_PAYMENT',
-  'PIX_CONFIRMED',
-  'SETTLEMENT_CREATED',
-  'TX_SENT',
-  'FINALIZED',
-];
-const TERMINAL = new Set(['FINALIZED', 'FAILED']);
 
 /** The only fields that may change between two answers about one deposit. */
 export const MUTABLE_FIELDS = new Set(['status', 'settlement', 'confirmedAt']);
@@ -494,7 +484,7 @@ const seen: AnswerRule[] = [
       return undefined;
     const was = previous.status;
     const now = answer.status;
-    if (TERMINAL.has(was)) {
+    if (isTerminal(was)) {
       if (now !== was)
         return violation('status', `${was}, as already answered (a final status never changes)`, now);
       const out: Violation[] = [];

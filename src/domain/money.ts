@@ -1,4 +1,4 @@
-import { type Decimal, decimalToCents } from './decimal.js';
+import { type Decimal, decimalFromNumber, decimalToCents } from './decimal.js';
 
 export const MIN_CENTS = 1;
 export const MAX_CENTS = 600_000;
@@ -142,4 +142,15 @@ export function formatReais(value: Decimal): string {
 /** The decimal text of cents in reais, as a BR Code's field 54 carries it: `1500.00`. */
 export function centsToDecimalText(cents: number): string {
   return `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+}
+
+/**
+ * Cents of a reais amount as an answer gave it (a JSON number), exactly; null when it is not a
+ * number, not whole cents, below zero or beyond what a number holds exactly.
+ */
+export function exactCents(reais: unknown): number | null {
+  if (typeof reais !== 'number') return null;
+  const decimal = decimalFromNumber(reais);
+  const cents = decimal ? decimalToCents(decimal) : null;
+  return cents === null || cents < 0n || cents > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(cents);
 }

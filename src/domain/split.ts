@@ -7,11 +7,11 @@ export interface SplitFee {
   readonly wire: string;
 }
 
-const FEE = /^(\d{1,3})(?:[.,](\d{1,2}))?%?$/;
+const FEE_TEXT = /^(\d{1,3})(?:[.,](\d{1,2}))?%?$/;
 const EXPECTED = 'a percentage above 0 and at most 100 with at most two decimals, e.g. 2.99% or 2,99';
 
 export function readSplitFee(input: string): Parsed<SplitFee> {
-  const match = FEE.exec(input);
+  const match = FEE_TEXT.exec(input);
   if (!match) return { ok: false, expected: EXPECTED };
   const whole = Number(match[1]);
   const frac = Number((match[2] ?? '').padEnd(2, '0'));

@@ -87,6 +87,15 @@ export const STATUSES = [
 ] as const;
 export type DepositStatus = (typeof STATUSES)[number];
 
+/** Statuses in the order a deposit goes through them; FAILED may end any non-terminal one. */
+export const STATUS_ORDER: readonly string[] = [
+  'WAITING_PAYMENT',
+  'PIX_CONFIRMED',
+  'SETTLEMENT_CREATED',
+  'TX_SENT',
+  'FINALIZED',
+];
+
 export function isTerminal(status: string): boolean {
   return status === 'FINALIZED' || status === 'FAILED';
 }

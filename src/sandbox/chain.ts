@@ -53,7 +53,7 @@ export const SANDBOX_ASSET = {
 } as const;
 
 export const DEFAULT_BLOCK_MS = 5000;
-const FEE = 40n;
+const TX_FEE = 40n;
 const UNITS_PER_CENT = 1_000_000n; // precision 8: a real is 10^8 units
 
 /** How the sandbox settles: rightly, or wrongly in one way, so that each failure of verify shows. */
@@ -233,7 +233,7 @@ export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], net
   });
   outputs.push({
     asset: Uint8Array.of(1, ...fromDisplayHex(POLICY_ASSET[network].id)),
-    value: explicitValue(FEE),
+    value: explicitValue(TX_FEE),
     nonce: Uint8Array.of(0),
     script: new Uint8Array(0),
     surjectionproof: new Uint8Array(0),

@@ -83,17 +83,17 @@ export function txidFor(id: string): string {
   return createHash('sha256').update(`lbrl-sandbox-settlement:${id}`).digest('hex');
 }
 
-function reais(cents: number): number {
+function centsInReais(cents: number): number {
   return cents / 100;
 }
 
 function base(deposit: StoredDeposit) {
   return {
     id: deposit.id,
-    amount: reais(deposit.amountInCents),
+    amount: centsInReais(deposit.amountInCents),
     amountInCents: deposit.amountInCents,
-    feeAmount: reais(deposit.feeCents),
-    netAmount: reais(deposit.amountInCents - deposit.feeCents),
+    feeAmount: centsInReais(deposit.feeCents),
+    netAmount: centsInReais(deposit.amountInCents - deposit.feeCents),
   };
 }
 

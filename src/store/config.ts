@@ -134,7 +134,7 @@ export class ConfigStore {
     if (profiles !== undefined && !isPlainObject(profiles)) {
       this.cache = undefined;
       throw new LbrlError(
-        `the config file ${this.file} is damaged: "profiles" is ${kindOf(profiles)}, not an object of profiles; fix or remove it`,
+        `the config file ${this.file} is damaged: "profiles" is ${shownKind(profiles)}, not an object of profiles; fix or remove it`,
         'config_invalid',
       );
     }
@@ -167,7 +167,7 @@ export class ConfigStore {
     if (profile === undefined) return {};
     if (!isPlainObject(profile))
       throw new LbrlError(
-        `the config file is damaged: profile ${JSON.stringify(name)} in ${this.file} is ${kindOf(profile)}, not an object of settings; fix or remove it`,
+        `the config file is damaged: profile ${JSON.stringify(name)} in ${this.file} is ${shownKind(profile)}, not an object of settings; fix or remove it`,
         'config_invalid',
       );
     return profile as Profile;
@@ -280,7 +280,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** What a value is, for a message: `a number`, `an array`, `null`. */
-function kindOf(value: unknown): string {
+function shownKind(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string')
@@ -310,7 +310,7 @@ export function profileProblem(profile: Profile): { key: string; got: string; ex
             ? 'a list with an entry that is not {key: string}'
             : typeof entries === 'string'
               ? 'a string'
-              : kindOf(entries),
+              : shownKind(entries),
           expected: 'a list of {key: string, address?: string}',
         };
       continue;
@@ -320,7 +320,8 @@ export function profileProblem(profile: Profile): { key: string; got: string; ex
         return {
           key,
           // never a secret's value: only what it is
-          got: key === 'token' || key === 'webhook-secret' ? `not a string (${typeof value})` : kindOf(value),
+          got:
+            key === 'token' || key === 'webhook-secret' ? `not a string (${typeof value})` : shownKind(value),
           expected: 'a string',
         };
     }

@@ -190,7 +190,7 @@ export interface BatchState {
   end: number;
 }
 
-const MARK = '{"v":1,';
+const RECORD_START = '{"v":1,';
 const NEWLINE = 0x0a;
 /** Read this much at a time. */
 const CHUNK = 1 << 20;
@@ -874,7 +874,7 @@ function canonical(record: StoredRecord): StoredRecord {
   return record.type === 'attempt' ? record : { ...record, id: canonicalId(record.id) };
 }
 
-const MARK_BYTES = Buffer.from(MARK);
+const MARK_BYTES = Buffer.from(RECORD_START);
 
 /** Pushes the record of buf[start, end) to out; returns 1 when the line is damaged. */
 function readLine(

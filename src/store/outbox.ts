@@ -82,7 +82,7 @@ export interface OutboxState {
   bytes: number;
 }
 
-const MARK = '{"v":1,';
+const RECORD_START = '{"v":1,';
 
 export class Outbox {
   readonly dir: string;
@@ -118,7 +118,7 @@ export class Outbox {
       if (!record) {
         damaged += 1;
         // a write cut short (kill -9, a full disk) that the next append ran into: keep that record
-        const last = line.lastIndexOf(MARK);
+        const last = line.lastIndexOf(RECORD_START);
         record = last > 0 ? parseRecord(line.slice(last)) : undefined;
         if (!record) continue;
       }
@@ -316,7 +316,7 @@ export function apply(state: OutboxState, record: OutboxRecord): void {
 const isText = (v: unknown): v is string => typeof v === 'string';
 
 function parseRecord(line: string): OutboxRecord | undefined {
-  if (!line.startsWith(MARK)) return undefined;
+  if (!line.startsWith(RECORD_START)) return undefined;
   let fields: Record<string, unknown>;
   try {
     fields = JSON.parse(line) as Record<string, unknown>;

@@ -13,7 +13,7 @@ export interface ShownOutcome {
   settledWith: string[];
 }
 
-const MARK: Record<Check['outcome'], string> = {
+const OUTCOME_MARK: Record<Check['outcome'], string> = {
   proven: 'proven     ',
   'not-proven': 'not proven ',
   mismatch: 'MISMATCH   ',
@@ -55,7 +55,7 @@ export function renderOutcome(colors: ChalkInstance, outcome: ShownOutcome, expl
       `  settled in one transaction with deposit ${outcome.settledWith.join(', ')}: shares are checked together`,
     );
   for (const check of outcome.report?.checks ?? []) {
-    lines.push(`  ${color(colors, check.outcome, MARK[check.outcome])}${safeText(check.detail)}`);
+    lines.push(`  ${color(colors, check.outcome, OUTCOME_MARK[check.outcome])}${safeText(check.detail)}`);
     if (
       check.outcome === 'mismatch' &&
       check.expected !== undefined &&

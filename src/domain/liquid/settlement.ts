@@ -21,7 +21,7 @@
 import { type Decimal, decimalFromNumber } from '../decimal.js';
 import type { Network } from './networks.js';
 import { addressScript } from './script.js';
-import { isFeeOutput, type LiquidTransaction, parseTransaction, type TxOutput } from './tx.js';
+import { hexOf, isFeeOutput, type LiquidTransaction, parseTransaction, type TxOutput } from './tx.js';
 import { slip77BlindingKey, type UnblindedOutput, unblindOutput, type Zkp } from './unblind.js';
 
 export const DEFAULT_CONFIRMATIONS = 2;
@@ -154,10 +154,6 @@ export interface SettlementReport {
   shares: ShareUse[];
 }
 
-function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('hex');
-}
-
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
@@ -271,7 +267,7 @@ export function analyseSettlement(input: AnalyseInput): SettlementAnalysis {
         .map((output) =>
           openOutput(input.zkp ?? null, output, script.value.blindingPubkey, input.keys ?? {}),
         );
-      addresses.push({ role, address, script: hex(script.value.script), outputs });
+      addresses.push({ role, address, script: hexOf(script.value.script), outputs });
     }
   }
   return { txid, tx, network: input.network, deposits: input.deposits, addresses, problems };
@@ -541,7 +537,7 @@ function mayGoUnpaid(analysis: SettlementAnalysis, finding: AddressFinding): boo
   const owed = analysis.deposits.flatMap((deposit) => {
     const address = finding.role === 'split' ? deposit.splitAddress : deposit.destinationAddress;
     const script = address ? addressScript(address) : null;
-    if (!script?.ok || hex(script.value.script) !== finding.script) return [];
+    if (!script?.ok || hexOf(script.value.script) !== finding.script) return [];
     const shares = depositShares(deposit);
     return [finding.role === 'split' ? shares.split : shares.destination];
   });

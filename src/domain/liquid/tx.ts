@@ -114,13 +114,14 @@ class Reader {
   }
 }
 
-function hex(bytes: Uint8Array): string {
+/** Bytes as lower-case hex, in their own order. */
+export function hexOf(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('hex');
 }
 
 /** Internal byte order to display order (explorers show ids and hashes reversed). */
 export function toDisplayHex(bytes: Uint8Array): string {
-  return hex(Uint8Array.from(bytes).reverse());
+  return hexOf(Uint8Array.from(bytes).reverse());
 }
 
 export function fromDisplayHex(text: string): Uint8Array {
@@ -144,7 +145,7 @@ function readValue(reader: Reader, what: string): ConfidentialValue {
   if (prefix === 1) {
     const bytes = reader.take(8, what);
     // explicit values are big-endian
-    return { kind: 'explicit', amount: BigInt(`0x${hex(bytes)}`) };
+    return { kind: 'explicit', amount: BigInt(`0x${hexOf(bytes)}`) };
   }
   if (prefix === 0x08 || prefix === 0x09) {
     return { kind: 'confidential', commitment: Uint8Array.of(prefix, ...reader.take(32, what)) };

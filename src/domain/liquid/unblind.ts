@@ -88,7 +88,7 @@ export function slip77BlindingKey(masterBlindingKey: Uint8Array, scriptPubKey: U
   return Uint8Array.from(createHmac('sha256', masterBlindingKey).update(scriptPubKey).digest());
 }
 
-const ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const KEY_EXPECTED =
   'a blinding private key as 64 hex digits, slip77(<master blinding key>) or a ct(slip77(...),...) descriptor';
 
@@ -108,7 +108,7 @@ export function parseBlindingKey(
   const hex = bare ?? slip77Master(trimmed);
   if (!hex) return { ok: false, expected: KEY_EXPECTED };
   const scalar = BigInt(`0x${hex}`);
-  if (scalar === 0n || scalar >= ORDER)
+  if (scalar === 0n || scalar >= CURVE_ORDER)
     return { ok: false, expected: `${KEY_EXPECTED}, within the range of secp256k1 keys` };
   const key = Uint8Array.from(Buffer.from(hex, 'hex'));
   return bare
