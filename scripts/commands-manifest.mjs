@@ -26,9 +26,13 @@ try {
   const entry = path.join(temp, 'entry.ts');
   fs.writeFileSync(
     entry,
-    modules
-      .map((file, i) => `export { definitions as m${i} } from ${JSON.stringify(path.join(dir, file))};`)
-      .join('\n'),
+    [
+      ...modules.map(
+        (file, i) => `export { definitions as m${i} } from ${JSON.stringify(path.join(dir, file))};`,
+      ),
+      // what of a definition the manifest holds is said once, in define.ts (the test compares with it)
+      `export { entryOf } from ${JSON.stringify(path.join(dir, 'define.ts'))};`,
+    ].join('\n'),
   );
   const out = path.join(temp, 'entry.mjs');
   await esbuild.build({
@@ -60,16 +64,9 @@ try {
     if (paths.has(def.path)) throw new Error(`two definitions of "${def.path}" (the second in ${file})`);
     paths.add(def.path);
   }
-  const entryOf = (def) => {
-    const { run, conflicts, ...data } = def;
-    return {
-      ...data,
-      ...(conflicts ? { conflicts: conflicts.map(({ when, forbids }) => ({ when, forbids })) } : {}),
-    };
-  };
   const body = rows
     .map(({ file, def }) => {
-      const data = JSON.stringify(entryOf(def)).slice(0, -1);
+      const data = JSON.stringify(all.entryOf(def)).slice(0, -1);
       const load = def.run ? `,"load":() => import('./${file.replace(/\.ts$/, '.js')}')` : '';
       return `  ${data}${load}},`;
     })
