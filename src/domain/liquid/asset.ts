@@ -116,7 +116,8 @@ export function contractPrecision(contract: unknown): number | undefined {
 
 /**
  * The precision an asset registry answer proves: the contract's, when the id recomputed from the
- * contract and the issuance prevout is `assetId`; undefined when it proves nothing.
+ * contract and the issuance prevout is `assetId` (in its one form, lower case); undefined when it
+ * proves nothing.
  */
 export function provenPrecision(
   assetId: string,
@@ -124,7 +125,7 @@ export function provenPrecision(
 ): number | undefined {
   const prevout = answer.issuance_prevout as Partial<Outpoint> | undefined;
   if (!prevout || typeof prevout.txid !== 'string' || typeof prevout.vout !== 'number') return undefined;
-  if (issuedAssetId({ txid: prevout.txid, vout: prevout.vout }, answer.contract) !== assetId.toLowerCase())
+  if (issuedAssetId({ txid: prevout.txid, vout: prevout.vout }, answer.contract) !== assetId)
     return undefined;
   return contractPrecision(answer.contract);
 }

@@ -386,7 +386,7 @@ export interface JudgeInput {
   status: TxStatus;
   tipHeight: number;
   requiredConfirmations?: number;
-  /** the profile's `asset-id`, display order */
+  /** the profile's `asset-id`, display order, in its one form (lower case: read as the setting is read) */
   expectedAssetId?: string | undefined;
   /** registry data by asset id, for the assets the caller looked up, with its precision's source */
   assets: Record<string, AssetInfo | undefined>;
@@ -402,7 +402,7 @@ export const CLOCK_MARGIN_MS = 60 * 60 * 1000;
 /** The asset ids whose registry data the judgement needs (look them up with /asset/:id). */
 export function assetsToLookUp(analysis: SettlementAnalysis, expectedAssetId?: string): string[] {
   const ids = new Set<string>();
-  if (expectedAssetId) ids.add(expectedAssetId.toLowerCase());
+  if (expectedAssetId) ids.add(expectedAssetId);
   for (const finding of analysis.addresses)
     for (const output of finding.outputs) if (output.assetId) ids.add(output.assetId);
   return [...ids];
@@ -604,7 +604,7 @@ interface AssetFinding {
 
 /** The pinned asset paid to every address, or the asset the destination got (not pinned). */
 function settlementAsset(analysis: SettlementAnalysis, input: JudgeInput): AssetFinding {
-  const expected = input.expectedAssetId?.toLowerCase();
+  const expected = input.expectedAssetId;
   if (expected) return pinnedAsset(analysis, expected, input);
   const destination = analysis.addresses.find((finding) => finding.role === 'destination');
   const destAssets = new Set(
