@@ -966,6 +966,7 @@ function pairCheck(
   return restCheck(got, net, received(split, assetId), precision);
 }
 
+/** What each address received: judged when its outputs are open and the asset and precision known. */
 function amountChecks(
   analysis: SettlementAnalysis,
   assetId: string | null,
@@ -978,6 +979,7 @@ function amountChecks(
     precision === undefined ? new Map<string, ScriptDue>() : duesByScript(uses, earlier, precision);
   const pairs = splitPairs(uses, earlier);
   const judged = new Set<string>();
+  // the total is judged only when every address's amount could be
   let allOpen = true;
   for (const finding of analysis.addresses) {
     if (finding.outputs.length === 0 && mayGoUnpaid(analysis, finding)) continue;
@@ -990,38 +992,51 @@ function amountChecks(
       continue;
     }
     judged.add(finding.script);
-    const what = `${finding.role}-amount` as const;
-    const closed = finding.outputs.filter((output) => output.assetId === null || output.value === null);
-    if (closed.length > 0) {
+    const unknown = unknownAmountCheck(finding, assetId, precision === undefined ? undefined : dues);
+    if (unknown || !assetId || precision === undefined) {
       allOpen = false;
-      checks.push(closedAmountCheck(finding, closed));
-    } else if (!assetId) {
-      allOpen = false;
-      checks.push({
-        what,
-        outcome: 'not-proven',
-        detail: 'the settlement asset is unknown: the amount was not verified',
-      });
-    } else if (precision === undefined || !dues.get(finding.script)) {
-      allOpen = false;
-      const got = received(finding, assetId);
-      checks.push({
-        what,
-        outcome: 'not-proven',
-        detail: `received ${got} base units; the asset's precision is unknown, so the amount was not verified`,
-        actual: `${got} units`,
-      });
-    } else {
-      const pair = pairs.get(finding.script);
-      const exact = pair ? pairCheck(finding, pair, analysis, assetId, precision) : null;
-      checks.push(exact ?? amountCheck(finding, assetId, precision, dues.get(finding.script)!));
+      if (unknown) checks.push(unknown);
+      continue;
     }
+    const pair = pairs.get(finding.script);
+    const exact = pair ? pairCheck(finding, pair, analysis, assetId, precision) : null;
+    checks.push(exact ?? amountCheck(finding, assetId, precision, dues.get(finding.script)!));
   }
   if (allOpen && assetId && precision !== undefined) {
     const total = totalCheck(analysis.addresses, assetId, precision, dues);
     if (total) checks.push(total);
   }
   return checks;
+}
+
+/**
+ * Why an address's amount cannot be judged: outputs that stayed confidential, an unknown asset, or
+ * a precision unknown (`dues` undefined) or no share due to its script; null when it can be.
+ */
+function unknownAmountCheck(
+  finding: AddressFinding,
+  assetId: string | null,
+  dues: Map<string, ScriptDue> | undefined,
+): Check | null {
+  const what = `${finding.role}-amount` as const;
+  const closed = finding.outputs.filter((output) => output.assetId === null || output.value === null);
+  if (closed.length > 0) return closedAmountCheck(finding, closed);
+  if (!assetId)
+    return {
+      what,
+      outcome: 'not-proven',
+      detail: 'the settlement asset is unknown: the amount was not verified',
+    };
+  if (dues === undefined || !dues.get(finding.script)) {
+    const got = received(finding, assetId);
+    return {
+      what,
+      outcome: 'not-proven',
+      detail: `received ${got} base units; the asset's precision is unknown, so the amount was not verified`,
+      actual: `${got} units`,
+    };
+  }
+  return null;
 }
 
 function verdictOf(checks: Check[]): Verdict {
