@@ -17,8 +17,8 @@ const dir = path.join(root, 'src/commands');
 const target = path.join(dir, 'manifest.ts');
 const modules = fs
   .readdirSync(dir)
-  .filter((f) => f.endsWith('.ts') && f !== 'manifest.ts')
-  .filter((f) => /^export const definitions\b/m.test(fs.readFileSync(path.join(dir, f), 'utf8')))
+  .filter((file) => file.endsWith('.ts') && file !== 'manifest.ts')
+  .filter((file) => /^export const definitions\b/m.test(fs.readFileSync(path.join(dir, file), 'utf8')))
   .sort();
 
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-manifest-'));
@@ -26,9 +26,13 @@ try {
   const entry = path.join(temp, 'entry.ts');
   fs.writeFileSync(
     entry,
-    modules
-      .map((f, i) => `export { definitions as m${i} } from ${JSON.stringify(path.join(dir, f))};`)
-      .join('\n'),
+    [
+      ...modules.map(
+        (file, i) => `export { definitions as m${i} } from ${JSON.stringify(path.join(dir, file))};`,
+      ),
+      // what of a definition the manifest holds is said once, in define.ts (the test compares with it)
+      `export { entryOf } from ${JSON.stringify(path.join(dir, 'define.ts'))};`,
+    ].join('\n'),
   );
   const out = path.join(temp, 'entry.mjs');
   await esbuild.build({
@@ -60,13 +64,9 @@ try {
     if (paths.has(def.path)) throw new Error(`two definitions of "${def.path}" (the second in ${file})`);
     paths.add(def.path);
   }
-  const entryOf = (def) => {
-    const { run, conflicts, ...data } = def;
-    return { ...data, ...(conflicts ? { conflicts: conflicts.map(({ when, forbids }) => ({ when, forbids })) } : {}) };
-  };
   const body = rows
     .map(({ file, def }) => {
-      const data = JSON.stringify(entryOf(def)).slice(0, -1);
+      const data = JSON.stringify(all.entryOf(def)).slice(0, -1);
       const load = def.run ? `,"load":() => import('./${file.replace(/\.ts$/, '.js')}')` : '';
       return `  ${data}${load}},`;
     })

@@ -21,7 +21,7 @@ const HELP_WIDTH = 80;
 const GROUP_PATHS = new Set(COMMANDS.filter((c) => !c.load).map((c) => c.path));
 
 /** `lbrl help deposit create` is `lbrl deposit create --help`; bare `lbrl` and groups print their help. */
-function normalise(argv: string[]): string[] {
+function normaliseArgv(argv: string[]): string[] {
   const i = argv.indexOf('help');
   if (
     i >= 0 &&
@@ -46,15 +46,15 @@ function withoutHelpOfUnknown(argv: string[]): string[] {
   if (!argv.includes('--help') && !argv.includes('-h')) return argv;
   let path = '';
   for (let i = 0; i < argv.length; i++) {
-    const w = argv[i]!;
-    if (w === '--help' || w === '-h' || w === '--') return argv;
-    if (w.startsWith('-')) {
-      if (GLOBAL_VALUE_FLAGS.has(w)) i++;
+    const word = argv[i]!;
+    if (word === '--help' || word === '-h' || word === '--') return argv;
+    if (word.startsWith('-')) {
+      if (GLOBAL_VALUE_FLAGS.has(word)) i++;
       continue;
     }
     // past a command, the words are its arguments
     if (!GROUP_PATHS.has(path)) return argv;
-    const next = path ? `${path} ${w}` : w;
+    const next = path ? `${path} ${word}` : word;
     if (!KNOWN_PATHS.has(next)) return argv.filter((a) => a !== '--help' && a !== '-h');
     path = next;
   }
@@ -86,7 +86,7 @@ export function reportCrash(error: unknown, rawArgv: string[], given: Context): 
 export async function main(rawArgv: string[], given: Context): Promise<number> {
   // before any argument is read: a secret typed in the wrong place never comes back
   const ctx = redactedFromTheStart(given);
-  const argv = normalise(rawArgv);
+  const argv = normaliseArgv(rawArgv);
   let session: Session | undefined;
   let globals: GlobalOptions = {};
   let usageMessage: string | undefined;
@@ -99,9 +99,9 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
     getErrHelpWidth: () => HELP_WIDTH,
     writeOut: (s: string) => ctx.stdout.write(s),
     writeErr: (s: string) => ctx.stderr.write(s),
-    outputError: (s: string) => {
+    outputError: (text: string) => {
       failedPath = path;
-      usageMessage = s
+      usageMessage = text
         .replace(/^error: /, '')
         .trim()
         .replace(/\s*\n\s*/g, ' ');
@@ -111,12 +111,12 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
   const wire = (cmd: Command, def: CommandEntry) => {
     cmd.description(def.description);
     for (const a of def.args) cmd.argument(a.name, a.help);
-    for (const f of def.flags) {
-      if (f.flags === '-V, --version') cmd.version(VERSION, f.flags, f.help);
+    for (const flag of def.flags) {
+      if (flag.flags === '-V, --version') cmd.version(VERSION, flag.flags, flag.help);
       else {
-        const option = new Option(f.flags, f.help);
-        if (f.default !== undefined) option.default(f.default);
-        if (f.repeatable)
+        const option = new Option(flag.flags, flag.help);
+        if (flag.default !== undefined) option.default(flag.default);
+        if (flag.repeatable)
           option.argParser((value: string, before: string[] | undefined) => [...(before ?? []), value]);
         cmd.addOption(option);
       }
@@ -132,10 +132,13 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
       // the command's own module, and only it: its definition has the messages and the handler
       const full = (await load()).definitions.find((d) => d.path === def.path);
       if (!full?.run) throw new Error(`the manifest is stale: run npm run build (${def.path})`);
-      for (const c of full.conflicts ?? []) {
-        const active = 'set' in c.when ? opts[c.when.set] !== undefined : opts[c.when.unset] === undefined;
-        const given = c.forbids.filter((k) => opts[k] !== undefined && opts[k] !== false);
-        if (active && given.length > 0) throw usageError(c.message(given.map(flagName)));
+      for (const conflict of full.conflicts ?? []) {
+        const active =
+          'set' in conflict.when
+            ? opts[conflict.when.set] !== undefined
+            : opts[conflict.when.unset] === undefined;
+        const given = conflict.forbids.filter((k) => opts[k] !== undefined && opts[k] !== false);
+        if (active && given.length > 0) throw usageError(conflict.message(given.map(flagName)));
       }
       globals = this.optsWithGlobals() as GlobalOptions;
       await full.run({
@@ -199,19 +202,19 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
       printError(usageError(`${message} (see ${['lbrl', failedPath].filter(Boolean).join(' ')} --help)`));
       return EXIT.usage;
     }
-    const e =
+    const failure =
       error instanceof LbrlError
         ? error
         : new LbrlError(
             `unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
             'service',
           );
-    if (e.exitCode === EXIT.interrupted && ctx.signal.aborted && e.message === 'interrupted') {
+    if (failure.exitCode === EXIT.interrupted && ctx.signal.aborted && failure.message === 'interrupted') {
       if (!globals.json) ctx.stderr.write('\n');
       return EXIT.interrupted;
     }
-    printError(e);
-    return e.exitCode;
+    printError(failure);
+    return failure.exitCode;
   } finally {
     await session?.close();
     // what the redacting streams held back (it might have been the start of a secret) is out now

@@ -73,8 +73,8 @@ export interface Context {
 
 /** Running under CI: CI is set to anything but empty, false or 0 (no prompts, no animation). */
 export function inCI(env: Context['env']): boolean {
-  const ci = env.CI;
-  return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
+  const ciValue = env.CI;
+  return ciValue !== undefined && ciValue !== '' && ciValue !== 'false' && ciValue !== '0';
 }
 
 /** A timer that an abort cuts short (rejecting), without loading timers/promises. */
@@ -112,10 +112,10 @@ export async function readInput(stream: InStream, limit: number, what: string): 
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += b.length;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += bytes.length;
     if (size > limit) throw usageError(`${what} on stdin is longer than ${limit} bytes`);
-    chunks.push(b);
+    chunks.push(bytes);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -37,7 +37,7 @@ process.on('SIGTERM', onSignal);
  * (EIO: the pty closed, ssh dropped) ends the process too, instead of it going on writing to no one.
  * The first such error ends it: there is no one left to tell.
  */
-const GONE = new Set(['EPIPE', 'EIO', 'ENXIO', 'EBADF', 'ECONNRESET', 'ERR_STREAM_DESTROYED']);
+const GONE_STREAM_CODES = new Set(['EPIPE', 'EIO', 'ENXIO', 'EBADF', 'ECONNRESET', 'ERR_STREAM_DESTROYED']);
 /** The terminal's own errors: it hung up. */
 const HUNG_UP = new Set(['EIO', 'ENXIO']);
 
@@ -59,7 +59,7 @@ for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
     const code = error.code ?? '';
     if (HUNG_UP.has(code) && (stream as { isTTY?: boolean }).isTTY) hangUp();
-    if (GONE.has(code)) process.exit(process.exitCode ?? (stream === process.stdout ? 0 : 1));
+    if (GONE_STREAM_CODES.has(code)) process.exit(process.exitCode ?? (stream === process.stdout ? 0 : 1));
   });
 }
 process.on('SIGHUP', hangUp);

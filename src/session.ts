@@ -70,14 +70,14 @@ export class Session {
     });
     this.ctx = this.printer.guard(ctx);
     const profileText = globals.profile ?? ctx.env.LBRL_PROFILE ?? 'default';
-    const p = parseProfileName(profileText);
-    if (!p.ok)
+    const parsed = parseProfileName(profileText);
+    if (!parsed.ok)
       throw invalidValue(
         globals.profile !== undefined ? '--profile' : 'LBRL_PROFILE',
         profileText,
-        p.expected,
+        parsed.expected,
       );
-    this.profileName = p.value;
+    this.profileName = parsed.value;
     this.profileFrom = globals.profile !== undefined ? '--profile' : 'LBRL_PROFILE';
     this.store = new ConfigStore(configDir(ctx.env, ctx.homedir), (line) => this.printer.warn(line));
     this.printer.addSecret(ctx.env.LBRL_TOKEN);
@@ -147,8 +147,8 @@ export class Session {
     this.printer.addSecret(profile.token);
     const webhook = profile['webhook-secret'];
     if (webhook) for (const secret of webhookSecretSecrets(webhook)) this.printer.addSecret(secret);
-    for (const b of profile['blinding-keys'] ?? []) {
-      for (const secret of blindingKeySecrets(b.key)) this.printer.addSecret(secret);
+    for (const entry of profile['blinding-keys'] ?? []) {
+      for (const secret of blindingKeySecrets(entry.key)) this.printer.addSecret(secret);
     }
     return profile;
   }
@@ -196,12 +196,12 @@ export class Session {
   }
 
   network(): Network {
-    const n = this.setting('network');
-    if (!isNetwork(n))
+    const network = this.setting('network');
+    if (!isNetwork(network))
       throw usageError(
-        `the profile's network ${JSON.stringify(n)} is not liquid, liquidtestnet or elementsregtest`,
+        `the profile's network ${JSON.stringify(network)} is not liquid, liquidtestnet or elementsregtest`,
       );
-    return n;
+    return network;
   }
 
   /** The base URL as given, unchecked, and where it came from: --base-url, LBRL_BASE_URL, the profile. */
@@ -242,18 +242,18 @@ export class Session {
     const token = tokenSetting?.value;
     const tokenFrom = tokenSetting?.from ?? '';
     if (baseUrl !== undefined) {
-      const r = parseBaseUrl(baseUrl);
-      if (!r.ok)
+      const parsed = parseBaseUrl(baseUrl);
+      if (!parsed.ok)
         throw invalidValue(
           baseUrlFrom === `profile ${this.profileName}` ? 'base-url in the config' : baseUrlFrom,
           withoutCredentials(baseUrl),
-          r.expected,
+          parsed.expected,
         );
-      baseUrl = r.value;
+      baseUrl = parsed.value;
     }
     if (token !== undefined) {
-      const r = parseToken(token);
-      if (!r.ok) throw usageError(`invalid token from ${tokenFrom}: expected ${r.expected}`);
+      const parsed = parseToken(token);
+      if (!parsed.ok) throw usageError(`invalid token from ${tokenFrom}: expected ${parsed.expected}`);
       // a short token cannot be told apart from ordinary text, so it cannot be kept out of output
       if (token.length < MIN_FRAGMENT_SECRET)
         throw usageError(

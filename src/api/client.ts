@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { createdDepositShape, depositShape } from '../domain/deposit.js';
 import { Redactor } from '../domain/text/redact.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { Agent, type Dispatcher, request } from './http.js';
-import {
-  type CreateRequest,
-  type CreateResponse,
-  createAnswerShape,
-  describeIssues,
-  type GetResponse,
-  getAnswerShape,
-} from './models.js';
+import { type CreateRequest, type CreateResponse, describeIssues, type GetResponse } from './models.js';
 
 export interface ClientOptions {
   /** validated, without a trailing slash; /v1/api/... is appended */
@@ -99,7 +93,7 @@ export interface Answer {
   text: string;
 }
 
-type Outcome =
+type AttemptResult =
   | { kind: 'answer'; status: number; headers: AnswerHeaders; body: string }
   | { kind: 'error'; error: unknown; sent: boolean };
 
@@ -107,16 +101,16 @@ type AnswerHeaders = Record<string, string | string[] | undefined>;
 
 /** The code of a network error, or of its cause (undici wraps them). */
 export function errorCode(error: unknown): string {
-  let e = error as { code?: string; cause?: unknown } | undefined;
-  for (let i = 0; i < 4 && e; i++) {
-    if (typeof e.code === 'string') return e.code;
-    e = e.cause as typeof e;
+  let link = error as { code?: string; cause?: unknown } | undefined;
+  for (let i = 0; i < 4 && link; i++) {
+    if (typeof link.code === 'string') return link.code;
+    link = link.cause as typeof link;
   }
   return '';
 }
 
-export function headerValue(h: string | string[] | undefined): string | undefined {
-  return Array.isArray(h) ? h[0] : h;
+export function headerValue(header: string | string[] | undefined): string | undefined {
+  return Array.isArray(header) ? header[0] : header;
 }
 
 /** Delay the service asked for, from `Retry-After` (seconds or an HTTP date). */
@@ -132,13 +126,13 @@ export function serviceMessage(body: string): string {
   let text = body.trim();
   try {
     const json = JSON.parse(body) as unknown;
-    const pick = (v: unknown): string | undefined => {
-      if (typeof v === 'string' && v.trim()) return v;
-      if (Array.isArray(v)) return v.map(pick).filter(Boolean).join('; ') || undefined;
-      if (v && typeof v === 'object') {
-        const fields = v as Record<string, unknown>;
-        for (const k of ['message', 'error_description', 'detail', 'title', 'error', 'errors', 'msg']) {
-          const found = pick(fields[k]);
+    const pick = (value: unknown): string | undefined => {
+      if (typeof value === 'string' && value.trim()) return value;
+      if (Array.isArray(value)) return value.map(pick).filter(Boolean).join('; ') || undefined;
+      if (value && typeof value === 'object') {
+        const fields = value as Record<string, unknown>;
+        for (const key of ['message', 'error_description', 'detail', 'title', 'error', 'errors', 'msg']) {
+          const found = pick(fields[key]);
           if (found) {
             const field =
               typeof fields.field === 'string'
@@ -190,7 +184,7 @@ export class DepositClient {
   ): Promise<ApiResult<CreateResponse>> {
     const answer = await this.send('POST', '/v1/api/deposit', JSON.stringify(body), idempotencyKey);
     try {
-      return this.parse(answer, createAnswerShape);
+      return this.parse(answer, createdDepositShape);
     } catch (error) {
       // the service said yes, in words we cannot read: the charge may well exist
       if (error instanceof LbrlError) {
@@ -211,7 +205,7 @@ export class DepositClient {
       undefined,
       id,
     );
-    const result = this.parse(answer, getAnswerShape);
+    const result = this.parse(answer, depositShape);
     // the interface answers a get with 200; a 201 or 202 (created? accepted, not yet done?) is
     // not the deposit's state
     if (answer.status !== 200) {
@@ -239,7 +233,7 @@ export class DepositClient {
       undefined,
       id,
     );
-    return this.parse(answer, getAnswerShape);
+    return this.parse(answer, depositShape);
   }
 
   /**
@@ -262,10 +256,10 @@ export class DepositClient {
         maxRetryAfterMs: this.settings.maxRetryAfterMs,
         depositId: id,
       };
-      const verdict = classify(facts, seen(outcome), this.settings.now());
+      const verdict = classify(facts, asSeen(outcome), this.settings.now());
       if (!verdict.ok) throw verdict.error;
     }
-    const answer = outcome as Extract<Outcome, { kind: 'answer' }>;
+    const answer = outcome as Extract<AttemptResult, { kind: 'answer' }>;
     return {
       status: answer.status,
       contentType: headerValue(answer.headers['content-type']),
@@ -296,7 +290,7 @@ export class DepositClient {
     { status, contentType, text }: Answer,
     schema: {
       safeParse(
-        v: unknown,
+        value: unknown,
         params: { reportInput: boolean },
       ): { success: true; data: T } | { success: false; error: import('zod/mini').core.$ZodError };
     },
@@ -343,7 +337,7 @@ export class DepositClient {
     url: string,
     body: string | undefined,
     headers: Record<string, string>,
-  ): Promise<Outcome> {
+  ): Promise<AttemptResult> {
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
     const signal = this.settings.signal ? AbortSignal.any([this.settings.signal, timeout]) : timeout;
     let sent = false;
@@ -433,9 +427,9 @@ export class DepositClient {
       const started = this.settings.now();
       const outcome = await this.attempt(method, url, body, headers);
       this.traceOutcome(outcome, this.settings.now() - started);
-      const verdict = classify(request, seen(outcome), this.settings.now());
+      const verdict = classify(request, asSeen(outcome), this.settings.now());
       if (verdict.ok) {
-        const answer = outcome as Extract<Outcome, { kind: 'answer' }>;
+        const answer = outcome as Extract<AttemptResult, { kind: 'answer' }>;
         return {
           status: answer.status,
           contentType: headerValue(answer.headers['content-type']),
@@ -459,16 +453,16 @@ export class DepositClient {
     }
   }
 
-  private traceOutcome(outcome: Outcome, elapsed: number): void {
+  private traceOutcome(outcome: AttemptResult, elapsed: number): void {
     if (outcome.kind === 'error') {
       const code = errorCode(outcome.error);
       this.trace(`< (no answer after ${elapsed} ms: ${code || errorMessage(outcome.error)})`);
       return;
     }
-    const { status, headers: h, body: text } = outcome;
+    const { status, headers, body: text } = outcome;
     this.trace(`< ${status} (${elapsed} ms)`);
-    const ct = headerValue(h['content-type']);
-    if (ct) this.trace(`< content-type: ${ct}`);
+    const contentType = headerValue(headers['content-type']);
+    if (contentType) this.trace(`< content-type: ${contentType}`);
     this.trace(`< ${text.length > 1500 ? `${text.slice(0, 1500)}… (${text.length} bytes)` : text}`);
   }
 }
@@ -489,7 +483,7 @@ export type Seen =
     }
   | { kind: 'error'; code: string; message: string; sent: boolean };
 
-function seen(outcome: Outcome): Seen {
+function asSeen(outcome: AttemptResult): Seen {
   if (outcome.kind === 'error') {
     return {
       kind: 'error',
@@ -537,13 +531,13 @@ export type RequestVerdict =
  * long the service asked to wait. A create is sent again only when it cannot have reached the
  * service (a refused connection) or the service said so (429); a GET whenever it failed in transit or 5xx.
  */
-export function classify(r: RequestFacts, observed: Seen, now: number): RequestVerdict {
+export function classify(facts: RequestFacts, observed: Seen, now: number): RequestVerdict {
   // a POST is never sent again once it may have arrived; only a create carries an Idempotency-Key
-  const isPost = r.method === 'POST';
-  const isCreate = isPost && r.idempotencyKey !== undefined;
+  const isPost = facts.method === 'POST';
+  const isCreate = isPost && facts.idempotencyKey !== undefined;
   const mayExist = (reason: string, type: 'timeout' | 'network' | 'service') =>
     new LbrlError(
-      `${reason}. The create request may have reached the service, so it was not sent again: a deposit may exist (Idempotency-Key ${r.idempotencyKey})`,
+      `${reason}. The create request may have reached the service, so it was not sent again: a deposit may exist (Idempotency-Key ${facts.idempotencyKey})`,
       type,
       'check for the deposit before creating another; re-running the command makes a new charge',
     );
@@ -555,26 +549,26 @@ export function classify(r: RequestFacts, observed: Seen, now: number): RequestV
   });
 
   if (observed.kind === 'error') {
-    const plain = plainHttpAnswer(r, observed);
+    const plain = plainHttpAnswer(facts, observed);
     if (plain) return never(new LbrlError(plain, 'network'));
     if (TLS_FAILURES.test(observed.code))
       return never(
-        new LbrlError(`${certificateProblem(r.host, observed.code)}; nothing was sent`, 'network'),
+        new LbrlError(`${certificateProblem(facts.host, observed.code)}; nothing was sent`, 'network'),
       );
     const timedOut =
       /TIMEOUT|AbortError|TimeoutError/i.test(observed.code) || /timeout|aborted/i.test(observed.message);
     const type = timedOut ? 'timeout' : 'network';
     const reason = timedOut
-      ? `no answer within ${Math.round(r.timeoutMs / 1000)} s`
+      ? `no answer within ${Math.round(facts.timeoutMs / 1000)} s`
       : `connection failed (${observed.code || observed.message})`;
     const said =
-      timedOut && observed.code !== 'UND_ERR_CONNECT_TIMEOUT' ? reason : connectionProblem(r, observed);
+      timedOut && observed.code !== 'UND_ERR_CONNECT_TIMEOUT' ? reason : connectionProblem(facts, observed);
     const error =
       isPost && observed.sent
         ? isCreate
           ? mayExist(said, type)
           : new LbrlError(`${said}; the request may have reached the service`, type)
-        : new LbrlError(`could not reach the service at ${r.baseUrl}: ${said}`, type);
+        : new LbrlError(`could not reach the service at ${facts.baseUrl}: ${said}`, type);
     return { ok: false, error, retry: !isPost || !observed.sent, reason };
   }
 
@@ -611,9 +605,9 @@ export function classify(r: RequestFacts, observed: Seen, now: number): RequestV
         : ROUTE_MISSING.test(msg)
           ? `answered 404: ${msg}`
           : undefined;
-    if (problem === undefined && r.depositId)
-      return never(new LbrlError(`deposit ${r.depositId} not found`, 'not_found'));
-    return never(wrongEndpoint(r, problem ?? `answered 404 without the service's JSON error (${msg})`));
+    if (problem === undefined && facts.depositId)
+      return never(new LbrlError(`deposit ${facts.depositId} not found`, 'not_found'));
+    return never(wrongEndpoint(facts, problem ?? `answered 404 without the service's JSON error (${msg})`));
   }
   if (status === 409)
     return never(new LbrlError(`the service refused the request (409): ${msg}`, 'validation'));
@@ -627,7 +621,7 @@ export function classify(r: RequestFacts, observed: Seen, now: number): RequestV
     return {
       ok: false,
       error,
-      retry: waitMs === undefined || waitMs <= r.maxRetryAfterMs,
+      retry: waitMs === undefined || waitMs <= facts.maxRetryAfterMs,
       waitMs,
       reason: 'rate limited (429)',
     };
@@ -665,23 +659,26 @@ const ROUTE_MISSING =
   /no such endpoint|no route|cannot (get|post)|route not found|unknown (route|endpoint|path)|no handler|no static resource/i;
 
 /** The URL is not the Deposit service's endpoint: the base URL is wrong (exit 2). */
-function wrongEndpoint(r: RequestFacts, what: string): LbrlError {
+function wrongEndpoint(facts: RequestFacts, what: string): LbrlError {
   return new LbrlError(
-    `${r.method} ${r.baseUrl}/v1/api/... ${what}: the URL is not the Deposit service's endpoint (is the base URL right?)`,
+    `${facts.method} ${facts.baseUrl}/v1/api/... ${what}: the URL is not the Deposit service's endpoint (is the base URL right?)`,
     'endpoint',
     'the base URL is the part before /v1/api (e.g. https://pay.example.com); check it with `lbrl auth status`',
   );
 }
 
 /** `https://` to a server that speaks plain HTTP: the TLS handshake reads an HTTP answer. */
-function plainHttpAnswer(r: RequestFacts, failure: { code: string; message: string }): string | undefined {
-  if (!r.baseUrl.startsWith('https:')) return undefined;
+function plainHttpAnswer(
+  facts: RequestFacts,
+  failure: { code: string; message: string },
+): string | undefined {
+  if (!facts.baseUrl.startsWith('https:')) return undefined;
   if (
     !/WRONG_VERSION_NUMBER|HTTP_REQUEST|PACKET_LENGTH_TOO_LONG/i.test(failure.code) &&
     !/wrong version number|http request|packet length too long/i.test(failure.message)
   )
     return undefined;
-  return `${r.host} answered in plain HTTP to an https:// request (the TLS handshake failed: ${failure.code || 'wrong version number'}); this is not a certificate problem: use the server's HTTPS port, or http:// if it is a local server; nothing was sent`;
+  return `${facts.host} answered in plain HTTP to an https:// request (the TLS handshake failed: ${failure.code || 'wrong version number'}); this is not a certificate problem: use the server's HTTPS port, or http:// if it is a local server; nothing was sent`;
 }
 
 function certificateProblem(host: string, code: string): string {
@@ -703,13 +700,13 @@ function certificateProblem(host: string, code: string): string {
 }
 
 /** What a failed connection means, in words: the host, the port, the network. */
-function connectionProblem(r: RequestFacts, failure: { code: string; message: string }): string {
-  let hostname = r.host;
+function connectionProblem(facts: RequestFacts, failure: { code: string; message: string }): string {
+  let hostname = facts.host;
   let port = '';
   try {
-    const u = new URL(r.baseUrl);
-    hostname = u.hostname;
-    port = u.port || (u.protocol === 'https:' ? '443' : '80');
+    const url = new URL(facts.baseUrl);
+    hostname = url.hostname;
+    port = url.port || (url.protocol === 'https:' ? '443' : '80');
   } catch {
     // the base URL was checked before; keep the host as given
   }

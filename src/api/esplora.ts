@@ -8,6 +8,7 @@
  * checked against a model before use; a 404 (plain text at Esplora) is "not found", not an error.
  */
 import * as z from 'zod/mini';
+import { HEX32, isHex32, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import {
   type ClientOptions,
@@ -32,15 +33,14 @@ export const DEFAULT_ESPLORA: Record<'liquid' | 'liquidtestnet' | 'elementsregte
   elementsregtest: null,
 };
 
-const HEX64 = /^[0-9a-f]{64}$/;
-const hex64 = z.string().check(z.regex(HEX64, 'expected 64 lowercase hex digits'));
+const hex32 = z.string().check(z.regex(HEX32, 'expected 64 lowercase hex digits'));
 const hexText = z.string().check(z.regex(/^(?:[0-9a-f]{2})*$/, 'expected hex'));
 const height = z.int().check(z.minimum(0));
 
 const statusShape = z.looseObject({
   confirmed: z.boolean(),
   block_height: z.optional(z.nullable(height)),
-  block_hash: z.optional(z.nullable(hex64)),
+  block_hash: z.optional(z.nullable(hex32)),
   block_time: z.optional(z.nullable(z.int())),
 });
 export const txStatusSchema = statusShape.check(
@@ -56,7 +56,7 @@ const voutSchema = z
     scriptpubkey_type: z.optional(z.string()),
     scriptpubkey_address: z.optional(z.string()),
     value: z.optional(z.int().check(z.minimum(0))),
-    asset: z.optional(hex64),
+    asset: z.optional(hex32),
     valuecommitment: z.optional(
       z.string().check(z.regex(/^0[89][0-9a-f]{64}$/, 'expected a value commitment')),
     ),
@@ -65,13 +65,13 @@ const voutSchema = z
     ),
   })
   .check(
-    z.refine((o) => !(o.value !== undefined && o.valuecommitment !== undefined), {
+    z.refine((output) => !(output.value !== undefined && output.valuecommitment !== undefined), {
       message: 'an output with both an explicit value and a value commitment',
     }),
   );
 
 export const txSchema = z.looseObject({
-  txid: hex64,
+  txid: hex32,
   version: z.int(),
   locktime: z.int(),
   vin: z.array(z.looseObject({})),
@@ -81,12 +81,12 @@ export const txSchema = z.looseObject({
 export type EsploraTx = z.infer<typeof txSchema>;
 
 export const assetSchema = z.looseObject({
-  asset_id: hex64,
+  asset_id: hex32,
   /** the registry's copy of the contract's precision: proves nothing by itself */
   precision: z.optional(z.int().check(z.minimum(0), z.maximum(8))),
   /** the issuance contract the id commits to (with issuance_prevout) */
   contract: z.optional(z.unknown()),
-  issuance_prevout: z.optional(z.nullable(z.looseObject({ txid: hex64, vout: z.int().check(z.minimum(0)) }))),
+  issuance_prevout: z.optional(z.nullable(z.looseObject({ txid: hex32, vout: z.int().check(z.minimum(0)) }))),
   ticker: z.optional(z.nullable(z.string())),
   name: z.optional(z.nullable(z.string())),
   entity: z.optional(z.nullable(z.looseObject({ domain: z.optional(z.nullable(z.string())) }))),
@@ -95,14 +95,14 @@ export type EsploraAsset = z.infer<typeof assetSchema>;
 
 /** An address's history page: Esplora gives 25 confirmed (and up to 50 unconfirmed) at a time. */
 const addressTxsSchema = z
-  .array(z.looseObject({ txid: hex64, status: txStatusSchema }))
+  .array(z.looseObject({ txid: hex32, status: txStatusSchema }))
   .check(z.maxLength(1000, 'more transactions in one page than Esplora ever gives'));
 export type AddressTx = z.infer<typeof addressTxsSchema>[number];
 
 type Body = { status: 200; contentType: string | undefined; text: string } | { status: 404 };
 
 export class EsploraClient {
-  private readonly o: Required<
+  private readonly settings: Required<
     Pick<EsploraOptions, 'timeoutMs' | 'connectTimeoutMs' | 'maxRetries' | 'maxRetryAfterMs' | 'maxBodyBytes'>
   > &
     EsploraOptions;
@@ -114,18 +114,18 @@ export class EsploraClient {
   deadline: number | undefined;
 
   constructor(options: EsploraOptions) {
-    this.o = {
+    this.settings = {
       ...REQUEST_DEFAULTS,
       // a transaction with many confidential outputs carries ~4 kB of proofs per output
       maxBodyBytes: 8 * 1024 * 1024,
       ...options,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
-    this.dispatcher = options.dispatcher ?? httpAgent(this.o);
+    this.dispatcher = options.dispatcher ?? httpAgent(this.settings);
   }
 
   async close(): Promise<void> {
-    if (!this.o.dispatcher) await this.dispatcher.close();
+    if (!this.settings.dispatcher) await this.dispatcher.close();
   }
 
   /** The transaction as the explorer describes it; null when it does not know it. */
@@ -171,7 +171,7 @@ export class EsploraClient {
 
   /** Registry data of an asset; null when the explorer does not know it. */
   async getAsset(assetId: string): Promise<EsploraAsset | null> {
-    if (!HEX64.test(assetId)) throw new LbrlError(`invalid asset id ${JSON.stringify(assetId)}`, 'usage');
+    if (!isHex32(assetId)) throw new LbrlError(`invalid asset id ${JSON.stringify(assetId)}`, 'usage');
     const body = await this.get(`/asset/${assetId}`, 'application/json');
     if (body.status === 404) return null;
     const asset = this.json(body, assetSchema, `/asset/${assetId}`);
@@ -196,7 +196,10 @@ export class EsploraClient {
   }
 
   private pastDeadline(): LbrlError {
-    return new LbrlError(`the explorer at ${this.o.baseUrl} did not answer before the time-out`, 'timeout');
+    return new LbrlError(
+      `the explorer at ${this.settings.baseUrl} did not answer before the time-out`,
+      'timeout',
+    );
   }
 
   private contract(message: string): LbrlError {
@@ -229,36 +232,37 @@ export class EsploraClient {
   }
 
   private async get(path: string, accept: string): Promise<Body> {
-    const url = `${this.o.baseUrl}${path}`;
-    const headers = { accept, 'user-agent': this.o.userAgent ?? 'lbrl' };
+    const url = `${this.settings.baseUrl}${path}`;
+    const headers = { accept, 'user-agent': this.settings.userAgent ?? 'lbrl' };
     for (let attempt = 0; ; attempt++) {
-      this.o.trace?.(`> GET ${url}`);
+      this.settings.trace?.(`> GET ${url}`);
       let final: LbrlError;
       let reason: string;
       let wait: number | undefined;
       let status: number | undefined;
-      const left = this.deadline === undefined ? Number.POSITIVE_INFINITY : this.deadline - this.o.now();
+      const left =
+        this.deadline === undefined ? Number.POSITIVE_INFINITY : this.deadline - this.settings.now();
       if (left <= 0) throw this.pastDeadline();
-      const attemptMs = Math.min(this.o.timeoutMs, left);
+      const attemptMs = Math.min(this.settings.timeoutMs, left);
       const timeout = AbortSignal.timeout(attemptMs);
-      const signal = this.o.signal ? AbortSignal.any([this.o.signal, timeout]) : timeout;
+      const signal = this.settings.signal ? AbortSignal.any([this.settings.signal, timeout]) : timeout;
       try {
         const res = await request(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal });
         const chunks: Buffer[] = [];
         let size = 0;
         for await (const chunk of res.body) {
           size += (chunk as Buffer).length;
-          if (size > this.o.maxBodyBytes) {
+          if (size > this.settings.maxBodyBytes) {
             res.body.destroy();
             throw this.contract(
-              `the explorer's answer to ${path} is larger than ${this.o.maxBodyBytes} bytes; refused`,
+              `the explorer's answer to ${path} is larger than ${this.settings.maxBodyBytes} bytes; refused`,
             );
           }
           chunks.push(chunk as Buffer);
         }
         const text = Buffer.concat(chunks).toString('utf8');
         status = res.statusCode;
-        this.o.trace?.(`< ${status} (${text.length} bytes)`);
+        this.settings.trace?.(`< ${status} (${text.length} bytes)`);
         if (status === 200) return { status: 200, contentType: header(res.headers['content-type']), text };
         if (status === 404) return { status: 404 };
         const msg = serviceMessage(text) || `HTTP ${status}`;
@@ -269,22 +273,22 @@ export class EsploraClient {
           );
         }
         if (status === 429 || status >= 500) {
-          wait = retryAfterMs(header(res.headers['retry-after']), this.o.now());
+          wait = retryAfterMs(header(res.headers['retry-after']), this.settings.now());
           reason = status === 429 ? 'rate limited (429)' : `the explorer answered ${status}`;
           final = new LbrlError(
-            `the explorer at ${this.o.baseUrl} answered ${status}: ${msg}`,
+            `the explorer at ${this.settings.baseUrl} answered ${status}: ${msg}`,
             status === 429 ? 'rate_limited' : 'service',
           );
-          if (wait !== undefined && wait > this.o.maxRetryAfterMs) throw final;
+          if (wait !== undefined && wait > this.settings.maxRetryAfterMs) throw final;
         } else {
           throw new LbrlError(`the explorer answered ${path} with ${status}: ${msg}`, 'service');
         }
       } catch (error) {
         if (error instanceof LbrlError) throw error;
-        if (this.o.signal?.aborted) throw interrupted();
+        if (this.settings.signal?.aborted) throw interrupted();
         const code = errorCode(error);
         const message = (error as Error)?.message ?? String(error);
-        this.o.trace?.(`< (no answer: ${code || message})`);
+        this.settings.trace?.(`< (no answer: ${code || message})`);
         if (TLS_FAILURES.test(code)) {
           throw new LbrlError(
             `the TLS certificate of ${new URL(url).host} could not be verified (${code})`,
@@ -292,23 +296,23 @@ export class EsploraClient {
           );
         }
         const timedOut = /TIMEOUT|AbortError|TimeoutError/i.test(code) || /timeout|aborted/i.test(message);
-        if (timedOut && attemptMs < this.o.timeoutMs) throw this.pastDeadline();
+        if (timedOut && attemptMs < this.settings.timeoutMs) throw this.pastDeadline();
         reason = timedOut
-          ? `no answer within ${Math.round(this.o.timeoutMs / 1000)} s`
+          ? `no answer within ${Math.round(this.settings.timeoutMs / 1000)} s`
           : `connection failed (${code || message})`;
         final = new LbrlError(
-          `could not reach the explorer at ${this.o.baseUrl}: ${reason}`,
+          `could not reach the explorer at ${this.settings.baseUrl}: ${reason}`,
           timedOut ? 'timeout' : 'network',
         );
       }
-      if (attempt >= this.o.maxRetries) throw final;
-      const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.o.random() / 2);
+      if (attempt >= this.settings.maxRetries) throw final;
+      const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.settings.random() / 2);
       const delayMs = Math.round(Math.max(backoff, wait ?? 0));
-      if (this.deadline !== undefined && this.o.now() + delayMs >= this.deadline) throw final;
-      this.o.onRetry?.({ attempt: attempt + 1, delayMs, reason, ...(status ? { status } : {}) });
-      this.o.trace?.(`* retrying in ${delayMs} ms (${reason})`);
+      if (this.deadline !== undefined && this.settings.now() + delayMs >= this.deadline) throw final;
+      this.settings.onRetry?.({ attempt: attempt + 1, delayMs, reason, ...(status ? { status } : {}) });
+      this.settings.trace?.(`* retrying in ${delayMs} ms (${reason})`);
       try {
-        await this.o.sleep(delayMs, this.o.signal);
+        await this.settings.sleep(delayMs, this.settings.signal);
       } catch {
         throw interrupted();
       }
@@ -317,8 +321,8 @@ export class EsploraClient {
 }
 
 function checkTxid(txid: string): string {
-  const id = txid.toLowerCase();
-  if (!HEX64.test(id)) {
+  const id = readHex32(txid);
+  if (id === null) {
     throw new LbrlError(`invalid transaction id ${JSON.stringify(txid)}: expected 64 hex digits`, 'usage');
   }
   return id;

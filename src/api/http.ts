@@ -51,12 +51,12 @@ export interface RequestOptions {
 
 /** undici's request(), on a dispatcher of ours. */
 export function request(url: string, options: RequestOptions): Promise<Dispatcher.ResponseData> {
-  const u = new URL(url);
+  const parsed = new URL(url);
   return (
     requestImpl as (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>
   ).call(options.dispatcher, {
-    origin: u.origin,
-    path: `${u.pathname}${u.search}`,
+    origin: parsed.origin,
+    path: `${parsed.pathname}${parsed.search}`,
     method: options.method,
     headers: options.headers,
     body: options.body ?? null,

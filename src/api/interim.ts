@@ -18,20 +18,20 @@ const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.1\r\n/;
 /** What an interim status line starts with: `HTTP/1.x 1dd` then a space or the line's end. */
 const TEMPLATE = 'HTTP/1.? 1?? ';
 
-type Verdict = 'interim' | 'final' | 'more';
+type HeadKind = 'interim' | 'final' | 'more';
 
 /** Whether `head` (the first bytes of an answer) is an interim answer, not one, or too short to say. */
-export function classifyHead(head: Buffer): Verdict {
+export function classifyHead(head: Buffer): HeadKind {
   const n = Math.min(head.length, TEMPLATE.length);
   for (let i = 0; i < n; i++) {
-    const c = head[i] as number;
-    const t = TEMPLATE.charCodeAt(i);
+    const got = head[i] as number;
+    const want = TEMPLATE.charCodeAt(i);
     let ok: boolean;
     if (i === 7)
-      ok = c === 0x30 || c === 0x31; // HTTP/1.0 or HTTP/1.1
-    else if (i === 10 || i === 11) ok = c >= 0x30 && c <= 0x39;
-    else if (i === 12) ok = c === 0x20 || c === 0x0d;
-    else ok = c === t;
+      ok = got === 0x30 || got === 0x31; // HTTP/1.0 or HTTP/1.1
+    else if (i === 10 || i === 11) ok = got >= 0x30 && got <= 0x39;
+    else if (i === 12) ok = got === 0x20 || got === 0x0d;
+    else ok = got === want;
     if (!ok) return 'final';
   }
   if (head.length < TEMPLATE.length) return 'more';
@@ -75,14 +75,14 @@ export function skipInterimAnswers(socket: Socket): Socket {
       if (chunk === null) return null;
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
       const all = held === undefined ? bytes : Buffer.concat([held, bytes]);
-      const r = stripInterim(all);
-      atStart = r.atStart;
-      if (r.rest === undefined) {
+      const stripped = stripInterim(all);
+      atStart = stripped.atStart;
+      if (stripped.rest === undefined) {
         held = all;
         continue;
       }
       held = undefined;
-      if (r.rest.length > 0) return r.rest;
+      if (stripped.rest.length > 0) return stripped.rest;
       // only interim answers so far: look for more, or wait for the next 'readable'
     }
   };

@@ -1,31 +1,17 @@
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import {
-  type CreatedDepositModel,
-  createdDepositSchema,
-  createdDepositShape,
-  type DepositModel,
-  depositSchema,
-  depositShape,
-} from '../domain/deposit.js';
+import type { CreatedDepositModel, DepositModel } from '../domain/deposit.js';
 import { safeText, showValue } from '../domain/text/safe-text.js';
 
 // zod/mini loads no messages of its own: English ones, for errors that name the field
 z.config({ ...en(), jitless: true });
 
 /**
- * What the client reads an answer as: the types of its fields, from the one deposit model
- * (domain/deposit.ts). Every rule about their values is checked where every deposit answer
- * passes (deposits/answers.ts, with domain/deposit-rules.ts), which names the field and both
- * values and says not to pay.
+ * The answers as the client reads them (api/client.ts parses with the model's createdDepositShape
+ * and depositShape, domain/deposit.ts): the types of their fields. Every rule about their values
+ * is checked where every deposit answer passes (deposits/answers.ts, with
+ * domain/deposit-rules.ts), which names the field and both values and says not to pay.
  */
-export const createAnswerShape = createdDepositShape;
-export const getAnswerShape = depositShape;
-
-/** With the sums checked too: for the sandbox's own tests of what it answers. */
-export const createResponseSchema = createdDepositSchema;
-export const getResponseSchema = depositSchema;
-
 export type CreateResponse = CreatedDepositModel;
 export type GetResponse = DepositModel;
 export type DepositResponse = CreateResponse | GetResponse;
@@ -41,14 +27,14 @@ export interface CreateRequest {
 export function describeIssues(error: z.core.$ZodError): string {
   return error.issues
     .slice(0, 3)
-    .map((i) => {
-      const field = i.path.length ? safeText(i.path.join('.')) : '(body)';
+    .map((issue) => {
+      const field = issue.path.length ? safeText(issue.path.join('.')) : '(body)';
       // an object or array is not worth repeating whole: its field is named
       const shown =
-        'input' in i && (typeof i.input !== 'object' || i.input === null)
-          ? `, service answered ${showValue(i.input, 60)}`
+        'input' in issue && (typeof issue.input !== 'object' || issue.input === null)
+          ? `, service answered ${showValue(issue.input, 60)}`
           : '';
-      return `field ${field}: ${i.message}${shown}`;
+      return `field ${field}: ${issue.message}${shown}`;
     })
     .join('; ');
 }

@@ -24,7 +24,7 @@ export interface WebhookPoster {
   close(): Promise<void>;
 }
 
-export function webhookPoster(o: {
+export function webhookPoster(options: {
   timeoutMs: number;
   connectTimeoutMs: number;
   now: () => number;
@@ -32,18 +32,18 @@ export function webhookPoster(o: {
   userAgent: string;
 }): WebhookPoster {
   const dispatcher =
-    o.dispatcher ??
+    options.dispatcher ??
     new Agent({
-      connect: { timeout: o.connectTimeoutMs },
-      headersTimeout: o.timeoutMs,
-      bodyTimeout: o.timeoutMs,
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
       allowH2: false,
     });
   return {
     async post(url, headers, body, signal) {
-      const started = o.now();
+      const started = options.now();
       const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(), o.timeoutMs);
+      const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
       const onAbort = () => timeout.abort();
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
@@ -52,7 +52,7 @@ export function webhookPoster(o: {
           headers: {
             ...headers,
             'content-type': 'application/json',
-            'user-agent': o.userAgent,
+            'user-agent': options.userAgent,
           },
           body,
           dispatcher,
@@ -66,12 +66,12 @@ export function webhookPoster(o: {
             break;
           }
         }
-        return { kind: 'answer', status: res.statusCode, ms: o.now() - started };
+        return { kind: 'answer', status: res.statusCode, ms: options.now() - started };
       } catch (error) {
         return {
           kind: 'failure',
           reason: failureReason(error, timeout.signal.aborted),
-          ms: o.now() - started,
+          ms: options.now() - started,
         };
       } finally {
         clearTimeout(timer);
@@ -79,7 +79,7 @@ export function webhookPoster(o: {
       }
     },
     async close() {
-      if (!o.dispatcher) await dispatcher.close().catch(() => {});
+      if (!options.dispatcher) await dispatcher.close().catch(() => {});
     },
   };
 }

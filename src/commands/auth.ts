@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js';
 import type { Answer } from '../api/client.js';
-import { getResponseSchema } from '../api/models.js';
 import { type Context, type Prompter, readInput } from '../context.js';
+import { depositSchema } from '../domain/deposit.js';
 import { MIN_FRAGMENT_SECRET } from '../domain/text/redact.js';
 import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
@@ -17,9 +17,16 @@ export type LoginOptions = OptionsOf<typeof LOGIN_FLAGS>;
 
 /** The Deposit service's error body, as the interface's OpenAPI describes it. */
 function serviceError(json: unknown): { code: string; message: string } | undefined {
-  const e = (json as { error?: unknown } | null)?.error as { code?: unknown; message?: unknown } | undefined;
-  if (e && typeof e === 'object' && typeof e.code === 'string' && typeof e.message === 'string')
-    return { code: e.code, message: e.message };
+  const problem = (json as { error?: unknown } | null)?.error as
+    | { code?: unknown; message?: unknown }
+    | undefined;
+  if (
+    problem &&
+    typeof problem === 'object' &&
+    typeof problem.code === 'string' &&
+    typeof problem.message === 'string'
+  )
+    return { code: problem.code, message: problem.message };
   return undefined;
 }
 
@@ -45,7 +52,7 @@ export function judgeProbe(answer: Answer): 'accepted' | 'refused' | string {
         ? `${status} with a body that is not JSON`
         : `${status} with a JSON body of another shape`;
   if (json === undefined) return what();
-  if (status >= 200 && status < 300) return getResponseSchema.safeParse(json).success ? 'accepted' : what();
+  if (status >= 200 && status < 300) return depositSchema.safeParse(json).success ? 'accepted' : what();
   const error = serviceError(json);
   if (status === 404 && error?.code === 'not_found') return 'accepted';
   if (
@@ -111,7 +118,7 @@ export async function login(flags: LoginOptions, session: Session): Promise<void
 
 /** Check the base URL and the token (with a harmless request, unless --no-verify), then save both. */
 export async function runLogin(options: LoginCommandOptions): Promise<void> {
-  const { ctx, printer: p, flags: opts } = options;
+  const { ctx, printer, flags: opts } = options;
   const baseText = options.baseUrlSetting()?.value;
   if (baseText === undefined) {
     throw usageError('auth login needs the service URL: pass --base-url <url> (or set LBRL_BASE_URL)');
@@ -131,21 +138,22 @@ export async function runLogin(options: LoginCommandOptions): Promise<void> {
     }
     token = await prompter.password({ message: `Access token for ${base.value}` });
   }
-  const t = parseToken(token);
-  if (!t.ok) throw usageError(`the token given is not usable: expected ${t.expected}; nothing was saved`);
-  if (t.value.length < MIN_FRAGMENT_SECRET) {
+  const parsed = parseToken(token);
+  if (!parsed.ok)
+    throw usageError(`the token given is not usable: expected ${parsed.expected}; nothing was saved`);
+  if (parsed.value.length < MIN_FRAGMENT_SECRET) {
     // a short token cannot be told apart from ordinary text, so it cannot be kept out of output
     throw usageError(
-      `the token given is ${t.value.length} character(s): lbrl needs at least ${MIN_FRAGMENT_SECRET} to keep it out of everything it prints; nothing was saved`,
+      `the token given is ${parsed.value.length} character(s): lbrl needs at least ${MIN_FRAGMENT_SECRET} to keep it out of everything it prints; nothing was saved`,
     );
   }
-  p.addSecret(t.value);
+  printer.addSecret(parsed.value);
 
   if (opts.verify !== false) {
     const client = await options.client({
       mode: 'live',
       baseUrl: base.value,
-      token: t.value,
+      token: parsed.value,
       baseUrlFrom: '--base-url',
       tokenFrom: 'auth login',
     });
@@ -176,10 +184,12 @@ export async function runLogin(options: LoginCommandOptions): Promise<void> {
   }
   await options.updateProfile((profile) => {
     profile['base-url'] = base.value;
-    profile.token = t.value;
+    profile.token = parsed.value;
   });
-  p.info(`Logged in to ${base.value} (profile ${options.profileName}); token saved in ${options.configFile}`);
-  if (ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is set and beats the saved token');
+  printer.info(
+    `Logged in to ${base.value} (profile ${options.profileName}); token saved in ${options.configFile}`,
+  );
+  if (ctx.env.LBRL_TOKEN !== undefined) printer.warn('warning: LBRL_TOKEN is set and beats the saved token');
 }
 
 export type StatusFlags = OptionsOf<typeof STATUS_FLAGS>;
@@ -222,7 +232,7 @@ export function status(flags: StatusFlags, session: Session): void {
 
 /** The profile, its mode, base URL and token source; exit with the problem of a half-configured one. */
 export function runStatus(options: StatusCommandOptions): void {
-  const { flags: opts, printer: p } = options;
+  const { flags: opts, printer } = options;
   let info: Record<string, unknown>;
   let failure: ErrorType | undefined;
   try {
@@ -253,7 +263,7 @@ export function runStatus(options: StatusCommandOptions): void {
   info.network = options.network;
   info.configFile = options.configFile;
   // --show-token is the one place the token is printed on purpose
-  const write = (text: string) => (opts.showToken ? p.outUnredacted(text) : p.out(text));
+  const write = (text: string) => (opts.showToken ? printer.outUnredacted(text) : printer.out(text));
   if (options.json) write(JSON.stringify(info));
   else {
     const lines = [`Profile   ${info.profile}`, `Mode      ${info.mode}`];
@@ -308,22 +318,25 @@ export async function logout(session: Session): Promise<void> {
 
 /** Remove the profile's token, if it has one; a damaged profile, whole. */
 export async function runLogout(options: LogoutCommandOptions): Promise<void> {
-  const { printer: p } = options;
+  const { printer } = options;
   // a profile that is not an object of settings (a list, a string) is removed whole, its token with it
   const damaged = options.damagedProfile();
   if (damaged && (await options.removeDamagedProfile())) {
-    p.info(
+    printer.info(
       `Logged out: profile ${options.profileName} in ${options.configFile} was damaged (${damaged}, not an object of settings) and was removed whole, its token with it; set its settings again with lbrl config set`,
     );
   } else if (options.savedToken() === undefined) {
-    p.info(`profile ${options.profileName} has no saved token`);
+    printer.info(`profile ${options.profileName} has no saved token`);
   } else {
     await options.updateProfile((profile) => {
       delete profile.token;
     });
-    p.info(`Logged out: the token of profile ${options.profileName} was removed from ${options.configFile}`);
+    printer.info(
+      `Logged out: the token of profile ${options.profileName} was removed from ${options.configFile}`,
+    );
   }
-  if (options.ctx.env.LBRL_TOKEN !== undefined) p.warn('warning: LBRL_TOKEN is still set in the environment');
+  if (options.ctx.env.LBRL_TOKEN !== undefined)
+    printer.warn('warning: LBRL_TOKEN is still set in the environment');
 }
 
 export const AUTH_LOGIN = command({

@@ -83,8 +83,8 @@ function subcommands(COMMANDS: readonly CommandEntry[], path: string): string[] 
 /** A flag by what was typed: the command's, a global one, or (after a typo in the path) any. */
 function findFlag(COMMANDS: readonly CommandEntry[], cmd: CommandEntry, word: string): FlagDef | undefined {
   for (const list of [cmd.flags, COMMANDS[0]!.flags, ...COMMANDS.map((c) => c.flags)]) {
-    const f = list.find((x) => names(x).includes(word));
-    if (f) return f;
+    const flag = list.find((x) => names(x).includes(word));
+    if (flag) return flag;
   }
   return undefined;
 }
@@ -122,18 +122,18 @@ export function candidates(
   const positionals: string[] = [];
   let pending: FlagDef | undefined;
   let options = true;
-  for (const w of words.slice(0, -1)) {
+  for (const word of words.slice(0, -1)) {
     // bash splits `--flag=value` at the `=` (it is in COMP_WORDBREAKS): `--flag`, `=`, `value`
-    if (pending && w === '=') continue;
+    if (pending && word === '=') continue;
     if (pending) pending = undefined;
-    else if (w === '--') options = false;
-    else if (options && w.startsWith('-')) {
-      const f = findFlag(COMMANDS, cmd, w);
-      if (f && takesValue(f) && !w.includes('=')) pending = f;
+    else if (word === '--') options = false;
+    else if (options && word.startsWith('-')) {
+      const flag = findFlag(COMMANDS, cmd, word);
+      if (flag && takesValue(flag) && !word.includes('=')) pending = flag;
     } else {
-      const sub = byPath.get(cmd.path ? `${cmd.path} ${w}` : w);
+      const sub = byPath.get(cmd.path ? `${cmd.path} ${word}` : word);
       if (sub && !sub.hidden && positionals.length === 0) cmd = sub;
-      else positionals.push(w);
+      else positionals.push(word);
     }
   }
   const of = (kind: Completion): { files: true } | { files: false; values: string[] } => {
@@ -152,11 +152,11 @@ export function candidates(
   // zsh and fish hand `--flag=val` over whole: offer `--flag=value`
   const inline = options ? /^(--?[^=]+)=(.*)$/.exec(cur) : null;
   if (inline) {
-    const f = findFlag(COMMANDS, cmd, inline[1]!);
-    if (!f || !takesValue(f) || f.complete === 'files') return { files: false, values: [] };
+    const flag = findFlag(COMMANDS, cmd, inline[1]!);
+    if (!flag || !takesValue(flag) || flag.complete === 'files') return { files: false, values: [] };
     cur = inline[2]!;
-    const r = of(f.complete ?? 'none');
-    return { files: false, values: r.files ? [] : r.values.map((v) => `${inline[1]}=${v}`) };
+    const values = of(flag.complete ?? 'none');
+    return { files: false, values: values.files ? [] : values.values.map((v) => `${inline[1]}=${v}`) };
   }
   if (options && cur.startsWith('-')) {
     const flags = [...cmd.flags, ...(cmd === PROGRAM ? [] : PROGRAM.flags.slice(1))].flatMap(names);
@@ -209,12 +209,12 @@ export function complete(words: string[], commands: readonly CommandEntry[], ses
 
 /** The candidates for the last word: profile names and deposit ids that pass their checks only. */
 export function runComplete(options: CompleteCommandOptions): void {
-  const r = candidates(options.commands, options.words, {
+  const result = candidates(options.commands, options.words, {
     profiles: () =>
       [...new Set(['default', ...options.profileNames()])].filter((n) => parseProfileName(n).ok),
     ids: () => options.recentIds().filter((id) => parseDepositId(id).ok),
   });
-  options.printer.out(r.files ? ':files' : [':values', ...r.values].join('\n'));
+  options.printer.out(result.files ? ':files' : [':values', ...result.values].join('\n'));
 }
 
 export const COMPLETION = command({

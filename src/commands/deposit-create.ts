@@ -140,7 +140,7 @@ function splitSummary(body: CreateRequest): string {
   return `${fee.value.wire} of net to ${body.lbrlSplitAddress}: at most ${formatCents(split)} (the destination at least ${formatCents(destination)} before the service fee)`;
 }
 
-function summary(body: CreateRequest, where: string): string {
+function requestSummary(body: CreateRequest, where: string): string {
   const lines = [
     `Amount   ${formatCents(body.amountInCents)} (${body.amountInCents} cents)`,
     `To       ${body.lbrlAddress}`,
@@ -198,7 +198,7 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
   }
 
   if (prompter && !opts.yes) {
-    p.err(summary(body, target.mode === 'live' ? target.baseUrl : 'embedded sandbox (no real money)'));
+    p.err(requestSummary(body, target.mode === 'live' ? target.baseUrl : 'embedded sandbox (no real money)'));
     if (!(await prompter.confirm({ message: 'Create this charge?', default: true }))) {
       throw new LbrlError('cancelled; nothing was sent', 'cancelled');
     }

@@ -48,13 +48,13 @@ function urlHostFor(host: string): string {
 function shopName(options: DisplayCommandOptions): string {
   const value = options.config.setting('shop-name');
   if (value === undefined) return DEFAULT_SHOP_NAME;
-  const r = readShopName(value);
-  if (!r.ok)
+  const parsed = readShopName(value);
+  if (!parsed.ok)
     throw new LbrlError(
-      `the profile's shop-name is not ${r.expected}; set it again with lbrl config set shop-name <name>`,
+      `the profile's shop-name is not ${parsed.expected}; set it again with lbrl config set shop-name <name>`,
       'config',
     );
-  return r.value;
+  return parsed.value;
 }
 
 function parseOptions(opts: DisplayOptions) {
@@ -62,9 +62,14 @@ function parseOptions(opts: DisplayOptions) {
   if (!lang.ok) throw invalidValue('--lang', opts.lang ?? '', lang.expected);
   let port: number | undefined;
   if (opts.port !== undefined) {
-    const r = parseWholeNumber(opts.port, 0, 65535, 'a port number from 0 to 65535 (0 picks a free one)');
-    if (!r.ok) throw invalidValue('--port', opts.port, r.expected);
-    port = r.value;
+    const parsed = parseWholeNumber(
+      opts.port,
+      0,
+      65535,
+      'a port number from 0 to 65535 (0 picks a free one)',
+    );
+    if (!parsed.ok) throw invalidValue('--port', opts.port, parsed.expected);
+    port = parsed.value;
   }
   const host = opts.host ?? '127.0.0.1';
   if (!/^[0-9A-Za-z.:[\]-]{1,255}$/.test(host))
@@ -128,7 +133,7 @@ export async function run(opts: DisplayOptions, session: Session): Promise<void>
 
 /** Check the flags and settings, serve the page, print its URL and QR code, show charges until Ctrl-C. */
 export async function runDisplay(options: DisplayCommandOptions): Promise<void> {
-  const { flags: opts, printer: p, clock } = options;
+  const { flags: opts, printer, clock } = options;
   const { lang, port, host } = parseOptions(opts);
   const style = qrStyle(opts.qrStyle, options.config.setting('qr-style'));
   const shop = shopName(options);
@@ -158,7 +163,7 @@ export async function runDisplay(options: DisplayCommandOptions): Promise<void> 
     api,
     recorder: options.recorder,
     clock,
-    notes: p,
+    notes: printer,
     rules: { shop, expireAfterMs: expireAfter, holdMs: HOLD_MS },
     pollMs: target.mode === 'sandbox' ? 1000 : 2000,
     historyPollMs: HISTORY_POLL_MS,
@@ -187,7 +192,7 @@ export async function runDisplay(options: DisplayCommandOptions): Promise<void> 
   try {
     running = await startDisplayServer(serverOptions, host, port ?? remembered ?? 0).catch((error) => {
       if (remembered === undefined) throw error;
-      p.warn(
+      printer.warn(
         `warning: port ${remembered}, this display's last, is taken: pages opened before must open the new URL`,
       );
       return startDisplayServer(serverOptions, host, 0);
@@ -206,29 +211,29 @@ export async function runDisplay(options: DisplayCommandOptions): Promise<void> 
   try {
     writeDisplayRecord(file, record);
   } catch (error) {
-    p.warn(
+    printer.warn(
       `warning: could not write ${file} (deposit create --display will not find this display): ${(error as Error).message}`,
     );
   }
   const url = displayUrl(record);
   try {
-    if (options.json) p.json({ url, host, port: record.port, lang });
+    if (options.json) printer.json({ url, host, port: record.port, lang });
     else {
-      p.out(url);
+      printer.out(url);
       if (!options.quiet) {
-        p.out('');
-        p.out(await renderTerminalQr(url, style));
+        printer.out('');
+        printer.out(await renderTerminalQr(url, style));
       }
     }
     if (!isLoopbackHost(host))
-      p.alarm(
+      printer.alarm(
         `warning: the display listens on ${host}: anyone on this network with its URL sees the charges; keep the URL (its key) to the counter's screen`,
       );
     else
-      p.info(
+      printer.info(
         "only this machine can open it; for a tablet on the shop's network, start it with --host 0.0.0.0",
       );
-    p.info(
+    printer.info(
       `display of profile ${options.profileName} (${target.mode === 'sandbox' ? 'sandbox' : target.baseUrl}) for ${shop}: it shows the newest charge created; Ctrl-C to stop`,
     );
     await engine.run();

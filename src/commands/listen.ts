@@ -126,22 +126,22 @@ export async function profileSecret(options: ListenCommandOptions): Promise<stri
 function parseFlags(opts: ListenOptions) {
   let url: string | undefined;
   if (opts.forwardTo !== undefined) {
-    const r = parseForwardUrl(opts.forwardTo);
+    const parsed = parseForwardUrl(opts.forwardTo);
     // a password written into the URL is never shown, even in the refusal
-    if (!r.ok) throw invalidValue('--forward-to', withoutCredentials(opts.forwardTo), r.expected);
-    url = r.value;
+    if (!parsed.ok) throw invalidValue('--forward-to', withoutCredentials(opts.forwardTo), parsed.expected);
+    url = parsed.value;
   }
   let wanted = new Set<DepositEventType>(DEPOSIT_EVENTS);
   if (opts.events !== undefined) {
-    const r = parseEventFilter(opts.events);
-    if (!r.ok) throw invalidValue('--events', opts.events, r.expected);
-    wanted = r.value;
+    const parsed = parseEventFilter(opts.events);
+    if (!parsed.ok) throw invalidValue('--events', opts.events, parsed.expected);
+    wanted = parsed.value;
   }
   let intervalMs = 3000;
   if (opts.interval !== undefined) {
-    const r = parseIntervalSeconds(opts.interval);
-    if (!r.ok) throw invalidValue('--interval', opts.interval, r.expected);
-    intervalMs = r.value;
+    const parsed = parseIntervalSeconds(opts.interval);
+    if (!parsed.ok) throw invalidValue('--interval', opts.interval, parsed.expected);
+    intervalMs = parsed.value;
   }
   if (opts.replay !== undefined && !/^evt_[A-Za-z0-9_-]{1,64}$/.test(opts.replay))
     throw invalidValue(
@@ -160,11 +160,11 @@ export async function run(opts: ListenOptions, session: Session): Promise<void> 
 export async function runListen(options: ListenCommandOptions): Promise<void> {
   const opts = options.flags;
   const { url, wanted, intervalMs } = parseFlags(opts);
-  const p = options.printer;
+  const printer = options.printer;
   if (opts.printSecret) {
     const secret = await profileSecret(options);
     // the one place the secret is printed on purpose, alone on stdout
-    p.outUnredacted(secret);
+    printer.outUnredacted(secret);
     return;
   }
   if (url === undefined)
@@ -175,13 +175,13 @@ export async function runListen(options: ListenCommandOptions): Promise<void> {
   // where the events come from is checked before anything is written
   if (opts.replay === undefined) options.target();
   const secret = await profileSecret(options);
-  for (const s of webhookSecretSecrets(secret)) p.addSecret(s);
+  for (const part of webhookSecretSecrets(secret)) printer.addSecret(part);
   const key = secretKey(secret)!;
-  const outbox = new Outbox(options.configDir, options.profileName, (line) => p.warn(line));
+  const outbox = new Outbox(options.configDir, options.profileName, (line) => printer.warn(line));
   const poster = options.poster();
   try {
     if (opts.replay !== undefined) return await replay(opts.replay, url, key, outbox, poster, options);
-    await listen({ url, wanted, intervalMs, key, verify: opts.verify }, outbox, poster, options);
+    await forwardEvents({ url, wanted, intervalMs, key, verify: opts.verify }, outbox, poster, options);
   } finally {
     await poster.close();
   }
@@ -196,7 +196,7 @@ async function replay(
   poster: WebhookPoster,
   options: ListenCommandOptions,
 ): Promise<void> {
-  const p = options.printer;
+  const printer = options.printer;
   const event = outbox.load().events.get(id);
   if (!event)
     throw new LbrlError(
@@ -210,15 +210,15 @@ async function replay(
     record.body,
     options.clock.signal,
   );
-  p.err(answerLine(options.clock.now(), record, outcome));
+  printer.err(answerLine(options.clock.now(), record, outcome));
   if (outcome.kind === 'failure')
     throw new LbrlError(`the receiver at ${url} could not be reached: ${outcome.reason}`, 'network');
   if (outcome.status < 200 || outcome.status > 299)
     throw new LbrlError(`the receiver at ${url} answered ${outcome.status}, not 2xx`, 'service');
 }
 
-async function listen(
-  o: {
+async function forwardEvents(
+  route: {
     url: string;
     wanted: Set<DepositEventType>;
     intervalMs: number;
@@ -229,13 +229,29 @@ async function listen(
   poster: WebhookPoster,
   options: ListenCommandOptions,
 ): Promise<void> {
-  const p = options.printer;
-  const { clock } = options;
   const target = options.target();
+  const verifying = route.verify ?? options.verifyOn();
+  // settings are checked now, before anything is followed (no explorer for elementsregtest: exit 2),
+  // and one explorer client serves every check of the run
+  const explorer = verifying ? await options.verifySetup(target) : undefined;
+  try {
+    await forwardWith(route, outbox, poster, options, target, explorer);
+  } finally {
+    await explorer?.close();
+  }
+}
+
+async function forwardWith(
+  route: { url: string; wanted: Set<DepositEventType>; intervalMs: number; key: Uint8Array },
+  outbox: Outbox,
+  poster: WebhookPoster,
+  options: ListenCommandOptions,
+  target: Target,
+  explorer: VerifySetup | undefined,
+): Promise<void> {
+  const printer = options.printer;
+  const { clock } = options;
   const scope = options.scope(target);
-  const verifying = o.verify ?? options.verifyOn();
-  // settings are checked now, before anything is followed (no explorer for elementsregtest: exit 2)
-  if (verifying) await (await options.verifySetup(target)).close();
   const api = await options.client(target);
   const release = outbox.lock();
   let made: EventHub | undefined;
@@ -253,28 +269,24 @@ async function listen(
         ended.abort();
       },
       service: scope.target,
-      url: o.url,
-      key: o.key,
-      wanted: o.wanted,
-      verify: verifying,
-      log: (line) => p.err(line),
-      warn: (line) => p.warn(line),
+      url: route.url,
+      key: route.key,
+      wanted: route.wanted,
+      verify: explorer !== undefined,
+      log: (line) => printer.err(line),
+      warn: (line) => printer.warn(line),
     });
     made = hub;
     hub.start();
     const waiting = hub.pendingCount;
-    p.info(
-      `listening: events of profile ${options.profileName} (${scope.target === 'sandbox' ? 'sandbox' : scope.target}) to ${o.url}${waiting > 0 ? `; ${waiting} undelivered event(s) from before sent first` : ''}. Signing secret: lbrl listen --print-secret. Ctrl-C to stop`,
+    printer.info(
+      `listening: events of profile ${options.profileName} (${scope.target === 'sandbox' ? 'sandbox' : scope.target}) to ${route.url}${waiting > 0 ? `; ${waiting} undelivered event(s) from before sent first` : ''}. Signing secret: lbrl listen --print-secret. Ctrl-C to stop`,
     );
-    const settled = verifying
+    const settled = explorer
       ? async (deposit: GetResponse): Promise<boolean> => {
-          const setup = await options.verifySetup(target);
-          let outcome: DepositOutcome;
-          try {
-            [outcome] = (await verifySettlements(setup.check, [deposit], setup.settings)) as [DepositOutcome];
-          } finally {
-            await setup.close();
-          }
+          const [outcome] = (await verifySettlements(explorer.check, [deposit], explorer.settings)) as [
+            DepositOutcome,
+          ];
           if (
             outcome.outcome === 'verified' ||
             outcome.outcome === 'mismatch' ||
@@ -297,7 +309,7 @@ async function listen(
         ids: [],
         discover: () =>
           hub.covered(history.entries((r) => r.profile === scope.profile && r.baseUrl === scope.target)),
-        intervalMs: o.intervalMs,
+        intervalMs: route.intervalMs,
         resting: (id) => hub.resting(id),
         settled,
         leaveGone: true,
@@ -312,17 +324,18 @@ async function listen(
           options.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
           hub.observe(deposit);
         },
-        retry: (reason, delay) => p.warn(`service: ${reason}; asking again in ${Math.ceil(delay / 1000)} s`),
+        retry: (reason, delay) =>
+          printer.warn(`service: ${reason}; asking again in ${Math.ceil(delay / 1000)} s`),
         tick: () => hub.compact(false),
         untrusted: (id, error) => {
           // said once per deposit and problem: it is asked about again at every turn
           if (refused.get(id) === error.message) return;
           refused.set(id, error.message);
-          p.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
+          printer.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
         },
         gone: (id) => {
           options.recorder.record([statusRecord(id, GONE, clock.now())]);
-          p.warn(`warning: the service does not know deposit ${id}; no more events for it`);
+          printer.warn(`warning: the service does not know deposit ${id}; no more events for it`);
           hub.gone(id);
         },
       },

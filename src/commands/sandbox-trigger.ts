@@ -121,11 +121,11 @@ export async function runTrigger(options: TriggerCommandOptions): Promise<void> 
     throw usageError(
       'sandbox trigger acts on the embedded sandbox (its data under the config directory): unset the base URL and token (LBRL_BASE_URL, LBRL_TOKEN, the profile) to use it',
     );
-  const p = options.printer;
+  const printer = options.printer;
   // its own sandbox on the same data, autopay off: the story, not the timer, decides what happens
   const sandbox = await options.startSandbox();
   try {
-    p.addSecret(sandbox.token);
+    printer.addSecret(sandbox.token);
     const api = await options.client({
       mode: 'live',
       baseUrl: sandbox.baseUrl,
@@ -141,8 +141,8 @@ export async function runTrigger(options: TriggerCommandOptions): Promise<void> 
     const id = value.id;
     const now = options.now();
     const act = (action: 'pay' | 'fail', at: number, extra: { settle?: string; slowMs?: number } = {}) => {
-      const r = actOn(sandbox.store, id, action, at, extra);
-      if (!r.ok) throw new LbrlError(`the sandbox refused to ${action} deposit ${id}`, 'service');
+      const outcome = actOn(sandbox.store, id, action, at, extra);
+      if (!outcome.ok) throw new LbrlError(`the sandbox refused to ${action} deposit ${id}`, 'service');
     };
     if (scenario === 'paid') act('pay', now);
     else if (scenario === 'failed') {
@@ -150,10 +150,10 @@ export async function runTrigger(options: TriggerCommandOptions): Promise<void> 
       act('fail', now + Math.round(1.5 * STEP_MS));
     } else if (scenario === 'paid-slowly') act('pay', now, { slowMs: SLOW_MS });
     else if (scenario === 'wrong-settlement') act('pay', now, { settle: 'address' });
-    if (options.json) p.json({ scenario, id, story: STORIES[scenario] });
+    if (options.json) printer.json({ scenario, id, story: STORIES[scenario] });
     else {
-      p.out(id);
-      p.info(`triggered ${scenario}: deposit ${id} ${STORIES[scenario]}; lbrl listen sends its events`);
+      printer.out(id);
+      printer.info(`triggered ${scenario}: deposit ${id} ${STORIES[scenario]}; lbrl listen sends its events`);
     }
   } finally {
     await sandbox.close();

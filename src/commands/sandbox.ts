@@ -82,7 +82,7 @@ export async function serve(opts: ServeOptions, session: Session): Promise<void>
 
 /** Serve the sandbox on host and port until Ctrl-C; its base URL and token first, on stdout. */
 export async function runServe(options: ServeCommandOptions): Promise<void> {
-  const { flags: opts, printer: p } = options;
+  const { flags: opts, printer } = options;
   const port = parseWholeNumber(opts.port, 0, 65535, 'a port number from 0 to 65535 (0 picks a free one)');
   if (!port.ok) throw invalidValue('--port', opts.port, port.expected);
   if (!/^[0-9A-Za-z.:[\]-]{1,255}$/.test(opts.host))
@@ -99,22 +99,24 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
       port: port.value,
       token,
       // one line per request on stderr; -q (and --json) keep it quiet
-      ...(options.quiet ? {} : { log: (line: string) => p.err(line) }),
+      ...(options.quiet ? {} : { log: (line: string) => printer.err(line) }),
     });
   } catch (error) {
     throw new LbrlError(`cannot listen on ${opts.host}:${opts.port}: ${(error as Error).message}`, 'usage');
   }
-  if (options.json) p.json({ baseUrl: running.baseUrl, token: running.token, dataDir: options.sandboxDir });
+  if (options.json)
+    printer.json({ baseUrl: running.baseUrl, token: running.token, dataDir: options.sandboxDir });
   else {
-    p.out(`LBRL_BASE_URL=${running.baseUrl}`);
-    p.out(`LBRL_TOKEN=${running.token}`);
+    printer.out(`LBRL_BASE_URL=${running.baseUrl}`);
+    printer.out(`LBRL_TOKEN=${running.token}`);
   }
-  if (!isLoopbackHost(opts.host)) p.warn(`warning: listening on ${opts.host}, reachable beyond this machine`);
+  if (!isLoopbackHost(opts.host))
+    printer.warn(`warning: listening on ${opts.host}, reachable beyond this machine`);
   if (!parseBaseUrl(running.baseUrl).ok)
-    p.warn(
+    printer.warn(
       `warning: lbrl speaks plain http only to loopback; from another machine, put the sandbox behind https`,
     );
-  p.info(
+  printer.info(
     `sandbox serving at ${running.baseUrl} (data in ${options.sandboxDir}; autopay ${autopay === 'off' ? 'off' : `after ${autopay} s`}); Ctrl-C to stop`,
   );
   const signal = options.signal;
@@ -185,7 +187,7 @@ export function actOptionsOf(
  * target points at (LBRL_BASE_URL and LBRL_TOKEN, from any directory), or on the local sandbox data.
  */
 export async function runAct(options: ActCommandOptions): Promise<void> {
-  const { idText, action, printer: p } = options;
+  const { idText, action, printer } = options;
   if (options.settle !== undefined && !(SETTLE_CHOICES as readonly string[]).includes(options.settle)) {
     throw invalidValue(
       '--settle',
@@ -209,23 +211,25 @@ export async function runAct(options: ActCommandOptions): Promise<void> {
       );
     }
     const { value, raw } = await client.sandboxAction(id.value, action);
-    if (options.json) p.json(raw);
-    else p.out(`${action === 'pay' ? 'paid' : 'failed'} ${value.id}: ${value.status}`);
+    if (options.json) printer.json(raw);
+    else printer.out(`${action === 'pay' ? 'paid' : 'failed'} ${value.id}: ${value.status}`);
     return;
   }
   const store = new SandboxStore(options.sandboxDir);
   const now = options.now();
-  const r = actOn(store, id.value, action, now, settle === undefined ? {} : { settle });
-  if (!r.ok && r.reason === 'not_found')
+  const outcome = actOn(store, id.value, action, now, settle === undefined ? {} : { settle });
+  if (!outcome.ok && outcome.reason === 'not_found')
     throw new LbrlError(
       `deposit ${id.value} not found in the sandbox data in ${options.sandboxDir}`,
       'not_found',
     );
-  if (!r.ok) throw usageError(`deposit ${id.value} is ${r.status}; ${r.rule}`);
-  if (options.json) p.json(getView(r.deposit, store.eventsOf(r.deposit.id), now));
+  if (!outcome.ok) throw usageError(`deposit ${id.value} is ${outcome.status}; ${outcome.rule}`);
+  if (options.json) printer.json(getView(outcome.deposit, store.eventsOf(outcome.deposit.id), now));
   else if (action === 'pay')
-    p.out(`paid ${r.deposit.id}: PIX_CONFIRMED now, FINALIZED in about ${(3 * STEP_MS) / 1000} s`);
-  else p.out(`failed ${r.deposit.id}: FAILED (was ${r.was})`);
+    printer.out(
+      `paid ${outcome.deposit.id}: PIX_CONFIRMED now, FINALIZED in about ${(3 * STEP_MS) / 1000} s`,
+    );
+  else printer.out(`failed ${outcome.deposit.id}: FAILED (was ${outcome.was})`);
 }
 
 export function pay(idText: string, session: Session, opts: PayOptions = {}): Promise<void> {
@@ -299,10 +303,12 @@ export async function runSend(options: SendCommandOptions): Promise<void> {
     cents.value,
     options.now(),
   );
-  const p = options.printer;
-  if (options.json) p.json({ txid, to: address.value.address, amountInCents: cents.value });
+  const printer = options.printer;
+  if (options.json) printer.json({ txid, to: address.value.address, amountInCents: cents.value });
   else
-    p.out(`sent ${formatCents(cents.value)} to ${address.value.address} on the sandbox chain: txid ${txid}`);
+    printer.out(
+      `sent ${formatCents(cents.value)} to ${address.value.address} on the sandbox chain: txid ${txid}`,
+    );
 }
 
 export const SANDBOX_SERVE = command({

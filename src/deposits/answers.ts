@@ -40,42 +40,42 @@ export interface Known {
 export type AnswerKind = 'create' | 'get';
 
 function knownDeposit(known: Known): AskedDeposit | undefined {
-  const { request: q, recorded: r } = known;
-  if (q)
+  const { request, recorded: record } = known;
+  if (request)
     return {
-      amountInCents: q.amountInCents,
-      destinationAddress: q.lbrlAddress,
-      splitAddress: q.lbrlSplitAddress ?? null,
-      splitFee: q.splitFee ?? null,
+      amountInCents: request.amountInCents,
+      destinationAddress: request.lbrlAddress,
+      splitAddress: request.lbrlSplitAddress ?? null,
+      splitFee: request.splitFee ?? null,
     };
-  if (r)
+  if (record)
     return {
-      id: r.id,
-      amountInCents: r.amountInCents,
-      destinationAddress: r.destinationAddress,
-      splitAddress: r.splitAddress,
-      splitFee: r.splitFee,
+      id: record.id,
+      amountInCents: record.amountInCents,
+      destinationAddress: record.destinationAddress,
+      splitAddress: record.splitAddress,
+      splitFee: record.splitFee,
     };
   return undefined;
 }
 
 /** The first answer as the history's record gives it back, when it kept the create answer's fields. */
-function firstFromRecord(r: CreatedRecord | undefined): DepositAnswer | undefined {
-  if (!r?.answer) return undefined;
+function firstFromRecord(created: CreatedRecord | undefined): DepositAnswer | undefined {
+  if (!created?.answer) return undefined;
   return {
-    id: r.id,
-    amountInCents: r.amountInCents,
-    destinationAddress: r.destinationAddress,
-    splitAddress: r.splitAddress,
-    ...r.answer,
+    id: created.id,
+    amountInCents: created.amountInCents,
+    destinationAddress: created.destinationAddress,
+    splitAddress: created.splitAddress,
+    ...created.answer,
   };
 }
 
 /** The last answer as the history gives it back: its status, and what a final one said. */
-function previousFromRecord(r: CreatedRecord | HistoryEntry | undefined): DepositAnswer | undefined {
-  if (!r) return undefined;
-  const final = 'final' in r ? r.final : undefined;
-  return final ? { status: r.status, ...final } : { status: r.status };
+function previousFromRecord(record: CreatedRecord | HistoryEntry | undefined): DepositAnswer | undefined {
+  if (!record) return undefined;
+  const final = 'final' in record ? record.final : undefined;
+  return final ? { status: record.status, ...final } : { status: record.status };
 }
 
 function contextOf(kind: AnswerKind, known: Known, text: string | undefined): CheckContext {
@@ -144,16 +144,16 @@ export async function checkAnswer<T extends DepositResponse>(
 }
 
 /** What one client has seen of each deposit in this process. */
-interface Seen {
+interface SeenDeposit {
   request?: CreateRequest;
   recorded?: CreatedRecord | HistoryEntry | undefined;
   looked?: boolean;
   first?: DepositAnswer;
   previous?: DepositAnswer;
 }
-const seenBy = new WeakMap<DepositApi, Map<string, Seen>>();
+const seenBy = new WeakMap<DepositApi, Map<string, SeenDeposit>>();
 
-function seenOf(api: DepositApi, id: string): Seen {
+function seenOf(api: DepositApi, id: string): SeenDeposit {
   let byId = seenBy.get(api);
   if (!byId) {
     byId = new Map();
@@ -168,7 +168,7 @@ function seenOf(api: DepositApi, id: string): Seen {
   return seen;
 }
 
-function remember(seen: Seen, raw: unknown): void {
+function remember(seen: SeenDeposit, raw: unknown): void {
   const answer = raw as DepositAnswer;
   seen.first ??= answer;
   seen.previous = answer;

@@ -23,12 +23,12 @@ import type { DepositApi, FlowClock, Recorder, Scope } from './ports.js';
 
 export function rowKeys(bodies: CreateRequest[]): string[] {
   const seen = new Map<string, number>();
-  return bodies.map((b) => {
+  return bodies.map((request) => {
     const canonical = JSON.stringify([
-      b.amountInCents,
-      b.lbrlAddress,
-      b.lbrlSplitAddress ?? null,
-      b.splitFee ?? null,
+      request.amountInCents,
+      request.lbrlAddress,
+      request.lbrlSplitAddress ?? null,
+      request.splitFee ?? null,
     ]);
     const n = seen.get(canonical) ?? 0;
     seen.set(canonical, n + 1);
@@ -97,9 +97,9 @@ function resumedRow(row: number, done: { id: string; status: string }): RowOutco
 
 /** Counts of each kind of outcome, for the summary. */
 export function tally(outcomes: ReadonlyArray<RowOutcome | undefined>): Record<RowKind, number> {
-  const n: Record<RowKind, number> = { created: 0, resumed: 0, failed: 0 };
-  for (const outcome of outcomes) if (outcome) n[outcome.kind] += 1;
-  return n;
+  const counts: Record<RowKind, number> = { created: 0, resumed: 0, failed: 0 };
+  for (const outcome of outcomes) if (outcome) counts[outcome.kind] += 1;
+  return counts;
 }
 
 /**
@@ -181,9 +181,9 @@ export async function createBatch(
         timeoutMs: CLAIM_WAIT_MS,
       });
     } catch (error) {
-      const e = claimError(error);
-      if (e.type === 'interrupted') stopAll = e;
-      return failedRow(row, e, e.type === 'interrupted' ? 'not sent: ' : '');
+      const claimProblem = claimError(error);
+      if (claimProblem.type === 'interrupted') stopAll = claimProblem;
+      return failedRow(row, claimProblem, claimProblem.type === 'interrupted' ? 'not sent: ' : '');
     }
     if ('done' in turn) return resumedRow(row, turn.done);
     try {
@@ -222,9 +222,9 @@ export async function createBatch(
 /** A claim that could not be made (the claims directory unusable, say), as a row's error. */
 function claimError(error: unknown): LbrlError {
   if (error instanceof LbrlError) return error;
-  const e = error as NodeJS.ErrnoException;
+  const fsError = error as NodeJS.ErrnoException;
   return new LbrlError(
-    `could not claim the row for this run (${e.code ?? e.message}${e.path ? ` on ${e.path}` : ''}): --resume needs a writable claims directory to keep overlapping runs apart; nothing was sent`,
+    `could not claim the row for this run (${fsError.code ?? fsError.message}${fsError.path ? ` on ${fsError.path}` : ''}): --resume needs a writable claims directory to keep overlapping runs apart; nothing was sent`,
     'config',
   );
 }

@@ -51,7 +51,7 @@ export interface CheckSettlementInput {
   /** the deposits this transaction settles (usually one) */
   deposits: SettlementDeposit[];
   keys?: BlindingKeys | undefined;
-  /** the profile's `asset-id` */
+  /** the profile's `asset-id`, in its one form (lower case: read as the setting is read) */
   expectedAssetId?: string | undefined;
   /** the profile's `asset-precision`, for the asset-id when no registry contract proves it */
   assetPrecision?: number | undefined;
@@ -84,7 +84,7 @@ export function assetInfo(
     info.precisionFrom = 'contract';
     if (context.assetPrecision !== undefined && context.assetPrecision !== proven)
       info.profilePrecision = context.assetPrecision;
-  } else if (context.assetPrecision !== undefined && id === context.expectedAssetId?.toLowerCase()) {
+  } else if (context.assetPrecision !== undefined && id === context.expectedAssetId) {
     info.precision = context.assetPrecision;
     info.precisionFrom = 'profile';
   } else if (id === policy.id) {

@@ -14,7 +14,7 @@
 
 import type { GetResponse } from '../api/models.js';
 import type { PostOutcome, WebhookPoster } from '../api/webhook-post.js';
-import { isTerminal } from '../domain/values.js';
+import { canonicalId, isTerminal } from '../domain/values.js';
 import {
   type DepositEventType,
   eventBody,
@@ -111,13 +111,13 @@ function seconds(ms: number): string {
 
 /** The verification result an event carries: what was proven, never the unblinding data. */
 function verificationOf(outcome: DepositOutcome): Record<string, unknown> {
-  const r = outcome.report;
+  const report = outcome.report;
   return {
     outcome: outcome.outcome,
     txid: outcome.txid,
-    confirmations: r?.confirmations ?? null,
-    requiredConfirmations: r?.requiredConfirmations ?? null,
-    checks: r?.checks ?? [],
+    confirmations: report?.confirmations ?? null,
+    requiredConfirmations: report?.requiredConfirmations ?? null,
+    checks: report?.checks ?? [],
   };
 }
 
@@ -179,17 +179,17 @@ export class EventHub {
     const since = this.state.since ?? '';
     const listed = new Set<string>();
     this.dormant.clear();
-    for (const e of entries) {
-      const seen = this.state.seen.get(e.id);
-      if (seen?.closed || e.status === GONE) continue;
-      const recent = e.at >= since;
-      if (isTerminal(e.status) && !seen && !recent) continue;
-      if (typeof e.expiredAt === 'string') {
-        if (!seen?.expired) this.expired(e);
-        this.dormant.add(e.id);
+    for (const entry of entries) {
+      const seen = this.state.seen.get(entry.id);
+      if (seen?.closed || entry.status === GONE) continue;
+      const recent = entry.at >= since;
+      if (isTerminal(entry.status) && !seen && !recent) continue;
+      if (typeof entry.expiredAt === 'string') {
+        if (!seen?.expired) this.expired(entry);
+        this.dormant.add(entry.id);
       }
-      ids.push(e.id);
-      listed.add(e.id);
+      ids.push(entry.id);
+      listed.add(entry.id);
     }
     for (const [id, seen] of this.state.seen) if (!seen.closed && !listed.has(id)) ids.push(id);
     return ids;
@@ -222,7 +222,7 @@ export class EventHub {
 
   /** A deposit's status as the watch saw it (a change, or the first look since start). */
   observe(deposit: GetResponse): void {
-    const id = deposit.id.toLowerCase();
+    const id = canonicalId(deposit.id);
     const seen = this.state.seen.get(id);
     if (seen?.closed || seen?.status === deposit.status) return;
     const now = this.deps.clock.now();
@@ -240,7 +240,7 @@ export class EventHub {
 
   /** What the check on chain of a FINALIZED deposit found (with --verify): its event, and the deposit is done. */
   verification(deposit: GetResponse, outcome: DepositOutcome): void {
-    const id = deposit.id.toLowerCase();
+    const id = canonicalId(deposit.id);
     const seen = this.state.seen.get(id);
     if (seen?.closed) return;
     const now = this.deps.clock.now();
@@ -260,35 +260,38 @@ export class EventHub {
 
   /** The service does not know the deposit (any more): nothing more will come of it. */
   gone(id: string): void {
-    const key = id.toLowerCase();
+    const key = canonicalId(id);
     const seen = this.state.seen.get(key);
     if (seen?.closed) return;
     this.write([this.seen(key, seen?.status ?? GONE, this.deps.clock.now(), true, seen?.expired)]);
   }
 
-  private expired(e: HistoryEntry): void {
+  private expired(entry: HistoryEntry): void {
     const now = this.deps.clock.now();
-    const seen = this.state.seen.get(e.id);
+    const seen = this.state.seen.get(entry.id);
     const deposit = {
-      id: e.id,
-      status: seen?.status ?? e.status,
-      amountInCents: e.amountInCents,
-      destinationAddress: e.destinationAddress,
-      splitAddress: e.splitAddress,
-      createdAt: e.answer?.createdAt ?? e.at,
-      expiredAt: e.expiredAt,
+      id: entry.id,
+      status: seen?.status ?? entry.status,
+      amountInCents: entry.amountInCents,
+      destinationAddress: entry.destinationAddress,
+      splitAddress: entry.splitAddress,
+      createdAt: entry.answer?.createdAt ?? entry.at,
+      expiredAt: entry.expiredAt,
     };
     const events: EventRecord[] = [];
-    if (!seen) events.push(this.event(e.id, 'deposit.created', now, deposit, null));
-    events.push(this.event(e.id, 'deposit.expired', now, deposit, seen?.status ?? 'WAITING_PAYMENT'));
-    this.emit(events, { ...this.seen(e.id, seen?.status ?? 'WAITING_PAYMENT', now, false), expired: true });
+    if (!seen) events.push(this.event(entry.id, 'deposit.created', now, deposit, null));
+    events.push(this.event(entry.id, 'deposit.expired', now, deposit, seen?.status ?? 'WAITING_PAYMENT'));
+    this.emit(events, {
+      ...this.seen(entry.id, seen?.status ?? 'WAITING_PAYMENT', now, false),
+      expired: true,
+    });
   }
 
   private seen(deposit: string, status: string, now: number, closed: boolean, expired?: true): SeenRecord {
-    const r: SeenRecord = { v: 1, type: 'seen', deposit, status, at: new Date(now).toISOString() };
-    if (closed) r.closed = true;
-    if (expired) r.expired = true;
-    return r;
+    const seen: SeenRecord = { v: 1, type: 'seen', deposit, status, at: new Date(now).toISOString() };
+    if (closed) seen.closed = true;
+    if (expired) seen.expired = true;
+    return seen;
   }
 
   private event(
@@ -496,9 +499,10 @@ export class EventHub {
     }
     const delivered = [...this.state.events.values()].filter((e) => e.state === 'done');
     const keep = new Set(delivered.slice(-KEEP_DELIVERED).map((e) => e.record.id));
-    for (const [id, e] of this.state.events) {
-      if (e.state === 'pending') records.push(e.record);
-      else if (keep.has(id)) records.push(e.record, { v: 1, type: 'done', id, at: e.record.at, http: 200 });
+    for (const [id, queued] of this.state.events) {
+      if (queued.state === 'pending') records.push(queued.record);
+      else if (keep.has(id))
+        records.push(queued.record, { v: 1, type: 'done', id, at: queued.record.at, http: 200 });
       else this.state.events.delete(id);
     }
     this.deps.outbox.rewrite(records);

@@ -46,15 +46,15 @@ export function pendingWork(
   const entries = history.pending((r) => r.profile === scope.profile && r.baseUrl === scope.target, {
     includeExpired: opts.includeExpired === true,
   });
-  for (const e of entries) {
-    if (e.status === GONE) continue;
-    if (e.expiredAt) expiredAt.set(e.id, e.expiredAt);
-    if (named.has(e.id)) continue;
-    if ((IN_FLIGHT as readonly string[]).includes(e.status)) inFlight.push(e.id);
-    else if (isDueToExpire(e, opts.now, opts.expireAfterMs)) {
-      due.push(e.id);
-      lastLook.add(e.id);
-    } else waiting.push(e.id);
+  for (const entry of entries) {
+    if (entry.status === GONE) continue;
+    if (entry.expiredAt) expiredAt.set(entry.id, entry.expiredAt);
+    if (named.has(entry.id)) continue;
+    if ((IN_FLIGHT as readonly string[]).includes(entry.status)) inFlight.push(entry.id);
+    else if (isDueToExpire(entry, opts.now, opts.expireAfterMs)) {
+      due.push(entry.id);
+      lastLook.add(entry.id);
+    } else waiting.push(entry.id);
   }
   return { ids: [...ids, ...inFlight, ...waiting, ...due], lastLook, expiredAt };
 }
@@ -87,28 +87,28 @@ export async function refreshEntries(
   const api = await deps.api();
   const records: StoredRecord[] = [];
   try {
-    for (const e of stale) {
+    for (const entry of stale) {
       try {
-        const { value } = await getChecked(api, e.id, { recorded: e });
+        const { value } = await getChecked(api, entry.id, { recorded: entry });
         const now = deps.now();
-        const record = statusRecord(e.id, value.status, now, value);
-        if (e.expiredAt && value.status !== 'WAITING_PAYMENT') {
+        const record = statusRecord(entry.id, value.status, now, value);
+        if (entry.expiredAt && value.status !== 'WAITING_PAYMENT') {
           // FAILED after lbrl gave up is an end, not a payment: no alarm
-          if (isPaid(value.status)) deps.paidAfterExpiry?.(e, value.status);
-          e.expiredAt = undefined;
+          if (isPaid(value.status)) deps.paidAfterExpiry?.(entry, value.status);
+          entry.expiredAt = undefined;
         }
         records.push(record);
-        e.status = record.status;
-        e.statusAt = record.at;
-        if (record.final) e.final = record.final;
-        if (deps.expireAfterMs !== undefined && isDueToExpire(e, now, deps.expireAfterMs)) {
-          const expired = expiredRecord(e.id, now);
+        entry.status = record.status;
+        entry.statusAt = record.at;
+        if (record.final) entry.final = record.final;
+        if (deps.expireAfterMs !== undefined && isDueToExpire(entry, now, deps.expireAfterMs)) {
+          const expired = expiredRecord(entry.id, now);
           records.push(expired);
-          e.expiredAt = expired.at;
+          entry.expiredAt = expired.at;
         }
       } catch (error) {
         if (error instanceof LbrlError && error.type === 'not_found') {
-          deps.notes.warn(`warning: the service does not know deposit ${e.id}`);
+          deps.notes.warn(`warning: the service does not know deposit ${entry.id}`);
           continue;
         }
         throw error;

@@ -3,13 +3,14 @@
  * a `report`. Every sum is in integer cents, read from what the create answer said (kept in the
  * history), never through a float.
  */
-import { decimalFromNumber, decimalToCents } from '../domain/decimal.js';
+import { decimalFromNumber } from '../domain/decimal.js';
+import { exactCents } from '../domain/money.js';
 import type { CreatedRecord, HistoryEntry } from '../store/history.js';
 import { GONE } from './watch.js';
 
 /** The status a person reads: EXPIRED (a local verdict) over the service's last known one. */
-export function shownStatus(e: HistoryEntry): string {
-  return e.expiredAt ? 'EXPIRED' : e.status;
+export function shownStatus(entry: HistoryEntry): string {
+  return entry.expiredAt ? 'EXPIRED' : entry.status;
 }
 
 /** What `list` and `report` choose by; every part optional. */
@@ -26,22 +27,24 @@ export interface LedgerFilter {
 }
 
 /** The part of the filter a created record answers (cheap, before its later records are met). */
-export function createdFilter(f: LedgerFilter): (r: CreatedRecord) => boolean {
-  return (r) => {
-    if (r.profile !== f.profile) return false;
-    if (f.since === undefined && f.until === undefined) return true;
-    const at = Date.parse(r.at);
+export function createdFilter(filter: LedgerFilter): (r: CreatedRecord) => boolean {
+  return (created) => {
+    if (created.profile !== filter.profile) return false;
+    if (filter.since === undefined && filter.until === undefined) return true;
+    const at = Date.parse(created.at);
     if (!Number.isFinite(at)) return false;
-    return (f.since === undefined || at >= f.since) && (f.until === undefined || at < f.until);
+    return (
+      (filter.since === undefined || at >= filter.since) && (filter.until === undefined || at < filter.until)
+    );
   };
 }
 
 /** The part only the whole entry answers. */
-export function entryFilter(f: LedgerFilter): ((e: HistoryEntry) => boolean) | undefined {
-  if ((!f.statuses || f.statuses.size === 0) && f.verified === undefined) return undefined;
-  return (e) =>
-    (!f.statuses || f.statuses.size === 0 || f.statuses.has(shownStatus(e))) &&
-    (f.verified === undefined || Boolean(e.verifiedAt) === f.verified);
+export function entryFilter(filter: LedgerFilter): ((e: HistoryEntry) => boolean) | undefined {
+  if ((!filter.statuses || filter.statuses.size === 0) && filter.verified === undefined) return undefined;
+  return (entry) =>
+    (!filter.statuses || filter.statuses.size === 0 || filter.statuses.has(shownStatus(entry))) &&
+    (filter.verified === undefined || Boolean(entry.verifiedAt) === filter.verified);
 }
 
 /** The sums of one period (or the total), as `report --json` gives them. */
@@ -101,59 +104,52 @@ export function emptySums(): ReportSums {
   };
 }
 
-/** Cents of a reais amount as the create answer gave it, exactly; null when it is not whole cents. */
-function centsOf(reais: unknown): number | null {
-  if (typeof reais !== 'number') return null;
-  const d = decimalFromNumber(reais);
-  const cents = d ? decimalToCents(d) : null;
-  return cents === null || cents < 0n || cents > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(cents);
-}
-
 /** The split's share of a net, in hundredths of a percent rounded down to the cent; null when not exact. */
 function splitShareCents(netCents: number, splitPercent: unknown): number | null {
   if (splitPercent === null || splitPercent === undefined) return 0;
   if (typeof splitPercent !== 'number') return null;
-  const d = decimalFromNumber(splitPercent);
-  if (!d || d.units < 0n || d.scale > 4) return null;
-  const basisPoints = d.units * 10n ** BigInt(4 - d.scale);
+  const decimal = decimalFromNumber(splitPercent);
+  if (!decimal || decimal.units < 0n || decimal.scale > 4) return null;
+  const basisPoints = decimal.units * 10n ** BigInt(4 - decimal.scale);
   if (basisPoints > 10_000n) return null;
   return Number((BigInt(netCents) * basisPoints) / 10_000n);
 }
 
 /** Adds one deposit to the sums. */
-export function addToSums(s: ReportSums, e: HistoryEntry): void {
-  s.createdCount += 1;
-  if (Number.isSafeInteger(e.amountInCents) && e.amountInCents > 0) s.createdCents += e.amountInCents;
-  const status = shownStatus(e);
-  if (status === 'FAILED') s.failedCount += 1;
-  else if (status === 'EXPIRED') s.expiredCount += 1;
-  else if (status !== 'FINALIZED' && status !== GONE) s.pendingCount += 1;
+export function addToSums(sums: ReportSums, entry: HistoryEntry): void {
+  sums.createdCount += 1;
+  if (Number.isSafeInteger(entry.amountInCents) && entry.amountInCents > 0)
+    sums.createdCents += entry.amountInCents;
+  const status = shownStatus(entry);
+  if (status === 'FAILED') sums.failedCount += 1;
+  else if (status === 'EXPIRED') sums.expiredCount += 1;
+  else if (status !== 'FINALIZED' && status !== GONE) sums.pendingCount += 1;
   if (status !== 'FINALIZED') return;
-  s.finalizedCount += 1;
-  s.grossCents += Number.isSafeInteger(e.amountInCents) ? e.amountInCents : 0;
-  const fee = centsOf(e.answer?.feeAmount);
-  const net = centsOf(e.answer?.netAmount);
-  const split = net === null ? null : splitShareCents(net, e.answer?.splitPercent);
+  sums.finalizedCount += 1;
+  sums.grossCents += Number.isSafeInteger(entry.amountInCents) ? entry.amountInCents : 0;
+  const fee = exactCents(entry.answer?.feeAmount);
+  const net = exactCents(entry.answer?.netAmount);
+  const split = net === null ? null : splitShareCents(net, entry.answer?.splitPercent);
   if (fee === null || net === null || split === null) {
-    s.unknownAmountsCount += 1;
+    sums.unknownAmountsCount += 1;
     return;
   }
-  s.feeCents += fee;
-  s.netCents += net;
-  s.splitCents += split;
-  s.destinationCents += net - split;
-  if (e.verifiedAt) {
-    s.verifiedCount += 1;
-    s.verifiedNetCents += net;
-  } else if (e.onChain === 'unproven') {
-    s.unprovenCount += 1;
-    s.unprovenNetCents += net;
-  } else if (e.onChain === 'mismatch') {
-    s.mismatchCount += 1;
-    s.mismatchNetCents += net;
+  sums.feeCents += fee;
+  sums.netCents += net;
+  sums.splitCents += split;
+  sums.destinationCents += net - split;
+  if (entry.verifiedAt) {
+    sums.verifiedCount += 1;
+    sums.verifiedNetCents += net;
+  } else if (entry.onChain === 'unproven') {
+    sums.unprovenCount += 1;
+    sums.unprovenNetCents += net;
+  } else if (entry.onChain === 'mismatch') {
+    sums.mismatchCount += 1;
+    sums.mismatchNetCents += net;
   } else {
-    s.uncheckedCount += 1;
-    s.uncheckedNetCents += net;
+    sums.uncheckedCount += 1;
+    sums.uncheckedNetCents += net;
   }
 }
 
@@ -173,13 +169,13 @@ export interface Report {
 export function reportAccumulator(by: Period, periodOf: (createdMs: number) => string) {
   return {
     start: () => ({ periods: new Map<string, ReportSums>(), total: emptySums() }),
-    visit: (acc: { periods: Map<string, ReportSums>; total: ReportSums }, e: HistoryEntry) => {
-      const ms = Date.parse(e.at);
+    visit: (acc: { periods: Map<string, ReportSums>; total: ReportSums }, entry: HistoryEntry) => {
+      const ms = Date.parse(entry.at);
       const key = Number.isFinite(ms) ? periodOf(ms).slice(0, by === 'day' ? 10 : 7) : 'unknown';
       let sums = acc.periods.get(key);
       if (!sums) acc.periods.set(key, (sums = emptySums()));
-      addToSums(sums, e);
-      addToSums(acc.total, e);
+      addToSums(sums, entry);
+      addToSums(acc.total, entry);
     },
     finish: (acc: { periods: Map<string, ReportSums>; total: ReportSums }): Report => ({
       by,
@@ -193,8 +189,9 @@ export function reportAccumulator(by: Period, periodOf: (createdMs: number) => s
 
 /** The next period's key: the day after `2026-11-30` is `2026-12-01`, the month after `2026-12` is `2027-01`. */
 function nextPeriod(key: string, by: Period): string {
-  const [y, m, d] = key.split('-').map(Number) as [number, number, number];
-  const next = by === 'day' ? new Date(Date.UTC(y, m - 1, d + 1)) : new Date(Date.UTC(y, m, 1));
+  const [year, month, day] = key.split('-').map(Number) as [number, number, number];
+  const next =
+    by === 'day' ? new Date(Date.UTC(year, month - 1, day + 1)) : new Date(Date.UTC(year, month, 1));
   return next.toISOString().slice(0, by === 'day' ? 10 : 7);
 }
 

@@ -6,7 +6,7 @@
  * verify rules' tolerance of less than a cent.
  */
 import type { AddressTx } from '../api/esplora.js';
-import { decimalFromNumber, decimalToCents } from '../domain/decimal.js';
+import { decimalFromNumber } from '../domain/decimal.js';
 import type { Network } from '../domain/liquid/networks.js';
 import { addressScript } from '../domain/liquid/script.js';
 import {
@@ -17,6 +17,7 @@ import {
   roundingsOf,
 } from '../domain/liquid/settlement.js';
 import type { Zkp } from '../domain/liquid/unblind.js';
+import { exactCents } from '../domain/money.js';
 import { LbrlError } from '../errors.js';
 import type { HistoryEntry } from '../store/history.js';
 import { shownStatus } from './ledger.js';
@@ -53,7 +54,7 @@ const MAX_PAGES = 10_000;
  */
 export async function readReceipts(
   explorer: AddressExplorer,
-  o: {
+  options: {
     addresses: string[];
     sinceMs?: number | undefined;
     network: Network;
@@ -63,7 +64,7 @@ export async function readReceipts(
   },
 ): Promise<Receipt[]> {
   const times = new Map<string, number | null>();
-  for (const address of o.addresses) {
+  for (const address of options.addresses) {
     let lastSeen: string | undefined;
     // each page of one address's history holds transactions older than the last: a txid met
     // again is an explorer that repeats or loops, whose history cannot be read whole
@@ -73,7 +74,7 @@ export async function readReceipts(
       const txs = await explorer.getAddressTxs(address, lastSeen);
       let oldest = Number.POSITIVE_INFINITY;
       for (const tx of txs) {
-        const txid = tx.txid.toLowerCase();
+        const txid = tx.txid; // in its one form: the explorer client's shape (api/esplora.ts)
         if (listed.has(txid))
           throw new LbrlError(
             `the explorer's address history of ${address} repeats transaction ${txid} (page ${page + 1}): it cannot be read whole, so nothing is concluded from it`,
@@ -88,8 +89,8 @@ export async function readReceipts(
         if (at !== null) oldest = Math.min(oldest, at);
       }
       const confirmed = txs.filter((t) => t.status.confirmed);
-      if (confirmed.length === 0 || (o.sinceMs !== undefined && oldest < o.sinceMs)) ended = true;
-      else lastSeen = confirmed[confirmed.length - 1]!.txid.toLowerCase();
+      if (confirmed.length === 0 || (options.sinceMs !== undefined && oldest < options.sinceMs)) ended = true;
+      else lastSeen = confirmed[confirmed.length - 1]!.txid;
     }
     if (!ended)
       throw new LbrlError(
@@ -99,24 +100,24 @@ export async function readReceipts(
   }
   const receipts: Receipt[] = [];
   const seen = new Set<string>();
-  const pseudo = o.addresses.map((address) => ({
+  const pseudo = options.addresses.map((address) => ({
     id: '',
     destinationAddress: address,
     netAmount: 0,
     amountInCents: 0,
   }));
   for (const [txid, at] of times) {
-    if (o.sinceMs !== undefined && at !== null && at < o.sinceMs) continue;
+    if (options.sinceMs !== undefined && at !== null && at < options.sinceMs) continue;
     const hex = await explorer.getTxHex(txid);
     if (hex === null) continue; // listed, then gone (a replaced unconfirmed transaction)
     // the explorer's raw transaction is believed only when it hashes to the txid asked for
     const analysis = analyseSettlement({
       txid,
       txHex: hex,
-      network: o.network,
+      network: options.network,
       deposits: pseudo,
-      keys: o.keys,
-      zkp: o.zkp,
+      keys: options.keys,
+      zkp: options.zkp,
     });
     const forged = analysis.problems.find((p) => p.what === 'transaction');
     if (forged) throw new LbrlError(`the explorer's transaction ${txid}: ${forged.detail}`, 'contract');
@@ -128,7 +129,7 @@ export async function readReceipts(
         if (seen.has(key)) continue;
         seen.add(key);
         if (out.opened === 'explicit' || out.opened === 'unblinded') {
-          if (out.assetId !== o.assetId || out.value === null) continue; // another asset: not the shop's money
+          if (out.assetId !== options.assetId || out.value === null) continue; // another asset: not the shop's money
           receipts.push({
             txid,
             vout: out.index,
@@ -224,52 +225,45 @@ export interface Reconciliation {
   unproven: UnprovenEntry[];
 }
 
-function centsOf(reais: unknown): number | null {
-  if (typeof reais !== 'number') return null;
-  const d = decimalFromNumber(reais);
-  const c = d ? decimalToCents(d) : null;
-  return c === null || c < 0n ? null : Number(c);
-}
-
 /** A deposit's shares: the destination's and the split's, from the net the create answer gave. */
-export function sharesOf(e: HistoryEntry): Share[] {
-  const net = centsOf(e.answer?.netAmount);
+export function sharesOf(entry: HistoryEntry): Share[] {
+  const net = exactCents(entry.answer?.netAmount);
   if (net === null) return [];
   let split = 0;
-  const percent = e.answer?.splitPercent;
-  if (e.splitAddress && typeof percent === 'number') {
-    const d = decimalFromNumber(percent);
-    if (!d || d.units < 0n || d.scale > 4) return [];
-    split = Number((BigInt(net) * d.units * 10n ** BigInt(4 - d.scale)) / 10_000n);
+  const percent = entry.answer?.splitPercent;
+  if (entry.splitAddress && typeof percent === 'number') {
+    const decimal = decimalFromNumber(percent);
+    if (!decimal || decimal.units < 0n || decimal.scale > 4) return [];
+    split = Number((BigInt(net) * decimal.units * 10n ** BigInt(4 - decimal.scale)) / 10_000n);
   }
-  const settlement = e.final?.settlement as { liquidTxid?: unknown } | null | undefined;
+  const settlement = entry.final?.settlement as { liquidTxid?: unknown } | null | undefined;
   const txid =
     typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid.trim().toLowerCase() : undefined;
-  const bp = splitBasisPoints(e);
-  const basisPoints = bp !== null && bp > 0n ? bp : null;
-  const base = { entry: e, txid, netCents: net, basisPoints };
+  const basis = splitBasisPoints(entry);
+  const basisPoints = basis !== null && basis > 0n ? basis : null;
+  const base = { entry, txid, netCents: net, basisPoints };
   const shares: Share[] = [];
   // the split first: the destination's due is the net less what the split received; a split of
   // less than a cent may be rounded to nothing (no output), as verify allows
-  if (e.splitAddress && basisPoints !== null)
+  if (entry.splitAddress && basisPoints !== null)
     shares.push({
       ...base,
       role: 'split',
-      address: e.splitAddress,
+      address: entry.splitAddress,
       cents: split,
       mayBeNothing: BigInt(net) * basisPoints < 10_000n,
     });
   // a 100% split leaves the destination exactly nothing: no output is owed to it
   if (!(basisPoints === 10_000n && net - split === 0))
-    shares.push({ ...base, role: 'destination', address: e.destinationAddress, cents: net - split });
+    shares.push({ ...base, role: 'destination', address: entry.destinationAddress, cents: net - split });
   return shares;
 }
 
-function splitBasisPoints(e: HistoryEntry): bigint | null {
-  const percent = e.answer?.splitPercent;
-  if (!e.splitAddress || typeof percent !== 'number') return null;
-  const d = decimalFromNumber(percent);
-  return d ? d.units * 10n ** BigInt(4 - d.scale) : null;
+function splitBasisPoints(entry: HistoryEntry): bigint | null {
+  const percent = entry.answer?.splitPercent;
+  if (!entry.splitAddress || typeof percent !== 'number') return null;
+  const decimal = decimalFromNumber(percent);
+  return decimal ? decimal.units * 10n ** BigInt(4 - decimal.scale) : null;
 }
 
 /** got ≥ due, to the unit (a due that is not a whole number of units is met by the unit above it). */
@@ -285,18 +279,18 @@ function atLeast(got: bigint, due: Fraction): boolean {
  * cent more is would be another payment). A receipt confirmed in a block earlier than the
  * deposit's creation (less the clock margin) cannot pay it.
  */
-function pays(share: Share, r: Receipt, precision: number, splitPaid: bigint | undefined): boolean {
-  if (r.units === null) return false;
+function pays(share: Share, receipt: Receipt, precision: number, splitPaid: bigint | undefined): boolean {
+  if (receipt.units === null) return false;
   const created = Date.parse(share.entry.at);
-  if (r.at !== null && Number.isFinite(created) && r.at < created - CLOCK_MARGIN_MS) return false;
-  const P = 10n ** BigInt(precision);
-  const net: Fraction = { num: BigInt(share.netCents) * P, den: 100n };
+  if (receipt.at !== null && Number.isFinite(created) && receipt.at < created - CLOCK_MARGIN_MS) return false;
+  const scale = 10n ** BigInt(precision);
+  const net: Fraction = { num: BigInt(share.netCents) * scale, den: 100n };
   const exactSplit: Fraction | null =
     share.basisPoints === null
       ? null
-      : { num: BigInt(share.netCents) * P * share.basisPoints, den: 1_000_000n };
+      : { num: BigInt(share.netCents) * scale * share.basisPoints, den: 1_000_000n };
   if (share.role === 'split')
-    return exactSplit !== null && roundingsOf(exactSplit, precision).includes(r.units);
+    return exactSplit !== null && roundingsOf(exactSplit, precision).includes(receipt.units);
   // the destination: the net, less what the split received
   const less = (split: bigint): Fraction => ({ num: net.num - split * net.den, den: net.den });
   // (no split receipt is nothing received: the destination is then owed the whole net, as verify judges)
@@ -304,8 +298,8 @@ function pays(share: Share, r: Receipt, precision: number, splitPaid: bigint | u
   const least = less(splits.at(-1)!);
   const most = less(splits[0]!);
   // less than a cent more than due: units x 100 x den < (due + cent) x 100 x den
-  const underNext = r.units * 100n * most.den < most.num * 100n + P * most.den;
-  return atLeast(r.units, least) && underNext;
+  const underNext = receipt.units * 100n * most.den < most.num * 100n + scale * most.den;
+  return atLeast(receipt.units, least) && underNext;
 }
 
 /**
@@ -323,24 +317,24 @@ function paysTogether(
   splitPaid: Map<string, bigint>,
   summedSplit: Set<string>,
 ): boolean {
-  const P = 10n ** BigInt(precision);
-  const DEN = 1_000_000n;
+  const scale = 10n ** BigInt(precision);
+  const parts = 1_000_000n;
   let due = 0n;
   for (const share of shares) {
     const created = Date.parse(share.entry.at);
     if (at !== null && Number.isFinite(created) && at < created - CLOCK_MARGIN_MS) return false;
     if (share.role === 'split') {
       if (share.basisPoints === null) return false;
-      due += BigInt(share.netCents) * P * share.basisPoints;
-    } else due += BigInt(share.netCents) * P * 10_000n - (splitPaid.get(share.entry.id) ?? 0n) * DEN;
+      due += BigInt(share.netCents) * scale * share.basisPoints;
+    } else due += BigInt(share.netCents) * scale * 10_000n - (splitPaid.get(share.entry.id) ?? 0n) * parts;
   }
-  const diff = units * DEN - due;
-  const cent = (P / 100n > 0n ? P / 100n : 1n) * DEN;
+  const diff = units * parts - due;
+  const cent = (scale / 100n > 0n ? scale / 100n : 1n) * parts;
   if (shares[0]!.role === 'split')
     return diff > -cent * BigInt(shares.length) && diff < cent * BigInt(shares.length);
   // each split counted from a summed output was taken at its exact share, rounded: a unit each way
   const rounded = BigInt(shares.filter((x) => x.basisPoints !== null && summedSplit.has(x.entry.id)).length);
-  return (rounded > 0n ? diff > -rounded * DEN : atLeast(units, { num: due, den: DEN })) && diff < cent;
+  return (rounded > 0n ? diff > -rounded * parts : atLeast(units, { num: due, den: parts })) && diff < cent;
 }
 
 /**
@@ -353,7 +347,7 @@ function paysTogether(
 export function reconcile(
   deposits: HistoryEntry[],
   receipts: Receipt[],
-  o: {
+  options: {
     precision: number;
     sinceMs?: number | undefined;
     /**
@@ -364,10 +358,10 @@ export function reconcile(
     verified?: Map<string, { txid: string; shares: Array<{ role: string; outputs: number[] }> }> | undefined;
   },
 ): Reconciliation {
-  const P = 10n ** BigInt(o.precision);
+  const scale = 10n ** BigInt(options.precision);
   /** what each deposit's split received, by the receipt matched to it */
   const splitPaid = new Map<string, bigint>();
-  const fits = (r: Receipt, share: Share) => pays(share, r, o.precision, splitPaid.get(share.entry.id));
+  const fits = (r: Receipt, share: Share) => pays(share, r, options.precision, splitPaid.get(share.entry.id));
   const oldestFirst = [...receipts].sort(
     (a, b) => (a.at ?? Number.MAX_SAFE_INTEGER) - (b.at ?? Number.MAX_SAFE_INTEGER),
   );
@@ -376,11 +370,11 @@ export function reconcile(
   const byScript = new Map<string, Receipt[]>();
   for (const r of oldestFirst) byScript.set(r.script, [...(byScript.get(r.script) ?? []), r]);
   const scriptOf = (address: string) => {
-    const s = addressScript(address);
-    return s.ok ? Buffer.from(s.value.script).toString('hex') : '';
+    const script = addressScript(address);
+    return script.ok ? Buffer.from(script.value.script).toString('hex') : '';
   };
   const out: Reconciliation = { matched: [], missing: [], unmatched: [], paidAfterExpiry: [], unproven: [] };
-  const inRange = (e: HistoryEntry) => o.sinceMs === undefined || Date.parse(e.at) >= o.sinceMs;
+  const inRange = (e: HistoryEntry) => options.sinceMs === undefined || Date.parse(e.at) >= options.sinceMs;
 
   // the oldest deposit first: of two naming one output, the earlier keeps it (as verify judges)
   const finalized = deposits
@@ -388,22 +382,24 @@ export function reconcile(
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const shares = finalized.flatMap(sharesOf);
   const take = (share: Share, pick: (r: Receipt) => boolean): Receipt | undefined => {
-    const r = (byScript.get(scriptOf(share.address)) ?? []).find(
+    const receipt = (byScript.get(scriptOf(share.address)) ?? []).find(
       (x) => !used.has(x) && fits(x, share) && pick(x),
     );
-    if (r) {
-      used.add(r);
-      if (share.role === 'split' && r.units !== null) splitPaid.set(share.entry.id, r.units);
+    if (receipt) {
+      used.add(receipt);
+      if (share.role === 'split' && receipt.units !== null) splitPaid.set(share.entry.id, receipt.units);
     }
-    return r;
+    return receipt;
   };
   const result = new Map<Share, Receipt | undefined>();
   // the outputs verify counted for a deposit are its own
   for (const share of shares) {
-    const v = o.verified?.get(share.entry.id);
-    const outputs = v?.shares.find((s) => s.role === share.role)?.outputs;
-    if (!v || !outputs || outputs.length === 0) continue;
-    const mine = receipts.filter((r) => r.txid === v.txid && outputs.includes(r.vout) && r.units !== null);
+    const verified = options.verified?.get(share.entry.id);
+    const outputs = verified?.shares.find((s) => s.role === share.role)?.outputs;
+    if (!verified || !outputs || outputs.length === 0) continue;
+    const mine = receipts.filter(
+      (r) => r.txid === verified.txid && outputs.includes(r.vout) && r.units !== null,
+    );
     if (mine.length !== outputs.length) continue; // not all on chain now: matched by the rules below
     for (const r of mine) used.add(r);
     result.set(share, mine.sort((a, b) => a.vout - b.vout)[0]);
@@ -439,7 +435,7 @@ export function reconcile(
       if (outputs.length === 0) continue;
       const total = outputs.reduce((sum, r) => sum + r.units!, 0n);
       const at = outputs[0]!.at;
-      if (!paysTogether(left, total, at, o.precision, splitPaid, summedSplit)) continue;
+      if (!paysTogether(left, total, at, options.precision, splitPaid, summedSplit)) continue;
       for (const r of outputs) used.add(r);
       const first = [...outputs].sort((x, y) => x.vout - y.vout)[0]!;
       for (const share of left) {
@@ -448,7 +444,7 @@ export function reconcile(
         if (role === 'split' && share.basisPoints !== null) {
           splitPaid.set(
             share.entry.id,
-            (BigInt(share.netCents) * P * share.basisPoints + 500_000n) / 1_000_000n,
+            (BigInt(share.netCents) * scale * share.basisPoints + 500_000n) / 1_000_000n,
           );
           summedSplit.add(share.entry.id);
         }
@@ -472,7 +468,7 @@ export function reconcile(
     const script = scriptOf(share.address);
     const known = share.txid ? unreadableOf.get(`${share.txid} ${script}`) : undefined;
     const created = Date.parse(share.entry.at);
-    const r =
+    const closedOutput =
       known ??
       (byScript.get(script) ?? []).find(
         (x) =>
@@ -481,16 +477,16 @@ export function reconcile(
           (share.txid ? x.txid === share.txid : true) &&
           !(x.at !== null && Number.isFinite(created) && x.at < created - CLOCK_MARGIN_MS),
       );
-    if (!r) continue;
-    used.add(r);
-    unreadable.set(share, r);
-    unreadableOf.set(`${r.txid} ${script}`, r);
+    if (!closedOutput) continue;
+    used.add(closedOutput);
+    unreadable.set(share, closedOutput);
+    unreadableOf.set(`${closedOutput.txid} ${script}`, closedOutput);
   }
   for (const share of shares) {
     if (!inRange(share.entry)) continue;
-    const r = result.get(share);
+    const receipt = result.get(share);
     const closed = unreadable.get(share);
-    if (!r && closed) {
+    if (!receipt && closed) {
       out.unproven.push({
         depositId: share.entry.id,
         role: share.role,
@@ -502,14 +498,14 @@ export function reconcile(
       });
       continue;
     }
-    if (!r && share.mayBeNothing) continue;
-    if (r)
+    if (!receipt && share.mayBeNothing) continue;
+    if (receipt)
       out.matched.push({
         depositId: share.entry.id,
         role: share.role,
         address: share.address,
-        txid: r.txid,
-        vout: r.vout,
+        txid: receipt.txid,
+        vout: receipt.vout,
         cents: share.cents,
       });
     else
@@ -522,31 +518,31 @@ export function reconcile(
       });
   }
   // money that came for a charge lbrl gave up on, or that the service said FAILED
-  for (const e of deposits) {
-    const status = shownStatus(e);
+  for (const entry of deposits) {
+    const status = shownStatus(entry);
     if (status !== 'EXPIRED' && status !== 'FAILED') continue;
-    for (const share of sharesOf(e)) {
-      const r = take(share, () => true);
-      if (r && inRange(e))
+    for (const share of sharesOf(entry)) {
+      const receipt = take(share, () => true);
+      if (receipt && inRange(entry))
         out.paidAfterExpiry.push({
-          depositId: e.id,
+          depositId: entry.id,
           status,
           address: share.address,
-          txid: r.txid,
-          vout: r.vout,
+          txid: receipt.txid,
+          vout: receipt.vout,
           cents: share.cents,
         });
     }
   }
-  for (const r of oldestFirst) {
-    if (used.has(r)) continue;
-    if (o.sinceMs !== undefined && r.at !== null && r.at < o.sinceMs) continue;
+  for (const receipt of oldestFirst) {
+    if (used.has(receipt)) continue;
+    if (options.sinceMs !== undefined && receipt.at !== null && receipt.at < options.sinceMs) continue;
     out.unmatched.push({
-      address: r.address,
-      txid: r.txid,
-      vout: r.vout,
-      cents: r.units === null ? null : Number((r.units * 100n) / P),
-      ...(r.unreadable ? { reason: r.unreadable } : {}),
+      address: receipt.address,
+      txid: receipt.txid,
+      vout: receipt.vout,
+      cents: receipt.units === null ? null : Number((receipt.units * 100n) / scale),
+      ...(receipt.unreadable ? { reason: receipt.unreadable } : {}),
     });
   }
   return out;

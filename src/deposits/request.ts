@@ -72,26 +72,26 @@ export function checkRequest(
     problems.push(invalidValue(option, value, expected).message);
   const network = defaults.network;
   const address = (option: string, value: string): string | undefined => {
-    const r = checkLiquidAddress(value, network);
-    if (!r.ok) refuse(option, value, `a Liquid address on ${network}: ${r.reason}`);
-    return r.ok ? r.value.address : undefined;
+    const checked = checkLiquidAddress(value, network);
+    if (!checked.ok) refuse(option, value, `a Liquid address on ${network}: ${checked.reason}`);
+    return checked.ok ? checked.value.address : undefined;
   };
   const fee = (option: string, value: string): string | undefined => {
-    const r = readSplitFee(value);
-    if (!r.ok) refuse(option, value, r.expected);
-    return r.ok ? r.value.wire : undefined;
+    const parsed = readSplitFee(value);
+    if (!parsed.ok) refuse(option, value, parsed.expected);
+    return parsed.ok ? parsed.value.wire : undefined;
   };
 
   let amountInCents: number | undefined;
   if (opts.amount !== undefined && opts.amountCents !== undefined) problems.push(labels.both);
   else if (opts.amount !== undefined) {
-    const r = parseReais(opts.amount);
-    if (r.ok) amountInCents = r.value;
-    else refuse(labels.amount, opts.amount, r.expected);
+    const parsed = parseReais(opts.amount);
+    if (parsed.ok) amountInCents = parsed.value;
+    else refuse(labels.amount, opts.amount, parsed.expected);
   } else if (opts.amountCents !== undefined) {
-    const r = readCents(opts.amountCents);
-    if (r.ok) amountInCents = r.value;
-    else refuse(labels.amountCents, opts.amountCents, r.expected);
+    const parsed = readCents(opts.amountCents);
+    if (parsed.ok) amountInCents = parsed.value;
+    else refuse(labels.amountCents, opts.amountCents, parsed.expected);
   } else problems.push(labels.missingAmount);
 
   let to: string | undefined;

@@ -64,21 +64,25 @@ export interface DepositOutcome {
 }
 
 function sameScript(a: string, b: string): boolean {
-  const x = addressScript(a);
-  const y = addressScript(b);
-  return x.ok && y.ok && Buffer.from(x.value.script).equals(Buffer.from(y.value.script));
+  const leftScript = addressScript(a);
+  const rightScript = addressScript(b);
+  return (
+    leftScript.ok &&
+    rightScript.ok &&
+    Buffer.from(leftScript.value.script).equals(Buffer.from(rightScript.value.script))
+  );
 }
 
 /** Where a deposit's addresses came from: lbrl's request (its history), or only the service's word. */
 function originOf(
-  d: GetResponse,
+  deposit: GetResponse,
   recorded: HistoryEntry | undefined,
   settings: VerifySettings,
 ): AddressOrigin {
   if (recorded) return { kind: 'requested' };
   const roles: Array<['destination' | 'split', string | null | undefined]> = [
-    ['destination', d.destinationAddress],
-    ['split', d.splitAddress],
+    ['destination', deposit.destinationAddress],
+    ['split', deposit.splitAddress],
   ];
   const addresses = roles.flatMap(([role, address]) => {
     if (!address) return [];
@@ -91,21 +95,21 @@ function originOf(
 }
 
 function settlementDeposit(
-  d: GetResponse,
+  deposit: GetResponse,
   settings: VerifySettings,
   ledger: VerifyLedger,
 ): SettlementDeposit {
-  const recorded = ledger.recorded?.(d.id);
+  const recorded = ledger.recorded?.(deposit.id);
   return {
-    id: d.id,
-    destinationAddress: d.destinationAddress,
-    splitAddress: d.splitAddress ?? null,
-    splitPercent: d.splitPercent ?? null,
-    netAmount: d.netAmount,
-    amountInCents: d.amountInCents,
+    id: deposit.id,
+    destinationAddress: deposit.destinationAddress,
+    splitAddress: deposit.splitAddress ?? null,
+    splitPercent: deposit.splitPercent ?? null,
+    netAmount: deposit.netAmount,
+    amountInCents: deposit.amountInCents,
     // lbrl's own clock when it created the deposit; else the service's word
-    createdAt: recorded?.at ?? d.createdAt,
-    origin: originOf(d, recorded, settings),
+    createdAt: recorded?.at ?? deposit.createdAt,
+    origin: originOf(deposit, recorded, settings),
   };
 }
 
@@ -113,15 +117,15 @@ function settlementDeposit(
 export function earlierShares(ledger: VerifyLedger, txid: string): EarlierShare[] {
   const out: EarlierShare[] = [];
   for (const { id, shares } of ledger.sharesOf?.(txid) ?? []) {
-    for (const s of shares) {
-      const [num, den] = s.share.split('/').map((x) => BigInt(x)) as [bigint, bigint];
+    for (const share of shares) {
+      const [num, den] = share.share.split('/').map((x) => BigInt(x)) as [bigint, bigint];
       out.push({
         depositId: id,
-        role: s.role,
-        script: s.script,
-        outputs: s.outputs,
+        role: share.role,
+        script: share.script,
+        outputs: share.outputs,
         share: { num, den },
-        rounded: s.rounded,
+        rounded: share.rounded,
       });
     }
   }
@@ -129,15 +133,15 @@ export function earlierShares(ledger: VerifyLedger, txid: string): EarlierShare[
 }
 
 /** A deposit's shares of a verified settlement, as the history keeps them. */
-export function storedShares(o: DepositOutcome): StoredShare[] {
-  return (o.report?.shares ?? [])
-    .filter((s) => s.depositId === o.id)
-    .map((s) => ({
-      role: s.role,
-      script: s.script,
-      outputs: s.outputs,
-      share: `${s.share.num}/${s.share.den}`,
-      rounded: s.rounded,
+export function storedShares(outcome: DepositOutcome): StoredShare[] {
+  return (outcome.report?.shares ?? [])
+    .filter((s) => s.depositId === outcome.id)
+    .map((use) => ({
+      role: use.role,
+      script: use.script,
+      outputs: use.outputs,
+      share: `${use.share.num}/${use.share.den}`,
+      rounded: use.rounded,
     }));
 }
 
@@ -149,11 +153,12 @@ export async function verifySettlements(
   ledger: VerifyLedger = {},
 ): Promise<DepositOutcome[]> {
   const byTxid = new Map<string, GetResponse[]>();
-  for (const d of deposits) {
-    const txid = d.settlement?.liquidTxid?.toLowerCase();
+  // a checked answer's txid is in its one form already (domain/deposit-rules.ts, isHex32)
+  for (const deposit of deposits) {
+    const txid = deposit.settlement?.liquidTxid;
     if (!txid) continue;
     const group = byTxid.get(txid) ?? [];
-    if (!group.some((g) => g.id === d.id)) group.push(d);
+    if (!group.some((g) => g.id === deposit.id)) group.push(deposit);
     byTxid.set(txid, group);
   }
   const judged = new Map<string, SettlementReport | null>();
@@ -171,7 +176,7 @@ export async function verifySettlements(
     judged.set(txid, checked.found ? checked.report : null);
   }
   return deposits.map((deposit) => {
-    const txid = deposit.settlement?.liquidTxid?.toLowerCase() ?? null;
+    const txid = deposit.settlement?.liquidTxid ?? null;
     if (!txid)
       return { id: deposit.id, deposit, outcome: 'not-settled', txid, report: null, settledWith: [] };
     const report = judged.get(txid) ?? null;
@@ -206,54 +211,58 @@ export async function verifyDeposits(
  * try again later).
  */
 export function verifyError(outcomes: DepositOutcome[]): LbrlError | undefined {
-  const ids = (pick: (o: DepositOutcome) => boolean) => outcomes.filter(pick).map((o) => o.id);
-  const mismatch = ids((o) => o.outcome === 'mismatch');
+  const ids = (pick: (outcome: DepositOutcome) => boolean) =>
+    outcomes.filter(pick).map((outcome) => outcome.id);
+  const mismatch = ids((outcome) => outcome.outcome === 'mismatch');
   if (mismatch.length > 0) {
     return new LbrlError(
-      `the settlement of deposit ${mismatch.join(', ')} contradicts the deposit: ${mismatch.length === 1 ? firstMismatch(outcomes.find((o) => o.id === mismatch[0])!) : 'see above'}`,
+      `the settlement of deposit ${mismatch.join(', ')} contradicts the deposit: ${mismatch.length === 1 ? firstMismatch(outcomes.find((outcome) => outcome.id === mismatch[0])!) : 'see above'}`,
       'mismatch',
     );
   }
-  const unproven = outcomes.filter((o) => o.outcome === 'unproven');
+  const unproven = outcomes.filter((outcome) => outcome.outcome === 'unproven');
   if (unproven.length > 0) {
     return new LbrlError(
-      `the settlement of deposit ${unproven.map((o) => o.id).join(', ')} could not be fully verified; nothing contradicts it`,
+      `the settlement of deposit ${unproven.map((outcome) => outcome.id).join(', ')} could not be fully verified; nothing contradicts it`,
       'unproven',
       whatToAdd(unproven),
     );
   }
   const pending = outcomes.filter(
-    (o) => o.outcome === 'pending' || o.outcome === 'not-found' || o.outcome === 'not-settled',
+    (outcome) =>
+      outcome.outcome === 'pending' || outcome.outcome === 'not-found' || outcome.outcome === 'not-settled',
   );
   if (pending.length > 0) {
-    const why = (o: DepositOutcome) =>
-      o.outcome === 'not-settled'
+    const why = (outcome: DepositOutcome) =>
+      outcome.outcome === 'not-settled'
         ? 'not settled yet'
-        : o.outcome === 'not-found'
+        : outcome.outcome === 'not-found'
           ? 'its transaction is not known to the explorer'
           : 'not yet confirmed deeply enough';
     const reasons = [...new Set(pending.map(why))].join(', or ');
     return new LbrlError(
-      `the settlement of deposit ${pending.map((o) => o.id).join(', ')} cannot be verified yet (${reasons}); try again later`,
+      `the settlement of deposit ${pending.map((outcome) => outcome.id).join(', ')} cannot be verified yet (${reasons}); try again later`,
       'settlement_pending',
     );
   }
   return undefined;
 }
 
-function firstMismatch(o: DepositOutcome): string {
-  const c = o.report?.checks.find((x) => x.outcome === 'mismatch');
-  if (!c) return 'see above';
+function firstMismatch(outcome: DepositOutcome): string {
+  const check = outcome.report?.checks.find((x) => x.outcome === 'mismatch');
+  if (!check) return 'see above';
   // a share refused because an earlier deposit took those outputs names that deposit
-  const earlier = /\(with the share of deposit [^)]*\)/.exec(c.detail)?.[0] ?? '';
-  return c.expected !== undefined && c.actual !== undefined
-    ? `${c.what}: expected ${c.expected}, found ${c.actual}${earlier ? ` ${earlier}` : ''}`
-    : c.detail;
+  const earlier = /\(with the share of deposit [^)]*\)/.exec(check.detail)?.[0] ?? '';
+  return check.expected !== undefined && check.actual !== undefined
+    ? `${check.what}: expected ${check.expected}, found ${check.actual}${earlier ? ` ${earlier}` : ''}`
+    : check.detail;
 }
 
 /** What would let an unproven settlement be verified. */
 export function whatToAdd(outcomes: DepositOutcome[]): string {
-  const checks = outcomes.flatMap((o) => o.report?.checks ?? []).filter((c) => c.outcome === 'not-proven');
+  const checks = outcomes
+    .flatMap((outcome) => outcome.report?.checks ?? [])
+    .filter((c) => c.outcome === 'not-proven');
   const hints: string[] = [];
   if (checks.some((c) => /did not open/.test(c.detail)))
     hints.push(

@@ -102,37 +102,38 @@ const UNTRUSTED = new Set(['mismatch', 'contract']);
 
 export async function watchDeposits(
   client: DepositApi,
-  o: WatchLoopOptions,
+  options: WatchLoopOptions,
   events: WatchEvents,
 ): Promise<WatchResult> {
-  const started = o.now();
-  const states = new Map<string, string | undefined>(o.ids.map((id) => [id, undefined]));
+  const started = options.now();
+  const states = new Map<string, string | undefined>(options.ids.map((id) => [id, undefined]));
   // the request ceiling: the profile's, halved on each 429, and won back slowly as answers come
-  const baseSpacing = Math.ceil(60_000 / (o.perMinute ?? MAX_REQUESTS_PER_MINUTE));
+  const baseSpacing = Math.ceil(60_000 / (options.perMinute ?? MAX_REQUESTS_PER_MINUTE));
   let spacing = baseSpacing;
-  const limit = o.unreachableLimitMs ?? UNREACHABLE_LIMIT_MS;
+  const limit = options.unreachableLimitMs ?? UNREACHABLE_LIMIT_MS;
   let lastRequestAt = Number.NEGATIVE_INFINITY;
   let failingSince: number | undefined;
   let failures = 0;
 
   const pause = async (ms: number) => {
-    if (o.signal.aborted) throw interrupted();
+    if (options.signal.aborted) throw interrupted();
     if (ms <= 0) return;
     try {
-      await o.sleep(ms, o.signal);
+      await options.sleep(ms, options.signal);
     } catch {
       throw interrupted();
     }
-    if (o.signal.aborted) throw interrupted();
+    if (options.signal.aborted) throw interrupted();
   };
-  const timedOut = () => o.timeoutMs !== undefined && o.now() - started >= o.timeoutMs;
+  const timedOut = () => options.timeoutMs !== undefined && options.now() - started >= options.timeoutMs;
   /** Time left before the --timeout, or Infinity without one. */
-  const left = () => (o.timeoutMs === undefined ? Number.POSITIVE_INFINITY : started + o.timeoutMs - o.now());
+  const left = () =>
+    options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeoutMs - options.now();
   const timeoutError = () => {
     const unfinished = pending();
     // the ids are named once, by whoever closes the watch (the view's end lines, --json's list)
     return watchTimeout(
-      `timed out after ${Math.round((o.now() - started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${o.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
+      `timed out after ${Math.round((options.now() - started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
       unfinished,
     );
   };
@@ -143,7 +144,7 @@ export async function watchDeposits(
    * moves nothing here, so only a request that really hangs meets it.
    */
   const beforeDeadline = async <T>(work: Promise<T>): Promise<T> => {
-    if (o.timeoutMs === undefined) return work;
+    if (options.timeoutMs === undefined) return work;
     work.catch(() => {});
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
@@ -159,18 +160,20 @@ export async function watchDeposits(
   const proven = new Set<string>();
   const gone: string[] = [];
   const expired: string[] = [];
-  const lastLook = new Set(o.lastLook ?? []);
-  const open = (id: string, s: string | undefined) =>
+  const lastLook = new Set(options.lastLook ?? []);
+  const open = (id: string, statusText: string | undefined) =>
     !gone.includes(id) &&
     !expired.includes(id) &&
-    (s === undefined || !isTerminal(s) || (s === 'FINALIZED' && o.settled !== undefined && !proven.has(id)));
+    (statusText === undefined ||
+      !isTerminal(statusText) ||
+      (statusText === 'FINALIZED' && options.settled !== undefined && !proven.has(id)));
   const pending = () => [...states].filter(([id, s]) => open(id, s)).map(([id]) => id);
 
   const more = () => {
-    for (const id of o.discover?.() ?? []) if (!states.has(id)) states.set(id, undefined);
+    for (const id of options.discover?.() ?? []) if (!states.has(id)) states.set(id, undefined);
   };
-  while (o.discover !== undefined || pending().length > 0) {
-    const roundStart = o.now();
+  while (options.discover !== undefined || pending().length > 0) {
+    const roundStart = options.now();
     more();
     // the last looks of a round are at most a minute's worth of requests: many charges past
     // expire-after at once (a first run, a busy day) never hold the deposits still live back
@@ -183,11 +186,11 @@ export async function watchDeposits(
     ];
     for (const id of round) {
       if (timedOut()) break;
-      if (o.resting?.(id)) continue;
+      if (options.resting?.(id)) continue;
       // the shared budget: requests across all deposits are spaced evenly
-      await pause(Math.min(lastRequestAt + spacing - o.now(), left()));
+      await pause(Math.min(lastRequestAt + spacing - options.now(), left()));
       if (timedOut()) break;
-      lastRequestAt = o.now();
+      lastRequestAt = options.now();
       try {
         const { value, raw } = await beforeDeadline(getChecked(client, id));
         failingSince = undefined;
@@ -205,11 +208,11 @@ export async function watchDeposits(
           states.set(id, value.status);
           events.change(value, raw, previous);
         }
-        if (value.status === 'FINALIZED' && o.settled && (await beforeDeadline(o.settled(value))))
+        if (value.status === 'FINALIZED' && options.settled && (await beforeDeadline(options.settled(value))))
           proven.add(id);
       } catch (error) {
         if (error instanceof LbrlError && error.type === 'watch_timeout') throw error;
-        if (o.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
+        if (options.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
           gone.push(id);
           events.gone?.(id);
           continue;
@@ -225,28 +228,28 @@ export async function watchDeposits(
           spacing = Math.min(SLOWEST_SPACING_MS, Math.max(spacing * 2, error.retryAfterMs ?? 0));
           events.slowed?.(Math.max(1, Math.floor(60_000 / spacing)));
         }
-        failingSince ??= o.now();
-        const failingFor = o.now() - failingSince;
+        failingSince ??= options.now();
+        const failingFor = options.now() - failingSince;
         if (failingFor >= limit) {
           throw new LbrlError(
             `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
             error.type,
           );
         }
-        const backoff = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** failures) * (0.5 + o.random() / 2);
+        const backoff = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** failures) * (0.5 + options.random() / 2);
         failures += 1;
-        const delay = Math.round(Math.max(backoff, o.intervalMs, error.retryAfterMs ?? 0));
+        const delay = Math.round(Math.max(backoff, options.intervalMs, error.retryAfterMs ?? 0));
         events.retry(error.message, delay, failingFor);
         // never past the --timeout: the round below then ends the watch
         await pause(Math.min(delay, left()));
         break;
       }
     }
-    events.tick(states, o.now() - started);
-    if (o.discover === undefined && pending().length === 0) break;
+    events.tick(states, options.now() - started);
+    if (options.discover === undefined && pending().length === 0) break;
     if (timedOut()) throw timeoutError();
-    let wait = roundStart + o.intervalMs - o.now();
-    if (o.timeoutMs !== undefined) wait = Math.min(wait, started + o.timeoutMs - o.now());
+    let wait = roundStart + options.intervalMs - options.now();
+    if (options.timeoutMs !== undefined) wait = Math.min(wait, started + options.timeoutMs - options.now());
     await pause(wait);
   }
   return { states: states as Map<string, string>, gone, expired };

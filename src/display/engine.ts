@@ -10,7 +10,7 @@ import type { GetResponse } from '../api/models.js';
 import type { DepositApi, FlowClock, Notes, Recorder, Scope } from '../deposits/ports.js';
 import { watchDeposits } from '../deposits/watch.js';
 import { type Focus, type Screen, type ScreenRules, screenOf } from '../domain/display.js';
-import { isPaid } from '../domain/values.js';
+import { isPaid, STATUS_ORDER } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import { type CreatedRecord, type HistoryEntry, statusRecord } from '../store/history.js';
 
@@ -45,21 +45,21 @@ const RESTART_MS = 10_000;
 
 function fileSignature(file: string): string {
   try {
-    const st = fs.statSync(file);
-    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const stats = fs.statSync(file);
+    return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
   } catch {
     return '';
   }
 }
 
 const time = (iso: string | undefined, fallback: number) => {
-  const t = iso === undefined ? Number.NaN : Date.parse(iso);
-  return Number.isFinite(t) ? t : fallback;
+  const ms = iso === undefined ? Number.NaN : Date.parse(iso);
+  return Number.isFinite(ms) ? ms : fallback;
 };
 
-const ORDER = ['WAITING_PAYMENT', 'PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED'];
 /** How far along a status is; FAILED (and anything unknown) ends a deposit, so it ranks last. */
-const rank = (status: string) => (ORDER.includes(status) ? ORDER.indexOf(status) : ORDER.length);
+const rank = (status: string) =>
+  STATUS_ORDER.includes(status) ? STATUS_ORDER.indexOf(status) : STATUS_ORDER.length;
 
 export class DisplayEngine {
   private focus: (Focus & { id: string }) | undefined;
@@ -72,8 +72,8 @@ export class DisplayEngine {
   private watching: AbortController | undefined;
   private restartAt = 0;
 
-  constructor(private readonly d: EngineDeps) {
-    this.screen = { phase: 'idle', shop: d.rules.shop };
+  constructor(private readonly deps: EngineDeps) {
+    this.screen = { phase: 'idle', shop: deps.rules.shop };
     this.shown = JSON.stringify(this.screen);
   }
 
@@ -97,11 +97,11 @@ export class DisplayEngine {
 
   /** Until the clock's signal: follow the history and the deposit shown. */
   async run(): Promise<void> {
-    const { clock } = this.d;
+    const { clock } = this.deps;
     this.poll();
     while (!clock.signal.aborted) {
       try {
-        await clock.sleep(this.d.historyPollMs, clock.signal);
+        await clock.sleep(this.deps.historyPollMs, clock.signal);
       } catch {
         break;
       }
@@ -112,7 +112,7 @@ export class DisplayEngine {
 
   /** One look at the history (only when it changed) and at the clock. */
   poll(): void {
-    const sig = (this.d.signature ?? fileSignature)(this.d.history.file);
+    const sig = (this.deps.signature ?? fileSignature)(this.deps.history.file);
     if (sig !== this.signature) {
       this.signature = sig;
       this.readHistory();
@@ -120,15 +120,15 @@ export class DisplayEngine {
     this.update();
   }
 
-  private mine = (r: CreatedRecord) =>
-    r.profile === this.d.scope.profile && r.baseUrl === this.d.scope.target;
+  private mine = (created: CreatedRecord) =>
+    created.profile === this.deps.scope.profile && created.baseUrl === this.deps.scope.target;
 
   private lookUp(id: string): HistoryEntry | undefined {
     try {
-      const e = this.d.history.recorded(id, this.d.scope.target);
-      return e && this.mine(e) ? e : undefined;
+      const entry = this.deps.history.recorded(id, this.deps.scope.target);
+      return entry && this.mine(entry) ? entry : undefined;
     } catch (error) {
-      this.d.notes.warn(`display: cannot read the history: ${(error as Error).message}`);
+      this.deps.notes.warn(`display: cannot read the history: ${(error as Error).message}`);
       return undefined;
     }
   }
@@ -136,9 +136,9 @@ export class DisplayEngine {
   private readHistory(): void {
     let newest: HistoryEntry | undefined;
     try {
-      newest = this.d.history.entries(this.mine, { limit: 1 })[0];
+      newest = this.deps.history.entries(this.mine, { limit: 1 })[0];
     } catch (error) {
-      this.d.notes.warn(`display: cannot read the history: ${(error as Error).message}`);
+      this.deps.notes.warn(`display: cannot read the history: ${(error as Error).message}`);
       return;
     }
     if (newest && newest.id !== this.newest) {
@@ -157,7 +157,7 @@ export class DisplayEngine {
   private focusOn(entry: HistoryEntry): void {
     this.watching?.abort();
     this.watching = undefined;
-    const createdAt = time(entry.at, this.d.clock.now());
+    const createdAt = time(entry.at, this.deps.clock.now());
     this.focus = {
       id: entry.id,
       amountInCents: entry.amountInCents,
@@ -165,12 +165,16 @@ export class DisplayEngine {
       qrCodeText: entry.answer?.qrCodeText,
       status: entry.status,
       statusAt: time(entry.statusAt, createdAt),
-      expiredAt: entry.expiredAt !== undefined ? time(entry.expiredAt, this.d.clock.now()) : undefined,
+      expiredAt: entry.expiredAt !== undefined ? time(entry.expiredAt, this.deps.clock.now()) : undefined,
       chain:
-        this.d.settled && entry.status === 'FINALIZED' ? (entry.verifiedAt ? 'verified' : 'pending') : 'off',
+        this.deps.settled && entry.status === 'FINALIZED'
+          ? entry.verifiedAt
+            ? 'verified'
+            : 'pending'
+          : 'off',
       chainAt: entry.verifiedAt !== undefined ? time(entry.verifiedAt, createdAt) : undefined,
     };
-    if (!this.d.settled && isPaid(entry.status)) this.focus.chain = 'off';
+    if (!this.deps.settled && isPaid(entry.status)) this.focus.chain = 'off';
     this.restartAt = 0;
     this.drawQr(entry.answer?.qrCodeText);
   }
@@ -178,12 +182,12 @@ export class DisplayEngine {
   private merge(entry: HistoryEntry): void {
     const focus = this.focus!;
     if (entry.expiredAt !== undefined && focus.expiredAt === undefined)
-      focus.expiredAt = time(entry.expiredAt, this.d.clock.now());
+      focus.expiredAt = time(entry.expiredAt, this.deps.clock.now());
     if (rank(entry.status) > rank(focus.status))
-      this.setStatus(entry.status, time(entry.statusAt, this.d.clock.now()));
-    if (entry.verifiedAt !== undefined && this.d.settled && focus.chain !== 'verified') {
+      this.setStatus(entry.status, time(entry.statusAt, this.deps.clock.now()));
+    if (entry.verifiedAt !== undefined && this.deps.settled && focus.chain !== 'verified') {
       focus.chain = 'verified';
-      focus.chainAt = time(entry.verifiedAt, this.d.clock.now());
+      focus.chainAt = time(entry.verifiedAt, this.deps.clock.now());
     }
   }
 
@@ -193,25 +197,26 @@ export class DisplayEngine {
     focus.status = status;
     // the result is held from when it first showed: later steps of the settlement do not extend it
     if (isPaid(before) !== isPaid(status) || status === 'FAILED') focus.statusAt = at;
-    if (status === 'FINALIZED' && this.d.settled && focus.chain === 'off') focus.chain = 'pending';
+    if (status === 'FINALIZED' && this.deps.settled && focus.chain === 'off') focus.chain = 'pending';
   }
 
   private drawQr(text: string | undefined): void {
     if (text === undefined || this.svgs.has(text)) return;
-    this.d.qrSvg(text).then(
+    this.deps.qrSvg(text).then(
       (svg) => {
         if (this.svgs.size > 16) this.svgs.clear();
         this.svgs.set(text, svg);
         this.update();
       },
-      (error: unknown) => this.d.notes.warn(`display: cannot draw the QR code: ${(error as Error).message}`),
+      (error: unknown) =>
+        this.deps.notes.warn(`display: cannot draw the QR code: ${(error as Error).message}`),
     );
   }
 
   /** The screen now; sent to every page when it changed. Starts or ends the service watch to suit. */
   update(): void {
-    const now = this.d.clock.now();
-    const screen = screenOf(this.focus, now, this.d.rules, (text) => this.svgs.get(text));
+    const now = this.deps.clock.now();
+    const screen = screenOf(this.focus, now, this.deps.rules, (text) => this.svgs.get(text));
     const focus = this.focus;
     const live =
       focus !== undefined &&
@@ -233,18 +238,18 @@ export class DisplayEngine {
 
   /** The watch's machinery on the deposit shown, until it ends, another is shown, or the display stops. */
   private follow(id: string): void {
-    const { clock, api } = this.d;
+    const { clock, api } = this.deps;
     const stop = new AbortController();
     this.watching = stop;
     const onAbort = () => stop.abort();
     clock.signal.addEventListener('abort', onAbort, { once: true });
     const mine = () => this.focus?.id === id && this.watching === stop;
-    const settled = this.d.settled;
+    const settled = this.deps.settled;
     watchDeposits(
       api,
       {
         ids: [id],
-        intervalMs: this.d.pollMs,
+        intervalMs: this.deps.pollMs,
         now: clock.now,
         sleep: clock.sleep,
         random: clock.random,
@@ -263,7 +268,7 @@ export class DisplayEngine {
       },
       {
         change: (deposit) => {
-          this.d.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
+          this.deps.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
           if (!mine()) return;
           const focus = this.focus!;
           if (focus.qrCodeText === undefined && deposit.qrCodeText) {
@@ -274,7 +279,7 @@ export class DisplayEngine {
           this.update();
         },
         retry: (reason, delayMs) =>
-          this.d.notes.warn(`display: ${reason}; asking again in ${Math.ceil(delayMs / 1000)} s`),
+          this.deps.notes.warn(`display: ${reason}; asking again in ${Math.ceil(delayMs / 1000)} s`),
         tick: () => {},
       },
     )
@@ -285,7 +290,7 @@ export class DisplayEngine {
           // the settlement contradicts the deposit, or could not be proven: never "confirmed"
           this.focus!.chain = 'failed';
           this.focus!.chainAt = clock.now();
-          this.d.notes.warn(`display: deposit ${id}: ${message}`);
+          this.deps.notes.warn(`display: deposit ${id}: ${message}`);
           return;
         }
         const untrusted =
@@ -293,10 +298,10 @@ export class DisplayEngine {
         if (mine() && untrusted && !isPaid(this.focus!.status)) {
           // never go on inviting a payment the service's answers cannot be trusted about
           this.focus!.untrustedAt = clock.now();
-          this.d.notes.warn(`display: deposit ${id} is no longer offered: ${message}`);
+          this.deps.notes.warn(`display: deposit ${id} is no longer offered: ${message}`);
           return;
         }
-        this.d.notes.warn(
+        this.deps.notes.warn(
           `display: following deposit ${id}: ${message}; trying again in ${RESTART_MS / 1000} s`,
         );
         this.restartAt = clock.now() + RESTART_MS;

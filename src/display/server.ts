@@ -72,11 +72,11 @@ export function newDisplayKey(): string {
 
 /** Whether `given` is the key: both hashed first, so neither the length nor the content leaks by time. */
 export function keyMatches(given: string | null, key: string): boolean {
-  const a = createHash('sha256')
+  const givenDigest = createHash('sha256')
     .update(given ?? '')
     .digest();
-  const b = createHash('sha256').update(key).digest();
-  return timingSafeEqual(a, b) && given !== null;
+  const keyDigest = createHash('sha256').update(key).digest();
+  return timingSafeEqual(givenDigest, keyDigest) && given !== null;
 }
 
 /**
@@ -86,9 +86,9 @@ export function keyMatches(given: string | null, key: string): boolean {
  */
 export function hostAllowed(header: string | undefined, listening: string | undefined): boolean {
   if (header === undefined) return false;
-  const m = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(header);
-  if (!m) return false;
-  const name = m[1]!.toLowerCase();
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(header);
+  if (!match) return false;
+  const name = match[1]!.toLowerCase();
   if (name.startsWith('[')) return isIP(name.slice(1, -1)) === 6;
   if (isIP(name) === 4) return true;
   const told = listening?.toLowerCase().replace(/^\[|\]$/g, '');
@@ -97,21 +97,21 @@ export function hostAllowed(header: string | undefined, listening: string | unde
 
 function parseTarget(target: string): { path: string; keys: string[] } | undefined {
   if (!TARGET.test(target) || target.length > 2048) return undefined;
-  const q = target.indexOf('?');
-  const path = q < 0 ? target : target.slice(0, q);
-  const keys = new URLSearchParams(q < 0 ? '' : target.slice(q + 1)).getAll('k');
+  const queryAt = target.indexOf('?');
+  const path = queryAt < 0 ? target : target.slice(0, queryAt);
+  const keys = new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)).getAll('k');
   return { path, keys };
 }
 
-export function displayHandler(o: DisplayServerOptions): http.RequestListener {
+export function displayHandler(options: DisplayServerOptions): http.RequestListener {
   const streams = new Set<http.ServerResponse>();
-  const maxStreams = o.maxStreams ?? 16;
-  const heartbeatMs = o.heartbeatMs ?? 15_000;
-  const maxUnread = o.maxUnreadBytes ?? 1024 * 1024;
+  const maxStreams = options.maxStreams ?? 16;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const maxUnread = options.maxUnreadBytes ?? 1024 * 1024;
 
   function page(res: http.ServerResponse): void {
     const nonce = randomBytes(16).toString('base64');
-    const html = displayPage({ lang: o.lang, nonce, screen: o.current() });
+    const html = displayPage({ lang: options.lang, nonce, screen: options.current() });
     res.writeHead(200, {
       ...BASE_HEADERS,
       'content-type': 'text/html; charset=utf-8',
@@ -140,12 +140,12 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
     };
     const send = (screen: Screen) => {
       // JSON has no raw line breaks: one data line per event
-      write(`event: screen\ndata: ${JSON.stringify({ now: o.now(), screen })}\n\n`);
+      write(`event: screen\ndata: ${JSON.stringify({ now: options.now(), screen })}\n\n`);
     };
     res.write('retry: 1000\n\n');
-    send(o.current());
+    send(options.current());
     streams.add(res);
-    const stop = o.subscribe(send);
+    const stop = options.subscribe(send);
     const beat = setInterval(() => write(': keep-alive\n\n'), heartbeatMs);
     beat.unref();
     const end = () => {
@@ -165,7 +165,7 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
       if (size > MAX_SHOW_BODY) return text(res, 413, 'the body is too large\n', { connection: 'close' });
       chunks.push(chunk as Buffer);
     }
-    res.setHeader('lbrl-display', displayProof(o.key));
+    res.setHeader('lbrl-display', displayProof(options.key));
     let id: unknown;
     try {
       id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown })?.id;
@@ -174,18 +174,18 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
     }
     const parsed = typeof id === 'string' ? parseDepositId(id) : undefined;
     if (!parsed?.ok) return text(res, 400, 'the body must be JSON: {"id":"<deposit id>"}\n');
-    if (!o.show(parsed.value)) return text(res, 404, 'no such deposit in this profile\n');
+    if (!options.show(parsed.value)) return text(res, 404, 'no such deposit in this profile\n');
     text(res, 200, 'shown\n');
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const target = parseTarget(req.url ?? '');
     if (!target) return text(res, 400, 'bad request\n', { connection: 'close' });
-    if (!hostAllowed(req.headers.host, o.host))
+    if (!hostAllowed(req.headers.host, options.host))
       return text(res, 403, 'forbidden: this display answers only to its own address\n', {
         connection: 'close',
       });
-    if (target.keys.length !== 1 || !keyMatches(target.keys[0]!, o.key))
+    if (target.keys.length !== 1 || !keyMatches(target.keys[0]!, options.key))
       return text(res, 403, 'forbidden: open the address that lbrl display printed, with its key\n');
     const route =
       target.path === '/'
@@ -219,14 +219,14 @@ export function displayHandler(o: DisplayServerOptions): http.RequestListener {
 
 /** The display's server, on `host` (loopback unless told otherwise) and `port` (0: a free one). */
 export async function startDisplayServer(
-  o: DisplayServerOptions,
+  options: DisplayServerOptions,
   host: string,
   port: number,
 ): Promise<RunningServer> {
   // a connection that never sends a byte is closed as the sandbox's are (listen's firstByteMs)
-  const running = await listen(displayHandler({ host, ...o }), host, port, {
+  const running = await listen(displayHandler({ host, ...options }), host, port, {
     requestTimeoutMs: 10_000,
-    firstByteMs: o.firstByteMs ?? 10_000,
+    firstByteMs: options.firstByteMs ?? 10_000,
   });
   running.server.maxConnections = MAX_CONNECTIONS;
   return running;

@@ -30,21 +30,21 @@ const KEY = /^[A-Za-z0-9_-]{16,64}$/;
 export function readDisplayRecord(file: string): DisplayRecord | undefined {
   try {
     if (!lstatOwnFile(file, 'display state')) return undefined;
-    const r = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<DisplayRecord>;
+    const record = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<DisplayRecord>;
     if (
-      typeof r.pid !== 'number' ||
-      typeof r.host !== 'string' ||
-      typeof r.urlHost !== 'string' ||
-      !/^[0-9A-Za-z.:[\]-]{1,255}$/.test(r.urlHost) ||
-      typeof r.port !== 'number' ||
-      !Number.isInteger(r.port) ||
-      r.port < 1 ||
-      r.port > 65535 ||
-      typeof r.key !== 'string' ||
-      !KEY.test(r.key)
+      typeof record.pid !== 'number' ||
+      typeof record.host !== 'string' ||
+      typeof record.urlHost !== 'string' ||
+      !/^[0-9A-Za-z.:[\]-]{1,255}$/.test(record.urlHost) ||
+      typeof record.port !== 'number' ||
+      !Number.isInteger(record.port) ||
+      record.port < 1 ||
+      record.port > 65535 ||
+      typeof record.key !== 'string' ||
+      !KEY.test(record.key)
     )
       return undefined;
-    return r as DisplayRecord;
+    return record as DisplayRecord;
   } catch {
     return undefined;
   }

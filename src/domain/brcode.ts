@@ -70,18 +70,18 @@ export function readBrCode(text: string): BrCodeResult {
   if (last.value.toUpperCase() !== expected)
     return bad(`its CRC is ${last.value}, but its content gives ${expected}`);
   const ids = new Set<string>();
-  for (const f of fields) {
-    if (ids.has(f.id)) return bad(`field ${f.id} appears twice`);
-    ids.add(f.id);
+  for (const field of fields) {
+    if (ids.has(field.id)) return bad(`field ${field.id} appears twice`);
+    ids.add(field.id);
   }
   const get = (id: string) => fields.find((f) => f.id === id)?.value;
 
   let account: TlvField[] | undefined;
-  for (const f of fields) {
-    const n = Number(f.id);
+  for (const field of fields) {
+    const n = Number(field.id);
     if (n < 26 || n > 51) continue;
-    const sub = parseTlv(f.value);
-    if (typeof sub === 'string') return bad(`merchant account field ${f.id}: ${sub}`);
+    const sub = parseTlv(field.value);
+    if (typeof sub === 'string') return bad(`merchant account field ${field.id}: ${sub}`);
     if (sub.find((s) => s.id === '00')?.value.toLowerCase() === PIX_GUI) {
       account = sub;
       break;

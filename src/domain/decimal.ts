@@ -12,9 +12,9 @@ export interface Decimal {
 const DECIMAL_TEXT = /^(-)?(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i;
 
 export function decimalFromText(text: string): Decimal | null {
-  const m = DECIMAL_TEXT.exec(text);
-  if (!m) return null;
-  const [, sign, intPart, fracPart = '', expPart] = m;
+  const match = DECIMAL_TEXT.exec(text);
+  if (!match) return null;
+  const [, sign, intPart, fracPart = '', expPart] = match;
   const exp = expPart ? Number(expPart) : 0;
   if (!Number.isSafeInteger(exp) || Math.abs(exp) > 400) return null;
   let digits = BigInt(`${intPart}${fracPart}`);
@@ -31,8 +31,8 @@ export function decimalFromNumber(value: number): Decimal | null {
   return decimalFromText(String(value));
 }
 
-function normalise(d: Decimal): Decimal {
-  let { units, scale } = d;
+function normalise(decimal: Decimal): Decimal {
+  let { units, scale } = decimal;
   while (scale > 0 && units % 10n === 0n) {
     units /= 10n;
     scale -= 1;
@@ -55,16 +55,16 @@ export function decimalSub(a: Decimal, b: Decimal): Decimal {
   return normalise({ units: x - y, scale });
 }
 
-export function decimalToString(d: Decimal): string {
-  const negative = d.units < 0n;
-  const digits = (negative ? -d.units : d.units).toString().padStart(d.scale + 1, '0');
-  const intPart = digits.slice(0, digits.length - d.scale);
-  const frac = d.scale > 0 ? `.${digits.slice(digits.length - d.scale)}` : '';
+export function decimalToString(decimal: Decimal): string {
+  const negative = decimal.units < 0n;
+  const digits = (negative ? -decimal.units : decimal.units).toString().padStart(decimal.scale + 1, '0');
+  const intPart = digits.slice(0, digits.length - decimal.scale);
+  const frac = decimal.scale > 0 ? `.${digits.slice(digits.length - decimal.scale)}` : '';
   return `${negative ? '-' : ''}${intPart}${frac}`;
 }
 
 /** Integer cents when the value has at most two decimals, else null. */
-export function decimalToCents(d: Decimal): bigint | null {
-  if (d.scale > 2) return null;
-  return d.units * 10n ** BigInt(2 - d.scale);
+export function decimalToCents(decimal: Decimal): bigint | null {
+  if (decimal.scale > 2) return null;
+  return decimal.units * 10n ** BigInt(2 - decimal.scale);
 }

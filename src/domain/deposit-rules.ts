@@ -27,7 +27,7 @@ import { ALWAYS_FIELDS, isIsoTimestamp, SPLIT_FIELDS } from './deposit.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
 import { JsonNumber, type JsonValue, parseJsonExact } from './text/json-exact.js';
 import { safeText, showValue, terminalSafe } from './text/safe-text.js';
-import { canonicalId, DEPOSIT_ID, isTxid, STATUSES } from './values.js';
+import { canonicalId, DEPOSIT_ID, isHex32, isTerminal, STATUS_ORDER, STATUSES } from './values.js';
 
 export interface Violation {
   /** the field of the answer, e.g. `amount` or `settlement.liquidTxid` */
@@ -75,16 +75,6 @@ export interface CheckContext {
 /** How far ahead of lbrl's clock a service timestamp may be (clocks drift): one hour. */
 export const CLOCK_SKEW_MS = 60 * 60 * 1000;
 
-/** Statuses in the order a deposit goes through them; FAILED may end any non-terminal one. */
-export const STATUS_ORDER = [
-  'WAITING_PAYMENT',
-  'PIX_CONFIRMED',
-  'SETTLEMENT_CREATED',
-  'TX_SENT',
-  'FINALIZED',
-];
-const TERMINAL = new Set(['FINALIZED', 'FAILED']);
-
 /** The only fields that may change between two answers about one deposit. */
 export const MUTABLE_FIELDS = new Set(['status', 'settlement', 'confirmedAt']);
 /** Fields only a create answer carries (the get answer leaves them out). */
@@ -93,9 +83,9 @@ export const CREATE_ONLY_FIELDS = new Set(['qrCode']);
 /** bech32, blech32 and base58 addresses alike are letters and digits, nothing else */
 const ADDRESS_CHARS = /^[0-9A-Za-z]{1,200}$/;
 
-type Check = (a: DepositAnswer, ctx: CheckContext) => Violation | Violation[] | undefined;
+type AnswerRule = (answer: DepositAnswer, ctx: CheckContext) => Violation | Violation[] | undefined;
 
-function v(field: string, expected: string, received: unknown): Violation {
+function violation(field: string, expected: string, received: unknown): Violation {
   return { field, expected, received: showValue(received) };
 }
 
@@ -116,23 +106,23 @@ export function sameAddressText(known: string, got: string): boolean {
   );
 }
 
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An exact decimal from a JSON number, or null when it is not a finite number. */
-function dec(x: unknown): Decimal | null {
-  return typeof x === 'number' ? decimalFromNumber(x) : null;
+function dec(value: unknown): Decimal | null {
+  return typeof value === 'number' ? decimalFromNumber(value) : null;
 }
 
-function isCents(x: unknown): x is number {
-  return typeof x === 'number' && Number.isInteger(x) && x >= MIN_CENTS && x <= MAX_CENTS;
+function isCents(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= MIN_CENTS && value <= MAX_CENTS;
 }
 
 /** `"2.99%"` as the fraction the service should echo, `0.0299`; null if not written so. */
 export function splitFeeFraction(fee: string): Decimal | null {
-  const m = /^(\d{1,3})\.(\d{2})%$/.exec(fee);
-  return m ? { units: BigInt(Number(m[1]) * 100 + Number(m[2])), scale: 4 } : null;
+  const match = /^(\d{1,3})\.(\d{2})%$/.exec(fee);
+  return match ? { units: BigInt(Number(match[1]) * 100 + Number(match[2])), scale: 4 } : null;
 }
 
 // 1. internal rules: any deposit answer, known or not --------------------------------------
@@ -143,92 +133,113 @@ const REQUIRED_NULLABLE = {
   get: ['settlement', 'confirmedAt'],
 } as const;
 
-const internal: Check[] = [
-  (a, ctx) =>
+const internal: AnswerRule[] = [
+  (answer, ctx) =>
     REQUIRED_NULLABLE[ctx.kind]
-      .filter((k) => !(k in a))
-      .map((k) =>
-        v(k, `present (null when it does not apply), as every ${ctx.kind} answer carries it`, undefined),
+      .filter((field) => !(field in answer))
+      .map((field) =>
+        violation(
+          field,
+          `present (null when it does not apply), as every ${ctx.kind} answer carries it`,
+          undefined,
+        ),
       ),
-  (a) => (typeof a.id === 'string' && DEPOSIT_ID.test(a.id) ? undefined : v('id', 'a UUID', a.id)),
-  (a) =>
-    typeof a.status === 'string' && (STATUSES as readonly string[]).includes(a.status)
+  (answer) =>
+    typeof answer.id === 'string' && DEPOSIT_ID.test(answer.id)
       ? undefined
-      : v('status', `one of ${STATUSES.join(', ')}`, a.status),
-  (a, ctx) =>
-    ctx.kind === 'create' && a.status !== 'WAITING_PAYMENT'
-      ? v('status', 'WAITING_PAYMENT (a new deposit)', a.status)
+      : violation('id', 'a UUID', answer.id),
+  (answer) =>
+    typeof answer.status === 'string' && (STATUSES as readonly string[]).includes(answer.status)
+      ? undefined
+      : violation('status', `one of ${STATUSES.join(', ')}`, answer.status),
+  (answer, ctx) =>
+    ctx.kind === 'create' && answer.status !== 'WAITING_PAYMENT'
+      ? violation('status', 'WAITING_PAYMENT (a new deposit)', answer.status)
       : undefined,
-  (a) =>
-    isCents(a.amountInCents)
+  (answer) =>
+    isCents(answer.amountInCents)
       ? undefined
-      : v('amountInCents', `a whole number of cents from ${MIN_CENTS} to ${MAX_CENTS}`, a.amountInCents),
-  (a) => {
-    const amount = dec(a.amount);
-    if (!amount) return v('amount', 'a number of reais', a.amount);
-    if (!isCents(a.amountInCents)) return undefined;
-    const want = { units: BigInt(a.amountInCents), scale: 2 };
+      : violation(
+          'amountInCents',
+          `a whole number of cents from ${MIN_CENTS} to ${MAX_CENTS}`,
+          answer.amountInCents,
+        ),
+  (answer) => {
+    const amount = dec(answer.amount);
+    if (!amount) return violation('amount', 'a number of reais', answer.amount);
+    if (!isCents(answer.amountInCents)) return undefined;
+    const want = { units: BigInt(answer.amountInCents), scale: 2 };
     return decimalEquals(amount, want)
       ? undefined
-      : v('amount', `amountInCents / 100 = ${decimalToString(want)}`, a.amount);
+      : violation('amount', `amountInCents / 100 = ${decimalToString(want)}`, answer.amount);
   },
-  (a) => {
-    const amount = dec(a.amount);
-    const fee = dec(a.feeAmount);
-    if (!fee) return v('feeAmount', 'a number of reais', a.feeAmount);
-    if (fee.units < 0n) return v('feeAmount', 'at least 0', a.feeAmount);
+  (answer) => {
+    const amount = dec(answer.amount);
+    const fee = dec(answer.feeAmount);
+    if (!fee) return violation('feeAmount', 'a number of reais', answer.feeAmount);
+    if (fee.units < 0n) return violation('feeAmount', 'at least 0', answer.feeAmount);
     if (amount && decimalSub(amount, fee).units < 0n)
-      return v('feeAmount', `at most the amount, ${decimalToString(amount)}`, a.feeAmount);
+      return violation('feeAmount', `at most the amount, ${decimalToString(amount)}`, answer.feeAmount);
     return undefined;
   },
-  (a) => {
-    const amount = dec(a.amount);
-    const fee = dec(a.feeAmount);
-    const net = dec(a.netAmount);
-    if (!net) return v('netAmount', 'a number of reais', a.netAmount);
+  (answer) => {
+    const amount = dec(answer.amount);
+    const fee = dec(answer.feeAmount);
+    const net = dec(answer.netAmount);
+    if (!net) return violation('netAmount', 'a number of reais', answer.netAmount);
     if (!amount || !fee) return undefined;
     const want = decimalSub(amount, fee);
     return decimalEquals(net, want)
       ? undefined
-      : v('netAmount', `amount - feeAmount = ${decimalToString(want)}`, a.netAmount);
+      : violation('netAmount', `amount - feeAmount = ${decimalToString(want)}`, answer.netAmount);
   },
-  (a) =>
-    typeof a.destinationAddress === 'string' && ADDRESS_CHARS.test(a.destinationAddress)
+  (answer) =>
+    typeof answer.destinationAddress === 'string' && ADDRESS_CHARS.test(answer.destinationAddress)
       ? undefined
-      : v('destinationAddress', 'a Liquid address (letters and digits only)', a.destinationAddress),
-  (a) => {
-    const address = a.splitAddress ?? null;
-    const percent = a.splitPercent ?? null;
+      : violation(
+          'destinationAddress',
+          'a Liquid address (letters and digits only)',
+          answer.destinationAddress,
+        ),
+  (answer) => {
+    const address = answer.splitAddress ?? null;
+    const percent = answer.splitPercent ?? null;
     if (address !== null && (typeof address !== 'string' || !ADDRESS_CHARS.test(address)))
-      return v('splitAddress', 'a Liquid address (letters and digits only) or null', address);
+      return violation('splitAddress', 'a Liquid address (letters and digits only) or null', address);
     if ((address === null) !== (percent === null))
-      return v(
+      return violation(
         'splitPercent',
         `null exactly when splitAddress is null (splitAddress is ${showValue(address)})`,
         percent,
       );
     return undefined;
   },
-  (a) => {
-    const percent = a.splitPercent ?? null;
+  (answer) => {
+    const percent = answer.splitPercent ?? null;
     if (percent === null) return undefined;
-    const d = dec(percent);
+    const decimal = dec(percent);
     const expected = 'a fraction above 0 and at most 1 with at most 4 decimals (0.0299 is 2.99%)';
-    if (!d || d.units <= 0n || d.scale > 4 || decimalSub({ units: 1n, scale: 0 }, d).units < 0n)
-      return v('splitPercent', expected, percent);
+    if (
+      !decimal ||
+      decimal.units <= 0n ||
+      decimal.scale > 4 ||
+      decimalSub({ units: 1n, scale: 0 }, decimal).units < 0n
+    )
+      return violation('splitPercent', expected, percent);
     return undefined;
   },
-  (a) => {
-    if (typeof a.qrCodeText !== 'string') return v('qrCodeText', 'a PIX BR Code', a.qrCodeText);
+  (answer) => {
+    if (typeof answer.qrCodeText !== 'string')
+      return violation('qrCodeText', 'a PIX BR Code', answer.qrCodeText);
     // it is shown as it is (the copy-paste string): nothing in it may act on a terminal or
     // reorder what is shown
-    if (terminalSafe(a.qrCodeText) !== a.qrCodeText)
-      return v(
+    if (terminalSafe(answer.qrCodeText) !== answer.qrCodeText)
+      return violation(
         'qrCodeText',
         'a PIX BR Code without control, bidirectional or invisible characters',
-        a.qrCodeText,
+        answer.qrCodeText,
       );
-    const code = readBrCode(a.qrCodeText);
+    const code = readBrCode(answer.qrCodeText);
     // the reason says more than the long string itself
     if (!code.ok)
       return {
@@ -236,41 +247,55 @@ const internal: Check[] = [
         expected: 'a valid PIX BR Code',
         received: `one where ${safeText(code.reason)}`,
       };
-    if (!code.value.amount || !isCents(a.amountInCents)) return undefined;
-    return brCodeAmountCents(code.value) === BigInt(a.amountInCents)
+    if (!code.value.amount || !isCents(answer.amountInCents)) return undefined;
+    return brCodeAmountCents(code.value) === BigInt(answer.amountInCents)
       ? undefined
-      : v('qrCodeText amount (54)', centsToDecimalText(a.amountInCents), code.value.amountText);
+      : violation('qrCodeText amount (54)', centsToDecimalText(answer.amountInCents), code.value.amountText);
   },
-  (a, ctx) =>
-    ctx.kind === 'create' && (typeof a.qrCode !== 'string' || a.qrCode.length === 0)
-      ? v('qrCode', 'a base64 PNG', a.qrCode)
+  (answer, ctx) =>
+    ctx.kind === 'create' && (typeof answer.qrCode !== 'string' || answer.qrCode.length === 0)
+      ? violation('qrCode', 'a base64 PNG', answer.qrCode)
       : undefined,
-  (a) => (isIsoTimestamp(a.createdAt) ? undefined : v('createdAt', 'an ISO 8601 timestamp', a.createdAt)),
+  (answer) =>
+    isIsoTimestamp(answer.createdAt)
+      ? undefined
+      : violation('createdAt', 'an ISO 8601 timestamp', answer.createdAt),
   // a deposit cannot have been created, or confirmed, after now
-  (a, { now }) =>
+  (answer, { now }) =>
     now === undefined
       ? undefined
       : (['createdAt', 'confirmedAt'] as const)
-          .filter((k) => isIsoTimestamp(a[k]) && Date.parse(a[k] as string) > now + CLOCK_SKEW_MS)
-          .map((k) => v(k, `not after now, ${new Date(now).toISOString()} (a time still to come)`, a[k])),
-  (a) => {
-    const c = a.confirmedAt ?? null;
-    if (c === null) return undefined;
-    if (!isIsoTimestamp(c)) return v('confirmedAt', 'an ISO 8601 timestamp or null', c);
-    if (isIsoTimestamp(a.createdAt) && Date.parse(c) < Date.parse(a.createdAt))
-      return v('confirmedAt', `not before createdAt ${a.createdAt}`, c);
+          .filter(
+            (field) =>
+              isIsoTimestamp(answer[field]) && Date.parse(answer[field] as string) > now + CLOCK_SKEW_MS,
+          )
+          .map((field) =>
+            violation(
+              field,
+              `not after now, ${new Date(now).toISOString()} (a time still to come)`,
+              answer[field],
+            ),
+          ),
+  (answer) => {
+    const confirmedAt = answer.confirmedAt ?? null;
+    if (confirmedAt === null) return undefined;
+    if (!isIsoTimestamp(confirmedAt))
+      return violation('confirmedAt', 'an ISO 8601 timestamp or null', confirmedAt);
+    if (isIsoTimestamp(answer.createdAt) && Date.parse(confirmedAt) < Date.parse(answer.createdAt))
+      return violation('confirmedAt', `not before createdAt ${answer.createdAt}`, confirmedAt);
     return undefined;
   },
-  (a) => {
-    const s = a.settlement ?? null;
-    if (s === null) return undefined;
-    if (!isObject(s)) return v('settlement', 'an object or null', s);
+  (answer) => {
+    const settlement = answer.settlement ?? null;
+    if (settlement === null) return undefined;
+    if (!isObject(settlement)) return violation('settlement', 'an object or null', settlement);
     const out: Violation[] = [];
-    const txid = s.liquidTxid ?? null;
-    if (txid !== null && !isTxid(txid))
-      out.push(v('settlement.liquidTxid', '64 lower-case hex characters', txid));
-    const status = s.status ?? null;
-    if (status !== null && typeof status !== 'string') out.push(v('settlement.status', 'a string', status));
+    const txid = settlement.liquidTxid ?? null;
+    if (txid !== null && !isHex32(txid))
+      out.push(violation('settlement.liquidTxid', '64 lower-case hex characters', txid));
+    const status = settlement.status ?? null;
+    if (status !== null && typeof status !== 'string')
+      out.push(violation('settlement.status', 'a string', status));
     return out;
   },
 ];
@@ -325,97 +350,107 @@ export const STATUS_RULES: Record<string, StatusRule> = {
   FAILED: { settlement: 'any', txid: 'any', confirmedAt: 'any', why: 'its meaning is given nowhere' },
 };
 
-const byStatus: Check = (a) => {
+const byStatus: AnswerRule = (answer) => {
   // a create answer too: it is WAITING_PAYMENT, so a settlement or confirmedAt must be null
-  if (typeof a.status !== 'string') return undefined;
-  const rule = STATUS_RULES[a.status];
+  if (typeof answer.status !== 'string') return undefined;
+  const rule = STATUS_RULES[answer.status];
   if (!rule) return undefined;
   const out: Violation[] = [];
-  const s = a.settlement ?? null;
-  const txid = isObject(s) ? (s.liquidTxid ?? null) : null;
-  const at = `at ${a.status}`;
-  if (rule.settlement === 'null' && s !== null) out.push(v('settlement', `null ${at}`, s));
-  if (rule.settlement === 'object' && !isObject(s))
-    out.push(v('settlement', `a settlement object ${at} (${rule.why})`, s));
-  if (isObject(s) && rule.settlement !== 'null') {
+  const settlement = answer.settlement ?? null;
+  const txid = isObject(settlement) ? (settlement.liquidTxid ?? null) : null;
+  const at = `at ${answer.status}`;
+  if (rule.settlement === 'null' && settlement !== null)
+    out.push(violation('settlement', `null ${at}`, settlement));
+  if (rule.settlement === 'object' && !isObject(settlement))
+    out.push(violation('settlement', `a settlement object ${at} (${rule.why})`, settlement));
+  if (isObject(settlement) && rule.settlement !== 'null') {
     if (rule.txid === 'required' && txid === null)
-      out.push(v('settlement.liquidTxid', `a Liquid transaction id ${at} (${rule.why})`, txid ?? undefined));
+      out.push(
+        violation('settlement.liquidTxid', `a Liquid transaction id ${at} (${rule.why})`, txid ?? undefined),
+      );
     if (rule.txid === 'absent' && txid !== null)
-      out.push(v('settlement.liquidTxid', `none ${at} (${rule.why})`, txid));
+      out.push(violation('settlement.liquidTxid', `none ${at} (${rule.why})`, txid));
   }
-  if (rule.settlementStatus && isObject(s) && s.status !== rule.settlementStatus)
-    out.push(v('settlement.status', `${rule.settlementStatus} ${at}`, s.status));
-  const c = a.confirmedAt ?? null;
-  if (rule.confirmedAt === 'null' && c !== null) out.push(v('confirmedAt', `null ${at}`, c));
-  if (rule.confirmedAt === 'set' && c === null)
-    out.push(v('confirmedAt', `a timestamp ${at} (${rule.why})`, a.confirmedAt));
+  if (rule.settlementStatus && isObject(settlement) && settlement.status !== rule.settlementStatus)
+    out.push(violation('settlement.status', `${rule.settlementStatus} ${at}`, settlement.status));
+  const confirmedAt = answer.confirmedAt ?? null;
+  if (rule.confirmedAt === 'null' && confirmedAt !== null)
+    out.push(violation('confirmedAt', `null ${at}`, confirmedAt));
+  if (rule.confirmedAt === 'set' && confirmedAt === null)
+    out.push(violation('confirmedAt', `a timestamp ${at} (${rule.why})`, answer.confirmedAt));
   return out;
 };
 
 // 3. asked: what lbrl asked for, when it knows the deposit -----------------------------------
 
-const asked: Check[] = [
-  (a, { askedId }) =>
-    askedId !== undefined && (typeof a.id !== 'string' || canonicalId(a.id) !== canonicalId(askedId))
-      ? v('id', `${canonicalId(askedId)}, the deposit asked for`, a.id)
+const asked: AnswerRule[] = [
+  (answer, { askedId }) =>
+    askedId !== undefined &&
+    (typeof answer.id !== 'string' || canonicalId(answer.id) !== canonicalId(askedId))
+      ? violation('id', `${canonicalId(askedId)}, the deposit asked for`, answer.id)
       : undefined,
-  (a, { known }) =>
-    known?.id !== undefined && (typeof a.id !== 'string' || canonicalId(a.id) !== canonicalId(known.id))
-      ? v('id', canonicalId(known.id), a.id)
+  (answer, { known }) =>
+    known?.id !== undefined &&
+    (typeof answer.id !== 'string' || canonicalId(answer.id) !== canonicalId(known.id))
+      ? violation('id', canonicalId(known.id), answer.id)
       : undefined,
-  (a, { known }) =>
-    known && a.amountInCents !== known.amountInCents
-      ? v('amountInCents', String(known.amountInCents), a.amountInCents)
+  (answer, { known }) =>
+    known && answer.amountInCents !== known.amountInCents
+      ? violation('amountInCents', String(known.amountInCents), answer.amountInCents)
       : undefined,
-  (a, { known }) =>
+  (answer, { known }) =>
     known &&
-    (typeof a.destinationAddress !== 'string' ||
-      !sameAddressText(known.destinationAddress, a.destinationAddress))
-      ? v('destinationAddress', known.destinationAddress, a.destinationAddress)
+    (typeof answer.destinationAddress !== 'string' ||
+      !sameAddressText(known.destinationAddress, answer.destinationAddress))
+      ? violation('destinationAddress', known.destinationAddress, answer.destinationAddress)
       : undefined,
-  (a, { known }) => {
+  (answer, { known }) => {
     if (!known || known.splitAddress === undefined) return undefined;
     const want = known.splitAddress;
-    const got = a.splitAddress;
-    if (want === null) return got === null || got === undefined ? undefined : v('splitAddress', 'null', got);
-    return typeof got === 'string' && sameAddressText(want, got) ? undefined : v('splitAddress', want, got);
+    const got = answer.splitAddress;
+    if (want === null)
+      return got === null || got === undefined ? undefined : violation('splitAddress', 'null', got);
+    return typeof got === 'string' && sameAddressText(want, got)
+      ? undefined
+      : violation('splitAddress', want, got);
   },
-  (a, { known }) => {
+  (answer, { known }) => {
     if (!known || known.splitFee === undefined) return undefined;
     const fee = known.splitFee;
-    const got = a.splitPercent;
-    if (fee === null) return got === null || got === undefined ? undefined : v('splitPercent', 'null', got);
+    const got = answer.splitPercent;
+    if (fee === null)
+      return got === null || got === undefined ? undefined : violation('splitPercent', 'null', got);
     const want = splitFeeFraction(fee);
-    const d = dec(got);
-    if (want && d && decimalEquals(want, d)) return undefined;
-    return v('splitPercent', want ? `${decimalToString(want)} (${fee})` : fee, got);
+    const decimal = dec(got);
+    if (want && decimal && decimalEquals(want, decimal)) return undefined;
+    return violation('splitPercent', want ? `${decimalToString(want)} (${fee})` : fee, got);
   },
 ];
 
 // 4. seen: what an earlier answer about the same deposit already said -----------------------
 
 /** Two JSON values alike: numbers as exact decimals, ids and segwit addresses without case. */
-function sameValue(field: string, x: unknown, y: unknown): boolean {
-  if (typeof x === 'number' && typeof y === 'number') {
-    const a = decimalFromNumber(x);
-    const b = decimalFromNumber(y);
-    return a !== null && b !== null && decimalEquals(a, b);
+function sameValue(field: string, first: unknown, later: unknown): boolean {
+  if (typeof first === 'number' && typeof later === 'number') {
+    const firstDecimal = decimalFromNumber(first);
+    const laterDecimal = decimalFromNumber(later);
+    return firstDecimal !== null && laterDecimal !== null && decimalEquals(firstDecimal, laterDecimal);
   }
-  if (typeof x === 'string' && typeof y === 'string') {
-    if (x === y) return true;
-    if (field === 'id') return canonicalId(x) === canonicalId(y);
-    if (field === 'destinationAddress' || field === 'splitAddress') return sameAddressText(x, y);
+  if (typeof first === 'string' && typeof later === 'string') {
+    if (first === later) return true;
+    if (field === 'id') return canonicalId(first) === canonicalId(later);
+    if (field === 'destinationAddress' || field === 'splitAddress') return sameAddressText(first, later);
     if (field === 'createdAt')
-      return isIsoTimestamp(x) && isIsoTimestamp(y) && Date.parse(x) === Date.parse(y);
+      return isIsoTimestamp(first) && isIsoTimestamp(later) && Date.parse(first) === Date.parse(later);
     return false;
   }
-  if (Array.isArray(x) && Array.isArray(y))
-    return x.length === y.length && x.every((e, i) => sameValue(field, e, y[i]));
-  if (isObject(x) && isObject(y)) {
-    const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
-    return [...keys].every((k) => sameValue(`${field}.${k}`, x[k], y[k]));
+  if (Array.isArray(first) && Array.isArray(later))
+    return first.length === later.length && first.every((item, i) => sameValue(field, item, later[i]));
+  if (isObject(first) && isObject(later)) {
+    const keys = new Set([...Object.keys(first), ...Object.keys(later)]);
+    return [...keys].every((key) => sameValue(`${field}.${key}`, first[key], later[key]));
   }
-  return x === y;
+  return first === later;
 }
 
 /** A field the model (deposit.ts) says every answer carries. */
@@ -423,44 +458,53 @@ const ALWAYS = new Set(ALWAYS_FIELDS);
 /** The split's fields: left out means null. */
 const NULL_WHEN_ABSENT = new Set(SPLIT_FIELDS);
 
-const seen: Check[] = [
+const seen: AnswerRule[] = [
   // every field fixed at creation: the same as in the first answer (extra fields too, when both
   // answers carry them); only status, settlement and confirmedAt may change
-  (a, { first }) => {
+  (answer, { first }) => {
     if (!first) return undefined;
     const out: Violation[] = [];
-    const keys = new Set([...Object.keys(first), ...Object.keys(a), ...ALWAYS, ...NULL_WHEN_ABSENT]);
-    for (const k of keys) {
-      if (MUTABLE_FIELDS.has(k) || CREATE_ONLY_FIELDS.has(k)) continue;
-      let x = first[k];
-      let y = a[k];
-      if (NULL_WHEN_ABSENT.has(k)) {
-        x = x ?? null;
-        y = y ?? null;
-      } else if (!ALWAYS.has(k) && (x === undefined || y === undefined)) continue;
-      if (!sameValue(k, x, y)) out.push(v(k, `${showValue(x)}, as first answered (it never changes)`, y));
+    const keys = new Set([...Object.keys(first), ...Object.keys(answer), ...ALWAYS, ...NULL_WHEN_ABSENT]);
+    for (const key of keys) {
+      if (MUTABLE_FIELDS.has(key) || CREATE_ONLY_FIELDS.has(key)) continue;
+      let was = first[key];
+      let now = answer[key];
+      if (NULL_WHEN_ABSENT.has(key)) {
+        was = was ?? null;
+        now = now ?? null;
+      } else if (!ALWAYS.has(key) && (was === undefined || now === undefined)) continue;
+      if (!sameValue(key, was, now))
+        out.push(violation(key, `${showValue(was)}, as first answered (it never changes)`, now));
     }
     return out;
   },
   // status only moves forward; FINALIZED and FAILED are final, with all they said
-  (a, { previous }) => {
-    if (!previous || typeof previous.status !== 'string' || typeof a.status !== 'string') return undefined;
+  (answer, { previous }) => {
+    if (!previous || typeof previous.status !== 'string' || typeof answer.status !== 'string')
+      return undefined;
     const was = previous.status;
-    const now = a.status;
-    if (TERMINAL.has(was)) {
-      if (now !== was) return v('status', `${was}, as already answered (a final status never changes)`, now);
+    const now = answer.status;
+    if (isTerminal(was)) {
+      if (now !== was)
+        return violation('status', `${was}, as already answered (a final status never changes)`, now);
       const out: Violation[] = [];
       // what the previous answer said (the history keeps only the status)
-      for (const k of MUTABLE_FIELDS) {
-        if (k !== 'status' && k in previous && !sameValue(k, previous[k] ?? null, a[k] ?? null))
-          out.push(v(k, `${showValue(previous[k] ?? null)}, as already answered at ${was}`, a[k]));
+      for (const key of MUTABLE_FIELDS) {
+        if (
+          key !== 'status' &&
+          key in previous &&
+          !sameValue(key, previous[key] ?? null, answer[key] ?? null)
+        )
+          out.push(
+            violation(key, `${showValue(previous[key] ?? null)}, as already answered at ${was}`, answer[key]),
+          );
       }
       return out;
     }
     const from = STATUS_ORDER.indexOf(was);
     const to = STATUS_ORDER.indexOf(now);
     if (from >= 0 && to >= 0 && to < from)
-      return v('status', `${was} or a later status (a status never goes back)`, now);
+      return violation('status', `${was} or a later status (a status never goes back)`, now);
     return undefined;
   },
 ];
@@ -469,43 +513,49 @@ const seen: Check[] = [
 const INTEGER_FIELDS = new Set(['amountInCents']);
 
 /** The numbers of the body as written, each as exact as the float JSON.parse made of it. */
-const asWritten: Check = (_a, { text }) => {
+const asWritten: AnswerRule = (_answer, { text }) => {
   if (text === undefined) return undefined;
   const parsed = parseJsonExact(text);
-  if (!parsed.ok) return v('(body)', 'JSON', parsed.reason);
+  if (!parsed.ok) return violation('(body)', 'JSON', parsed.reason);
   const out: Violation[] = [];
-  const walk = (x: JsonValue, path: string): void => {
-    if (x instanceof JsonNumber) {
-      const written = decimalFromText(x.text);
-      const read = decimalFromNumber(Number(x.text));
+  const walk = (value: JsonValue, path: string): void => {
+    if (value instanceof JsonNumber) {
+      const written = decimalFromText(value.text);
+      const read = decimalFromNumber(Number(value.text));
       if (!written || !read || !decimalEquals(written, read))
-        out.push(v(path, `a number JSON reads exactly (it reads as ${Number(x.text)})`, x.text));
-      else if (INTEGER_FIELDS.has(path) && !/^-?\d+$/.test(x.text))
-        out.push(v(path, 'an integer written as one (digits only, as the interface types it)', x.text));
-    } else if (Array.isArray(x)) {
-      for (const [i, e] of x.entries()) walk(e, `${path}[${i}]`);
-    } else if (x !== null && typeof x === 'object')
-      for (const [k, e] of Object.entries(x)) walk(e, path ? `${path}.${k}` : k);
+        out.push(
+          violation(path, `a number JSON reads exactly (it reads as ${Number(value.text)})`, value.text),
+        );
+      else if (INTEGER_FIELDS.has(path) && !/^-?\d+$/.test(value.text))
+        out.push(
+          violation(path, 'an integer written as one (digits only, as the interface types it)', value.text),
+        );
+    } else if (Array.isArray(value)) {
+      for (const [i, e] of value.entries()) walk(e, `${path}[${i}]`);
+    } else if (value !== null && typeof value === 'object')
+      for (const [k, e] of Object.entries(value)) walk(e, path ? `${path}.${k}` : k);
   };
   walk(parsed.value, '');
   return out;
 };
 
-const RULES: Check[] = [asWritten, ...internal, byStatus, ...asked, ...seen];
+const RULES: AnswerRule[] = [asWritten, ...internal, byStatus, ...asked, ...seen];
 
 /** Every rule the answer breaks; an empty list when it keeps them all. */
 export function checkDeposit(answer: unknown, ctx: CheckContext): Violation[] {
-  if (!isObject(answer)) return [v('(body)', 'a deposit object', answer)];
+  if (!isObject(answer)) return [violation('(body)', 'a deposit object', answer)];
   const out: Violation[] = [];
   for (const rule of RULES) {
-    const r = rule(answer, ctx);
-    if (Array.isArray(r)) out.push(...r);
-    else if (r) out.push(r);
+    const found = rule(answer, ctx);
+    if (Array.isArray(found)) out.push(...found);
+    else if (found) out.push(found);
   }
   return out;
 }
 
 /** One line per violation: `amount: expected 15.00, received 0.01`. */
 export function describeViolations(violations: readonly Violation[]): string {
-  return violations.map((x) => `${x.field}: expected ${x.expected}, received ${x.received}`).join('; ');
+  return violations
+    .map((problem) => `${problem.field}: expected ${problem.expected}, received ${problem.received}`)
+    .join('; ');
 }

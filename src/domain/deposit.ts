@@ -47,7 +47,7 @@ export const DEPOSIT_FIELDS = {
 };
 
 /**
- * A get answer's settlement. The transaction id's JSON type only: its one shape (values.ts TXID,
+ * A get answer's settlement. The transaction id's JSON type only: its one shape (values.ts HEX32,
  * 64 lower-case hex characters) is checked once, by the rule set every answer passes
  * (deposit-rules.ts, from deposits/answers.ts), which says not to trust the answer.
  */
@@ -126,27 +126,27 @@ interface Sums {
 }
 
 /** Rules 1 to 3 of section 2.1, checked with exact decimals. */
-function checkSums(d: Sums, ctx: z.core.$RefinementCtx): void {
-  const amount = decimalFromNumber(d.amount) as Decimal;
-  const fee = decimalFromNumber(d.feeAmount) as Decimal;
-  const net = decimalFromNumber(d.netAmount) as Decimal;
-  if (decimalToCents(amount) !== BigInt(d.amountInCents)) {
+function checkSums(sums: Sums, ctx: z.core.$RefinementCtx): void {
+  const amount = decimalFromNumber(sums.amount) as Decimal;
+  const fee = decimalFromNumber(sums.feeAmount) as Decimal;
+  const net = decimalFromNumber(sums.netAmount) as Decimal;
+  if (decimalToCents(amount) !== BigInt(sums.amountInCents)) {
     ctx.addIssue({
       code: 'custom',
       path: ['amount'],
-      message: `amount ${d.amount} is not amountInCents ${d.amountInCents} / 100`,
+      message: `amount ${sums.amount} is not amountInCents ${sums.amountInCents} / 100`,
     });
   }
   if (!decimalEquals(decimalSub(amount, fee), net)) {
     ctx.addIssue({
       code: 'custom',
       path: ['netAmount'],
-      message: `netAmount ${d.netAmount} is not amount ${d.amount} - feeAmount ${d.feeAmount}`,
+      message: `netAmount ${sums.netAmount} is not amount ${sums.amount} - feeAmount ${sums.feeAmount}`,
     });
   }
   if (fee.units < 0n) ctx.addIssue({ code: 'custom', path: ['feeAmount'], message: 'feeAmount is negative' });
-  const hasAddress = d.splitAddress !== null && d.splitAddress !== undefined;
-  const hasPercent = d.splitPercent !== null && d.splitPercent !== undefined;
+  const hasAddress = sums.splitAddress !== null && sums.splitAddress !== undefined;
+  const hasPercent = sums.splitPercent !== null && sums.splitPercent !== undefined;
   if (hasAddress !== hasPercent) {
     ctx.addIssue({
       code: 'custom',
@@ -154,7 +154,7 @@ function checkSums(d: Sums, ctx: z.core.$RefinementCtx): void {
       message: 'splitPercent must be null exactly when splitAddress is null',
     });
   }
-  if (hasPercent && !(d.splitPercent! > 0 && d.splitPercent! <= 1)) {
+  if (hasPercent && !(sums.splitPercent! > 0 && sums.splitPercent! <= 1)) {
     ctx.addIssue({
       code: 'custom',
       path: ['splitPercent'],

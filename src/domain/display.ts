@@ -110,10 +110,10 @@ export function phaseOf(focus: Focus, now: number, rules: ScreenRules): Screen['
 /** Whether the copy-paste string may be shown for this amount: a well-formed BR Code, its amount (if any) equal. */
 export function showableBrCode(text: string | undefined, amountInCents: number): text is string {
   if (text === undefined) return false;
-  const r = readBrCode(text);
-  if (!r.ok) return false;
-  const cents = brCodeAmountCents(r.value);
-  return !(r.value.amount !== undefined && cents !== BigInt(amountInCents));
+  const brCode = readBrCode(text);
+  if (!brCode.ok) return false;
+  const cents = brCodeAmountCents(brCode.value);
+  return !(brCode.value.amount !== undefined && cents !== BigInt(amountInCents));
 }
 
 /** The screen for a focus at `now` (qrSvg drawn by the caller from the same qrCodeText). */

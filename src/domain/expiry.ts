@@ -23,9 +23,9 @@ export const IN_FLIGHT = ['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT'] as c
 /** `90m`, `24h`, `2d` (a unit is required), from 1 minute to 366 days, to milliseconds. */
 export function readExpireAfter(input: string): Parsed<number> {
   const expected = 'a duration such as 90m, 24h or 2d (at least 1m, at most 366d)';
-  const m = /^(\d{1,7})(s|m|h|d|w)$/.exec(input);
-  if (!m) return { ok: false, expected };
-  const ms = Number(m[1]) * UNIT_MS[m[2]!]!;
+  const match = /^(\d{1,7})(s|m|h|d|w)$/.exec(input);
+  if (!match) return { ok: false, expected };
+  const ms = Number(match[1]) * UNIT_MS[match[2]!]!;
   if (ms < MINUTE || ms > MAX_EXPIRY_MS) return { ok: false, expected };
   return { ok: true, value: ms };
 }
@@ -87,16 +87,17 @@ export function parseWhen(input: string, now: number, timeZoneOffsetMs = 0): Par
     );
   if (time) {
     // every part checked: the clock would roll 2026-02-30 over to March 2, and 24:00 to the next day
-    const [, y, mo, d, h, mi, sec = '0', , oh = '0', om = '0'] = time.map((x) => x ?? undefined);
-    const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+    const [, year, month, dayOfMonth, hour, minute, second = '0', , offsetHours = '0', offsetMinutes = '0'] =
+      time.map((x) => x ?? undefined);
+    const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(dayOfMonth)));
     const real =
-      date.getUTCMonth() === Number(mo) - 1 &&
-      date.getUTCDate() === Number(d) &&
-      Number(h) <= 23 &&
-      Number(mi) <= 59 &&
-      Number(sec) <= 59 &&
-      Number(oh) <= 14 &&
-      Number(om) <= 59;
+      date.getUTCMonth() === Number(month) - 1 &&
+      date.getUTCDate() === Number(dayOfMonth) &&
+      Number(hour) <= 23 &&
+      Number(minute) <= 59 &&
+      Number(second) <= 59 &&
+      Number(offsetHours) <= 14 &&
+      Number(offsetMinutes) <= 59;
     const ms = Date.parse(input);
     if (real && Number.isFinite(ms)) return { ok: true, value: ms };
   }

@@ -1,4 +1,4 @@
-import { type Decimal, decimalToCents } from './decimal.js';
+import { type Decimal, decimalFromNumber, decimalToCents } from './decimal.js';
 
 export const MIN_CENTS = 1;
 export const MAX_CENTS = 600_000;
@@ -12,8 +12,8 @@ const RANGE = `from ${centsToDecimalText(MIN_CENTS)} to ${centsToDecimalText(MAX
 const LIMIT = `the limit of ${centsToDecimalText(MAX_CENTS).replace('.', ',')} reais`;
 
 /** `1.5e2` -> `150`, by string arithmetic; undefined when it does not name a plain amount. */
-function expandExponent(m: RegExpExecArray): string | undefined {
-  const [, whole, frac = '', expText] = m;
+function expandExponent(match: RegExpExecArray): string | undefined {
+  const [, whole, frac = '', expText] = match;
   const exp = Number(expText);
   if (exp > 10) return undefined;
   const digits = `${whole}${frac}`;
@@ -35,8 +35,8 @@ function amountProblem(input: string): string {
   /** what the amount must be without, and what to write instead (itself checked) */
   const offer = (what: string, fixed: string | undefined, otherwise = '') => {
     if (fixed === undefined) return `an amount in reais ${what}, e.g. 1500 or 15,50`;
-    const r = parseReais(fixed);
-    return r.ok
+    const parsed = parseReais(fixed);
+    return parsed.ok
       ? `an amount in reais ${what}: write ${fixed}`
       : `an amount in reais ${what}, at most 6000,00 (${fixed} would be above it)${otherwise}`;
   };
@@ -77,21 +77,21 @@ function amountProblem(input: string): string {
 function plainAmount(text: string): string | undefined {
   if (REAIS.test(text)) return text;
   // groups of three after the first, one separator throughout, then maybe the other one as decimal
-  const m = /^([1-9]\d{0,2})((?:([.,\s])\d{3})+)(?:([.,])(\d{1,2}))?$/.exec(text);
-  if (!m) return undefined;
-  const group = m[3]!;
-  const decimal = m[4];
+  const match = /^([1-9]\d{0,2})((?:([.,\s])\d{3})+)(?:([.,])(\d{1,2}))?$/.exec(text);
+  if (!match) return undefined;
+  const group = match[3]!;
+  const decimal = match[4];
   if (decimal !== undefined && decimal === group) return undefined;
-  const whole = `${m[1]}${m[2]!.split(group).join('')}`;
-  return decimal !== undefined ? `${whole}${decimal}${m[5]}` : whole;
+  const whole = `${match[1]}${match[2]!.split(group).join('')}`;
+  return decimal !== undefined ? `${whole}${decimal}${match[5]}` : whole;
 }
 
 /** Reais as typed (`1500`, `15.5`, `15,50`) to integer cents, by string arithmetic only. */
 export function parseReais(input: string): Parsed<number> {
-  const m = REAIS.exec(input);
-  if (!m) return { ok: false, expected: amountProblem(input) };
-  const whole = m[1]!.replace(/^0+(?=\d)/, '');
-  const frac = (m[2] ?? '').padEnd(2, '0');
+  const match = REAIS.exec(input);
+  if (!match) return { ok: false, expected: amountProblem(input) };
+  const whole = match[1]!.replace(/^0+(?=\d)/, '');
+  const frac = (match[2] ?? '').padEnd(2, '0');
   if (whole.length > 5) return { ok: false, expected: `an amount ${RANGE}; it is above ${LIMIT}` };
   const cents = Number(whole) * 100 + Number(frac);
   if (cents > MAX_CENTS) return { ok: false, expected: `an amount ${RANGE}; it is above ${LIMIT}` };
@@ -142,4 +142,15 @@ export function formatReais(value: Decimal): string {
 /** The decimal text of cents in reais, as a BR Code's field 54 carries it: `1500.00`. */
 export function centsToDecimalText(cents: number): string {
   return `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+}
+
+/**
+ * Cents of a reais amount as an answer gave it (a JSON number), exactly; null when it is not a
+ * number, not whole cents, below zero or beyond what a number holds exactly.
+ */
+export function exactCents(reais: unknown): number | null {
+  if (typeof reais !== 'number') return null;
+  const decimal = decimalFromNumber(reais);
+  const cents = decimal ? decimalToCents(decimal) : null;
+  return cents === null || cents < 0n || cents > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(cents);
 }

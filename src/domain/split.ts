@@ -7,14 +7,14 @@ export interface SplitFee {
   readonly wire: string;
 }
 
-const FEE = /^(\d{1,3})(?:[.,](\d{1,2}))?%?$/;
+const FEE_TEXT = /^(\d{1,3})(?:[.,](\d{1,2}))?%?$/;
 const EXPECTED = 'a percentage above 0 and at most 100 with at most two decimals, e.g. 2.99% or 2,99';
 
 export function readSplitFee(input: string): Parsed<SplitFee> {
-  const m = FEE.exec(input);
-  if (!m) return { ok: false, expected: EXPECTED };
-  const whole = Number(m[1]);
-  const frac = Number((m[2] ?? '').padEnd(2, '0'));
+  const match = FEE_TEXT.exec(input);
+  if (!match) return { ok: false, expected: EXPECTED };
+  const whole = Number(match[1]);
+  const frac = Number((match[2] ?? '').padEnd(2, '0'));
   const basisPoints = whole * 100 + frac;
   if (basisPoints < 1 || basisPoints > 10_000) return { ok: false, expected: EXPECTED };
   return { ok: true, value: splitFeeFromBasisPoints(basisPoints) };

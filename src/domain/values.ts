@@ -8,11 +8,22 @@ export function canonicalId(id: string): string {
   return id.toLowerCase();
 }
 
-/** A Liquid transaction id, in the one shape lbrl accepts: 64 lower-case hex characters. */
-export const TXID = /^[0-9a-f]{64}$/;
+/**
+ * 32 bytes in hex, in the one form lbrl keeps them: 64 lower-case hex characters. A Liquid
+ * transaction id, an asset id and a block hash have this shape (hashes, in display order), and
+ * so has a blinding key. Every check of that shape is this one.
+ */
+export const HEX32 = /^[0-9a-f]{64}$/;
 
-export function isTxid(value: unknown): value is string {
-  return typeof value === 'string' && TXID.test(value);
+/** Whether `value` is 32 bytes in hex in their one form (lower case): a txid or asset id as kept. */
+export function isHex32(value: unknown): value is string {
+  return typeof value === 'string' && HEX32.test(value);
+}
+
+/** 32 bytes in hex as typed (either case) to their one form; null when `text` is not 64 hex digits. */
+export function readHex32(text: string): string | null {
+  const lower = text.toLowerCase();
+  return HEX32.test(lower) ? lower : null;
 }
 
 export function parseDepositId(input: string): Parsed<string> {
@@ -26,11 +37,11 @@ const MAX_DURATION_MS = 7 * 24 * 3600 * 1000;
 
 /** `90`, `90s`, `10m`, `1h` to milliseconds. */
 export function parseDuration(input: string): Parsed<number> {
-  const m = DURATION.exec(input);
+  const match = DURATION.exec(input);
   const expected = 'a duration such as 90, 90s, 10m or 1h (at least 1 second, at most 7 days)';
-  if (!m) return { ok: false, expected };
-  const unit = m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1;
-  const ms = Number(m[1]) * unit * 1000;
+  if (!match) return { ok: false, expected };
+  const unit = match[2] === 'h' ? 3600 : match[2] === 'm' ? 60 : 1;
+  const ms = Number(match[1]) * unit * 1000;
   if (ms < 1000 || ms > MAX_DURATION_MS) return { ok: false, expected };
   return { ok: true, value: ms };
 }
@@ -50,8 +61,8 @@ export function parseWholeNumber(
 
 /** Whole seconds, at least 1 and at most an hour, to milliseconds. */
 export function parseIntervalSeconds(input: string): Parsed<number> {
-  const s = parseWholeNumber(input, 1, 3600, 'a whole number of seconds from 1 to 3600');
-  return s.ok ? { ok: true, value: s.value * 1000 } : s;
+  const parsed = parseWholeNumber(input, 1, 3600, 'a whole number of seconds from 1 to 3600');
+  return parsed.ok ? { ok: true, value: parsed.value * 1000 } : parsed;
 }
 
 const PROFILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -86,6 +97,14 @@ const PAID = new Set<string>(['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 
 export function isPaid(status: string | undefined): boolean {
   return status !== undefined && PAID.has(status);
 }
+/** Statuses in the order a deposit goes through them; FAILED may end any non-terminal one. */
+export const STATUS_ORDER: readonly string[] = [
+  'WAITING_PAYMENT',
+  'PIX_CONFIRMED',
+  'SETTLEMENT_CREATED',
+  'TX_SENT',
+  'FINALIZED',
+];
 
 export function isTerminal(status: string): boolean {
   return status === 'FINALIZED' || status === 'FAILED';

@@ -5,6 +5,7 @@
  * Pure: HMAC and SHA-256 from node:crypto, no I/O.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalId } from './values.js';
 
 export const DEPOSIT_EVENTS = [
   'deposit.created',
@@ -59,7 +60,7 @@ export function parseEventFilter(
  * may already have, and is recognised as a repeat.
  */
 export function eventId(service: string, depositId: string, type: DepositEventType): string {
-  const digest = createHash('sha256').update(`lbrl event\n${service}\n${depositId.toLowerCase()}\n${type}`);
+  const digest = createHash('sha256').update(`lbrl event\n${service}\n${canonicalId(depositId)}\n${type}`);
   return `evt_${digest.digest('base64url').slice(0, 27)}`;
 }
 
@@ -107,11 +108,11 @@ export function webhookHeaders(
   nowMs: number,
   body: string,
 ): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
-  const ts = Math.floor(nowMs / 1000);
+  const nowSeconds = Math.floor(nowMs / 1000);
   return {
     'webhook-id': id,
-    'webhook-timestamp': String(ts),
-    'webhook-signature': signature(key, id, ts, body),
+    'webhook-timestamp': String(nowSeconds),
+    'webhook-signature': signature(key, id, nowSeconds, body),
   };
 }
 
@@ -153,20 +154,20 @@ export function checkSignature(
     return { ok: false, problem: 'malformed_header', detail: 'webhook-id is not printable ASCII' };
   if (!/^[0-9]{1,15}$/.test(timestamp))
     return { ok: false, problem: 'malformed_header', detail: 'webhook-timestamp is not whole seconds' };
-  const ts = Number(timestamp);
+  const seconds = Number(timestamp);
   const now = Math.floor(nowMs / 1000);
-  if (now - ts > toleranceSeconds)
-    return { ok: false, problem: 'timestamp_too_old', detail: `webhook-timestamp is ${now - ts} s old` };
-  if (ts - now > toleranceSeconds)
+  if (now - seconds > toleranceSeconds)
+    return { ok: false, problem: 'timestamp_too_old', detail: `webhook-timestamp is ${now - seconds} s old` };
+  if (seconds - now > toleranceSeconds)
     return {
       ok: false,
       problem: 'timestamp_too_new',
-      detail: `webhook-timestamp is ${ts - now} s in the future`,
+      detail: `webhook-timestamp is ${seconds - now} s in the future`,
     };
   const pairs = sig.split(' ').filter((p) => p !== '');
   if (pairs.length === 0 || pairs.length > 16 || pairs.some((p) => !/^v[0-9a-z]+,[A-Za-z0-9+/=]+$/.test(p)))
     return { ok: false, problem: 'malformed_header', detail: 'webhook-signature is not "v1,<base64>" pairs' };
-  const expected = Buffer.from(signature(key, id, ts, body).slice(3), 'base64');
+  const expected = Buffer.from(signature(key, id, seconds, body).slice(3), 'base64');
   for (const pair of pairs) {
     const [version, value] = pair.split(',') as [string, string];
     if (version !== 'v1') continue;

@@ -16,7 +16,7 @@ import { watchDeposits } from '../deposits/watch.js';
 import { decimalFromNumber } from '../domain/decimal.js';
 import { splitFeeFromBasisPoints } from '../domain/split.js';
 import { MIN_FRAGMENT_SECRET, Redactor } from '../domain/text/redact.js';
-import { parseDepositId } from '../domain/values.js';
+import { canonicalId, parseDepositId } from '../domain/values.js';
 import { invalidValue, type LbrlError, redactedError, usageError } from '../errors.js';
 import type { CreatedDeposit, Deposit, DepositRequest } from './types.js';
 import { type Network, parseCents, parseNetwork } from './values.js';
@@ -146,9 +146,9 @@ function positive(name: string, value: number | undefined, min: number): number 
 }
 
 function depositId(id: string): string {
-  const r = parseDepositId(typeof id === 'string' ? id : String(id));
-  if (!r.ok) throw invalidValue('deposit id', String(id), r.expected);
-  return r.value;
+  const parsed = parseDepositId(typeof id === 'string' ? id : String(id));
+  if (!parsed.ok) throw invalidValue('deposit id', String(id), parsed.expected);
+  return parsed.value;
 }
 
 /** The request a known deposit was created with: as given, or read back from its create answer. */
@@ -244,7 +244,7 @@ function makeClient(
   /** GETs checked against what is known of the deposit. */
   const checkedApi = (signal: AbortSignal | undefined, id: string, known?: KnownDeposit): DepositApi => {
     const client = api(signal);
-    const request = requestOf(known) ?? created.get(id.toLowerCase());
+    const request = requestOf(known) ?? created.get(canonicalId(id));
     return {
       createDeposit: (body, key) => client.createDeposit(body, key),
       getDeposit: async (depositId) =>
@@ -274,7 +274,7 @@ function makeClient(
       );
       if (!body) throw usageError(problems.join('; '));
       const { value } = await createAnswer(api(options.signal), body, key);
-      created.set(value.id.toLowerCase(), body);
+      created.set(canonicalId(value.id), body);
       if (created.size > KNOWN_LIMIT) created.delete(created.keys().next().value as string);
       return value as CreatedDeposit;
     },

@@ -7,11 +7,11 @@ import { type ErrorType, EXIT_CODES, LbrlError } from '../errors.js';
 export function isLbrlError(error: unknown): error is LbrlError {
   if (error instanceof LbrlError) return true;
   if (!(error instanceof Error)) return false;
-  const e = error as Error & { type?: unknown; exitCode?: unknown };
+  const shaped = error as Error & { type?: unknown; exitCode?: unknown };
   return (
-    e.name === 'LbrlError' &&
-    typeof e.type === 'string' &&
-    Object.hasOwn(EXIT_CODES, e.type) &&
-    e.exitCode === EXIT_CODES[e.type as ErrorType]
+    shaped.name === 'LbrlError' &&
+    typeof shaped.type === 'string' &&
+    Object.hasOwn(EXIT_CODES, shaped.type) &&
+    shaped.exitCode === EXIT_CODES[shaped.type as ErrorType]
   );
 }

@@ -21,18 +21,18 @@ function text(name: string, value: unknown, expected: string): string {
 /** Reais as people write them (`1500`, `15.5`, `15,50`) to integer cents, by string arithmetic. */
 export function parseAmount(reais: string): number {
   const input = text('amount', reais, 'reais such as "15.50"');
-  const r = parseReais(input);
-  if (!r.ok) throw invalidValue('amount', input, r.expected);
-  return r.value;
+  const parsed = parseReais(input);
+  if (!parsed.ok) throw invalidValue('amount', input, parsed.expected);
+  return parsed.value;
 }
 
 /** Integer cents, from a whole number or its digits; 1 to 600000. */
 export function parseCents(cents: number | string): number {
   const input = typeof cents === 'number' && Number.isSafeInteger(cents) ? String(cents) : cents;
   if (typeof input === 'number') throw invalidValue('amountCents', String(input), 'a whole number of cents');
-  const r = readCents(text('amountCents', input, 'a whole number of cents'));
-  if (!r.ok) throw invalidValue('amountCents', input, r.expected);
-  return r.value;
+  const parsed = readCents(text('amountCents', input, 'a whole number of cents'));
+  if (!parsed.ok) throw invalidValue('amountCents', input, parsed.expected);
+  return parsed.value;
 }
 
 /** Checks a network name: liquid, liquidtestnet or elementsregtest. */
@@ -46,17 +46,17 @@ export function parseNetwork(value: unknown): Network {
 export function parseAddress(address: string, network: Network = 'liquid'): LiquidAddress {
   const input = text('address', address, 'a Liquid address');
   const net = parseNetwork(network);
-  const r = checkLiquidAddress(input, net);
-  if (!r.ok) throw invalidValue('address', input, `a Liquid address on ${net}: ${r.reason}`);
-  return r.value;
+  const checked = checkLiquidAddress(input, net);
+  if (!checked.ok) throw invalidValue('address', input, `a Liquid address on ${net}: ${checked.reason}`);
+  return checked.value;
 }
 
 /** A split fee (`2.99%`, `2.99`, `2,99`): above 0, at most 100, two decimals at most. */
 export function parseSplitFee(fee: string): SplitFee {
   const input = text('splitFee', fee, 'a percentage such as "2.99%"');
-  const r = readSplitFee(input);
-  if (!r.ok) throw invalidValue('splitFee', input, r.expected);
-  return r.value;
+  const parsed = readSplitFee(input);
+  if (!parsed.ok) throw invalidValue('splitFee', input, parsed.expected);
+  return parsed.value;
 }
 
 /** A PIX BR Code (copy-paste string), its CRC and fields checked. */
@@ -76,10 +76,10 @@ export interface PixCode {
 
 export function parseBrCode(code: string): PixCode {
   const input = text('BR Code', code, 'a PIX copy-paste string');
-  const r = readBrCode(input);
-  if (!r.ok) throw invalidValue('BR Code', input, `a PIX BR Code: ${r.reason}`);
-  const { amount: _exact, ...fields } = r.value;
-  const cents = brCodeAmountCents(r.value);
+  const brCode = readBrCode(input);
+  if (!brCode.ok) throw invalidValue('BR Code', input, `a PIX BR Code: ${brCode.reason}`);
+  const { amount: _exact, ...fields } = brCode.value;
+  const cents = brCodeAmountCents(brCode.value);
   return cents === null ? fields : { ...fields, amountInCents: Number(cents) };
 }
 

@@ -110,8 +110,14 @@ export function verifyWebhook(
   } catch {
     throw new WebhookVerificationError('malformed_body', 'the body is not JSON');
   }
-  const e = event as Partial<WebhookEvent> | null;
-  if (!e || typeof e !== 'object' || typeof e.type !== 'string' || typeof e.data !== 'object' || !e.data)
+  const candidate = event as Partial<WebhookEvent> | null;
+  if (
+    !candidate ||
+    typeof candidate !== 'object' ||
+    typeof candidate.type !== 'string' ||
+    typeof candidate.data !== 'object' ||
+    !candidate.data
+  )
     throw new WebhookVerificationError('malformed_body', 'the body is not an lbrl event');
-  return e as WebhookEvent;
+  return candidate as WebhookEvent;
 }

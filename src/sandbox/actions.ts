@@ -14,7 +14,7 @@ export type ActOutcome =
   /** the status does not allow it (now, or because another process got there first) */
   | { ok: false; reason: 'invalid_state'; deposit: StoredDeposit; status: string; rule: string };
 
-const RULES: Record<
+const ACTION_RULES: Record<
   SandboxAction,
   { event: 'paid' | 'failed'; allowed: (s: string) => boolean; rule: string }
 > = {
@@ -43,7 +43,7 @@ export function actOn(
 ): ActOutcome {
   const deposit = store.load(id);
   if (!deposit) return { ok: false, reason: 'not_found' };
-  const { event, allowed, rule } = RULES[action];
+  const { event, allowed, rule } = ACTION_RULES[action];
   const was = stateAt(deposit, store.eventsOf(deposit.id), now).status;
   // record() refuses when another process got there first: report the status that won
   if (!allowed(was) || !store.record(deposit.id, event, now, extra)) {

@@ -9,6 +9,7 @@ import type http from 'node:http';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { addressScript } from '../domain/liquid/script.js';
 import { isFeeOutput, parseTransaction, type TxOutput } from '../domain/liquid/tx.js';
+import { isHex32 } from '../domain/values.js';
 import { blockHeightFor, DEFAULT_BLOCK_MS, explorerAddress, SANDBOX_ASSET, tipHeightAt } from './chain.js';
 
 export interface ChainTx {
@@ -36,12 +37,12 @@ function text(res: http.ServerResponse, status: number, body: string): void {
 }
 
 function json(res: http.ServerResponse, body: unknown): void {
-  const t = JSON.stringify(body);
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(t) });
-  res.end(t);
+  const serialised = JSON.stringify(body);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(serialised) });
+  res.end(serialised);
 }
 
-function status(ctx: ChainContext, tx: ChainTx) {
+function statusJson(ctx: ChainContext, tx: ChainTx) {
   const blockMs = ctx.blockMs ?? DEFAULT_BLOCK_MS;
   const height = blockHeightFor(tx.sentAt, blockMs);
   if (tipHeightAt(ctx.now(), blockMs) < height) return { confirmed: false };
@@ -105,18 +106,20 @@ async function answer(
   const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
   if (req.method !== 'GET') return text(res, 405, 'Method not allowed');
   if (path === '/blocks/tip/height') return text(res, 200, String(tipHeightAt(ctx.now(), ctx.blockMs)));
-  const asset = /^\/asset\/([0-9a-f]{64})$/.exec(path);
-  if (asset) {
+  // ids are read in their one form (domain/values.ts): any other path segment is not found
+  const asset = /^\/asset\/([^/]+)$/.exec(path);
+  if (asset && isHex32(asset[1])) {
     return asset[1] === SANDBOX_ASSET.asset_id ? json(res, SANDBOX_ASSET) : text(res, 404, 'Asset not found');
   }
-  const history = /^\/address\/([0-9A-Za-z]{20,200})\/txs(?:\/chain\/([0-9a-f]{64}))?$/.exec(path);
-  if (history) return addressHistory(res, ctx, history[1]!, history[2]);
-  const m = /^\/tx\/([0-9a-f]{64})(\/hex|\/status)?$/.exec(path);
-  if (!m) return text(res, 404, 'Not found');
-  const tx = await ctx.findTx(m[1]!);
+  const history = /^\/address\/([0-9A-Za-z]{20,200})\/txs(?:\/chain\/([^/]+))?$/.exec(path);
+  if (history && (history[2] === undefined || isHex32(history[2])))
+    return addressHistory(res, ctx, history[1]!, history[2]);
+  const match = /^\/tx\/([^/]+)(\/hex|\/status)?$/.exec(path);
+  if (!match || !isHex32(match[1])) return text(res, 404, 'Not found');
+  const tx = await ctx.findTx(match[1]!);
   if (!tx || tx.sentAt > ctx.now()) return text(res, 404, 'Transaction not found');
-  if (m[2] === '/hex') return text(res, 200, tx.hex);
-  if (m[2] === '/status') return json(res, status(ctx, tx));
+  if (match[2] === '/hex') return text(res, 200, tx.hex);
+  if (match[2] === '/status') return json(res, statusJson(ctx, tx));
   json(res, txJson(ctx, tx));
 }
 
@@ -129,10 +132,10 @@ async function addressHistory(
   address: string,
   lastSeen: string | undefined,
 ): Promise<void> {
-  const s = addressScript(address);
-  if (!s.ok) return text(res, 400, 'Invalid Bitcoin address');
-  const all = (await ctx.txsPaying?.(Buffer.from(s.value.script).toString('hex'))) ?? [];
-  const withStatus = all.map((tx) => ({ tx, status: status(ctx, tx) }));
+  const script = addressScript(address);
+  if (!script.ok) return text(res, 400, 'Invalid Bitcoin address');
+  const all = (await ctx.txsPaying?.(Buffer.from(script.value.script).toString('hex'))) ?? [];
+  const withStatus = all.map((tx) => ({ tx, status: statusJson(ctx, tx) }));
   const confirmed = withStatus.filter((t) => t.status.confirmed);
   if (lastSeen === undefined) {
     const mempool = withStatus.filter((t) => !t.status.confirmed);
@@ -152,10 +155,10 @@ async function addressHistory(
 function txJson(ctx: ChainContext, tx: ChainTx) {
   const parsed = parseTransaction(tx.hex);
   const addresses = new Map<string, string>();
-  for (const a of tx.addresses) {
-    const shown = explorerAddress(a);
-    const s = shown ? addressScript(shown) : undefined;
-    if (shown && s?.ok) addresses.set(Buffer.from(s.value.script).toString('hex'), shown);
+  for (const address of tx.addresses) {
+    const shown = explorerAddress(address);
+    const script = shown ? addressScript(shown) : undefined;
+    if (shown && script?.ok) addresses.set(Buffer.from(script.value.script).toString('hex'), shown);
   }
   return {
     txid: parsed.txid,
@@ -163,6 +166,6 @@ function txJson(ctx: ChainContext, tx: ChainTx) {
     locktime: parsed.locktime,
     vin: [{ is_coinbase: false }],
     vout: parsed.outputs.map((output) => vout(output, addresses)),
-    status: status(ctx, tx),
+    status: statusJson(ctx, tx),
   };
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { parseTransaction } from '../domain/liquid/tx.js';
 import { loadZkp } from '../domain/liquid/unblind.js';
-import { isTxid } from '../domain/values.js';
+import { isHex32 } from '../domain/values.js';
 import { buildSettlementTx, chainTxOf, SETTLE_MODES, type SettleMode } from './chain.js';
 import type { ChainTx } from './chain-esplora.js';
 import { ensureDir, publishExclusive, readJson } from './files.js';
@@ -27,8 +27,10 @@ function dirs(store: SandboxStore): { chain: string; index: string } {
   return { chain, index: path.join(chain, 'tx') };
 }
 
-export function settleMode(e: Events): SettleMode {
-  return (SETTLE_MODES as readonly string[]).includes(e.settle ?? '') ? (e.settle as SettleMode) : 'ok';
+export function settleMode(events: Events): SettleMode {
+  return (SETTLE_MODES as readonly string[]).includes(events.settle ?? '')
+    ? (events.settle as SettleMode)
+    : 'ok';
 }
 
 /**
@@ -38,20 +40,20 @@ export function settleMode(e: Events): SettleMode {
  */
 export async function settlementTxid(
   store: SandboxStore,
-  d: StoredDeposit,
-  e: Events,
+  deposit: StoredDeposit,
+  events: Events,
   now: number,
 ): Promise<string | undefined> {
-  const sent = sentAt(d, e, now);
-  const mode = settleMode(e);
+  const sent = sentAt(deposit, events, now);
+  const mode = settleMode(events);
   if (sent === undefined || mode === 'none') return undefined;
   const { chain, index } = dirs(store);
-  const file = path.join(chain, `${d.id}.json`);
+  const file = path.join(chain, `${deposit.id}.json`);
   let tx = readJson<StoredTx>(file);
   if (!tx) {
-    const network = decodeLiquidAddress(d.destinationAddress);
+    const network = decodeLiquidAddress(deposit.destinationAddress);
     if (!network.ok) return undefined;
-    const built = buildSettlementTx(await loadZkp(), d, mode, network.value.network);
+    const built = buildSettlementTx(await loadZkp(), deposit, mode, network.value.network);
     if (!built) return undefined;
     ensureDir(chain);
     ensureDir(index);
@@ -61,14 +63,14 @@ export async function settlementTxid(
   const link = path.join(index, tx.txid);
   if (!fs.existsSync(link)) {
     ensureDir(index);
-    publishExclusive(link, d.id);
+    publishExclusive(link, deposit.id);
   }
   return tx.txid;
 }
 
 /** The transaction with this txid, for the sandbox's Esplora API. */
 export function findChainTx(store: SandboxStore, txid: string): ChainTx | undefined {
-  if (!isTxid(txid)) return undefined;
+  if (!isHex32(txid)) return undefined;
   const { chain, index } = dirs(store);
   let id: string;
   try {

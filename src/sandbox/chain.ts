@@ -53,7 +53,7 @@ export const SANDBOX_ASSET = {
 } as const;
 
 export const DEFAULT_BLOCK_MS = 5000;
-const FEE = 40n;
+const TX_FEE = 40n;
 const UNITS_PER_CENT = 1_000_000n; // precision 8: a real is 10^8 units
 
 /** How the sandbox settles: rightly, or wrongly in one way, so that each failure of verify shows. */
@@ -81,15 +81,19 @@ export interface BuiltTx {
 }
 
 /** What the sandbox pays for a deposit: the net in SBRL, the split share rounded down. */
-export function settlementPayments(d: ChainDeposit, mode: SettleMode, network: Network): Payment[] {
-  const net = BigInt(d.amountInCents - d.feeCents) * UNITS_PER_CENT;
-  const split = d.splitAddress && d.splitBasisPoints ? (net * BigInt(d.splitBasisPoints)) / 10_000n : 0n;
+export function settlementPayments(deposit: ChainDeposit, mode: SettleMode, network: Network): Payment[] {
+  const net = BigInt(deposit.amountInCents - deposit.feeCents) * UNITS_PER_CENT;
+  const split =
+    deposit.splitAddress && deposit.splitBasisPoints
+      ? (net * BigInt(deposit.splitBasisPoints)) / 10_000n
+      : 0n;
   const asset = mode === 'asset' ? POLICY_ASSET[network].id : SANDBOX_ASSET_ID;
-  const destination = mode === 'address' ? strangerAddress(d.id, network) : d.destinationAddress;
+  const destination = mode === 'address' ? strangerAddress(deposit.id, network) : deposit.destinationAddress;
   const payments: Payment[] = [
     { address: destination, amount: net - split - (mode === 'amount' ? UNITS_PER_CENT : 0n), assetId: asset },
   ];
-  if (d.splitAddress && split > 0n) payments.push({ address: d.splitAddress, amount: split, assetId: asset });
+  if (deposit.splitAddress && split > 0n)
+    payments.push({ address: deposit.splitAddress, amount: split, assetId: asset });
   return payments;
 }
 
@@ -103,32 +107,34 @@ function strangerAddress(id: string, network: Network): string {
 /** Deterministic secrets of one deposit's transaction: valid secp256k1 scalars. */
 function secret(zkp: Zkp, id: string, label: string): Uint8Array {
   for (let i = 0; ; i++) {
-    const k = Uint8Array.from(createHash('sha256').update(`lbrl-sandbox-chain:${id}:${label}:${i}`).digest());
-    if (zkp.ecc.isPrivate(k)) return k;
+    const key = Uint8Array.from(
+      createHash('sha256').update(`lbrl-sandbox-chain:${id}:${label}:${i}`).digest(),
+    );
+    if (zkp.ecc.isPrivate(key)) return key;
   }
 }
 
 class Writer {
   private parts: Uint8Array[] = [];
-  bytes(b: Uint8Array): this {
-    this.parts.push(b);
+  bytes(bytes: Uint8Array): this {
+    this.parts.push(bytes);
     return this;
   }
   u32(n: number): this {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setUint32(0, n, true);
-    return this.bytes(b);
+    const bytes = new Uint8Array(4);
+    new DataView(bytes.buffer).setUint32(0, n, true);
+    return this.bytes(bytes);
   }
   varint(n: number): this {
     if (n < 0xfd) return this.bytes(Uint8Array.of(n));
     if (n <= 0xffff) return this.bytes(Uint8Array.of(0xfd, n & 0xff, n >> 8));
-    const b = new Uint8Array(5);
-    b[0] = 0xfe;
-    new DataView(b.buffer).setUint32(1, n, true);
-    return this.bytes(b);
+    const bytes = new Uint8Array(5);
+    bytes[0] = 0xfe;
+    new DataView(bytes.buffer).setUint32(1, n, true);
+    return this.bytes(bytes);
   }
-  varBytes(b: Uint8Array): this {
-    return this.varint(b.length).bytes(b);
+  varBytes(bytes: Uint8Array): this {
+    return this.varint(bytes.length).bytes(bytes);
   }
   done(): Uint8Array {
     return Uint8Array.from(Buffer.concat(this.parts));
@@ -136,10 +142,10 @@ class Writer {
 }
 
 function explicitValue(n: bigint): Uint8Array {
-  const b = new Uint8Array(9);
-  b[0] = 1;
-  new DataView(b.buffer).setBigUint64(1, n, false);
-  return b;
+  const bytes = new Uint8Array(9);
+  bytes[0] = 1;
+  new DataView(bytes.buffer).setBigUint64(1, n, false);
+  return bytes;
 }
 
 interface BuiltOutput {
@@ -154,12 +160,12 @@ interface BuiltOutput {
 /** The settlement transaction of a deposit, or null when the mode is 'none'. */
 export function buildSettlementTx(
   zkp: Zkp,
-  d: ChainDeposit,
+  deposit: ChainDeposit,
   mode: SettleMode,
   network: Network,
 ): BuiltTx | null {
   if (mode === 'none') return null;
-  return buildPaymentsTx(zkp, d.id, settlementPayments(d, mode, network), network);
+  return buildPaymentsTx(zkp, deposit.id, settlementPayments(deposit, mode, network), network);
 }
 
 /**
@@ -167,35 +173,35 @@ export function buildSettlementTx(
  * derived from `seed`: the same payments and seed give the same transaction.
  */
 export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], network: Network): BuiltTx {
-  const d = { id: seed };
+  const seeded = { id: seed };
   const inputAssets = [...new Set([...payments.map((p) => p.assetId), POLICY_ASSET[network].id])];
   const inputTags = inputAssets.map(fromDisplayHex);
   // the made-up inputs are explicit: their generators are the unblinded ones
   const inputGenerators = inputTags.map((t) => zkp.generator.generate(t));
-  const outputs: BuiltOutput[] = payments.map((p, i) => {
-    const s = addressScript(p.address);
-    if (!s.ok) throw new Error(`the sandbox cannot pay ${p.address}: ${s.reason}`);
-    const asset = fromDisplayHex(p.assetId);
-    if (!s.value.blindingPubkey) {
+  const outputs: BuiltOutput[] = payments.map((payment, i) => {
+    const script = addressScript(payment.address);
+    if (!script.ok) throw new Error(`the sandbox cannot pay ${payment.address}: ${script.reason}`);
+    const asset = fromDisplayHex(payment.assetId);
+    if (!script.value.blindingPubkey) {
       return {
         asset: Uint8Array.of(1, ...asset),
-        value: explicitValue(p.amount),
+        value: explicitValue(payment.amount),
         nonce: Uint8Array.of(0),
-        script: s.value.script,
+        script: script.value.script,
         surjectionproof: new Uint8Array(0),
         rangeproof: new Uint8Array(0),
       };
     }
-    const abf = secret(zkp, d.id, `abf${i}`);
-    const vbf = secret(zkp, d.id, `vbf${i}`);
-    const ephemeral = secret(zkp, d.id, `ephemeral${i}`);
+    const abf = secret(zkp, seeded.id, `abf${i}`);
+    const vbf = secret(zkp, seeded.id, `vbf${i}`);
+    const ephemeral = secret(zkp, seeded.id, `ephemeral${i}`);
     const generator = zkp.generator.generateBlinded(asset, abf);
-    const commitment = zkp.pedersen.commitment(p.amount.toString(), generator, vbf);
+    const commitment = zkp.pedersen.commitment(payment.amount.toString(), generator, vbf);
     const nonce = Uint8Array.from(
-      createHash('sha256').update(zkp.ecdh(s.value.blindingPubkey, ephemeral)).digest(),
+      createHash('sha256').update(zkp.ecdh(script.value.blindingPubkey, ephemeral)).digest(),
     );
     const rangeproof = zkp.rangeproof.sign(
-      p.amount.toString(),
+      payment.amount.toString(),
       commitment,
       generator,
       vbf,
@@ -204,9 +210,9 @@ export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], net
       '0',
       '52',
       Uint8Array.of(...asset, ...abf),
-      s.value.script,
+      script.value.script,
     );
-    const seed = secret(zkp, d.id, `surjection${i}`);
+    const seed = secret(zkp, seeded.id, `surjection${i}`);
     const init = zkp.surjectionproof.initialize(inputTags, asset, 100, seed);
     const surjectionproof = zkp.surjectionproof.generate(
       init.proof,
@@ -220,32 +226,33 @@ export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], net
       asset: generator,
       value: commitment,
       nonce: zkp.ecc.pointFromScalar(ephemeral, true)!,
-      script: s.value.script,
+      script: script.value.script,
       surjectionproof,
       rangeproof,
     };
   });
   outputs.push({
     asset: Uint8Array.of(1, ...fromDisplayHex(POLICY_ASSET[network].id)),
-    value: explicitValue(FEE),
+    value: explicitValue(TX_FEE),
     nonce: Uint8Array.of(0),
     script: new Uint8Array(0),
     surjectionproof: new Uint8Array(0),
     rangeproof: new Uint8Array(0),
   });
-  const w = new Writer().u32(2).bytes(Uint8Array.of(1)).varint(1);
-  w.bytes(createHash('sha256').update(`lbrl-sandbox-input:${d.id}`).digest())
+  const writer = new Writer().u32(2).bytes(Uint8Array.of(1)).varint(1);
+  writer
+    .bytes(createHash('sha256').update(`lbrl-sandbox-input:${seeded.id}`).digest())
     .u32(0)
     .varint(0)
     .u32(0xffffffff);
-  w.varint(outputs.length);
+  writer.varint(outputs.length);
   for (const output of outputs)
-    w.bytes(output.asset).bytes(output.value).bytes(output.nonce).varBytes(output.script);
-  w.u32(0);
+    writer.bytes(output.asset).bytes(output.value).bytes(output.nonce).varBytes(output.script);
+  writer.u32(0);
   // witness: the input's (no issuance, no script witness, no peg-in), then each output's proofs
-  w.varint(0).varint(0).varint(0).varint(0);
-  for (const output of outputs) w.varBytes(output.surjectionproof).varBytes(output.rangeproof);
-  const hex = Buffer.from(w.done()).toString('hex');
+  writer.varint(0).varint(0).varint(0).varint(0);
+  for (const output of outputs) writer.varBytes(output.surjectionproof).varBytes(output.rangeproof);
+  const hex = Buffer.from(writer.done()).toString('hex');
   return { txid: parseTransaction(hex).txid, hex, payments };
 }
 
@@ -261,13 +268,13 @@ export function blockHeightFor(sentAt: number, blockMs = DEFAULT_BLOCK_MS): numb
 
 /** The unconfidential address of a script, as an explorer shows it. */
 export function explorerAddress(address: string): string | undefined {
-  const d = decodeLiquidAddress(address);
-  if (!d.ok) return undefined;
-  if (!d.value.confidential) return d.value.address;
-  const s = addressScript(address);
-  if (!s.ok) return undefined;
-  const script = s.value.script;
-  if (d.value.encoding === 'base58') {
+  const decoded = decodeLiquidAddress(address);
+  if (!decoded.ok) return undefined;
+  if (!decoded.value.confidential) return decoded.value.address;
+  const outputScript = addressScript(address);
+  if (!outputScript.ok) return undefined;
+  const script = outputScript.value.script;
+  if (decoded.value.encoding === 'base58') {
     const payload = bs58check.decode(address);
     return bs58check.encode(
       Uint8Array.of(
@@ -276,7 +283,7 @@ export function explorerAddress(address: string): string | undefined {
       ),
     );
   }
-  const hrp = { liquid: 'ex', liquidtestnet: 'tex', elementsregtest: 'ert' }[d.value.network];
+  const hrp = { liquid: 'ex', liquidtestnet: 'tex', elementsregtest: 'ert' }[decoded.value.network];
   const version = script[0] === 0 ? 0 : script[0]! - 0x50;
   const words = [version, ...bech32.toWords(script.subarray(2))];
   return version === 0 ? bech32.encode(hrp, words) : bech32m.encode(hrp, words);

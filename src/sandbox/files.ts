@@ -59,18 +59,18 @@ export function readJson<T>(file: string): T | undefined {
  */
 export function ensureDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = fs.statSync(dir);
+  const stats = fs.statSync(dir);
   const uid = typeof process.geteuid === 'function' ? process.geteuid() : undefined;
   if (uid === undefined) return;
   const fix = 'set LBRL_CONFIG_DIR to a directory of your own';
-  if (st.uid !== uid && st.uid !== 0)
+  if (stats.uid !== uid && stats.uid !== 0)
     throw new LbrlError(
-      `refusing ${dir}: the directory belongs to another user (uid ${st.uid}, you are ${uid}), who could replace the files lbrl keeps there; ${fix}`,
+      `refusing ${dir}: the directory belongs to another user (uid ${stats.uid}, you are ${uid}), who could replace the files lbrl keeps there; ${fix}`,
       'config',
     );
-  if (st.mode & 0o022 && !(st.mode & 0o1000))
+  if (stats.mode & 0o022 && !(stats.mode & 0o1000))
     throw new LbrlError(
-      `refusing ${dir}: others can write the directory (mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}) and could replace the files lbrl keeps there; ${fix}`,
+      `refusing ${dir}: others can write the directory (mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')}) and could replace the files lbrl keeps there; ${fix}`,
       'config',
     );
 }

@@ -42,10 +42,10 @@ export function feeFor(amountInCents: number): number {
   return Math.floor(amountInCents / 100);
 }
 
-export function effectivePaidAt(d: StoredDeposit, e: Events): number | undefined {
-  const auto = d.autopayAfterMs === null ? undefined : d.createdAt + d.autopayAfterMs;
-  if (e.paidAt === undefined) return auto;
-  return auto === undefined ? e.paidAt : Math.min(auto, e.paidAt);
+export function effectivePaidAt(deposit: StoredDeposit, events: Events): number | undefined {
+  const auto = deposit.autopayAfterMs === null ? undefined : deposit.createdAt + deposit.autopayAfterMs;
+  if (events.paidAt === undefined) return auto;
+  return auto === undefined ? events.paidAt : Math.min(auto, events.paidAt);
 }
 
 export interface State {
@@ -55,52 +55,52 @@ export interface State {
   reached?: string;
 }
 
-export function stateAt(d: StoredDeposit, e: Events, now: number): State {
-  const paidAt = effectivePaidAt(d, e);
-  const flowStatus = (t: number): State['status'] => {
-    if (paidAt === undefined || t < paidAt) return 'WAITING_PAYMENT';
-    const step = Math.min(FLOW.length - 1, Math.floor((t - paidAt) / STEP_MS));
+export function stateAt(deposit: StoredDeposit, events: Events, now: number): State {
+  const paidAt = effectivePaidAt(deposit, events);
+  const flowStatus = (ms: number): State['status'] => {
+    if (paidAt === undefined || ms < paidAt) return 'WAITING_PAYMENT';
+    const step = Math.min(FLOW.length - 1, Math.floor((ms - paidAt) / STEP_MS));
     // held in TX_SENT (the step before FINALIZED) for slowMs more
-    if (e.slowMs && step === FLOW.length - 1 && t - paidAt < step * STEP_MS + e.slowMs)
+    if (events.slowMs && step === FLOW.length - 1 && ms - paidAt < step * STEP_MS + events.slowMs)
       return FLOW[step - 1]!;
     return FLOW[step]!;
   };
-  if (e.failedAt !== undefined && e.failedAt <= now) {
-    const before = flowStatus(e.failedAt);
+  if (events.failedAt !== undefined && events.failedAt <= now) {
+    const before = flowStatus(events.failedAt);
     // a failure recorded after the deposit was already final does not count
     if (before !== 'FINALIZED') {
-      const s: State = { status: 'FAILED', reached: before };
-      if (paidAt !== undefined && paidAt <= e.failedAt) s.paidAt = paidAt;
-      return s;
+      const state: State = { status: 'FAILED', reached: before };
+      if (paidAt !== undefined && paidAt <= events.failedAt) state.paidAt = paidAt;
+      return state;
     }
   }
-  const s: State = { status: flowStatus(now) };
-  if (paidAt !== undefined && paidAt <= now) s.paidAt = paidAt;
-  return s;
+  const current: State = { status: flowStatus(now) };
+  if (paidAt !== undefined && paidAt <= now) current.paidAt = paidAt;
+  return current;
 }
 
 export function txidFor(id: string): string {
   return createHash('sha256').update(`lbrl-sandbox-settlement:${id}`).digest('hex');
 }
 
-function reais(cents: number): number {
+function centsInReais(cents: number): number {
   return cents / 100;
 }
 
-function base(d: StoredDeposit) {
+function base(deposit: StoredDeposit) {
   return {
-    id: d.id,
-    amount: reais(d.amountInCents),
-    amountInCents: d.amountInCents,
-    feeAmount: reais(d.feeCents),
-    netAmount: reais(d.amountInCents - d.feeCents),
+    id: deposit.id,
+    amount: centsInReais(deposit.amountInCents),
+    amountInCents: deposit.amountInCents,
+    feeAmount: centsInReais(deposit.feeCents),
+    netAmount: centsInReais(deposit.amountInCents - deposit.feeCents),
   };
 }
 
-function split(d: StoredDeposit) {
+function split(deposit: StoredDeposit) {
   return {
-    splitAddress: d.splitAddress,
-    splitPercent: d.splitBasisPoints === null ? null : d.splitBasisPoints / 10_000,
+    splitAddress: deposit.splitAddress,
+    splitPercent: deposit.splitBasisPoints === null ? null : deposit.splitBasisPoints / 10_000,
   };
 }
 
@@ -108,25 +108,25 @@ function split(d: StoredDeposit) {
  * The create answer: section 2.1's create fields, plus `sandbox: true`. The PNG is not
  * stored (it is most of a deposit's size): it is drawn again from qrCodeText.
  */
-export function createView(d: StoredDeposit, qrCode: string): Record<string, unknown> {
+export function createView(deposit: StoredDeposit, qrCode: string): Record<string, unknown> {
   return {
-    ...base(d),
+    ...base(deposit),
     status: 'WAITING_PAYMENT',
     qrCode,
-    qrCodeText: d.qrCodeText,
-    destinationAddress: d.destinationAddress,
-    ...split(d),
-    createdAt: new Date(d.createdAt).toISOString(),
+    qrCodeText: deposit.qrCodeText,
+    destinationAddress: deposit.destinationAddress,
+    ...split(deposit),
+    createdAt: new Date(deposit.createdAt).toISOString(),
     sandbox: true,
   };
 }
 
 /** When the settlement was sent (TX_SENT), if by `now` it was. */
-export function sentAt(d: StoredDeposit, e: Events, now: number): number | undefined {
-  const state = stateAt(d, e, now);
+export function sentAt(deposit: StoredDeposit, events: Events, now: number): number | undefined {
+  const state = stateAt(deposit, events, now);
   const reached = state.status === 'FAILED' ? state.reached : state.status;
   if (reached !== 'TX_SENT' && reached !== 'FINALIZED') return undefined;
-  const paidAt = effectivePaidAt(d, e);
+  const paidAt = effectivePaidAt(deposit, events);
   return paidAt === undefined ? undefined : paidAt + 2 * STEP_MS;
 }
 
@@ -134,24 +134,29 @@ export function sentAt(d: StoredDeposit, e: Events, now: number): number | undef
  * The get answer at a moment: section 2.1's get fields, plus `sandbox: true`. `txid` is the
  * settlement transaction's (src/sandbox/chain-store.ts), once it was sent.
  */
-export function getView(d: StoredDeposit, e: Events, now: number, txid?: string): Record<string, unknown> {
-  const state = stateAt(d, e, now);
+export function getView(
+  deposit: StoredDeposit,
+  events: Events,
+  now: number,
+  txid?: string,
+): Record<string, unknown> {
+  const state = stateAt(deposit, events, now);
   const reached = state.status === 'FAILED' ? state.reached : state.status;
   const settled = reached === 'SETTLEMENT_CREATED' || reached === 'TX_SENT' || reached === 'FINALIZED';
   let settlement: Record<string, unknown> | null = null;
   if (settled) {
     settlement = { status: state.status === 'FAILED' ? 'FAILED' : reached };
-    if (reached === 'TX_SENT' || reached === 'FINALIZED') settlement.liquidTxid = txid ?? txidFor(d.id);
+    if (reached === 'TX_SENT' || reached === 'FINALIZED') settlement.liquidTxid = txid ?? txidFor(deposit.id);
   }
   return {
-    ...base(d),
+    ...base(deposit),
     status: state.status,
-    qrCodeText: d.qrCodeText,
-    destinationAddress: d.destinationAddress,
-    ...split(d),
+    qrCodeText: deposit.qrCodeText,
+    destinationAddress: deposit.destinationAddress,
+    ...split(deposit),
     settlement,
     confirmedAt: state.paidAt === undefined ? null : new Date(state.paidAt).toISOString(),
-    createdAt: new Date(d.createdAt).toISOString(),
+    createdAt: new Date(deposit.createdAt).toISOString(),
     sandbox: true,
   };
 }

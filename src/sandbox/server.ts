@@ -52,7 +52,7 @@ class HttpError extends Error {
   }
 }
 
-function send(
+function respond(
   res: http.ServerResponse,
   status: number,
   body: unknown,
@@ -80,10 +80,11 @@ function errorBody(code: string, message: string, field?: string) {
 export function shown(value: string): string {
   const cut = value.length > ECHO_LIMIT ? value.slice(0, ECHO_LIMIT) : value;
   let out = '';
-  for (const c of cut) {
-    const code = c.codePointAt(0)!;
-    if (code > 0x20 && code < 0x7f) out += c;
-    else for (const b of Buffer.from(c, 'utf8')) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  for (const piece of cut) {
+    const code = piece.codePointAt(0)!;
+    if (code > 0x20 && code < 0x7f) out += piece;
+    else
+      for (const b of Buffer.from(piece, 'utf8')) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return value.length > ECHO_LIMIT ? `${out}...` : out;
 }
@@ -108,8 +109,8 @@ type Route =
  */
 function routeOf(target: string): Route | 'malformed' | 'unknown' {
   if (!target.startsWith('/') || !TARGET.test(target)) return 'malformed';
-  const q = target.indexOf('?');
-  const parts = (q < 0 ? target : target.slice(0, q)).split('/');
+  const queryAt = target.indexOf('?');
+  const parts = (queryAt < 0 ? target : target.slice(0, queryAt)).split('/');
   while (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
   if (
     parts.length < 4 ||
@@ -140,9 +141,9 @@ function invalid(field: string, message: string): HttpError {
 function checkAddress(field: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0)
     throw invalid(field, `${field} is required: a Liquid address`);
-  const r = decodeLiquidAddress(value);
-  if (!r.ok) throw invalid(field, `${field} is not a valid Liquid address: ${r.reason}`);
-  return r.value.address;
+  const address = decodeLiquidAddress(value);
+  if (!address.ok) throw invalid(field, `${field} is not a valid Liquid address: ${address.reason}`);
+  return address.value.address;
 }
 
 interface ValidBody {
@@ -155,31 +156,31 @@ interface ValidBody {
 export function validateCreate(body: unknown): ValidBody {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw invalid('body', 'the body must be a JSON object');
-  const b = body as Record<string, unknown>;
-  const cents = b.amountInCents;
+  const fields = body as Record<string, unknown>;
+  const cents = fields.amountInCents;
   if (cents === undefined) throw invalid('amountInCents', 'amountInCents is required');
   if (typeof cents !== 'number' || !Number.isInteger(cents))
     throw invalid('amountInCents', 'amountInCents must be an integer');
   if (cents < MIN_CENTS || cents > MAX_CENTS)
     throw invalid('amountInCents', `amountInCents must be between ${MIN_CENTS} and ${MAX_CENTS}`);
-  const lbrlAddress = checkAddress('lbrlAddress', b.lbrlAddress);
-  const hasSplitAddress = b.lbrlSplitAddress !== undefined && b.lbrlSplitAddress !== null;
-  const hasSplitFee = b.splitFee !== undefined && b.splitFee !== null;
+  const lbrlAddress = checkAddress('lbrlAddress', fields.lbrlAddress);
+  const hasSplitAddress = fields.lbrlSplitAddress !== undefined && fields.lbrlSplitAddress !== null;
+  const hasSplitFee = fields.splitFee !== undefined && fields.splitFee !== null;
   if (hasSplitFee && !hasSplitAddress)
     throw invalid('lbrlSplitAddress', 'splitFee requires lbrlSplitAddress');
   if (hasSplitAddress && !hasSplitFee) throw invalid('splitFee', 'lbrlSplitAddress requires splitFee');
   if (!hasSplitAddress)
     return { amountInCents: cents, lbrlAddress, lbrlSplitAddress: null, splitBasisPoints: null };
-  const lbrlSplitAddress = checkAddress('lbrlSplitAddress', b.lbrlSplitAddress);
-  const m = typeof b.splitFee === 'string' ? SPLIT_FEE.exec(b.splitFee) : null;
-  const bp = m ? Number(m[1]) * 100 + Number(m[2]) : 0;
-  if (!m || bp < 1 || bp > 10_000) {
+  const lbrlSplitAddress = checkAddress('lbrlSplitAddress', fields.lbrlSplitAddress);
+  const match = typeof fields.splitFee === 'string' ? SPLIT_FEE.exec(fields.splitFee) : null;
+  const basisPoints = match ? Number(match[1]) * 100 + Number(match[2]) : 0;
+  if (!match || basisPoints < 1 || basisPoints > 10_000) {
     throw invalid(
       'splitFee',
       'splitFee must be a percentage written "X.XX%", above 0.00% and at most 100.00%',
     );
   }
-  return { amountInCents: cents, lbrlAddress, lbrlSplitAddress, splitBasisPoints: bp };
+  return { amountInCents: cents, lbrlAddress, lbrlSplitAddress, splitBasisPoints: basisPoints };
 }
 
 async function readBody(req: http.IncomingMessage): Promise<string> {
@@ -224,7 +225,7 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
     } catch {
       throw invalid('body', 'the body is not valid JSON');
     }
-    const v = validateCreate(body);
+    const valid = validateCreate(body);
     const key = req.headers['idempotency-key'];
     if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 255)) {
       throw invalid('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
@@ -232,7 +233,7 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
     let id: string = randomUUID();
     let replayed = false;
     if (key) {
-      const claim = sandbox.store.claimKey(key, JSON.stringify(v), id, sandbox.now());
+      const claim = sandbox.store.claimKey(key, JSON.stringify(valid), id, sandbox.now());
       if (claim.kind === 'conflict') {
         throw new HttpError(
           422,
@@ -243,7 +244,7 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
       if (claim.kind === 'existing') {
         const prior = await waitForDeposit(claim.id);
         if (prior) {
-          send(res, 201, createView(prior, await sandbox.qrPng(prior.qrCodeText)), {
+          respond(res, 201, createView(prior, await sandbox.qrPng(prior.qrCodeText)), {
             'idempotent-replayed': 'true',
           });
           return;
@@ -255,23 +256,23 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
     }
     const qrCodeText = buildDynamicBrCode({
       url: `pix.sandbox.lbrl.invalid/v2/${id.replace(/-/g, '')}`,
-      amountText: centsToDecimalText(v.amountInCents),
+      amountText: centsToDecimalText(valid.amountInCents),
       merchantName: 'LBRL SANDBOX',
       merchantCity: 'SAO PAULO',
     });
     const deposit: StoredDeposit = {
       id,
-      amountInCents: v.amountInCents,
-      feeCents: feeFor(v.amountInCents),
-      destinationAddress: v.lbrlAddress,
-      splitAddress: v.lbrlSplitAddress,
-      splitBasisPoints: v.splitBasisPoints,
+      amountInCents: valid.amountInCents,
+      feeCents: feeFor(valid.amountInCents),
+      destinationAddress: valid.lbrlAddress,
+      splitAddress: valid.lbrlSplitAddress,
+      splitBasisPoints: valid.splitBasisPoints,
       qrCodeText,
       createdAt: sandbox.now(),
       autopayAfterMs: sandbox.autopaySeconds === null ? null : sandbox.autopaySeconds * 1000,
     };
     const stored = sandbox.store.publish(deposit);
-    send(
+    respond(
       res,
       201,
       createView(stored, await sandbox.qrPng(stored.qrCodeText)),
@@ -308,7 +309,7 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
   async function get(id: string, res: http.ServerResponse): Promise<void> {
     const deposit = sandbox.store.load(id);
     if (!deposit) throw new HttpError(404, 'not_found', `deposit ${id} not found`);
-    send(res, 200, await view(deposit, sandbox.now()));
+    respond(res, 200, await view(deposit, sandbox.now()));
   }
 
   /** The sandbox's chain, as an Esplora API under /esplora (public, like a block explorer). */
@@ -332,10 +333,12 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
   async function act(req: http.IncomingMessage, res: http.ServerResponse, id: string, action: SandboxAction) {
     await readBody(req); // a body means nothing here, but is read (within the cap) to keep the connection
     const now = sandbox.now();
-    const r = actOn(sandbox.store, id, action, now);
-    if (!r.ok && r.reason === 'not_found') throw new HttpError(404, 'not_found', `deposit ${id} not found`);
-    if (!r.ok) throw new HttpError(409, 'invalid_state', `deposit ${id} is ${r.status}; ${r.rule}`);
-    send(res, 200, await view(r.deposit, now));
+    const outcome = actOn(sandbox.store, id, action, now);
+    if (!outcome.ok && outcome.reason === 'not_found')
+      throw new HttpError(404, 'not_found', `deposit ${id} not found`);
+    if (!outcome.ok)
+      throw new HttpError(409, 'invalid_state', `deposit ${id} is ${outcome.status}; ${outcome.rule}`);
+    respond(res, 200, await view(outcome.deposit, now));
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -400,12 +403,12 @@ export function createHandler(sandbox: SandboxOptions): http.RequestListener {
       const close: Record<string, string> = req.complete ? {} : { connection: 'close' };
       try {
         if (error instanceof HttpError) {
-          send(res, error.status, errorBody(error.code, error.message, error.field), {
+          respond(res, error.status, errorBody(error.code, error.message, error.field), {
             ...close,
             ...error.headers,
           });
         } else {
-          send(res, 500, errorBody('internal', 'the sandbox failed to answer'), close);
+          respond(res, 500, errorBody('internal', 'the sandbox failed to answer'), close);
         }
       } catch {
         res.destroy();
@@ -506,7 +509,7 @@ export function listen(
     if (!pending.req.complete && !pending.headersSent) {
       // the request being handled is the one at fault (a body too slow or badly framed); its
       // own log line says how it ended
-      return send(pending, status, errorBody(code, message), { connection: 'close' });
+      return respond(pending, status, errorBody(code, message), { connection: 'close' });
     }
     // an answer still owed on this connection (pipelined requests) goes out first
     pending.once('finish', answer);
@@ -522,7 +525,7 @@ export function listen(
   });
   server.on('checkExpectation', (req, res) => {
     res.on('error', () => {});
-    send(
+    respond(
       res,
       417,
       errorBody('expectation_failed', `Expect: ${shown(String(req.headers.expect))} is not supported`),

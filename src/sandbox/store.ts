@@ -99,15 +99,15 @@ export class SandboxStore {
     const day = Math.floor(now / KEY_TTL_MS);
     let removed = 0;
     for (const name of fs.readdirSync(this.keys)) {
-      const m = KEY_FILE.exec(name);
+      const match = KEY_FILE.exec(name);
       const file = path.join(this.keys, name);
-      if (m && Number(m[2]) >= day) continue;
-      if (m && Number(m[2]) === day - 1) {
-        const r = this.readKey(file);
-        if (r && now - r.at < KEY_TTL_MS) continue;
+      if (match && Number(match[2]) >= day) continue;
+      if (match && Number(match[2]) === day - 1) {
+        const record = this.readKey(file);
+        if (record && now - record.at < KEY_TTL_MS) continue;
       }
       // older days, a layout before expiry, or a temporary file left by a killed writer
-      if (!m && name.startsWith('.') && !this.staleTemp(file)) continue;
+      if (!match && name.startsWith('.') && !this.staleTemp(file)) continue;
       fs.rmSync(file, { force: true });
       removed++;
     }
@@ -162,12 +162,12 @@ export class SandboxStore {
       path.join(this.events, `${id}.paid`),
     );
     const failed = readJson<{ at: number }>(path.join(this.events, `${id}.failed`));
-    const e: Events = {};
-    if (paid) e.paidAt = paid.at;
-    if (paid?.settle) e.settle = paid.settle;
-    if (typeof paid?.slowMs === 'number' && paid.slowMs > 0) e.slowMs = paid.slowMs;
-    if (failed) e.failedAt = failed.at;
-    return e;
+    const events: Events = {};
+    if (paid) events.paidAt = paid.at;
+    if (paid?.settle) events.settle = paid.settle;
+    if (typeof paid?.slowMs === 'number' && paid.slowMs > 0) events.slowMs = paid.slowMs;
+    if (failed) events.failedAt = failed.at;
+    return events;
   }
 
   /** Record a payment or a failure once; false when it was already recorded. */

@@ -22,12 +22,12 @@ const NAMESPACE = '8a3f7c2e-5b1d-4e9f-a6c0-d2b4e8f01357';
 
 /** A name-based UUID, version 5 (SHA-1 of the namespace's 16 bytes and the name; RFC 9562 §5.5). */
 export function uuidV5(namespace: string, name: string): string {
-  const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
-  const h = createHash('sha1').update(ns).update(name, 'utf8').digest().subarray(0, 16);
-  h[6] = (h[6]! & 0x0f) | 0x50; // version 5
-  h[8] = (h[8]! & 0x3f) | 0x80; // the RFC's variant
-  const x = h.toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+  const namespaceBytes = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+  const hash = createHash('sha1').update(namespaceBytes).update(name, 'utf8').digest().subarray(0, 16);
+  hash[6] = (hash[6]! & 0x0f) | 0x50; // version 5
+  hash[8] = (hash[8]! & 0x3f) | 0x80; // the RFC's variant
+  const hex = hash.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /**
@@ -90,15 +90,15 @@ function processStart(pid: number): string {
 }
 
 /** Gone: no such process, or the pid now belongs to a process started later. */
-function isGone(h: ClaimHolder): boolean {
-  if (h.host !== os.hostname()) return false; // another machine's process cannot be asked
-  if (h.pid === process.pid) return h.start !== processStart(process.pid);
+function isGone(holder: ClaimHolder): boolean {
+  if (holder.host !== os.hostname()) return false; // another machine's process cannot be asked
+  if (holder.pid === process.pid) return holder.start !== processStart(process.pid);
   try {
-    process.kill(h.pid, 0);
+    process.kill(holder.pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
   }
-  return h.start !== '' && processStart(h.pid) !== '' && processStart(h.pid) !== h.start;
+  return holder.start !== '' && processStart(holder.pid) !== '' && processStart(holder.pid) !== holder.start;
 }
 
 function parseHolder(text: string): ClaimHolder | undefined {
@@ -106,8 +106,9 @@ function parseHolder(text: string): ClaimHolder | undefined {
   if (/^[1-9][0-9]{0,9}$/.test(text))
     return { pid: Number(text), host: os.hostname(), start: '', since: '', nonce: '' };
   try {
-    const h = JSON.parse(text) as ClaimHolder;
-    if (Number.isInteger(h.pid) && typeof h.host === 'string' && typeof h.nonce === 'string') return h;
+    const holder = JSON.parse(text) as ClaimHolder;
+    if (Number.isInteger(holder.pid) && typeof holder.host === 'string' && typeof holder.nonce === 'string')
+      return holder;
   } catch {
     // not a claim written by lbrl
   }
@@ -121,14 +122,14 @@ function parseHolder(text: string): ClaimHolder | undefined {
  */
 export function claimFile(file: string, what: string, warn: (line: string) => void): RowClaim | ClaimHolder {
   const nonce = randomBytes(12).toString('hex');
-  const me: ClaimHolder = {
+  const ours: ClaimHolder = {
     pid: process.pid,
     host: os.hostname(),
     start: processStart(process.pid),
     since: new Date().toISOString(),
     nonce,
   };
-  const text = JSON.stringify(me);
+  const text = JSON.stringify(ours);
   const tmp = `${file}.${nonce}.tmp`;
   fs.writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
   try {
@@ -214,9 +215,9 @@ export class RowClaims {
       fs.accessSync(this.dir, fs.constants.W_OK | fs.constants.X_OK);
     } catch (error) {
       if (error instanceof LbrlError) throw error;
-      const e = error as NodeJS.ErrnoException;
+      const fsError = error as NodeJS.ErrnoException;
       throw new LbrlError(
-        `cannot keep row claims in ${this.dir} (${e.code ?? e.message}): --resume needs it to keep overlapping runs of a file apart; nothing was sent`,
+        `cannot keep row claims in ${this.dir} (${fsError.code ?? fsError.message}): --resume needs it to keep overlapping runs of a file apart; nothing was sent`,
         'config',
         'make the directory writable, or set LBRL_CONFIG_DIR to a directory of your own',
       );
@@ -253,9 +254,9 @@ export class RowClaims {
 
   private ensureDir(): void {
     ensurePrivateDir(this.dir);
-    const st = fs.lstatSync(this.dir);
+    const stats = fs.lstatSync(this.dir);
     const uid = currentUid();
-    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) {
+    if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) {
       throw new LbrlError(
         `refusing ${this.dir}: it is not a directory of yours; remove it, or set LBRL_CONFIG_DIR to a directory of your own`,
         'config',

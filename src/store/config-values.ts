@@ -5,7 +5,7 @@ import { readExpireAfter, readRequestsPerMinute } from '../domain/expiry.js';
 import { article, decodeLiquidAddress } from '../domain/liquid/address.js';
 import { isNetwork, NETWORKS } from '../domain/liquid/networks.js';
 import { readSplitFee } from '../domain/split.js';
-import { parseWholeNumber } from '../domain/values.js';
+import { parseWholeNumber, readHex32 } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import type { ConfigKey } from './config.js';
 
@@ -14,77 +14,79 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
   const refuse = (expected: string) => invalidValue(`value for ${key}`, withoutCredentials(value), expected);
   switch (key) {
     case 'base-url': {
-      const r = parseBaseUrl(value);
-      if (!r.ok) throw refuse(r.expected);
-      return r.value;
+      const parsed = parseBaseUrl(value);
+      if (!parsed.ok) throw refuse(parsed.expected);
+      return parsed.value;
     }
     case 'network':
       if (!isNetwork(value)) throw refuse(`one of ${NETWORKS.join(', ')}`);
       return value;
     case 'default-address':
     case 'split-address': {
-      const r = decodeLiquidAddress(value);
-      if (!r.ok) throw refuse(`a Liquid address (${r.reason})`);
-      if (r.value.network !== network) {
+      const address = decodeLiquidAddress(value);
+      if (!address.ok) throw refuse(`a Liquid address (${address.reason})`);
+      if (address.value.network !== network) {
         throw refuse(
-          `${article(network)} ${network} address (this is ${article(r.value.network)} ${r.value.network} address; set network first)`,
+          `${article(network)} ${network} address (this is ${article(address.value.network)} ${address.value.network} address; set network first)`,
         );
       }
-      return r.value.address;
+      return address.value.address;
     }
     case 'split-fee': {
-      const r = readSplitFee(value);
-      if (!r.ok) throw refuse(r.expected);
-      return r.value.wire;
+      const parsed = readSplitFee(value);
+      if (!parsed.ok) throw refuse(parsed.expected);
+      return parsed.value.wire;
     }
     case 'sandbox-autopay': {
       if (value === 'off') return value;
-      const r = parseWholeNumber(value, 0, 3600, 'a whole number of seconds from 0 to 3600, or off');
-      if (!r.ok) throw refuse(r.expected);
-      return String(r.value);
+      const parsed = parseWholeNumber(value, 0, 3600, 'a whole number of seconds from 0 to 3600, or off');
+      if (!parsed.ok) throw refuse(parsed.expected);
+      return String(parsed.value);
     }
     case 'esplora-url': {
-      const r = parseBaseUrl(value);
-      if (!r.ok)
-        throw refuse(`an Esplora API URL such as https://blockstream.info/liquid/api (${r.expected})`);
-      return r.value;
+      const parsed = parseBaseUrl(value);
+      if (!parsed.ok)
+        throw refuse(`an Esplora API URL such as https://blockstream.info/liquid/api (${parsed.expected})`);
+      return parsed.value;
     }
-    case 'asset-id':
-      if (!/^[0-9a-fA-F]{64}$/.test(value)) throw refuse('an asset id: 64 hex digits');
-      return value.toLowerCase();
+    case 'asset-id': {
+      const assetId = readHex32(value);
+      if (assetId === null) throw refuse('an asset id: 64 hex digits');
+      return assetId;
+    }
     case 'asset-precision': {
-      const r = parseWholeNumber(
+      const parsed = parseWholeNumber(
         value,
         0,
         8,
         "the asset-id's number of decimals, a whole number from 0 to 8",
       );
-      if (!r.ok) throw refuse(r.expected);
-      return String(r.value);
+      if (!parsed.ok) throw refuse(parsed.expected);
+      return String(parsed.value);
     }
     case 'confirmations': {
-      const r = parseWholeNumber(value, 1, 1000, 'a whole number of confirmations from 1 to 1000');
-      if (!r.ok) throw refuse(r.expected);
-      return String(r.value);
+      const parsed = parseWholeNumber(value, 1, 1000, 'a whole number of confirmations from 1 to 1000');
+      if (!parsed.ok) throw refuse(parsed.expected);
+      return String(parsed.value);
     }
     case 'verify':
       if (value !== 'on' && value !== 'off')
         throw refuse('on (watch checks each settlement on chain) or off');
       return value;
     case 'expire-after': {
-      const r = readExpireAfter(value);
-      if (!r.ok) throw refuse(r.expected);
+      const parsed = readExpireAfter(value);
+      if (!parsed.ok) throw refuse(parsed.expected);
       return value;
     }
     case 'requests-per-minute': {
-      const r = readRequestsPerMinute(value);
-      if (!r.ok) throw refuse(r.expected);
-      return String(r.value);
+      const parsed = readRequestsPerMinute(value);
+      if (!parsed.ok) throw refuse(parsed.expected);
+      return String(parsed.value);
     }
     case 'shop-name': {
-      const r = readShopName(value);
-      if (!r.ok) throw refuse(r.expected);
-      return r.value;
+      const parsed = readShopName(value);
+      if (!parsed.ok) throw refuse(parsed.expected);
+      return parsed.value;
     }
     case 'qr-style':
       if (value !== 'dark' && value !== 'light' && value !== 'detect')

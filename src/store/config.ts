@@ -134,7 +134,7 @@ export class ConfigStore {
     if (profiles !== undefined && !isPlainObject(profiles)) {
       this.cache = undefined;
       throw new LbrlError(
-        `the config file ${this.file} is damaged: "profiles" is ${kindOf(profiles)}, not an object of profiles; fix or remove it`,
+        `the config file ${this.file} is damaged: "profiles" is ${shownKind(profiles)}, not an object of profiles; fix or remove it`,
         'config_invalid',
       );
     }
@@ -279,10 +279,11 @@ export class ConfigStore {
     const uid = currentUid();
     for (const name of fs.readdirSync(this.dir)) {
       if (!name.startsWith(STAGING)) continue;
-      const p = path.join(this.dir, name);
+      const file = path.join(this.dir, name);
       try {
-        const st = fs.lstatSync(p);
-        if (st.isDirectory() && (uid === undefined || st.uid === uid)) fs.rmSync(p, { recursive: true });
+        const stats = fs.lstatSync(file);
+        if (stats.isDirectory() && (uid === undefined || stats.uid === uid))
+          fs.rmSync(file, { recursive: true });
       } catch {
         // gone meanwhile, or not ours to remove
       }
@@ -313,7 +314,7 @@ function shapeOf(value: unknown): string {
 }
 
 /** What a value is, for a message: `a number`, `an array`, `null`. */
-function kindOf(value: unknown): string {
+function shownKind(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string')
@@ -330,10 +331,10 @@ export function profileProblem(profile: Profile): { key: string; got: string; ex
       const bad =
         !Array.isArray(entries) ||
         entries.some(
-          (e) =>
-            !isPlainObject(e) ||
-            typeof e.key !== 'string' ||
-            (e.address !== undefined && typeof e.address !== 'string'),
+          (entry) =>
+            !isPlainObject(entry) ||
+            typeof entry.key !== 'string' ||
+            (entry.address !== undefined && typeof entry.address !== 'string'),
         );
       // never the keys themselves: only what the value is
       if (bad)
@@ -343,7 +344,7 @@ export function profileProblem(profile: Profile): { key: string; got: string; ex
             ? 'a list with an entry that is not {key: string}'
             : typeof entries === 'string'
               ? 'a string'
-              : kindOf(entries),
+              : shownKind(entries),
           expected: 'a list of {key: string, address?: string}',
         };
       continue;
@@ -353,7 +354,8 @@ export function profileProblem(profile: Profile): { key: string; got: string; ex
         return {
           key,
           // never a secret's value: only what it is
-          got: key === 'token' || key === 'webhook-secret' ? `not a string (${typeof value})` : kindOf(value),
+          got:
+            key === 'token' || key === 'webhook-secret' ? `not a string (${typeof value})` : shownKind(value),
           expected: 'a string',
         };
     }
@@ -483,14 +485,14 @@ export function configSecrets(dir: string): { tokens: string[]; keys: string[]; 
     }
   } catch {
     // not JSON: whatever stands after "token", "key" or "webhook-secret"
-    for (const m of text.matchAll(/"(token|key|webhook-secret)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
-      let value = m[2]!;
+    for (const match of text.matchAll(/"(token|key|webhook-secret)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
+      let value = match[2]!;
       try {
         value = JSON.parse(`"${value}"`) as string;
       } catch {
         // as written
       }
-      (m[1] === 'token' ? tokens : m[1] === 'key' ? keys : webhooks).push(value);
+      (match[1] === 'token' ? tokens : match[1] === 'key' ? keys : webhooks).push(value);
     }
   }
   return { tokens, keys, webhooks };

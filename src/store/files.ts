@@ -34,25 +34,25 @@ export function symlinkRefused(file: string, what: string): LbrlError {
  * Refuses what is not a regular file of the current user, or (unless `linked`: files lbrl
  * itself publishes with link(2), as claims are) one with other names; returns the file's stat.
  */
-export function checkOwnFile(st: fs.Stats, file: string, what: string, linked = false): fs.Stats {
-  if (st.isSymbolicLink()) throw symlinkRefused(file, what);
-  if (!st.isFile()) throw refuse(file, `it is not a regular file`, `remove it, ${ELSEWHERE}`);
+export function checkOwnFile(stats: fs.Stats, file: string, what: string, linked = false): fs.Stats {
+  if (stats.isSymbolicLink()) throw symlinkRefused(file, what);
+  if (!stats.isFile()) throw refuse(file, `it is not a regular file`, `remove it, ${ELSEWHERE}`);
   const uid = currentUid();
-  if (uid !== undefined && st.uid !== uid) {
+  if (uid !== undefined && stats.uid !== uid) {
     throw refuse(
       file,
-      `it belongs to another user (uid ${st.uid}, you are ${uid}), and lbrl uses only a ${what} you own`,
+      `it belongs to another user (uid ${stats.uid}, you are ${uid}), and lbrl uses only a ${what} you own`,
       `if it is yours, run chown ${uid} ${JSON.stringify(file)}; if not, remove it, ${ELSEWHERE}`,
     );
   }
-  if (st.nlink > 1 && !linked) {
+  if (stats.nlink > 1 && !linked) {
     throw refuse(
       file,
-      `it has ${st.nlink} names (hard links), so writing or chmod-ing it would change another file too`,
+      `it has ${stats.nlink} names (hard links), so writing or chmod-ing it would change another file too`,
       `copy it (cp ${JSON.stringify(file)} x && mv x ${JSON.stringify(file)}), ${ELSEWHERE}`,
     );
   }
-  return st;
+  return stats;
 }
 
 /**
@@ -60,14 +60,14 @@ export function checkOwnFile(st: fs.Stats, file: string, what: string, linked = 
  * regular file (anything else is refused).
  */
 export function lstatOwnFile(file: string, what: string): fs.Stats | undefined {
-  let st: fs.Stats;
+  let stats: fs.Stats;
   try {
-    st = fs.lstatSync(file);
+    stats = fs.lstatSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  return checkOwnFile(st, file, what);
+  return checkOwnFile(stats, file, what);
 }
 
 export interface OpenedFile {
@@ -130,11 +130,11 @@ export function ensurePrivateDir(dir: string): void {
   const first = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (first === undefined) return;
   // what this call made, from the first new directory down, is 0700 whatever the umask
-  let d = dir;
+  let current = dir;
   for (;;) {
-    fs.chmodSync(d, 0o700);
-    if (d === first || d.length <= first.length) break;
-    d = path.dirname(d);
+    fs.chmodSync(current, 0o700);
+    if (current === first || current.length <= first.length) break;
+    current = path.dirname(current);
   }
 }
 
@@ -144,19 +144,19 @@ export function ensurePrivateDir(dir: string): void {
  * one else unless its sticky bit (as on /tmp) keeps others from replacing files they do not own.
  */
 function checkDirToWrite(dir: string): void {
-  const st = fs.statSync(dir);
+  const stats = fs.statSync(dir);
   const uid = currentUid();
-  if (uid !== undefined && st.uid !== uid && st.uid !== 0) {
+  if (uid !== undefined && stats.uid !== uid && stats.uid !== 0) {
     throw refuse(
       dir,
-      `the directory belongs to another user (uid ${st.uid}, you are ${uid}), who could replace the files lbrl keeps there`,
+      `the directory belongs to another user (uid ${stats.uid}, you are ${uid}), who could replace the files lbrl keeps there`,
       `set LBRL_CONFIG_DIR to a directory of your own`,
     );
   }
-  if (uid !== undefined && st.mode & 0o022 && !(st.mode & 0o1000)) {
+  if (uid !== undefined && stats.mode & 0o022 && !(stats.mode & 0o1000)) {
     throw refuse(
       dir,
-      `others can write the directory (mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}) and could replace the files lbrl keeps there`,
+      `others can write the directory (mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')}) and could replace the files lbrl keeps there`,
       `run chmod go-w ${JSON.stringify(dir)}, ${ELSEWHERE}`,
     );
   }

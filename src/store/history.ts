@@ -190,7 +190,7 @@ export interface BatchState {
   end: number;
 }
 
-const MARK = '{"v":1,';
+const RECORD_START = '{"v":1,';
 const NEWLINE = 0x0a;
 /** Read this much at a time. */
 const CHUNK = 1 << 20;
@@ -205,7 +205,7 @@ const STATUS_ROOM = 100_000;
 
 /** A created record as a fold holds it: the record as read, its latest status, its file order. */
 interface Ranked {
-  r: CreatedRecord;
+  created: CreatedRecord;
   seq: number;
   status: string;
   statusAt: string;
@@ -215,23 +215,23 @@ interface Ranked {
   expiredAt?: string | undefined;
 }
 
-function entryOf(e: Ranked): HistoryEntry {
-  const entry: HistoryEntry = { ...e.r, status: e.status, statusAt: e.statusAt };
-  if (e.final) entry.final = e.final;
-  if (e.verifiedAt) entry.verifiedAt = e.verifiedAt;
-  if (e.onChain) entry.onChain = e.onChain;
-  if (e.expiredAt) entry.expiredAt = e.expiredAt;
+function entryOfRanked(ranked: Ranked): HistoryEntry {
+  const entry: HistoryEntry = { ...ranked.created, status: ranked.status, statusAt: ranked.statusAt };
+  if (ranked.final) entry.final = ranked.final;
+  if (ranked.verifiedAt) entry.verifiedAt = ranked.verifiedAt;
+  if (ranked.onChain) entry.onChain = ranked.onChain;
+  if (ranked.expiredAt) entry.expiredAt = ranked.expiredAt;
   return entry;
 }
 
 /** The latest chain fact wins: a verification, or what undid it. */
-function setChain(e: { verifiedAt?: string; onChain?: string }, fact: ChainFact): void {
+function setChain(target: { verifiedAt?: string; onChain?: string }, fact: ChainFact): void {
   if (fact.type === 'verified') {
-    e.verifiedAt = fact.at;
-    delete e.onChain;
+    target.verifiedAt = fact.at;
+    delete target.onChain;
   } else {
-    delete e.verifiedAt;
-    e.onChain = fact.outcome;
+    delete target.verifiedAt;
+    target.onChain = fact.outcome;
   }
 }
 
@@ -242,7 +242,7 @@ function newerEntryFirst(a: HistoryEntry, b: HistoryEntry): number {
 
 /** Newest first: by creation time, and by file order where times tie. */
 function newerFirst(a: Ranked, b: Ranked): number {
-  return a.r.at < b.r.at ? 1 : a.r.at > b.r.at ? -1 : b.seq - a.seq;
+  return a.created.at < b.created.at ? 1 : a.created.at > b.created.at ? -1 : b.seq - a.seq;
 }
 
 /**
@@ -260,14 +260,14 @@ class Newest {
     this.room = limit + Math.max(limit, 4096);
   }
 
-  offer(r: CreatedRecord, seq: number): void {
-    const f = this.floor;
+  offer(created: CreatedRecord, seq: number): void {
+    const floor = this.floor;
     // older than the oldest kept: by time, or by file order where times tie (seq only grows)
-    if (f && r.at <= f.r.at && (r.at < f.r.at || seq < f.seq)) {
+    if (floor && created.at <= floor.created.at && (created.at < floor.created.at || seq < floor.seq)) {
       this.truncated = true;
       return;
     }
-    this.map.set(r.id, { r, seq, status: r.status, statusAt: r.at });
+    this.map.set(created.id, { created, seq, status: created.status, statusAt: created.at });
     if (this.map.size >= this.room) this.cut();
   }
 
@@ -275,13 +275,13 @@ class Newest {
     const sorted = [...this.map.values()].sort(newerFirst);
     const cut = sorted.splice(this.limit);
     if (cut.length > 0) this.truncated = true;
-    for (const e of cut) this.map.delete(e.r.id);
+    for (const e of cut) this.map.delete(e.created.id);
     this.floor = sorted[sorted.length - 1];
   }
 
   result(): HistoryEntry[] {
     if (this.map.size > this.limit) this.truncated = true;
-    return [...this.map.values()].sort(newerFirst).slice(0, this.limit).map(entryOf);
+    return [...this.map.values()].sort(newerFirst).slice(0, this.limit).map(entryOfRanked);
   }
 }
 
@@ -319,8 +319,9 @@ export class History {
     } finally {
       fs.closeSync(opened.fd);
     }
-    for (const r of fresh)
-      if (r.type === 'created' || r.type === 'status') this.rememberStatus(r.id, r.status);
+    for (const record of fresh)
+      if (record.type === 'created' || record.type === 'status')
+        this.rememberStatus(record.id, record.status);
     for (const r of fresh) if (r.type === 'verified' || r.type === 'unverified') this.chain.set(r.id, r);
   }
 
@@ -340,19 +341,19 @@ export class History {
     if (ask.length > 0) this.lookUp(new Set(ask.map((r) => r.id)));
     const out: StoredRecord[] = [];
     const latest = new Map<string, string>();
-    for (const r of records) {
-      if (r.type === 'verified' || r.type === 'unverified') {
-        if (!this.chainNews(r)) continue;
-        this.chain.set(r.id, r);
-        out.push(r);
+    for (const record of records) {
+      if (record.type === 'verified' || record.type === 'unverified') {
+        if (!this.isNewChainFact(record)) continue;
+        this.chain.set(record.id, record);
+        out.push(record);
         continue;
       }
-      if (r.type === 'status') {
-        const was = latest.get(r.id) ?? this.known.get(r.id);
-        if (was === r.status) continue;
+      if (record.type === 'status') {
+        const was = latest.get(record.id) ?? this.known.get(record.id);
+        if (was === record.status) continue;
       }
-      if (r.type === 'created' || r.type === 'status') latest.set(r.id, r.status);
-      out.push(r);
+      if (record.type === 'created' || record.type === 'status') latest.set(record.id, record.status);
+      out.push(record);
     }
     return out;
   }
@@ -363,11 +364,11 @@ export class History {
    * mismatch: the ledger counts them); an undoing only of a deposit last recorded verified, or
    * found otherwise (so a watch that polls a pending settlement does not grow the file).
    */
-  private chainNews(r: ChainFact): boolean {
-    const last = this.lastChainFact(r.id);
-    if (r.type === 'verified') return !(last?.type === 'verified' && last.txid === r.txid);
-    if (!last) return r.outcome === 'unproven' || r.outcome === 'mismatch';
-    return last.type === 'verified' || last.outcome !== r.outcome || last.txid !== r.txid;
+  private isNewChainFact(fact: ChainFact): boolean {
+    const last = this.lastChainFact(fact.id);
+    if (fact.type === 'verified') return !(last?.type === 'verified' && last.txid === fact.txid);
+    if (!last) return fact.outcome === 'unproven' || fact.outcome === 'mismatch';
+    return last.type === 'verified' || last.outcome !== fact.outcome || last.txid !== fact.txid;
   }
 
   /** The latest chain fact of a deposit, looked for back from the end of the file. */
@@ -375,8 +376,8 @@ export class History {
     if (this.chain.has(id)) return this.chain.get(id) ?? undefined;
     let found: ChainFact | undefined;
     this.scanBackward(
-      (r) => {
-        if ((r.type === 'verified' || r.type === 'unverified') && r.id === id) found = r;
+      (record) => {
+        if ((record.type === 'verified' || record.type === 'unverified') && record.id === id) found = record;
         return found !== undefined;
       },
       (type, rid) => (type === 'verified' || type === 'unverified') && (rid === undefined || rid === id),
@@ -395,8 +396,9 @@ export class History {
   sharesOf(txid: string): Array<{ id: string; shares: StoredShare[] }> {
     const byId = new Map<string, StoredShare[]>();
     this.scan(
-      (r) => {
-        if (r.type === 'verified' && r.txid === txid && Array.isArray(r.shares)) byId.set(r.id, r.shares);
+      (record) => {
+        if (record.type === 'verified' && record.txid === txid && Array.isArray(record.shares))
+          byId.set(record.id, record.shares);
       },
       0,
       (type) => type === 'verified',
@@ -413,10 +415,10 @@ export class History {
     const byId = new Map<string, StoredShare[]>();
     let before = new Map<string, StoredShare[]>();
     this.scan(
-      (r) => {
-        if (r.type !== 'verified' || r.txid !== txid) return;
-        if (r.id === own) before = new Map(byId);
-        else if (Array.isArray(r.shares)) byId.set(r.id, r.shares);
+      (record) => {
+        if (record.type !== 'verified' || record.txid !== txid) return;
+        if (record.id === own) before = new Map(byId);
+        else if (Array.isArray(record.shares)) byId.set(record.id, record.shares);
       },
       0,
       (type) => type === 'verified',
@@ -432,9 +434,9 @@ export class History {
   verifiedShares(ids: Set<string>): Map<string, { txid: string; shares: StoredShare[] }> {
     const out = new Map<string, { txid: string; shares: StoredShare[] }>();
     this.scan(
-      (r) => {
-        if (r.type === 'verified' && Array.isArray(r.shares))
-          out.set(r.id, { txid: r.txid.toLowerCase(), shares: r.shares });
+      (record) => {
+        if (record.type === 'verified' && Array.isArray(record.shares))
+          out.set(record.id, { txid: record.txid.toLowerCase(), shares: record.shares });
       },
       0,
       (type, id) => type === 'verified' && (id === undefined || ids.has(id)),
@@ -447,10 +449,10 @@ export class History {
   private lookUp(ids: Set<string>): void {
     const wanted = new Set(ids);
     this.scanBackward(
-      (r) => {
-        if ((r.type !== 'created' && r.type !== 'status') || !wanted.has(r.id)) return false;
-        wanted.delete(r.id);
-        this.rememberStatus(r.id, r.status);
+      (record) => {
+        if ((record.type !== 'created' && record.type !== 'status') || !wanted.has(record.id)) return false;
+        wanted.delete(record.id);
+        this.rememberStatus(record.id, record.status);
         return wanted.size === 0;
       },
       (type, id) => (type === 'created' || type === 'status') && (id === undefined || wanted.has(id)),
@@ -474,8 +476,9 @@ export class History {
 
   /** Every record, first to last, read as a stream. */
   *read(from = 0): Generator<HistoryRecord> {
-    for (const r of this.records(from))
-      if (r.type !== 'verified' && r.type !== 'unverified' && r.type !== 'expired') yield r;
+    for (const record of this.records(from))
+      if (record.type !== 'verified' && record.type !== 'unverified' && record.type !== 'expired')
+        yield record;
   }
 
   /**
@@ -491,9 +494,9 @@ export class History {
     const where = opts.where;
     let out: HistoryEntry[] | undefined;
     const found: HistoryEntry[] = [];
-    const complete = this.eachBackward(filter, (e) => {
-      if (where && !where(e)) return false;
-      found.push(e);
+    const complete = this.eachBackward(filter, (entry) => {
+      if (where && !where(entry)) return false;
+      found.push(entry);
       return found.length >= limit;
     });
     if (complete) out = found.sort(newerEntryFirst);
@@ -515,8 +518,8 @@ export class History {
     visit: (acc: T, e: HistoryEntry) => void,
   ): T {
     let acc = start();
-    const complete = this.eachBackward(filter, (e) => {
-      visit(acc, e);
+    const complete = this.eachBackward(filter, (entry) => {
+      visit(acc, entry);
       return false;
     });
     if (complete) return acc;
@@ -543,30 +546,32 @@ export class History {
       return overflow;
     };
     this.scanBackward(
-      (r) => {
-        if (r.type === 'verified' || r.type === 'unverified') return hold(verified, r.id, r as ChainFact);
+      (record) => {
+        if (record.type === 'verified' || record.type === 'unverified')
+          return hold(verified, record.id, record as ChainFact);
         // an expiry counts only when no later status moved the deposit on
-        if (r.type === 'expired') return latest.has(r.id) ? false : hold(expired, r.id, r.at);
-        if (r.type === 'status') return hold(latest, r.id, r);
-        if (r.type !== 'created' || met.has(r.id)) return false;
-        const s = latest.get(r.id);
-        const v = verified.get(r.id);
-        const x = expired.get(r.id);
-        latest.delete(r.id);
-        verified.delete(r.id);
-        expired.delete(r.id);
+        if (record.type === 'expired')
+          return latest.has(record.id) ? false : hold(expired, record.id, record.at);
+        if (record.type === 'status') return hold(latest, record.id, record);
+        if (record.type !== 'created' || met.has(record.id)) return false;
+        const latestStatus = latest.get(record.id);
+        const fact = verified.get(record.id);
+        const expiredAt = expired.get(record.id);
+        latest.delete(record.id);
+        verified.delete(record.id);
+        expired.delete(record.id);
         // the ids met lately (a fact written before its deposit's creation is damage, or a copy):
         // a window, not every id, so memory stays flat in the number of deposits
-        met.add(r.id);
+        met.add(record.id);
         if (met.size > 4096) met.delete(met.values().next().value!);
-        if (!filter(r)) return false;
+        if (!filter(record)) return false;
         // the record was parsed for this read alone: it becomes the entry, without a copy
-        const entry = r as HistoryEntry;
-        entry.statusAt = s?.at ?? r.at;
-        if (s) entry.status = s.status;
-        if (s?.final) entry.final = s.final;
-        if (v) setChain(entry, v);
-        if (x && expires(entry.status)) entry.expiredAt = x;
+        const entry = record as HistoryEntry;
+        entry.statusAt = latestStatus?.at ?? record.at;
+        if (latestStatus) entry.status = latestStatus.status;
+        if (latestStatus?.final) entry.final = latestStatus.final;
+        if (fact) setChain(entry, fact);
+        if (expiredAt && expires(entry.status)) entry.expiredAt = expiredAt;
         return visit(entry);
       },
       (type) => type !== 'attempt',
@@ -578,18 +583,19 @@ export class History {
   private allEntries(filter: (r: CreatedRecord) => boolean): HistoryEntry[] {
     const all = new Map<string, Ranked>();
     let seq = 0;
-    this.scan((r) => {
-      if (r.type === 'attempt') return;
-      const e = all.get(r.id);
-      if (r.type === 'created') {
-        if (e) setStatus(e, r.status, r.at);
-        else if (filter(r)) all.set(r.id, { r, seq: seq++, status: r.status, statusAt: r.at });
-      } else if (!e) return;
-      else if (r.type === 'status') setStatus(e, r.status, r.at, r.final);
-      else if (r.type === 'verified' || r.type === 'unverified') setChain(e, r);
-      else if (r.type === 'expired' && expires(e.status)) e.expiredAt = r.at;
+    this.scan((record) => {
+      if (record.type === 'attempt') return;
+      const ranked = all.get(record.id);
+      if (record.type === 'created') {
+        if (ranked) setStatus(ranked, record.status, record.at);
+        else if (filter(record))
+          all.set(record.id, { created: record, seq: seq++, status: record.status, statusAt: record.at });
+      } else if (!ranked) return;
+      else if (record.type === 'status') setStatus(ranked, record.status, record.at, record.final);
+      else if (record.type === 'verified' || record.type === 'unverified') setChain(ranked, record);
+      else if (record.type === 'expired' && expires(ranked.status)) ranked.expiredAt = record.at;
     }, 0);
-    return [...all.values()].sort(newerFirst).map(entryOf);
+    return [...all.values()].sort(newerFirst).map(entryOfRanked);
   }
 
   /** The newest `limit` deposits by creation time, in one pass from the start. */
@@ -597,21 +603,21 @@ export class History {
     const newest = new Newest(limit);
     let seq = 0;
     this.scan(
-      (r) => {
-        if (r.type === 'created') {
-          const e = newest.map.get(r.id);
-          if (e) return setStatus(e, r.status, r.at); // the same deposit recorded again: later news
-          if (filter(r)) newest.offer(r, seq++);
-        } else if (r.type === 'status') {
-          const e = newest.map.get(r.id);
+      (record) => {
+        if (record.type === 'created') {
+          const ranked = newest.map.get(record.id);
+          if (ranked) return setStatus(ranked, record.status, record.at); // the same deposit recorded again: later news
+          if (filter(record)) newest.offer(record, seq++);
+        } else if (record.type === 'status') {
+          const ranked = newest.map.get(record.id);
           // appends are ordered: a later line is later news, whatever the clocks of the writers said
-          if (e) setStatus(e, r.status, r.at, r.final);
-        } else if (r.type === 'verified' || r.type === 'unverified') {
-          const e = newest.map.get(r.id);
-          if (e) setChain(e, r);
-        } else if (r.type === 'expired') {
-          const e = newest.map.get(r.id);
-          if (e && expires(e.status)) e.expiredAt = r.at;
+          if (ranked) setStatus(ranked, record.status, record.at, record.final);
+        } else if (record.type === 'verified' || record.type === 'unverified') {
+          const ranked = newest.map.get(record.id);
+          if (ranked) setChain(ranked, record);
+        } else if (record.type === 'expired') {
+          const ranked = newest.map.get(record.id);
+          if (ranked && expires(ranked.status)) ranked.expiredAt = record.at;
         }
       },
       0,
@@ -638,33 +644,33 @@ export class History {
     const dormant = new Map<string, Ranked>();
     let seq = 0;
     this.scan(
-      (r) => {
-        if (r.type === 'attempt' || r.type === 'verified' || r.type === 'unverified') return;
-        if (r.type === 'expired') {
-          const e = open.map.get(r.id);
-          if (!e || !expires(e.status)) return;
-          e.expiredAt = r.at;
+      (record) => {
+        if (record.type === 'attempt' || record.type === 'verified' || record.type === 'unverified') return;
+        if (record.type === 'expired') {
+          const ranked = open.map.get(record.id);
+          if (!ranked || !expires(ranked.status)) return;
+          ranked.expiredAt = record.at;
           if (!opts.includeExpired) {
-            open.map.delete(r.id);
-            dormant.set(r.id, e);
+            open.map.delete(record.id);
+            dormant.set(record.id, ranked);
           }
           return;
         }
-        const sleeping = dormant.get(r.id);
-        if (sleeping && r.type === 'status') {
-          dormant.delete(r.id);
-          setStatus(sleeping, r.status, r.at, r.final);
-          if (!isTerminal(sleeping.status)) open.offer(sleeping.r, sleeping.seq);
-          const back = open.map.get(r.id);
-          if (back) setStatus(back, r.status, r.at, r.final);
+        const sleeping = dormant.get(record.id);
+        if (sleeping && record.type === 'status') {
+          dormant.delete(record.id);
+          setStatus(sleeping, record.status, record.at, record.final);
+          if (!isTerminal(sleeping.status)) open.offer(sleeping.created, sleeping.seq);
+          const back = open.map.get(record.id);
+          if (back) setStatus(back, record.status, record.at, record.final);
           return;
         }
-        const e = open.map.get(r.id);
-        if (e) {
-          setStatus(e, r.status, r.at, r.type === 'status' ? r.final : undefined);
-          if (isTerminal(e.status)) open.map.delete(e.r.id);
-        } else if (r.type === 'created' && filter(r) && !isTerminal(r.status)) {
-          open.offer(r, seq++);
+        const openEntry = open.map.get(record.id);
+        if (openEntry) {
+          setStatus(openEntry, record.status, record.at, record.type === 'status' ? record.final : undefined);
+          if (isTerminal(openEntry.status)) open.map.delete(openEntry.created.id);
+        } else if (record.type === 'created' && filter(record) && !isTerminal(record.status)) {
+          open.offer(record, seq++);
         }
       },
       0,
@@ -680,9 +686,9 @@ export class History {
       );
     }
     this.pendingRead.clear();
-    for (const e of out) {
-      this.rememberStatus(e.id, e.status);
-      this.pendingRead.set(`${e.baseUrl} ${e.id}`, e);
+    for (const entry of out) {
+      this.rememberStatus(entry.id, entry.status);
+      this.pendingRead.set(`${entry.baseUrl} ${entry.id}`, entry);
     }
     return out;
   }
@@ -692,10 +698,10 @@ export class History {
     const ids: string[] = [];
     const seen = new Set<string>();
     this.scanBackward(
-      (r) => {
-        if (r.type !== 'created' || seen.has(r.id) || !filter(r)) return false;
-        seen.add(r.id);
-        ids.push(r.id);
+      (record) => {
+        if (record.type !== 'created' || seen.has(record.id) || !filter(record)) return false;
+        seen.add(record.id);
+        ids.push(record.id);
         return ids.length >= n;
       },
       (type) => type === 'created',
@@ -712,12 +718,12 @@ export class History {
     const done = new Map<string, { id: string; status: string }>();
     const attempted = new Map<string, string>();
     const end = this.scan(
-      (r) => {
-        if (r.type !== 'created' && r.type !== 'attempt') return;
-        if (r.profile !== profile || r.baseUrl !== service) return;
-        if (!r.batchKey || (keys && !keys.has(r.batchKey))) return;
-        if (r.type === 'created') done.set(r.batchKey, { id: r.id, status: r.status });
-        else attempted.set(r.batchKey, r.idempotencyKey);
+      (record) => {
+        if (record.type !== 'created' && record.type !== 'attempt') return;
+        if (record.profile !== profile || record.baseUrl !== service) return;
+        if (!record.batchKey || (keys && !keys.has(record.batchKey))) return;
+        if (record.type === 'created') done.set(record.batchKey, { id: record.id, status: record.status });
+        else attempted.set(record.batchKey, record.idempotencyKey);
       },
       from,
       (type) => type === 'created' || type === 'attempt',
@@ -727,9 +733,9 @@ export class History {
 
   /** Every record from `from` on, to `visit`; returns the offset after the last whole line. */
   private scan(visit: (r: StoredRecord) => void, from = 0, want: RecordFilter = anyRecord): number {
-    const it = this.records(from, want);
+    const iterator = this.records(from, want);
     for (;;) {
-      const step = it.next();
+      const step = iterator.next();
       if (step.done) return step.value;
       visit(step.value);
     }
@@ -762,15 +768,15 @@ export class History {
           break;
         }
         for (;;) {
-          const nl = buf.indexOf(NEWLINE, start);
-          if (nl === -1 || nl >= limit) break;
+          const newline = buf.indexOf(NEWLINE, start);
+          if (newline === -1 || newline >= limit) break;
           if (skipping) skipping = false;
           else {
             // each record is seen before the next line is read: what a reader wants may change
-            damaged += readLine(buf, start, nl, out, want);
+            damaged += readLine(buf, start, newline, out, want);
             yield* out.splice(0);
           }
-          start = nl + 1;
+          start = newline + 1;
           end = base + start;
         }
         if (skipping || limit - start >= MAX_LINE) {
@@ -821,11 +827,11 @@ export class History {
         fs.readSync(fd, chunk, 0, n, pos);
         const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
         let stop = data.length;
-        for (let nl = data.lastIndexOf(NEWLINE, stop - 1); nl !== -1; ) {
+        for (let newline = data.lastIndexOf(NEWLINE, stop - 1); newline !== -1; ) {
           if (skipTail) skipTail = false;
-          else if (take(data, nl + 1, stop)) return;
-          stop = nl;
-          nl = stop > 0 ? data.lastIndexOf(NEWLINE, stop - 1) : -1;
+          else if (take(data, newline + 1, stop)) return;
+          stop = newline;
+          newline = stop > 0 ? data.lastIndexOf(NEWLINE, stop - 1) : -1;
         }
         // data[0, stop) began before this read: the first line of the file, or carried back
         if (pos === 0) {
@@ -856,19 +862,19 @@ function expires(status: string): boolean {
   return status === 'WAITING_PAYMENT';
 }
 
-function setStatus(e: Ranked, status: string, at: string, final?: FinalFields): void {
-  e.status = status;
-  e.statusAt = at;
-  e.final = final;
+function setStatus(ranked: Ranked, status: string, at: string, final?: FinalFields): void {
+  ranked.status = status;
+  ranked.statusAt = at;
+  ranked.final = final;
   // a status recorded after the expiry is news from the service: the deposit moved on
-  e.expiredAt = undefined;
+  ranked.expiredAt = undefined;
 }
 
-function canonical(r: StoredRecord): StoredRecord {
-  return r.type === 'attempt' ? r : { ...r, id: canonicalId(r.id) };
+function canonical(record: StoredRecord): StoredRecord {
+  return record.type === 'attempt' ? record : { ...record, id: canonicalId(record.id) };
 }
 
-const MARK_BYTES = Buffer.from(MARK);
+const MARK_BYTES = Buffer.from(RECORD_START);
 
 /** Pushes the record of buf[start, end) to out; returns 1 when the line is damaged. */
 function readLine(
@@ -942,64 +948,70 @@ function parseLine(buf: Buffer, start: number, end: number): StoredRecord | unde
     buf.compare(MARK_BYTES, 0, MARK_BYTES.length, start, start + MARK_BYTES.length) !== 0
   )
     return undefined;
-  let r: Record<string, unknown>;
+  let fields: Record<string, unknown>;
   try {
-    r = JSON.parse(buf.toString('utf8', start, end)) as Record<string, unknown>;
+    fields = JSON.parse(buf.toString('utf8', start, end)) as Record<string, unknown>;
   } catch {
     return undefined;
   }
-  if (!r || typeof r !== 'object') return undefined;
-  if (r.type === 'created' || r.type === 'status') {
-    if (!isText(r.id) || !isText(r.status) || !isText(r.at)) return undefined;
-    if (r.type === 'created' && (!isText(r.profile) || !isText(r.baseUrl))) return undefined;
-    r.id = canonicalId(r.id);
-    return r as unknown as HistoryRecord;
+  if (!fields || typeof fields !== 'object') return undefined;
+  if (fields.type === 'created' || fields.type === 'status') {
+    if (!isText(fields.id) || !isText(fields.status) || !isText(fields.at)) return undefined;
+    if (fields.type === 'created' && (!isText(fields.profile) || !isText(fields.baseUrl))) return undefined;
+    fields.id = canonicalId(fields.id);
+    return fields as unknown as HistoryRecord;
   }
-  if (r.type === 'expired') {
-    if (!isText(r.id) || !isText(r.at)) return undefined;
-    r.id = canonicalId(r.id);
-    return r as unknown as StoredRecord;
+  if (fields.type === 'expired') {
+    if (!isText(fields.id) || !isText(fields.at)) return undefined;
+    fields.id = canonicalId(fields.id);
+    return fields as unknown as StoredRecord;
   }
-  if (r.type === 'verified') {
-    if (!isText(r.id) || !isText(r.txid) || !isText(r.at)) return undefined;
-    r.id = canonicalId(r.id);
-    if (r.shares !== undefined && !isStoredShares(r.shares)) delete r.shares;
-    return r as unknown as StoredRecord;
+  if (fields.type === 'verified') {
+    if (!isText(fields.id) || !isText(fields.txid) || !isText(fields.at)) return undefined;
+    fields.id = canonicalId(fields.id);
+    if (fields.shares !== undefined && !isStoredShares(fields.shares)) delete fields.shares;
+    return fields as unknown as StoredRecord;
   }
-  if (r.type === 'unverified') {
-    if (!isText(r.id) || !isText(r.txid) || !isText(r.at) || !isText(r.outcome)) return undefined;
-    r.id = canonicalId(r.id);
-    return r as unknown as StoredRecord;
-  }
-  if (r.type === 'expired') {
-    if (!isText(r.id) || !isText(r.at)) return undefined;
-    r.id = canonicalId(r.id);
-    return r as unknown as StoredRecord;
-  }
-  if (r.type === 'attempt') {
-    if (!isText(r.profile) || !isText(r.baseUrl) || !isText(r.batchKey) || !isText(r.idempotencyKey))
+  if (fields.type === 'unverified') {
+    if (!isText(fields.id) || !isText(fields.txid) || !isText(fields.at) || !isText(fields.outcome))
       return undefined;
-    return r as unknown as HistoryRecord;
+    fields.id = canonicalId(fields.id);
+    return fields as unknown as StoredRecord;
+  }
+  if (fields.type === 'expired') {
+    if (!isText(fields.id) || !isText(fields.at)) return undefined;
+    fields.id = canonicalId(fields.id);
+    return fields as unknown as StoredRecord;
+  }
+  if (fields.type === 'attempt') {
+    if (
+      !isText(fields.profile) ||
+      !isText(fields.baseUrl) ||
+      !isText(fields.batchKey) ||
+      !isText(fields.idempotencyKey)
+    )
+      return undefined;
+    return fields as unknown as HistoryRecord;
   }
   return undefined;
 }
 
 /** Shares as lbrl writes them; anything else in the field is ignored, never trusted. */
-function isStoredShares(v: unknown): v is StoredShare[] {
+function isStoredShares(value: unknown): value is StoredShare[] {
   return (
-    Array.isArray(v) &&
-    v.every(
-      (x) =>
-        x &&
-        typeof x === 'object' &&
-        (x.role === 'destination' || x.role === 'split') &&
-        isText(x.script) &&
-        /^[0-9a-f]*$/.test(x.script) &&
-        Array.isArray(x.outputs) &&
-        x.outputs.every((output: unknown) => Number.isInteger(output)) &&
-        isText(x.share) &&
-        /^\d{1,40}\/[1-9]\d{0,40}$/.test(x.share) &&
-        typeof x.rounded === 'boolean',
+    Array.isArray(value) &&
+    value.every(
+      (share) =>
+        share &&
+        typeof share === 'object' &&
+        (share.role === 'destination' || share.role === 'split') &&
+        isText(share.script) &&
+        /^[0-9a-f]*$/.test(share.script) &&
+        Array.isArray(share.outputs) &&
+        share.outputs.every((output: unknown) => Number.isInteger(output)) &&
+        isText(share.share) &&
+        /^\d{1,40}\/[1-9]\d{0,40}$/.test(share.share) &&
+        typeof share.rounded === 'boolean',
     )
   );
 }

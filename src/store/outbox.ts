@@ -82,7 +82,7 @@ export interface OutboxState {
   bytes: number;
 }
 
-const MARK = '{"v":1,';
+const RECORD_START = '{"v":1,';
 
 export class Outbox {
   readonly dir: string;
@@ -114,16 +114,16 @@ export class Outbox {
     let damaged = 0;
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
-      let r = parseRecord(line);
-      if (!r) {
+      let record = parseRecord(line);
+      if (!record) {
         damaged += 1;
         // a write cut short (kill -9, a full disk) that the next append ran into: keep that record
-        const last = line.lastIndexOf(MARK);
-        r = last > 0 ? parseRecord(line.slice(last)) : undefined;
-        if (!r) continue;
+        const last = line.lastIndexOf(RECORD_START);
+        record = last > 0 ? parseRecord(line.slice(last)) : undefined;
+        if (!record) continue;
       }
       state.lines += 1;
-      apply(state, r);
+      apply(state, record);
     }
     if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
     return state;
@@ -181,15 +181,15 @@ export class Outbox {
   /** A file system failure (a full disk, a file too large, an I/O error) said as what it stops. */
   private cannot(doing: 'write' | 'sync' | 'rewrite', error: unknown): LbrlError {
     if (error instanceof LbrlError) return error;
-    const e = error as NodeJS.ErrnoException;
+    const fsError = error as NodeJS.ErrnoException;
     const why =
-      e.code === 'ENOSPC' || e.code === 'EDQUOT'
+      fsError.code === 'ENOSPC' || fsError.code === 'EDQUOT'
         ? 'the disk is full'
-        : e.code === 'EFBIG'
+        : fsError.code === 'EFBIG'
           ? 'the file may not grow any larger'
-          : e.code === 'EROFS'
+          : fsError.code === 'EROFS'
             ? 'the file system is read-only'
-            : (e.code ?? e.message);
+            : (fsError.code ?? fsError.message);
     return new LbrlError(
       `cannot ${doing} the webhook outbox ${this.file} (${why}): events are sent only once written there, so none is sent until it can be; what was seen and not written is seen again after a restart`,
       'config',
@@ -289,26 +289,26 @@ function lastByte(file: string, size: number): number | undefined {
   }
 }
 
-export function apply(state: OutboxState, r: OutboxRecord): void {
-  switch (r.type) {
+export function apply(state: OutboxState, record: OutboxRecord): void {
+  switch (record.type) {
     case 'event':
-      if (!state.events.has(r.id)) state.events.set(r.id, { record: r, state: 'pending' });
+      if (!state.events.has(record.id)) state.events.set(record.id, { record, state: 'pending' });
       break;
     case 'done': {
-      const e = state.events.get(r.id);
-      if (e) e.state = 'done';
+      const existing = state.events.get(record.id);
+      if (existing) existing.state = 'done';
       break;
     }
     case 'dropped': {
-      const e = state.events.get(r.id);
-      if (e && e.state === 'pending') e.state = 'dropped';
+      const existing = state.events.get(record.id);
+      if (existing && existing.state === 'pending') existing.state = 'dropped';
       break;
     }
     case 'seen':
-      state.seen.set(r.deposit, r);
+      state.seen.set(record.deposit, record);
       break;
     case 'since':
-      state.since ??= r.at;
+      state.since ??= record.at;
       break;
   }
 }
@@ -316,27 +316,29 @@ export function apply(state: OutboxState, r: OutboxRecord): void {
 const isText = (v: unknown): v is string => typeof v === 'string';
 
 function parseRecord(line: string): OutboxRecord | undefined {
-  if (!line.startsWith(MARK)) return undefined;
-  let r: Record<string, unknown>;
+  if (!line.startsWith(RECORD_START)) return undefined;
+  let fields: Record<string, unknown>;
   try {
-    r = JSON.parse(line) as Record<string, unknown>;
+    fields = JSON.parse(line) as Record<string, unknown>;
   } catch {
     return undefined;
   }
-  if (!r || typeof r !== 'object' || !isText(r.at)) return undefined;
-  switch (r.type) {
+  if (!fields || typeof fields !== 'object' || !isText(fields.at)) return undefined;
+  switch (fields.type) {
     case 'event':
-      return isText(r.id) && isText(r.deposit) && isText(r.event) && isText(r.body)
-        ? (r as unknown as EventRecord)
+      return isText(fields.id) && isText(fields.deposit) && isText(fields.event) && isText(fields.body)
+        ? (fields as unknown as EventRecord)
         : undefined;
     case 'seen':
-      return isText(r.deposit) && isText(r.status) ? (r as unknown as SeenRecord) : undefined;
+      return isText(fields.deposit) && isText(fields.status) ? (fields as unknown as SeenRecord) : undefined;
     case 'done':
-      return isText(r.id) && typeof r.http === 'number' ? (r as unknown as DoneRecord) : undefined;
+      return isText(fields.id) && typeof fields.http === 'number'
+        ? (fields as unknown as DoneRecord)
+        : undefined;
     case 'dropped':
-      return isText(r.id) ? (r as unknown as DroppedRecord) : undefined;
+      return isText(fields.id) ? (fields as unknown as DroppedRecord) : undefined;
     case 'since':
-      return r as unknown as SinceRecord;
+      return fields as unknown as SinceRecord;
     default:
       return undefined;
   }

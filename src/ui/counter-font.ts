@@ -27,12 +27,12 @@ const GLYPHS: Record<string, string[]> = {
 function pixels(text: string, scale: 1 | 2): boolean[][] {
   const rows: boolean[][] = [[], [], [], [], []];
   let first = true;
-  for (const ch of text) {
-    const glyph = GLYPHS[ch];
+  for (const char of text) {
+    const glyph = GLYPHS[char];
     if (!glyph) continue;
-    for (let r = 0; r < 5; r++) {
-      if (!first) rows[r]!.push(false);
-      for (const p of glyph[r]!) rows[r]!.push(p === '#');
+    for (let row = 0; row < 5; row++) {
+      if (!first) rows[row]!.push(false);
+      for (const p of glyph[row]!) rows[row]!.push(p === '#');
     }
     first = false;
   }
@@ -45,14 +45,14 @@ function pixels(text: string, scale: 1 | 2): boolean[][] {
 
 /** Text rows of block characters; `ink` is drawn as the terminal's foreground. */
 export function bigText(text: string, scale: 1 | 2 = 1): string[] {
-  const px = pixels(text, scale);
-  const width = px[0]!.length;
+  const pixelRows = pixels(text, scale);
+  const width = pixelRows[0]!.length;
   const lines: string[] = [];
-  for (let r = 0; r < px.length; r += 2) {
+  for (let row = 0; row < pixelRows.length; row += 2) {
     let line = '';
-    for (let c = 0; c < width; c++) {
-      const top = px[r]![c]!;
-      const bottom = px[r + 1]?.[c] ?? false;
+    for (let col = 0; col < width; col++) {
+      const top = pixelRows[row]![col]!;
+      const bottom = pixelRows[row + 1]?.[col] ?? false;
       line += top && bottom ? '█' : top ? '▀' : bottom ? '▄' : ' ';
     }
     lines.push(line.trimEnd());

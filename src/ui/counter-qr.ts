@@ -12,9 +12,9 @@ export async function qrMatrix(text: string): Promise<boolean[][]> {
   const { default: QRCode } = await import('qrcode');
   const { modules } = QRCode.create(text, { errorCorrectionLevel: 'L' });
   const rows: boolean[][] = [];
-  for (let r = 0; r < modules.size; r++) {
+  for (let y = 0; y < modules.size; y++) {
     const row: boolean[] = [];
-    for (let c = 0; c < modules.size; c++) row.push(Boolean(modules.get(r, c)));
+    for (let x = 0; x < modules.size; x++) row.push(Boolean(modules.get(y, x)));
     rows.push(row);
   }
   return rows;
@@ -34,21 +34,23 @@ export function qrBox(size: number, quiet: number): { width: number; height: num
 export function drawQr(modules: boolean[][], style: QrStyle, quiet: number): string[] {
   const n = modules.length;
   const side = n + 2 * quiet;
-  const dark = (r: number, c: number) => {
-    const rr = r - quiet;
-    const cc = c - quiet;
-    return rr >= 0 && cc >= 0 && rr < n && cc < n ? modules[rr]![cc]! : false;
+  const dark = (row: number, col: number) => {
+    const moduleRow = row - quiet;
+    const moduleCol = col - quiet;
+    return moduleRow >= 0 && moduleCol >= 0 && moduleRow < n && moduleCol < n
+      ? modules[moduleRow]![moduleCol]!
+      : false;
   };
-  const ink = (r: number, c: number) => {
-    if (r >= side) return false;
-    return style === 'dark' ? !dark(r, c) : dark(r, c);
+  const ink = (row: number, col: number) => {
+    if (row >= side) return false;
+    return style === 'dark' ? !dark(row, col) : dark(row, col);
   };
   const lines: string[] = [];
-  for (let r = 0; r < side; r += 2) {
+  for (let row = 0; row < side; row += 2) {
     let line = '';
-    for (let c = 0; c < side; c++) {
-      const top = ink(r, c);
-      const bottom = ink(r + 1, c);
+    for (let col = 0; col < side; col++) {
+      const top = ink(row, col);
+      const bottom = ink(row + 1, col);
       line += top && bottom ? '█' : top ? '▀' : bottom ? '▄' : ' ';
     }
     lines.push(line);

@@ -106,7 +106,7 @@ export interface CounterOptions {
   modules: boolean[][];
   style: QrStyle;
   deposit: CounterDeposit;
-  c: ChalkInstance;
+  colors: ChalkInstance;
   timeZone?: string | undefined;
   now(): number;
   write(text: string): void;
@@ -119,8 +119,8 @@ export interface CounterOptions {
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 function elapsedText(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
 const HUMAN: Record<string, string> = {
@@ -182,14 +182,14 @@ export class CounterView {
 
   /** The lines beside (or under) the code. */
   private textLines(width: number, stacked: boolean): string[] {
-    const { c, deposit, layout, timeZone } = this.options;
+    const { colors, deposit, layout, timeZone } = this.options;
 
     const lines = bigText(layout.amountText, layout.scale);
     if (!layout.amountText.startsWith('R$')) lines.unshift('R$');
     const elapsed = elapsedText(this.options.now() - this.started);
     let head: string;
-    if (this.status === 'FINALIZED') head = c.green.bold(clip(`FINALIZED  ${elapsed}`, width));
-    else if (this.status === 'FAILED') head = c.red.bold(clip(`FAILED  ${elapsed}`, width));
+    if (this.status === 'FINALIZED') head = colors.green.bold(clip(`FINALIZED  ${elapsed}`, width));
+    else if (this.status === 'FAILED') head = colors.red.bold(clip(`FAILED  ${elapsed}`, width));
     else {
       const frame = FRAMES[Math.floor((this.options.now() - this.started) / 1000) % FRAMES.length]!;
       const label = this.status === undefined ? 'Asking the service' : (HUMAN[this.status] ?? this.status);
@@ -199,11 +199,11 @@ export class CounterView {
     const paid =
       this.paidAt !== undefined
         ? [
-            c.green.bold(clip(`PAID  ${amount}`, width)),
+            colors.green.bold(clip(`PAID  ${amount}`, width)),
             clip(`at ${localTime(this.paidAt, timeZone)}`, width),
           ]
         : [];
-    const retry = this.retrying ? c.magenta(clip(this.retrying, width)) : '';
+    const retry = this.retrying ? colors.magenta(clip(this.retrying, width)) : '';
     if (stacked) {
       lines.push(head);
       lines.push(
@@ -217,8 +217,8 @@ export class CounterView {
     lines.push(...(paid.length > 0 ? paid : ['', '']));
     const shown = this.steps.slice(-3);
     for (let i = 0; i < 3; i++) {
-      const s = shown[i];
-      lines.push(s ? clip(`${localTime(s.at, timeZone).slice(11, 19)}  ${s.status}`, width) : '');
+      const step = shown[i];
+      lines.push(step ? clip(`${localTime(step.at, timeZone).slice(11, 19)}  ${step.status}`, width) : '');
     }
     lines.push('', clip(`deposit ${deposit.id}`, width));
     lines.push(deposit.sandbox ? clip('sandbox: no real money', width) : '');

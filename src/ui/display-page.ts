@@ -216,24 +216,24 @@ export interface PageOptions {
 }
 
 /** The whole page. */
-export function displayPage(o: PageOptions): string {
-  const title = o.screen.shop;
+export function displayPage(options: PageOptions): string {
+  const title = options.screen.shop;
   return `<!doctype html>
-<html lang="${o.lang === 'pt' ? 'pt-BR' : 'en'}">
+<html lang="${options.lang === 'pt' ? 'pt-BR' : 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1,viewport-fit=cover">
 <meta name="color-scheme" content="light">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
-<style nonce="${o.nonce}">${CSS}</style>
+<style nonce="${options.nonce}">${CSS}</style>
 </head>
 <body class="idle">
 <main id="app" aria-live="polite"><div class="shop">${escapeHtml(title)}</div></main>
 <div id="net" role="status" hidden></div>
-<script type="application/json" id="lbrl-text">${scriptJson(TEXT[o.lang])}</script>
-<script type="application/json" id="lbrl-screen">${scriptJson(o.screen)}</script>
-<script nonce="${o.nonce}">${SCRIPT}</script>
+<script type="application/json" id="lbrl-text">${scriptJson(TEXT[options.lang])}</script>
+<script type="application/json" id="lbrl-screen">${scriptJson(options.screen)}</script>
+<script nonce="${options.nonce}">${SCRIPT}</script>
 </body>
 </html>
 `;

@@ -57,9 +57,9 @@ export async function inquirerPrompter(ctx: Context, color = true): Promise<Prom
     signal: ctx.signal,
     clearPromptOnDone: false,
   };
-  const guard = async <T>(p: Promise<T>): Promise<T> => {
+  const guard = async <T>(pending: Promise<T>): Promise<T> => {
     try {
-      return await p;
+      return await pending;
     } catch (error) {
       if (isPromptExit(error)) throw interrupted();
       throw error;

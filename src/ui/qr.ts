@@ -22,10 +22,10 @@ async function qrModules(text: string): Promise<boolean[][]> {
   for (const line of drawn.split('\n').filter((l) => l.length > 0)) {
     const top: boolean[] = [];
     const bottom: boolean[] = [];
-    for (const ch of line) {
-      const [t, b] = halves[ch] ?? [false, false];
-      top.push(t);
-      bottom.push(b);
+    for (const char of line) {
+      const [upper, lower] = halves[char] ?? [false, false];
+      top.push(upper);
+      bottom.push(lower);
     }
     rows.push(top, bottom);
   }
@@ -51,19 +51,21 @@ export function qrStyle(flag: string | undefined, setting: string | undefined): 
 export async function renderTerminalQr(text: string, style: 'dark' | 'light' = 'dark'): Promise<string> {
   const modules = await qrModules(text);
   const size = modules.length + 2 * QUIET_ZONE;
-  const at = (r: number, c: number) => {
-    const rr = r - QUIET_ZONE;
-    const cc = c - QUIET_ZONE;
-    return rr >= 0 && cc >= 0 && rr < modules.length && cc < modules.length ? modules[rr]![cc]! : false;
+  const at = (row: number, col: number) => {
+    const moduleRow = row - QUIET_ZONE;
+    const moduleCol = col - QUIET_ZONE;
+    return moduleRow >= 0 && moduleCol >= 0 && moduleRow < modules.length && moduleCol < modules.length
+      ? modules[moduleRow]![moduleCol]!
+      : false;
   };
   // the glyph's ink is light on a dark terminal, dark on a light one
   const ink = (dark: boolean) => (style === 'dark' ? !dark : dark);
   const lines: string[] = [];
-  for (let r = 0; r < size; r += 2) {
+  for (let row = 0; row < size; row += 2) {
     let line = '';
-    for (let c = 0; c < size; c++) {
-      const top = ink(at(r, c));
-      const bottom = r + 1 < size ? ink(at(r + 1, c)) : style === 'dark';
+    for (let col = 0; col < size; col++) {
+      const top = ink(at(row, col));
+      const bottom = row + 1 < size ? ink(at(row + 1, col)) : style === 'dark';
       line += top && bottom ? '█' : top ? '▀' : bottom ? '▄' : ' ';
     }
     lines.push(line);

@@ -4,37 +4,37 @@ import { decimalFromNumber, decimalToCents, decimalToString } from '../domain/de
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents, formatReais } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
-import { isTxid } from '../domain/values.js';
+import { isHex32 } from '../domain/values.js';
 
-export function colorStatus(c: ChalkInstance, statusText: string): string {
+export function colorStatus(colors: ChalkInstance, statusText: string): string {
   const status = safeText(statusText);
   switch (status) {
     case 'FINALIZED':
-      return c.green(status);
+      return colors.green(status);
     case 'FAILED':
-      return c.red(status);
+      return colors.red(status);
     // bold and magenta read on a light background as on a dark one (yellow and cyan do not)
     case 'WAITING_PAYMENT':
-      return c.bold(status);
+      return colors.bold(status);
     default:
-      return c.magenta(status);
+      return colors.magenta(status);
   }
 }
 
 /** 0.0299 -> "2.99%", 0.03 -> "3.00%": exactly, always at least two decimals. */
 export function percentText(fraction: number): string {
-  const d = decimalFromNumber(fraction);
-  if (!d) return String(fraction);
-  const scale = Math.max(d.scale - 2, 2);
-  const percent = { units: d.units * 10n ** BigInt(scale - (d.scale - 2)), scale };
+  const decimal = decimalFromNumber(fraction);
+  if (!decimal) return String(fraction);
+  const scale = Math.max(decimal.scale - 2, 2);
+  const percent = { units: decimal.units * 10n ** BigInt(scale - (decimal.scale - 2)), scale };
   return `${decimalToString(percent)}%`;
 }
 
 /** A fraction (0.0299) in hundredths of a percent (299), when it is that exact; else null. */
 export function basisPointsOf(fraction: number): number | null {
-  const d = decimalFromNumber(fraction);
-  if (!d || d.units < 0n || d.scale > 4) return null;
-  return Number(d.units * 10n ** BigInt(4 - d.scale));
+  const decimal = decimalFromNumber(fraction);
+  if (!decimal || decimal.units < 0n || decimal.scale > 4) return null;
+  return Number(decimal.units * 10n ** BigInt(4 - decimal.scale));
 }
 
 /**
@@ -50,11 +50,11 @@ export function splitShares(netCents: bigint, basisPoints: number): { split: big
 
 /** The time zone of TZ (`America/Sao_Paulo`, `:UTC`), if Intl knows it; else the process's own. */
 export function timeZoneOf(env: Record<string, string | undefined>): string | undefined {
-  const tz = env.TZ?.replace(/^:/, '');
-  if (!tz) return undefined;
+  const timeZone = env.TZ?.replace(/^:/, '');
+  if (!timeZone) return undefined;
   try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return tz;
+    new Intl.DateTimeFormat('en', { timeZone });
+    return timeZone;
   } catch {
     return undefined;
   }
@@ -87,11 +87,11 @@ export function localTime(when: number | string, timeZone?: string): string {
 /** "3.00% of net to <address>: R$ 1,05 (the rest, R$ 33,95, to the destination)" when the net is known. */
 export function splitText(fraction: number, address: string, netAmount?: number): string {
   const head = `${percentText(fraction)} of net to ${address}`;
-  const bp = basisPointsOf(fraction);
+  const basisPoints = basisPointsOf(fraction);
   const net = netAmount === undefined ? null : decimalFromNumber(netAmount);
   const netCents = net ? decimalToCents(net) : null;
-  if (bp === null || netCents === null || netCents < 0n) return head;
-  const { split, destination } = splitShares(netCents, bp);
+  if (basisPoints === null || netCents === null || netCents < 0n) return head;
+  const { split, destination } = splitShares(netCents, basisPoints);
   return `${head}: ${formatCents(split)} (the rest, ${formatCents(destination)}, to the destination)`;
 }
 
@@ -117,7 +117,7 @@ export interface RenderMode {
 
 export function explorerLink(deposit: DepositResponse, mode: RenderMode): string | undefined {
   const txid = (deposit as Partial<GetResponse>).settlement?.liquidTxid;
-  if (!isTxid(txid) || mode.sandbox) return undefined;
+  if (!isHex32(txid) || mode.sandbox) return undefined;
   // a standing sandbox's transaction (`lbrl sandbox serve` as a profile) is on its own chain, which
   // it serves as an Esplora API: never a public explorer's page, where that txid means nothing
   if ((deposit as { sandbox?: unknown }).sandbox === true && mode.serviceUrl)
@@ -128,8 +128,8 @@ export function explorerLink(deposit: DepositResponse, mode: RenderMode): string
 }
 
 function money(n: number): string {
-  const d = decimalFromNumber(n);
-  return d ? formatReais(d) : String(n);
+  const decimal = decimalFromNumber(n);
+  return decimal ? formatReais(decimal) : String(n);
 }
 
 /**
@@ -137,35 +137,38 @@ function money(n: number): string {
  * safeText, so no escape sequence of an answer reaches the terminal.
  */
 export function renderDeposit(
-  c: ChalkInstance,
-  d: DepositResponse,
+  colors: ChalkInstance,
+  deposit: DepositResponse,
   mode: RenderMode = { sandbox: false },
 ): string {
-  const t = safeText;
+  const safe = safeText;
   const timeZone = mode.timeZone;
   const rows: Array<[string, string]> = [
-    ['Deposit', c.bold(t(d.id))],
-    ['Status', colorStatus(c, d.status)],
-    ['Amount', `${formatCents(d.amountInCents)} (${d.amountInCents} cents)`],
-    ['Fee', money(d.feeAmount)],
-    ['Net', money(d.netAmount)],
-    ['To', t(d.destinationAddress)],
+    ['Deposit', colors.bold(safe(deposit.id))],
+    ['Status', colorStatus(colors, deposit.status)],
+    ['Amount', `${formatCents(deposit.amountInCents)} (${deposit.amountInCents} cents)`],
+    ['Fee', money(deposit.feeAmount)],
+    ['Net', money(deposit.netAmount)],
+    ['To', safe(deposit.destinationAddress)],
   ];
-  if (d.splitAddress && d.splitPercent !== null && d.splitPercent !== undefined) {
-    rows.push(['Split', splitText(d.splitPercent, t(d.splitAddress), d.netAmount)]);
+  if (deposit.splitAddress && deposit.splitPercent !== null && deposit.splitPercent !== undefined) {
+    rows.push(['Split', splitText(deposit.splitPercent, safe(deposit.splitAddress), deposit.netAmount)]);
   }
-  rows.push(['Created', t(localTime(d.createdAt, timeZone))]);
-  const g = d as Partial<GetResponse>;
-  if (g.confirmedAt) rows.push(['Confirmed', t(localTime(g.confirmedAt, timeZone))]);
-  if (g.settlement) {
-    const s = g.settlement;
-    rows.push(['Settlement', `${t(s.status ?? 'started')}${s.liquidTxid ? ` txid ${t(s.liquidTxid)}` : ''}`]);
-    const link = explorerLink(d, mode);
+  rows.push(['Created', safe(localTime(deposit.createdAt, timeZone))]);
+  const got = deposit as Partial<GetResponse>;
+  if (got.confirmedAt) rows.push(['Confirmed', safe(localTime(got.confirmedAt, timeZone))]);
+  if (got.settlement) {
+    const settlement = got.settlement;
+    rows.push([
+      'Settlement',
+      `${safe(settlement.status ?? 'started')}${settlement.liquidTxid ? ` txid ${safe(settlement.liquidTxid)}` : ''}`,
+    ]);
+    const link = explorerLink(deposit, mode);
     if (link) rows.push(['Explorer', `${link}${mode.blinded ?? ''}`]);
-    else if (mode.sandbox && s.liquidTxid)
+    else if (mode.sandbox && settlement.liquidTxid)
       rows.push(['Explorer', 'none: the sandbox chain is not public (lbrl deposit verify checks it)']);
   }
-  if (mode.sandbox) rows.push(['Mode', c.magenta('sandbox (no real money)')]);
+  if (mode.sandbox) rows.push(['Mode', colors.magenta('sandbox (no real money)')]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return rows.map(([k, v]) => `${k.padEnd(width)}${v}`).join('\n');
 }
@@ -189,8 +192,10 @@ export function zoneOffsetMs(ms: number, timeZone?: string): number {
   }
   const name =
     format.formatToParts(new Date(hour * 3_600_000)).find((p) => p.type === 'timeZoneName')?.value ?? '';
-  const m = /([+-])(\d{2}):?(\d{2})/.exec(name);
-  const offset = m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 3_600_000 + Number(m[3]) * 60_000) : 0;
+  const match = /([+-])(\d{2}):?(\d{2})/.exec(name);
+  const offset = match
+    ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 3_600_000 + Number(match[3]) * 60_000)
+    : 0;
   if (offsetCache.size > 10_000) offsetCache.clear();
   offsetCache.set(key, offset);
   return offset;

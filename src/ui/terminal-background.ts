@@ -29,10 +29,12 @@ const DA1 = /\u001b\[\?[\d;]*c/;
 
 /** `rgb:RRRR/GGGG/BBBB` (1 to 4 hex digits each) to light or dark, by its luma. */
 export function backgroundFromAnswer(text: string): 'dark' | 'light' | undefined {
-  const m = OSC11.exec(text);
-  if (!m) return undefined;
-  const [r, g, b] = [m[1]!, m[2]!, m[3]!].map((h) => Number.parseInt(h, 16) / (16 ** h.length - 1));
-  const luma = 0.299 * r! + 0.587 * g! + 0.114 * b!;
+  const match = OSC11.exec(text);
+  if (!match) return undefined;
+  const [red, green, blue] = [match[1]!, match[2]!, match[3]!].map(
+    (h) => Number.parseInt(h, 16) / (16 ** h.length - 1),
+  );
+  const luma = 0.299 * red! + 0.587 * green! + 0.114 * blue!;
   return luma > 0.5 ? 'light' : 'dark';
 }
 

@@ -13,43 +13,49 @@ export interface ShownOutcome {
   settledWith: string[];
 }
 
-const MARK: Record<Check['outcome'], string> = {
+const OUTCOME_MARK: Record<Check['outcome'], string> = {
   proven: 'proven     ',
   'not-proven': 'not proven ',
   mismatch: 'MISMATCH   ',
 };
 
-function headline(c: ChalkInstance, o: ShownOutcome): string {
-  switch (o.outcome) {
+function headline(colors: ChalkInstance, outcome: ShownOutcome): string {
+  switch (outcome.outcome) {
     case 'verified':
-      return c.green('verified: every check below was proven');
+      return colors.green('verified: every check below was proven');
     case 'unproven':
-      return c.magenta('unproven: nothing contradicts the deposit, but not everything could be checked');
+      return colors.magenta('unproven: nothing contradicts the deposit, but not everything could be checked');
     case 'pending':
-      return c.bold('pending: not yet confirmed deeply enough');
+      return colors.bold('pending: not yet confirmed deeply enough');
     case 'mismatch':
-      return c.red('MISMATCH: the transaction contradicts the deposit');
+      return colors.red('MISMATCH: the transaction contradicts the deposit');
     case 'not-settled':
-      return c.bold('pending: not settled yet (the service gave no liquidTxid)');
+      return colors.bold('pending: not settled yet (the service gave no liquidTxid)');
     case 'not-found':
-      return c.bold('pending: the explorer does not know the transaction (not yet broadcast, or never)');
+      return colors.bold('pending: the explorer does not know the transaction (not yet broadcast, or never)');
   }
 }
 
-function color(c: ChalkInstance, outcome: Check['outcome'], text: string): string {
-  return outcome === 'proven' ? c.green(text) : outcome === 'mismatch' ? c.red(text) : c.magenta(text);
+function color(colors: ChalkInstance, outcome: Check['outcome'], text: string): string {
+  return outcome === 'proven'
+    ? colors.green(text)
+    : outcome === 'mismatch'
+      ? colors.red(text)
+      : colors.magenta(text);
 }
 
 /** The lines for one deposit; `explorer` names where the transaction was looked up. */
-export function renderOutcome(c: ChalkInstance, o: ShownOutcome, explorer: string): string {
-  const lines = [`deposit ${c.bold(safeText(o.id))} (${safeText(o.deposit.status)}): ${headline(c, o)}`];
-  if (o.txid) lines.push(`  transaction ${o.txid}, looked up at ${explorer}`);
-  if (o.settledWith.length > 0)
+export function renderOutcome(colors: ChalkInstance, outcome: ShownOutcome, explorer: string): string {
+  const lines = [
+    `deposit ${colors.bold(safeText(outcome.id))} (${safeText(outcome.deposit.status)}): ${headline(colors, outcome)}`,
+  ];
+  if (outcome.txid) lines.push(`  transaction ${outcome.txid}, looked up at ${explorer}`);
+  if (outcome.settledWith.length > 0)
     lines.push(
-      `  settled in one transaction with deposit ${o.settledWith.join(', ')}: shares are checked together`,
+      `  settled in one transaction with deposit ${outcome.settledWith.join(', ')}: shares are checked together`,
     );
-  for (const check of o.report?.checks ?? []) {
-    lines.push(`  ${color(c, check.outcome, MARK[check.outcome])}${safeText(check.detail)}`);
+  for (const check of outcome.report?.checks ?? []) {
+    lines.push(`  ${color(colors, check.outcome, OUTCOME_MARK[check.outcome])}${safeText(check.detail)}`);
     if (
       check.outcome === 'mismatch' &&
       check.expected !== undefined &&

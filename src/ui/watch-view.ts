@@ -26,9 +26,9 @@ interface Spinner {
 }
 
 function clock(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const m = Math.floor(s / 60);
-  return `${m}:${String(s % 60).padStart(2, '0')}`;
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
 /** What a watch saw of each deposit: enough to say how each one ended. */
@@ -161,16 +161,16 @@ export class WatchView {
 
   /** A line for a person: on stdout when it is a terminal, else on stderr (stdout stays one line per change). */
   private note(text: string): void {
-    const p = this.session.printer;
-    if (this.onTerminal) this.above(() => p.out(text));
-    else p.info(text);
+    const printer = this.session.printer;
+    if (this.onTerminal) this.above(() => printer.out(text));
+    else printer.info(text);
   }
 
   change(deposit: GetResponse, raw: unknown, previous: string | undefined): void {
-    const { printer: p, globals } = this.session;
+    const { printer, globals } = this.session;
     this.states.set(deposit.id, deposit.status);
     if (globals.json) {
-      p.json(raw);
+      printer.json(raw);
       return;
     }
     if (globals.quiet) return;
@@ -179,14 +179,14 @@ export class WatchView {
       ? localTime(this.now(), this.timeZone)
       : new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const move = previous
-      ? `${previous} -> ${colorStatus(p.outColor, deposit.status)}`
-      : colorStatus(p.outColor, deposit.status);
+      ? `${previous} -> ${colorStatus(printer.outColor, deposit.status)}`
+      : colorStatus(printer.outColor, deposit.status);
     const txid = deposit.settlement?.liquidTxid ? `  txid ${deposit.settlement.liquidTxid}` : '';
-    this.above(() => p.out(`${when}  ${deposit.id}  ${move}${txid}`));
+    this.above(() => printer.out(`${when}  ${deposit.id}  ${move}${txid}`));
     if (isPaid(deposit.status) && !this.paid.has(deposit.id)) {
       this.paid.add(deposit.id);
       const line = `${paidLine(deposit, this.now(), this.timeZone)}  (deposit ${deposit.id})`;
-      this.note(this.onTerminal ? p.outColor.green.bold(line) : line);
+      this.note(this.onTerminal ? printer.outColor.green.bold(line) : line);
       if (this.onTerminal) this.session.ctx.stdout.write('\u0007');
     }
     if (deposit.status === 'FINALIZED')

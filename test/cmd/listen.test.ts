@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EsploraClient } from '../../src/api/esplora.js';
 import { checkingReceiver as checkWith, type ListenWorld, listenWorld } from '../helpers/listen.js';
 
 const ORDER = [
@@ -187,6 +188,29 @@ describe('lbrl listen', () => {
     expect(mismatch.data.verification.txid).toMatch(/^[0-9a-f]{64}$/);
     expect(mismatch.data.verification.checks.some((c) => c.outcome === 'mismatch')).toBe(true);
     expect(rx.problems).toEqual([]);
+  });
+
+  it('--verify checks every settlement of the run through one explorer client, not one per check', async () => {
+    const w = world();
+    const rx = await checkingReceiver(w, await w.secret());
+    const first = await w.trigger('wrong-settlement');
+    const second = await w.trigger('wrong-settlement');
+    const looked = vi.spyOn(EsploraClient.prototype, 'getTxHex');
+    const closed = vi.spyOn(EsploraClient.prototype, 'close');
+    try {
+      const r = await w.listen(
+        ['--forward-to', rx.url, '--verify'],
+        () => rx.types(first).includes('deposit.mismatch') && rx.types(second).includes('deposit.mismatch'),
+      );
+      expect(r.code).toBe(130);
+      expect(looked.mock.calls.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(looked.mock.contexts).size).toBe(1);
+      expect(closed).toHaveBeenCalledTimes(1);
+      expect(rx.problems).toEqual([]);
+    } finally {
+      looked.mockRestore();
+      closed.mockRestore();
+    }
   });
 
   it('paid-slowly stays in TX_SENT for minutes', async () => {

@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bech32 } from 'bech32';
 import { encode as blech32Encode } from 'blech32';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EsploraClient } from '../../src/api/esplora.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import { runCli } from '../helpers/cli.js';
@@ -204,6 +205,21 @@ describe('one payment proves one deposit', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`deposit ${id(1)}: settlement verified on chain`);
     expect(r.stderr).toContain(`with the share of deposit ${id(1)}`);
+  });
+
+  it('watch --verify checks every settlement of the watch through one explorer client', async () => {
+    const first = payTx([[DEST, cents(1485)]], 'first');
+    const second = payTx([[DEST, cents(1485)]], 'second');
+    const { run } = await world([deposit(1, first.txid), deposit(2, second.txid)], chainOf([first, second]));
+    const looked = vi.spyOn(EsploraClient.prototype, 'getTxHex');
+    try {
+      const r = await run(['deposit', 'watch', id(1), id(2), '--verify', '--interval', '1']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(looked.mock.calls.map(([txid]) => txid).sort()).toEqual([first.txid, second.txid].sort());
+      expect(new Set(looked.mock.contexts).size).toBe(1);
+    } finally {
+      looked.mockRestore();
+    }
   });
 
   it('a transaction paying both shares in full verifies both, one run after the other', async () => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 export interface ImportEdge {
   /** the file imported, as an absolute path ending in .ts */
   target: string;
-  /** `import type`, `export type`, or braces holding only `type` names: nothing is loaded */
+  /** `import type` or `export type`: nothing is loaded (braces holding only `type` names still load the module) */
   typeOnly: boolean;
   kind: 'static' | 'side-effect' | 'dynamic' | 're-export';
 }
@@ -29,15 +29,10 @@ export function importSpecifiers(
   for (const m of code.matchAll(
     /(?:^|[;\n])\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^'"]+)['"]/g,
   )) {
-    const [, keyword, typeKeyword, clause, spec] = m;
-    const braces = /^\{([\s\S]*)\}$/.exec(clause!.trim());
-    const names = braces
-      ? braces[1]!
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [];
-    const typeOnly = Boolean(typeKeyword) || (names.length > 0 && names.every((n) => n.startsWith('type ')));
+    const [, keyword, typeKeyword, , spec] = m;
+    // only `import type` / `export type` is erased: under verbatimModuleSyntax (tsconfig.json),
+    // `import { type B } from './b.js'` stays as `import {} from './b.js'`, and a bundle loads b
+    const typeOnly = Boolean(typeKeyword);
     found.push({ spec: spec!, typeOnly, kind: keyword === 'export' ? 're-export' : 'static' });
   }
   for (const m of code.matchAll(/(?:^|[;\n])\s*import\s*['"]([^'"]+)['"]/g)) {

@@ -10,12 +10,11 @@ import type { ApiResult } from '../../src/api/client.js';
 import {
   type CreateRequest,
   type CreateResponse,
-  createAnswerShape,
   describeIssues,
   type GetResponse,
-  getAnswerShape,
 } from '../../src/api/models.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
+import { createdDepositShape, depositShape } from '../../src/domain/deposit.js';
 import { LbrlError } from '../../src/errors.js';
 import type { HistoryEntry } from '../../src/store/history.js';
 import { createAnswer } from './fixtures.js';
@@ -54,7 +53,7 @@ export interface ScriptedDepositApi extends DepositApi {
   gets(): ScriptedCall[];
 }
 
-function read<T>(answer: unknown, shape: typeof createAnswerShape | typeof getAnswerShape): ApiResult<T> {
+function read<T>(answer: unknown, shape: typeof createdDepositShape | typeof depositShape): ApiResult<T> {
   const text = answer instanceof WrittenAnswer ? answer.text : JSON.stringify(answer);
   const raw: unknown = JSON.parse(text);
   const result = shape.safeParse(raw, { reportInput: true });
@@ -80,13 +79,13 @@ export function scriptedDepositApi(script: DepositScript = {}): ScriptedDepositA
       calls.push({ kind: 'create', body: JSON.parse(JSON.stringify(body)), idempotencyKey, at: now() });
       creates += 1;
       const answer = await (script.create ? script.create(body, creates) : createAnswer(body));
-      return read<CreateResponse>(answer, createAnswerShape);
+      return read<CreateResponse>(answer, createdDepositShape);
     },
     async getDeposit(id) {
       calls.push({ kind: 'get', id, at: now() });
       gets += 1;
       if (!script.get) throw new LbrlError(`deposit ${id} not found`, 'not_found');
-      return read<GetResponse>(await script.get(id, gets), getAnswerShape);
+      return read<GetResponse>(await script.get(id, gets), depositShape);
     },
   };
   if (script.recorded) api.recorded = script.recorded;

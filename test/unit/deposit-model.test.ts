@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALWAYS_FIELDS, depositSchema, FIXED_FIELD_NAMES, fixedFieldsOf } from '../../src/domain/deposit.js';
 import { checkDeposit, describeViolations } from '../../src/domain/deposit-rules.js';
-import { canonicalId, isTxid, parseDepositId } from '../../src/domain/values.js';
+import { canonicalId, isHex32, parseDepositId } from '../../src/domain/values.js';
 import { createAnswer, getAnswer, ID, LQ } from '../helpers/fixtures.js';
 
 describe('the deposit model', () => {
@@ -21,9 +21,9 @@ describe('the deposit model', () => {
   });
 
   it('one txid shape: 64 lower-case hex characters, nothing else', () => {
-    expect(isTxid('a'.repeat(64))).toBe(true);
+    expect(isHex32('a'.repeat(64))).toBe(true);
     for (const bad of ['A'.repeat(64), 'a'.repeat(63), 'a'.repeat(65), 'g'.repeat(64), '', 7, null]) {
-      expect(isTxid(bad), String(bad)).toBe(false);
+      expect(isHex32(bad), String(bad)).toBe(false);
     }
     const settled = (liquidTxid: string) => ({
       ...getAnswer(),

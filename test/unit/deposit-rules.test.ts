@@ -6,9 +6,9 @@ import {
   type CheckContext,
   checkDeposit,
   describeViolations,
-  STATUS_ORDER,
   sameAddressText,
 } from '../../src/domain/deposit-rules.js';
+import { STATUS_ORDER } from '../../src/domain/values.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, VJL } from '../helpers/fixtures.js';
 
 const TXID = 'a'.repeat(64);

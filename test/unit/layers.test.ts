@@ -86,7 +86,8 @@ describe('reading imports', () => {
       { spec: './a.js', typeOnly: false, kind: 'static' },
       { spec: './b.js', typeOnly: false, kind: 'static' },
       { spec: './c.js', typeOnly: true, kind: 'static' },
-      { spec: './d.js', typeOnly: true, kind: 'static' },
+      // braces of `type` names alone still load ./d.js (verbatimModuleSyntax keeps `import {} from`)
+      { spec: './d.js', typeOnly: false, kind: 'static' },
       { spec: './f.js', typeOnly: false, kind: 're-export' },
       { spec: './g.js', typeOnly: false, kind: 're-export' },
       { spec: './h.js', typeOnly: true, kind: 're-export' },

@@ -14,7 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { addressScript } from '../../src/domain/liquid/script.js';
 import { analyseSettlement, judgeSettlement } from '../../src/domain/liquid/settlement.js';
 import { isFeeOutput, parseTransaction } from '../../src/domain/liquid/tx.js';
-import { commitmentsOf, loadZkp, slip77BlindingKey, unblindOutput } from '../../src/domain/liquid/unblind.js';
+import { loadZkp, slip77BlindingKey, unblindOutput } from '../../src/domain/liquid/unblind.js';
+import { commitmentsOf } from '../helpers/commitments.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/liquid/${name}`, import.meta.url), 'utf8').trim();

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addressScript } from '../../src/domain/liquid/script.js';
 import { isFeeOutput, parseTransaction, type TxOutput, TxParseError } from '../../src/domain/liquid/tx.js';
-import { commitmentsOf, loadZkp, slip77BlindingKey, unblindOutput } from '../../src/domain/liquid/unblind.js';
+import { loadZkp, slip77BlindingKey, unblindOutput } from '../../src/domain/liquid/unblind.js';
+import { commitmentsOf } from '../helpers/commitments.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/liquid/${name}`, import.meta.url), 'utf8');

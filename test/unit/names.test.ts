@@ -90,15 +90,75 @@ function nameProblems(files: Map<string, string>): string[] {
   return problems.sort();
 }
 
+/** The top-level names a file defines without exporting them. */
+function privateNamesOf(text: string): string[] {
+  return [
+    ...withoutComments(text).matchAll(
+      /^(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?(?:const|let|var|function\*?|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/gm,
+    ),
+  ].map((m) => m[1]!);
+}
+
+/**
+ * A file's private name that another file exports with its own meaning: a reader who knows one
+ * `Verdict` or `Outcome` takes the other for it. Each entry of `allowed` is a name with the same
+ * meaning in both files, defined twice only because one file may not import the other.
+ */
+function reusedPrivateNames(files: Map<string, string>, allowed: ReadonlySet<string>): string[] {
+  const exporters = new Map<string, string[]>();
+  for (const [file, text] of files)
+    for (const name of exportsOf(text).own) exporters.set(name, [...(exporters.get(name) ?? []), file]);
+  const problems: string[] = [];
+  for (const [file, text] of files) {
+    for (const name of privateNamesOf(text)) {
+      const elsewhere = (exporters.get(name) ?? []).filter((other) => other !== file);
+      if (elsewhere.length > 0 && !allowed.has(`${file} ${name}`))
+        problems.push(`${file} defines ${name}, which ${elsewhere.join(', ')} exports: give it its own name`);
+    }
+  }
+  return problems.sort();
+}
+
+/**
+ * commands/deposit-batch.ts names the create command's flags as commands/deposit-create.ts
+ * does (one command module may not import another); the type belongs beside CREATE_FLAGS.
+ */
+const SAME_MEANING = new Set(['commands/deposit-batch.ts CreateFlags']);
+
+function srcFiles(): Map<string, string> {
+  return new Map(
+    sourceFiles(SRC).map((f) => [
+      path.relative(SRC, f).split(path.sep).join('/'),
+      fs.readFileSync(f, 'utf8'),
+    ]),
+  );
+}
+
 describe('one meaning per exported name', () => {
   it('no two files of src/ export the same name', () => {
-    const files = new Map(
-      sourceFiles(SRC).map((f) => [
-        path.relative(SRC, f).split(path.sep).join('/'),
-        fs.readFileSync(f, 'utf8'),
-      ]),
-    );
-    expect(nameProblems(files)).toEqual([]);
+    expect(nameProblems(srcFiles())).toEqual([]);
+  });
+
+  it('no file of src/ keeps a private name that another file exports with another meaning', () => {
+    expect(reusedPrivateNames(srcFiles(), SAME_MEANING)).toEqual([]);
+  });
+
+  it('the private-name check fails on a private type, function or constant named as another file exports', () => {
+    const files = new Map([
+      [
+        'domain/liquid/settlement.ts',
+        "export type Verdict = 'verified' | 'mismatch';\nexport function fail() {}",
+      ],
+      ['api/interim.ts', "type Verdict = 'interim' | 'final';\n// type Outcome = 1;\nconst fail = () => 1;"],
+      ['api/client.ts', 'interface Seen { a: 1 }\nexport const LIMIT = 1;'],
+      ['deposits/answers.ts', 'export interface Seen { b: 2 }\nfunction ok() {}'],
+      ['ui/qr.ts', 'const LIMIT = 2;'],
+    ]);
+    expect(reusedPrivateNames(files, new Set(['ui/qr.ts LIMIT']))).toEqual([
+      'api/client.ts defines Seen, which deposits/answers.ts exports: give it its own name',
+      'api/interim.ts defines Verdict, which domain/liquid/settlement.ts exports: give it its own name',
+      'api/interim.ts defines fail, which domain/liquid/settlement.ts exports: give it its own name',
+    ]);
   });
 
   it('the check fails on a name defined twice, or passed on outside the public surface', () => {

@@ -74,7 +74,7 @@ export async function showCounter(
       sandbox: choice.sandbox,
       status: deposit.status,
     },
-    c: p.outColor,
+    colors: p.outColor,
     timeZone,
     now: ctx.now,
     write: (text) => ctx.stdout.write(p.redact(text)),

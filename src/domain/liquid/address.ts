@@ -2,6 +2,7 @@ import { bech32, bech32m } from 'bech32';
 import { decode as blech32Decode } from 'blech32';
 import bs58check from 'bs58check';
 
+import { isHex32 } from '../values.js';
 import { NETWORKS, type Network } from './networks.js';
 
 interface NetworkParams {
@@ -37,29 +38,29 @@ const BLECH32_LIMIT = 1000;
 /** A base58 Liquid address: 34 characters, or 80 when confidential (55 bytes and a checksum). */
 const BASE58_LIMIT = 80;
 
-function fail(reason: string): AddressResult {
+function invalidAddress(reason: string): AddressResult {
   return { ok: false, reason };
 }
 
 /** secp256k1: is this a valid compressed public key (02/03 prefix and x on the curve)? */
-const P = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn;
+const FIELD_PRIME = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn;
 function modPow(base: bigint, exp: bigint, mod: bigint): bigint {
   let result = 1n;
-  let b = base % mod;
-  let e = exp;
-  while (e > 0n) {
-    if (e & 1n) result = (result * b) % mod;
-    b = (b * b) % mod;
-    e >>= 1n;
+  let square = base % mod;
+  let bits = exp;
+  while (bits > 0n) {
+    if (bits & 1n) result = (result * square) % mod;
+    square = (square * square) % mod;
+    bits >>= 1n;
   }
   return result;
 }
 export function isCompressedPubkey(bytes: Uint8Array): boolean {
   if (bytes.length !== 33 || (bytes[0] !== 2 && bytes[0] !== 3)) return false;
   const x = BigInt(`0x${Buffer.from(bytes.subarray(1)).toString('hex')}`);
-  if (x >= P) return false;
-  const rhs = (modPow(x, 3n, P) + 7n) % P;
-  return rhs === 0n || modPow(rhs, (P - 1n) / 2n, P) === 1n;
+  if (x >= FIELD_PRIME) return false;
+  const rhs = (modPow(x, 3n, FIELD_PRIME) + 7n) % FIELD_PRIME;
+  return rhs === 0n || modPow(rhs, (FIELD_PRIME - 1n) / 2n, FIELD_PRIME) === 1n;
 }
 
 function networkBy(pred: (p: NetworkParams) => boolean): Network | undefined {
@@ -80,10 +81,12 @@ const BASE58_CHARS = /^[1-9A-HJ-NP-Za-km-z]+$/;
 function decodeBase58(input: string): AddressResult {
   // base58 decoding takes time quadratic in the length: refuse what no address is before it
   if (input.length > BASE58_LIMIT)
-    return fail(`it is ${input.length} characters long; a base58 Liquid address has at most ${BASE58_LIMIT}`);
+    return invalidAddress(
+      `it is ${input.length} characters long; a base58 Liquid address has at most ${BASE58_LIMIT}`,
+    );
   const bad = [...input].find((c) => !BASE58_CHARS.test(c));
   if (bad !== undefined)
-    return fail(
+    return invalidAddress(
       `it contains ${JSON.stringify(bad)}, which no base58 address has (0, O, I and l are left out), and it is not a bech32 Liquid address (lq1, ex1, tlq1, tex1, el1, ert1)`,
     );
   let payload: Uint8Array;
@@ -92,18 +95,20 @@ function decodeBase58(input: string): AddressResult {
   } catch {
     // a Liquid base58 address is 34 characters, or 80 when confidential: far from both, a piece is missing
     if (input.length < 33 || (input.length > 35 && input.length < 78))
-      return fail(
+      return invalidAddress(
         `it is ${input.length} characters long, but a base58 Liquid address has 34 (80 when confidential): a part is missing or extra`,
       );
-    return fail('its base58 checksum does not match (a typo, or not an address)');
+    return invalidAddress('its base58 checksum does not match (a typo, or not an address)');
   }
   const version = payload[0]!;
   if (payload.length === 21) {
     const network = networkBy((p) => p.p2pkh === version || p.p2sh === version);
     if (!network) {
       const bitcoin = BITCOIN_BASE58[version];
-      if (bitcoin) return fail(`it is a ${bitcoin} address, not a Liquid one`);
-      return fail(`it is a base58 address of another chain (version byte ${version}), not a Liquid one`);
+      if (bitcoin) return invalidAddress(`it is a ${bitcoin} address, not a Liquid one`);
+      return invalidAddress(
+        `it is a base58 address of another chain (version byte ${version}), not a Liquid one`,
+      );
     }
     const kind = PARAMS[network].p2pkh === version ? 'p2pkh' : 'p2sh';
     return { ok: true, value: { address: input, network, kind, confidential: false, encoding: 'base58' } };
@@ -112,28 +117,29 @@ function decodeBase58(input: string): AddressResult {
     const prefix = payload[0]!;
     const inner = payload[1]!;
     const network = networkBy((p) => p.blinded === prefix && (p.p2pkh === inner || p.p2sh === inner));
-    if (!network) return fail(`prefix bytes ${prefix},${inner} are not a Liquid confidential address prefix`);
+    if (!network)
+      return invalidAddress(`prefix bytes ${prefix},${inner} are not a Liquid confidential address prefix`);
     if (!isCompressedPubkey(payload.subarray(2, 35)))
-      return fail('its blinding key is not a valid public key');
+      return invalidAddress('its blinding key is not a valid public key');
     const kind = PARAMS[network].p2pkh === inner ? 'p2pkh' : 'p2sh';
     return { ok: true, value: { address: input, network, kind, confidential: true, encoding: 'base58' } };
   }
   if ((payload.length === 33 || payload.length === 34) && WIF_VERSIONS.has(version))
-    return fail('it is a private key (WIF), not an address: keep it secret');
-  return fail(`its base58 payload has ${payload.length} bytes, not 21 or 55`);
+    return invalidAddress('it is a private key (WIF), not an address: keep it secret');
+  return invalidAddress(`its base58 payload has ${payload.length} bytes, not 21 or 55`);
 }
 
 /** A CPF's two check digits (mod 11), on its eleven digits. */
 function isCpf(text: string): boolean {
-  const d = text.replace(/\D/g, '').split('').map(Number);
-  if (d.length !== 11 || d.every((x) => x === d[0])) return false;
+  const digits = text.replace(/\D/g, '').split('').map(Number);
+  if (digits.length !== 11 || digits.every((x) => x === digits[0])) return false;
   const check = (n: number) => {
     let sum = 0;
-    for (let i = 0; i < n; i++) sum += d[i]! * (n + 1 - i);
-    const r = (sum * 10) % 11;
-    return r === 10 ? 0 : r;
+    for (let i = 0; i < n; i++) sum += digits[i]! * (n + 1 - i);
+    const remainder = (sum * 10) % 11;
+    return remainder === 10 ? 0 : remainder;
   };
-  return check(9) === d[9] && check(10) === d[10];
+  return check(9) === digits[9] && check(10) === digits[10];
 }
 
 /** Human-readable parts of Bitcoin's segwit addresses. */
@@ -219,8 +225,7 @@ export function foreignKind(input: string): string | undefined {
     return 'it is an extended public key (xpub), not an address';
   if (/^[xyztuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(input))
     return 'it is an extended private key, not an address: keep it secret';
-  if (/^[0-9a-f]{64}$/.test(lower))
-    return 'it is 64 hexadecimal digits (a txid or an asset id), not an address';
+  if (isHex32(lower)) return 'it is 64 hexadecimal digits (a txid or an asset id), not an address';
   return undefined;
 }
 function witnessKind(version: number, programLength: number): AddressKind | null {
@@ -242,28 +247,29 @@ function decodeSegwit(input: string): AddressResult | null {
   const bech = networkBy((p) => p.bech32 === hrp);
   const blech = networkBy((p) => p.blech32 === hrp);
   if (!bech && !blech) return null;
-  if (input !== lower && input !== input.toUpperCase()) return fail('it mixes upper and lower case');
+  if (input !== lower && input !== input.toUpperCase())
+    return invalidAddress('it mixes upper and lower case');
 
   if (bech) {
-    if (lower.length > BECH32_LIMIT) return fail(`it is longer than ${BECH32_LIMIT} characters`);
+    if (lower.length > BECH32_LIMIT) return invalidAddress(`it is longer than ${BECH32_LIMIT} characters`);
     let words: number[] | undefined;
     let encoding: 'bech32' | 'bech32m' | undefined;
-    const a = bech32.decodeUnsafe(lower, BECH32_LIMIT);
-    if (a) {
-      words = a.words;
+    const bech32Decoded = bech32.decodeUnsafe(lower, BECH32_LIMIT);
+    if (bech32Decoded) {
+      words = bech32Decoded.words;
       encoding = 'bech32';
     } else {
-      const b = bech32m.decodeUnsafe(lower, BECH32_LIMIT);
-      if (b) {
-        words = b.words;
+      const bech32mDecoded = bech32m.decodeUnsafe(lower, BECH32_LIMIT);
+      if (bech32mDecoded) {
+        words = bech32mDecoded.words;
         encoding = 'bech32m';
       }
     }
-    if (!words || !encoding) return fail(segwitProblem(lower, hrp, false));
+    if (!words || !encoding) return invalidAddress(segwitProblem(lower, hrp, false));
     return checkWitness(lower, bech, words, encoding, false);
   }
 
-  if (lower.length > BLECH32_LIMIT) return fail(`it is longer than ${BLECH32_LIMIT} characters`);
+  if (lower.length > BLECH32_LIMIT) return invalidAddress(`it is longer than ${BLECH32_LIMIT} characters`);
   let words: Uint8Array | undefined;
   let encoding: 'blech32' | 'blech32m' | undefined;
   for (const enc of ['blech32', 'blech32m'] as const) {
@@ -275,7 +281,7 @@ function decodeSegwit(input: string): AddressResult | null {
       // try the other variant
     }
   }
-  if (!words || !encoding) return fail(segwitProblem(lower, hrp, true));
+  if (!words || !encoding) return invalidAddress(segwitProblem(lower, hrp, true));
   return checkWitness(lower, blech!, words, encoding, true);
 }
 
@@ -303,26 +309,30 @@ function checkWitness(
   encoding: LiquidAddress['encoding'],
   confidential: boolean,
 ): AddressResult {
-  if (words.length < 1) return fail('it has no witness program');
+  if (words.length < 1) return invalidAddress('it has no witness program');
   const version = words[0]!;
-  if (version > 16) return fail(`witness version ${version} is above 16`);
+  if (version > 16) return invalidAddress(`witness version ${version} is above 16`);
   const modern = encoding === 'bech32m' || encoding === 'blech32m';
   if (version === 0 && modern)
-    return fail(`witness version 0 must use ${confidential ? 'blech32' : 'bech32'}, not ${encoding}`);
+    return invalidAddress(
+      `witness version 0 must use ${confidential ? 'blech32' : 'bech32'}, not ${encoding}`,
+    );
   if (version > 0 && !modern)
-    return fail(
+    return invalidAddress(
       `witness version ${version} must use ${confidential ? 'blech32m' : 'bech32m'}, not ${encoding}`,
     );
   const data = fromWords(Array.from(words).slice(1));
-  if (!data) return fail('its witness program has invalid padding');
+  if (!data) return invalidAddress('its witness program has invalid padding');
   let program = data;
   if (confidential) {
-    if (data.length < 33) return fail('it is too short to hold a blinding key');
-    if (!isCompressedPubkey(data.subarray(0, 33))) return fail('its blinding key is not a valid public key');
+    if (data.length < 33) return invalidAddress('it is too short to hold a blinding key');
+    if (!isCompressedPubkey(data.subarray(0, 33)))
+      return invalidAddress('its blinding key is not a valid public key');
     program = data.subarray(33);
   }
   const kind = witnessKind(version, program.length);
-  if (!kind) return fail(`a witness version ${version} program of ${program.length} bytes is not valid`);
+  if (!kind)
+    return invalidAddress(`a witness version ${version} program of ${program.length} bytes is not valid`);
   return { ok: true, value: { address, network, kind, confidential, encoding } };
 }
 
@@ -331,37 +341,32 @@ function checkWitness(
  * linear in the input's length: the length is capped before any decoding.
  */
 export function decodeLiquidAddress(input: string): AddressResult {
-  if (input.length === 0) return fail('it is empty');
+  if (input.length === 0) return invalidAddress('it is empty');
   if (input.length > BLECH32_LIMIT)
-    return fail(`it is ${input.length} characters long; a Liquid address has at most ${BLECH32_LIMIT}`);
+    return invalidAddress(
+      `it is ${input.length} characters long; a Liquid address has at most ${BLECH32_LIMIT}`,
+    );
   if (!/^[\x21-\x7e]+$/.test(input)) {
     const trimmed = input.trim();
     if (trimmed !== input && /^[\x21-\x7e]+$/.test(trimmed))
-      return fail('it has spaces or a line break around it (copied with them?)');
-    return fail('it contains spaces or characters no address has');
+      return invalidAddress('it has spaces or a line break around it (copied with them?)');
+    return invalidAddress('it contains spaces or characters no address has');
   }
   const segwit = decodeSegwit(input);
   if (segwit) return segwit;
   const foreign = foreignKind(input);
-  if (foreign) return fail(foreign);
+  if (foreign) return invalidAddress(foreign);
   return decodeBase58(input);
 }
 
 /** Decode, then require the given network. */
 export function checkLiquidAddress(input: string, network: Network): AddressResult {
-  const r = decodeLiquidAddress(input);
-  if (!r.ok) return r;
-  if (r.value.network !== network) {
-    return fail(
-      `it is ${article(r.value.network)} ${r.value.network} address, but the profile's network is ${network}; use ${article(network)} ${network} address or \`lbrl config set network ${r.value.network}\``,
+  const address = decodeLiquidAddress(input);
+  if (!address.ok) return address;
+  if (address.value.network !== network) {
+    return invalidAddress(
+      `it is ${article(address.value.network)} ${address.value.network} address, but the profile's network is ${network}; use ${article(network)} ${network} address or \`lbrl config set network ${address.value.network}\``,
     );
   }
-  return r;
-}
-
-/** The same address, as the service may echo it: bech32/blech32 compare without case. */
-export function sameAddress(a: string, b: string): boolean {
-  if (a === b) return true;
-  const da = decodeLiquidAddress(a);
-  return da.ok && da.value.encoding !== 'base58' && a.toLowerCase() === b.toLowerCase();
+  return address;
 }

@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SHA256 } from '@noble/hashes/sha2';
+import { readHex32 } from '../values.js';
 
 /** SHA-256's compression of one 64-byte block from the initial state: the midstate. */
 class Midstate extends SHA256 {
@@ -69,13 +70,16 @@ export function canonicalJson(value: unknown): string | undefined {
   return undefined;
 }
 
-/** sha256 of the contract's canonical JSON, in display order (as `issueasset` takes it). */
-export function contractHash(contract: unknown): string | undefined {
+/** sha256 of the contract's canonical JSON (internal byte order): what an issuance commits to. */
+function contractDigest(contract: unknown): Uint8Array | undefined {
   const text = canonicalJson(contract);
-  if (text === undefined) return undefined;
-  return Buffer.from(sha256(Buffer.from(text, 'utf8')))
-    .reverse()
-    .toString('hex');
+  return text === undefined ? undefined : sha256(Buffer.from(text, 'utf8'));
+}
+
+/** The contract's hash in display order (as `issueasset` takes it). */
+export function contractHash(contract: unknown): string | undefined {
+  const digest = contractDigest(contract);
+  return digest === undefined ? undefined : Buffer.from(digest).reverse().toString('hex');
 }
 
 export interface Outpoint {
@@ -86,15 +90,16 @@ export interface Outpoint {
 
 /** The asset id (display order) an issuance of `contract` spending `prevout` creates. */
 export function issuedAssetId(prevout: Outpoint, contract: unknown): string | undefined {
-  if (!/^[0-9a-fA-F]{64}$/.test(prevout.txid)) return undefined;
+  const txid = readHex32(prevout.txid);
+  if (txid === null) return undefined;
   if (!Number.isInteger(prevout.vout) || prevout.vout < 0 || prevout.vout > 0xffffffff) return undefined;
-  const text = canonicalJson(contract);
-  if (text === undefined) return undefined;
+  const digest = contractDigest(contract);
+  if (digest === undefined) return undefined;
   const serialized = new Uint8Array(36);
-  serialized.set(reversedHex(prevout.txid), 0);
+  serialized.set(reversedHex(txid), 0);
   new DataView(serialized.buffer).setUint32(32, prevout.vout, true);
   const prevoutHash = sha256(sha256(serialized));
-  const entropy = fastMerkleRoot(prevoutHash, sha256(Buffer.from(text, 'utf8')));
+  const entropy = fastMerkleRoot(prevoutHash, digest);
   const id = fastMerkleRoot(entropy, new Uint8Array(32));
   return Buffer.from(id).reverse().toString('hex');
 }
@@ -102,14 +107,17 @@ export function issuedAssetId(prevout: Outpoint, contract: unknown): string | un
 /** A registry contract's precision, when it is a whole number from 0 to 8; undefined otherwise. */
 export function contractPrecision(contract: unknown): number | undefined {
   if (!contract || typeof contract !== 'object' || Array.isArray(contract)) return undefined;
-  const p = (contract as Record<string, unknown>).precision;
-  if (p === undefined) return 0; // the registry's default
-  return typeof p === 'number' && Number.isInteger(p) && p >= 0 && p <= 8 ? p : undefined;
+  const precision = (contract as Record<string, unknown>).precision;
+  if (precision === undefined) return 0; // the registry's default
+  return typeof precision === 'number' && Number.isInteger(precision) && precision >= 0 && precision <= 8
+    ? precision
+    : undefined;
 }
 
 /**
  * The precision an asset registry answer proves: the contract's, when the id recomputed from the
- * contract and the issuance prevout is `assetId`; undefined when it proves nothing.
+ * contract and the issuance prevout is `assetId` (in its one form, lower case); undefined when it
+ * proves nothing.
  */
 export function provenPrecision(
   assetId: string,
@@ -117,7 +125,7 @@ export function provenPrecision(
 ): number | undefined {
   const prevout = answer.issuance_prevout as Partial<Outpoint> | undefined;
   if (!prevout || typeof prevout.txid !== 'string' || typeof prevout.vout !== 'number') return undefined;
-  if (issuedAssetId({ txid: prevout.txid, vout: prevout.vout }, answer.contract) !== assetId.toLowerCase())
+  if (issuedAssetId({ txid: prevout.txid, vout: prevout.vout }, answer.contract) !== assetId)
     return undefined;
   return contractPrecision(answer.contract);
 }

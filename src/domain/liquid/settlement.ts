@@ -21,7 +21,7 @@
 import { type Decimal, decimalFromNumber } from '../decimal.js';
 import type { Network } from './networks.js';
 import { addressScript } from './script.js';
-import { isFeeOutput, type LiquidTransaction, parseTransaction, type TxOutput } from './tx.js';
+import { hexOf, isFeeOutput, type LiquidTransaction, parseTransaction, type TxOutput } from './tx.js';
 import { slip77BlindingKey, type UnblindedOutput, unblindOutput, type Zkp } from './unblind.js';
 
 export const DEFAULT_CONFIRMATIONS = 2;
@@ -154,10 +154,6 @@ export interface SettlementReport {
   shares: ShareUse[];
 }
 
-function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('hex');
-}
-
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
@@ -185,32 +181,32 @@ function openOutput(
   }
   const candidates: Uint8Array[] = [];
   for (const m of keys.masterBlindingKeys ?? []) candidates.push(slip77BlindingKey(m, out.script));
-  for (const k of keys.outputKeys ?? []) candidates.push(k);
+  for (const bytes of keys.outputKeys ?? []) candidates.push(bytes);
   if (candidates.length === 0 || !zkp) {
     return { ...base, opened: 'no-key', note: 'confidential, and no blinding key was given' };
   }
   // a key whose public key is the address's blinding key first
   if (blindingPubkey) {
     candidates.sort((a, b) => {
-      const fa = sameBytes(zkp.ecc.pointFromScalar(a, true) ?? new Uint8Array(), blindingPubkey) ? 0 : 1;
-      const fb = sameBytes(zkp.ecc.pointFromScalar(b, true) ?? new Uint8Array(), blindingPubkey) ? 0 : 1;
-      return fa - fb;
+      const rankA = sameBytes(zkp.ecc.pointFromScalar(a, true) ?? new Uint8Array(), blindingPubkey) ? 0 : 1;
+      const rankB = sameBytes(zkp.ecc.pointFromScalar(b, true) ?? new Uint8Array(), blindingPubkey) ? 0 : 1;
+      return rankA - rankB;
     });
   }
   let forged: string | undefined;
   for (const key of candidates) {
-    const r = unblindOutput(zkp, out, key);
-    if (r.ok) {
+    const unblinded = unblindOutput(zkp, out, key);
+    if (unblinded.ok) {
       return {
         index: out.index,
         confidential: true,
         opened: 'unblinded',
-        assetId: r.value.assetId,
-        value: r.value.value,
-        opening: r.value,
+        assetId: unblinded.value.assetId,
+        value: unblinded.value.value,
+        opening: unblinded.value,
       };
     }
-    if (r.code === 'forged') forged = r.reason;
+    if (unblinded.code === 'forged') forged = unblinded.reason;
   }
   if (forged) return { ...base, opened: 'forged', note: forged };
   return { ...base, opened: 'wrong-key', note: 'none of the blinding keys given opens it' };
@@ -245,31 +241,33 @@ export function analyseSettlement(input: AnalyseInput): SettlementAnalysis {
   }
   const addresses: AddressFinding[] = [];
   const seen = new Set<string>();
-  for (const d of input.deposits) {
+  for (const deposit of input.deposits) {
     const roles: Array<['destination' | 'split', string | null | undefined]> = [
-      ['destination', d.destinationAddress],
-      ['split', d.splitAddress],
+      ['destination', deposit.destinationAddress],
+      ['split', deposit.splitAddress],
     ];
     for (const [role, address] of roles) {
       if (!address) continue;
       const key = `${role} ${address}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const s = addressScript(address);
-      if (!s.ok || s.value.network !== input.network) {
+      const script = addressScript(address);
+      if (!script.ok || script.value.network !== input.network) {
         problems.push({
           what: role,
           outcome: 'mismatch',
-          detail: s.ok
-            ? `the ${role} address ${address} is a ${s.value.network} address, not ${input.network}`
-            : `the ${role} address ${address} is not a valid Liquid address: ${s.reason}`,
+          detail: script.ok
+            ? `the ${role} address ${address} is a ${script.value.network} address, not ${input.network}`
+            : `the ${role} address ${address} is not a valid Liquid address: ${script.reason}`,
         });
         continue;
       }
       const outputs = tx.outputs
-        .filter((o) => !isFeeOutput(o) && sameBytes(o.script, s.value.script))
-        .map((o) => openOutput(input.zkp ?? null, o, s.value.blindingPubkey, input.keys ?? {}));
-      addresses.push({ role, address, script: hex(s.value.script), outputs });
+        .filter((output) => !isFeeOutput(output) && sameBytes(output.script, script.value.script))
+        .map((output) =>
+          openOutput(input.zkp ?? null, output, script.value.blindingPubkey, input.keys ?? {}),
+        );
+      addresses.push({ role, address, script: hexOf(script.value.script), outputs });
     }
   }
   return { txid, tx, network: input.network, deposits: input.deposits, addresses, problems };
@@ -282,9 +280,9 @@ export interface Fraction {
 }
 
 function decimalOf(n: number): Decimal {
-  const d = decimalFromNumber(n);
-  if (!d) throw new Error(`not a finite number: ${n}`);
-  return d;
+  const decimal = decimalFromNumber(n);
+  if (!decimal) throw new Error(`not a finite number: ${n}`);
+  return decimal;
 }
 
 /** A share of a deposit in reais, as an exact fraction (net x (1 - split) or net x split). */
@@ -310,9 +308,9 @@ export function formatUnits(units: bigint, precision: number): string {
   return `${negative ? '-' : ''}${whole}${frac}`;
 }
 
-function formatFraction(f: Fraction, precision: number): string {
-  if (f.num % f.den === 0n) return formatUnits(f.num / f.den, precision);
-  const floor = f.num / f.den;
+function formatFraction(fraction: Fraction, precision: number): string {
+  if (fraction.num % fraction.den === 0n) return formatUnits(fraction.num / fraction.den, precision);
+  const floor = fraction.num / fraction.den;
   return `${formatUnits(floor, precision)}…${formatUnits(floor + 1n, precision)}`;
 }
 
@@ -343,13 +341,16 @@ function splitRounding(precision: number): bigint {
 }
 
 /** The two shares of one deposit, in reais: the split's and the destination's, which add up to the net. */
-export function depositShares(d: SettlementDeposit): { destination: ReaisShare; split: ReaisShare | null } {
-  const net = decimalOf(d.netAmount);
+export function depositShares(deposit: SettlementDeposit): {
+  destination: ReaisShare;
+  split: ReaisShare | null;
+} {
+  const net = decimalOf(deposit.netAmount);
   const netShare = { num: net.units, den: 10n ** BigInt(net.scale) };
-  if (!d.splitAddress || d.splitPercent === null || d.splitPercent === undefined) {
+  if (!deposit.splitAddress || deposit.splitPercent === null || deposit.splitPercent === undefined) {
     return { destination: netShare, split: null };
   }
-  const pct = decimalOf(d.splitPercent);
+  const pct = decimalOf(deposit.splitPercent);
   const den = 10n ** BigInt(net.scale + pct.scale);
   const split = { num: net.units * pct.units, den };
   return { destination: { num: net.units * 10n ** BigInt(pct.scale) - split.num, den }, split };
@@ -385,7 +386,7 @@ export interface JudgeInput {
   status: TxStatus;
   tipHeight: number;
   requiredConfirmations?: number;
-  /** the profile's `asset-id`, display order */
+  /** the profile's `asset-id`, display order, in its one form (lower case: read as the setting is read) */
   expectedAssetId?: string | undefined;
   /** registry data by asset id, for the assets the caller looked up, with its precision's source */
   assets: Record<string, AssetInfo | undefined>;
@@ -399,10 +400,11 @@ export interface JudgeInput {
 export const CLOCK_MARGIN_MS = 60 * 60 * 1000;
 
 /** The asset ids whose registry data the judgement needs (look them up with /asset/:id). */
-export function assetsToLookUp(a: SettlementAnalysis, expectedAssetId?: string): string[] {
+export function assetsToLookUp(analysis: SettlementAnalysis, expectedAssetId?: string): string[] {
   const ids = new Set<string>();
-  if (expectedAssetId) ids.add(expectedAssetId.toLowerCase());
-  for (const f of a.addresses) for (const o of f.outputs) if (o.assetId) ids.add(o.assetId);
+  if (expectedAssetId) ids.add(expectedAssetId);
+  for (const finding of analysis.addresses)
+    for (const output of finding.outputs) if (output.assetId) ids.add(output.assetId);
   return [...ids];
 }
 
@@ -412,8 +414,8 @@ function confirmationsOf(status: TxStatus, tipHeight: number): number {
 }
 
 /** Confirmations, the explorer's word: deep enough, not yet, or a block above its own tip. */
-function confirmationCheck(j: JudgeInput, required: number): Check {
-  const { status, tipHeight } = j;
+function confirmationCheck(input: JudgeInput, required: number): Check {
+  const { status, tipHeight } = input;
   if (status.confirmed && status.blockHeight !== null && status.blockHeight > tipHeight) {
     return {
       what: 'confirmations',
@@ -441,10 +443,10 @@ function confirmationCheck(j: JudgeInput, required: number): Check {
 }
 
 /** A transaction confirmed before the deposit existed cannot be its settlement (an old one reused). */
-function blockTimeChecks(deposits: SettlementDeposit[], j: JudgeInput): Check[] {
-  const { status } = j;
+function blockTimeChecks(deposits: SettlementDeposit[], input: JudgeInput): Check[] {
+  const { status } = input;
   if (!status.confirmed || status.blockHeight === null) return [];
-  if (!deposits.some((d) => d.createdAt)) return [];
+  if (!deposits.some((deposit) => deposit.createdAt)) return [];
   if (status.blockTime === undefined || status.blockTime === null) {
     return [
       {
@@ -455,20 +457,22 @@ function blockTimeChecks(deposits: SettlementDeposit[], j: JudgeInput): Check[] 
       },
     ];
   }
-  const margin = j.clockMarginMs ?? CLOCK_MARGIN_MS;
+  const margin = input.clockMarginMs ?? CLOCK_MARGIN_MS;
   const blockMs = status.blockTime * 1000;
   const checks: Check[] = [];
   const latest = Math.max(
-    ...deposits.map((d) => (d.createdAt ? Date.parse(d.createdAt) : Number.NaN)).filter(Number.isFinite),
+    ...deposits
+      .map((deposit) => (deposit.createdAt ? Date.parse(deposit.createdAt) : Number.NaN))
+      .filter(Number.isFinite),
   );
-  for (const d of deposits) {
-    const created = d.createdAt ? Date.parse(d.createdAt) : Number.NaN;
+  for (const deposit of deposits) {
+    const created = deposit.createdAt ? Date.parse(deposit.createdAt) : Number.NaN;
     if (!Number.isFinite(created)) continue;
     if (blockMs < created - margin) {
       checks.push({
         what: 'timing',
         outcome: 'mismatch',
-        detail: `the transaction was confirmed at ${new Date(blockMs).toISOString()}, before deposit ${d.id} was created (${new Date(created).toISOString()}): it cannot be its settlement`,
+        detail: `the transaction was confirmed at ${new Date(blockMs).toISOString()}, before deposit ${deposit.id} was created (${new Date(created).toISOString()}): it cannot be its settlement`,
         expected: `a block after ${new Date(created - margin).toISOString()}`,
         actual: new Date(blockMs).toISOString(),
       });
@@ -487,10 +491,10 @@ function blockTimeChecks(deposits: SettlementDeposit[], j: JudgeInput): Check[] 
 /** Where each deposit's addresses came from: lbrl's own request, or the service's word. */
 function originChecks(deposits: SettlementDeposit[]): Check[] {
   const checks: Check[] = [];
-  for (const d of deposits) {
-    const origin = d.origin;
+  for (const deposit of deposits) {
+    const origin = deposit.origin;
     if (!origin) continue;
-    const whose = deposits.length > 1 ? ` of deposit ${d.id}` : '';
+    const whose = deposits.length > 1 ? ` of deposit ${deposit.id}` : '';
     if (origin.kind === 'requested') {
       checks.push({
         what: 'origin',
@@ -499,88 +503,95 @@ function originChecks(deposits: SettlementDeposit[]): Check[] {
       });
       continue;
     }
-    const unknown = origin.addresses.filter((x) => x.knownAs === null);
-    const claim = `lbrl has no record of deposit ${d.id}: its addresses are the service's claim`;
+    const unknown = origin.addresses.filter((address) => address.knownAs === null);
+    const claim = `lbrl has no record of deposit ${deposit.id}: its addresses are the service's claim`;
     if (unknown.length === 0) {
-      const names = origin.addresses.map((x) => `the ${x.role} address is the profile's ${x.knownAs}`);
+      const names = origin.addresses.map(
+        (address) => `the ${address.role} address is the profile's ${address.knownAs}`,
+      );
       checks.push({ what: 'origin', outcome: 'proven', detail: `${claim}; ${names.join(', ')}` });
     } else if (origin.trusted) {
       checks.push({
         what: 'origin',
         outcome: 'proven',
-        detail: `${claim}, trusted with --trust-service-address (the ${unknown.map((x) => x.role).join(' and ')} address is none of the profile's)`,
+        detail: `${claim}, trusted with --trust-service-address (the ${unknown.map((address) => address.role).join(' and ')} address is none of the profile's)`,
       });
     } else {
       checks.push({
         what: 'origin',
         outcome: 'not-proven',
-        detail: `${claim}, and the ${unknown.map((x) => `${x.role} address ${x.address}`).join(' and ')} is none of the profile's addresses: the money may have gone to a stranger`,
+        detail: `${claim}, and the ${unknown.map((address) => `${address.role} address ${address.address}`).join(' and ')} is none of the profile's addresses: the money may have gone to a stranger`,
       });
     }
   }
   return checks;
 }
 
-/** Each address is paid by at least one output of its script. */
 /**
  * Whether an address may go without an output: every share due to its script is a split of
  * less than a cent (a split of 0.01% of R$ 14.85 is 0.1485 cents: rounded to the cent, none), or
  * a destination owed exactly nothing (a split of 100%). Said, not assumed: the amount checks still
  * judge what the other address received.
  */
-function mayGoUnpaid(a: SettlementAnalysis, f: AddressFinding): boolean {
-  const owed = a.deposits.flatMap((d) => {
-    const address = f.role === 'split' ? d.splitAddress : d.destinationAddress;
-    const s = address ? addressScript(address) : null;
-    if (!s?.ok || hex(s.value.script) !== f.script) return [];
-    const shares = depositShares(d);
-    return [f.role === 'split' ? shares.split : shares.destination];
+function mayGoUnpaid(analysis: SettlementAnalysis, finding: AddressFinding): boolean {
+  const owed = analysis.deposits.flatMap((deposit) => {
+    const address = finding.role === 'split' ? deposit.splitAddress : deposit.destinationAddress;
+    const script = address ? addressScript(address) : null;
+    if (!script?.ok || hexOf(script.value.script) !== finding.script) return [];
+    const shares = depositShares(deposit);
+    return [finding.role === 'split' ? shares.split : shares.destination];
   });
   // a split rounds to the cent, down to nothing when less than one; a destination is owed its
   // exact rest, so only a destination owed exactly nothing may go unpaid
   return (
     owed.length > 0 &&
-    owed.every((x) => x === null || (f.role === 'split' ? x.num * 100n < x.den : x.num === 0n))
+    owed.every(
+      (share) =>
+        share === null || (finding.role === 'split' ? share.num * 100n < share.den : share.num === 0n),
+    )
   );
 }
 
-function scriptChecks(addresses: AddressFinding[], a: SettlementAnalysis): Check[] {
-  return addresses.map((f) =>
-    f.outputs.length === 0 && mayGoUnpaid(a, f)
-      ? {
-          what: f.role,
-          outcome: 'proven',
-          detail:
-            f.role === 'split'
-              ? 'no output pays the split address: its share is less than a cent, so nothing may be due'
-              : 'no output pays the destination address: the split takes the whole net',
-        }
-      : f.outputs.length > 0
-        ? {
-            what: f.role,
-            outcome: 'proven',
-            detail: `output${f.outputs.length > 1 ? 's' : ''} ${f.outputs.map((o) => o.index).join(', ')} pay${f.outputs.length > 1 ? '' : 's'} the ${f.role} address's script`,
-          }
-        : {
-            what: f.role,
-            outcome: 'mismatch',
-            detail: `no output pays the ${f.role} address ${f.address}`,
-            expected: `an output to script ${f.script}`,
-            actual: 'none',
-          },
-  );
+/** Each address is paid by at least one output of its script, unless it may go unpaid. */
+function scriptCheck(finding: AddressFinding, analysis: SettlementAnalysis): Check {
+  const { role, outputs } = finding;
+  if (outputs.length > 0) {
+    const many = outputs.length > 1;
+    return {
+      what: role,
+      outcome: 'proven',
+      detail: `output${many ? 's' : ''} ${outputs.map((output) => output.index).join(', ')} pay${many ? '' : 's'} the ${role} address's script`,
+    };
+  }
+  if (mayGoUnpaid(analysis, finding)) {
+    return {
+      what: role,
+      outcome: 'proven',
+      detail:
+        role === 'split'
+          ? 'no output pays the split address: its share is less than a cent, so nothing may be due'
+          : 'no output pays the destination address: the split takes the whole net',
+    };
+  }
+  return {
+    what: role,
+    outcome: 'mismatch',
+    detail: `no output pays the ${role} address ${finding.address}`,
+    expected: `an output to script ${finding.script}`,
+    actual: 'none',
+  };
 }
 
 /** An output that opens with the key but whose commitments disagree is a forgery. */
 function forgedOutputChecks(addresses: AddressFinding[]): Check[] {
-  return addresses.flatMap((f) =>
-    f.outputs
-      .filter((o) => o.opened === 'forged')
+  return addresses.flatMap((finding) =>
+    finding.outputs
+      .filter((output) => output.opened === 'forged')
       .map(
-        (o): Check => ({
-          what: `${f.role}-amount`,
+        (output): Check => ({
+          what: `${finding.role}-amount`,
           outcome: 'mismatch',
-          detail: `output ${o.index} opens with the key, but ${o.note ?? 'its commitments do not match'}`,
+          detail: `output ${output.index} opens with the key, but ${output.note ?? 'its commitments do not match'}`,
         }),
       ),
   );
@@ -592,12 +603,12 @@ interface AssetFinding {
 }
 
 /** The pinned asset paid to every address, or the asset the destination got (not pinned). */
-function settlementAsset(a: SettlementAnalysis, j: JudgeInput): AssetFinding {
-  const expected = j.expectedAssetId?.toLowerCase();
-  if (expected) return pinnedAsset(a, expected, j);
-  const destination = a.addresses.find((f) => f.role === 'destination');
+function settlementAsset(analysis: SettlementAnalysis, input: JudgeInput): AssetFinding {
+  const expected = input.expectedAssetId;
+  if (expected) return pinnedAsset(analysis, expected, input);
+  const destination = analysis.addresses.find((finding) => finding.role === 'destination');
   const destAssets = new Set(
-    (destination?.outputs ?? []).flatMap((o) => (o.assetId === null ? [] : [o.assetId])),
+    (destination?.outputs ?? []).flatMap((output) => (output.assetId === null ? [] : [output.assetId])),
   );
   if (destAssets.size === 1) {
     const id = [...destAssets][0]!;
@@ -606,7 +617,7 @@ function settlementAsset(a: SettlementAnalysis, j: JudgeInput): AssetFinding {
       check: {
         what: 'asset',
         outcome: 'not-proven',
-        detail: `the asset is ${label(id, j.assets[id])}, not pinned: set asset-id to check it`,
+        detail: `the asset is ${label(id, input.assets[id])}, not pinned: set asset-id to check it`,
       },
     };
   }
@@ -623,41 +634,44 @@ function settlementAsset(a: SettlementAnalysis, j: JudgeInput): AssetFinding {
   };
 }
 
-function pinnedAsset(a: SettlementAnalysis, expected: string, j: JudgeInput): AssetFinding {
+function pinnedAsset(analysis: SettlementAnalysis, expected: string, input: JudgeInput): AssetFinding {
   // each paid address must have received the asset; one whose outputs are all open and carry
   // only other assets contradicts the deposit
-  const paid = a.addresses
-    .filter((f) => f.outputs.length > 0)
-    .map((f) => {
-      const known = f.outputs.filter((o) => o.assetId !== null);
-      if (known.some((o) => o.assetId === expected)) return { f, state: 'ok' as const, known };
-      if (known.length === f.outputs.length) return { f, state: 'other' as const, known };
-      return { f, state: 'closed' as const, known };
+  const paid = analysis.addresses
+    .filter((finding) => finding.outputs.length > 0)
+    .map((finding) => {
+      const known = finding.outputs.filter((output) => output.assetId !== null);
+      if (known.some((output) => output.assetId === expected))
+        return { finding, state: 'ok' as const, known };
+      if (known.length === finding.outputs.length) return { finding, state: 'other' as const, known };
+      return { finding, state: 'closed' as const, known };
     });
-  const other = paid.filter((x) => x.state === 'other');
+  const other = paid.filter((entry) => entry.state === 'other');
   if (other.length > 0) {
     return {
       id: expected,
       check: {
         what: 'asset',
         outcome: 'mismatch',
-        detail: `the ${other.map((x) => x.f.role).join(' and ')} address${other.length > 1 ? 'es' : ''} received another asset than the profile's`,
+        detail: `the ${other.map((entry) => entry.finding.role).join(' and ')} address${other.length > 1 ? 'es' : ''} received another asset than the profile's`,
         expected,
-        actual: [...new Set(other.flatMap((x) => x.known.map((o) => o.assetId!)))].join(', '),
+        actual: [...new Set(other.flatMap((entry) => entry.known.map((output) => output.assetId!)))].join(
+          ', ',
+        ),
       },
     };
   }
-  if (paid.length > 0 && paid.every((x) => x.state === 'ok')) {
+  if (paid.length > 0 && paid.every((entry) => entry.state === 'ok')) {
     return {
       id: expected,
       check: {
         what: 'asset',
         outcome: 'proven',
-        detail: `the asset is ${label(expected, j.assets[expected])}, the profile's asset-id`,
+        detail: `the asset is ${label(expected, input.assets[expected])}, the profile's asset-id`,
       },
     };
   }
-  const closed = paid.filter((x) => x.state === 'closed').map((x) => x.f.role);
+  const closed = paid.filter((entry) => entry.state === 'closed').map((entry) => entry.finding.role);
   return {
     id: expected,
     check: {
@@ -712,22 +726,24 @@ interface ScriptDue {
   earlier: string[];
 }
 
-function sharesOf(a: SettlementAnalysis): ShareUse[] {
+function shareUsesOf(analysis: SettlementAnalysis): ShareUse[] {
   const uses: ShareUse[] = [];
-  for (const d of a.deposits) {
-    const { destination, split } = depositShares(d);
+  for (const deposit of analysis.deposits) {
+    const { destination, split } = depositShares(deposit);
     const parts: Array<['destination' | 'split', string, ReaisShare]> = [
-      ['destination', d.destinationAddress, destination],
+      ['destination', deposit.destinationAddress, destination],
     ];
-    if (split && d.splitAddress) parts.push(['split', d.splitAddress, split]);
+    if (split && deposit.splitAddress) parts.push(['split', deposit.splitAddress, split]);
     for (const [role, address, share] of parts) {
-      const f = a.addresses.find((x) => x.role === role && x.address === address);
-      if (!f) continue;
+      const finding = analysis.addresses.find(
+        (candidate) => candidate.role === role && candidate.address === address,
+      );
+      if (!finding) continue;
       uses.push({
-        depositId: d.id,
+        depositId: deposit.id,
         role,
-        script: f.script,
-        outputs: f.outputs.map((o) => o.index),
+        script: finding.script,
+        outputs: finding.outputs.map((output) => output.index),
         share,
         rounded: split !== null,
       });
@@ -753,20 +769,30 @@ function duesByScript(uses: ShareUse[], earlier: EarlierShare[], precision: numb
     if (by && !next.earlier.includes(by)) next.earlier = [...next.earlier, by];
     due.set(script, next);
   };
-  for (const u of uses) add(u.script, u.role, u.share, u.rounded);
-  for (const e of earlier) if (due.has(e.script)) add(e.script, e.role, e.share, e.rounded, e.depositId);
+  for (const use of uses) add(use.script, use.role, use.share, use.rounded);
+  for (const earlierShare of earlier)
+    if (due.has(earlierShare.script))
+      add(
+        earlierShare.script,
+        earlierShare.role,
+        earlierShare.share,
+        earlierShare.rounded,
+        earlierShare.depositId,
+      );
   return due;
 }
 
-function received(f: AddressFinding, assetId: string): bigint {
-  return f.outputs.filter((o) => o.assetId === assetId).reduce((sum, o) => sum + (o.value ?? 0n), 0n);
+function received(finding: AddressFinding, assetId: string): bigint {
+  return finding.outputs
+    .filter((output) => output.assetId === assetId)
+    .reduce((sum, output) => sum + (output.value ?? 0n), 0n);
 }
 
-function closedAmountCheck(f: AddressFinding, closed: OutputFinding[]): Check {
+function closedAmountCheck(finding: AddressFinding, closed: OutputFinding[]): Check {
   return {
-    what: `${f.role}-amount`,
+    what: `${finding.role}-amount`,
     outcome: 'not-proven',
-    detail: `output${closed.length > 1 ? 's' : ''} ${closed.map((o) => o.index).join(', ')} to the ${f.role} address ${closed.length > 1 ? 'are' : 'is'} confidential and ${closed.some((o) => o.opened === 'wrong-key') ? "did not open with the blinding keys given (none of them is this address's key)" : 'no blinding key was given'}: the amount was not verified`,
+    detail: `output${closed.length > 1 ? 's' : ''} ${closed.map((output) => output.index).join(', ')} to the ${finding.role} address ${closed.length > 1 ? 'are' : 'is'} confidential and ${closed.some((output) => output.opened === 'wrong-key') ? "did not open with the blinding keys given (none of them is this address's key)" : 'no blinding key was given'}: the amount was not verified`,
   };
 }
 
@@ -781,20 +807,20 @@ function withEarlier(earlier: string[]): string {
  * rounded share. More is not a contradiction (one output may pay several deposits); what an
  * output paid to one deposit is counted for it, and only the rest is left for another.
  */
-function amountCheck(f: AddressFinding, assetId: string, precision: number, due: ScriptDue): Check {
-  const got = received(f, assetId);
+function amountCheck(finding: AddressFinding, assetId: string, precision: number, due: ScriptDue): Check {
+  const got = received(finding, assetId);
   const tolerance = BigInt(due.rounded) * splitRounding(precision);
   const ok = notShort(got, due.due, tolerance);
   const expected = formatFraction(due.due, precision);
   const shown = formatUnits(got, precision);
   return {
-    what: `${f.role}-amount`,
+    what: `${finding.role}-amount`,
     outcome: ok ? 'proven' : 'mismatch',
     detail: !ok
-      ? `the ${f.role} address received ${shown}, but ${expected} was due${withEarlier(due.earlier)}`
+      ? `the ${finding.role} address received ${shown}, but ${expected} was due${withEarlier(due.earlier)}`
       : beyond(got, due.due, tolerance)
-        ? `the ${f.role} address received ${shown}, more than the ${expected} due${withEarlier(due.earlier)}`
-        : `the ${f.role} address received ${shown}, as due${withEarlier(due.earlier)}`,
+        ? `the ${finding.role} address received ${shown}, more than the ${expected} due${withEarlier(due.earlier)}`
+        : `the ${finding.role} address received ${shown}, as due${withEarlier(due.earlier)}`,
     expected,
     actual: formatUnits(got, precision),
   };
@@ -811,19 +837,19 @@ function totalCheck(
   precision: number,
   dues: Map<string, ScriptDue>,
 ): Check | null {
-  const scripts = [...new Set(addresses.map((f) => f.script))];
-  if (scripts.length < 2 && [...dues.values()].every((d) => d.rounded === 0)) return null;
+  const scripts = [...new Set(addresses.map((finding) => finding.script))];
+  if (scripts.length < 2 && [...dues.values()].every((scriptDue) => scriptDue.rounded === 0)) return null;
   let due: Fraction = { num: 0n, den: 1n };
   let got = 0n;
   let partnersOutside = 0;
   const earlier = new Set<string>();
   for (const script of scripts) {
-    const d = dues.get(script);
-    if (!d) continue;
-    due = addFractions(due, d.due);
-    partnersOutside += d.earlierRounded;
-    for (const e of d.earlier) earlier.add(e);
-    got += received(addresses.find((f) => f.script === script)!, assetId);
+    const scriptDue = dues.get(script);
+    if (!scriptDue) continue;
+    due = addFractions(due, scriptDue.due);
+    partnersOutside += scriptDue.earlierRounded;
+    for (const depositId of scriptDue.earlier) earlier.add(depositId);
+    got += received(addresses.find((finding) => finding.script === script)!, assetId);
   }
   // not short at all when the nets are whole units (whole cents, precision >= 2); else by less than
   // a unit; an earlier deposit's share whose split partner is not here carries its rounding
@@ -854,10 +880,10 @@ interface SplitPair {
  */
 function splitPairs(uses: ShareUse[], earlier: EarlierShare[]): Map<string, SplitPair> {
   const count = new Map<string, number>();
-  for (const x of [...uses, ...earlier]) count.set(x.script, (count.get(x.script) ?? 0) + 1);
+  for (const use of [...uses, ...earlier]) count.set(use.script, (count.get(use.script) ?? 0) + 1);
   const pairs = new Map<string, SplitPair>();
-  for (const split of uses.filter((u) => u.role === 'split')) {
-    const destination = uses.find((u) => u.role === 'destination' && u.depositId === split.depositId);
+  for (const split of uses.filter((use) => use.role === 'split')) {
+    const destination = uses.find((use) => use.role === 'destination' && use.depositId === split.depositId);
     if (!destination || destination.script === split.script) continue;
     if (count.get(split.script) !== 1 || count.get(destination.script) !== 1) continue;
     const pair = { split, destination };
@@ -919,16 +945,16 @@ function restCheck(got: bigint, net: Fraction, splitPaid: bigint, precision: num
 }
 
 function pairCheck(
-  f: AddressFinding,
+  finding: AddressFinding,
   pair: SplitPair,
-  a: SettlementAnalysis,
+  analysis: SettlementAnalysis,
   assetId: string,
   precision: number,
 ): Check | null {
-  const got = received(f, assetId);
-  if (f.role === 'split') return splitShareCheck(got, toUnits(pair.split.share, precision), precision);
-  const split = a.addresses.find((x) => x.script === pair.split.script);
-  if (!split || split.outputs.some((o) => o.assetId === null || o.value === null)) return null;
+  const got = received(finding, assetId);
+  if (finding.role === 'split') return splitShareCheck(got, toUnits(pair.split.share, precision), precision);
+  const split = analysis.addresses.find((candidate) => candidate.script === pair.split.script);
+  if (!split || split.outputs.some((output) => output.assetId === null || output.value === null)) return null;
   const net = toUnits(
     {
       num:
@@ -940,110 +966,131 @@ function pairCheck(
   return restCheck(got, net, received(split, assetId), precision);
 }
 
+/** What each address received: judged when its outputs are open and the asset and precision known. */
 function amountChecks(
-  a: SettlementAnalysis,
+  analysis: SettlementAnalysis,
   assetId: string | null,
   precision: number | undefined,
   earlier: EarlierShare[],
 ): Check[] {
   const checks: Check[] = [];
-  const uses = sharesOf(a);
+  const uses = shareUsesOf(analysis);
   const dues =
     precision === undefined ? new Map<string, ScriptDue>() : duesByScript(uses, earlier, precision);
   const pairs = splitPairs(uses, earlier);
   const judged = new Set<string>();
+  // the total is judged only when every address's amount could be
   let allOpen = true;
-  for (const f of a.addresses) {
-    if (f.outputs.length === 0 && mayGoUnpaid(a, f)) continue;
-    if (f.outputs.length === 0 || f.outputs.some((o) => o.opened === 'forged') || judged.has(f.script)) {
+  for (const finding of analysis.addresses) {
+    if (finding.outputs.length === 0 && mayGoUnpaid(analysis, finding)) continue;
+    if (
+      finding.outputs.length === 0 ||
+      finding.outputs.some((output) => output.opened === 'forged') ||
+      judged.has(finding.script)
+    ) {
       allOpen = false;
       continue;
     }
-    judged.add(f.script);
-    const what = `${f.role}-amount` as const;
-    const closed = f.outputs.filter((o) => o.assetId === null || o.value === null);
-    if (closed.length > 0) {
+    judged.add(finding.script);
+    const unknown = unknownAmountCheck(finding, assetId, precision === undefined ? undefined : dues);
+    if (unknown || !assetId || precision === undefined) {
       allOpen = false;
-      checks.push(closedAmountCheck(f, closed));
-    } else if (!assetId) {
-      allOpen = false;
-      checks.push({
-        what,
-        outcome: 'not-proven',
-        detail: 'the settlement asset is unknown: the amount was not verified',
-      });
-    } else if (precision === undefined || !dues.get(f.script)) {
-      allOpen = false;
-      const got = received(f, assetId);
-      checks.push({
-        what,
-        outcome: 'not-proven',
-        detail: `received ${got} base units; the asset's precision is unknown, so the amount was not verified`,
-        actual: `${got} units`,
-      });
-    } else {
-      const pair = pairs.get(f.script);
-      const exact = pair ? pairCheck(f, pair, a, assetId, precision) : null;
-      checks.push(exact ?? amountCheck(f, assetId, precision, dues.get(f.script)!));
+      if (unknown) checks.push(unknown);
+      continue;
     }
+    const pair = pairs.get(finding.script);
+    const exact = pair ? pairCheck(finding, pair, analysis, assetId, precision) : null;
+    checks.push(exact ?? amountCheck(finding, assetId, precision, dues.get(finding.script)!));
   }
   if (allOpen && assetId && precision !== undefined) {
-    const total = totalCheck(a.addresses, assetId, precision, dues);
+    const total = totalCheck(analysis.addresses, assetId, precision, dues);
     if (total) checks.push(total);
   }
   return checks;
 }
 
+/**
+ * Why an address's amount cannot be judged: outputs that stayed confidential, an unknown asset, or
+ * a precision unknown (`dues` undefined) or no share due to its script; null when it can be.
+ */
+function unknownAmountCheck(
+  finding: AddressFinding,
+  assetId: string | null,
+  dues: Map<string, ScriptDue> | undefined,
+): Check | null {
+  const what = `${finding.role}-amount` as const;
+  const closed = finding.outputs.filter((output) => output.assetId === null || output.value === null);
+  if (closed.length > 0) return closedAmountCheck(finding, closed);
+  if (!assetId)
+    return {
+      what,
+      outcome: 'not-proven',
+      detail: 'the settlement asset is unknown: the amount was not verified',
+    };
+  if (dues === undefined || !dues.get(finding.script)) {
+    const got = received(finding, assetId);
+    return {
+      what,
+      outcome: 'not-proven',
+      detail: `received ${got} base units; the asset's precision is unknown, so the amount was not verified`,
+      actual: `${got} units`,
+    };
+  }
+  return null;
+}
+
 function verdictOf(checks: Check[]): Verdict {
-  if (checks.some((c) => c.outcome === 'mismatch')) return 'mismatch';
-  if (checks.some((c) => c.what === 'confirmations' && c.outcome !== 'proven')) return 'pending';
-  return checks.every((c) => c.outcome === 'proven') ? 'verified' : 'unproven';
+  if (checks.some((check) => check.outcome === 'mismatch')) return 'mismatch';
+  if (checks.some((check) => check.what === 'confirmations' && check.outcome !== 'proven')) return 'pending';
+  return checks.every((check) => check.outcome === 'proven') ? 'verified' : 'unproven';
 }
 
 function blindedFragmentOf(addresses: AddressFinding[]): string | null {
-  const opened = addresses.flatMap((f) => f.outputs).filter((o) => o.opening);
+  const opened = addresses.flatMap((finding) => finding.outputs).filter((output) => output.opening);
   if (opened.length === 0) return null;
-  return `#blinded=${opened.map((o) => `${o.opening!.value},${o.opening!.assetId},${o.opening!.valueBlindingFactor},${o.opening!.assetBlindingFactor}`).join(',')}`;
+  return `#blinded=${opened.map((output) => `${output.opening!.value},${output.opening!.assetId},${output.opening!.valueBlindingFactor},${output.opening!.assetBlindingFactor}`).join(',')}`;
 }
 
 /**
  * The judgement: each rule is one check above, and the verdict the worst of them. The shares of
  * this run's deposits (with the outputs that paid them) are in the report, for the history.
  */
-export function judgeSettlement(a: SettlementAnalysis, j: JudgeInput): SettlementReport {
-  const required = j.requiredConfirmations ?? DEFAULT_CONFIRMATIONS;
-  const earlier = (j.earlier ?? []).filter((e) => !a.deposits.some((d) => d.id === e.depositId));
-  const asset = settlementAsset(a, j);
-  const info = asset.id ? j.assets[asset.id] : undefined;
+export function judgeSettlement(analysis: SettlementAnalysis, input: JudgeInput): SettlementReport {
+  const required = input.requiredConfirmations ?? DEFAULT_CONFIRMATIONS;
+  const earlier = (input.earlier ?? []).filter(
+    (earlierShare) => !analysis.deposits.some((deposit) => deposit.id === earlierShare.depositId),
+  );
+  const asset = settlementAsset(analysis, input);
+  const info = asset.id ? input.assets[asset.id] : undefined;
   const precision = info?.precisionFrom ? info.precision : undefined;
   const checks: Check[] = [
-    ...a.problems,
-    confirmationCheck(j, required),
-    ...blockTimeChecks(a.deposits, j),
-    ...originChecks(a.deposits),
-    ...scriptChecks(a.addresses, a),
-    ...forgedOutputChecks(a.addresses),
+    ...analysis.problems,
+    confirmationCheck(input, required),
+    ...blockTimeChecks(analysis.deposits, input),
+    ...originChecks(analysis.deposits),
+    ...analysis.addresses.map((finding) => scriptCheck(finding, analysis)),
+    ...forgedOutputChecks(analysis.addresses),
     asset.check,
     ...(asset.id ? [precisionCheck(asset.id, info)] : []),
-    ...amountChecks(a, asset.id, precision, earlier),
+    ...amountChecks(analysis, asset.id, precision, earlier),
   ];
   return {
-    txid: a.txid,
+    txid: analysis.txid,
     verdict: verdictOf(checks),
-    confirmations: Math.max(0, confirmationsOf(j.status, j.tipHeight)),
+    confirmations: Math.max(0, confirmationsOf(input.status, input.tipHeight)),
     requiredConfirmations: required,
     asset: asset.id
       ? {
           id: asset.id,
           ticker: info?.ticker ?? null,
           precision: precision ?? null,
-          pinned: !!j.expectedAssetId,
+          pinned: !!input.expectedAssetId,
         }
       : null,
     checks,
-    addresses: a.addresses,
-    blindedFragment: blindedFragmentOf(a.addresses),
-    shares: sharesOf(a),
+    addresses: analysis.addresses,
+    blindedFragment: blindedFragmentOf(analysis.addresses),
+    shares: shareUsesOf(analysis),
   };
 }
 
@@ -1055,23 +1102,23 @@ function label(id: string, info: AssetInfo | undefined): string {
  * The report as plain JSON (for `--json`): amounts as decimal strings of base units, and no
  * blinding factors (they reveal amounts; the explorer link carries them only when asked for).
  */
-export function settlementReportJson(r: SettlementReport): Record<string, unknown> {
+export function settlementReportJson(report: SettlementReport): Record<string, unknown> {
   return {
-    txid: r.txid,
-    verdict: r.verdict,
-    confirmations: r.confirmations,
-    requiredConfirmations: r.requiredConfirmations,
-    asset: r.asset,
-    checks: r.checks,
-    outputs: r.addresses.flatMap((f) =>
-      f.outputs.map((o) => ({
-        role: f.role,
-        address: f.address,
-        index: o.index,
-        confidential: o.confidential,
-        opened: o.opened,
-        assetId: o.assetId,
-        value: o.value === null ? null : o.value.toString(),
+    txid: report.txid,
+    verdict: report.verdict,
+    confirmations: report.confirmations,
+    requiredConfirmations: report.requiredConfirmations,
+    asset: report.asset,
+    checks: report.checks,
+    outputs: report.addresses.flatMap((finding) =>
+      finding.outputs.map((output) => ({
+        role: finding.role,
+        address: finding.address,
+        index: output.index,
+        confidential: output.confidential,
+        opened: output.opened,
+        assetId: output.assetId,
+        value: output.value === null ? null : output.value.toString(),
       })),
     ),
   };

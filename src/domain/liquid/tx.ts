@@ -69,8 +69,8 @@ class Reader {
   }
 
   u32(what: string): number {
-    const b = this.take(4, what);
-    return (b[0]! | (b[1]! << 8) | (b[2]! << 16) | (b[3]! << 24)) >>> 0;
+    const bytes = this.take(4, what);
+    return (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
   }
 
   /** Bitcoin's CompactSize, minimally encoded, within what the rest of the bytes can hold. */
@@ -80,8 +80,8 @@ class Reader {
     let min: number;
     if (first < 0xfd) return first;
     if (first === 0xfd) {
-      const b = this.take(2, what);
-      n = b[0]! | (b[1]! << 8);
+      const bytes = this.take(2, what);
+      n = bytes[0]! | (bytes[1]! << 8);
       min = 0xfd;
     } else if (first === 0xfe) {
       n = this.u32(what);
@@ -114,23 +114,24 @@ class Reader {
   }
 }
 
-function hex(bytes: Uint8Array): string {
+/** Bytes as lower-case hex, in their own order. */
+export function hexOf(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('hex');
 }
 
 /** Internal byte order to display order (explorers show ids and hashes reversed). */
 export function toDisplayHex(bytes: Uint8Array): string {
-  return hex(Uint8Array.from(bytes).reverse());
+  return hexOf(Uint8Array.from(bytes).reverse());
 }
 
 export function fromDisplayHex(text: string): Uint8Array {
   return Uint8Array.from(Buffer.from(text, 'hex')).reverse();
 }
 
-function readAsset(r: Reader, what: string): ConfidentialAsset {
-  const prefix = r.u8(what);
+function readAsset(reader: Reader, what: string): ConfidentialAsset {
+  const prefix = reader.u8(what);
   if (prefix === 0) return { kind: 'null' };
-  const body = r.take(32, what);
+  const body = reader.take(32, what);
   if (prefix === 1) return { kind: 'explicit', id: toDisplayHex(body) };
   if (prefix === 0x0a || prefix === 0x0b) {
     return { kind: 'confidential', commitment: Uint8Array.of(prefix, ...body) };
@@ -138,24 +139,24 @@ function readAsset(r: Reader, what: string): ConfidentialAsset {
   throw new TxParseError(`${what}: prefix 0x${prefix.toString(16)} is not an asset`);
 }
 
-function readValue(r: Reader, what: string): ConfidentialValue {
-  const prefix = r.u8(what);
+function readValue(reader: Reader, what: string): ConfidentialValue {
+  const prefix = reader.u8(what);
   if (prefix === 0) return { kind: 'null' };
   if (prefix === 1) {
-    const b = r.take(8, what);
+    const bytes = reader.take(8, what);
     // explicit values are big-endian
-    return { kind: 'explicit', amount: BigInt(`0x${hex(b)}`) };
+    return { kind: 'explicit', amount: BigInt(`0x${hexOf(bytes)}`) };
   }
   if (prefix === 0x08 || prefix === 0x09) {
-    return { kind: 'confidential', commitment: Uint8Array.of(prefix, ...r.take(32, what)) };
+    return { kind: 'confidential', commitment: Uint8Array.of(prefix, ...reader.take(32, what)) };
   }
   throw new TxParseError(`${what}: prefix 0x${prefix.toString(16)} is not a value`);
 }
 
-function readNonce(r: Reader, what: string): Uint8Array | null {
-  const prefix = r.u8(what);
+function readNonce(reader: Reader, what: string): Uint8Array | null {
+  const prefix = reader.u8(what);
   if (prefix === 0) return null;
-  if (prefix === 1 || prefix === 2 || prefix === 3) return Uint8Array.of(prefix, ...r.take(32, what));
+  if (prefix === 1 || prefix === 2 || prefix === 3) return Uint8Array.of(prefix, ...reader.take(32, what));
   throw new TxParseError(`${what}: prefix 0x${prefix.toString(16)} is not a nonce`);
 }
 
@@ -166,36 +167,36 @@ export function parseTransaction(rawHex: string): LiquidTransaction {
   const text = rawHex.trim();
   if (!/^(?:[0-9a-fA-F]{2})+$/.test(text)) throw new TxParseError('the raw transaction is not hex');
   const bytes = Uint8Array.from(Buffer.from(text, 'hex'));
-  const r = new Reader(bytes);
-  const version = r.u32('the version');
-  const flagAt = r.offset;
-  const flags = r.u8('the witness flag');
+  const reader = new Reader(bytes);
+  const version = reader.u32('the version');
+  const flagAt = reader.offset;
+  const flags = reader.u8('the witness flag');
   if (flags > 1) throw new TxParseError(`witness flag ${flags} is neither 0 nor 1`);
-  const inputCount = r.count('the input count', 41);
+  const inputCount = reader.count('the input count', 41);
   if (inputCount === 0) throw new TxParseError('the transaction has no inputs');
   for (let i = 0; i < inputCount; i++) {
     const what = `input ${i}`;
-    r.take(32, `${what}'s previous txid`);
-    const vout = r.u32(`${what}'s previous index`);
-    r.varBytes(`${what}'s scriptSig`);
-    r.u32(`${what}'s sequence`);
+    reader.take(32, `${what}'s previous txid`);
+    const vout = reader.u32(`${what}'s previous index`);
+    reader.varBytes(`${what}'s scriptSig`);
+    reader.u32(`${what}'s sequence`);
     // the issuance and peg-in flags live in the index's high bits, except in the null outpoint
     const hasIssuance = vout !== 0xffffffff && (vout & ISSUANCE_FLAG) !== 0;
     if (hasIssuance) {
-      r.take(32, `${what}'s asset blinding nonce`);
-      r.take(32, `${what}'s asset entropy`);
-      readValue(r, `${what}'s issued amount`);
-      readValue(r, `${what}'s inflation keys`);
+      reader.take(32, `${what}'s asset blinding nonce`);
+      reader.take(32, `${what}'s asset entropy`);
+      readValue(reader, `${what}'s issued amount`);
+      readValue(reader, `${what}'s inflation keys`);
     }
   }
-  const outputCount = r.count('the output count', 4);
+  const outputCount = reader.count('the output count', 4);
   const outputs: TxOutput[] = [];
   for (let i = 0; i < outputCount; i++) {
     const what = `output ${i}`;
-    const asset = readAsset(r, `${what}'s asset`);
-    const value = readValue(r, `${what}'s value`);
-    const nonce = readNonce(r, `${what}'s nonce`);
-    const script = r.varBytes(`${what}'s script`);
+    const asset = readAsset(reader, `${what}'s asset`);
+    const value = readValue(reader, `${what}'s value`);
+    const nonce = readNonce(reader, `${what}'s nonce`);
+    const script = reader.varBytes(`${what}'s script`);
     outputs.push({
       index: i,
       asset,
@@ -206,25 +207,25 @@ export function parseTransaction(rawHex: string): LiquidTransaction {
       surjectionproof: new Uint8Array(0),
     });
   }
-  const locktime = r.u32('the lock time');
-  const baseEnd = r.offset;
+  const locktime = reader.u32('the lock time');
+  const baseEnd = reader.offset;
   if (flags === 1) {
     for (let i = 0; i < inputCount; i++) {
       const what = `input ${i}'s witness`;
-      r.varBytes(`${what} (issuance range proof)`);
-      r.varBytes(`${what} (inflation keys range proof)`);
-      const items = r.count(what, 1);
-      for (let k = 0; k < items; k++) r.varBytes(what);
-      const pegin = r.count(`${what} (peg-in)`, 1);
-      for (let k = 0; k < pegin; k++) r.varBytes(`${what} (peg-in)`);
+      reader.varBytes(`${what} (issuance range proof)`);
+      reader.varBytes(`${what} (inflation keys range proof)`);
+      const items = reader.count(what, 1);
+      for (let k = 0; k < items; k++) reader.varBytes(what);
+      const pegin = reader.count(`${what} (peg-in)`, 1);
+      for (let k = 0; k < pegin; k++) reader.varBytes(`${what} (peg-in)`);
     }
     for (const out of outputs) {
-      out.surjectionproof = r.varBytes(`output ${out.index}'s surjection proof`);
-      out.rangeproof = r.varBytes(`output ${out.index}'s range proof`);
+      out.surjectionproof = reader.varBytes(`output ${out.index}'s surjection proof`);
+      out.rangeproof = reader.varBytes(`output ${out.index}'s range proof`);
     }
   }
-  if (r.offset !== bytes.length) {
-    throw new TxParseError(`${bytes.length - r.offset} bytes follow the end of the transaction`);
+  if (reader.offset !== bytes.length) {
+    throw new TxParseError(`${bytes.length - reader.offset} bytes follow the end of the transaction`);
   }
   // txid: the serialization without witness, i.e. with the flag byte 0 and no witness section
   const base = new Uint8Array(baseEnd);

@@ -8,7 +8,8 @@
  * UnblindConfidentialPair and rust-elements do).
  */
 import { createHash, createHmac } from 'node:crypto';
-import { fromDisplayHex, type TxOutput, toDisplayHex } from './tx.js';
+import { readHex32 } from '../values.js';
+import { type TxOutput, toDisplayHex } from './tx.js';
 
 /** The part of @vulpemventures/secp256k1-zkp this code uses. */
 export interface Zkp {
@@ -73,8 +74,8 @@ let loading: Promise<Zkp> | undefined;
  * it as an ES module, where the CommonJS exports arrive as `default`.
  */
 export function loadZkp(): Promise<Zkp> {
-  loading ??= import('@vulpemventures/secp256k1-zkp').then((m) => {
-    const mod = m as unknown as { default: (() => Promise<Zkp>) | { default: () => Promise<Zkp> } };
+  loading ??= import('@vulpemventures/secp256k1-zkp').then((imported) => {
+    const mod = imported as unknown as { default: (() => Promise<Zkp>) | { default: () => Promise<Zkp> } };
     const init = typeof mod.default === 'function' ? mod.default : mod.default.default;
     return init();
   });
@@ -87,7 +88,7 @@ export function slip77BlindingKey(masterBlindingKey: Uint8Array, scriptPubKey: U
   return Uint8Array.from(createHmac('sha256', masterBlindingKey).update(scriptPubKey).digest());
 }
 
-const ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const KEY_EXPECTED =
   'a blinding private key as 64 hex digits, slip77(<master blinding key>) or a ct(slip77(...),...) descriptor';
 
@@ -102,12 +103,12 @@ export function parseBlindingKey(
 ):
   | { ok: true; value: { outputKeys: Uint8Array[]; masterBlindingKeys: Uint8Array[] } }
   | { ok: false; expected: string } {
-  const t = text.trim();
-  const bare = /^[0-9a-fA-F]{64}$/.exec(t);
-  const hex = bare ? t : slip77Master(t);
+  const trimmed = text.trim();
+  const bare = readHex32(trimmed);
+  const hex = bare ?? slip77Master(trimmed);
   if (!hex) return { ok: false, expected: KEY_EXPECTED };
-  const k = BigInt(`0x${hex}`);
-  if (k === 0n || k >= ORDER)
+  const scalar = BigInt(`0x${hex}`);
+  if (scalar === 0n || scalar >= CURVE_ORDER)
     return { ok: false, expected: `${KEY_EXPECTED}, within the range of secp256k1 keys` };
   const key = Uint8Array.from(Buffer.from(hex, 'hex'));
   return bare
@@ -146,8 +147,8 @@ function parseExpr(text: string): Expr | undefined {
       } else return undefined;
     }
   };
-  const e = expr();
-  return e && pos === text.length ? e : undefined;
+  const expression = expr();
+  return expression && pos === text.length ? expression : undefined;
 }
 
 /** The script descriptors a CT descriptor may wrap (Elements' and LWK's `el` forms). */
@@ -174,11 +175,11 @@ function polymod(symbols: number[]): bigint {
 export function descriptorChecksum(descriptor: string): string | undefined {
   const symbols: number[] = [];
   let groups: number[] = [];
-  for (const c of descriptor) {
-    const v = INPUT_CHARSET.indexOf(c);
-    if (v < 0) return undefined;
-    symbols.push(v & 31);
-    groups.push(v >> 5);
+  for (const char of descriptor) {
+    const index = INPUT_CHARSET.indexOf(char);
+    if (index < 0) return undefined;
+    symbols.push(index & 31);
+    groups.push(index >> 5);
     if (groups.length === 3) {
       symbols.push(groups[0]! * 9 + groups[1]! * 3 + groups[2]!);
       groups = [];
@@ -201,20 +202,20 @@ function slip77Master(text: string): string | undefined {
   const body = text.replace(CHECKSUM, '');
   // a checksum, when given, is the descriptor's own: a wrong one is a descriptor mistyped
   if (body !== text && text.slice(body.length + 1) !== descriptorChecksum(body)) return undefined;
-  const e = parseExpr(body);
-  if (!e?.args) return undefined;
-  const master = (x: Expr | undefined) =>
-    x?.name === 'slip77' &&
-    x.args?.length === 1 &&
-    x.args[0]!.args === null &&
-    /^[0-9a-fA-F]{64}$/.test(x.args[0]!.name)
-      ? x.args[0]!.name
+  const expression = parseExpr(body);
+  if (!expression?.args) return undefined;
+  const master = (node: Expr | undefined) =>
+    node?.name === 'slip77' &&
+    node.args?.length === 1 &&
+    node.args[0]!.args === null &&
+    readHex32(node.args[0]!.name) !== null
+      ? node.args[0]!.name
       : undefined;
-  if (e.name === 'slip77') return body === text ? master(e) : undefined;
-  if (e.name !== 'ct' || e.args.length !== 2) return undefined;
-  const script = e.args[1]!;
+  if (expression.name === 'slip77') return body === text ? master(expression) : undefined;
+  if (expression.name !== 'ct' || expression.args.length !== 2) return undefined;
+  const script = expression.args[1]!;
   if (!script.args || !CT_SCRIPTS.has(script.name)) return undefined;
-  return master(e.args[0]);
+  return master(expression.args[0]);
 }
 
 /**
@@ -231,8 +232,8 @@ export function isAddressBlindingKey(
     ...key.outputKeys,
     ...key.masterBlindingKeys.map((m) => slip77BlindingKey(m, address.script)),
   ];
-  return candidates.some((k) => {
-    const pub = zkp.ecc.pointFromScalar(k, true);
+  return candidates.some((candidate) => {
+    const pub = zkp.ecc.pointFromScalar(candidate, true);
     return pub ? equal(pub, address.blindingPubkey) : false;
   });
 }
@@ -338,21 +339,4 @@ export function unblindOutput(zkp: Zkp, out: TxOutput, blindingKey: Uint8Array):
       assetBlindingFactor: toDisplayHex(abf),
     },
   };
-}
-
-/** Recompute the commitments of a claimed opening (used by tests and by the explorer link). */
-export function commitmentsOf(
-  zkp: Zkp,
-  opening: UnblindedOutput,
-): { assetCommitment: Uint8Array; valueCommitment: Uint8Array } {
-  const generator = zkp.generator.generateBlinded(
-    fromDisplayHex(opening.assetId),
-    fromDisplayHex(opening.assetBlindingFactor),
-  );
-  const valueCommitment = zkp.pedersen.commitment(
-    opening.value.toString(),
-    generator,
-    fromDisplayHex(opening.valueBlindingFactor),
-  );
-  return { assetCommitment: generator, valueCommitment };
 }

@@ -6,19 +6,21 @@ export const CSV_RFC: CsvDialect = { separator: ',', decimal: '.' };
 /** What a Brazilian spreadsheet opens as numbers: `;` between fields, a comma decimal. */
 export const CSV_BR: CsvDialect = { separator: ';', decimal: ',' };
 
-function field(value: string, d: CsvDialect): string {
-  return value.includes(d.separator) || /["\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+function field(value: string, dialect: CsvDialect): string {
+  return value.includes(dialect.separator) || /["\r\n]/.test(value)
+    ? `"${value.replace(/"/g, '""')}"`
+    : value;
 }
 
 /** One record, ended by CRLF as RFC 4180 says. */
-export function csvRecord(values: string[], d: CsvDialect): string {
-  return `${values.map((v) => field(v, d)).join(d.separator)}\r\n`;
+export function csvRecord(values: string[], dialect: CsvDialect): string {
+  return `${values.map((v) => field(v, dialect)).join(dialect.separator)}\r\n`;
 }
 
 /** Integer cents as reais in the dialect's decimal, no grouping: 1550 -> `15.50` or `15,50`. */
-export function centsField(cents: number, d: CsvDialect): string {
+export function centsField(cents: number, dialect: CsvDialect): string {
   const big = BigInt(cents);
   const negative = big < 0n;
   const abs = negative ? -big : big;
-  return `${negative ? '-' : ''}${abs / 100n}${d.decimal}${(abs % 100n).toString().padStart(2, '0')}`;
+  return `${negative ? '-' : ''}${abs / 100n}${dialect.decimal}${(abs % 100n).toString().padStart(2, '0')}`;
 }

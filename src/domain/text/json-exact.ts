@@ -38,7 +38,7 @@ export function parseJsonExact(text: string): JsonResult {
   const fail = (what: string): never => {
     throw new Failure(i >= text.length ? `${what} at the end` : `${what} at column ${i + 1}`);
   };
-  const ws = () => {
+  const skipSpace = () => {
     while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
   };
   const str = (): string => {
@@ -46,51 +46,51 @@ export function parseJsonExact(text: string): JsonResult {
     let out = '';
     for (;;) {
       if (i >= text.length) fail('a string is not closed');
-      const ch = text[i]!;
-      if (ch === '"') {
+      const char = text[i]!;
+      if (char === '"') {
         i++;
         return out;
       }
-      if (ch < ' ') fail('a control character inside a string');
-      if (ch !== '\\') {
-        out += ch;
+      if (char < ' ') fail('a control character inside a string');
+      if (char !== '\\') {
+        out += char;
         i++;
         continue;
       }
-      const e = text[i + 1];
-      if (e === 'u') {
+      const escaped = text[i + 1];
+      if (escaped === 'u') {
         const hex = text.slice(i + 2, i + 6);
         if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('a bad \\u escape');
         out += String.fromCharCode(Number.parseInt(hex, 16));
         i += 6;
-      } else if (e !== undefined && ESCAPES[e] !== undefined) {
-        out += ESCAPES[e];
+      } else if (escaped !== undefined && ESCAPES[escaped] !== undefined) {
+        out += ESCAPES[escaped];
         i += 2;
       } else fail('a bad escape');
     }
   };
   const value = (depth: number): JsonValue => {
     if (depth > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH}`);
-    ws();
-    const ch = text[i];
-    if (ch === '{') {
+    skipSpace();
+    const char = text[i];
+    if (char === '{') {
       i++;
       const obj: { [key: string]: JsonValue } = Object.create(null);
-      ws();
+      skipSpace();
       if (text[i] === '}') {
         i++;
         return obj;
       }
       for (;;) {
-        ws();
+        skipSpace();
         if (text[i] !== '"') fail('expected a "key"');
         const key = str();
         if (Object.hasOwn(obj, key)) fail(`key ${JSON.stringify(key)} given twice`);
-        ws();
+        skipSpace();
         if (text[i] !== ':') fail('expected ":"');
         i++;
         obj[key] = value(depth + 1);
-        ws();
+        skipSpace();
         if (text[i] === ',') {
           i++;
           continue;
@@ -102,17 +102,17 @@ export function parseJsonExact(text: string): JsonResult {
         fail('expected "," or "}"');
       }
     }
-    if (ch === '[') {
+    if (char === '[') {
       i++;
       const arr: JsonValue[] = [];
-      ws();
+      skipSpace();
       if (text[i] === ']') {
         i++;
         return arr;
       }
       for (;;) {
         arr.push(value(depth + 1));
-        ws();
+        skipSpace();
         if (text[i] === ',') {
           i++;
           continue;
@@ -124,30 +124,30 @@ export function parseJsonExact(text: string): JsonResult {
         fail('expected "," or "]"');
       }
     }
-    if (ch === '"') return str();
-    for (const [word, v] of [
+    if (char === '"') return str();
+    for (const [word, literal] of [
       ['true', true],
       ['false', false],
       ['null', null],
     ] as const) {
       if (text.startsWith(word, i)) {
         i += word.length;
-        return v;
+        return literal;
       }
     }
     NUMBER.lastIndex = i;
-    const m = NUMBER.exec(text);
-    if (m) {
-      i += m[0].length;
-      return new JsonNumber(m[0]);
+    const match = NUMBER.exec(text);
+    if (match) {
+      i += match[0].length;
+      return new JsonNumber(match[0]);
     }
     return fail('expected a value');
   };
   try {
-    const v = value(0);
-    ws();
+    const parsed = value(0);
+    skipSpace();
     if (i < text.length) fail('unexpected text after the value');
-    return { ok: true, value: v };
+    return { ok: true, value: parsed };
   } catch (error) {
     if (error instanceof Failure) return { ok: false, reason: error.reason };
     throw error;

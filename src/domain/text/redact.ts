@@ -54,69 +54,69 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 const HTML_ENTITY = /^&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|quot|amp|lt|gt|apos);/;
 
 /** One escape sequence at `i`: the character it stands for and its length, or undefined. */
-function unescapeAt(s: string, i: number): [string, number] | undefined {
-  const c = s[i];
-  if (c === '%') {
-    const h = s.slice(i + 1, i + 3);
-    if (HEX2.test(h)) return [String.fromCharCode(Number.parseInt(h, 16)), 3];
-  } else if (c === '\\') {
-    const n = s[i + 1];
-    if (n === undefined) return undefined;
-    if (n === 'u' && HEX4.test(s.slice(i + 2, i + 6)))
-      return [String.fromCharCode(Number.parseInt(s.slice(i + 2, i + 6), 16)), 6];
-    if (n === 'x' && HEX2.test(s.slice(i + 2, i + 4)))
-      return [String.fromCharCode(Number.parseInt(s.slice(i + 2, i + 4), 16)), 4];
-    if (n === '"' || n === '\\' || n === '/' || n === "'") return [n, 2];
-    const named = JSON_NAMED[n];
+function unescapeAt(text: string, i: number): [string, number] | undefined {
+  const char = text[i];
+  if (char === '%') {
+    const hex = text.slice(i + 1, i + 3);
+    if (HEX2.test(hex)) return [String.fromCharCode(Number.parseInt(hex, 16)), 3];
+  } else if (char === '\\') {
+    const next = text[i + 1];
+    if (next === undefined) return undefined;
+    if (next === 'u' && HEX4.test(text.slice(i + 2, i + 6)))
+      return [String.fromCharCode(Number.parseInt(text.slice(i + 2, i + 6), 16)), 6];
+    if (next === 'x' && HEX2.test(text.slice(i + 2, i + 4)))
+      return [String.fromCharCode(Number.parseInt(text.slice(i + 2, i + 4), 16)), 4];
+    if (next === '"' || next === '\\' || next === '/' || next === "'") return [next, 2];
+    const named = JSON_NAMED[next];
     if (named) return [named, 2];
-  } else if (c === '&') {
-    const m = HTML_ENTITY.exec(s.slice(i, i + 12));
-    if (m) {
-      const name = m[1]!;
+  } else if (char === '&') {
+    const match = HTML_ENTITY.exec(text.slice(i, i + 12));
+    if (match) {
+      const name = match[1]!;
       const named = HTML_NAMED[name];
-      if (named) return [named, m[0].length];
+      if (named) return [named, match[0].length];
       const code =
         name[1] === 'x' || name[1] === 'X'
           ? Number.parseInt(name.slice(2), 16)
           : Number.parseInt(name.slice(1), 10);
-      if (code <= 0x10ffff) return [String.fromCodePoint(code), m[0].length];
+      if (code <= 0x10ffff) return [String.fromCodePoint(code), match[0].length];
     }
   }
   return undefined;
 }
 
 /** The view with one level of escapes undone, or undefined when it holds none. */
-function decodeOnce(v: View): View | undefined {
-  const s = v.text;
-  if (!ESCAPED.test(s)) return undefined;
+function decodeOnce(view: View): View | undefined {
+  const text = view.text;
+  if (!ESCAPED.test(text)) return undefined;
   const parts: string[] = [];
-  const starts = new Int32Array(s.length);
-  const ends = new Int32Array(s.length);
+  const starts = new Int32Array(text.length);
+  const ends = new Int32Array(text.length);
   let n = 0;
   let i = 0;
   const copy = (to: number) => {
     if (to <= i) return;
-    parts.push(s.slice(i, to));
+    parts.push(text.slice(i, to));
     for (; i < to; i++, n++) {
-      starts[n] = startOf(v, i);
-      ends[n] = endOf(v, i);
+      starts[n] = startOf(view, i);
+      ends[n] = endOf(view, i);
     }
   };
   // only %, \ and & start an escape: the runs between are copied whole
   const candidates = /[%\\&]/g;
-  for (let m = candidates.exec(s); m; m = candidates.exec(s)) {
-    if (m.index < i) continue;
-    const esc = unescapeAt(s, m.index);
+  for (let match = candidates.exec(text); match; match = candidates.exec(text)) {
+    if (match.index < i) continue;
+    const esc = unescapeAt(text, match.index);
     if (!esc) continue;
-    copy(m.index);
-    const [ch, len] = esc;
-    parts.push(ch);
-    starts[n] = startOf(v, i);
-    ends[n] = endOf(v, i + len - 1);
+    copy(match.index);
+    const [char, escapeLength] = esc;
+    parts.push(char);
+    starts[n] = startOf(view, i);
+    ends[n] = endOf(view, i + escapeLength - 1);
     n += 1;
-    i += len;
+    i += escapeLength;
   }
-  copy(s.length);
+  copy(text.length);
   return { text: parts.join(''), starts: starts.subarray(0, n), ends: ends.subarray(0, n) };
 }
 
@@ -125,21 +125,21 @@ function base64Cores(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
   const out: string[] = [];
   for (let k = 0; k < 3; k++) {
-    const b = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
-    const core = b.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
+    const base64 = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
+    const core = base64.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
     if (core.length >= FRAGMENT) out.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
   }
   return out;
 }
 
-/** An ellipsis starts at `p`: the text was cut there. */
-function isCut(text: string, p: number): boolean {
-  return text[p] === '…' || text.startsWith('...', p);
+/** An ellipsis starts at position `at`: the text was cut there. */
+function isCut(text: string, at: number): boolean {
+  return text[at] === '…' || text.startsWith('...', at);
 }
 
-/** An ellipsis ends at `q`: the text was cut there. */
-function isCutBefore(text: string, q: number): boolean {
-  return text[q - 1] === '…' || (q >= 3 && text.endsWith('...', q));
+/** An ellipsis ends at position `at`: the text was cut there. */
+function isCutBefore(text: string, at: number): boolean {
+  return text[at - 1] === '…' || (at >= 3 && text.endsWith('...', at));
 }
 
 /** Upper-case hex digits to lower case, nothing else: same length, so positions still match. */
@@ -205,35 +205,39 @@ class Secret {
   }
 
   /** Marks in `hit` (indexed by the original text) what matches in this view. */
-  mark(v: View, hit: Uint8Array): void {
+  mark(view: View, hit: Uint8Array): void {
     // a hex secret's digits in any case; its encodings (base64 is case-sensitive) as they are
-    const t = this.fold ? foldHex(v.text) : v.text;
-    const cover = (from: number, to: number) => hit.fill(1, startOf(v, from), endOf(v, to - 1));
+    const text = this.fold ? foldHex(view.text) : view.text;
+    const cover = (from: number, to: number) => hit.fill(1, startOf(view, from), endOf(view, to - 1));
     this.forms.forEach((form, i) => {
-      const within = i === 0 ? t : v.text;
+      const within = i === 0 ? text : view.text;
       for (let at = within.indexOf(form); at !== -1; at = within.indexOf(form, at + 1))
         cover(at, at + form.length);
     });
     if (!this.grams) return;
-    for (let i = 0; i + FRAGMENT <= t.length; i++) {
-      if (!this.pairs.has((t.charCodeAt(i) << 16) | t.charCodeAt(i + 1))) continue;
-      if (this.grams.has(t.slice(i, i + FRAGMENT))) cover(i, i + FRAGMENT);
+    for (let i = 0; i + FRAGMENT <= text.length; i++) {
+      if (!this.pairs.has((text.charCodeAt(i) << 16) | text.charCodeAt(i + 1))) continue;
+      if (this.grams.has(text.slice(i, i + FRAGMENT))) cover(i, i + FRAGMENT);
     }
     // shorter pieces where the text was cut: the secret's start before a cut, its end after one
-    const s = this.value;
-    for (let p = 0; p <= t.length; p++) {
-      if (p >= CUT_PIECE && this.prefixEnds.has(t.charCodeAt(p - 1)) && isCut(t, p)) {
-        for (let k = Math.min(FRAGMENT - 1, p); k >= CUT_PIECE; k--) {
-          if (t.slice(p - k, p) === s.slice(0, k)) {
-            cover(p - k, p);
+    const secret = this.value;
+    for (let cut = 0; cut <= text.length; cut++) {
+      if (cut >= CUT_PIECE && this.prefixEnds.has(text.charCodeAt(cut - 1)) && isCut(text, cut)) {
+        for (let k = Math.min(FRAGMENT - 1, cut); k >= CUT_PIECE; k--) {
+          if (text.slice(cut - k, cut) === secret.slice(0, k)) {
+            cover(cut - k, cut);
             break;
           }
         }
       }
-      if (p + CUT_PIECE <= t.length && this.suffixStarts.has(t.charCodeAt(p)) && isCutBefore(t, p)) {
-        for (let k = Math.min(FRAGMENT - 1, t.length - p); k >= CUT_PIECE; k--) {
-          if (t.slice(p, p + k) === s.slice(s.length - k)) {
-            cover(p, p + k);
+      if (
+        cut + CUT_PIECE <= text.length &&
+        this.suffixStarts.has(text.charCodeAt(cut)) &&
+        isCutBefore(text, cut)
+      ) {
+        for (let k = Math.min(FRAGMENT - 1, text.length - cut); k >= CUT_PIECE; k--) {
+          if (text.slice(cut, cut + k) === secret.slice(secret.length - k)) {
+            cover(cut, cut + k);
             break;
           }
         }
@@ -363,13 +367,6 @@ export class Redactor {
 /** An escape sequence cut short at the end of a text: the rest may come in the next write. */
 const CUT_ESCAPE =
   /(?:%[0-9a-fA-F]?|\\(?:u[0-9a-fA-F]{0,3}|x[0-9a-fA-F]?)?|&(?:#[xX]?[0-9a-fA-F]{0,6}|[a-z]{0,4}))$/;
-
-/** `text` with `secret` in none of its forms (see Redactor). */
-export function redactSecret(text: string, secret: string): string {
-  const r = new Redactor();
-  r.add(secret);
-  return r.redact(text);
-}
 
 /**
  * What of a blinding key to keep out of text: its key material (each run of 16 or more letters

@@ -44,14 +44,14 @@ function csvRecords(text: string, delimiter: string): Array<{ line: number; cell
     fieldStarted = false;
   };
   while (i < text.length) {
-    const ch = text[i]!;
+    const char = text[i]!;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
+      if (char === '"' && text[i + 1] === '"') {
         cell += '"';
         i += 2;
         continue;
       }
-      if (ch === '"') {
+      if (char === '"') {
         quoted = false;
         i += 1;
         // a closed quote ends the field: "15"00 is not 1500
@@ -65,12 +65,12 @@ function csvRecords(text: string, delimiter: string): Array<{ line: number; cell
           return `line ${line}: a quoted field is followed by ${JSON.stringify(next)}; expected ${JSON.stringify(delimiter)} or the end of the line`;
         continue;
       }
-      if (ch === '\n') line += 1;
-      cell += ch;
+      if (char === '\n') line += 1;
+      cell += char;
       i += 1;
       continue;
     }
-    if (ch === '"') {
+    if (char === '"') {
       if (fieldStarted)
         return `line ${line}: a quote inside an unquoted field; quote the whole field and double the quote ("")`;
       quoted = true;
@@ -78,25 +78,25 @@ function csvRecords(text: string, delimiter: string): Array<{ line: number; cell
       i += 1;
       continue;
     }
-    if (ch === delimiter) {
+    if (char === delimiter) {
       cells.push(cell);
       cell = '';
       fieldStarted = false;
       i += 1;
       continue;
     }
-    if (ch === '\r' && text[i + 1] === '\n') {
+    if (char === '\r' && text[i + 1] === '\n') {
       i += 1;
       continue;
     }
-    if (ch === '\n') {
+    if (char === '\n') {
       endRecord();
       line += 1;
       startLine = line;
       i += 1;
       continue;
     }
-    cell += ch;
+    cell += char;
     fieldStarted = true;
     i += 1;
   }
@@ -115,13 +115,13 @@ const ALIASES: Record<string, (typeof ROW_FIELDS)[number]> = {
 };
 
 function canonicalField(name: string): string | undefined {
-  const n = name
+  const normalised = name
     .trim()
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[_\s-]/g, '');
-  return ROW_FIELDS.find((f) => f.toLowerCase() === n) ?? ALIASES[n];
+  return ROW_FIELDS.find((f) => f.toLowerCase() === normalised) ?? ALIASES[normalised];
 }
 
 /**
@@ -149,10 +149,11 @@ export function parseCsv(text: string): RowsResult {
   const names: string[] = [];
   const errors: string[] = [];
   for (const raw of header!.cells) {
-    const f = canonicalField(raw);
-    if (!f) errors.push(`header: unknown column ${JSON.stringify(raw)}: expected ${ROW_FIELDS.join(', ')}`);
-    else if (names.includes(f)) errors.push(`header: column ${f} appears twice`);
-    names.push(f ?? raw);
+    const field = canonicalField(raw);
+    if (!field)
+      errors.push(`header: unknown column ${JSON.stringify(raw)}: expected ${ROW_FIELDS.join(', ')}`);
+    else if (names.includes(field)) errors.push(`header: column ${field} appears twice`);
+    names.push(field ?? raw);
   }
   if (errors.length) return { ok: false, errors };
   const rows: InputRow[] = [];
@@ -165,8 +166,8 @@ export function parseCsv(text: string): RowsResult {
       return;
     }
     const fields: Record<string, string> = {};
-    rec.cells.forEach((c, k) => {
-      if (c.trim() !== '') fields[names[k]!] = c.trim();
+    rec.cells.forEach((cell, k) => {
+      if (cell.trim() !== '') fields[names[k]!] = cell.trim();
     });
     rows.push({ row: index + 1, line: rec.line, fields });
   });
@@ -195,18 +196,18 @@ export function parseNdjson(text: string): RowsResult {
       return;
     }
     const fields: Record<string, string> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const f = canonicalField(k);
-      if (!f) {
-        errors.push(`${where}: unknown field ${JSON.stringify(k)}: expected ${ROW_FIELDS.join(', ')}`);
+    for (const [key, given] of Object.entries(value)) {
+      const field = canonicalField(key);
+      if (!field) {
+        errors.push(`${where}: unknown field ${JSON.stringify(key)}: expected ${ROW_FIELDS.join(', ')}`);
         continue;
       }
-      if (v === null) continue;
-      if (f in fields) errors.push(`${where}: field ${f} is given twice (as ${JSON.stringify(k)})`);
+      if (given === null) continue;
+      if (field in fields) errors.push(`${where}: field ${field} is given twice (as ${JSON.stringify(key)})`);
       // a number as written: 1e3 stays "1e3" and is refused as --amount would refuse it
-      else if (v instanceof JsonNumber) fields[f] = v.text;
-      else if (typeof v === 'string') fields[f] = v.trim();
-      else errors.push(`${where}: field ${f} must be a string or a number`);
+      else if (given instanceof JsonNumber) fields[field] = given.text;
+      else if (typeof given === 'string') fields[field] = given.trim();
+      else errors.push(`${where}: field ${field} must be a string or a number`);
     }
     rows.push({ row: n, line: index + 1, fields });
   });
@@ -216,8 +217,8 @@ export function parseNdjson(text: string): RowsResult {
 }
 
 export function parseRows(text: string, format: 'csv' | 'ndjson' | 'auto'): RowsResult {
-  const f = format === 'auto' ? (text.trimStart().startsWith('{') ? 'ndjson' : 'csv') : format;
-  return f === 'csv' ? parseCsv(text) : parseNdjson(text);
+  const detected = format === 'auto' ? (text.trimStart().startsWith('{') ? 'ndjson' : 'csv') : format;
+  return detected === 'csv' ? parseCsv(text) : parseNdjson(text);
 }
 
 /** Largest batch input read: checked on the bytes, before any decoding. */

@@ -21,26 +21,26 @@ const UNSAFE =
 
 const NAMED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-function escapeChar(ch: string): string {
-  const named = NAMED[ch];
+function escapeChar(char: string): string {
+  const named = NAMED[char];
   if (named) return named;
-  const code = ch.charCodeAt(0);
+  const code = char.charCodeAt(0);
   return code <= 0xff
     ? `\\x${code.toString(16).padStart(2, '0')}`
     : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-/** `s` with every character that could act on a terminal shown as a visible escape. */
-export function safeText(s: string): string {
-  return s.replace(UNSAFE, escapeChar);
+/** `text` with every character that could act on a terminal shown as a visible escape. */
+export function safeText(text: string): string {
+  return text.replace(UNSAFE, escapeChar);
 }
 
 /**
  * The last line of defence before a terminal: every character safeText escapes except the
  * backslash, so text already made safe (or lbrl's own, or a JSON line) is not escaped twice.
  */
-export function terminalSafe(s: string): string {
-  return s.replace(UNSAFE, (ch) => (ch === '\\' ? ch : escapeChar(ch)));
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE, (ch) => (ch === '\\' ? ch : escapeChar(ch)));
 }
 
 /**
@@ -52,14 +52,6 @@ export function jsonLine(value: unknown): string {
   return (JSON.stringify(value) ?? 'null').replace(UNSAFE, (ch) =>
     ch === '\\' ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
-}
-
-/** Whether `s` would be shown unchanged by safeText. */
-export function isSafeText(s: string): boolean {
-  UNSAFE.lastIndex = 0;
-  const found = UNSAFE.test(s);
-  UNSAFE.lastIndex = 0;
-  return !found;
 }
 
 /**
