@@ -11,8 +11,8 @@ import { type ListOptions, runList } from '../../src/commands/deposit-list.js';
 import { fixedFieldsOf } from '../../src/domain/deposit.js';
 import { LbrlError } from '../../src/errors.js';
 import type { StoredRecord } from '../../src/store/history.js';
-import { capturedOutput } from '../helpers/captured-output.js';
 import { createAnswer, getAnswer, LQ } from '../helpers/fixtures.js';
+import { plainTerminal } from '../helpers/plain-terminal.js';
 import { createdRecord, type RecordsHistory, recordsHistory } from '../helpers/records-history.js';
 import { scriptedGets } from '../helpers/scripted-deposit-api.js';
 
@@ -76,12 +76,13 @@ async function list(
   } = {},
 ): Promise<Seen> {
   const history = o.history ?? recordsHistory(THREE());
-  const { seen, printer, ctx } = capturedOutput({
+  const term = plainTerminal({
     json: o.json,
     ...(o.columns !== undefined ? { columns: o.columns } : {}),
     env: o.env ?? {},
     now: () => NOW,
   });
+  const { printer, ctx } = term;
   const api = scriptedGets(o.answers ?? {});
   let clientMade = false;
   const paidAfterExpiry: string[] = [];
@@ -110,7 +111,8 @@ async function list(
     error = caught;
   }
   return {
-    ...seen,
+    stdout: term.stdout,
+    stderr: term.stderr,
     ...(error ? { error } : {}),
     asked: api.asked,
     clientMade,

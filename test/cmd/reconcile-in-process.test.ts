@@ -14,9 +14,9 @@ import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { LbrlError } from '../../src/errors.js';
 import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { StoredRecord } from '../../src/store/history.js';
-import { capturedOutput } from '../helpers/captured-output.js';
 import { type FakeExplorer, plainVerifySources } from '../helpers/fake-explorer.js';
 import { brCode, LQ } from '../helpers/fixtures.js';
+import { plainTerminal } from '../helpers/plain-terminal.js';
 import { recordsHistory } from '../helpers/records-history.js';
 
 const zkp = await loadZkp();
@@ -111,7 +111,8 @@ async function reconcile(
     more?: StoredRecord[];
   } = {},
 ) {
-  const { seen, printer, ctx } = capturedOutput({ json: o.json ?? true, now: () => CREATED + 3600_000 });
+  const term = plainTerminal({ json: o.json ?? true, now: () => CREATED + 3600_000 });
+  const { printer, ctx } = term;
   const history = recordsHistory([...recordsOf(deposits), ...(o.more ?? [])]);
   const status = (t: ChainTx) => ({
     confirmed: true,
@@ -153,7 +154,13 @@ async function reconcile(
     error = caught;
   }
   const explorer: FakeExplorer | undefined = sources.made[0];
-  return { ...seen, ...(error ? { error } : {}), calls: explorer?.calls ?? [], closed: explorer?.closed };
+  return {
+    stdout: term.stdout,
+    stderr: term.stderr,
+    ...(error ? { error } : {}),
+    calls: explorer?.calls ?? [],
+    closed: explorer?.closed,
+  };
 }
 
 describe('deposit reconcile on narrow options: it matches by the verify rules', () => {

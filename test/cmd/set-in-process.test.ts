@@ -19,8 +19,8 @@ import type { Context, Prompter } from '../../src/context.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { LbrlError } from '../../src/errors.js';
 import type { Profile } from '../../src/store/config.js';
-import { capturedOutput } from '../helpers/captured-output.js';
 import { EX, LQ, TEX } from '../helpers/fixtures.js';
+import { plainTerminal } from '../helpers/plain-terminal.js';
 
 const zkp = await loadZkp();
 
@@ -59,19 +59,33 @@ async function caught(work: () => Promise<void>): Promise<LbrlError | undefined>
 }
 
 async function set(key: string, value: string, start: Record<string, unknown> = {}): Promise<Seen> {
-  const { seen, printer } = capturedOutput();
+  const term = plainTerminal();
+  const { printer } = term;
   const { store, ...profile } = profileStore(start);
   const error = await caught(() =>
     runSetSetting(key, value, { printer, profileName: 'default', ...profile }),
   );
-  return { ...seen, ...(error ? { error } : {}), profile: store.profile, writes: store.writes };
+  return {
+    stdout: term.stdout,
+    stderr: term.stderr,
+    ...(error ? { error } : {}),
+    profile: store.profile,
+    writes: store.writes,
+  };
 }
 
 async function unset(key: string, start: Record<string, unknown>): Promise<Seen> {
-  const { seen, printer } = capturedOutput();
+  const term = plainTerminal();
+  const { printer } = term;
   const { store, ...profile } = profileStore(start);
   const error = await caught(() => runUnsetSetting(key, { printer, profileName: 'default', ...profile }));
-  return { ...seen, ...(error ? { error } : {}), profile: store.profile, writes: store.writes };
+  return {
+    stdout: term.stdout,
+    stderr: term.stderr,
+    ...(error ? { error } : {}),
+    profile: store.profile,
+    writes: store.writes,
+  };
 }
 
 describe('config set on narrow options', () => {
@@ -194,7 +208,8 @@ describe('config set-blinding-key on narrow options', () => {
       input?: boolean;
     } = {},
   ): Promise<Seen> {
-    const { seen, printer, ctx } = capturedOutput();
+    const term = plainTerminal();
+    const { printer, ctx } = term;
     const stdin = Readable.from(o.stdin !== undefined ? [Buffer.from(o.stdin)] : []) as Readable & {
       isTTY?: boolean;
     };
@@ -204,7 +219,7 @@ describe('config set-blinding-key on narrow options', () => {
       stdin,
       stdout: { ...ctx.stdout, isTTY: o.prompter !== undefined },
       ...(o.prompter ? { prompter: o.prompter } : {}),
-    } as Context;
+    } as unknown as Context;
     const { store, ...profile } = profileStore(o.start ?? { network: 'elementsregtest' });
     const error = await caught(() =>
       runSetBlindingKey({
@@ -217,7 +232,13 @@ describe('config set-blinding-key on narrow options', () => {
         ...profile,
       }),
     );
-    return { ...seen, ...(error ? { error } : {}), profile: store.profile, writes: store.writes };
+    return {
+      stdout: term.stdout,
+      stderr: term.stderr,
+      ...(error ? { error } : {}),
+      profile: store.profile,
+      writes: store.writes,
+    };
   }
 
   it('from stdin: stored, said without the key', async () => {

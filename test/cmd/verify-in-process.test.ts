@@ -14,7 +14,6 @@ import { LbrlError } from '../../src/errors.js';
 import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { BlindingKeyEntry } from '../../src/store/config.js';
 import type { StoredRecord } from '../../src/store/history.js';
-import { capturedOutput } from '../helpers/captured-output.js';
 import { plainVerifySources, type ScriptedChain } from '../helpers/fake-explorer.js';
 import { createAnswer } from '../helpers/fixtures.js';
 import {
@@ -27,6 +26,7 @@ import {
   LWK_REGISTRY,
   LWK_TXID,
 } from '../helpers/lwk-settlement.js';
+import { plainTerminal } from '../helpers/plain-terminal.js';
 import { createdRecord, type RecordsHistory, recordsHistory } from '../helpers/records-history.js';
 import { scriptedGets } from '../helpers/scripted-deposit-api.js';
 
@@ -89,7 +89,8 @@ async function verify(
 ): Promise<Seen> {
   const history = world.history ?? recordsHistory([]);
   const before = history.appended.length;
-  const { seen, printer } = capturedOutput({ json: o.json, quiet: o.quiet });
+  const term = plainTerminal({ json: o.json, quiet: o.quiet });
+  const { printer } = term;
   const api = scriptedGets(world.answers, (x) => history.recorded(x, TARGET));
   const sources = plainVerifySources({
     settings: world.settings ?? LWK_SETTINGS,
@@ -120,7 +121,8 @@ async function verify(
     error = caught;
   }
   return {
-    ...seen,
+    stdout: term.stdout,
+    stderr: term.stderr,
     ...(error ? { error } : {}),
     asked: api.asked,
     explorers: sources.made.map((e) => ({ baseUrl: e.baseUrl, calls: e.calls, closed: e.closed })),

@@ -1,7 +1,8 @@
 /**
  * What a command on narrow options writes to and waits on, in plain objects: stdout and stderr
- * as strings (a Printer on them, no colour), and a clock that only sleeping moves (no test waits
- * for real). For the in-process command tests (test/cmd/*-in-process.test.ts).
+ * as strings (a Printer on them, no colour), the terminal's width when stdout is one, the
+ * environment (TZ) and a clock, and a clock that only sleeping moves (no test waits for real).
+ * The one printer on plain strings for the in-process command tests (test/cmd/*-in-process.test.ts).
  */
 import { Readable } from 'node:stream';
 import type { Context } from '../../src/context.js';
@@ -20,7 +21,11 @@ export function plainTerminal(
   o: {
     json?: boolean;
     quiet?: boolean;
+    /** stdout is a terminal this wide (else it is not a terminal) */
+    columns?: number;
+    /** added to TZ=UTC and NO_COLOR=1 */
     env?: Record<string, string | undefined>;
+    /** the clock's now (else 2026-11-22 12:00 UTC, always) */
     now?: () => number;
     stdin?: string;
   } = {},
@@ -28,13 +33,13 @@ export function plainTerminal(
   let stdout = '';
   let stderr = '';
   const ctx = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
+    stdout: { write: (s: string) => (stdout += s), isTTY: o.columns !== undefined, columns: o.columns },
     stderr: { write: (s: string) => (stderr += s), isTTY: false },
     stdin: Object.assign(Readable.from(o.stdin !== undefined ? [Buffer.from(o.stdin)] : []), {
       isTTY: false,
     }),
-    env: { TZ: 'UTC', ...o.env },
-    now: o.now ?? (() => Date.now()),
+    env: { TZ: 'UTC', NO_COLOR: '1', ...o.env },
+    now: o.now ?? (() => Date.parse('2026-11-22T12:00:00Z')),
   };
   const printer = new Printer(ctx as unknown as Context, {
     json: o.json ?? false,
