@@ -9,20 +9,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CreateRequest } from '../../src/api/models.js';
 import { type BatchCommandOptions, type BatchOptions, runBatch } from '../../src/commands/deposit-batch.js';
-import { LbrlError } from '../../src/errors.js';
 import type { CreatedRecord, StoredRecord } from '../../src/store/history.js';
 import { tempDir } from '../helpers/cli.js';
 import { createAnswer, EX, LQ, VJL } from '../helpers/fixtures.js';
-import { plainTerminal, steppingClock } from '../helpers/plain-terminal.js';
+import { plainTerminal, type SeenRun, seenRun, steppingClock } from '../helpers/plain-terminal.js';
 import { type ScriptedDepositApi, scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 
 const SERVICE = 'https://pay.example.com';
 const idOf = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
-interface Batched {
-  stdout: string;
-  stderr: string;
-  error?: LbrlError;
+interface Batched extends SeenRun {
   api: ScriptedDepositApi;
   records: StoredRecord[];
   /** the most creates the service had in hand at once */
@@ -63,14 +59,8 @@ async function batch(
       throw new Error('no --resume in these tests');
     },
   };
-  const run = { api, records };
-  try {
-    await runBatch(options);
-    return { ...run, maxInFlight, stdout: term.stdout, stderr: term.stderr };
-  } catch (error) {
-    if (!(error instanceof LbrlError)) throw error;
-    return { ...run, maxInFlight, stdout: term.stdout, stderr: term.stderr, error };
-  }
+  const seen = await seenRun(term, () => runBatch(options));
+  return { api, records, maxInFlight, ...seen };
 }
 
 function file(name: string, text: string): string {

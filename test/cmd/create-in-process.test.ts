@@ -19,12 +19,12 @@ import {
 } from '../../src/commands/deposit-create.js';
 import type { Context, Prompter } from '../../src/context.js';
 import type { RequestDefaults } from '../../src/deposits/ports.js';
-import { LbrlError } from '../../src/errors.js';
 import { Session } from '../../src/session.js';
 import type { StoredRecord } from '../../src/store/history.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, PNG_BASE64, TOKEN, VJL } from '../helpers/fixtures.js';
-import { plainTerminal, type SteppingClock, steppingClock } from '../helpers/plain-terminal.js';
+import { followInProcess } from '../helpers/follow-in-process.js';
+import { type SeenRun, type SteppingClock, seenRun, steppingClock } from '../helpers/plain-terminal.js';
 import { decodePng, decodeTerminal } from '../helpers/qr.js';
 import {
   type ScriptedDepositApi,
@@ -35,10 +35,7 @@ import {
 const SERVICE = 'https://pay.example.com';
 const FOLLOW = `follow it with: lbrl deposit watch ${ID}\n`;
 
-interface Created {
-  stdout: string;
-  stderr: string;
-  error?: LbrlError;
+interface Created extends SeenRun {
   api: ScriptedDepositApi;
   /** what the command handed the history, in order */
   records: StoredRecord[];
@@ -67,22 +64,15 @@ interface Setup {
 
 async function create(flags: Partial<CreateFlags>, o: Setup = {}): Promise<Created> {
   const clock = steppingClock();
-  const term = plainTerminal({ json: o.json, quiet: o.quiet, env: o.env, now: clock.now });
   const api = scriptedDepositApi({ create: o.answer, get: o.get, now: clock.now });
-  const records: StoredRecord[] = [];
   const verifying: Created['verifying'] = [];
   const target = o.target ?? { mode: 'live', baseUrl: SERVICE };
   const scope = { profile: 'default', target: target.mode === 'live' ? target.baseUrl : 'sandbox' };
   const full = flags as CreateFlags;
+  const { term, records, deps } = followInProcess({ ...o, clock, api, sandbox: target.mode === 'sandbox' });
   const options: CreateCommandOptions = {
     flags: full,
-    printer: term.printer,
-    ctx: term.ctx,
-    globals: { json: o.json, quiet: o.quiet, ...o.globals },
-    renderMode: () => ({ sandbox: target.mode === 'sandbox' }),
-    watchClient: async () => api,
-    clock,
-    recorder: { record: (r) => records.push(...r) },
+    ...deps,
     config: { setting: (key) => o.settings?.[key] },
     requestDefaults: () => ({ network: 'liquid', ...o.defaults }),
     target: () => target,
@@ -97,14 +87,7 @@ async function create(flags: Partial<CreateFlags>, o: Setup = {}): Promise<Creat
     },
     ...o.from?.(full),
   };
-  const run = { api, records, clock, verifying };
-  try {
-    await runCreate(options);
-    return { ...run, stdout: term.stdout, stderr: term.stderr };
-  } catch (error) {
-    if (!(error instanceof LbrlError)) throw error;
-    return { ...run, stdout: term.stdout, stderr: term.stderr, error };
-  }
+  return { api, records, clock, verifying, ...(await seenRun(term, () => runCreate(options))) };
 }
 
 const qrLines = (stdout: string) =>

@@ -9,12 +9,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AddressTx } from '../../src/api/esplora.js';
 import { type ReconcileOptions, runReconcile } from '../../src/commands/deposit-reconcile.js';
-import { LbrlError } from '../../src/errors.js';
 import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { StoredRecord } from '../../src/store/history.js';
 import { type FakeExplorer, plainVerifySources } from '../helpers/fake-explorer.js';
 import { LQ } from '../helpers/fixtures.js';
-import { plainTerminal } from '../helpers/plain-terminal.js';
+import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { recordsHistory } from '../helpers/records-history.js';
 import {
   AFTER,
@@ -69,9 +68,8 @@ async function reconcile(
     },
     history,
   });
-  let error: LbrlError | undefined;
-  try {
-    await runReconcile({
+  const seen = await seenRun(term, () =>
+    runReconcile({
       flags: o.flags ?? {},
       printer,
       json: o.json ?? true,
@@ -79,16 +77,11 @@ async function reconcile(
       scope: () => ({ profile: 'default', target: TARGET }),
       history: () => history,
       sources,
-    });
-  } catch (caught) {
-    if (!(caught instanceof LbrlError)) throw caught;
-    error = caught;
-  }
+    }),
+  );
   const explorer: FakeExplorer | undefined = sources.made[0];
   return {
-    stdout: term.stdout,
-    stderr: term.stderr,
-    ...(error ? { error } : {}),
+    ...seen,
     calls: explorer?.calls ?? [],
     closed: explorer?.closed,
   };

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
-import { LbrlError } from '../../src/errors.js';
+import type { LbrlError } from '../../src/errors.js';
 import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { BlindingKeyEntry } from '../../src/store/config.js';
 import type { StoredRecord } from '../../src/store/history.js';
@@ -24,7 +24,7 @@ import {
   LWK_REGISTRY,
   LWK_TXID,
 } from '../helpers/lwk-settlement.js';
-import { plainTerminal } from '../helpers/plain-terminal.js';
+import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { createdRecord, type RecordsHistory, recordsHistory } from '../helpers/records-history.js';
 import { scriptedGets } from '../helpers/scripted-deposit-api.js';
 import { CONFIRMED, DEST, finalizedAnswer, id, payTx, SPLIT, units } from '../helpers/settled-deposits.js';
@@ -97,9 +97,8 @@ async function verify(
     history,
     sandbox: world.sandbox === true,
   });
-  let error: LbrlError | undefined;
-  try {
-    await runVerify({
+  const seen = await seenRun(term, () =>
+    runVerify({
       idTexts,
       flags: o.flags ?? ({} as VerifyFlags),
       printer,
@@ -113,15 +112,10 @@ async function verify(
         recorded: (x) => history.recorded(x, TARGET),
         warn: (line) => printer.warn(line),
       },
-    });
-  } catch (caught) {
-    if (!(caught instanceof LbrlError)) throw caught;
-    error = caught;
-  }
+    }),
+  );
   return {
-    stdout: term.stdout,
-    stderr: term.stderr,
-    ...(error ? { error } : {}),
+    ...seen,
     asked: api.asked,
     explorers: sources.made.map((e) => ({ baseUrl: e.baseUrl, calls: e.calls, closed: e.closed })),
     appended: history.appended.slice(before),

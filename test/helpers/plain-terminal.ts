@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import type { Context } from '../../src/context.js';
 import type { FlowClock } from '../../src/deposits/ports.js';
+import { LbrlError } from '../../src/errors.js';
 import { Printer } from '../../src/ui/output.js';
 
 export interface PlainTerminal {
@@ -86,4 +87,25 @@ export function steppingClock(
     signal: o.signal ?? new AbortController().signal,
   };
   return clock;
+}
+
+/** What a user saw of a command run in process: stdout, stderr, and the error it ended with (its exit code). */
+export interface SeenRun {
+  stdout: string;
+  stderr: string;
+  error?: LbrlError;
+}
+
+/**
+ * Run a command's work on this terminal: an LbrlError is how the command ends for a user (the
+ * handler prints it and exits with its code), so it is returned; anything else fails the test.
+ */
+export async function seenRun(term: PlainTerminal, work: () => Promise<unknown> | unknown): Promise<SeenRun> {
+  try {
+    await work();
+    return { stdout: term.stdout, stderr: term.stderr };
+  } catch (error) {
+    if (!(error instanceof LbrlError)) throw error;
+    return { stdout: term.stdout, stderr: term.stderr, error };
+  }
 }
