@@ -440,6 +440,15 @@ describe('deposit create --watch, in process', () => {
       { get, target: { mode: 'sandbox' }, settings: { 'sandbox-autopay': 'off' } },
     );
     expect(off.stderr).toContain(`sandbox: simulate the payment with: lbrl sandbox pay ${ID}\n`);
+    // the profile says nothing: the default, 5 s
+    const unset = await create(
+      { amount: '10', to: LQ, watch: true, qr: false },
+      { get, target: { mode: 'sandbox' } },
+    );
+    expect(unset.error).toBeUndefined();
+    expect(unset.stderr).toContain(
+      `sandbox: simulate the payment with: lbrl sandbox pay ${ID} (or wait 5 s for autopay)\n`,
+    );
     const live = await create({ amount: '10', to: LQ, watch: true, qr: false }, { get });
     expect(live.stderr).not.toContain('sandbox');
   });
