@@ -19,7 +19,7 @@ import { command, listed } from './define.js';
 import { CREATE_FLAGS } from './flags.js';
 import { showCounter } from './shared/counter.js';
 import { type SettingsReader, settingOrDefault } from './shared/expiry.js';
-import { type FollowDeps, followCommand, followOnScreen } from './shared/follow.js';
+import { type FollowDeps, followCommand, followDepsOf, followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
@@ -66,13 +66,7 @@ export interface CreateCommandOptions extends FollowDeps {
 export function createOptionsOf(flags: CreateFlags, session: Session): CreateCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    ctx: session.ctx,
-    globals: session.globals,
-    renderMode: () => session.renderMode(),
-    watchClient: () => session.client(undefined, { maxRetries: 0 }),
-    clock: session.ctx,
-    recorder: { record: (records) => session.record(records) },
+    ...followDepsOf(session),
     config: { setting: (key) => session.setting(key) },
     requestDefaults: () => session.requestDefaults(),
     target: () => session.target(),

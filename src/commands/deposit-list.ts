@@ -8,12 +8,12 @@ import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import { Session, type Target } from '../session.js';
 import type { History, HistoryEntry } from '../store/history.js';
-import type { Printer } from '../ui/output.js';
 import { colorStatus, localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { LIST_FLAGS, LIST_STATUSES } from './flags.js';
 import { expireAfterMs, reportPaidAfterExpiry } from './shared/expiry.js';
+import { type HistoryOutputOptions, historyOutputOf } from './shared/history-output.js';
 import { parseSpan } from './shared/when.js';
 
 export type ListOptions = OptionsOf<typeof LIST_FLAGS>;
@@ -45,15 +45,8 @@ function parseStatuses(values: string[] | undefined): Set<string> | undefined {
  * All `deposit list` needs (gh's Options struct): the Session fills it in (`listOptionsOf`); a
  * test hands a history on plain records, a fake client, a clock and a printer on plain strings.
  */
-export interface ListCommandOptions {
+export interface ListCommandOptions extends HistoryOutputOptions<Pick<History, 'entries' | 'file'>> {
   flags: ListOptions;
-  printer: Printer;
-  json: boolean;
-  profileName: string;
-  /** the clock and the time zone (TZ); the stdout's width for the table */
-  ctx: Pick<Context, 'now' | 'env' | 'stdout'>;
-  /** the deposits this machine recorded (read once the profile is read and checked) */
-  history(): Pick<History, 'entries' | 'file'>;
   /** --refresh: asks the service, records the answers */
   refresh: {
     /** where requests go, as the history records it (throws when the target is configured by half) */
@@ -74,11 +67,7 @@ export function listOptionsOf(flags: ListOptions, session: Session): ListCommand
   const chosen = () => (target ??= session.target());
   return {
     flags,
-    printer: session.printer,
-    json: session.globals.json === true,
-    profileName: session.profileName,
-    ctx: session.ctx,
-    history: () => session.history(),
+    ...historyOutputOf(session),
     refresh: {
       targetKey: () => Session.targetKey(chosen()),
       client: () => session.client(chosen()),

@@ -1,4 +1,3 @@
-import type { Context } from '../context.js';
 import {
   createdFilter,
   type Period,
@@ -11,11 +10,11 @@ import { CSV_BR, CSV_RFC, type CsvDialect, centsField, csvRecord } from '../doma
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { History } from '../store/history.js';
-import type { Printer } from '../ui/output.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
 import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { REPORT_FLAGS } from './flags.js';
+import { type HistoryOutputOptions, historyOutputOf } from './shared/history-output.js';
 import { parseSpan } from './shared/when.js';
 
 export type ReportOptions = OptionsOf<typeof REPORT_FLAGS>;
@@ -44,26 +43,15 @@ const CSV_COLUMNS: Array<[string, keyof ReportSums, 'count' | 'cents']> = [
 ];
 
 /** All `deposit report` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
-export interface ReportCommandOptions {
+export interface ReportCommandOptions extends HistoryOutputOptions<Pick<History, 'fold'>> {
   flags: ReportOptions;
-  printer: Printer;
-  json: boolean;
-  profileName: string;
-  /** the clock, the time zone (TZ) and the stdout (its width; the CSV is written to it as it is) */
-  ctx: Pick<Context, 'now' | 'env' | 'stdout'>;
-  /** the deposits this machine recorded */
-  history(): Pick<History, 'fold'>;
 }
 
 /** The Session's world, narrowed to what `deposit report` uses. */
 export function reportOptionsOf(flags: ReportOptions, session: Session): ReportCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    json: session.globals.json === true,
-    profileName: session.profileName,
-    ctx: session.ctx,
-    history: () => session.history(),
+    ...historyOutputOf(session),
   };
 }
 

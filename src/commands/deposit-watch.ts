@@ -8,7 +8,7 @@ import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { WATCH_FLAGS } from './flags.js';
 import { expireAfterMs, requestsPerMinute, type SettingsReader } from './shared/expiry.js';
-import { type FollowDeps, followOnScreen } from './shared/follow.js';
+import { type FollowDeps, followDepsOf, followOnScreen } from './shared/follow.js';
 import { type VerifySetupFlags, withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
@@ -42,13 +42,7 @@ export function watchOptionsOf(idTexts: string[], flags: WatchFlags, session: Se
   return {
     idTexts,
     flags,
-    printer: session.printer,
-    ctx: session.ctx,
-    globals: session.globals,
-    renderMode: () => session.renderMode(),
-    watchClient: () => session.client(undefined, { maxRetries: 0 }),
-    clock: session.ctx,
-    recorder: { record: (records) => session.record(records) },
+    ...followDepsOf(session),
     config: { setting: (key) => session.setting(key) },
     history: () => session.history(),
     scope: () => session.scope(),

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rowKeys } from '../../src/deposits/batch.js';
 import { RowClaim, RowClaims } from '../../src/store/claims.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, tempFile } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
-import { createAnswer, EX, getAnswer, LQ, VJL } from '../helpers/fixtures.js';
+import { batchCsv, createAnswer, EX, getAnswer, LQ, VJL } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -59,28 +59,11 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-function file(name: string, text: string): string {
-  const f = path.join(tempDir(), name);
-  fs.writeFileSync(f, text);
-  return f;
-}
-
-const csv = (rows: number) =>
-  `amount,to,splitTo,splitFee\n${Array.from({ length: rows }, (_, i) => `${i + 1},${LQ},${i % 2 ? VJL : ''},${i % 2 ? '"1,5"' : ''}`).join('\n')}\n`;
-
 describe('deposit create --from', () => {
-  it('creates every row of a CSV, four at a time, printing NDJSON in row order', async () => {
-    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(10))], { env });
+  // the rows' order, amounts, splits and records: test/cmd/batch-in-process.test.ts; here, over sockets
+  it('creates every row of a CSV, four requests at a time, each with its own Idempotency-Key', async () => {
+    const r = await runCli(['deposit', 'create', '--from', tempFile('rows.csv', batchCsv(10))], { env });
     expect(r.code).toBe(0);
-    const lines = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.row)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(lines.map((l) => l.deposit.amountInCents)).toEqual([
-      100, 200, 300, 400, 500, 600, 700, 800, 900, 1000,
-    ]);
-    expect(lines[1].deposit).toMatchObject({ splitAddress: VJL, splitPercent: 0.015 });
     expect(created).toBe(10);
     expect(maxInFlight).toBeLessThanOrEqual(4);
     expect(maxInFlight).toBeGreaterThan(1);
@@ -88,7 +71,7 @@ describe('deposit create --from', () => {
     expect(keys.size).toBe(10);
   });
 
-  it('reads NDJSON from stdin, with a missing "to" taking the profile default', async () => {
+  it('reads NDJSON from stdin, with a missing "to" taking the default-address of the profile', async () => {
     await runCli(['config', 'set', 'default-address', EX], {
       env: { LBRL_CONFIG_DIR: env.LBRL_CONFIG_DIR! },
     });
@@ -105,7 +88,7 @@ describe('deposit create --from', () => {
 
   it('refuses a file with bad rows whole, naming each row and field, sending nothing', async () => {
     const bad = `amount,to,splitFee\n1,${LQ},\n1.500,${LQ},\n2,not-an-address,\n3,${LQ},2.5\n,${LQ},\n`;
-    const r = await runCli(['deposit', 'create', '--from', file('bad.csv', bad)], { env });
+    const r = await runCli(['deposit', 'create', '--from', tempFile('bad.csv', bad)], { env });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('4 problem(s) in');
@@ -117,7 +100,7 @@ describe('deposit create --from', () => {
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(5);
     expect(r.stderr).not.toContain('\\n');
     expect(server.requests).toHaveLength(0);
-    const asJson = await runCli(['deposit', 'create', '--from', file('bad.csv', bad), '--json'], { env });
+    const asJson = await runCli(['deposit', 'create', '--from', tempFile('bad.csv', bad), '--json'], { env });
     const message: string = JSON.parse(asJson.stderr).error.message;
     expect(message.split('\n')).toHaveLength(5);
     expect(message).not.toContain('\\n');
@@ -129,7 +112,7 @@ describe('deposit create --from', () => {
     ['too many cells', `amount,to\n1,${LQ},x\n`, 'row 1 (line 2): has 3 cells, the header has 2'],
     ['no rows', 'amount,to\n', 'the file has a header but no rows'],
   ])('refuses %s', async (_name, text, message) => {
-    const r = await runCli(['deposit', 'create', '--from', file('x.csv', text)], { env });
+    const r = await runCli(['deposit', 'create', '--from', tempFile('x.csv', text)], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expect(server.requests).toHaveLength(0);
@@ -137,7 +120,7 @@ describe('deposit create --from', () => {
 
   it('a partial failure exits non-zero; --resume creates only the rows that failed', async () => {
     failOn = (body) => (body.amountInCents === 300 || body.amountInCents === 700 ? 500 : undefined);
-    const f = file('rows.csv', csv(8));
+    const f = tempFile('rows.csv', batchCsv(8));
     const first = await runCli(['deposit', 'create', '--from', f], { env });
     expect(first.code).toBe(1);
     const lines = first.stdout
@@ -171,7 +154,7 @@ describe('deposit create --from', () => {
 
   it('backs off on 429 and still creates every row', async () => {
     failOn = (_b, n) => (n === 2 ? 429 : undefined);
-    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(5))], { env });
+    const r = await runCli(['deposit', 'create', '--from', tempFile('rows.csv', batchCsv(5))], { env });
     expect(r.code).toBe(0);
     expect(created).toBe(5);
     expect(r.sleeps).toContain(1000);
@@ -183,10 +166,13 @@ describe('deposit create --from', () => {
       if (n === 1) controller.abort();
       return 429;
     };
-    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(6)), '--concurrency', '2'], {
-      env,
-      signal: controller.signal,
-    });
+    const r = await runCli(
+      ['deposit', 'create', '--from', tempFile('rows.csv', batchCsv(6)), '--concurrency', '2'],
+      {
+        env,
+        signal: controller.signal,
+      },
+    );
     expect(r.code).toBe(130);
     expect(r.stderr).not.toMatch(/unexpected failure|\n\s+at /);
     const lines = r.stdout
@@ -200,9 +186,12 @@ describe('deposit create --from', () => {
 
   it('a 401 stops the batch: the other rows are not sent', async () => {
     failOn = () => 401;
-    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(12)), '--concurrency', '1'], {
-      env,
-    });
+    const r = await runCli(
+      ['deposit', 'create', '--from', tempFile('rows.csv', batchCsv(12)), '--concurrency', '1'],
+      {
+        env,
+      },
+    );
     expect(r.code).toBe(3);
     expect(server.requests).toHaveLength(1);
     const lines = r.stdout
@@ -227,7 +216,9 @@ describe('deposit create --from', () => {
       "error: a batch draws no QR codes, so --qr-png cannot go with --from: each row's qrCode is in its NDJSON line (--json), or use lbrl deposit get <id> --qr-png <file>\n",
     ],
   ])('refuses --from with %s, naming why', async (extra, message) => {
-    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(1)), ...extra], { env });
+    const r = await runCli(['deposit', 'create', '--from', tempFile('rows.csv', batchCsv(1)), ...extra], {
+      env,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(message);
     expect(server.requests).toHaveLength(0);
@@ -235,7 +226,7 @@ describe('deposit create --from', () => {
 
   it('on a terminal: a table (row, id, amount, status or error) and a summary counting each outcome apart', async () => {
     failOn = (body) => (body.amountInCents === 200 ? 400 : undefined);
-    const f = file('rows.csv', `amount,to\n1,${LQ}\n2,${LQ}\n1500,${LQ}\n`);
+    const f = tempFile('rows.csv', `amount,to\n1,${LQ}\n2,${LQ}\n1500,${LQ}\n`);
     const first = await runCli(['deposit', 'create', '--from', f, '--concurrency', '1'], {
       env,
       stdoutTTY: true,
@@ -276,7 +267,7 @@ describe('deposit create --from', () => {
   });
 
   it('--resume: a row held by another run for too long fails clearly; the others are created', async () => {
-    const f = file('rows.csv', csv(3));
+    const f = tempFile('rows.csv', batchCsv(3));
     const keys = rowKeys(
       [1, 2, 3].map((n) => ({
         amountInCents: n * 100,
@@ -309,7 +300,9 @@ describe('deposit create --from', () => {
     const claims = path.join(env.LBRL_CONFIG_DIR!, 'claims');
     fs.mkdirSync(claims, { mode: 0o500 });
     try {
-      const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(2)), '--resume'], { env });
+      const r = await runCli(['deposit', 'create', '--from', tempFile('rows.csv', batchCsv(2)), '--resume'], {
+        env,
+      });
       if (process.getuid?.() === 0) return; // root writes anywhere
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(
@@ -402,7 +395,7 @@ describe('on a terminal', () => {
   });
 
   it('a batch shows its progress on stderr, cleared before each line of the table and at the end', async () => {
-    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(3))], {
+    const r = await runCli(['deposit', 'create', '--from', tempFile('rows.csv', batchCsv(3))], {
       env,
       stdoutTTY: true,
       stderrTTY: true,
@@ -419,7 +412,7 @@ describe('on a terminal', () => {
   });
 
   it('a terminal of no size (0 columns) gets no progress line to redraw', async () => {
-    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', csv(3))], {
+    const r = await runCli(['deposit', 'create', '--from', tempFile('rows.csv', batchCsv(3))], {
       env,
       stdoutTTY: true,
       stderrTTY: true,

@@ -1,28 +1,16 @@
-/**
- * `deposit create --from` as a function of narrow options (runBatch): a scripted service in
- * process, a printer on plain strings, no server. What a user sees is asserted (the NDJSON lines,
- * stderr, the error and its exit code), and what the history is handed. Retries, 429s, --resume
- * over a real history and the terminal's table stay in test/cmd/batch-history.test.ts.
- */
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CreateRequest } from '../../src/api/models.js';
 import { type BatchCommandOptions, type BatchOptions, runBatch } from '../../src/commands/deposit-batch.js';
-import { LbrlError } from '../../src/errors.js';
 import type { CreatedRecord, StoredRecord } from '../../src/store/history.js';
-import { tempDir } from '../helpers/cli.js';
-import { createAnswer, EX, LQ, VJL } from '../helpers/fixtures.js';
-import { plainTerminal, steppingClock } from '../helpers/plain-terminal.js';
+import { tempFile } from '../helpers/cli.js';
+import { batchCsv, createAnswer, EX, LQ, VJL } from '../helpers/fixtures.js';
+import { plainTerminal, type SeenRun, seenRun, steppingClock } from '../helpers/plain-terminal.js';
 import { type ScriptedDepositApi, scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 
 const SERVICE = 'https://pay.example.com';
 const idOf = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
-interface Batched {
-  stdout: string;
-  stderr: string;
-  error?: LbrlError;
+interface Batched extends SeenRun {
   api: ScriptedDepositApi;
   records: StoredRecord[];
   /** the most creates the service had in hand at once */
@@ -63,24 +51,10 @@ async function batch(
       throw new Error('no --resume in these tests');
     },
   };
-  const run = { api, records };
-  try {
-    await runBatch(options);
-    return { ...run, maxInFlight, stdout: term.stdout, stderr: term.stderr };
-  } catch (error) {
-    if (!(error instanceof LbrlError)) throw error;
-    return { ...run, maxInFlight, stdout: term.stdout, stderr: term.stderr, error };
-  }
+  const seen = await seenRun(term, () => runBatch(options));
+  return { api, records, maxInFlight, ...seen };
 }
 
-function file(name: string, text: string): string {
-  const f = path.join(tempDir(), name);
-  fs.writeFileSync(f, text);
-  return f;
-}
-
-const csv = (rows: number) =>
-  `amount,to,splitTo,splitFee\n${Array.from({ length: rows }, (_, i) => `${i + 1},${LQ},${i % 2 ? VJL : ''},${i % 2 ? '"1,5"' : ''}`).join('\n')}\n`;
 const lines = (stdout: string) =>
   stdout
     .trim()
@@ -89,7 +63,7 @@ const lines = (stdout: string) =>
 
 describe('deposit create --from, in process with a scripted service', () => {
   it('creates every row, four at a time, each recorded with its own key, NDJSON in row order', async () => {
-    const r = await batch({ from: file('rows.csv', csv(10)) });
+    const r = await batch({ from: tempFile('rows.csv', batchCsv(10)) });
     expect(r.error).toBeUndefined();
     const out = lines(r.stdout);
     expect(out.map((l) => l.row)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -127,7 +101,7 @@ describe('deposit create --from, in process with a scripted service', () => {
 
   it('refuses a file with bad rows whole (exit 2), naming each row and field, sending and recording nothing', async () => {
     const bad = `amount,to,splitFee\n1,${LQ},\n1.500,${LQ},\n2,not-an-address,\n3,${LQ},2.5\n,${LQ},\n`;
-    const r = await batch({ from: file('bad.csv', bad) });
+    const r = await batch({ from: tempFile('bad.csv', bad) });
     expect(r.error?.exitCode).toBe(2);
     const problems = r.error!.message.split('\n');
     expect(problems).toHaveLength(5);
@@ -142,7 +116,7 @@ describe('deposit create --from, in process with a scripted service', () => {
   });
 
   it("--dry-run prints each row's request and sends nothing", async () => {
-    const r = await batch({ from: file('rows.csv', csv(2)), dryRun: true });
+    const r = await batch({ from: tempFile('rows.csv', batchCsv(2)), dryRun: true });
     expect(r.error).toBeUndefined();
     expect(lines(r.stdout)).toEqual([
       { row: 1, request: { amountInCents: 100, lbrlAddress: LQ } },
@@ -153,7 +127,7 @@ describe('deposit create --from, in process with a scripted service', () => {
 
   it('a row whose answer lies fails alone (exit 1, not recorded); the others are created and recorded', async () => {
     const r = await batch(
-      { from: file('rows.csv', csv(3)) },
+      { from: tempFile('rows.csv', batchCsv(3)) },
       {
         answer: (body, n) =>
           body.amountInCents === 200

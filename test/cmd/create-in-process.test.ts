@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CreateRequest } from '../../src/api/models.js';
 import {
@@ -19,12 +20,12 @@ import {
 } from '../../src/commands/deposit-create.js';
 import type { Context, Prompter } from '../../src/context.js';
 import type { RequestDefaults } from '../../src/deposits/ports.js';
-import { LbrlError } from '../../src/errors.js';
 import { Session } from '../../src/session.js';
 import type { StoredRecord } from '../../src/store/history.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, PNG_BASE64, TOKEN, VJL } from '../helpers/fixtures.js';
-import { plainTerminal, type SteppingClock, steppingClock } from '../helpers/plain-terminal.js';
+import { followInProcess } from '../helpers/follow-in-process.js';
+import { type SeenRun, type SteppingClock, seenRun, steppingClock } from '../helpers/plain-terminal.js';
 import { decodePng, decodeTerminal } from '../helpers/qr.js';
 import {
   type ScriptedDepositApi,
@@ -35,10 +36,7 @@ import {
 const SERVICE = 'https://pay.example.com';
 const FOLLOW = `follow it with: lbrl deposit watch ${ID}\n`;
 
-interface Created {
-  stdout: string;
-  stderr: string;
-  error?: LbrlError;
+interface Created extends SeenRun {
   api: ScriptedDepositApi;
   /** what the command handed the history, in order */
   records: StoredRecord[];
@@ -67,22 +65,15 @@ interface Setup {
 
 async function create(flags: Partial<CreateFlags>, o: Setup = {}): Promise<Created> {
   const clock = steppingClock();
-  const term = plainTerminal({ json: o.json, quiet: o.quiet, env: o.env, now: clock.now });
   const api = scriptedDepositApi({ create: o.answer, get: o.get, now: clock.now });
-  const records: StoredRecord[] = [];
   const verifying: Created['verifying'] = [];
   const target = o.target ?? { mode: 'live', baseUrl: SERVICE };
   const scope = { profile: 'default', target: target.mode === 'live' ? target.baseUrl : 'sandbox' };
   const full = flags as CreateFlags;
+  const { term, records, deps } = followInProcess({ ...o, clock, api, sandbox: target.mode === 'sandbox' });
   const options: CreateCommandOptions = {
     flags: full,
-    printer: term.printer,
-    ctx: term.ctx,
-    globals: { json: o.json, quiet: o.quiet, ...o.globals },
-    renderMode: () => ({ sandbox: target.mode === 'sandbox' }),
-    watchClient: async () => api,
-    clock,
-    recorder: { record: (r) => records.push(...r) },
+    ...deps,
     config: { setting: (key) => o.settings?.[key] },
     requestDefaults: () => ({ network: 'liquid', ...o.defaults }),
     target: () => target,
@@ -97,14 +88,7 @@ async function create(flags: Partial<CreateFlags>, o: Setup = {}): Promise<Creat
     },
     ...o.from?.(full),
   };
-  const run = { api, records, clock, verifying };
-  try {
-    await runCreate(options);
-    return { ...run, stdout: term.stdout, stderr: term.stderr };
-  } catch (error) {
-    if (!(error instanceof LbrlError)) throw error;
-    return { ...run, stdout: term.stdout, stderr: term.stderr, error };
-  }
+  return { api, records, clock, verifying, ...(await seenRun(term, () => runCreate(options))) };
 }
 
 const qrLines = (stdout: string) =>
@@ -456,60 +440,161 @@ describe('deposit create --watch, in process', () => {
       { get, target: { mode: 'sandbox' }, settings: { 'sandbox-autopay': 'off' } },
     );
     expect(off.stderr).toContain(`sandbox: simulate the payment with: lbrl sandbox pay ${ID}\n`);
+    // the profile says nothing: the default, 5 s
+    const unset = await create(
+      { amount: '10', to: LQ, watch: true, qr: false },
+      { get, target: { mode: 'sandbox' } },
+    );
+    expect(unset.error).toBeUndefined();
+    expect(unset.stderr).toContain(
+      `sandbox: simulate the payment with: lbrl sandbox pay ${ID} (or wait 5 s for autopay)\n`,
+    );
     const live = await create({ amount: '10', to: LQ, watch: true, qr: false }, { get });
     expect(live.stderr).not.toContain('sandbox');
   });
 });
 
 describe('deposit create, asking a person', () => {
-  function answering(inputs: string[], confirm: boolean) {
+  /** Answers as a person would, each checked by the prompt's own validation (a refused one is typed again). */
+  function person(answers: string[], confirmAnswer = true) {
     const asked: string[] = [];
+    const rejected: string[] = [];
     const prompter: Prompter = {
-      input: async (q) => {
+      async input(q) {
         asked.push(q.message);
-        const value = inputs.shift()!;
-        expect(q.validate(value)).toBe(true);
-        return value;
+        for (;;) {
+          const typed = answers.shift();
+          if (typed === undefined) throw new Error(`no answer left for ${q.message}`);
+          const value = typed === '' && q.default !== undefined ? q.default : typed;
+          const ok = q.validate(value);
+          if (ok === true) return value;
+          rejected.push(`${value}: ${ok}`);
+        }
       },
-      confirm: async (q) => {
+      async confirm(q) {
         asked.push(q.message);
-        return confirm;
+        return confirmAnswer;
       },
       password: async () => {
         throw new Error('create asks for no secret');
       },
     };
-    return { prompter, asked };
+    return { prompter, asked, rejected };
   }
 
-  it('asks for what the flags left out, shows what will be sent, and sends nothing when declined', async () => {
-    const { prompter, asked } = answering(['15,50', LQ], false);
-    const r = await create({}, { prompter });
-    expect(asked).toEqual([
+  /** The prompter as the Session hands it: only at a terminal, not in CI, not with --no-input. */
+  const sessionPrompter =
+    (terminal: boolean, env: Record<string, string>, input: boolean | undefined, prompter: Prompter) =>
+    (flags: CreateFlags) => {
+      const ctx = {
+        stdout: { write: () => true, isTTY: terminal },
+        stderr: { write: () => true, isTTY: terminal },
+        stdin: Object.assign(Readable.from([]), { isTTY: terminal }),
+        env,
+        homedir: os.tmpdir(),
+        now: () => 0,
+        sleep: async () => {},
+        random: () => 0.5,
+        signal: new AbortController().signal,
+        prompter,
+      } as Context;
+      return { prompter: createOptionsOf(flags, new Session(ctx, { input })).prompter };
+    };
+
+  it('asks for the missing amount and destination, validates as typed, shows a summary, and sends what was confirmed', async () => {
+    const p = person(['1.500,00', '15,5', 'not-an-address', LQ]);
+    const r = await create({ qr: false }, { prompter: p.prompter });
+    expect(r.error).toBeUndefined();
+    expect(p.asked).toEqual([
       'Amount in reais (e.g. 1500 or 15,50)',
       'Destination Liquid address',
       'Create this charge?',
     ]);
+    expect(p.rejected[0]).toContain('1.500,00: expected an amount in reais');
+    expect(p.rejected[1]).toContain('not-an-address: expected a Liquid address on liquid');
+    expect(r.stderr).toContain('  R$ 15,50 (1550 cents)\n');
+    expect(r.stderr).toContain(
+      `Amount   R$ 15,50 (1550 cents)\nTo       ${LQ}\nSplit    none\nService  ${SERVICE}\n`,
+    );
+    expect(r.api.creates().map((c) => c.body)).toEqual([{ amountInCents: 1550, lbrlAddress: LQ }]);
+  });
+
+  it('declined, it sends and records nothing (exit 2)', async () => {
+    const p = person(['15,50', LQ], false);
+    const r = await create({}, { prompter: p.prompter });
+    expect(p.asked).toEqual([
+      'Amount in reais (e.g. 1500 or 15,50)',
+      'Destination Liquid address',
+      'Create this charge?',
+    ]);
+    expect(p.rejected).toEqual([]);
     expect(r.error?.type).toBe('cancelled');
     expect(r.error?.exitCode).toBe(2);
     expect(r.error?.message).toBe('cancelled; nothing was sent');
-    expect(r.stderr).toContain('  R$ 15,50 (1550 cents)\n');
     expect(r.stderr).toContain(
       `Amount   R$ 15,50 (1550 cents)\nTo       ${LQ}\nSplit    none\nService  ${SERVICE}\n`,
     );
     expect(r.api.calls).toEqual([]);
     expect(r.records).toEqual([]);
+    // given on the command line, the confirmation is still asked
+    const given = person([], false);
+    const flagged = await create({ amount: '1', to: LQ }, { prompter: given.prompter });
+    expect(given.asked).toEqual(['Create this charge?']);
+    expect(flagged.error?.message).toBe('cancelled; nothing was sent');
+    expect(flagged.api.calls).toEqual([]);
   });
 
   it('confirmed, it sends what was answered; --yes asks nothing more', async () => {
-    const { prompter } = answering(['2', LQ], true);
-    const r = await create({}, { prompter, json: true });
+    const p = person(['2', LQ], true);
+    const r = await create({}, { prompter: p.prompter, json: true });
     expect(r.error).toBeUndefined();
     expect(r.api.creates()[0]!.body).toEqual({ amountInCents: 200, lbrlAddress: LQ });
-    const yes = answering([], false);
+    const yes = person([], false);
     const y = await create({ amount: '1', to: LQ, yes: true }, { prompter: yes.prompter, json: true });
     expect(yes.asked).toEqual([]);
     expect(y.api.creates()).toHaveLength(1);
+  });
+
+  it("offers the profile's default address: Enter takes it", async () => {
+    const p = person(['10', '']);
+    const r = await create(
+      { qr: false, yes: true },
+      { prompter: p.prompter, defaults: { defaultAddress: EX } },
+    );
+    expect(r.error).toBeUndefined();
+    expect(p.asked).toEqual(['Amount in reais (e.g. 1500 or 15,50)', 'Destination Liquid address']);
+    expect(r.api.creates()[0]!.body).toEqual({ amountInCents: 1000, lbrlAddress: EX });
+  });
+
+  it('asks for the split fee when only the split address was given', async () => {
+    const p = person(['2,99']);
+    const r = await create({ amount: '1', to: LQ, splitTo: EX, yes: true }, { prompter: p.prompter });
+    expect(r.error).toBeUndefined();
+    expect(r.api.creates()[0]!.body).toMatchObject({ splitFee: '2.99%', lbrlSplitAddress: EX });
+  });
+
+  it.each([
+    ['CI is set', true, { CI: 'true' }, undefined],
+    ['--no-input', true, {}, false],
+    ['there is no terminal', false, {}, undefined],
+  ] as const)(
+    'never prompts when %s: a missing value names the flag (exit 2), nothing sent',
+    async (_name, terminal, env, input) => {
+      const p = person(['1', LQ]);
+      const r = await create({}, { from: sessionPrompter(terminal, env, input, p.prompter) });
+      expect(p.asked).toEqual([]);
+      expect(r.error?.exitCode).toBe(2);
+      expect(r.error?.message).toBe('missing amount: pass --amount <reais> or --amount-cents <n>');
+      expect(r.stderr).toBe('');
+      expect(r.api.calls).toEqual([]);
+    },
+  );
+
+  it('at a terminal, not in CI and without --no-input, the Session hands the prompter', async () => {
+    const p = person(['1', LQ]);
+    const r = await create({ yes: true }, { from: sessionPrompter(true, {}, undefined, p.prompter) });
+    expect(r.error).toBeUndefined();
+    expect(p.asked).toEqual(['Amount in reais (e.g. 1500 or 15,50)', 'Destination Liquid address']);
   });
 });
 

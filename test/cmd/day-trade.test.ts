@@ -4,121 +4,58 @@
  * whose answers the test chooses, with a history written as lbrl writes it and a clock the test holds.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { History, type StoredRecord } from '../../src/store/history.js';
-import { runCli } from '../helpers/cli.js';
-import { liveEnv } from '../helpers/env.js';
-import { brCode, getAnswer, LQ } from '../helpers/fixtures.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import type { StoredRecord } from '../../src/store/history.js';
+import { type DayTrade, dayTrade, HOUR, id, NOW } from '../helpers/day-trade.js';
 
-const NOW = Date.parse('2026-11-23T15:00:00Z');
-const HOUR = 3600_000;
-const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-
-let server: TestServer;
-let env: Record<string, string>;
-/** what the service says of each deposit now */
-const statusOf = new Map<string, string>();
-let tooMany = 0;
-
+let world: DayTrade;
 beforeEach(async () => {
-  statusOf.clear();
-  tooMany = 0;
-  server = await startServer((req, res) => {
-    if (tooMany > 0) {
-      tooMany -= 1;
-      return json(res, 429, { message: 'slow down' }, { 'retry-after': '2' });
-    }
-    const depositId = req.url.split('/').pop()!;
-    const status = statusOf.get(depositId);
-    if (!status) return json(res, 404, { message: 'not found' });
-    const final = status === 'FINALIZED';
-    json(
-      res,
-      200,
-      getAnswer({
-        id: depositId,
-        status,
-        settlement: final || status === 'TX_SENT' ? { status, liquidTxid: 'cd'.repeat(32) } : null,
-        confirmedAt: status === 'WAITING_PAYMENT' ? null : '2026-11-23T14:00:00Z',
-      }),
-    );
-  });
-  env = liveEnv(server.url, undefined, { TZ: 'America/Sao_Paulo' });
+  world = await dayTrade();
 });
-afterEach(() => server.close());
-
-function created(n: number, hoursAgo: number, status = 'WAITING_PAYMENT', cents = 150000): StoredRecord {
-  return {
-    v: 1,
-    type: 'created',
-    id: id(n),
-    profile: 'default',
-    baseUrl: server.url,
-    at: new Date(NOW - hoursAgo * HOUR).toISOString(),
-    amountInCents: cents,
-    destinationAddress: LQ,
-    splitAddress: null,
-    splitFee: null,
-    status,
-    answer: {
-      amount: cents / 100,
-      feeAmount: Math.floor(cents / 100) / 100,
-      netAmount: (cents - Math.floor(cents / 100)) / 100,
-      splitPercent: null,
-      qrCodeText: brCode(cents),
-      createdAt: '2026-11-22T10:00:00.000Z',
-    },
-  } as StoredRecord;
-}
-
-const write = (records: StoredRecord[]) => new History(env.LBRL_CONFIG_DIR!).append(records);
-const gets = (n: number) => server.requests.filter((r) => r.method === 'GET' && r.url.endsWith(id(n))).length;
-const run = (args: string[], extra: Parameters<typeof runCli>[1] = {}) =>
-  runCli(args, { env, clock: { now: NOW }, ...extra });
+afterEach(() => world.server.close());
 
 describe('expire-after', () => {
   it('a charge past it gets one last look and is recorded EXPIRED; one in flight never is; the rest are followed', async () => {
-    write([created(1, 25), created(2, 1), created(3, 30, 'TX_SENT')]);
-    statusOf.set(id(1), 'WAITING_PAYMENT');
-    statusOf.set(id(2), 'FINALIZED');
-    statusOf.set(id(3), 'FINALIZED');
-    const r = await run(['deposit', 'watch', '--pending', '--interval', '1']);
+    world.write([world.created(1, 25), world.created(2, 1), world.created(3, 30, { status: 'TX_SENT' })]);
+    world.statusOf.set(id(1), 'WAITING_PAYMENT');
+    world.statusOf.set(id(2), 'FINALIZED');
+    world.statusOf.set(id(3), 'FINALIZED');
+    const r = await world.run(['deposit', 'watch', '--pending', '--interval', '1']);
     expect(r.code).toBe(0);
-    expect(gets(1)).toBe(1);
+    expect(world.gets(1)).toBe(1);
     // in flight first, then the newest waiting, then the last looks
-    const order = server.requests.map((q) => q.url.split('/').pop());
+    const order = world.server.requests.map((q) => q.url.split('/').pop());
     expect(order).toEqual([id(3), id(2), id(1)]);
     expect(r.stderr).toContain(`deposit ${id(1)} EXPIRED: still WAITING_PAYMENT past expire-after\n`);
-    const list = JSON.parse((await run(['deposit', 'list', '--json', '--status', 'EXPIRED'])).stdout);
+    const list = JSON.parse((await world.run(['deposit', 'list', '--json', '--status', 'EXPIRED'])).stdout);
     expect(list.map((e: { id: string }) => e.id)).toEqual([id(1)]);
     expect(list[0].status).toBe('WAITING_PAYMENT');
     // the clock moved by the spacing of three requests
     expect(Date.parse(list[0].expiredAt)).toBe(NOW + 2000);
     // the next run leaves it alone
-    const again = await run(['deposit', 'watch', '--pending']);
+    const again = await world.run(['deposit', 'watch', '--pending']);
     expect(again.code).toBe(0);
     expect(again.stderr).toBe('no pending deposits in the local history\n');
-    expect(gets(1)).toBe(1);
+    expect(world.gets(1)).toBe(1);
   });
 
   it('is a profile setting from 1m up, checked on set and when read', async () => {
-    const bad = await run(['config', 'set', 'expire-after', '30s']);
+    const bad = await world.run(['config', 'set', 'expire-after', '30s']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
       'error: invalid value for expire-after "30s": expected a duration such as 90m, 24h or 2d (at least 1m, at most 366d)\n',
     );
-    expect((await run(['config', 'set', 'expire-after', '90m'])).code).toBe(0);
-    write([created(1, 2)]);
-    statusOf.set(id(1), 'WAITING_PAYMENT');
-    const r = await run(['deposit', 'watch', '--pending', '-q']);
+    expect((await world.run(['config', 'set', 'expire-after', '90m'])).code).toBe(0);
+    world.write([world.created(1, 2)]);
+    world.statusOf.set(id(1), 'WAITING_PAYMENT');
+    const r = await world.run(['deposit', 'watch', '--pending', '-q']);
     expect(r.code).toBe(0);
-    expect(gets(1)).toBe(1);
+    expect(world.gets(1)).toBe(1);
   });
 
   it('--include-expired and a named id follow it; a late payment is said loudly, and --pending follows it again', async () => {
-    write([created(1, 25), { v: 1, type: 'expired', id: id(1), at: new Date(NOW - HOUR).toISOString() }]);
-    statusOf.set(id(1), 'WAITING_PAYMENT');
-    const timed = await run([
+    world.write([world.created(1, 25), world.expired(1, 1)]);
+    world.statusOf.set(id(1), 'WAITING_PAYMENT');
+    const timed = await world.run([
       'deposit',
       'watch',
       '--pending',
@@ -130,8 +67,8 @@ describe('expire-after', () => {
     expect(timed.code).toBe(124);
     const error = JSON.parse(timed.stderr.trim().split('\n').pop()!).error;
     expect(error.unfinished).toEqual([id(1)]);
-    statusOf.set(id(1), 'PIX_CONFIRMED');
-    const got = await run(['deposit', 'get', id(1), '-q']);
+    world.statusOf.set(id(1), 'PIX_CONFIRMED');
+    const got = await world.run(['deposit', 'get', id(1), '-q']);
     expect(got.code).toBe(0);
     expect(got.stdout).toBe('PIX_CONFIRMED\n');
     expect(got.stderr).toMatch(
@@ -139,16 +76,16 @@ describe('expire-after', () => {
         `WARNING: deposit ${id(1)} was recorded EXPIRED at 2026-11-23 11:00:00 -03:00, but the service now says PIX_CONFIRMED`,
       ),
     );
-    statusOf.set(id(1), 'FINALIZED');
-    const followed = await run(['deposit', 'watch', '--pending', '--json']);
+    world.statusOf.set(id(1), 'FINALIZED');
+    const followed = await world.run(['deposit', 'watch', '--pending', '--json']);
     expect(followed.code).toBe(0);
     expect(JSON.parse(followed.stdout).status).toBe('FINALIZED');
   });
 
   it('a late payment seen by watch --json is a JSON warning on stderr beside the stream', async () => {
-    write([created(1, 25), { v: 1, type: 'expired', id: id(1), at: new Date(NOW - HOUR).toISOString() }]);
-    statusOf.set(id(1), 'FINALIZED');
-    const r = await run(['deposit', 'watch', id(1), '--json']);
+    world.write([world.created(1, 25), world.expired(1, 1)]);
+    world.statusOf.set(id(1), 'FINALIZED');
+    const r = await world.run(['deposit', 'watch', id(1), '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stderr.trim())).toEqual({
       warning: {
@@ -164,42 +101,45 @@ describe('expire-after', () => {
 describe('a charge recorded expired that the service later says FAILED', () => {
   // FAILED is an end, not a payment: no "paid after expiry" alarm, whichever command sees it
   const expiredThenFailed = (n: number) => {
-    write([created(n, 25), { v: 1, type: 'expired', id: id(n), at: new Date(NOW - HOUR).toISOString() }]);
-    statusOf.set(id(n), 'FAILED');
+    world.write([
+      world.created(n, 25),
+      { v: 1, type: 'expired', id: id(n), at: new Date(NOW - HOUR).toISOString() },
+    ]);
+    world.statusOf.set(id(n), 'FAILED');
   };
 
   it('deposit get: the status, recorded, and no alarm', async () => {
     expiredThenFailed(1);
-    const r = await run(['deposit', 'get', id(1), '-q']);
+    const r = await world.run(['deposit', 'get', id(1), '-q']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('FAILED\n');
     expect(r.stderr).toBe('');
-    const json = await run(['deposit', 'get', id(1), '--json']);
+    const json = await world.run(['deposit', 'get', id(1), '--json']);
     expect(json.stderr).toBe('');
-    const list = await run(['deposit', 'list', '--json']);
+    const list = await world.run(['deposit', 'list', '--json']);
     expect(JSON.parse(list.stdout)[0].status).toBe('FAILED');
   });
 
   it('deposit watch (human and --json): exit 5, and no alarm', async () => {
     expiredThenFailed(1);
-    const human = await run(['deposit', 'watch', id(1)], { env: { ...env, NO_COLOR: '1' } });
+    const human = await world.run(['deposit', 'watch', id(1)], { env: { ...world.env, NO_COLOR: '1' } });
     expect(human.code).toBe(5);
     expect(human.stderr).not.toMatch(/WARNING|paid after|was recorded EXPIRED/);
     expiredThenFailed(2);
-    const json = await run(['deposit', 'watch', id(2), '--json']);
+    const json = await world.run(['deposit', 'watch', id(2), '--json']);
     expect(json.code).toBe(5);
     expect(json.stderr).not.toContain('paid_after_expiry');
     expect(JSON.parse(json.stderr.trim().split('\n').pop()!).error.type).toBe('failed');
   });
 
   it('deposit list --refresh: FAILED shown, no alarm', async () => {
-    write([
-      created(1, 25),
+    world.write([
+      world.created(1, 25),
       { v: 1, type: 'expired', id: id(1), at: new Date(NOW - HOUR).toISOString() },
       { v: 1, type: 'status', id: id(1), at: new Date(NOW - HOUR).toISOString(), status: 'WAITING_PAYMENT' },
     ]);
-    statusOf.set(id(1), 'FAILED');
-    const r = await run(['deposit', 'list', '--refresh', '--json']);
+    world.statusOf.set(id(1), 'FAILED');
+    const r = await world.run(['deposit', 'list', '--refresh', '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)[0].status).toBe('FAILED');
@@ -208,11 +148,11 @@ describe('a charge recorded expired that the service later says FAILED', () => {
 
 describe('list --refresh and expiry', () => {
   it('gives a charge past expire-after its last look and records it EXPIRED', async () => {
-    write([created(1, 25), created(2, 1)]);
-    statusOf.set(id(1), 'WAITING_PAYMENT');
-    statusOf.set(id(2), 'WAITING_PAYMENT');
-    const r = await run(['deposit', 'list', '--refresh'], {
-      env: { ...env, NO_COLOR: '1' },
+    world.write([world.created(1, 25), world.created(2, 1)]);
+    world.statusOf.set(id(1), 'WAITING_PAYMENT');
+    world.statusOf.set(id(2), 'WAITING_PAYMENT');
+    const r = await world.run(['deposit', 'list', '--refresh'], {
+      env: { ...world.env, NO_COLOR: '1' },
       stdoutTTY: true,
       columns: 160,
     });
@@ -226,37 +166,37 @@ describe('watch --pending costs what is live', () => {
   it('10,000 expired and 10 live: ten requests, and it ends when the ten end', async () => {
     const records: StoredRecord[] = [];
     for (let n = 1; n <= 10_000; n++)
-      records.push(created(n, 48), {
+      records.push(world.created(n, 48), {
         v: 1,
         type: 'expired',
         id: id(n),
         at: new Date(NOW - 20 * HOUR).toISOString(),
       });
     for (let n = 10_001; n <= 10_010; n++) {
-      records.push(created(n, 1));
-      statusOf.set(id(n), 'FINALIZED');
+      records.push(world.created(n, 1));
+      world.statusOf.set(id(n), 'FINALIZED');
     }
-    write(records);
-    const r = await run(['deposit', 'watch', '--pending', '-q']);
+    world.write(records);
+    const r = await world.run(['deposit', 'watch', '--pending', '-q']);
     expect(r.code).toBe(0);
-    expect(server.requests).toHaveLength(10);
+    expect(world.server.requests).toHaveLength(10);
   });
 
   it('a 429 shrinks the ceiling and Retry-After is honoured', async () => {
-    write([created(1, 1)]);
-    statusOf.set(id(1), 'FINALIZED');
-    tooMany = 1;
-    const r = await run(['deposit', 'watch', '--pending']);
+    world.write([world.created(1, 1)]);
+    world.statusOf.set(id(1), 'FINALIZED');
+    world.tooMany = 1;
+    const r = await world.run(['deposit', 'watch', '--pending']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('the service asked to slow down: at most 30 request(s) a minute now');
     expect(r.sleeps.some((ms) => ms >= 2000)).toBe(true);
   });
 
   it('on time-out each unfinished deposit is named once', async () => {
-    write([created(1, 2), created(2, 1)]);
-    statusOf.set(id(1), 'WAITING_PAYMENT');
-    statusOf.set(id(2), 'WAITING_PAYMENT');
-    const r = await run(['deposit', 'watch', '--pending', '--timeout', '4']);
+    world.write([world.created(1, 2), world.created(2, 1)]);
+    world.statusOf.set(id(1), 'WAITING_PAYMENT');
+    world.statusOf.set(id(2), 'WAITING_PAYMENT');
+    const r = await world.run(['deposit', 'watch', '--pending', '--timeout', '4']);
     expect(r.code).toBe(124);
     for (const n of [1, 2]) expect(r.stderr.split(id(n)).length - 1).toBe(1);
     expect(r.stderr).toContain('lbrl deposit watch --pending\n');
@@ -265,17 +205,19 @@ describe('watch --pending costs what is live', () => {
 
 describe('deposit list', () => {
   beforeEach(() => {
-    write([
-      created(1, 24 * 10),
-      created(2, 24 * 3, 'WAITING_PAYMENT', 600000),
-      created(3, 2),
+    world.write([
+      world.created(1, 24 * 10),
+      world.created(2, 24 * 3, { status: 'WAITING_PAYMENT', cents: 600000 }),
+      world.created(3, 2),
       { v: 1, type: 'status', id: id(3), status: 'FINALIZED', at: new Date(NOW - HOUR).toISOString() },
       { v: 1, type: 'verified', id: id(3), txid: 'cd'.repeat(32), at: new Date(NOW - HOUR).toISOString() },
-      { v: 1, type: 'expired', id: id(1), at: new Date(NOW - HOUR).toISOString() },
+      world.expired(1, 1),
     ]);
   });
   const ids = async (args: string[]) =>
-    JSON.parse((await run(['deposit', 'list', '--json', ...args])).stdout).map((e: { id: string }) => e.id);
+    JSON.parse((await world.run(['deposit', 'list', '--json', ...args])).stdout).map(
+      (e: { id: string }) => e.id,
+    );
 
   it('filters by status (repeatable, comma lists, EXPIRED), time and verification', async () => {
     expect(await ids(['--status', 'expired'])).toEqual([id(1)]);
@@ -289,21 +231,21 @@ describe('deposit list', () => {
   });
 
   it('refuses a bad filter with one line and exit 2', async () => {
-    const r = await run(['deposit', 'list', '--status', 'PAID']);
+    const r = await world.run(['deposit', 'list', '--status', 'PAID']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'error: invalid --status "PAID": expected one of WAITING_PAYMENT, PIX_CONFIRMED, SETTLEMENT_CREATED, TX_SENT, FINALIZED, FAILED, EXPIRED, GONE\n',
     );
-    const since = await run(['deposit', 'list', '--since', 'yesterday']);
+    const since = await world.run(['deposit', 'list', '--since', 'yesterday']);
     expect(since.code).toBe(2);
     expect(since.stderr.split('\n')).toHaveLength(2);
-    const both = await run(['deposit', 'list', '--verified', '--unverified']);
+    const both = await world.run(['deposit', 'list', '--verified', '--unverified']);
     expect(both.code).toBe(2);
   });
 
   it('fits 80 columns, local times with their offset; wider, the columns line up under their headers', async () => {
-    const narrow = await run(['deposit', 'list'], {
-      env: { ...env, NO_COLOR: '1' },
+    const narrow = await world.run(['deposit', 'list'], {
+      env: { ...world.env, NO_COLOR: '1' },
       stdoutTTY: true,
       columns: 80,
     });
@@ -312,15 +254,15 @@ describe('deposit list', () => {
     expect(lines[0]).toMatch(/^ID +CREATED -03:00 +R\$ +STATUS$/);
     expect(lines[1]).toMatch(new RegExp(`^${id(3)}  11-23 10:00 +1\\.500,00  FINALIZED$`));
     expect(lines[3]).toMatch(/EXPIRED\/WAITING$/);
-    const split = await run(['deposit', 'list'], {
-      env: { ...env, NO_COLOR: '1' },
+    const split = await world.run(['deposit', 'list'], {
+      env: { ...world.env, NO_COLOR: '1' },
       stdoutTTY: true,
       columns: 60,
     });
     for (const l of split.stdout.trimEnd().split('\n')) expect(l.length).toBeLessThanOrEqual(60);
     expect(split.stdout.split('\n')[0]).toMatch(/^ID +STATUS$/);
-    const wide = await run(['deposit', 'list'], {
-      env: { ...env, NO_COLOR: '1' },
+    const wide = await world.run(['deposit', 'list'], {
+      env: { ...world.env, NO_COLOR: '1' },
       stdoutTTY: true,
       columns: 160,
     });
@@ -333,8 +275,11 @@ describe('deposit list', () => {
 
 describe('deposit report: quiet days', () => {
   it('a day with no deposit between two with some is a row of zeros', async () => {
-    write([created(1, 24 * 3, 'WAITING_PAYMENT', 1000), created(2, 1, 'WAITING_PAYMENT', 1000)]);
-    const report = JSON.parse((await run(['deposit', 'report', '--json'])).stdout);
+    world.write([
+      world.created(1, 24 * 3, { status: 'WAITING_PAYMENT', cents: 1000 }),
+      world.created(2, 1, { status: 'WAITING_PAYMENT', cents: 1000 }),
+    ]);
+    const report = JSON.parse((await world.run(['deposit', 'report', '--json'])).stdout);
     expect(
       report.periods.map((p: { period: string; createdCount: number }) => [p.period, p.createdCount]),
     ).toEqual([
@@ -348,20 +293,20 @@ describe('deposit report: quiet days', () => {
 
 describe('deposit report', () => {
   beforeEach(() => {
-    write([
-      created(1, 30, 'WAITING_PAYMENT', 1000),
-      created(2, 27, 'WAITING_PAYMENT', 2550),
-      created(3, 2, 'WAITING_PAYMENT', 10000),
-      created(4, 1, 'WAITING_PAYMENT', 700),
+    world.write([
+      world.created(1, 30, { status: 'WAITING_PAYMENT', cents: 1000 }),
+      world.created(2, 27, { status: 'WAITING_PAYMENT', cents: 2550 }),
+      world.created(3, 2, { status: 'WAITING_PAYMENT', cents: 10000 }),
+      world.created(4, 1, { status: 'WAITING_PAYMENT', cents: 700 }),
       { v: 1, type: 'status', id: id(2), status: 'FINALIZED', at: new Date(NOW - HOUR).toISOString() },
       { v: 1, type: 'status', id: id(3), status: 'FINALIZED', at: new Date(NOW - HOUR).toISOString() },
       { v: 1, type: 'verified', id: id(3), txid: 'cd'.repeat(32), at: new Date(NOW - HOUR).toISOString() },
-      { v: 1, type: 'expired', id: id(1), at: new Date(NOW - HOUR).toISOString() },
+      world.expired(1, 1),
     ]);
   });
 
   it('--json: the counts and the sums in integer cents, per local day and in total', async () => {
-    const r = await run(['deposit', 'report', '--json']);
+    const r = await world.run(['deposit', 'report', '--json']);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.periods.map((p: { period: string }) => p.period)).toEqual(['2026-11-22', '2026-11-23']);
@@ -383,7 +328,7 @@ describe('deposit report', () => {
   });
 
   it('--csv is RFC 4180 with a dot decimal; --csv-br is ; with a comma decimal', async () => {
-    const csv = (await run(['deposit', 'report', '--csv', '--by', 'month'])).stdout;
+    const csv = (await world.run(['deposit', 'report', '--csv', '--by', 'month'])).stdout;
     expect(csv.split('\r\n')[0]).toBe(
       'month,created,finalized,failed,expired,pending,charged,gross,fees,net,split,destination,verified,verified_net,unchecked,unchecked_net,unproven,unproven_net,mismatched,mismatched_net',
     );
@@ -391,17 +336,17 @@ describe('deposit report', () => {
       '2026-11,4,2,0,1,1,142.50,125.50,1.25,124.25,0.00,124.25,1,99.00,1,25.25,0,0.00,0,0.00',
     );
     expect(csv.endsWith('\r\n')).toBe(true);
-    const br = (await run(['deposit', 'report', '--csv-br', '--by', 'month'])).stdout;
+    const br = (await world.run(['deposit', 'report', '--csv-br', '--by', 'month'])).stdout;
     expect(br.split('\r\n')[2]).toBe(
       'total;4;2;0;1;1;142,50;125,50;1,25;124,25;0,00;124,25;1;99,00;1;25,25;0;0,00;0;0,00',
     );
-    const both = await run(['deposit', 'report', '--csv', '--json']);
+    const both = await world.run(['deposit', 'report', '--csv', '--json']);
     expect(both.code).toBe(2);
   });
 
   it('on a terminal: a table and a bar chart of net per period', async () => {
-    const r = await run(['deposit', 'report'], {
-      env: { ...env, NO_COLOR: '1' },
+    const r = await world.run(['deposit', 'report'], {
+      env: { ...world.env, NO_COLOR: '1' },
       stdoutTTY: true,
       columns: 80,
     });
@@ -411,9 +356,9 @@ describe('deposit report', () => {
   });
 
   it('on chain: what the last verification found (unproven, mismatched) is counted apart from the not yet checked', async () => {
-    write([
-      created(5, 3, 'WAITING_PAYMENT', 5000),
-      created(6, 3, 'WAITING_PAYMENT', 3000),
+    world.write([
+      world.created(5, 3, { status: 'WAITING_PAYMENT', cents: 5000 }),
+      world.created(6, 3, { status: 'WAITING_PAYMENT', cents: 3000 }),
       { v: 1, type: 'status', id: id(5), status: 'FINALIZED', at: new Date(NOW - HOUR).toISOString() },
       { v: 1, type: 'status', id: id(6), status: 'FINALIZED', at: new Date(NOW - HOUR).toISOString() },
       {
@@ -442,7 +387,7 @@ describe('deposit report', () => {
         at: new Date(NOW).toISOString(),
       },
     ]);
-    const r = await run(['deposit', 'report', '--json']);
+    const r = await world.run(['deposit', 'report', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).total).toMatchObject({
       finalizedCount: 4,
@@ -455,7 +400,7 @@ describe('deposit report', () => {
       uncheckedCount: 2,
       uncheckedNetCents: 2525 + 9900,
     });
-    const human = await run(['deposit', 'report'], { env: { ...env, NO_COLOR: '1' } });
+    const human = await world.run(['deposit', 'report'], { env: { ...world.env, NO_COLOR: '1' } });
     expect(human.stdout).toContain(
       [
         'Verified on chain  R$ 0,00 (0)',

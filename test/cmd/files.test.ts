@@ -5,30 +5,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CreatedRecord } from '../../src/store/history.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
+import { createdRecord } from '../helpers/records-history.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 const mode = (p: string) => fs.lstatSync(p).mode & 0o7777;
 const OTHER = 65534; // nobody
 
-function created(id: string, extra: Record<string, unknown> = {}) {
-  return {
-    v: 1,
-    type: 'created',
-    id,
-    profile: 'default',
+/** the deposit getAnswer() describes, recorded by a create in the sandbox */
+const created = (id: string, extra: Partial<CreatedRecord> = {}) =>
+  createdRecord(id, {
     baseUrl: 'sandbox',
     at: '2026-11-22T10:00:00.000Z',
-    // the deposit getAnswer() describes
     amountInCents: 150000,
     destinationAddress: LQ,
-    splitAddress: null,
-    splitFee: null,
-    status: 'WAITING_PAYMENT',
     ...extra,
-  };
-}
+  });
 const ndjson = (records: unknown[]) => records.map((r) => `${JSON.stringify(r)}\n`).join('');
 
 describe('modes only on what lbrl creates', () => {

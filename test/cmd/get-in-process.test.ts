@@ -7,11 +7,10 @@ import { describe, expect, it } from 'vitest';
 import type { ApiResult } from '../../src/api/client.js';
 import type { GetResponse } from '../../src/api/models.js';
 import { type GetCommandOptions, type GetFlags, runGet } from '../../src/commands/deposit-get.js';
-import type { Context } from '../../src/context.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
-import { Printer } from '../../src/ui/output.js';
 import { brCode, getAnswer, ID } from '../helpers/fixtures.js';
+import { plainTerminal } from '../helpers/plain-terminal.js';
 
 interface Run {
   stdout: string;
@@ -38,15 +37,11 @@ async function get(
   answer: Record<string, unknown>,
   options: Partial<Omit<GetCommandOptions, 'printer' | 'client'>> & { sandbox?: boolean } = {},
 ): Promise<Run & { error?: LbrlError }> {
-  const run: Run = { stdout: '', stderr: '', asked: [] };
-  const ctx = {
-    stdout: { write: (s: string) => (run.stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (run.stderr += s), isTTY: false },
-    env: {},
-  } as unknown as Context;
   const json = options.json ?? false;
   const quiet = options.quiet ?? false;
-  const printer = new Printer(ctx, { json, quiet, color: false, verbose: false });
+  const term = plainTerminal({ json, quiet });
+  const asked: string[] = [];
+  const run = (): Run => ({ stdout: term.stdout, stderr: term.stderr, asked });
   try {
     await runGet({
       idText,
@@ -60,13 +55,13 @@ async function get(
       serviceUrl: () => undefined,
       expiredAt: () => undefined,
       afterExpiry: async () => {},
-      printer,
-      client: async () => ({ api: fakeApi(answer, run.asked), sandbox: options.sandbox ?? false }),
+      printer: term.printer,
+      client: async () => ({ api: fakeApi(answer, asked), sandbox: options.sandbox ?? false }),
     });
-    return run;
+    return run();
   } catch (error) {
     if (!(error instanceof LbrlError)) throw error;
-    return { ...run, error };
+    return { ...run(), error };
   }
 }
 

@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import type { CreateResponse } from '../../src/api/models.js';
 import { type ListOptions, runList } from '../../src/commands/deposit-list.js';
 import { fixedFieldsOf } from '../../src/domain/deposit.js';
-import { LbrlError } from '../../src/errors.js';
+import type { LbrlError } from '../../src/errors.js';
 import type { StoredRecord } from '../../src/store/history.js';
-import { capturedOutput } from '../helpers/captured-output.js';
 import { createAnswer, getAnswer, LQ } from '../helpers/fixtures.js';
+import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { createdRecord, type RecordsHistory, recordsHistory } from '../helpers/records-history.js';
 import { scriptedGets } from '../helpers/scripted-deposit-api.js';
 
@@ -76,18 +76,18 @@ async function list(
   } = {},
 ): Promise<Seen> {
   const history = o.history ?? recordsHistory(THREE());
-  const { seen, printer, ctx } = capturedOutput({
+  const term = plainTerminal({
     json: o.json,
     ...(o.columns !== undefined ? { columns: o.columns } : {}),
     env: o.env ?? {},
     now: () => NOW,
   });
+  const { printer, ctx } = term;
   const api = scriptedGets(o.answers ?? {});
   let clientMade = false;
   const paidAfterExpiry: string[] = [];
-  let error: LbrlError | undefined;
-  try {
-    await runList({
+  const seen = await seenRun(term, () =>
+    runList({
       flags,
       printer,
       json: o.json === true,
@@ -104,14 +104,10 @@ async function list(
         expireAfterMs: () => o.expireAfterMs ?? DAY,
         paidAfterExpiry: (x, value, expiredAt) => paidAfterExpiry.push(`${x} ${value} ${expiredAt}`),
       },
-    });
-  } catch (caught) {
-    if (!(caught instanceof LbrlError)) throw caught;
-    error = caught;
-  }
+    }),
+  );
   return {
     ...seen,
-    ...(error ? { error } : {}),
     asked: api.asked,
     clientMade,
     appended: history.appended,

@@ -9,45 +9,33 @@ import { bech32 } from 'bech32';
 import { encode as blech32Encode } from 'blech32';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
-import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
-import { History, type StoredRecord } from '../../src/store/history.js';
+import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
+import { History } from '../../src/store/history.js';
 import { runBin } from '../helpers/bin.js';
 import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
-import { brCode, createAnswer } from '../helpers/fixtures.js';
+import { createAnswer } from '../helpers/fixtures.js';
 import { json, type SeenRequest, startServer } from '../helpers/server.js';
+import {
+  AFTER,
+  type ChainTx,
+  CREATED,
+  DEST,
+  id,
+  payTx,
+  type SettledDeposit,
+  SPLIT,
+  settledRecords,
+  units,
+} from '../helpers/settled-deposits.js';
 
 const zkp = await loadZkp();
-
-const DEST = bech32.encode('ert', [0, ...bech32.toWords(Buffer.alloc(20, 0x22))]);
-const SPLIT = 'ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k';
-const CREATED = Date.parse('2026-11-22T10:00:00.000Z');
-const COIN = 100_000_000n;
-const units = (cents: number) => (BigInt(cents) * COIN) / 100n;
-const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 let closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of closers) await c();
   closers = [];
 });
-
-function payTx(payments: Array<[string, bigint]>, seed: string) {
-  return buildPaymentsTx(
-    zkp,
-    seed,
-    payments.map(([address, amount]) => ({ address, amount, assetId: SANDBOX_ASSET_ID })),
-    'elementsregtest',
-  );
-}
-
-interface ChainTx {
-  txid: string;
-  hex: string;
-  /** block time, seconds */
-  time: number;
-  to: string[];
-}
 
 /** An explorer serving these transactions, the address routes and a registry answer. */
 async function explorer(txs: ChainTx[], asset: Record<string, unknown> | null, barrier = 0) {
@@ -102,7 +90,7 @@ async function explorer(txs: ChainTx[], asset: Record<string, unknown> | null, b
 
 /** A profile pinned to SBRL on an explorer, whose history holds these finalized deposits. */
 async function shop(
-  deposits: Array<{ n: number; cents: number; txid: string; split?: number; at?: number; to?: string }>,
+  deposits: SettledDeposit[],
   txs: ChainTx[],
   asset: Record<string, unknown> | null = SANDBOX_ASSET,
   barrier = 0,
@@ -133,50 +121,11 @@ async function shop(
     ['default-address', DEST],
   ] as const)
     expect((await runCli(['config', 'set', k, v], { env })).code).toBe(0);
-  const records: StoredRecord[] = deposits.flatMap((d) => {
-    const at = new Date(d.at ?? CREATED).toISOString();
-    const fee = Math.floor(d.cents / 100);
-    return [
-      {
-        v: 1,
-        type: 'created',
-        id: id(d.n),
-        profile: 'default',
-        baseUrl: service.url,
-        at,
-        amountInCents: d.cents,
-        destinationAddress: d.to ?? DEST,
-        splitAddress: d.split === undefined ? null : SPLIT,
-        splitFee: null,
-        status: 'WAITING_PAYMENT',
-        answer: {
-          amount: d.cents / 100,
-          feeAmount: fee / 100,
-          netAmount: (d.cents - fee) / 100,
-          splitPercent: d.split ?? null,
-          qrCodeText: brCode(d.cents),
-          createdAt: at,
-        },
-      } as StoredRecord,
-      {
-        v: 1,
-        type: 'status',
-        id: id(d.n),
-        status: 'FINALIZED',
-        at,
-        final: {
-          settlement: { status: 'FINALIZED', liquidTxid: d.txid },
-          confirmedAt: new Date(CREATED + 600_000).toISOString(),
-        },
-      } as StoredRecord,
-    ];
-  });
+  const records = settledRecords(deposits, service.url);
   new History(env.LBRL_CONFIG_DIR!).append(records);
   const run = (args: string[]) => runCli(args, { env, clock: { now: CREATED + 3600_000 } });
   return { run, env };
 }
-
-const after = CREATED / 1000 + 300;
 
 // a precision only claimed, a unit short, an old payment and a split a unit short are matched by
 // the same rules in process: test/cmd/reconcile-in-process.test.ts
@@ -189,7 +138,7 @@ describe('deposit reconcile matches by the verify rules', () => {
         { n: 1, cents: 1500, txid: tx.txid },
         { n: 2, cents: 1500, txid: tx.txid, at: CREATED + 60_000 },
       ],
-      [{ ...tx, time: after, to: [DEST] }],
+      [{ ...tx, time: AFTER, to: [DEST] }],
     );
     const first = await run(['deposit', 'verify', id(2)]);
     expect(first.stderr).toBe('');
@@ -212,7 +161,7 @@ describe('deposit reconcile matches by the verify rules', () => {
         { n: 1, cents: 1500, txid: tx.txid },
         { n: 2, cents: 1500, txid: tx.txid },
       ],
-      [{ ...tx, time: after, to: [DEST] }],
+      [{ ...tx, time: AFTER, to: [DEST] }],
     );
     expect((await run(['deposit', 'verify', id(1), id(2)])).code).toBe(0);
     const r = await run(['deposit', 'reconcile', '--json']);
@@ -230,7 +179,7 @@ describe('deposit reconcile matches by the verify rules', () => {
 
   it('the same deposit named in another case is one deposit, in one run and across runs', async () => {
     const tx = payTx([[DEST, units(1485)]], 'case');
-    const { run } = await shop([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: after, to: [DEST] }]);
+    const { run } = await shop([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: AFTER, to: [DEST] }]);
     const both = await run(['deposit', 'verify', id(1), id(1).toUpperCase()]);
     expect(both.stderr).toBe('');
     expect(both.code).toBe(0);
@@ -246,7 +195,7 @@ describe('deposit reconcile matches by the verify rules', () => {
         { n: 1, cents: 1500, txid: tx.txid },
         { n: 2, cents: 1500, txid: tx.txid },
       ],
-      [{ ...tx, time: after, to: [DEST] }],
+      [{ ...tx, time: AFTER, to: [DEST] }],
       SANDBOX_ASSET,
       2,
     );
@@ -271,7 +220,7 @@ describe('deposit reconcile matches by the verify rules', () => {
         { n: 1, cents: 1500, txid: tx.txid },
         { n: 2, cents: 1500, txid: tx.txid },
       ],
-      [{ ...tx, time: after, to: [DEST] }],
+      [{ ...tx, time: AFTER, to: [DEST] }],
       SANDBOX_ASSET,
       2,
     );
@@ -296,7 +245,7 @@ describe('deposit reconcile matches by the verify rules', () => {
         { n: 1, cents: 1500, txid: tx.txid },
         { n: 2, cents: 1500, txid: tx.txid, to: DEST.toUpperCase(), at: CREATED + 60_000 },
       ],
-      [{ ...tx, time: after, to: [DEST, DEST.toUpperCase()] }],
+      [{ ...tx, time: AFTER, to: [DEST, DEST.toUpperCase()] }],
     );
     const r = await run(['deposit', 'reconcile', '--json']);
     expect(r.code).toBe(1);
@@ -328,7 +277,7 @@ describe('deposit reconcile matches by the verify rules', () => {
     );
     const { run } = await shop(
       [{ n: 1, cents: 1500, txid: tx.txid, split }],
-      [{ ...tx, time: after, to: [DEST, SPLIT] }],
+      [{ ...tx, time: AFTER, to: [DEST, SPLIT] }],
     );
     const r = await run(['deposit', 'reconcile', '--json']);
     expect(r.code).toBe(code);
@@ -351,7 +300,7 @@ describe('deposit reconcile counts each output and each deposit once', () => {
         { n: 1, cents: 1500, txid: tx.txid },
         { n: 2, cents: 3000, txid: tx.txid },
       ],
-      [{ ...tx, time: after, to: [DEST] }],
+      [{ ...tx, time: AFTER, to: [DEST] }],
     );
     const r = await run(['deposit', 'reconcile', '--json']);
     expect(r.stderr).toBe('');
@@ -383,7 +332,7 @@ describe('deposit reconcile counts each output and each deposit once', () => {
         { n: 2, cents: 1500, txid: tx.txid },
         { n: 3, cents: 1500, txid: tx.txid },
       ],
-      [{ ...tx, time: after, to: [DEST] }],
+      [{ ...tx, time: AFTER, to: [DEST] }],
     );
     const r = await run(['deposit', 'reconcile', '--json']);
     expect(r.code).toBe(0);
@@ -408,7 +357,7 @@ describe('deposit reconcile counts each output and each deposit once', () => {
         { n: 1, cents: 1500, txid: tx.txid, split: 0.1 },
         { n: 2, cents: 1500, txid: tx.txid, split: 0.1 },
       ],
-      [{ ...tx, time: after, to: [DEST, SPLIT] }],
+      [{ ...tx, time: AFTER, to: [DEST, SPLIT] }],
     );
     const r = await run(['deposit', 'reconcile', '--json']);
     expect(r.stderr).toBe('');
@@ -434,7 +383,7 @@ describe('deposit reconcile counts each output and each deposit once', () => {
         { n: 1, cents: 1500, txid: tx.txid },
         { n: 2, cents: 1500, txid: tx.txid },
       ],
-      [{ ...tx, time: after, to: [DEST] }],
+      [{ ...tx, time: AFTER, to: [DEST] }],
     );
     const r = await run(['deposit', 'reconcile', '--json']);
     expect(r.code).toBe(1);
@@ -460,7 +409,7 @@ describe('deposit reconcile counts each output and each deposit once', () => {
       const tx = payTx([[to, units(1485)]], 'blind');
       const { run } = await shop(
         [{ n: 1, cents: 1500, txid: tx.txid, to }],
-        [{ ...tx, time: after, to: [to] }],
+        [{ ...tx, time: AFTER, to: [to] }],
       );
       const r = await run(['deposit', 'reconcile', '--json']);
       expect(r.code).toBe(7);
@@ -492,7 +441,7 @@ describe('deposit reconcile counts each output and each deposit once', () => {
           { n: 1, cents: 1500, txid: tx.txid, to },
           { n: 2, cents: 1500, txid: tx.txid, to },
         ],
-        [{ ...tx, time: after, to: [to] }],
+        [{ ...tx, time: AFTER, to: [to] }],
       );
       const r = await run(['deposit', 'reconcile', '--json']);
       expect(r.code).toBe(7);
@@ -511,7 +460,7 @@ describe('deposit reconcile counts each output and each deposit once', () => {
       const tx = payTx([[to, units(1485)]], 'blind-key');
       const { run, env } = await shop(
         [{ n: 1, cents: 1500, txid: tx.txid, to }],
-        [{ ...tx, time: after, to: [to] }],
+        [{ ...tx, time: AFTER, to: [to] }],
       );
       expect((await runCli(['config', 'set-blinding-key', '--address', to], { env, stdin: KEY })).code).toBe(
         0,

@@ -5,10 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type ReportCommandOptions, runReport } from '../../src/commands/deposit-report.js';
-import type { Context } from '../../src/context.js';
 import { LbrlError } from '../../src/errors.js';
 import type { CreatedRecord, HistoryEntry } from '../../src/store/history.js';
-import { Printer } from '../../src/ui/output.js';
+import { plainTerminal } from '../helpers/plain-terminal.js';
 
 const NOW = Date.parse('2026-11-21T15:00:00Z');
 
@@ -36,21 +35,15 @@ const ENTRIES = [
 ];
 
 async function report(flags: ReportCommandOptions['flags'], json = false, env = { TZ: 'UTC' }) {
+  const term = plainTerminal({ json, env, now: () => NOW });
   const seen = { stdout: '', stderr: '', error: undefined as unknown };
-  const stdout = { write: (s: string) => (seen.stdout += s), isTTY: false, columns: 80 };
-  const ctx = {
-    stdout,
-    stderr: { write: (s: string) => (seen.stderr += s), isTTY: false },
-    env,
-    now: () => NOW,
-  } as unknown as Context;
   try {
     await runReport({
       flags,
       json,
-      printer: new Printer(ctx, { json, quiet: false, color: false, verbose: false }),
+      printer: term.printer,
       profileName: 'default',
-      ctx,
+      ctx: term.ctx,
       history: () => ({
         fold: <T>(
           filter: (r: CreatedRecord) => boolean,
@@ -66,6 +59,8 @@ async function report(flags: ReportCommandOptions['flags'], json = false, env = 
   } catch (e) {
     seen.error = e;
   }
+  seen.stdout = term.stdout;
+  seen.stderr = term.stderr;
   return seen;
 }
 

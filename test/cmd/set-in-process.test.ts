@@ -17,17 +17,13 @@ import {
 } from '../../src/commands/config.js';
 import type { Context, Prompter } from '../../src/context.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
-import { LbrlError } from '../../src/errors.js';
 import type { Profile } from '../../src/store/config.js';
-import { capturedOutput } from '../helpers/captured-output.js';
 import { EX, LQ, TEX } from '../helpers/fixtures.js';
+import { plainTerminal, type SeenRun, seenRun } from '../helpers/plain-terminal.js';
 
 const zkp = await loadZkp();
 
-interface Seen {
-  stdout: string;
-  stderr: string;
-  error?: LbrlError;
+interface Seen extends SeenRun {
   /** the profile after the command (the same object when nothing was written) */
   profile: Profile;
   writes: number;
@@ -48,31 +44,23 @@ function profileStore(start: Record<string, unknown>) {
   };
 }
 
-async function caught(work: () => Promise<void>): Promise<LbrlError | undefined> {
-  try {
-    await work();
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof LbrlError)) throw error;
-    return error;
-  }
+type ChangeSettingOptions = Parameters<typeof runSetSetting>[2];
+
+/** Run a change of the profile kept in memory as `start`: what a user saw, the profile after and its writes. */
+async function changed(
+  start: Record<string, unknown>,
+  work: (options: ChangeSettingOptions) => Promise<unknown>,
+): Promise<Seen> {
+  const term = plainTerminal();
+  const { store, ...profile } = profileStore(start);
+  const seen = await seenRun(term, () => work({ printer: term.printer, profileName: 'default', ...profile }));
+  return { ...seen, profile: store.profile, writes: store.writes };
 }
 
-async function set(key: string, value: string, start: Record<string, unknown> = {}): Promise<Seen> {
-  const { seen, printer } = capturedOutput();
-  const { store, ...profile } = profileStore(start);
-  const error = await caught(() =>
-    runSetSetting(key, value, { printer, profileName: 'default', ...profile }),
-  );
-  return { ...seen, ...(error ? { error } : {}), profile: store.profile, writes: store.writes };
-}
-
-async function unset(key: string, start: Record<string, unknown>): Promise<Seen> {
-  const { seen, printer } = capturedOutput();
-  const { store, ...profile } = profileStore(start);
-  const error = await caught(() => runUnsetSetting(key, { printer, profileName: 'default', ...profile }));
-  return { ...seen, ...(error ? { error } : {}), profile: store.profile, writes: store.writes };
-}
+const set = (key: string, value: string, start: Record<string, unknown> = {}) =>
+  changed(start, (options) => runSetSetting(key, value, options));
+const unset = (key: string, start: Record<string, unknown>) =>
+  changed(start, (options) => runUnsetSetting(key, options));
 
 describe('config set on narrow options', () => {
   it('a value that keeps its rules is saved as checked; said on stderr, nothing on stdout', async () => {
@@ -194,7 +182,8 @@ describe('config set-blinding-key on narrow options', () => {
       input?: boolean;
     } = {},
   ): Promise<Seen> {
-    const { seen, printer, ctx } = capturedOutput();
+    const term = plainTerminal();
+    const { printer, ctx } = term;
     const stdin = Readable.from(o.stdin !== undefined ? [Buffer.from(o.stdin)] : []) as Readable & {
       isTTY?: boolean;
     };
@@ -204,9 +193,9 @@ describe('config set-blinding-key on narrow options', () => {
       stdin,
       stdout: { ...ctx.stdout, isTTY: o.prompter !== undefined },
       ...(o.prompter ? { prompter: o.prompter } : {}),
-    } as Context;
+    } as unknown as Context;
     const { store, ...profile } = profileStore(o.start ?? { network: 'elementsregtest' });
-    const error = await caught(() =>
+    const seen = await seenRun(term, () =>
       runSetBlindingKey({
         flags,
         printer,
@@ -218,7 +207,11 @@ describe('config set-blinding-key on narrow options', () => {
         ...profile,
       }),
     );
-    return { ...seen, ...(error ? { error } : {}), profile: store.profile, writes: store.writes };
+    return {
+      ...seen,
+      profile: store.profile,
+      writes: store.writes,
+    };
   }
 
   it('from stdin: stored, said without the key', async () => {

@@ -11,22 +11,15 @@ import {
   runGetSetting,
   runListSettings,
 } from '../../src/commands/config.js';
-import type { Context } from '../../src/context.js';
 import { LbrlError, usageError } from '../../src/errors.js';
-import { Printer } from '../../src/ui/output.js';
+import { plainTerminal } from '../helpers/plain-terminal.js';
 
 const TOKEN = 'tok_live_0123456789abcdef0123456789';
 
 function printer(json: boolean, secrets: string[] = []) {
-  const seen = { stdout: '', stderr: '' };
-  const ctx = {
-    stdout: { write: (s: string) => (seen.stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (seen.stderr += s), isTTY: false },
-    env: {},
-  } as unknown as Context;
-  const p = new Printer(ctx, { json, quiet: false, color: false, verbose: false });
-  for (const s of secrets) p.addSecret(s);
-  return { p, seen };
+  const term = plainTerminal({ json });
+  for (const s of secrets) term.printer.addSecret(s);
+  return { p: term.printer, seen: term };
 }
 
 function status(over: Partial<StatusCommandOptions> & { json?: boolean }) {
@@ -54,7 +47,7 @@ function status(over: Partial<StatusCommandOptions> & { json?: boolean }) {
   } catch (e) {
     error = e;
   }
-  return { ...seen, error };
+  return { stdout: seen.stdout, stderr: seen.stderr, error };
 }
 
 describe('auth status, in process', () => {
@@ -103,7 +96,7 @@ function list(over: Partial<ListSettingsOptions>) {
     setting: (k) => ({ network: 'liquid', 'base-url': 'https://ana:pw@pay.example.com/' })[k as string],
     ...over,
   });
-  return seen;
+  return { stdout: seen.stdout, stderr: seen.stderr };
 }
 
 describe('config list, in process', () => {
@@ -143,7 +136,7 @@ async function getSetting(name: string, over: Partial<GetSettingOptions> & { jso
   } catch (e) {
     error = e;
   }
-  return { ...seen, error };
+  return { stdout: seen.stdout, stderr: seen.stderr, error };
 }
 
 describe('config get, in process', () => {

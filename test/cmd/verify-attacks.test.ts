@@ -15,54 +15,29 @@ import { encode as blech32Encode } from 'blech32';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EsploraClient } from '../../src/api/esplora.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
-import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
+import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { createAnswer } from '../helpers/fixtures.js';
 import { json, type SeenRequest, startServer } from '../helpers/server.js';
+import {
+  CONFIRMED,
+  CREATED,
+  DEST,
+  finalizedAnswer,
+  id,
+  payTx,
+  SPLIT,
+  units,
+} from '../helpers/settled-deposits.js';
 
 const zkp = await loadZkp();
-
-const DEST = bech32.encode('ert', [0, ...bech32.toWords(Buffer.alloc(20, 0x22))]);
-const SPLIT = 'ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k';
-const CREATED = '2026-11-22T10:00:00.000Z';
-const BLOCK_TIME = Date.parse('2026-11-22T10:05:00Z') / 1000;
-const COIN = 100_000_000n; // SBRL has 8 decimals: a real is 10^8 units
-const cents = (n: number) => (BigInt(n) * COIN) / 100n;
-const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 let closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of closers) await c();
   closers = [];
 });
-
-/** A real transaction paying these explicit outputs of SBRL. */
-function payTx(payments: Array<[string, bigint]>, seed = 'tx') {
-  return buildPaymentsTx(
-    zkp,
-    seed,
-    payments.map(([address, amount]) => ({ address, amount, assetId: SANDBOX_ASSET_ID })),
-    'elementsregtest',
-  );
-}
-
-/** A FINALIZED deposit settled by `txid`: R$ 15.00 by default (net 14.85), to DEST. */
-function deposit(n: number, txid: string, o: { cents?: number; split?: string } = {}) {
-  const { qrCode: _q, ...answer } = createAnswer({
-    amountInCents: o.cents ?? 1500,
-    lbrlAddress: DEST,
-    ...(o.split ? { lbrlSplitAddress: SPLIT, splitFee: o.split } : {}),
-  });
-  return {
-    ...answer,
-    id: id(n),
-    status: 'FINALIZED',
-    createdAt: CREATED,
-    settlement: { status: 'FINALIZED', liquidTxid: txid },
-    confirmedAt: '2026-11-22T10:05:30.000Z',
-  };
-}
 
 interface Chain {
   txs: Map<string, { hex: string; status: Record<string, unknown> }>;
@@ -77,8 +52,6 @@ interface Chain {
   /** the explorer redirects to itself */
   loop?: boolean;
 }
-
-const CONFIRMED = { confirmed: true, block_height: 100, block_hash: 'ab'.repeat(32), block_time: BLOCK_TIME };
 
 function chainOf(
   txs: Array<{ txid: string; hex: string }>,
@@ -127,7 +100,7 @@ function explorer(chain: Chain) {
  * default-address and SPLIT as its split-address (unless `stranger`).
  */
 async function world(
-  deposits: Array<ReturnType<typeof deposit>>,
+  deposits: Array<ReturnType<typeof finalizedAnswer>>,
   chain: Chain,
   o: { stranger?: boolean; noSplit?: boolean } = {},
 ) {
@@ -138,7 +111,11 @@ async function world(
     if (req.method === 'GET' && d) return json(res, 200, d);
     if (req.method === 'POST' && req.url.endsWith('/v1/api/deposit')) {
       const body = JSON.parse(req.body) as { amountInCents: number; lbrlAddress: string };
-      const created = { ...createAnswer(body), id: id(900 + byId.size), createdAt: CREATED };
+      const created = {
+        ...createAnswer(body),
+        id: id(900 + byId.size),
+        createdAt: new Date(CREATED).toISOString(),
+      };
       const { qrCode: _q, ...stored } = created;
       byId.set(created.id, { ...stored, settlement: null, confirmedAt: null } as never);
       return json(res, 201, created);
@@ -163,8 +140,11 @@ async function world(
 
 describe('one payment proves one deposit', () => {
   it('two deposits naming one output of R$ 14.85: the first verified, the second refused, across runs', async () => {
-    const tx = payTx([[DEST, cents(1485)]]);
-    const { run, env } = await world([deposit(1, tx.txid), deposit(2, tx.txid)], chainOf([tx]));
+    const tx = payTx([[DEST, units(1485)]]);
+    const { run, env } = await world(
+      [finalizedAnswer(1, tx.txid), finalizedAnswer(2, tx.txid)],
+      chainOf([tx]),
+    );
     const first = await run(['deposit', 'verify', id(1)]);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
@@ -190,17 +170,11 @@ describe('one payment proves one deposit', () => {
     });
   });
 
-  it('judged together in one run: the shortfall is seen whichever is asked first', async () => {
-    const tx = payTx([[DEST, cents(1485)]]);
-    const { run } = await world([deposit(1, tx.txid), deposit(2, tx.txid)], chainOf([tx]));
-    const both = await run(['deposit', 'verify', id(2), id(1)]);
-    expect(both.code).toBe(1);
-    expect(both.stdout).toContain('but 29.70000000 was due');
-  });
+  // judged together in one run, the shortfall is seen whichever is asked first: test/cmd/verify-in-process.test.ts
 
   it('watch --verify of both: one verified, the other a mismatch (exit 1)', async () => {
-    const tx = payTx([[DEST, cents(1485)]]);
-    const { run } = await world([deposit(1, tx.txid), deposit(2, tx.txid)], chainOf([tx]));
+    const tx = payTx([[DEST, units(1485)]]);
+    const { run } = await world([finalizedAnswer(1, tx.txid), finalizedAnswer(2, tx.txid)], chainOf([tx]));
     const r = await run(['deposit', 'watch', id(1), id(2), '--verify', '--interval', '1']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`deposit ${id(1)}: settlement verified on chain`);
@@ -208,9 +182,12 @@ describe('one payment proves one deposit', () => {
   });
 
   it('watch --verify checks every settlement of the watch through one explorer client', async () => {
-    const first = payTx([[DEST, cents(1485)]], 'first');
-    const second = payTx([[DEST, cents(1485)]], 'second');
-    const { run } = await world([deposit(1, first.txid), deposit(2, second.txid)], chainOf([first, second]));
+    const first = payTx([[DEST, units(1485)]], 'first');
+    const second = payTx([[DEST, units(1485)]], 'second');
+    const { run } = await world(
+      [finalizedAnswer(1, first.txid), finalizedAnswer(2, second.txid)],
+      chainOf([first, second]),
+    );
     const looked = vi.spyOn(EsploraClient.prototype, 'getTxHex');
     try {
       const r = await run(['deposit', 'watch', id(1), id(2), '--verify', '--interval', '1']);
@@ -223,9 +200,9 @@ describe('one payment proves one deposit', () => {
   });
 
   it('a transaction paying both shares in full verifies both, one run after the other', async () => {
-    const tx = payTx([[DEST, cents(2970)]]);
+    const tx = payTx([[DEST, units(2970)]]);
     const { run } = await world(
-      [deposit(1, tx.txid), deposit(2, tx.txid), deposit(3, tx.txid)],
+      [finalizedAnswer(1, tx.txid), finalizedAnswer(2, tx.txid), finalizedAnswer(3, tx.txid)],
       chainOf([tx]),
     );
     const first = await run(['deposit', 'verify', id(1)]);
@@ -243,9 +220,9 @@ describe('one payment proves one deposit', () => {
   });
 
   it('a settlement confirmed before the deposit existed (an old one reused) does not settle it', async () => {
-    const tx = payTx([[DEST, cents(1485)]]);
+    const tx = payTx([[DEST, units(1485)]]);
     const old = { ...CONFIRMED, block_time: Date.parse('2026-11-20T09:00:00Z') / 1000 };
-    const { run } = await world([deposit(1, tx.txid)], chainOf([tx], old));
+    const { run } = await world([finalizedAnswer(1, tx.txid)], chainOf([tx], old));
     const r = await run(['deposit', 'verify', id(1)]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(
@@ -253,14 +230,14 @@ describe('one payment proves one deposit', () => {
     );
     // an explorer that gives no block time leaves it unproven, and says why
     const { block_time: _t, ...timeless } = CONFIRMED;
-    const unknown = await world([deposit(1, tx.txid)], chainOf([tx], timeless));
+    const unknown = await world([finalizedAnswer(1, tx.txid)], chainOf([tx], timeless));
     const u = await unknown.run(['deposit', 'verify', id(1)]);
     expect(u.code).toBe(7);
     expect(u.stdout).toContain('not proven the explorer gave no block time');
     expect(u.stderr).toContain('use an explorer that does');
     // within the clock margin (an hour) it is not refused
     const near = { ...CONFIRMED, block_time: Date.parse('2026-11-22T09:30:00Z') / 1000 };
-    const ok = await world([deposit(1, tx.txid)], chainOf([tx], near));
+    const ok = await world([finalizedAnswer(1, tx.txid)], chainOf([tx], near));
     expect((await ok.run(['deposit', 'verify', id(1)])).code).toBe(0);
   });
 });
@@ -269,8 +246,8 @@ describe('one payment proves one deposit', () => {
 // has no record of are judged by the same rules in process: test/cmd/verify-in-process.test.ts
 describe('where the destination came from, on a watch', () => {
   it("a deposit lbrl has no record of, paying none of the profile's addresses: watch --verify trusts it only when told", async () => {
-    const tx = payTx([[DEST, cents(1485)]]);
-    const { run } = await world([deposit(1, tx.txid)], chainOf([tx]), { stranger: true });
+    const tx = payTx([[DEST, units(1485)]]);
+    const { run } = await world([finalizedAnswer(1, tx.txid)], chainOf([tx]), { stranger: true });
     // watch takes it with --verify only
     const watch = await run(['deposit', 'watch', id(1), '--trust-service-address']);
     expect([watch.code, watch.stderr]).toEqual([
@@ -284,20 +261,20 @@ describe('where the destination came from, on a watch', () => {
 
 describe('the history follows the chain', () => {
   it('a deposit verified, then its transaction back in the mempool, then gone: list shows what was found', async () => {
-    const tx = payTx([[DEST, cents(1485)]]);
+    const tx = payTx([[DEST, units(1485)]]);
     const chain = chainOf([tx]);
     const { env, run, byId } = await world([], chain, { noSplit: true });
     const made = await runCli(
       ['deposit', 'create', '--amount', '15', '--to', DEST, '--no-qr', '--yes', '-q'],
       {
         env,
-        clock: { now: Date.parse(CREATED) },
+        clock: { now: CREATED },
       },
     );
     expect(made.stderr).toBe('');
     expect(made.code).toBe(0);
     const created = made.stdout.trim();
-    byId.set(created, { ...byId.get(created)!, ...deposit(0, tx.txid), id: created });
+    byId.set(created, { ...byId.get(created)!, ...finalizedAnswer(0, tx.txid), id: created });
 
     const verified = await run(['deposit', 'verify', created]);
     expect(verified.code).toBe(0);
@@ -340,7 +317,7 @@ describe('the history follows the chain', () => {
   });
 
   it('a first verification that finds a mismatch or nothing proven is kept: list, its filters and report count it', async () => {
-    const short = payTx([[DEST, cents(1485) - 1n]], 'short');
+    const short = payTx([[DEST, units(1485) - 1n]], 'short');
     const chain = chainOf([short]);
     const { env, run, byId } = await world([], chain, { noSplit: true });
     const make = async () => {
@@ -348,16 +325,16 @@ describe('the history follows the chain', () => {
         ['deposit', 'create', '--amount', '15', '--to', DEST, '--no-qr', '--yes', '-q'],
         {
           env,
-          clock: { now: Date.parse(CREATED) },
+          clock: { now: CREATED },
         },
       );
       expect(made.code).toBe(0);
       return made.stdout.trim();
     };
     const paidShort = await make();
-    byId.set(paidShort, { ...byId.get(paidShort)!, ...deposit(0, short.txid), id: paidShort });
+    byId.set(paidShort, { ...byId.get(paidShort)!, ...finalizedAnswer(0, short.txid), id: paidShort });
     const unproven = await make();
-    byId.set(unproven, { ...byId.get(unproven)!, ...deposit(0, short.txid), id: unproven });
+    byId.set(unproven, { ...byId.get(unproven)!, ...finalizedAnswer(0, short.txid), id: unproven });
     expect((await run(['deposit', 'verify', paidShort])).code).toBe(1);
     // the registry answer is gone: the precision of the pinned asset is not proven
     chain.asset = null;
@@ -407,8 +384,8 @@ describe('settings are checked when read', () => {
   ])(
     'esplora-url edited by hand (%s): refused before any request, the password never shown',
     async (_, url) => {
-      const tx = payTx([[DEST, cents(1485)]]);
-      const { env, run, esplora } = await world([deposit(1, tx.txid)], chainOf([tx]));
+      const tx = payTx([[DEST, units(1485)]]);
+      const { env, run, esplora } = await world([finalizedAnswer(1, tx.txid)], chainOf([tx]));
       handEdit(env, url);
       for (const args of [
         ['deposit', 'verify', id(1)],
@@ -496,8 +473,8 @@ describe('blinding keys', () => {
 
   it('a key that does not open the output gets a hint saying so', async () => {
     const address = confidential();
-    const tx = payTx([[address, cents(1485)]]);
-    const d = { ...deposit(1, tx.txid), destinationAddress: address };
+    const tx = payTx([[address, units(1485)]]);
+    const d = { ...finalizedAnswer(1, tx.txid), destinationAddress: address };
     const { env, run } = await world([d], chainOf([tx]));
     expect((await runCli(['config', 'set', 'default-address', address], { env })).code).toBe(0);
     expect((await runCli(['config', 'set-blinding-key'], { env, stdin: '33'.repeat(32) })).code).toBe(0);
@@ -513,10 +490,10 @@ describe('blinding keys', () => {
 
 describe('--timeout holds whatever the explorer does', () => {
   it('watch --verify --timeout 1 against an explorer that never answers ends in about a second (exit 124)', async () => {
-    const tx = payTx([[DEST, cents(1485)]]);
+    const tx = payTx([[DEST, units(1485)]]);
     const chain = chainOf([tx]);
     chain.hang = true;
-    const { run } = await world([deposit(1, tx.txid)], chain);
+    const { run } = await world([finalizedAnswer(1, tx.txid)], chain);
     const started = Date.now();
     const r = await run(['deposit', 'watch', id(1), '--verify', '--timeout', '1']);
     expect(r.code).toBe(124);
@@ -530,10 +507,10 @@ describe('--timeout holds whatever the explorer does', () => {
   ] as const)(
     'watch --verify --timeout 1 against an explorer that %s ends by the deadline (exit 124)',
     async (_, mode) => {
-      const tx = payTx([[DEST, cents(1485)]]);
+      const tx = payTx([[DEST, units(1485)]]);
       const chain = chainOf([tx]);
       chain[mode] = true;
-      const { run } = await world([deposit(1, tx.txid)], chain);
+      const { run } = await world([finalizedAnswer(1, tx.txid)], chain);
       const started = Date.now();
       const r = await run(['deposit', 'watch', id(1), '--verify', '--timeout', '1']);
       expect(r.code).toBe(124);
@@ -544,10 +521,10 @@ describe('--timeout holds whatever the explorer does', () => {
   );
 
   it('an explorer that redirects in a loop is refused at once, not followed', async () => {
-    const tx = payTx([[DEST, cents(1485)]]);
+    const tx = payTx([[DEST, units(1485)]]);
     const chain = chainOf([tx]);
     chain.loop = true;
-    const { run } = await world([deposit(1, tx.txid)], chain);
+    const { run } = await world([finalizedAnswer(1, tx.txid)], chain);
     const r = await run(['deposit', 'verify', id(1)]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -573,10 +550,10 @@ describe('splits at the edges', () => {
     'a %s split paid %i + %i cents (and %i, %i units): exit %i',
     async (split, s, d, sx, dx, code) => {
       const pays: Array<[string, bigint]> = [];
-      if (cents(s) + sx > 0n) pays.push([SPLIT, cents(s) + sx]);
-      if (cents(d) + dx > 0n) pays.push([DEST, cents(d) + dx]);
+      if (units(s) + sx > 0n) pays.push([SPLIT, units(s) + sx]);
+      if (units(d) + dx > 0n) pays.push([DEST, units(d) + dx]);
       const tx = payTx(pays, `edge${split}${s}${d}${sx}`);
-      const { run } = await world([deposit(1, tx.txid, { split })], chainOf([tx]));
+      const { run } = await world([finalizedAnswer(1, tx.txid, { split })], chainOf([tx]));
       const r = await run(['deposit', 'verify', id(1)]);
       expect(r.code).toBe(code);
       if (code === 0 && s === 0 && sx === 0n)

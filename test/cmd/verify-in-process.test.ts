@@ -6,15 +6,12 @@
  * exit code) and what is recorded. The explorer's transport (HTML, garbage, time-outs, an
  * unreachable host) stays with test/cmd/verify.test.ts and verify-attacks.test.ts.
  */
-import { bech32 } from 'bech32';
 import { describe, expect, it } from 'vitest';
 import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
-import { loadZkp } from '../../src/domain/liquid/unblind.js';
-import { LbrlError } from '../../src/errors.js';
-import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
+import type { LbrlError } from '../../src/errors.js';
+import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { BlindingKeyEntry } from '../../src/store/config.js';
 import type { StoredRecord } from '../../src/store/history.js';
-import { capturedOutput } from '../helpers/captured-output.js';
 import { plainVerifySources, type ScriptedChain } from '../helpers/fake-explorer.js';
 import { createAnswer } from '../helpers/fixtures.js';
 import {
@@ -27,12 +24,13 @@ import {
   LWK_REGISTRY,
   LWK_TXID,
 } from '../helpers/lwk-settlement.js';
+import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { createdRecord, type RecordsHistory, recordsHistory } from '../helpers/records-history.js';
 import { scriptedGets } from '../helpers/scripted-deposit-api.js';
+import { CONFIRMED, DEST, finalizedAnswer, id, payTx, SPLIT, units } from '../helpers/settled-deposits.js';
 
 const TARGET = 'https://pay.example.com';
 const NOW = Date.parse('2026-11-22T12:00:00Z');
-const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 /** A FINALIZED answer settled by `txid`: R$ 5.05 (net 5.00) to the lwk address by default. */
 function finalized(n: number, txid: string, over: Record<string, unknown> = {}) {
@@ -89,7 +87,8 @@ async function verify(
 ): Promise<Seen> {
   const history = world.history ?? recordsHistory([]);
   const before = history.appended.length;
-  const { seen, printer } = capturedOutput({ json: o.json, quiet: o.quiet });
+  const term = plainTerminal({ json: o.json, quiet: o.quiet });
+  const { printer } = term;
   const api = scriptedGets(world.answers, (x) => history.recorded(x, TARGET));
   const sources = plainVerifySources({
     settings: world.settings ?? LWK_SETTINGS,
@@ -98,9 +97,8 @@ async function verify(
     history,
     sandbox: world.sandbox === true,
   });
-  let error: LbrlError | undefined;
-  try {
-    await runVerify({
+  const seen = await seenRun(term, () =>
+    runVerify({
       idTexts,
       flags: o.flags ?? ({} as VerifyFlags),
       printer,
@@ -114,14 +112,10 @@ async function verify(
         recorded: (x) => history.recorded(x, TARGET),
         warn: (line) => printer.warn(line),
       },
-    });
-  } catch (caught) {
-    if (!(caught instanceof LbrlError)) throw caught;
-    error = caught;
-  }
+    }),
+  );
   return {
     ...seen,
-    ...(error ? { error } : {}),
     asked: api.asked,
     explorers: sources.made.map((e) => ({ baseUrl: e.baseUrl, calls: e.calls, closed: e.closed })),
     appended: history.appended.slice(before),
@@ -433,49 +427,11 @@ describe('deposit verify on narrow options: the ids and the profile are checked 
  * The sandbox chain: real Elements transactions (the sandbox's builder) paying explicit outputs
  * of its registered asset SBRL (8 decimals), as test/cmd/verify-attacks.test.ts builds them.
  */
-const zkp = await loadZkp();
-const DEST = bech32.encode('ert', [0, ...bech32.toWords(Buffer.alloc(20, 0x22))]);
-const SPLIT = 'ert1qu6ssk77c466kg3x9wd82dqkd9udddykyfykm9k';
-/** SBRL base units of an amount in cents */
-const cents = (n: number) => (BigInt(n) * 100_000_000n) / 100n;
-const SBRL_CONFIRMED = {
-  confirmed: true,
-  block_height: 100,
-  block_hash: 'ab'.repeat(32),
-  block_time: Date.parse('2026-11-22T10:05:00Z') / 1000,
-};
-
-/** A real transaction paying these explicit outputs of SBRL. */
-function payTx(payments: Array<[string, bigint]>, seed = 'tx') {
-  return buildPaymentsTx(
-    zkp,
-    seed,
-    payments.map(([address, amount]) => ({ address, amount, assetId: SANDBOX_ASSET_ID })),
-    'elementsregtest',
-  );
-}
 const pay = (amount: bigint) => payTx([[DEST, amount]]);
-
-/** A FINALIZED deposit settled by `txid`: R$ 15.00 by default (net 14.85), to DEST. */
-function sbrl(n: number, txid: string, o: { cents?: number; split?: string } = {}) {
-  const { qrCode: _q, ...answer } = createAnswer({
-    amountInCents: o.cents ?? 1500,
-    lbrlAddress: DEST,
-    ...(o.split ? { lbrlSplitAddress: SPLIT, splitFee: o.split } : {}),
-  });
-  return {
-    ...answer,
-    id: id(n),
-    status: 'FINALIZED',
-    createdAt: '2026-11-22T10:00:00.000Z',
-    settlement: { status: 'FINALIZED', liquidTxid: txid },
-    confirmedAt: '2026-11-22T10:05:30.000Z',
-  };
-}
 
 function sbrlChain(
   txs: Array<{ txid: string; hex: string }>,
-  status: Record<string, unknown> = SBRL_CONFIRMED,
+  status: Record<string, unknown> = CONFIRMED,
 ): ScriptedChain {
   return {
     txs: new Map(txs.map((t) => [t.txid, { hex: t.hex, status }])),
@@ -486,7 +442,7 @@ function sbrlChain(
 
 /** These deposits on the chain; the profile pinned to SBRL, DEST and SPLIT its own (unless `stranger`). */
 function sbrlWorld(
-  deposits: Array<ReturnType<typeof sbrl>>,
+  deposits: Array<ReturnType<typeof finalizedAnswer>>,
   chain: ScriptedChain,
   o: { history?: RecordsHistory; stranger?: boolean; settings?: Record<string, string> } = {},
 ) {
@@ -506,33 +462,13 @@ function sbrlWorld(
 
 describe('deposit verify on narrow options: one payment proves one deposit (the sandbox chain)', () => {
   const world = (tx: { txid: string; hex: string }, history: RecordsHistory) =>
-    sbrlWorld([sbrl(1, tx.txid), sbrl(2, tx.txid)], sbrlChain([tx]), { history });
+    sbrlWorld([finalizedAnswer(1, tx.txid), finalizedAnswer(2, tx.txid)], sbrlChain([tx]), { history });
 
-  it('two deposits naming one output of R$ 14.85: the first verified, the second refused, across runs', async () => {
-    const tx = pay(cents(1485));
-    const history = recordsHistory([]);
-    const first = await verify([id(1)], world(tx, history));
-    expect(first.error).toBeUndefined();
-    expect(first.stderr).toBe('');
-    const second = await verify([id(2)], world(tx, history));
-    expect(second.error?.exitCode).toBe(1);
-    expect(second.stdout).toContain(
-      `MISMATCH   the destination address received 14.85000000, but 29.70000000 was due (with the share of deposit ${id(1)}, counted earlier from the same outputs)`,
-    );
-    expect(second.error?.message).toContain(`the settlement of deposit ${id(2)} contradicts the deposit`);
-    // asked again, deposit 1 is still verified
-    expect((await verify([id(1)], world(tx, history))).error).toBeUndefined();
-    const verified = history.records.filter((x) => x.type === 'verified');
-    expect(verified).toHaveLength(2);
-    expect(new Set(verified.map((x) => x.id))).toEqual(new Set([id(1)]));
-    expect(verified[0]).toMatchObject({
-      txid: tx.txid,
-      shares: [{ role: 'destination', outputs: [0], share: '1485/100', rounded: false }],
-    });
-  });
+  // two deposits naming one output, across runs (the history file keeping one verified line):
+  // test/cmd/verify-attacks.test.ts
 
   it("the embedded sandbox: its own chain's explorer and asset unless the profile names others", async () => {
-    const tx = pay(cents(1485));
+    const tx = pay(units(1485));
     const { settings: _s, ...rest } = world(tx, recordsHistory([]));
     const r = await verify([id(1)], {
       ...rest,
@@ -545,14 +481,14 @@ describe('deposit verify on narrow options: one payment proves one deposit (the 
   });
 
   it('judged together in one run: the shortfall is seen whichever is asked first', async () => {
-    const tx = pay(cents(1485));
+    const tx = pay(units(1485));
     const both = await verify([id(2), id(1)], world(tx, recordsHistory([])));
     expect(both.error?.exitCode).toBe(1);
     expect(both.stdout).toContain('but 29.70000000 was due');
   });
 
   it('a run that raced another: the later record is undone when the file shows the earlier one', async () => {
-    const tx = pay(cents(1485));
+    const tx = pay(units(1485));
     const history = recordsHistory([]);
     // another process verified deposit 2 from the same output, and wrote first
     const otherRun = await verify([id(2)], world(tx, recordsHistory([])));
@@ -577,22 +513,22 @@ describe('deposit verify on narrow options: every number is proven (the sandbox 
   it('ten R$ 1.00 deposits settled 9 cents short by one transaction: a mismatch', async () => {
     const ten = Array.from({ length: 10 }, (_, i) => i + 1);
     // each nets 0.99: 9.90 due, 9.81 paid
-    const short = pay(cents(981));
+    const short = pay(units(981));
     const r = await verify(
       ten.map(id),
       sbrlWorld(
-        ten.map((n) => sbrl(n, short.txid, { cents: 100 })),
+        ten.map((n) => finalizedAnswer(n, short.txid, { cents: 100 })),
         sbrlChain([short]),
       ),
     );
     expect(r.error?.exitCode).toBe(1);
     expect(r.stdout).toContain('the destination address received 9.81000000, but 9.90000000 was due');
     // paid in full, they verify together
-    const full = pay(cents(990));
+    const full = pay(units(990));
     const ok = await verify(
       ten.map(id),
       sbrlWorld(
-        ten.map((n) => sbrl(n, full.txid, { cents: 100 })),
+        ten.map((n) => finalizedAnswer(n, full.txid, { cents: 100 })),
         sbrlChain([full]),
       ),
     );
@@ -607,10 +543,13 @@ describe('deposit verify on narrow options: every number is proven (the sandbox 
     ['43 + 1442: the split short by more than its rounding', 43n, 1442n, 1],
   ] as const)('a 2.99%% split paid %s', async (_name, split, destination, code) => {
     const tx = payTx([
-      [DEST, cents(Number(destination))],
-      [SPLIT, cents(Number(split))],
+      [DEST, units(Number(destination))],
+      [SPLIT, units(Number(split))],
     ]);
-    const r = await verify([id(1)], sbrlWorld([sbrl(1, tx.txid, { split: '2.99%' })], sbrlChain([tx])));
+    const r = await verify(
+      [id(1)],
+      sbrlWorld([finalizedAnswer(1, tx.txid, { split: '2.99%' })], sbrlChain([tx])),
+    );
     expect(r.error?.exitCode ?? 0).toBe(code);
     if (code === 0) expect(r.stdout).toContain('proven     together the addresses received 14.85000000');
     if (split === 44n && destination === 1440n)
@@ -620,9 +559,9 @@ describe('deposit verify on narrow options: every number is proven (the sandbox 
   });
 
   it('a precision the registry states but its contract does not prove is never used', async () => {
-    const tx = pay(cents(1485));
+    const tx = pay(units(1485));
     const chain = sbrlChain([tx]);
-    const world = sbrlWorld([sbrl(1, tx.txid)], chain);
+    const world = sbrlWorld([finalizedAnswer(1, tx.txid)], chain);
     // precision 2 for an asset of precision 8: 1485000000 units would be 14,850,000.00
     chain.assets = {
       [SANDBOX_ASSET_ID]: {
@@ -648,13 +587,13 @@ describe('deposit verify on narrow options: every number is proven (the sandbox 
   });
 
   it("the profile's asset-precision, when the registry proves nothing", async () => {
-    const tx = pay(cents(1485));
+    const tx = pay(units(1485));
     const chain = { ...sbrlChain([tx]), assets: {} };
     // a precision above 8 never reaches the profile: config set refuses it (set-in-process.test.ts);
     // one edited in by hand is refused as read
     const nine = await verify(
       [id(1)],
-      sbrlWorld([sbrl(1, tx.txid)], chain, { settings: { 'asset-precision': '9' } }),
+      sbrlWorld([finalizedAnswer(1, tx.txid)], chain, { settings: { 'asset-precision': '9' } }),
     );
     expect(nine.error?.exitCode).toBe(2);
     expect(nine.error?.message).toContain(
@@ -662,15 +601,17 @@ describe('deposit verify on narrow options: every number is proven (the sandbox 
     );
     const r = await verify(
       [id(1)],
-      sbrlWorld([sbrl(1, tx.txid)], chain, { settings: { 'asset-precision': '8' } }),
+      sbrlWorld([finalizedAnswer(1, tx.txid)], chain, { settings: { 'asset-precision': '8' } }),
     );
     expect(r.error).toBeUndefined();
     expect(r.stdout).toContain("proven     precision 8, from the profile's asset-precision");
   });
 
   it("a profile's asset-precision that a proven contract contradicts is said, never used", async () => {
-    const tx = pay(cents(1485));
-    const world = sbrlWorld([sbrl(1, tx.txid)], sbrlChain([tx]), { settings: { 'asset-precision': '2' } });
+    const tx = pay(units(1485));
+    const world = sbrlWorld([finalizedAnswer(1, tx.txid)], sbrlChain([tx]), {
+      settings: { 'asset-precision': '2' },
+    });
     const r = await verify([id(1)], world);
     expect(r.error).toBeUndefined();
     expect(r.stdout).toContain(
@@ -681,10 +622,10 @@ describe('deposit verify on narrow options: every number is proven (the sandbox 
   });
 
   it('a block above the explorer’s own tip is refused', async () => {
-    const tx = pay(cents(1485));
+    const tx = pay(units(1485));
     const r = await verify(
       [id(1)],
-      sbrlWorld([sbrl(1, tx.txid)], sbrlChain([tx], { ...SBRL_CONFIRMED, block_height: 150 })),
+      sbrlWorld([finalizedAnswer(1, tx.txid)], sbrlChain([tx], { ...CONFIRMED, block_height: 150 })),
     );
     expect(r.error?.exitCode).toBe(1);
     expect(r.stdout).toContain(
@@ -695,8 +636,8 @@ describe('deposit verify on narrow options: every number is proven (the sandbox 
 
 describe('deposit verify on narrow options: where the destination came from', () => {
   it("a deposit lbrl has no record of, paying none of the profile's addresses: unproven, unless trusted", async () => {
-    const tx = pay(cents(1485));
-    const world = sbrlWorld([sbrl(1, tx.txid)], sbrlChain([tx]), { stranger: true });
+    const tx = pay(units(1485));
+    const world = sbrlWorld([finalizedAnswer(1, tx.txid)], sbrlChain([tx]), { stranger: true });
     const r = await verify([id(1)], world);
     expect(r.error?.exitCode).toBe(7);
     expect(r.stdout).toContain(
@@ -709,7 +650,7 @@ describe('deposit verify on narrow options: where the destination came from', ()
   });
 
   it('a deposit lbrl recorded: its addresses are the ones lbrl asked for, whatever the profile says', async () => {
-    const tx = pay(cents(1485));
+    const tx = pay(units(1485));
     const history = recordsHistory([
       createdRecord(id(1), {
         at: '2026-11-22T10:00:00.000Z',
@@ -720,7 +661,7 @@ describe('deposit verify on narrow options: where the destination came from', ()
     ]);
     const r = await verify(
       [id(1)],
-      sbrlWorld([sbrl(1, tx.txid)], sbrlChain([tx]), { stranger: true, history }),
+      sbrlWorld([finalizedAnswer(1, tx.txid)], sbrlChain([tx]), { stranger: true, history }),
     );
     expect(r.error).toBeUndefined();
     expect(r.stdout).toContain('proven     the addresses are the ones lbrl asked for (local history)');

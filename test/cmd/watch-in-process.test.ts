@@ -13,7 +13,8 @@ import { LbrlError } from '../../src/errors.js';
 import { History, type StoredRecord } from '../../src/store/history.js';
 import { tempDir } from '../helpers/cli.js';
 import { getAnswer, ID, LQ } from '../helpers/fixtures.js';
-import { plainTerminal, type SteppingClock, steppingClock } from '../helpers/plain-terminal.js';
+import { followInProcess } from '../helpers/follow-in-process.js';
+import { type SeenRun, type SteppingClock, seenRun, steppingClock } from '../helpers/plain-terminal.js';
 import {
   type ScriptedDepositApi,
   scriptedDepositApi,
@@ -39,10 +40,7 @@ function at(status: string, extra: Record<string, unknown> = {}) {
 /** One status further at each poll, then FINALIZED. */
 const flow = (_id: string, n: number) => at(FLOW[Math.min(n - 1, FLOW.length - 1)]!);
 
-interface Watched {
-  stdout: string;
-  stderr: string;
-  error?: LbrlError;
+interface Watched extends SeenRun {
   api: ScriptedDepositApi;
   records: StoredRecord[];
   clock: SteppingClock;
@@ -70,20 +68,13 @@ async function watch(idTexts: string[], flags: Partial<WatchFlags> = {}, o: Setu
       if (o.interruptAfterMs !== undefined && c.t - start > o.interruptAfterMs) controller.abort();
     },
   });
-  const term = plainTerminal({ json: o.json, quiet: o.quiet, env: o.env, now: clock.now });
   const api = scriptedDepositApi({ get: o.get, now: clock.now });
-  const records: StoredRecord[] = [];
+  const { term, records, deps } = followInProcess({ ...o, clock, api });
   const verifying: Watched['verifying'] = [];
   const options: WatchCommandOptions = {
     idTexts,
     flags: flags as WatchFlags,
-    printer: term.printer,
-    ctx: term.ctx,
-    globals: { json: o.json, quiet: o.quiet },
-    renderMode: () => ({ sandbox: false }),
-    watchClient: async () => api,
-    clock,
-    recorder: { record: (r) => records.push(...r) },
+    ...deps,
     config: { setting: (key) => o.settings?.[key] },
     history: () => o.history ?? new History(tempDir(), () => {}),
     scope: () => ({ profile: 'default', target: SERVICE }),
@@ -93,14 +84,7 @@ async function watch(idTexts: string[], flags: Partial<WatchFlags> = {}, o: Setu
       return plan;
     },
   };
-  const run = { api, records, clock, verifying };
-  try {
-    await runWatch(options);
-    return { ...run, stdout: term.stdout, stderr: term.stderr };
-  } catch (error) {
-    if (!(error instanceof LbrlError)) throw error;
-    return { ...run, stdout: term.stdout, stderr: term.stderr, error };
-  }
+  return { api, records, clock, verifying, ...(await seenRun(term, () => runWatch(options))) };
 }
 
 const statuses = (r: Watched) => r.records.map((x) => `${x.type} ${(x as { status?: string }).status ?? ''}`);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { getAnswer, ID, LQ } from '../helpers/fixtures.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
@@ -91,16 +91,5 @@ describe('deposit watch', () => {
   });
 });
 
-describe('deposit create --watch', () => {
-  it('in the embedded sandbox, says how to pay', async () => {
-    const clock = { now: Date.parse('2026-11-22T10:00:00Z') };
-    const r = await runCli(['deposit', 'create', '--amount', '10', '--to', LQ, '--watch', '--no-qr'], {
-      env: { LBRL_CONFIG_DIR: tempDir() },
-      clock,
-    });
-    expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(
-      /sandbox: simulate the payment with: lbrl sandbox pay [0-9a-f-]{36} \(or wait 5 s for autopay\)/,
-    );
-  });
-});
+// create --watch in the embedded sandbox says how to pay (the autopay delay, its default 5 s, or
+// none when it is off): test/cmd/create-in-process.test.ts

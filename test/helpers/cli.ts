@@ -39,6 +39,13 @@ export function tempDir(prefix = 'lbrl-test-'): string {
   return dir;
 }
 
+/** A file of this name and text in a directory of its own (removed with the others). */
+export function tempFile(name: string, text: string): string {
+  const file = path.join(tempDir(), name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
 /** Remove every directory tempDir made in this test file (test/setup.ts calls it). */
 export function removeTempDirs(): void {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });

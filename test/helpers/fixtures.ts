@@ -49,3 +49,7 @@ export function getAnswer(overrides: Record<string, unknown> = {}) {
   const { qrCode: _q, ...rest } = createAnswer({ amountInCents: 150000, lbrlAddress: LQ });
   return { ...rest, settlement: null, confirmedAt: null, ...overrides };
 }
+
+/** A CSV for deposit create --from: rows R$ 1, 2, ... to LQ, every second one split to VJL at 1,5%. */
+export const batchCsv = (rows: number) =>
+  `amount,to,splitTo,splitFee\n${Array.from({ length: rows }, (_, i) => `${i + 1},${LQ},${i % 2 ? VJL : ''},${i % 2 ? '"1,5"' : ''}`).join('\n')}\n`;

@@ -1,11 +1,13 @@
 /**
  * What a command on narrow options writes to and waits on, in plain objects: stdout and stderr
- * as strings (a Printer on them, no colour), and a clock that only sleeping moves (no test waits
- * for real). For the in-process command tests (test/cmd/*-in-process.test.ts).
+ * as strings (a Printer on them, no colour), the terminal's width when stdout is one, the
+ * environment (TZ) and a clock, and a clock that only sleeping moves (no test waits for real).
+ * The one printer on plain strings for the in-process command tests (test/cmd/*-in-process.test.ts).
  */
 import { Readable } from 'node:stream';
 import type { Context } from '../../src/context.js';
 import type { FlowClock } from '../../src/deposits/ports.js';
+import { LbrlError } from '../../src/errors.js';
 import { Printer } from '../../src/ui/output.js';
 
 export interface PlainTerminal {
@@ -20,7 +22,11 @@ export function plainTerminal(
   o: {
     json?: boolean;
     quiet?: boolean;
+    /** stdout is a terminal this wide (else it is not a terminal) */
+    columns?: number;
+    /** added to TZ=UTC and NO_COLOR=1 */
     env?: Record<string, string | undefined>;
+    /** the clock's now (else 2026-11-22 12:00 UTC, always) */
     now?: () => number;
     stdin?: string;
   } = {},
@@ -28,13 +34,13 @@ export function plainTerminal(
   let stdout = '';
   let stderr = '';
   const ctx = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
+    stdout: { write: (s: string) => (stdout += s), isTTY: o.columns !== undefined, columns: o.columns },
     stderr: { write: (s: string) => (stderr += s), isTTY: false },
     stdin: Object.assign(Readable.from(o.stdin !== undefined ? [Buffer.from(o.stdin)] : []), {
       isTTY: false,
     }),
-    env: { TZ: 'UTC', ...o.env },
-    now: o.now ?? (() => Date.now()),
+    env: { TZ: 'UTC', NO_COLOR: '1', ...o.env },
+    now: o.now ?? (() => Date.parse('2026-11-22T12:00:00Z')),
   };
   const printer = new Printer(ctx as unknown as Context, {
     json: o.json ?? false,
@@ -81,4 +87,25 @@ export function steppingClock(
     signal: o.signal ?? new AbortController().signal,
   };
   return clock;
+}
+
+/** What a user saw of a command run in process: stdout, stderr, and the error it ended with (its exit code). */
+export interface SeenRun {
+  stdout: string;
+  stderr: string;
+  error?: LbrlError;
+}
+
+/**
+ * Run a command's work on this terminal: an LbrlError is how the command ends for a user (the
+ * handler prints it and exits with its code), so it is returned; anything else fails the test.
+ */
+export async function seenRun(term: PlainTerminal, work: () => Promise<unknown> | unknown): Promise<SeenRun> {
+  try {
+    await work();
+    return { stdout: term.stdout, stderr: term.stderr };
+  } catch (error) {
+    if (!(error instanceof LbrlError)) throw error;
+    return { stdout: term.stdout, stderr: term.stderr, error };
+  }
 }

@@ -1,8 +1,5 @@
-/** `deposit create --from` as a user sees it: numbers refused as written, nothing sent. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, tempDir, tempFile } from '../helpers/cli.js';
 import { createAnswer, LQ, TOKEN } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
@@ -15,12 +12,6 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-function file(name: string, text: string): string {
-  const f = path.join(tempDir(), name);
-  fs.writeFileSync(f, text);
-  return f;
-}
-
 describe('deposit create --from reads numbers as written', () => {
   it.each([
     ['1e3', 'an amount in reais without scientific notation: write 1000'],
@@ -28,7 +19,7 @@ describe('deposit create --from reads numbers as written', () => {
     ['1.5e3', 'an amount in reais without scientific notation: write 1500'],
     ['1500.0000000000001', 'an amount in reais with at most two decimals (a cent is the smallest unit)'],
   ])('NDJSON amount %s is refused as --amount refuses it, quoting the literal', async (literal, expected) => {
-    const from = file('rows.ndjson', `{"amount": ${literal}, "to": "${LQ}"}\n`);
+    const from = tempFile('rows.ndjson', `{"amount": ${literal}, "to": "${LQ}"}\n`);
     const r = await runCli(['deposit', 'create', '--from', from], { env });
     const flag = await runCli(['deposit', 'create', '--amount', literal, '--to', LQ], { env });
     expect(r.code).toBe(2);
@@ -40,9 +31,12 @@ describe('deposit create --from reads numbers as written', () => {
   });
 
   it('a CSV quote that closes early is refused, never joined into a bigger amount', async () => {
-    const r = await runCli(['deposit', 'create', '--from', file('rows.csv', `amount,to\n"15"00,${LQ}\n`)], {
-      env,
-    });
+    const r = await runCli(
+      ['deposit', 'create', '--from', tempFile('rows.csv', `amount,to\n"15"00,${LQ}\n`)],
+      {
+        env,
+      },
+    );
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(
@@ -52,7 +46,7 @@ describe('deposit create --from reads numbers as written', () => {
   });
 
   it('a pt-BR spreadsheet CSV (;, comma decimals, Portuguese header) creates what it says', async () => {
-    const from = file('cobrancas.csv', `valor;destino\r\n15,50;${LQ}\r\n`);
+    const from = tempFile('cobrancas.csv', `valor;destino\r\n15,50;${LQ}\r\n`);
     const r = await runCli(['deposit', 'create', '--from', from], { env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).deposit).toMatchObject({ amountInCents: 1550, amount: 15.5 });

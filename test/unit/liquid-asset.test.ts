@@ -5,6 +5,7 @@ import {
   issuedAssetId,
   provenPrecision,
 } from '../../src/domain/liquid/asset.js';
+import { LWK_REGISTRY } from '../helpers/lwk-settlement.js';
 
 /**
  * Real entries of the Liquid asset registry, as Esplora's /asset/:id answers them (quoted in the
@@ -52,20 +53,8 @@ const REGISTRY = [
     issuance_prevout: { txid: '839e819d74ac98110fce63a3dab3a1075bbddcad811e0e125641989581919ab0', vout: 1 },
     precision: 0,
   },
-  {
-    // liquidtestnet
-    asset_id: '38fca2d939696061a8f76d4e6b5eecd54e3b4221c846f24a6b279e79952850a5',
-    contract: {
-      entity: { domain: 'liquidtestnet.com' },
-      issuer_pubkey: '035d0f7b0207d9cc68870abfef621692bce082084ed3ca0c1ae432dd12d889be01',
-      name: 'Testnet Asset',
-      precision: 3,
-      ticker: 'TEST',
-      version: 0,
-    },
-    issuance_prevout: { txid: '0e19e938c74378ae83b549213a12be88ede6e32e1407bfdf50c4ec3f927408ec', vout: 0 },
-    precision: 3,
-  },
+  // liquidtestnet: the asset of lwk's testnet settlement
+  LWK_REGISTRY,
 ];
 
 describe('asset ids recomputed from registry contracts', () => {

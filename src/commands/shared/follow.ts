@@ -3,6 +3,7 @@ import type { DepositApi, FlowClock, Recorder } from '../../deposits/ports.js';
 import { follow, type WatchEvents, type WatchPlan } from '../../deposits/watch.js';
 import { isPaid, isTerminal } from '../../domain/values.js';
 import { LbrlError } from '../../errors.js';
+import type { Session } from '../../session.js';
 import { expiredRecord, statusRecord } from '../../store/history.js';
 import type { CounterView } from '../../ui/counter.js';
 import { timeZoneOf } from '../../ui/render.js';
@@ -34,6 +35,19 @@ export interface FollowDeps extends ViewSettings {
   watchClient(): Promise<DepositApi>;
   clock: FlowClock;
   recorder: Recorder;
+}
+
+/** The Session's world, narrowed to what a follow on screen uses (create --watch and deposit watch). */
+export function followDepsOf(session: Session): FollowDeps & { ctx: Session['ctx'] } {
+  return {
+    printer: session.printer,
+    ctx: session.ctx,
+    globals: session.globals,
+    renderMode: () => session.renderMode(),
+    watchClient: () => session.client(undefined, { maxRetries: 0 }),
+    clock: session.ctx,
+    recorder: { record: (records) => session.record(records) },
+  };
 }
 
 /** A word for a shell: as it is when it is plain, else in single quotes. */
