@@ -24,10 +24,8 @@ import type { Session } from '../session.js';
 import { ResumableRows, RowClaims } from '../store/claims.js';
 import type { Printer } from '../ui/output.js';
 import { mayRedraw, ProgressLine } from '../ui/progress.js';
-import type { OptionsOf } from './define.js';
-import type { CREATE_FLAGS } from './flags.js';
+import type { CreateFlags } from './flags.js';
 
-type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
 /** The flags of `deposit create --from` a batch reads; --from itself is known to be given. */
 export type BatchOptions = Pick<CreateFlags, 'concurrency' | 'resume' | 'split' | 'dryRun'> &
   Required<Pick<CreateFlags, 'from'>>;

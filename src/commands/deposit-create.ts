@@ -14,17 +14,13 @@ import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { qrPng } from '../ui/qrpng.js';
 import { renderDeposit, splitShares, timeZoneOf } from '../ui/render.js';
-import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { CREATE_FLAGS } from './flags.js';
+import { CREATE_FLAGS, type CreateFlags } from './flags.js';
 import { showCounter } from './shared/counter.js';
 import { type SettingsReader, settingOrDefault } from './shared/expiry.js';
 import { type FollowDeps, followCommand, followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
-
-/** `deposit create`'s flags as commander parsed them (with --from, deposit-batch.ts gets them instead). */
-export type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
 
 function check<T>(result: { ok: true; value: T } | { ok: false; expected: string }): true | string {
   return result.ok ? true : `expected ${result.expected}`;
