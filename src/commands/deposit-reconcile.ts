@@ -83,7 +83,7 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
       );
     // the precision is proven (the registry contract the id commits to, or the profile's
     // asset-precision), never the explorer's bare word: amounts are matched by it
-    const info = assetInfo(assetId.toLowerCase(), await setup.client.getAsset(assetId), {
+    const info = assetInfo(assetId, await setup.client.getAsset(assetId), {
       network: setup.settings.network,
       expectedAssetId: assetId,
       assetPrecision: setup.settings.assetPrecision,
