@@ -144,16 +144,16 @@ export async function get(name: string, session: Session): Promise<void> {
 export async function runGetSetting(name: string, options: GetSettingOptions): Promise<void> {
   const k = key(name);
   const found = await inForce(k, options);
-  const p = options.printer;
+  const printer = options.printer;
   // a URL written into the file by hand may carry a password: never shown
   const value = found.value === null ? null : withoutCredentials(found.value);
   if (options.json) {
-    p.json({ ...found, value });
+    printer.json({ ...found, value });
     return;
   }
-  if (value !== null) p.out(value);
+  if (value !== null) printer.out(value);
   const detail = found.detail === found.source ? '' : ` (${found.detail})`;
-  p.info(`from: ${found.source}${detail}`);
+  printer.info(`from: ${found.source}${detail}`);
 }
 
 /**
@@ -340,7 +340,7 @@ export async function setBlindingKey(flags: BlindingKeyOptions, session: Session
  * read from stdin or a prompt that does not echo; never from the command line.
  */
 export async function runSetBlindingKey(options: BlindingKeyCommandOptions): Promise<void> {
-  const { ctx, printer: p, flags: opts } = options;
+  const { ctx, printer, flags: opts } = options;
   // a key kept in a misspelt profile would never be used: the name must exist, as for unset;
   // --clear repairs damaged keys, so it reads the profile unchecked
   const profile = opts.clear ? options.profileForRepair() : options.profile();
@@ -352,15 +352,15 @@ export async function runSetBlindingKey(options: BlindingKeyCommandOptions): Pro
       );
     const network = typeof profile.network === 'string' ? profile.network : 'liquid';
     const { article, decodeLiquidAddress } = await import('../domain/liquid/address.js');
-    const r = decodeLiquidAddress(opts.address);
-    if (!r.ok) throw invalidValue('--address', opts.address, `a Liquid address (${r.reason})`);
-    if (r.value.network !== network)
+    const decoded = decodeLiquidAddress(opts.address);
+    if (!decoded.ok) throw invalidValue('--address', opts.address, `a Liquid address (${decoded.reason})`);
+    if (decoded.value.network !== network)
       throw invalidValue(
         '--address',
         opts.address,
-        `${article(network)} ${network} address (this is ${article(r.value.network)} ${r.value.network} address)`,
+        `${article(network)} ${network} address (this is ${article(decoded.value.network)} ${decoded.value.network} address)`,
       );
-    address = r.value.address;
+    address = decoded.value.address;
   }
   const scope = address ? `address ${address}` : 'the wallet (every address)';
   if (opts.clear) {
@@ -370,16 +370,18 @@ export async function runSetBlindingKey(options: BlindingKeyCommandOptions): Pro
       const kept = (
         Array.isArray(stored) ? (stored as Array<{ key?: unknown; address?: unknown }>) : []
       ).filter(
-        (e) =>
+        (entry) =>
           address !== undefined &&
-          e &&
-          typeof e.key === 'string' &&
-          (e.address === undefined || (typeof e.address === 'string' && e.address !== address)),
+          entry &&
+          typeof entry.key === 'string' &&
+          (entry.address === undefined || (typeof entry.address === 'string' && entry.address !== address)),
       ) as BlindingKeyEntry[];
       if (kept.length > 0) profile['blinding-keys'] = kept;
       else delete profile['blinding-keys'];
     });
-    p.info(`blinding keys of ${address ? scope : 'every address'} removed (profile ${options.profileName})`);
+    printer.info(
+      `blinding keys of ${address ? scope : 'every address'} removed (profile ${options.profileName})`,
+    );
     return;
   }
   let text: string;
@@ -396,18 +398,18 @@ export async function runSetBlindingKey(options: BlindingKeyCommandOptions): Pro
     text = await readInput(ctx.stdin, 4096, 'the blinding key');
   }
   const key = text.trim();
-  for (const secret of blindingKeySecrets(key)) p.addSecret(secret);
+  for (const secret of blindingKeySecrets(key)) printer.addSecret(secret);
   const { parseBlindingKey } = await import('../domain/liquid/unblind.js');
-  const r = parseBlindingKey(key);
-  if (!r.ok) throw usageError(`the blinding key given is not usable: expected ${r.expected}`);
-  if (address) await checkAddressKey(address, r.value);
+  const parsed = parseBlindingKey(key);
+  if (!parsed.ok) throw usageError(`the blinding key given is not usable: expected ${parsed.expected}`);
+  if (address) await checkAddressKey(address, parsed.value);
   await options.updateProfile((profile) => {
     const others = (profile['blinding-keys'] ?? []).filter((e) =>
       address ? e.address !== address : e.address !== undefined || e.key !== key,
     );
     profile['blinding-keys'] = [...others, address ? { key, address } : { key }];
   });
-  p.info(`blinding key set for ${scope} (profile ${options.profileName}); it is never printed`);
+  printer.info(`blinding key set for ${scope} (profile ${options.profileName}); it is never printed`);
 }
 
 /**
@@ -421,15 +423,15 @@ async function checkAddressKey(
   key: { outputKeys: Uint8Array[]; masterBlindingKeys: Uint8Array[] },
 ): Promise<void> {
   const { addressScript } = await import('../domain/liquid/script.js');
-  const s = addressScript(address);
-  if (!s.ok) throw invalidValue('--address', address, `a Liquid address (${s.reason})`);
-  const blindingPubkey = s.value.blindingPubkey;
+  const script = addressScript(address);
+  if (!script.ok) throw invalidValue('--address', address, `a Liquid address (${script.reason})`);
+  const blindingPubkey = script.value.blindingPubkey;
   if (!blindingPubkey)
     throw usageError(
       `--address ${address} is not confidential: its outputs are not blinded, so it has no blinding key (give the confidential address)`,
     );
   const { isAddressBlindingKey, loadZkp } = await import('../domain/liquid/unblind.js');
-  if (!isAddressBlindingKey(await loadZkp(), key, { script: s.value.script, blindingPubkey }))
+  if (!isAddressBlindingKey(await loadZkp(), key, { script: script.value.script, blindingPubkey }))
     throw usageError(
       `the blinding key given is not the blinding key of ${address}: its public key is not the one in the address (expected the output of elements-cli dumpblindingkey ${address}, or the wallet's master blinding key); nothing was changed`,
     );

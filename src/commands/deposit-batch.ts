@@ -24,10 +24,8 @@ import type { Session } from '../session.js';
 import { ResumableRows, RowClaims } from '../store/claims.js';
 import type { Printer } from '../ui/output.js';
 import { mayRedraw, ProgressLine } from '../ui/progress.js';
-import type { OptionsOf } from './define.js';
-import type { CREATE_FLAGS } from './flags.js';
+import type { CreateFlags } from './flags.js';
 
-type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
 /** The flags of `deposit create --from` a batch reads; --from itself is known to be given. */
 export type BatchOptions = Pick<CreateFlags, 'concurrency' | 'resume' | 'split' | 'dryRun'> &
   Required<Pick<CreateFlags, 'from'>>;
@@ -83,9 +81,9 @@ const MAX_ROWS = 10_000;
 async function readRows(from: string, stdin: Context['stdin']): Promise<string> {
   if (from === '-') return readInput(stdin, MAX_INPUT, 'the input');
   try {
-    const st = fs.statSync(from);
-    if (!st.isFile()) throw invalidValue('--from', from, 'a CSV or NDJSON file, or - for stdin');
-    if (st.size > MAX_INPUT) throw invalidValue('--from', from, `a file of at most ${MAX_INPUT} bytes`);
+    const stats = fs.statSync(from);
+    if (!stats.isFile()) throw invalidValue('--from', from, 'a CSV or NDJSON file, or - for stdin');
+    if (stats.size > MAX_INPUT) throw invalidValue('--from', from, `a file of at most ${MAX_INPUT} bytes`);
     // the bytes as UTF-8, refused rather than guessed at (size checked again before decoding)
     const decoded = decodeRowsInput(fs.readFileSync(from), MAX_INPUT);
     if (!decoded.ok) throw usageError(`--from ${quoted(from)} is refused: ${decoded.error}`);
@@ -102,12 +100,12 @@ export async function run(opts: BatchOptions, session: Session): Promise<void> {
 
 /** Every row checked before anything is sent, then sent; the results printed in row order. */
 export async function runBatch(options: BatchCommandOptions): Promise<void> {
-  const { flags: opts, printer: p, globals } = options;
+  const { flags: opts, printer, globals } = options;
   let concurrency = 4;
   if (opts.concurrency !== undefined) {
-    const r = parseWholeNumber(opts.concurrency, 1, 16);
-    if (!r.ok) throw invalidValue('--concurrency', opts.concurrency, r.expected);
-    concurrency = r.value;
+    const count = parseWholeNumber(opts.concurrency, 1, 16);
+    if (!count.ok) throw invalidValue('--concurrency', opts.concurrency, count.expected);
+    concurrency = count.value;
   }
   const source = opts.from === '-' ? 'stdin' : opts.from;
   const text = await readRows(opts.from, options.ctx.stdin);
@@ -121,15 +119,16 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
   const rows: BatchRow[] = [];
   const problems: string[] = [];
   let defaults: RequestDefaults | undefined;
-  for (const r of parsed.rows) {
+  for (const row of parsed.rows) {
     defaults ??= options.requestDefaults();
     const checked = checkRequest(
-      { ...r.fields, ...(opts.split === false ? { split: false } : {}) },
+      { ...row.fields, ...(opts.split === false ? { split: false } : {}) },
       defaults,
       ROW_LABELS,
     );
-    if (checked.body) rows.push({ row: r.row, body: checked.body });
-    else for (const problem of checked.problems) problems.push(`row ${r.row} (line ${r.line}): ${problem}`);
+    if (checked.body) rows.push({ row: row.row, body: checked.body });
+    else
+      for (const problem of checked.problems) problems.push(`row ${row.row} (line ${row.line}): ${problem}`);
   }
   if (problems.length > 0) {
     throw usageError(
@@ -138,7 +137,7 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
   }
 
   if (opts.dryRun) {
-    for (const r of rows) p.json({ row: r.row, request: r.body });
+    for (const r of rows) printer.json({ row: r.row, request: r.body });
     return;
   }
 
@@ -147,7 +146,7 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
   const progress =
     mayRedraw(options.ctx) && !globals.quiet ? new ProgressLine(options.ctx.stderr) : undefined;
   // a person at a terminal reads a table; a pipe or --json gets one NDJSON line per row
-  const table = p.stdoutIsTTY && !globals.json ? new RowTable(rows) : undefined;
+  const table = printer.stdoutIsTTY && !globals.json ? new RowTable(rows) : undefined;
   let printed = 0;
   let seen: ReadonlyArray<RowOutcome | undefined> = [];
   let failure: unknown;
@@ -166,7 +165,7 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
         seen = outcomes;
         while (printed < outcomes.length && outcomes[printed]) {
           const outcome = outcomes[printed]!;
-          const line = () => (table ? p.out(table.line(printed, outcome)) : p.json(outcome.line));
+          const line = () => (table ? printer.out(table.line(printed, outcome)) : printer.json(outcome.line));
           if (progress) progress.above(line);
           else line();
           printed += 1;
@@ -179,7 +178,7 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
   } finally {
     progress?.clear();
   }
-  if (printed > 0) p.info(summary(tally(seen), rows.length));
+  if (printed > 0) printer.info(summary(tally(seen), rows.length));
   if (failure !== undefined) throw failure;
 }
 

@@ -14,20 +14,16 @@ import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { qrPng } from '../ui/qrpng.js';
 import { renderDeposit, splitShares, timeZoneOf } from '../ui/render.js';
-import type { OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { CREATE_FLAGS } from './flags.js';
+import { CREATE_FLAGS, type CreateFlags } from './flags.js';
 import { showCounter } from './shared/counter.js';
 import { type SettingsReader, settingOrDefault } from './shared/expiry.js';
 import { type FollowDeps, followCommand, followDepsOf, followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
-/** `deposit create`'s flags as commander parsed them (with --from, deposit-batch.ts gets them instead). */
-export type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
-
-function check<T>(r: { ok: true; value: T } | { ok: false; expected: string }): true | string {
-  return r.ok ? true : `expected ${r.expected}`;
+function check<T>(result: { ok: true; value: T } | { ok: false; expected: string }): true | string {
+  return result.ok ? true : `expected ${result.expected}`;
 }
 
 /** Where the requests go: a live service (its base URL) or the embedded sandbox. */
@@ -89,7 +85,7 @@ async function askMissing(
   prompter: Prompter,
 ): Promise<CreateFlags> {
   const filled = { ...opts };
-  const p = options.printer;
+  const printer = options.printer;
   const { network, defaultAddress } = options.requestDefaults();
   if (filled.amount === undefined && filled.amountCents === undefined) {
     filled.amount = await prompter.input({
@@ -97,11 +93,11 @@ async function askMissing(
       validate: (v) => check(parseReais(v)),
     });
     const cents = parseReais(filled.amount);
-    if (cents.ok) p.err(`  ${formatCents(cents.value)} (${cents.value} cents)`);
+    if (cents.ok) printer.err(`  ${formatCents(cents.value)} (${cents.value} cents)`);
   }
-  const addressCheck = (v: string) => {
-    const r = checkLiquidAddress(v, network);
-    return r.ok ? true : `expected a Liquid address on ${network}: ${r.reason}`;
+  const addressCheck = (address: string) => {
+    const checked = checkLiquidAddress(address, network);
+    return checked.ok ? true : `expected a Liquid address on ${network}: ${checked.reason}`;
   };
   if (filled.to === undefined) {
     filled.to = await prompter.input({
@@ -166,7 +162,7 @@ export async function run(opts: CreateFlags, session: Session): Promise<void> {
 
 /** Check, ask for what is missing (a person), confirm, send, check the answer, record, show; follow with --watch. */
 export async function runCreate(options: CreateCommandOptions): Promise<void> {
-  const { flags: opts, printer: p, globals } = options;
+  const { flags: opts, printer, globals } = options;
   // a style chosen by flag or setting always wins; otherwise the terminal may be asked
   const saved = options.config.setting('qr-style');
   const chosenStyle = opts.qrStyle ?? (saved === 'detect' ? undefined : saved);
@@ -180,19 +176,21 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
 
   if (opts.dryRun) {
     if (globals.json) {
-      p.json({ request: body });
+      printer.json({ request: body });
     } else {
-      p.out(
+      printer.out(
         `Would send POST ${target.mode === 'live' ? target.baseUrl : '(embedded sandbox)'}/v1/api/deposit`,
       );
-      p.out(JSON.stringify(body, null, 2));
-      p.info(`${formatCents(body.amountInCents)} to ${body.lbrlAddress}; nothing was sent (--dry-run)`);
+      printer.out(JSON.stringify(body, null, 2));
+      printer.info(`${formatCents(body.amountInCents)} to ${body.lbrlAddress}; nothing was sent (--dry-run)`);
     }
     return;
   }
 
   if (prompter && !opts.yes) {
-    p.err(requestSummary(body, target.mode === 'live' ? target.baseUrl : 'embedded sandbox (no real money)'));
+    printer.err(
+      requestSummary(body, target.mode === 'live' ? target.baseUrl : 'embedded sandbox (no real money)'),
+    );
     if (!(await prompter.confirm({ message: 'Create this charge?', default: true }))) {
       throw new LbrlError('cancelled; nothing was sent', 'cancelled');
     }
@@ -211,28 +209,28 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
   if (opts.qrPng !== undefined) {
     // drawn from the checked qrCodeText: the service's own PNG could pay anything
     writeFileAtomic(opts.qrPng, await qrPng(value.qrCodeText));
-    p.info(`QR code written to ${opts.qrPng}`);
+    printer.info(`QR code written to ${opts.qrPng}`);
   }
 
   if (display) {
     const { showOnDisplay } = await import('../display/state.js');
     const shown = await showOnDisplay(display, value.id);
-    if (shown === 'shown') p.info(`shown on the customer display (port ${display.port})`);
+    if (shown === 'shown') printer.info(`shown on the customer display (port ${display.port})`);
     else
-      p.warn(
+      printer.warn(
         `warning: the customer display did not take the charge (${shown}); it shows the newest charge by itself once it runs`,
       );
   }
 
   const timeZone = timeZoneOf(options.ctx.env);
   const human = !globals.json && !globals.quiet;
-  if (globals.json) p.json(raw);
-  else if (globals.quiet) p.out(value.id);
+  if (globals.json) printer.json(raw);
+  else if (globals.quiet) printer.out(value.id);
   const sandbox = target.mode === 'sandbox';
   const shown =
     human && opts.qr !== false
       ? await showCounter(value, {
-          printer: p,
+          printer,
           ctx: options.ctx,
           profile: globals.profile,
           watch: Boolean(opts.watch),
@@ -243,19 +241,19 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
       : undefined;
   const counter = typeof shown === 'object' ? shown : undefined;
   if (human && !shown) {
-    p.out(renderDeposit(p.outColor, value, { sandbox, timeZone }));
+    printer.out(renderDeposit(printer.outColor, value, { sandbox, timeZone }));
     if (opts.qr !== false) {
-      p.out('');
-      p.out(await renderTerminalQr(value.qrCodeText, style));
+      printer.out('');
+      printer.out(await renderTerminalQr(value.qrCodeText, style));
     }
-    p.out('PIX copy-paste:');
-    p.out(value.qrCodeText);
+    printer.out('PIX copy-paste:');
+    printer.out(value.qrCodeText);
   }
 
   if (opts.watch) {
     if (target.mode === 'sandbox') {
       const autopay = settingOrDefault(options.config, 'sandbox-autopay');
-      p.info(
+      printer.info(
         `sandbox: simulate the payment with: lbrl sandbox pay ${value.id}${autopay !== 'off' ? ` (or wait ${autopay} s for autopay)` : ''}`,
       );
     }
@@ -264,7 +262,7 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     await followOnScreen([value.id], verified, options, counter);
   } else {
     counter?.still();
-    p.info(`follow it with: ${followCommand([value.id], globals)}`);
+    printer.info(`follow it with: ${followCommand([value.id], globals)}`);
   }
 }
 

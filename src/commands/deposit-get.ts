@@ -69,7 +69,7 @@ export async function run(idText: string, flags: GetFlags, session: Session): Pr
 
 /** Parse, get (every rule of the answer checked), print. */
 export async function runGet(options: GetCommandOptions): Promise<void> {
-  const { flags, printer: p } = options;
+  const { flags, printer } = options;
   const id = parseDepositId(options.idText);
   if (!id.ok) throw invalidValue('deposit id', options.idText, id.expected);
   const style = qrStyle(flags.qrStyle, options.qrStyleSetting);
@@ -82,26 +82,26 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
   const showsCode = flags.qr || flags.qrPng !== undefined;
   if (showsCode && isTerminal(value.status)) {
     // said even with --quiet: the code is shown or written all the same
-    p.err(
+    printer.err(
       `warning: deposit ${value.id} is ${value.status}: do not pay its QR code or copy-paste string; a payment now would not be settled`,
     );
   }
   if (flags.qrPng !== undefined) {
     // drawn from the checked qrCodeText, never a picture the service sent
     writeFileAtomic(flags.qrPng, await qrPng(value.qrCodeText));
-    p.info(`QR code written to ${flags.qrPng}`);
+    printer.info(`QR code written to ${flags.qrPng}`);
   }
   if (options.json) {
-    p.json(raw);
+    printer.json(raw);
     return;
   }
   if (options.quiet) {
-    p.out(value.status);
+    printer.out(value.status);
     return;
   }
   const { renderDeposit, timeZoneOf } = await import('../ui/render.js');
-  p.out(
-    renderDeposit(p.outColor, value, {
+  printer.out(
+    renderDeposit(printer.outColor, value, {
       sandbox,
       blinded: sandbox ? null : await options.blindedFragment(value),
       timeZone: timeZoneOf(options.env),
@@ -110,10 +110,10 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
   );
   if (flags.qr) {
     const { safeText } = await import('../domain/text/safe-text.js');
-    p.out('');
-    p.out(await renderTerminalQr(value.qrCodeText, style));
-    p.out('PIX copy-paste:');
-    p.out(safeText(value.qrCodeText));
+    printer.out('');
+    printer.out(await renderTerminalQr(value.qrCodeText, style));
+    printer.out('PIX copy-paste:');
+    printer.out(safeText(value.qrCodeText));
   }
 }
 
@@ -148,10 +148,10 @@ async function blindedFragment(value: GetResponse, session: Session): Promise<st
  * (so watch --pending follows it again) and said loudly.
  */
 async function afterExpiry(value: GetResponse, expiredAt: string, session: Session): Promise<void> {
-  const p = session.printer;
+  const printer = session.printer;
   if (value.status === 'WAITING_PAYMENT') {
     const { localTime, timeZoneOf } = await import('../ui/render.js');
-    p.info(
+    printer.info(
       `note: lbrl recorded this charge EXPIRED (local) at ${localTime(expiredAt, timeZoneOf(session.ctx.env))}: watch --pending no longer follows it (lbrl deposit watch ${value.id} does)`,
     );
     return;

@@ -33,10 +33,10 @@ function parseStatuses(values: string[] | undefined): Set<string> | undefined {
   const out = new Set<string>();
   for (const value of values)
     for (const part of value.split(',')) {
-      const s = part.trim().toUpperCase();
-      if (!(LIST_STATUSES as readonly string[]).includes(s))
+      const status = part.trim().toUpperCase();
+      if (!(LIST_STATUSES as readonly string[]).includes(status))
         throw invalidValue('--status', part, `one of ${LIST_STATUSES.join(', ')}`);
-      out.add(s);
+      out.add(status);
     }
   return out;
 }
@@ -100,9 +100,9 @@ export async function runList(options: ListCommandOptions): Promise<void> {
   const opts = options.flags;
   let limit = 30;
   if (opts.limit !== undefined) {
-    const r = parseWholeNumber(opts.limit, 1, 10_000);
-    if (!r.ok) throw invalidValue('--limit', opts.limit, r.expected);
-    limit = r.value;
+    const parsed = parseWholeNumber(opts.limit, 1, 10_000);
+    if (!parsed.ok) throw invalidValue('--limit', opts.limit, parsed.expected);
+    limit = parsed.value;
   }
   const filter = ledgerFilter(opts, options);
   const where = entryFilter(filter);
@@ -125,30 +125,31 @@ export async function runList(options: ListCommandOptions): Promise<void> {
       paidAfterExpiry: (e, status) => refresh.paidAfterExpiry(e.id, status, e.expiredAt!),
     });
   }
-  const p = options.printer;
+  const printer = options.printer;
   if (options.json) {
     // what the checks keep (the create answer's fields, a final answer's settlement) is not shown
-    p.json(entries.map(({ v: _v, type: _t, answer: _a, final: _f, ...rest }) => rest));
+    printer.json(entries.map(({ v: _v, type: _t, answer: _a, final: _f, ...rest }) => rest));
     return;
   }
   if (entries.length === 0) {
     const filtered = where || filter.since !== undefined || filter.until !== undefined;
-    p.info(
+    printer.info(
       `no deposits recorded for profile ${options.profileName}${filtered ? ' that match' : ''} in ${history.file}`,
     );
     return;
   }
-  if (!p.stdoutIsTTY) {
+  if (!printer.stdoutIsTTY) {
     // gh's convention for pipes: tab-separated, no header, full values (times in UTC, as scripts read them)
-    for (const e of entries)
-      p.out(
-        [e.id, e.at, e.amountInCents, e.destinationAddress, shownStatus(e)]
+    for (const entry of entries)
+      printer.out(
+        [entry.id, entry.at, entry.amountInCents, entry.destinationAddress, shownStatus(entry)]
           .map((x) => safeText(String(x)))
           .join('\t'),
       );
     return;
   }
-  for (const line of table(entries, options, options.ctx.stdout.columns || DEFAULT_COLUMNS)) p.out(line);
+  for (const line of table(entries, options, options.ctx.stdout.columns || DEFAULT_COLUMNS))
+    printer.out(line);
 }
 
 interface Column {
@@ -170,13 +171,13 @@ interface Column {
  * have edited: its values are shown escaped.
  */
 function table(entries: HistoryEntry[], options: ListCommandOptions, width: number): string[] {
-  const p = options.printer;
+  const printer = options.printer;
   const zone = timeZoneOf(options.ctx.env);
   const offsets = new Set(entries.map((e) => zoneOffsetMs(Date.parse(e.at) || 0, zone)));
   const oneOffset = offsets.size === 1 ? offsetText([...offsets][0]!) : undefined;
-  const time = (e: HistoryEntry, seconds: boolean, withOffset: boolean, year: boolean) => {
-    const ms = Date.parse(e.at);
-    if (!Number.isFinite(ms)) return safeText(e.at);
+  const time = (entry: HistoryEntry, seconds: boolean, withOffset: boolean, year: boolean) => {
+    const ms = Date.parse(entry.at);
+    if (!Number.isFinite(ms)) return safeText(entry.at);
     const clock = localClock(ms, zone)
       .replace('T', ' ')
       .slice(year ? 0 : 5, seconds ? 19 : 16);
@@ -184,13 +185,13 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
   };
   // the cells are escaped already: a value from a hand-edited history (holding a backslash once
   // escaped) is shown as it is, uncoloured, not escaped twice past its column's width
-  const paint = (cell: string) => (cell.includes('\\') ? cell : colorStatus(p.outColor, cell));
-  const status = (e: HistoryEntry, long: boolean) =>
-    e.expiredAt
+  const paint = (cell: string) => (cell.includes('\\') ? cell : colorStatus(printer.outColor, cell));
+  const status = (entry: HistoryEntry, long: boolean) =>
+    entry.expiredAt
       ? long
-        ? `EXPIRED (local; service: ${safeText(e.status)})`
-        : `EXPIRED/${safeText(e.status).replace('WAITING_PAYMENT', 'WAITING')}`
-      : safeText(e.status);
+        ? `EXPIRED (local; service: ${safeText(entry.status)})`
+        : `EXPIRED/${safeText(entry.status).replace('WAITING_PAYMENT', 'WAITING')}`
+      : safeText(entry.status);
   // a column of its own once a settlement was checked on chain (deposit verify, watch --verify):
   // verified, or what a later check found instead (pending, not-found, mismatch...)
   const anyVerified = entries.some((e) => e.verifiedAt || e.onChain);
@@ -251,10 +252,10 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
     // narrower than an id and its status (a 40-column pane): each deposit on two lines, the id
     // whole on the first, its amount and status under it, so no line wraps
     const out: string[] = [];
-    for (const e of entries) {
-      const shown = status(e, false);
-      const amount = formatCents(e.amountInCents);
-      out.push(safeText(e.id));
+    for (const entry of entries) {
+      const shown = status(entry, false);
+      const amount = formatCents(entry.amountInCents);
+      out.push(safeText(entry.id));
       out.push(
         `  ${4 + amount.length + shown.length <= width ? `${amount}  ` : ''}${paint(shorten(shown, Math.max(1, width - 2)))}`,
       );
@@ -264,15 +265,15 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
   const line = (cells: string[], color: boolean) =>
     cells
       .map((text, i) => {
-        const w = widths[i]!;
-        const cell = shorten(text, w);
-        const padded = cols[i]!.align === 'right' ? cell.padStart(w) : cell.padEnd(w);
+        const columnWidth = widths[i]!;
+        const cell = shorten(text, columnWidth);
+        const padded = cols[i]!.align === 'right' ? cell.padStart(columnWidth) : cell.padEnd(columnWidth);
         return color && cols[i]!.color ? padded.replace(cell, paint(cell)) : padded;
       })
       .join('  ')
       .trimEnd();
   const out = [
-    p.outColor.bold(
+    printer.outColor.bold(
       line(
         cols.map((c) => c.header),
         false,

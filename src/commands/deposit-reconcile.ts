@@ -66,10 +66,10 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
   options.history().fold(
     (r) => r.baseUrl === scope.target && createdFilter({ profile: scope.profile, since: from })(r),
     () => null,
-    (_acc, e) => {
-      addresses.add(e.destinationAddress);
-      if (e.splitAddress) addresses.add(e.splitAddress);
-      if (e.status === 'FINALIZED' || e.status === 'FAILED' || e.expiredAt) deposits.push(e);
+    (_acc, entry) => {
+      addresses.add(entry.destinationAddress);
+      if (entry.splitAddress) addresses.add(entry.splitAddress);
+      if (entry.status === 'FINALIZED' || entry.status === 'FAILED' || entry.expiredAt) deposits.push(entry);
     },
   );
   const setup = await verifySetupWith(options.sources);
@@ -83,7 +83,7 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
       );
     // the precision is proven (the registry contract the id commits to, or the profile's
     // asset-precision), never the explorer's bare word: amounts are matched by it
-    const info = assetInfo(assetId.toLowerCase(), await setup.client.getAsset(assetId), {
+    const info = assetInfo(assetId, await setup.client.getAsset(assetId), {
       network: setup.settings.network,
       expectedAssetId: assetId,
       assetPrecision: setup.settings.assetPrecision,
@@ -105,9 +105,9 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
     // an address of the history is read only when it is a valid address of the profile's network
     // (a history edited by hand, or kept across a change of network, is not sent as it is)
     const network = setup.settings.network;
-    const valid = [...addresses].filter((a) => {
-      const d = decodeLiquidAddress(a);
-      return d.ok && d.value.network === network;
+    const valid = [...addresses].filter((address) => {
+      const decoded = decodeLiquidAddress(address);
+      return decoded.ok && decoded.value.network === network;
     });
     const skipped = addresses.size - valid.length;
     if (skipped > 0)
@@ -130,9 +130,9 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
   } finally {
     await setup.close();
   }
-  const p = options.printer;
-  if (options.json) p.json(result);
-  else for (const line of humanReconciliation(result, addresses.size, setup.esploraUrl)) p.out(line);
+  const printer = options.printer;
+  if (options.json) printer.json(result);
+  else for (const line of humanReconciliation(result, addresses.size, setup.esploraUrl)) printer.out(line);
   const problems = result.missing.length + result.unmatched.length + result.paidAfterExpiry.length;
   if (problems > 0) {
     const parts = [
@@ -151,41 +151,47 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
     );
 }
 
-function humanReconciliation(r: Reconciliation, addressCount: number, explorer: string): string[] {
+function humanReconciliation(result: Reconciliation, addressCount: number, explorer: string): string[] {
   const cents = (c: number | null) => (c === null ? 'amount unknown' : formatCents(c));
   const out = [
     // one output that paid several deposits is one receipt
-    `${addressCount} address(es) read on ${explorer}: ${new Set(r.matched.map((m) => `${m.txid}:${m.vout}`)).size} receipt(s) matched to deposits`,
+    `${addressCount} address(es) read on ${explorer}: ${new Set(result.matched.map((m) => `${m.txid}:${m.vout}`)).size} receipt(s) matched to deposits`,
   ];
-  if (r.missing.length > 0) {
+  if (result.missing.length > 0) {
     out.push('', 'Finalized, but not found on chain:');
-    for (const m of r.missing)
+    for (const share of result.missing)
       out.push(
-        `  ${safeText(m.depositId)}  ${m.role.padEnd(11)}  ${cents(m.cents).padStart(12)}  to ${safeText(m.address)}${m.txid ? `  (settlement ${safeText(m.txid)})` : ''}`,
+        `  ${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  to ${safeText(share.address)}${share.txid ? `  (settlement ${safeText(share.txid)})` : ''}`,
       );
   }
-  if (r.unmatched.length > 0) {
+  if (result.unmatched.length > 0) {
     out.push('', 'Received, matching no deposit:');
-    for (const u of r.unmatched)
+    for (const receipt of result.unmatched)
       out.push(
-        `  ${u.txid}:${u.vout}  ${cents(u.cents).padStart(12)}  to ${safeText(u.address)}${u.reason ? `  (${u.reason})` : ''}`,
+        `  ${receipt.txid}:${receipt.vout}  ${cents(receipt.cents).padStart(12)}  to ${safeText(receipt.address)}${receipt.reason ? `  (${receipt.reason})` : ''}`,
       );
   }
-  if (r.unproven.length > 0) {
+  if (result.unproven.length > 0) {
     out.push('', 'Paid by an output whose amount could not be read (not proven):');
-    for (const u of r.unproven)
+    for (const share of result.unproven)
       out.push(
-        `  ${safeText(u.depositId)}  ${u.role.padEnd(11)}  ${cents(u.cents).padStart(12)}  in ${u.txid}:${u.vout}  (${u.reason})`,
+        `  ${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  in ${share.txid}:${share.vout}  (${share.reason})`,
       );
   }
-  if (r.paidAfterExpiry.length > 0) {
+  if (result.paidAfterExpiry.length > 0) {
     out.push('', 'Paid after lbrl gave up on them (expired) or after they FAILED:');
-    for (const x of r.paidAfterExpiry)
+    for (const x of result.paidAfterExpiry)
       out.push(
         `  ${safeText(x.depositId)}  ${x.status.padEnd(7)}  ${cents(x.cents).padStart(12)}  in ${x.txid}:${x.vout}`,
       );
   }
-  if (r.missing.length + r.unmatched.length + r.paidAfterExpiry.length + r.unproven.length === 0)
+  if (
+    result.missing.length +
+      result.unmatched.length +
+      result.paidAfterExpiry.length +
+      result.unproven.length ===
+    0
+  )
     out.push('everything matches');
   return out;
 }

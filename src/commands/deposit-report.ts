@@ -82,10 +82,10 @@ export async function runReport(options: ReportCommandOptions): Promise<void> {
   const report = acc.finish(
     options.history().fold(createdFilter({ profile: options.profileName, ...span }), acc.start, acc.visit),
   );
-  const p = options.printer;
+  const printer = options.printer;
   if (options.json) {
     const when = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-    p.json({
+    printer.json({
       profile: options.profileName,
       by,
       since: when(span.since),
@@ -97,22 +97,24 @@ export async function runReport(options: ReportCommandOptions): Promise<void> {
     return;
   }
   if (opts.csv || opts.csvBr) {
-    const d: CsvDialect = opts.csv ? CSV_RFC : CSV_BR;
-    let text = csvRecord([by, ...CSV_COLUMNS.map(([name]) => name)], d);
-    const row = (period: string, s: ReportSums) =>
+    const dialect: CsvDialect = opts.csv ? CSV_RFC : CSV_BR;
+    let text = csvRecord([by, ...CSV_COLUMNS.map(([name]) => name)], dialect);
+    const row = (period: string, sums: ReportSums) =>
       csvRecord(
         [
           period,
-          ...CSV_COLUMNS.map(([, key, kind]) => (kind === 'cents' ? centsField(s[key], d) : String(s[key]))),
+          ...CSV_COLUMNS.map(([, key, kind]) =>
+            kind === 'cents' ? centsField(sums[key], dialect) : String(sums[key]),
+          ),
         ],
-        d,
+        dialect,
       );
     for (const period of report.periods) text += row(period.period, period);
     text += row('total', report.total);
     options.ctx.stdout.write(text);
     return;
   }
-  for (const line of humanReport(report, options)) p.out(line);
+  for (const line of humanReport(report, options)) printer.out(line);
 }
 
 const BLOCKS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
@@ -125,10 +127,10 @@ export function bar(value: number, max: number, width: number): string {
 }
 
 function humanReport(report: Report, options: ReportCommandOptions): string[] {
-  const p = options.printer;
-  const t = report.total;
-  if (t.createdCount === 0) {
-    p.info(`no deposits recorded for profile ${options.profileName} in that time`);
+  const printer = options.printer;
+  const total = report.total;
+  if (total.createdCount === 0) {
+    printer.info(`no deposits recorded for profile ${options.profileName} in that time`);
     return [];
   }
   const columns = options.ctx.stdout.columns || 80;
@@ -142,7 +144,7 @@ function humanReport(report: Report, options: ReportCommandOptions): string[] {
     { head: 'CHARGED', cell: (s) => formatCents(s.createdCents), drop: 4 },
     { head: 'NET', cell: (s) => formatCents(s.netCents), drop: 99 },
   ];
-  const sums = [...report.periods, { period: 'total', ...t }];
+  const sums = [...report.periods, { period: 'total', ...total }];
   const layout = (dropped: number) => {
     const kept = all.filter((c) => c.drop > dropped);
     const head = [report.by === 'day' ? 'DAY' : 'MONTH', ...kept.map((c) => c.head)];
@@ -155,27 +157,27 @@ function humanReport(report: Report, options: ReportCommandOptions): string[] {
   const { head, rows, widths } = table;
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  const out = [p.outColor.bold(line(head))];
-  rows.forEach((r, i) => {
-    if (i === rows.length - 1) out.push(p.outColor.dim('-'.repeat(line(r).length)));
-    out.push(i === rows.length - 1 ? p.outColor.bold(line(r)) : line(r));
+  const out = [printer.outColor.bold(line(head))];
+  rows.forEach((row, i) => {
+    if (i === rows.length - 1) out.push(printer.outColor.dim('-'.repeat(line(row).length)));
+    out.push(i === rows.length - 1 ? printer.outColor.bold(line(row)) : line(row));
   });
   out.push('');
-  out.push(`Paid (finalized)   ${formatCents(t.grossCents)}`);
-  out.push(`Fees               ${formatCents(t.feeCents)}`);
-  out.push(`Net                ${formatCents(t.netCents)}`);
-  out.push(`  to split         ${formatCents(t.splitCents)}`);
-  out.push(`  to destination   ${formatCents(t.destinationCents)}`);
+  out.push(`Paid (finalized)   ${formatCents(total.grossCents)}`);
+  out.push(`Fees               ${formatCents(total.feeCents)}`);
+  out.push(`Net                ${formatCents(total.netCents)}`);
+  out.push(`  to split         ${formatCents(total.splitCents)}`);
+  out.push(`  to destination   ${formatCents(total.destinationCents)}`);
   // one fact a line, so 80 columns (and a split pane) hold them
-  out.push(`Verified on chain  ${formatCents(t.verifiedNetCents)} (${t.verifiedCount})`);
-  out.push(`Unproven           ${formatCents(t.unprovenNetCents)} (${t.unprovenCount})`);
-  out.push(`Mismatched         ${formatCents(t.mismatchNetCents)} (${t.mismatchCount})`);
-  out.push(`Not yet checked    ${formatCents(t.uncheckedNetCents)} (${t.uncheckedCount})`);
-  if (t.uncheckedCount > 0) out.push(p.outColor.dim('  lbrl deposit verify checks them'));
-  if (t.unknownAmountsCount > 0)
+  out.push(`Verified on chain  ${formatCents(total.verifiedNetCents)} (${total.verifiedCount})`);
+  out.push(`Unproven           ${formatCents(total.unprovenNetCents)} (${total.unprovenCount})`);
+  out.push(`Mismatched         ${formatCents(total.mismatchNetCents)} (${total.mismatchCount})`);
+  out.push(`Not yet checked    ${formatCents(total.uncheckedNetCents)} (${total.uncheckedCount})`);
+  if (total.uncheckedCount > 0) out.push(printer.outColor.dim('  lbrl deposit verify checks them'));
+  if (total.unknownAmountsCount > 0)
     out.push(
-      p.outColor.magenta(
-        `${t.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
+      printer.outColor.magenta(
+        `${total.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
       ),
     );
   // the picture: net received per period, in block characters
@@ -183,10 +185,10 @@ function humanReport(report: Report, options: ReportCommandOptions): string[] {
   const width = Math.max(4, Math.min(40, columns - widths[0]! - 4 - amounts));
   const max = Math.max(0, ...report.periods.map((s) => s.netCents));
   out.push('');
-  out.push(p.outColor.bold(`Net received per ${report.by}`));
-  for (const s of report.periods)
+  out.push(printer.outColor.bold(`Net received per ${report.by}`));
+  for (const periodSums of report.periods)
     out.push(
-      `${s.period.padEnd(widths[0]!)}  ${p.outColor.green(bar(s.netCents, max, width).padEnd(width))}  ${formatCents(s.netCents)}`,
+      `${periodSums.period.padEnd(widths[0]!)}  ${printer.outColor.green(bar(periodSums.netCents, max, width).padEnd(width))}  ${formatCents(periodSums.netCents)}`,
     );
   return out;
 }

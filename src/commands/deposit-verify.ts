@@ -80,9 +80,9 @@ export async function run(idTexts: string[], flags: VerifyFlags, session: Sessio
 export async function runVerify(options: VerifyCommandOptions): Promise<void> {
   const ids: string[] = [];
   for (const text of options.idTexts) {
-    const r = parseDepositId(text);
-    if (!r.ok) throw invalidValue('deposit id', text, r.expected);
-    if (!ids.includes(r.value)) ids.push(r.value);
+    const parsed = parseDepositId(text);
+    if (!parsed.ok) throw invalidValue('deposit id', text, parsed.expected);
+    if (!ids.includes(parsed.value)) ids.push(parsed.value);
   }
   if (ids.length === 0) throw usageError('verify needs at least one deposit id');
   const api = await options.client();
@@ -97,10 +97,13 @@ export async function runVerify(options: VerifyCommandOptions): Promise<void> {
   } finally {
     await setup.close();
   }
-  const p = options.printer;
-  if (options.json) p.json({ deposits: outcomes.map(outcomeJson) });
-  else if (options.quiet) for (const result of outcomes) p.out(`${result.id}\t${result.outcome}`);
-  else p.out(outcomes.map((result) => renderOutcome(p.outColor, result, setup.esploraUrl)).join('\n\n'));
+  const printer = options.printer;
+  if (options.json) printer.json({ deposits: outcomes.map(outcomeJson) });
+  else if (options.quiet) for (const result of outcomes) printer.out(`${result.id}\t${result.outcome}`);
+  else
+    printer.out(
+      outcomes.map((result) => renderOutcome(printer.outColor, result, setup.esploraUrl)).join('\n\n'),
+    );
   const error = verifyError(outcomes);
   if (error) throw error;
 }

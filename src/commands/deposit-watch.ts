@@ -63,9 +63,9 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
   const { flags } = options;
   const ids: string[] = [];
   for (const text of options.idTexts) {
-    const r = parseDepositId(text);
-    if (!r.ok) throw invalidValue('deposit id', text, r.expected);
-    if (!ids.includes(r.value)) ids.push(r.value);
+    const parsed = parseDepositId(text);
+    if (!parsed.ok) throw invalidValue('deposit id', text, parsed.expected);
+    if (!ids.includes(parsed.value)) ids.push(parsed.value);
   }
   if (flags.includeExpired && !flags.pending)
     throw usageError('--include-expired goes with --pending (a deposit named is followed, expired or not)');

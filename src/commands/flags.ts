@@ -6,7 +6,7 @@
  */
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from '../domain/money.js';
 import type { SettleMode } from '../sandbox/chain.js';
-import type { FlagDef } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 
 export const QR_STYLES = ['dark', 'light'] as const;
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -97,6 +97,12 @@ export const CREATE_FLAGS = [
     help: 'with --from: skip the rows already created by an earlier run of the same file',
   },
 ] as const satisfies readonly FlagDef[];
+
+/**
+ * `deposit create`'s flags as commander parses them: the create command takes them all, and
+ * `deposit create --from` (deposit-batch.ts) the few a batch reads.
+ */
+export type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
 
 export const GET_FLAGS = [
   { flags: '--qr', help: 'draw the QR code and print the copy-paste string' },

@@ -143,6 +143,27 @@ describe('deposit reconcile on narrow options: it matches by the verify rules', 
     );
   });
 
+  it('an asset-id written in capitals in the profile is read as the one asset: proven, matched', async () => {
+    const tx = payTx([[DEST, units(1485)]], 'caps');
+    const r = await reconcile([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: AFTER, to: [DEST] }], {
+      settings: {
+        network: 'elementsregtest',
+        'esplora-url': 'https://explorer.example/api',
+        'asset-id': SANDBOX_ASSET_ID.toUpperCase(),
+        'asset-precision': '2',
+        'default-address': DEST,
+      },
+    });
+    expect(r.error).toBeUndefined();
+    // the contract proves the precision of the id as the profile names it, capitals or not
+    expect(r.stderr).toBe(
+      `warning: the profile's asset-precision 2 disagrees with the registry contract of ${SANDBOX_ASSET_ID} (precision 8): the contract's is used (lbrl config unset asset-precision)\n`,
+    );
+    expect(JSON.parse(r.stdout).matched).toEqual([
+      expect.objectContaining({ depositId: id(1), role: 'destination', vout: 0, cents: 1485 }),
+    ]);
+  });
+
   it('one unit short of the net is not a match (verify calls it a mismatch)', async () => {
     const tx = payTx([[DEST, units(1485) - 1n]], 'short');
     const r = await reconcile([{ n: 1, cents: 1500, txid: tx.txid }], [{ ...tx, time: AFTER, to: [DEST] }]);

@@ -34,7 +34,7 @@ export async function showCounter(
   deposit: CreateResponse,
   choice: CounterChoice,
 ): Promise<CounterView | 'printed' | undefined> {
-  const { ctx, printer: p } = choice;
+  const { ctx, printer } = choice;
   const out = ctx.stdout as { isTTY?: boolean; columns?: number; rows?: number };
   if (!out.isTTY || inCI(ctx.env) || ctx.env.TERM === 'dumb' || !out.columns || !out.rows) return undefined;
   const timeZone = timeZoneOf(ctx.env);
@@ -42,14 +42,14 @@ export async function showCounter(
   // a view that is not followed ends with a line for the next command and one for the prompt
   const size = { columns: out.columns, rows: out.rows };
   const layout = planCounter(size, modules.length, deposit.amountInCents, choice.watch ? 0 : 2);
-  p.out(renderDeposit(p.outColor, deposit, { sandbox: choice.sandbox, timeZone }));
-  p.out('PIX copy-paste:');
-  p.out(deposit.qrCodeText);
+  printer.out(renderDeposit(printer.outColor, deposit, { sandbox: choice.sandbox, timeZone }));
+  printer.out('PIX copy-paste:');
+  printer.out(deposit.qrCodeText);
   if ('tooSmall' in layout) {
     // followed, the view may take every row: say so when that is what it lacks
     const followed =
       !choice.watch && !('tooSmall' in planCounter(size, modules.length, deposit.amountInCents));
-    p.warn(
+    printer.warn(
       `${layout.tooSmall}: enlarge it,${followed ? ' add --watch (followed, the view may take every row),' : ''} or write the code to a file with --qr-png <file>`,
     );
     return 'printed';
@@ -60,7 +60,7 @@ export async function showCounter(
     style = answered ?? 'dark';
     // a guess is said, once, with the setting that makes it no guess
     if (!answered)
-      p.info(
+      printer.info(
         `note: the terminal did not say its background colour, so the QR code is drawn for a dark one; if it looks inverted, set the style: lbrl config set qr-style light${choice.profile !== undefined ? ` --profile ${choice.profile}` : ''} (or dark)`,
       );
   }
@@ -74,10 +74,10 @@ export async function showCounter(
       sandbox: choice.sandbox,
       status: deposit.status,
     },
-    colors: p.outColor,
+    colors: printer.outColor,
     timeZone,
     now: ctx.now,
-    write: (text) => ctx.stdout.write(p.redact(text)),
+    write: (text) => ctx.stdout.write(printer.redact(text)),
     resizes: (run) => {
       const stream = ctx.stdout as Partial<NodeJS.WriteStream>;
       if (typeof stream.on !== 'function') return () => {};

@@ -20,25 +20,25 @@ export function settingOrDefault(config: SettingsReader, key: DefaultedKey): str
 /** The profile's `expire-after` in ms, checked again as it is read. */
 export function expireAfterMs(config: SettingsReader): number {
   const value = settingOrDefault(config, 'expire-after');
-  const r = readExpireAfter(value);
-  if (!r.ok)
+  const parsed = readExpireAfter(value);
+  if (!parsed.ok)
     throw new LbrlError(
-      `the profile's expire-after ${JSON.stringify(value)} is not ${r.expected}; fix it with lbrl config set expire-after 24h`,
+      `the profile's expire-after ${JSON.stringify(value)} is not ${parsed.expected}; fix it with lbrl config set expire-after 24h`,
       'config',
     );
-  return r.value;
+  return parsed.value;
 }
 
 /** The profile's `requests-per-minute`, checked again as it is read. */
 export function requestsPerMinute(config: SettingsReader): number {
   const value = settingOrDefault(config, 'requests-per-minute');
-  const r = readRequestsPerMinute(value);
-  if (!r.ok)
+  const parsed = readRequestsPerMinute(value);
+  if (!parsed.ok)
     throw new LbrlError(
-      `the profile's requests-per-minute ${JSON.stringify(value)} is not ${r.expected}; fix it with lbrl config set requests-per-minute 60`,
+      `the profile's requests-per-minute ${JSON.stringify(value)} is not ${parsed.expected}; fix it with lbrl config set requests-per-minute 60`,
       'config',
     );
-  return r.value;
+  return parsed.value;
 }
 
 /** Where the alarm goes: the printer, whether --json is on, and the time zone (TZ) of its time. */
@@ -54,13 +54,13 @@ export interface AlarmOutput {
  * stream on stdout.
  */
 export function reportPaidAfterExpiry(out: AlarmOutput, id: string, status: string, expiredAt: string): void {
-  const p = out.printer;
+  const printer = out.printer;
   if (out.globals.json) {
-    p.err(JSON.stringify({ warning: { type: 'paid_after_expiry', depositId: id, status, expiredAt } }));
+    printer.err(JSON.stringify({ warning: { type: 'paid_after_expiry', depositId: id, status, expiredAt } }));
     return;
   }
   const when = localTime(expiredAt, timeZoneOf(out.ctx.env));
-  p.alarm(
+  printer.alarm(
     `WARNING: deposit ${id} was recorded EXPIRED at ${when}, but the service now says ${status}: it was paid after lbrl stopped waiting. It is followed again (lbrl deposit watch --pending); deliver the goods or refund the customer.`,
   );
 }

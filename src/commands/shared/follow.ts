@@ -94,7 +94,7 @@ export async function followOnScreen(
   pending: PendingOptions = {},
 ): Promise<void> {
   const api = await deps.watchClient();
-  const p = deps.printer;
+  const printer = deps.printer;
   const log = new WatchLog(ids);
   const screen = counter ?? (await WatchView.open(deps, ids));
   const expiredAt = pending.expiredAt ?? new Map<string, string>();
@@ -139,9 +139,10 @@ export async function followOnScreen(
     if (counter) {
       // the view stays on screen; what it showed of the settlement, whole, under it
       for (const deposit of log.last.values()) {
-        if (isPaid(deposit.status)) p.out(paidLine(deposit, deps.clock.now(), timeZoneOf(deps.ctx.env)));
+        if (isPaid(deposit.status))
+          printer.out(paidLine(deposit, deps.clock.now(), timeZoneOf(deps.ctx.env)));
         if (deposit.status === 'FINALIZED')
-          for (const line of settlementLines(deposit, deps.renderMode())) p.out(line);
+          for (const line of settlementLines(deposit, deps.renderMode())) printer.out(line);
       }
     }
     const open = ids.filter(
@@ -150,12 +151,12 @@ export async function followOnScreen(
     const stopped = ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout');
     // with --pending each deposit is named once, by its end line: the way to follow them again is --pending
     const again = pending.pending ? pendingCommand(deps.globals, pending.includeExpired) : undefined;
-    for (const line of endLines(log, ending)) p.info(line);
+    for (const line of endLines(log, ending)) printer.info(line);
     if (stopped && open.length > 0) {
-      p.info(
+      printer.info(
         `${open.length === 1 ? 'the charge is' : `${open.length} charges are`} still open: stopping the watch cancels nothing. Follow ${open.length === 1 ? 'it' : 'them'} again with:`,
       );
-      p.info(`  ${again ?? followCommand(open, deps.globals)}`);
+      printer.info(`  ${again ?? followCommand(open, deps.globals)}`);
     }
   }
 }

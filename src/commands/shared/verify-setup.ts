@@ -155,15 +155,15 @@ export interface VerifySetupFlags {
 function profileBlindingKeys(sources: VerifySources): BlindingKeys {
   const keys: Required<BlindingKeys> = { outputKeys: [], masterBlindingKeys: [] };
   for (const [i, entry] of sources.blindingKeyEntries().entries()) {
-    const r = parseBlindingKey(typeof entry?.key === 'string' ? entry.key : '');
-    if (!r.ok) {
+    const parsed = parseBlindingKey(typeof entry?.key === 'string' ? entry.key : '');
+    if (!parsed.ok) {
       throw new LbrlError(
         `blinding key ${i + 1} of profile ${sources.profileName} in ${sources.configFile} is damaged; set it again with lbrl config set-blinding-key`,
         'config',
       );
     }
-    keys.outputKeys.push(...r.value.outputKeys);
-    keys.masterBlindingKeys.push(...r.value.masterBlindingKeys);
+    keys.outputKeys.push(...parsed.value.outputKeys);
+    keys.masterBlindingKeys.push(...parsed.value.masterBlindingKeys);
   }
   return keys;
 }
@@ -189,8 +189,8 @@ function checkedSetting(sources: VerifySources, key: ConfigKey, network: string)
 function knownAddresses(sources: VerifySources): Array<{ address: string; setting: string }> {
   const known: Array<{ address: string; setting: string }> = [];
   for (const key of ['default-address', 'split-address'] as const) {
-    const a = sources.setting(key);
-    if (a) known.push({ address: a, setting: key });
+    const address = sources.setting(key);
+    if (address) known.push({ address: address, setting: key });
   }
   for (const entry of sources.blindingKeyEntries()) {
     if (typeof entry?.address === 'string')
@@ -340,15 +340,15 @@ export async function verifyingPlan(
       [judged],
       setup.counted,
     )) as [DepositOutcome];
-    const p = watch.printer;
+    const printer = watch.printer;
     if (outcome.outcome === 'verified') {
-      p.info(
+      printer.info(
         `deposit ${deposit.id}: settlement verified on chain (${outcome.report?.confirmations} confirmations)`,
       );
       return true;
     }
     if (outcome.outcome === 'mismatch' || outcome.outcome === 'unproven') {
-      if (!watch.json) p.err(renderOutcome(p.errColor, outcome, setup.esploraUrl));
+      if (!watch.json) printer.err(renderOutcome(printer.errColor, outcome, setup.esploraUrl));
       throw verifyError([outcome])!;
     }
     const why =
@@ -359,7 +359,7 @@ export async function verifyingPlan(
           : (outcome.report?.checks.find((c) => c.what === 'confirmations')?.detail ?? 'not yet confirmed');
     if (said.get(deposit.id) !== why) {
       said.set(deposit.id, why);
-      p.info(`deposit ${deposit.id}: FINALIZED, waiting for its settlement on chain: ${why}`);
+      printer.info(`deposit ${deposit.id}: FINALIZED, waiting for its settlement on chain: ${why}`);
     }
     return false;
   };
@@ -418,13 +418,19 @@ export async function recordSettled(
  */
 export function recordVerified(recorder: SettledRecorder, outcomes: DepositOutcome[]): void {
   const now = recorder.now();
-  const records = outcomes.flatMap((o): StoredRecord[] => {
-    if (!o.txid) return [];
+  const records = outcomes.flatMap((outcome): StoredRecord[] => {
+    if (!outcome.txid) return [];
     // the status the checked get read comes first, so the ledger counts the deposit as the
     // service now has it (finalized) beside what the chain said of it
-    if (o.outcome === 'verified')
-      return [statusRecord(o.id, o.deposit.status, now), verifiedRecord(o.id, o.txid, now, storedShares(o))];
-    return [statusRecord(o.id, o.deposit.status, now), unverifiedRecord(o.id, o.txid, o.outcome, now)];
+    if (outcome.outcome === 'verified')
+      return [
+        statusRecord(outcome.id, outcome.deposit.status, now),
+        verifiedRecord(outcome.id, outcome.txid, now, storedShares(outcome)),
+      ];
+    return [
+      statusRecord(outcome.id, outcome.deposit.status, now),
+      unverifiedRecord(outcome.id, outcome.txid, outcome.outcome, now),
+    ];
   });
   if (records.length === 0) return;
   try {

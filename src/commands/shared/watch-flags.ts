@@ -13,15 +13,15 @@ export type WatchTimingFlags = Pick<OptionsOf<typeof WATCH_FLAGS>, Timing> &
 export function parseWatchFlags(flags: WatchTimingFlags): WatchPlan {
   let intervalMs = 3000;
   if (flags.interval !== undefined) {
-    const r = parseIntervalSeconds(flags.interval);
-    if (!r.ok) throw invalidValue('--interval', flags.interval, r.expected);
-    intervalMs = r.value;
+    const parsed = parseIntervalSeconds(flags.interval);
+    if (!parsed.ok) throw invalidValue('--interval', flags.interval, parsed.expected);
+    intervalMs = parsed.value;
   }
   let timeoutMs: number | undefined;
   if (flags.timeout !== undefined) {
-    const r = parseDuration(flags.timeout);
-    if (!r.ok) throw invalidValue('--timeout', flags.timeout, r.expected);
-    timeoutMs = r.value;
+    const parsed = parseDuration(flags.timeout);
+    if (!parsed.ok) throw invalidValue('--timeout', flags.timeout, parsed.expected);
+    timeoutMs = parsed.value;
   }
   return { intervalMs, timeoutMs };
 }
