@@ -54,6 +54,23 @@ export class Tmux {
     return this.tmux('capture-pane', '-p', '-t', this.session, '-S', '-', '-E', '-');
   }
 
+  /** The pane's title, as the program in it last set it (OSC 2). */
+  title(): string {
+    return this.tmux('display-message', '-p', '-t', this.session, '#{pane_title}').replace(/\n$/, '');
+  }
+
+  /** Wait until the program in the pane sets this title: a mark that it has done something. */
+  async waitForTitle(title: string, timeoutMs = 15_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const t = this.title();
+      if (t === title) return;
+      if (Date.now() > end)
+        throw new Error(`timed out waiting for the title ${title} (now ${t}); screen:\n${this.screen()}`);
+      await delay(20);
+    }
+  }
+
   async waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
     const end = Date.now() + timeoutMs;
     for (;;) {
