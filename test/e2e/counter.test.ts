@@ -47,8 +47,9 @@ describe.concurrent('at the counter', () => {
       // all at once; each pane is read the moment it is paid, while the code is still up
       const runs = await Promise.all(
         started.map(async (run) => {
-          await run.pane.waitFor(/PAID {2}R\$ 0,50/, 30_000, 100);
-          const shown = run.pane.visible().replace(/\n$/, '');
+          // the screen that first shows it paid, read at once: the end's lines later scroll the code away
+          const paid = await run.pane.waitFor(/PAID {2}R\$ 0,50/, 30_000, { visible: true });
+          const shown = paid.replace(/\n$/, '');
           const end = await run.pane.ended();
           return { ...run, shown, end };
         }),

@@ -76,14 +76,17 @@ export class Tmux {
     }
   }
 
-  /** Wait until the screen matches, reading it every `everyMs` (each read is a tmux process). */
-  async waitFor(pattern: RegExp, timeoutMs = 15_000, everyMs = 50): Promise<string> {
+  /**
+   * Wait until the screen (with its scrollback, or only what is `visible`) matches, reading it every
+   * 50 ms (each read is a tmux process); what matched is returned, read in that same moment.
+   */
+  async waitFor(pattern: RegExp, timeoutMs = 15_000, { visible = false } = {}): Promise<string> {
     const end = Date.now() + timeoutMs;
     for (;;) {
-      const s = this.screen();
+      const s = visible ? this.visible() : this.screen();
       if (pattern.test(s)) return s;
       if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}; screen:\n${s}`);
-      await delay(everyMs);
+      await delay(50);
     }
   }
 
