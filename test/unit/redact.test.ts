@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/context.js';
 import { MIN_SECRET, REDACTED, Redactor, redactSecret } from '../../src/domain/text/redact.js';
 import { Printer } from '../../src/ui/output.js';
+import { cpuTimed } from '../helpers/cpu.js';
 
 const T = 'tok_9f8e/7d6c+5b4a"3928\\1706%f5e4d3c2b1a0=';
 
@@ -100,9 +101,9 @@ describe('redactSecret', () => {
 
   it('a 1 MB text (every answer is redacted as it arrives) takes well under 2 s', () => {
     const text = `${'a'.repeat(500_000)}${encodeURIComponent(T)}${'"b'.repeat(250_000)}`;
-    const started = performance.now();
-    expect(redactSecret(text, T)).not.toContain(encodeURIComponent(T));
-    expect(performance.now() - started).toBeLessThan(2000);
+    const [redacted, ms] = cpuTimed(() => redactSecret(text, T));
+    expect(redacted).not.toContain(encodeURIComponent(T));
+    expect(ms).toBeLessThan(2000);
   });
 });
 
