@@ -1,5 +1,5 @@
 import { afterAll } from 'vitest';
-import { removeTempDirs } from './helpers/cli.js';
+import { removeTempDirs } from './helpers/temp.js';
 
 // each test file cleans up the temporary directories it made
 afterAll(() => removeTempDirs());

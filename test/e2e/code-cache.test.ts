@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runBin, runBinAt } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { getAnswer, ID, TOKEN } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
 
 // bin/lbrl.js keeps a V8 code cache of the program in $XDG_CACHE_HOME/lbrl. Whatever state that
 // cache is in, a run prints what it would print without one; a cache that cannot serve is

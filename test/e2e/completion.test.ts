@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { sandboxEnv } from '../helpers/env.js';
 import { LQ } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 import { Tmux } from '../helpers/tmux.js';
 
 /** A directory with `lbrl` in it: the built one, or a stand-in script. */

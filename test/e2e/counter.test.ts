@@ -5,9 +5,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
 import { decodeTerminal, zbarScreen } from '../helpers/qr.js';
+import { tempDir } from '../helpers/temp.js';
 import { Tmux } from '../helpers/tmux.js';
 
 // every pane waits for the sandbox's real seconds (paid after 1 s, a step a second), so the

@@ -7,8 +7,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {

@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { createHandler, listen, type RunningServer } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { qrPng } from '../../src/ui/qrpng.js';
-import { tempDir } from './cli.js';
+import { tempDir } from './temp.js';
 
 export const SANDBOX_TOKEN = 'sbx_test_token_0123456789';
 
