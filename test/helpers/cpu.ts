@@ -9,3 +9,11 @@ export function cpuTimed<T>(f: () => T): [T, number] {
   const used = process.cpuUsage(before);
   return [r, (used.user + used.system) / 1000];
 }
+
+/** The same for an async `f`: the CPU this process spends until it settles (nothing else runs). */
+export async function cpuTimedAsync<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const before = process.cpuUsage();
+  const r = await f();
+  const used = process.cpuUsage(before);
+  return [r, (used.user + used.system) / 1000];
+}
