@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** The tests that run lbrl in this process (runCli, the library, the domain). */
-const IN_PROCESS = ['test/unit/**/*.test.ts', 'test/cmd/**/*.test.ts', 'test/lib/**/*.test.ts', 'test/money/**/*.test.ts'];
+const IN_PROCESS = ['unit', 'cmd', 'lib', 'money'].map((dir) => `test/${dir}/**/*.test.ts`);
 
 const common = {
   setupFiles: ['test/setup.ts'],
