@@ -6,6 +6,7 @@ const IN_PROCESS = ['unit', 'cmd', 'lib', 'money'].map((dir) => `test/${dir}/**/
 
 const common = {
   setupFiles: ['test/setup.ts'],
+  globalSetup: ['test/global-setup.ts'],
   testTimeout: 20_000,
   pool: 'forks',
 } as const;

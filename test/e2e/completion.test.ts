@@ -2,14 +2,16 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, runBin } from '../helpers/bin.js';
+import { BIN, codeCacheEnv, runBin } from '../helpers/bin.js';
 import { sandboxEnv } from '../helpers/env.js';
 import { LQ } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp.js';
 import { Tmux } from '../helpers/tmux.js';
 
 /** A directory with `lbrl` in it: the built one, or a stand-in script. */
-function binDir(body = `exec "${process.execPath}" "${BIN}" "$@"`): string {
+function binDir(
+  body = `XDG_CACHE_HOME='${codeCacheEnv().XDG_CACHE_HOME}' exec "${process.execPath}" "${BIN}" "$@"`,
+): string {
   const bin = tempDir();
   fs.writeFileSync(path.join(bin, 'lbrl'), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   return bin;

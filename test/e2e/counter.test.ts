@@ -4,7 +4,7 @@
  * paying by itself. The code is decoded from what the pane shows, not from lbrl's output.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
+import { BIN, codeCacheEnv } from '../helpers/bin.js';
 import { LQ } from '../helpers/fixtures.js';
 import { decodeTerminal, zbarScreen } from '../helpers/qr.js';
 import { tempDir } from '../helpers/temp.js';
@@ -29,7 +29,7 @@ const BACKGROUNDS = [
 ];
 
 function start(size: { width: number; height: number }, windowStyle: string | undefined, args = ''): Tmux {
-  const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), TZ: 'America/Sao_Paulo' };
+  const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), TZ: 'America/Sao_Paulo', ...codeCacheEnv() };
   const command =
     `node ${BIN} config set sandbox-autopay 1 >/dev/null && ` +
     `node ${BIN} deposit create --amount 0,50 --to ${LQ} --watch --interval 1 --yes ${args}`;
@@ -81,7 +81,7 @@ describe.concurrent('at the counter', () => {
         { width: 60, height: 20 },
         { width: 40, height: 10 },
       ].map((size) => start(size, undefined));
-      const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), TERM: 'dumb' };
+      const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), TERM: 'dumb', ...codeCacheEnv() };
       const dumb = new Tmux(
         `node ${BIN} config set sandbox-autopay 1 >/dev/null && node ${BIN} deposit create --amount 0,50 --to ${LQ} --watch --interval 1 --yes`,
         env,

@@ -6,7 +6,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
+import { BIN, codeCacheEnv } from '../helpers/bin.js';
 import { LQ } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -22,6 +22,7 @@ function newSandboxWithDeposit(): { env: Record<string, string>; id: string } {
     HOME: tempDir(),
     LBRL_CONFIG_DIR: tempDir(),
     TERM: 'xterm-256color',
+    ...codeCacheEnv(),
   };
   const run = (args: string[]) => execFileSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8' });
   run(['config', 'set', 'sandbox-autopay', 'off']);
