@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 
 function start(args: string[], env: Record<string, string>): ChildProcess & { out: Promise<string> } {
   const child = spawn(process.execPath, [BIN, ...args], {

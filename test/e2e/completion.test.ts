@@ -2,14 +2,16 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, runBin } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
+import { BIN, codeCacheEnv, runBin } from '../helpers/bin.js';
 import { sandboxEnv } from '../helpers/env.js';
 import { LQ } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 import { Tmux } from '../helpers/tmux.js';
 
 /** A directory with `lbrl` in it: the built one, or a stand-in script. */
-function binDir(body = `exec "${process.execPath}" "${BIN}" "$@"`): string {
+function binDir(
+  body = `XDG_CACHE_HOME='${codeCacheEnv().XDG_CACHE_HOME}' exec "${process.execPath}" "${BIN}" "$@"`,
+): string {
   const bin = tempDir();
   fs.writeFileSync(path.join(bin, 'lbrl'), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   return bin;
@@ -99,18 +101,28 @@ function fishComplete(script: string, line: string, env: Record<string, string>,
     .sort();
 }
 
-/** What zsh lists on the screen after Tab, in a real terminal. */
+/**
+ * What zsh lists on the screen after Tab, in a real terminal. Tab is bound to a widget that runs
+ * zsh's own Tab widget (expand-or-complete), redraws, and then sets the terminal's title: zle runs
+ * one key after another, so once the title says `tab N`, the N-th Tab's completion (lbrl's answer
+ * included) has run and its list is on the screen, and the test reads it without sleeping.
+ */
 async function zshComplete(script: string, line: string, env: Record<string, string>, bin = binDir()) {
   const file = path.join(tempDir(), 'lbrl.zsh');
   fs.writeFileSync(file, script);
   const t = new Tmux('zsh -f', { ...env, PATH: `${bin}:${process.env.PATH}` }, { width: 160, height: 40 });
   try {
-    t.type(`PS1='> '; autoload -Uz compinit && compinit -u; source ${file}; echo READY`, 'Enter');
+    t.type(
+      `PS1='> '; autoload -Uz compinit && compinit -u; source ${file}; ` +
+        `_tab() { zle expand-or-complete; zle -R; printf '\\e]2;tab%s\\a' $((++tabs)) >/dev/tty }; ` +
+        `zle -N _tab; bindkey '^I' _tab; echo READY`,
+      'Enter',
+    );
     await t.waitFor(/^READY$/m);
     t.type(line, 'Tab');
-    await new Promise((r) => setTimeout(r, 1500));
+    await t.waitForTitle('tab1');
     t.type('Tab');
-    await new Promise((r) => setTimeout(r, 800));
+    await t.waitForTitle('tab2');
     // what is below the line being typed: the list zsh offers
     const lines = t.screen().split('\n');
     const at = lines.findIndex((l) => l.startsWith(`> ${line.trim()}`));

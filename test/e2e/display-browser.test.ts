@@ -13,9 +13,9 @@ import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin, spawnBin, waitForOutput } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
 import { jsQR } from '../helpers/qr.js';
+import { tempDir } from '../helpers/temp.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -9,9 +9,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBin, spawnBin, waitForOutput } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
 import { decodeTerminal } from '../helpers/qr.js';
+import { tempDir } from '../helpers/temp.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {

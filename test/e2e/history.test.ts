@@ -3,9 +3,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowKeys } from '../../src/deposits/batch.js';
 import { runBin, spawnBin, waitForOutput } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { getAnswer, LQ, TOKEN } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('the history under concurrent and killed processes', () => {
   it('twenty creates started at once on one config directory are all recorded', async () => {

@@ -2,9 +2,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { startSelfSigned } from '../helpers/faulty.js';
 import { getAnswer, ID, TOKEN } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 
 const CERT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/tls/cert.pem');
 const open: { close(): Promise<void> }[] = [];

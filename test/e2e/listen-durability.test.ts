@@ -5,8 +5,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { tempDir } from '../helpers/temp.js';
 
 const receivers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { tempDir } from '../helpers/temp.js';
 
 const receivers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 
 // .ci/run runs the suite on several Node versions by putting one first on PATH. These checks make
 // sure such a run really tests that version: vitest itself, and every `node` a test or lbrl starts.

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
 import { forTest } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
 
 // What a user gets from `npm pack` and `npm install -g <tarball>`: built from the current dist/
 // (npm test builds first), installed into an empty prefix, run from there.

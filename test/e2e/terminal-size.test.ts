@@ -5,10 +5,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, codeCacheEnv } from '../helpers/bin.js';
 import { LQ } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -16,18 +16,25 @@ afterEach(() => {
 });
 
 /** A sandbox that never pays by itself, with one deposit waiting. */
-function sandboxWithDeposit(): { env: Record<string, string>; id: string } {
+function newSandboxWithDeposit(): { env: Record<string, string>; id: string } {
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: tempDir(),
     LBRL_CONFIG_DIR: tempDir(),
     TERM: 'xterm-256color',
+    ...codeCacheEnv(),
   };
   const run = (args: string[]) => execFileSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8' });
   run(['config', 'set', 'sandbox-autopay', 'off']);
   const id = run(['deposit', 'create', '--amount', '1', '--to', LQ, '-q', '--no-input']).trim();
   return { env, id };
 }
+
+// one for the whole file (two runs of lbrl to make): the deposit only ever waits, whoever watches it
+let sandbox: { env: Record<string, string>; id: string };
+beforeAll(() => {
+  sandbox = newSandboxWithDeposit();
+});
 
 interface PtyRun {
   child: ChildProcess;
@@ -72,7 +79,7 @@ describe('a terminal of no size', () => {
   ])(
     'watch --timeout 1 in a %ix%i pty: plain lines, no spinner, ends on time with 124',
     async (columns, rows) => {
-      const { env, id } = sandboxWithDeposit();
+      const { env, id } = sandbox;
       const started = Date.now();
       const run = inPty(`node ${BIN} deposit watch ${id} --timeout 1; echo "[exit $?]"`, env, columns, rows);
       await waitFor(run, /\[exit \d+\]/, 8_000);
@@ -90,7 +97,7 @@ describe('a terminal of no size', () => {
   );
 
   it('create --watch --timeout 1 in a 0x0 pty: the charge, plain lines, no spinner, 124 on time', async () => {
-    const { env } = sandboxWithDeposit();
+    const { env } = sandbox;
     const started = Date.now();
     const run = inPty(
       `node ${BIN} deposit create --amount 1 --to ${LQ} --watch --timeout 1 --yes --no-input; echo "[exit $?]"`,
@@ -108,7 +115,7 @@ describe('a terminal of no size', () => {
   });
 
   it('SIGTERM ends a watch in a 0x0 pty within a second, with 130', async () => {
-    const { env, id } = sandboxWithDeposit();
+    const { env, id } = sandbox;
     const run = inPty(
       `node ${BIN} deposit watch ${id} & echo "[pid $!]"; wait $!; echo "[exit $?]"`,
       env,
@@ -125,7 +132,7 @@ describe('a terminal of no size', () => {
   });
 
   it('a watch whose pty is closed ends instead of running on', async () => {
-    const { env, id } = sandboxWithDeposit();
+    const { env, id } = sandbox;
     const run = inPty(`node ${BIN} deposit watch ${id} & echo "[pid $!]"; wait $!`, env, 0, 0);
     const pid = Number((await waitFor(run, /\[pid (\d+)\]/))[1]);
     await waitFor(run, /WAITING_PAYMENT/);
@@ -163,7 +170,7 @@ describe('a terminal that hangs up', () => {
   ])(
     '%s ends by the hang-up itself, not by a crash of Node at exit (SIGABRT, a core file)',
     async (_n, args, ready) => {
-      const { env } = sandboxWithDeposit();
+      const { env } = sandbox;
       const dir = tempDir();
       const out = `${dir}/ended.json`;
       const quoted = [out, BIN, ...args].map((a) => `'${a}'`).join(' ');

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
 import { decodeTerminal } from '../helpers/qr.js';
+import { tempDir } from '../helpers/temp.js';
 import { Tmux } from '../helpers/tmux.js';
 
 let term: Tmux | undefined;

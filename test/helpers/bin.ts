@@ -1,8 +1,19 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/lbrl.js');
+
+/** The test run's one code cache (test/global-setup.ts), for a run of the built program started elsewhere. */
+export function codeCacheEnv(): { XDG_CACHE_HOME: string } {
+  return { XDG_CACHE_HOME: inject('codeCacheHome') };
+}
+
+/** The environment every run starts from: PATH, and the shared code cache. */
+function baseEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', ...codeCacheEnv() };
+}
 
 export interface BinResult {
   code: number;
@@ -10,7 +21,7 @@ export interface BinResult {
   stderr: string;
 }
 
-/** Run the built CLI as a user would, with only the environment given (plus PATH). */
+/** Run the built CLI as a user would, with only the environment given (plus PATH and a code cache). */
 export function runBin(args: string[], env: Record<string, string>, input?: string): Promise<BinResult> {
   return runBinAt(BIN, args, env, input);
 }
@@ -26,7 +37,7 @@ export function runBinAt(
     const child = execFile(
       process.execPath,
       [bin, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
+      { env: { ...baseEnv(), ...env }, timeout: 20_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
@@ -39,7 +50,7 @@ export function runBinAt(
 
 export function spawnBin(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { ...baseEnv(), ...env },
     stdio: 'pipe',
   });
 }

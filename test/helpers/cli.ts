@@ -1,6 +1,4 @@
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli.js';
 import type { Context } from '../../src/context.js';
@@ -31,25 +29,7 @@ export interface RunResult {
   sleeps: number[];
 }
 
-const made: string[] = [];
-
-export function tempDir(prefix = 'lbrl-test-'): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-}
-
-/** A file of this name and text in a directory of its own (removed with the others). */
-export function tempFile(name: string, text: string): string {
-  const file = path.join(tempDir(), name);
-  fs.writeFileSync(file, text);
-  return file;
-}
-
-/** Remove every directory tempDir made in this test file (test/setup.ts calls it). */
-export function removeTempDirs(): void {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-}
+export { removeTempDirs, tempDir, tempFile } from './temp.js';
 
 /** Run the CLI in-process with fake streams, a fake sleep and a fixed random. */
 export async function runCli(args: string[], o: RunOptions = {}): Promise<RunResult> {

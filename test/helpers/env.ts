@@ -1,6 +1,7 @@
 /** The environments lbrl runs in under test, each with a config directory of its own. */
-import { tempDir } from './cli.js';
+
 import { TOKEN } from './fixtures.js';
+import { tempDir } from './temp.js';
 
 /** Nothing configured: lbrl uses its embedded sandbox. HOME is fresh too (for the built binary). */
 export function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {

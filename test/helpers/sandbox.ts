@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { createHandler, listen, type RunningServer } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { qrPng } from '../../src/ui/qrpng.js';
-import { tempDir } from './cli.js';
+import { tempDir } from './temp.js';
 
 export const SANDBOX_TOKEN = 'sbx_test_token_0123456789';
 
@@ -12,7 +12,13 @@ export interface Clock {
 
 /** A sandbox on a loopback port with a clock the test moves. */
 export async function startTestSandbox(
-  o: { dir?: string; autopaySeconds?: number | null; clock?: Clock } = {},
+  o: {
+    dir?: string;
+    autopaySeconds?: number | null;
+    clock?: Clock;
+    /** how long a request waits for a deposit another request claimed to be written (real time) */
+    claimWaitMs?: number;
+  } = {},
 ) {
   const clock = o.clock ?? { now: Date.parse('2026-11-22T10:00:00Z') };
   const dir = o.dir ?? tempDir('lbrl-sandbox-');
@@ -24,6 +30,7 @@ export async function startTestSandbox(
       autopaySeconds: o.autopaySeconds ?? null,
       now: () => clock.now,
       qrPng: async (text: string) => (await qrPng(text)).toString('base64'),
+      ...(o.claimWaitMs === undefined ? {} : { claimWaitMs: o.claimWaitMs }),
     }),
     '127.0.0.1',
     0,

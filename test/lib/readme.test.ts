@@ -9,9 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLbrlError, parseAmount } from '../../src/index.js';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

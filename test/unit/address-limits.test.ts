@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { decodeLiquidAddress } from '../../src/domain/liquid/address.js';
+import { cpuTimed } from '../helpers/cpu.js';
 
-/** Milliseconds taken by one call. */
-function timed<T>(f: () => T): [T, number] {
-  const t0 = performance.now();
-  const r = f();
-  return [r, performance.now() - t0];
-}
+/** Milliseconds of CPU taken by one call. */
+const timed = cpuTimed;
 
 describe('address checks take time linear in the length (lengths are capped before decoding)', () => {
   it.each([

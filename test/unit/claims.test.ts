@@ -16,7 +16,7 @@ import {
   uuidV5,
 } from '../../src/store/claims.js';
 import { History } from '../../src/store/history.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -11,7 +11,7 @@ import { backoffMs, EventHub, KEEP_DELIVERED, MAX_BACKOFF_MS } from '../../src/d
 import { DEPOSIT_EVENTS, eventId } from '../../src/domain/webhook.js';
 import type { HistoryEntry } from '../../src/store/history.js';
 import { Outbox } from '../../src/store/outbox.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 

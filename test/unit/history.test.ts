@@ -13,7 +13,7 @@ import {
   type HistoryRecord,
   MAX_LINE,
 } from '../../src/store/history.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 const STATUSES = ['WAITING_PAYMENT', 'PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'FINALIZED', 'FAILED'];
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/context.js';
 import { MIN_SECRET, REDACTED, Redactor } from '../../src/domain/text/redact.js';
 import { Printer } from '../../src/ui/output.js';
+import { cpuTimed } from '../helpers/cpu.js';
 
 /** `text` with `secret` in none of its forms. */
 function redactSecret(text: string, secret: string): string {
@@ -107,9 +108,9 @@ describe('redactSecret', () => {
 
   it('a 1 MB text (every answer is redacted as it arrives) takes well under 2 s', () => {
     const text = `${'a'.repeat(500_000)}${encodeURIComponent(T)}${'"b'.repeat(250_000)}`;
-    const started = performance.now();
-    expect(redactSecret(text, T)).not.toContain(encodeURIComponent(T));
-    expect(performance.now() - started).toBeLessThan(2000);
+    const [redacted, ms] = cpuTimed(() => redactSecret(text, T));
+    expect(redacted).not.toContain(encodeURIComponent(T));
+    expect(ms).toBeLessThan(2000);
   });
 });
 

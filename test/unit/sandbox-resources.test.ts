@@ -10,11 +10,11 @@ import { parseBaseUrl } from '../../src/api/baseurl.js';
 import { createdDepositSchema } from '../../src/domain/deposit.js';
 import { createHandler, listen } from '../../src/sandbox/server.js';
 import { KEY_TTL_MS, SandboxStore } from '../../src/sandbox/store.js';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
 import { validateAnswer } from '../helpers/openapi.js';
 import { decodePng } from '../helpers/qr.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 let sb: Awaited<ReturnType<typeof startTestSandbox>> | undefined;
 afterEach(async () => {

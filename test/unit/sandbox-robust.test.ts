@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHandler, listen, type RunningServer } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { qrPng } from '../../src/ui/qrpng.js';
-import { tempDir } from '../helpers/cli.js';
 import { LQ } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 
 const TOKEN = 'sbx_robust';
 const AUTH = `Authorization: Bearer ${TOKEN}\r\n`;

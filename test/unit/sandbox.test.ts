@@ -129,7 +129,8 @@ describe('sandbox service', () => {
   });
 
   it('a key claimed by a request that died before writing its deposit is finished by the next one', async () => {
-    sb = await startTestSandbox();
+    // the next request waits this long (real time) for the deposit before it finishes it itself
+    sb = await startTestSandbox({ claimWaitMs: 100 });
     const body = { amountInCents: 100, lbrlAddress: LQ };
     // what a kill -9 between claiming the key and writing the deposit leaves behind
     const orphan = '11111111-2222-4333-8444-555555555555';
