@@ -59,10 +59,14 @@ describe('a standing sandbox', () => {
         `the service refused the request \\(409\\): deposit ${id} is ${paidStatus}; only a WAITING_PAYMENT deposit can be paid`,
       ),
     );
-    // failed before it is final (three steps after the payment)
-    const failed = await runBin(['sandbox', 'fail', id, '--json'], live);
+    // failed: a second charge, still waiting (the paid one may be final by now on a loaded
+    // machine, and a final deposit cannot fail)
+    const other = await runBin(['deposit', 'create', '--amount', '3', '--to', LQ, '--json'], live);
+    const otherId = JSON.parse(other.stdout).id as string;
+    const failed = await runBin(['sandbox', 'fail', otherId, '--json'], live);
     expect(failed.code).toBe(0);
-    expect(JSON.parse(failed.stdout).status).toBe('FAILED');
+    expect(JSON.parse(failed.stdout)).toMatchObject({ id: otherId, status: 'FAILED' });
+    expect((await runBin(['deposit', 'get', otherId, '-q'], live)).stdout).toBe('FAILED\n');
     const unknown = '00000000-0000-4000-8000-000000000000';
     const missing = await runBin(['sandbox', 'fail', unknown], live);
     expect(missing.code).toBe(4);
@@ -74,6 +78,7 @@ describe('a standing sandbox', () => {
     expect(stderr).toMatch(/^POST \/v1\/api\/deposit 201 \d+ ms$/m);
     expect(stderr).toMatch(new RegExp(`^POST /v1/api/deposit/${id}/pay 200 \\d+ ms$`, 'm'));
     expect(stderr).toMatch(new RegExp(`^POST /v1/api/deposit/${id}/pay 409 \\d+ ms$`, 'm'));
+    expect(stderr).toMatch(new RegExp(`^POST /v1/api/deposit/${otherId}/fail 200 \\d+ ms$`, 'm'));
     expect(stderr).toMatch(new RegExp(`^GET /v1/api/deposit/${unknown} 404 \\d+ ms$`, 'm'));
     expect(stderr).toMatch(new RegExp(`^GET /v1/api/deposit/${id} 200 \\d+ ms$`, 'm'));
     child.kill('SIGINT');
