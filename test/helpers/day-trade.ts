@@ -1,7 +1,7 @@
 /**
- * The day's trade (test/cmd/day-trade.test.ts, day-trade-attacks.test.ts), in process: a service
- * whose answers the test chooses, a history written as lbrl writes it, a clock the test holds
- * (2026-11-23 15:00 UTC) and a shop in São Paulo.
+ * The day's trade (test/cmd/day-trade.test.ts, day-trade-attacks.test.ts; files.test.ts writes its
+ * history file by hand), in process: a service whose answers the test chooses, a history written
+ * as lbrl writes it, a clock the test holds (2026-11-23 15:00 UTC) and a shop in São Paulo.
  */
 import { classify } from '../../src/api/client.js';
 import { runSetSetting } from '../../src/commands/config.js';
@@ -84,6 +84,8 @@ export interface RunSetting {
   quiet?: boolean;
   /** stdout is a terminal this wide (else it is not a terminal) */
   columns?: number;
+  /** the clock at the start of the run, else NOW */
+  now?: number;
 }
 
 /**
@@ -105,6 +107,10 @@ export interface DayTradeInProcess {
   retryAfter: string | undefined;
   /** every deposit asked for, in order, 429s included */
   asked: string[];
+  /** the id the service answers with, as it writes it (by default the id asked for) */
+  answeredId: (id: string) => string;
+  /** the history file */
+  file: string;
   /** the profile's settings (config set writes here) */
   settings: Profile;
   created(n: number, hoursAgo: number, o?: { status?: string; cents?: number }): StoredRecord;
@@ -123,7 +129,7 @@ export interface DayTradeInProcess {
 }
 
 /** Where this world's deposits live, as the history records them. */
-const SERVICE = 'https://pay.example.com';
+export const SERVICE = 'https://pay.example.com';
 
 export function dayTradeInProcess(): DayTradeInProcess {
   const dir = tempDir();
@@ -158,7 +164,7 @@ export function dayTradeInProcess(): DayTradeInProcess {
     const status = world.statusOf.get(depositId);
     if (!status) throw refusal(404, '{"message":"not found"}');
     return getAnswer({
-      id: depositId,
+      id: world.answeredId(depositId),
       status,
       settlement:
         status === 'FINALIZED' || status === 'TX_SENT' ? { status, liquidTxid: 'cd'.repeat(32) } : null,
@@ -169,7 +175,7 @@ export function dayTradeInProcess(): DayTradeInProcess {
 
   /** One run: a fresh history reader (as a new process), the terminal, the service and the clock. */
   const session = (o: RunSetting) => {
-    const clock = steppingClock(NOW);
+    const clock = steppingClock(o.now ?? NOW);
     const history = new History(dir);
     const term = plainTerminal({
       json: o.json,
@@ -209,6 +215,8 @@ export function dayTradeInProcess(): DayTradeInProcess {
     tooMany: 0,
     retryAfter: undefined,
     asked,
+    answeredId: (depositId) => depositId,
+    file: new History(dir).file,
     settings: {},
     created: (n, hoursAgo, o) => createdAt(n, hoursAgo, SERVICE, o),
     status: statusAt,
