@@ -9,7 +9,7 @@ import type { LbrlError } from '../../src/errors.js';
 import { ResumableRows, RowClaim, RowClaims } from '../../src/store/claims.js';
 import { History } from '../../src/store/history.js';
 import { type RunResult, runCli, tempDir, tempFile } from '../helpers/cli.js';
-import { SERVICE } from '../helpers/day-trade.js';
+import { dayTradeInProcess, id, SERVICE } from '../helpers/day-trade.js';
 import { liveEnv } from '../helpers/env.js';
 import { batchCsv, createAnswer, EX, getAnswer, LQ, VJL } from '../helpers/fixtures.js';
 import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
@@ -413,6 +413,7 @@ describe('deposit create --from', () => {
 
 describe('the local history and deposit list', () => {
   it('records each create before printing it; list shows newest first, as JSON or tab-separated', async () => {
+    // a whole run: creates over the wire recorded through the Session, the history file's mode
     for (const amount of ['1', '2', '3']) {
       expect((await runCli(['deposit', 'create', '--amount', amount, '--to', LQ, '-q'], { env })).code).toBe(
         0,
@@ -441,34 +442,42 @@ describe('the local history and deposit list', () => {
   });
 
   it('--refresh asks the service for those not yet terminal and records the answer', async () => {
-    await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], { env });
-    const r = await runCli(['deposit', 'list', '--refresh', '--json'], { env });
+    // runList in process over a history file (dayTradeInProcess: the service answers as created, R$ 1.500,00)
+    const world = dayTradeInProcess();
+    world.write([world.created(1, 1)]);
+    world.statusOf.set(id(1), 'FINALIZED');
+    const r = await world.list({ refresh: true }, { json: true });
     expect(JSON.parse(r.stdout)[0].status).toBe('FINALIZED');
-    const gets = server.requests.filter((q) => q.method === 'GET').length;
-    const again = await runCli(['deposit', 'list', '--refresh', '--json'], { env });
+    const gets = world.asked.length;
+    const again = await world.list({ refresh: true }, { json: true });
     expect(JSON.parse(again.stdout)[0].status).toBe('FINALIZED');
-    expect(server.requests.filter((q) => q.method === 'GET').length).toBe(gets);
+    expect(world.asked.length).toBe(gets);
   });
 
   it('a damaged line is skipped with a warning, never the whole file', async () => {
-    await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], { env });
-    const file = path.join(env.LBRL_CONFIG_DIR!, 'history.ndjson');
-    fs.appendFileSync(file, '{"v":1,"type":"created","id":"trunc');
-    await runCli(['deposit', 'create', '--amount', '2', '--to', LQ, '-q'], { env });
-    fs.appendFileSync(file, 'garbage\n');
-    const r = await runCli(['deposit', 'list', '--json'], { env });
+    // runList in process; the history written as lbrl writes it, after a line cut short
+    const world = dayTradeInProcess();
+    world.write([world.created(1, 2, { cents: 100 })]);
+    fs.appendFileSync(world.file, '{"v":1,"type":"created","id":"trunc');
+    world.write([world.created(2, 1, { cents: 200 })]);
+    fs.appendFileSync(world.file, 'garbage\n');
+    const r = await world.list({}, { json: true });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).map((e: { amountInCents: number }) => e.amountInCents)).toEqual([200, 100]);
     expect(r.stderr).toContain('warning: skipped 2 damaged line(s)');
   });
 
   it('watch --pending follows the deposits not yet terminal', async () => {
-    await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], { env });
-    await runCli(['deposit', 'create', '--amount', '2', '--to', LQ, '-q'], { env });
-    const r = await runCli(['deposit', 'watch', '--pending', '--json'], { env, clock: { now: 0 } });
+    // runWatch in process over a history file
+    const world = dayTradeInProcess();
+    // the service answers as the deposits were created: R$ 1.500,00 each
+    world.write([world.created(1, 2), world.created(2, 1)]);
+    world.statusOf.set(id(1), 'FINALIZED');
+    world.statusOf.set(id(2), 'FINALIZED');
+    const r = await world.watch([], { pending: true }, { json: true });
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(2);
-    const none = await runCli(['deposit', 'watch', '--pending'], { env, clock: { now: 0 } });
+    const none = await world.watch([], { pending: true });
     expect(none.code).toBe(0);
     expect(none.stderr).toBe('no pending deposits in the local history\n');
   });
@@ -476,12 +485,10 @@ describe('the local history and deposit list', () => {
 
 describe('on a terminal', () => {
   it('deposit list is a table with a header and formatted amounts', async () => {
-    await runCli(['deposit', 'create', '--amount', '1500', '--to', LQ, '-q'], { env });
-    const r = await runCli(['deposit', 'list'], {
-      env: { ...env, NO_COLOR: '1', TZ: 'America/Sao_Paulo' },
-      stdoutTTY: true,
-      columns: 120,
-    });
+    // runList in process (TZ=America/Sao_Paulo) over a history file
+    const world = dayTradeInProcess();
+    world.write([world.created(1, 1, { cents: 150000 })]);
+    const r = await world.list({}, { columns: 120 });
     const [header, row] = r.stdout.split('\n');
     expect(header).toMatch(/^ID\s+CREATED\s+AMOUNT\s+STATUS\s+DESTINATION$/);
     expect(row).toMatch(/ 20\d\d-\d\d-\d\d \d\d:\d\d:\d\d -03:00 /);
@@ -491,6 +498,7 @@ describe('on a terminal', () => {
   });
 
   it('a batch shows its progress on stderr, cleared before each line of the table and at the end', async () => {
+    // a whole run on a terminal: the progress line's escape codes on a TTY stderr
     const r = await runCli(['deposit', 'create', '--from', tempFile('rows.csv', batchCsv(3))], {
       env,
       stdoutTTY: true,
@@ -508,6 +516,7 @@ describe('on a terminal', () => {
   });
 
   it('a terminal of no size (0 columns) gets no progress line to redraw', async () => {
+    // a whole run on a terminal of no size (a TTY stderr)
     const r = await runCli(['deposit', 'create', '--from', tempFile('rows.csv', batchCsv(3))], {
       env,
       stdoutTTY: true,

@@ -297,6 +297,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
   }
 
   it('a txid the explorer does not know: pending (exit 8), never a pass', async () => {
+    // on servers: what the explorer client makes of a 404 in plain text
     const { env } = await live((_req, res) => {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('Transaction not found');
@@ -307,6 +308,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
   });
 
   it('an explorer answering HTML is a broken contract (exit 1)', async () => {
+    // on servers: what the explorer client makes of an HTML page (its content-type)
     const { env } = await live((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html>hello</html>');
@@ -319,6 +321,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
   });
 
   it('an explorer answering garbage hex is a broken contract (exit 1)', async () => {
+    // on servers: what the explorer client makes of a body that is not hex
     const { env } = await live((req, res) => {
       if (req.url.endsWith('/status')) return json(res, 200, { confirmed: true, block_height: 10 });
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -330,6 +333,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
   });
 
   it('an unreachable explorer is exit 6, after retries', async () => {
+    // on servers: a refused connection and the explorer client's retries
     const { env } = await live(null);
     const r = await runCli(['deposit', 'verify', ID], { env });
     expect(r.code).toBe(6);
@@ -415,6 +419,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
 
 describe('deposit get: the explorer link with the unblinded amounts', () => {
   it('shows #blinded= when a key is known, the plain link when none is', async () => {
+    // a whole run: the key config set-blinding-key stored reaches the explorer client (whose requests are counted) through the Session
     const dest = confidentialAddress('33', '1111111111111111111111111111111111111111', 'lq');
     const tx = buildSettlementTx(
       zkp,

@@ -176,7 +176,6 @@ export function dayTradeInProcess(): DayTradeInProcess {
   /** One run: a fresh history reader (as a new process), the terminal, the service and the clock. */
   const session = (o: RunSetting) => {
     const clock = steppingClock(o.now ?? NOW);
-    const history = new History(dir);
     const term = plainTerminal({
       json: o.json,
       quiet: o.quiet,
@@ -184,6 +183,8 @@ export function dayTradeInProcess(): DayTradeInProcess {
       env: { TZ: 'America/Sao_Paulo' },
       now: clock.now,
     });
+    // as the Session's: what it skips of a damaged file is a warning
+    const history = new History(dir, (line) => term.printer.warn(line));
     const recorder = { record: (records: StoredRecord[]) => history.append(records) };
     const api = scriptedDepositApi({
       get: (depositId) => answerOf(depositId, clock.now()),
