@@ -61,6 +61,8 @@ async function world() {
 }
 
 describe('deposit verify against the sandbox chain', () => {
+  // whole runs through the embedded sandbox (its service and explorer on loopback, its chain's clock); the
+  // verification's logic runs in process in test/cmd/verify-in-process.test.ts
   it('not settled, then in the mempool, then 1 of 2, then unproven without a key, verified with it', async () => {
     const { clock, run, create, env } = await world();
     const id = await create();
@@ -194,6 +196,8 @@ describe('deposit verify against the sandbox chain', () => {
 });
 
 describe('watch --verify', () => {
+  // whole runs through the embedded sandbox (its service and explorer on loopback, its chain's clock); the
+  // verification's logic runs in process in test/cmd/verify-in-process.test.ts
   it('create --watch --verify: done only once verified (exit 0), with the key', async () => {
     const { run, env } = await world();
     expect((await run(['config', 'set', 'sandbox-autopay', '0'])).code).toBe(0);
