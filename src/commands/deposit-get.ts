@@ -1,6 +1,7 @@
 import type { GetResponse } from '../api/models.js';
+import type { Context } from '../context.js';
 import { getChecked } from '../deposits/answers.js';
-import type { DepositApi } from '../deposits/ports.js';
+import type { DepositApi, Recorder } from '../deposits/ports.js';
 import { isPaid, isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue } from '../errors.js';
 import { Session } from '../session.js';
@@ -143,24 +144,35 @@ async function blindedFragment(value: GetResponse, session: Session): Promise<st
   }
 }
 
+/** Where afterExpiry writes: the printer, --json, the clock and TZ, and the history's recorder (the Session is one). */
+export interface AfterExpiryOutput extends Pick<Recorder, 'record'> {
+  printer: Pick<Printer, 'info' | 'err' | 'alarm'>;
+  globals: { json?: boolean | undefined };
+  ctx: Pick<Context, 'env' | 'now'>;
+}
+
 /**
  * A charge lbrl recorded as expired: still waiting, a note; paid after lbrl gave up on it, recorded
  * (so watch --pending follows it again) and said loudly.
  */
-async function afterExpiry(value: GetResponse, expiredAt: string, session: Session): Promise<void> {
-  const printer = session.printer;
+export async function afterExpiry(
+  value: GetResponse,
+  expiredAt: string,
+  out: AfterExpiryOutput,
+): Promise<void> {
+  const printer = out.printer;
   if (value.status === 'WAITING_PAYMENT') {
     const { localTime, timeZoneOf } = await import('../ui/render.js');
     printer.info(
-      `note: lbrl recorded this charge EXPIRED (local) at ${localTime(expiredAt, timeZoneOf(session.ctx.env))}: watch --pending no longer follows it (lbrl deposit watch ${value.id} does)`,
+      `note: lbrl recorded this charge EXPIRED (local) at ${localTime(expiredAt, timeZoneOf(out.ctx.env))}: watch --pending no longer follows it (lbrl deposit watch ${value.id} does)`,
     );
     return;
   }
-  session.record([statusRecord(value.id, value.status, session.ctx.now(), value)]);
+  out.record([statusRecord(value.id, value.status, out.ctx.now(), value)]);
   // FAILED is an end, not a payment: recorded, and no alarm
   if (!isPaid(value.status)) return;
   const { reportPaidAfterExpiry } = await import('./shared/expiry.js');
-  reportPaidAfterExpiry(session, value.id, value.status, expiredAt);
+  reportPaidAfterExpiry(out, value.id, value.status, expiredAt);
 }
 
 export const DEPOSIT_GET = command({

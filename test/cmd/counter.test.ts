@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { History } from '../../src/store/history.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import type { StoredRecord } from '../../src/store/history.js';
+import { runCli } from '../helpers/cli.js';
+import { id as dayId, dayTradeInProcess } from '../helpers/day-trade.js';
 import { liveEnv } from '../helpers/env.js';
 import { LQ, VJL } from '../helpers/fixtures.js';
 import { decodeTerminal, zbarScreen } from '../helpers/qr.js';
@@ -257,29 +258,16 @@ describe('create --watch at the counter', () => {
 
 describe('watch --pending past a deposit the service no longer knows', () => {
   it('reports it, records it, follows the others to the end (exit 4), and later runs do not ask again', async () => {
-    const { sb, env } = await sandbox(2);
-    const made = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], {
-      env,
-      clock: sb.clock,
-    });
-    const id = made.stdout.trim();
+    // runWatch and runList in process over a history file: the service's 404 is what the client's classify() makes of it
+    const world = dayTradeInProcess();
+    world.write([world.created(1, 1)]);
+    const id = dayId(1);
+    // paid between the first look and the second
+    world.statusOf.set(id, 'WAITING_PAYMENT');
+    world.laterOf.set(id, [1, 'FINALIZED']);
     const lost = '00000000-0000-4000-8000-00000000dead';
-    new History(env.LBRL_CONFIG_DIR!).append([
-      {
-        v: 1,
-        type: 'created',
-        id: lost,
-        profile: 'default',
-        baseUrl: sb.baseUrl,
-        at: '2026-11-22T09:00:00.000Z',
-        amountInCents: 100,
-        destinationAddress: LQ,
-        splitAddress: null,
-        splitFee: null,
-        status: 'WAITING_PAYMENT',
-      },
-    ]);
-    const r = await runCli(['deposit', 'watch', '--pending', '--interval', '1'], { env, clock: sb.clock });
+    world.write([{ ...world.created(2, 2), id: lost } as StoredRecord]);
+    const r = await world.watch([], { pending: true, interval: '1' });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain(
       `deposit ${lost}: the service does not know it (404); recorded as gone, so --pending no longer asks about it`,
@@ -287,17 +275,19 @@ describe('watch --pending past a deposit the service no longer knows', () => {
     expect(r.stderr).toContain(`deposit ${id} FINALIZED\n`);
     expect(r.stderr).toContain(`deposit ${lost} gone: the service does not know it\n`);
     expect(r.stdout).toMatch(new RegExp(`${id}  \\S+ -> FINALIZED`));
-    const again = await runCli(['deposit', 'watch', '--pending', '-q'], { env, clock: sb.clock });
+    const again = await world.watch([], { pending: true }, { quiet: true });
     expect(again.code).toBe(0);
-    const list = JSON.parse((await runCli(['deposit', 'list', '--json'], { env })).stdout);
+    const list = JSON.parse((await world.list({}, { json: true })).stdout);
     expect(list.find((e: { id: string }) => e.id === lost).status).toBe('GONE');
     // nor does list --refresh
-    const refreshed = await runCli(['deposit', 'list', '--refresh'], { env, clock: sb.clock });
+    const lostAsked = () => world.asked.filter((x) => x === lost).length;
+    const asked = lostAsked();
+    const refreshed = await world.list({ refresh: true });
     expect(refreshed.code).toBe(0);
     expect(refreshed.stderr).not.toContain(lost);
+    expect(lostAsked()).toBe(asked);
     // a typed id the service does not know still ends the watch at once
-    const typed = await runCli(['deposit', 'watch', lost, id], { env, clock: sb.clock });
+    const typed = await world.watch([lost, id], {});
     expect(typed.code).toBe(4);
-    void tempDir;
   });
 });

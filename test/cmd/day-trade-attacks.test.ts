@@ -1,17 +1,19 @@
 /**
  * The day's trade under attack: histories written by two processes at once, dates that do not
- * exist, narrow terminals. Against a local service whose answers the test chooses, with a clock
- * the test holds.
+ * exist, narrow terminals. Each run is the command's work on narrow options (runWatch, runList,
+ * runReport) against a service in process whose answers the test chooses (a 429 with Retry-After
+ * is what the client's classify() makes of one), with a history file written as lbrl writes it and
+ * a clock the test holds. No server: what the client makes of sockets is tested in
+ * test/cmd/watch.test.ts and client-faults.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { StoredRecord } from '../../src/store/history.js';
-import { type DayTrade, dayTrade, id, NOW } from '../helpers/day-trade.js';
+import { type DayTradeInProcess, dayTradeInProcess, id, NOW } from '../helpers/day-trade.js';
 
-let world: DayTrade;
-beforeEach(async () => {
-  world = await dayTrade();
+let world: DayTradeInProcess;
+beforeEach(() => {
+  world = dayTradeInProcess();
 });
-afterEach(() => world.server.close());
 
 describe('an expiry written after another process saw the payment', () => {
   // process A's last look saw WAITING_PAYMENT; process B then recorded PIX_CONFIRMED; A's
@@ -29,25 +31,23 @@ describe('an expiry written after another process saw the payment', () => {
   });
 
   it('list shows it PIX_CONFIRMED, not EXPIRED, in the table and in --json', async () => {
-    const table = await world.run(['deposit', 'list'], { stdoutTTY: true, columns: 160 });
+    const table = await world.list({}, { columns: 160 });
     const row = table.stdout.split('\n').find((l) => l.startsWith(id(1)))!;
     expect(row).toContain('PIX_CONFIRMED');
     expect(row).not.toContain('EXPIRED');
-    const list = JSON.parse((await world.run(['deposit', 'list', '--json'])).stdout) as Array<
-      Record<string, unknown>
-    >;
+    const list = JSON.parse((await world.list({}, { json: true })).stdout) as Array<Record<string, unknown>>;
     expect(list.find((e) => e.id === id(1))).not.toHaveProperty('expiredAt');
     expect(list.find((e) => e.id === id(2))).toHaveProperty('expiredAt');
-    const only = await world.run(['deposit', 'list', '--status', 'EXPIRED', '--json']);
+    const only = await world.list({ status: ['EXPIRED'] }, { json: true });
     expect((JSON.parse(only.stdout) as Array<{ id: string }>).map((e) => e.id)).toEqual([id(2)]);
   });
 
   it('watch --pending still follows it; report counts it open, not expired', async () => {
-    const r = await world.run(['deposit', 'watch', '--pending', '--timeout', '3', '--json']);
-    expect(world.server.requests.filter((q) => q.url.endsWith(id(1))).length).toBeGreaterThan(0);
-    expect(world.server.requests.filter((q) => q.url.endsWith(id(2))).length).toBe(0);
+    const r = await world.watch([], { pending: true, timeout: '3' }, { json: true });
+    expect(world.gets(1)).toBeGreaterThan(0);
+    expect(world.gets(2)).toBe(0);
     expect(r.code).toBe(124);
-    const report = JSON.parse((await world.run(['deposit', 'report', '--json'])).stdout);
+    const report = JSON.parse((await world.report({}, { json: true })).stdout);
     expect(report.total.expiredCount).toBe(1);
     expect(report.total.pendingCount).toBe(1);
   });
@@ -61,11 +61,8 @@ describe('--since and --until: times that do not exist', () => {
     '2026-04-31T00:00:00+00:00',
   ])('%s is refused with exit 2 and one line, for list and report', async (when) => {
     world.write([world.created(1, 1)]);
-    for (const cmd of [
-      ['deposit', 'list'],
-      ['deposit', 'report'],
-    ]) {
-      const r = await world.run([...cmd, '--since', when]);
+    for (const run of [world.list, world.report]) {
+      const r = await run({ since: when });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -86,11 +83,7 @@ describe('deposit report on a narrow terminal', () => {
         world.created(3, 2, { cents: 12_345 }),
         world.expired(3, 1),
       ]);
-      const r = await world.run(['deposit', 'report'], {
-        env: { ...world.env, NO_COLOR: '1' },
-        stdoutTTY: true,
-        columns,
-      });
+      const r = await world.report({}, { columns });
       expect(r.code).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
       for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns);
@@ -110,11 +103,7 @@ describe('deposit list on a pane narrower than an id and its status', () => {
       world.created(2, 2),
       world.status(2, 'FINALIZED', 1),
     ]);
-    const r = await world.run(['deposit', 'list'], {
-      env: { ...world.env, NO_COLOR: '1' },
-      stdoutTTY: true,
-      columns: 40,
-    });
+    const r = await world.list({}, { columns: 40 });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(40);
@@ -132,11 +121,7 @@ describe('deposit list over a hand-edited history', () => {
         status: 'WAITING_PAYMENT\u001b[2J\u202e',
       } as StoredRecord;
       world.write([world.created(2, 5), world.status(2, 'FINALIZED\u001b]0;pwn\u0007', 4), evil]);
-      const r = await world.run(['deposit', 'list'], {
-        env: { ...world.env, NO_COLOR: '1' },
-        stdoutTTY: true,
-        columns,
-      });
+      const r = await world.list({}, { columns });
       expect(r.code).toBe(0);
       expect(r.stdout).not.toContain('\u001b');
       expect(r.stdout).not.toContain('\u202e');
@@ -165,7 +150,7 @@ describe('expiry when lbrl recorded the create with a clock that was ahead', () 
       at(world.created(3, 0), '2026-11-23T14:00:00.000Z', '2026-11-20T15:00:00.000Z'),
     ]);
     for (const n of [1, 2, 3]) world.statusOf.set(id(n), 'WAITING_PAYMENT');
-    const r = await world.run(['deposit', 'list', '--refresh', '--json']);
+    const r = await world.list({ refresh: true }, { json: true });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const list = JSON.parse(r.stdout) as Array<{ id: string; expiredAt?: string }>;
@@ -184,9 +169,9 @@ describe('watch --pending with many charges past expire-after not yet given thei
     world.write(records);
     world.statusOf.set(id(1), 'PIX_CONFIRMED');
     world.laterOf.set(id(1), [1, 'FINALIZED']);
-    const r = await world.run(['deposit', 'watch', '--pending', '--json']);
+    const r = await world.watch([], { pending: true }, { json: true });
     expect(r.code).toBe(0);
-    const order = world.server.requests.map((q) => q.url.split('/').pop());
+    const order = world.asked;
     const asked = order.map((x, i) => [x, i] as const).filter(([x]) => x === id(1));
     expect(asked).toHaveLength(2);
     // between its two looks: at most one minute's requests (60) of last looks
@@ -194,7 +179,7 @@ describe('watch --pending with many charges past expire-after not yet given thei
     // every charge past expire-after got its one last look, and is recorded expired
     expect(order).toHaveLength(302);
     const list = JSON.parse(
-      (await world.run(['deposit', 'list', '--status', 'EXPIRED', '--limit', '1000', '--json'])).stdout,
+      (await world.list({ status: ['EXPIRED'], limit: '1000' }, { json: true })).stdout,
     );
     expect(list).toHaveLength(300);
   });
@@ -209,7 +194,7 @@ describe('watch --pending told to wait past its --timeout', () => {
     async (_what, header) => {
       world.write([world.created(1, 2), world.created(2, 1)]);
       world.retryAfter = header();
-      const r = await world.run(['deposit', 'watch', '--pending', '--timeout', '30', '--json']);
+      const r = await world.watch([], { pending: true, timeout: '30' }, { json: true });
       expect(r.code).toBe(124);
       expect(r.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(30_000);
       const error = JSON.parse(r.stderr.trim().split('\n').pop()!).error;

@@ -1,17 +1,19 @@
 /**
  * The day's trade: charges that age out (expire-after), watch --pending that costs what is live,
- * list's filters and its table on a terminal, and the report's formats. Against a local service
- * whose answers the test chooses, with a history written as lbrl writes it and a clock the test holds.
+ * list's filters and its table on a terminal, and the report's formats. Each run is the command's
+ * work on narrow options (runWatch, runList, runReport, runGet, config set) against a service in
+ * process whose answers the test chooses (a 429 is what the client's classify() makes of one),
+ * with a history file written as lbrl writes it and a clock the test holds. No server: what the
+ * client makes of sockets and headers is tested in test/cmd/watch.test.ts and client-faults.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { StoredRecord } from '../../src/store/history.js';
-import { type DayTrade, dayTrade, HOUR, id, NOW } from '../helpers/day-trade.js';
+import { type DayTradeInProcess, dayTradeInProcess, HOUR, id, NOW } from '../helpers/day-trade.js';
 
-let world: DayTrade;
-beforeEach(async () => {
-  world = await dayTrade();
+let world: DayTradeInProcess;
+beforeEach(() => {
+  world = dayTradeInProcess();
 });
-afterEach(() => world.server.close());
 
 describe('expire-after', () => {
   it('a charge past it gets one last look and is recorded EXPIRED; one in flight never is; the rest are followed', async () => {
@@ -19,35 +21,34 @@ describe('expire-after', () => {
     world.statusOf.set(id(1), 'WAITING_PAYMENT');
     world.statusOf.set(id(2), 'FINALIZED');
     world.statusOf.set(id(3), 'FINALIZED');
-    const r = await world.run(['deposit', 'watch', '--pending', '--interval', '1']);
+    const r = await world.watch([], { pending: true, interval: '1' });
     expect(r.code).toBe(0);
     expect(world.gets(1)).toBe(1);
     // in flight first, then the newest waiting, then the last looks
-    const order = world.server.requests.map((q) => q.url.split('/').pop());
-    expect(order).toEqual([id(3), id(2), id(1)]);
+    expect(world.asked).toEqual([id(3), id(2), id(1)]);
     expect(r.stderr).toContain(`deposit ${id(1)} EXPIRED: still WAITING_PAYMENT past expire-after\n`);
-    const list = JSON.parse((await world.run(['deposit', 'list', '--json', '--status', 'EXPIRED'])).stdout);
+    const list = JSON.parse((await world.list({ status: ['EXPIRED'] }, { json: true })).stdout);
     expect(list.map((e: { id: string }) => e.id)).toEqual([id(1)]);
     expect(list[0].status).toBe('WAITING_PAYMENT');
     // the clock moved by the spacing of three requests
     expect(Date.parse(list[0].expiredAt)).toBe(NOW + 2000);
     // the next run leaves it alone
-    const again = await world.run(['deposit', 'watch', '--pending']);
+    const again = await world.watch([], { pending: true });
     expect(again.code).toBe(0);
     expect(again.stderr).toBe('no pending deposits in the local history\n');
     expect(world.gets(1)).toBe(1);
   });
 
   it('is a profile setting from 1m up, checked on set and when read', async () => {
-    const bad = await world.run(['config', 'set', 'expire-after', '30s']);
+    const bad = await world.set('expire-after', '30s');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
       'error: invalid value for expire-after "30s": expected a duration such as 90m, 24h or 2d (at least 1m, at most 366d)\n',
     );
-    expect((await world.run(['config', 'set', 'expire-after', '90m'])).code).toBe(0);
+    expect((await world.set('expire-after', '90m')).code).toBe(0);
     world.write([world.created(1, 2)]);
     world.statusOf.set(id(1), 'WAITING_PAYMENT');
-    const r = await world.run(['deposit', 'watch', '--pending', '-q']);
+    const r = await world.watch([], { pending: true }, { quiet: true });
     expect(r.code).toBe(0);
     expect(world.gets(1)).toBe(1);
   });
@@ -55,20 +56,16 @@ describe('expire-after', () => {
   it('--include-expired and a named id follow it; a late payment is said loudly, and --pending follows it again', async () => {
     world.write([world.created(1, 25), world.expired(1, 1)]);
     world.statusOf.set(id(1), 'WAITING_PAYMENT');
-    const timed = await world.run([
-      'deposit',
-      'watch',
-      '--pending',
-      '--include-expired',
-      '--timeout',
-      '3',
-      '--json',
-    ]);
+    const timed = await world.watch(
+      [],
+      { pending: true, includeExpired: true, timeout: '3' },
+      { json: true },
+    );
     expect(timed.code).toBe(124);
     const error = JSON.parse(timed.stderr.trim().split('\n').pop()!).error;
     expect(error.unfinished).toEqual([id(1)]);
     world.statusOf.set(id(1), 'PIX_CONFIRMED');
-    const got = await world.run(['deposit', 'get', id(1), '-q']);
+    const got = await world.get(id(1), { quiet: true });
     expect(got.code).toBe(0);
     expect(got.stdout).toBe('PIX_CONFIRMED\n');
     expect(got.stderr).toMatch(
@@ -77,7 +74,7 @@ describe('expire-after', () => {
       ),
     );
     world.statusOf.set(id(1), 'FINALIZED');
-    const followed = await world.run(['deposit', 'watch', '--pending', '--json']);
+    const followed = await world.watch([], { pending: true }, { json: true });
     expect(followed.code).toBe(0);
     expect(JSON.parse(followed.stdout).status).toBe('FINALIZED');
   });
@@ -85,7 +82,7 @@ describe('expire-after', () => {
   it('a late payment seen by watch --json is a JSON warning on stderr beside the stream', async () => {
     world.write([world.created(1, 25), world.expired(1, 1)]);
     world.statusOf.set(id(1), 'FINALIZED');
-    const r = await world.run(['deposit', 'watch', id(1), '--json']);
+    const r = await world.watch([id(1)], {}, { json: true });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stderr.trim())).toEqual({
       warning: {
@@ -110,23 +107,23 @@ describe('a charge recorded expired that the service later says FAILED', () => {
 
   it('deposit get: the status, recorded, and no alarm', async () => {
     expiredThenFailed(1);
-    const r = await world.run(['deposit', 'get', id(1), '-q']);
+    const r = await world.get(id(1), { quiet: true });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('FAILED\n');
     expect(r.stderr).toBe('');
-    const json = await world.run(['deposit', 'get', id(1), '--json']);
+    const json = await world.get(id(1), { json: true });
     expect(json.stderr).toBe('');
-    const list = await world.run(['deposit', 'list', '--json']);
+    const list = await world.list({}, { json: true });
     expect(JSON.parse(list.stdout)[0].status).toBe('FAILED');
   });
 
   it('deposit watch (human and --json): exit 5, and no alarm', async () => {
     expiredThenFailed(1);
-    const human = await world.run(['deposit', 'watch', id(1)], { env: { ...world.env, NO_COLOR: '1' } });
+    const human = await world.watch([id(1)], {});
     expect(human.code).toBe(5);
     expect(human.stderr).not.toMatch(/WARNING|paid after|was recorded EXPIRED/);
     expiredThenFailed(2);
-    const json = await world.run(['deposit', 'watch', id(2), '--json']);
+    const json = await world.watch([id(2)], {}, { json: true });
     expect(json.code).toBe(5);
     expect(json.stderr).not.toContain('paid_after_expiry');
     expect(JSON.parse(json.stderr.trim().split('\n').pop()!).error.type).toBe('failed');
@@ -139,7 +136,7 @@ describe('a charge recorded expired that the service later says FAILED', () => {
       { v: 1, type: 'status', id: id(1), at: new Date(NOW - HOUR).toISOString(), status: 'WAITING_PAYMENT' },
     ]);
     world.statusOf.set(id(1), 'FAILED');
-    const r = await world.run(['deposit', 'list', '--refresh', '--json']);
+    const r = await world.list({ refresh: true }, { json: true });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)[0].status).toBe('FAILED');
@@ -151,11 +148,7 @@ describe('list --refresh and expiry', () => {
     world.write([world.created(1, 25), world.created(2, 1)]);
     world.statusOf.set(id(1), 'WAITING_PAYMENT');
     world.statusOf.set(id(2), 'WAITING_PAYMENT');
-    const r = await world.run(['deposit', 'list', '--refresh'], {
-      env: { ...world.env, NO_COLOR: '1' },
-      stdoutTTY: true,
-      columns: 160,
-    });
+    const r = await world.list({ refresh: true }, { columns: 160 });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`${id(1)} .* EXPIRED \\(local; service: WAITING_PAYMENT\\)`));
     expect(r.stdout).toMatch(new RegExp(`${id(2)} .* WAITING_PAYMENT `));
@@ -177,16 +170,16 @@ describe('watch --pending costs what is live', () => {
       world.statusOf.set(id(n), 'FINALIZED');
     }
     world.write(records);
-    const r = await world.run(['deposit', 'watch', '--pending', '-q']);
+    const r = await world.watch([], { pending: true }, { quiet: true });
     expect(r.code).toBe(0);
-    expect(world.server.requests).toHaveLength(10);
+    expect(world.asked).toHaveLength(10);
   });
 
   it('a 429 shrinks the ceiling and Retry-After is honoured', async () => {
     world.write([world.created(1, 1)]);
     world.statusOf.set(id(1), 'FINALIZED');
     world.tooMany = 1;
-    const r = await world.run(['deposit', 'watch', '--pending']);
+    const r = await world.watch([], { pending: true });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('the service asked to slow down: at most 30 request(s) a minute now');
     expect(r.sleeps.some((ms) => ms >= 2000)).toBe(true);
@@ -196,7 +189,7 @@ describe('watch --pending costs what is live', () => {
     world.write([world.created(1, 2), world.created(2, 1)]);
     world.statusOf.set(id(1), 'WAITING_PAYMENT');
     world.statusOf.set(id(2), 'WAITING_PAYMENT');
-    const r = await world.run(['deposit', 'watch', '--pending', '--timeout', '4']);
+    const r = await world.watch([], { pending: true, timeout: '4' });
     expect(r.code).toBe(124);
     for (const n of [1, 2]) expect(r.stderr.split(id(n)).length - 1).toBe(1);
     expect(r.stderr).toContain('lbrl deposit watch --pending\n');
@@ -214,58 +207,44 @@ describe('deposit list', () => {
       world.expired(1, 1),
     ]);
   });
-  const ids = async (args: string[]) =>
-    JSON.parse((await world.run(['deposit', 'list', '--json', ...args])).stdout).map(
-      (e: { id: string }) => e.id,
-    );
+  const ids = async (flags: Parameters<DayTradeInProcess['list']>[0]) =>
+    JSON.parse((await world.list(flags, { json: true })).stdout).map((e: { id: string }) => e.id);
 
   it('filters by status (repeatable, comma lists, EXPIRED), time and verification', async () => {
-    expect(await ids(['--status', 'expired'])).toEqual([id(1)]);
-    expect(await ids(['--status', 'FINALIZED', '--status', 'EXPIRED'])).toEqual([id(3), id(1)]);
-    expect(await ids(['--status', 'WAITING_PAYMENT,FINALIZED'])).toEqual([id(3), id(2)]);
-    expect(await ids(['--since', '7d'])).toEqual([id(3), id(2)]);
-    expect(await ids(['--until', '1d'])).toEqual([id(2), id(1)]);
-    expect(await ids(['--since', '2026-11-20', '--until', '2026-11-21'])).toEqual([id(2)]);
-    expect(await ids(['--verified'])).toEqual([id(3)]);
-    expect(await ids(['--unverified'])).toEqual([id(2), id(1)]);
+    expect(await ids({ status: ['expired'] })).toEqual([id(1)]);
+    expect(await ids({ status: ['FINALIZED', 'EXPIRED'] })).toEqual([id(3), id(1)]);
+    expect(await ids({ status: ['WAITING_PAYMENT,FINALIZED'] })).toEqual([id(3), id(2)]);
+    expect(await ids({ since: '7d' })).toEqual([id(3), id(2)]);
+    expect(await ids({ until: '1d' })).toEqual([id(2), id(1)]);
+    expect(await ids({ since: '2026-11-20', until: '2026-11-21' })).toEqual([id(2)]);
+    expect(await ids({ verified: true })).toEqual([id(3)]);
+    expect(await ids({ unverified: true })).toEqual([id(2), id(1)]);
   });
 
   it('refuses a bad filter with one line and exit 2', async () => {
-    const r = await world.run(['deposit', 'list', '--status', 'PAID']);
+    const r = await world.list({ status: ['PAID'] });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'error: invalid --status "PAID": expected one of WAITING_PAYMENT, PIX_CONFIRMED, SETTLEMENT_CREATED, TX_SENT, FINALIZED, FAILED, EXPIRED, GONE\n',
     );
-    const since = await world.run(['deposit', 'list', '--since', 'yesterday']);
+    const since = await world.list({ since: 'yesterday' });
     expect(since.code).toBe(2);
     expect(since.stderr.split('\n')).toHaveLength(2);
-    const both = await world.run(['deposit', 'list', '--verified', '--unverified']);
+    const both = await world.list({ verified: true, unverified: true });
     expect(both.code).toBe(2);
   });
 
   it('fits 80 columns, local times with their offset; wider, the columns line up under their headers', async () => {
-    const narrow = await world.run(['deposit', 'list'], {
-      env: { ...world.env, NO_COLOR: '1' },
-      stdoutTTY: true,
-      columns: 80,
-    });
+    const narrow = await world.list({}, { columns: 80 });
     const lines = narrow.stdout.trimEnd().split('\n');
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
     expect(lines[0]).toMatch(/^ID +CREATED -03:00 +R\$ +STATUS$/);
     expect(lines[1]).toMatch(new RegExp(`^${id(3)}  11-23 10:00 +1\\.500,00  FINALIZED$`));
     expect(lines[3]).toMatch(/EXPIRED\/WAITING$/);
-    const split = await world.run(['deposit', 'list'], {
-      env: { ...world.env, NO_COLOR: '1' },
-      stdoutTTY: true,
-      columns: 60,
-    });
+    const split = await world.list({}, { columns: 60 });
     for (const l of split.stdout.trimEnd().split('\n')) expect(l.length).toBeLessThanOrEqual(60);
     expect(split.stdout.split('\n')[0]).toMatch(/^ID +STATUS$/);
-    const wide = await world.run(['deposit', 'list'], {
-      env: { ...world.env, NO_COLOR: '1' },
-      stdoutTTY: true,
-      columns: 160,
-    });
+    const wide = await world.list({}, { columns: 160 });
     const [head, first, , last] = wide.stdout.split('\n');
     expect(first).toContain('2026-11-23 10:00:00 -03:00');
     expect(first!.indexOf('verified')).toBe(head!.indexOf('ON CHAIN'));
@@ -279,7 +258,7 @@ describe('deposit report: quiet days', () => {
       world.created(1, 24 * 3, { status: 'WAITING_PAYMENT', cents: 1000 }),
       world.created(2, 1, { status: 'WAITING_PAYMENT', cents: 1000 }),
     ]);
-    const report = JSON.parse((await world.run(['deposit', 'report', '--json'])).stdout);
+    const report = JSON.parse((await world.report({}, { json: true })).stdout);
     expect(
       report.periods.map((p: { period: string; createdCount: number }) => [p.period, p.createdCount]),
     ).toEqual([
@@ -306,7 +285,7 @@ describe('deposit report', () => {
   });
 
   it('--json: the counts and the sums in integer cents, per local day and in total', async () => {
-    const r = await world.run(['deposit', 'report', '--json']);
+    const r = await world.report({}, { json: true });
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.periods.map((p: { period: string }) => p.period)).toEqual(['2026-11-22', '2026-11-23']);
@@ -328,7 +307,7 @@ describe('deposit report', () => {
   });
 
   it('--csv is RFC 4180 with a dot decimal; --csv-br is ; with a comma decimal', async () => {
-    const csv = (await world.run(['deposit', 'report', '--csv', '--by', 'month'])).stdout;
+    const csv = (await world.report({ csv: true, by: 'month' })).stdout;
     expect(csv.split('\r\n')[0]).toBe(
       'month,created,finalized,failed,expired,pending,charged,gross,fees,net,split,destination,verified,verified_net,unchecked,unchecked_net,unproven,unproven_net,mismatched,mismatched_net',
     );
@@ -336,20 +315,16 @@ describe('deposit report', () => {
       '2026-11,4,2,0,1,1,142.50,125.50,1.25,124.25,0.00,124.25,1,99.00,1,25.25,0,0.00,0,0.00',
     );
     expect(csv.endsWith('\r\n')).toBe(true);
-    const br = (await world.run(['deposit', 'report', '--csv-br', '--by', 'month'])).stdout;
+    const br = (await world.report({ csvBr: true, by: 'month' })).stdout;
     expect(br.split('\r\n')[2]).toBe(
       'total;4;2;0;1;1;142,50;125,50;1,25;124,25;0,00;124,25;1;99,00;1;25,25;0;0,00;0;0,00',
     );
-    const both = await world.run(['deposit', 'report', '--csv', '--json']);
+    const both = await world.report({ csv: true }, { json: true });
     expect(both.code).toBe(2);
   });
 
   it('on a terminal: a table and a bar chart of net per period', async () => {
-    const r = await world.run(['deposit', 'report'], {
-      env: { ...world.env, NO_COLOR: '1' },
-      stdoutTTY: true,
-      columns: 80,
-    });
+    const r = await world.report({}, { columns: 80 });
     expect(r.stdout).toContain('Net received per day');
     expect(r.stdout).toMatch(/2026-11-23 +█+ +R\$ 99,00/);
     expect(r.stdout).toMatch(/2026-11-22 +█+[▏▎▍▌▋▊▉]? +R\$ 25,25/);
@@ -387,7 +362,7 @@ describe('deposit report', () => {
         at: new Date(NOW).toISOString(),
       },
     ]);
-    const r = await world.run(['deposit', 'report', '--json']);
+    const r = await world.report({}, { json: true });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).total).toMatchObject({
       finalizedCount: 4,
@@ -400,7 +375,7 @@ describe('deposit report', () => {
       uncheckedCount: 2,
       uncheckedNetCents: 2525 + 9900,
     });
-    const human = await world.run(['deposit', 'report'], { env: { ...world.env, NO_COLOR: '1' } });
+    const human = await world.report({});
     expect(human.stdout).toContain(
       [
         'Verified on chain  R$ 0,00 (0)',

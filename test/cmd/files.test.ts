@@ -4,12 +4,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { CreatedRecord } from '../../src/store/history.js';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
+import { dayTradeInProcess, SERVICE } from '../helpers/day-trade.js';
+import { ID, LQ, TOKEN } from '../helpers/fixtures.js';
 import { createdRecord } from '../helpers/records-history.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
 
 const mode = (p: string) => fs.lstatSync(p).mode & 0o7777;
 const OTHER = 65534; // nobody
@@ -283,49 +283,43 @@ describe('hard links and directories of others', () => {
 
 describe('ids in one case', () => {
   it('a deposit recorded in upper case and updated in lower case is one deposit', async () => {
-    const dir = tempDir();
+    // the history read as a file, the commands' work in process (runList, runWatch)
+    const world = dayTradeInProcess();
     const upper = ID.toUpperCase();
     fs.writeFileSync(
-      path.join(dir, 'history.ndjson'),
+      world.file,
       ndjson([
-        created(upper),
+        created(upper, { baseUrl: SERVICE }),
         { v: 1, type: 'status', id: ID, status: 'FINALIZED', at: '2026-11-22T10:05:00.000Z' },
       ]),
       { mode: 0o600 },
     );
-    const list = await runCli(['deposit', 'list', '--json'], { env: { LBRL_CONFIG_DIR: dir } });
+    const list = await world.list({}, { json: true });
     expect(JSON.parse(list.stdout)).toEqual([
       expect.objectContaining({ id: ID, status: 'FINALIZED', statusAt: '2026-11-22T10:05:00.000Z' }),
     ]);
-    const pending = await runCli(['deposit', 'watch', '--pending'], { env: { LBRL_CONFIG_DIR: dir } });
+    const pending = await world.watch([], { pending: true });
     expect(pending.code).toBe(0);
     expect(pending.stderr).toContain('no pending deposits');
   });
 });
 
 describe('what is already known is not appended again', () => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startServer((req, res) =>
-      json(res, 200, getAnswer({ id: req.url.split('/').pop()!.toUpperCase(), status: 'WAITING_PAYMENT' })),
-    );
-  });
-  afterEach(() => server.close());
-
   it('list --refresh run many times over an unchanged deposit leaves the file as it was', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'history.ndjson');
-    fs.writeFileSync(file, ndjson([created(ID, { baseUrl: server.url })]), { mode: 0o600 });
-    const before = fs.readFileSync(file, 'utf8');
-    const env = { LBRL_CONFIG_DIR: dir, LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+    // runList in process, a service that writes the id in upper case
+    const world = dayTradeInProcess();
+    world.statusOf.set(ID, 'WAITING_PAYMENT');
+    world.answeredId = (id) => id.toUpperCase();
+    fs.writeFileSync(world.file, ndjson([created(ID, { baseUrl: SERVICE })]), { mode: 0o600 });
+    const before = fs.readFileSync(world.file, 'utf8');
     // within the profile's expire-after of its creation: nothing to expire either
-    const now = () => Date.parse('2026-11-22T10:05:00Z');
+    const now = Date.parse('2026-11-22T10:05:00Z');
     for (let i = 0; i < 3; i++) {
-      const r = await runCli(['deposit', 'list', '--refresh', '--json'], { env, now });
+      const r = await world.list({ refresh: true }, { json: true, now });
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ id: ID, status: 'WAITING_PAYMENT' })]);
     }
-    expect(server.requests).toHaveLength(3);
-    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    expect(world.asked).toHaveLength(3);
+    expect(fs.readFileSync(world.file, 'utf8')).toBe(before);
   });
 });

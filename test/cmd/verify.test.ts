@@ -61,6 +61,8 @@ async function world() {
 }
 
 describe('deposit verify against the sandbox chain', () => {
+  // whole runs through the embedded sandbox (its service and explorer on loopback, its chain's clock); the
+  // verification's logic runs in process in test/cmd/verify-in-process.test.ts
   it('not settled, then in the mempool, then 1 of 2, then unproven without a key, verified with it', async () => {
     const { clock, run, create, env } = await world();
     const id = await create();
@@ -194,6 +196,8 @@ describe('deposit verify against the sandbox chain', () => {
 });
 
 describe('watch --verify', () => {
+  // whole runs through the embedded sandbox (its service and explorer on loopback, its chain's clock); the
+  // verification's logic runs in process in test/cmd/verify-in-process.test.ts
   it('create --watch --verify: done only once verified (exit 0), with the key', async () => {
     const { run, env } = await world();
     expect((await run(['config', 'set', 'sandbox-autopay', '0'])).code).toBe(0);
@@ -297,6 +301,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
   }
 
   it('a txid the explorer does not know: pending (exit 8), never a pass', async () => {
+    // on servers: what the explorer client makes of a 404 in plain text
     const { env } = await live((_req, res) => {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('Transaction not found');
@@ -307,6 +312,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
   });
 
   it('an explorer answering HTML is a broken contract (exit 1)', async () => {
+    // on servers: what the explorer client makes of an HTML page (its content-type)
     const { env } = await live((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html>hello</html>');
@@ -319,6 +325,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
   });
 
   it('an explorer answering garbage hex is a broken contract (exit 1)', async () => {
+    // on servers: what the explorer client makes of a body that is not hex
     const { env } = await live((req, res) => {
       if (req.url.endsWith('/status')) return json(res, 200, { confirmed: true, block_height: 10 });
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -330,6 +337,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
   });
 
   it('an unreachable explorer is exit 6, after retries', async () => {
+    // on servers: a refused connection and the explorer client's retries
     const { env } = await live(null);
     const r = await runCli(['deposit', 'verify', ID], { env });
     expect(r.code).toBe(6);
@@ -415,6 +423,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
 
 describe('deposit get: the explorer link with the unblinded amounts', () => {
   it('shows #blinded= when a key is known, the plain link when none is', async () => {
+    // a whole run: the key config set-blinding-key stored reaches the explorer client (whose requests are counted) through the Session
     const dest = confidentialAddress('33', '1111111111111111111111111111111111111111', 'lq');
     const tx = buildSettlementTx(
       zkp,
