@@ -393,22 +393,38 @@ describe('deposit create --from', () => {
     expect(world.created).toBe(3);
   });
 
-  it('--resume with a claims directory it cannot write: refused before anything is sent', async () => {
+  it('--resume with something not a directory where the claims go: refused before anything is sent', async () => {
     const world = batchInProcess();
     const claims = path.join(world.dir, 'claims');
-    fs.mkdirSync(claims, { mode: 0o500 });
-    try {
-      const r = await world.run({ from: tempFile('rows.csv', batchCsv(2)), resume: true });
-      if (process.getuid?.() === 0) return; // root writes anywhere
-      expect(r.code).toBe(1);
-      expect(r.stderr).toBe(
-        `error: cannot keep row claims in ${claims} (EACCES): --resume needs it to keep overlapping runs of a file apart; nothing was sent\nhint: make the directory writable, or set LBRL_CONFIG_DIR to a directory of your own\n`,
-      );
-      expect(world.sent).toHaveLength(0);
-    } finally {
-      fs.chmodSync(claims, 0o700);
-    }
+    // a file where the directory goes: refused whoever runs it, root included
+    fs.writeFileSync(claims, '');
+    const r = await world.run({ from: tempFile('rows.csv', batchCsv(2)), resume: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `error: refusing ${claims}: it is not a directory of yours; remove it, or set LBRL_CONFIG_DIR to a directory of your own\n`,
+    );
+    expect(world.sent).toHaveLength(0);
   });
+
+  // root writes anywhere, so only another user meets a directory it cannot write
+  it.runIf(process.getuid?.() !== 0)(
+    '--resume with a claims directory it cannot write: refused before anything is sent',
+    async () => {
+      const world = batchInProcess();
+      const claims = path.join(world.dir, 'claims');
+      fs.mkdirSync(claims, { mode: 0o500 });
+      try {
+        const r = await world.run({ from: tempFile('rows.csv', batchCsv(2)), resume: true });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toBe(
+          `error: cannot keep row claims in ${claims} (EACCES): --resume needs it to keep overlapping runs of a file apart; nothing was sent\nhint: make the directory writable, or set LBRL_CONFIG_DIR to a directory of your own\n`,
+        );
+        expect(world.sent).toHaveLength(0);
+      } finally {
+        fs.chmodSync(claims, 0o700);
+      }
+    },
+  );
 });
 
 describe('the local history and deposit list', () => {
