@@ -9,9 +9,17 @@ import type { Session, Target } from '../session.js';
 import type { Profile } from '../store/config.js';
 import type { Printer } from '../ui/output.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { LOGIN_FLAGS, STATUS_FLAGS } from './flags.js';
+
+const LOGIN_FLAGS = [
+  { flags: '--with-token', help: 'read the token from stdin' },
+  { flags: '--no-verify', help: 'save without checking the token against the service' },
+] as const satisfies readonly FlagDef[];
+
+const STATUS_FLAGS = [
+  { flags: '--show-token', help: 'print the token itself' },
+] as const satisfies readonly FlagDef[];
 
 export type LoginOptions = OptionsOf<typeof LOGIN_FLAGS>;
 

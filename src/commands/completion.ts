@@ -12,6 +12,8 @@ import { CONFIG_KEYS } from '../store/config.js';
 import type { Printer } from '../ui/output.js';
 import { type CommandEntry, type Completion, command, type FlagDef, listed } from './define.js';
 
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
 const BASH = `# lbrl completion for bash: source <(lbrl completion bash)
 _lbrl() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" kind="" line q
@@ -249,5 +251,3 @@ export const COMPLETE = command({
 
 /** The commands this module defines (the manifest lists them: npm run build). */
 export const definitions = listed(COMPLETION, COMPLETE);
-
-import { SHELLS } from './flags.js';

@@ -14,9 +14,13 @@ import {
 } from '../store/config.js';
 import { checkConfigValue } from '../store/config-values.js';
 import type { Printer } from '../ui/output.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { BLINDING_KEY_FLAGS } from './flags.js';
+
+const BLINDING_KEY_FLAGS = [
+  { flags: '--address <liquid-address>', help: "the key is this address's (default: the whole wallet)" },
+  { flags: '--clear', help: 'remove the stored keys (of --address, or all)' },
+] as const satisfies readonly FlagDef[];
 
 function key(name: string): ConfigKey {
   if (name === 'token')

@@ -24,11 +24,18 @@ import type { Session } from '../session.js';
 import { ResumableRows, RowClaims } from '../store/claims.js';
 import type { Printer } from '../ui/output.js';
 import { mayRedraw, ProgressLine } from '../ui/progress.js';
-import type { CreateFlags } from './flags.js';
 
-/** The flags of `deposit create --from` a batch reads; --from itself is known to be given. */
-export type BatchOptions = Pick<CreateFlags, 'concurrency' | 'resume' | 'split' | 'dryRun'> &
-  Required<Pick<CreateFlags, 'from'>>;
+/**
+ * The flags of `deposit create --from` a batch reads, as commander hands them; --from itself is
+ * known to be given. deposit-create.ts, which defines the flags, checks that each is one of them.
+ */
+export interface BatchOptions {
+  from: string;
+  concurrency?: string | undefined;
+  resume?: boolean | undefined;
+  split?: boolean | undefined;
+  dryRun?: boolean | undefined;
+}
 
 /**
  * All `deposit create --from` needs, and nothing more (gh's Options struct): the Session fills it

@@ -6,7 +6,7 @@ import type { DepositApi, RequestDefaults, Scope } from '../deposits/ports.js';
 import { buildRequest } from '../deposits/request.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import { checkLiquidAddress } from '../domain/liquid/address.js';
-import { formatCents, parseReais } from '../domain/money.js';
+import { centsToDecimalText, formatCents, MAX_CENTS, MIN_CENTS, parseReais } from '../domain/money.js';
 import { readSplitFee } from '../domain/split.js';
 import { LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
@@ -14,13 +14,70 @@ import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { qrPng } from '../ui/qrpng.js';
 import { renderDeposit, splitShares, timeZoneOf } from '../ui/render.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { CREATE_FLAGS, type CreateFlags } from './flags.js';
+import type { BatchOptions } from './deposit-batch.js';
 import { showCounter } from './shared/counter.js';
 import { type SettingsReader, settingOrDefault } from './shared/expiry.js';
+import { QR_STYLE } from './shared/flag-parts.js';
 import { type FollowDeps, followCommand, followDepsOf, followOnScreen } from './shared/follow.js';
 import { withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
+
+const CREATE_FLAGS = [
+  {
+    flags: '--amount <reais>',
+    help: `amount in reais: 1500, 15.5 or 15,50 (${centsToDecimalText(MIN_CENTS)} to ${centsToDecimalText(MAX_CENTS)})`,
+  },
+  { flags: '--amount-cents <n>', help: `amount in cents (${MIN_CENTS} to ${MAX_CENTS})` },
+  {
+    flags: '--to <liquid-address>',
+    help: "destination Liquid address (default: the profile's default-address)",
+  },
+  { flags: '--split-to <liquid-address>', help: 'send part of the net amount to this address' },
+  { flags: '--split-fee <percent>', help: 'the part for --split-to: 2.99%, 2.99 or 2,99' },
+  { flags: '--no-split', help: "ignore the profile's split settings" },
+  { flags: '--qr-png <file>', help: 'write the QR code PNG to this file', complete: 'files' },
+  { flags: '--no-qr', help: 'do not draw the QR code in the terminal' },
+  QR_STYLE,
+  { flags: '--dry-run', help: 'check everything and show the request, send nothing' },
+  { flags: '--yes', help: 'do not ask for confirmation' },
+  {
+    flags: '--watch',
+    help: 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)',
+  },
+  { flags: '--interval <seconds>', help: 'with --watch: seconds between polls (at least 1, default 3)' },
+  { flags: '--timeout <duration>', help: 'with --watch: give up (exit 124) after 90, 90s, 10m or 1h' },
+  { flags: '--verify', help: 'with --watch: done only once the settlement is verified on chain' },
+  { flags: '--no-verify', help: "with --watch: do not verify, whatever the profile's verify setting" },
+  {
+    flags: '--display',
+    help: "show the charge on the profile's running customer display (lbrl display)",
+  },
+  {
+    flags: '--from <file>',
+    help: 'create one deposit per row of a CSV (with a header) or NDJSON file; - for stdin',
+    complete: 'files',
+  },
+  { flags: '--concurrency <n>', help: 'with --from: rows sent at once (default 4, at most 16)' },
+  {
+    flags: '--resume',
+    help: 'with --from: skip the rows already created by an earlier run of the same file',
+  },
+] as const satisfies readonly FlagDef[];
+
+/**
+ * `deposit create`'s flags as commander parses them: the create command takes them all, and
+ * `deposit create --from` (deposit-batch.ts) the few a batch reads.
+ */
+export type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
+
+/** The batch (deposit-batch.ts, loaded only with --from) reads a few of these flags, by the same names and types. */
+export const BATCH_READS_CREATE_FLAGS: [Exclude<keyof BatchOptions, keyof CreateFlags>] extends [never]
+  ? CreateFlags extends Omit<BatchOptions, 'from'>
+    ? true
+    : never
+  : never = true;
 
 function check<T>(result: { ok: true; value: T } | { ok: false; expected: string }): true | string {
   return result.ok ? true : `expected ${result.expected}`;

@@ -9,9 +9,15 @@ import { statusRecord } from '../store/history.js';
 import type { Printer } from '../ui/output.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { qrPng } from '../ui/qrpng.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { GET_FLAGS, ID_ARG } from './flags.js';
+import { ID_ARG, QR_STYLE } from './shared/flag-parts.js';
+
+const GET_FLAGS = [
+  { flags: '--qr', help: 'draw the QR code and print the copy-paste string' },
+  { flags: '--qr-png <file>', help: 'write the QR code as a PNG file', complete: 'files' },
+  QR_STYLE,
+] as const satisfies readonly FlagDef[];
 
 export type GetFlags = OptionsOf<typeof GET_FLAGS>;
 

@@ -9,12 +9,38 @@ import { invalidValue, usageError } from '../errors.js';
 import { Session, type Target } from '../session.js';
 import type { History, HistoryEntry } from '../store/history.js';
 import { colorStatus, localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { LIST_FLAGS, LIST_STATUSES } from './flags.js';
 import { expireAfterMs, reportPaidAfterExpiry } from './shared/expiry.js';
+import { SINCE, UNTIL } from './shared/flag-parts.js';
 import { type HistoryOutputOptions, historyOutputOf } from './shared/history-output.js';
 import { parseSpan } from './shared/when.js';
+
+const LIST_STATUSES = [
+  'WAITING_PAYMENT',
+  'PIX_CONFIRMED',
+  'SETTLEMENT_CREATED',
+  'TX_SENT',
+  'FINALIZED',
+  'FAILED',
+  'EXPIRED',
+  'GONE',
+] as const;
+
+const LIST_FLAGS = [
+  { flags: '--refresh', help: 'ask the service for the status of those not yet FINALIZED or FAILED' },
+  { flags: '--limit <n>', help: 'at most this many (default 30)' },
+  {
+    flags: '--status <status>',
+    help: 'only this status (repeat, or a comma list): WAITING_PAYMENT ... FAILED, EXPIRED, GONE',
+    complete: LIST_STATUSES,
+    repeatable: true,
+  },
+  SINCE,
+  UNTIL,
+  { flags: '--verified', help: 'only those whose settlement was verified on chain' },
+  { flags: '--unverified', help: 'only those not (yet) verified on chain' },
+] as const satisfies readonly FlagDef[];
 
 export type ListOptions = OptionsOf<typeof LIST_FLAGS>;
 

@@ -10,11 +10,13 @@ import { LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { History, HistoryEntry } from '../store/history.js';
 import type { Printer } from '../ui/output.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { RECONCILE_FLAGS } from './flags.js';
+import { SINCE } from './shared/flag-parts.js';
 import { type VerifySources, verifySetupWith, verifySourcesOf } from './shared/verify-setup.js';
 import { parseSpan } from './shared/when.js';
+
+const RECONCILE_FLAGS = [SINCE] as const satisfies readonly FlagDef[];
 
 export type ReconcileOptions = OptionsOf<typeof RECONCILE_FLAGS>;
 

@@ -11,11 +11,23 @@ import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { History } from '../store/history.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { REPORT_FLAGS } from './flags.js';
+import { SINCE, UNTIL } from './shared/flag-parts.js';
 import { type HistoryOutputOptions, historyOutputOf } from './shared/history-output.js';
 import { parseSpan } from './shared/when.js';
+
+const REPORT_FLAGS = [
+  SINCE,
+  UNTIL,
+  {
+    flags: '--by <period>',
+    help: 'one row per day (the default) or month, in local time',
+    complete: ['day', 'month'],
+  },
+  { flags: '--csv', help: 'CSV (RFC 4180, dot decimal) on stdout' },
+  { flags: '--csv-br', help: 'CSV for a Brazilian spreadsheet: ; separated, comma decimal' },
+] as const satisfies readonly FlagDef[];
 
 export type ReportOptions = OptionsOf<typeof REPORT_FLAGS>;
 

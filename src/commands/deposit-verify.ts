@@ -6,9 +6,9 @@ import { invalidValue, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
 import type { Printer } from '../ui/output.js';
 import { renderOutcome } from '../ui/verify-view.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { VERIFY_FLAGS } from './flags.js';
+import { TRUST_SERVICE_ADDRESS } from './shared/flag-parts.js';
 import {
   recordSettled,
   type SettledRecorder,
@@ -17,6 +17,8 @@ import {
   verifySetupWith,
   verifySourcesOf,
 } from './shared/verify-setup.js';
+
+const VERIFY_FLAGS = [TRUST_SERVICE_ADDRESS] as const satisfies readonly FlagDef[];
 
 /** One deposit's outcome as JSON: the report without blinding factors or keys. */
 export function outcomeJson(result: DepositOutcome): Record<string, unknown> {

@@ -4,13 +4,29 @@ import type { WatchPlan } from '../deposits/watch.js';
 import { parseDepositId } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { WATCH_FLAGS } from './flags.js';
 import { expireAfterMs, requestsPerMinute, type SettingsReader } from './shared/expiry.js';
+import { TRUST_SERVICE_ADDRESS } from './shared/flag-parts.js';
 import { type FollowDeps, followDepsOf, followOnScreen } from './shared/follow.js';
 import { type VerifySetupFlags, withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
+
+const WATCH_FLAGS = [
+  {
+    flags: '--pending',
+    help: 'watch the deposits in the local history not yet FINALIZED, FAILED or expired (expire-after)',
+  },
+  { flags: '--include-expired', help: 'with --pending: follow the deposits recorded EXPIRED too' },
+  { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1)' },
+  { flags: '--timeout <duration>', help: 'give up (exit 124) after 90, 90s, 10m or 1h' },
+  {
+    flags: '--verify',
+    help: 'done only once the settlement is verified on chain (1 mismatch, 7 unproven)',
+  },
+  { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
+  TRUST_SERVICE_ADDRESS,
+] as const satisfies readonly FlagDef[];
 
 export type WatchFlags = OptionsOf<typeof WATCH_FLAGS>;
 

@@ -24,11 +24,26 @@ import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
 import type { Printer } from '../ui/output.js';
 import { qrStyle, renderTerminalQr } from '../ui/qr.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { DISPLAY_FLAGS } from './flags.js';
 import { expireAfterMs, type SettingsReader } from './shared/expiry.js';
+import { QR_STYLE } from './shared/flag-parts.js';
 import { withVerify } from './shared/verify-setup.js';
+
+const DISPLAY_LANGS = ['pt', 'en'] as const;
+
+const DISPLAY_FLAGS = [
+  { flags: '--port <n>', help: 'port (default: the one this display used last, else a free one)' },
+  {
+    flags: '--host <addr>',
+    help: 'address to listen on (default 127.0.0.1; 0.0.0.0 opens it to the local network)',
+  },
+  { flags: '--lang <lang>', help: 'the page in pt (Portuguese, the default) or en', complete: DISPLAY_LANGS },
+  { flags: '--new-key', help: 'a new key in the URL: pages opened with the old one stop working' },
+  { flags: '--verify', help: 'say "confirmed on the blockchain" once the settlement is verified' },
+  { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
+  QR_STYLE,
+] as const satisfies readonly FlagDef[];
 
 export type DisplayOptions = OptionsOf<typeof DISPLAY_FLAGS>;
 

@@ -27,10 +27,25 @@ import type { Profile } from '../store/config.js';
 import { statusRecord } from '../store/history.js';
 import { Outbox } from '../store/outbox.js';
 import type { Printer } from '../ui/output.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { LISTEN_FLAGS } from './flags.js';
 import { recordVerified, settledRecorderOf, type VerifySetup, verifySetup } from './shared/verify-setup.js';
+
+const LISTEN_FLAGS = [
+  { flags: '--forward-to <url>', help: 'POST each event here (https://, or http:// on loopback)' },
+  {
+    flags: '--events <types>',
+    help: 'only these event types, comma-separated (deposit.created,deposit.finalized,...)',
+  },
+  { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1, default 3)' },
+  {
+    flags: '--verify',
+    help: 'check each FINALIZED settlement on chain: deposit.verified or deposit.mismatch',
+  },
+  { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
+  { flags: '--print-secret', help: "print the profile's webhook signing secret (whsec_...) and exit" },
+  { flags: '--replay <event-id>', help: 'send one event of the outbox again to --forward-to, and exit' },
+] as const satisfies readonly FlagDef[];
 
 export type ListenOptions = OptionsOf<typeof LISTEN_FLAGS>;
 

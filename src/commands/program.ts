@@ -3,8 +3,28 @@
  * their subcommands. Like every command module, it exports its `definitions`.
  */
 import type { GlobalOptions } from '../session.js';
+import type { FlagDef } from './define.js';
 import { command, group, listed, type OptionsOf } from './define.js';
-import { PROGRAM_FLAGS } from './flags.js';
+
+/** The program's own flags: every command takes them. */
+const PROGRAM_FLAGS = [
+  { flags: '-V, --version', help: 'print the version' },
+  {
+    flags: '--profile <name>',
+    help: 'config profile (env LBRL_PROFILE, default "default")',
+    complete: 'profiles',
+  },
+  { flags: '--base-url <url>', help: 'service base URL (env LBRL_BASE_URL)' },
+  { flags: '--json', help: 'machine-readable output on stdout' },
+  { flags: '-q, --quiet', help: 'print only the essential value; no notes on stderr' },
+  { flags: '--no-color', help: 'no colour (also NO_COLOR)' },
+  { flags: '--no-input', help: 'never prompt' },
+  { flags: '--verbose', help: 'trace HTTP requests and answers on stderr (token redacted)' },
+  {
+    flags: '--insecure-skip-tls-verify',
+    help: 'do not check the service TLS certificate (unsafe: for test servers only)',
+  },
+] as const satisfies readonly FlagDef[];
 
 const LQ_EXAMPLE =
   'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';

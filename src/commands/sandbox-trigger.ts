@@ -14,9 +14,19 @@ import { STEP_MS } from '../sandbox/lifecycle.js';
 import type { SandboxStore } from '../sandbox/store.js';
 import type { Session, Target } from '../session.js';
 import type { Printer } from '../ui/output.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { TRIGGER_FLAGS, TRIGGER_SCENARIOS } from './flags.js';
+
+/** The stories `sandbox trigger` tells. */
+const TRIGGER_SCENARIOS = ['paid', 'failed', 'paid-slowly', 'wrong-settlement', 'abandoned'] as const;
+
+const TRIGGER_FLAGS = [
+  {
+    flags: '--to <liquid-address>',
+    help: "destination Liquid address (default: the profile's default-address, else a sandbox address)",
+  },
+  { flags: '--amount <reais>', help: 'amount in reais (default 10.00)' },
+] as const satisfies readonly FlagDef[];
 
 export type TriggerOptions = OptionsOf<typeof TRIGGER_FLAGS>;
 type Scenario = (typeof TRIGGER_SCENARIOS)[number];

@@ -5,13 +5,42 @@ import { formatCents, parseReais } from '../domain/money.js';
 import { parseDepositId, parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import { actOn, type SandboxAction } from '../sandbox/actions.js';
+import type { SettleMode } from '../sandbox/chain.js';
 import { getView, STEP_MS } from '../sandbox/lifecycle.js';
 import { SandboxStore } from '../sandbox/store.js';
 import type { Session, Target } from '../session.js';
 import type { Printer } from '../ui/output.js';
-import type { OptionsOf } from './define.js';
+import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { ID_ARG, PAY_FLAGS, SEND_FLAGS, SERVE_FLAGS, SETTLE_CHOICES } from './flags.js';
+import { ID_ARG } from './shared/flag-parts.js';
+
+/**
+ * How `sandbox pay --settle` may make the sandbox settle: the sandbox chain's own modes, written
+ * here as data so that loading this module does not load the chain; the compiler keeps them equal.
+ */
+const SETTLE_CHOICES = ['ok', 'amount', 'asset', 'address', 'none'] as const satisfies readonly SettleMode[];
+
+type MissingSettleMode = Exclude<SettleMode, (typeof SETTLE_CHOICES)[number]>;
+
+export const SETTLE_CHOICES_COMPLETE: [MissingSettleMode] extends [never] ? true : never = true;
+
+const SEND_FLAGS = [
+  { flags: '--to <liquid-address>', help: 'the address paid on the sandbox chain' },
+  { flags: '--amount <reais>', help: 'the amount sent, in reais (0.01 to 6000.00)' },
+] as const satisfies readonly FlagDef[];
+
+const SERVE_FLAGS = [
+  { flags: '--port <n>', help: 'port (0 picks a free one)', default: '0' },
+  { flags: '--host <addr>', help: 'loopback address to listen on', default: '127.0.0.1' },
+] as const satisfies readonly FlagDef[];
+
+const PAY_FLAGS = [
+  {
+    flags: '--settle <how>',
+    help: 'settle on the sandbox chain: ok (default), or wrongly: amount, asset, address, none',
+    complete: SETTLE_CHOICES,
+  },
+] as const satisfies readonly FlagDef[];
 
 /** --port and --host have defaults: always given. */
 export type ServeOptions = OptionsOf<typeof SERVE_FLAGS>;

@@ -11,13 +11,13 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CreateRequest } from '../../src/api/models.js';
+import type { CreateFlags } from '../../src/commands/deposit-create.js';
 import {
   type CreateCommandOptions,
   createOptionsOf,
   runCreate,
   type ServiceTarget,
 } from '../../src/commands/deposit-create.js';
-import type { CreateFlags } from '../../src/commands/flags.js';
 import type { Context, Prompter } from '../../src/context.js';
 import type { RequestDefaults } from '../../src/deposits/ports.js';
 import { Session } from '../../src/session.js';

@@ -2,13 +2,12 @@
 import type { WatchPlan } from '../../deposits/watch.js';
 import { parseDuration, parseIntervalSeconds } from '../../domain/values.js';
 import { invalidValue } from '../../errors.js';
-import type { OptionsOf } from '../define.js';
-import type { CREATE_FLAGS, WATCH_FLAGS } from '../flags.js';
 
-type Timing = 'interval' | 'timeout';
-/** The flags both commands take, in both their definitions. */
-export type WatchTimingFlags = Pick<OptionsOf<typeof WATCH_FLAGS>, Timing> &
-  Pick<OptionsOf<typeof CREATE_FLAGS>, Timing>;
+/** The flags both commands take (`deposit watch` and `deposit create --watch`), as commander hands them. */
+export interface WatchTimingFlags {
+  interval?: string | undefined;
+  timeout?: string | undefined;
+}
 
 export function parseWatchFlags(flags: WatchTimingFlags): WatchPlan {
   let intervalMs = 3000;
