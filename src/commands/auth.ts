@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js';
 import type { Answer } from '../api/client.js';
 import { type Context, type Prompter, readInput } from '../context.js';
-import { depositSchema } from '../domain/deposit.js';
+import { checkDeposit } from '../domain/deposit-rules.js';
 import { MIN_FRAGMENT_SECRET } from '../domain/text/redact.js';
 import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
@@ -60,7 +60,8 @@ export function judgeProbe(answer: Answer): 'accepted' | 'refused' | string {
         ? `${status} with a body that is not JSON`
         : `${status} with a JSON body of another shape`;
   if (json === undefined) return what();
-  if (status >= 200 && status < 300) return depositSchema.safeParse(json).success ? 'accepted' : what();
+  if (status >= 200 && status < 300)
+    return checkDeposit(json, { kind: 'get' }).length === 0 ? 'accepted' : what();
   const error = serviceError(json);
   if (status === 404 && error?.code === 'not_found') return 'accepted';
   if (

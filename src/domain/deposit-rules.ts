@@ -23,7 +23,15 @@ import {
   decimalSub,
   decimalToString,
 } from './decimal.js';
-import { ALWAYS_FIELDS, isIsoTimestamp, SPLIT_FIELDS } from './deposit.js';
+import {
+  ALWAYS_FIELDS,
+  CREATE_ONLY_FIELDS,
+  INTEGER_FIELDS,
+  isIsoTimestamp,
+  MUTABLE_FIELDS,
+  REQUIRED_NULLABLE,
+  SPLIT_FIELDS,
+} from './deposit.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
 import { JsonNumber, type JsonValue, parseJsonExact } from './text/json-exact.js';
 import { safeText, showValue, terminalSafe } from './text/safe-text.js';
@@ -75,11 +83,6 @@ export interface CheckContext {
 /** How far ahead of lbrl's clock a service timestamp may be (clocks drift): one hour. */
 export const CLOCK_SKEW_MS = 60 * 60 * 1000;
 
-/** The only fields that may change between two answers about one deposit. */
-export const MUTABLE_FIELDS = new Set(['status', 'settlement', 'confirmedAt']);
-/** Fields only a create answer carries (the get answer leaves them out). */
-export const CREATE_ONLY_FIELDS = new Set(['qrCode']);
-
 /** bech32, blech32 and base58 addresses alike are letters and digits, nothing else */
 const ADDRESS_CHARS = /^[0-9A-Za-z]{1,200}$/;
 
@@ -126,12 +129,6 @@ export function splitFeeFraction(fee: string): Decimal | null {
 }
 
 // 1. internal rules: any deposit answer, known or not --------------------------------------
-
-/** Fields an answer must carry even when null: the interface marks them required. */
-const REQUIRED_NULLABLE = {
-  create: ['splitAddress', 'splitPercent'],
-  get: ['settlement', 'confirmedAt'],
-} as const;
 
 const internal: AnswerRule[] = [
   (answer, ctx) =>
@@ -508,9 +505,6 @@ const seen: AnswerRule[] = [
     return undefined;
   },
 ];
-
-/** Fields the interface types as integer: `1500.0` or `1.5e3` is not how an integer is written. */
-const INTEGER_FIELDS = new Set(['amountInCents']);
 
 /** The numbers of the body as written, each as exact as the float JSON.parse made of it. */
 const asWritten: AnswerRule = (_answer, { text }) => {

@@ -1,19 +1,22 @@
 /**
  * The deposit, defined once: every field the service's answer carries (section 2 of the
- * interface), its JSON type, and the rules one answer shows alone (section 2.1: amount is
- * amountInCents / 100, netAmount is amount - feeAmount, the split pairing). From this schema come:
+ * interface) and its JSON type. The rules between fields (section 2.1: amount is amountInCents /
+ * 100, netAmount is amount - feeAmount, the split pairing) are deposit-rules.ts's, the one rule
+ * set every answer passes. From this schema come:
  *
  * - the wire parsing of answers (api/models.ts re-uses these shapes);
  * - the library's public types (lib/types.ts, checked equal to them at compile time by
- *   test/lib/types.test.ts: the published declarations stay free of zod);
+ *   test/lib/model-types.test.ts: the published declarations stay free of zod);
  * - the history's kept fields (`FixedFields`, a Pick of the create answer);
  * - the sandbox's stored deposit (a Pick of the fields it stores as the service writes them);
- * - the fields every answer carries, which the rules compare with the first answer (`ALWAYS_FIELDS`).
+ * - the field lists the rules read: the fields every answer carries (`ALWAYS_FIELDS`), those
+ *   required even when null (`REQUIRED_NULLABLE`), those only a create answer has
+ *   (`CREATE_ONLY_FIELDS`), the whole numbers (`INTEGER_FIELDS`), and the few that may change
+ *   (`MUTABLE_FIELDS`).
  *
  * Adding a field: its line here, the code that uses it, and a test.
  */
 import * as z from 'zod/mini';
-import { type Decimal, decimalEquals, decimalFromNumber, decimalSub, decimalToCents } from './decimal.js';
 import { MAX_CENTS, MIN_CENTS } from './money.js';
 import { DEPOSIT_ID, STATUSES } from './values.js';
 
@@ -106,63 +109,49 @@ export const FIXED_FIELD_NAMES = [
 export type FixedFields = Pick<CreatedDepositModel, (typeof FIXED_FIELD_NAMES)[number]>;
 
 export function fixedFieldsOf(answer: CreatedDepositModel): FixedFields {
-  return {
-    amount: answer.amount,
-    feeAmount: answer.feeAmount,
-    netAmount: answer.netAmount,
-    splitPercent: answer.splitPercent,
-    qrCodeText: answer.qrCodeText,
-    createdAt: answer.createdAt,
-  };
+  return pickFields(answer, FIXED_FIELD_NAMES);
 }
 
-interface Sums {
-  amount: number;
-  amountInCents: number;
-  feeAmount: number;
-  netAmount: number;
-  splitAddress?: string | null | undefined;
-  splitPercent?: number | null | undefined;
+/** The named fields of a deposit, and nothing else. */
+export function pickFields<T extends object, K extends keyof T>(value: T, names: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const name of names) out[name] = value[name];
+  return out;
 }
 
-/** Rules 1 to 3 of section 2.1, checked with exact decimals. */
-function checkSums(sums: Sums, ctx: z.core.$RefinementCtx): void {
-  const amount = decimalFromNumber(sums.amount) as Decimal;
-  const fee = decimalFromNumber(sums.feeAmount) as Decimal;
-  const net = decimalFromNumber(sums.netAmount) as Decimal;
-  if (decimalToCents(amount) !== BigInt(sums.amountInCents)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['amount'],
-      message: `amount ${sums.amount} is not amountInCents ${sums.amountInCents} / 100`,
-    });
-  }
-  if (!decimalEquals(decimalSub(amount, fee), net)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['netAmount'],
-      message: `netAmount ${sums.netAmount} is not amount ${sums.amount} - feeAmount ${sums.feeAmount}`,
-    });
-  }
-  if (fee.units < 0n) ctx.addIssue({ code: 'custom', path: ['feeAmount'], message: 'feeAmount is negative' });
-  const hasAddress = sums.splitAddress !== null && sums.splitAddress !== undefined;
-  const hasPercent = sums.splitPercent !== null && sums.splitPercent !== undefined;
-  if (hasAddress !== hasPercent) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['splitPercent'],
-      message: 'splitPercent must be null exactly when splitAddress is null',
-    });
-  }
-  if (hasPercent && !(sums.splitPercent! > 0 && sums.splitPercent! <= 1)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['splitPercent'],
-      message: 'splitPercent must be a fraction above 0 and at most 1',
-    });
-  }
+/**
+ * The only fields that may change between two answers about one deposit: its status and what
+ * the status brings. Every other field is fixed once the deposit is created.
+ */
+export const MUTABLE_FIELDS: ReadonlySet<string> = new Set([
+  'status',
+  'settlement',
+  'confirmedAt',
+] as const satisfies readonly (keyof DepositModel)[]);
+
+/** Fields only a create answer carries (a get answer leaves them out): the create's shape less the get's. */
+export const CREATE_ONLY_FIELDS: ReadonlySet<string> = new Set(
+  Object.keys(createdDepositShape.shape).filter((field) => !(field in depositShape.shape)),
+);
+
+/** Whether a field's schema takes null but not a missing value: the interface requires it, null or not. */
+function requiredButNullable(schema: z.ZodMiniType): boolean {
+  return schema.safeParse(null).success && !schema.safeParse(undefined).success;
 }
 
-/** With the sums checked too: for the sandbox's own tests of what it answers. */
-export const createdDepositSchema = createdDepositShape.check(z.superRefine(checkSums));
-export const depositSchema = depositShape.check(z.superRefine(checkSums));
+/** Fields an answer must carry even when null, by kind of answer, read from the shapes above. */
+export const REQUIRED_NULLABLE: { readonly create: readonly string[]; readonly get: readonly string[] } = {
+  create: Object.entries(createdDepositShape.shape)
+    .filter(([field, schema]) => !(field in DEPOSIT_FIELDS) && requiredButNullable(schema))
+    .map(([field]) => field),
+  get: Object.entries(depositShape.shape)
+    .filter(([field, schema]) => !(field in DEPOSIT_FIELDS) && requiredButNullable(schema))
+    .map(([field]) => field),
+};
+
+/** Fields the schema types as whole numbers: written as digits only, never `1500.0` or `1.5e3`. */
+export const INTEGER_FIELDS: ReadonlySet<string> = new Set(
+  Object.entries(depositShape.shape)
+    .filter(([, schema]) => schema.safeParse(1).success && !schema.safeParse(1.5).success)
+    .map(([field]) => field),
+);

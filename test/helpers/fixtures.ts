@@ -1,4 +1,11 @@
 import { buildDynamicBrCode } from '../../src/domain/brcode.js';
+import {
+  type CreatedDepositModel,
+  createdDepositShape,
+  type DepositModel,
+  depositShape,
+} from '../../src/domain/deposit.js';
+import { checkDeposit, describeViolations } from '../../src/domain/deposit-rules.js';
 
 export const LQ =
   'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';
@@ -53,3 +60,15 @@ export function getAnswer(overrides: Record<string, unknown> = {}) {
 /** A CSV for deposit create --from: rows R$ 1, 2, ... to LQ, every second one split to VJL at 1,5%. */
 export const batchCsv = (rows: number) =>
   `amount,to,splitTo,splitFee\n${Array.from({ length: rows }, (_, i) => `${i + 1},${LQ},${i % 2 ? VJL : ''},${i % 2 ? '"1,5"' : ''}`).join('\n')}\n`;
+
+/**
+ * A sandbox answer as a client reads it, after it passed every rule an answer must keep
+ * (domain/deposit-rules.ts, the one rule set): what the sandbox answers is what the service would.
+ */
+export function keepsTheRules(kind: 'create', body: unknown): CreatedDepositModel;
+export function keepsTheRules(kind: 'get', body: unknown): DepositModel;
+export function keepsTheRules(kind: 'create' | 'get', body: unknown): CreatedDepositModel | DepositModel {
+  const broken = checkDeposit(body, { kind });
+  if (broken.length > 0) throw new Error(`the answer breaks the rules: ${describeViolations(broken)}`);
+  return (kind === 'create' ? createdDepositShape : depositShape).parse(body);
+}
