@@ -237,8 +237,9 @@ export function sharesOf(entry: HistoryEntry): Share[] {
     split = Number((BigInt(net) * decimal.units * 10n ** BigInt(4 - decimal.scale)) / 10_000n);
   }
   const settlement = entry.final?.settlement as { liquidTxid?: unknown } | null | undefined;
-  const txid =
-    typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid.trim().toLowerCase() : undefined;
+  // in its one form: the checked answer's, as the history recorded it (a txid edited into another
+  // form matches no output, so its share is not found rather than found in the wrong place)
+  const txid = typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid : undefined;
   const basis = splitBasisPoints(entry);
   const basisPoints = basis !== null && basis > 0n ? basis : null;
   const base = { entry, txid, netCents: net, basisPoints };

@@ -276,7 +276,7 @@ function makeClient(
       const { value } = await createAnswer(api(options.signal), body, key);
       created.set(canonicalId(value.id), body);
       if (created.size > KNOWN_LIMIT) created.delete(created.keys().next().value as string);
-      return value as CreatedDeposit;
+      return value;
     },
 
     async get(id, options = {}) {
@@ -285,7 +285,7 @@ function makeClient(
       const { value } = await checkedApi(options.signal, depositIdValue, options.known).getDeposit(
         depositIdValue,
       );
-      return value as Deposit;
+      return value;
     },
 
     watch(id, options = {}) {
@@ -361,7 +361,7 @@ function makeClient(
       for (;;) {
         const next = seen.shift();
         if (next) {
-          yield next as Deposit;
+          yield next;
           continue;
         }
         if (ended) {

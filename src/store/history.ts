@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FixedFields } from '../domain/deposit.js';
-import { canonicalId, isTerminal } from '../domain/values.js';
+import { canonicalId, isTerminal, readHex32 } from '../domain/values.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
 
 export interface CreatedRecord {
@@ -436,7 +436,7 @@ export class History {
     this.scan(
       (record) => {
         if (record.type === 'verified' && Array.isArray(record.shares))
-          out.set(record.id, { txid: record.txid.toLowerCase(), shares: record.shares });
+          out.set(record.id, { txid: record.txid, shares: record.shares });
       },
       0,
       (type, id) => type === 'verified' && (id === undefined || ids.has(id)),
@@ -968,6 +968,11 @@ function parseLine(buf: Buffer, start: number, end: number): StoredRecord | unde
   }
   if (fields.type === 'verified') {
     if (!isText(fields.id) || !isText(fields.txid) || !isText(fields.at)) return undefined;
+    // a verification is believed only of a transaction id in its one form: a record edited into
+    // another is no verification
+    const txid = readHex32(fields.txid);
+    if (txid === null) return undefined;
+    fields.txid = txid;
     fields.id = canonicalId(fields.id);
     if (fields.shares !== undefined && !isStoredShares(fields.shares)) delete fields.shares;
     return fields as unknown as StoredRecord;
@@ -975,11 +980,6 @@ function parseLine(buf: Buffer, start: number, end: number): StoredRecord | unde
   if (fields.type === 'unverified') {
     if (!isText(fields.id) || !isText(fields.txid) || !isText(fields.at) || !isText(fields.outcome))
       return undefined;
-    fields.id = canonicalId(fields.id);
-    return fields as unknown as StoredRecord;
-  }
-  if (fields.type === 'expired') {
-    if (!isText(fields.id) || !isText(fields.at)) return undefined;
     fields.id = canonicalId(fields.id);
     return fields as unknown as StoredRecord;
   }

@@ -198,6 +198,40 @@ describe('damage', () => {
   });
 });
 
+describe('verifications as read back', () => {
+  const share = {
+    role: 'destination',
+    script: '0014' + 'ab'.repeat(20),
+    outputs: [0],
+    share: '1/1',
+    rounded: false,
+  };
+  const line = (n: number, txid: string) =>
+    JSON.stringify({
+      v: 1,
+      type: 'verified',
+      id: id(n),
+      txid,
+      at: '2026-11-22T10:00:00.000Z',
+      shares: [share],
+    });
+
+  it('a txid is read in its one form: one edited into upper case still counts its outputs as taken; one not 32 bytes of hex is no verification', () => {
+    const dir = tempDir();
+    const txid = 'c'.repeat(64);
+    fs.writeFileSync(
+      path.join(dir, 'history.ndjson'),
+      `${[line(1, txid.toUpperCase()), line(2, 'not-a-txid'), line(3, `${txid.slice(0, 63)}g`)].join('\n')}\n`,
+      { mode: 0o600 },
+    );
+    const h = new History(dir, () => {});
+    expect(h.sharesOf(txid)).toEqual([{ id: id(1), shares: [share] }]);
+    expect(h.sharesOf('not-a-txid')).toEqual([]);
+    const verified = h.verifiedShares(new Set([id(1), id(2), id(3)]));
+    expect([...verified]).toEqual([[id(1), { txid, shares: [share] }]]);
+  });
+});
+
 describe('appending', () => {
   it('a status already known is not appended again; a change is', () => {
     const dir = tempDir();

@@ -79,7 +79,7 @@ describe('a real Liquid testnet transaction with its real blinding key', () => {
     const plain = addressScript('tex1qqtlnn8ktsgtczg406xqq83ayq8d6zm4hnrw4qj');
     expect(plain.ok && hex(plain.value.script)).toBe(hex(tx.outputs[0]!.script));
     const a = analyseSettlement({
-      txid: TESTNET_TXID.toUpperCase(),
+      txid: TESTNET_TXID,
       txHex: TESTNET_TX,
       network: 'liquidtestnet',
       deposits: [

@@ -213,7 +213,7 @@ function openOutput(
 }
 
 export interface AnalyseInput {
-  /** as the service gave it in settlement.liquidTxid */
+  /** the settlement's transaction id, in its one form (64 lower-case hex characters: a checked answer's) */
   txid: string;
   /** the raw transaction, from the explorer's /tx/:txid/hex */
   txHex: string;
@@ -229,7 +229,7 @@ export interface AnalyseInput {
 export function analyseSettlement(input: AnalyseInput): SettlementAnalysis {
   const problems: Check[] = [];
   const tx = parseTransaction(input.txHex);
-  const txid = input.txid.toLowerCase();
+  const { txid } = input;
   if (tx.txid !== txid) {
     problems.push({
       what: 'transaction',
