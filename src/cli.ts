@@ -22,12 +22,12 @@ const GROUP_PATHS = new Set(COMMANDS.filter((c) => !c.load).map((c) => c.path));
 
 /** `lbrl help deposit create` is `lbrl deposit create --help`; bare `lbrl` and groups print their help. */
 function normaliseArgv(argv: string[]): string[] {
-  const i = argv.indexOf('help');
+  const helpAt = argv.indexOf('help');
   if (
-    i >= 0 &&
-    argv.slice(0, i).every((w) => GROUP_PATHS.has(argv.slice(0, argv.indexOf(w) + 1).join(' ')))
+    helpAt >= 0 &&
+    argv.slice(0, helpAt).every((w) => GROUP_PATHS.has(argv.slice(0, argv.indexOf(w) + 1).join(' ')))
   ) {
-    return withoutHelpOfUnknown([...argv.slice(0, i), ...argv.slice(i + 1), '--help']);
+    return withoutHelpOfUnknown([...argv.slice(0, helpAt), ...argv.slice(helpAt + 1), '--help']);
   }
   if (GROUP_PATHS.has(argv.join(' '))) return [...argv, '--help'];
   return withoutHelpOfUnknown(argv);

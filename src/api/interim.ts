@@ -22,8 +22,8 @@ type HeadKind = 'interim' | 'final' | 'more';
 
 /** Whether `head` (the first bytes of an answer) is an interim answer, not one, or too short to say. */
 export function classifyHead(head: Buffer): HeadKind {
-  const n = Math.min(head.length, TEMPLATE.length);
-  for (let i = 0; i < n; i++) {
+  const compared = Math.min(head.length, TEMPLATE.length);
+  for (let i = 0; i < compared; i++) {
     const got = head[i] as number;
     const want = TEMPLATE.charCodeAt(i);
     let ok: boolean;

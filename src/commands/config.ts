@@ -77,43 +77,43 @@ export function getSettingOptionsOf(session: Session): GetSettingOptions {
 }
 
 /** The value a command would use for a setting, and where it came from. */
-export async function inForce(k: ConfigKey, session: GetSettingOptions): Promise<SettingInForce> {
-  const profile = session.profile();
-  if (k === 'base-url') {
-    const given = session.baseUrlSetting();
+export async function inForce(key: ConfigKey, options: GetSettingOptions): Promise<SettingInForce> {
+  const profile = options.profile();
+  if (key === 'base-url') {
+    const given = options.baseUrlSetting();
     if (given?.from === '--base-url')
-      return { key: k, value: given.value, source: 'flag', detail: '--base-url' };
+      return { key, value: given.value, source: 'flag', detail: '--base-url' };
     if (given?.from === 'LBRL_BASE_URL')
-      return { key: k, value: given.value, source: 'environment', detail: 'LBRL_BASE_URL' };
+      return { key, value: given.value, source: 'environment', detail: 'LBRL_BASE_URL' };
   }
-  const saved = profile[k];
+  const saved = profile[key];
   if (saved !== undefined)
     return {
-      key: k,
+      key,
       value: saved,
       source: 'profile',
-      detail: `profile ${session.profileName} in ${session.configFile}`,
+      detail: `profile ${options.profileName} in ${options.configFile}`,
     };
-  const unset = (detail: string): SettingInForce => ({ key: k, value: null, source: 'unset', detail });
+  const unset = (detail: string): SettingInForce => ({ key, value: null, source: 'unset', detail });
   const byDefault = (value: string | null, detail: string): SettingInForce => ({
-    key: k,
+    key,
     value,
     source: 'default',
     detail,
   });
-  switch (k) {
+  switch (key) {
     case 'qr-style':
       return byDefault('detect', 'asks the terminal for its background; dark when it does not answer');
     case 'esplora-url':
     case 'asset-id': {
       let sandbox = false;
       try {
-        sandbox = session.target().mode === 'sandbox';
+        sandbox = options.target().mode === 'sandbox';
       } catch {
         // a half-configured target: the live defaults
       }
-      const network = session.network();
-      if (k === 'esplora-url') {
+      const network = options.network();
+      if (key === 'esplora-url') {
         const { DEFAULT_ESPLORA } = await import('../api/esplora.js');
         const url = DEFAULT_ESPLORA[network];
         // the embedded sandbox checks its own chain: while it is in use, its explorer is used instead
@@ -131,7 +131,7 @@ export async function inForce(k: ConfigKey, session: GetSettingOptions): Promise
       return unset('verify cannot pin the asset until one is set');
     }
     default: {
-      const value = DEFAULTS[k];
+      const value = DEFAULTS[key];
       return value !== undefined ? byDefault(value, 'default') : unset('not set');
     }
   }
@@ -146,8 +146,8 @@ export async function get(name: string, session: Session): Promise<void> {
 }
 
 export async function runGetSetting(name: string, options: GetSettingOptions): Promise<void> {
-  const k = key(name);
-  const found = await inForce(k, options);
+  const setting = key(name);
+  const found = await inForce(setting, options);
   const printer = options.printer;
   // a URL written into the file by hand may carry a password: never shown
   const value = found.value === null ? null : withoutCredentials(found.value);
@@ -193,13 +193,13 @@ export async function runSetSetting(
   value: string,
   options: ChangeSettingOptions,
 ): Promise<void> {
-  const k = key(name);
+  const setting = key(name);
   // set repairs a damaged setting too: the profile is read unchecked, its network as a string
   const profile = options.profileForRepair();
   const saved = typeof profile.network === 'string' ? profile.network : undefined;
-  const network = k === 'network' ? value : (saved ?? DEFAULTS.network);
-  const checked = checkConfigValue(k, value, network);
-  if (k === 'network') {
+  const network = setting === 'network' ? value : (saved ?? DEFAULTS.network);
+  const checked = checkConfigValue(setting, value, network);
+  if (setting === 'network') {
     for (const addressKey of ['default-address', 'split-address'] as const) {
       const stored = profile[addressKey];
       if (typeof stored === 'string') {
@@ -212,9 +212,9 @@ export async function runSetSetting(
     }
   }
   await options.updateProfile((profile) => {
-    profile[k] = checked;
+    profile[setting] = checked;
   });
-  options.printer.info(`${k} set to ${checked} (profile ${options.profileName})`);
+  options.printer.info(`${setting} set to ${checked} (profile ${options.profileName})`);
 }
 
 export async function unset(name: string, session: Session): Promise<void> {
@@ -225,14 +225,14 @@ export async function unset(name: string, session: Session): Promise<void> {
 export async function runUnsetSetting(name: string, options: ChangeSettingOptions): Promise<void> {
   // the webhook signing secret is made by listen, never set, but it can be removed (a damaged one,
   // or to make a new one)
-  const k = name === 'webhook-secret' ? name : key(name);
+  const setting = name === 'webhook-secret' ? name : key(name);
   // unset does not create a profile: the name must exist; it repairs a damaged setting, so the
   // others are not checked
   options.profileForRepair();
   await options.updateProfile((profile) => {
-    delete profile[k];
+    delete profile[setting];
   });
-  options.printer.info(`${k} unset (profile ${options.profileName})`);
+  options.printer.info(`${setting} unset (profile ${options.profileName})`);
 }
 
 /** Only whether blinding keys are set, and for what: never the keys. */

@@ -190,11 +190,11 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
 }
 
 /** `5 row(s): 3 created, 1 resumed (created by an earlier run), 1 failed`. */
-export function summary(n: Record<RowKind, number>, total: number): string {
-  const parts = [`${n.created} created`];
-  if (n.resumed > 0) parts.push(`${n.resumed} resumed (created by an earlier run)`);
-  parts.push(`${n.failed} failed`);
-  const left = total - n.created - n.resumed - n.failed;
+export function summary(counts: Record<RowKind, number>, total: number): string {
+  const parts = [`${counts.created} created`];
+  if (counts.resumed > 0) parts.push(`${counts.resumed} resumed (created by an earlier run)`);
+  parts.push(`${counts.failed} failed`);
+  const left = total - counts.created - counts.resumed - counts.failed;
   if (left > 0) parts.push(`${left} not reached`);
   return `${total} row(s): ${parts.join(', ')}`;
 }
@@ -212,8 +212,8 @@ class RowTable {
     this.amountWidth = Math.max(6, ...this.amounts.map((a) => a.length));
   }
 
-  line(i: number, outcome: RowOutcome): string {
-    const { row } = this.rows[i]!;
+  line(index: number, outcome: RowOutcome): string {
+    const { row } = this.rows[index]!;
     const deposit = outcome.line.deposit as { id?: unknown; status?: unknown } | undefined;
     const error = outcome.line.error as { message?: unknown } | undefined;
     const id = typeof deposit?.id === 'string' ? deposit.id : '-';
@@ -226,7 +226,7 @@ class RowTable {
     const cells = [
       String(row).padStart(this.rowWidth),
       id.padEnd(36),
-      this.amounts[i]!.padStart(this.amountWidth),
+      this.amounts[index]!.padStart(this.amountWidth),
       what,
     ];
     const text = safeText(cells.join('  '));

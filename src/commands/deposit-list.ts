@@ -290,11 +290,12 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
   }
   const line = (cells: string[], color: boolean) =>
     cells
-      .map((text, i) => {
-        const columnWidth = widths[i]!;
+      .map((text, columnIndex) => {
+        const columnWidth = widths[columnIndex]!;
         const cell = shorten(text, columnWidth);
-        const padded = cols[i]!.align === 'right' ? cell.padStart(columnWidth) : cell.padEnd(columnWidth);
-        return color && cols[i]!.color ? padded.replace(cell, paint(cell)) : padded;
+        const padded =
+          cols[columnIndex]!.align === 'right' ? cell.padStart(columnWidth) : cell.padEnd(columnWidth);
+        return color && cols[columnIndex]!.color ? padded.replace(cell, paint(cell)) : padded;
       })
       .join('  ')
       .trimEnd();

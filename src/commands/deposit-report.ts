@@ -170,9 +170,9 @@ function humanReport(report: Report, options: ReportCommandOptions): string[] {
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const out = [printer.outColor.bold(line(head))];
-  rows.forEach((row, i) => {
-    if (i === rows.length - 1) out.push(printer.outColor.dim('-'.repeat(line(row).length)));
-    out.push(i === rows.length - 1 ? printer.outColor.bold(line(row)) : line(row));
+  rows.forEach((row, index) => {
+    if (index === rows.length - 1) out.push(printer.outColor.dim('-'.repeat(line(row).length)));
+    out.push(index === rows.length - 1 ? printer.outColor.bold(line(row)) : line(row));
   });
   out.push('');
   out.push(`Paid (finalized)   ${formatCents(total.grossCents)}`);

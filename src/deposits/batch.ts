@@ -30,9 +30,9 @@ export function rowKeys(bodies: CreateRequest[]): string[] {
       request.lbrlSplitAddress ?? null,
       request.splitFee ?? null,
     ]);
-    const n = seen.get(canonical) ?? 0;
-    seen.set(canonical, n + 1);
-    return createHash('sha256').update(`${canonical}#${n}`).digest('hex');
+    const seenBefore = seen.get(canonical) ?? 0;
+    seen.set(canonical, seenBefore + 1);
+    return createHash('sha256').update(`${canonical}#${seenBefore}`).digest('hex');
   });
 }
 
@@ -155,9 +155,9 @@ export async function createBatch(
     }
   };
 
-  const sendRow = async (i: number): Promise<RowOutcome> => {
-    const { row, body } = rows[i]!;
-    const batchKey = keys[i]!;
+  const sendRow = async (index: number): Promise<RowOutcome> => {
+    const { row, body } = rows[index]!;
+    const batchKey = keys[index]!;
     const prior = turns?.done(batchKey);
     if (prior) return resumedRow(row, prior);
     if (stopAll) return failedRow(row, stopAll, 'not sent: ');
@@ -167,7 +167,7 @@ export async function createBatch(
         await clock.sleep(wait, clock.signal);
       } catch {
         stopAll = interrupted();
-        return sendRow(i);
+        return sendRow(index);
       }
     }
     if (!turns) return send(row, body, batchKey, randomUUID());
@@ -196,8 +196,8 @@ export async function createBatch(
   let next = 0;
   const worker = async () => {
     while (next < rows.length) {
-      const i = next++;
-      outcomes[i] = await sendRow(i);
+      const rowIndex = next++;
+      outcomes[rowIndex] = await sendRow(rowIndex);
       finished += 1;
       progress(outcomes, finished);
     }

@@ -162,9 +162,9 @@ export class EventHub {
 
   /** Undelivered events in the outbox. */
   get pendingCount(): number {
-    let n = 0;
-    for (const q of this.queues.values()) n += q.length;
-    return n;
+    let count = 0;
+    for (const q of this.queues.values()) count += q.length;
+    return count;
   }
 
   /**
@@ -511,8 +511,8 @@ export class EventHub {
   }
 
   private pendingEvents(): number {
-    let n = 0;
-    for (const e of this.state.events.values()) if (e.state === 'pending') n += 1;
-    return n;
+    let count = 0;
+    for (const e of this.state.events.values()) if (e.state === 'pending') count += 1;
+    return count;
   }
 }

@@ -25,16 +25,16 @@ export interface TlvField {
 
 export function parseTlv(text: string): TlvField[] | string {
   const fields: TlvField[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const head = text.slice(i, i + 4);
-    if (!/^\d{4}$/.test(head)) return `field at position ${i} has no 2-digit id and 2-digit length`;
+  let pos = 0;
+  while (pos < text.length) {
+    const head = text.slice(pos, pos + 4);
+    if (!/^\d{4}$/.test(head)) return `field at position ${pos} has no 2-digit id and 2-digit length`;
     const id = head.slice(0, 2);
     const len = Number(head.slice(2));
-    const value = text.slice(i + 4, i + 4 + len);
+    const value = text.slice(pos + 4, pos + 4 + len);
     if (value.length !== len) return `field ${id} is cut short`;
     fields.push({ id, value });
-    i += 4 + len;
+    pos += 4 + len;
   }
   return fields;
 }
@@ -78,8 +78,8 @@ export function readBrCode(text: string): BrCodeResult {
 
   let account: TlvField[] | undefined;
   for (const field of fields) {
-    const n = Number(field.id);
-    if (n < 26 || n > 51) continue;
+    const fieldId = Number(field.id);
+    if (fieldId < 26 || fieldId > 51) continue;
     const sub = parseTlv(field.value);
     if (typeof sub === 'string') return bad(`merchant account field ${field.id}: ${sub}`);
     if (sub.find((s) => s.id === '00')?.value.toLowerCase() === PIX_GUI) {

@@ -54,9 +54,9 @@ export function parseWholeNumber(
   expected = `a whole number from ${min} to ${max}`,
 ): Parsed<number> {
   if (!/^\d{1,9}$/.test(input)) return { ok: false, expected };
-  const n = Number(input);
-  if (n < min || n > max) return { ok: false, expected };
-  return { ok: true, value: n };
+  const wholeNumber = Number(input);
+  if (wholeNumber < min || wholeNumber > max) return { ok: false, expected };
+  return { ok: true, value: wholeNumber };
 }
 
 /** Whole seconds, at least 1 and at most an hour, to milliseconds. */

@@ -120,17 +120,17 @@ class Writer {
     this.parts.push(bytes);
     return this;
   }
-  u32(n: number): this {
+  u32(word: number): this {
     const bytes = new Uint8Array(4);
-    new DataView(bytes.buffer).setUint32(0, n, true);
+    new DataView(bytes.buffer).setUint32(0, word, true);
     return this.bytes(bytes);
   }
-  varint(n: number): this {
-    if (n < 0xfd) return this.bytes(Uint8Array.of(n));
-    if (n <= 0xffff) return this.bytes(Uint8Array.of(0xfd, n & 0xff, n >> 8));
+  varint(varLength: number): this {
+    if (varLength < 0xfd) return this.bytes(Uint8Array.of(varLength));
+    if (varLength <= 0xffff) return this.bytes(Uint8Array.of(0xfd, varLength & 0xff, varLength >> 8));
     const bytes = new Uint8Array(5);
     bytes[0] = 0xfe;
-    new DataView(bytes.buffer).setUint32(1, n, true);
+    new DataView(bytes.buffer).setUint32(1, varLength, true);
     return this.bytes(bytes);
   }
   varBytes(bytes: Uint8Array): this {
@@ -141,10 +141,10 @@ class Writer {
   }
 }
 
-function explicitValue(n: bigint): Uint8Array {
+function explicitValue(satoshis: bigint): Uint8Array {
   const bytes = new Uint8Array(9);
   bytes[0] = 1;
-  new DataView(bytes.buffer).setBigUint64(1, n, false);
+  new DataView(bytes.buffer).setBigUint64(1, satoshis, false);
   return bytes;
 }
 
@@ -178,7 +178,7 @@ export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], net
   const inputTags = inputAssets.map(fromDisplayHex);
   // the made-up inputs are explicit: their generators are the unblinded ones
   const inputGenerators = inputTags.map((t) => zkp.generator.generate(t));
-  const outputs: BuiltOutput[] = payments.map((payment, i) => {
+  const outputs: BuiltOutput[] = payments.map((payment, index) => {
     const script = addressScript(payment.address);
     if (!script.ok) throw new Error(`the sandbox cannot pay ${payment.address}: ${script.reason}`);
     const asset = fromDisplayHex(payment.assetId);
@@ -192,9 +192,9 @@ export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], net
         rangeproof: new Uint8Array(0),
       };
     }
-    const abf = secret(zkp, seeded.id, `abf${i}`);
-    const vbf = secret(zkp, seeded.id, `vbf${i}`);
-    const ephemeral = secret(zkp, seeded.id, `ephemeral${i}`);
+    const abf = secret(zkp, seeded.id, `abf${index}`);
+    const vbf = secret(zkp, seeded.id, `vbf${index}`);
+    const ephemeral = secret(zkp, seeded.id, `ephemeral${index}`);
     const generator = zkp.generator.generateBlinded(asset, abf);
     const commitment = zkp.pedersen.commitment(payment.amount.toString(), generator, vbf);
     const nonce = Uint8Array.from(
@@ -212,7 +212,7 @@ export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], net
       Uint8Array.of(...asset, ...abf),
       script.value.script,
     );
-    const seed = secret(zkp, seeded.id, `surjection${i}`);
+    const seed = secret(zkp, seeded.id, `surjection${index}`);
     const init = zkp.surjectionproof.initialize(inputTags, asset, 100, seed);
     const surjectionproof = zkp.surjectionproof.generate(
       init.proof,

@@ -4,7 +4,7 @@
  * process that asks gets the same answer.
  */
 import { createHash } from 'node:crypto';
-import type { CreatedDepositModel } from '../domain/deposit.js';
+import type { CreatedDepositModel, DepositModel, SettlementModel } from '../domain/deposit.js';
 
 export const STEP_MS = 1000;
 
@@ -105,10 +105,16 @@ function split(deposit: StoredDeposit) {
 }
 
 /**
+ * An answer as the sandbox writes it: every field of the deposit model (a field added to the model
+ * and not written here does not compile), and `sandbox: true`, which tells lbrl whose answer it is.
+ */
+export type SandboxAnswer<M> = { [K in keyof M]-?: M[K] } & { sandbox: true };
+
+/**
  * The create answer: section 2.1's create fields, plus `sandbox: true`. The PNG is not
  * stored (it is most of a deposit's size): it is drawn again from qrCodeText.
  */
-export function createView(deposit: StoredDeposit, qrCode: string): Record<string, unknown> {
+export function createView(deposit: StoredDeposit, qrCode: string): SandboxAnswer<CreatedDepositModel> {
   return {
     ...base(deposit),
     status: 'WAITING_PAYMENT',
@@ -139,11 +145,11 @@ export function getView(
   events: Events,
   now: number,
   txid?: string,
-): Record<string, unknown> {
+): SandboxAnswer<DepositModel> {
   const state = stateAt(deposit, events, now);
   const reached = state.status === 'FAILED' ? state.reached : state.status;
   const settled = reached === 'SETTLEMENT_CREATED' || reached === 'TX_SENT' || reached === 'FINALIZED';
-  let settlement: Record<string, unknown> | null = null;
+  let settlement: SettlementModel | null = null;
   if (settled) {
     settlement = { status: state.status === 'FAILED' ? 'FAILED' : reached };
     if (reached === 'TX_SENT' || reached === 'FINALIZED') settlement.liquidTxid = txid ?? txidFor(deposit.id);

@@ -694,7 +694,7 @@ export class History {
   }
 
   /** The ids of the last `n` deposits created, newest first, read from the end of the file. */
-  recentIds(filter: (r: CreatedRecord) => boolean, n: number): string[] {
+  recentIds(filter: (r: CreatedRecord) => boolean, count: number): string[] {
     const ids: string[] = [];
     const seen = new Set<string>();
     this.scanBackward(
@@ -702,7 +702,7 @@ export class History {
         if (record.type !== 'created' || seen.has(record.id) || !filter(record)) return false;
         seen.add(record.id);
         ids.push(record.id);
-        return ids.length >= n;
+        return ids.length >= count;
       },
       (type) => type === 'created',
     );
@@ -759,10 +759,10 @@ export class History {
     const out: StoredRecord[] = [];
     try {
       for (;;) {
-        const n = fs.readSync(fd, buf, have, buf.length - have, base + have);
-        const limit = have + n;
+        const bytesRead = fs.readSync(fd, buf, have, buf.length - have, base + have);
+        const limit = have + bytesRead;
         let start = 0;
-        if (n === 0) {
+        if (bytesRead === 0) {
           if (limit > 0 && !skipping) damaged += readLine(buf, 0, limit, out, want);
           yield* out.splice(0);
           break;
@@ -821,10 +821,10 @@ export class History {
     };
     try {
       while (pos > 0 && stat.size - pos < maxBytes) {
-        const n = Math.min(CHUNK, pos);
-        pos -= n;
-        const chunk = Buffer.allocUnsafe(n);
-        fs.readSync(fd, chunk, 0, n, pos);
+        const chunkSize = Math.min(CHUNK, pos);
+        pos -= chunkSize;
+        const chunk = Buffer.allocUnsafe(chunkSize);
+        fs.readSync(fd, chunk, 0, chunkSize, pos);
         const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
         let stop = data.length;
         for (let newline = data.lastIndexOf(NEWLINE, stop - 1); newline !== -1; ) {

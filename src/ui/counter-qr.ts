@@ -32,12 +32,12 @@ export function qrBox(size: number, quiet: number): { width: number; height: num
  * the background. Beyond the code (a half row left over) is always the terminal's background.
  */
 export function drawQr(modules: boolean[][], style: QrStyle, quiet: number): string[] {
-  const n = modules.length;
-  const side = n + 2 * quiet;
+  const moduleCount = modules.length;
+  const side = moduleCount + 2 * quiet;
   const dark = (row: number, col: number) => {
     const moduleRow = row - quiet;
     const moduleCol = col - quiet;
-    return moduleRow >= 0 && moduleCol >= 0 && moduleRow < n && moduleCol < n
+    return moduleRow >= 0 && moduleCol >= 0 && moduleRow < moduleCount && moduleCol < moduleCount
       ? modules[moduleRow]![moduleCol]!
       : false;
   };

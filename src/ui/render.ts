@@ -127,9 +127,9 @@ export function explorerLink(deposit: DepositResponse, mode: RenderMode): string
   return base ? `${base}${txid}` : undefined;
 }
 
-function money(n: number): string {
-  const decimal = decimalFromNumber(n);
-  return decimal ? formatReais(decimal) : String(n);
+function money(reais: number): string {
+  const decimal = decimalFromNumber(reais);
+  return decimal ? formatReais(decimal) : String(reais);
 }
 
 /**

@@ -130,14 +130,14 @@ export class WatchView {
   }
 
   private spinnerText(): string {
-    const n = this.states.size;
+    const count = this.states.size;
     const parts = [...this.states].map(([id, s]) => `${id.slice(0, 8)} ${s ?? '…'}`);
     const what =
       parts.length === 0
         ? 'watching'
-        : n <= 4
+        : count <= 4
           ? parts.join(' · ')
-          : `${parts.slice(0, 4).join(' · ')} (+${n - 4})`;
+          : `${parts.slice(0, 4).join(' · ')} (+${count - 4})`;
     return `${what}  ${clock(this.now() - this.started)}`;
   }
 

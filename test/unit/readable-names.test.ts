@@ -1,8 +1,8 @@
 /**
  * Names a newcomer can read without the file open: a parameter or variable that lives over more
  * than a line or two has a word for a name, not `o`, `a`, `r` or `p`. A one- or two-letter name is
- * fine in a lambda that fits on a line (`(entry) => entry.id` may be `(e) => e.id`), for an index
- * or a coordinate (`i`, `j`, `k`, `n`, `x`, `y`), for the two sides of a comparison or an
+ * fine in a lambda that fits on a line (`(entry) => entry.id` may be `(e) => e.id`), for the
+ * index or count a loop declares (`i`, `j`, `k`, `n`), for a coordinate (`x`, `y`), for the two sides of a comparison or an
  * operation (`a`, `b` together), and for the few short words and abbreviations every reader knows.
  */
 import fs from 'node:fs';
@@ -16,9 +16,24 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sr
 
 /** Short names that need no decoding. */
 const READABLE = new Set([
-  ...['_', 'i', 'j', 'k', 'n', 'x', 'y'],
+  ...['_', 'x', 'y'],
   ...['id', 'ok', 'to', 'at', 'of', 'by', 'fs', 'os', 'ms', 'fd', 'tx', 'lo', 'hi'],
 ]);
+/** An index or a count, read as one where a loop declares it (`for (let i = 0; ...)`, `for (const [i, v] of ...)`). */
+const INDEX = new Set(['i', 'j', 'k', 'n']);
+
+function declaredByLoop(declaration: ts.Node): boolean {
+  for (let node: ts.Node | undefined = declaration.parent; node; node = node.parent) {
+    if (ts.isForStatement(node) || ts.isForOfStatement(node) || ts.isForInStatement(node))
+      return (
+        node.initializer !== undefined &&
+        declaration.pos >= node.initializer.pos &&
+        declaration.end <= node.initializer.end
+      );
+    if (ts.isBlock(node) || ts.isFunctionLike(node) || ts.isSourceFile(node)) return false;
+  }
+  return false;
+}
 /** A name may stay short over this many lines: a lambda on a line, or a loop of two. */
 const SHORT_SCOPE_LINES = 2;
 
@@ -52,6 +67,7 @@ function crypticNames(file: string, text: string): string[] {
   const found: string[] = [];
   const check = (name: ts.Identifier, declaration: ts.Node) => {
     if (name.text.length > 2 || READABLE.has(name.text)) return;
+    if (INDEX.has(name.text) && declaredByLoop(declaration)) return;
     if (ts.isParameter(declaration) && (name.text === 'a' || name.text === 'b')) {
       const other = name.text === 'a' ? 'b' : 'a';
       const fn = declaration.parent as ts.SignatureDeclaration;
@@ -81,7 +97,7 @@ describe('names a reader need not decode', () => {
     expect(problems.filter((problem) => !KNOWN.has(problem.replace(/ \(line \d+\)$/, '')))).toEqual([]);
   });
 
-  it('the check sees a short name over several lines, and lets a one-line lambda, an index and a comparison be', () => {
+  it('the check sees a short name over several lines, and lets a one-line lambda, the index a loop declares and a comparison be', () => {
     const text = [
       'export function f(o: Options, sortBy: (a: Row, b: Row) => number) {',
       '  const ids = rows.map((r) => r.id);',
@@ -97,6 +113,11 @@ describe('names a reader need not decode', () => {
       '  throw e;',
       '}',
       'const { printer: q } = session;',
+      'function g(k: Key, n: number) {',
+      '  for (const [j, row] of rows.entries()) use(j, row);',
+      '  let i = 0;',
+      '  return k + n + i;',
+      '}',
     ].join('\n');
     expect(crypticNames('x.ts', text)).toEqual([
       'x.ts: o (line 1)',
@@ -104,6 +125,10 @@ describe('names a reader need not decode', () => {
       'x.ts: r (line 6)',
       'x.ts: e (line 10)',
       'x.ts: q (line 14)',
+      // i, j, k and n read as an index or a count only where a loop declares them
+      'x.ts: k (line 15)',
+      'x.ts: n (line 15)',
+      'x.ts: i (line 17)',
     ]);
   });
 });

@@ -133,9 +133,9 @@ function decodeBase58(input: string): AddressResult {
 function isCpf(text: string): boolean {
   const digits = text.replace(/\D/g, '').split('').map(Number);
   if (digits.length !== 11 || digits.every((x) => x === digits[0])) return false;
-  const check = (n: number) => {
+  const check = (digitCount: number) => {
     let sum = 0;
-    for (let i = 0; i < n; i++) sum += digits[i]! * (n + 1 - i);
+    for (let i = 0; i < digitCount; i++) sum += digits[i]! * (digitCount + 1 - i);
     const remainder = (sum * 10) % 11;
     return remainder === 10 ? 0 : remainder;
   };

@@ -279,9 +279,9 @@ export interface Fraction {
   den: bigint;
 }
 
-function decimalOf(n: number): Decimal {
-  const decimal = decimalFromNumber(n);
-  if (!decimal) throw new Error(`not a finite number: ${n}`);
+function decimalOf(figure: number): Decimal {
+  const decimal = decimalFromNumber(figure);
+  if (!decimal) throw new Error(`not a finite number: ${figure}`);
   return decimal;
 }
 

@@ -53,14 +53,14 @@ class Reader {
   offset = 0;
   constructor(readonly bytes: Uint8Array) {}
 
-  take(n: number, what: string): Uint8Array {
-    if (n < 0 || this.offset + n > this.bytes.length) {
+  take(byteCount: number, what: string): Uint8Array {
+    if (byteCount < 0 || this.offset + byteCount > this.bytes.length) {
       throw new TxParseError(
         `the transaction ends inside ${what} (byte ${this.offset} of ${this.bytes.length})`,
       );
     }
-    const out = this.bytes.subarray(this.offset, this.offset + n);
-    this.offset += n;
+    const out = this.bytes.subarray(this.offset, this.offset + byteCount);
+    this.offset += byteCount;
     return out;
   }
 
@@ -76,41 +76,41 @@ class Reader {
   /** Bitcoin's CompactSize, minimally encoded, within what the rest of the bytes can hold. */
   varint(what: string): number {
     const first = this.u8(what);
-    let n: number;
+    let decoded: number;
     let min: number;
     if (first < 0xfd) return first;
     if (first === 0xfd) {
       const bytes = this.take(2, what);
-      n = bytes[0]! | (bytes[1]! << 8);
+      decoded = bytes[0]! | (bytes[1]! << 8);
       min = 0xfd;
     } else if (first === 0xfe) {
-      n = this.u32(what);
+      decoded = this.u32(what);
       min = 0x10000;
     } else {
       const lo = this.u32(what);
       const hi = this.u32(what);
       if (hi !== 0) throw new TxParseError(`${what}: a length above 2^32`);
-      n = lo;
+      decoded = lo;
       min = 0x100000000;
     }
-    if (n < min) throw new TxParseError(`${what}: a length that is not minimally encoded`);
-    return n;
+    if (decoded < min) throw new TxParseError(`${what}: a length that is not minimally encoded`);
+    return decoded;
   }
 
   varBytes(what: string): Uint8Array {
-    const n = this.varint(what);
-    if (n > this.bytes.length - this.offset) {
-      throw new TxParseError(`${what}: a length of ${n} bytes, more than the transaction holds`);
+    const byteLength = this.varint(what);
+    if (byteLength > this.bytes.length - this.offset) {
+      throw new TxParseError(`${what}: a length of ${byteLength} bytes, more than the transaction holds`);
     }
-    return this.take(n, what);
+    return this.take(byteLength, what);
   }
 
   count(what: string, minItemBytes: number): number {
-    const n = this.varint(what);
-    if (n * minItemBytes > this.bytes.length - this.offset) {
-      throw new TxParseError(`${what}: ${n} items, more than the transaction can hold`);
+    const itemCount = this.varint(what);
+    if (itemCount * minItemBytes > this.bytes.length - this.offset) {
+      throw new TxParseError(`${what}: ${itemCount} items, more than the transaction can hold`);
     }
-    return n;
+    return itemCount;
   }
 }
 

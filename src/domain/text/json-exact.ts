@@ -34,91 +34,92 @@ class Failure {
 }
 
 export function parseJsonExact(text: string): JsonResult {
-  let i = 0;
+  /** where the parser reads in `text` */
+  let pos = 0;
   const fail = (what: string): never => {
-    throw new Failure(i >= text.length ? `${what} at the end` : `${what} at column ${i + 1}`);
+    throw new Failure(pos >= text.length ? `${what} at the end` : `${what} at column ${pos + 1}`);
   };
   const skipSpace = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+    while (pos < text.length && ' \t\n\r'.includes(text[pos]!)) pos++;
   };
   const str = (): string => {
-    i++; // the opening quote
+    pos++; // the opening quote
     let out = '';
     for (;;) {
-      if (i >= text.length) fail('a string is not closed');
-      const char = text[i]!;
+      if (pos >= text.length) fail('a string is not closed');
+      const char = text[pos]!;
       if (char === '"') {
-        i++;
+        pos++;
         return out;
       }
       if (char < ' ') fail('a control character inside a string');
       if (char !== '\\') {
         out += char;
-        i++;
+        pos++;
         continue;
       }
-      const escaped = text[i + 1];
+      const escaped = text[pos + 1];
       if (escaped === 'u') {
-        const hex = text.slice(i + 2, i + 6);
+        const hex = text.slice(pos + 2, pos + 6);
         if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('a bad \\u escape');
         out += String.fromCharCode(Number.parseInt(hex, 16));
-        i += 6;
+        pos += 6;
       } else if (escaped !== undefined && ESCAPES[escaped] !== undefined) {
         out += ESCAPES[escaped];
-        i += 2;
+        pos += 2;
       } else fail('a bad escape');
     }
   };
   const value = (depth: number): JsonValue => {
     if (depth > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH}`);
     skipSpace();
-    const char = text[i];
+    const char = text[pos];
     if (char === '{') {
-      i++;
+      pos++;
       const obj: { [key: string]: JsonValue } = Object.create(null);
       skipSpace();
-      if (text[i] === '}') {
-        i++;
+      if (text[pos] === '}') {
+        pos++;
         return obj;
       }
       for (;;) {
         skipSpace();
-        if (text[i] !== '"') fail('expected a "key"');
+        if (text[pos] !== '"') fail('expected a "key"');
         const key = str();
         if (Object.hasOwn(obj, key)) fail(`key ${JSON.stringify(key)} given twice`);
         skipSpace();
-        if (text[i] !== ':') fail('expected ":"');
-        i++;
+        if (text[pos] !== ':') fail('expected ":"');
+        pos++;
         obj[key] = value(depth + 1);
         skipSpace();
-        if (text[i] === ',') {
-          i++;
+        if (text[pos] === ',') {
+          pos++;
           continue;
         }
-        if (text[i] === '}') {
-          i++;
+        if (text[pos] === '}') {
+          pos++;
           return obj;
         }
         fail('expected "," or "}"');
       }
     }
     if (char === '[') {
-      i++;
+      pos++;
       const arr: JsonValue[] = [];
       skipSpace();
-      if (text[i] === ']') {
-        i++;
+      if (text[pos] === ']') {
+        pos++;
         return arr;
       }
       for (;;) {
         arr.push(value(depth + 1));
         skipSpace();
-        if (text[i] === ',') {
-          i++;
+        if (text[pos] === ',') {
+          pos++;
           continue;
         }
-        if (text[i] === ']') {
-          i++;
+        if (text[pos] === ']') {
+          pos++;
           return arr;
         }
         fail('expected "," or "]"');
@@ -130,15 +131,15 @@ export function parseJsonExact(text: string): JsonResult {
       ['false', false],
       ['null', null],
     ] as const) {
-      if (text.startsWith(word, i)) {
-        i += word.length;
+      if (text.startsWith(word, pos)) {
+        pos += word.length;
         return literal;
       }
     }
-    NUMBER.lastIndex = i;
+    NUMBER.lastIndex = pos;
     const match = NUMBER.exec(text);
     if (match) {
-      i += match[0].length;
+      pos += match[0].length;
       return new JsonNumber(match[0]);
     }
     return fail('expected a value');
@@ -146,7 +147,7 @@ export function parseJsonExact(text: string): JsonResult {
   try {
     const parsed = value(0);
     skipSpace();
-    if (i < text.length) fail('unexpected text after the value');
+    if (pos < text.length) fail('unexpected text after the value');
     return { ok: true, value: parsed };
   } catch (error) {
     if (error instanceof Failure) return { ok: false, reason: error.reason };

@@ -54,23 +54,23 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 const HTML_ENTITY = /^&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|quot|amp|lt|gt|apos);/;
 
 /** One escape sequence at `i`: the character it stands for and its length, or undefined. */
-function unescapeAt(text: string, i: number): [string, number] | undefined {
-  const char = text[i];
+function unescapeAt(text: string, escapeAt: number): [string, number] | undefined {
+  const char = text[escapeAt];
   if (char === '%') {
-    const hex = text.slice(i + 1, i + 3);
+    const hex = text.slice(escapeAt + 1, escapeAt + 3);
     if (HEX2.test(hex)) return [String.fromCharCode(Number.parseInt(hex, 16)), 3];
   } else if (char === '\\') {
-    const next = text[i + 1];
+    const next = text[escapeAt + 1];
     if (next === undefined) return undefined;
-    if (next === 'u' && HEX4.test(text.slice(i + 2, i + 6)))
-      return [String.fromCharCode(Number.parseInt(text.slice(i + 2, i + 6), 16)), 6];
-    if (next === 'x' && HEX2.test(text.slice(i + 2, i + 4)))
-      return [String.fromCharCode(Number.parseInt(text.slice(i + 2, i + 4), 16)), 4];
+    if (next === 'u' && HEX4.test(text.slice(escapeAt + 2, escapeAt + 6)))
+      return [String.fromCharCode(Number.parseInt(text.slice(escapeAt + 2, escapeAt + 6), 16)), 6];
+    if (next === 'x' && HEX2.test(text.slice(escapeAt + 2, escapeAt + 4)))
+      return [String.fromCharCode(Number.parseInt(text.slice(escapeAt + 2, escapeAt + 4), 16)), 4];
     if (next === '"' || next === '\\' || next === '/' || next === "'") return [next, 2];
     const named = JSON_NAMED[next];
     if (named) return [named, 2];
   } else if (char === '&') {
-    const match = HTML_ENTITY.exec(text.slice(i, i + 12));
+    const match = HTML_ENTITY.exec(text.slice(escapeAt, escapeAt + 12));
     if (match) {
       const name = match[1]!;
       const named = HTML_NAMED[name];
@@ -92,32 +92,36 @@ function decodeOnce(view: View): View | undefined {
   const parts: string[] = [];
   const starts = new Int32Array(text.length);
   const ends = new Int32Array(text.length);
-  let n = 0;
-  let i = 0;
+  let copiedCount = 0;
+  let pos = 0;
   const copy = (to: number) => {
-    if (to <= i) return;
-    parts.push(text.slice(i, to));
-    for (; i < to; i++, n++) {
-      starts[n] = startOf(view, i);
-      ends[n] = endOf(view, i);
+    if (to <= pos) return;
+    parts.push(text.slice(pos, to));
+    for (; pos < to; pos++, copiedCount++) {
+      starts[copiedCount] = startOf(view, pos);
+      ends[copiedCount] = endOf(view, pos);
     }
   };
   // only %, \ and & start an escape: the runs between are copied whole
   const candidates = /[%\\&]/g;
   for (let match = candidates.exec(text); match; match = candidates.exec(text)) {
-    if (match.index < i) continue;
+    if (match.index < pos) continue;
     const esc = unescapeAt(text, match.index);
     if (!esc) continue;
     copy(match.index);
     const [char, escapeLength] = esc;
     parts.push(char);
-    starts[n] = startOf(view, i);
-    ends[n] = endOf(view, i + escapeLength - 1);
-    n += 1;
-    i += escapeLength;
+    starts[copiedCount] = startOf(view, pos);
+    ends[copiedCount] = endOf(view, pos + escapeLength - 1);
+    copiedCount += 1;
+    pos += escapeLength;
   }
   copy(text.length);
-  return { text: parts.join(''), starts: starts.subarray(0, n), ends: ends.subarray(0, n) };
+  return {
+    text: parts.join(''),
+    starts: starts.subarray(0, copiedCount),
+    ends: ends.subarray(0, copiedCount),
+  };
 }
 
 /** The parts of base64 of `secret` that do not depend on the bytes around it, at each alignment. */
@@ -197,9 +201,9 @@ class Secret {
       const form = this.forms[i]!.slice(0, -1);
       const within = i === 0 && this.fold ? foldHex(text.slice(-form.length)) : text.slice(-form.length);
       // a longer end holds the shorter one: grow while the next length is still a piece
-      let k = best;
-      while (k < within.length && form.includes(within.slice(within.length - k - 1))) k++;
-      best = k;
+      let overlap = best;
+      while (overlap < within.length && form.includes(within.slice(within.length - overlap - 1))) overlap++;
+      best = overlap;
     }
     return best;
   }
@@ -209,8 +213,8 @@ class Secret {
     // a hex secret's digits in any case; its encodings (base64 is case-sensitive) as they are
     const text = this.fold ? foldHex(view.text) : view.text;
     const cover = (from: number, to: number) => hit.fill(1, startOf(view, from), endOf(view, to - 1));
-    this.forms.forEach((form, i) => {
-      const within = i === 0 ? text : view.text;
+    this.forms.forEach((form, formIndex) => {
+      const within = formIndex === 0 ? text : view.text;
       for (let at = within.indexOf(form); at !== -1; at = within.indexOf(form, at + 1))
         cover(at, at + form.length);
     });
@@ -355,9 +359,10 @@ export class Redactor {
       // too, with the piece of a secret before it
       const cutHere = level === 0 ? 0 : (CUT_ESCAPE.exec(view.text.slice(-12))?.[0].length ?? 0);
       const body = view.text.slice(0, view.text.length - cutHere);
-      let k = 0;
-      for (const s of this.secrets.values()) k = Math.max(k, s.pieceAtEnd(body));
-      if (k + cutHere > 0) held = Math.max(held, tail.length - startOf(view, body.length - k));
+      let longestPiece = 0;
+      for (const s of this.secrets.values()) longestPiece = Math.max(longestPiece, s.pieceAtEnd(body));
+      if (longestPiece + cutHere > 0)
+        held = Math.max(held, tail.length - startOf(view, body.length - longestPiece));
       view = decodeOnce(view);
     }
     return held + cut;

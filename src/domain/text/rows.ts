@@ -34,7 +34,7 @@ function csvRecords(text: string, delimiter: string): Array<{ line: number; cell
   let quoted = false;
   let line = 1;
   let startLine = 1;
-  let i = 0;
+  let pos = 0;
   let fieldStarted = false;
   const endRecord = () => {
     cells.push(cell);
@@ -43,31 +43,31 @@ function csvRecords(text: string, delimiter: string): Array<{ line: number; cell
     cell = '';
     fieldStarted = false;
   };
-  while (i < text.length) {
-    const char = text[i]!;
+  while (pos < text.length) {
+    const char = text[pos]!;
     if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
+      if (char === '"' && text[pos + 1] === '"') {
         cell += '"';
-        i += 2;
+        pos += 2;
         continue;
       }
       if (char === '"') {
         quoted = false;
-        i += 1;
+        pos += 1;
         // a closed quote ends the field: "15"00 is not 1500
-        const next = text[i];
+        const next = text[pos];
         if (
           next !== undefined &&
           next !== delimiter &&
           next !== '\n' &&
-          !(next === '\r' && text[i + 1] === '\n')
+          !(next === '\r' && text[pos + 1] === '\n')
         )
           return `line ${line}: a quoted field is followed by ${JSON.stringify(next)}; expected ${JSON.stringify(delimiter)} or the end of the line`;
         continue;
       }
       if (char === '\n') line += 1;
       cell += char;
-      i += 1;
+      pos += 1;
       continue;
     }
     if (char === '"') {
@@ -75,30 +75,30 @@ function csvRecords(text: string, delimiter: string): Array<{ line: number; cell
         return `line ${line}: a quote inside an unquoted field; quote the whole field and double the quote ("")`;
       quoted = true;
       fieldStarted = true;
-      i += 1;
+      pos += 1;
       continue;
     }
     if (char === delimiter) {
       cells.push(cell);
       cell = '';
       fieldStarted = false;
-      i += 1;
+      pos += 1;
       continue;
     }
-    if (char === '\r' && text[i + 1] === '\n') {
-      i += 1;
+    if (char === '\r' && text[pos + 1] === '\n') {
+      pos += 1;
       continue;
     }
     if (char === '\n') {
       endRecord();
       line += 1;
       startLine = line;
-      i += 1;
+      pos += 1;
       continue;
     }
     cell += char;
     fieldStarted = true;
-    i += 1;
+    pos += 1;
   }
   if (quoted) return `line ${startLine}: a quoted field is not closed`;
   if (cell !== '' || cells.length > 0) endRecord();
@@ -166,8 +166,8 @@ export function parseCsv(text: string): RowsResult {
       return;
     }
     const fields: Record<string, string> = {};
-    rec.cells.forEach((cell, k) => {
-      if (cell.trim() !== '') fields[names[k]!] = cell.trim();
+    rec.cells.forEach((cell, cellIndex) => {
+      if (cell.trim() !== '') fields[names[cellIndex]!] = cell.trim();
     });
     rows.push({ row: index + 1, line: rec.line, fields });
   });
@@ -180,11 +180,11 @@ export function parseNdjson(text: string): RowsResult {
   const rows: InputRow[] = [];
   const errors: string[] = [];
   const lines = text.replace(/^\uFEFF/, '').split('\n');
-  let n = 0;
+  let rowNumber = 0;
   lines.forEach((raw, index) => {
     if (raw.trim() === '') return;
-    n += 1;
-    const where = `row ${n} (line ${index + 1})`;
+    rowNumber += 1;
+    const where = `row ${rowNumber} (line ${index + 1})`;
     const parsed = parseJsonExact(raw);
     if (!parsed.ok) {
       errors.push(`${where}: not valid JSON: ${parsed.reason}`);
@@ -209,7 +209,7 @@ export function parseNdjson(text: string): RowsResult {
       else if (typeof given === 'string') fields[field] = given.trim();
       else errors.push(`${where}: field ${field} must be a string or a number`);
     }
-    rows.push({ row: n, line: index + 1, fields });
+    rows.push({ row: rowNumber, line: index + 1, fields });
   });
   if (errors.length) return { ok: false, errors };
   if (rows.length === 0) return { ok: false, errors: ['the input has no rows'] };
