@@ -116,10 +116,7 @@ export async function checkAnswer<T extends DepositResponse>(
 ): Promise<ApiResult<T>> {
   const raw = typeof answer.raw === 'object' && answer.raw !== null ? answer.raw : answer.value;
   // one line per field: a field that breaks two rules (asked, and first seen) is named once
-  const fields = new Set<string>();
-  const violations = (await answerProblems(kind, raw, known, answer.text)).filter(
-    (v) => !fields.has(v.field) && fields.add(v.field),
-  );
+  const violations = await answerProblems(kind, raw, known, answer.text);
   if (violations.length > 0) {
     const { showValue } = await import('../domain/text/safe-text.js');
     const id = showValue(answer.value.id);

@@ -26,16 +26,20 @@ import {
 import {
   ALWAYS_FIELDS,
   CREATE_ONLY_FIELDS,
+  createdDepositShape,
+  depositShape,
+  FIELD_EXPECTED,
   INTEGER_FIELDS,
   isIsoTimestamp,
   MUTABLE_FIELDS,
+  OBJECT_FIELDS,
   REQUIRED_NULLABLE,
   SPLIT_FIELDS,
 } from './deposit.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
 import { JsonNumber, type JsonValue, parseJsonExact } from './text/json-exact.js';
 import { safeText, showValue, terminalSafe } from './text/safe-text.js';
-import { canonicalId, DEPOSIT_ID, isHex32, isTerminal, STATUS_ORDER, STATUSES } from './values.js';
+import { canonicalId, isHex32, isTerminal, STATUS_ORDER } from './values.js';
 
 export interface Violation {
   /** the field of the answer, e.g. `amount` or `settlement.liquidTxid` */
@@ -130,6 +134,33 @@ export function splitFeeFraction(fee: string): Decimal | null {
 
 // 1. internal rules: any deposit answer, known or not --------------------------------------
 
+function expectedOf(path: string): string {
+  return (FIELD_EXPECTED as Readonly<Record<string, string>>)[path] ?? 'what the interface says it holds';
+}
+
+/**
+ * Every field is of the type its schema gives (domain/deposit.ts, the one model): the schema's
+ * own check, read out as a violation that names the field and says in words what it holds. An
+ * object field is checked field by field. A field missing that the interface requires even when
+ * null is said missing once, by the rule before this one.
+ */
+const ofItsType: AnswerRule = (answer, ctx) => {
+  const shape = ctx.kind === 'create' ? createdDepositShape.shape : depositShape.shape;
+  const required: readonly string[] = REQUIRED_NULLABLE[ctx.kind];
+  const out: Violation[] = [];
+  for (const [field, schema] of Object.entries(shape)) {
+    const value = answer[field];
+    if (!(field in answer) && required.includes(field)) continue;
+    const inner = field in OBJECT_FIELDS ? OBJECT_FIELDS[field as keyof typeof OBJECT_FIELDS] : undefined;
+    if (inner && isObject(value)) {
+      for (const [name, innerSchema] of Object.entries(inner.shape))
+        if (!innerSchema.safeParse(value[name]).success)
+          out.push(violation(`${field}.${name}`, expectedOf(`${field}.${name}`), value[name]));
+    } else if (!schema.safeParse(value).success) out.push(violation(field, expectedOf(field), value));
+  }
+  return out;
+};
+
 const internal: AnswerRule[] = [
   (answer, ctx) =>
     REQUIRED_NULLABLE[ctx.kind]
@@ -141,30 +172,14 @@ const internal: AnswerRule[] = [
           undefined,
         ),
       ),
-  (answer) =>
-    typeof answer.id === 'string' && DEPOSIT_ID.test(answer.id)
-      ? undefined
-      : violation('id', 'a UUID', answer.id),
-  (answer) =>
-    typeof answer.status === 'string' && (STATUSES as readonly string[]).includes(answer.status)
-      ? undefined
-      : violation('status', `one of ${STATUSES.join(', ')}`, answer.status),
+  ofItsType,
   (answer, ctx) =>
     ctx.kind === 'create' && answer.status !== 'WAITING_PAYMENT'
       ? violation('status', 'WAITING_PAYMENT (a new deposit)', answer.status)
       : undefined,
-  (answer) =>
-    isCents(answer.amountInCents)
-      ? undefined
-      : violation(
-          'amountInCents',
-          `a whole number of cents from ${MIN_CENTS} to ${MAX_CENTS}`,
-          answer.amountInCents,
-        ),
   (answer) => {
     const amount = dec(answer.amount);
-    if (!amount) return violation('amount', 'a number of reais', answer.amount);
-    if (!isCents(answer.amountInCents)) return undefined;
+    if (!amount || !isCents(answer.amountInCents)) return undefined;
     const want = { units: BigInt(answer.amountInCents), scale: 2 };
     return decimalEquals(amount, want)
       ? undefined
@@ -173,7 +188,7 @@ const internal: AnswerRule[] = [
   (answer) => {
     const amount = dec(answer.amount);
     const fee = dec(answer.feeAmount);
-    if (!fee) return violation('feeAmount', 'a number of reais', answer.feeAmount);
+    if (!fee) return undefined;
     if (fee.units < 0n) return violation('feeAmount', 'at least 0', answer.feeAmount);
     if (amount && decimalSub(amount, fee).units < 0n)
       return violation('feeAmount', `at most the amount, ${decimalToString(amount)}`, answer.feeAmount);
@@ -183,8 +198,7 @@ const internal: AnswerRule[] = [
     const amount = dec(answer.amount);
     const fee = dec(answer.feeAmount);
     const net = dec(answer.netAmount);
-    if (!net) return violation('netAmount', 'a number of reais', answer.netAmount);
-    if (!amount || !fee) return undefined;
+    if (!net || !amount || !fee) return undefined;
     const want = decimalSub(amount, fee);
     return decimalEquals(net, want)
       ? undefined
@@ -226,8 +240,7 @@ const internal: AnswerRule[] = [
     return undefined;
   },
   (answer) => {
-    if (typeof answer.qrCodeText !== 'string')
-      return violation('qrCodeText', 'a PIX BR Code', answer.qrCodeText);
+    if (typeof answer.qrCodeText !== 'string') return undefined;
     // it is shown as it is (the copy-paste string): nothing in it may act on a terminal or
     // reorder what is shown
     if (terminalSafe(answer.qrCodeText) !== answer.qrCodeText)
@@ -249,14 +262,6 @@ const internal: AnswerRule[] = [
       ? undefined
       : violation('qrCodeText amount (54)', centsToDecimalText(answer.amountInCents), code.value.amountText);
   },
-  (answer, ctx) =>
-    ctx.kind === 'create' && (typeof answer.qrCode !== 'string' || answer.qrCode.length === 0)
-      ? violation('qrCode', 'a base64 PNG', answer.qrCode)
-      : undefined,
-  (answer) =>
-    isIsoTimestamp(answer.createdAt)
-      ? undefined
-      : violation('createdAt', 'an ISO 8601 timestamp', answer.createdAt),
   // a deposit cannot have been created, or confirmed, after now
   (answer, { now }) =>
     now === undefined
@@ -275,25 +280,18 @@ const internal: AnswerRule[] = [
           ),
   (answer) => {
     const confirmedAt = answer.confirmedAt ?? null;
-    if (confirmedAt === null) return undefined;
-    if (!isIsoTimestamp(confirmedAt))
-      return violation('confirmedAt', 'an ISO 8601 timestamp or null', confirmedAt);
+    if (!isIsoTimestamp(confirmedAt)) return undefined;
     if (isIsoTimestamp(answer.createdAt) && Date.parse(confirmedAt) < Date.parse(answer.createdAt))
       return violation('confirmedAt', `not before createdAt ${answer.createdAt}`, confirmedAt);
     return undefined;
   },
   (answer) => {
     const settlement = answer.settlement ?? null;
-    if (settlement === null) return undefined;
-    if (!isObject(settlement)) return violation('settlement', 'an object or null', settlement);
-    const out: Violation[] = [];
+    if (!isObject(settlement)) return undefined;
     const txid = settlement.liquidTxid ?? null;
-    if (txid !== null && !isHex32(txid))
-      out.push(violation('settlement.liquidTxid', '64 lower-case hex characters', txid));
-    const status = settlement.status ?? null;
-    if (status !== null && typeof status !== 'string')
-      out.push(violation('settlement.status', 'a string', status));
-    return out;
+    return txid !== null && !isHex32(txid)
+      ? violation('settlement.liquidTxid', expectedOf('settlement.liquidTxid'), txid)
+      : undefined;
   },
 ];
 
@@ -535,14 +533,22 @@ const asWritten: AnswerRule = (_answer, { text }) => {
 
 const RULES: AnswerRule[] = [asWritten, ...internal, byStatus, ...asked, ...seen];
 
-/** Every rule the answer breaks; an empty list when it keeps them all. */
+/**
+ * Every rule the answer breaks, one violation per field (the first rule a field breaks names it:
+ * a field of the wrong type is said to be that, not also each value rule it then fails); an empty
+ * list when it keeps them all.
+ */
 export function checkDeposit(answer: unknown, ctx: CheckContext): Violation[] {
   if (!isObject(answer)) return [violation('(body)', 'a deposit object', answer)];
   const out: Violation[] = [];
+  const named = new Set<string>();
   for (const rule of RULES) {
     const found = rule(answer, ctx);
-    if (Array.isArray(found)) out.push(...found);
-    else if (found) out.push(found);
+    for (const problem of Array.isArray(found) ? found : found ? [found] : []) {
+      if (named.has(problem.field)) continue;
+      named.add(problem.field);
+      out.push(problem);
+    }
   }
   return out;
 }

@@ -86,6 +86,36 @@ export const depositShape = z.looseObject({
   confirmedAt: z.nullable(isoTimestamp),
 });
 
+/** Every field an answer may carry: a create's and a get's. */
+type AnswerField = keyof typeof createdDepositShape.shape | keyof typeof depositShape.shape;
+
+/**
+ * What each field holds, in words: what an answer whose field is not of its schema's type is
+ * told is expected. Every field of the shapes has its line (the compiler demands it), and so has
+ * every field of an object field, by its path.
+ */
+export const FIELD_EXPECTED = {
+  id: 'a UUID',
+  status: `one of ${STATUSES.join(', ')}`,
+  amount: 'a number of reais',
+  amountInCents: `a whole number of cents from ${MIN_CENTS} to ${MAX_CENTS}`,
+  feeAmount: 'a number of reais',
+  netAmount: 'a number of reais',
+  qrCodeText: 'a PIX BR Code',
+  destinationAddress: 'a Liquid address (letters and digits only)',
+  createdAt: 'an ISO 8601 timestamp',
+  qrCode: 'a base64 PNG',
+  splitAddress: 'a Liquid address (letters and digits only) or null',
+  splitPercent: 'a fraction above 0 and at most 1 with at most 4 decimals (0.0299 is 2.99%)',
+  settlement: 'an object or null',
+  'settlement.liquidTxid': '64 lower-case hex characters',
+  'settlement.status': 'a string',
+  confirmedAt: 'an ISO 8601 timestamp or null',
+} as const satisfies Record<AnswerField | `settlement.${keyof typeof settlementShape.shape}`, string>;
+
+/** The fields that hold an object, and its shape: their own fields are checked one by one. */
+export const OBJECT_FIELDS = { settlement: settlementShape } as const;
+
 export type SettlementModel = z.infer<typeof settlementShape>;
 export type CreatedDepositModel = z.infer<typeof createdDepositShape>;
 export type DepositModel = z.infer<typeof depositShape>;

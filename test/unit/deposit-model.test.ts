@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   ALWAYS_FIELDS,
   CREATE_ONLY_FIELDS,
+  createdDepositShape,
+  depositShape,
+  FIELD_EXPECTED,
   FIXED_FIELD_NAMES,
   fixedFieldsOf,
   INTEGER_FIELDS,
@@ -32,6 +35,27 @@ describe('the deposit model', () => {
     expect([...CREATE_ONLY_FIELDS]).toEqual(['qrCode']);
     expect([...INTEGER_FIELDS]).toEqual(['amountInCents']);
     expect([...MUTABLE_FIELDS].sort()).toEqual(['confirmedAt', 'settlement', 'status']);
+  });
+
+  it("every field of the model is checked against its schema's type, and named with what it holds", () => {
+    const honest = { create: createAnswer({ amountInCents: 150000, lbrlAddress: LQ }), get: getAnswer() };
+    for (const kind of ['create', 'get'] as const) {
+      const shape = kind === 'create' ? createdDepositShape.shape : depositShape.shape;
+      expect(checkDeposit(honest[kind], { kind })).toEqual([]);
+      for (const field of Object.keys(shape)) {
+        // an array is of no field's type
+        const found = checkDeposit({ ...honest[kind], [field]: [] }, { kind }).filter(
+          (v) => v.field === field,
+        );
+        expect(found, `${kind} ${field}`).toEqual([
+          { field, expected: FIELD_EXPECTED[field as keyof typeof FIELD_EXPECTED], received: '[]' },
+        ]);
+      }
+    }
+    const settled = { ...getAnswer(), status: 'FINALIZED', confirmedAt: '2026-11-22T10:05:00Z' };
+    expect(
+      checkDeposit({ ...settled, settlement: { liquidTxid: 'a'.repeat(64), status: 7 } }, { kind: 'get' }),
+    ).toEqual([{ field: 'settlement.status', expected: 'a string', received: '7' }]);
   });
 
   it('the history keeps exactly the fixed fields it names, from a create answer', () => {
