@@ -49,7 +49,7 @@ describe('colours on any background', () => {
         flags: { amount: '15', to: LQ, yes: true, qr: false, watch: true } as CreateFlags,
         printer: term.printer,
         ctx: term.ctx,
-        globals: { input: false },
+        globals: {},
         renderMode: () => ({ sandbox: true }),
         watchClient: async () => api,
         clock,
