@@ -1,73 +1,50 @@
+/**
+ * `auth` and `config` run whole through the registry (flags and arguments parsed by commander, the
+ * profile chosen by --profile or LBRL_PROFILE, the one error handler and its exit codes) over a real
+ * config file in a temporary directory: its bytes, its mode, a damaged one. No server: a run that
+ * must send nothing sends through a client that reaches nothing and says what it was asked. The
+ * commands' logic on narrow options is in auth-in-process, settings-in-process and set-in-process;
+ * the probe of `auth login` on the wire is in auth-config-wire.test.ts.
+ */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type CreateFlags, createOptionsOf, runCreate } from '../../src/commands/deposit-create.js';
+import type { Context } from '../../src/context.js';
+import { Session } from '../../src/session.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { EX, ID, TEX, TOKEN } from '../helpers/fixtures.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { noNetwork } from '../helpers/no-network.js';
+import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
+import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 
-let server: TestServer;
+const SERVICE = 'https://pay.example.com';
 let dir: string;
-let accepted: string;
 
-beforeEach(async () => {
-  accepted = TOKEN;
-  server = await startServer((req, res) =>
-    // the Deposit service's error body, as docs/openapi.yaml gives it
-    req.headers.authorization === `Bearer ${accepted}`
-      ? json(res, 404, { error: { code: 'not_found', message: 'no such deposit' } })
-      : json(res, 401, { error: { code: 'unauthorized', message: 'bad token' } }),
-  );
+beforeEach(() => {
   dir = path.join(tempDir(), 'cfg');
 });
-afterEach(() => server.close());
 
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
 
+// the probe on the wire (its request, what the real client hands over of an answer):
+// auth-config-wire.test.ts; what each answer means, refused tokens included: auth-in-process.test.ts
 describe('auth', () => {
-  it('login --with-token checks the token with a GET of a random id and saves it privately', async () => {
-    const r = await runCli(['auth', 'login', '--base-url', server.url, '--with-token'], {
-      env: { LBRL_CONFIG_DIR: dir },
-      stdin: `${TOKEN}\n`,
-    });
-    expect(r.code).toBe(0);
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]!.method).toBe('GET');
-    expect(server.requests[0]!.url).toMatch(/^\/v1\/api\/deposit\/[0-9a-f-]{36}$/);
-    expect(server.requests[0]!.url).not.toContain(ID);
-    expect(r.stderr).toContain(`Logged in to ${server.url} (profile default)`);
-    expect(r.stdout + r.stderr).not.toContain(TOKEN);
-    const file = path.join(dir, 'config.json');
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
-      profiles: { default: { 'base-url': server.url, token: TOKEN } },
-    });
-    expect(mode(file)).toBe(0o600);
-    expect(mode(dir)).toBe(0o700);
-    expect(fs.readdirSync(dir)).toEqual(['config.json']);
-  });
-
-  it('a refused token exits 3 and is not saved', async () => {
-    accepted = 'something-else';
-    const r = await runCli(['auth', 'login', '--base-url', server.url, '--with-token'], {
-      env: { LBRL_CONFIG_DIR: dir },
-      stdin: TOKEN,
-    });
-    expect(r.code).toBe(3);
-    expect(r.stderr).toContain('the service refused the token (401): bad token; the token was not saved');
-    expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
-  });
-
   it('--no-verify saves without a request; status masks, --show-token shows; logout removes', async () => {
     const env = { LBRL_CONFIG_DIR: dir };
+    const net = noNetwork();
     const r = await runCli(
-      ['auth', 'login', '--base-url', server.url, '--with-token', '--no-verify', '--profile', 'work'],
-      { env, stdin: TOKEN },
+      ['auth', 'login', '--base-url', SERVICE, '--with-token', '--no-verify', '--profile', 'work'],
+      { env, stdin: TOKEN, client: net.client },
     );
     expect(r.code).toBe(0);
-    expect(server.requests).toHaveLength(0);
+    expect(r.stderr).toContain(`Logged in to ${SERVICE} (profile work)`);
+    expect(net.requests()).toEqual([]);
     const status = await runCli(['auth', 'status', '--profile', 'work'], { env });
     expect(status.code).toBe(0);
     expect(status.stdout).toContain('Mode      live');
-    expect(status.stdout).toContain(`Base URL  ${server.url} (from profile work)`);
+    expect(status.stdout).toContain(`Base URL  ${SERVICE} (from profile work)`);
     expect(status.stdout).toContain(`Token     ********MNOP (from ${path.join(dir, 'config.json')})`);
     expect(status.stdout).not.toContain(TOKEN);
     const shown = await runCli(['auth', 'status', '--show-token', '--json'], {
@@ -117,8 +94,13 @@ describe('auth', () => {
     [{ LBRL_BASE_URL: 'https://pay.example.com', LBRL_TOKEN: '' }, 'invalid token from LBRL_TOKEN'],
     [{ LBRL_PROFILE: '../etc' }, 'invalid LBRL_PROFILE "../etc"'],
   ])('deposit get with %j is a usage error and sends nothing', async (extra, message) => {
-    const r = await runCli(['deposit', 'get', ID], { env: { LBRL_CONFIG_DIR: dir, ...extra } });
+    const net = noNetwork();
+    const r = await runCli(['deposit', 'get', ID], {
+      env: { LBRL_CONFIG_DIR: dir, ...extra },
+      client: net.client,
+    });
     expect(r.code).toBe(2);
+    expect(net.requests()).toEqual([]);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -131,7 +113,7 @@ describe('auth', () => {
     });
     expect(a.code).toBe(2);
     expect(a.stderr).toContain('auth login needs the service URL: pass --base-url <url>');
-    const b = await runCli(['auth', 'login', '--base-url', server.url], { env: { LBRL_CONFIG_DIR: dir } });
+    const b = await runCli(['auth', 'login', '--base-url', SERVICE], { env: { LBRL_CONFIG_DIR: dir } });
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('pipe it in with lbrl auth login --with-token');
   });
@@ -234,12 +216,41 @@ describe('addresses from the profile are checked too', () => {
       JSON.stringify({ profiles: { default: { 'default-address': TEX } } }),
       { mode: 0o600 },
     );
-    const r = await runCli(['deposit', 'create', '--amount', '1'], {
-      env: { LBRL_CONFIG_DIR: d, LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN },
-    });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('invalid default-address (config)');
-    expect(server.requests).toHaveLength(0);
+    // deposit create on narrow options: the profile's settings as the Session reads them from
+    // the file, the service a scripted one, what a user sees on a plain terminal
+    const session = new Session(
+      {
+        stdout: { write: () => true },
+        stderr: { write: () => true },
+        stdin: process.stdin,
+        env: { LBRL_CONFIG_DIR: d, LBRL_BASE_URL: SERVICE, LBRL_TOKEN: TOKEN },
+        homedir: os.tmpdir(),
+        now: () => 0,
+        sleep: async () => {},
+        random: () => 0.5,
+        signal: new AbortController().signal,
+      } as Context,
+      {},
+    );
+    const term = plainTerminal();
+    const api = scriptedDepositApi();
+    const r = await seenRun(term, () =>
+      runCreate({
+        ...createOptionsOf({ amount: '1' } as CreateFlags, session),
+        printer: term.printer,
+        ctx: term.ctx,
+        client: async () => api,
+        watchClient: async () => api,
+        prompter: async () => undefined,
+      }),
+    );
+    expect(r.error?.exitCode).toBe(2);
+    // as the one handler prints it: one line on stderr naming the setting and its source
+    term.printer.error(r.error!);
+    expect(term.stderr).toMatch(/^error: invalid default-address \(config\) .*\n$/);
+    expect(term.stderr).toContain(TEX);
+    expect(r.stdout).toBe('');
+    expect(api.calls).toEqual([]);
   });
 });
 
@@ -254,53 +265,6 @@ describe('profiles that do not exist', () => {
     expect(r.stderr).toBe(
       'error: no profile named "prdo" (from --profile); the profiles are: default, prod; did you mean "prod"? Create it with lbrl config set <key> <value> --profile prdo, or lbrl auth login --profile prdo\n',
     );
-  });
-});
-
-// what each answer to the probe means, and tokens that cannot be redacted: test/cmd/auth-in-process.test.ts
-describe('auth login against services that answer a made-up id differently', () => {
-  type Res = import('node:http').ServerResponse;
-  const login = async (answer: (res: Res) => void, extra: string[] = []) => {
-    const s = await startServer((_req, res) => answer(res));
-    const d = path.join(tempDir(), 'cfg');
-    const r = await runCli(['auth', 'login', '--base-url', s.url, '--with-token', ...extra], {
-      env: { LBRL_CONFIG_DIR: d },
-      stdin: TOKEN,
-    });
-    await s.close();
-    const file = path.join(d, 'config.json');
-    const saved = fs.existsSync(file)
-      ? JSON.parse(fs.readFileSync(file, 'utf8')).profiles.default.token
-      : null;
-    return { ...r, saved, url: s.url };
-  };
-
-  const html = (status: number) => (res: Res) => {
-    res.writeHead(status, { 'content-type': 'text/html' });
-    res.end('<html><body>Welcome</body></html>');
-  };
-  it.each([['an HTML page', html(200), '200 with content-type "text/html"']])(
-    '%s is not the Deposit service: could not verify, nothing saved unless --no-verify',
-    async (_n, answer, what) => {
-      const r = await login(answer);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toBe(
-        `error: could not verify the token: ${r.url} answered ${what}, not what the Deposit service answers to a token it accepts; nothing was saved\nhint: check the base URL; pass --no-verify to save the token without checking\n`,
-      );
-      expect(r.saved).toBe(null);
-      const forced = await login(answer, ['--no-verify']);
-      expect(forced.code).toBe(0);
-      expect(forced.saved).toBe(TOKEN);
-    },
-  );
-
-  it('a 5xx is not an answer about the token: nothing saved, exit 1', async () => {
-    const r = await login((res) => json(res, 503, { message: 'down' }));
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(
-      'could not verify the token: the service answered 503: down; nothing was saved',
-    );
-    expect(r.saved).toBe(null);
   });
 });
 

@@ -3,8 +3,8 @@
  * plain strings, a fake client whose one probe answers as the test says (status, content type and
  * body, as the client hands them over), and a config file in a temporary directory. No Session, no
  * server. What a user sees is asserted: stdout, stderr (an error as the handler prints it), the exit
- * code, the file's bytes and modes. The runs through the CLI against a server are in
- * test/cmd/auth-config.test.ts.
+ * code, the file's bytes and modes. The whole runs through the CLI are in test/cmd/auth-config.test.ts,
+ * the probe on the wire in test/cmd/auth-config-wire.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -3,7 +3,7 @@
  * clock that only sleeping moves, a printer on plain strings, no server. What a user sees is
  * asserted (stdout, stderr, the error and its exit code), and what the history is handed.
  * The wire (method, path, headers, base URLs) and the client's reading of an answer stay on a
- * server: test/cmd/create.test.ts.
+ * server: test/cmd/create-wire.test.ts.
  */
 import fs from 'node:fs';
 import os from 'node:os';

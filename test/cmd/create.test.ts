@@ -1,48 +1,58 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+/**
+ * What `deposit create` and `deposit get` do with an answer (a field missing from it, the QR code
+ * drawn from its checked string), on narrow options against a scripted service; and a whole run
+ * through the registry's one error handler (--json), which sends nothing. No server: the wire
+ * (method, path, headers, base URLs) and the real client's reading of an answer are in
+ * create-wire.test.ts, the rest of create's logic in create-in-process.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import type { CreateRequest } from '../../src/api/models.js';
+import { type CreateFlags, runCreate } from '../../src/commands/deposit-create.js';
+import { type GetFlags, runGet } from '../../src/commands/deposit-get.js';
+import { runCli, tempDir } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
-import { brCode, createAnswer, LQ, TOKEN } from '../helpers/fixtures.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { brCode, createAnswer, getAnswer, ID, LQ } from '../helpers/fixtures.js';
+import { followInProcess } from '../helpers/follow-in-process.js';
+import { noNetwork } from '../helpers/no-network.js';
+import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
+import { decodeTerminal } from '../helpers/qr.js';
+import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 
-let server: TestServer;
-let env: Record<string, string>;
-let answer: (body: Record<string, unknown>) => unknown;
+const SERVICE = 'https://pay.example.com';
 
-beforeEach(async () => {
-  answer = (body) => createAnswer(body as never);
-  server = await startServer((req, res) =>
-    json(res, req.method === 'GET' ? 200 : 201, answer(req.body ? JSON.parse(req.body) : {})),
+/** deposit create on narrow options, against a service that answers each create with `answer`. */
+async function create(flags: Partial<CreateFlags>, answer: (body: CreateRequest) => unknown) {
+  const clock = steppingClock();
+  const api = scriptedDepositApi({ create: answer, now: clock.now });
+  const { term, records, deps } = followInProcess({ clock, api });
+  const seen = await seenRun(term, () =>
+    runCreate({
+      flags: flags as CreateFlags,
+      ...deps,
+      config: { setting: () => undefined },
+      requestDefaults: () => ({ network: 'liquid' }),
+      target: () => ({ mode: 'live', baseUrl: SERVICE }),
+      scope: () => ({ profile: 'default', target: SERVICE }),
+      client: async () => api,
+      prompter: async () => undefined,
+      profileName: 'default',
+      configDir: tempDir(),
+      verifying: async (plan) => plan,
+    }),
   );
-  env = liveEnv(server.url);
-});
-afterEach(() => server.close());
+  return { ...seen, api, records };
+}
 
 describe('deposit create', () => {
-  it('sends the checked request with an Idempotency-Key and prints the deposit, QR and copy-paste string', async () => {
-    const r = await runCli(['deposit', 'create', '--amount', '1500', '--to', LQ], { env });
-    expect(r.code).toBe(0);
-    expect(server.requests).toHaveLength(1);
-    const req = server.requests[0]!;
-    expect(req.method).toBe('POST');
-    expect(req.url).toBe('/v1/api/deposit');
-    expect(JSON.parse(req.body)).toEqual({ amountInCents: 150000, lbrlAddress: LQ });
-    expect(req.headers.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(req.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(r.stdout).toContain('Amount   R$ 1.500,00 (150000 cents)');
-    expect(r.stdout).toContain('Fee      R$ 1.500,00'.replace('1.500,00', '15,00'));
-    expect(r.stdout).toContain(`PIX copy-paste:\n${brCode(150000)}\n`);
-    expect(r.stdout).toContain('▄');
-    // what to do next: the command that follows it
-    expect(r.stderr).toBe(
-      `follow it with: lbrl deposit watch ${createAnswer({ amountInCents: 150000, lbrlAddress: LQ }).id}\n`,
-    );
-  });
-
-  // the refusals of create's flags are cases of the bad-input corpus (test/data/bad-inputs.json)
-
+  // a whole run: the one error handler's JSON line, and nothing sent
   it('--json errors are one JSON line on stderr', async () => {
-    const r = await runCli(['deposit', 'create', '--amount', 'x', '--to', LQ, '--json'], { env });
+    const net = noNetwork();
+    const r = await runCli(['deposit', 'create', '--amount', 'x', '--to', LQ, '--json'], {
+      env: liveEnv(SERVICE),
+      client: net.client,
+    });
     expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
     expect(JSON.parse(r.stderr)).toEqual({
       error: {
         type: 'usage',
@@ -51,65 +61,50 @@ describe('deposit create', () => {
         exitCode: 2,
       },
     });
+    expect(net.requests()).toEqual([]);
   });
 });
 
-// the rules an answer is checked by, from the request to a number as written, are tested in
-// process (test/cmd/create-in-process.test.ts); here, what the client makes of an answer it reads
+// the other rules an answer is checked by: test/cmd/create-in-process.test.ts
 describe('money safety: the answer is checked against the request', () => {
   it('refuses an answer with a missing field (exit 1, the field named, nothing on stdout)', async () => {
-    answer = (b) => ({ ...createAnswer(b as never), qrCode: undefined });
-    const r = await runCli(['deposit', 'create', '--amount', '1500', '--to', LQ], { env });
-    expect(r.code).toBe(1);
+    const r = await create({ amount: '1500', to: LQ }, (b) => ({ ...createAnswer(b), qrCode: undefined }));
+    expect(r.error?.exitCode).toBe(1);
+    expect(r.error?.type).toBe('contract');
+    expect(r.error?.message).toContain('field qrCode');
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('field qrCode');
-    expect(server.requests).toHaveLength(1);
-  });
-
-  it('an accepted create whose answer cannot be read says a deposit may exist', async () => {
-    answer = () => ({ id: 'not-a-uuid' });
-    const r = await runCli(['deposit', 'create', '--amount', '1500', '--to', LQ], { env });
-    expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(
-      /The service accepted the create, so a deposit may exist \(Idempotency-Key [0-9a-f-]{36}\)/,
-    );
+    expect(r.records).toEqual([]);
+    expect(r.api.creates()).toHaveLength(1);
   });
 });
 
 describe('the QR code in the terminal', () => {
   it('get --qr draws it in the dark style by default and prints the string', async () => {
-    const { decodeTerminal } = await import('../helpers/qr.js');
-    const { getAnswer } = await import('../helpers/fixtures.js');
-    answer = () => getAnswer();
-    const r = await runCli(['deposit', 'get', '3f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d', '--qr'], { env });
-    expect(r.code).toBe(0);
+    const term = plainTerminal();
+    const api = scriptedDepositApi({ get: () => getAnswer() });
+    const r = await seenRun(term, () =>
+      runGet({
+        idText: ID,
+        flags: { qr: true } as GetFlags,
+        printer: term.printer,
+        json: false,
+        quiet: false,
+        qrStyleSetting: undefined,
+        env: term.ctx.env,
+        client: async () => ({ api, sandbox: false }),
+        blindedFragment: async () => null,
+        serviceUrl: () => undefined,
+        expiredAt: () => undefined,
+        afterExpiry: async () => {},
+      }),
+    );
+    expect(r.error).toBeUndefined();
+    expect(api.gets().map((call) => call.id)).toEqual([ID]);
     const qr = r.stdout
       .split('\n')
       .filter((l) => /^[█▀▄ ]+$/.test(l) && l.length > 20)
       .join('\n');
     expect(decodeTerminal(qr, 'dark')).toBe(brCode(150000));
     expect(r.stdout).toContain(`PIX copy-paste:\n${brCode(150000)}\n`);
-  });
-});
-
-describe('base URLs', () => {
-  it('a path prefix is kept and /v1/api/deposit appended to it', async () => {
-    const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], {
-      env: { ...env, LBRL_BASE_URL: `${server.url}/pix/gateway/` },
-    });
-    expect(r.code).toBe(0);
-    expect(server.requests[0]!.url).toBe('/pix/gateway/v1/api/deposit');
-  });
-
-  it('--base-url beats LBRL_BASE_URL', async () => {
-    const r = await runCli(
-      ['deposit', 'create', '--amount', '1', '--to', LQ, '-q', '--base-url', `${server.url}/flag`],
-      {
-        env: { ...env, LBRL_BASE_URL: 'https://unused.example.com' },
-      },
-    );
-    expect(r.code).toBe(0);
-    expect(server.requests[0]!.url).toBe('/flag/v1/api/deposit');
   });
 });

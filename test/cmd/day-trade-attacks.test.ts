@@ -4,7 +4,7 @@
  * runReport) against a service in process whose answers the test chooses (a 429 with Retry-After
  * is what the client's classify() makes of one), with a history file written as lbrl writes it and
  * a clock the test holds. No server: what the client makes of sockets is tested in
- * test/cmd/watch.test.ts and client-faults.test.ts.
+ * test/cmd/watch-wire.test.ts and client-faults.test.ts.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { StoredRecord } from '../../src/store/history.js';

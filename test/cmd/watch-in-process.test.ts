@@ -3,7 +3,7 @@
  * clock that only sleeping moves, a printer on plain strings, no server. What a user sees is
  * asserted (stdout, stderr, the error and its exit code), and what the history is handed. What
  * the client makes of sockets (a 502, a 429 with Retry-After, a dropped connection, a time-out,
- * a 401's words) stays on servers: test/cmd/watch.test.ts and test/cmd/client-faults.test.ts.
+ * a 401's words) stays on servers: test/cmd/watch-wire.test.ts and test/cmd/client-faults.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';

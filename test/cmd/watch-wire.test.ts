@@ -1,3 +1,8 @@
+/**
+ * `deposit watch` on the wire: what the real HTTP client makes of the sockets, status codes,
+ * headers and words of a service (a local server, the embedded sandbox's own) in the middle of a
+ * watch. The watch's logic runs in process: test/cmd/watch-in-process.test.ts.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
@@ -39,6 +44,7 @@ const finalized = () =>
 // lie, --pending) is tested in process: test/cmd/watch-in-process.test.ts. Here, what the client
 // makes of the sockets and words of a real service.
 describe('deposit watch', () => {
+  // on a server: the real sandbox's 404 and a 401's JSON words, as the client classifies them mid-watch
   it('an unknown id exits 4, a 401 in the middle of a watch exits 3', async () => {
     const { sb, env } = await sandbox();
     const r = await runCli(['deposit', 'watch', ID], { env, clock: sb.clock });
@@ -51,6 +57,7 @@ describe('deposit watch', () => {
     expect(r2.stderr).toContain('the service refused the token (401): expired');
   });
 
+  // on a server: a 502, a Retry-After header, a destroyed socket and a time-out, as the client meets them
   it('rides out 502, 429 with Retry-After, dropped connections and time-outs, saying so on stderr', async () => {
     const { server, env } = await scripted((_req, res, n) => {
       if (n === 2) return json(res, 502, 'bad gateway');
@@ -79,6 +86,7 @@ describe('deposit watch', () => {
     expect(server.requests).toHaveLength(7);
   });
 
+  // on a server: the real client's own check that an answer is about the deposit it asked for
   it('an answer about another deposit ends the watch (exit 1): it says nothing about this one', async () => {
     const { env } = await scripted((_req, res) =>
       json(res, 200, status('WAITING_PAYMENT', { id: '00000000-0000-4000-8000-000000000000' })),
