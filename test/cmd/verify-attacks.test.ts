@@ -460,8 +460,9 @@ describe('settings are checked when read', () => {
           /esplora-url in profile default of \/config\/config\.json is not valid: .*https:\/\//,
         );
         expect(r.stdout + r.stderr).not.toContain('hunter2pass');
-        // no explorer client made, so nothing asked of it
+        // no explorer client made, so nothing asked of it; nor of the service
         expect(r.explorers).toEqual([]);
+        expect(r.asked).toEqual([]);
       }
       // what config get and config list show of it
       const get = plainTerminal({ json: true });
