@@ -1,7 +1,10 @@
 /**
- * deposit verify, watch --verify and create --watch --verify end to end against the embedded
- * sandbox and its own chain (no network): the sandbox's clock moves the chain, so confirmations
- * grow as the test advances it.
+ * What stays on sockets: deposit verify, watch --verify and create --watch --verify as whole runs
+ * against the embedded sandbox and its own chain (its service and explorer on loopback; the
+ * sandbox's clock moves the chain, so confirmations grow as the test advances it), and the
+ * explorer client's transport against a live service (a 404 in plain text, HTML, garbage hex, a
+ * refused connection, a hang, a trickle, a 429 for an hour, a redirect loop). What the commands
+ * make of answers runs in process: test/cmd/verify-in-process.test.ts and verify-attacks.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -139,38 +142,8 @@ describe('deposit verify against the sandbox chain', () => {
     expect(history.split('\n').filter((l) => l.includes('"type":"verified"'))).toHaveLength(1);
   });
 
-  it.each([
-    [
-      'amount',
-      'destination-amount',
-      'the destination address received 1440.58850000, but 1440.59850000 was due',
-    ],
-    ['asset', 'asset', "received another asset than the profile's"],
-    ['address', 'destination', 'no output pays the destination address'],
-  ])('a settlement made wrongly (--settle %s) is a mismatch naming %s (exit 1)', async (mode, what, line) => {
-    const { clock, run, create } = await world();
-    expect((await run(['config', 'set-blinding-key'], DEST.key)).code).toBe(0);
-    const id = await create();
-    expect((await run(['sandbox', 'pay', id, '--settle', mode])).code).toBe(0);
-    clock.now += 20_000;
-    const r = await run(['deposit', 'verify', id]);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toContain('MISMATCH: the transaction contradicts the deposit');
-    expect(r.stdout).toContain(line);
-    expect(r.stderr).toContain(`error: the settlement of deposit ${id} contradicts the deposit`);
-    const asJson = await run(['deposit', 'verify', id, '--json']);
-    expect(asJson.code).toBe(1);
-    const checks = (
-      JSON.parse(asJson.stdout) as {
-        deposits: Array<{ report: { checks: Array<{ what: string; outcome: string }> } }>;
-      }
-    ).deposits[0]!.report.checks;
-    expect(checks.filter((c) => c.outcome === 'mismatch').map((c) => c.what)).toContain(what);
-    expect(JSON.parse(asJson.stderr.trim().split('\n').at(-1)!).error).toMatchObject({
-      type: 'mismatch',
-      exitCode: 1,
-    });
-  });
+  // a settlement made wrongly (--settle amount, asset, address), built by the sandbox chain's builder:
+  // judged in process in test/cmd/verify-attacks.test.ts
 
   it('no transaction (--settle none): pending while the explorer does not know the txid (exit 8)', async () => {
     const { clock, run, create } = await world();
@@ -182,17 +155,8 @@ describe('deposit verify against the sandbox chain', () => {
     expect(r.stdout).toContain('pending: the explorer does not know the transaction');
   });
 
-  it('an unknown deposit is exit 4; a bad id exit 2; a bad --settle exit 2', async () => {
-    const { run, create } = await world();
-    expect((await run(['deposit', 'verify', ID])).code).toBe(4);
-    const bad = await run(['deposit', 'verify', 'nope']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('invalid deposit id "nope"');
-    const id = await create();
-    const settle = await run(['sandbox', 'pay', id, '--settle', 'half']);
-    expect(settle.code).toBe(2);
-    expect(settle.stderr).toContain('invalid --settle "half"');
-  });
+  // an unknown deposit (exit 4) and a bad id (exit 2): test/cmd/verify-attacks.test.ts, in process;
+  // a bad --settle: test/cmd/sandbox-in-process.test.ts
 });
 
 describe('watch --verify', () => {
@@ -224,6 +188,7 @@ describe('watch --verify', () => {
   });
 
   it('the verify setting makes it the default: unproven without a key ends with exit 7 and says what to add', async () => {
+    // the profile's verify setting is read by withVerify through the Session: no narrow seam for it
     const { run, create, env } = await world();
     expect((await run(['config', 'set', 'verify', 'on'])).code).toBe(0);
     const id = await create();
@@ -243,33 +208,11 @@ describe('watch --verify', () => {
     expect(plain.code).toBe(0);
   });
 
-  it('a mismatch ends the watch with exit 1; no transaction keeps it waiting until --timeout (124)', async () => {
-    const { run, create, env } = await world();
-    // without the key the destination's amount is unproven (7), not a mismatch: it cannot be seen
-    expect((await run(['config', 'set-blinding-key'], DEST.key)).code).toBe(0);
-    const wrong = await create();
-    expect((await run(['sandbox', 'pay', wrong, '--settle', 'amount'])).code).toBe(0);
-    const r = await runCli(['deposit', 'watch', wrong, '--verify'], {
-      env,
-      clock: { now: START },
-      client: SLOW_OK,
-    });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('but 1440.59850000 was due');
-
-    const none = await create();
-    expect((await run(['sandbox', 'pay', none, '--settle', 'none'])).code).toBe(0);
-    const t = await runCli(['deposit', 'watch', none, '--verify', '--timeout', '60'], {
-      env,
-      clock: { now: START },
-      client: SLOW_OK,
-    });
-    expect(t.code).toBe(124);
-    expect(t.stderr).toContain('not yet known to the explorer');
-    expect(t.stderr).toContain('not yet verified on chain');
-  });
+  // a mismatch ends the watch (exit 1), no transaction keeps it waiting until --timeout (124):
+  // test/cmd/verify-attacks.test.ts, in process
 
   it('--verify without --watch on create is a usage error', async () => {
+    // the definition's conflict rules, applied by the commander wiring (refused before the sandbox starts)
     const { run } = await world();
     const r = await run(['deposit', 'create', '--amount', '1', '--to', SPLIT, '--verify', '--yes']);
     expect(r.code).toBe(2);
@@ -345,80 +288,74 @@ describe('deposit verify against a live service and an explorer that misbehaves'
     expect(r.sleeps.length).toBe(3);
   });
 
+  /** An explorer that never answers, trickles a byte every 100 ms, answers 429 for an hour, or redirects to itself. */
+  function stubborn(mode: 'hang' | 'trickle' | 'busy' | 'loop'): Parameters<typeof startServer>[0] {
+    return (req, res) => {
+      if (mode === 'hang') return new Promise<void>(() => {});
+      if (mode === 'busy') {
+        res.writeHead(429, { 'retry-after': '3600', 'content-type': 'text/plain' });
+        res.end('slow down');
+        return;
+      }
+      if (mode === 'loop') {
+        res.writeHead(302, { location: req.url });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('0'), 100);
+      res.on('close', () => clearInterval(timer));
+      return new Promise<void>((done) => res.on('close', () => done()));
+    };
+  }
+  const NOW = { now: Date.parse('2026-11-22T11:00:00Z') };
+
+  it('watch --verify --timeout 1 against an explorer that never answers ends in about a second (exit 124)', async () => {
+    // on servers: the explorer client's sockets under the watch's deadline
+    const { env } = await live(stubborn('hang'));
+    const started = Date.now();
+    const r = await runCli(['deposit', 'watch', ID, '--verify', '--timeout', '1'], {
+      env,
+      clock: { ...NOW },
+    });
+    expect(r.code).toBe(124);
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(r.stderr).toContain('timed out after 1 s');
+  });
+
+  it.each([
+    ['trickles its answer a byte at a time', 'trickle'],
+    ['answers 429 with Retry-After: 3600', 'busy'],
+  ] as const)(
+    'watch --verify --timeout 1 against an explorer that %s ends by the deadline (exit 124)',
+    async (_, mode) => {
+      // on servers: a body that never ends, and a Retry-After, as the explorer client reads them
+      const { env } = await live(stubborn(mode));
+      const started = Date.now();
+      const r = await runCli(['deposit', 'watch', ID, '--verify', '--timeout', '1'], {
+        env,
+        clock: { ...NOW },
+      });
+      expect(r.code).toBe(124);
+      expect(Date.now() - started).toBeLessThan(2500);
+      // no wait past the deadline, on the run's own clock
+      expect(r.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1000);
+    },
+  );
+
+  it('an explorer that redirects in a loop is refused at once, not followed', async () => {
+    // on servers: what the explorer client does with a redirect
+    const { env } = await live(stubborn('loop'));
+    const r = await runCli(['deposit', 'verify', ID], { env, clock: { ...NOW } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('redirect');
+  });
+
   // elementsregtest, which has no default explorer: test/cmd/verify-in-process.test.ts
 
-  it('settings are checked on set; blinding keys only from stdin, never as a value', async () => {
-    const env = sandboxEnv();
-    const bad = [
-      ['esplora-url', 'http://example.com/api'],
-      ['asset-id', 'xyz'],
-      ['confirmations', '0'],
-      ['verify', 'yes'],
-    ];
-    for (const [k, v] of bad) {
-      const r = await runCli(['config', 'set', k!, v!], { env });
-      expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`invalid value for ${k}`);
-    }
-    const r = await runCli(['config', 'set', 'blinding-keys', 'aa'.repeat(32)], { env });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('config set-blinding-key');
-    const bogus = await runCli(['config', 'set-blinding-key'], { env, stdin: 'not a key' });
-    expect(bogus.code).toBe(2);
-    const good = await runCli(['config', 'set-blinding-key'], { env, stdin: `slip77(${'22'.repeat(32)})\n` });
-    expect(good.code).toBe(0);
-    const file = path.join(env.LBRL_CONFIG_DIR!, 'config.json');
-    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    // at a terminal: a prompt that does not echo; with --no-input, a clear refusal
-    const asked: string[] = [];
-    const prompter = {
-      input: () => Promise.reject(new Error('not asked')),
-      confirm: () => Promise.reject(new Error('not asked')),
-      password: async (o: { message: string }) => {
-        asked.push(o.message);
-        return DEST.key;
-      },
-    };
-    const tty = { env, stdinTTY: true, stdoutTTY: true, prompter };
-    // an address of another network than the profile's is refused before anything is asked
-    const otherNetwork = await runCli(['config', 'set-blinding-key', '--address', DEST.address], tty);
-    expect(otherNetwork.code).toBe(2);
-    expect(otherNetwork.stderr).toContain('invalid --address');
-    expect(asked).toEqual([]);
-    expect((await runCli(['config', 'set', 'network', 'elementsregtest'], { env })).code).toBe(0);
-    const atPrompt = await runCli(['config', 'set-blinding-key', '--address', DEST.address], tty);
-    expect(atPrompt.code).toBe(0);
-    expect(asked).toEqual([`Blinding key for address ${DEST.address}`]);
-    expect(atPrompt.stdout + atPrompt.stderr).not.toContain(DEST.key);
-    const refused = await runCli(['config', 'set-blinding-key', '--no-input'], tty);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('no terminal to ask for the blinding key');
-    const list = await runCli(['config', 'list'], { env });
-    expect(list.stdout).toContain(
-      'blinding-keys=(set: 1 for the wallet, 1 for single addresses; never shown)',
-    );
-    expect(list.stdout).not.toContain(DEST.key);
-    expect(list.stdout).not.toContain('22'.repeat(32));
-  });
-  it('a key given where the address goes is not echoed; a mistyped key leaves the expected forms readable', async () => {
-    const env = sandboxEnv();
-    const key = '3c'.repeat(32);
-    for (const given of [key, `slip77(${key})`, `ct(slip77(${key}),elwpkh(02${'ab'.repeat(32)}))`]) {
-      const r = await runCli(['config', 'set-blinding-key', '--address', given], { env, stdin: `${key}\n` });
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).not.toContain(key.slice(0, 8));
-      expect(r.stderr).toMatch(/^error: invalid --address: .*blinding key.*stdin.*\n$/);
-    }
-    const typo = await runCli(['config', 'set-blinding-key'], {
-      env,
-      stdin: `slip77(${key.slice(0, 62)}zz)\n`,
-    });
-    expect(typo.code).toBe(2);
-    expect(typo.stderr).not.toContain(key.slice(0, 8));
-    expect(typo.stderr).not.toContain('[redacted]');
-    expect(typo.stderr).toContain('slip77(<master blinding key>) or a ct(slip77(...),...) descriptor');
-  });
+  // settings checked on set, blinding keys from stdin or a prompt and never echoed: in process in
+  // test/cmd/verify-attacks.test.ts ("blinding keys")
 });
 
 describe('deposit get: the explorer link with the unblinded amounts', () => {

@@ -1,0 +1,219 @@
+/**
+ * `deposit verify` and `deposit watch --verify` in process, on the sandbox chain's world: the
+ * deposits of settled-deposits.ts answered by a scripted service (lies included, through the
+ * client's own parsing), an explorer without a socket serving real Elements transactions, the
+ * profile's settings as plain values, and a history that is either plain records or the real file
+ * in a temporary directory (when its bytes are asserted, or two runs share it). An error ends a
+ * run as the one handler prints it (stderr) with its exit code. No Session, no server, no sleep.
+ */
+import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
+import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
+import { type SettledRecorder, verifyingPlan } from '../../src/commands/shared/verify-setup.js';
+import { LbrlError } from '../../src/errors.js';
+import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
+import type { BlindingKeyEntry } from '../../src/store/config.js';
+import type { History, StoredRecord } from '../../src/store/history.js';
+import { type FakeExplorer, plainVerifySources, type ScriptedChain } from './fake-explorer.js';
+import { followInProcess } from './follow-in-process.js';
+import { type PlainTerminal, plainTerminal, type SteppingClock, steppingClock } from './plain-terminal.js';
+import { type RecordsHistory, recordsHistory } from './records-history.js';
+import { scriptedGets } from './scripted-deposit-api.js';
+import { CONFIRMED, DEST, type finalizedAnswer, SPLIT } from './settled-deposits.js';
+
+/** the live service the deposits are on (as the history records it) */
+export const TARGET = 'https://pay.example.com';
+/** the runs' clock: an hour after the deposits were created */
+export const VERIFY_NOW = Date.parse('2026-11-22T11:00:00Z');
+export const EXPLORER_URL = 'https://explorer.example/api';
+
+/** What verification reads and writes of the history: the real file's History, or plain records. */
+export type VerifyHistory = Pick<History, 'sharesOf' | 'sharesBefore' | 'append' | 'file' | 'recorded'>;
+
+export interface VerifyWorld {
+  /** the service's answers by deposit id (read at each call: a test may change them between runs) */
+  answers: Record<string, Record<string, unknown> | Array<Record<string, unknown>>>;
+  chain: ScriptedChain;
+  settings: Record<string, string>;
+  keys?: BlindingKeyEntry[];
+  history: VerifyHistory;
+}
+
+/** These transactions on the sandbox chain, each with this status; its tip 101, SBRL registered. */
+export function sbrlChain(
+  txs: Array<{ txid: string; hex: string }>,
+  status: Record<string, unknown> = CONFIRMED,
+): ScriptedChain {
+  return {
+    txs: new Map(txs.map((t) => [t.txid, { hex: t.hex, status }])),
+    tip: 101,
+    assets: { [SANDBOX_ASSET_ID]: SANDBOX_ASSET as unknown as Record<string, unknown> },
+  };
+}
+
+/**
+ * These deposits on the chain; the profile on elementsregtest, its explorer and SBRL pinned, DEST
+ * its default-address and SPLIT its split-address (neither when `stranger`; no split with `noSplit`).
+ */
+export function sbrlWorld(
+  deposits: Array<ReturnType<typeof finalizedAnswer>>,
+  chain: ScriptedChain,
+  o: {
+    history?: VerifyHistory;
+    stranger?: boolean;
+    noSplit?: boolean;
+    settings?: Record<string, string>;
+    keys?: BlindingKeyEntry[];
+  } = {},
+): VerifyWorld {
+  return {
+    answers: Object.fromEntries(deposits.map((d) => [d.id, d])),
+    chain,
+    settings: {
+      network: 'elementsregtest',
+      'esplora-url': EXPLORER_URL,
+      'asset-id': SANDBOX_ASSET_ID,
+      ...(o.stranger ? {} : { 'default-address': DEST }),
+      ...(o.stranger || o.noSplit ? {} : { 'split-address': SPLIT }),
+      ...o.settings,
+    },
+    ...(o.keys ? { keys: o.keys } : {}),
+    history: o.history ?? recordsHistory([]),
+  };
+}
+
+export interface VerifyRun {
+  stdout: string;
+  /** what the user saw on stderr: the run's own lines, then its error as the handler prints it */
+  stderr: string;
+  /** the exit code: the error's, else 0 */
+  code: number;
+  error?: LbrlError;
+  /** the ids the service was asked for */
+  asked: string[];
+  /** each explorer client made (one per run), and what was asked of it */
+  explorers: FakeExplorer[];
+  /** what the run appended to the history, when it is plain records */
+  appended: StoredRecord[];
+}
+
+/** The run's end as a user sees it: an LbrlError printed by the handler's printer; anything else fails the test. */
+async function ended(term: PlainTerminal, work: () => Promise<void>) {
+  try {
+    await work();
+    return { stdout: term.stdout, stderr: term.stderr, code: 0 };
+  } catch (error) {
+    if (!(error instanceof LbrlError)) throw error;
+    term.printer.error(error);
+    return { stdout: term.stdout, stderr: term.stderr, code: error.exitCode, error };
+  }
+}
+
+function recorderOf(world: VerifyWorld, now: () => number, term: PlainTerminal): SettledRecorder {
+  return {
+    now,
+    history: () => world.history,
+    recorded: (x) => world.history.recorded(x, TARGET),
+    warn: (line) => term.printer.warn(line),
+  };
+}
+
+function sourcesOf(world: VerifyWorld) {
+  return plainVerifySources({
+    settings: world.settings,
+    keys: world.keys ?? [],
+    chain: world.chain,
+    history: world.history,
+  });
+}
+
+const appendedOf = (history: VerifyHistory, before: number): StoredRecord[] =>
+  'appended' in history ? (history as RecordsHistory).appended.slice(before) : [];
+
+/** `lbrl deposit verify <ids>` on this world, on narrow options. */
+export async function verifyIn(
+  idTexts: string[],
+  world: VerifyWorld,
+  o: { json?: boolean; quiet?: boolean; flags?: VerifyFlags } = {},
+): Promise<VerifyRun> {
+  const before = appendedOf(world.history, 0).length;
+  const term = plainTerminal({ json: o.json, quiet: o.quiet });
+  const api = scriptedGets(world.answers, (x) => world.history.recorded(x, TARGET));
+  const sources = sourcesOf(world);
+  const seen = await ended(term, () =>
+    runVerify({
+      idTexts,
+      flags: o.flags ?? ({} as VerifyFlags),
+      printer: term.printer,
+      json: o.json === true,
+      quiet: o.quiet === true,
+      client: async () => api,
+      sources,
+      recorder: recorderOf(world, () => VERIFY_NOW, term),
+    }),
+  );
+  return { ...seen, asked: api.asked, explorers: sources.made, appended: appendedOf(world.history, before) };
+}
+
+export interface WatchRun extends VerifyRun {
+  clock: SteppingClock;
+}
+
+/**
+ * `lbrl deposit watch <ids>` on this world, on narrow options, its clock moved only by sleeping.
+ * The verification hook is the one `--verify` (or the profile's `verify on`) installs on a watch:
+ * `verifyingPlan`, on the profile's sources, the watch's printer and its history; the explorer
+ * client is closed when the run ends.
+ */
+export async function watchIn(
+  idTexts: string[],
+  world: VerifyWorld,
+  flags: Partial<WatchFlags>,
+  o: { json?: boolean } = {},
+): Promise<WatchRun> {
+  const before = appendedOf(world.history, 0).length;
+  const clock = steppingClock(VERIFY_NOW);
+  const api = scriptedGets(world.answers, (x) => world.history.recorded(x, TARGET));
+  const { term, deps } = followInProcess({ clock, api, json: o.json });
+  const sources = sourcesOf(world);
+  const closing: Array<() => Promise<void>> = [];
+  const options: WatchCommandOptions = {
+    idTexts,
+    flags: flags as WatchFlags,
+    ...deps,
+    // the statuses the watch sees go to the same history, as the Session's recorder does
+    recorder: { record: (records) => world.history.append(records) },
+    config: { setting: (key) => world.settings[key] },
+    history: () => {
+      throw new Error('--pending reads a history file: not this helper');
+    },
+    scope: () => ({ profile: 'default', target: TARGET }),
+    expiredAt: () => undefined,
+    verifying: async (plan, verify, verifyFlags) =>
+      (verify ?? world.settings.verify === 'on')
+        ? verifyingPlan(
+            plan,
+            {
+              sources,
+              recorder: recorderOf(world, clock.now, term),
+              printer: term.printer,
+              json: o.json === true,
+              onClose: (close) => closing.push(close),
+            },
+            verifyFlags,
+          )
+        : plan,
+  };
+  let seen: Awaited<ReturnType<typeof ended>>;
+  try {
+    seen = await ended(term, () => runWatch(options));
+  } finally {
+    for (const close of closing) await close();
+  }
+  return {
+    ...seen,
+    clock,
+    asked: api.asked,
+    explorers: sources.made,
+    appended: appendedOf(world.history, before),
+  };
+}
