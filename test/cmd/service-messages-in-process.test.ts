@@ -20,8 +20,9 @@ import {
 } from '../helpers/answering-dispatcher.js';
 import { ID, LQ, TOKEN } from '../helpers/fixtures.js';
 import { followInProcess } from '../helpers/follow-in-process.js';
-import { plainTerminal, type SeenRun, seenRun, steppingClock } from '../helpers/plain-terminal.js';
+import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
 import type { ScriptedDepositApi } from '../helpers/scripted-deposit-api.js';
+import { type Shown, shown } from '../helpers/shown.js';
 import { tempDir } from '../helpers/temp.js';
 
 const SERVICE = 'https://pay.example.com';
@@ -43,18 +44,12 @@ function answeredClient(reply: (call: SeenCall) => WrittenReply) {
   return { client, calls };
 }
 
-/** What a user sees: stdout, and stderr with the error as the one handler prints it. */
-interface Shown extends SeenRun {
-  code: number;
+/** What a user sees, and the requests the client sent. */
+interface Seen extends Shown {
   calls: SeenCall[];
 }
 
-function shown(term: ReturnType<typeof plainTerminal>, seen: SeenRun, calls: SeenCall[]): Shown {
-  if (seen.error) term.printer.error(seen.error);
-  return { ...seen, stdout: term.stdout, stderr: term.stderr, code: seen.error?.exitCode ?? 0, calls };
-}
-
-async function get(reply: (call: SeenCall) => WrittenReply): Promise<Shown> {
+async function get(reply: (call: SeenCall) => WrittenReply): Promise<Seen> {
   const { client, calls } = answeredClient(reply);
   const term = plainTerminal();
   const seen = await seenRun(term, () =>
@@ -73,10 +68,10 @@ async function get(reply: (call: SeenCall) => WrittenReply): Promise<Shown> {
       client: async () => ({ api: client, sandbox: false }),
     }),
   );
-  return shown(term, seen, calls);
+  return { ...shown(term, seen), calls };
 }
 
-async function create(flags: Partial<CreateFlags>, reply: (call: SeenCall) => WrittenReply): Promise<Shown> {
+async function create(flags: Partial<CreateFlags>, reply: (call: SeenCall) => WrittenReply): Promise<Seen> {
   const { client, calls } = answeredClient(reply);
   const clock = steppingClock();
   const { term, deps } = followInProcess({ clock, api: client as unknown as ScriptedDepositApi });
@@ -95,7 +90,7 @@ async function create(flags: Partial<CreateFlags>, reply: (call: SeenCall) => Wr
       verifying: async (plan) => plan,
     }),
   );
-  return shown(term, seen, calls);
+  return { ...shown(term, seen), calls };
 }
 
 describe('a URL that is not the Deposit service', () => {
