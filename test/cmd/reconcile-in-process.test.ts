@@ -3,8 +3,10 @@
  * records, an explorer without a socket serving real Elements transactions (the sandbox chain's
  * builder, explicit outputs of its asset) and lying where it can (a precision it only claims, an
  * output a unit short, an old payment), a printer on plain strings. No Session, no server. What a
- * user sees is asserted (stdout, stderr, the error and its exit code). Paging over sockets and the
- * races of two processes stay with reconcile-paging.test.ts and reconcile-attacks.test.ts.
+ * user sees is asserted (stdout, stderr, the error and its exit code). A lying explorer's paging is
+ * reconcile-paging.test.ts's (in process too, on the real explorer client); what verify counted,
+ * summed outputs and confidential ones are reconcile-attacks-in-process.test.ts's; the races of
+ * two processes stay with reconcile-attacks.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { AddressTx } from '../../src/api/esplora.js';
@@ -226,8 +228,8 @@ describe('deposit reconcile on narrow options: it matches by the verify rules', 
         .sort(),
     ).toEqual(['destination', 'split']);
   });
-  // an output verify counted for one deposit is never matched to another: test/cmd/reconcile-attacks.test.ts,
-  // where verify itself records it and says so of the other deposit
+  // an output verify counted for one deposit is never matched to another:
+  // test/cmd/reconcile-attacks-in-process.test.ts, where verify itself records it and says so of the other deposit
 });
 
 describe('deposit reconcile on narrow options: what it reads, and what it refuses', () => {
