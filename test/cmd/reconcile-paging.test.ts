@@ -37,7 +37,7 @@ const units = (cents: number) => (BigInt(cents) * 100_000_000n) / 100n;
  */
 async function reconcile(
   pages: (lastSeen: string | undefined, first: { txid: string }) => Array<{ txid: string }>,
-  o: { fail500?: boolean } = {},
+  o: { fail500?: boolean; more?: Array<{ txid: string; hex: string }> } = {},
 ) {
   const tx = buildPaymentsTx(
     zkp,
@@ -50,8 +50,8 @@ async function reconcile(
     const url = call.url.slice(EXPLORER.length);
     asked.push(url);
     if (url === `/asset/${SANDBOX_ASSET_ID}`) return jsonReply(200, SANDBOX_ASSET);
-    if (url === `/tx/${tx.txid}/hex`)
-      return { status: 200, headers: { 'content-type': 'text/plain' }, body: tx.hex };
+    const known = [tx, ...(o.more ?? [])].find((t) => url === `/tx/${t.txid}/hex`);
+    if (known) return { status: 200, headers: { 'content-type': 'text/plain' }, body: known.hex };
     if (url.includes('/txs/chain/') && o.fail500) return jsonReply(500, { error: 'down' });
     const m = new RegExp(`^/address/${DEST}/txs(?:/chain/([0-9a-f]{64}))?$`).exec(url);
     if (!m) return jsonReply(404, { error: 'not found' });
@@ -157,6 +157,45 @@ describe('reconcile over an explorer that lies in its paging', () => {
     // one line: the JSON error
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.asked.length).toBeLessThan(10);
+  });
+});
+
+describe('an honest explorer paging a long history', () => {
+  it('pages the address history past 25 transactions: every receipt read, the deposit matched', async () => {
+    // 27 payments of R$ 1,00 to R$ 27,00 after the deposit's settlement, newest first as Esplora lists them
+    const strays = Array.from({ length: 27 }, (_, i) =>
+      buildPaymentsTx(
+        zkp,
+        `stray${i + 1}`,
+        [{ address: DEST, amount: units((i + 1) * 100), assetId: SANDBOX_ASSET_ID }],
+        'elementsregtest',
+      ),
+    );
+    const PAGE = 25;
+    const r = await reconcile(
+      (lastSeen, first) => {
+        const all = [...strays].reverse().concat([first as (typeof strays)[number]]);
+        const from = lastSeen ? all.findIndex((t) => t.txid === lastSeen) + 1 : 0;
+        return all.slice(from, from + PAGE);
+      },
+      { more: strays },
+    );
+    expect(r.code).toBe(1);
+    // the second page asked after the first page's last transaction, then the third (empty)
+    const pages = r.asked.filter((u) => u.startsWith('/address/'));
+    expect(pages).toEqual([
+      `/address/${DEST}/txs`,
+      `/address/${DEST}/txs/chain/${strays[2]!.txid}`,
+      `/address/${DEST}/txs/chain/${r.tx.txid}`,
+    ]);
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([
+      expect.objectContaining({ depositId: id(1), txid: r.tx.txid, cents: 1485 }),
+    ]);
+    const cents = found.unmatched.map((u: { cents: number }) => u.cents);
+    expect(cents.sort((a: number, b: number) => a - b)).toEqual(
+      Array.from({ length: 27 }, (_, i) => (i + 1) * 100),
+    );
   });
 });
 
