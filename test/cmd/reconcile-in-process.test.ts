@@ -3,8 +3,10 @@
  * records, an explorer without a socket serving real Elements transactions (the sandbox chain's
  * builder, explicit outputs of its asset) and lying where it can (a precision it only claims, an
  * output a unit short, an old payment), a printer on plain strings. No Session, no server. What a
- * user sees is asserted (stdout, stderr, the error and its exit code). Paging over sockets and the
- * races of two processes stay with reconcile-paging.test.ts and reconcile-attacks.test.ts.
+ * user sees is asserted (stdout, stderr, the error and its exit code). A lying explorer's paging is
+ * reconcile-paging.test.ts's (in process too, on the real explorer client); what verify counted,
+ * summed outputs and confidential ones are reconcile-attacks-in-process.test.ts's; the races of
+ * two processes stay with reconcile-attacks.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { AddressTx } from '../../src/api/esplora.js';
@@ -12,7 +14,7 @@ import { type ReconcileOptions, runReconcile } from '../../src/commands/deposit-
 import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { StoredRecord } from '../../src/store/history.js';
 import { type FakeExplorer, plainVerifySources } from '../helpers/fake-explorer.js';
-import { LQ } from '../helpers/fixtures.js';
+import { brCode, LQ } from '../helpers/fixtures.js';
 import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { recordsHistory } from '../helpers/records-history.js';
 import {
@@ -226,11 +228,92 @@ describe('deposit reconcile on narrow options: it matches by the verify rules', 
         .sort(),
     ).toEqual(['destination', 'split']);
   });
-  // an output verify counted for one deposit is never matched to another: test/cmd/reconcile-attacks.test.ts,
-  // where verify itself records it and says so of the other deposit
+  // an output verify counted for one deposit is never matched to another:
+  // test/cmd/reconcile-attacks-in-process.test.ts, where verify itself records it and says so of the other deposit
 });
 
 describe('deposit reconcile on narrow options: what it reads, and what it refuses', () => {
+  it('a paid deposit matched; a stray payment, one for a charge given up on and one for a FAILED deposit all said: exit 1', async () => {
+    const paid = payTx([[DEST, units(3465)]], 'paid35');
+    const stray = payTx([[DEST, units(1234)]], 'stray1234');
+    const late = payTx([[DEST, units(1980)]], 'late1980');
+    const afterFail = payTx([[DEST, units(4950)]], 'failed4950');
+    const at = new Date(CREATED).toISOString();
+    const world = (json: boolean) =>
+      reconcile(
+        [
+          { n: 1, cents: 3500, txid: paid.txid },
+          { n: 2, cents: 2000, txid: late.txid, status: 'WAITING_PAYMENT' },
+        ],
+        [
+          { ...paid, time: AFTER, to: [DEST] },
+          { ...stray, time: AFTER + 60, to: [DEST] },
+          { ...late, time: AFTER + 120, to: [DEST] },
+          { ...afterFail, time: AFTER + 180, to: [DEST] },
+        ],
+        {
+          json,
+          more: [
+            { v: 1, type: 'expired', id: id(2), at: new Date(CREATED + 1000).toISOString() },
+            {
+              v: 1,
+              type: 'created',
+              id: id(3),
+              profile: 'default',
+              baseUrl: TARGET,
+              at,
+              amountInCents: 5000,
+              destinationAddress: DEST,
+              splitAddress: null,
+              splitFee: null,
+              status: 'WAITING_PAYMENT',
+              answer: {
+                amount: 50,
+                feeAmount: 0.5,
+                netAmount: 49.5,
+                splitPercent: null,
+                qrCodeText: brCode(5000),
+                createdAt: at,
+              },
+            },
+            {
+              v: 1,
+              type: 'status',
+              id: id(3),
+              status: 'FAILED',
+              at,
+              final: { settlement: null, confirmedAt: null },
+            },
+          ],
+        },
+      );
+    const r = await world(true);
+    expect(r.error?.exitCode).toBe(1);
+    expect(r.error?.message).toBe(
+      'the chain and the history disagree: 1 receipt(s) matching no deposit; 2 payment(s) for deposits expired or failed',
+    );
+    const found = JSON.parse(r.stdout);
+    expect(found.matched).toEqual([
+      expect.objectContaining({ depositId: id(1), role: 'destination', address: DEST, vout: 0, cents: 3465 }),
+    ]);
+    expect(found.missing).toEqual([]);
+    expect(found.unmatched).toEqual([{ address: DEST, txid: stray.txid, vout: 0, cents: 1234 }]);
+    expect(
+      found.paidAfterExpiry
+        .map((p: { depositId: string; status: string; cents: number }) => [p.depositId, p.status, p.cents])
+        .sort(),
+    ).toEqual([
+      [id(2), 'EXPIRED', 1980],
+      [id(3), 'FAILED', 4950],
+    ]);
+    const human = await world(false);
+    expect(human.error?.exitCode).toBe(1);
+    expect(human.stdout).toContain(
+      `Received, matching no deposit:\n  ${stray.txid}:0      R$ 12,34  to ${DEST}\n`,
+    );
+    expect(human.stdout).toContain(`  ${id(3)}  FAILED       R$ 49,50  in ${afterFail.txid}:0`);
+  });
+
   it('a payment for a charge given up on, and one matching nothing: both said, exit 1', async () => {
     const stray = payTx([[DEST, units(1234)]], 'stray');
     const late = payTx([[DEST, units(1980)]], 'late');

@@ -1,6 +1,9 @@
 /**
  * deposit reconcile against the embedded sandbox and its chain: what the address received, read
- * from the explorer's address history (paged), matched to the history's deposits.
+ * from the explorer's address history (paged), matched to the history's deposits. The verdicts
+ * themselves (matched, missing, unmatched, paid after expiry or failure) and the paging of a long
+ * or lying history are tested in process: test/cmd/reconcile-in-process.test.ts,
+ * reconcile-attacks-in-process.test.ts and reconcile-paging.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { History } from '../../src/store/history.js';
@@ -25,6 +28,8 @@ async function shop() {
   return { env, clock, run, create };
 }
 
+// end to end on the embedded sandbox: its service and its chain's explorer on a loopback port,
+// what sandbox pay, fail and send put on its chain read back through the real explorer client
 describe('deposit reconcile', () => {
   it('matches each settlement to its deposit, and reports what matches nothing and what came for a charge given up on', async () => {
     const { env, clock, run, create } = await shop();
@@ -92,6 +97,7 @@ describe('deposit reconcile', () => {
     );
   }, 60_000);
 
+  // a whole run through the CLI (its flags, the one error handler, the exit code); no server is started
   it('sandbox send checks its values before anything is sent', async () => {
     const { run } = await shop();
     const bad = await run([

@@ -1,13 +1,15 @@
 /**
- * Failures of the service, or of reaching it, named for what they are: plain HTTP behind https://,
- * an unknown host, nothing listening, a base URL with the API path in it, a URL that is not the
- * Deposit service (its 404, an HTML page). Each through the CLI, as a user sees it.
+ * Failures of reaching the service, named for what they are: plain HTTP behind https://, an
+ * unknown host, nothing listening, a base URL with the API path in it. Each through the CLI, as a
+ * user sees it. A URL that is not the Deposit service (its 404, an HTML page, a proxy's page) is
+ * what the client makes of an answer: test/cmd/service-messages-in-process.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { classify, type RequestFacts, type Seen } from '../../src/api/client.js';
-import { runCli } from '../helpers/cli.js';
+import { answeringDispatcher, jsonReply } from '../helpers/answering-dispatcher.js';
+import { runCli, tempDir } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
-import { ID, LQ } from '../helpers/fixtures.js';
+import { ID } from '../helpers/fixtures.js';
 import { forTest, freePort, json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer | undefined;
@@ -18,6 +20,8 @@ afterEach(async () => {
 
 const NO_RETRY = { client: { maxRetries: 0 } };
 
+// the wire: a TLS handshake answered in plain HTTP, a port nobody listens on, and a whole run
+// (the base URL read from the environment, the one error handler, the exit code)
 describe('reaching the service', () => {
   it('https:// to a server that speaks plain HTTP is named, not called a certificate problem', async () => {
     server = await forTest(startServer((_req, res) => json(res, 200, {})));
@@ -40,7 +44,9 @@ describe('reaching the service', () => {
   });
 
   it('a base URL that already holds /v1/api... is refused before anything is sent, with the fix', async () => {
-    server = await forTest(startServer((_req, res) => json(res, 500, {})));
+    // every request the client would send goes to this dispatcher, which answers 500 and records it
+    const wire = answeringDispatcher(() => jsonReply(500, {}));
+    const base = 'http://127.0.0.1:9';
     for (const tail of [
       '/v1/api',
       '/v1/api/deposit',
@@ -48,91 +54,21 @@ describe('reaching the service', () => {
       `/v1/api/deposit/${ID}`,
       '/V1/API/Deposits',
     ]) {
-      const r = await runCli(['deposit', 'get', ID], { env: liveEnv(`${server.url}/prefix${tail}`) });
+      const r = await runCli(['deposit', 'get', ID], {
+        env: liveEnv(`${base}/prefix${tail}`),
+        client: { dispatcher: wire.dispatcher },
+      });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`expected the base URL without `);
-      expect(r.stderr).toContain(`: ${server.url}/prefix (lbrl adds /v1/api/deposit itself)`);
+      expect(r.stderr).toContain(`: ${base}/prefix (lbrl adds /v1/api/deposit itself)`);
     }
     const set = await runCli(['config', 'set', 'base-url', 'https://pay.example.com/v1/api/deposit'], {
-      env: { LBRL_CONFIG_DIR: server.url && (await import('../helpers/cli.js')).tempDir() },
+      env: { LBRL_CONFIG_DIR: tempDir() },
+      client: { dispatcher: wire.dispatcher },
     });
     expect(set.code).toBe(2);
     expect(set.stderr).toContain('expected the base URL without /v1/api/deposit: https://pay.example.com');
-    expect(server.requests).toHaveLength(0);
-  });
-});
-
-describe('a URL that is not the Deposit service', () => {
-  it('a 404 that is not the service JSON error is not "deposit not found"', async () => {
-    const bodies: Array<[string, string, string]> = [
-      ['text/plain', 'Not Found', "without the service's JSON error (Not Found)"],
-      ['text/html', '<!DOCTYPE html><html><body><h1>404</h1></body></html>', 'with an HTML page'],
-      [
-        'application/json',
-        '{"message":"no such endpoint: GET /v1/api/deposit/v1/api/deposit/x"}',
-        'no such endpoint',
-      ],
-      ['application/json', '{"timestamp":1,"status":404}', "without the service's JSON error"],
-      ['text/plain', '', "without the service's JSON error"],
-    ];
-    for (const [type, body, said] of bodies) {
-      server = await forTest(
-        startServer((_req, res) => {
-          res.writeHead(404, { 'content-type': type });
-          res.end(body);
-        }),
-      );
-      const r = await runCli(['deposit', 'get', ID], { env: liveEnv(server.url) });
-      expect(r.code, body).toBe(2);
-      expect(r.stderr).toContain(said);
-      expect(r.stderr).toContain("the URL is not the Deposit service's endpoint (is the base URL right?)");
-      expect(r.stderr).not.toContain('not found');
-      await server.close();
-      server = undefined;
-    }
-  });
-
-  it("the service's own 404 is still: deposit not found, exit 4", async () => {
-    server = await forTest(
-      startServer((_req, res) => json(res, 404, { message: `deposit ${ID} not found` })),
-    );
-    const r = await runCli(['deposit', 'get', ID], { env: liveEnv(server.url) });
-    expect(r.code).toBe(4);
-    expect(r.stderr.trim()).toBe(`error: deposit ${ID} not found`);
-  });
-
-  it('an HTML page answered with 200 (a web site at the base URL)', async () => {
-    server = await forTest(
-      startServer((_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end('<!doctype html><title>Loja</title>');
-      }),
-    );
-    const r = await runCli(['deposit', 'get', ID], { env: liveEnv(server.url) });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(
-      'answered 200 with content-type "text/html; charset=utf-8", not JSON: an HTML page',
-    );
-    expect(r.stderr).toContain('is the base URL right?');
-    // a create: the HTML is named, and that a deposit may exist all the same
-    const c = await runCli(['deposit', 'create', '--amount', '10', '--to', LQ, '--yes'], {
-      env: liveEnv(server.url),
-    });
-    expect(c.code).toBe(1);
-    expect(c.stderr).toContain('not JSON: an HTML page');
-    expect(c.stderr).toContain('a deposit may exist');
-  });
-
-  it('a proxy error page on 502 says HTML page, not its markup', async () => {
-    server = await forTest(
-      startServer((_req, res) => {
-        res.writeHead(502, { 'content-type': 'text/html' });
-        res.end('<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>');
-      }),
-    );
-    const r = await runCli(['deposit', 'get', ID], { env: liveEnv(server.url), ...NO_RETRY });
-    expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe('error: the service answered 502: an HTML page, not the service');
+    expect(wire.calls).toHaveLength(0);
   });
 });
 
