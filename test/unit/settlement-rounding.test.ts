@@ -102,3 +102,25 @@ describe('a split paid to the base unit or rounded to the cent', () => {
     expect(judge(1442n, 43n, 0)[0]).toBe('mismatch');
   });
 });
+
+describe('two split deposits paid together to the same two addresses', () => {
+  // each script carries both deposits' shares, so each may be short by its shares' rounding;
+  // together they must still pay both nets, to the unit
+  const second: SettlementDeposit = { ...deposit, id: 'd2' };
+  const both = [deposit, second];
+  const dueSplit = 2n * 4_440_150_000n;
+  const dueDestination = 2n * 144_059_850_000n;
+
+  it('the exact shares settle both', () => {
+    expect(judge(dueDestination, dueSplit, 8, both)[0]).toBe('verified');
+  });
+
+  it('each address short by less than its rounding, but less than a cent lost between them: a mismatch', () => {
+    const short = judge(dueDestination - 400_000n, dueSplit - 500_000n, 8, both);
+    expect(short[0]).toBe('mismatch');
+    expect(short.slice(1)).toEqual([
+      expect.stringMatching(/^the destination address received 2881.19300000, as due/),
+      expect.stringMatching(/^the split address received 88.79800000, as due/),
+    ]);
+  });
+});
