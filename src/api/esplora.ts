@@ -8,6 +8,7 @@
  * checked against a model before use; a 404 (plain text at Esplora) is "not found", not an error.
  */
 import * as z from 'zod/mini';
+import type { Network } from '../domain/liquid/networks.js';
 import { HEX32, isHex32, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import {
@@ -27,7 +28,7 @@ import { describeIssues } from './models.js';
 export type EsploraOptions = Omit<ClientOptions, 'token'>;
 
 /** Blockstream's public Esplora for the public networks; none for elementsregtest. */
-export const DEFAULT_ESPLORA: Record<'liquid' | 'liquidtestnet' | 'elementsregtest', string | null> = {
+export const DEFAULT_ESPLORA: Record<Network, string | null> = {
   liquid: 'https://blockstream.info/liquid/api',
   liquidtestnet: 'https://blockstream.info/liquidtestnet/api',
   elementsregtest: null,
