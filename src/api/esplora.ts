@@ -9,7 +9,7 @@
  */
 import * as z from 'zod/mini';
 import type { Network } from '../domain/liquid/networks.js';
-import { HEX32, isHex32, readHex32 } from '../domain/values.js';
+import { HEX_BYTES, HEX32, isHex32, isHexBytes, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import {
   type ClientOptions,
@@ -35,7 +35,7 @@ export const DEFAULT_ESPLORA: Record<Network, string | null> = {
 };
 
 const hex32 = z.string().check(z.regex(HEX32, 'expected 64 lowercase hex digits'));
-const hexText = z.string().check(z.regex(/^(?:[0-9a-f]{2})*$/, 'expected hex'));
+const hexText = z.string().check(z.regex(HEX_BYTES, 'expected hex'));
 const height = z.int().check(z.minimum(0));
 
 const statusShape = z.looseObject({
@@ -146,7 +146,7 @@ export class EsploraClient {
     const body = await this.get(`/tx/${id}/hex`, 'text/plain');
     if (body.status === 404) return null;
     const text = body.text.trim();
-    if (!/^(?:[0-9a-f]{2})+$/.test(text)) {
+    if (!isHexBytes(text, 1)) {
       throw this.contract(`the explorer's /tx/${id}/hex is not hex (${body.text.length} bytes)`);
     }
     return text;

@@ -4,7 +4,7 @@ import { createdFilter, entryFilter, type LedgerFilter, shownStatus } from '../d
 import type { DepositApi, Recorder } from '../deposits/ports.js';
 import { formatCents } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
-import { parseWholeNumber } from '../domain/values.js';
+import { parseWholeNumber, STATUSES } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
 import { Session, type Target } from '../session.js';
 import type { History, HistoryEntry } from '../store/history.js';
@@ -16,16 +16,8 @@ import { SINCE, UNTIL } from './shared/flag-parts.js';
 import { type HistoryOutputOptions, historyOutputOf } from './shared/history-output.js';
 import { parseSpan } from './shared/when.js';
 
-const LIST_STATUSES = [
-  'WAITING_PAYMENT',
-  'PIX_CONFIRMED',
-  'SETTLEMENT_CREATED',
-  'TX_SENT',
-  'FINALIZED',
-  'FAILED',
-  'EXPIRED',
-  'GONE',
-] as const;
+/** The service's statuses, and the two lbrl records of its own: EXPIRED (expire-after) and GONE (a 404). */
+const LIST_STATUSES = [...STATUSES, 'EXPIRED', 'GONE'] as const;
 
 const LIST_FLAGS = [
   { flags: '--refresh', help: 'ask the service for the status of those not yet FINALIZED or FAILED' },

@@ -1,7 +1,7 @@
 import { isLoopbackHost, parseBaseUrl } from '../api/baseurl.js';
 import { article, decodeLiquidAddress } from '../domain/liquid/address.js';
 import type { Network } from '../domain/liquid/networks.js';
-import { formatCents, parseReais } from '../domain/money.js';
+import { centsToDecimalText, formatCents, MAX_CENTS, MIN_CENTS, parseReais } from '../domain/money.js';
 import { parseDepositId, parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import { actOn, type SandboxAction } from '../sandbox/actions.js';
@@ -26,7 +26,10 @@ export const SETTLE_CHOICES_COMPLETE: [MissingSettleMode] extends [never] ? true
 
 const SEND_FLAGS = [
   { flags: '--to <liquid-address>', help: 'the address paid on the sandbox chain' },
-  { flags: '--amount <reais>', help: 'the amount sent, in reais (0.01 to 6000.00)' },
+  {
+    flags: '--amount <reais>',
+    help: `the amount sent, in reais (${centsToDecimalText(MIN_CENTS)} to ${centsToDecimalText(MAX_CENTS)})`,
+  },
 ] as const satisfies readonly FlagDef[];
 
 const SERVE_FLAGS = [

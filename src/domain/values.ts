@@ -15,6 +15,18 @@ export function canonicalId(id: string): string {
  */
 export const HEX32 = /^[0-9a-f]{64}$/;
 
+/**
+ * Bytes in hex, in the one form lbrl keeps them: two lower-case digits a byte. A raw
+ * transaction, a script and 32 bytes (HEX32) are all written so; every check of bytes in hex is
+ * this one.
+ */
+export const HEX_BYTES = /^(?:[0-9a-f]{2})*$/;
+
+/** Whether `value` is bytes in hex in their one form, at least `minBytes` of them. */
+export function isHexBytes(value: unknown, minBytes = 0): value is string {
+  return typeof value === 'string' && value.length >= 2 * minBytes && HEX_BYTES.test(value);
+}
+
 /** Whether `value` is 32 bytes in hex in their one form (lower case): a txid or asset id as kept. */
 export function isHex32(value: unknown): value is string {
   return typeof value === 'string' && HEX32.test(value);
@@ -87,7 +99,11 @@ export const STATUSES = [
 ] as const;
 export type DepositStatus = (typeof STATUSES)[number];
 
-const PAID = new Set<string>(['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED']);
+/** Statuses in the order a deposit goes through them; FAILED may end any non-terminal one. */
+export const STATUS_ORDER: readonly string[] = STATUSES.filter((status) => status !== 'FAILED');
+
+/** The statuses after WAITING_PAYMENT on the way to FINALIZED: the customer has paid. */
+const PAID = new Set<string>(STATUS_ORDER.slice(STATUS_ORDER.indexOf('WAITING_PAYMENT') + 1));
 
 /**
  * A status past WAITING_PAYMENT that is not FAILED: the customer has paid. The one rule of what
@@ -97,14 +113,6 @@ const PAID = new Set<string>(['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 
 export function isPaid(status: string | undefined): boolean {
   return status !== undefined && PAID.has(status);
 }
-/** Statuses in the order a deposit goes through them; FAILED may end any non-terminal one. */
-export const STATUS_ORDER: readonly string[] = [
-  'WAITING_PAYMENT',
-  'PIX_CONFIRMED',
-  'SETTLEMENT_CREATED',
-  'TX_SENT',
-  'FINALIZED',
-];
 
 export function isTerminal(status: string): boolean {
   return status === 'FINALIZED' || status === 'FAILED';

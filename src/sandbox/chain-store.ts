@@ -11,7 +11,7 @@ import path from 'node:path';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { parseTransaction } from '../domain/liquid/tx.js';
 import { loadZkp } from '../domain/liquid/unblind.js';
-import { isHex32 } from '../domain/values.js';
+import { DEPOSIT_ID, isHex32 } from '../domain/values.js';
 import { buildSettlementTx, chainTxOf, SETTLE_MODES, type SettleMode } from './chain.js';
 import type { ChainTx } from './chain-esplora.js';
 import { ensureDir, publishExclusive, readJson } from './files.js';
@@ -78,7 +78,7 @@ export function findChainTx(store: SandboxStore, txid: string): ChainTx | undefi
   } catch {
     return undefined;
   }
-  if (!/^[0-9a-f-]{36}$/.test(id)) return undefined;
+  if (!DEPOSIT_ID.test(id)) return undefined;
   const tx = readJson<StoredTx>(path.join(chain, `${id}.json`));
   return tx && tx.txid === txid ? { hex: tx.hex, sentAt: tx.sentAt, addresses: tx.addresses } : undefined;
 }

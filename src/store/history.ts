@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FixedFields } from '../domain/deposit.js';
-import { canonicalId, isTerminal, readHex32 } from '../domain/values.js';
+import { canonicalId, isHexBytes, isTerminal, readHex32 } from '../domain/values.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
 
 export interface CreatedRecord {
@@ -1006,7 +1006,7 @@ function isStoredShares(value: unknown): value is StoredShare[] {
         typeof share === 'object' &&
         (share.role === 'destination' || share.role === 'split') &&
         isText(share.script) &&
-        /^[0-9a-f]*$/.test(share.script) &&
+        isHexBytes(share.script) &&
         Array.isArray(share.outputs) &&
         share.outputs.every((output: unknown) => Number.isInteger(output)) &&
         isText(share.share) &&

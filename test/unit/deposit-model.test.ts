@@ -13,7 +13,16 @@ import {
   REQUIRED_NULLABLE,
 } from '../../src/domain/deposit.js';
 import { checkDeposit, describeViolations } from '../../src/domain/deposit-rules.js';
-import { canonicalId, isHex32, parseDepositId } from '../../src/domain/values.js';
+import { parseTransaction, TxParseError } from '../../src/domain/liquid/tx.js';
+import {
+  canonicalId,
+  isHex32,
+  isHexBytes,
+  isPaid,
+  parseDepositId,
+  STATUS_ORDER,
+  STATUSES,
+} from '../../src/domain/values.js';
 import { createAnswer, getAnswer, ID, LQ } from '../helpers/fixtures.js';
 
 describe('the deposit model', () => {
@@ -78,6 +87,21 @@ describe('the deposit model', () => {
     expect(describeViolations(checkDeposit(settled('B'.repeat(64)), { kind: 'get' }))).toContain(
       'settlement.liquidTxid: expected 64 lower-case hex characters',
     );
+  });
+
+  it('one shape of bytes in hex, two lower-case digits a byte: the raw transaction is read only so', () => {
+    expect(isHexBytes('')).toBe(true);
+    expect(isHexBytes('', 1)).toBe(false);
+    expect(isHexBytes('00ff', 2)).toBe(true);
+    for (const bad of ['0', 'abc', '0A', 'zz', ' 00', 7, null])
+      expect(isHexBytes(bad), String(bad)).toBe(false);
+    expect(() => parseTransaction('0200000001')).toThrow(TxParseError);
+    expect(() => parseTransaction('0A')).toThrow(/not hex/);
+  });
+
+  it('one list of statuses: their order, and which are paid, come from it', () => {
+    expect(STATUS_ORDER).toEqual(STATUSES.filter((status) => status !== 'FAILED'));
+    expect(STATUSES.filter(isPaid)).toEqual(['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED']);
   });
 
   it('one canonical id: lower case, whichever way it came', () => {

@@ -2,7 +2,7 @@ import { bech32, bech32m } from 'bech32';
 import { decode as blech32Decode } from 'blech32';
 import bs58check from 'bs58check';
 
-import { isHex32 } from '../values.js';
+import { DEPOSIT_ID, isHex32 } from '../values.js';
 import { NETWORKS, type Network } from './networks.js';
 
 interface NetworkParams {
@@ -219,8 +219,7 @@ export function foreignKind(input: string): string | undefined {
     return 'it is eleven digits (a CPF or a phone number: a PIX key?), not a Liquid address';
   if (/^\d{2}\.?\d{3}\.?\d{3}\/?\d{4}-?\d{2}$/.test(input))
     return 'it is a CNPJ (a PIX key?), not a Liquid address';
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(lower))
-    return 'it is a UUID (a PIX random key, or a deposit id), not a Liquid address';
+  if (DEPOSIT_ID.test(lower)) return 'it is a UUID (a PIX random key, or a deposit id), not a Liquid address';
   if (/^[xyztuv]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(input))
     return 'it is an extended public key (xpub), not an address';
   if (/^[xyztuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(input))

@@ -8,6 +8,7 @@
  * secp256k1-zkp library when an output is unblinded.
  */
 import { createHash } from 'node:crypto';
+import { isHexBytes } from '../values.js';
 
 export type ConfidentialAsset =
   | { kind: 'null' }
@@ -165,7 +166,8 @@ const ISSUANCE_FLAG = 0x80000000;
 /** Parse a raw Elements transaction given as hex; the txid is recomputed from its bytes. */
 export function parseTransaction(rawHex: string): LiquidTransaction {
   const text = rawHex.trim();
-  if (!/^(?:[0-9a-fA-F]{2})+$/.test(text)) throw new TxParseError('the raw transaction is not hex');
+  if (!isHexBytes(text, 1))
+    throw new TxParseError('the raw transaction is not hex (two lower-case digits a byte)');
   const bytes = Uint8Array.from(Buffer.from(text, 'hex'));
   const reader = new Reader(bytes);
   const version = reader.u32('the version');
