@@ -13,15 +13,14 @@
 import { bech32 } from 'bech32';
 import { encode as blech32Encode } from 'blech32';
 import { describe, expect, it } from 'vitest';
-import type { AddressTx } from '../../src/api/esplora.js';
 import { type BlindingKeyCommandOptions, runSetBlindingKey } from '../../src/commands/config.js';
 import { runReconcile } from '../../src/commands/deposit-reconcile.js';
 import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { LbrlError } from '../../src/errors.js';
-import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
+import { SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { Profile } from '../../src/store/config.js';
-import { plainVerifySources, type ScriptedChain } from '../helpers/fake-explorer.js';
+import { plainVerifySources } from '../helpers/fake-explorer.js';
 import { createAnswer } from '../helpers/fixtures.js';
 import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { recordsHistory } from '../helpers/records-history.js';
@@ -35,6 +34,7 @@ import {
   payTx,
   type SettledDeposit,
   SPLIT,
+  scriptedChain,
   settledRecords,
   units,
 } from '../helpers/settled-deposits.js';
@@ -53,20 +53,7 @@ function shop(deposits: SettledDeposit[], txs: ChainTx[]) {
     'asset-id': SANDBOX_ASSET_ID,
     'default-address': DEST,
   };
-  const status = (t: ChainTx) => ({
-    confirmed: true,
-    block_height: 100,
-    block_hash: 'ab'.repeat(32),
-    block_time: t.time,
-  });
-  const addressTxs: Record<string, AddressTx[]> = {};
-  for (const t of txs) for (const a of t.to) (addressTxs[a] ??= []).push({ txid: t.txid, status: status(t) });
-  const chain: ScriptedChain = {
-    txs: new Map(txs.map((t) => [t.txid, { hex: t.hex, status: status(t) }])),
-    tip: 200,
-    assets: { [SANDBOX_ASSET_ID]: SANDBOX_ASSET },
-    addressTxs,
-  };
+  const chain = scriptedChain(txs);
   const sources = () =>
     plainVerifySources({
       settings: Object.fromEntries(

@@ -9,7 +9,6 @@
  * two processes stay with reconcile-attacks.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { AddressTx } from '../../src/api/esplora.js';
 import { type ReconcileOptions, runReconcile } from '../../src/commands/deposit-reconcile.js';
 import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { StoredRecord } from '../../src/store/history.js';
@@ -26,6 +25,7 @@ import {
   payTx,
   type SettledDeposit,
   SPLIT,
+  scriptedChain,
   settledRecords,
   units,
 } from '../helpers/settled-deposits.js';
@@ -46,14 +46,6 @@ async function reconcile(
   const term = plainTerminal({ json: o.json ?? true, now: () => CREATED + 3600_000 });
   const { printer, ctx } = term;
   const history = recordsHistory([...settledRecords(deposits, TARGET), ...(o.more ?? [])]);
-  const status = (t: ChainTx) => ({
-    confirmed: true,
-    block_height: 100,
-    block_hash: 'ab'.repeat(32),
-    block_time: t.time,
-  });
-  const addressTxs: Record<string, AddressTx[]> = {};
-  for (const t of txs) for (const a of t.to) (addressTxs[a] ??= []).push({ txid: t.txid, status: status(t) });
   const asset = o.asset === undefined ? SANDBOX_ASSET : o.asset;
   const sources = plainVerifySources({
     settings: o.settings ?? {
@@ -62,12 +54,7 @@ async function reconcile(
       'asset-id': SANDBOX_ASSET_ID,
       'default-address': DEST,
     },
-    chain: {
-      txs: new Map(txs.map((t) => [t.txid, { hex: t.hex, status: status(t) }])),
-      tip: 200,
-      assets: asset ? { [SANDBOX_ASSET_ID]: asset as Record<string, unknown> } : {},
-      addressTxs,
-    },
+    chain: scriptedChain(txs, asset ? { [SANDBOX_ASSET_ID]: asset as Record<string, unknown> } : {}),
     history,
   });
   const seen = await seenRun(term, () =>

@@ -6,9 +6,11 @@
  * (verify-attacks.test.ts, reconcile-attacks.test.ts).
  */
 import { bech32 } from 'bech32';
+import type { AddressTx } from '../../src/api/esplora.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
-import { buildPaymentsTx, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
+import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { StoredRecord } from '../../src/store/history.js';
+import type { ScriptedChain } from './fake-explorer.js';
 import { brCode, createAnswer } from './fixtures.js';
 
 const zkp = await loadZkp();
@@ -66,6 +68,27 @@ export interface ChainTx {
   /** block time, seconds */
   time: number;
   to: string[];
+}
+
+/**
+ * The explorer's view of these transactions: each confirmed in block 100 at its time, listed in
+ * the history of the addresses it pays, the tip at 200, and these registry entries (SBRL's by
+ * default).
+ */
+export function scriptedChain(
+  txs: ChainTx[],
+  assets: Record<string, Record<string, unknown>> = { [SANDBOX_ASSET_ID]: SANDBOX_ASSET },
+): ScriptedChain {
+  const status = (tx: ChainTx) => ({ ...CONFIRMED, block_time: tx.time });
+  const addressTxs: Record<string, AddressTx[]> = {};
+  for (const tx of txs)
+    for (const address of tx.to) (addressTxs[address] ??= []).push({ txid: tx.txid, status: status(tx) });
+  return {
+    txs: new Map(txs.map((tx) => [tx.txid, { hex: tx.hex, status: status(tx) }])),
+    tip: 200,
+    assets,
+    addressTxs,
+  };
 }
 
 export interface SettledDeposit {
