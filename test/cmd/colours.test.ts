@@ -7,13 +7,14 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLogout } from '../../src/commands/auth.js';
-import { type CreateFlags, runCreate } from '../../src/commands/deposit-create.js';
+import { runCreate } from '../../src/commands/deposit-create.js';
 import { type GetFlags, runGet } from '../../src/commands/deposit-get.js';
 import { ConfigStore } from '../../src/store/config.js';
 import type { StoredRecord } from '../../src/store/history.js';
 import { tempDir } from '../helpers/cli.js';
 import { colourTerminal } from '../helpers/colour-terminal.js';
 import { createAnswer, getAnswer, LQ } from '../helpers/fixtures.js';
+import { createOptions } from '../helpers/follow-in-process.js';
 import { seenRun, steppingClock } from '../helpers/plain-terminal.js';
 import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 
@@ -45,25 +46,22 @@ describe('colours on any background', () => {
     const records: StoredRecord[] = [];
     const term = colourTerminal({ now: clock.now });
     const created = await seenRun(term, () =>
-      runCreate({
-        flags: { amount: '15', to: LQ, yes: true, qr: false, watch: true } as CreateFlags,
-        printer: term.printer,
-        ctx: term.ctx,
-        globals: {},
-        renderMode: () => ({ sandbox: true }),
-        watchClient: async () => api,
-        clock,
-        recorder: { record: (r) => records.push(...r) },
-        config: { setting: () => undefined },
-        requestDefaults: () => ({ network: 'liquid' }),
-        target: () => ({ mode: 'sandbox' }),
-        scope: () => ({ profile: 'default', target: 'sandbox' }),
-        client: async () => api,
-        prompter: async () => undefined,
-        profileName: 'default',
-        configDir: tempDir(),
-        verifying: async (plan) => plan,
-      }),
+      runCreate(
+        createOptions(
+          {
+            printer: term.printer,
+            ctx: term.ctx,
+            globals: {},
+            renderMode: () => ({ sandbox: true }),
+            watchClient: async () => api,
+            clock,
+            recorder: { record: (r) => records.push(...r) },
+          },
+          { amount: '15', to: LQ, yes: true, qr: false, watch: true },
+          api,
+          'sandbox',
+        ),
+      ),
     );
     expect(created.error).toBeUndefined();
     expect(records.map((r) => (r as { status?: string }).status).at(-1)).toBe('FINALIZED');

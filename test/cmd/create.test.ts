@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import type { CreateRequest } from '../../src/api/models.js';
 import { type CreateFlags, runCreate } from '../../src/commands/deposit-create.js';
 import { type GetFlags, runGet } from '../../src/commands/deposit-get.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { brCode, createAnswer, getAnswer, ID, LQ } from '../helpers/fixtures.js';
-import { followInProcess } from '../helpers/follow-in-process.js';
+import { createOptions, followInProcess } from '../helpers/follow-in-process.js';
 import { noNetwork } from '../helpers/no-network.js';
 import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
 import { decodeTerminal } from '../helpers/qr.js';
@@ -25,21 +25,7 @@ async function create(flags: Partial<CreateFlags>, answer: (body: CreateRequest)
   const clock = steppingClock();
   const api = scriptedDepositApi({ create: answer, now: clock.now });
   const { term, records, deps } = followInProcess({ clock, api });
-  const seen = await seenRun(term, () =>
-    runCreate({
-      flags: flags as CreateFlags,
-      ...deps,
-      config: { setting: () => undefined },
-      requestDefaults: () => ({ network: 'liquid' }),
-      target: () => ({ mode: 'live', baseUrl: SERVICE }),
-      scope: () => ({ profile: 'default', target: SERVICE }),
-      client: async () => api,
-      prompter: async () => undefined,
-      profileName: 'default',
-      configDir: tempDir(),
-      verifying: async (plan) => plan,
-    }),
-  );
+  const seen = await seenRun(term, () => runCreate(createOptions(deps, flags, api, SERVICE)));
   return { ...seen, api, records };
 }
 

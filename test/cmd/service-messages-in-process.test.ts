@@ -19,11 +19,10 @@ import {
   type WrittenReply,
 } from '../helpers/answering-dispatcher.js';
 import { ID, LQ, TOKEN } from '../helpers/fixtures.js';
-import { followInProcess } from '../helpers/follow-in-process.js';
+import { createOptions, followInProcess } from '../helpers/follow-in-process.js';
 import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
 import type { ScriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 import { type Shown, shown } from '../helpers/shown.js';
-import { tempDir } from '../helpers/temp.js';
 
 const SERVICE = 'https://pay.example.com';
 
@@ -75,21 +74,7 @@ async function create(flags: Partial<CreateFlags>, reply: (call: SeenCall) => Wr
   const { client, calls } = answeredClient(reply);
   const clock = steppingClock();
   const { term, deps } = followInProcess({ clock, api: client as unknown as ScriptedDepositApi });
-  const seen = await seenRun(term, () =>
-    runCreate({
-      flags: flags as CreateFlags,
-      ...deps,
-      config: { setting: () => undefined },
-      requestDefaults: () => ({ network: 'liquid' }),
-      target: () => ({ mode: 'live', baseUrl: SERVICE }),
-      scope: () => ({ profile: 'default', target: SERVICE }),
-      client: async () => client,
-      prompter: async () => undefined,
-      profileName: 'default',
-      configDir: tempDir(),
-      verifying: async (plan) => plan,
-    }),
-  );
+  const seen = await seenRun(term, () => runCreate(createOptions(deps, flags, client, SERVICE)));
   return { ...shown(term, seen), calls };
 }
 

@@ -3,10 +3,13 @@
  * a printer on plain strings, the scripted service as the watch's client, a clock that only
  * sleeping moves, and the records the history is handed, in order.
  */
+import type { CreateCommandOptions, CreateFlags } from '../../src/commands/deposit-create.js';
 import type { FollowDeps } from '../../src/commands/shared/follow.js';
+import type { DepositApi } from '../../src/deposits/ports.js';
 import type { StoredRecord } from '../../src/store/history.js';
 import { type PlainTerminal, plainTerminal, type SteppingClock } from './plain-terminal.js';
 import type { ScriptedDepositApi } from './scripted-deposit-api.js';
+import { tempDir } from './temp.js';
 
 export interface FollowInProcess {
   term: PlainTerminal;
@@ -39,5 +42,30 @@ export function followInProcess(o: {
       clock: o.clock,
       recorder: { record: (r) => records.push(...r) },
     },
+  };
+}
+
+/**
+ * `deposit create`'s options on a profile with nothing set: the live service at `service` (or
+ * the embedded sandbox), network liquid, no prompt, verify off, a fresh config directory.
+ */
+export function createOptions(
+  deps: FollowInProcess['deps'],
+  flags: Partial<CreateFlags>,
+  client: DepositApi,
+  service: string | 'sandbox',
+): CreateCommandOptions {
+  return {
+    flags: flags as CreateFlags,
+    ...deps,
+    config: { setting: () => undefined },
+    requestDefaults: () => ({ network: 'liquid' }),
+    target: () => (service === 'sandbox' ? { mode: 'sandbox' } : { mode: 'live', baseUrl: service }),
+    scope: () => ({ profile: 'default', target: service }),
+    client: async () => client,
+    prompter: async () => undefined,
+    profileName: 'default',
+    configDir: tempDir(),
+    verifying: async (plan) => plan,
   };
 }
