@@ -28,6 +28,7 @@ import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { createdRecord, type RecordsHistory, recordsHistory } from '../helpers/records-history.js';
 import { scriptedGets } from '../helpers/scripted-deposit-api.js';
 import { CONFIRMED, DEST, finalizedAnswer, id, payTx, SPLIT, units } from '../helpers/settled-deposits.js';
+import { sbrlChain, sbrlWorld } from '../helpers/verify-world.js';
 
 const TARGET = 'https://pay.example.com';
 const NOW = Date.parse('2026-11-22T12:00:00Z');
@@ -428,37 +429,6 @@ describe('deposit verify on narrow options: the ids and the profile are checked 
  * of its registered asset SBRL (8 decimals), as test/cmd/verify-attacks.test.ts builds them.
  */
 const pay = (amount: bigint) => payTx([[DEST, amount]]);
-
-function sbrlChain(
-  txs: Array<{ txid: string; hex: string }>,
-  status: Record<string, unknown> = CONFIRMED,
-): ScriptedChain {
-  return {
-    txs: new Map(txs.map((t) => [t.txid, { hex: t.hex, status }])),
-    tip: 101,
-    assets: { [SANDBOX_ASSET_ID]: SANDBOX_ASSET as unknown as Record<string, unknown> },
-  };
-}
-
-/** These deposits on the chain; the profile pinned to SBRL, DEST and SPLIT its own (unless `stranger`). */
-function sbrlWorld(
-  deposits: Array<ReturnType<typeof finalizedAnswer>>,
-  chain: ScriptedChain,
-  o: { history?: RecordsHistory; stranger?: boolean; settings?: Record<string, string> } = {},
-) {
-  return {
-    answers: Object.fromEntries(deposits.map((d) => [d.id, d])),
-    chain,
-    settings: {
-      network: 'elementsregtest',
-      'esplora-url': 'https://explorer.example/api',
-      'asset-id': SANDBOX_ASSET_ID,
-      ...(o.stranger ? {} : { 'default-address': DEST, 'split-address': SPLIT }),
-      ...o.settings,
-    },
-    history: o.history ?? recordsHistory([]),
-  };
-}
 
 describe('deposit verify on narrow options: one payment proves one deposit (the sandbox chain)', () => {
   const world = (tx: { txid: string; hex: string }, history: RecordsHistory) =>

@@ -50,6 +50,15 @@ export function sbrlChain(
   };
 }
 
+interface WorldOptions<H> {
+  /** the history it reads and writes (the records' fake, unless given) */
+  history?: H;
+  stranger?: boolean;
+  noSplit?: boolean;
+  settings?: Record<string, string>;
+  keys?: BlindingKeyEntry[];
+}
+
 /**
  * These deposits on the chain; the profile on elementsregtest, its explorer and SBRL pinned, DEST
  * its default-address and SPLIT its split-address (neither when `stranger`; no split with `noSplit`).
@@ -57,13 +66,17 @@ export function sbrlChain(
 export function sbrlWorld(
   deposits: Array<ReturnType<typeof finalizedAnswer>>,
   chain: ScriptedChain,
-  o: {
-    history?: VerifyHistory;
-    stranger?: boolean;
-    noSplit?: boolean;
-    settings?: Record<string, string>;
-    keys?: BlindingKeyEntry[];
-  } = {},
+  o?: WorldOptions<RecordsHistory>,
+): VerifyWorld & { history: RecordsHistory };
+export function sbrlWorld<H extends VerifyHistory>(
+  deposits: Array<ReturnType<typeof finalizedAnswer>>,
+  chain: ScriptedChain,
+  o: WorldOptions<H>,
+): VerifyWorld & { history: H };
+export function sbrlWorld(
+  deposits: Array<ReturnType<typeof finalizedAnswer>>,
+  chain: ScriptedChain,
+  o: WorldOptions<VerifyHistory> = {},
 ): VerifyWorld {
   return {
     answers: Object.fromEntries(deposits.map((d) => [d.id, d])),
