@@ -19,7 +19,7 @@ import type { Context, Prompter } from '../../src/context.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import type { Profile } from '../../src/store/config.js';
 import { EX, LQ, TEX } from '../helpers/fixtures.js';
-import { plainTerminal, type SeenRun, seenRun } from '../helpers/plain-terminal.js';
+import { passwordPrompter, plainTerminal, type SeenRun, seenRun } from '../helpers/plain-terminal.js';
 
 const zkp = await loadZkp();
 
@@ -249,15 +249,7 @@ describe('config set-blinding-key on narrow options', () => {
       expect(r.error?.message).toMatch(/^invalid --address: .*blinding key.*stdin/);
       expect(r.error?.message).not.toContain(KEY.slice(0, 8));
     }
-    const asked: string[] = [];
-    const prompter: Prompter = {
-      input: () => Promise.reject(new Error('not asked')),
-      confirm: () => Promise.reject(new Error('not asked')),
-      password: async (q) => {
-        asked.push(q.message);
-        return KEY;
-      },
-    };
+    const { prompter, asked } = passwordPrompter(KEY);
     const other = await setKey({ address: CONFIDENTIAL }, { prompter, start: { network: 'liquid' } });
     expect(other.error?.message).toContain('invalid --address');
     expect(asked).toEqual([]);

@@ -35,7 +35,13 @@ import { History } from '../../src/store/history.js';
 import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
 import { createAnswer } from '../helpers/fixtures.js';
-import { type PlainTerminal, plainTerminal, type SeenRun, seenRun } from '../helpers/plain-terminal.js';
+import {
+  type PlainTerminal,
+  passwordPrompter,
+  plainTerminal,
+  type SeenRun,
+  seenRun,
+} from '../helpers/plain-terminal.js';
 import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 import {
   CONFIRMED,
@@ -692,15 +698,7 @@ describe('blinding keys', () => {
     expect(good.code).toBe(0);
     expect(fs.statSync(store.file).mode & 0o777).toBe(0o600);
     // at a terminal: a prompt that does not echo; with --no-input, a clear refusal
-    const asked: string[] = [];
-    const prompter: Prompter = {
-      input: () => Promise.reject(new Error('not asked')),
-      confirm: () => Promise.reject(new Error('not asked')),
-      password: async (q) => {
-        asked.push(q.message);
-        return KEY;
-      },
-    };
+    const { prompter, asked } = passwordPrompter(KEY);
     const address = confidential();
     // an address of another network than the profile's is refused before anything is asked
     const otherNetwork = await setKey(store, { address }, { prompter });

@@ -5,7 +5,7 @@
  * The one printer on plain strings for the in-process command tests (test/cmd/*-in-process.test.ts).
  */
 import { Readable } from 'node:stream';
-import type { Context } from '../../src/context.js';
+import type { Context, Prompter } from '../../src/context.js';
 import type { FlowClock } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
 import { Printer } from '../../src/ui/output.js';
@@ -108,4 +108,21 @@ export async function seenRun(term: PlainTerminal, work: () => Promise<unknown> 
     if (!(error instanceof LbrlError)) throw error;
     return { stdout: term.stdout, stderr: term.stderr, error };
   }
+}
+
+/** A terminal's prompts where only a password is asked for: it answers `answer`, and keeps each question. */
+export function passwordPrompter(answer: string): { prompter: Prompter; asked: string[] } {
+  const asked: string[] = [];
+  const notAsked = () => Promise.reject(new Error('not asked'));
+  return {
+    asked,
+    prompter: {
+      input: notAsked,
+      confirm: notAsked,
+      password: async (question) => {
+        asked.push(question.message);
+        return answer;
+      },
+    },
+  };
 }
