@@ -115,7 +115,7 @@ export async function checkAnswer<T extends DepositResponse>(
   known: Known = {},
 ): Promise<ApiResult<T>> {
   const raw = typeof answer.raw === 'object' && answer.raw !== null ? answer.raw : answer.value;
-  // one line per field: a field that breaks two rules (asked, and first seen) is named once
+  // one line per field: checkDeposit names a field that breaks two rules (asked, and first seen) once
   const violations = await answerProblems(kind, raw, known, answer.text);
   if (violations.length > 0) {
     const { showValue } = await import('../domain/text/safe-text.js');

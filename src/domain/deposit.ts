@@ -143,7 +143,7 @@ export function fixedFieldsOf(answer: CreatedDepositModel): FixedFields {
 }
 
 /** The named fields of a deposit, and nothing else. */
-export function pickFields<T extends object, K extends keyof T>(value: T, names: readonly K[]): Pick<T, K> {
+function pickFields<T extends object, K extends keyof T>(value: T, names: readonly K[]): Pick<T, K> {
   const out = {} as Pick<T, K>;
   for (const name of names) out[name] = value[name];
   return out;
