@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createdDepositShape, depositShape } from '../domain/deposit.js';
+import { createdDepositShape, depositShape, FIELD_EXPECTED } from '../domain/deposit.js';
 import { Redactor } from '../domain/text/redact.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { canonicalId } from '../domain/values.js';
@@ -286,15 +286,7 @@ export class DepositClient {
   }
 
   /** A 2xx answer to the models: JSON by its content type and its text, then the schema. */
-  private parse<T>(
-    { status, contentType, text }: Answer,
-    schema: {
-      safeParse(
-        value: unknown,
-        params: { reportInput: boolean },
-      ): { success: true; data: T } | { success: false; error: import('zod/mini').core.$ZodError };
-    },
-  ): ApiResult<T> {
+  private parse<T>({ status, contentType, text }: Answer, schema: AnswerSchema<T>): ApiResult<T> {
     if (contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim())) {
       const page = isHtml(contentType, text) ? ': an HTML page' : '';
       throw new LbrlError(
@@ -308,24 +300,7 @@ export class DepositClient {
         'contract',
       );
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new LbrlError(
-        `the service's answer is not valid JSON (${text.length} bytes): ${JSON.stringify(text.slice(0, 60))}`,
-        'contract',
-      );
-    }
-    // with what was there, so the message can name both values
-    const result = schema.safeParse(raw, { reportInput: true });
-    if (!result.success) {
-      throw new LbrlError(
-        `the service's answer breaks the contract: ${describeIssues(result.error)}`,
-        'contract',
-      );
-    }
-    return { value: result.data, raw, text };
+    return readAnswerText(text, schema);
   }
 
   private trace(line: string): void {
@@ -733,4 +708,37 @@ function connectionProblem(facts: RequestFacts, failure: { code: string; message
 export function retryDelay(attempt: number, random: number, waitMs?: number): number {
   const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + random / 2);
   return Math.round(Math.max(backoff, waitMs ?? 0));
+}
+
+/** A model's schema, as the client reads an answer with it. */
+export interface AnswerSchema<T> {
+  safeParse(
+    value: unknown,
+    params: { reportInput: boolean },
+  ): { success: true; data: T } | { success: false; error: import('zod/mini').core.$ZodError };
+}
+
+/**
+ * A deposit answer's JSON text read into the model: parsed, then its fields checked with the
+ * schema, a failure named field by field in the words of the answer rules (FIELD_EXPECTED).
+ */
+export function readAnswerText<T>(text: string, schema: AnswerSchema<T>): ApiResult<T> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new LbrlError(
+      `the service's answer is not valid JSON (${text.length} bytes): ${JSON.stringify(text.slice(0, 60))}`,
+      'contract',
+    );
+  }
+  // with what was there, so the message can name both values
+  const result = schema.safeParse(raw, { reportInput: true });
+  if (!result.success) {
+    throw new LbrlError(
+      `the service's answer breaks the contract: ${describeIssues(result.error, FIELD_EXPECTED)}`,
+      'contract',
+    );
+  }
+  return { value: result.data, raw, text };
 }

@@ -23,8 +23,15 @@ export interface CreateRequest {
   splitFee?: string;
 }
 
-/** `field a.b: message, service answered x; field c: message` from a failed parse. */
-export function describeIssues(error: z.core.$ZodError): string {
+/**
+ * `field a.b: message, service answered x; field c: message` from a failed parse. With
+ * `expected` (what each field holds, in words, by its path: the deposit model's FIELD_EXPECTED),
+ * a field it names is said to expect that, in the words the answer rules use.
+ */
+export function describeIssues(
+  error: z.core.$ZodError,
+  expected: Readonly<Record<string, string>> = {},
+): string {
   return error.issues
     .slice(0, 3)
     .map((issue) => {
@@ -32,9 +39,12 @@ export function describeIssues(error: z.core.$ZodError): string {
       // an object or array is not worth repeating whole: its field is named
       const shown =
         'input' in issue && (typeof issue.input !== 'object' || issue.input === null)
-          ? `, service answered ${showValue(issue.input, 60)}`
+          ? `, service answered ${showValue(typeof issue.input === 'string' && issue.input !== '' ? JSON.stringify(issue.input) : issue.input, 60)}`
           : '';
-      return `field ${field}: ${issue.message}${shown}`;
+      const words = Object.hasOwn(expected, issue.path.join('.'))
+        ? expected[issue.path.join('.')]
+        : undefined;
+      return `field ${field}: ${words === undefined ? issue.message : `expected ${words}`}${shown}`;
     })
     .join('; ');
 }

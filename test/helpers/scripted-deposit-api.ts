@@ -6,13 +6,8 @@
  * 401, a 404, a refused connection). The transport itself is tested on real servers
  * (test/cmd/client-faults.test.ts, test/cmd/faults.test.ts).
  */
-import type { ApiResult } from '../../src/api/client.js';
-import {
-  type CreateRequest,
-  type CreateResponse,
-  describeIssues,
-  type GetResponse,
-} from '../../src/api/models.js';
+import { type AnswerSchema, type ApiResult, readAnswerText } from '../../src/api/client.js';
+import type { CreateRequest, CreateResponse, GetResponse } from '../../src/api/models.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
 import { createdDepositShape, depositShape } from '../../src/domain/deposit.js';
 import { LbrlError } from '../../src/errors.js';
@@ -53,16 +48,10 @@ export interface ScriptedDepositApi extends DepositApi {
   gets(): ScriptedCall[];
 }
 
+/** The script's answer, read as the client reads an answer's text (readAnswerText). */
 function read<T>(answer: unknown, shape: typeof createdDepositShape | typeof depositShape): ApiResult<T> {
   const text = answer instanceof WrittenAnswer ? answer.text : JSON.stringify(answer);
-  const raw: unknown = JSON.parse(text);
-  const result = shape.safeParse(raw, { reportInput: true });
-  if (!result.success)
-    throw new LbrlError(
-      `the service's answer breaks the contract: ${describeIssues(result.error)}`,
-      'contract',
-    );
-  return { value: result.data as T, raw, text };
+  return readAnswerText(text, shape as unknown as AnswerSchema<T>);
 }
 
 export function scriptedDepositApi(script: DepositScript = {}): ScriptedDepositApi {

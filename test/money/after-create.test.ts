@@ -217,7 +217,9 @@ describe('statuses move forward only, and a final one never changes', () => {
     const { env } = await service([honest('PAID')]);
     const r = await runCli(['deposit', 'get', ID], { env });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: .*field status: .*, service answered PAID\. Do not pay this charge/);
+    expect(r.stderr).toMatch(
+      /^error: .*field status: expected one of WAITING_PAYMENT, .*, service answered "PAID"\. Do not pay this charge/,
+    );
     expect(r.stdout).toBe('');
   });
 });

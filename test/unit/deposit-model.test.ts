@@ -1,5 +1,6 @@
 /** The one deposit model (domain/deposit.ts) and the rules every answer passes (deposit-rules.ts). */
 import { describe, expect, it } from 'vitest';
+import { readAnswerText } from '../../src/api/client.js';
 import {
   ALWAYS_FIELDS,
   CREATE_ONLY_FIELDS,
@@ -65,6 +66,19 @@ describe('the deposit model', () => {
     expect(
       checkDeposit({ ...settled, settlement: { liquidTxid: 'a'.repeat(64), status: 7 } }, { kind: 'get' }),
     ).toEqual([{ field: 'settlement.status', expected: 'a string', received: '7' }]);
+  });
+
+  it("an answer the client cannot read into the model is refused in the rules' words for the field", () => {
+    const read = (answer: unknown) => () => readAnswerText(JSON.stringify(answer), depositShape);
+    expect(read({ ...getAnswer(), amountInCents: '1500' })).toThrow(
+      'the service\'s answer breaks the contract: field amountInCents: expected a whole number of cents from 1 to 600000, service answered "1500"',
+    );
+    expect(read({ ...getAnswer(), settlement: { liquidTxid: 7 } })).toThrow(
+      'field settlement.liquidTxid: expected 64 lower-case hex characters, service answered 7',
+    );
+    expect(read({ ...getAnswer(), status: 'paid' })).toThrow(
+      'field status: expected one of WAITING_PAYMENT, ',
+    );
   });
 
   it('the history keeps exactly the fixed fields it names, from a create answer', () => {
