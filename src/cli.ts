@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { type CommandEntry, flagName } from './commands/define.js';
+import { type CommandEntry, flagName, programEntry } from './commands/define.js';
 import { MANIFEST as COMMANDS } from './commands/manifest.js';
 import { redactedFromTheStart } from './commands/shared/redaction.js';
 import type { Context } from './context.js';
@@ -35,7 +35,9 @@ function normaliseArgv(argv: string[]): string[] {
 
 const KNOWN_PATHS = new Set(COMMANDS.filter((c) => !c.hidden).map((c) => c.path));
 const GLOBAL_VALUE_FLAGS = new Set(
-  COMMANDS[0]!.flags.filter((f) => f.flags.includes('<')).flatMap((f) => f.flags.split(/[ ,]+/)),
+  programEntry(COMMANDS)
+    .flags.filter((f) => f.flags.includes('<'))
+    .flatMap((f) => f.flags.split(/[ ,]+/)),
 );
 
 /**

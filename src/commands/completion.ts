@@ -10,7 +10,7 @@ import { quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { CONFIG_KEYS } from '../store/config.js';
 import type { Printer } from '../ui/output.js';
-import { type CommandEntry, type Completion, command, type FlagDef, listed } from './define.js';
+import { type CommandEntry, type Completion, command, type FlagDef, listed, programEntry } from './define.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -75,16 +75,18 @@ export function script(shell: string): string {
 const takesValue = (f: FlagDef) => f.flags.includes('<');
 const names = (f: FlagDef) => f.flags.split(/[ ,]+/).filter((w) => w.startsWith('-'));
 
-function subcommands(COMMANDS: readonly CommandEntry[], path: string): string[] {
+function subcommands(registry: readonly CommandEntry[], path: string): string[] {
   const depth = path === '' ? 1 : path.split(' ').length + 1;
-  return COMMANDS.filter(
-    (c) => !c.hidden && c.path.split(' ').length === depth && c.path.startsWith(path) && c.path !== '',
-  ).map((c) => c.path.split(' ').at(-1)!);
+  return registry
+    .filter(
+      (c) => !c.hidden && c.path.split(' ').length === depth && c.path.startsWith(path) && c.path !== '',
+    )
+    .map((c) => c.path.split(' ').at(-1)!);
 }
 
 /** A flag by what was typed: the command's, a global one, or (after a typo in the path) any. */
-function findFlag(COMMANDS: readonly CommandEntry[], cmd: CommandEntry, word: string): FlagDef | undefined {
-  for (const list of [cmd.flags, COMMANDS[0]!.flags, ...COMMANDS.map((c) => c.flags)]) {
+function findFlag(registry: readonly CommandEntry[], cmd: CommandEntry, word: string): FlagDef | undefined {
+  for (const list of [cmd.flags, programEntry(registry).flags, ...registry.map((c) => c.flags)]) {
     const flag = list.find((x) => names(x).includes(word));
     if (flag) return flag;
   }
@@ -92,8 +94,8 @@ function findFlag(COMMANDS: readonly CommandEntry[], cmd: CommandEntry, word: st
 }
 
 /** What `config set <key> <TAB>` offers for each key; a key not here takes free text. */
-function configValues(COMMANDS: readonly CommandEntry[]): Record<string, readonly string[]> {
-  const qrStyle = findFlag(COMMANDS, COMMANDS[0]!, '--qr-style')?.complete;
+function configValues(registry: readonly CommandEntry[]): Record<string, readonly string[]> {
+  const qrStyle = findFlag(registry, programEntry(registry), '--qr-style')?.complete;
   return {
     network: NETWORKS,
     'qr-style': Array.isArray(qrStyle) ? qrStyle : [],
@@ -104,12 +106,12 @@ function configValues(COMMANDS: readonly CommandEntry[]): Record<string, readonl
 
 /** What the position being typed takes: files (the shell lists them) or these values. */
 export function candidates(
-  COMMANDS: readonly CommandEntry[],
+  registry: readonly CommandEntry[],
   words: string[],
   data: { profiles(): string[]; ids(): string[] },
 ): { files: true } | { files: false; values: string[] } {
   let cur = words.at(-1) ?? '';
-  const byPath = new Map(COMMANDS.map((c) => [c.path, c]));
+  const byPath = new Map(registry.map((c) => [c.path, c]));
   const PROGRAM = byPath.get('')!;
   // `lbrl help <path>` takes a command path, word by word
   if (words[0] === 'help' && words.length > 1 && !cur.startsWith('-')) {
@@ -117,7 +119,7 @@ export function candidates(
     const known = path === '' || (byPath.has(path) && !byPath.get(path)!.hidden);
     return {
       files: false,
-      values: known ? subcommands(COMMANDS, path).filter((s) => s.startsWith(cur)) : [],
+      values: known ? subcommands(registry, path).filter((s) => s.startsWith(cur)) : [],
     };
   }
   let cmd: CommandEntry = PROGRAM;
@@ -130,7 +132,7 @@ export function candidates(
     if (pending) pending = undefined;
     else if (word === '--') options = false;
     else if (options && word.startsWith('-')) {
-      const flag = findFlag(COMMANDS, cmd, word);
+      const flag = findFlag(registry, cmd, word);
       if (flag && takesValue(flag) && !word.includes('=')) pending = flag;
     } else {
       const sub = byPath.get(cmd.path ? `${cmd.path} ${word}` : word);
@@ -145,7 +147,7 @@ export function candidates(
     else if (kind === 'profiles') values = data.profiles();
     else if (kind === 'ids') values = data.ids();
     else if (kind === 'config-keys') values = CONFIG_KEYS;
-    else if (kind === 'config-value') values = configValues(COMMANDS)[positionals[0] ?? ''] ?? [];
+    else if (kind === 'config-value') values = configValues(registry)[positionals[0] ?? ''] ?? [];
     else values = [];
     return { files: false, values: values.filter((v) => v.startsWith(cur)) };
   };
@@ -154,7 +156,7 @@ export function candidates(
   // zsh and fish hand `--flag=val` over whole: offer `--flag=value`
   const inline = options ? /^(--?[^=]+)=(.*)$/.exec(cur) : null;
   if (inline) {
-    const flag = findFlag(COMMANDS, cmd, inline[1]!);
+    const flag = findFlag(registry, cmd, inline[1]!);
     if (!flag || !takesValue(flag) || flag.complete === 'files') return { files: false, values: [] };
     cur = inline[2]!;
     const values = of(flag.complete ?? 'none');
@@ -164,7 +166,7 @@ export function candidates(
     const flags = [...cmd.flags, ...(cmd === PROGRAM ? [] : PROGRAM.flags.slice(1))].flatMap(names);
     return { files: false, values: [...new Set([...flags, '--help'])].filter((v) => v.startsWith(cur)) };
   }
-  const subs = positionals.length === 0 ? subcommands(COMMANDS, cmd.path) : [];
+  const subs = positionals.length === 0 ? subcommands(registry, cmd.path) : [];
   const arg = cmd.args[Math.min(positionals.length, cmd.args.length - 1)];
   const variadic = arg?.name.includes('...');
   const more = arg && (positionals.length < cmd.args.length || variadic) ? of(arg.complete) : undefined;

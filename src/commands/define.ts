@@ -154,6 +154,13 @@ export interface CommandEntry {
   readonly load?: () => Promise<{ readonly definitions: readonly CommandDef[] }>;
 }
 
+/** The program itself in a registry: the entry of path "" (its global flags), found by its path, not its place. */
+export function programEntry(registry: readonly CommandEntry[]): CommandEntry {
+  const program = registry.find((entry) => entry.path === '');
+  if (!program) throw new Error('the command registry has no program entry');
+  return program;
+}
+
 /** A definition's data as the manifest holds it (what the generator writes and the test compares). */
 export function entryOf(def: CommandDef): Omit<CommandEntry, 'load'> {
   const { run: _run, conflicts, ...data } = def;

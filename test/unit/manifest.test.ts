@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CommandDef, entryOf } from '../../src/commands/define.js';
+import { type CommandDef, entryOf, programEntry } from '../../src/commands/define.js';
 import { MANIFEST } from '../../src/commands/manifest.js';
 
 const DIR = path.resolve(__dirname, '../../src/commands');
@@ -56,5 +56,14 @@ describe('the command manifest', () => {
       const parent = p.split(' ').slice(0, -1).join(' ');
       if (p !== '') expect(paths.slice(0, i), p).toContain(parent);
     }
+  });
+});
+
+describe('the program in the registry', () => {
+  it('is found by its path, wherever the manifest puts it', () => {
+    const program = MANIFEST.find((entry) => entry.path === '');
+    expect(programEntry([...MANIFEST].reverse())).toBe(program);
+    expect(programEntry(MANIFEST).flags.map((flag) => flag.flags)).toContain('--profile <name>');
+    expect(() => programEntry(MANIFEST.filter((entry) => entry.path !== ''))).toThrow(/no program entry/);
   });
 });
