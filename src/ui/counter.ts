@@ -12,6 +12,9 @@ import { bigText, bigTextWidth } from './counter-font.js';
 import { drawQr, type QrStyle, qrBox } from './counter-qr.js';
 import { localTime } from './render.js';
 
+/** A colour of the view's own (chalk's SGR): no width on the screen. */
+const SGR = /\u001b\[[0-9;]*m/g;
+
 export interface TerminalSize {
   columns: number;
   rows: number;
@@ -245,15 +248,25 @@ export class CounterView {
   }
 
   /**
-   * Draw over the last drawing: back to its first row, each row cleared and written again.
-   * The cursor stays at the end of the last row, so a view as tall as the terminal never scrolls.
+   * Draw over the last drawing: back to its first row, each row written over the old one and the
+   * rest of it cleared. Written over, not cleared first: a terminal that shows the frame half drawn
+   * (it reads it in pieces) shows each row old or new, never blank, so the code, the same in
+   * both, stays whole for a camera. A row as wide as the view needs no clearing (clearing at the
+   * last column would take its last character). The cursor stays at the end of the last row, so
+   * a view as tall as the terminal never scrolls.
    */
   draw(): void {
     if (this.hidden) return;
     const rows = this.frame();
+    const { width } = this.options.layout;
     let out = '';
     if (this.drawn > 0) out += `\r${this.drawn > 1 ? `\u001b[${this.drawn - 1}A` : ''}`;
-    out += rows.map((r) => `\u001b[2K${r.trimEnd()}`).join('\n');
+    out += rows
+      .map((row) => {
+        const text = row.trimEnd();
+        return [...text.replace(SGR, '')].length < width ? `${text}\u001b[K` : text;
+      })
+      .join('\n');
     this.drawn = rows.length;
     this.options.write(out);
   }

@@ -28,7 +28,7 @@ function lastFrame(stdout: string): string[] {
   return rest
     .replace(SGR, '')
     .split('\n')
-    .map((l) => l.replace(/^\u001b\[2K/, ''));
+    .map((l) => l.replace(/^\u001b\[2K/, '').replace(/\u001b\[K$/, ''));
 }
 
 const copyPaste = (stdout: string) => /PIX copy-paste:\n(.+)\n/.exec(stdout.replace(SGR, ''))?.[1];

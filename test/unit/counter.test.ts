@@ -163,7 +163,7 @@ describe('a terminal resized during the watch', () => {
     });
     v.start();
     resized!({ columns: 80, rows: 24 });
-    const after = out.slice(out.lastIndexOf('\u001b[2J\u001b[H') + 7).replace(/\u001b\[2K/g, '');
+    const after = out.slice(out.lastIndexOf('\u001b[2J\u001b[H') + 7).replace(/\u001b\[2?K/g, '');
     expect(after.split('\n').length).toBeLessThanOrEqual(24);
     expect(decodeTerminal(after, 'dark')).toBe(SANDBOX_LIKE);
     out = '';
@@ -178,7 +178,7 @@ describe('a terminal resized during the watch', () => {
     );
     resized!({ columns: 100, rows: 30 });
     expect(
-      decodeTerminal(out.slice(out.lastIndexOf('\u001b[H') + 3).replace(/\u001b\[2K/g, ''), 'dark'),
+      decodeTerminal(out.slice(out.lastIndexOf('\u001b[H') + 3).replace(/\u001b\[2?K/g, ''), 'dark'),
     ).toBe(SANDBOX_LIKE);
     expect(out).toContain('PAID  R$ 35,00');
     v.stop();
@@ -328,5 +328,72 @@ describe("the README's capture of the counter view", () => {
     const settled = getAnswer({ status: 'FINALIZED', settlement: { liquidTxid: txid } } as never);
     expect(after.slice(1, 3)).toEqual(settlementLines(settled as never, { sandbox: true }));
     expect(after[3]).toMatch(/^deposit [0-9a-f-]{36} FINALIZED$/);
+  });
+});
+
+/**
+ * The screen a terminal shows after these bytes, for the few controls the view writes: carriage
+ * return, newline (a tty turns it into CR LF), cursor up, erase in line (to its end, or whole),
+ * colours (no width). A control cut short at the end is not yet acted on.
+ */
+function screenAfter(bytes: string, rows: number): string {
+  const grid: string[][] = Array.from({ length: rows }, () => []);
+  let row = 0;
+  let col = 0;
+  const chars = [...bytes];
+  for (let at = 0; at < chars.length; at++) {
+    const char = chars[at]!;
+    if (char === '\u001b') {
+      const control = /^\u001b\[([0-9;]*)([A-Za-z])/.exec(chars.slice(at, at + 16).join(''));
+      if (!control) break;
+      const [whole, arg, command] = control;
+      if (command === 'A') row = Math.max(0, row - Number(arg || 1));
+      if (command === 'K') grid[row]!.length = arg === '2' ? 0 : Math.min(grid[row]!.length, col);
+      at += [...whole!].length - 1;
+    } else if (char === '\r') col = 0;
+    else if (char === '\n') {
+      col = 0;
+      row = Math.min(rows - 1, row + 1);
+    } else grid[row]![col++] = char;
+  }
+  return grid
+    .map((line) =>
+      Array.from(line, (cell) => cell ?? ' ')
+        .join('')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+describe('a frame the terminal shows half drawn (it reads the bytes in pieces)', () => {
+  it('shows each row old or new, never blank: the code decodes wherever the frame is cut', async () => {
+    const modules = await qrMatrix(SANDBOX_LIKE);
+    const writes: string[] = [];
+    const v = new CounterView({
+      layout: planCounter({ columns: 80, rows: 24 }, modules.length, 3500) as CounterLayout,
+      modules,
+      style: 'dark',
+      deposit: { id: ID, amountInCents: 3500, sandbox: false, status: 'WAITING_PAYMENT' },
+      colors: new Chalk({ level: 1 }),
+      now: () => 0,
+      write: (t) => writes.push(t),
+      every: () => () => {},
+      resizes: () => () => {},
+    });
+    v.start();
+    v.change(getAnswer({ id: ID, status: 'PIX_CONFIRMED' }) as never, {}, 'WAITING_PAYMENT');
+    v.stop();
+    const paid = writes.findIndex((w) => w.includes('PAID'));
+    const before = writes.slice(0, paid);
+    const frame = writes[paid]!;
+    expect(plain(screenAfter(before.join('') + frame, 24))).toContain('PAID  R$ 35,00');
+    let cuts = 0;
+    const step = Math.max(1, Math.floor(frame.length / 120));
+    for (let cut = 1; cut < frame.length; cut += step) {
+      const screen = plain(screenAfter(before.join('') + frame.slice(0, cut), 24));
+      expect(decodeTerminal(screen, 'dark'), `cut at byte ${cut}:\n${screen}`).toBe(SANDBOX_LIKE);
+      cuts += 1;
+    }
+    expect(cuts).toBeGreaterThanOrEqual(120);
   });
 });
