@@ -48,7 +48,12 @@ describe.concurrent('at the counter', () => {
       const runs = await Promise.all(
         started.map(async (run) => {
           // the screen that first shows it paid, read at once: the end's lines later scroll the code away
-          const paid = await run.pane.waitFor(/PAID {2}R\$ 0,50/, 30_000, { visible: true });
+          // (both rows of the paid moment: a frame can be read half drawn, its rows old or new)
+          const paid = await run.pane.waitFor(
+            /PAID {2}R\$ 0,50[^\n]*\n[^\n]*at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d -03:00/,
+            30_000,
+            { visible: true },
+          );
           const shown = paid.replace(/\n$/, '');
           const end = await run.pane.ended();
           return { ...run, shown, end };
