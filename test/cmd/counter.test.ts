@@ -118,10 +118,12 @@ describe('create --watch at the counter', () => {
     if (r.stdout.includes('█')) {
       expect(r.stderr).not.toContain('too small');
       // the still view, read as a camera would (zbarimg), the big amount beside it and all
+      // the view's rows: the code at their left, in block characters (the lines around it are text)
       const view = r.stdout
+        .replace(SGR, '')
         .split('\n')
-        .filter((l) => l.startsWith('\u001b[2K'))
-        .map((l) => l.slice(4).replace(SGR, ''));
+        .map((l) => l.replace(/\u001b\[K$/, ''))
+        .filter((l) => /^[█▀▄ ]{20}/.test(l) && /[█▀▄]/.test(l));
       expect(view.length).toBeLessThanOrEqual(22);
       expect(zbarScreen(view.join('\n'), 'dark')).toBe(copyPaste(r.stdout));
     } else {
