@@ -1,8 +1,15 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-/** The tests that run lbrl in this process (runCli, the library, the domain). */
+/**
+ * Two tiers. `npm test` runs the fast one: the tests that run lbrl in this process (the domain, the
+ * library, the commands on narrow options) and the smoke set, a few runs of the built program that
+ * show it starts and does the main job on this Node. `npm run test:e2e` runs the rest: real
+ * terminals, shells, the browser, several processes on one history, kill -9 and full disks.
+ */
 const IN_PROCESS = ['unit', 'cmd', 'lib', 'money'].map((dir) => `test/${dir}/**/*.test.ts`);
+const SMOKE = ['test/smoke/**/*.test.ts'];
+const E2E = ['test/e2e/**/*.test.ts'];
 
 const common = {
   setupFiles: ['test/setup.ts'],
@@ -30,10 +37,9 @@ export default defineConfig({
           isolate: false,
         },
       },
-      {
-        // everything else, the black-box tests of the built program above all, each file apart
-        test: { ...common, name: 'isolated', include: ['test/**/*.test.ts'], exclude: IN_PROCESS },
-      },
+      // the black-box tests of the built program, each file apart
+      { test: { ...common, name: 'smoke', include: SMOKE } },
+      { test: { ...common, name: 'e2e', include: E2E } },
     ],
   },
 });
