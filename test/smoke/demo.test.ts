@@ -11,9 +11,11 @@ import { codeCacheEnv } from '../helpers/bin.js';
 // environment: it must reach FINALIZED, exit 0 and leave nothing behind in the temporary directory.
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const demo = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-  scripts: Record<string, string>;
-}).scripts.demo as string;
+const demo = (
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  }
+).scripts.demo as string;
 
 describe('npm run demo, the README first command', () => {
   it('builds first, then follows a sandbox charge to FINALIZED with exit 0', async () => {
