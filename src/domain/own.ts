@@ -13,6 +13,19 @@ export function ownValue<T extends object, K extends keyof T>(object: T, key: K)
 }
 
 /**
+ * The object's own properties among `keys`, in an object without a prototype: a key it lacks
+ * reads as undefined whatever Object.prototype holds.
+ */
+export function ownFields<T extends object, K extends keyof T>(
+  object: T,
+  keys: readonly K[],
+): Partial<Pick<T, K>> {
+  const out = Object.create(null) as Partial<Pick<T, K>>;
+  for (const key of keys) if (Object.hasOwn(object, key)) out[key] = object[key];
+  return out;
+}
+
+/**
  * A copy of a JSON value whose objects have no prototype and hold only their own properties, so
  * that reading a field it lacks gives undefined whatever Object.prototype holds; a `"__proto__"`
  * key stays a plain field of the copy.

@@ -158,12 +158,12 @@ describe('verifyWebhook against the standardwebhooks package', () => {
           if (reference) accepted += 1;
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: 1500 },
     );
     // both sides of the line were drawn: many deliveries accepted, many refused
     expect(accepted).toBeGreaterThan(runs / 20);
     expect(accepted).toBeLessThan(runs / 2);
-  });
+  }, 120_000);
 
   it('the examples: another encoding of the same bytes is refused by both; the reference’s own form is accepted', () => {
     const secret = formatSecret(Buffer.alloc(32, 7));
