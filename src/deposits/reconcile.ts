@@ -407,13 +407,20 @@ export function settlementJudge(
   for (const entry of deposits) {
     if (shownStatus(entry) !== 'FINALIZED') continue;
     const txid = settlementTxidOf(entry, recorded);
-    if (txid) byTxid.set(txid, [...(byTxid.get(txid) ?? []), entry]);
+    if (!txid) continue;
+    const group = byTxid.get(txid);
+    if (group) group.push(entry);
+    else byTxid.set(txid, [entry]);
   }
+  // what verifications recorded, by transaction: one pass, not one per transaction met
+  const recordedByTxid = new Map<string, Array<[string, { txid: string; shares: StoredShare[] }]>>();
+  for (const [id, fact] of recorded)
+    recordedByTxid.set(fact.txid, [...(recordedByTxid.get(fact.txid) ?? []), [id, fact]]);
   const judged = new Map<string, SettlementReport>();
   const onTransaction = (tx: ListedTx) => {
     const group = byTxid.get(tx.txid);
     if (!group) return;
-    const recordedHere = [...recorded].filter(([, r]) => r.txid === tx.txid);
+    const recordedHere = recordedByTxid.get(tx.txid) ?? [];
     const sharesRecorded = (except: string) =>
       earlierShares(
         {
@@ -530,7 +537,11 @@ export function reconcile(
   const used = new Set<Receipt>();
   // by script: an address written another way (confidential or not, in upper case) is the same
   const byScript = new Map<string, Receipt[]>();
-  for (const r of oldestFirst) byScript.set(r.script, [...(byScript.get(r.script) ?? []), r]);
+  for (const r of oldestFirst) {
+    const list = byScript.get(r.script);
+    if (list) list.push(r);
+    else byScript.set(r.script, [r]);
+  }
   const finalized = deposits.filter((e) => shownStatus(e) === 'FINALIZED').sort(olderFirst);
   const unknownTxid: HistoryEntry[] = [];
   // which output a share is shown paid by, when the judgement counted several (a script paid by
