@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createdDepositShape, depositShape, FIELD_EXPECTED } from '../domain/deposit.js';
+import { ownCopy } from '../domain/own.js';
 import { Redactor } from '../domain/text/redact.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { canonicalId } from '../domain/values.js';
@@ -725,7 +726,8 @@ export interface AnswerSchema<T> {
 export function readAnswerText<T>(text: string, schema: AnswerSchema<T>): ApiResult<T> {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    // its own fields only: one inherited (a polluted Object.prototype) is nothing the service said
+    raw = ownCopy(JSON.parse(text));
   } catch {
     throw new LbrlError(
       `the service's answer is not valid JSON (${text.length} bytes): ${JSON.stringify(text.slice(0, 60))}`,

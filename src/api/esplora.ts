@@ -7,8 +7,10 @@
  * (honouring Retry-After), an unreachable explorer is exit 6 and never a pass. Every answer is
  * checked against a model before use; a 404 (plain text at Esplora) is "not found", not an error.
  */
+
 import * as z from 'zod/mini';
 import type { Network } from '../domain/liquid/networks.js';
+import { ownCopy } from '../domain/own.js';
 import { HEX_BYTES, HEX32, isHex32, isHexBytes, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import {
@@ -221,7 +223,7 @@ export class EsploraClient {
     }
     let raw: unknown;
     try {
-      raw = JSON.parse(body.text);
+      raw = ownCopy(JSON.parse(body.text));
     } catch {
       throw this.contract(`the explorer's answer to ${path} is not valid JSON (${body.text.length} bytes)`);
     }

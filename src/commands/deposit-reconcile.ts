@@ -2,7 +2,13 @@ import type { Context } from '../context.js';
 import { assetInfo } from '../deposits/chain-check.js';
 import { createdFilter } from '../deposits/ledger.js';
 import type { Scope } from '../deposits/ports.js';
-import { MATCH_MARGIN_MS, type Reconciliation, readReceipts, reconcile } from '../deposits/reconcile.js';
+import {
+  MATCH_MARGIN_MS,
+  type Reconciliation,
+  readReceipts,
+  reconcile,
+  settlementJudge,
+} from '../deposits/reconcile.js';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
@@ -60,17 +66,22 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
   const { since } = parseSpan(options.flags, options);
   const scope = options.scope();
   const from = since === undefined ? undefined : since - MATCH_MARGIN_MS;
-  // the history side: the deposits that have an outcome, and every address they name
+  // the history side: the deposits that have an outcome, and every address this profile's name;
+  // the deposits of the other profiles and services sharing the history are read too, so that
+  // an output that paid one of theirs is never matched to one of this profile's
+  const inScope = (entry: HistoryEntry) => entry.baseUrl === scope.target && entry.profile === scope.profile;
   const deposits: HistoryEntry[] = [];
   const addresses = new Set<string>();
   for (const a of [options.sources.setting('default-address'), options.sources.setting('split-address')])
     if (a) addresses.add(a);
   options.history().fold(
-    (r) => r.baseUrl === scope.target && createdFilter({ profile: scope.profile, since: from })(r),
+    (r) => from === undefined || createdFilter({ profile: r.profile, since: from })(r),
     () => null,
     (_acc, entry) => {
-      addresses.add(entry.destinationAddress);
-      if (entry.splitAddress) addresses.add(entry.splitAddress);
+      if (inScope(entry)) {
+        addresses.add(entry.destinationAddress);
+        if (entry.splitAddress) addresses.add(entry.splitAddress);
+      }
       if (entry.status === 'FINALIZED' || entry.status === 'FAILED' || entry.expiredAt) deposits.push(entry);
     },
   );
@@ -116,19 +127,37 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
       options.printer.warn(
         `warning: ${skipped} address(es) of the history are not ${network} addresses: not read`,
       );
+    // the outputs verify counted for a deposit stay that deposit's, whichever profile it is of
+    const recorded = options
+      .history()
+      .verifiedShares(new Set(deposits.filter((d) => d.verifiedAt).map((d) => d.id)));
+    // each settlement met is judged by verify's rules, with verify's confirmations setting
+    const requiredConfirmations = setup.settings.confirmations;
+    const judge = settlementJudge(deposits, recorded, {
+      network,
+      assetId,
+      asset: info,
+      keys,
+      zkp,
+      requiredConfirmations,
+    });
     const receipts = await readReceipts(setup.client, {
       addresses: valid.sort(),
       sinceMs: from,
-      network: setup.settings.network,
+      network,
       assetId,
       keys,
       zkp,
+      onTransaction: judge.onTransaction,
     });
-    // the outputs verify counted for a deposit stay that deposit's
-    const verified = options
-      .history()
-      .verifiedShares(new Set(deposits.filter((d) => d.verifiedAt).map((d) => d.id)));
-    result = reconcile(deposits, receipts, { precision, sinceMs: since, verified });
+    result = reconcile(deposits, receipts, {
+      precision,
+      sinceMs: since,
+      requiredConfirmations,
+      judged: judge.judged,
+      recorded,
+      inScope,
+    });
   } finally {
     await setup.close();
   }
@@ -151,6 +180,11 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
       'unproven',
       'lbrl config set-blinding-key --address <address> < key.txt (the key that opens them), then run reconcile again',
     );
+  if (result.pending.length > 0)
+    throw new LbrlError(
+      `${result.pending.length} payment(s) not yet confirmed deeply enough (${result.pending[0]!.required} confirmations required, as verify requires): not counted yet; try again later`,
+      'settlement_pending',
+    );
 }
 
 function humanReconciliation(result: Reconciliation, addressCount: number, explorer: string): string[] {
@@ -163,7 +197,7 @@ function humanReconciliation(result: Reconciliation, addressCount: number, explo
     out.push('', 'Finalized, but not found on chain:');
     for (const share of result.missing)
       out.push(
-        `  ${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  to ${safeText(share.address)}${share.txid ? `  (settlement ${safeText(share.txid)})` : ''}`,
+        `  ${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  to ${safeText(share.address)}${share.txid ? `  (settlement ${safeText(share.txid)}${share.reason ? `: ${safeText(share.reason)}` : ''})` : ''}`,
       );
   }
   if (result.unmatched.length > 0) {
@@ -180,6 +214,18 @@ function humanReconciliation(result: Reconciliation, addressCount: number, explo
         `  ${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  in ${share.txid}:${share.vout}  (${share.reason})`,
       );
   }
+  if (result.pending.length > 0) {
+    out.push('', 'Not yet confirmed deeply enough (not counted yet):');
+    for (const x of result.pending)
+      out.push(
+        `  ${x.depositId ? safeText(x.depositId) : '(no deposit yet)'}  ${cents(x.cents).padStart(12)}  in ${x.txid}${x.vout === null ? '' : `:${x.vout}`}  (${x.confirmations} of ${x.required} confirmations)`,
+      );
+  }
+  if (result.elsewhere.length > 0)
+    out.push(
+      '',
+      `${new Set(result.elsewhere.map((x) => `${x.txid}:${x.vout}`)).size} receipt(s) paid deposits of other profiles or services sharing this history`,
+    );
   if (result.paidAfterExpiry.length > 0) {
     out.push('', 'Paid after lbrl gave up on them (expired) or after they FAILED:');
     for (const x of result.paidAfterExpiry)
@@ -191,7 +237,8 @@ function humanReconciliation(result: Reconciliation, addressCount: number, explo
     result.missing.length +
       result.unmatched.length +
       result.paidAfterExpiry.length +
-      result.unproven.length ===
+      result.unproven.length +
+      result.pending.length ===
     0
   )
     out.push('everything matches');
@@ -206,7 +253,7 @@ export const DEPOSIT_RECONCILE = command({
   examples: [
     'lbrl deposit reconcile --since 1d',
     "lbrl deposit reconcile --json | jq '.unmatched'",
-    '# exit codes: 0 everything matches, 1 something missing, unmatched or paid after expiry, 6 explorer unreachable',
+    '# exit codes: 0 everything matches, 1 something missing, unmatched or paid after expiry, 6 explorer unreachable, 7 not proven, 8 not yet confirmed deeply enough',
   ],
   async run({ opts, session }) {
     return run(opts, await session());

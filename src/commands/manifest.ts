@@ -269,7 +269,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     examples: [
       'lbrl deposit reconcile --since 1d',
       "lbrl deposit reconcile --json | jq '.unmatched'",
-      '# exit codes: 0 everything matches, 1 something missing, unmatched or paid after expiry, 6 explorer unreachable',
+      '# exit codes: 0 everything matches, 1 something missing, unmatched or paid after expiry, 6 explorer unreachable, 7 not proven, 8 not yet confirmed deeply enough',
     ],
     args: [],
     load: () => import('./deposit-reconcile.js'),

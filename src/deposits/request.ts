@@ -130,7 +130,14 @@ export function checkRequest(
     );
   }
   if (problems.length > 0 || amountInCents === undefined || to === undefined) return { problems };
-  const body: CreateRequest = { amountInCents, lbrlAddress: to };
+  // every field present (no split: undefined, which JSON leaves out), so that the checks of the
+  // answer against it never read a split it does not hold from Object.prototype
+  const body: CreateRequest = {
+    amountInCents,
+    lbrlAddress: to,
+    lbrlSplitAddress: undefined,
+    splitFee: undefined,
+  };
   if (splitTo !== undefined && splitFee !== undefined) {
     body.lbrlSplitAddress = splitTo;
     body.splitFee = splitFee;

@@ -127,10 +127,21 @@ export type SignatureProblem =
   | 'bad_signature'
   | 'bad_secret';
 
+/** Two texts compared in constant time (for their length). */
+function sameText(given: string, expected: string): boolean {
+  const left = Buffer.from(given, 'utf8');
+  const right = Buffer.from(expected, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
 /**
- * Whether a delivery is signed with this secret within the tolerance. The signature header may
- * hold several space-separated `version,signature` pairs (a secret being rotated); one v1 match
- * is enough. Compared in constant time.
+ * Whether a delivery is signed with this secret within the tolerance, exactly as the reference
+ * library (npm `standardwebhooks`) decides it, so that a receiver accepts what any other Standard
+ * Webhooks receiver accepts and nothing more: the timestamp is read as its leading whole number
+ * (parseInt) and that number is what was signed; the signature header is split at single spaces,
+ * each part at commas, and a part whose first field is `v1` and second field is the base64 of
+ * the HMAC, character for character, is a match (no other encoding of the same bytes is). The
+ * id is signed as it is. Compared in constant time.
  */
 export function checkSignature(
   secret: string,
@@ -142,19 +153,17 @@ export function checkSignature(
   const key = secretKey(secret);
   if (!key) return { ok: false, problem: 'bad_secret', detail: 'the secret is not whsec_ and base64' };
   const { id, timestamp, signature: sig } = headers;
-  if (id === undefined || timestamp === undefined || sig === undefined) {
+  if (!id || !timestamp || !sig) {
     const missing = [
-      id === undefined && 'webhook-id',
-      timestamp === undefined && 'webhook-timestamp',
-      sig === undefined && 'webhook-signature',
+      !id && 'webhook-id',
+      !timestamp && 'webhook-timestamp',
+      !sig && 'webhook-signature',
     ].filter(Boolean);
     return { ok: false, problem: 'missing_header', detail: `missing ${missing.join(', ')}` };
   }
-  if (id.length === 0 || id.length > 256 || /[^\x21-\x7e]/.test(id))
-    return { ok: false, problem: 'malformed_header', detail: 'webhook-id is not printable ASCII' };
-  if (!/^[0-9]{1,15}$/.test(timestamp))
+  const seconds = Number.parseInt(timestamp, 10);
+  if (Number.isNaN(seconds))
     return { ok: false, problem: 'malformed_header', detail: 'webhook-timestamp is not whole seconds' };
-  const seconds = Number(timestamp);
   const now = Math.floor(nowMs / 1000);
   if (now - seconds > toleranceSeconds)
     return { ok: false, problem: 'timestamp_too_old', detail: `webhook-timestamp is ${now - seconds} s old` };
@@ -164,15 +173,13 @@ export function checkSignature(
       problem: 'timestamp_too_new',
       detail: `webhook-timestamp is ${seconds - now} s in the future`,
     };
-  const pairs = sig.split(' ').filter((p) => p !== '');
-  if (pairs.length === 0 || pairs.length > 16 || pairs.some((p) => !/^v[0-9a-z]+,[A-Za-z0-9+/=]+$/.test(p)))
-    return { ok: false, problem: 'malformed_header', detail: 'webhook-signature is not "v1,<base64>" pairs' };
-  const expected = Buffer.from(signature(key, id, seconds, body).slice(3), 'base64');
-  for (const pair of pairs) {
-    const [version, value] = pair.split(',') as [string, string];
-    if (version !== 'v1') continue;
-    const given = Buffer.from(value, 'base64');
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true };
+  const expected = signature(key, id, seconds, body).slice('v1,'.length);
+  let matched = false;
+  for (const part of sig.split(' ')) {
+    const [version, value] = part.split(',');
+    // every part is compared, so the time taken does not tell which one matched
+    if (version === 'v1' && value !== undefined && sameText(value, expected)) matched = true;
   }
+  if (matched) return { ok: true };
   return { ok: false, problem: 'bad_signature', detail: 'no v1 signature matches' };
 }

@@ -14,6 +14,7 @@ import type { DepositApi } from '../deposits/ports.js';
 import { checkRequest, type Labels, ROW_LABELS } from '../deposits/request.js';
 import { watchDeposits } from '../deposits/watch.js';
 import { decimalFromNumber } from '../domain/decimal.js';
+import { ownFields } from '../domain/own.js';
 import { splitFeeFromBasisPoints } from '../domain/split.js';
 import { MIN_FRAGMENT_SECRET, Redactor } from '../domain/text/redact.js';
 import { canonicalId, parseDepositId } from '../domain/values.js';
@@ -152,9 +153,24 @@ function depositId(id: string): string {
 }
 
 /** The request a known deposit was created with: as given, or read back from its create answer. */
-function requestOf(known: KnownDeposit | undefined): CreateRequest | undefined {
-  if (!known) return undefined;
-  if (typeof known.lbrlAddress === 'string') return known as DepositRequest;
+function requestOf(given: KnownDeposit | undefined): CreateRequest | undefined {
+  if (!given || typeof given !== 'object') return undefined;
+  // its own fields only: a field inherited is none the program gave
+  const known = ownFields(given as Record<string, unknown>, [
+    'lbrlAddress',
+    'amountInCents',
+    'lbrlSplitAddress',
+    'splitFee',
+    'destinationAddress',
+    'splitAddress',
+    'splitPercent',
+  ]) as Partial<DepositRequest & CreatedDeposit>;
+  if (typeof known.lbrlAddress === 'string') {
+    const request: CreateRequest = { amountInCents: known.amountInCents!, lbrlAddress: known.lbrlAddress };
+    if (known.lbrlSplitAddress !== undefined) request.lbrlSplitAddress = known.lbrlSplitAddress;
+    if (known.splitFee !== undefined) request.splitFee = known.splitFee;
+    return request;
+  }
   const answer = known as CreatedDeposit;
   const request: CreateRequest = {
     amountInCents: answer.amountInCents,
@@ -171,9 +187,23 @@ function requestOf(known: KnownDeposit | undefined): CreateRequest | undefined {
 }
 
 /** A client with every check of the command line, configured by its arguments only. */
-export function createClient(settings: ClientSettings): LbrlClient {
+export function createClient(given: ClientSettings): LbrlClient {
   // every error of this client, thrown here or by its calls, passes the one redactor
   const secrets = new Redactor();
+  // its own settings only: one inherited (a polluted Object.prototype) is none the program gave
+  const settings =
+    given && typeof given === 'object'
+      ? (ownFields(given, [
+          'baseUrl',
+          'token',
+          'network',
+          'timeoutMs',
+          'connectTimeoutMs',
+          'maxRetries',
+          'userAgent',
+          'clock',
+        ]) as ClientSettings)
+      : given;
   if (settings && typeof settings === 'object' && typeof settings.token === 'string')
     secrets.add(settings.token);
   const scrub = (error: unknown) => redactedError(error, (text) => secrets.redact(text));
@@ -210,7 +240,12 @@ function makeClient(
   const timeoutMs = positive('timeoutMs', settings.timeoutMs, 1) ?? 30_000;
   const connectTimeoutMs = positive('connectTimeoutMs', settings.connectTimeoutMs, 1) ?? 30_000;
   const maxRetries = positive('maxRetries', settings.maxRetries, 0) ?? 3;
-  const clock: Required<Clock> = { ...realClock, ...settings.clock } as Required<Clock>;
+  const clock: Required<Clock> = {
+    ...realClock,
+    ...(settings.clock && typeof settings.clock === 'object'
+      ? ownFields(settings.clock, ['now', 'sleep', 'random'])
+      : {}),
+  } as Required<Clock>;
   const dispatcher: Dispatcher = new Agent({
     connect: { timeout: connectTimeoutMs },
     headersTimeout: timeoutMs,
@@ -253,8 +288,8 @@ function makeClient(
   };
 
   const client: LbrlClient = {
-    async create(input, options = {}) {
-      checkOptions(options);
+    async create(input, given = {}) {
+      const options = checkOptions(given, ['idempotencyKey', 'signal']);
       const fields = checkInput(input);
       const amountCents =
         fields.amountCents === undefined ? undefined : String(parseCents(fields.amountCents));
@@ -269,7 +304,8 @@ function makeClient(
           splitTo: fields.splitTo,
           splitFee: fields.splitFee,
         },
-        { network },
+        // no profile: no default address or split, whatever Object.prototype holds
+        { network, defaultAddress: undefined, splitAddress: undefined, splitFee: undefined },
         LABELS,
       );
       if (!body) throw usageError(problems.join('; '));
@@ -279,8 +315,8 @@ function makeClient(
       return value;
     },
 
-    async get(id, options = {}) {
-      checkOptions(options);
+    async get(id, given = {}) {
+      const options = checkOptions(given, ['known', 'signal']);
       const depositIdValue = depositId(id);
       const { value } = await checkedApi(options.signal, depositIdValue, options.known).getDeposit(
         depositIdValue,
@@ -288,8 +324,8 @@ function makeClient(
       return value;
     },
 
-    watch(id, options = {}) {
-      checkOptions(options);
+    watch(id, given = {}) {
+      const options = checkOptions(given, ['known', 'signal', 'intervalMs', 'timeoutMs']);
       const depositIdValue = depositId(id);
       const intervalMs = positive('intervalMs', options.intervalMs, 1000) ?? 3000;
       const limitMs = positive('timeoutMs', options.timeoutMs, 1);
@@ -405,16 +441,23 @@ function kindOf(value: unknown): string {
  * (JavaScript, `as any`, JSON from elsewhere): exactly one amount, each field of its type.
  */
 function checkInput(input: unknown): {
-  amount?: string;
-  amountCents?: number | string;
-  to?: string;
-  splitTo?: string;
-  splitFee?: string;
+  amount: string | undefined;
+  amountCents: number | undefined;
+  to: string | undefined;
+  splitTo: string | undefined;
+  splitFee: string | undefined;
 } {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw usageError('create needs { amount or amountCents, to }');
-  const fields = input as Record<string, unknown>;
-  const { amount, amountCents, to, splitTo, splitFee } = fields;
+  // its own fields only: a splitTo inherited (a body's "__proto__", a polluted Object.prototype)
+  // is an address the caller never gave, and never receives a share of the net
+  const { amount, amountCents, to, splitTo, splitFee } = ownFields(input as Record<string, unknown>, [
+    'amount',
+    'amountCents',
+    'to',
+    'splitTo',
+    'splitFee',
+  ]);
   if (amount !== undefined && typeof amount !== 'string')
     throw usageError(
       `amount must be a string of reais such as "15.50", not ${kindOf(amount)} (a number of reais would be a float); for a number, give amountCents`,
@@ -431,20 +474,29 @@ function checkInput(input: unknown): {
     if (value !== undefined && typeof value !== 'string')
       throw usageError(`${name} must be a string, not ${kindOf(value)}`);
   }
+  // every field present, undefined where not given: nothing is left to inherit
   return {
-    ...(amount !== undefined ? { amount: amount as string } : {}),
-    ...(amountCents !== undefined ? { amountCents: amountCents as number } : {}),
-    ...(to !== undefined ? { to: to as string } : {}),
-    ...(splitTo !== undefined ? { splitTo: splitTo as string } : {}),
-    ...(splitFee !== undefined ? { splitFee: splitFee as string } : {}),
+    amount: amount as string | undefined,
+    amountCents: amountCents as number | undefined,
+    to: to as string | undefined,
+    splitTo: splitTo as string | undefined,
+    splitFee: splitFee as string | undefined,
   };
 }
 
-/** The options of a call: an object, its signal an AbortSignal (else `usage`, never a TypeError). */
-function checkOptions(options: unknown): void {
+/**
+ * The options of a call: an object, its signal an AbortSignal (else `usage`, never a TypeError);
+ * its own `names` only, as the call reads them.
+ */
+function checkOptions<T extends object, K extends keyof T>(
+  options: T,
+  names: readonly K[],
+): Partial<Pick<T, K>> {
   if (typeof options !== 'object' || options === null || Array.isArray(options))
     throw usageError(`options must be an object, not ${kindOf(options)}`);
-  const { signal } = options as { signal?: unknown };
+  const own = ownFields(options, names);
+  const { signal } = own as { signal?: unknown };
   if (signal !== undefined && !(signal instanceof AbortSignal))
     throw usageError(`signal must be an AbortSignal, not ${kindOf(signal)}`);
+  return own;
 }

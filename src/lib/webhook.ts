@@ -3,6 +3,8 @@
  * delivery as the Standard Webhooks specification says (any of its libraries would accept the
  * same deliveries) and returns the event, or throws a WebhookVerificationError saying why not.
  */
+
+import { ownValue } from '../domain/own.js';
 import {
   checkSignature,
   type DepositEventType,
@@ -49,22 +51,24 @@ export interface VerifyWebhookOptions {
   toleranceSeconds?: number;
 }
 
-function header(headers: WebhookHeaders, name: string): string | undefined {
+/**
+ * A header's value as the reference library reads it: a plain record's own keys, lower-cased,
+ * the last of two that differ only in case winning; a Fetch Headers object or a Map by `get`.
+ * One-element arrays (a framework's form) hold the value; any other array or kind is no value a
+ * receiver can read, given as undefined with `malformed` set.
+ */
+function header(headers: WebhookHeaders, name: string): { value: string | undefined; malformed: boolean } {
+  let value: unknown;
   if (typeof (headers as { get?: unknown }).get === 'function') {
-    const value = (headers as { get(name: string): string | null }).get(name);
-    return value ?? undefined;
+    value = (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  } else {
+    const record = headers as Record<string, unknown>;
+    for (const key of Object.keys(record)) if (key.toLowerCase() === name) value = record[key];
   }
-  const record = headers as Record<string, string | string[] | undefined>;
-  let value = record[name];
-  if (value === undefined) {
-    const key = Object.keys(record).find((k) => k.toLowerCase() === name);
-    value = key === undefined ? undefined : record[key];
-  }
-  if (Array.isArray(value)) {
-    if (value.length !== 1) return value.length === 0 ? undefined : '\0';
-    value = value[0];
-  }
-  return value;
+  if (Array.isArray(value) && value.length === 1) value = value[0];
+  if (value === undefined || value === null || typeof value === 'string')
+    return { value: value ?? undefined, malformed: false };
+  return { value: undefined, malformed: true };
 }
 
 /**
@@ -91,16 +95,28 @@ export function verifyWebhook(
       throw new WebhookVerificationError('malformed_body', 'the body is not UTF-8');
     }
   } else throw new WebhookVerificationError('malformed_body', 'the body must be a string or bytes');
+  const id = header(headers, 'webhook-id');
+  const timestamp = header(headers, 'webhook-timestamp');
+  const signed = header(headers, 'webhook-signature');
+  const malformed = [
+    id.malformed && 'webhook-id',
+    timestamp.malformed && 'webhook-timestamp',
+    signed.malformed && 'webhook-signature',
+  ].filter(Boolean);
+  if (malformed.length > 0)
+    throw new WebhookVerificationError(
+      'malformed_header',
+      `webhook not verified: ${malformed.join(', ')} is not one text`,
+    );
+  const now = ownValue(options, 'now') ?? Date.now;
+  const tolerance = ownValue(options, 'toleranceSeconds') ?? TOLERANCE_SECONDS;
+  if (typeof now !== 'function') throw new TypeError('options.now must be a function returning ms');
   const result = checkSignature(
     secret,
-    {
-      id: header(headers, 'webhook-id'),
-      timestamp: header(headers, 'webhook-timestamp'),
-      signature: header(headers, 'webhook-signature'),
-    },
+    { id: id.value, timestamp: timestamp.value, signature: signed.value },
     text,
-    (options.now ?? Date.now)(),
-    options.toleranceSeconds ?? TOLERANCE_SECONDS,
+    now(),
+    tolerance,
   );
   if (!result.ok)
     throw new WebhookVerificationError(result.problem, `webhook not verified: ${result.detail}`);

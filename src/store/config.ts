@@ -163,7 +163,8 @@ export class ConfigStore {
    * config set-blinding-key --clear, auth logout), which must work on a damaged profile.
    */
   rawProfile(name: string): Profile {
-    const profile = this.read().profiles?.[name];
+    // the file's own profile of that name: "constructor" or "toString" is a name like any other
+    const profile = ownProfile(this.read().profiles, name);
     if (profile === undefined) return {};
     if (!isPlainObject(profile)) throw this.damagedProfileError(name, profile);
     return profile as Profile;
@@ -178,7 +179,7 @@ export class ConfigStore {
 
   /** What a profile is when it is not an object of settings (`an array`, `a string`), else undefined. */
   damagedProfile(name: string): string | undefined {
-    const profile = this.read().profiles?.[name];
+    const profile = ownProfile(this.read().profiles, name);
     return profile === undefined || isPlainObject(profile) ? undefined : shapeOf(profile);
   }
 
@@ -190,7 +191,7 @@ export class ConfigStore {
   async removeDamagedProfile(name: string): Promise<boolean> {
     let removed = false;
     await this.update((config) => {
-      const profile = config.profiles?.[name];
+      const profile = ownProfile(config.profiles, name);
       if (profile === undefined || isPlainObject(profile)) return;
       delete config.profiles![name];
       removed = true;
@@ -293,13 +294,18 @@ export class ConfigStore {
   async updateProfile(name: string, mutate: (profile: Profile) => void): Promise<void> {
     await this.update((config) => {
       config.profiles ??= {};
-      const profile = config.profiles[name] ?? {};
+      const profile = ownProfile(config.profiles, name) ?? {};
       // a list or a string is no profile to change: a setting put in it would be lost on writing
       if (!isPlainObject(profile)) throw this.damagedProfileError(name, profile);
       mutate(profile);
       config.profiles[name] = profile;
     });
   }
+}
+
+/** The file's own profile of that name: "constructor" or "toString" is a name like any other. */
+function ownProfile<T>(profiles: Record<string, T> | undefined, name: string): T | undefined {
+  return profiles && Object.hasOwn(profiles, name) ? profiles[name] : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

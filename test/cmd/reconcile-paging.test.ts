@@ -50,6 +50,8 @@ async function reconcile(
     const url = call.url.slice(EXPLORER.length);
     asked.push(url);
     if (url === `/asset/${SANDBOX_ASSET_ID}`) return jsonReply(200, SANDBOX_ASSET);
+    if (url === '/blocks/tip/height')
+      return { status: 200, headers: { 'content-type': 'text/plain' }, body: '200' };
     const known = [tx, ...(o.more ?? [])].find((t) => url === `/tx/${t.txid}/hex`);
     if (known) return { status: 200, headers: { 'content-type': 'text/plain' }, body: known.hex };
     if (url.includes('/txs/chain/') && o.fail500) return jsonReply(500, { error: 'down' });

@@ -39,6 +39,12 @@ describe('deposit reconcile', () => {
     expect((await run(['sandbox', 'pay', paid])).code).toBe(0);
     expect((await run(['sandbox', 'fail', failed])).code).toBe(0);
     expect((await run(['deposit', 'watch', paid, failed, '-q'])).code).toBe(5);
+    // settled, not yet two blocks deep: reconcile says what verify says, pending (exit 8)
+    const early = await run(['deposit', 'reconcile', '--json']);
+    expect(JSON.parse(early.stderr.trim()).error.exitCode).toBe(8);
+    expect(JSON.parse(early.stdout)).toMatchObject({ matched: [], unmatched: [], missing: [] });
+    expect((await run(['deposit', 'verify', paid, '-q'])).code).toBe(8);
+    clock.now += 10_000; // two blocks of the sandbox's chain
     const clean = await run(['deposit', 'reconcile', '--json']);
     expect(clean.stderr).toBe('');
     expect(clean.code).toBe(0);
@@ -56,6 +62,7 @@ describe('deposit reconcile', () => {
     const strayTxid = JSON.parse(stray.stdout).txid;
     expect((await run(['sandbox', 'send', '--to', EX, '--amount', '49,50'])).code).toBe(0);
     expect((await run(['sandbox', 'send', '--to', EX, '--amount', '19,80'])).code).toBe(0);
+    clock.now += 10_000;
     const r = await run(['deposit', 'reconcile', '--json']);
     expect(r.code).toBe(1);
     const found = JSON.parse(r.stdout);

@@ -38,13 +38,20 @@ const scriptOf = (address: string) => {
   if (!s.ok) throw new Error(address);
   return Buffer.from(s.value.script).toString('hex');
 };
-const receipt = (txid: string, units: bigint, address = A, at = LATER): Receipt => ({
+const receipt = (
+  txid: string,
+  units: bigint,
+  address = A,
+  at: number | null = LATER,
+  confirmations = 2,
+): Receipt => ({
   txid: txid.repeat(64).slice(0, 64),
   vout: 0,
   address,
   script: scriptOf(address),
   units,
   at,
+  confirmations,
 });
 
 describe('reconcile', () => {
@@ -69,26 +76,63 @@ describe('reconcile', () => {
     expect(short.unmatched).toEqual([expect.objectContaining({ cents: 999 })]);
   });
 
-  it('a split deposit expects both shares; the settlement txid the service gave is taken first', () => {
-    const d = entry(1, 1450, {
-      splitPercent: 0.0299,
-      final: { settlement: { liquidTxid: 'b'.repeat(64) }, confirmedAt: null },
-    });
+  it('a split deposit expects both shares, each paid by the amount rule', () => {
+    const d = entry(1, 1450, { splitPercent: 0.0299 });
     const split = (1450n * UNITS * 299n) / 10_000n;
-    const r = reconcile(
-      [d],
-      [
-        receipt('a', 1450n * UNITS - split),
-        receipt('b', 1450n * UNITS - split, A, LATER + 1),
-        receipt('b', split, S, LATER + 1),
-      ],
-      { precision: 8 },
-    );
-    expect(r.matched.map((m) => [m.role, m.txid[0]]).sort()).toEqual([
-      ['destination', 'b'],
-      ['split', 'b'],
-    ]);
+    const r = reconcile([d], [receipt('b', 1450n * UNITS - split), receipt('b', split, S, LATER + 1)], {
+      precision: 8,
+    });
+    expect(r.matched.map((m) => m.role).sort()).toEqual(['destination', 'split']);
+    expect(r.unmatched).toEqual([]);
+  });
+
+  it("a deposit whose settlement txid is known is what verify judged of it: never another output's", () => {
+    // the service named transaction b; nothing judged it (it is not among the addresses' history):
+    // an output of another transaction paying the same amount is not taken instead, as verify
+    // would never take it
+    const d = entry(1, 1000, { final: { settlement: { liquidTxid: 'b'.repeat(64) }, confirmedAt: null } });
+    const r = reconcile([d], [receipt('a', 1000n * UNITS)], { precision: 8 });
+    expect(r.matched).toEqual([]);
+    expect(r.missing).toEqual([expect.objectContaining({ depositId: d.id, txid: 'b'.repeat(64) })]);
     expect(r.unmatched).toEqual([expect.objectContaining({ txid: 'a'.repeat(64) })]);
+  });
+
+  it('a receipt less deep than the confirmations setting counts for nothing yet: pending, never matched nor unmatched', () => {
+    const mempool = reconcile([entry(1, 1000)], [receipt('a', 1000n * UNITS, A, null, 0)], { precision: 8 });
+    expect(mempool.matched).toEqual([]);
+    expect(mempool.missing).toEqual([]);
+    expect(mempool.pending).toEqual([
+      expect.objectContaining({ depositId: entry(1, 0).id, confirmations: 0, required: 2 }),
+    ]);
+    const one = reconcile([], [receipt('a', 5n * UNITS, A, LATER, 1)], { precision: 8 });
+    expect(one.unmatched).toEqual([]);
+    expect(one.pending).toEqual([
+      expect.objectContaining({ depositId: null, confirmations: 1, required: 2 }),
+    ]);
+    // the setting decides: one confirmation is enough when one is required
+    const enough = reconcile([entry(1, 1000)], [receipt('a', 1000n * UNITS, A, LATER, 1)], {
+      precision: 8,
+      requiredConfirmations: 1,
+    });
+    expect(enough.matched).toHaveLength(1);
+    expect(enough.pending).toEqual([]);
+  });
+
+  it('an output of no value is no money: never unmatched', () => {
+    const r = reconcile([], [receipt('a', 0n)], { precision: 8 });
+    expect(r).toMatchObject({ matched: [], unmatched: [], pending: [], missing: [] });
+  });
+
+  it('a deposit of another profile or service is never reported, and its judged outputs are never this one’s', () => {
+    const mine = entry(1, 1000);
+    const theirs = entry(2, 1000, { profile: 'caixa1' });
+    const r = reconcile([mine, theirs], [receipt('a', 1000n * UNITS)], {
+      precision: 8,
+      inScope: (e) => e.profile === 'default',
+    });
+    // the other till's deposit has no known settlement: it takes nothing, this one is paid
+    expect(r.matched).toEqual([expect.objectContaining({ depositId: mine.id })]);
+    expect(r.missing).toEqual([]);
   });
 
   it('a payment for an expired or failed deposit is paid after expiry, not unmatched; an unreadable output is never a match', () => {

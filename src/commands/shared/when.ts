@@ -1,9 +1,9 @@
-/** --since and --until, read in the user's time zone (TZ): a bare date is its local midnight. */
+/** --since and --until, read in the user's time zone (TZ): a bare date is its first local moment. */
 
 import type { Context } from '../../context.js';
 import { parseWhen } from '../../domain/expiry.js';
 import { invalidValue, usageError } from '../../errors.js';
-import { timeZoneOf, zoneOffsetMs } from '../../ui/render.js';
+import { localDayStart, timeZoneOf } from '../../ui/render.js';
 
 export function parseSpan(
   flags: { since?: string | undefined; until?: string | undefined },
@@ -13,12 +13,12 @@ export function parseSpan(
   const now = world.ctx.now();
   const zone = timeZoneOf(world.ctx.env);
   const read = (flag: string, text: string): number => {
-    // a bare date's midnight is local: the offset at that day (read twice, for a change of offset that day)
+    // a bare date is its first local moment: its midnight, or where the clocks jump over
+    // midnight the moment they land on it, whatever the zone's changes of offset
     const utc = parseWhen(text, now, 0);
     if (!utc.ok) throw invalidValue(flag, text, utc.expected);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return utc.value;
-    const first = utc.value - zoneOffsetMs(utc.value, zone);
-    return utc.value - zoneOffsetMs(first, zone);
+    return localDayStart(utc.value, zone);
   };
   const out: { since?: number; until?: number } = {};
   if (flags.since !== undefined) out.since = read('--since', flags.since);

@@ -408,7 +408,11 @@ export function assetsToLookUp(analysis: SettlementAnalysis, expectedAssetId?: s
   return [...ids];
 }
 
-function confirmationsOf(status: TxStatus, tipHeight: number): number {
+/** How deep a transaction is below the tip (0 while unconfirmed): verify's count, and reconcile's. */
+export function confirmationsOf(
+  status: Pick<TxStatus, 'confirmed' | 'blockHeight'>,
+  tipHeight: number,
+): number {
   if (!status.confirmed || status.blockHeight === null) return 0;
   return tipHeight - status.blockHeight + 1;
 }

@@ -165,7 +165,7 @@ export function parseCsv(text: string): RowsResult {
       );
       return;
     }
-    const fields: Record<string, string> = {};
+    const fields: Record<string, string> = Object.create(null);
     rec.cells.forEach((cell, cellIndex) => {
       if (cell.trim() !== '') fields[names[cellIndex]!] = cell.trim();
     });
@@ -195,7 +195,9 @@ export function parseNdjson(text: string): RowsResult {
       errors.push(`${where}: expected a JSON object`);
       return;
     }
-    const fields: Record<string, string> = {};
+    // a row's own fields, in an object without a prototype: a field the row lacks is absent,
+    // whatever Object.prototype holds
+    const fields: Record<string, string> = Object.create(null);
     for (const [key, given] of Object.entries(value)) {
       const field = canonicalField(key);
       if (!field) {
@@ -203,7 +205,8 @@ export function parseNdjson(text: string): RowsResult {
         continue;
       }
       if (given === null) continue;
-      if (field in fields) errors.push(`${where}: field ${field} is given twice (as ${JSON.stringify(key)})`);
+      if (Object.hasOwn(fields, field))
+        errors.push(`${where}: field ${field} is given twice (as ${JSON.stringify(key)})`);
       // a number as written: 1e3 stays "1e3" and is refused as --amount would refuse it
       else if (given instanceof JsonNumber) fields[field] = given.text;
       else if (typeof given === 'string') fields[field] = given.trim();
