@@ -156,12 +156,9 @@ async function askMissing(
     const checked = checkLiquidAddress(address, network);
     return checked.ok ? true : `expected a Liquid address on ${network}: ${checked.reason}`;
   };
-  if (filled.to === undefined) {
-    filled.to = await prompter.input({
-      message: 'Destination Liquid address',
-      default: defaultAddress,
-      validate: addressCheck,
-    });
+  // the profile's default-address is the destination when none is given: set, it is never asked for
+  if (filled.to === undefined && defaultAddress === undefined) {
+    filled.to = await prompter.input({ message: 'Destination Liquid address', validate: addressCheck });
   }
   if (filled.splitTo !== undefined && filled.splitFee === undefined) {
     filled.splitFee = await prompter.input({

@@ -555,15 +555,32 @@ describe('deposit create, asking a person', () => {
     expect(y.api.creates()).toHaveLength(1);
   });
 
-  it("offers the profile's default address: Enter takes it", async () => {
-    const p = person(['10', '']);
+  it("with the profile's default-address set, never asks for the destination: it is the one sent", async () => {
+    const p = person(['10']);
     const r = await create(
       { qr: false, yes: true },
       { prompter: p.prompter, defaults: { defaultAddress: EX } },
     );
     expect(r.error).toBeUndefined();
-    expect(p.asked).toEqual(['Amount in reais (e.g. 1500 or 15,50)', 'Destination Liquid address']);
+    expect(p.asked).toEqual(['Amount in reais (e.g. 1500 or 15,50)']);
     expect(r.api.creates()[0]!.body).toEqual({ amountInCents: 1000, lbrlAddress: EX });
+    // as the user typed it: --amount 12,50 --watch --yes asks nothing at all
+    const quiet = person([]);
+    const given = await create(
+      { amount: '12,50', yes: true, qr: false },
+      { prompter: quiet.prompter, defaults: { defaultAddress: LQ } },
+    );
+    expect(given.error).toBeUndefined();
+    expect(quiet.asked).toEqual([]);
+    expect(given.api.creates()[0]!.body).toEqual({ amountInCents: 1250, lbrlAddress: LQ });
+    // without --yes, the summary shows the default it will send to, and asks only to confirm
+    const confirming = person([], true);
+    const shown = await create(
+      { amount: '1' },
+      { prompter: confirming.prompter, defaults: { defaultAddress: EX } },
+    );
+    expect(confirming.asked).toEqual(['Create this charge?']);
+    expect(shown.stderr).toContain(`To       ${EX}\n`);
   });
 
   it('asks for the split fee when only the split address was given', async () => {
