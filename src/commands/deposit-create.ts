@@ -64,6 +64,10 @@ const CREATE_FLAGS = [
     flags: '--resume',
     help: 'with --from: skip the rows already created by an earlier run of the same file',
   },
+  {
+    flags: '--with-qr-code',
+    help: "with --from: keep each deposit's qrCode (a base64 PNG, most of a line's bytes) in its NDJSON line",
+  },
 ] as const satisfies readonly FlagDef[];
 
 /**
@@ -347,12 +351,12 @@ export const DEPOSIT_CREATE = command({
       when: { set: 'from' },
       forbids: FROM_QR,
       message: (flags) =>
-        `a batch draws no QR codes, so ${flags.join(', ')} cannot go with --from: each row's qrCode is in its NDJSON line (--json), or use lbrl deposit get <id> --qr-png <file>`,
+        `a batch draws no QR codes, so ${flags.join(', ')} cannot go with --from: each row's qrCodeText is in its NDJSON line (add --with-qr-code for the PNG), or use lbrl deposit get <id> --qr-png <file>`,
     },
     {
       when: { unset: 'from' },
-      forbids: ['concurrency', 'resume'],
-      message: () => '--concurrency and --resume go with --from <file>',
+      forbids: ['concurrency', 'resume', 'withQrCode'],
+      message: (flags) => `${flags.join(' and ')} go${flags.length === 1 ? 'es' : ''} with --from <file>`,
     },
     {
       when: { unset: 'watch' },

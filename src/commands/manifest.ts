@@ -90,6 +90,10 @@ export const MANIFEST: readonly CommandEntry[] = [
         flags: '--resume',
         help: 'with --from: skip the rows already created by an earlier run of the same file',
       },
+      {
+        flags: '--with-qr-code',
+        help: "with --from: keep each deposit's qrCode (a base64 PNG, most of a line's bytes) in its NDJSON line",
+      },
     ],
     examples: [
       'lbrl deposit create --amount 1500 --to <address>',
@@ -108,7 +112,7 @@ export const MANIFEST: readonly CommandEntry[] = [
       { when: { set: 'from' }, forbids: ['watch', 'interval', 'timeout', 'verify'] },
       { when: { set: 'from' }, forbids: ['amount', 'amountCents', 'to', 'splitTo', 'splitFee'] },
       { when: { set: 'from' }, forbids: ['qrPng', 'qrStyle', 'display'] },
-      { when: { unset: 'from' }, forbids: ['concurrency', 'resume'] },
+      { when: { unset: 'from' }, forbids: ['concurrency', 'resume', 'withQrCode'] },
       { when: { unset: 'watch' }, forbids: ['interval', 'timeout', 'verify'] },
     ],
     load: () => import('./deposit-create.js'),
