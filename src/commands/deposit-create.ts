@@ -200,18 +200,52 @@ function requestSummary(body: CreateRequest, where: string): string {
 
 /** The profile's running display, or a usage error saying how to start one (before anything is sent). */
 async function runningDisplay(options: CreateCommandOptions) {
-  const { displayFile, readDisplayRecord, showOnDisplay } = await import('../display/state.js');
+  const { displayAnswers, displayFile, readDisplayRecord } = await import('../display/state.js');
   const { profileName } = options;
   const record = readDisplayRecord(displayFile(options.configDir, profileName));
-  // a display that answers (to a request for no deposit) is running
-  const answer = record ? await showOnDisplay(record, '00000000-0000-4000-8000-000000000000') : 'unreachable';
-  if (!record || answer === 'unreachable') {
+  // running: the program on its port proves it is the display (it is sent neither key nor deposit)
+  if (!record || !(await displayAnswers(record))) {
     const profile = options.globals.profile !== undefined ? ` --profile ${profileName}` : '';
     throw usageError(
       `no customer display is running for profile ${profileName} (nothing was sent): start one in another terminal with lbrl display${profile}, then run this again`,
     );
   }
   return record;
+}
+
+/** The error of a charge the customer display did not take: created, but not on the customer's screen. */
+function displayMissed(id: string, shown: string, options: CreateCommandOptions): LbrlError {
+  const why =
+    shown === 'unknown'
+      ? `it does not know deposit ${id} of this profile`
+      : "it no longer answers as this profile's display";
+  return new LbrlError(
+    `the customer display did not take the charge (${why}): it is not on the customer's screen; the charge is open: show the code from this terminal, or follow it with ${followCommand([id], options.globals)}`,
+    'display',
+  );
+}
+
+/**
+ * A charge the shop stopped following is withdrawn from the customer's screen: the running display
+ * goes back to the shop's name within a second, and one started later never offers it. Done for
+ * --display, and for any create --watch of a profile that has a display (it shows the newest charge).
+ */
+async function withdrawFromScreen(
+  id: string,
+  display: boolean,
+  options: CreateCommandOptions,
+): Promise<void> {
+  const { displayFile, readDisplayRecord, withdrawFromDisplay } = await import('../display/state.js');
+  const { configDir, profileName, printer } = options;
+  if (!display && !readDisplayRecord(displayFile(configDir, profileName))) return;
+  try {
+    withdrawFromDisplay(configDir, profileName, { id }, (line) => printer.warn(line));
+    printer.info('withdrawn from the customer display');
+  } catch (error) {
+    printer.alarm(
+      `warning: could not withdraw the charge from the customer display (${(error as Error).message}): clear it with lbrl display clear`,
+    );
+  }
 }
 
 export async function run(opts: CreateFlags, session: Session): Promise<void> {
@@ -270,14 +304,12 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     printer.info(`QR code written to ${opts.qrPng}`);
   }
 
+  let missed: LbrlError | undefined;
   if (display) {
     const { showOnDisplay } = await import('../display/state.js');
-    const shown = await showOnDisplay(display, value.id);
+    const shown = await showOnDisplay(display, value.id, options.scope().target);
     if (shown === 'shown') printer.info(`shown on the customer display (port ${display.port})`);
-    else
-      printer.warn(
-        `warning: the customer display did not take the charge (${shown}); it shows the newest charge by itself once it runs`,
-      );
+    else missed = displayMissed(value.id, shown, options);
   }
 
   const timeZone = timeZoneOf(options.ctx.env);
@@ -308,6 +340,8 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     printer.out(value.qrCodeText);
   }
 
+  // --display asked for a screen that did not take the charge: said whatever -q, never exit 0
+  if (missed) throw missed;
   if (opts.watch) {
     if (target.mode === 'sandbox') {
       const autopay = settingOrDefault(options.config, 'sandbox-autopay');
@@ -317,7 +351,14 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     }
     const verified = await options.verifying(plan, opts.verify);
     counter?.start();
-    await followOnScreen([value.id], verified, options, counter);
+    try {
+      await followOnScreen([value.id], verified, options, counter);
+    } catch (error) {
+      // the shop stopped following it (Ctrl-C, SIGTERM, --timeout, an error): off the customer's screen
+      if (!(error instanceof LbrlError && error.type === 'failed'))
+        await withdrawFromScreen(value.id, Boolean(opts.display), options);
+      throw error;
+    }
   } else {
     counter?.still();
     printer.info(`follow it with: ${followCommand([value.id], globals)}`);

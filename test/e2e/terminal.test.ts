@@ -32,7 +32,7 @@ describe('in a real terminal', () => {
     expect(screen).toContain('Amount   R$ 15,50 (1550 cents)');
   });
 
-  it("with default-address set, create --amount --yes asks nothing: the charge goes to it", async () => {
+  it('with default-address set, create --amount --yes asks nothing: the charge goes to it', async () => {
     const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
     term = new Tmux(
       `node ${BIN} config set default-address ${LQ} && node ${BIN} deposit create --amount 12,50 --yes --no-qr && node ${BIN} deposit list --json`,

@@ -372,6 +372,7 @@ describe('the display server', () => {
     const server = await startDisplayServer(
       {
         key: 'k'.repeat(22),
+        secret: 's'.repeat(43),
         lang: 'pt',
         current: () => ({ phase: 'idle', shop: 'Bar' }),
         subscribe: (l) => {
@@ -415,6 +416,7 @@ describe('the display server', () => {
     const server = await startDisplayServer(
       {
         key: 'k'.repeat(22),
+        secret: 's'.repeat(43),
         lang: 'pt',
         current: () => ({ phase: 'idle', shop: 'Bar' }),
         subscribe: () => () => {},
