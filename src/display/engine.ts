@@ -281,7 +281,9 @@ export class DisplayEngine {
       focus.untrustedAt === undefined &&
       focus.status !== 'FAILED' &&
       (focus.status !== 'FINALIZED' || focus.chain === 'pending');
-    if (live && !this.watching && now >= this.restartAt) this.follow(focus!.id);
+    // never started again once the display is stopping (Ctrl-C): its requests would only be refused
+    if (live && !this.watching && now >= this.restartAt && !this.deps.clock.signal.aborted)
+      this.follow(focus!.id);
     if (!live && this.watching) {
       this.watching.abort();
       this.watching = undefined;

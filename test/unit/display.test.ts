@@ -8,6 +8,7 @@ import { checkAnswer } from '../../src/deposits/answers.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
 import { DisplayEngine } from '../../src/display/engine.js';
 import { keyMatches, startDisplayServer } from '../../src/display/server.js';
+import { withdrawFromDisplay, withdrawnFile } from '../../src/display/state.js';
 import {
   type Focus,
   phaseOf,
@@ -16,7 +17,7 @@ import {
   screenOf,
   showableBrCode,
 } from '../../src/domain/display.js';
-import { LbrlError } from '../../src/errors.js';
+import { interrupted, LbrlError } from '../../src/errors.js';
 import { type CreatedRecord, History } from '../../src/store/history.js';
 import { escapeHtml, scriptJson } from '../../src/ui/display-page.js';
 import { brCode, getAnswer, ID, LQ } from '../helpers/fixtures.js';
@@ -165,9 +166,11 @@ function setup(
     settled?: (n: number) => boolean | Error;
     rules?: typeof RULES;
     answer?: Record<string, unknown>;
+    dir?: string;
+    rulesNow?: () => typeof RULES;
   } = {},
 ) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-display-'));
+  const dir = o.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-display-'));
   const history = new History(dir);
   const clock = manualClock();
   let asked = 0;
@@ -176,6 +179,8 @@ function setup(
       throw new Error('no create here');
     },
     getDeposit: async (id) => {
+      // as the Session's client: a request made once Ctrl-C was pressed is refused at once
+      if (clock.signal.aborted) throw interrupted();
       const status = o.statuses?.[Math.min(asked++, o.statuses.length - 1)] ?? 'WAITING_PAYMENT';
       const done =
         status === 'FINALIZED'
@@ -211,11 +216,13 @@ function setup(
         return r;
       }),
     qrSvg: async (text) => `<svg data-text="${text.length}"/>`,
+    withdrawnFile: withdrawnFile(dir, 'default'),
+    ...(o.rulesNow ? { rulesNow: o.rulesNow } : {}),
   });
   const screens: Screen[] = [];
   engine.subscribe((s) => screens.push(s));
   const running = engine.run();
-  return { history, clock, engine, screens, warnings, running, asked: () => asked };
+  return { history, clock, engine, screens, warnings, running, asked: () => asked, dir };
 }
 
 describe('the history of an expired charge', () => {
@@ -443,5 +450,105 @@ describe('the display server', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('the display never offers a charge the shop gave up on', () => {
+  beforeAll(async () => {
+    const raw = getAnswer();
+    await checkAnswer('get', { value: raw as never, raw }, {});
+  });
+
+  it('withdrawn by id (an interrupted create): the shop name within a second, asked no more; a display started later never opens on it', async () => {
+    const s = setup();
+    s.history.append([created()]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('waiting');
+    withdrawFromDisplay(s.dir, 'default', { id: ID.toUpperCase() });
+    await s.clock.advance(250);
+    expect(s.engine.current()).toEqual({ phase: 'idle', shop: 'Loja' });
+    const asked = s.asked();
+    await s.clock.advance(10_000);
+    expect(s.asked()).toBe(asked);
+    s.clock.stop();
+    await s.running;
+    const fresh = setup({ dir: s.dir });
+    await fresh.clock.advance(500);
+    expect(fresh.engine.current()).toEqual({ phase: 'idle', shop: 'Loja' });
+    expect(fresh.screens.every((screen) => screen.phase === 'idle')).toBe(true);
+    // and a create --display of it is refused: it stays off the screen
+    expect(fresh.engine.show(ID)).toBe(false);
+    fresh.clock.stop();
+    await fresh.running;
+  });
+
+  it('display clear: every charge created until then, for this display and the next; a charge created after shows', async () => {
+    const s = setup();
+    s.history.append([created()]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('waiting');
+    withdrawFromDisplay(s.dir, 'default', { before: new Date(s.clock.now()).toISOString() });
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('idle');
+    const later = '4f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d';
+    s.history.append([created({ id: later, at: new Date(s.clock.now()).toISOString() })]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('waiting');
+    s.clock.stop();
+    await s.running;
+    const fresh = setup({ dir: s.dir });
+    await fresh.clock.advance(250);
+    expect(fresh.engine.current().phase).toBe('waiting');
+    fresh.clock.stop();
+    await fresh.running;
+  });
+
+  it('settings read again while it runs: a shorter expire-after ends the offer, a new shop name shows', async () => {
+    let rules = RULES;
+    const s = setup({ rulesNow: () => rules });
+    s.history.append([created()]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('waiting');
+    await s.clock.advance(2 * 60_000);
+    expect(s.engine.current().phase).toBe('waiting');
+    // expire-after set to 2m: the charge made 2 minutes ago is no longer offered
+    rules = { ...RULES, expireAfterMs: 2 * 60_000, shop: 'Padaria' };
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).not.toBe('waiting');
+    await s.clock.advance(RULES.holdMs);
+    expect(s.engine.current()).toEqual({ phase: 'idle', shop: 'Padaria' });
+    s.clock.stop();
+    await s.running;
+  });
+
+  it('a charge of another service (create with LBRL_BASE_URL) is shown from the history, not asked of its own service', async () => {
+    const s = setup();
+    const service = 'http://127.0.0.1:4010';
+    s.history.append([created({ baseUrl: service })]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('idle');
+    expect(s.engine.show(ID, service)).toBe(true);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('waiting');
+    await s.clock.advance(5000);
+    expect(s.asked()).toBe(0);
+    // its create --watch records the payment: the screen says so
+    s.history.append([
+      { v: 1, type: 'status', id: ID, status: 'PIX_CONFIRMED', at: new Date(s.clock.now()).toISOString() },
+    ]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('paid');
+    s.clock.stop();
+    await s.running;
+  });
+
+  it('Ctrl-C while it follows a charge: nothing said about trying again', async () => {
+    const s = setup();
+    s.history.append([created()]);
+    await s.clock.advance(1500);
+    s.clock.stop();
+    await s.running;
+    await settle();
+    expect(s.warnings.filter((line) => /trying again|asking again/.test(line))).toEqual([]);
   });
 });
