@@ -20,6 +20,8 @@ import {
 } from '../../src/commands/deposit-create.js';
 import type { Context, Prompter } from '../../src/context.js';
 import type { RequestDefaults } from '../../src/deposits/ports.js';
+import { startDisplayServer } from '../../src/display/server.js';
+import { displayFile, newDisplaySecret, writeDisplayRecord } from '../../src/display/state.js';
 import { Session } from '../../src/session.js';
 import type { StoredRecord } from '../../src/store/history.js';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -627,5 +629,83 @@ describe('deposit create --display', () => {
     );
     expect(r.api.calls).toEqual([]);
     expect(r.records).toEqual([]);
+  });
+
+  /** A display of profile default in this process: the real server, answering /show as `show` says. */
+  async function runningDisplay(configDir: string, show: (id: string, target?: string) => boolean) {
+    const secret = newDisplaySecret();
+    const key = 'k'.repeat(22);
+    const server = await startDisplayServer(
+      {
+        key,
+        secret,
+        lang: 'pt',
+        current: () => ({ phase: 'idle', shop: 'Loja' }),
+        subscribe: () => () => {},
+        show,
+        now: () => 0,
+      },
+      '127.0.0.1',
+      0,
+    );
+    const port = Number(new URL(server.baseUrl).port);
+    writeDisplayRecord(displayFile(configDir, 'default'), {
+      pid: process.pid,
+      host: '127.0.0.1',
+      urlHost: '127.0.0.1',
+      port,
+      key,
+      startedAt: new Date(0).toISOString(),
+      secret,
+      target: 'sandbox',
+    });
+    return server;
+  }
+
+  it.each([
+    ['plain', {}],
+    ['-q', { quiet: true }],
+    ['--json', { json: true }],
+  ] as const)(
+    'a display that does not take the charge (%s): said, and never exit 0; the charge is printed',
+    async (_how, globals) => {
+      const configDir = tempDir();
+      const server = await runningDisplay(configDir, () => false);
+      try {
+        const r = await create(
+          { amount: '1', to: LQ, display: true, yes: true, qr: false, watch: true },
+          { configDir, ...globals },
+        );
+        expect(r.error?.type).toBe('display');
+        expect(r.error?.exitCode).toBe(1);
+        expect(r.error?.message).toMatch(
+          /^the customer display did not take the charge \(it does not know deposit \S+ of this profile\): it is not on the customer's screen/,
+        );
+        // created and printed, not followed
+        expect(r.api.creates()).toHaveLength(1);
+        const id = r.records.find((record) => record.type === 'created')!.id;
+        expect(r.stdout).toContain(id);
+        expect(r.api.calls.filter((call) => call.kind === 'get')).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  it('the display is told the service of the charge, so one started for another service can show it', async () => {
+    const configDir = tempDir();
+    const asked: Array<[string, string | undefined]> = [];
+    const server = await runningDisplay(configDir, (id, target) => {
+      asked.push([id, target]);
+      return true;
+    });
+    try {
+      const r = await create({ amount: '1', to: LQ, display: true, yes: true, qr: false }, { configDir });
+      expect(r.error).toBeUndefined();
+      expect(asked).toEqual([[r.records.find((record) => record.type === 'created')!.id, SERVICE]]);
+      expect(r.stderr).toMatch(/^shown on the customer display \(port \d+\)$/m);
+    } finally {
+      await server.close();
+    }
   });
 });
