@@ -107,7 +107,8 @@ export function displayProof(secret: string, challenge: string, port: number): s
 /** Whether a host is an unspecified address (every interface): 0.0.0.0, ::, ::0, 0, 0:0:0:0:0:0:0:0. */
 export function isUnspecifiedHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (bare === '0') return true;
+  // the forms the resolver reads as 0.0.0.0 too: 0, 0.0, 00.0.0.0, 0x0
+  if (/^(0x)?0+(\.(0x)?0+){0,3}$/i.test(bare)) return true;
   if (isIP(bare) === 4) return bare.split('.').every((part) => Number(part) === 0);
   if (isIP(bare) === 6) return /^[0:]+$/.test(bare);
   return false;

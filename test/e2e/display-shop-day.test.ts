@@ -123,6 +123,28 @@ describe("the customer's screen through the day", () => {
     await until(async () => (await page(display.url)).includes('Bar do Zé'), 5000);
   }, 30_000);
 
+  it('create --display against a standing sandbox (LBRL_BASE_URL/LBRL_TOKEN) reaches a display started without them', async () => {
+    const env = await shop();
+    const serve = spawnBin(['sandbox', 'serve'], { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() });
+    children.push(serve);
+    const out = await waitForOutput(serve, /LBRL_TOKEN=\S+\n/);
+    const display = await startDisplay(env);
+    const standing = {
+      ...env,
+      LBRL_BASE_URL: /LBRL_BASE_URL=(\S+)/.exec(out)![1]!,
+      LBRL_TOKEN: /LBRL_TOKEN=(\S+)/.exec(out)![1]!,
+    };
+    for (const quiet of [[], ['-q']]) {
+      const created = await runBin(
+        ['deposit', 'create', '--amount', '8,40', '--to', LQ, '--yes', '--display', '--no-qr', ...quiet],
+        standing,
+      );
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stderr).not.toContain('did not take');
+    }
+    await until(async () => offered(await page(display.url)));
+  }, 30_000);
+
   it('several displays started at the same instant: exactly one runs, the others say which', async () => {
     const env = await shop();
     const started = Array.from({ length: 4 }, () => spawnBin(['display', '-q'], env));

@@ -4,11 +4,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { urlHostFor } from '../../src/commands/display.js';
 import { checkAnswer } from '../../src/deposits/answers.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
 import { DisplayEngine } from '../../src/display/engine.js';
 import { keyMatches, startDisplayServer } from '../../src/display/server.js';
-import { withdrawFromDisplay, withdrawnFile } from '../../src/display/state.js';
+import { isUnspecifiedHost, withdrawFromDisplay, withdrawnFile } from '../../src/display/state.js';
 import {
   type Focus,
   phaseOf,
@@ -550,5 +551,32 @@ describe('the display never offers a charge the shop gave up on', () => {
     await s.running;
     await settle();
     expect(s.warnings.filter((line) => /trying again|asking again/.test(line))).toEqual([]);
+  });
+});
+
+describe('an unspecified --host', () => {
+  const lan = {
+    lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true }],
+    eth0: [
+      { address: 'fe80::1', family: 'IPv6', internal: false },
+      { address: '2001:db8::5', family: 'IPv6', internal: false },
+      { address: '192.168.0.12', family: 'IPv4', internal: false },
+    ],
+  } as unknown as ReturnType<typeof os.networkInterfaces>;
+  it.each(['0', '0.0', '0x0', '0.0.0.0', '00.0.0.0', '::', '::0', '0:0:0:0:0:0:0:0', '[::]', '0::0'])(
+    '%s is every interface: the URL names the machine on the network',
+    (host) => {
+      expect(isUnspecifiedHost(host)).toBe(true);
+      expect(urlHostFor(host, lan)).toBe('192.168.0.12');
+    },
+  );
+  it('a machine with only IPv6 on its network: its global address for an IPv6 listener, never fe80::', () => {
+    const v6 = { eth0: [lan.eth0![0]!, lan.eth0![1]!] } as unknown as ReturnType<typeof os.networkInterfaces>;
+    expect(urlHostFor('::', v6)).toBe('2001:db8::5');
+    expect(urlHostFor('0.0.0.0', v6)).toBe('127.0.0.1');
+  });
+  it.each(['127.0.0.1', '192.168.0.12', '::1', 'localhost', '0.0.0.1'])('%s is itself', (host) => {
+    expect(isUnspecifiedHost(host)).toBe(false);
+    expect(urlHostFor(host, lan)).toBe(host);
   });
 });
