@@ -226,6 +226,21 @@ function displayMissed(id: string, shown: string, options: CreateCommandOptions)
 }
 
 /**
+ * Says which process follows the charge on the customer's screen: should it end without a word
+ * (its terminal closed, kill -9) while the charge still waits, the display withdraws it itself.
+ */
+async function followedFor(id: string, display: boolean, options: CreateCommandOptions): Promise<void> {
+  const { displayFile, readDisplayRecord, withdrawFromDisplay } = await import('../display/state.js');
+  const { configDir, profileName, printer } = options;
+  if (!display && !readDisplayRecord(displayFile(configDir, profileName))) return;
+  try {
+    withdrawFromDisplay(configDir, profileName, { id, follower: process.pid }, (line) => printer.warn(line));
+  } catch (error) {
+    printer.warn(`warning: the customer display will not know this watch ends: ${(error as Error).message}`);
+  }
+}
+
+/**
  * A charge the shop stopped following is withdrawn from the customer's screen: the running display
  * goes back to the shop's name within a second, and one started later never offers it. Done for
  * --display, and for any create --watch of a profile that has a display (it shows the newest charge).
@@ -351,6 +366,7 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     }
     const verified = await options.verifying(plan, opts.verify);
     counter?.start();
+    await followedFor(value.id, Boolean(opts.display), options);
     try {
       await followOnScreen([value.id], verified, options, counter);
     } catch (error) {

@@ -13,7 +13,7 @@ import { type Focus, type Screen, type ScreenRules, screenOf } from '../domain/d
 import { isPaid, STATUS_ORDER } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import { type CreatedRecord, type HistoryEntry, statusRecord } from '../store/history.js';
-import { readWithdrawn, type Withdrawn } from './state.js';
+import { processAlive, readWithdrawn, type Withdrawn } from './state.js';
 
 export interface HistoryView {
   readonly file: string;
@@ -79,7 +79,7 @@ export class DisplayEngine {
   private readonly svgs = new Map<string, string>();
   private watching: AbortController | undefined;
   private restartAt = 0;
-  private withdrawn: Withdrawn = { ids: new Set(), before: undefined };
+  private withdrawn: Withdrawn = { ids: new Set(), before: undefined, followers: new Map() };
   private withdrawnSignature = '';
   /** the service of the deposit shown when not the display's own: others follow it, not this */
   private foreignTarget: string | undefined;
@@ -97,10 +97,15 @@ export class DisplayEngine {
     this.update();
   }
 
-  /** Withdrawn from the screen: by id, or created at or before a `display clear`. */
-  private isWithdrawn(id: string, createdAt: number): boolean {
-    const { ids, before } = this.withdrawn;
-    return ids.has(id.toLowerCase()) || (before !== undefined && createdAt <= before);
+  /**
+   * Withdrawn from the screen: by id, or created at or before a `display clear`, or still waiting
+   * while the create --watch that followed it is gone (it had no moment to withdraw it).
+   */
+  private isWithdrawn(id: string, createdAt: number, status = 'WAITING_PAYMENT'): boolean {
+    const { ids, before, followers } = this.withdrawn;
+    const follower = followers.get(id.toLowerCase());
+    const abandoned = follower !== undefined && status === 'WAITING_PAYMENT' && !processAlive(follower);
+    return ids.has(id.toLowerCase()) || (before !== undefined && createdAt <= before) || abandoned;
   }
 
   private readWithdrawn(): void {
@@ -134,7 +139,8 @@ export class DisplayEngine {
   show(id: string, target?: string): boolean {
     this.readWithdrawn();
     const entry = this.lookUp(id, target);
-    if (!entry || this.isWithdrawn(entry.id, time(entry.at, this.deps.clock.now()))) return false;
+    if (!entry || this.isWithdrawn(entry.id, time(entry.at, this.deps.clock.now()), entry.status))
+      return false;
     this.focusOn(entry);
     this.foreignTarget = entry.baseUrl !== this.deps.scope.target ? entry.baseUrl : undefined;
     this.update();
@@ -195,7 +201,7 @@ export class DisplayEngine {
     if (newest && newest.id !== this.newest) {
       // a deposit created since: it is what the customer pays now (unless it was withdrawn)
       this.newest = newest.id;
-      if (!this.isWithdrawn(newest.id, time(newest.at, this.deps.clock.now()))) {
+      if (!this.isWithdrawn(newest.id, time(newest.at, this.deps.clock.now()), newest.status)) {
         this.focusOn(newest);
         this.foreignTarget = undefined;
       }
@@ -271,7 +277,8 @@ export class DisplayEngine {
   update(): void {
     const now = this.deps.clock.now();
     // a charge the shop withdrew is never offered again: the screen goes back to the shop's name
-    if (this.focus && this.isWithdrawn(this.focus.id, this.focus.createdAt)) this.focus = undefined;
+    if (this.focus && this.isWithdrawn(this.focus.id, this.focus.createdAt, this.focus.status))
+      this.focus = undefined;
     const screen = screenOf(this.focus, now, this.rules, (text) => this.svgs.get(text));
     const focus = this.focus;
     const live =

@@ -203,6 +203,11 @@ export interface Withdrawn {
   ids: Set<string>;
   /** `display clear`: every charge created at or before this time (ms) */
   before: number | undefined;
+  /**
+   * The process of a `create --watch` that follows each charge: one that is gone while its charge
+   * still waits (a closed terminal, kill -9) had no moment to withdraw it, so its end withdraws it.
+   */
+  followers: Map<string, number>;
 }
 
 /**
@@ -212,7 +217,7 @@ export interface Withdrawn {
 export function withdrawFromDisplay(
   configDir: string,
   profile: string,
-  what: { id: string } | { before: string },
+  what: { id: string } | { before: string } | { id: string; follower: number },
   warn: (line: string) => void = () => {},
 ): void {
   const file = withdrawnFile(configDir, profile);
@@ -227,7 +232,7 @@ export function withdrawFromDisplay(
 
 /** The withdrawn charges as the file lists them; a line that is not one of lbrl's is skipped. */
 export function readWithdrawn(file: string, warn: (line: string) => void = () => {}): Withdrawn {
-  const withdrawn: Withdrawn = { ids: new Set(), before: undefined };
+  const withdrawn: Withdrawn = { ids: new Set(), before: undefined, followers: new Map() };
   const opened = openOwnFile(file, 'read', 'display state', warn);
   if (!opened) return withdrawn;
   let text: string;
@@ -238,8 +243,11 @@ export function readWithdrawn(file: string, warn: (line: string) => void = () =>
   }
   for (const line of text.split('\n')) {
     try {
-      const entry = JSON.parse(line) as { id?: unknown; before?: unknown };
-      if (typeof entry.id === 'string') withdrawn.ids.add(entry.id.toLowerCase());
+      const entry = JSON.parse(line) as { id?: unknown; before?: unknown; follower?: unknown };
+      const follower = entry.follower;
+      if (typeof entry.id === 'string' && Number.isInteger(follower) && (follower as number) > 0)
+        withdrawn.followers.set(entry.id.toLowerCase(), follower as number);
+      else if (typeof entry.id === 'string') withdrawn.ids.add(entry.id.toLowerCase());
       const before = typeof entry.before === 'string' ? Date.parse(entry.before) : Number.NaN;
       if (Number.isFinite(before)) withdrawn.before = Math.max(withdrawn.before ?? before, before);
     } catch {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 /** The customer's screen as rules and as an engine on plain objects: an injected clock, a service in memory. */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -481,6 +482,33 @@ describe('the display never offers a charge the shop gave up on', () => {
     expect(fresh.engine.show(ID)).toBe(false);
     fresh.clock.stop();
     await fresh.running;
+  });
+
+  it('the create --watch that followed it is gone (its terminal closed, kill -9) while it waits: withdrawn; paid before, its result stays', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const s = setup();
+    s.history.append([created()]);
+    withdrawFromDisplay(s.dir, 'default', { id: ID, follower: process.pid });
+    await s.clock.advance(250);
+    // its follower runs: offered
+    expect(s.engine.current().phase).toBe('waiting');
+    withdrawFromDisplay(s.dir, 'default', { id: ID, follower: dead });
+    await s.clock.advance(250);
+    expect(s.engine.current()).toEqual({ phase: 'idle', shop: 'Loja' });
+    s.clock.stop();
+    await s.running;
+    // one whose payment was seen is never hidden: its result shows
+    const paid = '4f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d';
+    const p = setup({ statuses: ['PIX_CONFIRMED'] });
+    p.history.append([
+      created({ id: paid }),
+      { v: 1, type: 'status', id: paid, status: 'PIX_CONFIRMED', at: new Date(p.clock.now()).toISOString() },
+    ]);
+    withdrawFromDisplay(p.dir, 'default', { id: paid, follower: dead });
+    await p.clock.advance(1500);
+    expect(p.engine.current().phase).toBe('paid');
+    p.clock.stop();
+    await p.running;
   });
 
   it('display clear: every charge created until then, for this display and the next; a charge created after shows', async () => {
