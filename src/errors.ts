@@ -22,7 +22,9 @@ export type ErrorType =
   /** verify: nothing contradicts the settlement, but not everything could be checked */
   | 'unproven'
   /** verify: not settled yet, not yet found on the explorer, or not yet confirmed deeply enough */
-  | 'settlement_pending';
+  | 'settlement_pending'
+  /** create --display: the charge was created, but the customer display did not take it */
+  | 'display';
 
 export const EXIT = {
   ok: 0,
@@ -57,6 +59,7 @@ export const EXIT_CODES: Readonly<Record<ErrorType, number>> = {
   failed: EXIT.failed,
   unproven: EXIT.unproven,
   settlement_pending: EXIT.settlementPending,
+  display: EXIT.failure,
   watch_timeout: EXIT.watchTimeout,
   interrupted: EXIT.interrupted,
 };

@@ -64,6 +64,10 @@ const CREATE_FLAGS = [
     flags: '--resume',
     help: 'with --from: skip the rows already created by an earlier run of the same file',
   },
+  {
+    flags: '--with-qr-code',
+    help: "with --from: keep each deposit's qrCode (a base64 PNG, most of a line's bytes) in its NDJSON line",
+  },
 ] as const satisfies readonly FlagDef[];
 
 /**
@@ -156,12 +160,9 @@ async function askMissing(
     const checked = checkLiquidAddress(address, network);
     return checked.ok ? true : `expected a Liquid address on ${network}: ${checked.reason}`;
   };
-  if (filled.to === undefined) {
-    filled.to = await prompter.input({
-      message: 'Destination Liquid address',
-      default: defaultAddress,
-      validate: addressCheck,
-    });
+  // the profile's default-address is the destination when none is given: set, it is never asked for
+  if (filled.to === undefined && defaultAddress === undefined) {
+    filled.to = await prompter.input({ message: 'Destination Liquid address', validate: addressCheck });
   }
   if (filled.splitTo !== undefined && filled.splitFee === undefined) {
     filled.splitFee = await prompter.input({
@@ -199,18 +200,67 @@ function requestSummary(body: CreateRequest, where: string): string {
 
 /** The profile's running display, or a usage error saying how to start one (before anything is sent). */
 async function runningDisplay(options: CreateCommandOptions) {
-  const { displayFile, readDisplayRecord, showOnDisplay } = await import('../display/state.js');
+  const { displayAnswers, displayFile, readDisplayRecord } = await import('../display/state.js');
   const { profileName } = options;
   const record = readDisplayRecord(displayFile(options.configDir, profileName));
-  // a display that answers (to a request for no deposit) is running
-  const answer = record ? await showOnDisplay(record, '00000000-0000-4000-8000-000000000000') : 'unreachable';
-  if (!record || answer === 'unreachable') {
+  // running: the program on its port proves it is the display (it is sent neither key nor deposit)
+  if (!record || !(await displayAnswers(record))) {
     const profile = options.globals.profile !== undefined ? ` --profile ${profileName}` : '';
     throw usageError(
       `no customer display is running for profile ${profileName} (nothing was sent): start one in another terminal with lbrl display${profile}, then run this again`,
     );
   }
   return record;
+}
+
+/** The error of a charge the customer display did not take: created, but not on the customer's screen. */
+function displayMissed(id: string, shown: string, options: CreateCommandOptions): LbrlError {
+  const why =
+    shown === 'unknown'
+      ? `it does not know deposit ${id} of this profile`
+      : "it no longer answers as this profile's display";
+  return new LbrlError(
+    `the customer display did not take the charge (${why}): it is not on the customer's screen; the charge is open: show the code from this terminal, or follow it with ${followCommand([id], options.globals)}`,
+    'display',
+  );
+}
+
+/**
+ * Says which process follows the charge on the customer's screen: should it end without a word
+ * (its terminal closed, kill -9) while the charge still waits, the display withdraws it itself.
+ */
+async function followedFor(id: string, display: boolean, options: CreateCommandOptions): Promise<void> {
+  const { displayFile, readDisplayRecord, withdrawFromDisplay } = await import('../display/state.js');
+  const { configDir, profileName, printer } = options;
+  if (!display && !readDisplayRecord(displayFile(configDir, profileName))) return;
+  try {
+    withdrawFromDisplay(configDir, profileName, { id, follower: process.pid }, (line) => printer.warn(line));
+  } catch (error) {
+    printer.warn(`warning: the customer display will not know this watch ends: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A charge the shop stopped following is withdrawn from the customer's screen: the running display
+ * goes back to the shop's name within a second, and one started later never offers it. Done for
+ * --display, and for any create --watch of a profile that has a display (it shows the newest charge).
+ */
+async function withdrawFromScreen(
+  id: string,
+  display: boolean,
+  options: CreateCommandOptions,
+): Promise<void> {
+  const { displayFile, readDisplayRecord, withdrawFromDisplay } = await import('../display/state.js');
+  const { configDir, profileName, printer } = options;
+  if (!display && !readDisplayRecord(displayFile(configDir, profileName))) return;
+  try {
+    withdrawFromDisplay(configDir, profileName, { id }, (line) => printer.warn(line));
+    printer.info('withdrawn from the customer display');
+  } catch (error) {
+    printer.alarm(
+      `warning: could not withdraw the charge from the customer display (${(error as Error).message}): clear it with lbrl display clear`,
+    );
+  }
 }
 
 export async function run(opts: CreateFlags, session: Session): Promise<void> {
@@ -269,14 +319,12 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     printer.info(`QR code written to ${opts.qrPng}`);
   }
 
+  let missed: LbrlError | undefined;
   if (display) {
     const { showOnDisplay } = await import('../display/state.js');
-    const shown = await showOnDisplay(display, value.id);
+    const shown = await showOnDisplay(display, value.id, options.scope().target);
     if (shown === 'shown') printer.info(`shown on the customer display (port ${display.port})`);
-    else
-      printer.warn(
-        `warning: the customer display did not take the charge (${shown}); it shows the newest charge by itself once it runs`,
-      );
+    else missed = displayMissed(value.id, shown, options);
   }
 
   const timeZone = timeZoneOf(options.ctx.env);
@@ -307,6 +355,8 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     printer.out(value.qrCodeText);
   }
 
+  // --display asked for a screen that did not take the charge: said whatever -q, never exit 0
+  if (missed) throw missed;
   if (opts.watch) {
     if (target.mode === 'sandbox') {
       const autopay = settingOrDefault(options.config, 'sandbox-autopay');
@@ -316,7 +366,15 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     }
     const verified = await options.verifying(plan, opts.verify);
     counter?.start();
-    await followOnScreen([value.id], verified, options, counter);
+    await followedFor(value.id, Boolean(opts.display), options);
+    try {
+      await followOnScreen([value.id], verified, options, counter);
+    } catch (error) {
+      // the shop stopped following it (Ctrl-C, SIGTERM, --timeout, an error): off the customer's screen
+      if (!(error instanceof LbrlError && error.type === 'failed'))
+        await withdrawFromScreen(value.id, Boolean(opts.display), options);
+      throw error;
+    }
   } else {
     counter?.still();
     printer.info(`follow it with: ${followCommand([value.id], globals)}`);
@@ -350,12 +408,12 @@ export const DEPOSIT_CREATE = command({
       when: { set: 'from' },
       forbids: FROM_QR,
       message: (flags) =>
-        `a batch draws no QR codes, so ${flags.join(', ')} cannot go with --from: each row's qrCode is in its NDJSON line (--json), or use lbrl deposit get <id> --qr-png <file>`,
+        `a batch draws no QR codes, so ${flags.join(', ')} cannot go with --from: each row's qrCodeText is in its NDJSON line (add --with-qr-code for the PNG), or use lbrl deposit get <id> --qr-png <file>`,
     },
     {
       when: { unset: 'from' },
-      forbids: ['concurrency', 'resume'],
-      message: () => '--concurrency and --resume go with --from <file>',
+      forbids: ['concurrency', 'resume', 'withQrCode'],
+      message: (flags) => `${flags.join(' and ')} go${flags.length === 1 ? 'es' : ''} with --from <file>`,
     },
     {
       when: { unset: 'watch' },

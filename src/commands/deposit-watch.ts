@@ -103,6 +103,9 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
     // a deposit of the history may be gone from the service: say so and follow the others
     plan.leaveGone = true;
     plan.lastLook = work.lastLook;
+    // a pass spends at most a minute's worth of requests on last looks, and leaves the rest for
+    // the next: it ends when what is live ends (a cron pass over a thousand aged-out charges)
+    plan.lastLookBudget = plan.perMinute;
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
   if (flags.trustServiceAddress && !(flags.verify ?? options.config.setting('verify') === 'on'))

@@ -3,7 +3,9 @@
  * shop's network), until Ctrl-C. stdout: the page's URL (with its key) first, then its QR code.
  */
 import os from 'node:os';
+import path from 'node:path';
 import { isLoopbackHost } from '../api/baseurl.js';
+import type { Context } from '../context.js';
 import type { DepositApi, FlowClock, Recorder, Scope } from '../deposits/ports.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import type { HistoryView } from '../display/engine.js';
@@ -13,17 +15,22 @@ import {
   type DisplayRecord,
   displayFile,
   displayUrl,
-  processAlive,
+  isUnspecifiedHost,
+  newDisplaySecret,
   readDisplayRecord,
-  showOnDisplay,
+  withdrawnFile,
   writeDisplayRecord,
 } from '../display/state.js';
+import type { ScreenRules } from '../domain/display.js';
 import { DEFAULT_SHOP_NAME, parseLang, readShopName } from '../domain/display.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
+import { claimFile, type RowClaim } from '../store/claims.js';
+import { ensurePrivateDir } from '../store/files.js';
 import type { Printer } from '../ui/output.js';
 import { qrStyle, renderTerminalQr } from '../ui/qr.js';
+import { queryBackground } from '../ui/terminal-background.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { expireAfterMs, type SettingsReader } from './shared/expiry.js';
@@ -52,15 +59,28 @@ export const HOLD_MS = 30_000;
 /** The history is looked at this often: a charge created anywhere shows within a second. */
 const HISTORY_POLL_MS = 250;
 
-/** The address a tablet on the network can open: the machine's first non-internal IPv4, for 0.0.0.0. */
-function urlHostFor(host: string): string {
-  if (host !== '0.0.0.0' && host !== '::') return host;
-  for (const addresses of Object.values(os.networkInterfaces()))
-    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+/**
+ * The address a tablet on the network can open: for an unspecified address (0.0.0.0, 0, ::, ::0,
+ * 0:0:0:0:0:0:0:0: every interface) the machine's first network address, IPv4 first (an IPv6
+ * listener takes IPv4 too), then a global IPv6; loopback when it has none.
+ */
+export function urlHostFor(
+  host: string,
+  interfaces: ReturnType<typeof os.networkInterfaces> = os.networkInterfaces(),
+): string {
+  if (!isUnspecifiedHost(host)) return host.replace(/^\[|\]$/g, '');
+  const all = Object.values(interfaces).flatMap((addresses) => addresses ?? []);
+  const v4 = all.find((a) => a.family === 'IPv4' && !a.internal);
+  if (v4) return v4.address;
+  const v6 = all.find((a) => a.family === 'IPv6' && !a.internal && !/^fe80:/i.test(a.address));
+  if (v6 && host.includes(':')) return v6.address;
   return '127.0.0.1';
 }
 
-function shopName(options: DisplayCommandOptions): string {
+/** How often the settings are read again (the config file, when it changed): within seconds. */
+export const SETTINGS_POLL_MS = 2000;
+
+function shopName(options: Pick<DisplayCommandOptions, 'config'>): string {
   const value = options.config.setting('shop-name');
   if (value === undefined) return DEFAULT_SHOP_NAME;
   const parsed = readShopName(value);
@@ -120,6 +140,10 @@ export interface DisplayCommandOptions {
   recorder: Recorder;
   /** now, sleep, random, and the signal of Ctrl-C: the display runs until it */
   clock: FlowClock;
+  /** forget the settings read, so the next read takes the config file as it is now */
+  reloadSettings?: () => void;
+  /** the terminal, asked for its background when no --qr-style or qr-style setting says */
+  terminal?: Pick<Context, 'stdin' | 'stdout' | 'env'>;
 }
 
 /** The Session's world, narrowed to what `lbrl display` uses. */
@@ -139,50 +163,88 @@ export function displayOptionsOf(flags: DisplayOptions, session: Session): Displ
     scope: (target) => session.scope(target),
     recorder: session,
     clock: session.ctx,
+    reloadSettings: () => session.store.forget(),
+    terminal: session.ctx,
   };
+}
+
+/** The screen's rules as the settings say now; undefined (and said once) when one is damaged. */
+function rulesReader(options: DisplayCommandOptions, first: ScreenRules): () => ScreenRules {
+  let rules = first;
+  let readAt = options.clock.now();
+  let complained = false;
+  return () => {
+    const now = options.clock.now();
+    if (now - readAt < SETTINGS_POLL_MS || !options.reloadSettings) return rules;
+    readAt = now;
+    try {
+      options.reloadSettings();
+      rules = { ...rules, shop: shopName(options), expireAfterMs: expireAfterMs(options.config) };
+      complained = false;
+    } catch (error) {
+      if (!complained)
+        options.printer.warn(`display: ${(error as Error).message}; the screen keeps the settings it had`);
+      complained = true;
+    }
+    return rules;
+  };
+}
+
+/** One display per profile: a claim on display/<profile>.lock, made whole or not at all. */
+function claimDisplay(options: DisplayCommandOptions): RowClaim {
+  const lock = `${displayFile(options.configDir, options.profileName).replace(/\.json$/, '')}.lock`;
+  ensurePrivateDir(path.dirname(lock));
+  const claim = claimFile(lock, 'display lock', (line) => options.printer.warn(line));
+  if ('pid' in claim) {
+    const record = readDisplayRecord(displayFile(options.configDir, options.profileName));
+    const port = record?.pid === claim.pid ? `, port ${record.port}` : '';
+    throw usageError(
+      `a display of profile ${options.profileName} is already running (process ${claim.pid}${port}); stop it first`,
+    );
+  }
+  return claim;
+}
+
+/** The terminal QR's style: the flag, the setting, else what the terminal says of its background. */
+async function displayQrStyle(options: DisplayCommandOptions): Promise<'dark' | 'light'> {
+  const saved = options.config.setting('qr-style');
+  const style = qrStyle(options.flags.qrStyle, saved);
+  if (options.flags.qrStyle !== undefined || (saved !== undefined && saved !== 'detect')) return style;
+  const terminal = options.terminal;
+  if (!terminal || options.json || options.quiet || !(terminal.stdout as { isTTY?: boolean }).isTTY)
+    return style;
+  return (await queryBackground(terminal.stdin as never, terminal.stdout)) ?? 'dark';
 }
 
 export async function run(opts: DisplayOptions, session: Session): Promise<void> {
   return runDisplay(displayOptionsOf(opts, session));
 }
 
-/** Check the flags and settings, serve the page, print its URL and QR code, show charges until Ctrl-C. */
-export async function runDisplay(options: DisplayCommandOptions): Promise<void> {
-  const { flags: opts, printer, clock } = options;
-  const { lang, port, host } = parseOptions(opts);
-  const style = qrStyle(opts.qrStyle, options.config.setting('qr-style'));
-  const shop = shopName(options);
-  const expireAfter = expireAfterMs(options.config);
-  const target = options.target();
-  const plan = await options.verifying({ intervalMs: 1000 }, opts.verify);
-
-  const file = displayFile(options.configDir, options.profileName);
-  const before = readDisplayRecord(file);
-  // running: its process is alive and its server answers (a pid reused by another program does not)
-  if (
-    before &&
-    before.pid !== process.pid &&
-    processAlive(before.pid) &&
-    (await showOnDisplay(before, '00000000-0000-4000-8000-000000000000')) !== 'unreachable'
-  )
-    throw usageError(
-      `a display of profile ${options.profileName} is already running (process ${before.pid}, port ${before.port}); stop it first`,
-    );
-  const { newDisplayKey } = await import('../display/server.js');
-  const key = !opts.newKey && before ? before.key : newDisplayKey();
-
-  const api = await options.client(target);
-  const engine = new DisplayEngine({
+/** The display's engine: the history, the service, the rules as the settings say, the withdrawn charges. */
+function engineFor(
+  options: DisplayCommandOptions,
+  api: DepositApi,
+  target: Target,
+  settled: WatchPlan['settled'],
+) {
+  const rules: ScreenRules = {
+    shop: shopName(options),
+    expireAfterMs: expireAfterMs(options.config),
+    holdMs: HOLD_MS,
+  };
+  return new DisplayEngine({
     history: options.history(),
     scope: options.scope(target),
     api,
     recorder: options.recorder,
-    clock,
-    notes: printer,
-    rules: { shop, expireAfterMs: expireAfter, holdMs: HOLD_MS },
+    clock: options.clock,
+    notes: options.printer,
+    rules,
+    rulesNow: rulesReader(options, rules),
+    withdrawnFile: withdrawnFile(options.configDir, options.profileName),
     pollMs: target.mode === 'sandbox' ? 1000 : 2000,
     historyPollMs: HISTORY_POLL_MS,
-    settled: plan.settled,
+    settled,
     qrSvg: async (text) => {
       const { default: QRCode } = await import('qrcode');
       return QRCode.toString(text, {
@@ -193,21 +255,115 @@ export async function runDisplay(options: DisplayCommandOptions): Promise<void> 
       });
     },
   });
-  const serverOptions = {
-    key,
-    lang,
-    current: () => engine.current(),
-    subscribe: (listener: Parameters<DisplayEngine['subscribe']>[0]) => engine.subscribe(listener),
-    show: (id: string) => engine.show(id),
-    now: clock.now,
-  };
-  // the port used last, so that a page left open finds the display again; any free one if it is taken
-  const remembered = port === undefined && before && before.host === host ? before.port : undefined;
-  let running: Awaited<ReturnType<typeof startDisplayServer>>;
+}
+
+/**
+ * What the shopkeeper reads: the notes first, then the URL (stdout's first line, for scripts), its
+ * QR code, and on a terminal the URL again under it, so that on 80x24 it is on screen, not
+ * scrolled off above the code.
+ */
+async function printAddress(
+  options: DisplayCommandOptions,
+  record: DisplayRecord,
+  lang: string,
+  shop: string,
+) {
+  const { printer } = options;
+  const url = displayUrl(record);
+  if (!isLoopbackHost(record.host))
+    printer.alarm(
+      `warning: the display listens on ${record.host}: anyone on this network with its URL sees the charges; keep the URL (its key) to the counter's screen`,
+    );
+  else
+    printer.info(
+      "only this machine can open it; for a tablet on the shop's network, start it with --host 0.0.0.0",
+    );
+  printer.info(
+    `display of profile ${options.profileName} (${record.target ?? 'sandbox'}) for ${shop}: it shows the newest charge created; Ctrl-C to stop`,
+  );
+  if (options.json) printer.json({ url, host: record.host, port: record.port, lang });
+  else {
+    printer.out(url);
+    if (!options.quiet) {
+      printer.out('');
+      printer.out(await renderTerminalQr(url, await displayQrStyle(options)));
+      if (printer.stdoutIsTTY) printer.out(url);
+    }
+  }
+}
+
+/** Check the flags and settings, serve the page, print its URL and QR code, show charges until Ctrl-C. */
+export async function runDisplay(options: DisplayCommandOptions): Promise<void> {
+  const { flags: opts, printer, clock } = options;
+  const { lang, port, host } = parseOptions(opts);
+  // every flag and setting checked before anything is served or written
+  qrStyle(opts.qrStyle, options.config.setting('qr-style'));
+  shopName(options);
+  expireAfterMs(options.config);
+  const target = options.target();
+  const plan = await options.verifying({ intervalMs: 1000 }, opts.verify);
+  // one per profile: of displays started at the same instant, exactly one goes on
+  const claim = claimDisplay(options);
   try {
-    running = await startDisplayServer(serverOptions, host, port ?? remembered ?? 0).catch((error) => {
-      if (remembered === undefined) throw error;
+    const file = displayFile(options.configDir, options.profileName);
+    const before = readDisplayRecord(file);
+    const { newDisplayKey } = await import('../display/server.js');
+    const key = !opts.newKey && before ? before.key : newDisplayKey();
+    const secret = newDisplaySecret();
+    const engine = engineFor(options, await options.client(target), target, plan.settled);
+    const serverOptions = {
+      key,
+      secret,
+      lang,
+      current: () => engine.current(),
+      subscribe: (listener: Parameters<DisplayEngine['subscribe']>[0]) => engine.subscribe(listener),
+      show: (id: string, from?: string) => engine.show(id, from),
+      now: clock.now,
+    };
+    const running = await serveDisplay(options, serverOptions, host, port, before);
+    const record: DisplayRecord = {
+      pid: process.pid,
+      host,
+      urlHost: urlHostFor(host),
+      port: Number(new URL(running.baseUrl).port),
+      key,
+      startedAt: new Date(clock.now()).toISOString(),
+      secret,
+      target: options.scope(target).target,
+    };
+    try {
+      writeDisplayRecord(file, record);
+    } catch (error) {
       printer.warn(
+        `warning: could not write ${file} (deposit create --display will not find this display): ${(error as Error).message}`,
+      );
+    }
+    try {
+      await printAddress(options, record, lang, engine.current().shop);
+      await engine.run();
+    } finally {
+      // the record stays: started again, the display takes the same port and key, and open pages reconnect
+      await running.close();
+    }
+  } finally {
+    claim.release();
+  }
+  throw interrupted();
+}
+
+/** The server on the port given, else the one used last (so a page left open finds it again), else any free one. */
+async function serveDisplay(
+  options: DisplayCommandOptions,
+  serverOptions: Parameters<typeof startDisplayServer>[0],
+  host: string,
+  port: number | undefined,
+  before: DisplayRecord | undefined,
+) {
+  const remembered = port === undefined && before && before.host === host ? before.port : undefined;
+  try {
+    return await startDisplayServer(serverOptions, host, port ?? remembered ?? 0).catch((error) => {
+      if (remembered === undefined) throw error;
+      options.printer.warn(
         `warning: port ${remembered}, this display's last, is taken: pages opened before must open the new URL`,
       );
       return startDisplayServer(serverOptions, host, 0);
@@ -215,48 +371,6 @@ export async function runDisplay(options: DisplayCommandOptions): Promise<void> 
   } catch (error) {
     throw new LbrlError(`cannot listen on ${host}:${port ?? 0}: ${(error as Error).message}`, 'usage');
   }
-  const record: DisplayRecord = {
-    pid: process.pid,
-    host,
-    urlHost: urlHostFor(host),
-    port: Number(new URL(running.baseUrl).port),
-    key,
-    startedAt: new Date(clock.now()).toISOString(),
-  };
-  try {
-    writeDisplayRecord(file, record);
-  } catch (error) {
-    printer.warn(
-      `warning: could not write ${file} (deposit create --display will not find this display): ${(error as Error).message}`,
-    );
-  }
-  const url = displayUrl(record);
-  try {
-    if (options.json) printer.json({ url, host, port: record.port, lang });
-    else {
-      printer.out(url);
-      if (!options.quiet) {
-        printer.out('');
-        printer.out(await renderTerminalQr(url, style));
-      }
-    }
-    if (!isLoopbackHost(host))
-      printer.alarm(
-        `warning: the display listens on ${host}: anyone on this network with its URL sees the charges; keep the URL (its key) to the counter's screen`,
-      );
-    else
-      printer.info(
-        "only this machine can open it; for a tablet on the shop's network, start it with --host 0.0.0.0",
-      );
-    printer.info(
-      `display of profile ${options.profileName} (${target.mode === 'sandbox' ? 'sandbox' : target.baseUrl}) for ${shop}: it shows the newest charge created; Ctrl-C to stop`,
-    );
-    await engine.run();
-  } finally {
-    // the record stays: started again, the display takes the same port and key, and open pages reconnect
-    await running.close();
-  }
-  throw interrupted();
 }
 
 export const DISPLAY = command({
@@ -275,5 +389,56 @@ export const DISPLAY = command({
   },
 });
 
+/** All `lbrl display clear` needs: where the profile's display keeps its state, a clock, a printer. */
+export interface ClearCommandOptions {
+  printer: Printer;
+  json: boolean;
+  profileName: string;
+  configDir: string;
+  now(): number;
+}
+
+/**
+ * Withdraws every charge created until now from the customer's screen: the running display shows
+ * the shop's name again within a second, and a display started later offers none of them. The
+ * charges themselves stay open on the service (it has no cancel): a payment is still seen.
+ */
+export async function runClear(options: ClearCommandOptions): Promise<void> {
+  const { displayAnswers, withdrawFromDisplay } = await import('../display/state.js');
+  const before = new Date(options.now()).toISOString();
+  withdrawFromDisplay(options.configDir, options.profileName, { before }, (line) =>
+    options.printer.warn(line),
+  );
+  const record = readDisplayRecord(displayFile(options.configDir, options.profileName));
+  const running = record !== undefined && (await displayAnswers(record));
+  if (options.json) {
+    options.printer.json({ cleared: true, before, displayRunning: running });
+    return;
+  }
+  options.printer.info(
+    running
+      ? `the customer display of profile ${options.profileName} is clear: it shows the shop's name until the next charge`
+      : `no display of profile ${options.profileName} is running; one started later offers no charge created until now`,
+  );
+}
+
+export const DISPLAY_CLEAR = command({
+  rank: 241,
+  path: 'display clear',
+  description: "clear the customer's screen: no charge created until now is offered on it again",
+  flags: [],
+  examples: ['lbrl display clear                # the screen shows the shop name until the next charge'],
+  async run({ session }) {
+    const s = await session();
+    return runClear({
+      printer: s.printer,
+      json: s.globals.json === true,
+      profileName: s.profileName,
+      configDir: s.store.dir,
+      now: s.ctx.now,
+    });
+  },
+});
+
 /** The commands this module defines (the manifest lists them: npm run build). */
-export const definitions = listed(DISPLAY);
+export const definitions = listed(DISPLAY, DISPLAY_CLEAR);

@@ -63,7 +63,7 @@ export const MANIFEST: readonly CommandEntry[] = [
       { flags: '--no-qr', help: 'do not draw the QR code in the terminal' },
       {
         flags: '--qr-style <style>',
-        help: 'dark (light text on a dark terminal, the default) or light',
+        help: "dark (light text on a dark terminal) or light; default: the qr-style setting, detect (the terminal's background)",
         complete: ['dark', 'light'],
       },
       { flags: '--dry-run', help: 'check everything and show the request, send nothing' },
@@ -90,6 +90,10 @@ export const MANIFEST: readonly CommandEntry[] = [
         flags: '--resume',
         help: 'with --from: skip the rows already created by an earlier run of the same file',
       },
+      {
+        flags: '--with-qr-code',
+        help: "with --from: keep each deposit's qrCode (a base64 PNG, most of a line's bytes) in its NDJSON line",
+      },
     ],
     examples: [
       'lbrl deposit create --amount 1500 --to <address>',
@@ -108,7 +112,7 @@ export const MANIFEST: readonly CommandEntry[] = [
       { when: { set: 'from' }, forbids: ['watch', 'interval', 'timeout', 'verify'] },
       { when: { set: 'from' }, forbids: ['amount', 'amountCents', 'to', 'splitTo', 'splitFee'] },
       { when: { set: 'from' }, forbids: ['qrPng', 'qrStyle', 'display'] },
-      { when: { unset: 'from' }, forbids: ['concurrency', 'resume'] },
+      { when: { unset: 'from' }, forbids: ['concurrency', 'resume', 'withQrCode'] },
       { when: { unset: 'watch' }, forbids: ['interval', 'timeout', 'verify'] },
     ],
     load: () => import('./deposit-create.js'),
@@ -123,7 +127,7 @@ export const MANIFEST: readonly CommandEntry[] = [
       { flags: '--qr-png <file>', help: 'write the QR code as a PNG file', complete: 'files' },
       {
         flags: '--qr-style <style>',
-        help: 'dark (light text on a dark terminal, the default) or light',
+        help: "dark (light text on a dark terminal) or light; default: the qr-style setting, detect (the terminal's background)",
         complete: ['dark', 'light'],
       },
     ],
@@ -473,7 +477,7 @@ export const MANIFEST: readonly CommandEntry[] = [
       { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
       {
         flags: '--qr-style <style>',
-        help: 'dark (light text on a dark terminal, the default) or light',
+        help: "dark (light text on a dark terminal) or light; default: the qr-style setting, detect (the terminal's background)",
         complete: ['dark', 'light'],
       },
     ],
@@ -483,6 +487,15 @@ export const MANIFEST: readonly CommandEntry[] = [
       'lbrl config set shop-name "Padaria Central"',
       'lbrl deposit create --amount 15,50 --display',
     ],
+    args: [],
+    load: () => import('./display.js'),
+  },
+  {
+    rank: 241,
+    path: 'display clear',
+    description: "clear the customer's screen: no charge created until now is offered on it again",
+    flags: [],
+    examples: ['lbrl display clear                # the screen shows the shop name until the next charge'],
     args: [],
     load: () => import('./display.js'),
   },

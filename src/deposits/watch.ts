@@ -57,6 +57,12 @@ export interface WatchPlan {
    * gets one GET; still waiting, it is reported expired and left; otherwise it is followed.
    */
   lastLook?: ReadonlySet<string> | undefined;
+  /**
+   * At most this many last looks in this watch (a cron pass of `watch --pending`): the rest are
+   * left for a later pass, in `WatchResult.deferred`, and are never unfinished deposits: the watch
+   * ends when the others end. Without it, every last look is made.
+   */
+  lastLookBudget?: number | undefined;
   /** the request ceiling a minute, across all deposits (default MAX_REQUESTS_PER_MINUTE) */
   perMinute?: number | undefined;
   /**
@@ -84,6 +90,8 @@ export interface WatchResult {
   gone: string[];
   /** the deposits given their last look and found still waiting (lastLook) */
   expired: string[];
+  /** the deposits due a last look that this watch left for a later one (lastLookBudget) */
+  deferred: string[];
 }
 
 /** The slowest the ceiling shrinks to on 429s: one request a minute. */
@@ -129,8 +137,10 @@ export async function watchDeposits(
   /** Time left before the --timeout, or Infinity without one. */
   const left = () =>
     options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeoutMs - options.now();
+  /** What is live: the open deposits but those waiting for their last look, which are never unfinished. */
+  const live = () => pending().filter((id) => !lastLook.has(id));
   const timeoutError = () => {
-    const unfinished = pending();
+    const unfinished = live();
     // the ids are named once, by whoever closes the watch (the view's end lines, --json's list)
     return watchTimeout(
       `timed out after ${Math.round((options.now() - started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
@@ -161,7 +171,12 @@ export async function watchDeposits(
   const gone: string[] = [];
   const expired: string[] = [];
   const lastLook = new Set(options.lastLook ?? []);
+  // the last looks this watch may still make: once none, those not made are left for later
+  let looksLeft = options.lastLookBudget ?? Number.POSITIVE_INFINITY;
+  const deferred = () =>
+    looksLeft > 0 ? [] : [...lastLook].filter((id) => states.has(id) && !gone.includes(id));
   const open = (id: string, statusText: string | undefined) =>
+    !(looksLeft <= 0 && lastLook.has(id)) &&
     !gone.includes(id) &&
     !expired.includes(id) &&
     (statusText === undefined ||
@@ -172,7 +187,9 @@ export async function watchDeposits(
   const more = () => {
     for (const id of options.discover?.() ?? []) if (!states.has(id)) states.set(id, undefined);
   };
-  while (options.discover !== undefined || pending().length > 0) {
+  /** Only last looks are left when the time is up: the watch ends well, leaving them for later. */
+  const onlyLooksLeft = () => options.discover === undefined && live().length === 0;
+  rounds: while (options.discover !== undefined || pending().length > 0) {
     const roundStart = options.now();
     more();
     // the last looks of a round are at most a minute's worth of requests: many charges past
@@ -182,11 +199,15 @@ export async function watchDeposits(
     const looks = todo.filter((id) => lastLook.has(id));
     const round = [
       ...todo.filter((id) => !lastLook.has(id)),
-      ...looks.slice(0, Math.max(1, Math.floor(60_000 / spacing))),
+      ...looks.slice(0, Math.min(looksLeft, Math.max(1, Math.floor(60_000 / spacing)))),
     ];
     for (const id of round) {
       if (timedOut()) break;
       if (options.resting?.(id)) continue;
+      if (lastLook.has(id)) {
+        if (looksLeft <= 0) continue;
+        looksLeft -= 1;
+      }
       // the shared budget: requests across all deposits are spaced evenly
       await pause(Math.min(lastRequestAt + spacing - options.now(), left()));
       if (timedOut()) break;
@@ -211,7 +232,10 @@ export async function watchDeposits(
         if (value.status === 'FINALIZED' && options.settled && (await beforeDeadline(options.settled(value))))
           proven.add(id);
       } catch (error) {
-        if (error instanceof LbrlError && error.type === 'watch_timeout') throw error;
+        if (error instanceof LbrlError && error.type === 'watch_timeout') {
+          if (onlyLooksLeft()) break rounds;
+          throw error;
+        }
         if (options.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
           gone.push(id);
           events.gone?.(id);
@@ -247,17 +271,23 @@ export async function watchDeposits(
     }
     events.tick(states, options.now() - started);
     if (options.discover === undefined && pending().length === 0) break;
-    if (timedOut()) throw timeoutError();
+    if (timedOut()) {
+      // the last looks not made are left for a later pass: only what is live times out
+      if (onlyLooksLeft()) break;
+      throw timeoutError();
+    }
     let wait = roundStart + options.intervalMs - options.now();
     if (options.timeoutMs !== undefined) wait = Math.min(wait, started + options.timeoutMs - options.now());
     await pause(wait);
   }
-  return { states: states as Map<string, string>, gone, expired };
+  if (options.discover === undefined) looksLeft = 0;
+  return { states: states as Map<string, string>, gone, expired, deferred: deferred() };
 }
 
 /**
  * Watch until every deposit is terminal, recording each status seen; throws for every end
- * but all FINALIZED (FAILED: exit 5, the watch's own limits: their exit codes).
+ * but all FINALIZED (FAILED: exit 5, the watch's own limits: their exit codes). Returns the
+ * deposits due a last look that were left for a later pass (the plan's lastLookBudget).
  */
 export async function follow(
   api: DepositApi,
@@ -270,9 +300,9 @@ export async function follow(
     expiredRecord: ExpiredRecordOf;
   },
   events: WatchEvents,
-): Promise<void> {
+): Promise<{ deferred: string[] }> {
   const { clock, recorder, statusRecord, expiredRecord } = deps;
-  const { states, gone } = await watchDeposits(
+  const { states, gone, deferred } = await watchDeposits(
     api,
     {
       ids,
@@ -310,6 +340,7 @@ export async function follow(
       'not_found',
     );
   }
+  return { deferred };
 }
 
 /**

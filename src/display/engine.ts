@@ -13,6 +13,7 @@ import { type Focus, type Screen, type ScreenRules, screenOf } from '../domain/d
 import { isPaid, STATUS_ORDER } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import { type CreatedRecord, type HistoryEntry, statusRecord } from '../store/history.js';
+import { processAlive, readWithdrawn, type Withdrawn } from './state.js';
 
 export interface HistoryView {
   readonly file: string;
@@ -38,6 +39,13 @@ export interface EngineDeps {
   qrSvg(text: string): Promise<string>;
   /** the history file's signature; changes when it is appended to */
   signature?: (file: string) => string;
+  /**
+   * The profile's list of charges withdrawn from the screen (an interrupted create, `display
+   * clear`): looked at with the history, and a charge on it is never offered.
+   */
+  withdrawnFile?: string;
+  /** asked at each look at the history: the rules as the settings say now (shop-name, expire-after) */
+  rulesNow?: () => ScreenRules;
 }
 
 /** After a failure the service watch is started again this much later. */
@@ -71,10 +79,46 @@ export class DisplayEngine {
   private readonly svgs = new Map<string, string>();
   private watching: AbortController | undefined;
   private restartAt = 0;
+  private withdrawn: Withdrawn = { ids: new Set(), before: undefined, followers: new Map() };
+  private withdrawnSignature = '';
+  /** the service of the deposit shown when not the display's own: others follow it, not this */
+  private foreignTarget: string | undefined;
+  private rules: ScreenRules;
 
   constructor(private readonly deps: EngineDeps) {
+    this.rules = deps.rules;
     this.screen = { phase: 'idle', shop: deps.rules.shop };
     this.shown = JSON.stringify(this.screen);
+  }
+
+  /** Settings changed while it runs (shop-name, expire-after): the screen follows them at once. */
+  setRules(rules: ScreenRules): void {
+    this.rules = rules;
+    this.update();
+  }
+
+  /**
+   * Withdrawn from the screen: by id, or created at or before a `display clear`, or still waiting
+   * while the create --watch that followed it is gone (it had no moment to withdraw it).
+   */
+  private isWithdrawn(id: string, createdAt: number, status = 'WAITING_PAYMENT'): boolean {
+    const { ids, before, followers } = this.withdrawn;
+    const follower = followers.get(id.toLowerCase());
+    const abandoned = follower !== undefined && status === 'WAITING_PAYMENT' && !processAlive(follower);
+    return ids.has(id.toLowerCase()) || (before !== undefined && createdAt <= before) || abandoned;
+  }
+
+  private readWithdrawn(): void {
+    const file = this.deps.withdrawnFile;
+    if (file === undefined) return;
+    const sig = (this.deps.signature ?? fileSignature)(file);
+    if (sig === this.withdrawnSignature) return;
+    this.withdrawnSignature = sig;
+    try {
+      this.withdrawn = readWithdrawn(file, (line) => this.deps.notes.warn(line));
+    } catch (error) {
+      this.deps.notes.warn(`display: cannot read ${file}: ${(error as Error).message}`);
+    }
   }
 
   current(): Screen {
@@ -86,11 +130,19 @@ export class DisplayEngine {
     return () => this.listeners.delete(listener);
   }
 
-  /** `deposit create --display`: show this deposit of the profile now. */
-  show(id: string): boolean {
-    const entry = this.lookUp(id);
-    if (!entry) return false;
+  /**
+   * `deposit create --display`: show this deposit of the profile now. One of another service
+   * (`target`: a create with LBRL_BASE_URL that this display was not started with) is shown as
+   * the history has it, and what other lbrl processes record of it (its create --watch): this
+   * display has no client for that service.
+   */
+  show(id: string, target?: string): boolean {
+    this.readWithdrawn();
+    const entry = this.lookUp(id, target);
+    if (!entry || this.isWithdrawn(entry.id, time(entry.at, this.deps.clock.now()), entry.status))
+      return false;
     this.focusOn(entry);
+    this.foreignTarget = entry.baseUrl !== this.deps.scope.target ? entry.baseUrl : undefined;
     this.update();
     return true;
   }
@@ -112,6 +164,9 @@ export class DisplayEngine {
 
   /** One look at the history (only when it changed) and at the clock. */
   poll(): void {
+    const rules = this.deps.rulesNow?.();
+    if (rules && JSON.stringify(rules) !== JSON.stringify(this.rules)) this.rules = rules;
+    this.readWithdrawn();
     const sig = (this.deps.signature ?? fileSignature)(this.deps.history.file);
     if (sig !== this.signature) {
       this.signature = sig;
@@ -123,10 +178,12 @@ export class DisplayEngine {
   private mine = (created: CreatedRecord) =>
     created.profile === this.deps.scope.profile && created.baseUrl === this.deps.scope.target;
 
-  private lookUp(id: string): HistoryEntry | undefined {
+  private lookUp(id: string, target = this.deps.scope.target): HistoryEntry | undefined {
     try {
-      const entry = this.deps.history.recorded(id, this.deps.scope.target);
-      return entry && this.mine(entry) ? entry : undefined;
+      const entry = this.deps.history.recorded(id, target);
+      return entry && entry.profile === this.deps.scope.profile && entry.baseUrl === target
+        ? entry
+        : undefined;
     } catch (error) {
       this.deps.notes.warn(`display: cannot read the history: ${(error as Error).message}`);
       return undefined;
@@ -142,15 +199,18 @@ export class DisplayEngine {
       return;
     }
     if (newest && newest.id !== this.newest) {
-      // a deposit created since: it is what the customer pays now
+      // a deposit created since: it is what the customer pays now (unless it was withdrawn)
       this.newest = newest.id;
-      this.focusOn(newest);
+      if (!this.isWithdrawn(newest.id, time(newest.at, this.deps.clock.now()), newest.status)) {
+        this.focusOn(newest);
+        this.foreignTarget = undefined;
+      }
       return;
     }
     // what other processes learnt of the deposit shown (a watch in the terminal, an expiry)
     const focus = this.focus;
     if (!focus) return;
-    const entry = focus.id === newest?.id ? newest : this.lookUp(focus.id);
+    const entry = focus.id === newest?.id ? newest : this.lookUp(focus.id, this.foreignTarget);
     if (entry) this.merge(entry);
   }
 
@@ -216,15 +276,21 @@ export class DisplayEngine {
   /** The screen now; sent to every page when it changed. Starts or ends the service watch to suit. */
   update(): void {
     const now = this.deps.clock.now();
-    const screen = screenOf(this.focus, now, this.deps.rules, (text) => this.svgs.get(text));
+    // a charge the shop withdrew is never offered again: the screen goes back to the shop's name
+    if (this.focus && this.isWithdrawn(this.focus.id, this.focus.createdAt, this.focus.status))
+      this.focus = undefined;
+    const screen = screenOf(this.focus, now, this.rules, (text) => this.svgs.get(text));
     const focus = this.focus;
     const live =
       focus !== undefined &&
+      this.foreignTarget === undefined &&
       (screen.phase !== 'idle' || (focus.status === 'WAITING_PAYMENT' && focus.qrCodeText === undefined)) &&
       focus.untrustedAt === undefined &&
       focus.status !== 'FAILED' &&
       (focus.status !== 'FINALIZED' || focus.chain === 'pending');
-    if (live && !this.watching && now >= this.restartAt) this.follow(focus!.id);
+    // never started again once the display is stopping (Ctrl-C): its requests would only be refused
+    if (live && !this.watching && now >= this.restartAt && !this.deps.clock.signal.aborted)
+      this.follow(focus!.id);
     if (!live && this.watching) {
       this.watching.abort();
       this.watching = undefined;
@@ -284,7 +350,9 @@ export class DisplayEngine {
       },
     )
       .catch((error: unknown) => {
-        if (stop.signal.aborted) return;
+        // stopped (Ctrl-C, another deposit shown): nothing to try again
+        if (stop.signal.aborted || clock.signal.aborted) return;
+        if (error instanceof LbrlError && error.type === 'interrupted') return;
         const message = error instanceof LbrlError ? error.message : String(error);
         if (mine() && settled && this.focus!.status === 'FINALIZED' && error instanceof LbrlError) {
           // the settlement contradicts the deposit, or could not be proven: never "confirmed"

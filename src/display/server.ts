@@ -3,9 +3,11 @@
  *
  *   GET  /?k=KEY         the page (one self-contained HTML document, a strict CSP)
  *   GET  /events?k=KEY   the screens, as Server-Sent Events (`event: screen`)
- *   POST /show?k=KEY     {"id": "<uuid>"}: show this deposit of the profile's history now
+ *   POST /show?k=KEY     {"id": "<uuid>", "target"?: "<service>"}: show this deposit of the profile's history now
+ *   POST /hello          {"challenge": "<text>"}: the display's proof of identity, and nothing else
  *
- * A request without the key (or with another) gets 403 and no data; the key is compared in
+ * A request without the key (or with another) gets 403 and no data (/hello carries no key: it
+ * answers only an HMAC of the challenge with the display's secret, which is never sent); the key is compared in
  * constant time. The hardening is the sandbox's (its `listen`: header, body and time caps, the
  * parser's refusals answered and the connection closed), plus a cap on connections and streams.
  */
@@ -18,15 +20,22 @@ import { listen, type RunningServer } from '../sandbox/server.js';
 import { displayPage, pageCsp } from '../ui/display-page.js';
 import { displayProof } from './state.js';
 
+const CHALLENGE = /^[A-Za-z0-9_-]{16,64}$/;
+
 export interface DisplayServerOptions {
   key: string;
+  /** the secret of its proof of identity (display/state.ts's displayProof), never sent */
+  secret: string;
   lang: Lang;
   /** the screen now */
   current(): Screen;
   /** calls `listener` with each new screen; gives back how to stop */
   subscribe(listener: (screen: Screen) => void): () => void;
-  /** show this deposit (a canonical id); false when the profile's history does not have it */
-  show(id: string): boolean;
+  /**
+   * Show this deposit (a canonical id) of the service `target` (default: the display's own);
+   * false when the profile's history does not have it, or it was withdrawn.
+   */
+  show(id: string, target?: string): boolean;
   now(): number;
   /** a comment line on every stream this often, so a dead connection is noticed (default 15 s) */
   heartbeatMs?: number;
@@ -157,25 +166,47 @@ export function displayHandler(options: DisplayServerOptions): http.RequestListe
     req.once('close', end);
   }
 
-  async function show(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  /** The body as JSON, at most MAX_SHOW_BODY bytes; undefined (and answered) when it is not. */
+  async function jsonBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > MAX_SHOW_BODY) return text(res, 413, 'the body is too large\n', { connection: 'close' });
+      if (size > MAX_SHOW_BODY) {
+        text(res, 413, 'the body is too large\n', { connection: 'close' });
+        return undefined;
+      }
       chunks.push(chunk as Buffer);
     }
-    res.setHeader('lbrl-display', displayProof(options.key));
-    let id: unknown;
     try {
-      id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown })?.id;
+      return JSON.parse(Buffer.concat(chunks).toString('utf8')) ?? {};
     } catch {
-      return text(res, 400, 'the body must be JSON: {"id":"<deposit id>"}\n');
+      text(res, 400, 'the body must be JSON\n');
+      return undefined;
     }
+  }
+
+  async function show(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const body = (await jsonBody(req, res)) as { id?: unknown; target?: unknown } | undefined;
+    if (body === undefined) return;
+    const id = typeof body === 'object' ? body.id : undefined;
     const parsed = typeof id === 'string' ? parseDepositId(id) : undefined;
-    if (!parsed?.ok) return text(res, 400, 'the body must be JSON: {"id":"<deposit id>"}\n');
-    if (!options.show(parsed.value)) return text(res, 404, 'no such deposit in this profile\n');
+    const target = typeof body === 'object' ? body.target : undefined;
+    if (!parsed?.ok || (target !== undefined && (typeof target !== 'string' || target.length > 2048)))
+      return text(res, 400, 'the body must be JSON: {"id":"<deposit id>"}\n');
+    if (!options.show(parsed.value, target as string | undefined))
+      return text(res, 404, 'no such deposit in this profile\n');
     text(res, 200, 'shown\n');
+  }
+
+  async function hello(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const body = (await jsonBody(req, res)) as { challenge?: unknown } | undefined;
+    if (body === undefined) return;
+    const challenge = typeof body === 'object' ? body.challenge : undefined;
+    if (typeof challenge !== 'string' || !CHALLENGE.test(challenge))
+      return text(res, 400, 'the body must be JSON: {"challenge":"<16 to 64 URL-safe characters>"}\n');
+    const port = req.socket.localPort ?? 0;
+    text(res, 200, 'lbrl display\n', { 'lbrl-display': displayProof(options.secret, challenge, port) });
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -185,6 +216,10 @@ export function displayHandler(options: DisplayServerOptions): http.RequestListe
       return text(res, 403, 'forbidden: this display answers only to its own address\n', {
         connection: 'close',
       });
+    if (target.path === '/hello' && target.keys.length === 0) {
+      if (req.method !== 'POST') return text(res, 405, 'use POST\n', { allow: 'POST' });
+      return hello(req, res);
+    }
     if (target.keys.length !== 1 || !keyMatches(target.keys[0]!, options.key))
       return text(res, 403, 'forbidden: open the address that lbrl display printed, with its key\n');
     const route =

@@ -33,12 +33,12 @@ function expandExponent(match: RegExpExecArray): string | undefined {
 function amountProblem(input: string): string {
   const base = 'an amount in reais with at most two decimals and no thousands separator, e.g. 1500 or 15,50';
   /** what the amount must be without, and what to write instead (itself checked) */
-  const offer = (what: string, fixed: string | undefined, otherwise = '') => {
+  const offer = (what: string, fixed: string | undefined) => {
     if (fixed === undefined) return `an amount in reais ${what}, e.g. 1500 or 15,50`;
     const parsed = parseReais(fixed);
     return parsed.ok
       ? `an amount in reais ${what}: write ${fixed}`
-      : `an amount in reais ${what}, at most 6000,00 (${fixed} would be above it)${otherwise}`;
+      : `an amount in reais ${what}, at most 6000,00 (${fixed} would be above it)`;
   };
   const trimmed = input.trim();
   if (trimmed !== input && trimmed !== '')
@@ -56,18 +56,33 @@ function amountProblem(input: string): string {
   if (/^[.,]\d{1,2}$/.test(trimmed)) return offer('with a digit before the separator', `0${trimmed}`);
   if (/^\d+[.,]$/.test(trimmed))
     return offer('with digits after the separator, or none', trimmed.slice(0, -1));
-  if (/^\d+[.,]\d{3,}$/.test(trimmed) && !/^[1-9]\d{0,2}[.,]\d{3}$/.test(trimmed))
-    return 'an amount in reais with at most two decimals (a cent is the smallest unit)';
+  if (/^\d+[.,]\d{3,}$/.test(trimmed)) return threeDecimals(trimmed);
   const grouped = plainAmount(trimmed);
-  if (grouped !== undefined && grouped !== trimmed) {
-    // 15.000: fifteen thousand, or fifteen written with three decimals
-    const single = /^(\d{1,3})([.,])(\d\d)0$/.exec(trimmed);
-    const otherwise = single ? `; for ${single[1]} reais write ${single[1]}${single[2]}${single[3]}` : '';
-    return offer('without thousands separators', grouped, otherwise);
-  }
+  if (grouped !== undefined && grouped !== trimmed) return offer('without thousands separators', grouped);
   if (/[^\x00-\x7f]/.test(trimmed) && /\p{Nd}/u.test(trimmed))
     return 'an amount in reais written with the digits 0-9, e.g. 1500 or 15,50';
   return base;
+}
+
+/**
+ * An amount with three decimals or more (`10,123`, `0.001`). One group of three after one to three
+ * digits (`1.500`, `15.000`) may also be a thousands separator: said after the decimals, with
+ * what to write for either reading that is an amount.
+ */
+function threeDecimals(text: string): string {
+  const decimals = 'an amount in reais with at most two decimals (a cent is the smallest unit)';
+  const ambiguous = /^([1-9]\d{0,2})([.,])(\d{3})$/.exec(text);
+  if (!ambiguous) return decimals;
+  const [, whole, separator, three] = ambiguous as unknown as [string, string, string, string];
+  // 15.000, 1.500: the last zero may be a slip for two decimals
+  const twoDecimals = `${whole}${separator}${three.slice(0, 2)}`;
+  const slip = three.endsWith('0')
+    ? `; for ${formatCents(Number(whole) * 100 + Number(three.slice(0, 2)))} write ${twoDecimals}`
+    : '';
+  const thousands = `${whole}${three}`;
+  if (parseReais(thousands).ok)
+    return `${decimals} and no thousands separator: for ${thousands} reais write ${thousands}${slip}`;
+  return `${decimals}${slip}`;
 }
 
 /**
@@ -80,6 +95,8 @@ function plainAmount(text: string): string | undefined {
   const match = /^([1-9]\d{0,2})((?:([.,\s])\d{3})+)(?:([.,])(\d{1,2}))?$/.exec(text);
   if (!match) return undefined;
   const group = match[3]!;
+  // one separator between all the groups: 1.500,123 is not grouped, it has three decimals
+  if (match[2]!.replace(/\d/g, '') !== group.repeat(match[2]!.length / 4)) return undefined;
   const decimal = match[4];
   if (decimal !== undefined && decimal === group) return undefined;
   const whole = `${match[1]}${match[2]!.split(group).join('')}`;

@@ -108,6 +108,11 @@ export class ConfigStore {
     this.file = path.join(dir, 'config.json');
   }
 
+  /** Read the file again at the next read (a long-running command follows settings changed meanwhile). */
+  forget(): void {
+    this.cache = undefined;
+  }
+
   read(): ConfigFile {
     if (this.cache) return this.cache;
     const opened = openOwnFile(this.file, 'read', 'config file', this.warn);

@@ -65,17 +65,23 @@ export function settlementLines(deposit: GetResponse, mode: RenderMode): string[
  * One line per deposit saying how its watch ended, given what ended the watch (nothing, or
  * the error it ended with).
  */
-export function endLines(log: WatchLog, ending: { type: string } | undefined): string[] {
-  return log.ids.map((id) => {
-    const status = log.status(id);
-    if (log.gone.has(id)) return `deposit ${id} gone: the service does not know it`;
-    if (log.expired.has(id)) return `deposit ${id} EXPIRED: still WAITING_PAYMENT past expire-after`;
-    if (status === 'FINALIZED' || status === 'FAILED') return `deposit ${id} ${status}`;
-    const at = status ? `at ${status}` : 'before any answer';
-    if (ending?.type === 'watch_timeout') return `deposit ${id} timed out ${at}`;
-    if (ending?.type === 'interrupted') return `deposit ${id} interrupted ${at}`;
-    return `deposit ${id} not followed to the end (${ending?.type ?? 'stopped'}) ${at}`;
-  });
+export function endLines(
+  log: WatchLog,
+  ending: { type: string } | undefined,
+  leftForLater: ReadonlySet<string> = new Set(),
+): string[] {
+  return log.ids
+    .filter((id) => !leftForLater.has(id))
+    .map((id) => {
+      const status = log.status(id);
+      if (log.gone.has(id)) return `deposit ${id} gone: the service does not know it`;
+      if (log.expired.has(id)) return `deposit ${id} EXPIRED: still WAITING_PAYMENT past expire-after`;
+      if (status === 'FINALIZED' || status === 'FAILED') return `deposit ${id} ${status}`;
+      const at = status ? `at ${status}` : 'before any answer';
+      if (ending?.type === 'watch_timeout') return `deposit ${id} timed out ${at}`;
+      if (ending?.type === 'interrupted') return `deposit ${id} interrupted ${at}`;
+      return `deposit ${id} not followed to the end (${ending?.type ?? 'stopped'}) ${at}`;
+    });
 }
 
 /** Fits deposits/watch.ts's WatchEvents (ui does not import the flows). */

@@ -313,7 +313,7 @@ describe('deposit create --from', () => {
     ],
     [
       ['--qr-png', 'x.png'],
-      "error: a batch draws no QR codes, so --qr-png cannot go with --from: each row's qrCode is in its NDJSON line (--json), or use lbrl deposit get <id> --qr-png <file>\n",
+      "error: a batch draws no QR codes, so --qr-png cannot go with --from: each row's qrCodeText is in its NDJSON line (add --with-qr-code for the PNG), or use lbrl deposit get <id> --qr-png <file>\n",
     ],
   ])('refuses --from with %s, naming why', async (extra, message) => {
     // through the registry: the definition's conflicts are checked before the command runs

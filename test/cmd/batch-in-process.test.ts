@@ -61,6 +61,29 @@ const lines = (stdout: string) =>
     .split('\n')
     .map((l) => JSON.parse(l));
 
+describe('deposit create --from: a line sized for a script', () => {
+  it("leaves each deposit's base64 PNG qrCode out (id, status, the copy-paste string stay); --with-qr-code keeps it", async () => {
+    const file = tempFile('rows.csv', batchCsv(3));
+    const r = await batch({ from: file });
+    expect(r.error).toBeUndefined();
+    const out = lines(r.stdout);
+    for (const line of out) {
+      expect(Object.keys(line.deposit)).not.toContain('qrCode');
+      expect(line.deposit.id).toMatch(/^00000000-/);
+      expect(line.deposit.status).toBe('WAITING_PAYMENT');
+      expect(line.deposit.qrCodeText).toMatch(/^000201/);
+    }
+    // a line is a few hundred bytes, not a PNG's tens of kB
+    for (const text of r.stdout.trim().split('\n')) expect(text.length).toBeLessThan(1000);
+    const kept = await batch({ from: file, withQrCode: true });
+    const withPng = lines(kept.stdout);
+    for (const line of withPng) expect(line.deposit.qrCode).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    // otherwise the same line, field for field and in order
+    const { qrCode: _png, ...rest } = withPng[0].deposit;
+    expect(JSON.stringify(rest)).toBe(JSON.stringify(out[0].deposit));
+  });
+});
+
 describe('deposit create --from, in process with a scripted service', () => {
   it('creates every row, four at a time, each recorded with its own key, NDJSON in row order', async () => {
     const r = await batch({ from: tempFile('rows.csv', batchCsv(10)) });

@@ -20,6 +20,8 @@ import {
 } from '../../src/commands/deposit-create.js';
 import type { Context, Prompter } from '../../src/context.js';
 import type { RequestDefaults } from '../../src/deposits/ports.js';
+import { startDisplayServer } from '../../src/display/server.js';
+import { displayFile, newDisplaySecret, writeDisplayRecord } from '../../src/display/state.js';
 import { Session } from '../../src/session.js';
 import type { StoredRecord } from '../../src/store/history.js';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -555,15 +557,32 @@ describe('deposit create, asking a person', () => {
     expect(y.api.creates()).toHaveLength(1);
   });
 
-  it("offers the profile's default address: Enter takes it", async () => {
-    const p = person(['10', '']);
+  it("with the profile's default-address set, never asks for the destination: it is the one sent", async () => {
+    const p = person(['10']);
     const r = await create(
       { qr: false, yes: true },
       { prompter: p.prompter, defaults: { defaultAddress: EX } },
     );
     expect(r.error).toBeUndefined();
-    expect(p.asked).toEqual(['Amount in reais (e.g. 1500 or 15,50)', 'Destination Liquid address']);
+    expect(p.asked).toEqual(['Amount in reais (e.g. 1500 or 15,50)']);
     expect(r.api.creates()[0]!.body).toEqual({ amountInCents: 1000, lbrlAddress: EX });
+    // as the user typed it: --amount 12,50 --watch --yes asks nothing at all
+    const quiet = person([]);
+    const given = await create(
+      { amount: '12,50', yes: true, qr: false },
+      { prompter: quiet.prompter, defaults: { defaultAddress: LQ } },
+    );
+    expect(given.error).toBeUndefined();
+    expect(quiet.asked).toEqual([]);
+    expect(given.api.creates()[0]!.body).toEqual({ amountInCents: 1250, lbrlAddress: LQ });
+    // without --yes, the summary shows the default it will send to, and asks only to confirm
+    const confirming = person([], true);
+    const shown = await create(
+      { amount: '1' },
+      { prompter: confirming.prompter, defaults: { defaultAddress: EX } },
+    );
+    expect(confirming.asked).toEqual(['Create this charge?']);
+    expect(shown.stderr).toContain(`To       ${EX}\n`);
   });
 
   it('asks for the split fee when only the split address was given', async () => {
@@ -610,5 +629,83 @@ describe('deposit create --display', () => {
     );
     expect(r.api.calls).toEqual([]);
     expect(r.records).toEqual([]);
+  });
+
+  /** A display of profile default in this process: the real server, answering /show as `show` says. */
+  async function runningDisplay(configDir: string, show: (id: string, target?: string) => boolean) {
+    const secret = newDisplaySecret();
+    const key = 'k'.repeat(22);
+    const server = await startDisplayServer(
+      {
+        key,
+        secret,
+        lang: 'pt',
+        current: () => ({ phase: 'idle', shop: 'Loja' }),
+        subscribe: () => () => {},
+        show,
+        now: () => 0,
+      },
+      '127.0.0.1',
+      0,
+    );
+    const port = Number(new URL(server.baseUrl).port);
+    writeDisplayRecord(displayFile(configDir, 'default'), {
+      pid: process.pid,
+      host: '127.0.0.1',
+      urlHost: '127.0.0.1',
+      port,
+      key,
+      startedAt: new Date(0).toISOString(),
+      secret,
+      target: 'sandbox',
+    });
+    return server;
+  }
+
+  it.each([
+    ['plain', {}],
+    ['-q', { quiet: true }],
+    ['--json', { json: true }],
+  ] as const)(
+    'a display that does not take the charge (%s): said, and never exit 0; the charge is printed',
+    async (_how, globals) => {
+      const configDir = tempDir();
+      const server = await runningDisplay(configDir, () => false);
+      try {
+        const r = await create(
+          { amount: '1', to: LQ, display: true, yes: true, qr: false, watch: true },
+          { configDir, ...globals },
+        );
+        expect(r.error?.type).toBe('display');
+        expect(r.error?.exitCode).toBe(1);
+        expect(r.error?.message).toMatch(
+          /^the customer display did not take the charge \(it does not know deposit \S+ of this profile\): it is not on the customer's screen/,
+        );
+        // created and printed, not followed
+        expect(r.api.creates()).toHaveLength(1);
+        const id = r.records.find((record) => record.type === 'created')!.id;
+        expect(r.stdout).toContain(id);
+        expect(r.api.calls.filter((call) => call.kind === 'get')).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  it('the display is told the service of the charge, so one started for another service can show it', async () => {
+    const configDir = tempDir();
+    const asked: Array<[string, string | undefined]> = [];
+    const server = await runningDisplay(configDir, (id, target) => {
+      asked.push([id, target]);
+      return true;
+    });
+    try {
+      const r = await create({ amount: '1', to: LQ, display: true, yes: true, qr: false }, { configDir });
+      expect(r.error).toBeUndefined();
+      expect(asked).toEqual([[r.records.find((record) => record.type === 'created')!.id, SERVICE]]);
+      expect(r.stderr).toMatch(/^shown on the customer display \(port \d+\)$/m);
+    } finally {
+      await server.close();
+    }
   });
 });

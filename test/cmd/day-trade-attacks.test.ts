@@ -159,7 +159,7 @@ describe('expiry when lbrl recorded the create with a clock that was ahead', () 
 });
 
 describe('watch --pending with many charges past expire-after not yet given their last look', () => {
-  it('a round takes at most a minute of last looks: the live deposit is asked again within it, and ends', async () => {
+  it('a pass makes at most a minute of last looks: the live deposit is asked again within it, and ends; the rest wait for the next passes', async () => {
     const records: StoredRecord[] = [];
     for (let n = 100; n < 400; n++) {
       records.push(world.created(n, 72));
@@ -176,12 +176,96 @@ describe('watch --pending with many charges past expire-after not yet given thei
     expect(asked).toHaveLength(2);
     // between its two looks: at most one minute's requests (60) of last looks
     expect(asked[1]![1] - asked[0]![1] - 1).toBeLessThanOrEqual(60);
-    // every charge past expire-after got its one last look, and is recorded expired
-    expect(order).toHaveLength(302);
+    // the pass's budget of last looks: 60; the other 240 are left for the next passes
+    expect(order).toHaveLength(62);
+    // --json: the count is a line of its own on stderr
+    expect(r.stderr).toContain('{"notice":{"type":"last_looks_left","count":240}}\n');
+    // each pass after it makes 60 more, exit 0, until none is left
+    for (const left of [180, 120, 60, 0]) {
+      const pass = await world.watch([], { pending: true }, { quiet: true });
+      expect(pass.code).toBe(0);
+      expect(pass.stderr).toBe('');
+      expect(world.asked.length).toBe(62 + 240 - left);
+    }
     const list = JSON.parse(
       (await world.list({ status: ['EXPIRED'], limit: '1000' }, { json: true })).stdout,
     );
     expect(list).toHaveLength(300);
+    expect((await world.watch([], { pending: true })).stderr).toBe(
+      'no pending deposits in the local history\n',
+    );
+  });
+});
+
+describe('the cron pass: 1,000 charges due their last look and 3 live ones, --timeout 9m', () => {
+  const live = [1, 2, 3];
+  beforeEach(() => {
+    const records: StoredRecord[] = [];
+    for (let n = 100; n < 1100; n++) {
+      records.push(world.created(n, 72));
+      world.statusOf.set(id(n), 'WAITING_PAYMENT');
+    }
+    for (const n of live) {
+      records.push(world.created(n, 0.1));
+      world.statusOf.set(id(n), 'WAITING_PAYMENT');
+    }
+    world.write(records);
+  });
+  const lastLooks = () => world.asked.filter((x) => !live.map(id).includes(x)).length;
+  const elapsed = (sleeps: number[]) => sleeps.reduce((a, b) => a + b, 0);
+
+  it('ends when the live ones end, after its budget of last looks, and exits 0 saying how many are left', async () => {
+    // paid on their third look
+    for (const n of live) world.laterOf.set(id(n), [2, 'FINALIZED']);
+    const r = await world.watch([], { pending: true, timeout: '9m' });
+    expect(r.code).toBe(0);
+    expect(lastLooks()).toBe(60);
+    // three rounds of the live ones, the first with the minute of last looks: well inside 9m
+    expect(elapsed(r.sleeps)).toBeLessThanOrEqual(90_000);
+    expect(r.stderr).toContain(
+      '940 charge(s) past expire-after left for their last look in a later pass (lbrl deposit watch --pending)',
+    );
+    for (const n of live) expect(r.stderr).toContain(`deposit ${id(n)} FINALIZED\n`);
+    // a charge left for later is not an unfinished deposit: no end line, no time-out
+    const ended = r.stderr.split('\n').filter((line) => /^deposit \S+ [A-Z]/.test(line));
+    expect(ended).toHaveLength(63);
+    expect(
+      ended.filter((line) => line.endsWith(' EXPIRED: still WAITING_PAYMENT past expire-after')),
+    ).toHaveLength(60);
+    expect(r.stderr).not.toMatch(/timed out|still open/);
+    // -q: the cron line says nothing and exits 0
+    const quiet = await world.watch([], { pending: true, timeout: '9m' }, { quiet: true });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
+    expect(lastLooks()).toBe(120);
+  });
+
+  it('a live one that does not end times out (124) alone: the last looks are never named unfinished', async () => {
+    for (const n of [1, 2]) world.laterOf.set(id(n), [0, 'FINALIZED']);
+    const r = await world.watch([], { pending: true, timeout: '9m' }, { json: true });
+    expect(r.code).toBe(124);
+    expect(elapsed(r.sleeps)).toBeLessThanOrEqual(9 * 60_000);
+    const error = JSON.parse(r.stderr.trim().split('\n').pop()!).error;
+    expect(error.unfinished).toEqual([id(3)]);
+    expect(error.message).toContain('with 1 deposit(s) not yet FINALIZED or FAILED');
+    expect(lastLooks()).toBe(60);
+    expect(r.stderr).toContain('{"notice":{"type":"last_looks_left","count":940}}\n');
+  });
+
+  it('with nothing live, a pass makes its minute of last looks and ends 0; a late payment found by one is followed', async () => {
+    world.write(live.map((n) => world.status(n, 'FINALIZED', 0.05)));
+    world.statusOf.set(id(1099), 'PIX_CONFIRMED');
+    world.laterOf.set(id(1099), [1, 'FINALIZED']);
+    const r = await world.watch([], { pending: true, timeout: '9m' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`deposit ${id(1099)} FINALIZED\n`);
+    expect(elapsed(r.sleeps)).toBeLessThanOrEqual(80_000);
+    expect(r.stderr).toContain('940 charge(s) past expire-after left');
+    // a --timeout shorter than the minute of looks: what is not looked at is left, exit 0
+    const short = await world.watch([], { pending: true, timeout: '20' });
+    expect(short.code).toBe(0);
+    expect(elapsed(short.sleeps)).toBeLessThanOrEqual(20_000);
+    expect(short.stderr).toMatch(/9[0-9]{2} charge\(s\) past expire-after left for their last look/);
   });
 });
 

@@ -116,6 +116,9 @@ describe('display, in process', () => {
       port: Number(m![1]),
       key: m![2],
       startedAt: '2026-11-22T10:00:00.000Z',
+      // the secret of its proof of identity, never sent; the service it follows
+      secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      target: SERVICE,
     });
     expect(fs.statSync(r.file).mode & 0o077).toBe(0);
     // the server is closed on the way out

@@ -3,6 +3,7 @@
  * with and without its key, what its page may carry, and `deposit create --display`.
  */
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -155,46 +156,89 @@ describe('lbrl display', () => {
     expect(await r.text()).toContain('<html lang="en">');
   });
 
-  it('a dead display whose port another program took is not taken for it: create --display sends nothing', async () => {
-    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
-    // any web server now on the port (it answers every request, 404 or 200)
-    const other = http.createServer((req, res) => {
-      res.writeHead(req.url?.startsWith('/show') ? 404 : 200, { 'content-type': 'text/plain' });
-      res.end('no such deposit in this profile\n');
-    });
-    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
-    try {
-      const port = (other.address() as net.AddressInfo).port;
-      const dir = path.join(env.LBRL_CONFIG_DIR, 'display');
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      // the record a display killed with -9 leaves, its pid now another live process's
-      const record = {
-        pid: process.pid,
-        host: '127.0.0.1',
-        urlHost: '127.0.0.1',
-        port,
-        key: 'a'.repeat(22),
-        startedAt: new Date().toISOString(),
-      };
-      fs.writeFileSync(path.join(dir, 'default.json'), JSON.stringify(record), { mode: 0o600 });
-      const created = await runBin(
-        ['deposit', 'create', '--amount', '3', '--to', LQ, '--yes', '--display'],
-        env,
-      );
-      expect(created.code).toBe(2);
-      expect(created.stderr).toContain(
-        'no customer display is running for profile default (nothing was sent)',
-      );
-      expect(created.stderr).toContain('lbrl display');
-      expect((await runBin(['deposit', 'list', '--json'], env)).stdout.trim()).toBe('[]');
-      // and a display started now is not refused as "already running"
-      const d = await startDisplay(['-q'], env, /\n/);
-      expect(d.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?k=/);
-      expect(d.stderr()).not.toContain('already running');
-    } finally {
-      other.close();
-    }
-  });
+  const strangers: Array<[string, http.RequestListener]> = [
+    [
+      'any web server (it answers every request, 404 or 200)',
+      (req, res) => {
+        res.writeHead(req.url?.startsWith('/show') ? 404 : 200, { 'content-type': 'text/plain' });
+        res.end('no such deposit in this profile\n');
+      },
+    ],
+    [
+      'a program that echoes each request back, with a proof made from whatever key it is sent',
+      (req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const key = new URL(req.url ?? '/', 'http://x').searchParams.get('k') ?? '';
+          const body = Buffer.concat(chunks).toString();
+          const challenge = /"challenge":"([^"]+)"/.exec(body)?.[1] ?? '';
+          const headers: Record<string, string> = {};
+          for (const [name, value] of Object.entries(req.headers))
+            if (typeof value === 'string' && !/^(content-length|connection|host)$/.test(name))
+              headers[name] = value;
+          headers['lbrl-display'] = createHash('sha256')
+            .update(`lbrl display\n${key || challenge}`)
+            .digest('base64url');
+          res.writeHead(200, headers);
+          res.end(body);
+        });
+      },
+    ],
+  ];
+
+  it.each(strangers)(
+    'a dead display whose port another program took is not taken for it: create --display sends nothing (%s)',
+    async (_who, stranger) => {
+      const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+      const received: string[] = [];
+      const other = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => received.push(`${req.url} ${Buffer.concat(chunks).toString()}`));
+        stranger(req, res);
+      });
+      await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+      try {
+        const port = (other.address() as net.AddressInfo).port;
+        const dir = path.join(env.LBRL_CONFIG_DIR, 'display');
+        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+        // the record a display killed with -9 leaves, its pid now another live process's
+        const record = {
+          pid: process.pid,
+          host: '127.0.0.1',
+          urlHost: '127.0.0.1',
+          port,
+          key: 'a'.repeat(22),
+          startedAt: new Date().toISOString(),
+          secret: 'b'.repeat(43),
+        };
+        fs.writeFileSync(path.join(dir, 'default.json'), JSON.stringify(record), { mode: 0o600 });
+        const created = await runBin(
+          ['deposit', 'create', '--amount', '3', '--to', LQ, '--yes', '--display'],
+          env,
+        );
+        expect(created.code).toBe(2);
+        expect(created.stderr).toContain(
+          'no customer display is running for profile default (nothing was sent)',
+        );
+        expect(created.stderr).toContain('lbrl display');
+        expect((await runBin(['deposit', 'list', '--json'], env)).stdout.trim()).toBe('[]');
+        // and a display started now is not refused as "already running"
+        const d = await startDisplay(['-q'], env, /\n/);
+        expect(d.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?k=/);
+        expect(d.stderr()).not.toContain('already running');
+        // what the stranger got: challenges, never the key
+        expect(received.length).toBeGreaterThan(0);
+        for (const request of received) {
+          expect(request).not.toContain(record.key);
+          expect(request).toMatch(/^\/hello \{"challenge":"[A-Za-z0-9_-]+"\}$/);
+        }
+      } finally {
+        other.close();
+      }
+    },
+  );
 
   it('never carries the token or a blinding key; create --display shows the charge; one display per profile', async () => {
     const serveDir = tempDir();

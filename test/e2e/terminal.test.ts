@@ -32,6 +32,18 @@ describe('in a real terminal', () => {
     expect(screen).toContain('Amount   R$ 15,50 (1550 cents)');
   });
 
+  it('with default-address set, create --amount --yes asks nothing: the charge goes to it', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    term = new Tmux(
+      `node ${BIN} config set default-address ${LQ} && node ${BIN} deposit create --amount 12,50 --yes --no-qr && node ${BIN} deposit list --json`,
+      env,
+    );
+    const screen = await term.waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).not.toContain('Destination Liquid address');
+    expect(screen.replace(/\s+/g, '')).toContain(`"destinationAddress":"${LQ}"`);
+  });
+
   it('Ctrl-C at a prompt exits 130 with no stack trace', async () => {
     const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
     term = new Tmux(`node ${BIN} deposit create --to ${LQ}`, env);

@@ -39,6 +39,7 @@ describe('npm run demo, the README first command', () => {
       });
       expect(result.stderr + result.stdout).toMatch(/FINALIZED/);
       expect(result.code).toBe(0);
+      expect(fs.readdirSync(tmp)).toEqual([]);
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
       fs.rmSync(tmp, { recursive: true, force: true });

@@ -1,13 +1,16 @@
+import { spawnSync } from 'node:child_process';
 /** The customer's screen as rules and as an engine on plain objects: an injected clock, a service in memory. */
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { urlHostFor } from '../../src/commands/display.js';
 import { checkAnswer } from '../../src/deposits/answers.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
 import { DisplayEngine } from '../../src/display/engine.js';
 import { keyMatches, startDisplayServer } from '../../src/display/server.js';
+import { isUnspecifiedHost, withdrawFromDisplay, withdrawnFile } from '../../src/display/state.js';
 import {
   type Focus,
   phaseOf,
@@ -16,7 +19,7 @@ import {
   screenOf,
   showableBrCode,
 } from '../../src/domain/display.js';
-import { LbrlError } from '../../src/errors.js';
+import { interrupted, LbrlError } from '../../src/errors.js';
 import { type CreatedRecord, History } from '../../src/store/history.js';
 import { escapeHtml, scriptJson } from '../../src/ui/display-page.js';
 import { brCode, getAnswer, ID, LQ } from '../helpers/fixtures.js';
@@ -165,9 +168,11 @@ function setup(
     settled?: (n: number) => boolean | Error;
     rules?: typeof RULES;
     answer?: Record<string, unknown>;
+    dir?: string;
+    rulesNow?: () => typeof RULES;
   } = {},
 ) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-display-'));
+  const dir = o.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-display-'));
   const history = new History(dir);
   const clock = manualClock();
   let asked = 0;
@@ -176,6 +181,8 @@ function setup(
       throw new Error('no create here');
     },
     getDeposit: async (id) => {
+      // as the Session's client: a request made once Ctrl-C was pressed is refused at once
+      if (clock.signal.aborted) throw interrupted();
       const status = o.statuses?.[Math.min(asked++, o.statuses.length - 1)] ?? 'WAITING_PAYMENT';
       const done =
         status === 'FINALIZED'
@@ -211,11 +218,13 @@ function setup(
         return r;
       }),
     qrSvg: async (text) => `<svg data-text="${text.length}"/>`,
+    withdrawnFile: withdrawnFile(dir, 'default'),
+    ...(o.rulesNow ? { rulesNow: o.rulesNow } : {}),
   });
   const screens: Screen[] = [];
   engine.subscribe((s) => screens.push(s));
   const running = engine.run();
-  return { history, clock, engine, screens, warnings, running, asked: () => asked };
+  return { history, clock, engine, screens, warnings, running, asked: () => asked, dir };
 }
 
 describe('the history of an expired charge', () => {
@@ -372,6 +381,7 @@ describe('the display server', () => {
     const server = await startDisplayServer(
       {
         key: 'k'.repeat(22),
+        secret: 's'.repeat(43),
         lang: 'pt',
         current: () => ({ phase: 'idle', shop: 'Bar' }),
         subscribe: (l) => {
@@ -415,6 +425,7 @@ describe('the display server', () => {
     const server = await startDisplayServer(
       {
         key: 'k'.repeat(22),
+        secret: 's'.repeat(43),
         lang: 'pt',
         current: () => ({ phase: 'idle', shop: 'Bar' }),
         subscribe: () => () => {},
@@ -441,5 +452,159 @@ describe('the display server', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('the display never offers a charge the shop gave up on', () => {
+  beforeAll(async () => {
+    const raw = getAnswer();
+    await checkAnswer('get', { value: raw as never, raw }, {});
+  });
+
+  it('withdrawn by id (an interrupted create): the shop name within a second, asked no more; a display started later never opens on it', async () => {
+    const s = setup();
+    s.history.append([created()]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('waiting');
+    withdrawFromDisplay(s.dir, 'default', { id: ID.toUpperCase() });
+    await s.clock.advance(250);
+    expect(s.engine.current()).toEqual({ phase: 'idle', shop: 'Loja' });
+    const asked = s.asked();
+    await s.clock.advance(10_000);
+    expect(s.asked()).toBe(asked);
+    s.clock.stop();
+    await s.running;
+    const fresh = setup({ dir: s.dir });
+    await fresh.clock.advance(500);
+    expect(fresh.engine.current()).toEqual({ phase: 'idle', shop: 'Loja' });
+    expect(fresh.screens.every((screen) => screen.phase === 'idle')).toBe(true);
+    // and a create --display of it is refused: it stays off the screen
+    expect(fresh.engine.show(ID)).toBe(false);
+    fresh.clock.stop();
+    await fresh.running;
+  });
+
+  it('the create --watch that followed it is gone (its terminal closed, kill -9) while it waits: withdrawn; paid before, its result stays', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const s = setup();
+    s.history.append([created()]);
+    withdrawFromDisplay(s.dir, 'default', { id: ID, follower: process.pid });
+    await s.clock.advance(250);
+    // its follower runs: offered
+    expect(s.engine.current().phase).toBe('waiting');
+    withdrawFromDisplay(s.dir, 'default', { id: ID, follower: dead });
+    await s.clock.advance(250);
+    expect(s.engine.current()).toEqual({ phase: 'idle', shop: 'Loja' });
+    s.clock.stop();
+    await s.running;
+    // one whose payment was seen is never hidden: its result shows
+    const paid = '4f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d';
+    const p = setup({ statuses: ['PIX_CONFIRMED'] });
+    p.history.append([
+      created({ id: paid }),
+      { v: 1, type: 'status', id: paid, status: 'PIX_CONFIRMED', at: new Date(p.clock.now()).toISOString() },
+    ]);
+    withdrawFromDisplay(p.dir, 'default', { id: paid, follower: dead });
+    await p.clock.advance(1500);
+    expect(p.engine.current().phase).toBe('paid');
+    p.clock.stop();
+    await p.running;
+  });
+
+  it('display clear: every charge created until then, for this display and the next; a charge created after shows', async () => {
+    const s = setup();
+    s.history.append([created()]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('waiting');
+    withdrawFromDisplay(s.dir, 'default', { before: new Date(s.clock.now()).toISOString() });
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('idle');
+    const later = '4f2b8c1e-9a4d-4c6b-8e21-5d7f0a9b1c2d';
+    s.history.append([created({ id: later, at: new Date(s.clock.now()).toISOString() })]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('waiting');
+    s.clock.stop();
+    await s.running;
+    const fresh = setup({ dir: s.dir });
+    await fresh.clock.advance(250);
+    expect(fresh.engine.current().phase).toBe('waiting');
+    fresh.clock.stop();
+    await fresh.running;
+  });
+
+  it('settings read again while it runs: a shorter expire-after ends the offer, a new shop name shows', async () => {
+    let rules = RULES;
+    const s = setup({ rulesNow: () => rules });
+    s.history.append([created()]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('waiting');
+    await s.clock.advance(2 * 60_000);
+    expect(s.engine.current().phase).toBe('waiting');
+    // expire-after set to 2m: the charge made 2 minutes ago is no longer offered
+    rules = { ...RULES, expireAfterMs: 2 * 60_000, shop: 'Padaria' };
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).not.toBe('waiting');
+    await s.clock.advance(RULES.holdMs);
+    expect(s.engine.current()).toEqual({ phase: 'idle', shop: 'Padaria' });
+    s.clock.stop();
+    await s.running;
+  });
+
+  it('a charge of another service (create with LBRL_BASE_URL) is shown from the history, not asked of its own service', async () => {
+    const s = setup();
+    const service = 'http://127.0.0.1:4010';
+    s.history.append([created({ baseUrl: service })]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('idle');
+    expect(s.engine.show(ID, service)).toBe(true);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('waiting');
+    await s.clock.advance(5000);
+    expect(s.asked()).toBe(0);
+    // its create --watch records the payment: the screen says so
+    s.history.append([
+      { v: 1, type: 'status', id: ID, status: 'PIX_CONFIRMED', at: new Date(s.clock.now()).toISOString() },
+    ]);
+    await s.clock.advance(250);
+    expect(s.engine.current().phase).toBe('paid');
+    s.clock.stop();
+    await s.running;
+  });
+
+  it('Ctrl-C while it follows a charge: nothing said about trying again', async () => {
+    const s = setup();
+    s.history.append([created()]);
+    await s.clock.advance(1500);
+    s.clock.stop();
+    await s.running;
+    await settle();
+    expect(s.warnings.filter((line) => /trying again|asking again/.test(line))).toEqual([]);
+  });
+});
+
+describe('an unspecified --host', () => {
+  const lan = {
+    lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true }],
+    eth0: [
+      { address: 'fe80::1', family: 'IPv6', internal: false },
+      { address: '2001:db8::5', family: 'IPv6', internal: false },
+      { address: '192.168.0.12', family: 'IPv4', internal: false },
+    ],
+  } as unknown as ReturnType<typeof os.networkInterfaces>;
+  it.each(['0', '0.0', '0x0', '0.0.0.0', '00.0.0.0', '::', '::0', '0:0:0:0:0:0:0:0', '[::]', '0::0'])(
+    '%s is every interface: the URL names the machine on the network',
+    (host) => {
+      expect(isUnspecifiedHost(host)).toBe(true);
+      expect(urlHostFor(host, lan)).toBe('192.168.0.12');
+    },
+  );
+  it('a machine with only IPv6 on its network: its global address for an IPv6 listener, never fe80::', () => {
+    const v6 = { eth0: [lan.eth0![0]!, lan.eth0![1]!] } as unknown as ReturnType<typeof os.networkInterfaces>;
+    expect(urlHostFor('::', v6)).toBe('2001:db8::5');
+    expect(urlHostFor('0.0.0.0', v6)).toBe('127.0.0.1');
+  });
+  it.each(['127.0.0.1', '192.168.0.12', '::1', 'localhost', '0.0.0.1'])('%s is itself', (host) => {
+    expect(isUnspecifiedHost(host)).toBe(false);
+    expect(urlHostFor(host, lan)).toBe(host);
   });
 });

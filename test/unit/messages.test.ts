@@ -169,8 +169,6 @@ describe('a refused amount says how it was written and what to write', () => {
     ['2.345,67', '2345,67'],
     ['1,500.00', '1500.00'],
     ['5,999.99', '5999.99'],
-    ['1.500', '1500'],
-    ['3,250', '3250'],
     ['1 500,00', '1500,00'],
   ])('thousands separators: %s', (input, fixed) => {
     const text = refusal(input);
@@ -181,19 +179,38 @@ describe('a refused amount says how it was written and what to write', () => {
     expect(refusal(fixed)).toMatch(/^accepted/);
   });
 
+  const twoDecimals = 'an amount in reais with at most two decimals (a cent is the smallest unit)';
   it.each([
+    // three decimals, whatever else the number might be: the decimals are said first
+    ['10,123', twoDecimals],
+    ['10.123', twoDecimals],
+    ['15.505', twoDecimals],
+    ['999,999', twoDecimals],
+    ['0,123', twoDecimals],
     [
-      '15.000',
-      'an amount in reais without thousands separators, at most 6000,00 (15000 would be above it); for 15 reais write 15.00',
+      '1.500,123',
+      'an amount in reais with at most two decimals and no thousands separator, e.g. 1500 or 15,50',
     ],
-    [
-      '7.000',
-      'an amount in reais without thousands separators, at most 6000,00 (7000 would be above it); for 7 reais write 7.00',
-    ],
-    ['15.505', 'an amount in reais without thousands separators, at most 6000,00 (15505 would be above it)'],
+    ['15.000', `${twoDecimals}; for R$ 15,00 write 15.00`],
+    ['7.000', `${twoDecimals}; for R$ 7,00 write 7.00`],
+    // one group of three that makes an amount as thousands: both readings, each checked
+    ['1.500', `${twoDecimals} and no thousands separator: for 1500 reais write 1500; for R$ 1,50 write 1.50`],
+    ['3,250', `${twoDecimals} and no thousands separator: for 3250 reais write 3250; for R$ 3,25 write 3,25`],
+    ['1,505', `${twoDecimals} and no thousands separator: for 1505 reais write 1505`],
+  ])('three decimals: %s', (input, expected) => {
+    expect(refusal(input)).toBe(expected);
+    for (const written of expected.matchAll(/write (\S+?)(?:;|$)/g))
+      expect(refusal(written[1]!)).toMatch(/^accepted/);
+  });
+
+  it.each([
     [
       '1.500.000,00',
       'an amount in reais without thousands separators, at most 6000,00 (1500000,00 would be above it)',
+    ],
+    [
+      '15.000.000',
+      'an amount in reais without thousands separators, at most 6000,00 (15000000 would be above it)',
     ],
   ])('thousands separators above the limit: %s', (input, expected) => {
     expect(refusal(input)).toBe(expected);

@@ -8,7 +8,7 @@ const QR_STYLES = ['dark', 'light'] as const;
 
 export const QR_STYLE = {
   flags: '--qr-style <style>',
-  help: 'dark (light text on a dark terminal, the default) or light',
+  help: "dark (light text on a dark terminal) or light; default: the qr-style setting, detect (the terminal's background)",
   complete: QR_STYLES,
 } as const satisfies FlagDef;
 

@@ -81,6 +81,11 @@ function pendingCommand(globals: FollowGlobals, includeExpired?: boolean): strin
   return words.join(' ');
 }
 
+/** How many charges past expire-after this pass left for their last look, and the pass that makes them. */
+function lastLooksLeftLine(count: number, again: string | undefined): string {
+  return `${count} charge(s) past expire-after left for their last look in a later pass (${again ?? 'lbrl deposit watch --pending'}): each pass makes at most a minute's worth of requests of them`;
+}
+
 /**
  * Follow the deposits to their end on screen (the counter view when given, else the watch view),
  * then say how each ended; when the watch stopped before (Ctrl-C, --timeout), say that nothing
@@ -145,13 +150,26 @@ export async function followOnScreen(
           for (const line of settlementLines(deposit, deps.renderMode())) printer.out(line);
       }
     }
+    // a last look this pass did not make is left for the next: never an unfinished deposit
+    const later = new Set(
+      [...(plan.lastLook ?? [])].filter(
+        (id) => log.status(id) === undefined && !log.gone.has(id) && !log.expired.has(id),
+      ),
+    );
     const open = ids.filter(
-      (id) => !log.gone.has(id) && !log.expired.has(id) && !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'),
+      (id) =>
+        !later.has(id) &&
+        !log.gone.has(id) &&
+        !log.expired.has(id) &&
+        !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'),
     );
     const stopped = ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout');
     // with --pending each deposit is named once, by its end line: the way to follow them again is --pending
     const again = pending.pending ? pendingCommand(deps.globals, pending.includeExpired) : undefined;
-    for (const line of endLines(log, ending)) printer.info(line);
+    for (const line of endLines(log, ending, later)) printer.info(line);
+    if (later.size > 0 && deps.globals.json && !deps.globals.quiet)
+      printer.err(JSON.stringify({ notice: { type: 'last_looks_left', count: later.size } }));
+    else if (later.size > 0) printer.info(lastLooksLeftLine(later.size, again));
     if (stopped && open.length > 0) {
       printer.info(
         `${open.length === 1 ? 'the charge is' : `${open.length} charges are`} still open: stopping the watch cancels nothing. Follow ${open.length === 1 ? 'it' : 'them'} again with:`,

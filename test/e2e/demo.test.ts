@@ -1,0 +1,38 @@
+/**
+ * `npm run demo` (scripts/demo.mjs) as a new user runs it, at a real terminal: its throw-away
+ * sandbox directory is gone afterwards, whether the demo ran to its end or was stopped with Ctrl-C.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp.js';
+import { Tmux } from '../helpers/tmux.js';
+
+const DEMO = path.resolve(__dirname, '../../scripts/demo.mjs');
+let term: Tmux | undefined;
+afterEach(() => {
+  term?.close();
+  term = undefined;
+});
+
+describe('npm run demo', () => {
+  it('stopped with Ctrl-C while it waits for payment: exit 130, no directory left', async () => {
+    const tmp = tempDir();
+    term = new Tmux(`node ${DEMO}`, { HOME: tempDir(), TMPDIR: tmp });
+    await term.waitFor(/Waiting for payment/);
+    expect(fs.readdirSync(tmp).filter((name) => name.startsWith('lbrl-demo-'))).toHaveLength(1);
+    term.type('C-c');
+    const screen = await term.waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 130]');
+    expect(fs.readdirSync(tmp).filter((name) => name.startsWith('lbrl-demo-'))).toEqual([]);
+  });
+
+  it('run to its end (the sandbox pays it): exit 0, FINALIZED, no directory left', async () => {
+    const tmp = tempDir();
+    term = new Tmux(`node ${DEMO}`, { HOME: tempDir(), TMPDIR: tmp });
+    const screen = await term.waitFor(/\[exit \d+\]/, 30_000);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).toContain('FINALIZED');
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  }, 40_000);
+});
