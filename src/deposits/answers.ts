@@ -174,14 +174,18 @@ interface SeenDeposit {
   /** the Idempotency-Key of the create that answered it, in this process */
   idempotencyKey?: string;
 }
-const seenBy = new WeakMap<DepositApi, Map<string, SeenDeposit>>();
+const seenBy = new WeakMap<object, Map<string, SeenDeposit>>();
+/** How many deposits one client remembers (a long-running program's client forgets the oldest). */
+const SEEN_LIMIT = 10_000;
 
 function seenOf(api: DepositApi, id: string): SeenDeposit {
-  let byId = seenBy.get(api);
+  const owner = api.seenAs ?? api;
+  let byId = seenBy.get(owner);
   if (!byId) {
     byId = new Map();
-    seenBy.set(api, byId);
+    seenBy.set(owner, byId);
   }
+  if (byId.size >= SEEN_LIMIT && !byId.has(canonicalId(id))) byId.delete(byId.keys().next().value as string);
   const key = canonicalId(id);
   let seen = byId.get(key);
   if (!seen) {
