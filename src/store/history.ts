@@ -604,14 +604,16 @@ export class History {
     const where = opts.where;
     let out: HistoryEntry[];
     const found: HistoryEntry[] = [];
+    const kept = new Set<string>();
     const read = this.eachBackward(
       filter,
       (entry) => {
         if (where && !where(entry)) return false;
         found.push(entry);
+        kept.add(entry.id);
         return found.length >= limit;
       },
-      { ids: opts.ids },
+      { ids: opts.ids, kept },
     );
     // a deposit whose lines repeat out of order is merged by a read from the start
     if (!read.overflow && read.disordered.size === 0) out = found.sort(newerEntryFirst);
@@ -657,13 +659,13 @@ export class History {
    * its lines repeat out of order. Those deposits are returned in `disordered`, each with the
    * offset of its first creation; given back as `merge`, their records are held until that first
    * creation, where the deposit is given to `visit` with all of them merged. When `visit` stops
-   * the read, the rest of the file is still looked through (only the lines of deposits met) for
-   * such repeats.
+   * the read, the rest of the file is still searched for an earlier creation of the deposits
+   * given (those in `kept`, when the caller names them), which makes them `disordered` too.
    */
   private eachBackward(
     filter: (r: CreatedRecord) => boolean,
     visit: (e: HistoryEntry) => boolean,
-    opts: { merge?: ReadonlyMap<string, number>; ids?: ReadonlySet<string> } = {},
+    opts: { merge?: ReadonlyMap<string, number>; ids?: ReadonlySet<string>; kept?: ReadonlySet<string> } = {},
   ): { overflow: boolean; disordered: Map<string, number> } {
     const held = new Map<string, Held>();
     const merge = opts.merge;
@@ -671,6 +673,9 @@ export class History {
     const disordered = new Map<string, number>();
     let overflow = false;
     let stopped = false;
+    // once `visit` stops the read, the rest of the file is searched for earlier creations of the
+    // deposits kept, by a scan that parses nothing (see createdBefore)
+    const floor = { at: 0 };
     const hold = (record: StoredRecord & { id: string }): boolean => {
       let later = held.get(record.id);
       if (!later) held.set(record.id, (later = {}));
@@ -695,15 +700,45 @@ export class History {
         if (!filter(record)) return false;
         // the record was parsed for this read alone: it becomes the entry, without a copy
         stopped = visit(entryOfCreated(record, later));
+        if (stopped) floor.at = offset;
         return false;
       },
-      (type, id) =>
-        type !== 'attempt' &&
-        (id === undefined || ((!opts.ids || opts.ids.has(id)) && (!stopped || met.has(id)))),
+      (type, id) => type !== 'attempt' && (id === undefined || ((!opts.ids || opts.ids.has(id)) && !stopped)),
+      Number.POSITIVE_INFINITY,
+      floor,
     );
     // a record met before the only creation of its deposit is damage, as it always was
     for (const [id, offset] of disordered) if (offset < 0) disordered.delete(id);
+    const kept = opts.kept ?? met;
+    if (stopped && floor.at > 0) for (const id of this.createdBefore(floor.at, kept)) disordered.set(id, -2);
     return { overflow, disordered };
+  }
+
+  /**
+   * The ids of `ids` created (as lbrl writes a created line) before offset `end`: a forward scan
+   * that finds each created line by its start with a native search and parses nothing, so the
+   * newest few deposits are known to be created once without reading the whole file as records.
+   */
+  private createdBefore(end: number, ids: { has(id: string): boolean }): string[] {
+    const opened = openOwnFile(this.file, 'read', 'history', this.warn);
+    if (!opened) return [];
+    const found: string[] = [];
+    const head = PREFIXES[0]![1];
+    const span = head.length + 36;
+    const buf = Buffer.allocUnsafe(CHUNK + span);
+    try {
+      for (let base = 0; base < end; base += CHUNK) {
+        const length = fs.readSync(opened.fd, buf, 0, Math.min(CHUNK + span, end - base), base);
+        for (let at = buf.indexOf(head, 0); at !== -1 && at + span <= length && at < CHUNK; ) {
+          const id = canonicalId(buf.toString('latin1', at + head.length, at + span));
+          if (ids.has(id)) found.push(id);
+          at = buf.indexOf(head, at + head.length);
+        }
+      }
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+    return found;
   }
 
   /** Every deposit the filter takes, in one pass from the start, held in memory: the fallback. */
@@ -931,6 +966,7 @@ export class History {
     visit: (r: StoredRecord, offset: number) => boolean,
     want: RecordFilter = anyRecord,
     maxBytes = Number.POSITIVE_INFINITY,
+    floor: { at: number } = { at: 0 },
   ): void {
     const opened = openOwnFile(this.file, 'read', 'history', this.warn);
     if (!opened) return;
@@ -946,7 +982,7 @@ export class History {
       return false;
     };
     try {
-      while (pos > 0 && stat.size - pos < maxBytes) {
+      while (pos > floor.at && stat.size - pos < maxBytes) {
         const chunkSize = Math.min(CHUNK, pos);
         pos -= chunkSize;
         const chunk = Buffer.allocUnsafe(chunkSize);

@@ -9,9 +9,8 @@
  * later release may add some), and a field an older record never held is left out, unknown.
  */
 
-import { decimalFromNumber } from '../domain/decimal.js';
 import { isIsoTimestamp, readSettlementFacts } from '../domain/deposit.js';
-import { exactCents, MAX_CENTS, MIN_CENTS } from '../domain/money.js';
+import { MAX_CENTS, MIN_CENTS } from '../domain/money.js';
 import { canonicalId, DEPOSIT_ID, isHexBytes, readHex32, STATUSES } from '../domain/values.js';
 
 /** The version of the records this release writes and reads. */
@@ -167,22 +166,31 @@ const CHECKS: Record<string, RecordCheck> = {
  * cents that add up (amount = amountInCents / 100, 0 <= fee <= amount, net = amount - fee, a split
  * of at most 100%). One the record does not hold is unknown (an older record), not wrong.
  */
+/**
+ * A JSON number as a whole count of `unit`ths (cents: 100), when it is exactly one as JSON reads
+ * it: the nearest whole count, divided back, is the number itself. Null otherwise, or negative.
+ */
+function wholeUnits(value: unknown, unit: number): number | null {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return null;
+  const units = Math.round(value * unit);
+  return Number.isSafeInteger(units) && units / unit === value ? units : null;
+}
+
 function answerAddsUp(cents: number, answer: Record<string, unknown>): LineDamage | undefined {
   const own = (key: string): unknown => (Object.hasOwn(answer, key) ? answer[key] : undefined);
   const bad = 'with amounts that do not add up';
   const amount = own('amount');
-  if (amount !== undefined && exactCents(amount) !== cents) return bad;
-  const fee = own('feeAmount') === undefined ? undefined : exactCents(own('feeAmount'));
-  const net = own('netAmount') === undefined ? undefined : exactCents(own('netAmount'));
+  if (amount !== undefined && wholeUnits(amount, 100) !== cents) return bad;
+  const fee = own('feeAmount') === undefined ? undefined : wholeUnits(own('feeAmount'), 100);
+  const net = own('netAmount') === undefined ? undefined : wholeUnits(own('netAmount'), 100);
   if (fee === null || net === null) return bad;
   if (fee !== undefined && fee > cents) return bad;
   if (net !== undefined && net > cents) return bad;
   if (fee !== undefined && net !== undefined && fee + net !== cents) return bad;
   const percent = own('splitPercent');
   if (percent === undefined || percent === null) return undefined;
-  const decimal = typeof percent === 'number' ? decimalFromNumber(percent) : null;
-  if (!decimal || decimal.units <= 0n || decimal.scale > 4) return bad;
-  return decimal.units * 10n ** BigInt(4 - decimal.scale) > 10_000n ? bad : undefined;
+  const basisPoints = wholeUnits(percent, 10_000);
+  return basisPoints === null || basisPoints === 0 || basisPoints > 10_000 ? bad : undefined;
 }
 
 function isFinal(value: unknown): boolean {

@@ -110,6 +110,12 @@ describe('one deposit, one record', () => {
     const again = fileOf(`${lines(long)}\n${lines(long.slice(0, 20))}\n`).history;
     expect(report(again)).toEqual(report(fileOf(`${lines(long)}\n`).history));
     expect(again.entries(all, { limit: 6000 }).find((e) => e.id === id(3))?.status).toBe('FINALIZED');
+    // a list of the newest few, which stops reading early, still finds the first creation
+    const copied = fileOf(`${lines(long)}\n${JSON.stringify(created(3))}\n`).history;
+    expect(copied.entries(all, { limit: 5 }).map((e) => [e.id, e.status])).toEqual(
+      fileOf(`${lines(long)}\n`).history.entries(all, { limit: 5 }).map((e) => [e.id, e.status]),
+    );
+    expect(copied.recorded(id(3), 'sandbox')?.status).toBe('FINALIZED');
   });
 
   it('the store never writes a second creation of an id on one service', () => {
