@@ -113,7 +113,9 @@ describe('one deposit, one record', () => {
     // a list of the newest few, which stops reading early, still finds the first creation
     const copied = fileOf(`${lines(long)}\n${JSON.stringify(created(3))}\n`).history;
     expect(copied.entries(all, { limit: 5 }).map((e) => [e.id, e.status])).toEqual(
-      fileOf(`${lines(long)}\n`).history.entries(all, { limit: 5 }).map((e) => [e.id, e.status]),
+      fileOf(`${lines(long)}\n`)
+        .history.entries(all, { limit: 5 })
+        .map((e) => [e.id, e.status]),
     );
     expect(copied.recorded(id(3), 'sandbox')?.status).toBe('FINALIZED');
   });
