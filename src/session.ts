@@ -312,7 +312,19 @@ export class Session {
     this.clients.push(client);
     // every answer about a deposit lbrl created on this service is checked against its record
     const key = Session.targetKey(target);
-    return Object.assign(client, { recorded: (id: string) => this.recorded(key, id) });
+    return Object.assign(client, {
+      recorded: (id: string) => this.recorded(key, id),
+      holds: (id: string) => this.holds(id),
+    });
+  }
+
+  /** Whether the history holds a deposit of this id (any target); false when it cannot be read. */
+  holds(id: string): boolean {
+    try {
+      return this.history().holds(id);
+    } catch {
+      return false;
+    }
   }
 
   /** The history's record of a deposit on a target; undefined when it has none or cannot be read. */

@@ -13,7 +13,13 @@ import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { expireAfterMs, reportPaidAfterExpiry } from './shared/expiry.js';
 import { SINCE, UNTIL } from './shared/flag-parts.js';
-import { type HistoryOutputOptions, historyOutputOf } from './shared/history-output.js';
+import {
+  ALL_SERVICES,
+  coverage,
+  type HistoryOutputOptions,
+  historyOutputOf,
+  serviceShown,
+} from './shared/history-output.js';
 import { parseSpan } from './shared/when.js';
 
 /** The service's statuses, and the two lbrl records of its own: EXPIRED (expire-after) and GONE (a 404). */
@@ -32,6 +38,7 @@ const LIST_FLAGS = [
   UNTIL,
   { flags: '--verified', help: 'only those whose settlement was verified on chain' },
   { flags: '--unverified', help: 'only those not (yet) verified on chain' },
+  ALL_SERVICES,
 ] as const satisfies readonly FlagDef[];
 
 export type ListOptions = OptionsOf<typeof LIST_FLAGS>;
@@ -98,11 +105,12 @@ export function listOptionsOf(flags: ListOptions, session: Session): ListCommand
 
 export function ledgerFilter(
   opts: ListOptions,
-  world: { profileName: string; ctx: Pick<Context, 'now' | 'env'> },
+  world: { profileName: string; ctx: Pick<Context, 'now' | 'env'>; service?(): string },
 ): LedgerFilter {
   if (opts.verified && opts.unverified) throw usageError('--verified and --unverified cannot go together');
   return {
     profile: world.profileName,
+    baseUrl: serviceShown(world, opts.allServices),
     ...parseSpan(opts, world),
     statuses: parseStatuses(opts.status),
     verified: opts.verified ? true : opts.unverified ? false : undefined,
@@ -127,9 +135,11 @@ export async function runList(options: ListCommandOptions): Promise<void> {
   const history = options.history();
   const entries = where
     ? history.entries(createdFilter(filter), { limit, where })
-    : filter.since !== undefined || filter.until !== undefined
+    : filter.since !== undefined || filter.until !== undefined || filter.baseUrl !== undefined
       ? history.entries(createdFilter(filter), { limit })
       : listEntries(history, options.profileName, limit);
+  if (options.service && !options.json)
+    options.printer.info(`deposits of ${coverage(options.profileName, filter.baseUrl)}`);
   if (opts.refresh) {
     const refresh = options.refresh;
     const target = refresh.targetKey();

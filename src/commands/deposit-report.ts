@@ -14,7 +14,13 @@ import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.j
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { SINCE, UNTIL } from './shared/flag-parts.js';
-import { type HistoryOutputOptions, historyOutputOf } from './shared/history-output.js';
+import {
+  ALL_SERVICES,
+  coverage,
+  type HistoryOutputOptions,
+  historyOutputOf,
+  serviceShown,
+} from './shared/history-output.js';
 import { parseSpan } from './shared/when.js';
 
 const REPORT_FLAGS = [
@@ -27,6 +33,7 @@ const REPORT_FLAGS = [
   },
   { flags: '--csv', help: 'CSV (RFC 4180, dot decimal) on stdout' },
   { flags: '--csv-br', help: 'CSV for a Brazilian spreadsheet: ; separated, comma decimal' },
+  ALL_SERVICES,
 ] as const satisfies readonly FlagDef[];
 
 export type ReportOptions = OptionsOf<typeof REPORT_FLAGS>;
@@ -91,14 +98,18 @@ export async function runReport(options: ReportCommandOptions): Promise<void> {
     if (day === undefined) quarters.set(quarter, (day = localClock(quarter * 900_000, zone)));
     return day;
   });
+  const service = serviceShown(options, opts.allServices);
   const report = acc.finish(
-    options.history().fold(createdFilter({ profile: options.profileName, ...span }), acc.start, acc.visit),
+    options
+      .history()
+      .fold(createdFilter({ profile: options.profileName, baseUrl: service, ...span }), acc.start, acc.visit),
   );
   const printer = options.printer;
   if (options.json) {
     const when = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
     printer.json({
       profile: options.profileName,
+      service: service ?? null,
       by,
       since: when(span.since),
       until: when(span.until),
@@ -126,6 +137,7 @@ export async function runReport(options: ReportCommandOptions): Promise<void> {
     options.ctx.stdout.write(text);
     return;
   }
+  if (options.service) printer.info(`deposits of ${coverage(options.profileName, service)}`);
   for (const line of humanReport(report, options)) printer.out(line);
 }
 

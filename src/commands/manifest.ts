@@ -221,6 +221,10 @@ export const MANIFEST: readonly CommandEntry[] = [
       },
       { flags: '--verified', help: 'only those whose settlement was verified on chain' },
       { flags: '--unverified', help: 'only those not (yet) verified on chain' },
+      {
+        flags: '--all-services',
+        help: "every service's deposits, not only those of the service this profile uses now (sandbox and live are apart)",
+      },
     ],
     examples: [
       'lbrl deposit list',
@@ -251,6 +255,10 @@ export const MANIFEST: readonly CommandEntry[] = [
       },
       { flags: '--csv', help: 'CSV (RFC 4180, dot decimal) on stdout' },
       { flags: '--csv-br', help: 'CSV for a Brazilian spreadsheet: ; separated, comma decimal' },
+      {
+        flags: '--all-services',
+        help: "every service's deposits, not only those of the service this profile uses now (sandbox and live are apart)",
+      },
     ],
     examples: [
       'lbrl deposit report --since 7d',

@@ -14,7 +14,14 @@
  */
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse, DepositResponse, GetResponse } from '../api/models.js';
-import type { AskedDeposit, CheckContext, DepositAnswer, Violation } from '../domain/deposit-rules.js';
+import { type SettlementFacts, settlementFactsOf } from '../domain/deposit.js';
+import type {
+  AskedDeposit,
+  CheckContext,
+  DepositAnswer,
+  KeptFacts,
+  Violation,
+} from '../domain/deposit-rules.js';
 import { canonicalId } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import type { CreatedRecord, HistoryEntry } from '../store/history.js';
@@ -35,6 +42,8 @@ export interface Known {
   previous?: DepositAnswer | undefined;
   /** a get: the id asked for (the client checks it too; a DepositApi of another make may not) */
   askedId?: string | undefined;
+  /** the settlement facts seen before in this process (the history's are read from `recorded`) */
+  facts?: SettlementFacts | undefined;
 }
 
 export type AnswerKind = 'create' | 'get';
@@ -78,6 +87,17 @@ function previousFromRecord(record: CreatedRecord | HistoryEntry | undefined): D
   return final ? { status: record.status, ...final } : { status: record.status };
 }
 
+/**
+ * The settlement facts lbrl holds of the deposit: those the history recorded (seen in an answer,
+ * or proven on chain), then those seen in this process; the first known of each is kept.
+ */
+function keptFactsOf(known: Known): KeptFacts | undefined {
+  const recorded = known.recorded && 'facts' in known.recorded ? known.recorded : undefined;
+  const values: SettlementFacts = { ...known.facts, ...recorded?.facts };
+  if (Object.keys(values).length === 0) return undefined;
+  return { values, verifiedTxid: recorded?.verifiedTxid };
+}
+
 function contextOf(kind: AnswerKind, known: Known, text: string | undefined): CheckContext {
   const recorded = known.recorded;
   return {
@@ -85,6 +105,8 @@ function contextOf(kind: AnswerKind, known: Known, text: string | undefined): Ch
     askedId: known.askedId,
     known: knownDeposit(known),
     first: known.first ?? firstFromRecord(recorded),
+    firstIsKept: known.first === undefined && recorded?.answer !== undefined,
+    facts: kind === 'get' ? keptFactsOf(known) : undefined,
     previous: known.previous ?? (kind === 'get' ? previousFromRecord(recorded) : undefined),
     text,
     now: Date.now(),
@@ -147,15 +169,23 @@ interface SeenDeposit {
   looked?: boolean;
   first?: DepositAnswer;
   previous?: DepositAnswer;
+  /** the settlement facts every answer seen stated, the first of each */
+  facts?: SettlementFacts;
+  /** the Idempotency-Key of the create that answered it, in this process */
+  idempotencyKey?: string;
 }
-const seenBy = new WeakMap<DepositApi, Map<string, SeenDeposit>>();
+const seenBy = new WeakMap<object, Map<string, SeenDeposit>>();
+/** How many deposits one client remembers (a long-running program's client forgets the oldest). */
+const SEEN_LIMIT = 10_000;
 
 function seenOf(api: DepositApi, id: string): SeenDeposit {
-  let byId = seenBy.get(api);
+  const owner = api.seenAs ?? api;
+  let byId = seenBy.get(owner);
   if (!byId) {
     byId = new Map();
-    seenBy.set(api, byId);
+    seenBy.set(owner, byId);
   }
+  if (byId.size >= SEEN_LIMIT && !byId.has(canonicalId(id))) byId.delete(byId.keys().next().value as string);
   const key = canonicalId(id);
   let seen = byId.get(key);
   if (!seen) {
@@ -169,6 +199,7 @@ function remember(seen: SeenDeposit, raw: unknown): void {
   const answer = raw as DepositAnswer;
   seen.first ??= answer;
   seen.previous = answer;
+  seen.facts = { ...settlementFactsOf(answer), ...seen.facts };
 }
 
 /**
@@ -197,9 +228,32 @@ export async function getChecked(
     recorded: known.recorded ?? seen.recorded,
     first: known.first ?? seen.first,
     previous: known.previous ?? seen.previous,
+    facts: { ...known.facts, ...seen.facts },
   });
   remember(seen, checked.raw);
   return checked;
+}
+
+/**
+ * A create answers a new deposit: an id this client already saw, or one the history holds for
+ * this service, is another deposit's, reused by the service or a lie. It is refused (exit 1)
+ * before anything is recorded or shown as payable, and never adopts the deposit it names.
+ */
+function refuseReusedId(id: string, seen: SeenDeposit, api: DepositApi, idempotencyKey: string): void {
+  // the same create sent again with its Idempotency-Key answers the same deposit: no reuse
+  if (seen.idempotencyKey === idempotencyKey) return;
+  const held = api.holds ? api.holds(id) : true;
+  const recorded = seen.recorded ?? (held ? api.recorded?.(id) : undefined);
+  if (!seen.first && !seen.request && !recorded && !(api.holds && held)) return;
+  const earlier = recorded
+    ? `already in the history (created ${recorded.at}, ${recorded.amountInCents} cents, ${recorded.status})`
+    : seen.first || seen.request
+      ? 'already answered to another request in this run'
+      : 'already in the history, for another service';
+  throw new LbrlError(
+    `the service answered this create with the id of deposit ${id}, ${earlier}: a new charge never reuses an id. Nothing was recorded. Do not pay this charge`,
+    'mismatch',
+  );
 }
 
 /** POST one create, through the choke point. */
@@ -212,7 +266,9 @@ export async function createAnswer(
     request: body,
   });
   const seen = seenOf(api, checked.value.id);
+  refuseReusedId(checked.value.id, seen, api, idempotencyKey);
   seen.request = body;
+  seen.idempotencyKey = idempotencyKey;
   seen.looked = true;
   remember(seen, checked.raw);
   return checked;

@@ -16,6 +16,8 @@ export function shownStatus(entry: HistoryEntry): string {
 /** What `list` and `report` choose by; every part optional. */
 export interface LedgerFilter {
   profile: string;
+  /** the service (base URL, or "sandbox") whose deposits count; undefined: every service's */
+  baseUrl?: string | undefined;
   /** created at or after (ms) */
   since?: number | undefined;
   /** created before (ms) */
@@ -30,6 +32,7 @@ export interface LedgerFilter {
 export function createdFilter(filter: LedgerFilter): (r: CreatedRecord) => boolean {
   return (created) => {
     if (created.profile !== filter.profile) return false;
+    if (filter.baseUrl !== undefined && created.baseUrl !== filter.baseUrl) return false;
     if (filter.since === undefined && filter.until === undefined) return true;
     const at = Date.parse(created.at);
     if (!Number.isFinite(at)) return false;

@@ -16,6 +16,17 @@ export interface DepositApi {
    * Session's client has it): every answer about it is then checked against it.
    */
   recorded?(id: string): HistoryEntry | undefined;
+  /**
+   * Whether the local history already holds a deposit of this id, on any service (cheap for many
+   * calls): a create that answers such an id is refused, never recorded again.
+   */
+  holds?(id: string): boolean;
+  /**
+   * Whose memory of answers this client shares: a client made for one call (the library makes
+   * one per call) names its long-lived owner, so what one call saw (a settlement, an id created)
+   * holds for the next.
+   */
+  seenAs?: object;
 }
 
 /** Appends to the local history; a failure to record is the recorder's to report, never thrown. */

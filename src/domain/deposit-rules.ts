@@ -34,7 +34,10 @@ import {
   MUTABLE_FIELDS,
   OBJECT_FIELDS,
   REQUIRED_NULLABLE,
+  SETTLEMENT_FACT_FIELDS,
+  type SettlementFacts,
   SPLIT_FIELDS,
+  valueAtPath,
 } from './deposit.js';
 import { centsToDecimalText, MAX_CENTS, MIN_CENTS } from './money.js';
 import { JsonNumber, type JsonValue, parseJsonExact } from './text/json-exact.js';
@@ -71,6 +74,13 @@ export interface CheckContext {
   known?: AskedDeposit | undefined;
   /** the first answer lbrl saw for this deposit (usually the create answer) */
   first?: DepositAnswer | undefined;
+  /**
+   * `first` is what a record kept of the first answer, not the answer itself: a field it does not
+   * hold is unknown (a record written before the field existed), never compared as absent.
+   */
+  firstIsKept?: boolean | undefined;
+  /** the settlement facts lbrl recorded of this deposit: a later answer must state each the same */
+  facts?: KeptFacts | undefined;
   /** the answer lbrl saw just before this one (a watch's previous poll) */
   previous?: DepositAnswer | undefined;
   /**
@@ -82,6 +92,13 @@ export interface CheckContext {
   now?: number | undefined;
   /** a get: the id asked for; an answer about another deposit is no answer about this one */
   askedId?: string | undefined;
+}
+
+/** The settlement facts lbrl recorded, and the transaction a verification on chain proved. */
+export interface KeptFacts {
+  values: SettlementFacts;
+  /** the transaction lbrl verified on chain, when it did */
+  verifiedTxid?: string | undefined;
 }
 
 /** How far ahead of lbrl's clock a service timestamp may be (clocks drift): one hour. */
@@ -435,7 +452,7 @@ function sameValue(field: string, first: unknown, later: unknown): boolean {
     if (first === later) return true;
     if (field === 'id') return canonicalId(first) === canonicalId(later);
     if (field === 'destinationAddress' || field === 'splitAddress') return sameAddressText(first, later);
-    if (field === 'createdAt')
+    if (field === 'createdAt' || field === 'confirmedAt')
       return isIsoTimestamp(first) && isIsoTimestamp(later) && Date.parse(first) === Date.parse(later);
     return false;
   }
@@ -453,15 +470,43 @@ const ALWAYS = new Set(ALWAYS_FIELDS);
 /** The split's fields: left out means null. */
 const NULL_WHEN_ABSENT = new Set(SPLIT_FIELDS);
 
+/**
+ * Each settlement fact lbrl recorded (seen in a checked answer, or proven on chain) is stated the
+ * same by every later answer: another value, or none, is a contradiction, whatever the status.
+ */
+const keptFacts: AnswerRule = (answer, { facts }) => {
+  if (!facts) return undefined;
+  const out: Violation[] = [];
+  for (const field of SETTLEMENT_FACT_FIELDS) {
+    const kept = facts.values[field];
+    if (kept === undefined) continue;
+    const now = valueAtPath(answer, field);
+    const same =
+      field === 'confirmedAt'
+        ? isIsoTimestamp(now) && Date.parse(now) === Date.parse(kept)
+        : typeof now === 'string' && now === kept;
+    if (same) continue;
+    const proof =
+      field === 'settlement.liquidTxid' && facts.verifiedTxid === kept
+        ? 'the settlement lbrl verified on chain'
+        : 'as lbrl recorded it';
+    out.push(violation(field, `${kept}, ${proof} (a settlement fact never changes)`, now));
+  }
+  return out;
+};
+
 const seen: AnswerRule[] = [
+  keptFacts,
   // every field fixed at creation: the same as in the first answer (extra fields too, when both
   // answers carry them); only status, settlement and confirmedAt may change
-  (answer, { first }) => {
+  (answer, { first, firstIsKept }) => {
     if (!first) return undefined;
     const out: Violation[] = [];
     const keys = new Set([...Object.keys(first), ...Object.keys(answer), ...ALWAYS, ...NULL_WHEN_ABSENT]);
     for (const key of keys) {
       if (MUTABLE_FIELDS.has(key) || CREATE_ONLY_FIELDS.has(key)) continue;
+      // a field the kept answer never held (written before the field existed) is unknown
+      if (firstIsKept && !Object.hasOwn(first, key)) continue;
       let was = first[key];
       let now = answer[key];
       if (NULL_WHEN_ABSENT.has(key)) {

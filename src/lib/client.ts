@@ -9,7 +9,7 @@ import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js'
 import { DepositClient } from '../api/client.js';
 import { Agent, type Dispatcher } from '../api/http.js';
 import type { CreateRequest, GetResponse } from '../api/models.js';
-import { checkAnswer, createAnswer } from '../deposits/answers.js';
+import { checkAnswer, createAnswer, getChecked } from '../deposits/answers.js';
 import type { DepositApi } from '../deposits/ports.js';
 import { checkRequest, type Labels, ROW_LABELS } from '../deposits/request.js';
 import { watchDeposits } from '../deposits/watch.js';
@@ -259,6 +259,8 @@ function makeClient(
   const created = new Map<string, CreateRequest>();
   let closed = false;
 
+  /** What this client's calls saw of each deposit (answers.ts keeps it): one call's answer binds the next. */
+  const memory = {};
   /** One call's client: the shared connections, the call's signal. */
   const api = (signal: AbortSignal | undefined): DepositClient => {
     if (closed) throw usageError('the client is closed');
@@ -284,6 +286,7 @@ function makeClient(
       createDeposit: (body, key) => client.createDeposit(body, key),
       getDeposit: async (depositId) =>
         checkAnswer('get', await client.getDeposit(depositId), request ? { request } : {}),
+      seenAs: memory,
     };
   };
 
@@ -309,7 +312,16 @@ function makeClient(
         LABELS,
       );
       if (!body) throw usageError(problems.join('; '));
-      const { value } = await createAnswer(api(options.signal), body, key);
+      const sender = api(options.signal);
+      const { value } = await createAnswer(
+        {
+          createDeposit: (b, k) => sender.createDeposit(b, k),
+          getDeposit: (i) => sender.getDeposit(i),
+          seenAs: memory,
+        },
+        body,
+        key,
+      );
       created.set(canonicalId(value.id), body);
       if (created.size > KNOWN_LIMIT) created.delete(created.keys().next().value as string);
       return value;
@@ -318,7 +330,8 @@ function makeClient(
     async get(id, given = {}) {
       const options = checkOptions(given, ['known', 'signal']);
       const depositIdValue = depositId(id);
-      const { value } = await checkedApi(options.signal, depositIdValue, options.known).getDeposit(
+      const { value } = await getChecked(
+        checkedApi(options.signal, depositIdValue, options.known),
         depositIdValue,
       );
       return value;

@@ -12,9 +12,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FixedFields } from '../domain/deposit.js';
-import { canonicalId, isHexBytes, isTerminal, readHex32 } from '../domain/values.js';
+import { type FixedFields, type SettlementFacts, settlementFactsOf } from '../domain/deposit.js';
+import { canonicalId, isTerminal, STATUS_ORDER } from '../domain/values.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
+import { IdSet } from './id-set.js';
+import { LINE_DAMAGES, type LineDamage, readRecordLine } from './record-read.js';
 
 export interface CreatedRecord {
   v: 1;
@@ -46,6 +48,8 @@ export interface StatusRecord {
   at: string;
   /** with a final status: what that answer said, which never changes after it */
   final?: FinalFields;
+  /** the settlement facts the answer stated (its liquidTxid, confirmedAt): kept once seen */
+  facts?: SettlementFacts;
 }
 
 /** What a FINALIZED or FAILED answer said besides its status. */
@@ -74,6 +78,8 @@ export function statusRecord(
     const final = { settlement: answer.settlement ?? null, confirmedAt: answer.confirmedAt ?? null };
     if (JSON.stringify(final).length <= MAX_FINAL) record.final = final;
   }
+  const facts = settlementFactsOf(answer);
+  if (Object.keys(facts).length > 0) record.facts = facts;
   return record;
 }
 
@@ -180,6 +186,13 @@ export interface HistoryEntry extends CreatedRecord {
   onChain?: string;
   /** when lbrl recorded it expired (an `expired` record), unless a later status moved it on */
   expiredAt?: string;
+  /**
+   * The settlement facts the history holds (seen in a checked answer, or proven on chain), the
+   * first recorded of each: every later answer must state them the same.
+   */
+  facts?: SettlementFacts;
+  /** the transaction the latest verification proved; `verifiedAt` holds only for it */
+  verifiedTxid?: string;
 }
 
 /** What `--resume` needs to know about the rows of one file, and where the reading stopped. */
@@ -211,28 +224,92 @@ interface Ranked {
   statusAt: string;
   final?: FinalFields | undefined;
   verifiedAt?: string;
+  verifiedTxid?: string;
   onChain?: string;
   expiredAt?: string | undefined;
+  facts?: SettlementFacts;
 }
 
 function entryOfRanked(ranked: Ranked): HistoryEntry {
   const entry: HistoryEntry = { ...ranked.created, status: ranked.status, statusAt: ranked.statusAt };
   if (ranked.final) entry.final = ranked.final;
   if (ranked.verifiedAt) entry.verifiedAt = ranked.verifiedAt;
+  if (ranked.verifiedTxid) entry.verifiedTxid = ranked.verifiedTxid;
   if (ranked.onChain) entry.onChain = ranked.onChain;
   if (ranked.expiredAt) entry.expiredAt = ranked.expiredAt;
+  if (ranked.facts) entry.facts = ranked.facts;
+  return settled(entry);
+}
+
+/**
+ * An entry as every reader gives it: a verification holds only for the transaction the deposit's
+ * facts name (one the history recorded otherwise first is no verification of this deposit's
+ * settlement), and an expiry only of a deposit still waiting for payment.
+ */
+function settled(entry: HistoryEntry): HistoryEntry {
+  const txid = entry.facts?.['settlement.liquidTxid'];
+  if (
+    entry.verifiedAt &&
+    entry.verifiedTxid !== undefined &&
+    txid !== undefined &&
+    txid !== entry.verifiedTxid
+  ) {
+    delete entry.verifiedAt;
+    entry.onChain = 'mismatch';
+  }
+  if (entry.expiredAt && !expires(entry.status)) delete entry.expiredAt;
   return entry;
 }
 
-/** The latest chain fact wins: a verification, or what undid it. */
-function setChain(target: { verifiedAt?: string; onChain?: string }, fact: ChainFact): void {
+/** The latest chain fact wins: a verification (of its transaction), or what undid it. */
+function setChain(
+  target: { verifiedAt?: string; verifiedTxid?: string; onChain?: string },
+  fact: ChainFact,
+): void {
   if (fact.type === 'verified') {
     target.verifiedAt = fact.at;
+    target.verifiedTxid = fact.txid;
     delete target.onChain;
   } else {
     delete target.verifiedAt;
+    delete target.verifiedTxid;
     target.onChain = fact.outcome;
   }
+}
+
+/** The settlement facts a record states: a status's (its own, or its final answer's), a check's txid. */
+function factsOfRecord(record: StoredRecord): SettlementFacts | undefined {
+  if (record.type === 'status') {
+    if (!record.final && !record.facts) return undefined;
+    return { ...settlementFactsOf(record.final), ...record.facts };
+  }
+  if (record.type === 'verified' || record.type === 'unverified')
+    return { 'settlement.liquidTxid': record.txid };
+  return undefined;
+}
+
+/**
+ * Adds facts to what a deposit holds. Read forward, the first recorded of each is kept (`earlier`
+ * false: those held came first); read backward, each met is earlier than those held and replaces them.
+ */
+function addFacts(
+  target: { facts?: SettlementFacts },
+  facts: SettlementFacts | undefined,
+  earlier: boolean,
+): void {
+  if (!facts) return;
+  target.facts = earlier ? { ...target.facts, ...facts } : { ...facts, ...target.facts };
+}
+
+/**
+ * Where a status stands in the order a deposit moves through them: merging records keeps the
+ * furthest, so a line repeated (a backup appended, a created line copied after its statuses) or
+ * two writers' lines out of order never move a deposit back. FINALIZED and FAILED are last.
+ */
+function statusRank(status: string): number {
+  if (isTerminal(status)) return STATUS_ORDER.length + 1;
+  if (status === 'GONE') return STATUS_ORDER.length;
+  return STATUS_ORDER.indexOf(status);
 }
 
 /** Newest first by creation time; a stable sort keeps the file's order (newest first) where times tie. */
@@ -295,6 +372,8 @@ export class History {
   private readonly pendingRead = new Map<string, HistoryEntry>();
   /** the latest chain fact of a deposit, as this process wrote or found it (null: none) */
   private readonly chain = new Map<string, ChainFact | null>();
+  /** the ids ever created in the file, up to `end` (see holds) */
+  private readonly createdIds = { ids: new IdSet(), end: 0 };
 
   constructor(
     readonly dir: string,
@@ -321,14 +400,15 @@ export class History {
     }
     for (const record of fresh)
       if (record.type === 'created' || record.type === 'status')
-        this.rememberStatus(record.id, record.status);
+        this.rememberStatus(record.id, recordNews(record));
     for (const r of fresh) if (r.type === 'verified' || r.type === 'unverified') this.chain.set(r.id, r);
   }
 
-  private rememberStatus(id: string, status: string): void {
+  /** Remembers what the history last said of a deposit's status (its newsKey). */
+  private rememberStatus(id: string, news: string): void {
     // a cache, bounded like anyRecord read from the file: forgetting costs a look-up, no more
     if (this.known.size >= MAX_ENTRIES * 2) this.known.clear();
-    this.known.set(id, status);
+    this.known.set(id, news);
     this.unknown.delete(id);
   }
 
@@ -336,12 +416,17 @@ export class History {
     // what this process knows may be stale (another may have appended since): a status that looks
     // new is checked against the end of the file before it is appended
     const ask = records.filter(
-      (r) => r.type === 'status' && this.known.get(r.id) !== r.status && !this.unknown.has(r.id),
+      (r) => r.type === 'status' && this.known.get(r.id) !== recordNews(r) && !this.unknown.has(r.id),
     ) as StatusRecord[];
     if (ask.length > 0) this.lookUp(new Set(ask.map((r) => r.id)));
     const out: StoredRecord[] = [];
     const latest = new Map<string, string>();
     for (const record of records) {
+      // one record per deposit: a second creation of an id is never written
+      if (record.type === 'created' && this.holds(record.id)) {
+        this.warn(`warning: deposit ${record.id} is already in ${this.file}; it is not recorded again`);
+        continue;
+      }
       if (record.type === 'verified' || record.type === 'unverified') {
         if (!this.isNewChainFact(record)) continue;
         this.chain.set(record.id, record);
@@ -350,9 +435,9 @@ export class History {
       }
       if (record.type === 'status') {
         const was = latest.get(record.id) ?? this.known.get(record.id);
-        if (was === record.status) continue;
+        if (was === recordNews(record)) continue;
       }
-      if (record.type === 'created' || record.type === 'status') latest.set(record.id, record.status);
+      if (record.type === 'created' || record.type === 'status') latest.set(record.id, recordNews(record));
       out.push(record);
     }
     return out;
@@ -452,7 +537,7 @@ export class History {
       (record) => {
         if ((record.type !== 'created' && record.type !== 'status') || !wanted.has(record.id)) return false;
         wanted.delete(record.id);
-        this.rememberStatus(record.id, record.status);
+        this.rememberStatus(record.id, recordNews(record));
         return wanted.size === 0;
       },
       (type, id) => (type === 'created' || type === 'status') && (id === undefined || wanted.has(id)),
@@ -464,14 +549,38 @@ export class History {
 
   /**
    * What the history recorded of deposit `id` on the service `baseUrl`, with its latest status;
-   * undefined when this machine did not create it there. Read from the end of the file.
+   * undefined when this machine did not create it there. Read from the end of the file, parsing
+   * only the lines of that deposit.
    */
   recorded(id: string, baseUrl: string): HistoryEntry | undefined {
     const key = canonicalId(id);
     // watch --pending looks up every deposit pending() just read: one pass, not one per deposit
     const read = this.pendingRead.get(`${baseUrl} ${key}`);
-    if (read && this.known.get(key) === read.status) return read;
-    return this.entries((r) => r.id === key && r.baseUrl === baseUrl, { limit: 1 })[0];
+    if (read && this.known.get(key) === newsKey(read.status, read.facts)) return read;
+    return this.entries((r) => r.id === key && r.baseUrl === baseUrl, { limit: 1, ids: new Set([key]) })[0];
+  }
+
+  /**
+   * Whether the history holds a deposit of this id (on any service: its later records name the
+   * id alone, so one file keeps one deposit per id). An index of the ids ever created, compact
+   * and read on from where the last call stopped, so a batch of creates reads the file once.
+   */
+  holds(id: string): boolean {
+    const key = canonicalId(id);
+    const index = this.createdIds;
+    index.end = this.scan(
+      (record) => {
+        if (record.type === 'created') index.ids.add(record.id);
+      },
+      index.end,
+      (type, lineId) => {
+        if (type !== 'created') return false;
+        if (lineId === undefined) return true;
+        index.ids.add(lineId);
+        return false;
+      },
+    );
+    return index.ids.has(key);
   }
 
   /** Every record, first to last, read as a stream. */
@@ -482,35 +591,44 @@ export class History {
   }
 
   /**
-   * The deposits created, each with its last known status, newest first: at most `limit`
-   * (MAX_ENTRIES when not given), in memory bounded by the limit whatever the file's size.
-   * `where` chooses by what only the whole entry knows (its status, verified, expired).
+   * The deposits created, each once with all the history says of it, newest first: at most
+   * `limit` (MAX_ENTRIES when not given), in memory bounded by the limit whatever the file's size.
+   * `where` chooses by what only the whole entry knows (its status, verified, expired); `ids`, when
+   * given, names every deposit the filter can take, so the other lines are passed over unread.
    */
   entries(
     filter: (r: CreatedRecord) => boolean = () => true,
-    opts: { limit?: number; where?: (e: HistoryEntry) => boolean } = {},
+    opts: { limit?: number; where?: (e: HistoryEntry) => boolean; ids?: ReadonlySet<string> } = {},
   ): HistoryEntry[] {
     const limit = opts.limit ?? MAX_ENTRIES;
     const where = opts.where;
-    let out: HistoryEntry[] | undefined;
+    let out: HistoryEntry[];
     const found: HistoryEntry[] = [];
-    const complete = this.eachBackward(filter, (entry) => {
-      if (where && !where(entry)) return false;
-      found.push(entry);
-      return found.length >= limit;
-    });
-    if (complete) out = found.sort(newerEntryFirst);
+    const kept = new Set<string>();
+    const read = this.eachBackward(
+      filter,
+      (entry) => {
+        if (where && !where(entry)) return false;
+        found.push(entry);
+        kept.add(entry.id);
+        return found.length >= limit;
+      },
+      { ids: opts.ids, kept },
+    );
+    // a deposit whose lines repeat out of order is merged by a read from the start
+    if (!read.overflow && read.disordered.size === 0) out = found.sort(newerEntryFirst);
     else if (!where) out = this.newestCreated(filter, limit);
     else out = this.allEntries(filter).filter(where).sort(newerEntryFirst).slice(0, limit);
-    for (const e of out) this.rememberStatus(e.id, e.status);
+    for (const e of out) this.rememberStatus(e.id, newsKey(e.status, e.facts));
     return out;
   }
 
   /**
    * Every deposit the filter takes, each once with all the history says of it, folded into a
    * value started by `start`: what the report and the reconciliation read. Memory holds the
-   * value, not the deposits (unless the file is so disordered that the backward read cannot
-   * finish; then it reads the file once more from the start, holding it).
+   * value and a compact set of the ids met, not the deposits. A deposit whose lines repeat out of
+   * order (a backup appended to the history, a created line copied after its statuses) is found
+   * on the way and merged by a second read, which holds what those deposits' later lines said.
    */
   fold<T>(
     filter: (r: CreatedRecord) => boolean,
@@ -518,82 +636,126 @@ export class History {
     visit: (acc: T, e: HistoryEntry) => void,
   ): T {
     let acc = start();
-    const complete = this.eachBackward(filter, (entry) => {
+    const each = (entry: HistoryEntry) => {
       visit(acc, entry);
       return false;
-    });
-    if (complete) return acc;
+    };
+    const first = this.eachBackward(filter, each);
+    if (!first.overflow && first.disordered.size === 0) return acc;
+    acc = start();
+    if (!first.overflow && !this.eachBackward(filter, each, { merge: first.disordered }).overflow) return acc;
     acc = start();
     for (const e of this.allEntries(filter)) visit(acc, e);
     return acc;
   }
 
   /**
-   * The deposits from the end of the file back, each given to `visit` once all that was
-   * written of it since its creation was met, until `visit` returns true. The facts met before
-   * their deposit are held until it is met; past STATUS_ROOM of those it stops and returns false
-   * (the caller then reads the whole file instead); true when it ran to its end.
+   * The deposits from the end of the file back, each given to `visit` once all that was written
+   * of it since its creation was met, until `visit` returns true. The facts met before their
+   * deposit are held until it is met; past STATUS_ROOM of those it stops (`overflow`: the caller
+   * then reads the whole file instead).
+   *
+   * A deposit is created once: a record of a deposit met after its creation (further back) means
+   * its lines repeat out of order. Those deposits are returned in `disordered`, each with the
+   * offset of its first creation; given back as `merge`, their records are held until that first
+   * creation, where the deposit is given to `visit` with all of them merged. When `visit` stops
+   * the read, the rest of the file is still searched for an earlier creation of the deposits
+   * given (those in `kept`, when the caller names them), which makes them `disordered` too.
    */
-  private eachBackward(filter: (r: CreatedRecord) => boolean, visit: (e: HistoryEntry) => boolean): boolean {
-    const latest = new Map<string, StatusRecord>();
-    const verified = new Map<string, ChainFact>();
-    const expired = new Map<string, string>();
-    const met = new Set<string>();
+  private eachBackward(
+    filter: (r: CreatedRecord) => boolean,
+    visit: (e: HistoryEntry) => boolean,
+    opts: { merge?: ReadonlyMap<string, number>; ids?: ReadonlySet<string>; kept?: ReadonlySet<string> } = {},
+  ): { overflow: boolean; disordered: Map<string, number> } {
+    const held = new Map<string, Held>();
+    const merge = opts.merge;
+    const met = new IdSet();
+    const disordered = new Map<string, number>();
     let overflow = false;
-    const hold = <V>(map: Map<string, V>, id: string, value: V): boolean => {
-      if (!map.has(id) && !met.has(id)) map.set(id, value);
-      overflow = map.size > STATUS_ROOM;
+    let stopped = false;
+    // once `visit` stops the read, the rest of the file is searched for earlier creations of the
+    // deposits kept, by a scan that parses nothing (see createdBefore)
+    const floor = { at: 0 };
+    const hold = (record: StoredRecord & { id: string }): boolean => {
+      let later = held.get(record.id);
+      if (!later) held.set(record.id, (later = {}));
+      holdEarlier(later, record);
+      overflow = held.size > STATUS_ROOM + (merge?.size ?? 0);
       return overflow;
     };
     this.scanBackward(
-      (record) => {
-        if (record.type === 'verified' || record.type === 'unverified')
-          return hold(verified, record.id, record as ChainFact);
-        // an expiry counts only when no later status moved the deposit on
-        if (record.type === 'expired')
-          return latest.has(record.id) ? false : hold(expired, record.id, record.at);
-        if (record.type === 'status') return hold(latest, record.id, record);
-        if (record.type !== 'created' || met.has(record.id)) return false;
-        const latestStatus = latest.get(record.id);
-        const fact = verified.get(record.id);
-        const expiredAt = expired.get(record.id);
-        latest.delete(record.id);
-        verified.delete(record.id);
-        expired.delete(record.id);
-        // the ids met lately (a fact written before its deposit's creation is damage, or a copy):
-        // a window, not every id, so memory stays flat in the number of deposits
-        met.add(record.id);
-        if (met.size > 4096) met.delete(met.values().next().value!);
+      (record, offset) => {
+        if (record.type === 'attempt') return false;
+        if (met.has(record.id)) {
+          if (!disordered.has(record.id) || record.type === 'created')
+            disordered.set(record.id, record.type === 'created' ? offset : -1);
+          return false;
+        }
+        if (stopped) return false;
+        if (record.type !== 'created') return hold(record);
+        if (merge?.has(record.id) && merge.get(record.id) !== offset) return hold(record);
+        const later = held.get(record.id);
+        held.delete(record.id);
+        if (!merge) met.add(record.id);
         if (!filter(record)) return false;
         // the record was parsed for this read alone: it becomes the entry, without a copy
-        const entry = record as HistoryEntry;
-        entry.statusAt = latestStatus?.at ?? record.at;
-        if (latestStatus) entry.status = latestStatus.status;
-        if (latestStatus?.final) entry.final = latestStatus.final;
-        if (fact) setChain(entry, fact);
-        if (expiredAt && expires(entry.status)) entry.expiredAt = expiredAt;
-        return visit(entry);
+        stopped = visit(entryOfCreated(record, later));
+        if (stopped) floor.at = offset;
+        return false;
       },
-      (type) => type !== 'attempt',
+      (type, id) => type !== 'attempt' && (id === undefined || ((!opts.ids || opts.ids.has(id)) && !stopped)),
+      Number.POSITIVE_INFINITY,
+      floor,
     );
-    return !overflow;
+    // a record met before the only creation of its deposit is damage, as it always was
+    for (const [id, offset] of disordered) if (offset < 0) disordered.delete(id);
+    const kept = opts.kept ?? met;
+    if (stopped && floor.at > 0) for (const id of this.createdBefore(floor.at, kept)) disordered.set(id, -2);
+    return { overflow, disordered };
+  }
+
+  /**
+   * The ids of `ids` created (as lbrl writes a created line) before offset `end`: a forward scan
+   * that finds each created line by its start with a native search and parses nothing, so the
+   * newest few deposits are known to be created once without reading the whole file as records.
+   */
+  private createdBefore(end: number, ids: { has(id: string): boolean }): string[] {
+    const opened = openOwnFile(this.file, 'read', 'history', this.warn);
+    if (!opened) return [];
+    const found: string[] = [];
+    const head = PREFIXES[0]![1];
+    const span = head.length + 36;
+    const buf = Buffer.allocUnsafe(CHUNK + span);
+    try {
+      for (let base = 0; base < end; base += CHUNK) {
+        const length = fs.readSync(opened.fd, buf, 0, Math.min(CHUNK + span, end - base), base);
+        for (let at = buf.indexOf(head, 0); at !== -1 && at + span <= length && at < CHUNK; ) {
+          const id = canonicalId(buf.toString('latin1', at + head.length, at + span));
+          if (ids.has(id)) found.push(id);
+          at = buf.indexOf(head, at + head.length);
+        }
+      }
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+    return found;
   }
 
   /** Every deposit the filter takes, in one pass from the start, held in memory: the fallback. */
   private allEntries(filter: (r: CreatedRecord) => boolean): HistoryEntry[] {
     const all = new Map<string, Ranked>();
+    const created = new IdSet();
     let seq = 0;
     this.scan((record) => {
       if (record.type === 'attempt') return;
-      const ranked = all.get(record.id);
       if (record.type === 'created') {
-        if (ranked) setStatus(ranked, record.status, record.at);
-        else if (filter(record))
+        // a deposit is created once: a created line repeated says nothing new
+        if (created.add(record.id) && filter(record))
           all.set(record.id, { created: record, seq: seq++, status: record.status, statusAt: record.at });
-      } else if (!ranked) return;
-      else if (record.type === 'status') setStatus(ranked, record.status, record.at, record.final);
-      else if (record.type === 'verified' || record.type === 'unverified') setChain(ranked, record);
-      else if (record.type === 'expired' && expires(ranked.status)) ranked.expiredAt = record.at;
+        return;
+      }
+      const ranked = all.get(record.id);
+      if (ranked) applyLater(ranked, record);
     }, 0);
     return [...all.values()].sort(newerFirst).map(entryOfRanked);
   }
@@ -601,30 +763,22 @@ export class History {
   /** The newest `limit` deposits by creation time, in one pass from the start. */
   private newestCreated(filter: (r: CreatedRecord) => boolean, limit: number): HistoryEntry[] {
     const newest = new Newest(limit);
+    const created = new IdSet();
     let seq = 0;
     this.scan(
       (record) => {
+        if (record.type === 'attempt') return;
         if (record.type === 'created') {
-          const ranked = newest.map.get(record.id);
-          if (ranked) return setStatus(ranked, record.status, record.at); // the same deposit recorded again: later news
-          if (filter(record)) newest.offer(record, seq++);
-        } else if (record.type === 'status') {
-          const ranked = newest.map.get(record.id);
-          // appends are ordered: a later line is later news, whatever the clocks of the writers said
-          if (ranked) setStatus(ranked, record.status, record.at, record.final);
-        } else if (record.type === 'verified' || record.type === 'unverified') {
-          const ranked = newest.map.get(record.id);
-          if (ranked) setChain(ranked, record);
-        } else if (record.type === 'expired') {
-          const ranked = newest.map.get(record.id);
-          if (ranked && expires(ranked.status)) ranked.expiredAt = record.at;
+          // a deposit is created once: a created line repeated says nothing new
+          if (created.add(record.id) && filter(record)) newest.offer(record, seq++);
+          return;
         }
+        const ranked = newest.map.get(record.id);
+        // appends are ordered: a later line is later news, whatever the clocks of the writers said
+        if (ranked) applyLater(ranked, record);
       },
       0,
-      (type, id) =>
-        type === 'created' ||
-        ((type === 'status' || type === 'verified' || type === 'unverified' || type === 'expired') &&
-          (id === undefined || newest.map.has(id))),
+      (type, id) => type === 'created' || (type !== 'attempt' && (id === undefined || newest.map.has(id))),
     );
     return newest.result();
   }
@@ -642,10 +796,17 @@ export class History {
     const open = new Newest(cap);
     // expired and still waiting: kept aside (not counted against the cap) until a status revives one
     const dormant = new Map<string, Ranked>();
+    const created = new IdSet();
     let seq = 0;
     this.scan(
       (record) => {
-        if (record.type === 'attempt' || record.type === 'verified' || record.type === 'unverified') return;
+        if (record.type === 'attempt') return;
+        if (record.type === 'created') {
+          // a deposit is created once: a created line repeated (after its end, too) says nothing new
+          if (created.add(record.id) && filter(record) && !isTerminal(record.status))
+            open.offer(record, seq++);
+          return;
+        }
         if (record.type === 'expired') {
           const ranked = open.map.get(record.id);
           if (!ranked || !expires(ranked.status)) return;
@@ -657,27 +818,25 @@ export class History {
           return;
         }
         const sleeping = dormant.get(record.id);
-        if (sleeping && record.type === 'status') {
+        if (sleeping) {
+          const was = sleeping.status;
+          applyLater(sleeping, record);
+          if (sleeping.status === was) return;
+          // a status that moves it on: news from the service, the deposit is followed again
           dormant.delete(record.id);
-          setStatus(sleeping, record.status, record.at, record.final);
           if (!isTerminal(sleeping.status)) open.offer(sleeping.created, sleeping.seq);
-          const back = open.map.get(record.id);
-          if (back) setStatus(back, record.status, record.at, record.final);
+          if (open.map.has(record.id)) open.map.set(record.id, sleeping);
           return;
         }
         const openEntry = open.map.get(record.id);
-        if (openEntry) {
-          setStatus(openEntry, record.status, record.at, record.type === 'status' ? record.final : undefined);
-          if (isTerminal(openEntry.status)) open.map.delete(openEntry.created.id);
-        } else if (record.type === 'created' && filter(record) && !isTerminal(record.status)) {
-          open.offer(record, seq++);
-        }
+        if (!openEntry) return;
+        applyLater(openEntry, record);
+        if (isTerminal(openEntry.status)) open.map.delete(openEntry.created.id);
       },
       0,
       (type, id) =>
         type === 'created' ||
-        ((type === 'status' || type === 'expired') &&
-          (id === undefined || open.map.has(id) || dormant.has(id))),
+        (type !== 'attempt' && (id === undefined || open.map.has(id) || dormant.has(id))),
     );
     const out = open.result();
     if (open.truncated) {
@@ -687,7 +846,7 @@ export class History {
     }
     this.pendingRead.clear();
     for (const entry of out) {
-      this.rememberStatus(entry.id, entry.status);
+      this.rememberStatus(entry.id, newsKey(entry.status, entry.facts));
       this.pendingRead.set(`${entry.baseUrl} ${entry.id}`, entry);
     }
     return out;
@@ -754,16 +913,17 @@ export class History {
     let base = from; // the file offset of buf[0]
     let have = 0;
     let skipping = false;
-    let damaged = 0;
+    const damage = new DamageCount();
     let end = from;
     const out: StoredRecord[] = [];
     try {
       for (;;) {
         const bytesRead = fs.readSync(fd, buf, have, buf.length - have, base + have);
         const limit = have + bytesRead;
+        nulsToNewlines(buf, have, limit);
         let start = 0;
         if (bytesRead === 0) {
-          if (limit > 0 && !skipping) damaged += readLine(buf, 0, limit, out, want);
+          if (limit > 0 && !skipping) readLine(buf, 0, limit, out, damage, want);
           yield* out.splice(0);
           break;
         }
@@ -773,14 +933,14 @@ export class History {
           if (skipping) skipping = false;
           else {
             // each record is seen before the next line is read: what a reader wants may change
-            damaged += readLine(buf, start, newline, out, want);
+            readLine(buf, start, newline, out, damage, want);
             yield* out.splice(0);
           }
           start = newline + 1;
           end = base + start;
         }
         if (skipping || limit - start >= MAX_LINE) {
-          if (!skipping) damaged += 1;
+          if (!skipping) damage.add('too long');
           skipping = true;
           base += limit;
           have = 0;
@@ -793,18 +953,20 @@ export class History {
     } finally {
       fs.closeSync(fd);
     }
-    if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
+    damage.say(this.warn, this.file);
     return end;
   }
 
   /**
    * Records from the end of the file back, until `visit` returns true or `maxBytes` were read;
-   * the damaged lines met on the way are skipped and counted, as a forward read does.
+   * the damaged lines met on the way are skipped and counted, as a forward read does. `visit`
+   * is told where each record's line starts in the file.
    */
   private scanBackward(
-    visit: (r: StoredRecord) => boolean,
+    visit: (r: StoredRecord, offset: number) => boolean,
     want: RecordFilter = anyRecord,
     maxBytes = Number.POSITIVE_INFINITY,
+    floor: { at: number } = { at: 0 },
   ): void {
     const opened = openOwnFile(this.file, 'read', 'history', this.warn);
     if (!opened) return;
@@ -813,18 +975,19 @@ export class History {
     let carry = Buffer.alloc(0); // the start of a line cut by the previous read
     let skipTail = false; // the last piece of the next read belongs to an over-long line
     const out: StoredRecord[] = [];
-    let damaged = 0;
+    const damage = new DamageCount();
     const take = (data: Buffer, start: number, stop: number): boolean => {
-      damaged += readLine(data, start, stop, out, want);
-      for (const r of out.splice(0)) if (visit(r)) return true;
+      readLine(data, start, stop, out, damage, want);
+      for (const r of out.splice(0)) if (visit(r, pos + start)) return true;
       return false;
     };
     try {
-      while (pos > 0 && stat.size - pos < maxBytes) {
+      while (pos > floor.at && stat.size - pos < maxBytes) {
         const chunkSize = Math.min(CHUNK, pos);
         pos -= chunkSize;
         const chunk = Buffer.allocUnsafe(chunkSize);
         fs.readSync(fd, chunk, 0, chunkSize, pos);
+        nulsToNewlines(chunk, 0, chunkSize);
         const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
         let stop = data.length;
         for (let newline = data.lastIndexOf(NEWLINE, stop - 1); newline !== -1; ) {
@@ -839,14 +1002,14 @@ export class History {
           return;
         }
         if (!skipTail && stop >= MAX_LINE) {
-          damaged += 1;
+          damage.add('too long');
           skipTail = true;
         }
         carry = skipTail ? Buffer.alloc(0) : Buffer.from(data.subarray(0, stop));
       }
     } finally {
       fs.closeSync(fd);
-      if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
+      damage.say(this.warn, this.file);
     }
   }
 }
@@ -862,7 +1025,65 @@ function expires(status: string): boolean {
   return status === 'WAITING_PAYMENT';
 }
 
+/** What the records after a deposit's creation said, as a backward read holds it until the creation. */
+interface Held {
+  status?: StatusRecord;
+  facts?: SettlementFacts;
+  chain?: ChainFact;
+  expiredAt?: string;
+}
+
+/** A record read backward: each met is earlier in the file than those held. */
+function holdEarlier(later: Held, record: StoredRecord): void {
+  if (record.type === 'status') {
+    if (!later.status || statusRank(record.status) >= statusRank(later.status.status)) later.status = record;
+  } else if (record.type === 'verified' || record.type === 'unverified') later.chain ??= record;
+  else if (record.type === 'expired') later.expiredAt ??= record.at;
+  addFacts(later, factsOfRecord(record), true);
+}
+
+/** A created record as an entry, with what its later records said. */
+function entryOfCreated(created: CreatedRecord, later: Held | undefined): HistoryEntry {
+  const entry = created as HistoryEntry;
+  entry.statusAt = created.at;
+  const status = later?.status;
+  if (status && statusRank(status.status) > statusRank(created.status)) {
+    entry.status = status.status;
+    entry.statusAt = status.at;
+    if (status.final) entry.final = status.final;
+  }
+  if (later?.chain) setChain(entry, later.chain);
+  if (later?.facts) entry.facts = later.facts;
+  if (later?.expiredAt) entry.expiredAt = later.expiredAt;
+  return settled(entry);
+}
+
+/** A record read forward, after its deposit's creation. */
+function applyLater(ranked: Ranked, record: StoredRecord): void {
+  if (record.type === 'status') setStatus(ranked, record.status, record.at, record.final);
+  else if (record.type === 'verified' || record.type === 'unverified') setChain(ranked, record);
+  else if (record.type === 'expired' && expires(ranked.status)) ranked.expiredAt = record.at;
+  addFacts(ranked, factsOfRecord(record), false);
+}
+
+/**
+ * What makes a status record news for a deposit: its status and the settlement facts it states.
+ * The same status with a fact first seen (a liquidTxid at SETTLEMENT_CREATED) is news.
+ */
+function newsKey(status: string, facts: SettlementFacts | undefined): string {
+  if (!facts) return status;
+  const keys = Object.keys(facts).sort() as Array<keyof SettlementFacts>;
+  return keys.length === 0 ? status : `${status} ${keys.map((k) => `${k}=${facts[k]}`).join(' ')}`;
+}
+
+/** What a created or status record says is news (its newsKey). */
+function recordNews(record: CreatedRecord | StatusRecord): string {
+  return newsKey(record.status, factsOfRecord(record));
+}
+
+/** A status read forward: it counts when it moves the deposit on (see statusRank). */
 function setStatus(ranked: Ranked, status: string, at: string, final?: FinalFields): void {
+  if (statusRank(status) <= statusRank(ranked.status)) return;
   ranked.status = status;
   ranked.statusAt = at;
   ranked.final = final;
@@ -876,28 +1097,68 @@ function canonical(record: StoredRecord): StoredRecord {
 
 const MARK_BYTES = Buffer.from(RECORD_START);
 
-/** Pushes the record of buf[start, end) to out; returns 1 when the line is damaged. */
+/** The damaged lines a read met, by what is wrong with each: said in one warning at its end. */
+class DamageCount {
+  private readonly counts = new Map<LineDamage, number>();
+
+  add(damage: LineDamage): void {
+    this.counts.set(damage, (this.counts.get(damage) ?? 0) + 1);
+  }
+
+  say(warn: (line: string) => void, file: string): void {
+    if (this.counts.size === 0) return;
+    const total = [...this.counts.values()].reduce((a, b) => a + b, 0);
+    const parts = LINE_DAMAGES.filter((damage) => this.counts.has(damage))
+      .map((damage) => `${this.counts.get(damage)} ${damage}`)
+      .join(', ');
+    warn(`warning: skipped ${total} damaged line(s) in ${file} (${parts})`);
+  }
+}
+
+/**
+ * Pushes the record of buf[start, end) to out, or counts what is wrong with the line. A line
+ * written as lbrl writes it is told by its start, and passed over unread when the reader does not
+ * want it; any other line is read whole.
+ */
 function readLine(
   buf: Buffer,
   start: number,
   end: number,
   out: StoredRecord[],
+  damage: DamageCount,
   want: RecordFilter = anyRecord,
-): number {
+): void {
   while (start < end && (buf[start] === 0x20 || buf[start] === 0x0d || buf[start] === 0x09)) start += 1;
-  if (start === end || (end - start === 1 && buf[start] === 0x0d)) return 0;
+  while (end > start && (buf[end - 1] === 0x20 || buf[end - 1] === 0x0d || buf[end - 1] === 0x09)) end -= 1;
+  if (start === end) return;
   const head = peek(buf, start, end);
-  if (head !== undefined && !want(head.type, head.id)) return 0;
-  const whole = parseLine(buf, start, end);
-  if (whole) {
-    out.push(whole);
-    return 0;
+  if (head !== undefined && !want(head.type, head.id)) return;
+  const read = readRecordLine(buf.toString('utf8', start, end));
+  if (read.ok) {
+    const record = read.fields as unknown as StoredRecord;
+    if (head !== undefined || want(record.type, record.type === 'attempt' ? undefined : record.id))
+      out.push(record);
+    return;
   }
+  damage.add(read.damage);
   // a torn write may have run into a whole record: keep that record
   const last = buf.subarray(start, end).lastIndexOf(MARK_BYTES);
-  const tail = last > 0 ? parseLine(buf, start + last, end) : undefined;
-  if (tail) out.push(tail);
-  return 1;
+  if (last <= 0) return;
+  const tail = readRecordLine(buf.toString('utf8', start + last, end));
+  if (tail.ok) out.push(tail.fields as unknown as StoredRecord);
+}
+
+/**
+ * NUL bytes (what a crash can leave where a write never landed) end a line, as a newline does:
+ * no record holds one, and a run of them, however long, never swallows the record after it.
+ */
+function nulsToNewlines(buf: Buffer, from: number, to: number): void {
+  for (let nul = buf.indexOf(0, from); nul !== -1 && nul < to; nul = buf.indexOf(0, nul)) {
+    let stop = nul;
+    while (stop < to && buf[stop] === 0) stop += 1;
+    buf.fill(NEWLINE, nul, stop);
+    if (stop >= to) break;
+  }
 }
 
 /** Which records a reader needs, told from the start of a line (the id, when one could be read). */
@@ -938,80 +1199,4 @@ function peek(buf: Buffer, start: number, end: number): LineHead | undefined {
     return { type, id: canonicalId(id) };
   }
   return undefined;
-}
-
-const isText = (v: unknown): v is string => typeof v === 'string';
-
-function parseLine(buf: Buffer, start: number, end: number): StoredRecord | undefined {
-  if (
-    end - start < MARK_BYTES.length ||
-    buf.compare(MARK_BYTES, 0, MARK_BYTES.length, start, start + MARK_BYTES.length) !== 0
-  )
-    return undefined;
-  let fields: Record<string, unknown>;
-  try {
-    fields = JSON.parse(buf.toString('utf8', start, end)) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  if (!fields || typeof fields !== 'object') return undefined;
-  if (fields.type === 'created' || fields.type === 'status') {
-    if (!isText(fields.id) || !isText(fields.status) || !isText(fields.at)) return undefined;
-    if (fields.type === 'created' && (!isText(fields.profile) || !isText(fields.baseUrl))) return undefined;
-    fields.id = canonicalId(fields.id);
-    return fields as unknown as HistoryRecord;
-  }
-  if (fields.type === 'expired') {
-    if (!isText(fields.id) || !isText(fields.at)) return undefined;
-    fields.id = canonicalId(fields.id);
-    return fields as unknown as StoredRecord;
-  }
-  if (fields.type === 'verified') {
-    if (!isText(fields.id) || !isText(fields.txid) || !isText(fields.at)) return undefined;
-    // a verification is believed only of a transaction id in its one form: a record edited into
-    // another is no verification
-    const txid = readHex32(fields.txid);
-    if (txid === null) return undefined;
-    fields.txid = txid;
-    fields.id = canonicalId(fields.id);
-    if (fields.shares !== undefined && !isStoredShares(fields.shares)) delete fields.shares;
-    return fields as unknown as StoredRecord;
-  }
-  if (fields.type === 'unverified') {
-    if (!isText(fields.id) || !isText(fields.txid) || !isText(fields.at) || !isText(fields.outcome))
-      return undefined;
-    fields.id = canonicalId(fields.id);
-    return fields as unknown as StoredRecord;
-  }
-  if (fields.type === 'attempt') {
-    if (
-      !isText(fields.profile) ||
-      !isText(fields.baseUrl) ||
-      !isText(fields.batchKey) ||
-      !isText(fields.idempotencyKey)
-    )
-      return undefined;
-    return fields as unknown as HistoryRecord;
-  }
-  return undefined;
-}
-
-/** Shares as lbrl writes them; anything else in the field is ignored, never trusted. */
-function isStoredShares(value: unknown): value is StoredShare[] {
-  return (
-    Array.isArray(value) &&
-    value.every(
-      (share) =>
-        share &&
-        typeof share === 'object' &&
-        (share.role === 'destination' || share.role === 'split') &&
-        isText(share.script) &&
-        isHexBytes(share.script) &&
-        Array.isArray(share.outputs) &&
-        share.outputs.every((output: unknown) => Number.isInteger(output)) &&
-        isText(share.share) &&
-        /^\d{1,40}\/[1-9]\d{0,40}$/.test(share.share) &&
-        typeof share.rounded === 'boolean',
-    )
-  );
 }

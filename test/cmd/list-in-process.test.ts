@@ -322,6 +322,7 @@ describe('deposit list --refresh on narrow options', () => {
           settlement: { status: 'FINALIZED', liquidTxid: 'cd'.repeat(32) },
           confirmedAt: '2026-11-22T11:59:00Z',
         },
+        facts: { 'settlement.liquidTxid': 'cd'.repeat(32), confirmedAt: '2026-11-22T11:59:00Z' },
       },
     ]);
   });

@@ -143,7 +143,19 @@ describe('deposit verify on narrow options: a real confidential settlement (lwk 
     expect(r.explorers[0]!.baseUrl).toBe('https://explorer.example/api');
     expect(r.explorers[0]!.closed).toBe(true);
     expect(r.appended).toEqual([
-      { v: 1, type: 'status', id: id(1), status: 'FINALIZED', at: new Date(NOW).toISOString() },
+      // the status with the answer it was read from: the settlement verified is kept as a fact
+      {
+        v: 1,
+        type: 'status',
+        id: id(1),
+        status: 'FINALIZED',
+        at: new Date(NOW).toISOString(),
+        final: {
+          settlement: { liquidTxid: LWK_TXID, status: 'FINALIZED' },
+          confirmedAt: '2024-03-15T18:33:05Z',
+        },
+        facts: { 'settlement.liquidTxid': LWK_TXID, confirmedAt: '2024-03-15T18:33:05Z' },
+      },
       {
         v: 1,
         type: 'verified',

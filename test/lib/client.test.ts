@@ -199,7 +199,11 @@ describe('against a service that lies or fails', () => {
       startServer((req, res, n) =>
         n === 3
           ? json(res, 429, { message: 'slow down' }, { 'retry-after': '1' })
-          : json(res, 201, createAnswer(JSON.parse(req.body))),
+          : // an honest service: a new deposit, a new id (the same one again for the same key)
+            json(res, 201, {
+              ...createAnswer(JSON.parse(req.body)),
+              id: `00000000-0000-4000-8000-${String(Math.min(n, 3)).padStart(12, '0')}`,
+            }),
       ),
     );
     const time = { now: Date.parse('2026-11-22T10:00:00Z') };
@@ -408,5 +412,50 @@ describe('options of the wrong type', () => {
       expect(error.type).toBe('usage');
     }
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('what one call saw binds the next, in a program that keeps no history', () => {
+  const TX_A = 'a1'.repeat(32);
+  const finalized = (txid: string) =>
+    getAnswer({
+      status: 'FINALIZED',
+      settlement: { liquidTxid: txid, status: 'FINALIZED' },
+      confirmedAt: '2026-11-22T10:05:00.000Z',
+    });
+
+  it('a settlement seen by get is kept: a later get naming another transaction is refused (exit 1)', async () => {
+    const server = await forTest(
+      startServer((_req, res, n) => json(res, 200, finalized(n === 1 ? TX_A : 'b2'.repeat(32)))),
+    );
+    const lbrl = client({
+      baseUrl: server.url,
+      token: TOKEN,
+      clock: fakeClock({ now: Date.parse('2026-11-22T11:00:00Z') }),
+    });
+    await expect(lbrl.get(ID)).resolves.toMatchObject({ settlement: { liquidTxid: TX_A } });
+    const error = await failure(lbrl.get(ID));
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toContain(`settlement.liquidTxid: expected ${TX_A}, as lbrl recorded it`);
+  });
+
+  it('two creates answered with one id: the second is refused, never adopted; the same key again is the same deposit', async () => {
+    const server = await forTest(
+      startServer((req, res) => json(res, 201, createAnswer(JSON.parse(req.body)))),
+    );
+    const lbrl = client({
+      baseUrl: server.url,
+      token: TOKEN,
+      clock: fakeClock({ now: Date.parse('2026-11-22T10:00:00Z') }),
+    });
+    await lbrl.create({ amount: '15', to: LQ }, { idempotencyKey: 'order-1' });
+    await expect(lbrl.create({ amount: '15', to: LQ }, { idempotencyKey: 'order-1' })).resolves.toMatchObject(
+      { id: ID },
+    );
+    const error = await failure(lbrl.create({ amount: '20', to: LQ }, { idempotencyKey: 'order-2' }));
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toContain(
+      `the id of deposit ${ID}, already answered to another request in this run`,
+    );
   });
 });

@@ -105,7 +105,7 @@ describe('ResumableRows', () => {
       {
         v: 1,
         type: 'created',
-        id: 'ABC',
+        id: 'ABCDEF00-0000-4000-8000-000000000001',
         profile: 'default',
         baseUrl: 'sandbox',
         at: '2026-11-22T10:00:01.000Z',
@@ -117,7 +117,9 @@ describe('ResumableRows', () => {
         batchKey: 'row-1',
       },
     ]);
-    expect(await rows.begin('row-1', { sleep })).toEqual({ done: { id: 'abc', status: 'WAITING_PAYMENT' } });
+    expect(await rows.begin('row-1', { sleep })).toEqual({
+      done: { id: 'abcdef00-0000-4000-8000-000000000001', status: 'WAITING_PAYMENT' },
+    });
     expect(new RowClaims(dir).tryClaim('default', 'sandbox', 'row-1')).toBeInstanceOf(RowClaim);
   });
 });

@@ -36,6 +36,9 @@ function recorder() {
   return { records, record: (r: HistoryRecord[]) => records.push(...r) };
 }
 
+/** The n-th deposit id a service in memory hands out (the first is the fixtures' ID). */
+const idOf = (n: number) => `3f2b8c1e-9a4d-4c6b-8e21-${n.toString(16).padStart(12, '0')}`;
+
 /** A service in memory: creates answer well unless told otherwise, gets walk through `statuses`. */
 function fakeApi(o: { statuses?: string[]; create?: (b: CreateRequest) => object } = {}) {
   const sent: Array<{ body: CreateRequest; key: string }> = [];
@@ -43,7 +46,11 @@ function fakeApi(o: { statuses?: string[]; create?: (b: CreateRequest) => object
   const api: DepositApi = {
     createDeposit: async (body, key) => {
       sent.push({ body, key });
-      const raw = (o.create ?? createAnswer)(body);
+      // an honest service answers each create with a new id
+      const raw = {
+        ...(o.create ?? createAnswer)(body),
+        ...(sent.length > 1 ? { id: idOf(sent.length) } : {}),
+      };
       return { value: raw as never, raw };
     },
     getDeposit: async (id) => {
@@ -349,6 +356,8 @@ describe('history', () => {
           settlement: { liquidTxid: 'ab'.repeat(32), status: 'FINALIZED' },
           confirmedAt: '2026-11-22T10:05:00.000Z',
         },
+        // the settlement's facts, kept once seen whatever the status
+        facts: { 'settlement.liquidTxid': 'ab'.repeat(32), confirmedAt: '2026-11-22T10:05:00.000Z' },
       },
     ]);
   });

@@ -1,6 +1,6 @@
 /** What the commands that show the local history (deposit list, deposit report) read of the Session. */
 import type { Context } from '../../context.js';
-import type { Session } from '../../session.js';
+import { Session } from '../../session.js';
 import type { History } from '../../store/history.js';
 import type { Printer } from '../../ui/output.js';
 
@@ -13,6 +13,33 @@ export interface HistoryOutputOptions<Recorded> {
   ctx: Pick<Context, 'now' | 'env' | 'stdout'>;
   /** the deposits this machine recorded (read once the profile is read and checked) */
   history(): Recorded;
+  /**
+   * The service whose deposits are shown (its base URL, or "sandbox"): a view counts no other
+   * unless asked (--all-services), so sandbox money never mixes with live money. Left out: every
+   * service's.
+   */
+  service?(): string;
+}
+
+/** --all-services, shared by the views over the history. */
+export const ALL_SERVICES = {
+  flags: '--all-services',
+  help: "every service's deposits, not only those of the service this profile uses now (sandbox and live are apart)",
+} as const;
+
+/** The service a view counts: the options' own, unless --all-services (undefined: every one). */
+export function serviceShown(
+  options: { service?(): string },
+  allServices: boolean | undefined,
+): string | undefined {
+  return allServices ? undefined : options.service?.();
+}
+
+/** What a person is told a view covers, on stderr. */
+export function coverage(profile: string, service: string | undefined): string {
+  return service === undefined
+    ? `profile ${profile}, every service`
+    : `profile ${profile} on ${service === 'sandbox' ? 'the sandbox' : service} (--all-services for every service)`;
 }
 
 /** The Session's world, narrowed to the history and the output. */
@@ -23,5 +50,6 @@ export function historyOutputOf(session: Session): HistoryOutputOptions<History>
     profileName: session.profileName,
     ctx: session.ctx,
     history: () => session.history(),
+    service: () => Session.targetKey(session.target()),
   };
 }

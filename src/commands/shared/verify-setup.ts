@@ -424,11 +424,11 @@ export function recordVerified(recorder: SettledRecorder, outcomes: DepositOutco
     // service now has it (finalized) beside what the chain said of it
     if (outcome.outcome === 'verified')
       return [
-        statusRecord(outcome.id, outcome.deposit.status, now),
+        statusRecord(outcome.id, outcome.deposit.status, now, outcome.deposit),
         verifiedRecord(outcome.id, outcome.txid, now, storedShares(outcome)),
       ];
     return [
-      statusRecord(outcome.id, outcome.deposit.status, now),
+      statusRecord(outcome.id, outcome.deposit.status, now, outcome.deposit),
       unverifiedRecord(outcome.id, outcome.txid, outcome.outcome, now),
     ];
   });

@@ -1,0 +1,100 @@
+/**
+ * A set of deposit ids in 16 bytes each: what a reader of the whole history keeps to know which
+ * deposits it met (one record per deposit, however often a line repeats), in memory a fraction of
+ * a Set of strings. An id that is not a UUID (a hand-edited line) is kept as text beside them.
+ */
+const HEX_WORD = /^[0-9a-f]{8}$/;
+const WORDS = 4;
+
+export class IdSet {
+  private words = new Uint32Array(WORDS * 1024);
+  private used = new Uint8Array(1024);
+  private count = 0;
+  private readonly others = new Set<string>();
+
+  get size(): number {
+    return this.count + this.others.size;
+  }
+
+  has(id: string): boolean {
+    const key = keyOf(id);
+    if (!key) return this.others.has(id);
+    return this.slotOf(key) >= 0;
+  }
+
+  /** Adds `id`; true when it was not there yet. */
+  add(id: string): boolean {
+    const key = keyOf(id);
+    if (!key) {
+      if (this.others.has(id)) return false;
+      this.others.add(id);
+      return true;
+    }
+    if (this.slotOf(key) >= 0) return false;
+    if ((this.count + 1) * 2 > this.used.length) this.grow();
+    this.put(key);
+    return true;
+  }
+
+  /** The slot holding `key`, or -1. */
+  private slotOf(key: Uint32Array): number {
+    const mask = this.used.length - 1;
+    for (let slot = hash(key) & mask; this.used[slot] === 1; slot = (slot + 1) & mask) {
+      const at = slot * WORDS;
+      if (
+        this.words[at] === key[0] &&
+        this.words[at + 1] === key[1] &&
+        this.words[at + 2] === key[2] &&
+        this.words[at + 3] === key[3]
+      )
+        return slot;
+    }
+    return -1;
+  }
+
+  private put(key: Uint32Array): void {
+    const mask = this.used.length - 1;
+    let slot = hash(key) & mask;
+    while (this.used[slot] === 1) slot = (slot + 1) & mask;
+    this.used[slot] = 1;
+    this.words.set(key, slot * WORDS);
+    this.count += 1;
+  }
+
+  private grow(): void {
+    const words = this.words;
+    const used = this.used;
+    this.words = new Uint32Array(words.length * 2);
+    this.used = new Uint8Array(used.length * 2);
+    this.count = 0;
+    for (let slot = 0; slot < used.length; slot++)
+      if (used[slot] === 1) this.put(words.subarray(slot * WORDS, slot * WORDS + WORDS));
+  }
+}
+
+const scratch = new Uint32Array(WORDS);
+
+/** The 16 bytes of a UUID in lower case, as four words (in a shared buffer: used at once), or null. */
+function keyOf(id: string): Uint32Array | null {
+  if (id.length !== 36 || id[8] !== '-' || id[13] !== '-' || id[18] !== '-' || id[23] !== '-') return null;
+  const words = [
+    id.slice(0, 8),
+    id.slice(9, 13) + id.slice(14, 18),
+    id.slice(19, 23) + id.slice(24, 28),
+    id.slice(28, 36),
+  ];
+  for (let i = 0; i < WORDS; i++) {
+    if (!HEX_WORD.test(words[i]!)) return null;
+    scratch[i] = Number.parseInt(words[i]!, 16);
+  }
+  return scratch;
+}
+
+/** Mixes the four words (murmur3's finaliser), so ids that differ in one word spread. */
+function hash(key: Uint32Array): number {
+  let mixed = Math.imul(key[0]! ^ 0x9e3779b9, 0x85ebca6b);
+  mixed = Math.imul(mixed ^ key[1]! ^ (mixed >>> 13), 0xc2b2ae35);
+  mixed = Math.imul(mixed ^ key[2]! ^ (mixed >>> 16), 0x85ebca6b);
+  mixed = Math.imul(mixed ^ key[3]! ^ (mixed >>> 13), 0xc2b2ae35);
+  return (mixed ^ (mixed >>> 16)) >>> 0;
+}

@@ -1,0 +1,225 @@
+/**
+ * One line of the history read as a record, totally: whatever the bytes, the answer is a
+ * well-formed record (its fields checked, its id and txid in their one form) or the name of
+ * what is wrong with it, which the reader counts and says. Nothing here throws.
+ *
+ * A line is JSON in any key order and spacing (a record re-serialised by `jq -S` reads as lbrl
+ * wrote it). Records carry a version, `v`; a record without one was written before versions
+ * and reads as version 1. Fields a record of its type does not know are kept as they are (a
+ * later release may add some), and a field an older record never held is left out, unknown.
+ */
+
+import { isIsoTimestamp, readSettlementFacts } from '../domain/deposit.js';
+import { MAX_CENTS, MIN_CENTS } from '../domain/money.js';
+import { canonicalId, DEPOSIT_ID, isHexBytes, readHex32, STATUSES } from '../domain/values.js';
+
+/** The version of the records this release writes and reads. */
+export const RECORD_VERSION = 1;
+
+/** Why a line is not a record, as the reader's warning names it, in the order it names them. */
+export const LINE_DAMAGES = [
+  'not a JSON record',
+  'of an unknown type',
+  'written by a newer lbrl',
+  'with a field missing or malformed',
+  'with a time no clock wrote',
+  'with amounts that do not add up',
+  'too long',
+] as const;
+export type LineDamage = (typeof LINE_DAMAGES)[number];
+
+export type RecordRead = { ok: true; fields: Record<string, unknown> } | { ok: false; damage: LineDamage };
+
+/** The statuses a record may hold: the service's, and GONE (the service no longer knows it). */
+const RECORD_STATUSES: ReadonlySet<string> = new Set([...STATUSES, 'GONE']);
+const OUTCOMES: ReadonlySet<string> = new Set([
+  'pending',
+  'not-found',
+  'not-settled',
+  'unproven',
+  'mismatch',
+]);
+/** 1970 to the end of 9999: a time lbrl's clock could have written, and every view can show. */
+const EARLIEST = 0;
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** A time as a record holds it: ISO 8601, from 1970 to the year 9999. */
+export function isRecordTime(value: unknown): value is string {
+  if (!isIsoTimestamp(value)) return false;
+  const ms = Date.parse(value);
+  return ms >= EARLIEST && ms <= LATEST;
+}
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+export function readRecordLine(text: string): RecordRead {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { ok: false, damage: 'not a JSON record' };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { ok: false, damage: 'not a JSON record' };
+  return readRecord(parsed as Record<string, unknown>);
+}
+
+type RecordCheck = (fields: Record<string, unknown>, own: (key: string) => unknown) => LineDamage | undefined;
+
+function readRecord(fields: Record<string, unknown>): RecordRead {
+  const own = (key: string): unknown => (Object.hasOwn(fields, key) ? fields[key] : undefined);
+  const version = own('v');
+  if (version !== undefined && version !== RECORD_VERSION)
+    return {
+      ok: false,
+      damage:
+        typeof version === 'number' && Number.isInteger(version) && version > RECORD_VERSION
+          ? 'written by a newer lbrl'
+          : 'with a field missing or malformed',
+    };
+  const type = own('type');
+  const check = typeof type === 'string' && Object.hasOwn(CHECKS, type) ? CHECKS[type] : undefined;
+  if (!check) return { ok: false, damage: 'of an unknown type' };
+  const damage = check(fields, own);
+  if (damage) return { ok: false, damage };
+  fields.v = RECORD_VERSION;
+  if (type !== 'attempt') fields.id = canonicalId(own('id') as string);
+  return { ok: true, fields };
+}
+
+/** The id and time every record about a deposit holds. */
+function aboutDeposit(own: (key: string) => unknown): LineDamage | undefined {
+  const id = own('id');
+  if (typeof id !== 'string' || !DEPOSIT_ID.test(id)) return 'with a field missing or malformed';
+  return isRecordTime(own('at')) ? undefined : 'with a time no clock wrote';
+}
+
+const CHECKS: Record<string, RecordCheck> = {
+  created: (_fields, own) => {
+    const damage = aboutDeposit(own);
+    if (damage) return damage;
+    const cents = own('amountInCents');
+    if (!isText(own('profile')) || !isText(own('baseUrl')) || !isText(own('destinationAddress')))
+      return 'with a field missing or malformed';
+    if (!RECORD_STATUSES.has(own('status') as string)) return 'with a field missing or malformed';
+    const split = own('splitAddress');
+    const fee = own('splitFee');
+    if (
+      (split !== null && !isText(split)) ||
+      (fee !== null && !isText(fee)) ||
+      (split === null) !== (fee === null)
+    )
+      return 'with a field missing or malformed';
+    const batchKey = own('batchKey');
+    if (batchKey !== undefined && !isText(batchKey)) return 'with a field missing or malformed';
+    if (typeof cents !== 'number' || !Number.isInteger(cents) || cents < MIN_CENTS || cents > MAX_CENTS)
+      return 'with amounts that do not add up';
+    const answer = own('answer');
+    if (answer === undefined) return undefined;
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
+      return 'with a field missing or malformed';
+    return answerAddsUp(cents, answer as Record<string, unknown>);
+  },
+  status: (fields, own) => {
+    const damage = aboutDeposit(own);
+    if (damage) return damage;
+    if (!RECORD_STATUSES.has(own('status') as string)) return 'with a field missing or malformed';
+    const final = own('final');
+    if (final !== undefined && !isFinal(final)) return 'with a field missing or malformed';
+    const facts = own('facts');
+    if (facts === undefined) return undefined;
+    const read = readSettlementFacts(facts);
+    if (read === null) return 'with a field missing or malformed';
+    fields.facts = read;
+    return undefined;
+  },
+  verified: (fields, own) => {
+    const damage = aboutDeposit(own);
+    if (damage) return damage;
+    // a verification is believed only of a transaction id in its one form
+    const txid = typeof own('txid') === 'string' ? readHex32(own('txid') as string) : null;
+    if (txid === null) return 'with a field missing or malformed';
+    fields.txid = txid;
+    if (own('shares') !== undefined && !isStoredShares(own('shares'))) delete fields.shares;
+    return undefined;
+  },
+  unverified: (fields, own) => {
+    const damage = aboutDeposit(own);
+    if (damage) return damage;
+    const txid = typeof own('txid') === 'string' ? readHex32(own('txid') as string) : null;
+    if (txid === null || !OUTCOMES.has(own('outcome') as string)) return 'with a field missing or malformed';
+    fields.txid = txid;
+    return undefined;
+  },
+  expired: (_fields, own) => aboutDeposit(own),
+  attempt: (_fields, own) =>
+    isText(own('profile')) &&
+    isText(own('baseUrl')) &&
+    isText(own('batchKey')) &&
+    isText(own('idempotencyKey'))
+      ? undefined
+      : 'with a field missing or malformed',
+};
+
+/**
+ * What the create answer said of the money, as kept: each amount the record holds must be whole
+ * cents that add up (amount = amountInCents / 100, 0 <= fee <= amount, net = amount - fee, a split
+ * of at most 100%). One the record does not hold is unknown (an older record), not wrong.
+ */
+/**
+ * A JSON number as a whole count of `unit`ths (cents: 100), when it is exactly one as JSON reads
+ * it: the nearest whole count, divided back, is the number itself. Null otherwise, or negative.
+ */
+function wholeUnits(value: unknown, unit: number): number | null {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return null;
+  const units = Math.round(value * unit);
+  return Number.isSafeInteger(units) && units / unit === value ? units : null;
+}
+
+function answerAddsUp(cents: number, answer: Record<string, unknown>): LineDamage | undefined {
+  const own = (key: string): unknown => (Object.hasOwn(answer, key) ? answer[key] : undefined);
+  const bad = 'with amounts that do not add up';
+  const amount = own('amount');
+  if (amount !== undefined && wholeUnits(amount, 100) !== cents) return bad;
+  const fee = own('feeAmount') === undefined ? undefined : wholeUnits(own('feeAmount'), 100);
+  const net = own('netAmount') === undefined ? undefined : wholeUnits(own('netAmount'), 100);
+  if (fee === null || net === null) return bad;
+  if (fee !== undefined && fee > cents) return bad;
+  if (net !== undefined && net > cents) return bad;
+  if (fee !== undefined && net !== undefined && fee + net !== cents) return bad;
+  const percent = own('splitPercent');
+  if (percent === undefined || percent === null) return undefined;
+  const basisPoints = wholeUnits(percent, 10_000);
+  return basisPoints === null || basisPoints === 0 || basisPoints > 10_000 ? bad : undefined;
+}
+
+function isFinal(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const final = value as Record<string, unknown>;
+  const settlement = Object.hasOwn(final, 'settlement') ? final.settlement : null;
+  const confirmedAt = Object.hasOwn(final, 'confirmedAt') ? final.confirmedAt : null;
+  return (
+    (settlement === null || (typeof settlement === 'object' && !Array.isArray(settlement))) &&
+    (confirmedAt === null || typeof confirmedAt === 'string')
+  );
+}
+
+/** Shares as lbrl writes them; anything else in the field is ignored, never trusted. */
+function isStoredShares(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (share) =>
+        share &&
+        typeof share === 'object' &&
+        (share.role === 'destination' || share.role === 'split') &&
+        isText(share.script) &&
+        isHexBytes(share.script) &&
+        Array.isArray(share.outputs) &&
+        share.outputs.every((output: unknown) => Number.isInteger(output)) &&
+        isText(share.share) &&
+        /^\d{1,40}\/[1-9]\d{0,40}$/.test(share.share) &&
+        typeof share.rounded === 'boolean',
+    )
+  );
+}
