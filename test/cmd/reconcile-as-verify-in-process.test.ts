@@ -170,6 +170,11 @@ describe('one output pays one deposit, across the tills sharing a history', () =
     expect((await world.verify([id(1)])).code).toBe(0);
     const b = await world.verify([id(2)]);
     expect(b.code).toBe(1);
+    // the ledger holds one verification of that output: list --verified shows till A's alone
+    expect(world.history.records.filter((r) => r.type === 'verified').map((r) => r.id)).toEqual([id(1)]);
+    expect(
+      world.history.entries((r) => r.profile === 'caixa2', { where: (e) => Boolean(e.verifiedAt) }),
+    ).toEqual([]);
     const tillB = await world.reconcile('caixa2');
     expect(tillB.code).toBe(1);
     const found = JSON.parse(tillB.stdout);
