@@ -17,9 +17,11 @@ import type { PostOutcome, WebhookPoster } from '../api/webhook-post.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
 import {
   type DepositEventType,
+  depositAt,
   eventBody,
   eventForStatus,
   eventId,
+  statusesPassed,
   webhookHeaders,
 } from '../domain/webhook.js';
 import type { HistoryEntry } from '../store/history.js';
@@ -227,13 +229,16 @@ export class EventHub {
     if (seen?.closed || seen?.status === deposit.status) return;
     const now = this.deps.clock.now();
     const events: EventRecord[] = [];
+    // every status it went through since the last event, those a poll missed inferred, each
+    // event with the deposit as it was at its status
     let previous: string | null = seen?.status ?? null;
-    if (!seen) {
-      events.push(this.event(id, 'deposit.created', now, deposit, null));
-      previous = 'WAITING_PAYMENT';
+    for (const step of statusesPassed(previous, deposit)) {
+      const type = eventForStatus(step.status);
+      if (!type) continue;
+      const at = depositAt(deposit, step.status);
+      events.push(this.event(id, type, now, at, previous, { inferred: step.inferred }));
+      previous = step.status;
     }
-    const type = eventForStatus(deposit.status);
-    if (type && type !== 'deposit.created') events.push(this.event(id, type, now, deposit, previous));
     const closed = deposit.status === 'FAILED' || (deposit.status === 'FINALIZED' && !this.deps.verify);
     this.emit(events, this.seen(id, deposit.status, now, closed, seen?.expired));
   }
@@ -250,7 +255,9 @@ export class EventHub {
         : outcome.outcome === 'mismatch'
           ? 'deposit.mismatch'
           : undefined;
-    const events = type ? [this.event(id, type, now, deposit, deposit.status, verificationOf(outcome))] : [];
+    const events = type
+      ? [this.event(id, type, now, deposit, deposit.status, { verification: verificationOf(outcome) })]
+      : [];
     if (!type)
       this.deps.warn(
         `deposit ${id}: its settlement could not be proven on chain (${outcome.outcome}); no deposit.verified is sent for it`,
@@ -300,7 +307,7 @@ export class EventHub {
     now: number,
     object: unknown,
     previousStatus: string | null,
-    verification?: unknown,
+    extra: { verification?: unknown; inferred?: boolean } = {},
   ): EventRecord {
     return {
       v: 1,
@@ -309,7 +316,7 @@ export class EventHub {
       deposit,
       event: type,
       at: new Date(now).toISOString(),
-      body: eventBody({ type, at: now, deposit: object, previousStatus, verification }),
+      body: eventBody({ type, at: now, deposit: object, previousStatus, ...extra }),
     };
   }
 

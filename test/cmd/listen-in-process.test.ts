@@ -455,3 +455,96 @@ describe('listen, in process with a scripted service and a poster', () => {
     expect([...first.posts, ...r.posts, ...again.posts].map((p) => p.problem).filter(Boolean)).toEqual([]);
   });
 });
+
+describe('events a receiver can rely on: a status shorter than a poll is inferred, each event carries the deposit at its status', () => {
+  const bodyOf = (p: Post) =>
+    JSON.parse(p.body) as {
+      type: string;
+      data: { deposit: Record<string, unknown>; previousStatus: string | null; inferred: boolean };
+    };
+  /** what the receiver was told, event by event: type, the deposit's status, previousStatus, inferred */
+  const told = (posts: Post[]) =>
+    posts.map((p) => {
+      const { type, data } = bodyOf(p);
+      return [type, data.deposit.status, data.previousStatus, data.inferred];
+    });
+
+  it('WAITING_PAYMENT then FINALIZED at the next poll: pix_confirmed, settlement_created and tx_sent are sent, inferred, in order', async () => {
+    const w = world();
+    await created(w);
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        get: (id, n) => at(n === 1 ? 'WAITING_PAYMENT' : 'FINALIZED', id),
+        until: (posts) => posts.some((p) => p.type === 'deposit.finalized'),
+      },
+    );
+    expect(told(r.posts)).toEqual([
+      ['deposit.created', 'WAITING_PAYMENT', null, false],
+      ['deposit.pix_confirmed', 'PIX_CONFIRMED', 'WAITING_PAYMENT', true],
+      ['deposit.settlement_created', 'SETTLEMENT_CREATED', 'PIX_CONFIRMED', true],
+      ['deposit.tx_sent', 'TX_SENT', 'SETTLEMENT_CREATED', true],
+      ['deposit.finalized', 'FINALIZED', 'TX_SENT', false],
+    ]);
+    expect(r.posts.map((p) => p.problem)).toEqual(r.posts.map(() => undefined));
+    const [, paid, settling, sent, finalized] = r.posts.map((p) => bodyOf(p).data.deposit);
+    // each as it was at its status: paid but not yet settled, settled but not yet sent
+    expect(paid).toMatchObject({
+      status: 'PIX_CONFIRMED',
+      settlement: null,
+      confirmedAt: '2026-11-22T10:00:02.000Z',
+    });
+    expect(settling!.settlement).toEqual({ status: 'SETTLEMENT_CREATED' });
+    expect(sent!.settlement).toEqual({ status: 'TX_SENT', liquidTxid: TXID });
+    expect(finalized!.settlement).toEqual({ status: 'FINALIZED', liquidTxid: TXID });
+  });
+
+  it('first seen FINALIZED: deposit.created carries the deposit waiting for payment, never the finalized one', async () => {
+    const w = world();
+    await created(w);
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        get: (id) => at('FINALIZED', id),
+        until: (posts) => posts.some((p) => p.type === 'deposit.finalized'),
+      },
+    );
+    expect(told(r.posts)).toEqual([
+      ['deposit.created', 'WAITING_PAYMENT', null, true],
+      ['deposit.pix_confirmed', 'PIX_CONFIRMED', 'WAITING_PAYMENT', true],
+      ['deposit.settlement_created', 'SETTLEMENT_CREATED', 'PIX_CONFIRMED', true],
+      ['deposit.tx_sent', 'TX_SENT', 'SETTLEMENT_CREATED', true],
+      ['deposit.finalized', 'FINALIZED', 'TX_SENT', false],
+    ]);
+    const createdBody = bodyOf(r.posts[0]!).data.deposit;
+    expect(createdBody).toMatchObject({ status: 'WAITING_PAYMENT', settlement: null, confirmedAt: null });
+  });
+
+  it('--events deposit.pix_confirmed alone: sent whenever the deposit was paid, whatever the polls saw (FINALIZED, or FAILED with confirmedAt)', async () => {
+    const w = world();
+    const quick = `${ID.slice(0, -1)}a`;
+    const failedPaid = `${ID.slice(0, -1)}b`;
+    const failedUnpaid = `${ID.slice(0, -1)}c`;
+    for (const id of [quick, failedPaid, failedUnpaid]) await created(w, id);
+    const get = (id: string, n: number) => {
+      if (n === 1) return at('WAITING_PAYMENT', id);
+      if (id === quick) return at('FINALIZED', id);
+      const failed = at('FAILED', id) as Record<string, unknown>;
+      // paid, its settlement made, then failed; or failed before anyone paid
+      if (id === failedPaid) failed.settlement = { status: 'FAILED' };
+      else failed.confirmedAt = null;
+      return failed;
+    };
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER, events: 'deposit.pix_confirmed' },
+      { get, forMs: 120_000 },
+    );
+    const paidIds = r.posts.map((p) => bodyOf(p).data.deposit.id).sort();
+    expect(paidIds).toEqual([quick, failedPaid]);
+    expect(r.posts.every((p) => p.type === 'deposit.pix_confirmed' && bodyOf(p).data.inferred)).toBe(true);
+    expect(r.posts.map((p) => p.problem)).toEqual([undefined, undefined]);
+  });
+});
