@@ -6,10 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { withoutCredentials } from '../api/baseurl.js';
 import type { GetResponse } from '../api/models.js';
 import { parseForwardUrl, type WebhookPoster, webhookPoster } from '../api/webhook-post.js';
-import { answerLine, EventHub } from '../deposits/events.js';
+import { answerLine, EventHub, MISSING_LOOK_MS } from '../deposits/events.js';
 import type { DepositApi, FlowClock, HistoryReader, Recorder, Scope } from '../deposits/ports.js';
 import { type DepositOutcome, verifySettlements } from '../deposits/verify.js';
-import { GONE, watchDeposits } from '../deposits/watch.js';
+import { watchDeposits } from '../deposits/watch.js';
 import { webhookSecretSecrets } from '../domain/text/redact.js';
 import { parseIntervalSeconds } from '../domain/values.js';
 import {
@@ -318,6 +318,8 @@ async function forwardWith(
     const history = options.history();
     /** the last refusal said of each deposit whose answers failed the checks */
     const refused = new Map<string, string>();
+    /** the deposits whose 404 was said, until the service knows them again */
+    const missingSaid = new Set<string>();
     const watching = watchDeposits(
       api,
       {
@@ -327,15 +329,16 @@ async function forwardWith(
         intervalMs: route.intervalMs,
         resting: (id) => hub.resting(id),
         settled,
-        leaveGone: true,
         unreachableLimitMs: Number.POSITIVE_INFINITY,
         now: clock.now,
+        ...(clock.monotonic ? { monotonic: clock.monotonic } : {}),
         sleep: clock.sleep,
         random: clock.random,
         signal,
       },
       {
         change: (deposit) => {
+          missingSaid.delete(deposit.id);
           options.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
           hub.observe(deposit);
         },
@@ -348,10 +351,15 @@ async function forwardWith(
           refused.set(id, error.message);
           printer.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
         },
-        gone: (id) => {
-          options.recorder.record([statusRecord(id, GONE, clock.now())]);
-          printer.warn(`warning: the service does not know deposit ${id}; no more events for it`);
-          hub.gone(id);
+        missing: (id) => {
+          // lbrl created it, so the service knows it or will again (a replica behind, a deploy):
+          // asked about again later and later, never given up, never recorded GONE
+          const wait = hub.missing(id, route.intervalMs);
+          if (missingSaid.has(id)) return;
+          missingSaid.add(id);
+          printer.warn(
+            `warning: the service does not know deposit ${id} (yet); listen asks again in ${Math.ceil(wait / 1000)} s, then less often (at least every ${MISSING_LOOK_MS / 60_000} min), and never gives up on it`,
+          );
         },
       },
     );

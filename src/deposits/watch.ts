@@ -24,6 +24,12 @@ export interface WatchEvents {
   tick(states: ReadonlyMap<string, string | undefined>, elapsedMs: number): void;
   /** the service does not know this deposit (404), and the plan says to go on without it */
   gone?(id: string): void;
+  /**
+   * The service does not know this deposit (404), and the plan never leaves one: with it, the
+   * watch asks about it again at a later turn (`listen`: a replica behind may not know yet a
+   * deposit the service created), before leaveGone is considered.
+   */
+  missing?(id: string, error: LbrlError): void;
   /** a deposit due its last look still waits for payment: it is left from now on */
   expired?(id: string): void;
   /** the service asked to slow down: the ceiling is now this many requests a minute */
@@ -105,7 +111,10 @@ export async function watchDeposits(
   options: WatchLoopOptions,
   events: WatchEvents,
 ): Promise<WatchResult> {
-  const started = options.now();
+  // every duration on the clock that does not jump: a wall clock stepped by days neither ends a
+  // watch early nor holds its next request back for days
+  const elapsed = options.monotonic ?? options.now;
+  const started = elapsed();
   const states = new Map<string, string | undefined>(options.ids.map((id) => [id, undefined]));
   // the request ceiling: the profile's, halved on each 429, and won back slowly as answers come
   const baseSpacing = Math.ceil(60_000 / (options.perMinute ?? MAX_REQUESTS_PER_MINUTE));
@@ -125,15 +134,15 @@ export async function watchDeposits(
     }
     if (options.signal.aborted) throw interrupted();
   };
-  const timedOut = () => options.timeoutMs !== undefined && options.now() - started >= options.timeoutMs;
+  const timedOut = () => options.timeoutMs !== undefined && elapsed() - started >= options.timeoutMs;
   /** Time left before the --timeout, or Infinity without one. */
   const left = () =>
-    options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeoutMs - options.now();
+    options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeoutMs - elapsed();
   const timeoutError = () => {
     const unfinished = pending();
     // the ids are named once, by whoever closes the watch (the view's end lines, --json's list)
     return watchTimeout(
-      `timed out after ${Math.round((options.now() - started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
+      `timed out after ${Math.round((elapsed() - started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
       unfinished,
     );
   };
@@ -173,7 +182,7 @@ export async function watchDeposits(
     for (const id of options.discover?.() ?? []) if (!states.has(id)) states.set(id, undefined);
   };
   while (options.discover !== undefined || pending().length > 0) {
-    const roundStart = options.now();
+    const roundStart = elapsed();
     more();
     // the last looks of a round are at most a minute's worth of requests: many charges past
     // expire-after at once (a first run, a busy day) never hold the deposits still live back
@@ -188,9 +197,9 @@ export async function watchDeposits(
       if (timedOut()) break;
       if (options.resting?.(id)) continue;
       // the shared budget: requests across all deposits are spaced evenly
-      await pause(Math.min(lastRequestAt + spacing - options.now(), left()));
+      await pause(Math.min(lastRequestAt + spacing - elapsed(), left()));
       if (timedOut()) break;
-      lastRequestAt = options.now();
+      lastRequestAt = elapsed();
       try {
         const { value, raw } = await beforeDeadline(getChecked(client, id));
         failingSince = undefined;
@@ -212,6 +221,10 @@ export async function watchDeposits(
           proven.add(id);
       } catch (error) {
         if (error instanceof LbrlError && error.type === 'watch_timeout') throw error;
+        if (events.missing && error instanceof LbrlError && error.type === 'not_found') {
+          events.missing(id, error);
+          continue;
+        }
         if (options.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
           gone.push(id);
           events.gone?.(id);
@@ -228,8 +241,8 @@ export async function watchDeposits(
           spacing = Math.min(SLOWEST_SPACING_MS, Math.max(spacing * 2, error.retryAfterMs ?? 0));
           events.slowed?.(Math.max(1, Math.floor(60_000 / spacing)));
         }
-        failingSince ??= options.now();
-        const failingFor = options.now() - failingSince;
+        failingSince ??= elapsed();
+        const failingFor = elapsed() - failingSince;
         if (failingFor >= limit) {
           throw new LbrlError(
             `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
@@ -245,11 +258,11 @@ export async function watchDeposits(
         break;
       }
     }
-    events.tick(states, options.now() - started);
+    events.tick(states, elapsed() - started);
     if (options.discover === undefined && pending().length === 0) break;
     if (timedOut()) throw timeoutError();
-    let wait = roundStart + options.intervalMs - options.now();
-    if (options.timeoutMs !== undefined) wait = Math.min(wait, started + options.timeoutMs - options.now());
+    let wait = roundStart + options.intervalMs - elapsed();
+    if (options.timeoutMs !== undefined) wait = Math.min(wait, started + options.timeoutMs - elapsed());
     await pause(wait);
   }
   return { states: states as Map<string, string>, gone, expired };
@@ -278,6 +291,7 @@ export async function follow(
       ids,
       ...plan,
       now: clock.now,
+      ...(clock.monotonic ? { monotonic: clock.monotonic } : {}),
       sleep: clock.sleep,
       random: clock.random,
       signal: clock.signal,

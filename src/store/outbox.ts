@@ -57,14 +57,48 @@ export interface DroppedRecord {
   at: string;
 }
 
-/** Deposits created from this moment on are covered even when they ended while listen was not running. */
+/**
+ * Deposits the history holds created after this date (a date the history wrote, never the clock
+ * of listen) are covered even when they ended while listen was not running.
+ */
 export interface SinceRecord {
   v: 1;
   type: 'since';
   at: string;
 }
 
-export type OutboxRecord = EventRecord | SeenRecord | DoneRecord | DroppedRecord | SinceRecord;
+/**
+ * An attempt of the event failed: how many so far and for how long it has been tried, on a
+ * clock that does not jump, summed over the runs of listen (the retention is measured on it).
+ */
+export interface RetryRecord {
+  v: 1;
+  type: 'retry';
+  id: string;
+  at: string;
+  attempts: number;
+  triedMs: number;
+}
+
+/**
+ * listen met the deposit open in the history: it follows it to its end whatever the dates say,
+ * even when another lbrl process records that end while listen is stopped.
+ */
+export interface FollowRecord {
+  v: 1;
+  type: 'follow';
+  deposit: string;
+  at: string;
+}
+
+export type OutboxRecord =
+  | EventRecord
+  | SeenRecord
+  | DoneRecord
+  | DroppedRecord
+  | SinceRecord
+  | RetryRecord
+  | FollowRecord;
 
 export interface OutboxEvent {
   record: EventRecord;
@@ -76,6 +110,10 @@ export interface OutboxState {
   events: Map<string, OutboxEvent>;
   seen: Map<string, SeenRecord>;
   since: string | undefined;
+  /** each undelivered event's failed attempts so far, and for how long it was tried */
+  tried: Map<string, { attempts: number; triedMs: number }>;
+  /** the deposits listen met open and follows to their end */
+  following: Set<string>;
   /** lines in the file, for deciding when to compact */
   lines: number;
   /** bytes in the file */
@@ -101,7 +139,15 @@ export class Outbox {
 
   /** Every record of the file, folded. Damaged lines are skipped with one warning. */
   load(): OutboxState {
-    const state: OutboxState = { events: new Map(), seen: new Map(), since: undefined, lines: 0, bytes: 0 };
+    const state: OutboxState = {
+      events: new Map(),
+      seen: new Map(),
+      since: undefined,
+      tried: new Map(),
+      following: new Set(),
+      lines: 0,
+      bytes: 0,
+    };
     const opened = openOwnFile(this.file, 'read', 'webhook outbox', this.warn);
     if (!opened) return state;
     let text: string;
@@ -310,10 +356,17 @@ export function apply(state: OutboxState, record: OutboxRecord): void {
     case 'since':
       state.since ??= record.at;
       break;
+    case 'retry':
+      state.tried.set(record.id, { attempts: record.attempts, triedMs: record.triedMs });
+      break;
+    case 'follow':
+      state.following.add(record.deposit);
+      break;
   }
 }
 
 const isText = (v: unknown): v is string => typeof v === 'string';
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
 function parseRecord(line: string): OutboxRecord | undefined {
   if (!line.startsWith(RECORD_START)) return undefined;
@@ -339,6 +392,12 @@ function parseRecord(line: string): OutboxRecord | undefined {
       return isText(fields.id) ? (fields as unknown as DroppedRecord) : undefined;
     case 'since':
       return fields as unknown as SinceRecord;
+    case 'retry':
+      return isText(fields.id) && isCount(fields.attempts) && isCount(fields.triedMs)
+        ? (fields as unknown as RetryRecord)
+        : undefined;
+    case 'follow':
+      return isText(fields.deposit) ? (fields as unknown as FollowRecord) : undefined;
     default:
       return undefined;
   }

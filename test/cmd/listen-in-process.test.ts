@@ -17,10 +17,10 @@ import { createChecked } from '../../src/deposits/create.js';
 import { LbrlError, usageError } from '../../src/errors.js';
 import type { Target } from '../../src/session.js';
 import { ConfigStore } from '../../src/store/config.js';
-import { History, type StoredRecord } from '../../src/store/history.js';
+import { History, type StoredRecord, statusRecord } from '../../src/store/history.js';
 import { tempDir } from '../helpers/cli.js';
 import { getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
-import { plainTerminal, steppingClock } from '../helpers/plain-terminal.js';
+import { plainTerminal, type SteppingClock, steppingClock } from '../helpers/plain-terminal.js';
 import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 
 const SERVICE = 'https://pay.example.com';
@@ -68,7 +68,7 @@ function world() {
 type World = ReturnType<typeof world>;
 
 /** A deposit created through the service and recorded, as deposit create records it. */
-async function created(w: World, id = ID) {
+async function created(w: World, id = ID, when = START - 60_000) {
   const api = scriptedDepositApi({
     create: (body) => ({ ...at('WAITING_PAYMENT', id), qrCode: 'x', amountInCents: body.amountInCents }),
   });
@@ -77,7 +77,7 @@ async function created(w: World, id = ID) {
       api,
       recorder: { record: (r) => w.history.append(r) },
       scope: { profile: 'default', target: SERVICE },
-      now: () => START - 60_000,
+      now: () => when,
     },
     { amountInCents: 150000, lbrlAddress: LQ },
     `key-${id}`,
@@ -97,17 +97,24 @@ async function listen(
     until?: (posts: Post[]) => boolean;
     target?: () => Target;
     json?: boolean;
+    /** the wall clock at the start (default START) */
+    start?: number;
+    /** at each sleep, after the clocks moved: the test may step the wall clock (clock.t) alone */
+    onSleep?: (clock: SteppingClock) => void;
   } = {},
 ) {
   const profileName = o.profileName ?? 'default';
   const controller = new AbortController();
   let after = 0;
   const posts: Post[] = [];
-  const clock = steppingClock(START, {
+  const start = o.start ?? START;
+  const clock = steppingClock(start, {
     signal: controller.signal,
+    monotonic: true,
     onSleep: (_ms, c) => {
+      o.onSleep?.(c);
       if ((o.until?.(posts) && ++after > 3) || c.sleeps.length > 3000) controller.abort();
-      if (o.forMs !== undefined && c.t - START > o.forMs) controller.abort();
+      if (o.forMs !== undefined && c.m > o.forMs) controller.abort();
     },
   });
   const term = plainTerminal({ json: o.json, now: clock.now });
@@ -546,5 +553,161 @@ describe('events a receiver can rely on: a status shorter than a poll is inferre
     expect(paidIds).toEqual([quick, failedPaid]);
     expect(r.posts.every((p) => p.type === 'deposit.pix_confirmed' && bodyOf(p).data.inferred)).toBe(true);
     expect(r.posts.map((p) => p.problem)).toEqual([undefined, undefined]);
+  });
+});
+
+describe('a payment nobody hears about: listen never gives up on a deposit lbrl created', () => {
+  const typesOf = (posts: Post[], id: string) =>
+    posts.filter((p) => JSON.parse(p.body).data.deposit.id === id).map((p) => p.type);
+
+  it('404s for a deposit lbrl created (a replica behind): asked again less and less often, never recorded GONE; paid later, its events are sent', async () => {
+    const w = world();
+    await created(w);
+    let known = false;
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        get: (id) => {
+          if (!known) throw new LbrlError(`deposit ${id} not found`, 'not_found');
+          return at('FINALIZED', id);
+        },
+        // the service finds it again after 20 minutes
+        onSleep: (c) => {
+          if (c.m > 20 * 60_000) known = true;
+        },
+        until: (posts) => posts.some((p) => p.type === 'deposit.finalized'),
+      },
+    );
+    expect(typesOf(r.posts, ID)).toEqual([
+      'deposit.created',
+      'deposit.pix_confirmed',
+      'deposit.settlement_created',
+      'deposit.tx_sent',
+      'deposit.finalized',
+    ]);
+    const said = r.stderr.split('\n').filter((l) => l.includes('does not know deposit'));
+    expect(said).toEqual([
+      `warning: the service does not know deposit ${ID} (yet); listen asks again in 6 s, then less often (at least every 10 min), and never gives up on it`,
+    ]);
+    expect(r.records.map((x) => (x as { status?: string }).status)).not.toContain('GONE');
+    // bounded back-off: 20 minutes of 404s cost a handful of requests, not one every 3 s
+    const during = r.api.gets().filter((g) => g.at - START <= 20 * 60_000);
+    expect(during.length).toBeGreaterThan(3);
+    expect(during.length).toBeLessThan(12);
+  });
+
+  it('a deposit an earlier version closed as GONE is followed again, and its payment sent', async () => {
+    const w = world();
+    await created(w);
+    const dir = path.join(w.dir, 'webhooks');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const since = { v: 1, type: 'since', at: '2026-11-22T09:00:00.000Z' };
+    const gone = {
+      v: 1,
+      type: 'seen',
+      deposit: ID,
+      status: 'GONE',
+      at: '2026-11-22T09:59:00.000Z',
+      closed: true,
+    };
+    fs.writeFileSync(
+      path.join(dir, 'default.ndjson'),
+      `${JSON.stringify(since)}\n${JSON.stringify(gone)}\n`,
+      {
+        mode: 0o600,
+      },
+    );
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER, events: 'deposit.finalized' },
+      { get: (id) => at('FINALIZED', id), until: (posts) => posts.length > 0 },
+    );
+    expect(typesOf(r.posts, ID)).toEqual(['deposit.finalized']);
+  });
+
+  it('an event retried while the wall clock steps 4 days ahead (NTP) is not given up: retried until taken', async () => {
+    const w = world();
+    await created(w);
+    let stepped = false;
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER, events: 'deposit.created' },
+      {
+        get: (id) => at('WAITING_PAYMENT', id),
+        answer: (_p, n) => {
+          if (n === 1) stepped = true;
+          return n < 4 ? { kind: 'answer', status: 503, ms: 5 } : { kind: 'answer', status: 200, ms: 5 };
+        },
+        onSleep: (c) => {
+          if (stepped && c.t < START + 86_400_000) c.t += 4 * 86_400_000;
+        },
+        until: (posts) => posts.length >= 4,
+      },
+    );
+    expect(r.stderr).not.toContain('given up');
+    expect(r.posts.map((p) => p.type)).toEqual(Array(4).fill('deposit.created'));
+    expect(r.stderr.split('\n').filter((l) => l.includes('--> 200'))).toHaveLength(1);
+  });
+
+  it('a first run with the clock a day fast, then set right: a deposit created later and paid while listen was stopped still gets its events', async () => {
+    const w = world();
+    await created(w);
+    const fast = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        start: START + 86_400_000,
+        get: (id) => at('WAITING_PAYMENT', id),
+        until: (posts) => posts.length > 0,
+      },
+    );
+    expect(fast.posts.map((p) => p.type)).toEqual(['deposit.created']);
+    // the clock set right; a charge made and paid while listen was stopped, its end recorded by a watch
+    const later = `${ID.slice(0, -1)}f`;
+    await created(w, later, START + 3600_000);
+    w.history.append([statusRecord(later, 'FINALIZED', START + 3700_000, at('FINALIZED', later) as never)]);
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        start: START + 7200_000,
+        get: (id) => at(id === later ? 'FINALIZED' : 'WAITING_PAYMENT', id),
+        until: (posts) => typesOf(posts, later).includes('deposit.finalized'),
+      },
+    );
+    expect(typesOf(r.posts, later)).toEqual([
+      'deposit.created',
+      'deposit.pix_confirmed',
+      'deposit.settlement_created',
+      'deposit.tx_sent',
+      'deposit.finalized',
+    ]);
+  });
+
+  it('charges open when listen first ran, stopped before it asked about some, paid meanwhile and recorded FINALIZED by another run: each gets deposit.finalized after the restart', async () => {
+    const w = world();
+    const ids = [1, 2, 3, 4, 5, 6].map((n) => `${ID.slice(0, -1)}${n}`);
+    for (const id of ids) await created(w, id);
+    const first = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      { get: (id) => at('WAITING_PAYMENT', id), forMs: 2500 },
+    );
+    // stopped before it had asked about all six
+    expect(new Set(first.api.gets().map((g) => g.id)).size).toBeLessThan(6);
+    for (const id of ids)
+      w.history.append([statusRecord(id, 'FINALIZED', START + 600_000, at('FINALIZED', id) as never)]);
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER, events: 'deposit.finalized' },
+      {
+        start: START + 900_000,
+        get: (id) => at('FINALIZED', id),
+        until: (posts) => posts.filter((p) => p.type === 'deposit.finalized').length >= 6,
+      },
+    );
+    const finalized = r.posts.filter((p) => p.type === 'deposit.finalized');
+    expect(finalized.map((p) => JSON.parse(p.body).data.deposit.id).sort(), r.stderr).toEqual(ids);
   });
 });

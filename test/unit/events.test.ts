@@ -114,18 +114,20 @@ describe('the event hub', () => {
     expect(again.sent).toEqual([]);
   });
 
-  it('what it covers: open deposits, and final ones only when created since listen first ran', () => {
+  it('what it covers: open deposits (GONE ones too), and final ones only when created after the first look', () => {
     const { h } = hub();
     const before = new Date(T0 - 1000).toISOString();
     const entries = [
       entry(ID(1), 'WAITING_PAYMENT', { at: before }),
       entry(ID(2), 'FINALIZED', { at: before }),
-      entry(ID(3), 'FINALIZED'),
       entry(ID(4), 'GONE'),
     ];
-    expect(h.covered(entries)).toEqual([ID(1), ID(3)]);
+    // ended before listen first looked: no events; the service lost one for a while: still followed
+    expect(h.covered(entries)).toEqual([ID(1), ID(4)]);
+    const later = [...entries, entry(ID(3), 'FINALIZED', { at: new Date(T0 + 1000).toISOString() })];
+    expect(h.covered(later)).toEqual([ID(1), ID(4), ID(3)]);
     h.observe(deposit(ID(3), 'FINALIZED'));
-    expect(h.covered(entries)).toEqual([ID(1)]);
+    expect(h.covered(later)).toEqual([ID(1), ID(4)]);
   });
 
   it('with --verify a FINALIZED deposit stays open until its check on chain', async () => {
@@ -172,11 +174,12 @@ describe('the event hub', () => {
     expect(state.seen.size).toBe(n);
     // once listen has looked at the history well after they ended, it forgets the deposits it is done with
     clock.now += 2 * 3600_000;
-    h.covered([]);
+    h.covered([entry(ID(n + 5), 'WAITING_PAYMENT', { at: new Date(clock.now).toISOString() })]);
     h.compact(true);
     const later = outbox.load();
     expect(later.seen.size).toBe(0);
-    expect(later.since).toBe(new Date(clock.now - 3600_000).toISOString());
+    // listen's first look at the history: the newest deposit it held then
+    expect(later.since).toBe(new Date(clock.now).toISOString());
     expect([...later.events.values()].filter((e) => e.state === 'done')).toHaveLength(KEEP_DELIVERED);
     expect(h.covered([entry(ID(1), 'FINALIZED')])).toEqual([]);
     const file = path.join(dir, 'webhooks', 'default.ndjson');
