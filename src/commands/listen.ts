@@ -268,7 +268,11 @@ async function forwardWith(
   const { clock } = options;
   const scope = options.scope(target);
   const api = await options.client(target);
-  const release = outbox.lock();
+  const release = await outbox.lock({
+    sleep: clock.sleep,
+    elapsed: clock.monotonic ?? clock.now,
+    signal: clock.signal,
+  });
   let made: EventHub | undefined;
   // the outbox failing while an event is sent (a full disk) ends listen, with that failure
   let fatal: { error: unknown } | undefined;

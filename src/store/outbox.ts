@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LbrlError } from '../errors.js';
-import { claimFile, RowClaim } from './claims.js';
+import { type LeaseWatch, leaseClaim, RowClaim } from './claims.js';
 import { ensurePrivateDir, lstatOwnFile, openOwnFile } from './files.js';
 
 /** An event to deliver: its body is sent byte for byte on every attempt. */
@@ -121,6 +121,19 @@ export interface OutboxState {
 }
 
 const RECORD_START = '{"v":1,';
+
+/** The listen lock's heartbeat: its claim is written again this often while listen runs. */
+export const BEAT_MS = 5000;
+/** A holder whose heartbeat did not change for this long is gone (three beats). */
+export const LEASE_MS = 3 * BEAT_MS;
+
+/** What waiting on a lease needs: a sleep, a clock that does not jump, Ctrl-C. */
+export type LockClock = Pick<LeaseWatch, 'sleep' | 'elapsed' | 'signal'>;
+
+const REAL_LOCK_CLOCK: LockClock = {
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  elapsed: () => performance.now(),
+};
 
 export class Outbox {
   readonly dir: string;
@@ -294,9 +307,16 @@ export class Outbox {
    * left by a process that is gone (a kill -9) is taken over by one of them only. One held by a
    * running process is refused.
    */
-  lock(): () => void {
+  async lock(clock: LockClock = REAL_LOCK_CLOCK): Promise<() => void> {
     ensurePrivateDir(this.dir);
-    const got = claimFile(this.lockFile, 'listen lock', this.warn);
+    const got = await leaseClaim(this.lockFile, 'listen lock', this.warn, {
+      ...clock,
+      leaseMs: LEASE_MS,
+      waiting: (holder, ms) =>
+        this.warn(
+          `the listen lock ${this.lockFile} names pid ${holder.pid} on host ${holder.host}, which this machine cannot ask (a container restarted, or another machine): waiting ${Math.round(ms / 1000)} s for its heartbeat`,
+        ),
+    });
     if (!(got instanceof RowClaim)) {
       throw new LbrlError(
         `another lbrl listen${got.pid > 0 ? ` (pid ${got.pid})` : ''} is already delivering the events of profile ${this.profile}: stop it first, or run this one with another --profile`,
@@ -305,10 +325,14 @@ export class Outbox {
       );
     }
     this.removeLeftovers();
+    // the lease's heartbeat, for a run that cannot ask this machine whether this process lives
+    const heart = setInterval(() => got.beat(), BEAT_MS);
+    heart.unref();
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      clearInterval(heart);
       got.release();
     };
   }

@@ -7,6 +7,7 @@
  * (redirects, resets, silence) and the sandbox's stories through the CLI stay on servers:
  * test/cmd/listen.test.ts and test/cmd/listen-attacks.test.ts.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -709,5 +710,79 @@ describe('a payment nobody hears about: listen never gives up on a deposit lbrl 
     );
     const finalized = r.posts.filter((p) => p.type === 'deposit.finalized');
     expect(finalized.map((p) => JSON.parse(p.body).data.deposit.id).sort(), r.stderr).toEqual(ids);
+  });
+});
+
+describe('a lock nobody can take back: the lock of a killed listen, after the host name changed', () => {
+  const lockFile = (w: World) => path.join(w.dir, 'webhooks', 'default.lock');
+  const here = () => ({
+    boot: fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+    pidns: fs.readlinkSync('/proc/self/ns/pid'),
+  });
+  function leaveLock(w: World, holder: Record<string, unknown>) {
+    fs.mkdirSync(path.dirname(lockFile(w)), { recursive: true, mode: 0o700 });
+    const claim = {
+      start: '',
+      since: '2026-11-22T09:00:00.000Z',
+      nonce: 'a'.repeat(24),
+      beat: 41,
+      ...holder,
+    };
+    fs.writeFileSync(lockFile(w), JSON.stringify(claim), { mode: 0o600 });
+  }
+  const deadPid = () => spawnSync('true').pid!;
+
+  it('a container restarted (new host name, new pid namespace): the dead one stops beating, so its lock is taken over after the lease, and events flow', async () => {
+    const w = world();
+    await created(w);
+    // its pid means a live process here (this one): only the heartbeat can tell
+    leaveLock(w, { pid: process.pid, host: 'c0ffee123456', boot: here().boot, pidns: 'pid:[4026532999]' });
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      { get: (id) => at('WAITING_PAYMENT', id), until: (posts) => posts.length > 0 },
+    );
+    expect(r.posts.map((p) => p.type)).toEqual(['deposit.created']);
+    expect(r.stderr).toContain(
+      `the listen lock ${lockFile(w)} names pid ${process.pid} on host c0ffee123456, which this machine cannot ask (a container restarted, or another machine): waiting 15 s for its heartbeat\n`,
+    );
+    expect(fs.existsSync(lockFile(w))).toBe(false);
+  });
+
+  it('the same kernel boot and pid namespace under another host name: a dead pid is taken over at once', async () => {
+    const w = world();
+    await created(w);
+    leaveLock(w, { pid: deadPid(), host: 'renamed-host', ...here() });
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      { get: (id) => at('WAITING_PAYMENT', id), until: (posts) => posts.length > 0 },
+    );
+    expect(r.posts.map((p) => p.type)).toEqual(['deposit.created']);
+    expect(r.stderr).not.toContain('waiting');
+  });
+
+  it('a holder on another machine that beats keeps its lock: exit 2 naming it, nothing sent', async () => {
+    const w = world();
+    await created(w);
+    leaveLock(w, { pid: 4242, host: 'other-machine', boot: 'f'.repeat(36), pidns: 'pid:[1]' });
+    let beat = 41;
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        get: (id) => at('WAITING_PAYMENT', id),
+        forMs: 60_000,
+        onSleep: () => {
+          const claim = JSON.parse(fs.readFileSync(lockFile(w), 'utf8'));
+          fs.writeFileSync(lockFile(w), JSON.stringify({ ...claim, beat: ++beat }));
+        },
+      },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'error: another lbrl listen (pid 4242) is already delivering the events of profile default',
+    );
+    expect(r.posts).toEqual([]);
   });
 });

@@ -187,13 +187,13 @@ describe('the event hub', () => {
     expect(fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('a rewrite cut short by a kill leaves a file the next lock holder removes', () => {
+  it('a rewrite cut short by a kill leaves a file the next lock holder removes', async () => {
     const dir = tempDir();
     const outbox = new Outbox(dir, 'default');
     fs.mkdirSync(path.join(dir, 'webhooks'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'webhooks', '.default.ndjson.99999.tmp'), 'half');
     fs.writeFileSync(path.join(dir, 'webhooks', '.other.ndjson.99999.tmp'), 'not ours');
-    const release = outbox.lock();
+    const release = await outbox.lock();
     expect(fs.readdirSync(path.join(dir, 'webhooks')).sort()).toEqual([
       '.other.ndjson.99999.tmp',
       'default.lock',
