@@ -594,3 +594,53 @@ export class EventHub {
     return count;
   }
 }
+
+/**
+ * The hubs of a listen to several receivers, one each (its own outbox, queues and retries, so a
+ * slow or dead receiver holds up no other), fed alike by the one watch of the deposits. The
+ * first decides when a deposit rests: they all read the same history.
+ */
+export class EventHubs {
+  constructor(readonly hubs: EventHub[]) {}
+
+  start(): void {
+    for (const hub of this.hubs) hub.start();
+  }
+
+  /** undelivered events, per receiver */
+  pendingCounts(): number[] {
+    return this.hubs.map((hub) => hub.pendingCount);
+  }
+
+  covered(entries: Iterable<HistoryEntry>): string[] {
+    const all = [...entries];
+    const ids = new Set<string>();
+    for (const hub of this.hubs) for (const id of hub.covered(all)) ids.add(id);
+    return [...ids];
+  }
+
+  resting(id: string): boolean {
+    return this.hubs[0]!.resting(id);
+  }
+
+  missing(id: string, intervalMs: number): number {
+    const waits = this.hubs.map((hub) => hub.missing(id, intervalMs));
+    return waits[0]!;
+  }
+
+  observe(deposit: GetResponse): void {
+    for (const hub of this.hubs) hub.observe(deposit);
+  }
+
+  verification(deposit: GetResponse, outcome: DepositOutcome): void {
+    for (const hub of this.hubs) hub.verification(deposit, outcome);
+  }
+
+  compact(force: boolean): void {
+    for (const hub of this.hubs) hub.compact(force);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.hubs.map((hub) => hub.stop()));
+  }
+}

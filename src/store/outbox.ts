@@ -10,6 +10,7 @@
  * leaves the old file or the new one): events delivered long ago are dropped, so it does not grow
  * with the number of events ever sent.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { LbrlError } from '../errors.js';
@@ -140,14 +141,36 @@ export class Outbox {
   readonly file: string;
   readonly lockFile: string;
 
+  /** the file's name without `.ndjson`: the profile's, or with several receivers `<profile>~<receiver key>` */
+  private readonly name: string;
+
   constructor(
     configDir: string,
     readonly profile: string,
     private readonly warn: (line: string) => void = () => {},
+    /** with several receivers, each has its own outbox, named by this key (receiverKey) */
+    receiver?: string,
   ) {
     this.dir = path.join(configDir, 'webhooks');
-    this.file = path.join(this.dir, `${profile}.ndjson`);
+    this.name = receiver === undefined ? profile : `${profile}~${receiver}`;
+    this.file = path.join(this.dir, `${this.name}.ndjson`);
     this.lockFile = path.join(this.dir, `${profile}.lock`);
+  }
+
+  /** Every outbox of the profile: its own, and one per receiver of a listen to several (for --replay). */
+  static allOf(configDir: string, profile: string, warn: (line: string) => void = () => {}): Outbox[] {
+    const outboxes = [new Outbox(configDir, profile, warn)];
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(path.join(configDir, 'webhooks'));
+    } catch {
+      return outboxes;
+    }
+    for (const name of names.sort()) {
+      const match = /^(.+)~([0-9a-f]{12})\.ndjson$/.exec(name);
+      if (match && match[1] === profile) outboxes.push(new Outbox(configDir, profile, warn, match[2]));
+    }
+    return outboxes;
   }
 
   /** Every record of the file, folded. Damaged lines are skipped with one warning. */
@@ -263,7 +286,7 @@ export class Outbox {
     this.close();
     ensurePrivateDir(this.dir);
     lstatOwnFile(this.file, 'webhook outbox');
-    const temp = path.join(this.dir, `.${this.profile}.ndjson.${process.pid}.tmp`);
+    const temp = path.join(this.dir, `.${this.name}.ndjson.${process.pid}.tmp`);
     fs.rmSync(temp, { force: true });
     try {
       const fd = fs.openSync(
@@ -295,8 +318,11 @@ export class Outbox {
   /** Files of a rewrite cut short by a kill (only the lock holder rewrites, so none is in use). */
   private removeLeftovers(): void {
     const prefix = `.${this.profile}.ndjson.`;
+    const receivers = new RegExp(
+      `^\\.${this.profile.replace(/[^A-Za-z0-9]/g, '\\$&')}~[0-9a-f]{12}\\.ndjson\\.`,
+    );
     for (const name of fs.readdirSync(this.dir)) {
-      if (name.startsWith(prefix) && name.endsWith('.tmp'))
+      if ((name.startsWith(prefix) || receivers.test(name)) && name.endsWith('.tmp'))
         fs.rmSync(path.join(this.dir, name), { force: true });
     }
   }
@@ -336,6 +362,11 @@ export class Outbox {
       got.release();
     };
   }
+}
+
+/** The key of a receiver's own outbox: the first 12 hex digits of the SHA-256 of its URL. */
+export function receiverKey(url: string): string {
+  return createHash('sha256').update(url).digest('hex').slice(0, 12);
 }
 
 /** All of `text`, or an error: a write that took only part of it (a full disk) goes on or fails. */

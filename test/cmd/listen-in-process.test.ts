@@ -85,9 +85,17 @@ async function created(w: World, id = ID, when = START - 60_000) {
   );
 }
 
+/** The flags as a test writes them: --forward-to and --events once (a string) or repeated (an array). */
+type TestFlags = Omit<ListenCommandOptions['flags'], 'forwardTo' | 'events'> & {
+  forwardTo?: string | string[];
+  events?: string | string[];
+};
+const asList = (value: string | string[] | undefined) =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value];
+
 async function listen(
   w: World,
-  flags: ListenCommandOptions['flags'],
+  written: TestFlags,
   o: {
     profileName?: string;
     get?: (id: string, n: number) => unknown;
@@ -104,6 +112,10 @@ async function listen(
     onSleep?: (clock: SteppingClock) => void;
   } = {},
 ) {
+  const { forwardTo, events, ...rest } = written;
+  const flags: ListenCommandOptions['flags'] = { ...rest };
+  if (forwardTo !== undefined) flags.forwardTo = asList(forwardTo);
+  if (events !== undefined) flags.events = asList(events);
   const profileName = o.profileName ?? 'default';
   const controller = new AbortController();
   let after = 0;
