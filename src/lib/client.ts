@@ -212,7 +212,8 @@ function makeClient(
   const maxRetries = positive('maxRetries', settings.maxRetries, 0) ?? 3;
   const clock: Required<Clock> = { ...realClock, ...settings.clock } as Required<Clock>;
   const dispatcher: Dispatcher = new Agent({
-    connect: { timeout: connectTimeoutMs },
+    // certificates always checked, whatever NODE_TLS_REJECT_UNAUTHORIZED says
+    connect: { timeout: connectTimeoutMs, rejectUnauthorized: true },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     allowH2: false,
