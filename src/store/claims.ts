@@ -97,7 +97,9 @@ export class RowClaim {
     holder.beat = ++this.beats;
     const tmp = `${this.file}.${holder.nonce}.beat.tmp`;
     try {
-      fs.writeFileSync(tmp, JSON.stringify(holder), { flag: 'w', mode: 0o600 });
+      // made anew, never through whatever is at that name (O_EXCL follows no link)
+      fs.rmSync(tmp, { force: true });
+      fs.writeFileSync(tmp, JSON.stringify(holder), { flag: 'wx', mode: 0o600 });
       fs.renameSync(tmp, this.file);
     } catch {
       // a full disk: the next beat tries again; a holder that cannot beat may be taken over
