@@ -16,10 +16,17 @@ import { tempDir } from '../helpers/temp.js';
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 
 function hub(
-  o: { dir?: string; answer?: (url: string, body: string) => PostOutcome; verify?: boolean } = {},
+  o: {
+    dir?: string;
+    answer?: (url: string, body: string) => PostOutcome;
+    verify?: boolean;
+    /** a clock that does not jump, moved by sleeps alone (the test may step `now` by itself) */
+    monotonic?: boolean;
+    retentionMs?: number;
+  } = {},
 ) {
   const dir = o.dir ?? tempDir();
-  const clock = { now: T0 };
+  const clock = { now: T0, mono: 0 };
   const sent: Array<{ id: string; body: string }> = [];
   const lines: string[] = [];
   const warnings: string[] = [];
@@ -37,11 +44,14 @@ function hub(
       now: () => clock.now,
       sleep: async (ms) => {
         clock.now += ms;
+        clock.mono += ms;
         await new Promise((r) => setImmediate(r));
       },
       random: () => 0.5,
       signal: new AbortController().signal,
+      ...(o.monotonic ? { monotonic: () => clock.mono } : {}),
     },
+    ...(o.retentionMs !== undefined ? { retentionMs: o.retentionMs } : {}),
     service: 'sandbox',
     url: 'http://127.0.0.1:1/hooks',
     key: Buffer.alloc(32, 1),
@@ -245,5 +255,32 @@ describe('the event hub', () => {
     const refused = sent.filter((s) => (JSON.parse(s.body) as { type: string }).type === 'deposit.created');
     expect(refused.length).toBeGreaterThan(1);
     expect(new Set(refused.map((s) => s.id)).size).toBe(1);
+  });
+
+  it('the retry window is tried time on the clock that does not jump, summed over restarts: a wall clock set back or ahead changes nothing', async () => {
+    const dir = tempDir();
+    const refuse = () => ({ kind: 'answer', status: 503, ms: 1 }) as PostOutcome;
+    const first = hub({ dir, answer: refuse, monotonic: true, retentionMs: 120_000 });
+    first.h.observe(deposit(ID(9), 'WAITING_PAYMENT'));
+    first.h.flush();
+    while (first.clock.mono < 40_000) await new Promise((r) => setImmediate(r));
+    await first.h.stop();
+    const triedBefore = first.sent.length;
+    expect(first.lines.some((l) => l.includes('given up'))).toBe(false);
+    // the next run, its wall clock set back a day: the event is given up once its tried time,
+    // this run's added to the first's, reaches the window
+    const second = hub({ dir, answer: refuse, monotonic: true, retentionMs: 120_000 });
+    second.clock.now -= 86_400_000;
+    second.h.start();
+    const worker = second.h.drained();
+    for (let spins = 0; spins < 100_000 && !second.lines.some((l) => l.includes('given up')); spins++)
+      await new Promise((r) => setImmediate(r));
+    expect(second.lines.at(-1)).toMatch(
+      new RegExp(`given up after ${triedBefore + second.sent.length} attempt\\(s\\) over 2 min`),
+    );
+    await worker;
+    // less than a whole window in this run: the first run's tried time counted
+    expect(second.clock.mono).toBeGreaterThan(0);
+    expect(second.clock.mono).toBeLessThan(110_000);
   });
 });
