@@ -162,7 +162,7 @@ function checkDirLink(stats: fs.Stats, dir: string): void {
       );
     return;
   }
-  if (!stats.isDirectory()) throw refuse(dir, 'it is not a directory', `remove it, ${ELSEWHERE}`);
+  if (!stats.isDirectory()) throw refuse(dir, 'it is not a directory of yours', `remove it, ${ELSEWHERE}`);
 }
 
 /**
