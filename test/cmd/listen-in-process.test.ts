@@ -798,3 +798,28 @@ describe('a lock nobody can take back: the lock of a killed listen, after the ho
     expect(r.posts).toEqual([]);
   });
 });
+
+describe('several receivers, in process', () => {
+  it('an --events written before any --forward-to filters every receiver without its own; the listening line says each filter', async () => {
+    const w = world();
+    await created(w);
+    const other = 'http://127.0.0.1:4343/all';
+    const r = await listen(
+      w,
+      {
+        forwardTo: [RECEIVER, other],
+        events: ['deposit.finalized', 'deposit.created'],
+        eventsPlaces: [0, 2],
+      },
+      {
+        get: (id, n) => at(n === 1 ? 'WAITING_PAYMENT' : 'FINALIZED', id),
+        until: (posts) => posts.length >= 2,
+      },
+    );
+    expect(r.stderr).toContain(`to ${RECEIVER} (deposit.finalized), ${other} (deposit.created).`);
+    const to = (url: string) => r.posts.filter((p) => p.url === url).map((p) => p.type);
+    expect(to(RECEIVER)).toEqual(['deposit.finalized']);
+    expect(to(other)).toEqual(['deposit.created']);
+    expect(r.posts.map((p) => p.problem)).toEqual([undefined, undefined]);
+  });
+});
