@@ -119,7 +119,16 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
         const option = new Option(flag.flags, flag.help);
         if (flag.default !== undefined) option.default(flag.default);
         if (flag.repeatable)
-          option.argParser((value: string, before: string[] | undefined) => [...(before ?? []), value]);
+          option.argParser((value: string, before: string[] | undefined) => {
+            // commander parses in the order written: where this value stands among the other flag's
+            if (flag.placedAfter !== undefined) {
+              const owners = cmd.getOptionValue(flag.placedAfter) as string[] | undefined;
+              const places = `${option.attributeName()}Places`;
+              const known = (cmd.getOptionValue(places) as number[] | undefined) ?? [];
+              cmd.setOptionValue(places, [...known, owners?.length ?? 0]);
+            }
+            return [...(before ?? []), value];
+          });
         cmd.addOption(option);
       }
     }

@@ -55,6 +55,8 @@ export interface Context {
   env: Record<string, string | undefined>;
   homedir: string;
   now(): number;
+  /** a clock that never jumps, for durations (the wall clock may be stepped while lbrl runs) */
+  monotonic?(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   random(): number;
   /** aborted on Ctrl-C */
@@ -101,6 +103,7 @@ export function processContext(signal: AbortSignal): Context {
     env: process.env,
     homedir: os.homedir(),
     now: () => Date.now(),
+    monotonic: () => performance.now(),
     sleep: (ms, s) => sleep(ms, s),
     random: Math.random,
     signal,

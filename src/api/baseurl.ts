@@ -68,3 +68,43 @@ export function withoutCredentials(text: string): string {
   }
   return out + text.slice(copied);
 }
+
+/**
+ * A URL as lbrl prints it: its user information, every query value and its fragment replaced by
+ * `[redacted]` (a receiver's `?token=…` is a credential as much as a password is); the scheme,
+ * host, port, path and the query's names stay, so a person can still tell which URL it is.
+ */
+export function redactUrl(url: string): string {
+  const text = withoutCredentials(url);
+  const hash = text.indexOf('#');
+  const beforeHash = hash >= 0 ? `${text.slice(0, hash)}#[redacted]` : text;
+  const query = beforeHash.indexOf('?');
+  if (query < 0) return beforeHash;
+  const end = hash >= 0 ? beforeHash.indexOf('#', query) : beforeHash.length;
+  const pairs = beforeHash
+    .slice(query + 1, end)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      return equals < 0 ? (pair === '' ? pair : '[redacted]') : `${pair.slice(0, equals)}=[redacted]`;
+    });
+  return `${beforeHash.slice(0, query + 1)}${pairs.join('&')}${beforeHash.slice(end)}`;
+}
+
+/** The parts of a URL that may carry a secret (user, password, query values, fragment), decoded and as written. */
+export function urlSecrets(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const parts = [parsed.username, parsed.password, parsed.hash.slice(1)];
+  for (const [name, value] of parsed.searchParams) parts.push(value, name.length >= 16 ? name : '');
+  const raw = parsed.search
+    .slice(1)
+    .split('&')
+    .map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const all = [...parts, ...raw, ...parts.map((p) => encodeURIComponent(p))];
+  return [...new Set(all.filter((p) => p.length >= 4))];
+}

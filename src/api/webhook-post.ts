@@ -34,7 +34,9 @@ export function webhookPoster(options: {
   const dispatcher =
     options.dispatcher ??
     new Agent({
-      connect: { timeout: options.connectTimeoutMs },
+      // a receiver's certificate is always checked (--insecure-skip-tls-verify is for the service
+      // alone), whatever NODE_TLS_REJECT_UNAUTHORIZED says
+      connect: { timeout: options.connectTimeoutMs, rejectUnauthorized: true },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       allowH2: false,

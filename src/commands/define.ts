@@ -27,6 +27,13 @@ export interface FlagDef {
   readonly default?: string;
   /** may be given more than once: the values, in order (`--status A --status B`) */
   readonly repeatable?: boolean;
+  /**
+   * A repeatable flag whose values each belong to the value of this other repeatable flag
+   * written before it (`--forward-to A --events x --forward-to B --events y`): the handler gets,
+   * beside the values, `<name>Places`: for each value, how many values of that flag came before
+   * it (0: written before any).
+   */
+  readonly placedAfter?: string;
 }
 
 export interface ArgDef {

@@ -3,13 +3,13 @@
  * signed webhooks (Standard Webhooks) delivered at least once from a durable outbox.
  */
 import { randomBytes } from 'node:crypto';
-import { withoutCredentials } from '../api/baseurl.js';
+import { redactUrl, urlSecrets, withoutCredentials } from '../api/baseurl.js';
 import type { GetResponse } from '../api/models.js';
 import { parseForwardUrl, type WebhookPoster, webhookPoster } from '../api/webhook-post.js';
-import { answerLine, EventHub } from '../deposits/events.js';
+import { answerLine, EventHub, EventHubs, MISSING_LOOK_MS } from '../deposits/events.js';
 import type { DepositApi, FlowClock, HistoryReader, Recorder, Scope } from '../deposits/ports.js';
 import { type DepositOutcome, verifySettlements } from '../deposits/verify.js';
-import { GONE, watchDeposits } from '../deposits/watch.js';
+import { watchDeposits } from '../deposits/watch.js';
 import { webhookSecretSecrets } from '../domain/text/redact.js';
 import { parseIntervalSeconds } from '../domain/values.js';
 import {
@@ -25,17 +25,23 @@ import { invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
 import type { Profile } from '../store/config.js';
 import { statusRecord } from '../store/history.js';
-import { Outbox } from '../store/outbox.js';
+import { Outbox, type OutboxState, receiverKey } from '../store/outbox.js';
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { recordVerified, settledRecorderOf, type VerifySetup, verifySetup } from './shared/verify-setup.js';
 
 const LISTEN_FLAGS = [
-  { flags: '--forward-to <url>', help: 'POST each event here (https://, or http:// on loopback)' },
+  {
+    flags: '--forward-to <url>',
+    help: 'POST each event here (https://, or http:// on loopback); repeat for several receivers',
+    repeatable: true,
+  },
   {
     flags: '--events <types>',
-    help: 'only these event types, comma-separated (deposit.created,deposit.finalized,...)',
+    help: 'only these event types, comma-separated (deposit.created,deposit.finalized,...), for the --forward-to before it (before any: for every receiver)',
+    repeatable: true,
+    placedAfter: 'forwardTo',
   },
   { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1, default 3)' },
   {
@@ -47,7 +53,10 @@ const LISTEN_FLAGS = [
   { flags: '--replay <event-id>', help: 'send one event of the outbox again to --forward-to, and exit' },
 ] as const satisfies readonly FlagDef[];
 
-export type ListenOptions = OptionsOf<typeof LISTEN_FLAGS>;
+export type ListenOptions = OptionsOf<typeof LISTEN_FLAGS> & {
+  /** for each --events, how many --forward-to were written before it (the wiring's placedAfter) */
+  eventsPlaces?: number[];
+};
 
 /** Where the secret is kept: in the profile, in the private config file, as the token is. */
 const SECRET_KEY = 'webhook-secret';
@@ -138,20 +147,60 @@ export async function profileSecret(options: ListenCommandOptions): Promise<stri
   return made;
 }
 
-function parseFlags(opts: ListenOptions) {
-  let url: string | undefined;
-  if (opts.forwardTo !== undefined) {
-    const parsed = parseForwardUrl(opts.forwardTo);
+/** One receiver: where its events go, and which. */
+export interface ListenRoute {
+  url: string;
+  wanted: Set<DepositEventType>;
+  /** --events was given for it */
+  filtered: boolean;
+}
+
+/**
+ * The receivers: each --forward-to with the --events written after it (before the next one); an
+ * --events written before any --forward-to filters every receiver that has none of its own.
+ */
+function parseRoutes(opts: ListenOptions): ListenRoute[] {
+  const urls = (opts.forwardTo ?? []).map((given) => {
+    const parsed = parseForwardUrl(given);
     // a password written into the URL is never shown, even in the refusal
-    if (!parsed.ok) throw invalidValue('--forward-to', withoutCredentials(opts.forwardTo), parsed.expected);
-    url = parsed.value;
-  }
-  let wanted = new Set<DepositEventType>(DEPOSIT_EVENTS);
-  if (opts.events !== undefined) {
-    const parsed = parseEventFilter(opts.events);
-    if (!parsed.ok) throw invalidValue('--events', opts.events, parsed.expected);
-    wanted = parsed.value;
-  }
+    if (!parsed.ok) throw invalidValue('--forward-to', withoutCredentials(given), parsed.expected);
+    return parsed.value;
+  });
+  const filters = (opts.events ?? []).map((given) => {
+    const parsed = parseEventFilter(given);
+    if (!parsed.ok) throw invalidValue('--events', given, parsed.expected);
+    return parsed.value;
+  });
+  if (new Set(urls).size !== urls.length)
+    throw usageError('--forward-to names the same receiver twice: give each URL once');
+  // where each --events was written; without the wiring's places (a caller of runListen), the
+  // n-th --events follows the n-th --forward-to
+  const places =
+    opts.eventsPlaces ?? filters.map((_, i) => (filters.length === 1 && urls.length > 1 ? 0 : i + 1));
+  const own = new Map<number, Set<DepositEventType>>();
+  filters.forEach((filter, index) => {
+    const place = places[index] ?? 0;
+    if (own.has(place))
+      throw usageError(
+        place === 0
+          ? '--events is given twice before any --forward-to: give it once'
+          : `--events is given twice after --forward-to ${redactUrl(urls[place - 1] ?? '')}: give each receiver one (a comma-separated list)`,
+        'lbrl listen --forward-to https://a.example/hooks --events deposit.finalized --forward-to https://b.example/hooks --events deposit.created,deposit.expired',
+      );
+    own.set(place, filter);
+  });
+  return urls.map((url, index) => {
+    const filter = own.get(index + 1) ?? own.get(0);
+    return {
+      url,
+      wanted: filter ?? new Set<DepositEventType>(DEPOSIT_EVENTS),
+      filtered: filter !== undefined,
+    };
+  });
+}
+
+function parseFlags(opts: ListenOptions) {
+  const routes = parseRoutes(opts);
   let intervalMs = 3000;
   if (opts.interval !== undefined) {
     const parsed = parseIntervalSeconds(opts.interval);
@@ -164,7 +213,7 @@ function parseFlags(opts: ListenOptions) {
       opts.replay,
       'an event id as listen logs it: evt_ and letters, digits, _ or -',
     );
-  return { url, wanted, intervalMs };
+  return { routes, intervalMs };
 }
 
 export async function run(opts: ListenOptions, session: Session): Promise<void> {
@@ -174,15 +223,17 @@ export async function run(opts: ListenOptions, session: Session): Promise<void> 
 /** --print-secret, --replay, or the events of the profile's deposits sent until Ctrl-C. */
 export async function runListen(options: ListenCommandOptions): Promise<void> {
   const opts = options.flags;
-  const { url, wanted, intervalMs } = parseFlags(opts);
+  const { routes, intervalMs } = parseFlags(opts);
   const printer = options.printer;
+  // a credential in a receiver's URL (?token=…) is kept out of every line lbrl writes
+  for (const route of routes) for (const part of urlSecrets(route.url)) printer.addSecret(part);
   if (opts.printSecret) {
     const secret = await profileSecret(options);
     // the one place the secret is printed on purpose, alone on stdout
     printer.outUnredacted(secret);
     return;
   }
-  if (url === undefined)
+  if (routes.length === 0)
     throw usageError(
       'listen needs --forward-to <url> (or --print-secret)',
       'lbrl listen --forward-to http://localhost:4242/webhooks',
@@ -192,11 +243,21 @@ export async function runListen(options: ListenCommandOptions): Promise<void> {
   const secret = await profileSecret(options);
   for (const part of webhookSecretSecrets(secret)) printer.addSecret(part);
   const key = secretKey(secret)!;
-  const outbox = new Outbox(options.configDir, options.profileName, (line) => printer.warn(line));
+  const warn = (line: string) => printer.warn(line);
   const poster = options.poster();
   try {
-    if (opts.replay !== undefined) return await replay(opts.replay, url, key, outbox, poster, options);
-    await forwardEvents({ url, wanted, intervalMs, key, verify: opts.verify }, outbox, poster, options);
+    if (opts.replay !== undefined) {
+      const outboxes = Outbox.allOf(options.configDir, options.profileName, warn);
+      for (const route of routes) await replay(opts.replay, route.url, key, outboxes, poster, options);
+      return;
+    }
+    // one receiver keeps the profile's outbox; several have one each, so none holds another up
+    const outboxes = routes.map((route) =>
+      routes.length === 1
+        ? new Outbox(options.configDir, options.profileName, warn)
+        : new Outbox(options.configDir, options.profileName, warn, receiverKey(route.url)),
+    );
+    await forwardEvents({ routes, intervalMs, key, verify: opts.verify }, outboxes, poster, options);
   } finally {
     await poster.close();
   }
@@ -207,12 +268,13 @@ async function replay(
   id: string,
   url: string,
   key: Uint8Array,
-  outbox: Outbox,
+  outboxes: Outbox[],
   poster: WebhookPoster,
   options: ListenCommandOptions,
 ): Promise<void> {
   const printer = options.printer;
-  const event = outbox.load().events.get(id);
+  let event: ReturnType<OutboxState['events']['get']>;
+  for (const outbox of outboxes) event ??= outbox.load().events.get(id);
   if (!event)
     throw new LbrlError(
       `no event ${id} in the outbox of profile ${options.profileName} (it keeps every event not yet delivered and the last 1000 delivered)`,
@@ -227,20 +289,22 @@ async function replay(
   );
   printer.err(answerLine(options.clock.now(), record, outcome));
   if (outcome.kind === 'failure')
-    throw new LbrlError(`the receiver at ${url} could not be reached: ${outcome.reason}`, 'network');
+    throw new LbrlError(
+      `the receiver at ${redactUrl(url)} could not be reached: ${outcome.reason}`,
+      'network',
+    );
   if (outcome.status < 200 || outcome.status > 299)
-    throw new LbrlError(`the receiver at ${url} answered ${outcome.status}, not 2xx`, 'service');
+    throw new LbrlError(`the receiver at ${redactUrl(url)} answered ${outcome.status}, not 2xx`, 'service');
 }
 
 async function forwardEvents(
   route: {
-    url: string;
-    wanted: Set<DepositEventType>;
+    routes: ListenRoute[];
     intervalMs: number;
     key: Uint8Array;
     verify: boolean | undefined;
   },
-  outbox: Outbox,
+  outbox: Outbox[],
   poster: WebhookPoster,
   options: ListenCommandOptions,
 ): Promise<void> {
@@ -257,8 +321,8 @@ async function forwardEvents(
 }
 
 async function forwardWith(
-  route: { url: string; wanted: Set<DepositEventType>; intervalMs: number; key: Uint8Array },
-  outbox: Outbox,
+  route: { routes: ListenRoute[]; intervalMs: number; key: Uint8Array },
+  outboxes: Outbox[],
   poster: WebhookPoster,
   options: ListenCommandOptions,
   target: Target,
@@ -268,35 +332,44 @@ async function forwardWith(
   const { clock } = options;
   const scope = options.scope(target);
   const api = await options.client(target);
-  const release = outbox.lock();
-  let made: EventHub | undefined;
+  // one lock for the profile, whatever the receivers
+  const release = await outboxes[0]!.lock({
+    sleep: clock.sleep,
+    elapsed: clock.monotonic ?? clock.now,
+    signal: clock.signal,
+  });
+  let made: EventHubs | undefined;
   // the outbox failing while an event is sent (a full disk) ends listen, with that failure
   let fatal: { error: unknown } | undefined;
   const ended = new AbortController();
   const signal = AbortSignal.any([clock.signal, ended.signal]);
   try {
-    const hub = new EventHub({
-      outbox,
-      poster,
-      clock: { ...clock, signal },
-      fatal: (error) => {
-        fatal ??= { error };
-        ended.abort();
-      },
-      service: scope.target,
-      url: route.url,
-      key: route.key,
-      wanted: route.wanted,
-      verify: explorer !== undefined,
-      log: (line) => printer.err(line),
-      warn: (line) => printer.warn(line),
-    });
+    const several = route.routes.length > 1;
+    const hub = new EventHubs(
+      route.routes.map(
+        (receiver, index) =>
+          new EventHub({
+            outbox: outboxes[index]!,
+            poster,
+            clock: { ...clock, signal },
+            fatal: (error) => {
+              fatal ??= { error };
+              ended.abort();
+            },
+            service: scope.target,
+            url: receiver.url,
+            key: route.key,
+            wanted: receiver.wanted,
+            verify: explorer !== undefined,
+            // with several receivers, each answer line says whose it is
+            log: (line) => printer.err(several ? `${line}  ${redactUrl(receiver.url)}` : line),
+            warn: (line) => printer.warn(line),
+          }),
+      ),
+    );
     made = hub;
     hub.start();
-    const waiting = hub.pendingCount;
-    printer.info(
-      `listening: events of profile ${options.profileName} (${scope.target === 'sandbox' ? 'sandbox' : scope.target}) to ${route.url}${waiting > 0 ? `; ${waiting} undelivered event(s) from before sent first` : ''}. Signing secret: lbrl listen --print-secret. Ctrl-C to stop`,
-    );
+    printer.info(listeningLine(options.profileName, scope.target, route.routes, hub.pendingCounts()));
     const settled = explorer
       ? async (deposit: GetResponse): Promise<boolean> => {
           const [outcome] = (await verifySettlements(explorer.check, [deposit], explorer.settings)) as [
@@ -318,6 +391,8 @@ async function forwardWith(
     const history = options.history();
     /** the last refusal said of each deposit whose answers failed the checks */
     const refused = new Map<string, string>();
+    /** the deposits whose 404 was said, until the service knows them again */
+    const missingSaid = new Set<string>();
     const watching = watchDeposits(
       api,
       {
@@ -327,15 +402,16 @@ async function forwardWith(
         intervalMs: route.intervalMs,
         resting: (id) => hub.resting(id),
         settled,
-        leaveGone: true,
         unreachableLimitMs: Number.POSITIVE_INFINITY,
         now: clock.now,
+        ...(clock.monotonic ? { monotonic: clock.monotonic } : {}),
         sleep: clock.sleep,
         random: clock.random,
         signal,
       },
       {
         change: (deposit) => {
+          missingSaid.delete(deposit.id);
           options.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
           hub.observe(deposit);
         },
@@ -348,10 +424,15 @@ async function forwardWith(
           refused.set(id, error.message);
           printer.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
         },
-        gone: (id) => {
-          options.recorder.record([statusRecord(id, GONE, clock.now())]);
-          printer.warn(`warning: the service does not know deposit ${id}; no more events for it`);
-          hub.gone(id);
+        missing: (id) => {
+          // lbrl created it, so the service knows it or will again (a replica behind, a deploy):
+          // asked about again later and later, never given up, never recorded GONE
+          const wait = hub.missing(id, route.intervalMs);
+          if (missingSaid.has(id)) return;
+          missingSaid.add(id);
+          printer.warn(
+            `warning: the service does not know deposit ${id} (yet); listen asks again in ${Math.ceil(wait / 1000)} s, then less often (at least every ${MISSING_LOOK_MS / 60_000} min), and never gives up on it`,
+          );
         },
       },
     );
@@ -364,9 +445,22 @@ async function forwardWith(
     }
   } finally {
     await made?.stop();
-    outbox.close();
+    for (const outbox of outboxes) outbox.close();
     release();
   }
+}
+
+/** What listen says when it starts: the profile, the service, each receiver (with its filter), what waits. */
+function listeningLine(profile: string, service: string, routes: ListenRoute[], waiting: number[]): string {
+  const where = service === 'sandbox' ? 'sandbox' : service;
+  const to =
+    routes.length === 1
+      ? redactUrl(routes[0]!.url)
+      : routes
+          .map((r) => `${redactUrl(r.url)} (${r.filtered ? [...r.wanted].join(',') : 'every event'})`)
+          .join(', ');
+  const total = waiting.reduce((a, b) => a + b, 0);
+  return `listening: events of profile ${profile} (${where}) to ${to}${total > 0 ? `; ${total} undelivered event(s) from before sent first` : ''}. Signing secret: lbrl listen --print-secret. Ctrl-C to stop`;
 }
 
 export const LISTEN = command({
@@ -379,6 +473,7 @@ export const LISTEN = command({
     'export LBRL_WEBHOOK_SECRET="$(lbrl listen --print-secret)"',
     'lbrl listen --forward-to https://shop.example/hooks --events deposit.finalized,deposit.failed --verify',
     'lbrl listen --forward-to http://localhost:4242/webhooks --replay evt_...',
+    'lbrl listen --forward-to https://shop.example/paid --events deposit.finalized --forward-to http://localhost:4242/all',
   ],
   conflicts: [
     {

@@ -536,10 +536,16 @@ export const MANIFEST: readonly CommandEntry[] = [
     path: 'listen',
     description: "send the profile's deposit events to a URL as signed webhooks (Standard Webhooks)",
     flags: [
-      { flags: '--forward-to <url>', help: 'POST each event here (https://, or http:// on loopback)' },
+      {
+        flags: '--forward-to <url>',
+        help: 'POST each event here (https://, or http:// on loopback); repeat for several receivers',
+        repeatable: true,
+      },
       {
         flags: '--events <types>',
-        help: 'only these event types, comma-separated (deposit.created,deposit.finalized,...)',
+        help: 'only these event types, comma-separated (deposit.created,deposit.finalized,...), for the --forward-to before it (before any: for every receiver)',
+        repeatable: true,
+        placedAfter: 'forwardTo',
       },
       { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1, default 3)' },
       {
@@ -555,6 +561,7 @@ export const MANIFEST: readonly CommandEntry[] = [
       'export LBRL_WEBHOOK_SECRET="$(lbrl listen --print-secret)"',
       'lbrl listen --forward-to https://shop.example/hooks --events deposit.finalized,deposit.failed --verify',
       'lbrl listen --forward-to http://localhost:4242/webhooks --replay evt_...',
+      'lbrl listen --forward-to https://shop.example/paid --events deposit.finalized --forward-to http://localhost:4242/all',
     ],
     args: [],
     conflicts: [

@@ -17,18 +17,22 @@ import type { PostOutcome, WebhookPoster } from '../api/webhook-post.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
 import {
   type DepositEventType,
+  depositAt,
   eventBody,
   eventForStatus,
   eventId,
+  statusesPassed,
   webhookHeaders,
 } from '../domain/webhook.js';
 import type { HistoryEntry } from '../store/history.js';
 import {
   apply,
   type EventRecord,
+  type FollowRecord,
   type Outbox,
   type OutboxRecord,
   type OutboxState,
+  type RetryRecord,
   type SeenRecord,
 } from '../store/outbox.js';
 import type { FlowClock } from './ports.js';
@@ -57,6 +61,8 @@ export const SINCE_MARGIN_MS = 3600 * 1000;
 export const EXPIRED_LOOK_MS = 10 * 60 * 1000;
 /** At most one look at an expired charge this often, however many there are. */
 export const EXPIRED_SPACING_MS = 5000;
+/** A deposit the service says it does not know is asked about again at least this often, forever. */
+export const MISSING_LOOK_MS = 10 * 60 * 1000;
 /** The outbox is compacted once it has this many lines more than it needs. */
 const COMPACT_SLACK = 4000;
 
@@ -121,6 +127,15 @@ function verificationOf(outcome: DepositOutcome): Record<string, unknown> {
   };
 }
 
+/**
+ * listen is done with the deposit: no more events will come of it. A deposit closed because the
+ * service once said it did not know it (GONE, as earlier versions did) is not done: it is
+ * followed again, since a service that lost it for a while may find it.
+ */
+function isDone(seen: SeenRecord | undefined): boolean {
+  return seen?.closed === true && seen.status !== GONE;
+}
+
 export class EventHub {
   readonly state: OutboxState;
   private readonly queues = new Map<string, EventRecord[]>();
@@ -130,19 +145,21 @@ export class EventHub {
   private waiting: Array<() => void> = [];
   private waitingHead = 0;
   private readonly stopping = new AbortController();
-  /** when covered() last read the history */
-  private lastLook: number | undefined;
+  /** the newest creation date the history held when covered() last read it */
+  private lastLook: string | undefined;
 
   private readonly startedAt: number;
 
   constructor(private readonly deps: HubDeps) {
-    this.startedAt = deps.clock.now();
+    this.startedAt = this.elapsed();
     this.state = deps.outbox.load();
-    if (this.state.since === undefined) {
-      const since: OutboxRecord = { v: 1, type: 'since', at: this.iso() };
-      this.write([since]);
-    }
     this.compact(false);
+  }
+
+  /** The clock durations are measured on: one that never jumps, where the clock has it. */
+  private elapsed(): number {
+    const monotonic = this.deps.clock.monotonic;
+    return monotonic ? monotonic() : this.deps.clock.now();
   }
 
   private iso(): string {
@@ -174,16 +191,28 @@ export class EventHub {
    * for an entry the ledger marked expired.
    */
   covered(entries: Iterable<HistoryEntry>): string[] {
-    this.lastLook = this.deps.clock.now();
-    const ids: string[] = [];
+    const all = [...entries];
+    // the dates compared are the history's own (when each deposit was created), never this
+    // process's clock: a listen first run with its clock a day fast does not hide what comes later
+    let newest = '';
+    for (const entry of all) if (entry.at > newest) newest = entry.at;
+    if (this.state.since === undefined) this.write([{ v: 1, type: 'since', at: newest }]);
+    this.lastLook = newest;
     const since = this.state.since ?? '';
+    const ids: string[] = [];
     const listed = new Set<string>();
+    const follow: FollowRecord[] = [];
     this.dormant.clear();
-    for (const entry of entries) {
+    this.createdAt.clear();
+    for (const entry of all) {
       const seen = this.state.seen.get(entry.id);
-      if (seen?.closed || entry.status === GONE) continue;
-      const recent = entry.at >= since;
-      if (isTerminal(entry.status) && !seen && !recent) continue;
+      this.createdAt.set(entry.id, entry.at);
+      if (isDone(seen)) continue;
+      const following = this.state.following.has(entry.id);
+      // created after the first run's newest deposit; or open when listen met it, whatever the dates
+      const recent = entry.at > since;
+      if (isTerminal(entry.status) && !seen && !following && !recent) continue;
+      if (!following) follow.push({ v: 1, type: 'follow', deposit: entry.id, at: this.iso() });
       if (typeof entry.expiredAt === 'string') {
         if (!seen?.expired) this.expired(entry);
         this.dormant.add(entry.id);
@@ -191,9 +220,13 @@ export class EventHub {
       ids.push(entry.id);
       listed.add(entry.id);
     }
-    for (const [id, seen] of this.state.seen) if (!seen.closed && !listed.has(id)) ids.push(id);
+    if (follow.length > 0) this.write(follow);
+    for (const [id, seen] of this.state.seen) if (!isDone(seen) && !listed.has(id)) ids.push(id);
     return ids;
   }
+
+  /** when each deposit the last look listed was created, as the history says */
+  private readonly createdAt = new Map<string, string>();
 
   /** the deposits the history holds expired, as covered() last read it */
   private readonly dormant = new Set<string>();
@@ -205,12 +238,14 @@ export class EventHub {
    * saw, still waiting for payment, and asked about less than EXPIRED_LOOK_MS ago.
    */
   resting(id: string): boolean {
+    const missing = this.missingSince.get(id);
+    if (missing !== undefined) return this.elapsed() < missing.next;
     const seen = this.state.seen.get(id);
     if (!this.dormant.has(id) || seen?.status !== 'WAITING_PAYMENT') {
       this.dormantLook.delete(id);
       return false;
     }
-    const now = this.deps.clock.now();
+    const now = this.elapsed();
     // the ledger gave it its last look when it expired it: the first here is due a while after start
     const last = this.dormantLook.get(id) ?? this.startedAt;
     if (now - last < EXPIRED_LOOK_MS || now - this.lastDormantLook < EXPIRED_SPACING_MS) return true;
@@ -220,20 +255,40 @@ export class EventHub {
   }
   private lastDormantLook = Number.NEGATIVE_INFINITY;
 
+  /** deposits the service said it did not know (a 404): how many times in a row, and when to ask next */
+  private readonly missingSince = new Map<string, { times: number; next: number }>();
+
+  /**
+   * The service said it does not know a deposit lbrl created (a replica behind, a deploy): it is
+   * asked about again, less and less often (the interval doubled at each 404 in a row, up to
+   * MISSING_LOOK_MS), and never given up on. Returns the wait before the next look, in ms.
+   */
+  missing(id: string, intervalMs: number): number {
+    const key = canonicalId(id);
+    const times = (this.missingSince.get(key)?.times ?? 0) + 1;
+    const wait = Math.min(MISSING_LOOK_MS, intervalMs * 2 ** Math.min(times, 20));
+    this.missingSince.set(key, { times, next: this.elapsed() + wait });
+    return wait;
+  }
+
   /** A deposit's status as the watch saw it (a change, or the first look since start). */
   observe(deposit: GetResponse): void {
     const id = canonicalId(deposit.id);
+    this.missingSince.delete(id);
     const seen = this.state.seen.get(id);
-    if (seen?.closed || seen?.status === deposit.status) return;
+    if (isDone(seen) || seen?.status === deposit.status) return;
     const now = this.deps.clock.now();
     const events: EventRecord[] = [];
+    // every status it went through since the last event, those a poll missed inferred, each
+    // event with the deposit as it was at its status
     let previous: string | null = seen?.status ?? null;
-    if (!seen) {
-      events.push(this.event(id, 'deposit.created', now, deposit, null));
-      previous = 'WAITING_PAYMENT';
+    for (const step of statusesPassed(previous, deposit)) {
+      const type = eventForStatus(step.status);
+      if (!type) continue;
+      const at = depositAt(deposit, step.status);
+      events.push(this.event(id, type, now, at, previous, { inferred: step.inferred }));
+      previous = step.status;
     }
-    const type = eventForStatus(deposit.status);
-    if (type && type !== 'deposit.created') events.push(this.event(id, type, now, deposit, previous));
     const closed = deposit.status === 'FAILED' || (deposit.status === 'FINALIZED' && !this.deps.verify);
     this.emit(events, this.seen(id, deposit.status, now, closed, seen?.expired));
   }
@@ -242,7 +297,7 @@ export class EventHub {
   verification(deposit: GetResponse, outcome: DepositOutcome): void {
     const id = canonicalId(deposit.id);
     const seen = this.state.seen.get(id);
-    if (seen?.closed) return;
+    if (isDone(seen)) return;
     const now = this.deps.clock.now();
     const type: DepositEventType | undefined =
       outcome.outcome === 'verified'
@@ -250,20 +305,14 @@ export class EventHub {
         : outcome.outcome === 'mismatch'
           ? 'deposit.mismatch'
           : undefined;
-    const events = type ? [this.event(id, type, now, deposit, deposit.status, verificationOf(outcome))] : [];
+    const events = type
+      ? [this.event(id, type, now, deposit, deposit.status, { verification: verificationOf(outcome) })]
+      : [];
     if (!type)
       this.deps.warn(
         `deposit ${id}: its settlement could not be proven on chain (${outcome.outcome}); no deposit.verified is sent for it`,
       );
     this.emit(events, this.seen(id, deposit.status, now, true, seen?.expired));
-  }
-
-  /** The service does not know the deposit (any more): nothing more will come of it. */
-  gone(id: string): void {
-    const key = canonicalId(id);
-    const seen = this.state.seen.get(key);
-    if (seen?.closed) return;
-    this.write([this.seen(key, seen?.status ?? GONE, this.deps.clock.now(), true, seen?.expired)]);
   }
 
   private expired(entry: HistoryEntry): void {
@@ -300,7 +349,7 @@ export class EventHub {
     now: number,
     object: unknown,
     previousStatus: string | null,
-    verification?: unknown,
+    extra: { verification?: unknown; inferred?: boolean } = {},
   ): EventRecord {
     return {
       v: 1,
@@ -309,7 +358,7 @@ export class EventHub {
       deposit,
       event: type,
       at: new Date(now).toISOString(),
-      body: eventBody({ type, at: now, deposit: object, previousStatus, verification }),
+      body: eventBody({ type, at: now, deposit: object, previousStatus, ...extra }),
     };
   }
 
@@ -395,7 +444,11 @@ export class EventHub {
     try {
       while (queue.length > 0 && !this.stopped()) {
         const record = queue[0]!;
-        for (let attempt = 0; ; attempt++) {
+        // tried for how long: what earlier runs tried, and this run's time on the clock that does
+        // not jump (a wall clock stepped by days gives nothing up)
+        const before = this.state.tried.get(record.id) ?? { attempts: 0, triedMs: 0 };
+        const began = this.elapsed();
+        for (let attempt = before.attempts; ; attempt++) {
           if (this.stopped()) return;
           await this.slot();
           let outcome: PostOutcome;
@@ -414,7 +467,7 @@ export class EventHub {
             this.deps.log(answerLine(now, record, outcome));
             break;
           }
-          const age = now - Date.parse(record.at);
+          const age = before.triedMs + (this.elapsed() - began);
           if (!(age < retention)) {
             this.write([{ v: 1, type: 'dropped', id: record.id, at: new Date(now).toISOString() }]);
             this.deps.log(
@@ -428,6 +481,15 @@ export class EventHub {
             break;
           }
           const delay = Math.min(backoffMs(attempt, clock.random()), Math.max(0, retention - age));
+          const retry: RetryRecord = {
+            v: 1,
+            type: 'retry',
+            id: record.id,
+            at: new Date(now).toISOString(),
+            attempts: attempt + 1,
+            triedMs: Math.round(age),
+          };
+          this.write([retry]);
           this.deps.log(answerLine(now, record, outcome, `retrying in ${seconds(delay)}`));
           try {
             await clock.sleep(delay, this.stopping.signal);
@@ -480,33 +542,49 @@ export class EventHub {
    * not done with or was done with since `since`.
    */
   compact(force: boolean): void {
-    const now = this.deps.clock.now();
-    let since = this.state.since ?? new Date(now).toISOString();
-    if (this.lastLook !== undefined) {
-      const moved = new Date(this.lastLook - SINCE_MARGIN_MS).toISOString();
+    let since = this.state.since ?? '';
+    const look = this.lastLook === undefined ? Number.NaN : Date.parse(this.lastLook);
+    if (Number.isFinite(look)) {
+      // an hour before the newest deposit of the last look; never past the wall clock's now,
+      // so that one of the two, right, keeps it from running ahead
+      const moved = new Date(Math.min(look, this.deps.clock.now()) - SINCE_MARGIN_MS).toISOString();
       if (moved > since) since = moved;
     }
+    /** done with, and created (as the last look said) no later than `since`: never covered again */
+    const forgettable = (id: string, seen: SeenRecord) => {
+      if (!isDone(seen) || this.lastLook === undefined) return false;
+      const created = this.createdAt.get(id);
+      return created === undefined || created <= since;
+    };
     let remembered = 0;
-    for (const seen of this.state.seen.values()) if (!seen.closed || seen.at >= since) remembered += 1;
+    for (const [id, seen] of this.state.seen) if (!forgettable(id, seen)) remembered += 1;
     const needed = this.pendingEvents() + KEEP_DELIVERED * 2 + remembered;
     // twice what is needed: each rewrite is paid for by as many lines appended since
     if (!force && this.state.lines <= 2 * needed + COMPACT_SLACK) return;
-    const records: OutboxRecord[] = [{ v: 1, type: 'since', at: since }];
+    const records: OutboxRecord[] =
+      this.state.since === undefined ? [] : [{ v: 1, type: 'since', at: since }];
+    // followed until done with: then its closed seen record says all there is to say
+    for (const id of this.state.following) {
+      if (isDone(this.state.seen.get(id))) this.state.following.delete(id);
+      else records.push({ v: 1, type: 'follow', deposit: id, at: this.iso() });
+    }
     for (const [id, seen] of this.state.seen) {
-      // done with before `since`: created before it too, so not covered again
-      if (seen.closed && seen.at < since) this.state.seen.delete(id);
+      if (forgettable(id, seen)) this.state.seen.delete(id);
       else records.push(seen);
     }
     const delivered = [...this.state.events.values()].filter((e) => e.state === 'done');
     const keep = new Set(delivered.slice(-KEEP_DELIVERED).map((e) => e.record.id));
     for (const [id, queued] of this.state.events) {
-      if (queued.state === 'pending') records.push(queued.record);
-      else if (keep.has(id))
+      if (queued.state === 'pending') {
+        records.push(queued.record);
+        const tried = this.state.tried.get(id);
+        if (tried) records.push({ v: 1, type: 'retry', id, at: queued.record.at, ...tried });
+      } else if (keep.has(id))
         records.push(queued.record, { v: 1, type: 'done', id, at: queued.record.at, http: 200 });
       else this.state.events.delete(id);
     }
     this.deps.outbox.rewrite(records);
-    this.state.since = since;
+    if (this.state.since !== undefined) this.state.since = since;
     this.state.lines = records.length;
   }
 
@@ -514,5 +592,55 @@ export class EventHub {
     let count = 0;
     for (const e of this.state.events.values()) if (e.state === 'pending') count += 1;
     return count;
+  }
+}
+
+/**
+ * The hubs of a listen to several receivers, one each (its own outbox, queues and retries, so a
+ * slow or dead receiver holds up no other), fed alike by the one watch of the deposits. The
+ * first decides when a deposit rests: they all read the same history.
+ */
+export class EventHubs {
+  constructor(readonly hubs: EventHub[]) {}
+
+  start(): void {
+    for (const hub of this.hubs) hub.start();
+  }
+
+  /** undelivered events, per receiver */
+  pendingCounts(): number[] {
+    return this.hubs.map((hub) => hub.pendingCount);
+  }
+
+  covered(entries: Iterable<HistoryEntry>): string[] {
+    const all = [...entries];
+    const ids = new Set<string>();
+    for (const hub of this.hubs) for (const id of hub.covered(all)) ids.add(id);
+    return [...ids];
+  }
+
+  resting(id: string): boolean {
+    return this.hubs[0]!.resting(id);
+  }
+
+  missing(id: string, intervalMs: number): number {
+    const waits = this.hubs.map((hub) => hub.missing(id, intervalMs));
+    return waits[0]!;
+  }
+
+  observe(deposit: GetResponse): void {
+    for (const hub of this.hubs) hub.observe(deposit);
+  }
+
+  verification(deposit: GetResponse, outcome: DepositOutcome): void {
+    for (const hub of this.hubs) hub.verification(deposit, outcome);
+  }
+
+  compact(force: boolean): void {
+    for (const hub of this.hubs) hub.compact(force);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.hubs.map((hub) => hub.stop()));
   }
 }

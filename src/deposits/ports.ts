@@ -73,7 +73,13 @@ export interface RequestDefaults {
 
 /** The clock and the Ctrl-C signal, from the Context. */
 export interface FlowClock {
+  /** the wall clock: dates, and only ever a hint for durations (it may jump, by NTP or by hand) */
   now(): number;
+  /**
+   * A clock that never jumps (performance.now()), for every duration: waits, retry windows,
+   * time-outs. Without it, durations are measured on now().
+   */
+  monotonic?(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   random(): number;
   signal: AbortSignal;

@@ -24,6 +24,12 @@ export interface WatchEvents {
   tick(states: ReadonlyMap<string, string | undefined>, elapsedMs: number): void;
   /** the service does not know this deposit (404), and the plan says to go on without it */
   gone?(id: string): void;
+  /**
+   * The service does not know this deposit (404), and the plan never leaves one: with it, the
+   * watch asks about it again at a later turn (`listen`: a replica behind may not know yet a
+   * deposit the service created), before leaveGone is considered.
+   */
+  missing?(id: string, error: LbrlError): void;
   /** a deposit due its last look still waits for payment: it is left from now on */
   expired?(id: string): void;
   /** the service asked to slow down: the ceiling is now this many requests a minute */
@@ -113,7 +119,10 @@ export async function watchDeposits(
   options: WatchLoopOptions,
   events: WatchEvents,
 ): Promise<WatchResult> {
-  const started = options.now();
+  // every duration on the clock that does not jump: a wall clock stepped by days neither ends a
+  // watch early nor holds its next request back for days
+  const elapsed = options.monotonic ?? options.now;
+  const started = elapsed();
   const states = new Map<string, string | undefined>(options.ids.map((id) => [id, undefined]));
   // the request ceiling: the profile's, halved on each 429, and won back slowly as answers come
   const baseSpacing = Math.ceil(60_000 / (options.perMinute ?? MAX_REQUESTS_PER_MINUTE));
@@ -133,17 +142,17 @@ export async function watchDeposits(
     }
     if (options.signal.aborted) throw interrupted();
   };
-  const timedOut = () => options.timeoutMs !== undefined && options.now() - started >= options.timeoutMs;
+  const timedOut = () => options.timeoutMs !== undefined && elapsed() - started >= options.timeoutMs;
   /** Time left before the --timeout, or Infinity without one. */
   const left = () =>
-    options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeoutMs - options.now();
+    options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeoutMs - elapsed();
   /** What is live: the open deposits but those waiting for their last look, which are never unfinished. */
   const live = () => pending().filter((id) => !lastLook.has(id));
   const timeoutError = () => {
     const unfinished = live();
     // the ids are named once, by whoever closes the watch (the view's end lines, --json's list)
     return watchTimeout(
-      `timed out after ${Math.round((options.now() - started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
+      `timed out after ${Math.round((elapsed() - started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
       unfinished,
     );
   };
@@ -190,7 +199,7 @@ export async function watchDeposits(
   /** Only last looks are left when the time is up: the watch ends well, leaving them for later. */
   const onlyLooksLeft = () => options.discover === undefined && live().length === 0;
   rounds: while (options.discover !== undefined || pending().length > 0) {
-    const roundStart = options.now();
+    const roundStart = elapsed();
     more();
     // the last looks of a round are at most a minute's worth of requests: many charges past
     // expire-after at once (a first run, a busy day) never hold the deposits still live back
@@ -209,9 +218,9 @@ export async function watchDeposits(
         looksLeft -= 1;
       }
       // the shared budget: requests across all deposits are spaced evenly
-      await pause(Math.min(lastRequestAt + spacing - options.now(), left()));
+      await pause(Math.min(lastRequestAt + spacing - elapsed(), left()));
       if (timedOut()) break;
-      lastRequestAt = options.now();
+      lastRequestAt = elapsed();
       try {
         const { value, raw } = await beforeDeadline(getChecked(client, id));
         failingSince = undefined;
@@ -236,6 +245,10 @@ export async function watchDeposits(
           if (onlyLooksLeft()) break rounds;
           throw error;
         }
+        if (events.missing && error instanceof LbrlError && error.type === 'not_found') {
+          events.missing(id, error);
+          continue;
+        }
         if (options.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
           gone.push(id);
           events.gone?.(id);
@@ -252,8 +265,8 @@ export async function watchDeposits(
           spacing = Math.min(SLOWEST_SPACING_MS, Math.max(spacing * 2, error.retryAfterMs ?? 0));
           events.slowed?.(Math.max(1, Math.floor(60_000 / spacing)));
         }
-        failingSince ??= options.now();
-        const failingFor = options.now() - failingSince;
+        failingSince ??= elapsed();
+        const failingFor = elapsed() - failingSince;
         if (failingFor >= limit) {
           throw new LbrlError(
             `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
@@ -269,15 +282,15 @@ export async function watchDeposits(
         break;
       }
     }
-    events.tick(states, options.now() - started);
+    events.tick(states, elapsed() - started);
     if (options.discover === undefined && pending().length === 0) break;
     if (timedOut()) {
       // the last looks not made are left for a later pass: only what is live times out
       if (onlyLooksLeft()) break;
       throw timeoutError();
     }
-    let wait = roundStart + options.intervalMs - options.now();
-    if (options.timeoutMs !== undefined) wait = Math.min(wait, started + options.timeoutMs - options.now());
+    let wait = roundStart + options.intervalMs - elapsed();
+    if (options.timeoutMs !== undefined) wait = Math.min(wait, started + options.timeoutMs - elapsed());
     await pause(wait);
   }
   if (options.discover === undefined) looksLeft = 0;
@@ -308,6 +321,7 @@ export async function follow(
       ids,
       ...plan,
       now: clock.now,
+      ...(clock.monotonic ? { monotonic: clock.monotonic } : {}),
       sleep: clock.sleep,
       random: clock.random,
       signal: clock.signal,

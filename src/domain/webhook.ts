@@ -29,6 +29,78 @@ const BY_STATUS: Record<string, DepositEventType> = {
   FAILED: 'deposit.failed',
 };
 
+/** The statuses a paid deposit passes through, in order (FAILED may end it at any of them). */
+const FLOW = ['WAITING_PAYMENT', 'PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT', 'FINALIZED'] as const;
+
+/** What an answer shows of a deposit, as far as the order of its statuses goes. */
+interface StatusShape {
+  status: string;
+  confirmedAt?: unknown;
+  settlement?: unknown;
+}
+
+/**
+ * How far along FLOW this answer shows the deposit got: its status's place; for FAILED (or a
+ * status the interface does not order), what the answer proves: a `confirmedAt` (paid), a
+ * settlement (created), its `liquidTxid` (sent).
+ */
+function reachedIndex(deposit: StatusShape): number {
+  const index = (FLOW as readonly string[]).indexOf(deposit.status);
+  if (index >= 0) return index;
+  const settlement = deposit.settlement;
+  if (settlement !== null && typeof settlement === 'object')
+    return typeof (settlement as { liquidTxid?: unknown }).liquidTxid === 'string' ? 3 : 2;
+  return typeof deposit.confirmedAt === 'string' ? 1 : 0;
+}
+
+/** One status a deposit went through since lbrl last sent one, and whether lbrl saw it or infers it. */
+export interface PassedStatus {
+  status: string;
+  inferred: boolean;
+}
+
+/**
+ * The statuses the deposit went through after `previous` (null: never seen, so from
+ * WAITING_PAYMENT), up to and including the one this answer has: those a poll missed are
+ * inferred (PIX_CONFIRMED when FINALIZED is seen after WAITING_PAYMENT; PIX_CONFIRMED when a
+ * FAILED answer carries `confirmedAt`). A step back, or from a status outside the order, is the
+ * answer's status alone.
+ */
+export function statusesPassed(previous: string | null, deposit: StatusShape): PassedStatus[] {
+  const from = previous === null ? -1 : (FLOW as readonly string[]).indexOf(previous);
+  const to = reachedIndex(deposit);
+  const onFlow = (FLOW as readonly string[]).includes(deposit.status);
+  if ((previous !== null && from < 0) || (onFlow && to <= from))
+    return [{ status: deposit.status, inferred: false }];
+  const passed: PassedStatus[] = [];
+  const last = onFlow ? to - 1 : to;
+  for (let i = from + 1; i <= last; i++) passed.push({ status: FLOW[i]!, inferred: true });
+  passed.push({ status: deposit.status, inferred: false });
+  return passed;
+}
+
+/**
+ * The deposit as it was at `status`, from a later answer: the status set, `confirmedAt` null
+ * before PIX_CONFIRMED, the settlement null before SETTLEMENT_CREATED, then with that status and
+ * without `liquidTxid` before TX_SENT. The answer itself when it is at that status.
+ */
+export function depositAt<T extends StatusShape>(deposit: T, status: string): T {
+  if (status === deposit.status) return deposit;
+  const index = (FLOW as readonly string[]).indexOf(status);
+  const settlement = deposit.settlement;
+  const out: Record<string, unknown> = { ...(deposit as unknown as Record<string, unknown>), status };
+  if ('confirmedAt' in deposit) out.confirmedAt = index >= 1 ? (deposit.confirmedAt ?? null) : null;
+  if ('settlement' in deposit) {
+    if (index < 2 || settlement === null || typeof settlement !== 'object') out.settlement = null;
+    else {
+      const { liquidTxid, ...rest } = settlement as Record<string, unknown>;
+      out.settlement =
+        index >= 3 && liquidTxid !== undefined ? { ...rest, status, liquidTxid } : { ...rest, status };
+    }
+  }
+  return out as T;
+}
+
 /** The event a status of the service stands for; undefined for a status the service does not document. */
 export function eventForStatus(status: string): DepositEventType | undefined {
   return BY_STATUS[status];
@@ -70,9 +142,15 @@ export function eventBody(event: {
   at: number;
   deposit: unknown;
   previousStatus: string | null;
+  /** lbrl did not see the deposit at this status (a poll missed it) and infers it from a later answer */
+  inferred?: boolean;
   verification?: unknown;
 }): string {
-  const data: Record<string, unknown> = { deposit: event.deposit, previousStatus: event.previousStatus };
+  const data: Record<string, unknown> = {
+    deposit: event.deposit,
+    previousStatus: event.previousStatus,
+    inferred: event.inferred ?? false,
+  };
   if (event.verification !== undefined) data.verification = event.verification;
   return JSON.stringify({ type: event.type, timestamp: new Date(event.at).toISOString(), data });
 }

@@ -247,7 +247,8 @@ function makeClient(
       : {}),
   } as Required<Clock>;
   const dispatcher: Dispatcher = new Agent({
-    connect: { timeout: connectTimeoutMs },
+    // certificates always checked, whatever NODE_TLS_REJECT_UNAUTHORIZED says
+    connect: { timeout: connectTimeoutMs, rejectUnauthorized: true },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     allowH2: false,

@@ -33,7 +33,14 @@ export interface WebhookEvent {
   data: {
     /** the deposit as the service answered, after lbrl's checks */
     deposit: Record<string, unknown> & { id: string; status: string };
+    /** the status of the deposit's event before this one (null for deposit.created) */
     previousStatus: string | null;
+    /**
+     * lbrl did not see the deposit at this status (it lasted less than a poll, or passed while
+     * listen was stopped) and infers it from a later answer: `deposit` is that answer as it was at
+     * this status. Events lbrl sends before this field existed lack it.
+     */
+    inferred?: boolean;
     /** deposit.verified and deposit.mismatch: what the check on chain found */
     verification?: Record<string, unknown>;
   };

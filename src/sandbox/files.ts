@@ -59,10 +59,18 @@ export function readJson<T>(file: string): T | undefined {
  */
 export function ensureDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stats = fs.statSync(dir);
   const uid = typeof process.geteuid === 'function' ? process.geteuid() : undefined;
   if (uid === undefined) return;
   const fix = 'set LBRL_CONFIG_DIR to a directory of your own';
+  // never through a link another user planted (a shared sticky directory): its target would pass
+  // the checks below as the victim's own
+  const link = fs.lstatSync(dir);
+  if (link.isSymbolicLink() && link.uid !== uid && link.uid !== 0)
+    throw new LbrlError(
+      `refusing ${dir}: it is a symbolic link made by another user (uid ${link.uid}, you are ${uid}), and lbrl never writes through a link it did not make; remove it, or ${fix}`,
+      'config',
+    );
+  const stats = fs.statSync(dir);
   if (stats.uid !== uid && stats.uid !== 0)
     throw new LbrlError(
       `refusing ${dir}: the directory belongs to another user (uid ${stats.uid}, you are ${uid}), who could replace the files lbrl keeps there; ${fix}`,

@@ -46,6 +46,12 @@ export interface ClaimHolder {
   start: string;
   since: string;
   nonce: string;
+  /** the kernel's boot id (Linux): with the pid namespace, whether the pid can be asked from here */
+  boot?: string;
+  /** the holder's pid namespace (Linux): a container restarted has another */
+  pidns?: string;
+  /** the holder's heartbeat, counted up while it lives (a lease; see leaseClaim) */
+  beat?: number;
 }
 
 export interface ClaimWaitOptions {
@@ -65,18 +71,73 @@ export class RowClaim {
     private readonly text: string,
   ) {}
 
+  private beats = 0;
+
   /** Still ours: nobody took it over (only possible if this process was judged gone). */
   held(): boolean {
     try {
-      return fs.readFileSync(this.file, 'utf8') === this.text;
+      return parseHolder(fs.readFileSync(this.file, 'utf8'))?.nonce === this.nonce();
     } catch {
       return false;
+    }
+  }
+
+  private nonce(): string | undefined {
+    return parseHolder(this.text)?.nonce;
+  }
+
+  /**
+   * One heartbeat of the lease: the claim written again, whole, with its count moved on, so a
+   * run that cannot ask this machine whether the holder lives (another host name, a container
+   * restarted) sees it change. Nothing when the claim is no longer ours.
+   */
+  beat(): void {
+    if (!this.held()) return;
+    const holder = JSON.parse(this.text) as ClaimHolder;
+    holder.beat = ++this.beats;
+    const tmp = `${this.file}.${holder.nonce}.beat.tmp`;
+    try {
+      // made anew, never through whatever is at that name (O_EXCL follows no link)
+      fs.rmSync(tmp, { force: true });
+      fs.writeFileSync(tmp, JSON.stringify(holder), { flag: 'wx', mode: 0o600 });
+      fs.renameSync(tmp, this.file);
+    } catch {
+      // a full disk: the next beat tries again; a holder that cannot beat may be taken over
+      fs.rmSync(tmp, { force: true });
     }
   }
 
   release(): void {
     if (this.held()) fs.rmSync(this.file, { force: true });
   }
+}
+
+/** This machine's boot id and this process's pid namespace, where the system tells them (Linux). */
+function machineIdentity(): { boot: string; pidns: string } {
+  let boot = '';
+  let pidns = '';
+  try {
+    boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    // not Linux
+  }
+  try {
+    pidns = fs.readlinkSync('/proc/self/ns/pid');
+  } catch {
+    // not Linux
+  }
+  return { boot, pidns };
+}
+
+/**
+ * Whether the holder's pid means a process of this machine, seen as this process sees it: the
+ * same host name, or (the host name changed, as a container's does at each restart) the same
+ * kernel boot and pid namespace.
+ */
+export function askable(holder: ClaimHolder): boolean {
+  if (holder.host === os.hostname()) return true;
+  const here = machineIdentity();
+  return here.boot !== '' && holder.boot === here.boot && here.pidns !== '' && holder.pidns === here.pidns;
 }
 
 function processStart(pid: number): string {
@@ -91,7 +152,7 @@ function processStart(pid: number): string {
 
 /** Gone: no such process, or the pid now belongs to a process started later. */
 function isGone(holder: ClaimHolder): boolean {
-  if (holder.host !== os.hostname()) return false; // another machine's process cannot be asked
+  if (!askable(holder)) return false; // another machine's process cannot be asked: see leaseClaim
   if (holder.pid === process.pid) return holder.start !== processStart(process.pid);
   try {
     process.kill(holder.pid, 0);
@@ -128,10 +189,18 @@ export function claimFile(file: string, what: string, warn: (line: string) => vo
     start: processStart(process.pid),
     since: new Date().toISOString(),
     nonce,
+    ...machineIdentity(),
+    beat: 0,
   };
   const text = JSON.stringify(ours);
   const tmp = `${file}.${nonce}.tmp`;
-  fs.writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
+  try {
+    fs.writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    // a full disk may leave the file made and empty: never leave it behind
+    fs.rmSync(tmp, { force: true });
+    throw cannotWrite(what, file, error);
+  }
   try {
     for (let tries = 0; ; tries++) {
       try {
@@ -150,6 +219,62 @@ export function claimFile(file: string, what: string, warn: (line: string) => vo
   } finally {
     fs.rmSync(tmp, { force: true });
   }
+}
+
+/** A file system failure writing a claim, said as one line naming the file (exit 1). */
+function cannotWrite(what: string, file: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? 'the disk is full'
+      : code === 'EFBIG'
+        ? 'no file may grow any larger'
+        : code === 'EROFS'
+          ? 'the file system is read-only'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'permission denied'
+            : undefined;
+  if (why === undefined) return error;
+  return new LbrlError(`cannot write the ${what} ${file} (${why}): nothing was sent`, 'config');
+}
+
+/** How a claim whose holder this machine cannot ask is judged: by watching its heartbeat. */
+export interface LeaseWatch {
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** a clock that does not jump */
+  elapsed(): number;
+  signal?: AbortSignal;
+  /** how long a heartbeat may stay unchanged before its holder is judged gone */
+  leaseMs: number;
+  /** said once, before the wait */
+  waiting(holder: ClaimHolder, ms: number): void;
+}
+
+/**
+ * claimFile, and for a holder this machine cannot ask (another host name: a container restarted,
+ * or another machine sharing the directory) the lease: its claim is watched for `leaseMs` on a
+ * clock that does not jump; a holder that lives beats (its claim changes) and keeps it, one that
+ * does not is gone, and its claim is taken over.
+ */
+export async function leaseClaim(
+  file: string,
+  what: string,
+  warn: (line: string) => void,
+  watch: LeaseWatch,
+): Promise<RowClaim | ClaimHolder> {
+  const got = claimFile(file, what, warn);
+  if (got instanceof RowClaim || askable(got) || got.nonce === '') return got;
+  const seen = readClaim(file, what, warn);
+  if (seen === undefined) return claimFile(file, what, warn);
+  watch.waiting(got, watch.leaseMs);
+  const began = watch.elapsed();
+  while (watch.elapsed() - began < watch.leaseMs) {
+    await watch.sleep(Math.min(1000, watch.leaseMs), watch.signal);
+    const now = readClaim(file, what, warn);
+    if (now !== seen) return now === undefined ? claimFile(file, what, warn) : (parseHolder(now) ?? got);
+  }
+  takeOver(file, seen, randomBytes(12).toString('hex'));
+  return claimFile(file, what, warn);
 }
 
 function readClaim(file: string, what: string, warn: (line: string) => void): string | undefined {

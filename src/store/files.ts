@@ -123,7 +123,14 @@ export function openOwnFile(
  * that already exists is lbrl's to use, not to change: its mode is left as it is.
  */
 export function ensurePrivateDir(dir: string): void {
-  if (fs.existsSync(dir)) {
+  let own: fs.Stats | undefined;
+  try {
+    own = fs.lstatSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (own) {
+    checkDirLink(own, dir);
     checkDirToWrite(dir);
     return;
   }
@@ -136,6 +143,26 @@ export function ensurePrivateDir(dir: string): void {
     if (current === first || current.length <= first.length) break;
     current = path.dirname(current);
   }
+}
+
+/**
+ * A directory lbrl writes in is never reached through a link another user made: in a shared
+ * directory (sticky, as /tmp) anyone may plant `webhooks` or `display` as a link to a directory
+ * of the victim's, which the checks of what it points to would take as the victim's own. A link
+ * the user made (one they own, or root's) is theirs to make; and what is there must be a directory.
+ */
+function checkDirLink(stats: fs.Stats, dir: string): void {
+  const uid = currentUid();
+  if (stats.isSymbolicLink()) {
+    if (uid !== undefined && stats.uid !== uid && stats.uid !== 0)
+      throw refuse(
+        dir,
+        `it is a symbolic link made by another user (uid ${stats.uid}, you are ${uid}), and lbrl never writes through a link it did not make`,
+        `remove it, ${ELSEWHERE}`,
+      );
+    return;
+  }
+  if (!stats.isDirectory()) throw refuse(dir, 'it is not a directory of yours', `remove it, ${ELSEWHERE}`);
 }
 
 /**

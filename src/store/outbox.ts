@@ -10,10 +10,11 @@
  * leaves the old file or the new one): events delivered long ago are dropped, so it does not grow
  * with the number of events ever sent.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { LbrlError } from '../errors.js';
-import { claimFile, RowClaim } from './claims.js';
+import { type LeaseWatch, leaseClaim, RowClaim } from './claims.js';
 import { ensurePrivateDir, lstatOwnFile, openOwnFile } from './files.js';
 
 /** An event to deliver: its body is sent byte for byte on every attempt. */
@@ -57,14 +58,48 @@ export interface DroppedRecord {
   at: string;
 }
 
-/** Deposits created from this moment on are covered even when they ended while listen was not running. */
+/**
+ * Deposits the history holds created after this date (a date the history wrote, never the clock
+ * of listen) are covered even when they ended while listen was not running.
+ */
 export interface SinceRecord {
   v: 1;
   type: 'since';
   at: string;
 }
 
-export type OutboxRecord = EventRecord | SeenRecord | DoneRecord | DroppedRecord | SinceRecord;
+/**
+ * An attempt of the event failed: how many so far and for how long it has been tried, on a
+ * clock that does not jump, summed over the runs of listen (the retention is measured on it).
+ */
+export interface RetryRecord {
+  v: 1;
+  type: 'retry';
+  id: string;
+  at: string;
+  attempts: number;
+  triedMs: number;
+}
+
+/**
+ * listen met the deposit open in the history: it follows it to its end whatever the dates say,
+ * even when another lbrl process records that end while listen is stopped.
+ */
+export interface FollowRecord {
+  v: 1;
+  type: 'follow';
+  deposit: string;
+  at: string;
+}
+
+export type OutboxRecord =
+  | EventRecord
+  | SeenRecord
+  | DoneRecord
+  | DroppedRecord
+  | SinceRecord
+  | RetryRecord
+  | FollowRecord;
 
 export interface OutboxEvent {
   record: EventRecord;
@@ -76,6 +111,10 @@ export interface OutboxState {
   events: Map<string, OutboxEvent>;
   seen: Map<string, SeenRecord>;
   since: string | undefined;
+  /** each undelivered event's failed attempts so far, and for how long it was tried */
+  tried: Map<string, { attempts: number; triedMs: number }>;
+  /** the deposits listen met open and follows to their end */
+  following: Set<string>;
   /** lines in the file, for deciding when to compact */
   lines: number;
   /** bytes in the file */
@@ -84,24 +123,67 @@ export interface OutboxState {
 
 const RECORD_START = '{"v":1,';
 
+/** The listen lock's heartbeat: its claim is written again this often while listen runs. */
+export const BEAT_MS = 5000;
+/** A holder whose heartbeat did not change for this long is gone (three beats). */
+export const LEASE_MS = 3 * BEAT_MS;
+
+/** What waiting on a lease needs: a sleep, a clock that does not jump, Ctrl-C. */
+export type LockClock = Pick<LeaseWatch, 'sleep' | 'elapsed' | 'signal'>;
+
+const REAL_LOCK_CLOCK: LockClock = {
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  elapsed: () => performance.now(),
+};
+
 export class Outbox {
   readonly dir: string;
   readonly file: string;
   readonly lockFile: string;
 
+  /** the file's name without `.ndjson`: the profile's, or with several receivers `<profile>~<receiver key>` */
+  private readonly name: string;
+
   constructor(
     configDir: string,
     readonly profile: string,
     private readonly warn: (line: string) => void = () => {},
+    /** with several receivers, each has its own outbox, named by this key (receiverKey) */
+    receiver?: string,
   ) {
     this.dir = path.join(configDir, 'webhooks');
-    this.file = path.join(this.dir, `${profile}.ndjson`);
+    this.name = receiver === undefined ? profile : `${profile}~${receiver}`;
+    this.file = path.join(this.dir, `${this.name}.ndjson`);
     this.lockFile = path.join(this.dir, `${profile}.lock`);
+  }
+
+  /** Every outbox of the profile: its own, and one per receiver of a listen to several (for --replay). */
+  static allOf(configDir: string, profile: string, warn: (line: string) => void = () => {}): Outbox[] {
+    const outboxes = [new Outbox(configDir, profile, warn)];
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(path.join(configDir, 'webhooks'));
+    } catch {
+      return outboxes;
+    }
+    for (const name of names.sort()) {
+      const match = /^(.+)~([0-9a-f]{12})\.ndjson$/.exec(name);
+      if (match && match[1] === profile) outboxes.push(new Outbox(configDir, profile, warn, match[2]));
+    }
+    return outboxes;
   }
 
   /** Every record of the file, folded. Damaged lines are skipped with one warning. */
   load(): OutboxState {
-    const state: OutboxState = { events: new Map(), seen: new Map(), since: undefined, lines: 0, bytes: 0 };
+    const state: OutboxState = {
+      events: new Map(),
+      seen: new Map(),
+      since: undefined,
+      tried: new Map(),
+      following: new Set(),
+      lines: 0,
+      bytes: 0,
+    };
     const opened = openOwnFile(this.file, 'read', 'webhook outbox', this.warn);
     if (!opened) return state;
     let text: string;
@@ -204,7 +286,7 @@ export class Outbox {
     this.close();
     ensurePrivateDir(this.dir);
     lstatOwnFile(this.file, 'webhook outbox');
-    const temp = path.join(this.dir, `.${this.profile}.ndjson.${process.pid}.tmp`);
+    const temp = path.join(this.dir, `.${this.name}.ndjson.${process.pid}.tmp`);
     fs.rmSync(temp, { force: true });
     try {
       const fd = fs.openSync(
@@ -236,8 +318,11 @@ export class Outbox {
   /** Files of a rewrite cut short by a kill (only the lock holder rewrites, so none is in use). */
   private removeLeftovers(): void {
     const prefix = `.${this.profile}.ndjson.`;
+    const receivers = new RegExp(
+      `^\\.${this.profile.replace(/[^A-Za-z0-9]/g, '\\$&')}~[0-9a-f]{12}\\.ndjson\\.`,
+    );
     for (const name of fs.readdirSync(this.dir)) {
-      if (name.startsWith(prefix) && name.endsWith('.tmp'))
+      if ((name.startsWith(prefix) || receivers.test(name)) && name.endsWith('.tmp'))
         fs.rmSync(path.join(this.dir, name), { force: true });
     }
   }
@@ -248,9 +333,16 @@ export class Outbox {
    * left by a process that is gone (a kill -9) is taken over by one of them only. One held by a
    * running process is refused.
    */
-  lock(): () => void {
+  async lock(clock: LockClock = REAL_LOCK_CLOCK): Promise<() => void> {
     ensurePrivateDir(this.dir);
-    const got = claimFile(this.lockFile, 'listen lock', this.warn);
+    const got = await leaseClaim(this.lockFile, 'listen lock', this.warn, {
+      ...clock,
+      leaseMs: LEASE_MS,
+      waiting: (holder, ms) =>
+        this.warn(
+          `the listen lock ${this.lockFile} names pid ${holder.pid} on host ${holder.host}, which this machine cannot ask (a container restarted, or another machine): waiting ${Math.round(ms / 1000)} s for its heartbeat`,
+        ),
+    });
     if (!(got instanceof RowClaim)) {
       throw new LbrlError(
         `another lbrl listen${got.pid > 0 ? ` (pid ${got.pid})` : ''} is already delivering the events of profile ${this.profile}: stop it first, or run this one with another --profile`,
@@ -259,13 +351,22 @@ export class Outbox {
       );
     }
     this.removeLeftovers();
+    // the lease's heartbeat, for a run that cannot ask this machine whether this process lives
+    const heart = setInterval(() => got.beat(), BEAT_MS);
+    heart.unref();
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      clearInterval(heart);
       got.release();
     };
   }
+}
+
+/** The key of a receiver's own outbox: the first 12 hex digits of the SHA-256 of its URL. */
+export function receiverKey(url: string): string {
+  return createHash('sha256').update(url).digest('hex').slice(0, 12);
 }
 
 /** All of `text`, or an error: a write that took only part of it (a full disk) goes on or fails. */
@@ -310,10 +411,17 @@ export function apply(state: OutboxState, record: OutboxRecord): void {
     case 'since':
       state.since ??= record.at;
       break;
+    case 'retry':
+      state.tried.set(record.id, { attempts: record.attempts, triedMs: record.triedMs });
+      break;
+    case 'follow':
+      state.following.add(record.deposit);
+      break;
   }
 }
 
 const isText = (v: unknown): v is string => typeof v === 'string';
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
 function parseRecord(line: string): OutboxRecord | undefined {
   if (!line.startsWith(RECORD_START)) return undefined;
@@ -339,6 +447,12 @@ function parseRecord(line: string): OutboxRecord | undefined {
       return isText(fields.id) ? (fields as unknown as DroppedRecord) : undefined;
     case 'since':
       return fields as unknown as SinceRecord;
+    case 'retry':
+      return isText(fields.id) && isCount(fields.attempts) && isCount(fields.triedMs)
+        ? (fields as unknown as RetryRecord)
+        : undefined;
+    case 'follow':
+      return isText(fields.deposit) ? (fields as unknown as FollowRecord) : undefined;
     default:
       return undefined;
   }

@@ -342,7 +342,7 @@ describe('sandbox trigger and --replay, from the outside', () => {
     // a running listen holds the profile (this very process: its lock names a live pid)
     const dir = path.join(w.env.LBRL_CONFIG_DIR, 'webhooks');
     const { Outbox } = await import('../../src/store/outbox.js');
-    const release = new Outbox(w.env.LBRL_CONFIG_DIR, 'default').lock();
+    const release = await new Outbox(w.env.LBRL_CONFIG_DIR, 'default').lock();
     try {
       w.clock.now += 3600_000;
       const again = await w.run(['listen', '--forward-to', rx.url, '--replay', sent.id]);

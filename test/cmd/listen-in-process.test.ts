@@ -7,6 +7,7 @@
  * (redirects, resets, silence) and the sandbox's stories through the CLI stay on servers:
  * test/cmd/listen.test.ts and test/cmd/listen-attacks.test.ts.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -17,10 +18,10 @@ import { createChecked } from '../../src/deposits/create.js';
 import { LbrlError, usageError } from '../../src/errors.js';
 import type { Target } from '../../src/session.js';
 import { ConfigStore } from '../../src/store/config.js';
-import { History, type StoredRecord } from '../../src/store/history.js';
+import { History, type StoredRecord, statusRecord } from '../../src/store/history.js';
 import { tempDir } from '../helpers/cli.js';
 import { getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
-import { plainTerminal, steppingClock } from '../helpers/plain-terminal.js';
+import { plainTerminal, type SteppingClock, steppingClock } from '../helpers/plain-terminal.js';
 import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 
 const SERVICE = 'https://pay.example.com';
@@ -68,7 +69,7 @@ function world() {
 type World = ReturnType<typeof world>;
 
 /** A deposit created through the service and recorded, as deposit create records it. */
-async function created(w: World, id = ID) {
+async function created(w: World, id = ID, when = START - 60_000) {
   const api = scriptedDepositApi({
     create: (body) => ({ ...at('WAITING_PAYMENT', id), qrCode: 'x', amountInCents: body.amountInCents }),
   });
@@ -77,16 +78,24 @@ async function created(w: World, id = ID) {
       api,
       recorder: { record: (r) => w.history.append(r) },
       scope: { profile: 'default', target: SERVICE },
-      now: () => START - 60_000,
+      now: () => when,
     },
     { amountInCents: 150000, lbrlAddress: LQ },
     `key-${id}`,
   );
 }
 
+/** The flags as a test writes them: --forward-to and --events once (a string) or repeated (an array). */
+type TestFlags = Omit<ListenCommandOptions['flags'], 'forwardTo' | 'events'> & {
+  forwardTo?: string | string[];
+  events?: string | string[];
+};
+const asList = (value: string | string[] | undefined) =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value];
+
 async function listen(
   w: World,
-  flags: ListenCommandOptions['flags'],
+  written: TestFlags,
   o: {
     profileName?: string;
     get?: (id: string, n: number) => unknown;
@@ -97,17 +106,28 @@ async function listen(
     until?: (posts: Post[]) => boolean;
     target?: () => Target;
     json?: boolean;
+    /** the wall clock at the start (default START) */
+    start?: number;
+    /** at each sleep, after the clocks moved: the test may step the wall clock (clock.t) alone */
+    onSleep?: (clock: SteppingClock) => void;
   } = {},
 ) {
+  const { forwardTo, events, ...rest } = written;
+  const flags: ListenCommandOptions['flags'] = { ...rest };
+  if (forwardTo !== undefined) flags.forwardTo = asList(forwardTo);
+  if (events !== undefined) flags.events = asList(events);
   const profileName = o.profileName ?? 'default';
   const controller = new AbortController();
   let after = 0;
   const posts: Post[] = [];
-  const clock = steppingClock(START, {
+  const start = o.start ?? START;
+  const clock = steppingClock(start, {
     signal: controller.signal,
+    monotonic: true,
     onSleep: (_ms, c) => {
+      o.onSleep?.(c);
       if ((o.until?.(posts) && ++after > 3) || c.sleeps.length > 3000) controller.abort();
-      if (o.forMs !== undefined && c.t - START > o.forMs) controller.abort();
+      if (o.forMs !== undefined && c.m > o.forMs) controller.abort();
     },
   });
   const term = plainTerminal({ json: o.json, now: clock.now });
@@ -453,5 +473,353 @@ describe('listen, in process with a scripted service and a poster', () => {
     expect(again.code).toBe(130);
     expect(types(again.posts, liar)).toEqual(['deposit.pix_confirmed']);
     expect([...first.posts, ...r.posts, ...again.posts].map((p) => p.problem).filter(Boolean)).toEqual([]);
+  });
+});
+
+describe('events a receiver can rely on: a status shorter than a poll is inferred, each event carries the deposit at its status', () => {
+  const bodyOf = (p: Post) =>
+    JSON.parse(p.body) as {
+      type: string;
+      data: { deposit: Record<string, unknown>; previousStatus: string | null; inferred: boolean };
+    };
+  /** what the receiver was told, event by event: type, the deposit's status, previousStatus, inferred */
+  const told = (posts: Post[]) =>
+    posts.map((p) => {
+      const { type, data } = bodyOf(p);
+      return [type, data.deposit.status, data.previousStatus, data.inferred];
+    });
+
+  it('WAITING_PAYMENT then FINALIZED at the next poll: pix_confirmed, settlement_created and tx_sent are sent, inferred, in order', async () => {
+    const w = world();
+    await created(w);
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        get: (id, n) => at(n === 1 ? 'WAITING_PAYMENT' : 'FINALIZED', id),
+        until: (posts) => posts.some((p) => p.type === 'deposit.finalized'),
+      },
+    );
+    expect(told(r.posts)).toEqual([
+      ['deposit.created', 'WAITING_PAYMENT', null, false],
+      ['deposit.pix_confirmed', 'PIX_CONFIRMED', 'WAITING_PAYMENT', true],
+      ['deposit.settlement_created', 'SETTLEMENT_CREATED', 'PIX_CONFIRMED', true],
+      ['deposit.tx_sent', 'TX_SENT', 'SETTLEMENT_CREATED', true],
+      ['deposit.finalized', 'FINALIZED', 'TX_SENT', false],
+    ]);
+    expect(r.posts.map((p) => p.problem)).toEqual(r.posts.map(() => undefined));
+    const [, paid, settling, sent, finalized] = r.posts.map((p) => bodyOf(p).data.deposit);
+    // each as it was at its status: paid but not yet settled, settled but not yet sent
+    expect(paid).toMatchObject({
+      status: 'PIX_CONFIRMED',
+      settlement: null,
+      confirmedAt: '2026-11-22T10:00:02.000Z',
+    });
+    expect(settling!.settlement).toEqual({ status: 'SETTLEMENT_CREATED' });
+    expect(sent!.settlement).toEqual({ status: 'TX_SENT', liquidTxid: TXID });
+    expect(finalized!.settlement).toEqual({ status: 'FINALIZED', liquidTxid: TXID });
+  });
+
+  it('first seen FINALIZED: deposit.created carries the deposit waiting for payment, never the finalized one', async () => {
+    const w = world();
+    await created(w);
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        get: (id) => at('FINALIZED', id),
+        until: (posts) => posts.some((p) => p.type === 'deposit.finalized'),
+      },
+    );
+    expect(told(r.posts)).toEqual([
+      ['deposit.created', 'WAITING_PAYMENT', null, true],
+      ['deposit.pix_confirmed', 'PIX_CONFIRMED', 'WAITING_PAYMENT', true],
+      ['deposit.settlement_created', 'SETTLEMENT_CREATED', 'PIX_CONFIRMED', true],
+      ['deposit.tx_sent', 'TX_SENT', 'SETTLEMENT_CREATED', true],
+      ['deposit.finalized', 'FINALIZED', 'TX_SENT', false],
+    ]);
+    const createdBody = bodyOf(r.posts[0]!).data.deposit;
+    expect(createdBody).toMatchObject({ status: 'WAITING_PAYMENT', settlement: null, confirmedAt: null });
+  });
+
+  it('--events deposit.pix_confirmed alone: sent whenever the deposit was paid, whatever the polls saw (FINALIZED, or FAILED with confirmedAt)', async () => {
+    const w = world();
+    const quick = `${ID.slice(0, -1)}a`;
+    const failedPaid = `${ID.slice(0, -1)}b`;
+    const failedUnpaid = `${ID.slice(0, -1)}c`;
+    for (const id of [quick, failedPaid, failedUnpaid]) await created(w, id);
+    const get = (id: string, n: number) => {
+      if (n === 1) return at('WAITING_PAYMENT', id);
+      if (id === quick) return at('FINALIZED', id);
+      const failed = at('FAILED', id) as Record<string, unknown>;
+      // paid, its settlement made, then failed; or failed before anyone paid
+      if (id === failedPaid) failed.settlement = { status: 'FAILED' };
+      else failed.confirmedAt = null;
+      return failed;
+    };
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER, events: 'deposit.pix_confirmed' },
+      { get, forMs: 120_000 },
+    );
+    const paidIds = r.posts.map((p) => bodyOf(p).data.deposit.id).sort();
+    expect(paidIds).toEqual([quick, failedPaid]);
+    expect(r.posts.every((p) => p.type === 'deposit.pix_confirmed' && bodyOf(p).data.inferred)).toBe(true);
+    expect(r.posts.map((p) => p.problem)).toEqual([undefined, undefined]);
+  });
+});
+
+describe('a payment nobody hears about: listen never gives up on a deposit lbrl created', () => {
+  const typesOf = (posts: Post[], id: string) =>
+    posts.filter((p) => JSON.parse(p.body).data.deposit.id === id).map((p) => p.type);
+
+  it('404s for a deposit lbrl created (a replica behind): asked again less and less often, never recorded GONE; paid later, its events are sent', async () => {
+    const w = world();
+    await created(w);
+    let known = false;
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        get: (id) => {
+          if (!known) throw new LbrlError(`deposit ${id} not found`, 'not_found');
+          return at('FINALIZED', id);
+        },
+        // the service finds it again after 20 minutes
+        onSleep: (c) => {
+          if (c.m > 20 * 60_000) known = true;
+        },
+        until: (posts) => posts.some((p) => p.type === 'deposit.finalized'),
+      },
+    );
+    expect(typesOf(r.posts, ID)).toEqual([
+      'deposit.created',
+      'deposit.pix_confirmed',
+      'deposit.settlement_created',
+      'deposit.tx_sent',
+      'deposit.finalized',
+    ]);
+    const said = r.stderr.split('\n').filter((l) => l.includes('does not know deposit'));
+    expect(said).toEqual([
+      `warning: the service does not know deposit ${ID} (yet); listen asks again in 6 s, then less often (at least every 10 min), and never gives up on it`,
+    ]);
+    expect(r.records.map((x) => (x as { status?: string }).status)).not.toContain('GONE');
+    // bounded back-off: 20 minutes of 404s cost a handful of requests, not one every 3 s
+    const during = r.api.gets().filter((g) => g.at - START <= 20 * 60_000);
+    expect(during.length).toBeGreaterThan(3);
+    expect(during.length).toBeLessThan(12);
+  });
+
+  it('a deposit an earlier version closed as GONE is followed again, and its payment sent', async () => {
+    const w = world();
+    await created(w);
+    const dir = path.join(w.dir, 'webhooks');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const since = { v: 1, type: 'since', at: '2026-11-22T09:00:00.000Z' };
+    const gone = {
+      v: 1,
+      type: 'seen',
+      deposit: ID,
+      status: 'GONE',
+      at: '2026-11-22T09:59:00.000Z',
+      closed: true,
+    };
+    fs.writeFileSync(
+      path.join(dir, 'default.ndjson'),
+      `${JSON.stringify(since)}\n${JSON.stringify(gone)}\n`,
+      {
+        mode: 0o600,
+      },
+    );
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER, events: 'deposit.finalized' },
+      { get: (id) => at('FINALIZED', id), until: (posts) => posts.length > 0 },
+    );
+    expect(typesOf(r.posts, ID)).toEqual(['deposit.finalized']);
+  });
+
+  it('an event retried while the wall clock steps 4 days ahead (NTP) is not given up: retried until taken', async () => {
+    const w = world();
+    await created(w);
+    let stepped = false;
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER, events: 'deposit.created' },
+      {
+        get: (id) => at('WAITING_PAYMENT', id),
+        answer: (_p, n) => {
+          if (n === 1) stepped = true;
+          return n < 4 ? { kind: 'answer', status: 503, ms: 5 } : { kind: 'answer', status: 200, ms: 5 };
+        },
+        onSleep: (c) => {
+          if (stepped && c.t < START + 86_400_000) c.t += 4 * 86_400_000;
+        },
+        until: (posts) => posts.length >= 4,
+      },
+    );
+    expect(r.stderr).not.toContain('given up');
+    expect(r.posts.map((p) => p.type)).toEqual(Array(4).fill('deposit.created'));
+    expect(r.stderr.split('\n').filter((l) => l.includes('--> 200'))).toHaveLength(1);
+  });
+
+  it('a first run with the clock a day fast, then set right: a deposit created later and paid while listen was stopped still gets its events', async () => {
+    const w = world();
+    await created(w);
+    const fast = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        start: START + 86_400_000,
+        get: (id) => at('WAITING_PAYMENT', id),
+        until: (posts) => posts.length > 0,
+      },
+    );
+    expect(fast.posts.map((p) => p.type)).toEqual(['deposit.created']);
+    // the clock set right; a charge made and paid while listen was stopped, its end recorded by a watch
+    const later = `${ID.slice(0, -1)}f`;
+    await created(w, later, START + 3600_000);
+    w.history.append([statusRecord(later, 'FINALIZED', START + 3700_000, at('FINALIZED', later) as never)]);
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        start: START + 7200_000,
+        get: (id) => at(id === later ? 'FINALIZED' : 'WAITING_PAYMENT', id),
+        until: (posts) => typesOf(posts, later).includes('deposit.finalized'),
+      },
+    );
+    expect(typesOf(r.posts, later)).toEqual([
+      'deposit.created',
+      'deposit.pix_confirmed',
+      'deposit.settlement_created',
+      'deposit.tx_sent',
+      'deposit.finalized',
+    ]);
+  });
+
+  it('charges open when listen first ran, stopped before it asked about some, paid meanwhile and recorded FINALIZED by another run: each gets deposit.finalized after the restart', async () => {
+    const w = world();
+    const ids = [1, 2, 3, 4, 5, 6].map((n) => `${ID.slice(0, -1)}${n}`);
+    for (const id of ids) await created(w, id);
+    const first = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      { get: (id) => at('WAITING_PAYMENT', id), forMs: 2500 },
+    );
+    // stopped before it had asked about all six
+    expect(new Set(first.api.gets().map((g) => g.id)).size).toBeLessThan(6);
+    for (const id of ids)
+      w.history.append([statusRecord(id, 'FINALIZED', START + 600_000, at('FINALIZED', id) as never)]);
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER, events: 'deposit.finalized' },
+      {
+        start: START + 900_000,
+        get: (id) => at('FINALIZED', id),
+        until: (posts) => posts.filter((p) => p.type === 'deposit.finalized').length >= 6,
+      },
+    );
+    const finalized = r.posts.filter((p) => p.type === 'deposit.finalized');
+    expect(finalized.map((p) => JSON.parse(p.body).data.deposit.id).sort(), r.stderr).toEqual(ids);
+  });
+});
+
+describe('a lock nobody can take back: the lock of a killed listen, after the host name changed', () => {
+  const lockFile = (w: World) => path.join(w.dir, 'webhooks', 'default.lock');
+  const here = () => ({
+    boot: fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+    pidns: fs.readlinkSync('/proc/self/ns/pid'),
+  });
+  function leaveLock(w: World, holder: Record<string, unknown>) {
+    fs.mkdirSync(path.dirname(lockFile(w)), { recursive: true, mode: 0o700 });
+    const claim = {
+      start: '',
+      since: '2026-11-22T09:00:00.000Z',
+      nonce: 'a'.repeat(24),
+      beat: 41,
+      ...holder,
+    };
+    fs.writeFileSync(lockFile(w), JSON.stringify(claim), { mode: 0o600 });
+  }
+  const deadPid = () => spawnSync('true').pid!;
+
+  it('a container restarted (new host name, new pid namespace): the dead one stops beating, so its lock is taken over after the lease, and events flow', async () => {
+    const w = world();
+    await created(w);
+    // its pid means a live process here (this one): only the heartbeat can tell
+    leaveLock(w, { pid: process.pid, host: 'c0ffee123456', boot: here().boot, pidns: 'pid:[4026532999]' });
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      { get: (id) => at('WAITING_PAYMENT', id), until: (posts) => posts.length > 0 },
+    );
+    expect(r.posts.map((p) => p.type)).toEqual(['deposit.created']);
+    expect(r.stderr).toContain(
+      `the listen lock ${lockFile(w)} names pid ${process.pid} on host c0ffee123456, which this machine cannot ask (a container restarted, or another machine): waiting 15 s for its heartbeat\n`,
+    );
+    expect(fs.existsSync(lockFile(w))).toBe(false);
+  });
+
+  it('the same kernel boot and pid namespace under another host name: a dead pid is taken over at once', async () => {
+    const w = world();
+    await created(w);
+    leaveLock(w, { pid: deadPid(), host: 'renamed-host', ...here() });
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      { get: (id) => at('WAITING_PAYMENT', id), until: (posts) => posts.length > 0 },
+    );
+    expect(r.posts.map((p) => p.type)).toEqual(['deposit.created']);
+    expect(r.stderr).not.toContain('waiting');
+  });
+
+  it('a holder on another machine that beats keeps its lock: exit 2 naming it, nothing sent', async () => {
+    const w = world();
+    await created(w);
+    leaveLock(w, { pid: 4242, host: 'other-machine', boot: 'f'.repeat(36), pidns: 'pid:[1]' });
+    let beat = 41;
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        get: (id) => at('WAITING_PAYMENT', id),
+        forMs: 60_000,
+        onSleep: () => {
+          const claim = JSON.parse(fs.readFileSync(lockFile(w), 'utf8'));
+          fs.writeFileSync(lockFile(w), JSON.stringify({ ...claim, beat: ++beat }));
+        },
+      },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'error: another lbrl listen (pid 4242) is already delivering the events of profile default',
+    );
+    expect(r.posts).toEqual([]);
+  });
+});
+
+describe('several receivers, in process', () => {
+  it('an --events written before any --forward-to filters every receiver without its own; the listening line says each filter', async () => {
+    const w = world();
+    await created(w);
+    const other = 'http://127.0.0.1:4343/all';
+    const r = await listen(
+      w,
+      {
+        forwardTo: [RECEIVER, other],
+        events: ['deposit.finalized', 'deposit.created'],
+        eventsPlaces: [0, 2],
+      },
+      {
+        get: (id, n) => at(n === 1 ? 'WAITING_PAYMENT' : 'FINALIZED', id),
+        until: (posts) => posts.length >= 2,
+      },
+    );
+    expect(r.stderr).toContain(`to ${RECEIVER} (deposit.finalized), ${other} (deposit.created).`);
+    const to = (url: string) => r.posts.filter((p) => p.url === url).map((p) => p.type);
+    expect(to(RECEIVER)).toEqual(['deposit.finalized']);
+    expect(to(other)).toEqual(['deposit.created']);
+    expect(r.posts.map((p) => p.problem)).toEqual([undefined, undefined]);
   });
 });

@@ -96,4 +96,27 @@ describe('listen, with no room for its outbox', () => {
       byId.set(d.id, d.body);
     }
   }, 90_000);
+
+  it('a disk full at start (no byte may be written): one line naming the file, exit 1, no empty lock file left behind', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    const rx = await startReceiver();
+    receivers.push(rx);
+    expect((await runBin(['listen', '--print-secret'], env)).code).toBe(0);
+    fs.mkdirSync(path.join(env.LBRL_CONFIG_DIR, 'webhooks'), { mode: 0o700 });
+    for (let run = 0; run < 2; run++) {
+      const full = await listenLimited(rx.url, env, 0, () => false);
+      expect(full.code, full.stderr).toBe(1);
+      const lines = full.stderr.split('\n').filter((l) => l !== '');
+      const errors = lines.filter((l) => l.startsWith('error:'));
+      expect(errors, full.stderr).toHaveLength(1);
+      expect(errors[0]).toMatch(
+        /^error: cannot write the (listen lock|webhook outbox) \/\S+ \(no file may grow any larger|the file may not grow any larger\)/,
+      );
+      expect(full.stderr).not.toContain('unexpected failure');
+      expect(full.stderr).not.toMatch(/^\s+at /m);
+    }
+    const left = fs.readdirSync(path.join(env.LBRL_CONFIG_DIR, 'webhooks'));
+    expect(left.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(rx.deliveries).toEqual([]);
+  }, 60_000);
 });

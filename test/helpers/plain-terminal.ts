@@ -65,20 +65,27 @@ export interface SteppingClock extends FlowClock {
   readonly sleeps: number[];
   /** the time now, in ms; moved only by sleep (or the test) */
   t: number;
+  /**
+   * With `monotonic: true`, the clock that never jumps: moved only by sleep, so a test that steps
+   * `t` (an NTP step, a clock set by hand) moves the wall clock alone.
+   */
+  m: number;
 }
 
 /** A clock that only sleeping moves; `onSleep` runs at each sleep, as if time passed for the world too. */
 export function steppingClock(
   start = Date.parse('2026-11-22T10:00:00Z'),
-  o: { signal?: AbortSignal; onSleep?: (ms: number, clock: SteppingClock) => void } = {},
+  o: { signal?: AbortSignal; onSleep?: (ms: number, clock: SteppingClock) => void; monotonic?: boolean } = {},
 ): SteppingClock {
   const clock: SteppingClock = {
     sleeps: [],
     t: start,
+    m: 0,
     now: () => clock.t,
     async sleep(ms, signal) {
       clock.sleeps.push(ms);
       clock.t += ms;
+      clock.m += ms;
       o.onSleep?.(ms, clock);
       if (signal?.aborted) throw new Error('aborted');
       await new Promise((r) => setImmediate(r));
@@ -86,6 +93,7 @@ export function steppingClock(
     random: () => 0.5,
     signal: o.signal ?? new AbortController().signal,
   };
+  if (o.monotonic) clock.monotonic = () => clock.m;
   return clock;
 }
 

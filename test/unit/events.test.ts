@@ -16,10 +16,17 @@ import { tempDir } from '../helpers/temp.js';
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 
 function hub(
-  o: { dir?: string; answer?: (url: string, body: string) => PostOutcome; verify?: boolean } = {},
+  o: {
+    dir?: string;
+    answer?: (url: string, body: string) => PostOutcome;
+    verify?: boolean;
+    /** a clock that does not jump, moved by sleeps alone (the test may step `now` by itself) */
+    monotonic?: boolean;
+    retentionMs?: number;
+  } = {},
 ) {
   const dir = o.dir ?? tempDir();
-  const clock = { now: T0 };
+  const clock = { now: T0, mono: 0 };
   const sent: Array<{ id: string; body: string }> = [];
   const lines: string[] = [];
   const warnings: string[] = [];
@@ -37,11 +44,14 @@ function hub(
       now: () => clock.now,
       sleep: async (ms) => {
         clock.now += ms;
+        clock.mono += ms;
         await new Promise((r) => setImmediate(r));
       },
       random: () => 0.5,
       signal: new AbortController().signal,
+      ...(o.monotonic ? { monotonic: () => clock.mono } : {}),
     },
+    ...(o.retentionMs !== undefined ? { retentionMs: o.retentionMs } : {}),
     service: 'sandbox',
     url: 'http://127.0.0.1:1/hooks',
     key: Buffer.alloc(32, 1),
@@ -114,18 +124,20 @@ describe('the event hub', () => {
     expect(again.sent).toEqual([]);
   });
 
-  it('what it covers: open deposits, and final ones only when created since listen first ran', () => {
+  it('what it covers: open deposits (GONE ones too), and final ones only when created after the first look', () => {
     const { h } = hub();
     const before = new Date(T0 - 1000).toISOString();
     const entries = [
       entry(ID(1), 'WAITING_PAYMENT', { at: before }),
       entry(ID(2), 'FINALIZED', { at: before }),
-      entry(ID(3), 'FINALIZED'),
       entry(ID(4), 'GONE'),
     ];
-    expect(h.covered(entries)).toEqual([ID(1), ID(3)]);
+    // ended before listen first looked: no events; the service lost one for a while: still followed
+    expect(h.covered(entries)).toEqual([ID(1), ID(4)]);
+    const later = [...entries, entry(ID(3), 'FINALIZED', { at: new Date(T0 + 1000).toISOString() })];
+    expect(h.covered(later)).toEqual([ID(1), ID(4), ID(3)]);
     h.observe(deposit(ID(3), 'FINALIZED'));
-    expect(h.covered(entries)).toEqual([ID(1)]);
+    expect(h.covered(later)).toEqual([ID(1), ID(4)]);
   });
 
   it('with --verify a FINALIZED deposit stays open until its check on chain', async () => {
@@ -144,6 +156,9 @@ describe('the event hub', () => {
     await h.drained();
     expect(sent.map((s) => (JSON.parse(s.body) as { type: string }).type)).toEqual([
       'deposit.created',
+      'deposit.pix_confirmed',
+      'deposit.settlement_created',
+      'deposit.tx_sent',
       'deposit.finalized',
       'deposit.verified',
     ]);
@@ -169,11 +184,12 @@ describe('the event hub', () => {
     expect(state.seen.size).toBe(n);
     // once listen has looked at the history well after they ended, it forgets the deposits it is done with
     clock.now += 2 * 3600_000;
-    h.covered([]);
+    h.covered([entry(ID(n + 5), 'WAITING_PAYMENT', { at: new Date(clock.now).toISOString() })]);
     h.compact(true);
     const later = outbox.load();
     expect(later.seen.size).toBe(0);
-    expect(later.since).toBe(new Date(clock.now - 3600_000).toISOString());
+    // listen's first look at the history: the newest deposit it held then
+    expect(later.since).toBe(new Date(clock.now).toISOString());
     expect([...later.events.values()].filter((e) => e.state === 'done')).toHaveLength(KEEP_DELIVERED);
     expect(h.covered([entry(ID(1), 'FINALIZED')])).toEqual([]);
     const file = path.join(dir, 'webhooks', 'default.ndjson');
@@ -181,13 +197,13 @@ describe('the event hub', () => {
     expect(fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('a rewrite cut short by a kill leaves a file the next lock holder removes', () => {
+  it('a rewrite cut short by a kill leaves a file the next lock holder removes', async () => {
     const dir = tempDir();
     const outbox = new Outbox(dir, 'default');
     fs.mkdirSync(path.join(dir, 'webhooks'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'webhooks', '.default.ndjson.99999.tmp'), 'half');
     fs.writeFileSync(path.join(dir, 'webhooks', '.other.ndjson.99999.tmp'), 'not ours');
-    const release = outbox.lock();
+    const release = await outbox.lock();
     expect(fs.readdirSync(path.join(dir, 'webhooks')).sort()).toEqual([
       '.other.ndjson.99999.tmp',
       'default.lock',
@@ -236,6 +252,35 @@ describe('the event hub', () => {
     await h.drained();
     expect(lines.some((l) => /given up after \d+ attempt\(s\)/.test(l))).toBe(true);
     expect(lines.at(-1)).toMatch(/deposit\.finalized .* --> 200 \(3 ms\)/);
-    expect(new Set(sent.slice(0, -1).map((s) => s.id)).size).toBe(1);
+    const refused = sent.filter((s) => (JSON.parse(s.body) as { type: string }).type === 'deposit.created');
+    expect(refused.length).toBeGreaterThan(1);
+    expect(new Set(refused.map((s) => s.id)).size).toBe(1);
+  });
+
+  it('the retry window is tried time on the clock that does not jump, summed over restarts: a wall clock set back or ahead changes nothing', async () => {
+    const dir = tempDir();
+    const refuse = () => ({ kind: 'answer', status: 503, ms: 1 }) as PostOutcome;
+    const first = hub({ dir, answer: refuse, monotonic: true, retentionMs: 120_000 });
+    first.h.observe(deposit(ID(9), 'WAITING_PAYMENT'));
+    first.h.flush();
+    while (first.clock.mono < 40_000) await new Promise((r) => setImmediate(r));
+    await first.h.stop();
+    const triedBefore = first.sent.length;
+    expect(first.lines.some((l) => l.includes('given up'))).toBe(false);
+    // the next run, its wall clock set back a day: the event is given up once its tried time,
+    // this run's added to the first's, reaches the window
+    const second = hub({ dir, answer: refuse, monotonic: true, retentionMs: 120_000 });
+    second.clock.now -= 86_400_000;
+    second.h.start();
+    const worker = second.h.drained();
+    for (let spins = 0; spins < 100_000 && !second.lines.some((l) => l.includes('given up')); spins++)
+      await new Promise((r) => setImmediate(r));
+    expect(second.lines.at(-1)).toMatch(
+      new RegExp(`given up after ${triedBefore + second.sent.length} attempt\\(s\\) over 2 min`),
+    );
+    await worker;
+    // less than a whole window in this run: the first run's tried time counted
+    expect(second.clock.mono).toBeGreaterThan(0);
+    expect(second.clock.mono).toBeLessThan(110_000);
   });
 });
