@@ -59,6 +59,14 @@ export const MANIFEST: readonly CommandEntry[] = [
       { flags: '--split-to <liquid-address>', help: 'send part of the net amount to this address' },
       { flags: '--split-fee <percent>', help: 'the part for --split-to: 2.99%, 2.99 or 2,99' },
       { flags: '--no-split', help: "ignore the profile's split settings" },
+      {
+        flags: '--ref <text>',
+        help: 'your reference (order, table, invoice): kept in the ledger, never sent (at most 100 characters)',
+      },
+      {
+        flags: '--note <text>',
+        help: 'a note kept with it in the ledger, never sent (at most 500 characters)',
+      },
       { flags: '--qr-png <file>', help: 'write the QR code PNG to this file', complete: 'files' },
       { flags: '--no-qr', help: 'do not draw the QR code in the terminal' },
       {
@@ -106,7 +114,10 @@ export const MANIFEST: readonly CommandEntry[] = [
     args: [],
     conflicts: [
       { when: { set: 'from' }, forbids: ['watch', 'interval', 'timeout', 'verify'] },
-      { when: { set: 'from' }, forbids: ['amount', 'amountCents', 'to', 'splitTo', 'splitFee'] },
+      {
+        when: { set: 'from' },
+        forbids: ['amount', 'amountCents', 'to', 'splitTo', 'splitFee', 'ref', 'note'],
+      },
       { when: { set: 'from' }, forbids: ['qrPng', 'qrStyle', 'display'] },
       { when: { unset: 'from' }, forbids: ['concurrency', 'resume'] },
       { when: { unset: 'watch' }, forbids: ['interval', 'timeout', 'verify'] },
@@ -117,8 +128,9 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 30,
     path: 'deposit get',
     description: "show a deposit's status and settlement",
-    args: [{ name: '<id>', help: 'deposit id', complete: 'ids' }],
+    args: [{ name: '[id]', help: 'deposit id', complete: 'ids' }],
     flags: [
+      { flags: '--ref <text>', help: 'the deposit created with this reference (instead of an id)' },
       { flags: '--qr', help: 'draw the QR code and print the copy-paste string' },
       { flags: '--qr-png <file>', help: 'write the QR code as a PNG file', complete: 'files' },
       {
@@ -129,6 +141,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     ],
     examples: [
       'lbrl deposit get <id>',
+      "lbrl deposit get --ref 'order 1042'",
       'lbrl deposit get <id> --json | jq -r .settlement.liquidTxid',
       'lbrl deposit get <id> --qr --qr-style light',
     ],
@@ -217,10 +230,12 @@ export const MANIFEST: readonly CommandEntry[] = [
       },
       { flags: '--verified', help: 'only those whose settlement was verified on chain' },
       { flags: '--unverified', help: 'only those not (yet) verified on chain' },
+      { flags: '--ref <text>', help: 'only those created with this reference (exactly)' },
     ],
     examples: [
       'lbrl deposit list',
       'lbrl deposit list --status EXPIRED --since 7d',
+      "lbrl deposit list --ref 'mesa 12'",
       'lbrl deposit list --status FINALIZED --unverified --since 2026-11-01 --until 2026-12-01',
       'lbrl deposit list --refresh --json | jq -r \'.[] | select(.status != "FINALIZED") | .id\'',
     ],

@@ -24,12 +24,15 @@ export interface LedgerFilter {
   statuses?: ReadonlySet<string> | undefined;
   /** true: verified on chain only; false: not verified only */
   verified?: boolean | undefined;
+  /** created with exactly this reference (lbrl's ledger) */
+  ref?: string | undefined;
 }
 
 /** The part of the filter a created record answers (cheap, before its later records are met). */
 export function createdFilter(filter: LedgerFilter): (r: CreatedRecord) => boolean {
   return (created) => {
     if (created.profile !== filter.profile) return false;
+    if (filter.ref !== undefined && created.ref !== filter.ref) return false;
     if (filter.since === undefined && filter.until === undefined) return true;
     const at = Date.parse(created.at);
     if (!Number.isFinite(at)) return false;

@@ -31,6 +31,12 @@ export interface CreatedRecord {
   /** set for rows of a batch: what --resume recognises */
   batchKey?: string;
   /**
+   * The merchant's reference (order, table, invoice) and note (domain/text/reference.ts): lbrl's
+   * own, never sent to the service nor compared with its answers. Absent from older records.
+   */
+  ref?: string;
+  note?: string;
+  /**
    * What the create answer said of the fields fixed at creation that the request did not set:
    * later answers, in any process, must say the same (deposits/answers.ts). Which fields: the
    * deposit model's FIXED_FIELD_NAMES (domain/deposit.ts).
@@ -958,6 +964,9 @@ function parseLine(buf: Buffer, start: number, end: number): StoredRecord | unde
   if (fields.type === 'created' || fields.type === 'status') {
     if (!isText(fields.id) || !isText(fields.status) || !isText(fields.at)) return undefined;
     if (fields.type === 'created' && (!isText(fields.profile) || !isText(fields.baseUrl))) return undefined;
+    // a reference or note that is not text is no reference: the deposit is kept without it
+    if (fields.ref !== undefined && !isText(fields.ref)) delete fields.ref;
+    if (fields.note !== undefined && !isText(fields.note)) delete fields.note;
     fields.id = canonicalId(fields.id);
     return fields as unknown as HistoryRecord;
   }
