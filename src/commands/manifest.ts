@@ -272,6 +272,38 @@ export const MANIFEST: readonly CommandEntry[] = [
     load: () => import('./deposit-report.js'),
   },
   {
+    rank: 75,
+    path: 'deposit export',
+    description: 'one line per deposit, for the accountant: CSV, OFX statement or hledger journal',
+    flags: [
+      {
+        flags: '--format <format>',
+        help: 'csv (RFC 4180), csv-br (; and comma decimals), ofx (an OFX 1.02 statement) or journal (hledger)',
+        complete: ['csv', 'csv-br', 'ofx', 'journal'],
+      },
+      {
+        flags: '--month <YYYY-MM>',
+        help: 'the deposits created in this month, in local time (instead of --since/--until)',
+      },
+      {
+        flags: '--since <when>',
+        help: 'created at or after: a date (2026-11-20, local), a time with offset, or a span back (7d, 12h)',
+      },
+      {
+        flags: '--until <when>',
+        help: 'created before: a date (2026-11-21 means up to its start), a time with offset, or a span back',
+      },
+    ],
+    examples: [
+      'lbrl deposit export --month 2026-11 --format csv-br > vendas-2026-11.csv',
+      'lbrl deposit export --month 2026-11 --format ofx > lbrl-2026-11.ofx',
+      'lbrl deposit export --month 2026-11 --format journal > lbrl-2026-11.journal && hledger -f lbrl-2026-11.journal balance',
+      'lbrl deposit export --since 7d --format csv | column -s, -t',
+    ],
+    args: [],
+    load: () => import('./deposit-export.js'),
+  },
+  {
     rank: 80,
     path: 'deposit reconcile',
     description: "check what the profile's addresses received on chain against the finalized deposits",
