@@ -14,6 +14,7 @@
 
 import type { GetResponse } from '../api/models.js';
 import type { PostOutcome, WebhookPoster } from '../api/webhook-post.js';
+import { type LocalFields, localFieldsOf } from '../domain/text/reference.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
 import {
   type DepositEventType,
@@ -179,9 +180,11 @@ export class EventHub {
     const since = this.state.since ?? '';
     const listed = new Set<string>();
     this.dormant.clear();
+    this.local.clear();
     for (const entry of entries) {
       const seen = this.state.seen.get(entry.id);
       if (seen?.closed || entry.status === GONE) continue;
+      if (entry.ref !== undefined || entry.note !== undefined) this.local.set(entry.id, localFieldsOf(entry));
       const recent = entry.at >= since;
       if (isTerminal(entry.status) && !seen && !recent) continue;
       if (typeof entry.expiredAt === 'string') {
@@ -195,6 +198,8 @@ export class EventHub {
     return ids;
   }
 
+  /** the merchant's reference and note of the deposits followed, as covered() last read them: in each event's data */
+  private readonly local = new Map<string, LocalFields>();
   /** the deposits the history holds expired, as covered() last read it */
   private readonly dormant = new Set<string>();
   /** when each of them was last let through to be asked about */
@@ -309,7 +314,14 @@ export class EventHub {
       deposit,
       event: type,
       at: new Date(now).toISOString(),
-      body: eventBody({ type, at: now, deposit: object, previousStatus, verification }),
+      body: eventBody({
+        type,
+        at: now,
+        deposit: object,
+        previousStatus,
+        verification,
+        local: this.local.get(deposit),
+      }),
     };
   }
 
