@@ -172,8 +172,7 @@ function chosenId(options: GetCommandOptions): string {
     );
   if (ids.length > 1)
     throw usageError(
-      `${ids.length > 5 ? 'more than 5' : ids.length} deposits have reference ${quoted(ref.value)} (${ids.slice(0, 5).join(', ')}): give the one you mean by its id`,
-      `lbrl deposit list --ref ${shellQuoted(ref.value)} lists them`,
+      `${ids.length > 5 ? 'more than 5' : ids.length} deposits have reference ${quoted(ref.value)} (${ids.slice(0, 5).join(', ')}): give the one you mean by its id (lbrl deposit list --ref ${shellQuoted(ref.value)} lists them)`,
     );
   return ids[0]!;
 }
