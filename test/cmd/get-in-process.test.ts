@@ -143,6 +143,16 @@ describe('deposit get: the reference and note lbrl keeps', () => {
     expect(r.stdout).not.toContain('\u001b');
   });
 
+  it("an answer with a ref field of its own is not checked against the ledger's: no error, the ledger's shown", async () => {
+    const r = await get(
+      ID,
+      { ...getAnswer(), ref: 'the service says otherwise' },
+      { ...withLedger, json: true },
+    );
+    expect(r.error).toBeUndefined();
+    expect(JSON.parse(r.stdout).ref).toBe('pedido 7');
+  });
+
   it('--ref finds the one deposit with that reference and asks the service for it', async () => {
     const r = await get(undefined as unknown as string, getAnswer(), {
       ...withLedger,
