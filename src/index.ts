@@ -33,6 +33,7 @@ export {
 export { isLbrlError } from './lib/errors.js';
 /** What the service answers, as the client hands it back after checking it. */
 export type {
+  ChargeNotes,
   CreatedDeposit,
   Deposit,
   DepositFields,

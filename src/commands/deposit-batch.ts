@@ -16,6 +16,7 @@ import {
 import type { DepositApi, FlowClock, Recorder, RequestDefaults, Scope } from '../deposits/ports.js';
 import { checkRequest, ROW_LABELS } from '../deposits/request.js';
 import { formatCents } from '../domain/money.js';
+import { type LocalFields, NOTE_MAX, REF_MAX, readLocalText } from '../domain/text/reference.js';
 import { decodeRowsInput, parseRows } from '../domain/text/rows.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
@@ -103,6 +104,25 @@ async function readRows(from: string, stdin: Context['stdin']): Promise<string> 
   }
 }
 
+/** A row's ref and note columns, checked as --ref and --note are; each problem named by its column. */
+function rowLocal(
+  ref: string | undefined,
+  note: string | undefined,
+): { fields: LocalFields; problems: string[] } {
+  const fields: LocalFields = {};
+  const problems: string[] = [];
+  for (const [column, given, max] of [
+    ['ref', ref, REF_MAX],
+    ['note', note, NOTE_MAX],
+  ] as const) {
+    if (given === undefined) continue;
+    const read = readLocalText(given, max);
+    if (read.ok) fields[column] = read.value;
+    else problems.push(invalidValue(column, given, read.expected).message);
+  }
+  return { fields, problems };
+}
+
 export async function run(opts: BatchOptions, session: Session): Promise<void> {
   return runBatch(batchOptionsOf(opts, session));
 }
@@ -141,14 +161,17 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
   let defaults: RequestDefaults | undefined;
   for (const row of parsed.rows) {
     defaults ??= options.requestDefaults();
+    const { ref, note, ...values } = row.fields;
     const checked = checkRequest(
-      { ...row.fields, ...(opts.split === false ? { split: false } : {}) },
+      { ...values, ...(opts.split === false ? { split: false } : {}) },
       defaults,
       ROW_LABELS,
     );
-    if (checked.body) rows.push({ row: row.row, body: checked.body });
-    else
-      for (const problem of checked.problems) problems.push(`row ${row.row} (line ${row.line}): ${problem}`);
+    const local = rowLocal(ref, note);
+    const rowProblems = [...(checked.body ? [] : checked.problems), ...local.problems];
+    if (checked.body && rowProblems.length === 0)
+      rows.push({ row: row.row, body: checked.body, local: local.fields });
+    else for (const problem of rowProblems) problems.push(`row ${row.row} (line ${row.line}): ${problem}`);
   }
   if (problems.length > 0) {
     throw usageError(
@@ -157,7 +180,7 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
   }
 
   if (opts.dryRun) {
-    for (const r of rows) printer.json({ row: r.row, request: r.body });
+    for (const r of rows) printer.json({ row: r.row, request: r.body, ...r.local });
     return;
   }
 

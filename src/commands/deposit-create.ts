@@ -8,7 +8,15 @@ import type { WatchPlan } from '../deposits/watch.js';
 import { checkLiquidAddress } from '../domain/liquid/address.js';
 import { centsToDecimalText, formatCents, MAX_CENTS, MIN_CENTS, parseReais } from '../domain/money.js';
 import { readSplitFee } from '../domain/split.js';
-import { LbrlError, usageError } from '../errors.js';
+import {
+  type LocalFields,
+  NOTE_MAX,
+  REF_MAX,
+  readLocalFlags,
+  withLocalFields,
+} from '../domain/text/reference.js';
+import { safeText } from '../domain/text/safe-text.js';
+import { invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
@@ -37,6 +45,14 @@ const CREATE_FLAGS = [
   { flags: '--split-to <liquid-address>', help: 'send part of the net amount to this address' },
   { flags: '--split-fee <percent>', help: 'the part for --split-to: 2.99%, 2.99 or 2,99' },
   { flags: '--no-split', help: "ignore the profile's split settings" },
+  {
+    flags: '--ref <text>',
+    help: `your reference (order, table, invoice): kept in the ledger, never sent (at most ${REF_MAX} characters)`,
+  },
+  {
+    flags: '--note <text>',
+    help: `a note kept with it in the ledger, never sent (at most ${NOTE_MAX} characters)`,
+  },
   { flags: '--qr-png <file>', help: 'write the QR code PNG to this file', complete: 'files' },
   { flags: '--no-qr', help: 'do not draw the QR code in the terminal' },
   QR_STYLE,
@@ -188,13 +204,16 @@ function splitSummary(body: CreateRequest): string {
   return `${fee.value.wire} of net to ${body.lbrlSplitAddress}: at most ${formatCents(split)} (the destination at least ${formatCents(destination)} before the service fee)`;
 }
 
-function requestSummary(body: CreateRequest, where: string): string {
+function requestSummary(body: CreateRequest, where: string, local: LocalFields): string {
   const lines = [
     `Amount   ${formatCents(body.amountInCents)} (${body.amountInCents} cents)`,
     `To       ${body.lbrlAddress}`,
     `Split    ${splitSummary(body)}`,
     `Service  ${where}`,
   ];
+  // the merchant's words, shown as text (kept in the ledger, not sent)
+  if (local.ref !== undefined) lines.push(`Ref      ${safeText(local.ref)}`);
+  if (local.note !== undefined) lines.push(`Note     ${safeText(local.note)}`);
   return lines.join('\n');
 }
 
@@ -275,6 +294,7 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
   const chosenStyle = opts.qrStyle ?? (saved === 'detect' ? undefined : saved);
   const style = qrStyle(opts.qrStyle, saved);
   const plan = parseWatchFlags(opts);
+  const local = readLocalFlags(opts, invalidValue);
   const prompter = await options.prompter();
   const filled = prompter && !opts.dryRun ? await askMissing(opts, options, prompter) : opts;
   const body = buildRequest(filled, options.requestDefaults());
@@ -283,7 +303,8 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
 
   if (opts.dryRun) {
     if (globals.json) {
-      printer.json({ request: body });
+      // the reference and note beside the request: they are kept, never sent
+      printer.json({ request: body, ...local });
     } else {
       printer.out(
         `Would send POST ${target.mode === 'live' ? target.baseUrl : '(embedded sandbox)'}/v1/api/deposit`,
@@ -296,7 +317,11 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
 
   if (prompter && !opts.yes) {
     printer.err(
-      requestSummary(body, target.mode === 'live' ? target.baseUrl : 'embedded sandbox (no real money)'),
+      requestSummary(
+        body,
+        target.mode === 'live' ? target.baseUrl : 'embedded sandbox (no real money)',
+        local,
+      ),
     );
     if (!(await prompter.confirm({ message: 'Create this charge?', default: true }))) {
       throw new LbrlError('cancelled; nothing was sent', 'cancelled');
@@ -311,6 +336,8 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     { api: client, recorder: options.recorder, scope: options.scope(), now: () => options.clock.now() },
     body,
     randomUUID(),
+    undefined,
+    local,
   );
 
   if (opts.qrPng !== undefined) {
@@ -329,7 +356,7 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
 
   const timeZone = timeZoneOf(options.ctx.env);
   const human = !globals.json && !globals.quiet;
-  if (globals.json) printer.json(raw);
+  if (globals.json) printer.json(withLocalFields(raw, local));
   else if (globals.quiet) printer.out(value.id);
   const sandbox = target.mode === 'sandbox';
   const shown =
@@ -342,11 +369,12 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
           style,
           chosenStyle,
           sandbox,
+          local,
         })
       : undefined;
   const counter = typeof shown === 'object' ? shown : undefined;
   if (human && !shown) {
-    printer.out(renderDeposit(printer.outColor, value, { sandbox, timeZone }));
+    printer.out(renderDeposit(printer.outColor, value, { sandbox, timeZone, local }));
     if (opts.qr !== false) {
       printer.out('');
       printer.out(await renderTerminalQr(value.qrCodeText, style));
@@ -382,7 +410,7 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
 }
 
 /** What only a single create takes, with --from: each kind refused with the reason it does not apply. */
-const FROM_VALUES = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee'];
+const FROM_VALUES = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee', 'ref', 'note'];
 const FROM_WATCH = ['watch', 'interval', 'timeout', 'verify'];
 const FROM_QR = ['qrPng', 'qrStyle', 'display'];
 
@@ -402,7 +430,7 @@ export const DEPOSIT_CREATE = command({
       when: { set: 'from' },
       forbids: FROM_VALUES,
       message: (flags) =>
-        `--from takes each deposit's values from its row, so ${flags.join(', ')} cannot go with it: put them in the file's columns (amount or amountCents, to, splitTo, splitFee)`,
+        `--from takes each deposit's values from its row, so ${flags.join(', ')} cannot go with it: put them in the file's columns (amount or amountCents, to, splitTo, splitFee, ref, note)`,
     },
     {
       when: { set: 'from' },

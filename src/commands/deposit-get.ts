@@ -2,8 +2,15 @@ import type { GetResponse } from '../api/models.js';
 import type { Context } from '../context.js';
 import { getChecked } from '../deposits/answers.js';
 import type { DepositApi, Recorder } from '../deposits/ports.js';
+import {
+  type LocalFields,
+  localFieldsOf,
+  REF_MAX,
+  readLocalText,
+  withLocalFields,
+} from '../domain/text/reference.js';
 import { isPaid, isTerminal, parseDepositId } from '../domain/values.js';
-import { invalidValue } from '../errors.js';
+import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import { Session } from '../session.js';
 import { statusRecord } from '../store/history.js';
 import type { Printer } from '../ui/output.js';
@@ -14,6 +21,7 @@ import { command, listed } from './define.js';
 import { ID_ARG, QR_STYLE } from './shared/flag-parts.js';
 
 const GET_FLAGS = [
+  { flags: '--ref <text>', help: 'the deposit created with this reference (instead of an id)' },
   { flags: '--qr', help: 'draw the QR code and print the copy-paste string' },
   { flags: '--qr-png <file>', help: 'write the QR code as a PNG file', complete: 'files' },
   QR_STYLE,
@@ -26,8 +34,8 @@ export type GetFlags = OptionsOf<typeof GET_FLAGS>;
  * (`getOptionsOf`); a test hands plain objects, a fake client included, and needs no server.
  */
 export interface GetCommandOptions {
-  /** the deposit id as typed */
-  idText: string;
+  /** the deposit id as typed (absent with --ref) */
+  idText: string | undefined;
   flags: GetFlags;
   printer: Printer;
   /** --json and --quiet */
@@ -45,12 +53,20 @@ export interface GetCommandOptions {
   serviceUrl(): string | undefined;
   /** when lbrl recorded this deposit expired (local), if it did */
   expiredAt(id: string): string | undefined;
+  /** the reference and note the ledger keeps with this deposit */
+  localOf?(id: string): LocalFields;
+  /** the ids of this profile's deposits on the target created with reference `ref`, newest first (at most `limit`) */
+  idsWithRef?(ref: string, limit: number): string[];
   /** a deposit recorded expired is still waiting (a note) or was paid after all (recorded, and an alarm) */
   afterExpiry(value: GetResponse, expiredAt: string): Promise<void>;
 }
 
 /** The Session's world, narrowed to what `deposit get` uses. */
-export function getOptionsOf(idText: string, flags: GetFlags, session: Session): GetCommandOptions {
+export function getOptionsOf(
+  idText: string | undefined,
+  flags: GetFlags,
+  session: Session,
+): GetCommandOptions {
   return {
     idText,
     flags,
@@ -66,19 +82,26 @@ export function getOptionsOf(idText: string, flags: GetFlags, session: Session):
     blindedFragment: (value) => blindedFragment(value, session),
     serviceUrl: () => session.renderMode().serviceUrl,
     expiredAt: (id) => session.recorded(Session.targetKey(session.target()), id)?.expiredAt,
+    localOf: (id) => localFieldsOf(session.recorded(Session.targetKey(session.target()), id)),
+    idsWithRef(ref, limit) {
+      const { profile, target } = session.scope();
+      return session
+        .history()
+        .entries((r) => r.ref === ref && r.profile === profile && r.baseUrl === target, { limit })
+        .map((entry) => entry.id);
+    },
     afterExpiry: (value, expiredAt) => afterExpiry(value, expiredAt, session),
   };
 }
 
-export async function run(idText: string, flags: GetFlags, session: Session): Promise<void> {
+export async function run(idText: string | undefined, flags: GetFlags, session: Session): Promise<void> {
   return runGet(getOptionsOf(idText, flags, session));
 }
 
 /** Parse, get (every rule of the answer checked), print. */
 export async function runGet(options: GetCommandOptions): Promise<void> {
   const { flags, printer } = options;
-  const id = parseDepositId(options.idText);
-  if (!id.ok) throw invalidValue('deposit id', options.idText, id.expected);
+  const id = { value: chosenId(options) };
   const style = qrStyle(flags.qrStyle, options.qrStyleSetting);
   if (flags.qrPng !== undefined) checkQrPngTarget(flags.qrPng);
   const { api, sandbox } = await options.client();
@@ -98,8 +121,9 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
     writeFileAtomic(flags.qrPng, await qrPng(value.qrCodeText));
     printer.info(`QR code written to ${flags.qrPng}`);
   }
+  const local = options.localOf?.(value.id) ?? {};
   if (options.json) {
-    printer.json(raw);
+    printer.json(withLocalFields(raw, local));
     return;
   }
   if (options.quiet) {
@@ -113,6 +137,7 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
       blinded: sandbox ? null : await options.blindedFragment(value),
       timeZone: timeZoneOf(options.env),
       serviceUrl: options.serviceUrl(),
+      local,
     }),
   );
   if (flags.qr) {
@@ -122,6 +147,39 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
     printer.out('PIX copy-paste:');
     printer.out(safeText(value.qrCodeText));
   }
+}
+
+/** The deposit asked for: its id as typed, or the one deposit the ledger holds with --ref. */
+function chosenId(options: GetCommandOptions): string {
+  const { idText, flags } = options;
+  if (flags.ref !== undefined && idText !== undefined)
+    throw usageError('give a deposit id or --ref, not both');
+  if (flags.ref === undefined) {
+    if (idText === undefined)
+      throw usageError('give a deposit id, or --ref <text> to find it by its reference');
+    const id = parseDepositId(idText);
+    if (!id.ok) throw invalidValue('deposit id', idText, id.expected);
+    return id.value;
+  }
+  const ref = readLocalText(flags.ref, REF_MAX);
+  if (!ref.ok) throw invalidValue('--ref', flags.ref, ref.expected);
+  const ids = options.idsWithRef?.(ref.value, 6) ?? [];
+  if (ids.length === 0)
+    throw new LbrlError(
+      `no deposit with reference ${quoted(ref.value)} in this profile's ledger`,
+      'not_found',
+      'lbrl deposit list shows the deposits recorded, with their references',
+    );
+  if (ids.length > 1)
+    throw usageError(
+      `${ids.length > 5 ? 'more than 5' : ids.length} deposits have reference ${quoted(ref.value)} (${ids.slice(0, 5).join(', ')}): give the one you mean by its id (lbrl deposit list --ref ${shellQuoted(ref.value)} lists them)`,
+    );
+  return ids[0]!;
+}
+
+/** A word for a shell: as it is when plain, else in single quotes. */
+function shellQuoted(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -185,10 +243,11 @@ export const DEPOSIT_GET = command({
   rank: 30,
   path: 'deposit get',
   description: "show a deposit's status and settlement",
-  args: [ID_ARG],
+  args: [{ ...ID_ARG, name: '[id]' }],
   flags: GET_FLAGS,
   examples: [
     'lbrl deposit get <id>',
+    "lbrl deposit get --ref 'order 1042'",
     'lbrl deposit get <id> --json | jq -r .settlement.liquidTxid',
     'lbrl deposit get <id> --qr --qr-style light',
   ],

@@ -3,6 +3,7 @@ import { listEntries, refreshEntries } from '../deposits/history.js';
 import { createdFilter, entryFilter, type LedgerFilter, shownStatus } from '../deposits/ledger.js';
 import type { DepositApi, Recorder } from '../deposits/ports.js';
 import { formatCents } from '../domain/money.js';
+import { REF_MAX, readLocalText } from '../domain/text/reference.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { parseWholeNumber, STATUSES } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
@@ -39,6 +40,7 @@ const LIST_FLAGS = [
   { flags: '--verified', help: 'only those whose settlement was verified on chain' },
   { flags: '--unverified', help: 'only those not (yet) verified on chain' },
   ALL_SERVICES,
+  { flags: '--ref <text>', help: 'only those created with this reference (exactly)' },
 ] as const satisfies readonly FlagDef[];
 
 export type ListOptions = OptionsOf<typeof LIST_FLAGS>;
@@ -108,7 +110,14 @@ export function ledgerFilter(
   world: { profileName: string; ctx: Pick<Context, 'now' | 'env'>; service?(): string },
 ): LedgerFilter {
   if (opts.verified && opts.unverified) throw usageError('--verified and --unverified cannot go together');
+  let ref: string | undefined;
+  if (opts.ref !== undefined) {
+    const read = readLocalText(opts.ref, REF_MAX);
+    if (!read.ok) throw invalidValue('--ref', opts.ref, read.expected);
+    ref = read.value;
+  }
   return {
+    ref,
     profile: world.profileName,
     baseUrl: serviceShown(world, opts.allServices),
     ...parseSpan(opts, world),
@@ -135,7 +144,10 @@ export async function runList(options: ListCommandOptions): Promise<void> {
   const history = options.history();
   const entries = where
     ? history.entries(createdFilter(filter), { limit, where })
-    : filter.since !== undefined || filter.until !== undefined || filter.baseUrl !== undefined
+    : filter.since !== undefined ||
+        filter.until !== undefined ||
+        filter.baseUrl !== undefined ||
+        filter.ref !== undefined
       ? history.entries(createdFilter(filter), { limit })
       : listEntries(history, options.profileName, limit);
   if (options.service && !options.json)
@@ -160,17 +172,20 @@ export async function runList(options: ListCommandOptions): Promise<void> {
     return;
   }
   if (entries.length === 0) {
-    const filtered = where || filter.since !== undefined || filter.until !== undefined;
+    const filtered =
+      where || filter.since !== undefined || filter.until !== undefined || filter.ref !== undefined;
     printer.info(
       `no deposits recorded for profile ${options.profileName}${filtered ? ' that match' : ''} in ${history.file}`,
     );
     return;
   }
   if (!printer.stdoutIsTTY) {
-    // gh's convention for pipes: tab-separated, no header, full values (times in UTC, as scripts read them)
+    // gh's convention for pipes: tab-separated, no header, full values (times in UTC, as scripts
+    // read them); a reference as a sixth field when the deposit has one, so the five stay where they were
     for (const entry of entries)
       printer.out(
         [entry.id, entry.at, entry.amountInCents, entry.destinationAddress, shownStatus(entry)]
+          .concat(entry.ref !== undefined ? [entry.ref] : [])
           .map((x) => safeText(String(x)))
           .join('\t'),
       );
@@ -250,6 +265,14 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
         cells: entries.map((e) => (e.verifiedAt ? 'verified' : safeText(e.onChain ?? ''))),
         drop: 2,
       });
+    // the merchant's reference, when any deposit shown has one: before the destination, after it to go
+    if (entries.some((e) => e.ref !== undefined) && level < 4)
+      cols.push({
+        header: 'REF',
+        cells: entries.map((e) => safeText(e.ref ?? '')),
+        drop: 3,
+        min: Math.min(12, ...entries.map((e) => safeText(e.ref ?? '').length).filter((n) => n > 0)),
+      });
     if (level < 3)
       cols.push({
         header: 'DESTINATION',
@@ -269,10 +292,11 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
   for (let level = 0; level <= 7; level++) {
     cols = build(level);
     widths = sized(cols);
-    const dest = cols.findIndex((c) => c.header === 'DESTINATION');
-    if (dest !== -1) {
+    // the destination shortens first, then the reference, each down to its least
+    for (const header of ['DESTINATION', 'REF']) {
+      const index = cols.findIndex((c) => c.header === header);
       const over = total(cols, widths) - width;
-      if (over > 0) widths[dest] = Math.max(cols[dest]!.min!, widths[dest]! - over);
+      if (index !== -1 && over > 0) widths[index] = Math.max(cols[index]!.min!, widths[index]! - over);
     }
     if (total(cols, widths) <= width) break;
   }
@@ -327,6 +351,7 @@ export const DEPOSIT_LIST = command({
   examples: [
     'lbrl deposit list',
     'lbrl deposit list --status EXPIRED --since 7d',
+    "lbrl deposit list --ref 'mesa 12'",
     'lbrl deposit list --status FINALIZED --unverified --since 2026-11-01 --until 2026-12-01',
     'lbrl deposit list --refresh --json | jq -r \'.[] | select(.status != "FINALIZED") | .id\'',
   ],

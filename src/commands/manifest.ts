@@ -59,6 +59,14 @@ export const MANIFEST: readonly CommandEntry[] = [
       { flags: '--split-to <liquid-address>', help: 'send part of the net amount to this address' },
       { flags: '--split-fee <percent>', help: 'the part for --split-to: 2.99%, 2.99 or 2,99' },
       { flags: '--no-split', help: "ignore the profile's split settings" },
+      {
+        flags: '--ref <text>',
+        help: 'your reference (order, table, invoice): kept in the ledger, never sent (at most 100 characters)',
+      },
+      {
+        flags: '--note <text>',
+        help: 'a note kept with it in the ledger, never sent (at most 500 characters)',
+      },
       { flags: '--qr-png <file>', help: 'write the QR code PNG to this file', complete: 'files' },
       { flags: '--no-qr', help: 'do not draw the QR code in the terminal' },
       {
@@ -110,7 +118,10 @@ export const MANIFEST: readonly CommandEntry[] = [
     args: [],
     conflicts: [
       { when: { set: 'from' }, forbids: ['watch', 'interval', 'timeout', 'verify'] },
-      { when: { set: 'from' }, forbids: ['amount', 'amountCents', 'to', 'splitTo', 'splitFee'] },
+      {
+        when: { set: 'from' },
+        forbids: ['amount', 'amountCents', 'to', 'splitTo', 'splitFee', 'ref', 'note'],
+      },
       { when: { set: 'from' }, forbids: ['qrPng', 'qrStyle', 'display'] },
       { when: { unset: 'from' }, forbids: ['concurrency', 'resume', 'withQrCode'] },
       { when: { unset: 'watch' }, forbids: ['interval', 'timeout', 'verify'] },
@@ -121,8 +132,9 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 30,
     path: 'deposit get',
     description: "show a deposit's status and settlement",
-    args: [{ name: '<id>', help: 'deposit id', complete: 'ids' }],
+    args: [{ name: '[id]', help: 'deposit id', complete: 'ids' }],
     flags: [
+      { flags: '--ref <text>', help: 'the deposit created with this reference (instead of an id)' },
       { flags: '--qr', help: 'draw the QR code and print the copy-paste string' },
       { flags: '--qr-png <file>', help: 'write the QR code as a PNG file', complete: 'files' },
       {
@@ -133,6 +145,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     ],
     examples: [
       'lbrl deposit get <id>',
+      "lbrl deposit get --ref 'order 1042'",
       'lbrl deposit get <id> --json | jq -r .settlement.liquidTxid',
       'lbrl deposit get <id> --qr --qr-style light',
     ],
@@ -225,10 +238,12 @@ export const MANIFEST: readonly CommandEntry[] = [
         flags: '--all-services',
         help: "every service's deposits, not only those of the service this profile uses now (sandbox and live are apart)",
       },
+      { flags: '--ref <text>', help: 'only those created with this reference (exactly)' },
     ],
     examples: [
       'lbrl deposit list',
       'lbrl deposit list --status EXPIRED --since 7d',
+      "lbrl deposit list --ref 'mesa 12'",
       'lbrl deposit list --status FINALIZED --unverified --since 2026-11-01 --until 2026-12-01',
       'lbrl deposit list --refresh --json | jq -r \'.[] | select(.status != "FINALIZED") | .id\'',
     ],
@@ -267,6 +282,38 @@ export const MANIFEST: readonly CommandEntry[] = [
     ],
     args: [],
     load: () => import('./deposit-report.js'),
+  },
+  {
+    rank: 75,
+    path: 'deposit export',
+    description: 'one line per deposit, for the accountant: CSV, OFX statement or hledger journal',
+    flags: [
+      {
+        flags: '--format <format>',
+        help: 'csv (RFC 4180), csv-br (; and comma decimals), ofx (an OFX 1.02 statement) or journal (hledger)',
+        complete: ['csv', 'csv-br', 'ofx', 'journal'],
+      },
+      {
+        flags: '--month <YYYY-MM>',
+        help: 'the deposits created in this month, in local time (instead of --since/--until)',
+      },
+      {
+        flags: '--since <when>',
+        help: 'created at or after: a date (2026-11-20, local), a time with offset, or a span back (7d, 12h)',
+      },
+      {
+        flags: '--until <when>',
+        help: 'created before: a date (2026-11-21 means up to its start), a time with offset, or a span back',
+      },
+    ],
+    examples: [
+      'lbrl deposit export --month 2026-11 --format csv-br > vendas-2026-11.csv',
+      'lbrl deposit export --month 2026-11 --format ofx > lbrl-2026-11.ofx',
+      'lbrl deposit export --month 2026-11 --format journal > lbrl-2026-11.journal && hledger -f lbrl-2026-11.journal balance',
+      'lbrl deposit export --since 7d --format csv | column -s, -t',
+    ],
+    args: [],
+    load: () => import('./deposit-export.js'),
   },
   {
     rank: 80,

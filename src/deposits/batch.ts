@@ -15,20 +15,28 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { RetryInfo } from '../api/client.js';
 import type { CreateRequest } from '../api/models.js';
+import { type LocalFields, withLocalFields } from '../domain/text/reference.js';
 import { type ErrorType, interrupted, LbrlError } from '../errors.js';
 import type { ClaimWaitOptions, RowTurn } from '../store/claims.js';
 import type { AttemptRecord } from '../store/history.js';
 import { createChecked } from './create.js';
 import type { DepositApi, FlowClock, Recorder, Scope } from './ports.js';
 
-export function rowKeys(bodies: CreateRequest[]): string[] {
+/**
+ * The rows' keys. A row's reference is part of it (two orders of the same amount are two
+ * deposits); a row without one keeps the key an older lbrl gave it, so --resume still knows it.
+ * The note is not: editing a comment does not make a new charge.
+ */
+export function rowKeys(bodies: CreateRequest[], refs: ReadonlyArray<string | undefined> = []): string[] {
   const seen = new Map<string, number>();
-  return bodies.map((request) => {
+  return bodies.map((request, index) => {
+    const ref = refs[index];
     const canonical = JSON.stringify([
       request.amountInCents,
       request.lbrlAddress,
       request.lbrlSplitAddress ?? null,
       request.splitFee ?? null,
+      ...(ref !== undefined ? [{ ref }] : []),
     ]);
     const seenBefore = seen.get(canonical) ?? 0;
     seen.set(canonical, seenBefore + 1);
@@ -53,6 +61,8 @@ export interface BatchRow {
   /** the row's number in the input, for messages */
   row: number;
   body: CreateRequest;
+  /** the row's reference and note: kept in the ledger with its deposit, never sent */
+  local?: LocalFields;
 }
 
 /** The rows of one file as earlier and overlapping runs left them (store/claims.ts ResumableRows). */
@@ -113,7 +123,10 @@ export async function createBatch(
   progress: (outcomes: ReadonlyArray<RowOutcome | undefined>, finished: number) => void,
 ): Promise<RowOutcome[]> {
   const { clock, scope } = deps;
-  const keys = rowKeys(rows.map((r) => r.body));
+  const keys = rowKeys(
+    rows.map((r) => r.body),
+    rows.map((r) => r.local?.ref),
+  );
   if (options.resume && !deps.resumable)
     throw new Error('createBatch: --resume needs the rows of earlier runs');
   const turns = options.resume ? deps.resumable!(keys) : undefined;
@@ -129,7 +142,13 @@ export async function createBatch(
   let stopAll: LbrlError | undefined;
 
   /** Record the attempt, send, check, record the deposit. */
-  const send = async (row: number, body: CreateRequest, batchKey: string, idempotencyKey: string) => {
+  const send = async (
+    row: number,
+    body: CreateRequest,
+    batchKey: string,
+    idempotencyKey: string,
+    local: LocalFields = {},
+  ) => {
     const attempt: AttemptRecord = {
       v: 1,
       type: 'attempt',
@@ -146,8 +165,14 @@ export async function createBatch(
         body,
         idempotencyKey,
         batchKey,
+        local,
       );
-      return { kind: 'created', ok: true, exitCode: 0, line: { row, deposit: raw } } satisfies RowOutcome;
+      return {
+        kind: 'created',
+        ok: true,
+        exitCode: 0,
+        line: { row, deposit: withLocalFields(raw, local) },
+      } satisfies RowOutcome;
     } catch (error) {
       if (!(error instanceof LbrlError)) throw error;
       if (error.type === 'auth' || error.type === 'interrupted') stopAll = error;
@@ -156,7 +181,7 @@ export async function createBatch(
   };
 
   const sendRow = async (index: number): Promise<RowOutcome> => {
-    const { row, body } = rows[index]!;
+    const { row, body, local } = rows[index]!;
     const batchKey = keys[index]!;
     const prior = turns?.done(batchKey);
     if (prior) return resumedRow(row, prior);
@@ -170,7 +195,7 @@ export async function createBatch(
         return sendRow(index);
       }
     }
-    if (!turns) return send(row, body, batchKey, randomUUID());
+    if (!turns) return send(row, body, batchKey, randomUUID(), local);
     let turn: RowTurn;
     try {
       turn = await turns.begin(batchKey, {
@@ -187,7 +212,7 @@ export async function createBatch(
     }
     if ('done' in turn) return resumedRow(row, turn.done);
     try {
-      return await send(row, body, batchKey, turn.idempotencyKey);
+      return await send(row, body, batchKey, turn.idempotencyKey, local);
     } finally {
       turn.claim.release();
     }

@@ -2,6 +2,7 @@
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse } from '../api/models.js';
 import { fixedFieldsOf } from '../domain/deposit.js';
+import type { LocalFields } from '../domain/text/reference.js';
 import type { CreatedRecord } from '../store/history.js';
 import { createAnswer } from './answers.js';
 import type { DepositApi, Recorder, Scope } from './ports.js';
@@ -15,13 +16,15 @@ export interface CreateDeps {
 
 /**
  * Send one create, check the answer (money safety) and record the deposit in the local
- * history before anything is printed. Shared by create and create --from.
+ * history before anything is printed. Shared by create and create --from. `local` (the
+ * merchant's reference and note) is recorded with it and never sent.
  */
 export async function createChecked(
   deps: CreateDeps,
   body: CreateRequest,
   idempotencyKey: string,
   batchKey?: string,
+  local: LocalFields = {},
 ): Promise<ApiResult<CreateResponse>> {
   const answer = await createAnswer(deps.api, body, idempotencyKey);
   const { value } = answer;
@@ -40,6 +43,8 @@ export async function createChecked(
     answer: fixedFieldsOf(value),
   };
   if (batchKey) record.batchKey = batchKey;
+  if (local.ref !== undefined) record.ref = local.ref;
+  if (local.note !== undefined) record.note = local.note;
   deps.recorder.record([record]);
   return answer;
 }

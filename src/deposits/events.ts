@@ -14,6 +14,7 @@
 
 import type { GetResponse } from '../api/models.js';
 import type { PostOutcome, WebhookPoster } from '../api/webhook-post.js';
+import { type LocalFields, localFieldsOf } from '../domain/text/reference.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
 import {
   type DepositEventType,
@@ -204,9 +205,11 @@ export class EventHub {
     const follow: FollowRecord[] = [];
     this.dormant.clear();
     this.createdAt.clear();
+    this.local.clear();
     for (const entry of all) {
       const seen = this.state.seen.get(entry.id);
       this.createdAt.set(entry.id, entry.at);
+      if (entry.ref !== undefined || entry.note !== undefined) this.local.set(entry.id, localFieldsOf(entry));
       if (isDone(seen)) continue;
       const following = this.state.following.has(entry.id);
       // created after the first run's newest deposit; or open when listen met it, whatever the dates
@@ -228,6 +231,8 @@ export class EventHub {
   /** when each deposit the last look listed was created, as the history says */
   private readonly createdAt = new Map<string, string>();
 
+  /** the merchant's reference and note of the deposits followed, as covered() last read them: in each event's data */
+  private readonly local = new Map<string, LocalFields>();
   /** the deposits the history holds expired, as covered() last read it */
   private readonly dormant = new Set<string>();
   /** when each of them was last let through to be asked about */
@@ -358,7 +363,14 @@ export class EventHub {
       deposit,
       event: type,
       at: new Date(now).toISOString(),
-      body: eventBody({ type, at: now, deposit: object, previousStatus, ...extra }),
+      body: eventBody({
+        type,
+        at: now,
+        deposit: object,
+        previousStatus,
+        ...extra,
+        local: this.local.get(deposit),
+      }),
     };
   }
 

@@ -26,6 +26,8 @@ export interface LedgerFilter {
   statuses?: ReadonlySet<string> | undefined;
   /** true: verified on chain only; false: not verified only */
   verified?: boolean | undefined;
+  /** created with exactly this reference (lbrl's ledger) */
+  ref?: string | undefined;
 }
 
 /** The part of the filter a created record answers (cheap, before its later records are met). */
@@ -33,6 +35,7 @@ export function createdFilter(filter: LedgerFilter): (r: CreatedRecord) => boole
   return (created) => {
     if (created.profile !== filter.profile) return false;
     if (filter.baseUrl !== undefined && created.baseUrl !== filter.baseUrl) return false;
+    if (filter.ref !== undefined && created.ref !== filter.ref) return false;
     if (filter.since === undefined && filter.until === undefined) return true;
     const at = Date.parse(created.at);
     if (!Number.isFinite(at)) return false;
@@ -118,6 +121,31 @@ function splitShareCents(netCents: number, splitPercent: unknown): number | null
   return Number((BigInt(netCents) * basisPoints) / 10_000n);
 }
 
+/** A deposit's money in integer cents: what was charged, the service's fee, the net, and how the net was shared. */
+export interface DepositFigures {
+  gross: number;
+  fee: number;
+  net: number;
+  /** the split address's share of the net, rounded down to the cent (0 without a split) */
+  split: number;
+  /** the net less the split: what the destination received */
+  destination: number;
+}
+
+/**
+ * The figures of a deposit, from what its create answer said (kept in the history), exactly;
+ * null when the history does not hold them (a record of an older lbrl) or they are not exact
+ * cents. The report's sums and every export read them here, so their totals agree.
+ */
+export function figuresOf(entry: HistoryEntry): DepositFigures | null {
+  const gross = entry.amountInCents;
+  const fee = exactCents(entry.answer?.feeAmount);
+  const net = exactCents(entry.answer?.netAmount);
+  const split = net === null ? null : splitShareCents(net, entry.answer?.splitPercent);
+  if (!Number.isSafeInteger(gross) || fee === null || net === null || split === null) return null;
+  return { gross, fee, net, split, destination: net - split };
+}
+
 /** Adds one deposit to the sums. */
 export function addToSums(sums: ReportSums, entry: HistoryEntry): void {
   sums.createdCount += 1;
@@ -130,17 +158,16 @@ export function addToSums(sums: ReportSums, entry: HistoryEntry): void {
   if (status !== 'FINALIZED') return;
   sums.finalizedCount += 1;
   sums.grossCents += Number.isSafeInteger(entry.amountInCents) ? entry.amountInCents : 0;
-  const fee = exactCents(entry.answer?.feeAmount);
-  const net = exactCents(entry.answer?.netAmount);
-  const split = net === null ? null : splitShareCents(net, entry.answer?.splitPercent);
-  if (fee === null || net === null || split === null) {
+  const figures = figuresOf(entry);
+  if (!figures) {
     sums.unknownAmountsCount += 1;
     return;
   }
+  const { fee, net, split } = figures;
   sums.feeCents += fee;
   sums.netCents += net;
   sums.splitCents += split;
-  sums.destinationCents += net - split;
+  sums.destinationCents += figures.destination;
   if (entry.verifiedAt) {
     sums.verifiedCount += 1;
     sums.verifiedNetCents += net;

@@ -4,7 +4,9 @@
  * `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the secret's decoded bytes.
  * Pure: HMAC and SHA-256 from node:crypto, no I/O.
  */
+
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { LocalFields } from './text/reference.js';
 import { canonicalId } from './values.js';
 
 export const DEPOSIT_EVENTS = [
@@ -145,6 +147,8 @@ export function eventBody(event: {
   /** lbrl did not see the deposit at this status (a poll missed it) and infers it from a later answer */
   inferred?: boolean;
   verification?: unknown;
+  /** the merchant's reference and note, from lbrl's ledger: `data.ref`, `data.note` when there are */
+  local?: LocalFields | undefined;
 }): string {
   const data: Record<string, unknown> = {
     deposit: event.deposit,
@@ -152,6 +156,8 @@ export function eventBody(event: {
     inferred: event.inferred ?? false,
   };
   if (event.verification !== undefined) data.verification = event.verification;
+  if (event.local?.ref !== undefined) data.ref = event.local.ref;
+  if (event.local?.note !== undefined) data.note = event.local.note;
   return JSON.stringify({ type: event.type, timestamp: new Date(event.at).toISOString(), data });
 }
 

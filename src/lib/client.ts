@@ -17,9 +17,10 @@ import { decimalFromNumber } from '../domain/decimal.js';
 import { ownFields } from '../domain/own.js';
 import { splitFeeFromBasisPoints } from '../domain/split.js';
 import { MIN_FRAGMENT_SECRET, Redactor } from '../domain/text/redact.js';
+import { type LocalFields, readLocalFlags, withLocalFields } from '../domain/text/reference.js';
 import { canonicalId, parseDepositId } from '../domain/values.js';
 import { invalidValue, type LbrlError, redactedError, usageError } from '../errors.js';
-import type { CreatedDeposit, Deposit, DepositRequest } from './types.js';
+import type { ChargeNotes, CreatedDeposit, Deposit, DepositRequest } from './types.js';
 import { type Network, parseCents, parseNetwork } from './values.js';
 
 /** Time, for tests of a program: a clock whose sleep need not wait. */
@@ -59,6 +60,13 @@ export interface ChargeFields {
   splitTo?: string;
   /** `"2.99%"`, `"2.99"` or `"2,99"` */
   splitFee?: string;
+  /**
+   * Your reference (order, table, invoice; at most 100 characters) and a note (at most 500), no
+   * control or invisible characters. Never sent: the service has no field for them, and the
+   * library keeps no ledger, so they come back on the created deposit for you to keep.
+   */
+  ref?: string;
+  note?: string;
 }
 
 /**
@@ -107,8 +115,9 @@ export interface LbrlClient {
    * Create a charge: the input checked as the command line checks flags (LbrlError `usage`
    * before any request), sent with an Idempotency-Key, and the answer checked against the
    * request (LbrlError `mismatch` when the service changed the amount, an address, the split).
+   * A `ref` and `note` given are checked, never sent, and returned on the deposit.
    */
-  create(input: CreateInput, options?: CreateOptions): Promise<CreatedDeposit>;
+  create(input: CreateInput, options?: CreateOptions): Promise<CreatedDeposit & ChargeNotes>;
   /** One deposit by id (a UUID), its answer checked. */
   get(id: string, options?: GetOptions): Promise<Deposit>;
   /**
@@ -325,7 +334,7 @@ function makeClient(
       );
       created.set(canonicalId(value.id), body);
       if (created.size > KNOWN_LIMIT) created.delete(created.keys().next().value as string);
-      return value;
+      return withLocalFields(value, fields.local);
     },
 
     async get(id, given = {}) {
@@ -460,6 +469,7 @@ function checkInput(input: unknown): {
   to: string | undefined;
   splitTo: string | undefined;
   splitFee: string | undefined;
+  local: LocalFields;
 } {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw usageError('create needs { amount or amountCents, to }');
@@ -495,7 +505,25 @@ function checkInput(input: unknown): {
     to: to as string | undefined,
     splitTo: splitTo as string | undefined,
     splitFee: splitFee as string | undefined,
+    local: localInput(input as Record<string, unknown>),
   };
+}
+
+/**
+ * The input's own `ref` and `note` (an inherited one is not the caller's), checked as the command
+ * line's --ref and --note are.
+ */
+function localInput(fields: Record<string, unknown>): LocalFields {
+  const own: Record<string, unknown> = {};
+  for (const name of ['ref', 'note'] as const) {
+    if (!Object.hasOwn(fields, name) || fields[name] === undefined) continue;
+    const value = fields[name];
+    if (typeof value !== 'string') throw usageError(`${name} must be a string, not ${kindOf(value)}`);
+    own[name] = value;
+  }
+  return readLocalFlags(own as { ref?: string; note?: string }, (flag, value, expected) =>
+    invalidValue(flag.slice(2), value, expected),
+  );
 }
 
 /**

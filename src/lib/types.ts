@@ -62,3 +62,13 @@ export interface DepositRequest {
   /** `"2.99%"` */
   splitFee?: string;
 }
+
+/**
+ * lbrl's own fields of a charge, not the service's: the reference and note given to `create`,
+ * never sent, returned on the created deposit (present only when given). The library keeps no
+ * ledger: keep them with the deposit's id yourself.
+ */
+export interface ChargeNotes {
+  ref?: string;
+  note?: string;
+}

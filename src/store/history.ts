@@ -33,6 +33,12 @@ export interface CreatedRecord {
   /** set for rows of a batch: what --resume recognises */
   batchKey?: string;
   /**
+   * The merchant's reference (order, table, invoice) and note (domain/text/reference.ts): lbrl's
+   * own, never sent to the service nor compared with its answers. Absent from older records.
+   */
+  ref?: string;
+  note?: string;
+  /**
    * What the create answer said of the fields fixed at creation that the request did not set:
    * later answers, in any process, must say the same (deposits/answers.ts). Which fields: the
    * deposit model's FIXED_FIELD_NAMES (domain/deposit.ts).

@@ -95,7 +95,7 @@ function aboutDeposit(own: (key: string) => unknown): LineDamage | undefined {
 }
 
 const CHECKS: Record<string, RecordCheck> = {
-  created: (_fields, own) => {
+  created: (fields, own) => {
     const damage = aboutDeposit(own);
     if (damage) return damage;
     const cents = own('amountInCents');
@@ -112,6 +112,8 @@ const CHECKS: Record<string, RecordCheck> = {
       return 'with a field missing or malformed';
     const batchKey = own('batchKey');
     if (batchKey !== undefined && !isText(batchKey)) return 'with a field missing or malformed';
+    // a reference or note that is not text is no reference: the deposit is kept without it
+    for (const key of ['ref', 'note']) if (own(key) !== undefined && !isText(own(key))) delete fields[key];
     if (typeof cents !== 'number' || !Number.isInteger(cents) || cents < MIN_CENTS || cents > MAX_CENTS)
       return 'with amounts that do not add up';
     const answer = own('answer');

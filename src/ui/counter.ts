@@ -7,6 +7,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { GetResponse } from '../api/models.js';
 import { formatCents } from '../domain/money.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { isPaid } from '../domain/values.js';
 import { bigText, bigTextWidth } from './counter-font.js';
 import { drawQr, type QrStyle, qrBox } from './counter-qr.js';
@@ -101,6 +102,8 @@ export interface CounterDeposit {
   sandbox: boolean;
   /** as created (WAITING_PAYMENT), before any watch */
   status?: string;
+  /** the merchant's reference (lbrl's ledger): which order the charge is for */
+  ref?: string;
 }
 
 export interface CounterOptions {
@@ -136,6 +139,11 @@ const HUMAN: Record<string, string> = {
 function clip(text: string, width: number): string {
   const chars = [...text];
   return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+/** The reference as the view shows it: as text, every control shown as an escape. */
+function refText(deposit: CounterDeposit): string {
+  return deposit.ref === undefined ? '' : `ref ${safeText(deposit.ref)}`;
 }
 
 function defaultEvery(ms: number, run: () => void): () => void {
@@ -213,7 +221,8 @@ export class CounterView {
         paid.length > 0 ? clip(`PAID ${amount} at ${localTime(this.paidAt!, timeZone)}`, width) : retry,
       );
       lines.push(clip(`deposit ${deposit.id}`, width));
-      lines.push(deposit.sandbox ? clip('sandbox: no real money', width) : '');
+      const notes = [deposit.sandbox ? 'sandbox: no real money' : '', refText(deposit)].filter(Boolean);
+      lines.push(clip(notes.join('  '), width));
       return lines;
     }
     lines.push('', head, retry);
@@ -223,7 +232,7 @@ export class CounterView {
       const step = shown[i];
       lines.push(step ? clip(`${localTime(step.at, timeZone).slice(11, 19)}  ${step.status}`, width) : '');
     }
-    lines.push('', clip(`deposit ${deposit.id}`, width));
+    lines.push(clip(refText(deposit), width), clip(`deposit ${deposit.id}`, width));
     lines.push(deposit.sandbox ? clip('sandbox: no real money', width) : '');
     return lines;
   }

@@ -3,6 +3,7 @@ import type { DepositResponse, GetResponse } from '../api/models.js';
 import { decimalFromNumber, decimalToCents, decimalToString } from '../domain/decimal.js';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents, formatReais } from '../domain/money.js';
+import type { LocalFields } from '../domain/text/reference.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { isHex32 } from '../domain/values.js';
 
@@ -113,6 +114,8 @@ export interface RenderMode {
   timeZone?: string | undefined;
   /** a standing sandbox's base URL (known by its token): its deposits link to its own explorer there */
   serviceUrl?: string | undefined;
+  /** the merchant's reference and note, from lbrl's ledger (never from the answer) */
+  local?: LocalFields | undefined;
 }
 
 export function explorerLink(deposit: DepositResponse, mode: RenderMode): string | undefined {
@@ -143,14 +146,16 @@ export function renderDeposit(
 ): string {
   const safe = safeText;
   const timeZone = mode.timeZone;
-  const rows: Array<[string, string]> = [
-    ['Deposit', colors.bold(safe(deposit.id))],
+  const rows: Array<[string, string]> = [['Deposit', colors.bold(safe(deposit.id))]];
+  if (mode.local?.ref !== undefined) rows.push(['Ref', safe(mode.local.ref)]);
+  if (mode.local?.note !== undefined) rows.push(['Note', safe(mode.local.note)]);
+  rows.push(
     ['Status', colorStatus(colors, deposit.status)],
     ['Amount', `${formatCents(deposit.amountInCents)} (${deposit.amountInCents} cents)`],
     ['Fee', money(deposit.feeAmount)],
     ['Net', money(deposit.netAmount)],
     ['To', safe(deposit.destinationAddress)],
-  ];
+  );
   if (deposit.splitAddress && deposit.splitPercent !== null && deposit.splitPercent !== undefined) {
     rows.push(['Split', splitText(deposit.splitPercent, safe(deposit.splitAddress), deposit.netAmount)]);
   }

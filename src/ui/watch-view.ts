@@ -2,6 +2,8 @@
 import type { GetResponse } from '../api/models.js';
 import type { Context } from '../context.js';
 import { formatCents } from '../domain/money.js';
+import { type LocalFields, withLocalFields } from '../domain/text/reference.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { isPaid } from '../domain/values.js';
 import type { Printer } from './output.js';
 import { knownSize, mayRedraw, withSafeWidth } from './progress.js';
@@ -15,6 +17,8 @@ export interface ViewSettings {
   ctx: Pick<Context, 'stdout' | 'stderr' | 'env' | 'now'>;
   printer: Printer;
   globals: { json?: boolean | undefined; quiet?: boolean | undefined };
+  /** the reference and note lbrl's ledger keeps with a deposit (none when it has none) */
+  localOf?(id: string): LocalFields;
 }
 
 interface Spinner {
@@ -172,11 +176,20 @@ export class WatchView {
     else printer.info(text);
   }
 
+  /** A deposit's reference and note, read from the ledger once per deposit. */
+  private localOf(id: string): LocalFields {
+    let local = this.local.get(id);
+    if (!local) this.local.set(id, (local = this.session.localOf?.(id) ?? {}));
+    return local;
+  }
+  private readonly local = new Map<string, LocalFields>();
+
   change(deposit: GetResponse, raw: unknown, previous: string | undefined): void {
     const { printer, globals } = this.session;
     this.states.set(deposit.id, deposit.status);
+    const local = this.localOf(deposit.id);
     if (globals.json) {
-      printer.json(raw);
+      printer.json(withLocalFields(raw, local));
       return;
     }
     if (globals.quiet) return;
@@ -188,10 +201,11 @@ export class WatchView {
       ? `${previous} -> ${colorStatus(printer.outColor, deposit.status)}`
       : colorStatus(printer.outColor, deposit.status);
     const txid = deposit.settlement?.liquidTxid ? `  txid ${deposit.settlement.liquidTxid}` : '';
-    this.above(() => printer.out(`${when}  ${deposit.id}  ${move}${txid}`));
+    const ref = local.ref !== undefined ? `  ref ${safeText(local.ref)}` : '';
+    this.above(() => printer.out(`${when}  ${deposit.id}  ${move}${txid}${ref}`));
     if (isPaid(deposit.status) && !this.paid.has(deposit.id)) {
       this.paid.add(deposit.id);
-      const line = `${paidLine(deposit, this.now(), this.timeZone)}  (deposit ${deposit.id})`;
+      const line = `${paidLine(deposit, this.now(), this.timeZone)}  (deposit ${deposit.id}${ref ? `,${ref.slice(1)}` : ''})`;
       this.note(this.onTerminal ? printer.outColor.green.bold(line) : line);
       if (this.onTerminal) this.session.ctx.stdout.write('\u0007');
     }

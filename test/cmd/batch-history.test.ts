@@ -305,7 +305,7 @@ describe('deposit create --from', () => {
   it.each([
     [
       ['--amount', '1'],
-      "error: --from takes each deposit's values from its row, so --amount cannot go with it: put them in the file's columns (amount or amountCents, to, splitTo, splitFee)\n",
+      "error: --from takes each deposit's values from its row, so --amount cannot go with it: put them in the file's columns (amount or amountCents, to, splitTo, splitFee, ref, note)\n",
     ],
     [
       ['--watch'],

@@ -168,3 +168,49 @@ describe('deposit create --from, in process with a scripted service', () => {
     expect(r.stderr).toContain('3 row(s): 2 created, 1 failed\n');
   });
 });
+
+describe('deposit create --from: the ref and note columns', () => {
+  it('each row keeps its reference and note in the ledger and its NDJSON line; the service never sees them', async () => {
+    const csv = `valor;destino;referência;observação\r\n15,50;${LQ};pedido 1;"mesa 7; sem troco"\r\n15,50;${LQ};pedido 2;\r\n9;${LQ};;\r\n`;
+    const r = await batch({ from: tempFile('rows.csv', csv) });
+    expect(r.error).toBeUndefined();
+    expect(r.api.creates().map((c) => c.body)).toEqual([
+      { amountInCents: 1550, lbrlAddress: LQ },
+      { amountInCents: 1550, lbrlAddress: LQ },
+      { amountInCents: 900, lbrlAddress: LQ },
+    ]);
+    const created = r.records.filter((x): x is CreatedRecord => x.type === 'created');
+    // recorded as the answers come back, in any order
+    expect(created).toHaveLength(3);
+    expect(created.map((x) => [x.ref, x.note])).toEqual(
+      expect.arrayContaining([
+        ['pedido 1', 'mesa 7; sem troco'],
+        ['pedido 2', undefined],
+        [undefined, undefined],
+      ]),
+    );
+    const out = lines(r.stdout);
+    expect(out.map((l) => [l.deposit.ref, l.deposit.note])).toEqual([
+      ['pedido 1', 'mesa 7; sem troco'],
+      ['pedido 2', undefined],
+      [undefined, undefined],
+    ]);
+    // two rows alike but for their reference are two rows, with two keys
+    expect(new Set(created.map((x) => x.batchKey)).size).toBe(3);
+  });
+
+  it('a bad ref or note refuses the file before anything is sent, naming row and column', async () => {
+    const rows = [
+      JSON.stringify({ amount: '1', to: LQ, ref: 'ok' }),
+      JSON.stringify({ amount: '1', to: LQ, ref: 'a\u001bb' }),
+      JSON.stringify({ amount: '1', to: LQ, note: 'x'.repeat(501) }),
+    ].join('\n');
+    const r = await batch({ from: tempFile('rows.ndjson', rows) });
+    expect(r.error?.exitCode).toBe(2);
+    expect(r.error?.message).toContain(
+      'row 2 (line 2): invalid ref "a\\u001bb": expected text of 1 to 100 characters',
+    );
+    expect(r.error?.message).toContain('row 3 (line 3): invalid note');
+    expect(r.api.creates()).toEqual([]);
+  });
+});

@@ -709,3 +709,55 @@ describe('deposit create --display', () => {
     }
   });
 });
+
+describe('deposit create --ref and --note: kept in the ledger, never sent', () => {
+  it('records them with the deposit, sends the same body as without them, and shows them', async () => {
+    const r = await create({ amount: '15,50', to: LQ, ref: '  pedido 1042  ', note: 'mesa 7, sem troco' });
+    expect(r.error).toBeUndefined();
+    expect(r.api.creates()[0]!.body).toEqual({ amountInCents: 1550, lbrlAddress: LQ });
+    expect(r.records).toEqual([
+      expect.objectContaining({ type: 'created', id: ID, ref: 'pedido 1042', note: 'mesa 7, sem troco' }),
+    ]);
+    expect(r.stdout).toContain(`Deposit  ${ID}\nRef      pedido 1042\nNote     mesa 7, sem troco\nStatus `);
+  });
+
+  it('--json: the service object with ref and note added; without them, the object as it was', async () => {
+    const withRef = await create({ amount: '1', to: LQ, ref: 'A-1' }, { json: true });
+    const printed = JSON.parse(withRef.stdout);
+    expect(printed.ref).toBe('A-1');
+    expect(printed.note).toBeUndefined();
+    expect(printed.id).toBe(ID);
+    const without = await create({ amount: '1', to: LQ }, { json: true });
+    expect(Object.keys(JSON.parse(without.stdout))).not.toContain('ref');
+  });
+
+  it.each([
+    ['--ref', { ref: 'a\u001b[2Jb' }, '"a\\u001b[2Jb"'],
+    ['--ref', { ref: 'x'.repeat(101) }, 'expected text of 1 to 100 characters'],
+    ['--ref', { ref: '   ' }, '"   "'],
+    ['--note', { note: 'line\nbreak' }, '"line\\nbreak"'],
+    ['--ref', { ref: 'abc\u202edcb' }, 'abc'],
+    ['--note', { note: 'n'.repeat(501) }, 'characters'],
+  ])('%s refused (exit 2, one line naming it, nothing sent): %j', async (flag, flags, shown) => {
+    const r = await create({ amount: '1', to: LQ, ...flags });
+    expect(r.error?.exitCode).toBe(2);
+    expect(r.error?.message).toContain(`invalid ${flag} `);
+    expect(r.error?.message).toContain(shown);
+    expect(r.error?.message).toContain('no control or invisible characters');
+    expect(r.error?.message).not.toContain('\n');
+    expect(r.api.creates()).toEqual([]);
+    expect(r.records).toEqual([]);
+  });
+
+  it('100 characters (code points, emoji included) is accepted', async () => {
+    const ref = `${'é'.repeat(98)}🍕🍕`;
+    const r = await create({ amount: '1', to: LQ, ref });
+    expect(r.error).toBeUndefined();
+    expect(r.records[0]).toEqual(expect.objectContaining({ ref }));
+  });
+
+  it('--dry-run --json shows them beside the request, which does not carry them', async () => {
+    const r = await create({ amount: '1', to: LQ, ref: 'R', dryRun: true }, { json: true });
+    expect(JSON.parse(r.stdout)).toEqual({ request: { amountInCents: 100, lbrlAddress: LQ }, ref: 'R' });
+  });
+});

@@ -119,3 +119,83 @@ describe('deposit get, in-process with a fake client', () => {
     expect(r.stdout).toContain(`PIX copy-paste:\n${brCode(150000)}\n`);
   });
 });
+
+describe('deposit get: the reference and note lbrl keeps', () => {
+  const ID2 = '00000000-0000-4000-8000-000000000002';
+  const refs: Record<string, string[]> = { 'pedido 7': [ID], 'mesa 2': [ID, ID2] };
+  const withLedger = {
+    localOf: (id: string) => (id === ID ? { ref: 'pedido 7', note: 'cliente \u001b[31mvip' } : {}),
+    idsWithRef: (ref: string, limit: number) => (refs[ref] ?? []).slice(0, limit),
+  };
+
+  it('shows them as text (a hand-edited escape shown as an escape)', async () => {
+    const r = await get(ID, getAnswer(), withLedger);
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toContain(`Ref      pedido 7\nNote     cliente \\x1b[31mvip\n`);
+    expect(r.stdout).not.toContain('\u001b');
+  });
+
+  it('--json: the answer with ref and note added', async () => {
+    const r = await get(ID, getAnswer(), { ...withLedger, json: true });
+    const printed = JSON.parse(r.stdout);
+    expect(printed).toEqual({ ...getAnswer(), ref: 'pedido 7', note: 'cliente \u001b[31mvip' });
+    // the terminal never sees the escape raw
+    expect(r.stdout).not.toContain('\u001b');
+  });
+
+  it("an answer with a ref field of its own is not checked against the ledger's: no error, the ledger's shown", async () => {
+    const r = await get(
+      ID,
+      { ...getAnswer(), ref: 'the service says otherwise' },
+      { ...withLedger, json: true },
+    );
+    expect(r.error).toBeUndefined();
+    expect(JSON.parse(r.stdout).ref).toBe('pedido 7');
+  });
+
+  it('--ref finds the one deposit with that reference and asks the service for it', async () => {
+    const r = await get(undefined as unknown as string, getAnswer(), {
+      ...withLedger,
+      flags: { ref: ' pedido 7 ' },
+    });
+    expect(r.error).toBeUndefined();
+    expect(r.asked).toEqual([ID]);
+    expect(r.stdout).toContain('Ref      pedido 7');
+  });
+
+  it('--ref with no such deposit: exit 4, nothing asked', async () => {
+    const r = await get(undefined as unknown as string, getAnswer(), {
+      ...withLedger,
+      flags: { ref: 'nada' },
+    });
+    expect(r.error?.exitCode).toBe(4);
+    expect(r.error?.message).toBe(`no deposit with reference "nada" in this profile's ledger`);
+    expect(r.asked).toEqual([]);
+  });
+
+  it('--ref matching several: exit 2 naming them, nothing asked', async () => {
+    const r = await get(undefined as unknown as string, getAnswer(), {
+      ...withLedger,
+      flags: { ref: 'mesa 2' },
+    });
+    expect(r.error?.exitCode).toBe(2);
+    expect(r.error?.message).toBe(
+      `2 deposits have reference "mesa 2" (${ID}, ${ID2}): give the one you mean by its id (lbrl deposit list --ref 'mesa 2' lists them)`,
+    );
+    expect(r.asked).toEqual([]);
+  });
+
+  it('an id and --ref together, or neither, or a --ref with a control character: exit 2', async () => {
+    const both = await get(ID, getAnswer(), { ...withLedger, flags: { ref: 'pedido 7' } });
+    expect(both.error?.exitCode).toBe(2);
+    expect(both.error?.message).toBe('give a deposit id or --ref, not both');
+    const neither = await get(undefined as unknown as string, getAnswer(), withLedger);
+    expect(neither.error?.exitCode).toBe(2);
+    const control = await get(undefined as unknown as string, getAnswer(), {
+      ...withLedger,
+      flags: { ref: 'a\tb' },
+    });
+    expect(control.error?.message).toContain('invalid --ref "a\\tb"');
+    expect([both, neither, control].flatMap((x) => x.asked)).toEqual([]);
+  });
+});

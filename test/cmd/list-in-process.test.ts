@@ -397,3 +397,55 @@ describe('deposit list --refresh on narrow options', () => {
     expect(shown.expiredAt).toBeUndefined();
   });
 });
+
+describe('deposit list: references', () => {
+  const WITH_REFS = (): StoredRecord[] => [
+    created(1, '2026-11-20T09:00:00.000Z', 1550, { ref: 'pedido 1', note: 'n' }),
+    created(2, '2026-11-21T10:00:00.000Z', 150000, { ref: '=HYPERLINK("x")\u001b[2J' }),
+    created(3, '2026-11-22T11:00:00.000Z', 99),
+    created(4, '2026-11-22T11:30:00.000Z', 500, { ref: 'pedido 1' }),
+  ];
+
+  it('--ref keeps those created with exactly that reference; --json carries ref and note', async () => {
+    const r = await list({ ref: 'pedido 1' }, { json: true, history: recordsHistory(WITH_REFS()) });
+    const shown = JSON.parse(r.stdout) as Array<{ id: string; ref?: string; note?: string }>;
+    expect(shown.map((e) => [e.id, e.ref, e.note])).toEqual([
+      [id(4), 'pedido 1', undefined],
+      [id(1), 'pedido 1', 'n'],
+    ]);
+    const none = await list({ ref: 'pedido' }, { history: recordsHistory(WITH_REFS()) });
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('that match');
+  });
+
+  it('a terminal with room shows a REF column, the reference as text', async () => {
+    const r = await list({}, { columns: 200, env: { TZ: 'UTC' }, history: recordsHistory(WITH_REFS()) });
+    const [head, ...rows] = r.stdout.trimEnd().split('\n');
+    expect(head).toMatch(/STATUS +REF +DESTINATION$/);
+    expect(rows[0]).toContain('  pedido 1  ');
+    expect(rows[2]).toContain('  =HYPERLINK("x")\\x1b[2J  ');
+    expect(r.stdout).not.toContain('\u001b');
+  });
+
+  it('a narrow terminal drops the REF column before the id, the time or the status', async () => {
+    const r = await list({}, { columns: 80, env: { TZ: 'UTC' }, history: recordsHistory(WITH_REFS()) });
+    const head = r.stdout.split('\n')[0]!;
+    expect(head).toContain('ID');
+    expect(head).toContain('STATUS');
+    for (const line of r.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  it('a pipe: the reference as a sixth field when there is one, escaped', async () => {
+    const r = await list({}, { history: recordsHistory(WITH_REFS()) });
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]!.split('\t')).toHaveLength(6);
+    expect(lines[1]!.split('\t')).toHaveLength(5);
+    expect(lines[2]!.split('\t')[5]).toBe('=HYPERLINK("x")\\x1b[2J');
+  });
+
+  it('--ref with a control character: exit 2, nothing read', async () => {
+    const r = await list({ ref: 'a\u0007' }, { history: recordsHistory(WITH_REFS()) });
+    expect(r.error?.exitCode).toBe(2);
+    expect(r.error?.message).toContain('invalid --ref "a\\u0007"');
+  });
+});

@@ -69,7 +69,12 @@ function world() {
 type World = ReturnType<typeof world>;
 
 /** A deposit created through the service and recorded, as deposit create records it. */
-async function created(w: World, id = ID, when = START - 60_000) {
+async function created(
+  w: World,
+  id = ID,
+  when = START - 60_000,
+  local: { ref?: string; note?: string } = {},
+) {
   const api = scriptedDepositApi({
     create: (body) => ({ ...at('WAITING_PAYMENT', id), qrCode: 'x', amountInCents: body.amountInCents }),
   });
@@ -82,6 +87,8 @@ async function created(w: World, id = ID, when = START - 60_000) {
     },
     { amountInCents: 150000, lbrlAddress: LQ },
     `key-${id}`,
+    undefined,
+    local,
   );
 }
 
@@ -308,6 +315,35 @@ describe('listen refusals, in process', () => {
     expect(r.stderr).toBe('error: a token is set (LBRL_TOKEN) but no base URL: pass --base-url\n');
     expect(fs.existsSync(w.dir)).toBe(false);
     expect(r.postersMade).toBe(0);
+  });
+});
+
+describe('listen: the merchant reference in every event', () => {
+  it("each event's data carries the deposit's ref and note from the ledger; the deposit object stays the service's", async () => {
+    const w = world();
+    await created(w, ID, START - 60_000, { ref: 'pedido 1042', note: 'mesa 7' });
+    const other = '00000000-0000-4000-8000-000000000002';
+    await created(w, other);
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER },
+      {
+        get: (id, n) => at(FLOW[Math.min(n - 1, FLOW.length - 1)]!, id),
+        until: (posts) => posts.filter((p) => p.type === 'deposit.finalized').length === 2,
+      },
+    );
+    expect(r.code).toBe(130);
+    const data = r.posts.map((p) => JSON.parse(p.body).data);
+    const mine = data.filter((d) => d.deposit.id === ID);
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    for (const d of mine) {
+      expect([d.ref, d.note]).toEqual(['pedido 1042', 'mesa 7']);
+      expect(d.deposit.ref).toBeUndefined();
+    }
+    const theirs = data.filter((d) => d.deposit.id === other);
+    expect(theirs.length).toBeGreaterThanOrEqual(2);
+    for (const d of theirs) expect(Object.keys(d)).not.toContain('ref');
+    expect(r.posts.map((p) => p.problem)).toEqual(r.posts.map(() => undefined));
   });
 });
 

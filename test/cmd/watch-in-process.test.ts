@@ -57,6 +57,8 @@ interface Setup {
   expiredAt?: (id: string) => string | undefined;
   /** Ctrl-C once this much time has passed */
   interruptAfterMs?: number;
+  /** the ledger's reference and note of each deposit */
+  localOf?: (id: string) => { ref?: string; note?: string };
 }
 
 async function watch(idTexts: string[], flags: Partial<WatchFlags> = {}, o: Setup = {}): Promise<Watched> {
@@ -75,6 +77,7 @@ async function watch(idTexts: string[], flags: Partial<WatchFlags> = {}, o: Setu
     idTexts,
     flags: flags as WatchFlags,
     ...deps,
+    ...(o.localOf ? { localOf: o.localOf } : {}),
     config: { setting: (key) => o.settings?.[key] },
     history: () => o.history ?? new History(tempDir(), () => {}),
     scope: () => ({ profile: 'default', target: SERVICE }),
@@ -88,6 +91,26 @@ async function watch(idTexts: string[], flags: Partial<WatchFlags> = {}, o: Setu
 }
 
 const statuses = (r: Watched) => r.records.map((x) => `${x.type} ${(x as { status?: string }).status ?? ''}`);
+
+describe('deposit watch: the reference lbrl keeps', () => {
+  const localOf = (id: string) => (id === ID ? { ref: 'mesa\u001b[2J 12', note: 'n' } : {});
+
+  it('each line and the paid moment name it, as text; --json lines carry ref and note', async () => {
+    const r = await watch([ID], {}, { env: { TZ: 'UTC' }, get: flow, localOf });
+    expect(r.error).toBeUndefined();
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe(`2026-11-22T10:00:00Z  ${ID}  WAITING_PAYMENT  ref mesa\\x1b[2J 12`);
+    expect(r.stderr).toContain(`(deposit ${ID}, ref mesa\\x1b[2J 12)\n`);
+    expect(r.stdout + r.stderr).not.toContain('\u001b');
+    const json = await watch([ID], {}, { json: true, get: flow, localOf });
+    const objects = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(objects.map((x) => [x.ref, x.note])).toEqual(FLOW.map(() => ['mesa\u001b[2J 12', 'n']));
+    expect(json.stdout).not.toContain('\u001b');
+  });
+});
 
 describe('deposit watch, in process with a scripted service', () => {
   it('--json: one NDJSON line per observed status until FINALIZED, each recorded, nothing on stderr', async () => {

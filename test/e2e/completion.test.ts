@@ -153,7 +153,7 @@ const SHELL_CASES: Array<[string, string[]]> = [
   // `help` takes a command path, as `lbrl <path> --help` does
   ['lbrl help ', ['auth', 'completion', 'config', 'deposit', 'display', 'listen', 'sandbox']],
   ['lbrl sandbox trigger ', ['abandoned', 'failed', 'paid', 'paid-slowly', 'wrong-settlement']],
-  ['lbrl help deposit ', ['create', 'get', 'list', 'reconcile', 'report', 'verify', 'watch']],
+  ['lbrl help deposit ', ['create', 'export', 'get', 'list', 'reconcile', 'report', 'verify', 'watch']],
   ['lbrl help config set', ['set', 'set-blinding-key']],
   ['lbrl help deposit create ', []],
 ];
@@ -199,6 +199,7 @@ describe('completion in real shells: exactly the values each position takes', ()
     const help = await zshComplete(zsh, 'lbrl help deposit ', env);
     expect(help.offered.split(/\s+/).sort()).toEqual([
       'create',
+      'export',
       'get',
       'list',
       'reconcile',

@@ -278,6 +278,27 @@ describe('against a service that lies or fails', () => {
   });
 });
 
+describe('a ref and a note: checked, never sent, returned on the deposit', () => {
+  it('the request carries neither; the created deposit has both; an inherited ref is not taken', async () => {
+    // each create a new id: a service that answers two creates with one id is refused (a reused id)
+    const ids = [ID, '7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f'];
+    const server = await forTest(
+      startServer((req, res) =>
+        json(res, 200, { ...createAnswer(JSON.parse(req.body)), id: ids[server.requests.length - 1] }),
+      ),
+    );
+    const lbrl = client({ baseUrl: server.url, token: TOKEN });
+    const charge = await lbrl.create({ amount: '15,50', to: LQ, ref: ' pedido 7 ', note: 'mesa 2' });
+    expect(server.requests.map((r) => JSON.parse(r.body))).toEqual([
+      { amountInCents: 1550, lbrlAddress: LQ },
+    ]);
+    expect([charge.ref, charge.note, charge.id]).toEqual(['pedido 7', 'mesa 2', ID]);
+    const inherited = Object.assign(Object.create({ ref: 'not mine' }), { amount: '1', to: LQ });
+    const plain = await lbrl.create(inherited);
+    expect(Object.hasOwn(plain, 'ref')).toBe(false);
+  });
+});
+
 describe('values refused before any request: usage (exit code 2)', () => {
   const cases: [string, unknown, RegExp][] = [
     [
@@ -312,6 +333,14 @@ describe('values refused before any request: usage (exit code 2)', () => {
       /splitTo must be a string/,
     ],
     ['not an object', [LQ], /create needs \{ amount or amountCents, to \}/],
+    [
+      'a ref with a control character',
+      { amount: '15', to: LQ, ref: 'a\u001b[2Jb' },
+      /invalid ref "a\\u001b\[2Jb"/,
+    ],
+    ['a ref of 101 characters', { amount: '15', to: LQ, ref: 'x'.repeat(101) }, /expected text of 1 to 100/],
+    ['a note with a line break', { amount: '15', to: LQ, note: 'a\nb' }, /invalid note "a\\nb"/],
+    ['a ref that is not text', { amount: '15', to: LQ, ref: 1042 }, /ref must be a string, not a number/],
   ];
   it.each(cases)('%s', async (_name, input, message) => {
     const server = await forTest(startServer((_req, res) => json(res, 500, {})));

@@ -69,7 +69,7 @@ describe('the layout', () => {
   });
 });
 
-function view(columns: number, rows: number, style: 'dark' | 'light', text = SANDBOX_LIKE) {
+function view(columns: number, rows: number, style: 'dark' | 'light', text = SANDBOX_LIKE, ref?: string) {
   const clock = { now: Date.parse('2026-11-22T09:14:40Z') };
   let out = '';
   let tick: (() => void) | undefined;
@@ -79,7 +79,13 @@ function view(columns: number, rows: number, style: 'dark' | 'light', text = SAN
       layout,
       modules,
       style,
-      deposit: { id: ID, amountInCents: 3500, sandbox: true, status: 'WAITING_PAYMENT' },
+      deposit: {
+        id: ID,
+        amountInCents: 3500,
+        sandbox: true,
+        status: 'WAITING_PAYMENT',
+        ...(ref !== undefined ? { ref } : {}),
+      },
       colors: new Chalk({ level: 1 }),
       timeZone: 'America/Sao_Paulo',
       now: () => clock.now,
@@ -92,6 +98,24 @@ function view(columns: number, rows: number, style: 'dark' | 'light', text = SAN
     return { v, layout, clock, out: () => out, tick: () => tick?.() };
   });
 }
+
+describe('the counter view: the reference', () => {
+  it.each([
+    [100, 30],
+    [50, 40],
+  ])(
+    'at %ix%i it names the order, as text, within the width; the code still decodes',
+    async (columns, rows) => {
+      const ref = `mesa 12 \u001b[2J ${'x'.repeat(120)}`;
+      const { v, layout } = await view(columns, rows, 'dark', SANDBOX_LIKE, ref);
+      const frame = v.frame().map(plain);
+      expect(frame).toHaveLength(layout.height);
+      expect(frame.join('\n')).toContain('ref mesa 12 \\x1b[2J x');
+      expect(frame.join('\n')).not.toContain('\u001b');
+      for (const line of frame) expect([...line].length).toBeLessThanOrEqual(columns);
+    },
+  );
+});
 
 describe('the counter view', () => {
   it.each([

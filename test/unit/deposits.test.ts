@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /** The deposit flows on plain objects: no commander, no HTTP, no files. */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -422,5 +423,21 @@ describe('batch', () => {
       message: '2 of 2 row(s) were not created (rows 1, 2); re-run with --resume to retry only those',
       exitCode: 1,
     });
+  });
+});
+
+describe('rowKeys and a row reference', () => {
+  const body: CreateRequest = { amountInCents: 1550, lbrlAddress: LQ };
+  it('a row without a reference keeps the key an older lbrl gave it; a reference makes another row', () => {
+    const [plain] = rowKeys([body]);
+    expect(rowKeys([body], [undefined])[0]).toBe(plain);
+    // the key as lbrl wrote it before references were kept
+    const older = createHash('sha256')
+      .update(`${JSON.stringify([1550, LQ, null, null])}#0`)
+      .digest('hex');
+    expect(plain).toBe(older);
+    const [first, second] = rowKeys([body, body], ['pedido 1', 'pedido 2']);
+    expect(new Set([plain, first, second]).size).toBe(3);
+    expect(rowKeys([body], ['pedido 1'])[0]).toBe(first);
   });
 });

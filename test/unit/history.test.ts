@@ -311,3 +311,27 @@ describe('recorded: what the history knows of one deposit, for checking its answ
     });
   });
 });
+
+describe('the reference and note of a created record', () => {
+  it('are read back; a record without them (an older lbrl) reads as before; a non-text one is dropped', () => {
+    const dir = tempDir();
+    const base = (n: number) =>
+      `{"v":1,"type":"created","id":"${id(n)}","profile":"default","baseUrl":"sandbox","at":"2026-11-0${n}T10:00:00.000Z","amountInCents":100,"destinationAddress":"x","splitAddress":null,"splitFee":null,"status":"WAITING_PAYMENT"`;
+    fs.writeFileSync(
+      path.join(dir, 'history.ndjson'),
+      [
+        `${base(1)}}`,
+        `${base(2)},"ref":"pedido 2","note":"mesa 4"}`,
+        `${base(3)},"ref":{"toString":"x"},"note":12}`,
+        '',
+      ].join('\n'),
+    );
+    const entries = new History(dir).entries();
+    const shown = entries.map((e) => [e.id, e.ref, e.note, 'ref' in e, 'note' in e]);
+    expect(shown).toEqual([
+      [id(3), undefined, undefined, false, false],
+      [id(2), 'pedido 2', 'mesa 4', true, true],
+      [id(1), undefined, undefined, false, false],
+    ]);
+  });
+});

@@ -1,6 +1,7 @@
 /** The counter view of a created deposit, when a person looks at a terminal that can hold it. */
 import type { CreateResponse } from '../../api/models.js';
 import { type Context, inCI } from '../../context.js';
+import type { LocalFields } from '../../domain/text/reference.js';
 import { CounterView, planCounter } from '../../ui/counter.js';
 import { type QrStyle, qrMatrix } from '../../ui/counter-qr.js';
 import type { Printer } from '../../ui/output.js';
@@ -20,6 +21,8 @@ export interface CounterChoice {
   chosenStyle: string | undefined;
   /** the requests went to the embedded sandbox (never taken from the answer) */
   sandbox: boolean;
+  /** the reference and note given with the charge (lbrl's ledger) */
+  local?: LocalFields;
   /** how long the terminal may take to say its background */
   backgroundQueryMs?: number;
 }
@@ -42,7 +45,9 @@ export async function showCounter(
   // a view that is not followed ends with a line for the next command and one for the prompt
   const size = { columns: out.columns, rows: out.rows };
   const layout = planCounter(size, modules.length, deposit.amountInCents, choice.watch ? 0 : 2);
-  printer.out(renderDeposit(printer.outColor, deposit, { sandbox: choice.sandbox, timeZone }));
+  printer.out(
+    renderDeposit(printer.outColor, deposit, { sandbox: choice.sandbox, timeZone, local: choice.local }),
+  );
   printer.out('PIX copy-paste:');
   printer.out(deposit.qrCodeText);
   if ('tooSmall' in layout) {
@@ -73,6 +78,7 @@ export async function showCounter(
       amountInCents: deposit.amountInCents,
       sandbox: choice.sandbox,
       status: deposit.status,
+      ...(choice.local?.ref !== undefined ? { ref: choice.local.ref } : {}),
     },
     colors: printer.outColor,
     timeZone,

@@ -1,9 +1,10 @@
 /** The follow flow with its view on the terminal: create --watch and deposit watch. */
 import type { DepositApi, FlowClock, Recorder } from '../../deposits/ports.js';
 import { follow, type WatchEvents, type WatchPlan } from '../../deposits/watch.js';
+import { localFieldsOf } from '../../domain/text/reference.js';
 import { isPaid, isTerminal } from '../../domain/values.js';
 import { LbrlError } from '../../errors.js';
-import type { Session } from '../../session.js';
+import { Session } from '../../session.js';
 import { expiredRecord, statusRecord } from '../../store/history.js';
 import type { CounterView } from '../../ui/counter.js';
 import { timeZoneOf } from '../../ui/render.js';
@@ -47,6 +48,7 @@ export function followDepsOf(session: Session): FollowDeps & { ctx: Session['ctx
     watchClient: () => session.client(undefined, { maxRetries: 0 }),
     clock: session.ctx,
     recorder: { record: (records) => session.record(records) },
+    localOf: (id) => localFieldsOf(session.recorded(Session.targetKey(session.target()), id)),
   };
 }
 

@@ -7,7 +7,7 @@ export const CSV_RFC: CsvDialect = { separator: ',', decimal: '.' };
 export const CSV_BR: CsvDialect = { separator: ';', decimal: ',' };
 
 function field(value: string, dialect: CsvDialect): string {
-  return value.includes(dialect.separator) || /["\r\n]/.test(value)
+  return value.includes(dialect.separator) || /["\r\n]/.test(value) || value.startsWith("'")
     ? `"${value.replace(/"/g, '""')}"`
     : value;
 }
@@ -23,4 +23,19 @@ export function centsField(cents: number, dialect: CsvDialect): string {
   const negative = big < 0n;
   const abs = negative ? -big : big;
   return `${negative ? '-' : ''}${abs / 100n}${dialect.decimal}${(abs % 100n).toString().padStart(2, '0')}`;
+}
+
+/**
+ * What a spreadsheet would read as a formula (OWASP's CSV injection rule): a cell starting with
+ * `=`, `+`, `-`, `@`, a tab or a carriage return, or their full-width forms, which some
+ * spreadsheets read alike, after any spaces.
+ */
+const FORMULA_START = /^[\s\u3000]*[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
+
+/**
+ * A text cell that no spreadsheet runs: one that could start a formula gets a leading `'`, and
+ * is quoted, as OWASP advises. Only for text: the writer's own numbers (`-1,50`) stay numbers.
+ */
+export function textField(value: string): string {
+  return FORMULA_START.test(value) ? `'${value}` : value;
 }

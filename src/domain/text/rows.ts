@@ -8,9 +8,9 @@
  *   delimiter or the end of the line; a quote inside an unquoted field is refused. The delimiter
  *   is `,` or `;` (pt-BR spreadsheets), taken from the header line; with `;`, amounts may use
  *   comma decimals (`15,50`), as `--amount` accepts.
- * - Header names: amount, amountCents, to, splitTo, splitFee (case, `_`, `-` and spaces
- *   ignored), and the Portuguese valor, centavos, destino, destinoSplit, taxaSplit (accents
- *   ignored too).
+ * - Header names: amount, amountCents, to, splitTo, splitFee, ref, note (case, `_`, `-` and
+ *   spaces ignored), and the Portuguese valor, centavos, destino, destinoSplit, taxaSplit,
+ *   referencia or pedido, nota or observacao (accents ignored too).
  */
 import { JsonNumber, parseJsonExact } from './json-exact.js';
 
@@ -22,7 +22,7 @@ export interface InputRow {
   fields: Record<string, string>;
 }
 
-export const ROW_FIELDS = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee'] as const;
+export const ROW_FIELDS = ['amount', 'amountCents', 'to', 'splitTo', 'splitFee', 'ref', 'note'] as const;
 
 export type RowsResult = { ok: true; rows: InputRow[] } | { ok: false; errors: string[] };
 
@@ -112,6 +112,11 @@ const ALIASES: Record<string, (typeof ROW_FIELDS)[number]> = {
   destino: 'to',
   destinosplit: 'splitTo',
   taxasplit: 'splitFee',
+  referencia: 'ref',
+  reference: 'ref',
+  pedido: 'ref',
+  nota: 'note',
+  observacao: 'note',
 };
 
 function canonicalField(name: string): string | undefined {

@@ -1,0 +1,147 @@
+import {
+  csvExport,
+  type ExportLine,
+  exportLineOf,
+  journalExport,
+  type LocalTimes,
+  ofxExport,
+} from '../deposits/export.js';
+import { createdFilter } from '../deposits/ledger.js';
+import { CSV_BR, CSV_RFC } from '../domain/text/csv-write.js';
+import { invalidValue, usageError } from '../errors.js';
+import type { Session } from '../session.js';
+import type { History, HistoryEntry } from '../store/history.js';
+import { localClock, localTime, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
+import type { FlagDef, OptionsOf } from './define.js';
+import { command, listed } from './define.js';
+import { SINCE, UNTIL } from './shared/flag-parts.js';
+import { type HistoryOutputOptions, historyOutputOf } from './shared/history-output.js';
+import { parseSpan } from './shared/when.js';
+
+const FORMATS = ['csv', 'csv-br', 'ofx', 'journal'] as const;
+type ExportFormat = (typeof FORMATS)[number];
+
+const EXPORT_FLAGS = [
+  {
+    flags: '--format <format>',
+    help: 'csv (RFC 4180), csv-br (; and comma decimals), ofx (an OFX 1.02 statement) or journal (hledger)',
+    complete: FORMATS,
+  },
+  {
+    flags: '--month <YYYY-MM>',
+    help: 'the deposits created in this month, in local time (instead of --since/--until)',
+  },
+  SINCE,
+  UNTIL,
+] as const satisfies readonly FlagDef[];
+
+export type ExportOptions = OptionsOf<typeof EXPORT_FLAGS>;
+
+/** All `deposit export` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+export interface ExportCommandOptions extends HistoryOutputOptions<Pick<History, 'fold'>> {
+  flags: ExportOptions;
+}
+
+export function exportOptionsOf(flags: ExportOptions, session: Session): ExportCommandOptions {
+  return { flags, ...historyOutputOf(session) };
+}
+
+export async function run(flags: ExportOptions, session: Session): Promise<void> {
+  return runExport(exportOptionsOf(flags, session));
+}
+
+/** `2026-11` as the local window [2026-11-01, 2026-12-01), read as --since and --until are. */
+function monthSpan(month: string, options: ExportCommandOptions): { since?: number; until?: number } {
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
+  if (!match) throw invalidValue('--month', month, 'a month as YYYY-MM, such as 2026-11');
+  const year = Number(match[1]);
+  const next =
+    Number(match[2]) === 12 ? `${year + 1}-01` : `${year}-${String(Number(match[2]) + 1).padStart(2, '0')}`;
+  return parseSpan({ since: `${month}-01`, until: `${next}-01` }, options);
+}
+
+/** The window asked for: --month, or --since and --until, or everything. */
+function exportSpan(options: ExportCommandOptions): { since?: number; until?: number } {
+  const { flags } = options;
+  if (flags.month === undefined) return parseSpan(flags, options);
+  if (flags.since !== undefined || flags.until !== undefined)
+    throw usageError('--month cannot go with --since or --until: it is a window of its own');
+  return monthSpan(flags.month, options);
+}
+
+function chosenFormat(options: ExportCommandOptions): ExportFormat {
+  const format = options.flags.format;
+  if (format === undefined)
+    throw usageError(
+      `--format is required: ${FORMATS.join(', ')}`,
+      'lbrl deposit export --month 2026-11 --format csv-br > vendas.csv',
+    );
+  if (!(FORMATS as readonly string[]).includes(format))
+    throw invalidValue('--format', format, FORMATS.join(', '));
+  if (options.json)
+    throw usageError('--json does not go with deposit export: the file is in the --format chosen');
+  return format as ExportFormat;
+}
+
+/** One line per deposit of the window (created in it, as the report counts), in a format an accountant's software reads. */
+export async function runExport(options: ExportCommandOptions): Promise<void> {
+  const format = chosenFormat(options);
+  const span = exportSpan(options);
+  const zone = timeZoneOf(options.ctx.env);
+  const times: LocalTimes = { clock: (ms) => localClock(ms, zone), offsetMs: (ms) => zoneOffsetMs(ms, zone) };
+  const lines = options
+    .history()
+    .fold(
+      createdFilter({ profile: options.profileName, ...span }),
+      () => [] as ExportLine[],
+      (acc, entry: HistoryEntry) => acc.push(exportLineOf(entry)),
+    )
+    // oldest first, as a statement reads; the id where times tie, so the file is the same every time
+    .sort((a, b) => a.createdMs - b.createdMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const printer = options.printer;
+  if (lines.length === 0)
+    printer.info(`no deposits recorded for profile ${options.profileName} in that time: the file has none`);
+  const unknown = lines.filter((line) => line.status === 'FINALIZED' && line.figures === null).length;
+  if (unknown > 0)
+    printer.warn(
+      `warning: ${unknown} finalized deposit(s) have no fee or net in the history (created by an older lbrl): their figures are left out, as the report leaves them out of its sums`,
+    );
+  const when = (ms: number | undefined) => (ms === undefined ? 'any time' : localTime(ms, zone));
+  let text: string;
+  if (format === 'csv' || format === 'csv-br')
+    text = csvExport(lines, format === 'csv' ? CSV_RFC : CSV_BR, times);
+  else if (format === 'ofx')
+    text = ofxExport(lines, {
+      account: options.profileName,
+      since: span.since,
+      until: span.until,
+      now: options.ctx.now(),
+      times,
+    });
+  else
+    text = journalExport(
+      lines,
+      `lbrl deposit export: profile ${options.profileName}, deposits created from ${when(span.since)} to ${when(span.until)}`,
+      times,
+    );
+  options.ctx.stdout.write(text);
+}
+
+export const DEPOSIT_EXPORT = command({
+  rank: 75,
+  path: 'deposit export',
+  description: 'one line per deposit, for the accountant: CSV, OFX statement or hledger journal',
+  flags: EXPORT_FLAGS,
+  examples: [
+    'lbrl deposit export --month 2026-11 --format csv-br > vendas-2026-11.csv',
+    'lbrl deposit export --month 2026-11 --format ofx > lbrl-2026-11.ofx',
+    'lbrl deposit export --month 2026-11 --format journal > lbrl-2026-11.journal && hledger -f lbrl-2026-11.journal balance',
+    'lbrl deposit export --since 7d --format csv | column -s, -t',
+  ],
+  async run({ opts, session }) {
+    return run(opts, await session());
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(DEPOSIT_EXPORT);

@@ -1,0 +1,158 @@
+/**
+ * `deposit export` held against the readers people use, not our own parser: ofxdump (libofx, what
+ * GnuCash and KMyMoney read OFX with), hledger (check and balance) and LibreOffice Calc run
+ * headless. The built program exports a month of a ledger file (test/helpers/export-ledger.ts);
+ * what each reader says is compared with `deposit report --json` for the same month, to the cent.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runBin } from '../helpers/bin.js';
+import { EXPORT_TZ, exportId, exportLedger } from '../helpers/export-ledger.js';
+import { tempDir } from '../helpers/temp.js';
+
+const run = promisify(execFile);
+
+/** `1.234,56`, `-15.50`, `5940.00`: integer cents by the text, the decimal mark given. */
+function cents(text: string, decimal: ',' | '.'): number {
+  const plain = text.replace(decimal === ',' ? /\./g : /,/g, '');
+  const match = new RegExp(`^(-?)(\\d+)\\${decimal}(\\d{2})$`).exec(plain);
+  if (!match) throw new Error(`not an amount: ${JSON.stringify(text)}`);
+  return (match[1] ? -1 : 1) * (Number(match[2]) * 100 + Number(match[3]));
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+describe('deposit export, read by ofxdump, hledger and LibreOffice', () => {
+  const dir = tempDir();
+  const env = { HOME: tempDir(), LBRL_CONFIG_DIR: dir, TZ: EXPORT_TZ };
+  let total: Record<string, number>;
+
+  const exported = async (format: string): Promise<string> => {
+    const result = await runBin(['deposit', 'export', '--month', '2026-11', '--format', format], env);
+    expect(result.code).toBe(0);
+    const file = path.join(dir, `export-${format}.${format === 'csv-br' ? 'csv' : format}`);
+    fs.writeFileSync(file, result.stdout);
+    return file;
+  };
+
+  beforeAll(async () => {
+    fs.writeFileSync(
+      path.join(dir, 'history.ndjson'),
+      exportLedger()
+        .map((record) => `${JSON.stringify(record)}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
+    const report = await runBin(
+      ['deposit', 'report', '--since', '2026-11-01', '--until', '2026-12-01', '--json'],
+      env,
+    );
+    expect(report.code).toBe(0);
+    total = JSON.parse(report.stdout).total;
+    expect(total.netCents).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('ofxdump reads the OFX with no error: the same credits, FITIDs, and sums as the report', async () => {
+    const file = await exported('ofx');
+    const { stdout, stderr } = await run('ofxdump', [file], { env: { ...process.env, TZ: EXPORT_TZ } });
+    expect(stderr).not.toMatch(/error/i);
+    const amounts = [...stdout.matchAll(/Total money amount: (-?[\d.]+)/g)].map((m) => cents(m[1]!, '.'));
+    expect(amounts).toHaveLength(7);
+    expect(sum(amounts)).toBe(total.netCents);
+    expect(cents(/Ledger balance: (-?[\d.]+)/.exec(stdout)![1]!, '.')).toBe(total.netCents);
+    const ids = [...stdout.matchAll(/Financial institution's ID for this transaction: (\S+)/g)].map(
+      (m) => m[1],
+    );
+    expect(ids).toEqual([2, 3, 4, 5, 6, 12, 13].map(exportId));
+    expect(stdout).toContain('Currency: BRL');
+    expect(stdout).toContain('Date posted: Sun Nov  1 00:30:00 2026 -03');
+  }, 60_000);
+
+  it('hledger checks the journal (strictly) and balances it to the report, account by account', async () => {
+    const file = await exported('journal');
+    await run('hledger', ['-f', file, 'check', '--strict']);
+    const { stdout } = await run('hledger', ['-f', file, 'balance', '-O', 'csv']);
+    const balances = Object.fromEntries(
+      stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => JSON.parse(`[${line}]`) as [string, string])
+        .map(([account, amount]) => [account, amount === '0' ? 0 : cents(amount.replace(/^R\$ /, ''), ',')]),
+    );
+    // the deposit an older lbrl recorded without its fee and net is counted in the report's gross only
+    const oldGross = 1000;
+    expect(balances).toEqual({
+      'assets:liquid:destination': total.destinationCents,
+      'expenses:split': total.splitCents,
+      'expenses:deposit fees': total.feeCents,
+      'revenue:pix': -(total.grossCents! - oldGross),
+      total: 0,
+    });
+  }, 60_000);
+
+  it('LibreOffice opens csv-br with every amount a number, and the formulas as text', async () => {
+    const file = await exported('csv-br');
+    const out = tempDir();
+    await run(
+      'soffice',
+      [
+        `-env:UserInstallation=file://${tempDir()}`,
+        '--headless',
+        '--infilter=CSV:59,34,76,1,,1046',
+        '--convert-to',
+        'xml:OpenDocument Spreadsheet Flat XML',
+        '--outdir',
+        out,
+        file,
+      ],
+      { timeout: 150_000 },
+    );
+    const xml = fs.readFileSync(path.join(out, 'export-csv-br.xml'), 'utf8');
+    const rows = [...xml.matchAll(/<table:table-row[^>]*>([\s\S]*?)<\/table:table-row>/g)].map((row) =>
+      // each cell as [type, value], a repeated empty cell once per column it stands for
+      [...row[1]!.matchAll(/<table:table-cell([^>]*?)(?:\/>|>([\s\S]*?)<\/table:table-cell>)/g)].flatMap(
+        (cell) => {
+          const attrs = cell[1]!;
+          const repeat = Number(/number-columns-repeated="(\d+)"/.exec(attrs)?.[1] ?? 1);
+          const type = /office:value-type="(\w+)"/.exec(attrs)?.[1] ?? 'empty';
+          const value =
+            /office:value="([^"]*)"/.exec(attrs)?.[1] ??
+            (cell[2] ?? '')
+              .replace(/<[^>]+>/g, '')
+              .replace(/&apos;/g, "'")
+              .replace(/&quot;/g, '"')
+              .trim();
+          return Array.from({ length: repeat }, () => [type, value] as const);
+        },
+      ),
+    );
+    const [header, ...data] = rows.filter((row) => row.some(([type]) => type !== 'empty'));
+    const names = header!.map(([, value]) => value);
+    const col = (name: string) => names.indexOf(name);
+    expect(data).toHaveLength(12);
+    for (const row of data)
+      for (const name of ['amount', 'fee', 'net', 'destination'])
+        expect(row[col(name)]![0], `${name} of ${row[0]![1]}`).toBe(
+          row[col(name)]![1] === '' ? 'empty' : 'float',
+        );
+    const final = data.filter(
+      (row) => row[col('status')]![1] === 'FINALIZED' && row[col('fee')]![0] === 'float',
+    );
+    // the float cell's value, back to cents by its text (LibreOffice writes 5940 or 15.35)
+    const valueCents = (text: string) =>
+      cents(text.includes('.') ? text.padEnd(text.indexOf('.') + 3, '0') : `${text}.00`, '.');
+    const of = (name: string) =>
+      sum(final.map((row) => (row[col(name)]![0] === 'float' ? valueCents(row[col(name)]![1]) : 0)));
+    expect(of('fee')).toBe(total.feeCents);
+    expect(of('net')).toBe(total.netCents);
+    expect(of('split')).toBe(total.splitCents);
+    expect(of('destination')).toBe(total.destinationCents);
+    const formula = data.find((row) => row[0]![1] === exportId(3))![col('reference')]!;
+    expect(formula).toEqual(['string', `'=HYPERLINK("http://evil.example","clique")`]);
+    expect(xml).not.toContain('table:formula');
+  }, 180_000);
+});
