@@ -101,13 +101,13 @@ export async function run(idText: string | undefined, flags: GetFlags, session: 
 /** Parse, get (every rule of the answer checked), print. */
 export async function runGet(options: GetCommandOptions): Promise<void> {
   const { flags, printer } = options;
-  const id = { value: chosenId(options) };
+  const id = chosenId(options);
   const style = qrStyle(flags.qrStyle, options.qrStyleSetting);
   if (flags.qrPng !== undefined) checkQrPngTarget(flags.qrPng);
   const { api, sandbox } = await options.client();
   // the answer passed every rule: qrCodeText is a valid BR Code for the deposit's amount
-  const expiredAt = options.expiredAt(id.value);
-  const { value, raw } = await getChecked(api, id.value);
+  const expiredAt = options.expiredAt(id);
+  const { value, raw } = await getChecked(api, id);
   if (expiredAt) await options.afterExpiry(value, expiredAt);
   const showsCode = flags.qr || flags.qrPng !== undefined;
   if (showsCode && isTerminal(value.status)) {
