@@ -70,10 +70,10 @@ export function urlHostFor(
 ): string {
   if (!isUnspecifiedHost(host)) return host.replace(/^\[|\]$/g, '');
   const all = Object.values(interfaces).flatMap((addresses) => addresses ?? []);
-  const v4 = all.find((a) => a.family === 'IPv4' && !a.internal);
-  if (v4) return v4.address;
-  const v6 = all.find((a) => a.family === 'IPv6' && !a.internal && !/^fe80:/i.test(a.address));
-  if (v6 && host.includes(':')) return v6.address;
+  const ipv4 = all.find((a) => a.family === 'IPv4' && !a.internal);
+  if (ipv4) return ipv4.address;
+  const ipv6 = all.find((a) => a.family === 'IPv6' && !a.internal && !/^fe80:/i.test(a.address));
+  if (ipv6 && host.includes(':')) return ipv6.address;
   return '127.0.0.1';
 }
 
@@ -429,13 +429,13 @@ export const DISPLAY_CLEAR = command({
   flags: [],
   examples: ['lbrl display clear                # the screen shows the shop name until the next charge'],
   async run({ session }) {
-    const s = await session();
+    const opened = await session();
     return runClear({
-      printer: s.printer,
-      json: s.globals.json === true,
-      profileName: s.profileName,
-      configDir: s.store.dir,
-      now: s.ctx.now,
+      printer: opened.printer,
+      json: opened.globals.json === true,
+      profileName: opened.profileName,
+      configDir: opened.store.dir,
+      now: opened.ctx.now,
     });
   },
 });
