@@ -323,7 +323,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     args: [
       {
         name: '<key>',
-        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name',
+        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name, ledger',
         complete: 'config-keys',
       },
     ],
@@ -338,7 +338,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     args: [
       {
         name: '<key>',
-        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name',
+        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name, ledger',
         complete: 'config-keys',
       },
       { name: '<value>', help: 'the new value', complete: 'config-value' },
@@ -354,7 +354,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     args: [
       {
         name: '<key>',
-        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name',
+        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name, ledger',
         complete: 'config-keys',
       },
     ],
