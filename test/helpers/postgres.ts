@@ -141,3 +141,35 @@ export function databaseUrl(
   }
   return url.toString();
 }
+
+let databases = 0;
+
+/** A new, empty database on the cluster at `clusterUrl`; its URL. */
+export async function freshDatabase(clusterUrl: string): Promise<string> {
+  const { default: pg } = await import('pg');
+  const name = `lbrl_${process.pid}_${Date.now().toString(36)}_${databases++}`;
+  const admin = new pg.Client({ connectionString: clusterUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return databaseUrl(clusterUrl, name);
+}
+
+/** Runs SQL on the database at `url` as the cluster's superuser (what lbrl would never do). */
+export async function sql<T extends Record<string, unknown>>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
