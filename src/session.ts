@@ -28,6 +28,8 @@ import {
   requireProfileExists,
 } from './store/config.js';
 import { History, type HistoryEntry, type StoredRecord } from './store/history.js';
+import { openLedger } from './store/ledger.js';
+import type { Ledger } from './store/ledger-port.js';
 import { Printer } from './ui/output.js';
 
 export interface GlobalOptions {
@@ -239,6 +241,27 @@ export class Session {
     const parsed = readLedgerSetting(value);
     if (!parsed.ok) throw invalidValue(from, shownLedgerUrl(value), parsed.expected);
     return parsed.value;
+  }
+
+  /**
+   * The ledger, opened (a database's schema created or brought forward), closed when the command
+   * ends; the configured one, or `setting` (the file history, for ledger import).
+   */
+  async ledgerStore(setting: LedgerSetting = this.ledger()): Promise<Ledger> {
+    this.profile();
+    const insecure = Boolean(this.globals.insecureSkipTlsVerify) && setting.kind === 'postgres';
+    if (insecure)
+      this.printer.alarm(
+        "warning: TLS certificate checks are OFF (--insecure-skip-tls-verify): anyone in between can read the ledger's password and change its records",
+      );
+    const ledger = await openLedger(setting, {
+      dir: this.store.dir,
+      warn: (line) => this.printer.warn(line),
+      env: this.ctx.env,
+      insecureSkipTlsVerify: insecure,
+    });
+    this.onClose(() => ledger.close());
+    return ledger;
   }
 
   /** The token as given, unchecked, and where it came from: LBRL_TOKEN, then the config file. */

@@ -54,5 +54,9 @@ export class FileLedger implements Ledger {
     ).deposits;
   }
 
+  async schemaVersion(): Promise<null> {
+    return null;
+  }
+
   async close(): Promise<void> {}
 }

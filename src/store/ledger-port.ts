@@ -28,6 +28,15 @@ export interface Ledger {
   records(): AsyncIterable<StoredRecord>;
   /** How many deposits it holds. */
   count(): Promise<number>;
+  /** A database's schema version; null for the file (each of its records carries its own). */
+  schemaVersion(): Promise<number | null>;
+  /**
+   * A database only: the records of a file history, each taken once however often they are
+   * imported, in one transaction; how many were met and how many were new.
+   */
+  importRecords?(
+    records: AsyncIterable<StoredRecord> | Iterable<StoredRecord>,
+  ): Promise<{ met: number; fresh: number }>;
   close(): Promise<void>;
 }
 

@@ -38,14 +38,26 @@ const PAGE = 1000;
 
 /** Connection-level codes: SQLSTATE class 08, the server shutting down, or refusing connections. */
 const LOST_STATES = /^(08|57P0[1-3])/;
+/** What a socket's error code means, in words (a refused connection's message is only its address). */
+const SOCKET_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name cannot be resolved now',
+  ETIMEDOUT: 'timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+  ENOENT: 'no server socket there',
+};
 const REFUSED_CREDENTIALS = new Set(['28P01', '28000']);
 
 /** What a failure of the database means to a user: one line, exit 6 when it could not be used. */
 export function ledgerFault(error: unknown, shown: string, connected: boolean): LbrlError {
   if (error instanceof LbrlError) return error;
   const fault = error as { code?: string; message?: string };
-  const reason = (fault.message ?? String(error)).split('\n')[0]!.slice(0, 300);
   const code = fault.code ?? '';
+  const reason =
+    SOCKET_REASONS[code] ?? (fault.message || code || String(error)).split('\n')[0]!.slice(0, 300);
   if (REFUSED_CREDENTIALS.has(code))
     return new LbrlError(`the ledger at ${shown} refused the credentials: ${reason}`, 'network');
   if (code === '3D000') return new LbrlError(`the ledger at ${shown} cannot be used: ${reason}`, 'network');
@@ -123,7 +135,13 @@ export async function openPostgresLedger(
   options: LedgerOptions,
 ): Promise<PostgresLedger> {
   const settings = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
-  const client = new pg.Client({ ...settings, keepAlive: true, query_timeout: QUERY_TIMEOUT_MS });
+  const { applicationName, ...rest } = settings;
+  const client = new pg.Client({
+    ...rest,
+    application_name: applicationName,
+    keepAlive: true,
+    query_timeout: QUERY_TIMEOUT_MS,
+  });
   const ledger = new PostgresLedger(client, shown);
   try {
     await client.connect();
@@ -229,11 +247,13 @@ export class PostgresLedger implements Ledger {
    * (lbrl_imported keeps a digest of every record met), in one transaction. Returns how many
    * records were met for the first time.
    */
-  importRecords(records: Iterable<StoredRecord>): Promise<{ met: number; fresh: number }> {
+  importRecords(
+    records: AsyncIterable<StoredRecord> | Iterable<StoredRecord>,
+  ): Promise<{ met: number; fresh: number }> {
     return this.transaction(async () => {
       let met = 0;
       let fresh = 0;
-      for (const record of records) {
+      for await (const record of records) {
         met += 1;
         const line = JSON.stringify(canonical(record));
         const digest = crypto.createHash('sha256').update(line).digest();
