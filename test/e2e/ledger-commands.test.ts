@@ -101,7 +101,72 @@ describe('ledger status, import and export', () => {
   });
 });
 
+describe("libpq's conventions", () => {
+  it('a Unix socket host, PGPASSWORD, a .pgpass file', async () => {
+    const url = new URL(await freshDatabase(inject('postgresUrl')));
+    const database = url.pathname.slice(1);
+    const socket = `postgres://lbrl@${encodeURIComponent(inject('postgresSocketDir'))}:${url.port}/${database}`;
+    const status = async (ledgerUrl: string, extra: Record<string, string> = {}) =>
+      runBin(['ledger', 'status', '--json'], {
+        LBRL_CONFIG_DIR: tempDir(),
+        LBRL_LEDGER_URL: ledgerUrl,
+        ...extra,
+      });
+    const bySocket = await status(socket, { PGPASSWORD: password() });
+    expect(JSON.parse(bySocket.stdout)).toMatchObject({ store: 'postgres', where: socket, schemaVersion: 1 });
+    const home = tempDir();
+    fs.writeFileSync(path.join(home, '.pgpass'), `127.0.0.1:${url.port}:${database}:lbrl:${password()}\n`, {
+      mode: 0o600,
+    });
+    const byPgpass = await status(`postgres://lbrl@127.0.0.1:${url.port}/${database}`, { HOME: home });
+    expect(byPgpass.code).toBe(0);
+    expectNoPassword(bySocket.stdout, bySocket.stderr, byPgpass.stdout, byPgpass.stderr);
+  });
+});
+
 describe('ledger faults: one line, exit 6, no password, nothing half-written', () => {
+  it.each([
+    ['a host that does not exist', 'db.invalid:5432/shop', 'no such host'],
+    [
+      'a socket directory with no server',
+      `${encodeURIComponent('/nonexistent-dir')}/shop`,
+      'no server socket there',
+    ],
+  ])('%s', async (_name, rest, reason) => {
+    const url = `postgres://lbrl:Secret-Ledger-Password@${rest}`;
+    const r = await runBin(['ledger', 'status'], { LBRL_CONFIG_DIR: tempDir(), LBRL_LEDGER_URL: url });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toBe(`error: cannot reach the ledger at ${shown(url)}: ${reason}\n`);
+  });
+
+  it('a database that does not exist', async () => {
+    const url = new URL(inject('postgresUrl'));
+    url.pathname = '/no_such_database';
+    const r = await runBin(['ledger', 'status'], {
+      LBRL_CONFIG_DIR: tempDir(),
+      LBRL_LEDGER_URL: url.toString(),
+    });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toBe(
+      `error: the ledger at ${shown(url.toString())} cannot be used: database "no_such_database" does not exist\n`,
+    );
+  });
+
+  it('a ledger URL damaged by hand in the config file: refused as it is read, its password not shown', async () => {
+    const dir = tempDir();
+    const damaged = 'postgres://till:Secret-Ledger-Password@db.example.com/shop?sslmode=allow';
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({ profiles: { default: { ledger: damaged } } }),
+    );
+    const r = await runBin(['ledger', 'status'], { LBRL_CONFIG_DIR: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: invalid ledger in the config "postgres:\/\/till:\[redacted\]@db\.example\.com\/shop\?sslmode=allow": expected .*sslmode is one of/m,
+    );
+    expect(r.stderr).not.toContain('Secret-Ledger-Password');
+  });
+
   it('a server that is down', async () => {
     const port = await freePort();
     const url = `postgres://lbrl:${encodeURIComponent(password())}@127.0.0.1:${port}/shop`;
