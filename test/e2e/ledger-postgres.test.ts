@@ -5,7 +5,7 @@
  * newer schema refused; the facts kept by the database itself, whoever writes; an append all or
  * nothing.
  */
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { readLedgerSetting } from '../../src/domain/ledger-url.js';
 import type { LbrlError } from '../../src/errors.js';
 import { openLedger } from '../../src/store/ledger.js';
@@ -14,6 +14,9 @@ import { SCHEMA_VERSION } from '../../src/store/ledger-schema.js';
 import { created, depositId, ledgerContract, SERVICE } from '../helpers/ledger-contract.js';
 import { freshDatabase, sql } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
+
+// several runs of lbrl and round trips to the server per test, on a machine that may be busy
+vi.setConfig({ testTimeout: 60_000 });
 
 async function open(url: string, env: Record<string, string | undefined> = {}): Promise<PostgresLedger> {
   const setting = readLedgerSetting(url);

@@ -146,7 +146,7 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
     expect(await heavyLoaded(['ledger', 'status'], env())).not.toContain('PostgreSQL client');
     const database = { ...env(), LBRL_LEDGER_URL: inject('postgresUrl') };
     expect(await heavyLoaded(['ledger', 'status'], database)).toContain('PostgreSQL client');
-  });
+  }, 60_000);
 
   // a V8 flag changed at run time (main.ts: --liftoff-only) makes later built-ins miss Node's code cache
   it('deposit get loads no Node built-in after the V8 flag, for an address or a host name', async () => {
