@@ -39,7 +39,15 @@ export default defineConfig({
       },
       // the black-box tests of the built program, each file apart
       { test: { ...common, name: 'smoke', include: SMOKE } },
-      { test: { ...common, name: 'e2e', include: E2E } },
+      // the end-to-end tier has a real PostgreSQL server (a throw-away cluster on loopback) for the run
+      {
+        test: {
+          ...common,
+          name: 'e2e',
+          include: E2E,
+          globalSetup: [...common.globalSetup, 'test/postgres-setup.ts'],
+        },
+      },
     ],
   },
 });

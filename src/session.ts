@@ -7,6 +7,12 @@ import { parseBaseUrl, parseToken, withoutCredentials } from './api/baseurl.js';
 import type { ClientOptions, DepositClient } from './api/client.js';
 import type { Context } from './context.js';
 import type { RequestDefaults, Scope } from './deposits/ports.js';
+import {
+  type LedgerSetting,
+  ledgerUrlSecrets,
+  readLedgerSetting,
+  shownLedgerUrl,
+} from './domain/ledger-url.js';
 import { isNetwork, type Network } from './domain/liquid/networks.js';
 import { blindingKeySecrets, MIN_FRAGMENT_SECRET, webhookSecretSecrets } from './domain/text/redact.js';
 import { terminalSafe } from './domain/text/safe-text.js';
@@ -22,6 +28,8 @@ import {
   requireProfileExists,
 } from './store/config.js';
 import { History, type HistoryEntry, type StoredRecord } from './store/history.js';
+import { openLedger } from './store/ledger.js';
+import type { Ledger } from './store/ledger-port.js';
 import { Printer } from './ui/output.js';
 
 export interface GlobalOptions {
@@ -81,6 +89,8 @@ export class Session {
     this.profileFrom = globals.profile !== undefined ? '--profile' : 'LBRL_PROFILE';
     this.store = new ConfigStore(configDir(ctx.env, ctx.homedir), (line) => this.printer.warn(line));
     this.printer.addSecret(ctx.env.LBRL_TOKEN);
+    for (const secret of ledgerUrlSecrets(ctx.env.LBRL_LEDGER_URL)) this.printer.addSecret(secret);
+    this.printer.addSecret(ctx.env.PGPASSWORD);
   }
 
   /** For config set and auth login: the profile may be new (they create it). */
@@ -145,6 +155,7 @@ export class Session {
     this.requireProfile();
     const profile = this.store.profile(this.profileName);
     this.printer.addSecret(profile.token);
+    for (const secret of ledgerUrlSecrets(profile.ledger)) this.printer.addSecret(secret);
     const webhook = profile['webhook-secret'];
     if (webhook) for (const secret of webhookSecretSecrets(webhook)) this.printer.addSecret(secret);
     for (const entry of profile['blinding-keys'] ?? []) {
@@ -161,6 +172,7 @@ export class Session {
     this.requireProfile();
     const profile = this.store.rawProfile(this.profileName);
     if (typeof profile.token === 'string') this.printer.addSecret(profile.token);
+    for (const secret of ledgerUrlSecrets(profile.ledger)) this.printer.addSecret(secret);
     const webhook = profile['webhook-secret'] as unknown;
     if (typeof webhook === 'string')
       for (const secret of webhookSecretSecrets(webhook)) this.printer.addSecret(secret);
@@ -211,6 +223,45 @@ export class Session {
       return { value: this.ctx.env.LBRL_BASE_URL, from: 'LBRL_BASE_URL' };
     const saved = this.profile()['base-url'];
     return saved !== undefined ? { value: saved, from: `profile ${this.profileName}` } : undefined;
+  }
+
+  /** The ledger setting as given, unchecked, and where it came from: LBRL_LEDGER_URL, the profile, the default. */
+  ledgerSetting(): { value: string; from: string } {
+    const fromEnv = this.ctx.env.LBRL_LEDGER_URL;
+    if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: 'LBRL_LEDGER_URL' };
+    const saved = this.profile().ledger;
+    return saved !== undefined
+      ? { value: saved, from: 'ledger in the config' }
+      : { value: 'file', from: 'default' };
+  }
+
+  /** Where the ledger lives, checked as it is read (a hand-edited file or a variable is checked too). */
+  ledger(): LedgerSetting {
+    const { value, from } = this.ledgerSetting();
+    const parsed = readLedgerSetting(value);
+    if (!parsed.ok) throw invalidValue(from, shownLedgerUrl(value), parsed.expected);
+    return parsed.value;
+  }
+
+  /**
+   * The ledger, opened (a database's schema created or brought forward), closed when the command
+   * ends; the configured one, or `setting` (the file history, for ledger import).
+   */
+  async ledgerStore(setting: LedgerSetting = this.ledger()): Promise<Ledger> {
+    this.profile();
+    const insecure = Boolean(this.globals.insecureSkipTlsVerify) && setting.kind === 'postgres';
+    if (insecure)
+      this.printer.alarm(
+        "warning: TLS certificate checks are OFF (--insecure-skip-tls-verify): anyone in between can read the ledger's password and change its records",
+      );
+    const ledger = await openLedger(setting, {
+      dir: this.store.dir,
+      warn: (line) => this.printer.warn(line),
+      env: this.ctx.env,
+      insecureSkipTlsVerify: insecure,
+    });
+    this.onClose(() => ledger.close());
+    return ledger;
   }
 
   /** The token as given, unchecked, and where it came from: LBRL_TOKEN, then the config file. */

@@ -101,6 +101,7 @@ function configValues(registry: readonly CommandEntry[]): Record<string, readonl
     'qr-style': Array.isArray(qrStyle) ? qrStyle : [],
     'sandbox-autopay': ['off'],
     verify: ['on', 'off'],
+    ledger: ['file'],
   };
 }
 

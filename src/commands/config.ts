@@ -1,5 +1,6 @@
 import { withoutCredentials } from '../api/baseurl.js';
 import type { Context } from '../context.js';
+import { ledgerUrlSecrets, shownLedgerUrl } from '../domain/ledger-url.js';
 import type { Network } from '../domain/liquid/networks.js';
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/text/redact.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
@@ -34,6 +35,11 @@ function key(name: string): ConfigKey {
   return name;
 }
 
+/** A setting's value as output shows it: a URL without its password (the ledger's keeps its user). */
+function shownSetting(key: ConfigKey, value: string): string {
+  return key === 'ledger' ? shownLedgerUrl(value) : withoutCredentials(value);
+}
+
 /** Where the value in force of a setting came from. */
 export type SettingSource = 'flag' | 'environment' | 'profile' | 'default' | 'unset';
 
@@ -60,6 +66,8 @@ export interface GetSettingOptions {
   /** the service the commands would use (throws when it is configured by half) */
   target(): Target;
   network(): Network;
+  /** the environment, for the variables that override a setting (LBRL_LEDGER_URL) */
+  env?: Record<string, string | undefined>;
 }
 
 /** The Session's world, narrowed to what `config get` uses. */
@@ -73,6 +81,7 @@ export function getSettingOptionsOf(session: Session): GetSettingOptions {
     baseUrlSetting: () => session.baseUrlSetting(),
     target: () => session.target(),
     network: () => session.network(),
+    env: session.ctx.env,
   };
 }
 
@@ -86,6 +95,8 @@ export async function inForce(key: ConfigKey, options: GetSettingOptions): Promi
     if (given?.from === 'LBRL_BASE_URL')
       return { key, value: given.value, source: 'environment', detail: 'LBRL_BASE_URL' };
   }
+  const fromEnv = key === 'ledger' ? options.env?.LBRL_LEDGER_URL : undefined;
+  if (fromEnv !== undefined) return { key, value: fromEnv, source: 'environment', detail: 'LBRL_LEDGER_URL' };
   const saved = profile[key];
   if (saved !== undefined)
     return {
@@ -150,7 +161,7 @@ export async function runGetSetting(name: string, options: GetSettingOptions): P
   const found = await inForce(setting, options);
   const printer = options.printer;
   // a URL written into the file by hand may carry a password: never shown
-  const value = found.value === null ? null : withoutCredentials(found.value);
+  const value = found.value === null ? null : shownSetting(setting, found.value);
   if (options.json) {
     printer.json({ ...found, value });
     return;
@@ -198,6 +209,8 @@ export async function runSetSetting(
   const profile = options.profileForRepair();
   const saved = typeof profile.network === 'string' ? profile.network : undefined;
   const network = setting === 'network' ? value : (saved ?? DEFAULTS.network);
+  // a database password given on the command line is a secret from here on
+  for (const secret of setting === 'ledger' ? ledgerUrlSecrets(value) : []) options.printer.addSecret(secret);
   const checked = checkConfigValue(setting, value, network);
   if (setting === 'network') {
     for (const addressKey of ['default-address', 'split-address'] as const) {
@@ -214,7 +227,9 @@ export async function runSetSetting(
   await options.updateProfile((profile) => {
     profile[setting] = checked;
   });
-  options.printer.info(`${setting} set to ${checked} (profile ${options.profileName})`);
+  options.printer.info(
+    `${setting} set to ${shownSetting(setting, checked)} (profile ${options.profileName})`,
+  );
 }
 
 export async function unset(name: string, session: Session): Promise<void> {
@@ -278,7 +293,7 @@ export function runListSettings(options: ListSettingsOptions): void {
   const entries: Record<string, string | null> = {};
   for (const k of CONFIG_KEYS) {
     const value = options.setting(k);
-    entries[k] = value === undefined ? null : withoutCredentials(value);
+    entries[k] = value === undefined ? null : shownSetting(k, value);
   }
   if (options.json) {
     printer.json({

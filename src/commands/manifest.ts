@@ -382,7 +382,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     args: [
       {
         name: '<key>',
-        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name',
+        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name, ledger',
         complete: 'config-keys',
       },
     ],
@@ -397,7 +397,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     args: [
       {
         name: '<key>',
-        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name',
+        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name, ledger',
         complete: 'config-keys',
       },
       { name: '<value>', help: 'the new value', complete: 'config-value' },
@@ -413,7 +413,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     args: [
       {
         name: '<key>',
-        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name',
+        help: 'base-url, network, default-address, split-address, split-fee, sandbox-autopay, qr-style, esplora-url, asset-id, asset-precision, confirmations, verify, expire-after, requests-per-minute, shop-name, ledger',
         complete: 'config-keys',
       },
     ],
@@ -439,6 +439,45 @@ export const MANIFEST: readonly CommandEntry[] = [
     ],
     args: [],
     load: () => import('./config.js'),
+  },
+  {
+    rank: 170,
+    path: 'ledger',
+    description: 'where the history lives: the file, or PostgreSQL shared by several machines',
+    examples: [
+      'lbrl config set ledger postgres://till@db.example.com/shop',
+      'lbrl ledger import',
+      'lbrl ledger status',
+    ],
+    flags: [],
+    args: [],
+  },
+  {
+    rank: 171,
+    path: 'ledger status',
+    description: 'the store, its schema version and how many deposits it holds',
+    flags: [],
+    examples: ['lbrl ledger status --json'],
+    args: [],
+    load: () => import('./ledger.js'),
+  },
+  {
+    rank: 172,
+    path: 'ledger import',
+    description: "copy this machine's file history into the database (run again, it adds nothing twice)",
+    flags: [],
+    examples: ['LBRL_LEDGER_URL=postgres://till@db.example.com/shop lbrl ledger import'],
+    args: [],
+    load: () => import('./ledger.js'),
+  },
+  {
+    rank: 173,
+    path: 'ledger export',
+    description: "write the ledger as the file history's NDJSON, on stdout",
+    flags: [],
+    examples: ['lbrl ledger export > history.ndjson'],
+    args: [],
+    load: () => import('./ledger.js'),
   },
   {
     rank: 180,

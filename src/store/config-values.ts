@@ -2,6 +2,7 @@
 import { parseBaseUrl, withoutCredentials } from '../api/baseurl.js';
 import { readShopName } from '../domain/display.js';
 import { readExpireAfter, readRequestsPerMinute } from '../domain/expiry.js';
+import { readLedgerSetting, shownLedgerUrl } from '../domain/ledger-url.js';
 import { article, decodeLiquidAddress } from '../domain/liquid/address.js';
 import { isNetwork, NETWORKS } from '../domain/liquid/networks.js';
 import { readSplitFee } from '../domain/split.js';
@@ -11,7 +12,8 @@ import type { ConfigKey } from './config.js';
 
 /** Check and normalise a value for `config set`; `network` is the profile's, for addresses. */
 export function checkConfigValue(key: ConfigKey, value: string, network: string): string {
-  const refuse = (expected: string) => invalidValue(`value for ${key}`, withoutCredentials(value), expected);
+  const shown = key === 'ledger' ? shownLedgerUrl(value) : withoutCredentials(value);
+  const refuse = (expected: string) => invalidValue(`value for ${key}`, shown, expected);
   switch (key) {
     case 'base-url': {
       const parsed = parseBaseUrl(value);
@@ -87,6 +89,11 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
       const parsed = readShopName(value);
       if (!parsed.ok) throw refuse(parsed.expected);
       return parsed.value;
+    }
+    case 'ledger': {
+      const parsed = readLedgerSetting(value);
+      if (!parsed.ok) throw refuse(parsed.expected);
+      return value;
     }
     case 'qr-style':
       if (value !== 'dark' && value !== 'light' && value !== 'detect')

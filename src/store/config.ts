@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ledgerUrlSecrets } from '../domain/ledger-url.js';
 import { LbrlError, usageError } from '../errors.js';
 import { currentUid, ensurePrivateDir, lstatOwnFile, openOwnFile } from './files.js';
 
@@ -28,6 +29,7 @@ export const CONFIG_KEYS = [
   'expire-after',
   'requests-per-minute',
   'shop-name',
+  'ledger',
 ] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -50,6 +52,8 @@ export interface Profile {
   'requests-per-minute'?: string;
   /** the shop's name on the customer's screen (`lbrl display`) */
   'shop-name'?: string;
+  /** where the history lives: `file` or a PostgreSQL URL, whose password is a secret like the token */
+  ledger?: string;
   /** the signing secret of `lbrl listen` (whsec_...): made by listen, printed only by `listen --print-secret` */
   'webhook-secret'?: string;
   /** secrets, like the token: set only by `config set-blinding-key`, never printed */
@@ -74,7 +78,8 @@ export type DefaultedKey =
   | 'confirmations'
   | 'verify'
   | 'expire-after'
-  | 'requests-per-minute';
+  | 'requests-per-minute'
+  | 'ledger';
 
 export const DEFAULTS: Record<DefaultedKey, string> & Partial<Record<ConfigKey, string>> = {
   network: 'liquid',
@@ -85,6 +90,7 @@ export const DEFAULTS: Record<DefaultedKey, string> & Partial<Record<ConfigKey, 
   verify: 'off',
   'expire-after': '24h',
   'requests-per-minute': '60',
+  ledger: 'file',
 };
 
 export function configDir(env: Record<string, string | undefined>, home: string = os.homedir()): string {
@@ -480,12 +486,16 @@ export function configSecrets(dir: string): { tokens: string[]; keys: string[]; 
           token,
           'blinding-keys': entries,
           'webhook-secret': webhook,
+          ledger,
         } = profile as {
           token?: unknown;
+          ledger?: unknown;
           'blinding-keys'?: unknown;
           'webhook-secret'?: unknown;
         };
         if (typeof token === 'string') tokens.push(token);
+        // a database password in the ledger URL is kept out like a token
+        if (typeof ledger === 'string') tokens.push(...ledgerUrlSecrets(ledger));
         if (typeof webhook === 'string') webhooks.push(webhook);
         for (const entry of Array.isArray(entries) ? entries : [entries]) {
           if (typeof entry === 'string') keys.push(entry);
@@ -495,15 +505,16 @@ export function configSecrets(dir: string): { tokens: string[]; keys: string[]; 
       }
     }
   } catch {
-    // not JSON: whatever stands after "token", "key" or "webhook-secret"
-    for (const match of text.matchAll(/"(token|key|webhook-secret)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
+    // not JSON: whatever stands after "token", "key", "webhook-secret" or "ledger"
+    for (const match of text.matchAll(/"(token|key|webhook-secret|ledger)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
       let value = match[2]!;
       try {
         value = JSON.parse(`"${value}"`) as string;
       } catch {
         // as written
       }
-      (match[1] === 'token' ? tokens : match[1] === 'key' ? keys : webhooks).push(value);
+      if (match[1] === 'ledger') tokens.push(...ledgerUrlSecrets(value));
+      else (match[1] === 'token' ? tokens : match[1] === 'key' ? keys : webhooks).push(value);
     }
   }
   return { tokens, keys, webhooks };

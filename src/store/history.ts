@@ -589,6 +589,11 @@ export class History {
     return index.ids.has(key);
   }
 
+  /** Every record of every kind, first to last, read as a stream (what `ledger export` copies). */
+  *stored(from = 0): Generator<StoredRecord> {
+    yield* this.records(from);
+  }
+
   /** Every record, first to last, read as a stream. */
   *read(from = 0): Generator<HistoryRecord> {
     for (const record of this.records(from))

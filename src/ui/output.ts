@@ -1,5 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Context, OutStream, SecretFilter } from '../context.js';
+import { ledgerUrlSecrets } from '../domain/ledger-url.js';
 import { blindingKeySecrets, Redactor, webhookSecretSecrets } from '../domain/text/redact.js';
 import { jsonLine } from '../domain/text/safe-text.js';
 import type { LbrlError } from '../errors.js';
@@ -254,6 +255,9 @@ export function redactingContext(
   if (ctx.redactor) return ctx;
   const redactor = new Redactor();
   redactor.add(ctx.env.LBRL_TOKEN);
+  // the ledger's database password, wherever it is given
+  for (const secret of ledgerUrlSecrets(ctx.env.LBRL_LEDGER_URL)) redactor.add(secret);
+  redactor.add(ctx.env.PGPASSWORD);
   for (const token of secrets.tokens) redactor.add(token);
   for (const key of secrets.keys) for (const secret of blindingKeySecrets(key)) redactor.add(secret);
   for (const w of secrets.webhooks ?? []) for (const secret of webhookSecretSecrets(w)) redactor.add(secret);

@@ -148,6 +148,7 @@ describe('config', () => {
         'expire-after=24h',
         'requests-per-minute=60',
         'shop-name=',
+        'ledger=file',
         'token=',
         'blinding-keys=',
         '',

@@ -285,3 +285,45 @@ describe('the webhook signing secret typed in the wrong place', () => {
     }
   });
 });
+
+describe("the ledger's database password typed in the wrong place", () => {
+  // in the URL of another profile's ledger, or of LBRL_LEDGER_URL, or PGPASSWORD: kept out from the first line
+  const PASSWORD = 'Corr3ct-Horse/Battery?Staple';
+  const ledgerUrl = `postgres://till:${encodeURIComponent(PASSWORD)}@db.example.com/shop`;
+  const configured = (): Array<[string, Record<string, string>]> => {
+    const dir = tempDir();
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({ profiles: { default: {}, office: { ledger: ledgerUrl } } }),
+      { mode: 0o600 },
+    );
+    return [
+      ['in the config file', { HOME: tempDir(), LBRL_CONFIG_DIR: dir }],
+      ['in LBRL_LEDGER_URL', { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), LBRL_LEDGER_URL: ledgerUrl }],
+      ['in PGPASSWORD', { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir(), PGPASSWORD: PASSWORD }],
+    ];
+  };
+  const typed: Record<string, string> = {
+    plain: PASSWORD,
+    url: encodeURIComponent(PASSWORD),
+    base64: Buffer.from(PASSWORD).toString('base64'),
+  };
+  const places: Array<[string, (s: string) => string[]]> = [
+    ['config get', (s) => ['config', 'get', s]],
+    ['deposit report --since', (s) => ['deposit', 'report', '--since', s]],
+    ['config set base-url', (s) => ['config', 'set', 'base-url', s]],
+  ];
+  it.each(places)('given to %s it comes back redacted in every form, with --json too', async (_n, args) => {
+    for (const [where, env] of configured()) {
+      for (const [form, value] of Object.entries(typed)) {
+        for (const json of [false, true]) {
+          const r = await runCli([...args(value), ...(json ? ['--json'] : [])], { env });
+          const out = r.stdout + r.stderr;
+          expect(r.code, `${where} ${form} ${json}`).not.toBe(0);
+          expect(out, `${where} ${form} ${json}`).not.toContain(value);
+          expect(out, `${where} ${form}`).not.toContain('Battery');
+        }
+      }
+    }
+  });
+});

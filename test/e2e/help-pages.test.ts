@@ -43,7 +43,7 @@ describe('--help is printed by bin/lbrl.js from the pages the build wrote', () =
         expect({ path: p, ...bin }).toEqual({ path: p, code: 0, stdout: program.stdout, stderr: '' });
       }
     }
-    // two runs of the binary per command: on a loaded machine, more than the default 20 s
+    // two runs of the built program per command path: time grows with the commands
   }, 60_000);
 
   it('lbrl help <path> is byte for byte lbrl <path> --help, for every path', async () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { getAnswer, ID, TOKEN } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
@@ -32,6 +32,7 @@ const HEAVY: Record<string, RegExp> = {
   'response models': /^node_modules\/zod\//,
   'address codecs': /^node_modules\/(bech32|bs58check|blech32)\//,
   commander: /^node_modules\/commander\//,
+  'PostgreSQL client': /^node_modules\/(pg|pg-[a-z-]+|pgpass|postgres-[a-z]+)\//,
 };
 
 /** Node built-ins as heavy as a library: undici loads node:http2 unless the build leaves it out. */
@@ -139,6 +140,13 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
       }),
     ).toContain('terminal QR');
   });
+
+  it('the PostgreSQL client loads only when the ledger is a database', async () => {
+    expect(await heavyLoaded(['deposit', 'list'], env())).not.toContain('PostgreSQL client');
+    expect(await heavyLoaded(['ledger', 'status'], env())).not.toContain('PostgreSQL client');
+    const database = { ...env(), LBRL_LEDGER_URL: inject('postgresUrl') };
+    expect(await heavyLoaded(['ledger', 'status'], database)).toContain('PostgreSQL client');
+  }, 60_000);
 
   // a V8 flag changed at run time (main.ts: --liftoff-only) makes later built-ins miss Node's code cache
   it('deposit get loads no Node built-in after the V8 flag, for an address or a host name', async () => {

@@ -1,0 +1,137 @@
+/**
+ * `lbrl ledger status|import|export`: where the ledger lives (the `ledger` setting: the file
+ * history, or PostgreSQL), and moving a history into a database and back out as NDJSON.
+ */
+import { usageError } from '../errors.js';
+import type { Session } from '../session.js';
+import type { Ledger } from '../store/ledger-port.js';
+import type { Printer } from '../ui/output.js';
+import { command, group, listed } from './define.js';
+
+/** All the ledger commands need (gh's Options struct): the Session fills it in; a test hands stores. */
+export interface LedgerCommandOptions {
+  printer: Printer;
+  json: boolean;
+  /** the configured ledger, opened (a database's schema created or brought forward) */
+  open(): Promise<Ledger>;
+  /** the file history of the config directory, whatever the setting says */
+  openFile(): Promise<Ledger>;
+}
+
+/** The Session's world, narrowed to what the ledger commands use. */
+export function ledgerOptionsOf(session: Session): LedgerCommandOptions {
+  return {
+    printer: session.printer,
+    json: session.globals.json === true,
+    open: () => session.ledgerStore(),
+    openFile: () => session.ledgerStore({ kind: 'file' }),
+  };
+}
+
+/** What `ledger status` says. */
+export interface LedgerStatus {
+  store: 'file' | 'postgres';
+  where: string;
+  schemaVersion: number | null;
+  deposits: number;
+}
+
+export async function runLedgerStatus(options: LedgerCommandOptions): Promise<void> {
+  const ledger = await options.open();
+  const status: LedgerStatus = {
+    store: ledger.kind,
+    where: ledger.where,
+    schemaVersion: await ledger.schemaVersion(),
+    deposits: await ledger.count(),
+  };
+  if (options.json) {
+    options.printer.json(status);
+    return;
+  }
+  options.printer.out(
+    [
+      `Store     ${status.store === 'file' ? 'file (the history in the config directory)' : 'PostgreSQL'}`,
+      `Where     ${status.where}`,
+      `Schema    ${status.schemaVersion ?? '-'}`,
+      `Deposits  ${status.deposits}`,
+    ].join('\n'),
+  );
+}
+
+export async function runLedgerImport(options: LedgerCommandOptions): Promise<void> {
+  const ledger = await options.open();
+  if (!ledger.importRecords)
+    throw usageError(
+      'the ledger is the file history already: set the ledger to a database first (lbrl config set ledger postgres://user@host/db, or LBRL_LEDGER_URL)',
+    );
+  const file = await options.openFile();
+  const { met, fresh } = await ledger.importRecords(file.records());
+  const deposits = await ledger.count();
+  if (options.json) {
+    options.printer.json({ from: file.where, into: ledger.where, records: met, imported: fresh, deposits });
+    return;
+  }
+  options.printer.info(
+    `imported ${fresh} new record(s) of ${met} from ${file.where} into ${ledger.where}; it holds ${deposits} deposit(s)`,
+  );
+}
+
+export async function runLedgerExport(options: LedgerCommandOptions): Promise<void> {
+  const ledger = await options.open();
+  let lines: string[] = [];
+  for await (const record of ledger.records()) {
+    lines.push(JSON.stringify(record));
+    if (lines.length >= 1000) {
+      options.printer.out(lines.join('\n'));
+      lines = [];
+    }
+  }
+  if (lines.length > 0) options.printer.out(lines.join('\n'));
+}
+
+export const LEDGER_GROUP = group({
+  rank: 170,
+  path: 'ledger',
+  description: 'where the history lives: the file, or PostgreSQL shared by several machines',
+  examples: [
+    'lbrl config set ledger postgres://till@db.example.com/shop',
+    'lbrl ledger import',
+    'lbrl ledger status',
+  ],
+});
+
+export const LEDGER_STATUS = command({
+  rank: 171,
+  path: 'ledger status',
+  description: 'the store, its schema version and how many deposits it holds',
+  flags: [],
+  examples: ['lbrl ledger status --json'],
+  async run({ session }) {
+    return runLedgerStatus(ledgerOptionsOf(await session()));
+  },
+});
+
+export const LEDGER_IMPORT = command({
+  rank: 172,
+  path: 'ledger import',
+  description: "copy this machine's file history into the database (run again, it adds nothing twice)",
+  flags: [],
+  examples: ['LBRL_LEDGER_URL=postgres://till@db.example.com/shop lbrl ledger import'],
+  async run({ session }) {
+    return runLedgerImport(ledgerOptionsOf(await session()));
+  },
+});
+
+export const LEDGER_EXPORT = command({
+  rank: 173,
+  path: 'ledger export',
+  description: "write the ledger as the file history's NDJSON, on stdout",
+  flags: [],
+  examples: ['lbrl ledger export > history.ndjson'],
+  async run({ session }) {
+    return runLedgerExport(ledgerOptionsOf(await session()));
+  },
+});
+
+/** The commands this module defines (the manifest lists them: npm run build). */
+export const definitions = listed(LEDGER_GROUP, LEDGER_STATUS, LEDGER_IMPORT, LEDGER_EXPORT);

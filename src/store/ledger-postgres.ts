@@ -1,0 +1,438 @@
+/**
+ * The ledger in PostgreSQL, behind the same port as the file history (store/ledger.ts). Loaded
+ * only when the ledger setting is a database URL, with the client (`pg`, pure JavaScript).
+ *
+ * One connection per command. Each append is one transaction: every record of it is taken, or
+ * none. The guarantees are the database's (store/ledger-schema.ts): a unique constraint per
+ * (service, deposit), a trigger that keeps a deposit's facts once seen, a primary key per batch
+ * row; what lbrl adds is only which records are news (a status polled again is not).
+ *
+ * Faults (the server down, the password refused, the connection lost) are one LbrlError of
+ * type `network` (exit 6) naming the ledger by its URL with the password redacted; an append cut
+ * short is rolled back by the server, so nothing of it is half-written.
+ */
+import crypto from 'node:crypto';
+import pg from 'pg';
+import type { LedgerUrl } from '../domain/ledger-url.js';
+import { canonicalId, isTerminal } from '../domain/values.js';
+import { LbrlError } from '../errors.js';
+import {
+  type AttemptRecord,
+  type CreatedRecord,
+  type FinalFields,
+  type HistoryEntry,
+  MAX_ENTRIES,
+  type StatusRecord,
+  type StoredRecord,
+  type UnverifiedRecord,
+  type VerifiedRecord,
+} from './history.js';
+import type { DepositSelection, Ledger, LedgerOptions } from './ledger-port.js';
+import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './ledger-schema.js';
+import { connectionSettings } from './ledger-tls.js';
+
+/** How long one statement may take before the connection is taken for lost (a pulled cable). */
+const QUERY_TIMEOUT_MS = 60_000;
+/** Rows fetched at a time by `records()`. */
+const PAGE = 1000;
+
+/** Connection-level codes: SQLSTATE class 08, the server shutting down, or refusing connections. */
+const LOST_STATES = /^(08|57P0[1-3])/;
+/** What a socket's error code means, in words (a refused connection's message is only its address). */
+const SOCKET_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name cannot be resolved now',
+  ETIMEDOUT: 'timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+  ENOENT: 'no server socket there',
+};
+const REFUSED_CREDENTIALS = new Set(['28P01', '28000']);
+
+/** What a failure of the database means to a user: one line, exit 6 when it could not be used. */
+export function ledgerFault(error: unknown, shown: string, connected: boolean): LbrlError {
+  if (error instanceof LbrlError) return error;
+  const fault = error as { code?: string; message?: string };
+  const code = fault.code ?? '';
+  const reason =
+    SOCKET_REASONS[code] ?? (fault.message || code || String(error)).split('\n')[0]!.slice(0, 300);
+  if (REFUSED_CREDENTIALS.has(code))
+    return new LbrlError(`the ledger at ${shown} refused the credentials: ${reason}`, 'network');
+  if (code === '3D000') return new LbrlError(`the ledger at ${shown} cannot be used: ${reason}`, 'network');
+  if (code === 'P0001') return new LbrlError(`the ledger refused a change: ${reason}`, 'mismatch');
+  const sqlError = /^[0-9A-Z]{5}$/.test(code) && !LOST_STATES.test(code);
+  if (sqlError)
+    return new LbrlError(`the ledger at ${shown} answered with an error: ${reason} (${code})`, 'config');
+  return connected
+    ? new LbrlError(
+        `the connection to the ledger at ${shown} was lost (${reason}); what this command was writing was not recorded`,
+        'network',
+      )
+    : new LbrlError(`cannot reach the ledger at ${shown}: ${reason}`, 'network');
+}
+
+/** The schema's version as found: 0 when the ledger has none yet. Read through the catalog's rows, in the statement's snapshot. */
+async function schemaVersion(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ present: boolean }>(
+    `select exists (select 1 from pg_catalog.pg_tables where schemaname = current_schema() and tablename = $1) as present`,
+    [VERSION_TABLE],
+  );
+  if (!rows[0]?.present) return 0;
+  const found = await client.query<{ version: number }>(
+    `select max(version) as version from ${VERSION_TABLE}`,
+  );
+  return Number(found.rows[0]?.version ?? 0);
+}
+
+function newerSchema(found: number, shown: string): LbrlError {
+  return new LbrlError(
+    `the ledger at ${shown} has schema version ${found}, newer than this lbrl knows (${SCHEMA_VERSION}); upgrade lbrl to use it`,
+    'config',
+  );
+}
+
+/**
+ * Brings the schema to SCHEMA_VERSION: nothing to do when it is there; otherwise, holding an
+ * advisory lock (a second process waits, then finds it done), each missing migration in order,
+ * in one transaction begun after the lock is held (so it sees what the holder before it
+ * committed). A schema newer than this lbrl is refused, untouched.
+ */
+export async function migrate(client: pg.Client, shown: string): Promise<number> {
+  const found = await schemaVersion(client);
+  if (found === SCHEMA_VERSION) return found;
+  if (found > SCHEMA_VERSION) throw newerSchema(found, shown);
+  // released by the server if the connection drops
+  await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+  try {
+    await client.query('begin');
+    try {
+      const now = await schemaVersion(client);
+      if (now > SCHEMA_VERSION) throw newerSchema(now, shown);
+      if (now === 0)
+        await client.query(
+          `create table ${VERSION_TABLE} (version integer primary key, applied_at timestamptz not null default now())`,
+        );
+      for (let version = now + 1; version <= SCHEMA_VERSION; version++) {
+        await client.query(MIGRATIONS[version - 1]!);
+        await client.query(`insert into ${VERSION_TABLE} (version) values ($1)`, [version]);
+      }
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => {});
+      throw error;
+    }
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+  }
+  return SCHEMA_VERSION;
+}
+
+export async function openPostgresLedger(
+  url: LedgerUrl,
+  shown: string,
+  options: LedgerOptions,
+): Promise<PostgresLedger> {
+  const settings = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
+  const { applicationName, ...rest } = settings;
+  const client = new pg.Client({
+    ...rest,
+    application_name: applicationName,
+    keepAlive: true,
+    query_timeout: QUERY_TIMEOUT_MS,
+  });
+  const ledger = new PostgresLedger(client, shown);
+  try {
+    await client.connect();
+    ledger.connected = true;
+    await migrate(client, shown);
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw ledgerFault(error, shown, ledger.connected);
+  }
+  return ledger;
+}
+
+interface DepositRow {
+  created: string;
+  status: string;
+  status_at: string;
+  final: FinalFields | null;
+  chain: VerifiedRecord | UnverifiedRecord | null;
+  expired_at: string | null;
+}
+
+function entryOfRow(row: DepositRow): HistoryEntry {
+  const entry = {
+    ...(JSON.parse(row.created) as CreatedRecord),
+    status: row.status,
+    statusAt: row.status_at,
+  } as HistoryEntry;
+  if (row.final && isTerminal(row.status)) entry.final = row.final;
+  if (row.chain?.type === 'verified') entry.verifiedAt = row.chain.at;
+  else if (row.chain?.type === 'unverified') entry.onChain = row.chain.outcome;
+  if (row.expired_at && row.status === 'WAITING_PAYMENT') entry.expiredAt = row.expired_at;
+  return entry;
+}
+
+/** The settlement txid a final answer names, when it names one. */
+function finalTxid(final: FinalFields | undefined): string | null {
+  const settlement = final?.settlement as { liquidTxid?: unknown } | null | undefined;
+  return typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid : null;
+}
+
+/** Whether a chain fact is news, by the file history's rule (History.isNewChainFact). */
+function isNewChainFact(
+  last: VerifiedRecord | UnverifiedRecord | null,
+  fact: VerifiedRecord | UnverifiedRecord,
+): boolean {
+  if (fact.type === 'verified') return !(last?.type === 'verified' && last.txid === fact.txid);
+  if (!last) return fact.outcome === 'unproven' || fact.outcome === 'mismatch';
+  return last.type === 'verified' || last.outcome !== fact.outcome || last.txid !== fact.txid;
+}
+
+const SELECT_DEPOSIT = 'select created, status, status_at, final, chain, expired_at from lbrl_deposits';
+
+export class PostgresLedger implements Ledger {
+  readonly kind = 'postgres';
+  connected = false;
+  /** the connection's failure while idle: the next use reports it */
+  private lost: Error | undefined;
+
+  constructor(
+    private readonly client: pg.Client,
+    readonly where: string,
+  ) {
+    // an idle connection that drops emits 'error': kept, never thrown from an event
+    client.on('error', (error) => {
+      this.lost = error;
+    });
+  }
+
+  /** Runs `work`, mapping any failure to the one line a user sees. */
+  private async using<T>(work: () => Promise<T>): Promise<T> {
+    if (this.lost) throw ledgerFault(this.lost, this.where, true);
+    try {
+      return await work();
+    } catch (error) {
+      throw ledgerFault(error, this.where, true);
+    }
+  }
+
+  /** `work` in one transaction: committed whole, or rolled back (the server does so if the connection drops). */
+  private transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.using(async () => {
+      await this.client.query('begin');
+      try {
+        const result = await work();
+        await this.client.query('commit');
+        return result;
+      } catch (error) {
+        await this.client.query('rollback').catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  append(records: StoredRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    return this.transaction(async () => {
+      for (const record of records) await this.take(canonical(record));
+    });
+  }
+
+  /**
+   * ledger import: the records of a file history, each taken once however often it is imported
+   * (lbrl_imported keeps a digest of every record met), in one transaction. Returns how many
+   * records were met for the first time.
+   */
+  importRecords(
+    records: AsyncIterable<StoredRecord> | Iterable<StoredRecord>,
+  ): Promise<{ met: number; fresh: number }> {
+    return this.transaction(async () => {
+      let met = 0;
+      let fresh = 0;
+      for await (const record of records) {
+        met += 1;
+        const line = JSON.stringify(canonical(record));
+        const digest = crypto.createHash('sha256').update(line).digest();
+        const inserted = await this.client.query(
+          'insert into lbrl_imported (digest) values ($1) on conflict do nothing',
+          [digest],
+        );
+        if (inserted.rowCount === 0) continue;
+        fresh += 1;
+        await this.take(canonical(record));
+      }
+      return { met, fresh };
+    });
+  }
+
+  /** Applies one record when it is news, and logs it as the file history would have a line. */
+  private async take(record: StoredRecord): Promise<void> {
+    const taken = await this.apply(record);
+    if (taken)
+      await this.client.query('insert into lbrl_records (line) values ($1)', [JSON.stringify(record)]);
+  }
+
+  private async apply(record: StoredRecord): Promise<boolean> {
+    switch (record.type) {
+      case 'created':
+        return this.applyCreated(record);
+      case 'status':
+        return this.applyStatus(record);
+      case 'attempt':
+        return this.applyAttempt(record);
+      case 'expired': {
+        const updated = await this.client.query(
+          `update lbrl_deposits set expired_at = $2 where id = $1 and status = 'WAITING_PAYMENT' and expired_at is null`,
+          [record.id, record.at],
+        );
+        return (updated.rowCount ?? 0) > 0;
+      }
+      default:
+        return this.applyChainFact(record);
+    }
+  }
+
+  private async applyCreated(record: CreatedRecord): Promise<boolean> {
+    const inserted = await this.client.query(
+      `insert into lbrl_deposits (base_url, id, profile, created_at, created, batch_key, status, status_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $4) on conflict (base_url, id) do nothing`,
+      [
+        record.baseUrl,
+        record.id,
+        record.profile,
+        record.at,
+        JSON.stringify(record),
+        record.batchKey ?? null,
+        record.status,
+      ],
+    );
+    return (inserted.rowCount ?? 0) > 0;
+  }
+
+  private async applyStatus(record: StatusRecord): Promise<boolean> {
+    // news only: a status polled again changes nothing; the final answer and its txid are set
+    // once (coalesce), and the trigger refuses any writer that would replace them
+    const updated = await this.client.query(
+      `update lbrl_deposits set status = $2, status_at = $3, expired_at = null,
+         final = coalesce(final, $4::jsonb), settlement_txid = coalesce(settlement_txid, $5)
+       where id = $1 and status is distinct from $2`,
+      [
+        record.id,
+        record.status,
+        record.at,
+        record.final ? JSON.stringify(record.final) : null,
+        finalTxid(record.final),
+      ],
+    );
+    return (updated.rowCount ?? 0) > 0;
+  }
+
+  private async applyAttempt(record: AttemptRecord): Promise<boolean> {
+    // the first Idempotency-Key of a row is the one: a second host's attempt keeps it
+    const inserted = await this.client.query(
+      `insert into lbrl_attempts (profile, base_url, batch_key, idempotency_key, at) values ($1, $2, $3, $4, $5)
+       on conflict do nothing`,
+      [record.profile, record.baseUrl, record.batchKey, record.idempotencyKey, record.at],
+    );
+    return (inserted.rowCount ?? 0) > 0;
+  }
+
+  private async applyChainFact(fact: VerifiedRecord | UnverifiedRecord): Promise<boolean> {
+    const { rows } = await this.client.query<{ chain: VerifiedRecord | UnverifiedRecord | null }>(
+      'select chain from lbrl_deposits where id = $1 for update',
+      [fact.id],
+    );
+    if (rows.length === 0 || !isNewChainFact(rows[0]!.chain, fact)) return false;
+    await this.client.query('update lbrl_deposits set chain = $2::jsonb where id = $1', [
+      fact.id,
+      JSON.stringify(fact),
+    ]);
+    return true;
+  }
+
+  entries(filter: DepositSelection = {}, options: { limit?: number } = {}): Promise<HistoryEntry[]> {
+    return this.using(async () => {
+      const where: string[] = [];
+      const values: unknown[] = [];
+      const add = (column: string, value: string | undefined) => {
+        if (value === undefined) return;
+        values.push(value);
+        where.push(`${column} = $${values.length}`);
+      };
+      add('profile', filter.profile);
+      add('base_url', filter.baseUrl);
+      add('id', filter.id === undefined ? undefined : canonicalId(filter.id));
+      values.push(Math.min(options.limit ?? MAX_ENTRIES, MAX_ENTRIES));
+      const { rows } = await this.client.query<DepositRow>(
+        `${SELECT_DEPOSIT} ${where.length ? `where ${where.join(' and ')}` : ''}
+         order by created_at desc, seq desc limit $${values.length}`,
+        values,
+      );
+      return rows.map(entryOfRow);
+    });
+  }
+
+  async recorded(id: string, baseUrl: string): Promise<HistoryEntry | undefined> {
+    return (await this.entries({ id, baseUrl }, { limit: 1 }))[0];
+  }
+
+  batchState(profile: string, baseUrl: string) {
+    return this.using(async () => {
+      const done = new Map<string, { id: string; status: string }>();
+      const attempted = new Map<string, string>();
+      const created = await this.client.query<{ batch_key: string; id: string; status: string }>(
+        `select batch_key, id, status from lbrl_deposits where profile = $1 and base_url = $2 and batch_key is not null
+         order by seq`,
+        [profile, baseUrl],
+      );
+      for (const row of created.rows)
+        if (!done.has(row.batch_key)) done.set(row.batch_key, { id: row.id, status: row.status });
+      const attempts = await this.client.query<{ batch_key: string; idempotency_key: string }>(
+        'select batch_key, idempotency_key from lbrl_attempts where profile = $1 and base_url = $2',
+        [profile, baseUrl],
+      );
+      for (const row of attempts.rows) attempted.set(row.batch_key, row.idempotency_key);
+      return { done, attempted };
+    });
+  }
+
+  async *records(): AsyncIterable<StoredRecord> {
+    let after = 0;
+    for (;;) {
+      const { rows } = await this.using(() =>
+        this.client.query<{ seq: string; line: string }>(
+          'select seq, line from lbrl_records where seq > $1 order by seq limit $2',
+          [after, PAGE],
+        ),
+      );
+      for (const row of rows) yield JSON.parse(row.line) as StoredRecord;
+      if (rows.length < PAGE) return;
+      after = Number(rows[rows.length - 1]!.seq);
+    }
+  }
+
+  count(): Promise<number> {
+    return this.using(async () => {
+      const { rows } = await this.client.query<{ count: string }>(
+        'select count(*) as count from lbrl_deposits',
+      );
+      return Number(rows[0]!.count);
+    });
+  }
+
+  schemaVersion(): Promise<number> {
+    return this.using(() => schemaVersion(this.client));
+  }
+
+  async close(): Promise<void> {
+    await this.client.end().catch(() => {});
+  }
+}
+
+function canonical(record: StoredRecord): StoredRecord {
+  return record.type === 'attempt' ? record : { ...record, id: canonicalId(record.id) };
+}

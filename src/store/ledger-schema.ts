@@ -1,0 +1,91 @@
+/**
+ * The ledger's tables in PostgreSQL, as migrations: MIGRATIONS[n - 1] takes the schema from
+ * version n - 1 to n. A release only ever adds a migration at the end; store/ledger-postgres.ts
+ * applies the missing ones forward in one transaction under an advisory lock, and refuses a
+ * schema newer than the last one it knows.
+ *
+ * The contract is the database's own: one row per (service, deposit) by a unique constraint; the
+ * facts of a deposit (its creation, its final answer and settlement txid) kept once seen by a
+ * trigger that refuses to change them, whoever writes; no deposit deleted; a batch row's first
+ * Idempotency-Key kept by a primary key.
+ */
+
+/** The table that says which version the schema is at (one row). */
+export const VERSION_TABLE = 'lbrl_schema_version';
+
+/** The advisory lock held while the schema is created or migrated ('lbrl' in ASCII). */
+export const MIGRATION_LOCK = 0x6c62726c;
+
+const VERSION_1 = `
+create table lbrl_deposits (
+  seq bigint generated always as identity primary key,
+  base_url text not null,
+  id text not null,
+  profile text not null,
+  created_at text not null,
+  -- the created record as lbrl wrote it, JSON text (key order kept, as the file history has it)
+  created text not null,
+  batch_key text,
+  status text not null,
+  status_at text not null,
+  final jsonb,
+  settlement_txid text,
+  chain jsonb,
+  expired_at text,
+  constraint lbrl_deposits_one_per_service unique (base_url, id)
+);
+create index lbrl_deposits_newest on lbrl_deposits (created_at desc, seq desc);
+create index lbrl_deposits_by_id on lbrl_deposits (id);
+create index lbrl_deposits_by_batch on lbrl_deposits (profile, base_url, batch_key) where batch_key is not null;
+
+create table lbrl_attempts (
+  profile text not null,
+  base_url text not null,
+  batch_key text not null,
+  idempotency_key text not null,
+  at text not null,
+  primary key (profile, base_url, batch_key)
+);
+
+-- every record the ledger took, in order, as the file history's lines: what ledger export writes
+create table lbrl_records (
+  seq bigint generated always as identity primary key,
+  line text not null
+);
+
+-- the records ledger import has met (a sha-256 of each line), taken or not: met twice, taken once
+create table lbrl_imported (
+  digest bytea primary key
+);
+
+create function lbrl_keep_facts() returns trigger language plpgsql as $$
+begin
+  if tg_op = 'DELETE' then
+    raise exception 'lbrl: deposit % is in the ledger for good; it is never deleted', old.id
+      using errcode = 'P0001';
+  end if;
+  if new.base_url <> old.base_url or new.id <> old.id or new.profile <> old.profile
+     or new.created_at <> old.created_at or new.created <> old.created
+     or new.batch_key is distinct from old.batch_key then
+    raise exception 'lbrl: the creation of deposit % is recorded; it is never changed', old.id
+      using errcode = 'P0001';
+  end if;
+  if old.settlement_txid is not null and new.settlement_txid is distinct from old.settlement_txid then
+    raise exception 'lbrl: the settlement of deposit % is recorded as %; it is never replaced',
+      old.id, old.settlement_txid using errcode = 'P0001';
+  end if;
+  if old.final is not null and new.final is distinct from old.final then
+    raise exception 'lbrl: the final answer of deposit % is recorded; it is never replaced', old.id
+      using errcode = 'P0001';
+  end if;
+  return new;
+end $$;
+
+create trigger lbrl_keep_facts before update or delete on lbrl_deposits
+  for each row execute function lbrl_keep_facts();
+`;
+
+export const MIGRATIONS: readonly string[] = [VERSION_1];
+
+/** The version this lbrl writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS.length;

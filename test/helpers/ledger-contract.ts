@@ -1,0 +1,187 @@
+/**
+ * The ledger's contract (store/ledger.ts), one suite run against every store: the file history
+ * (test/unit/ledger-file-contract.test.ts) and PostgreSQL (test/e2e/ledger-postgres.test.ts).
+ * Written in terms of the port alone: records appended, what the ledger then says.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type AttemptRecord,
+  type CreatedRecord,
+  expiredRecord,
+  type StoredRecord,
+  statusRecord,
+  verifiedRecord,
+} from '../../src/store/history.js';
+import type { Ledger } from '../../src/store/ledger-port.js';
+
+export const SERVICE = 'https://pay.example.com';
+const T0 = Date.parse('2026-11-20T12:00:00.000Z');
+const TXID_A = 'a'.repeat(64);
+const TXID_B = 'b'.repeat(64);
+
+export function depositId(n: number): string {
+  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+}
+
+export function created(n: number, over: Partial<CreatedRecord> = {}): CreatedRecord {
+  return {
+    v: 1,
+    type: 'created',
+    id: depositId(n),
+    profile: 'default',
+    baseUrl: SERVICE,
+    at: new Date(T0 + n * 1000).toISOString(),
+    amountInCents: 1000 + n,
+    destinationAddress: 'lq1qqexample',
+    splitAddress: null,
+    splitFee: null,
+    status: 'WAITING_PAYMENT',
+    ...over,
+  };
+}
+
+const finalized = (n: number, txid: string, at = 60) =>
+  statusRecord(depositId(n), 'FINALIZED', T0 + at * 1000, {
+    settlement: { liquidTxid: txid },
+    confirmedAt: '2026-11-20T12:01:00.000Z',
+  });
+
+async function exported(ledger: Ledger): Promise<StoredRecord[]> {
+  const out: StoredRecord[] = [];
+  for await (const record of ledger.records()) out.push(record);
+  return out;
+}
+
+/** The contract, run on the store `open` makes (a fresh, empty one each time). */
+export function ledgerContract(name: string, open: () => Promise<Ledger>): void {
+  describe(`the ledger's contract: ${name}`, () => {
+    let ledger: Ledger;
+    beforeEach(async () => {
+      ledger = await open();
+    });
+    afterEach(async () => {
+      await ledger.close();
+    });
+
+    it('an empty ledger holds nothing', async () => {
+      expect(await ledger.count()).toBe(0);
+      expect(await ledger.entries()).toEqual([]);
+      expect(await ledger.recorded(depositId(1), SERVICE)).toBeUndefined();
+      expect(await exported(ledger)).toEqual([]);
+    });
+
+    it('gives the deposits newest first, each with its latest status', async () => {
+      await ledger.append([created(1), created(2)]);
+      await ledger.append([statusRecord(depositId(1), 'PIX_CONFIRMED', T0 + 30_000)]);
+      const entries = await ledger.entries();
+      expect(entries.map((e) => [e.id, e.status])).toEqual([
+        [depositId(2), 'WAITING_PAYMENT'],
+        [depositId(1), 'PIX_CONFIRMED'],
+      ]);
+      expect(entries[1]).toMatchObject({
+        ...created(1),
+        status: 'PIX_CONFIRMED',
+        statusAt: '2026-11-20T12:00:30.000Z',
+      });
+      expect(await ledger.count()).toBe(2);
+      expect((await ledger.entries({}, { limit: 1 })).map((e) => e.id)).toEqual([depositId(2)]);
+    });
+
+    it('keeps one record per deposit per service, whatever the case of its id or how often it is recorded', async () => {
+      await ledger.append([created(1)]);
+      await ledger.append([created(1)]);
+      await ledger.append([created(1, { id: depositId(1).toUpperCase() })]);
+      expect(await ledger.count()).toBe(1);
+      expect((await ledger.entries()).map((e) => e.id)).toEqual([depositId(1)]);
+      expect(await ledger.recorded(depositId(1).toUpperCase(), SERVICE)).toMatchObject({ id: depositId(1) });
+      expect(await ledger.recorded(depositId(1), 'https://other.example.com')).toBeUndefined();
+    });
+
+    it('chooses by profile, service and id', async () => {
+      await ledger.append([
+        created(1),
+        created(2, { profile: 'till-2' }),
+        created(3, { baseUrl: 'https://other.example.com' }),
+      ]);
+      expect((await ledger.entries({ profile: 'till-2' })).map((e) => e.id)).toEqual([depositId(2)]);
+      expect((await ledger.entries({ baseUrl: SERVICE })).map((e) => e.id)).toEqual([
+        depositId(2),
+        depositId(1),
+      ]);
+      expect((await ledger.entries({ id: depositId(3) })).map((e) => e.baseUrl)).toEqual([
+        'https://other.example.com',
+      ]);
+    });
+
+    it('a status seen again is not news: one record of it', async () => {
+      await ledger.append([created(1)]);
+      for (let poll = 1; poll <= 3; poll++)
+        await ledger.append([statusRecord(depositId(1), 'PIX_CONFIRMED', T0 + poll * 10_000)]);
+      const statuses = (await exported(ledger)).filter((r) => r.type === 'status');
+      expect(statuses).toHaveLength(1);
+      expect((await ledger.recorded(depositId(1), SERVICE))?.statusAt).toBe('2026-11-20T12:00:10.000Z');
+    });
+
+    it('keeps the final answer once seen: a later answer naming another settlement does not replace it', async () => {
+      await ledger.append([created(1)]);
+      await ledger.append([finalized(1, TXID_A)]);
+      await ledger.append([finalized(1, TXID_B, 90)]);
+      const entry = await ledger.recorded(depositId(1), SERVICE);
+      expect(entry?.status).toBe('FINALIZED');
+      expect(entry?.final).toEqual({
+        settlement: { liquidTxid: TXID_A },
+        confirmedAt: '2026-11-20T12:01:00.000Z',
+      });
+    });
+
+    it('finds a batch row again by its key: its outcome and the Idempotency-Key it was sent with', async () => {
+      const attempt: AttemptRecord = {
+        v: 1,
+        type: 'attempt',
+        profile: 'default',
+        baseUrl: SERVICE,
+        batchKey: 'row-key-1',
+        idempotencyKey: 'idem-1',
+        at: new Date(T0).toISOString(),
+      };
+      await ledger.append([attempt]);
+      let state = await ledger.batchState('default', SERVICE);
+      expect([...state.attempted]).toEqual([['row-key-1', 'idem-1']]);
+      expect([...state.done]).toEqual([]);
+      await ledger.append([created(1, { batchKey: 'row-key-1' })]);
+      await ledger.append([created(1, { batchKey: 'row-key-1' })]);
+      state = await ledger.batchState('default', SERVICE);
+      expect([...state.done]).toEqual([['row-key-1', { id: depositId(1), status: 'WAITING_PAYMENT' }]]);
+      expect([...(await ledger.batchState('till-2', SERVICE)).done]).toEqual([]);
+    });
+
+    it('records a verification and an expiry as the file history does', async () => {
+      await ledger.append([created(1), created(2)]);
+      await ledger.append([finalized(1, TXID_A), verifiedRecord(depositId(1), TXID_A, T0 + 70_000)]);
+      await ledger.append([expiredRecord(depositId(2), T0 + 80_000)]);
+      expect(await ledger.recorded(depositId(1), SERVICE)).toMatchObject({
+        verifiedAt: '2026-11-20T12:01:10.000Z',
+      });
+      expect(await ledger.recorded(depositId(2), SERVICE)).toMatchObject({
+        expiredAt: '2026-11-20T12:01:20.000Z',
+      });
+      // a payment after the expiry moves the deposit on
+      await ledger.append([statusRecord(depositId(2), 'PIX_CONFIRMED', T0 + 90_000)]);
+      expect((await ledger.recorded(depositId(2), SERVICE))?.expiredAt).toBeUndefined();
+    });
+
+    it('gives every record back in the order taken, as the file history writes them', async () => {
+      const records: StoredRecord[] = [
+        created(1),
+        created(2),
+        statusRecord(depositId(1), 'PIX_CONFIRMED', T0 + 5000),
+        finalized(1, TXID_A),
+      ];
+      await ledger.append(records.slice(0, 2));
+      await ledger.append(records.slice(2));
+      expect((await exported(ledger)).map((r) => JSON.stringify(r))).toEqual(
+        records.map((r) => JSON.stringify(r)),
+      );
+    });
+  });
+}
