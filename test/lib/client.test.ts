@@ -282,9 +282,10 @@ describe('a ref and a note: checked, never sent, returned on the deposit', () =>
   it('the request carries neither; the created deposit has both; an inherited ref is not taken', async () => {
     // each create a new id: a service that answers two creates with one id is refused (a reused id)
     const ids = [ID, '7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f'];
+    let answered = 0;
     const server = await forTest(
       startServer((req, res) =>
-        json(res, 200, { ...createAnswer(JSON.parse(req.body)), id: ids[server.requests.length - 1] }),
+        json(res, 200, { ...createAnswer(JSON.parse(req.body)), id: ids[answered++] }),
       ),
     );
     const lbrl = client({ baseUrl: server.url, token: TOKEN });
