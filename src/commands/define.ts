@@ -105,6 +105,11 @@ export interface CommandDef<
   /** "deposit create"; "" for the program itself */
   readonly path: string;
   readonly description: string;
+  /**
+   * The long help (gh's `Long`), under the description in `--help`, docs/commands/ and the man
+   * page: paragraphs, "- " lists and two-space-indented commands (commands/shared/help-text.ts).
+   */
+  readonly long?: string;
   readonly hidden?: boolean;
   readonly flags: F;
   readonly args: A;
@@ -131,6 +136,7 @@ export function group(def: {
   rank: number;
   path: string;
   description: string;
+  long?: string;
   examples?: readonly string[];
 }): CommandDef {
   return { ...def, flags: [], args: [] };
@@ -145,6 +151,7 @@ export interface CommandEntry {
   readonly rank: number;
   readonly path: string;
   readonly description: string;
+  readonly long?: string;
   readonly hidden?: boolean;
   readonly flags: readonly FlagDef[];
   readonly args: readonly ArgDef[];
