@@ -95,9 +95,13 @@ function topicList(): string {
   return `\nHelp topics (lbrl help <topic>):\n${lines.join('\n')}`;
 }
 
-/** `lbrl help <topic>` (exit-codes, environment, json): printed, and true; anything else: false. */
+/**
+ * `lbrl help <topic>` (exit-codes, environment, json), global flags anywhere (`--no-color`,
+ * `--profile <name>`): printed, and true; anything else: false.
+ */
 function printedTopic(argv: string[], ctx: Context): boolean {
-  const topic = argv.length === 2 && argv[0] === 'help' && helpTopics().find((t) => t.name === argv[1]);
+  const words = argv.filter((word, i) => !word.startsWith('-') && !GLOBAL_VALUE_FLAGS.has(argv[i - 1] ?? ''));
+  const topic = words.length === 2 && words[0] === 'help' && helpTopics().find((t) => t.name === words[1]);
   if (!topic) return false;
   ctx.stdout.write(topicTerminal(topic, HELP_WIDTH));
   ctx.stdout.flush?.();

@@ -117,6 +117,14 @@ describe('lbrl help <topic>', () => {
     const help = await runCli(['--help']);
     for (const topic of helpTopics())
       expect(help.stdout).toMatch(new RegExp(`^ {2}${topic.name} +${topic.summary}$`, 'm'));
+    const plain = await runCli(['help', 'json']);
+    for (const argv of [
+      ['--no-color', 'help', 'json'],
+      ['help', 'json', '-q'],
+      ['--profile', 'help', 'help', 'json'],
+    ]) {
+      expect({ argv, ...(await runCli(argv)) }).toEqual({ argv, ...plain });
+    }
     const nope = await runCli(['help', 'exit-code']);
     expect(nope.code).toBe(2);
     expect(nope.stdout).toBe('');
@@ -139,7 +147,11 @@ describe('long help', () => {
       const shown = r.stdout.indexOf(`\n\n${terminalHelp(entry.long!)}\n\n`);
       expect(shown, entry.path).toBeGreaterThan(0);
       expect(r.stdout.replace(/\s+/g, ' ')).toContain(entry.description);
-      expect(terminalHelp(entry.long!).split('\n').filter((line) => [...line].length > 80)).toEqual([]);
+      expect(
+        terminalHelp(entry.long!)
+          .split('\n')
+          .filter((line) => [...line].length > 80),
+      ).toEqual([]);
     }
   });
 });
