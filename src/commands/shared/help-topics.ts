@@ -149,8 +149,8 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 /** The topic's table in Markdown (what docs/using.md and docs/scripting.md embed). */
 export function topicTableMarkdown(topic: HelpTopic): string {
-  const key = (text: string) =>
-    topic.name === 'environment' || topic.name === 'json' ? `\`${text}\`` : text;
+  // a variable or a command as code; a code number, or "any error", as it is
+  const key = (text: string) => (/^\d+$|^any /.test(text) ? text : `\`${text}\``);
   return [
     `| ${topic.heads[0]} | ${topic.heads[1]} |`,
     '|---|---|',
