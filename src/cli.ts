@@ -149,9 +149,10 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
         cmd.addOption(option);
       }
     }
+    // the program's help topics, then (last, as on every page) its examples
+    if (def.path === '') cmd.addHelpText('after', topicList());
     if (def.examples)
       cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  ${e}`).join('\n')}`);
-    if (def.path === '') cmd.addHelpText('after', topicList());
     cmd.exitOverride();
     cmd.configureOutput(output(def.path));
     const load = def.load;
