@@ -12,15 +12,20 @@ function print(text) {
   process.stdout.write(text);
 }
 
-/** The help of `lbrl <path> --help`, written by the build from the program itself (npm run build). */
+/**
+ * The help of `lbrl <path> --help`, `lbrl help <path>` and `lbrl help <topic>`, written by the build
+ * from the program itself (npm run build).
+ */
 function helpPage() {
   const last = args[args.length - 1];
-  if (last !== '--help' && last !== '-h') return undefined;
-  const path = args.slice(0, -1);
-  if (!path.every((word) => /^[a-z][a-z-]*$/.test(word))) return undefined;
+  const asked =
+    args[0] === 'help' ? args.slice(1) : last === '--help' || last === '-h' ? args.slice(0, -1) : undefined;
+  if (!asked?.every((word) => /^[a-z][a-z-]*$/.test(word))) return undefined;
+  const keys = args[0] === 'help' ? [asked.join(' '), `help ${asked.join(' ')}`] : [asked.join(' ')];
   try {
     const pages = JSON.parse(require('node:fs').readFileSync(`${__dirname}/../dist/help.json`, 'utf8'));
-    return Object.hasOwn(pages, path.join(' ')) ? pages[path.join(' ')] : undefined;
+    const key = keys.find((k) => Object.hasOwn(pages, k));
+    return key === undefined ? undefined : pages[key];
   } catch {
     return undefined; // not built yet: the program below says so
   }

@@ -8,6 +8,8 @@ import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { type CommandEntry, flagName, programEntry } from './commands/define.js';
 import { MANIFEST as COMMANDS } from './commands/manifest.js';
+import { terminalHelp } from './commands/shared/help-text.js';
+import { helpTopics, topicTerminal } from './commands/shared/help-topics.js';
 import { redactedFromTheStart } from './commands/shared/redaction.js';
 import type { Context } from './context.js';
 import { EXIT, LbrlError, usageError } from './errors.js';
@@ -85,9 +87,31 @@ export function reportCrash(error: unknown, rawArgv: string[], given: Context): 
   return EXIT.failure;
 }
 
+/** The help topics, as the program's help lists them. */
+function topicList(): string {
+  const topics = helpTopics();
+  const width = Math.max(...topics.map((topic) => topic.name.length));
+  const lines = topics.map((topic) => `  ${topic.name.padEnd(width)}  ${topic.summary}`);
+  return `\nHelp topics (lbrl help <topic>):\n${lines.join('\n')}`;
+}
+
+/**
+ * `lbrl help <topic>` (exit-codes, environment, json), global flags anywhere (`--no-color`,
+ * `--profile <name>`): printed, and true; anything else: false.
+ */
+function printedTopic(argv: string[], ctx: Context): boolean {
+  const words = argv.filter((word, i) => !word.startsWith('-') && !GLOBAL_VALUE_FLAGS.has(argv[i - 1] ?? ''));
+  const topic = words.length === 2 && words[0] === 'help' && helpTopics().find((t) => t.name === words[1]);
+  if (!topic) return false;
+  ctx.stdout.write(topicTerminal(topic, HELP_WIDTH));
+  ctx.stdout.flush?.();
+  return true;
+}
+
 export async function main(rawArgv: string[], given: Context): Promise<number> {
   // before any argument is read: a secret typed in the wrong place never comes back
   const ctx = redactedFromTheStart(given);
+  if (printedTopic(rawArgv, ctx)) return EXIT.ok;
   const argv = normaliseArgv(rawArgv);
   let session: Session | undefined;
   let globals: GlobalOptions = {};
@@ -111,7 +135,9 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
   });
 
   const wire = (cmd: Command, def: CommandEntry) => {
-    cmd.description(def.description);
+    if (def.long)
+      cmd.description(`${def.description}\n\n${terminalHelp(def.long, HELP_WIDTH)}`).summary(def.description);
+    else cmd.description(def.description);
     for (const a of def.args) cmd.argument(a.name, a.help);
     for (const flag of def.flags) {
       if (flag.flags === '-V, --version') cmd.version(VERSION, flag.flags, flag.help);
@@ -132,6 +158,8 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
         cmd.addOption(option);
       }
     }
+    // the program's help topics, then (last, as on every page) its examples
+    if (def.path === '') cmd.addHelpText('after', topicList());
     if (def.examples)
       cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  ${e}`).join('\n')}`);
     cmd.exitOverride();
@@ -256,5 +284,10 @@ async function helpPages(program: Command, ctx: Context): Promise<Record<string,
     for (const sub of cmd.commands) if (!sub.name().startsWith('__')) await visit(sub, [...path, sub.name()]);
   };
   await visit(program, []);
+  for (const topic of helpTopics()) {
+    let out = '';
+    await main(['help', topic.name], { ...ctx, stdout: { write: (s: string) => (out += s) } });
+    pages[`help ${topic.name}`] = out;
+  }
   return pages;
 }

@@ -40,6 +40,49 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
+/**
+ * What each exit code means, as `lbrl help exit-codes`, docs/using.md and the man page say it:
+ * those are generated from this and EXIT_CODES (npm run build), and no other copy is kept.
+ */
+export const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, string>> = {
+  ok: 'success (`watch`: every deposit reached FINALIZED)',
+  failure:
+    'unexpected failure: the service answered 5xx or kept rate-limiting, or with a body that breaks the contract, or an answer that does not match the request; `verify`: a settlement that contradicts the deposit, or an explorer answer that breaks its API; `reconcile`: something missing, unmatched or paid after expiry',
+  usage:
+    'usage or validation error, found locally or reported by the service (400/422); a declined confirmation; a damaged config file (`config_invalid`: the file and key named)',
+  auth: 'authentication: token missing, invalid or expired (401/403)',
+  notFound:
+    'not found: the service does not know the deposit id (`watch --pending`: one was gone, recorded, and the others ended FINALIZED)',
+  failed: 'a watched deposit ended FAILED',
+  unreachable:
+    'the service could not be reached or did not answer in time (also the explorer, for `verify`: never a pass)',
+  unproven:
+    "`verify`: a settlement could not be fully verified (no blinding key for a confidential output, asset not pinned, precision unknown); nothing contradicts it; `reconcile`: the asset's precision is not proven, or an amount it could not read",
+  settlementPending:
+    '`verify`: not settled yet, its transaction not yet known to the explorer, or not yet confirmed deeply enough; `reconcile`: a settlement or receipt not yet confirmed deeply enough (the same `confirmations` setting)',
+  watchTimeout: '`watch --timeout` ran out before every deposit was terminal',
+  interrupted: 'interrupted (Ctrl-C); also how `sandbox serve` and `display` end',
+};
+
+/** One row of the exit-code table: the code, what it means, and the error types (EXIT_CODES) that end with it. */
+export interface ExitCodeRow {
+  readonly code: number;
+  readonly meaning: string;
+  readonly types: readonly ErrorType[];
+}
+
+/** The exit-code table, from EXIT, EXIT_MEANINGS and EXIT_CODES, by code. */
+export function exitCodeTable(): ExitCodeRow[] {
+  const types = Object.keys(EXIT_CODES) as ErrorType[];
+  return (Object.keys(EXIT) as (keyof typeof EXIT)[])
+    .map((name) => ({
+      code: EXIT[name],
+      meaning: EXIT_MEANINGS[name],
+      types: types.filter((type) => EXIT_CODES[type] === EXIT[name]),
+    }))
+    .sort((a, b) => a.code - b.code);
+}
+
 /** Each error type's exit code: the one table, so no call site chooses a code by hand. */
 export const EXIT_CODES: Readonly<Record<ErrorType, number>> = {
   usage: EXIT.usage,

@@ -352,6 +352,7 @@ export const AUTH_LOGIN = command({
   rank: 100,
   path: 'auth login',
   description: 'save a base URL and token in the profile (checked with a harmless request)',
+  long: `The token is read with hidden input on a terminal, or from stdin with \`--with-token\`, and checked with a GET of a random deposit id unless \`--no-verify\`: it is saved only when the answer is recognisably the Deposit service's. A token shorter than 16 characters, or with spaces, control or non-ASCII characters, is refused before anything is sent or saved.`,
   flags: LOGIN_FLAGS,
   examples: [
     'lbrl auth login --base-url https://pay.example.com',
@@ -366,6 +367,7 @@ export const AUTH_STATUS = command({
   rank: 110,
   path: 'auth status',
   description: 'show the profile, mode, base URL and where the token comes from',
+  long: `The token is shown masked (its last four characters); \`--show-token\` is the only way lbrl ever prints it.`,
   flags: STATUS_FLAGS,
   examples: ['lbrl auth status', 'lbrl auth status --json | jq -r .mode'],
   async run({ opts, session }) {
@@ -377,6 +379,7 @@ export const AUTH_LOGOUT = command({
   rank: 120,
   path: 'auth logout',
   description: "remove the profile's token",
+  long: `The base URL is kept, so the next command fails clearly instead of silently using the sandbox. A profile damaged beyond reading is removed whole, the other profiles untouched.`,
   flags: [],
   examples: ['lbrl auth logout --profile work'],
   async run({ session }) {

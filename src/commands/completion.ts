@@ -11,6 +11,7 @@ import type { Session } from '../session.js';
 import { CONFIG_KEYS } from '../store/config.js';
 import type { Printer } from '../ui/output.js';
 import { type CommandEntry, type Completion, command, type FlagDef, listed, programEntry } from './define.js';
+import { helpTopics } from './shared/help-topics.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -118,9 +119,11 @@ export function candidates(
   if (words[0] === 'help' && words.length > 1 && !cur.startsWith('-')) {
     const path = words.slice(1, -1).join(' ');
     const known = path === '' || (byPath.has(path) && !byPath.get(path)!.hidden);
+    // and, at its first word, a help topic (exit-codes, environment, json)
+    const topics = path === '' ? helpTopics().map((topic) => topic.name) : [];
     return {
       files: false,
-      values: known ? subcommands(registry, path).filter((s) => s.startsWith(cur)) : [],
+      values: known ? [...subcommands(registry, path), ...topics].filter((s) => s.startsWith(cur)) : [],
     };
   }
   let cmd: CommandEntry = PROGRAM;
@@ -226,6 +229,10 @@ export const COMPLETION = command({
   rank: 270,
   path: 'completion',
   description: 'print a shell completion script: source <(lbrl completion bash)',
+  long: `It completes commands, options and the values each position takes: config keys and their values, profile names, fixed choices, file names, the ids of recent deposits, and, after \`lbrl help\`, command paths and help topics.
+
+  source <(lbrl completion bash)     # or zsh
+  lbrl completion fish | source`,
   args: [{ name: '<shell>', help: 'bash, zsh or fish', complete: SHELLS }],
   flags: [],
   examples: ['source <(lbrl completion bash)      # in ~/.bashrc', 'lbrl completion fish | source'],

@@ -462,6 +462,7 @@ export const CONFIG_GET = command({
   rank: 140,
   path: 'config get',
   description: 'print the value in force of a setting (where it comes from on stderr)',
+  long: `The value a command would use, bare on stdout, so \`$(lbrl config get network)\` reads it: from a flag, the environment, the profile or the default. Where it came from goes to stderr as one line (\`-q\` leaves it out); with nothing in force, nothing on stdout.`,
   args: [KEY_ARG],
   flags: [],
   examples: ['lbrl config get network', 'lbrl config get esplora-url --json'],
@@ -474,6 +475,7 @@ export const CONFIG_SET = command({
   rank: 150,
   path: 'config set',
   description: 'change a setting (the value is checked)',
+  long: `A value is checked before it is saved, and the config file is written whole or not at all (mode 0600). Naming a profile that does not exist yet makes it.`,
   args: [KEY_ARG, { name: '<value>', help: 'the new value', complete: 'config-value' }],
   flags: [],
   examples: ['lbrl config set network liquidtestnet --profile test', 'lbrl config set sandbox-autopay off'],
@@ -498,6 +500,7 @@ export const CONFIG_SET_BLINDING_KEY = command({
   rank: 170,
   path: 'config set-blinding-key',
   description: 'store a blinding key to unblind settlements (read from stdin or a hidden prompt)',
+  long: `A blinding key lets \`deposit verify\`, \`reconcile\` and \`--verify\` open the amounts and the asset of confidential outputs. It is a secret like the token: read without echo or from stdin, kept in the private config file, never printed. \`--clear\` removes the stored keys.`,
   flags: BLINDING_KEY_FLAGS,
   examples: [
     '# a SLIP-77 master blinding key (Elements: dumpmasterblindingkey; Blockstream Green shows it)',

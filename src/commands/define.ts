@@ -112,6 +112,11 @@ export interface CommandDef<
   /** "deposit create"; "" for the program itself */
   readonly path: string;
   readonly description: string;
+  /**
+   * The long help (gh's `Long`), under the description in `--help`, docs/commands/ and the man
+   * page: paragraphs, "- " lists and two-space-indented commands (commands/shared/help-text.ts).
+   */
+  readonly long?: string;
   readonly hidden?: boolean;
   readonly flags: F;
   readonly args: A;
@@ -138,6 +143,7 @@ export function group(def: {
   rank: number;
   path: string;
   description: string;
+  long?: string;
   examples?: readonly string[];
 }): CommandDef {
   return { ...def, flags: [], args: [] };
@@ -152,6 +158,7 @@ export interface CommandEntry {
   readonly rank: number;
   readonly path: string;
   readonly description: string;
+  readonly long?: string;
   readonly hidden?: boolean;
   readonly flags: readonly FlagDef[];
   readonly args: readonly ArgDef[];

@@ -16,7 +16,7 @@ import {
   withLocalFields,
 } from '../domain/text/reference.js';
 import { safeText } from '../domain/text/safe-text.js';
-import { invalidValue, LbrlError, usageError } from '../errors.js';
+import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
@@ -63,7 +63,10 @@ const CREATE_FLAGS = [
     help: 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)',
   },
   { flags: '--interval <seconds>', help: 'with --watch: seconds between polls (at least 1, default 3)' },
-  { flags: '--timeout <duration>', help: 'with --watch: give up (exit 124) after 90, 90s, 10m or 1h' },
+  {
+    flags: '--timeout <duration>',
+    help: `with --watch: give up (exit ${EXIT.watchTimeout}) after 90, 90s, 10m or 1h`,
+  },
   { flags: '--verify', help: 'with --watch: done only once the settlement is verified on chain' },
   { flags: '--no-verify', help: "with --watch: do not verify, whatever the profile's verify setting" },
   {
@@ -418,6 +421,11 @@ export const DEPOSIT_CREATE = command({
   rank: 20,
   path: 'deposit create',
   description: 'create a PIX charge paid out to a Liquid address',
+  long: `The amount is reais (\`--amount 15,50\`) or cents (\`--amount-cents 1550\`), from R$ 0,01 to R$ 6.000,00, turned into cents without a float. The address (\`--to\`, else the profile's \`default-address\`) is decoded and checked locally, and must belong to the profile's network. A split sends part of the net amount to another address (\`--split-to\` and \`--split-fee\` together, or the profile's, unless \`--no-split\`).
+
+The service's answer is checked against the request (amount, addresses, split, the BR Code and its amount) before anything is shown: a mismatch exits 1 and says not to pay the charge. A create is never sent twice once it may have reached the service; every create carries an Idempotency-Key.
+
+On a terminal it asks for what the flags left out and for a confirmation (unless \`--yes\`); with \`--watch\` it follows the charge in a counter view: the QR code, the amount in large type and the status, redrawn in place. \`--from\` creates a batch from a CSV or NDJSON file, each row checked before any is sent; \`--resume\` creates none twice.`,
   flags: CREATE_FLAGS,
   conflicts: [
     {

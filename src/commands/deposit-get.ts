@@ -243,6 +243,7 @@ export const DEPOSIT_GET = command({
   rank: 30,
   path: 'deposit get',
   description: "show a deposit's status and settlement",
+  long: `One request; the answer goes through the same checks as every other, against what the local history knows of the deposit. \`--qr\` and \`--qr-png\` draw the QR code again from the checked copy-paste string (never from the service's PNG), and warn when the deposit is already FINALIZED or FAILED. \`get\` records nothing, so a script may poll it.`,
   args: [{ ...ID_ARG, name: '[id]' }],
   flags: GET_FLAGS,
   examples: [

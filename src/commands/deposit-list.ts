@@ -347,6 +347,7 @@ export const DEPOSIT_LIST = command({
   rank: 60,
   path: 'deposit list',
   description: 'the deposits this machine created, newest first, with their last known status',
+  long: `The service has no list, so lbrl keeps its own history of the deposits it created (in the config directory). \`--refresh\` asks the service about those not yet terminal. The filters (\`--status\`, \`--since\`, \`--until\`, \`--verified\`) read the history from its end and stop at \`--limit\` matches. On a terminal the table fits its width; in a pipe, tab-separated lines with no header.`,
   flags: LIST_FLAGS,
   examples: [
     'lbrl deposit list',

@@ -12,13 +12,14 @@ import {
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
-import { LbrlError } from '../errors.js';
+import { EXIT, LbrlError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { History, HistoryEntry } from '../store/history.js';
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { SINCE } from './shared/flag-parts.js';
+import { exitCodesComment } from './shared/help-text.js';
 import { type VerifySources, verifySetupWith, verifySourcesOf } from './shared/verify-setup.js';
 import { parseSpan } from './shared/when.js';
 
@@ -249,11 +250,18 @@ export const DEPOSIT_RECONCILE = command({
   rank: 80,
   path: 'deposit reconcile',
   description: "check what the profile's addresses received on chain against the finalized deposits",
+  long: `It reads the history of every address of the profile's deposits on the Esplora explorer (back to two days before \`--since\`), opens each output to them (confidential ones with the stored blinding keys), and matches them to the deposits with the rules of \`verify\`, one output paying one deposit. It lists what matched, what is missing, what arrived matching no deposit, and what paid a deposit lbrl had expired or the service said FAILED.`,
   flags: RECONCILE_FLAGS,
   examples: [
     'lbrl deposit reconcile --since 1d',
     "lbrl deposit reconcile --json | jq '.unmatched'",
-    '# exit codes: 0 everything matches, 1 something missing, unmatched or paid after expiry, 6 explorer unreachable, 7 not proven, 8 not yet confirmed deeply enough',
+    exitCodesComment([
+      [EXIT.ok, 'everything matches'],
+      [EXIT.failure, 'something missing, unmatched or paid after expiry'],
+      [EXIT.unreachable, 'explorer unreachable'],
+      [EXIT.unproven, 'amounts not proven'],
+      [EXIT.settlementPending, 'not yet confirmed deeply enough'],
+    ]),
   ],
   async run({ opts, session }) {
     return run(opts, await session());

@@ -221,6 +221,7 @@ export const DEPOSIT_REPORT = command({
   rank: 70,
   path: 'deposit report',
   description: 'the sums of the day (or month): charged, paid, fees, net, split, verified on chain',
+  long: `The profile's deposits in the local history, summed by the local day (or month) of their creation: counts, the amount charged, and over the finalized the gross, fees, net, the split's share and the destination's, and what verification on chain proved. Every sum is a whole number of cents, never a float. \`--json\`, \`--csv\` and \`--csv-br\` (for a Brazilian spreadsheet) are for other programs; on a terminal, a table and a bar per period.`,
   flags: REPORT_FLAGS,
   examples: [
     'lbrl deposit report --since 7d',

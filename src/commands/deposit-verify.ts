@@ -2,13 +2,14 @@ import type { DepositApi } from '../deposits/ports.js';
 import { type DepositOutcome, verifyDeposits, verifyError } from '../deposits/verify.js';
 import { settlementReportJson } from '../domain/liquid/settlement.js';
 import { parseDepositId } from '../domain/values.js';
-import { invalidValue, usageError } from '../errors.js';
+import { EXIT, invalidValue, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
 import type { Printer } from '../ui/output.js';
 import { renderOutcome } from '../ui/verify-view.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { TRUST_SERVICE_ADDRESS } from './shared/flag-parts.js';
+import { exitCodesComment } from './shared/help-text.js';
 import {
   recordSettled,
   type SettledRecorder,
@@ -114,13 +115,21 @@ export const DEPOSIT_VERIFY = command({
   rank: 50,
   path: 'deposit verify',
   description: "check deposits' settlements on the Liquid chain (an Esplora explorer)",
+  long: `The settlement transaction is looked up on the profile's Esplora explorer, read whole and checked against its txid, and judged one rule at a time: confirmed deeply enough, after the deposit was created, paying the destination's and the split's scripts, in the pinned asset, with the amounts due. Confidential outputs are unblinded with the stored blinding keys (\`config set-blinding-key\`). Each check is reported proven, not proven or MISMATCH; it never says verified for what it did not check.`,
   args: [{ name: '<id...>', help: 'deposit ids', complete: 'ids' }],
   flags: VERIFY_FLAGS,
   examples: [
     'lbrl deposit verify <id>',
     'lbrl config set-blinding-key < blinding-key.txt    # to check confidential amounts',
     'lbrl deposit verify <id> --json | jq -r .deposits[0].outcome',
-    '# exit codes: 0 verified, 1 mismatch, 4 unknown id, 6 explorer unreachable, 7 unproven, 8 pending',
+    exitCodesComment([
+      [EXIT.ok, 'verified'],
+      [EXIT.failure, 'mismatch'],
+      [EXIT.notFound, 'unknown id'],
+      [EXIT.unreachable, 'explorer unreachable'],
+      [EXIT.unproven, 'unproven'],
+      [EXIT.settlementPending, 'pending'],
+    ]),
   ],
   async run({ opts, args: [ids], session }) {
     return run(ids, opts, await session());

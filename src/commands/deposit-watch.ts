@@ -2,13 +2,14 @@ import { pendingWork } from '../deposits/history.js';
 import type { HistoryReader, Scope } from '../deposits/ports.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import { parseDepositId } from '../domain/values.js';
-import { invalidValue, usageError } from '../errors.js';
+import { EXIT, invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { expireAfterMs, requestsPerMinute, type SettingsReader } from './shared/expiry.js';
 import { TRUST_SERVICE_ADDRESS } from './shared/flag-parts.js';
 import { type FollowDeps, followDepsOf, followOnScreen } from './shared/follow.js';
+import { exitCodesComment } from './shared/help-text.js';
 import { type VerifySetupFlags, withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
@@ -19,10 +20,10 @@ const WATCH_FLAGS = [
   },
   { flags: '--include-expired', help: 'with --pending: follow the deposits recorded EXPIRED too' },
   { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1)' },
-  { flags: '--timeout <duration>', help: 'give up (exit 124) after 90, 90s, 10m or 1h' },
+  { flags: '--timeout <duration>', help: `give up (exit ${EXIT.watchTimeout}) after 90, 90s, 10m or 1h` },
   {
     flags: '--verify',
-    help: 'done only once the settlement is verified on chain (1 mismatch, 7 unproven)',
+    help: `done only once the settlement is verified on chain (${EXIT.failure} mismatch, ${EXIT.unproven} unproven)`,
   },
   { flags: '--no-verify', help: "do not verify, whatever the profile's verify setting" },
   TRUST_SERVICE_ADDRESS,
@@ -132,7 +133,10 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
 export const DEPOSIT_WATCH = command({
   rank: 40,
   path: 'deposit watch',
-  description: 'follow deposits until FINALIZED (exit 0) or FAILED (exit 5)',
+  description: `follow deposits until FINALIZED (exit ${EXIT.ok}) or FAILED (exit ${EXIT.failed})`,
+  long: `Each deposit is asked about at most once per \`--interval\`, and all of them together at most 60 times a minute (the profile's \`requests-per-minute\`), spread evenly. 5xx, 429, dropped connections and time-outs are ridden out with back-off for up to 5 minutes. \`--pending\` follows what the local history holds that can still change, the deposits in flight first; a charge still waiting past the profile's \`expire-after\` gets one last look and is recorded EXPIRED.
+
+On a terminal a spinner shows each deposit's status; in a pipe, one line per status change; with --json, one deposit object per change (NDJSON). Every watch ends with one line per deposit on stderr saying how it ended.`,
   args: [{ name: '[id...]', help: 'deposit ids', complete: 'ids' }],
   flags: WATCH_FLAGS,
   examples: [
@@ -140,7 +144,15 @@ export const DEPOSIT_WATCH = command({
     'lbrl deposit watch <id> --json | jq -r .status      # one line per status change',
     '# cron, every 10 minutes: follow whatever is pending, for at most 9',
     '*/10 * * * * lbrl deposit watch --pending --timeout 9m -q || echo "exit $?" >> ~/lbrl-watch.log',
-    '# exit codes: 0 FINALIZED, 5 FAILED, 124 timed out, 3 auth, 4 unknown id, 6 unreachable, 130 Ctrl-C',
+    exitCodesComment([
+      [EXIT.ok, 'FINALIZED'],
+      [EXIT.failed, 'FAILED'],
+      [EXIT.watchTimeout, 'timed out'],
+      [EXIT.auth, 'auth'],
+      [EXIT.notFound, 'unknown id'],
+      [EXIT.unreachable, 'unreachable'],
+      [EXIT.interrupted, 'Ctrl-C'],
+    ]),
   ],
   async run({ opts, args: [ids], session }) {
     return run(ids, opts, await session());

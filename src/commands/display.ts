@@ -377,6 +377,7 @@ export const DISPLAY = command({
   rank: 240,
   path: 'display',
   description: "serve a screen that faces the customer: the waiting charge's QR code and amount, then Pago!",
+  long: `Any tablet or phone shows it in its browser: no app, no account. It shows the profile's newest charge, created by any lbrl process, checked as every answer is, then "Pago!" as soon as the service says the PIX arrived. The first line on stdout is the page's URL, with a random key; it listens on loopback unless \`--host\` says otherwise (\`--host 0.0.0.0\` for the shop's network). The port and key are kept, so a page left open reconnects after a restart.`,
   flags: DISPLAY_FLAGS,
   examples: [
     'lbrl display                      # this machine only; prints the URL (with its key) and its QR code',

@@ -467,6 +467,7 @@ export const LISTEN = command({
   rank: 260,
   path: 'listen',
   description: "send the profile's deposit events to a URL as signed webhooks (Standard Webhooks)",
+  long: `The Deposit service sends no webhooks: lbrl follows the profile's deposits as \`watch\` does and posts each change to \`--forward-to\`, signed with the profile's \`whsec_\` secret as the Standard Webhooks specification says, so any of its libraries verifies them. Events wait in a durable outbox and are delivered at least once, in order per deposit, across restarts.`,
   flags: LISTEN_FLAGS,
   examples: [
     'lbrl listen --forward-to http://localhost:4242/webhooks',

@@ -8,6 +8,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     path: '',
     description:
       'Create PIX charges settled in a BRL-pegged asset on the Liquid Network, and follow them until done.',
+    long: "lbrl creates PIX charges (Brazil's instant payments) that the Deposit service settles by sending a BRL-pegged asset on the Liquid Network to your Liquid address, and follows them until they are done. With no base URL and no token it serves itself from an embedded sandbox of the service: no account, no real money.\n\nLive when a base URL and a token are both known (a flag, then the environment, then the profile); only one of the two is a usage error, never a silent fall back to the sandbox. stdout carries the result and nothing else; with --json it is exactly one JSON document (lbrl help json). The exit code says how a command ended (lbrl help exit-codes); the variables lbrl reads are in lbrl help environment.",
     flags: [
       { flags: '-V, --version', help: 'print the version' },
       {
@@ -37,6 +38,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 10,
     path: 'deposit',
     description: 'create and follow deposits (PIX charges)',
+    long: 'A deposit is a PIX charge: `create` makes one and prints its QR code, `get`, `watch` and `list` follow it, `verify` proves its settlement on chain, and `report` and `reconcile` answer the questions of the end of the day from the local history, which `create` and `watch` keep.',
     examples: [
       'lbrl deposit create --amount 15,50 --to <address>',
       'lbrl deposit watch <id> --timeout 10m',
@@ -49,6 +51,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 20,
     path: 'deposit create',
     description: 'create a PIX charge paid out to a Liquid address',
+    long: "The amount is reais (`--amount 15,50`) or cents (`--amount-cents 1550`), from R$ 0,01 to R$ 6.000,00, turned into cents without a float. The address (`--to`, else the profile's `default-address`) is decoded and checked locally, and must belong to the profile's network. A split sends part of the net amount to another address (`--split-to` and `--split-fee` together, or the profile's, unless `--no-split`).\n\nThe service's answer is checked against the request (amount, addresses, split, the BR Code and its amount) before anything is shown: a mismatch exits 1 and says not to pay the charge. A create is never sent twice once it may have reached the service; every create carries an Idempotency-Key.\n\nOn a terminal it asks for what the flags left out and for a confirmation (unless `--yes`); with `--watch` it follows the charge in a counter view: the QR code, the amount in large type and the status, redrawn in place. `--from` creates a batch from a CSV or NDJSON file, each row checked before any is sent; `--resume` creates none twice.",
     flags: [
       { flags: '--amount <reais>', help: 'amount in reais: 1500, 15.5 or 15,50 (0.01 to 6000.00)' },
       { flags: '--amount-cents <n>', help: 'amount in cents (1 to 600000)' },
@@ -132,6 +135,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 30,
     path: 'deposit get',
     description: "show a deposit's status and settlement",
+    long: "One request; the answer goes through the same checks as every other, against what the local history knows of the deposit. `--qr` and `--qr-png` draw the QR code again from the checked copy-paste string (never from the service's PNG), and warn when the deposit is already FINALIZED or FAILED. `get` records nothing, so a script may poll it.",
     args: [{ name: '[id]', help: 'deposit id', complete: 'ids' }],
     flags: [
       { flags: '--ref <text>', help: 'the deposit created with this reference (instead of an id)' },
@@ -155,6 +159,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 40,
     path: 'deposit watch',
     description: 'follow deposits until FINALIZED (exit 0) or FAILED (exit 5)',
+    long: "Each deposit is asked about at most once per `--interval`, and all of them together at most 60 times a minute (the profile's `requests-per-minute`), spread evenly. 5xx, 429, dropped connections and time-outs are ridden out with back-off for up to 5 minutes. `--pending` follows what the local history holds that can still change, the deposits in flight first; a charge still waiting past the profile's `expire-after` gets one last look and is recorded EXPIRED.\n\nOn a terminal a spinner shows each deposit's status; in a pipe, one line per status change; with --json, one deposit object per change (NDJSON). Every watch ends with one line per deposit on stderr saying how it ended.",
     args: [{ name: '[id...]', help: 'deposit ids', complete: 'ids' }],
     flags: [
       {
@@ -187,6 +192,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 50,
     path: 'deposit verify',
     description: "check deposits' settlements on the Liquid chain (an Esplora explorer)",
+    long: "The settlement transaction is looked up on the profile's Esplora explorer, read whole and checked against its txid, and judged one rule at a time: confirmed deeply enough, after the deposit was created, paying the destination's and the split's scripts, in the pinned asset, with the amounts due. Confidential outputs are unblinded with the stored blinding keys (`config set-blinding-key`). Each check is reported proven, not proven or MISMATCH; it never says verified for what it did not check.",
     args: [{ name: '<id...>', help: 'deposit ids', complete: 'ids' }],
     flags: [
       {
@@ -206,6 +212,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 60,
     path: 'deposit list',
     description: 'the deposits this machine created, newest first, with their last known status',
+    long: 'The service has no list, so lbrl keeps its own history of the deposits it created (in the config directory). `--refresh` asks the service about those not yet terminal. The filters (`--status`, `--since`, `--until`, `--verified`) read the history from its end and stop at `--limit` matches. On a terminal the table fits its width; in a pipe, tab-separated lines with no header.',
     flags: [
       { flags: '--refresh', help: 'ask the service for the status of those not yet FINALIZED or FAILED' },
       { flags: '--limit <n>', help: 'at most this many (default 30)' },
@@ -254,6 +261,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 70,
     path: 'deposit report',
     description: 'the sums of the day (or month): charged, paid, fees, net, split, verified on chain',
+    long: "The profile's deposits in the local history, summed by the local day (or month) of their creation: counts, the amount charged, and over the finalized the gross, fees, net, the split's share and the destination's, and what verification on chain proved. Every sum is a whole number of cents, never a float. `--json`, `--csv` and `--csv-br` (for a Brazilian spreadsheet) are for other programs; on a terminal, a table and a bar per period.",
     flags: [
       {
         flags: '--since <when>',
@@ -319,6 +327,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 80,
     path: 'deposit reconcile',
     description: "check what the profile's addresses received on chain against the finalized deposits",
+    long: "It reads the history of every address of the profile's deposits on the Esplora explorer (back to two days before `--since`), opens each output to them (confidential ones with the stored blinding keys), and matches them to the deposits with the rules of `verify`, one output paying one deposit. It lists what matched, what is missing, what arrived matching no deposit, and what paid a deposit lbrl had expired or the service said FAILED.",
     flags: [
       {
         flags: '--since <when>',
@@ -328,16 +337,24 @@ export const MANIFEST: readonly CommandEntry[] = [
     examples: [
       'lbrl deposit reconcile --since 1d',
       "lbrl deposit reconcile --json | jq '.unmatched'",
-      '# exit codes: 0 everything matches, 1 something missing, unmatched or paid after expiry, 6 explorer unreachable, 7 not proven, 8 not yet confirmed deeply enough',
+      '# exit codes: 0 everything matches, 1 something missing, unmatched or paid after expiry, 6 explorer unreachable, 7 amounts not proven, 8 not yet confirmed deeply enough',
     ],
     args: [],
     load: () => import('./deposit-reconcile.js'),
   },
-  { rank: 90, path: 'auth', description: 'store, show and remove the access token', flags: [], args: [] },
+  {
+    rank: 90,
+    path: 'auth',
+    description: 'store, show and remove the access token',
+    long: 'The token and the base URL of the live service are kept per profile in the config file (mode 0600). `LBRL_TOKEN` and `LBRL_BASE_URL` beat what the profile holds. The token is never printed, except by `auth status --show-token`.',
+    flags: [],
+    args: [],
+  },
   {
     rank: 100,
     path: 'auth login',
     description: 'save a base URL and token in the profile (checked with a harmless request)',
+    long: "The token is read with hidden input on a terminal, or from stdin with `--with-token`, and checked with a GET of a random deposit id unless `--no-verify`: it is saved only when the answer is recognisably the Deposit service's. A token shorter than 16 characters, or with spaces, control or non-ASCII characters, is refused before anything is sent or saved.",
     flags: [
       { flags: '--with-token', help: 'read the token from stdin' },
       { flags: '--no-verify', help: 'save without checking the token against the service' },
@@ -353,6 +370,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 110,
     path: 'auth status',
     description: 'show the profile, mode, base URL and where the token comes from',
+    long: 'The token is shown masked (its last four characters); `--show-token` is the only way lbrl ever prints it.',
     flags: [{ flags: '--show-token', help: 'print the token itself' }],
     examples: ['lbrl auth status', 'lbrl auth status --json | jq -r .mode'],
     args: [],
@@ -362,6 +380,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 120,
     path: 'auth logout',
     description: "remove the profile's token",
+    long: 'The base URL is kept, so the next command fails clearly instead of silently using the sandbox. A profile damaged beyond reading is removed whole, the other profiles untouched.',
     flags: [],
     examples: ['lbrl auth logout --profile work'],
     args: [],
@@ -371,6 +390,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 130,
     path: 'config',
     description: 'read and change profile settings',
+    long: 'The settings of a profile (`--profile`, `LBRL_PROFILE`, else "default") live in `config.json` in the config directory: `base-url`, `network`, `default-address`, `split-address`, `split-fee`, `sandbox-autopay`, `qr-style`, the settings of verification on chain (`esplora-url`, `asset-id`, `asset-precision`, `confirmations`, `verify`) and of the day\'s trade (`expire-after`, `requests-per-minute`, `shop-name`). `config set` checks every value, and every command that reads one checks it again. The token is set only by `auth login`, blinding keys only by `config set-blinding-key`.',
     examples: ['lbrl config set default-address <address>', 'lbrl config list --profile work'],
     flags: [],
     args: [],
@@ -379,6 +399,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 140,
     path: 'config get',
     description: 'print the value in force of a setting (where it comes from on stderr)',
+    long: 'The value a command would use, bare on stdout, so `$(lbrl config get network)` reads it: from a flag, the environment, the profile or the default. Where it came from goes to stderr as one line (`-q` leaves it out); with nothing in force, nothing on stdout.',
     args: [
       {
         name: '<key>',
@@ -394,6 +415,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 150,
     path: 'config set',
     description: 'change a setting (the value is checked)',
+    long: 'A value is checked before it is saved, and the config file is written whole or not at all (mode 0600). Naming a profile that does not exist yet makes it.',
     args: [
       {
         name: '<key>',
@@ -425,6 +447,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 170,
     path: 'config set-blinding-key',
     description: 'store a blinding key to unblind settlements (read from stdin or a hidden prompt)',
+    long: 'A blinding key lets `deposit verify`, `reconcile` and `--verify` open the amounts and the asset of confidential outputs. It is a secret like the token: read without echo or from stdin, kept in the private config file, never printed. `--clear` removes the stored keys.',
     flags: [
       { flags: '--address <liquid-address>', help: "the key is this address's (default: the whole wallet)" },
       { flags: '--clear', help: 'remove the stored keys (of --address, or all)' },
@@ -492,6 +515,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 190,
     path: 'sandbox',
     description: 'the local sandbox of the service (no account, no real money)',
+    long: 'The sandbox implements the Deposit service\'s API with no bank behind it: its copy-paste strings are well-formed PIX BR Codes that no bank can pay, every deposit carries `"sandbox": true`, and payments are simulated (by itself `sandbox-autopay` seconds after creation, 5 by default, or with `sandbox pay`). lbrl uses it embedded when no base URL and no token are known; `sandbox serve` runs it for other programs. Its data is under the config directory, shared by every process.',
     examples: ['lbrl sandbox serve --port 8080', 'lbrl sandbox pay <id>'],
     flags: [],
     args: [],
@@ -500,6 +524,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 200,
     path: 'sandbox serve',
     description: 'run the sandbox as a standing HTTP server; prints its base URL and token',
+    long: 'It prints `LBRL_BASE_URL=…` and `LBRL_TOKEN=…` lines for other programs (its token is made once per data directory), and one line per request on stderr unless `-q`. It listens on loopback unless `--host` says otherwise, and shares its data with the embedded sandbox. Ctrl-C stops it (exit 130).',
     flags: [
       { flags: '--port <n>', help: 'port (0 picks a free one)', default: '0' },
       { flags: '--host <addr>', help: 'loopback address to listen on', default: '127.0.0.1' },
@@ -515,6 +540,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 210,
     path: 'sandbox pay',
     description: 'simulate the payer: the deposit moves on to FINALIZED',
+    long: 'The deposit moves through PIX_CONFIRMED, SETTLEMENT_CREATED and TX_SENT to FINALIZED a second apart, with a settlement transaction on the sandbox chain. With the base URL and token of a standing sandbox it goes through that sandbox\'s API, and refuses a deposit without `"sandbox": true`: a real charge is never "paid".',
     args: [{ name: '<id>', help: 'deposit id', complete: 'ids' }],
     flags: [
       {
@@ -555,6 +581,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     path: 'display',
     description:
       "serve a screen that faces the customer: the waiting charge's QR code and amount, then Pago!",
+    long: "Any tablet or phone shows it in its browser: no app, no account. It shows the profile's newest charge, created by any lbrl process, checked as every answer is, then \"Pago!\" as soon as the service says the PIX arrived. The first line on stdout is the page's URL, with a random key; it listens on loopback unless `--host` says otherwise (`--host 0.0.0.0` for the shop's network). The port and key are kept, so a page left open reconnects after a restart.",
     flags: [
       { flags: '--port <n>', help: 'port (default: the one this display used last, else a free one)' },
       {
@@ -597,6 +624,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 250,
     path: 'sandbox trigger',
     description: 'create a sandbox deposit and walk it through a story, for listen and your receiver',
+    long: "The scenarios: `paid`, `failed`, `paid-slowly`, `wrong-settlement` (settled to a stranger's address: with `--verify`, `deposit.mismatch`) and `abandoned` (never paid, until the ledger expires it). It acts on the embedded sandbox's data, which `listen` in sandbox mode follows.",
     args: [
       {
         name: '<scenario>',
@@ -621,6 +649,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 260,
     path: 'listen',
     description: "send the profile's deposit events to a URL as signed webhooks (Standard Webhooks)",
+    long: "The Deposit service sends no webhooks: lbrl follows the profile's deposits as `watch` does and posts each change to `--forward-to`, signed with the profile's `whsec_` secret as the Standard Webhooks specification says, so any of its libraries verifies them. Events wait in a durable outbox and are delivered at least once, in order per deposit, across restarts.",
     flags: [
       {
         flags: '--forward-to <url>',
@@ -660,6 +689,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 270,
     path: 'completion',
     description: 'print a shell completion script: source <(lbrl completion bash)',
+    long: 'It completes commands, options and the values each position takes: config keys and their values, profile names, fixed choices, file names, the ids of recent deposits, and, after `lbrl help`, command paths and help topics.\n\n  source <(lbrl completion bash)     # or zsh\n  lbrl completion fish | source',
     args: [{ name: '<shell>', help: 'bash, zsh or fish', complete: ['bash', 'zsh', 'fish'] }],
     flags: [],
     examples: ['source <(lbrl completion bash)      # in ~/.bashrc', 'lbrl completion fish | source'],

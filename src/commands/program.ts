@@ -34,6 +34,9 @@ export const PROGRAM = command({
   path: '',
   description:
     'Create PIX charges settled in a BRL-pegged asset on the Liquid Network, and follow them until done.',
+  long: `lbrl creates PIX charges (Brazil's instant payments) that the Deposit service settles by sending a BRL-pegged asset on the Liquid Network to your Liquid address, and follows them until they are done. With no base URL and no token it serves itself from an embedded sandbox of the service: no account, no real money.
+
+Live when a base URL and a token are both known (a flag, then the environment, then the profile); only one of the two is a usage error, never a silent fall back to the sandbox. stdout carries the result and nothing else; with --json it is exactly one JSON document (lbrl help json). The exit code says how a command ended (lbrl help exit-codes); the variables lbrl reads are in lbrl help environment.`,
   flags: PROGRAM_FLAGS,
   examples: [
     `lbrl deposit create --amount 1500 --to ${LQ_EXAMPLE} --watch`,
@@ -46,6 +49,7 @@ export const DEPOSIT_GROUP = group({
   rank: 10,
   path: 'deposit',
   description: 'create and follow deposits (PIX charges)',
+  long: `A deposit is a PIX charge: \`create\` makes one and prints its QR code, \`get\`, \`watch\` and \`list\` follow it, \`verify\` proves its settlement on chain, and \`report\` and \`reconcile\` answer the questions of the end of the day from the local history, which \`create\` and \`watch\` keep.`,
   examples: [
     'lbrl deposit create --amount 15,50 --to <address>',
     'lbrl deposit watch <id> --timeout 10m',
@@ -57,12 +61,14 @@ export const AUTH_GROUP = group({
   rank: 90,
   path: 'auth',
   description: 'store, show and remove the access token',
+  long: `The token and the base URL of the live service are kept per profile in the config file (mode 0600). \`LBRL_TOKEN\` and \`LBRL_BASE_URL\` beat what the profile holds. The token is never printed, except by \`auth status --show-token\`.`,
 });
 
 export const CONFIG_GROUP = group({
   rank: 130,
   path: 'config',
   description: 'read and change profile settings',
+  long: `The settings of a profile (\`--profile\`, \`LBRL_PROFILE\`, else "default") live in \`config.json\` in the config directory: \`base-url\`, \`network\`, \`default-address\`, \`split-address\`, \`split-fee\`, \`sandbox-autopay\`, \`qr-style\`, the settings of verification on chain (\`esplora-url\`, \`asset-id\`, \`asset-precision\`, \`confirmations\`, \`verify\`) and of the day's trade (\`expire-after\`, \`requests-per-minute\`, \`shop-name\`). \`config set\` checks every value, and every command that reads one checks it again. The token is set only by \`auth login\`, blinding keys only by \`config set-blinding-key\`.`,
   examples: ['lbrl config set default-address <address>', 'lbrl config list --profile work'],
 });
 
@@ -70,6 +76,7 @@ export const SANDBOX_GROUP = group({
   rank: 190,
   path: 'sandbox',
   description: 'the local sandbox of the service (no account, no real money)',
+  long: `The sandbox implements the Deposit service's API with no bank behind it: its copy-paste strings are well-formed PIX BR Codes that no bank can pay, every deposit carries \`"sandbox": true\`, and payments are simulated (by itself \`sandbox-autopay\` seconds after creation, 5 by default, or with \`sandbox pay\`). lbrl uses it embedded when no base URL and no token are known; \`sandbox serve\` runs it for other programs. Its data is under the config directory, shared by every process.`,
   examples: ['lbrl sandbox serve --port 8080', 'lbrl sandbox pay <id>'],
 });
 

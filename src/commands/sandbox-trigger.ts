@@ -174,6 +174,7 @@ export const SANDBOX_TRIGGER = command({
   rank: 250,
   path: 'sandbox trigger',
   description: 'create a sandbox deposit and walk it through a story, for listen and your receiver',
+  long: `The scenarios: \`paid\`, \`failed\`, \`paid-slowly\`, \`wrong-settlement\` (settled to a stranger's address: with \`--verify\`, \`deposit.mismatch\`) and \`abandoned\` (never paid, until the ledger expires it). It acts on the embedded sandbox's data, which \`listen\` in sandbox mode follows.`,
   args: [{ name: '<scenario>', help: TRIGGER_SCENARIOS.join(', '), complete: TRIGGER_SCENARIOS }],
   flags: TRIGGER_FLAGS,
   examples: [

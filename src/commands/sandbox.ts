@@ -347,6 +347,7 @@ export const SANDBOX_SERVE = command({
   rank: 200,
   path: 'sandbox serve',
   description: 'run the sandbox as a standing HTTP server; prints its base URL and token',
+  long: `It prints \`LBRL_BASE_URL=…\` and \`LBRL_TOKEN=…\` lines for other programs (its token is made once per data directory), and one line per request on stderr unless \`-q\`. It listens on loopback unless \`--host\` says otherwise, and shares its data with the embedded sandbox. Ctrl-C stops it (exit 130).`,
   flags: SERVE_FLAGS,
   examples: [
     'lbrl sandbox serve --port 8080 > sandbox.env &     # prints LBRL_BASE_URL=... and LBRL_TOKEN=...',
@@ -361,6 +362,7 @@ export const SANDBOX_PAY = command({
   rank: 210,
   path: 'sandbox pay',
   description: 'simulate the payer: the deposit moves on to FINALIZED',
+  long: `The deposit moves through PIX_CONFIRMED, SETTLEMENT_CREATED and TX_SENT to FINALIZED a second apart, with a settlement transaction on the sandbox chain. With the base URL and token of a standing sandbox it goes through that sandbox's API, and refuses a deposit without \`"sandbox": true\`: a real charge is never "paid".`,
   args: [ID_ARG],
   flags: PAY_FLAGS,
   examples: [

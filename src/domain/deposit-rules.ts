@@ -325,7 +325,7 @@ interface StatusRule {
 
 /**
  * The interface states the first and the last row; the rows between follow from the meaning of
- * each status and are kept as loose as that meaning allows (see the README, Money safety).
+ * each status and are kept as loose as that meaning allows (see docs/money-safety.md).
  */
 export const STATUS_RULES: Record<string, StatusRule> = {
   WAITING_PAYMENT: {

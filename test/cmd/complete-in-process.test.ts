@@ -36,6 +36,13 @@ describe('__complete, in process', () => {
     expect(complete(['deposit', 'cr']).lines).toEqual([':values', 'create']);
   });
 
+  it('lbrl help <TAB>: command paths and the help topics; past a command, only its subcommands', () => {
+    expect(complete(['help', 'e']).lines).toEqual([':values', 'environment', 'exit-codes']);
+    expect(complete(['help', 'j']).lines).toEqual([':values', 'json']);
+    expect(complete(['help', 'de']).lines).toEqual([':values', 'deposit']);
+    expect(complete(['help', 'deposit', 'e']).lines).toEqual([':values']);
+  });
+
   it('options of the command, and a setting name for config set', () => {
     expect(complete(['deposit', 'create', '--amo']).lines).toEqual([':values', '--amount', '--amount-cents']);
     expect(complete(['config', 'set', 'net']).lines).toEqual([':values', 'network']);

@@ -150,8 +150,23 @@ const SHELL_CASES: Array<[string, string[]]> = [
   ['lbrl sandbox pay --settle ', ['address', 'amount', 'asset', 'none', 'ok']],
   ['lbrl display --lang ', ['en', 'pt']],
   ['lbrl config set shop-name ', []],
-  // `help` takes a command path, as `lbrl <path> --help` does
-  ['lbrl help ', ['auth', 'completion', 'config', 'deposit', 'display', 'listen', 'sandbox']],
+  // `help` takes a command path, as `lbrl <path> --help` does, or a help topic
+  [
+    'lbrl help ',
+    [
+      'auth',
+      'completion',
+      'config',
+      'deposit',
+      'display',
+      'environment',
+      'exit-codes',
+      'json',
+      'listen',
+      'sandbox',
+    ],
+  ],
+  ['lbrl help ex', ['exit-codes']],
   ['lbrl sandbox trigger ', ['abandoned', 'failed', 'paid', 'paid-slowly', 'wrong-settlement']],
   ['lbrl help deposit ', ['create', 'export', 'get', 'list', 'reconcile', 'report', 'verify', 'watch']],
   ['lbrl help config set', ['set', 'set-blinding-key']],

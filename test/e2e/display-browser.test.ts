@@ -3,7 +3,7 @@
  * as a phone and a tablet show it, the QR code read back from its pixels, "Pago!" once paid, and
  * not one request beyond the display's own origin. One browser for the whole file.
  *
- * LBRL_UPDATE_SCREENSHOTS=1 writes the README's screenshots (docs/display-*.png) from this run.
+ * LBRL_UPDATE_SCREENSHOTS=1 writes the screenshots of docs/counter-and-display.md (docs/display-*.png) from this run.
  */
 import { type ChildProcess, execFileSync } from 'node:child_process';
 import fs from 'node:fs';

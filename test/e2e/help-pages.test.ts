@@ -34,7 +34,8 @@ describe('--help is printed by bin/lbrl.js from the pages the build wrote', () =
     const paths = await allPaths();
     expect(paths.length).toBeGreaterThan(15);
     const pages = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/help.json'), 'utf8'));
-    expect(Object.keys(pages).sort()).toEqual(paths.map((p) => p.join(' ')).sort());
+    const commandPages = Object.keys(pages).filter((key) => !key.startsWith('help '));
+    expect(commandPages.sort()).toEqual(paths.map((p) => p.join(' ')).sort());
     for (const p of paths) {
       const program = await runCli([...p, '--help']);
       expect(program).toMatchObject({ code: 0, stderr: '' });
@@ -45,6 +46,28 @@ describe('--help is printed by bin/lbrl.js from the pages the build wrote', () =
     }
     // two runs of the built program per command path: time grows with the commands
   }, 60_000);
+
+  it("lbrl help <topic> and lbrl help <path> are printed from the pages too, byte for byte the program's", async () => {
+    const pages = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/help.json'), 'utf8'));
+    for (const asked of [
+      ['help', 'exit-codes'],
+      ['help', 'environment'],
+      ['help', 'json'],
+      ['help', 'deposit', 'get'],
+    ]) {
+      const program = await runCli(asked);
+      expect(program).toMatchObject({ code: 0, stderr: '' });
+      expect(pages[asked.join(' ')] ?? pages[asked.slice(1).join(' ')]).toBe(program.stdout);
+      expect({ asked, ...(await runBin(asked, env())) }).toEqual({
+        asked,
+        code: 0,
+        stdout: program.stdout,
+        stderr: '',
+      });
+    }
+    const unknown = await runBin(['help', 'exit-code'], env());
+    expect(unknown.code).toBe(2);
+  });
 
   it('lbrl help <path> is byte for byte lbrl <path> --help, for every path', async () => {
     for (const p of await allPaths()) {

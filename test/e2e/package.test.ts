@@ -15,6 +15,7 @@ import { tempDir } from '../helpers/temp.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  man: string[];
   version: string;
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
@@ -65,7 +66,7 @@ async function lbrl(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('the package a user installs', () => {
-  it('holds only what runs: bin, the built program, the library and its declarations, README, LICENSE', () => {
+  it('holds only what runs: bin, the built program, the library and its declarations, the man pages, README, LICENSE', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
       .trim()
       .split('\n')
@@ -73,7 +74,7 @@ describe('the package a user installs', () => {
       .sort();
     const odd = files.filter(
       (f) =>
-        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/lbrl\.cjs|dist\/build-id|dist\/help\.json|dist\/lib\/index\.js|dist\/lib\/([a-z-]+\/)*[a-z-]+\.d\.ts)$/.test(
+        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/lbrl\.cjs|dist\/build-id|dist\/help\.json|dist\/lib\/index\.js|dist\/lib\/([a-z-]+\/)*[a-z-]+\.d\.ts|man\/lbrl(-[a-z-]+)?\.1)$/.test(
           f,
         ),
     );
@@ -89,6 +90,17 @@ describe('the package a user installs', () => {
     expect(files.filter((f) => f.startsWith('dist/lib/api/'))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.d.ts')).length).toBeLessThan(20);
     expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+  });
+
+  it('installs the man pages where man finds them (package.json "man")', () => {
+    const man1 = path.join(prefix, 'share/man/man1');
+    for (const page of pkg.man) {
+      const name = path.basename(page);
+      expect(fs.readFileSync(path.join(man1, name), 'utf8')).toBe(
+        fs.readFileSync(path.join(ROOT, page), 'utf8'),
+      );
+    }
+    expect(fs.existsSync(path.join(man1, 'lbrl-deposit-create.1'))).toBe(true);
   });
 
   it('holds the program as ASCII, which bin/lbrl.js reads as latin1', () => {

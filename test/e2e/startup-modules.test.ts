@@ -38,11 +38,15 @@ const HEAVY: Record<string, RegExp> = {
 /** Node built-ins as heavy as a library: undici loads node:http2 unless the build leaves it out. */
 const HEAVY_BUILTINS: Record<string, string> = { 'HTTP/2 (node:http2)': 'node:http2' };
 
-/** bin/lbrl.js answers these itself: --version, and `<command path> --help` from dist/help.json. */
+/**
+ * bin/lbrl.js answers these itself: --version, and `<command path> --help`, `help <command path>`
+ * and `help <topic>` from dist/help.json.
+ */
 function answeredByBin(args: string[]): boolean {
   return (
     args[0] === '--version' ||
-    (args.at(-1) === '--help' && args.slice(0, -1).every((a) => /^[a-z][a-z-]*$/.test(a)))
+    (args.at(-1) === '--help' && args.slice(0, -1).every((a) => /^[a-z][a-z-]*$/.test(a))) ||
+    (args[0] === 'help' && args.every((a) => /^[a-z][a-z-]*$/.test(a)))
   );
 }
 
@@ -116,6 +120,8 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
   it('--help loads nothing of the bundle: bin/lbrl.js prints the page the build wrote', async () => {
     expect(await heavyLoaded(['--help'], env())).toEqual([]);
     expect(await heavyLoaded(['deposit', 'create', '--help'], env())).toEqual([]);
+    expect(await heavyLoaded(['help', 'deposit', 'create'], env())).toEqual([]);
+    expect(await heavyLoaded(['help', 'exit-codes'], env())).toEqual([]);
   });
 
   it('help the pages do not hold (options first) loads commander and nothing heavy', async () => {

@@ -335,11 +335,11 @@ describe('times and splits for people', () => {
   });
 });
 
-describe("the README's capture of the counter view", () => {
+describe("docs/counter-and-display.md's capture of the counter view", () => {
   it('is what lbrl draws now: 80x24, a code that decodes, the settlement under it as lbrl says it', async () => {
     const fs = await import('node:fs');
-    const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('### At the counter'));
+    const page = fs.readFileSync(new URL('../../docs/counter-and-display.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('## At the counter'));
     const block = /```\n([\s\S]*?)```/.exec(section)![1]!.replace(/\n$/, '').split('\n');
     const view = block.slice(0, 24);
     expect(view.every((l) => [...l].length <= 80)).toBe(true);

@@ -4,7 +4,7 @@
  * (src/deposits/chain-check.ts) and loads the secp256k1-zkp library; this decides what is proven,
  * what is not, and what contradicts the deposit. Nothing is reported as proven that was not checked.
  *
- * Each rule is one small check below (the README, "Verify on chain", says the same with numbers):
+ * Each rule is one small check below (docs/verify.md says the same with numbers):
  * - confirmationCheck: the explorer's word; a block above its own tip is a contradiction.
  * - blockTimeChecks: a block older than the deposit's creation (less a clock margin) cannot hold
  *   its settlement.

@@ -1,6 +1,6 @@
 /**
  * Elements (Liquid) transaction serialization, read. No library on npm reads it without heavy
- * baggage (see the README, "Verify on chain: libraries"), and reading is plain byte layout, not
+ * baggage (see docs/verify.md, "Verify on chain: libraries"), and reading is plain byte layout, not
  * cryptography: the layout of Elements' `primitives/transaction.h` (CTransaction with its
  * CTxWitness), the same one rust-elements' `Transaction` decodes. What is read is checked twice:
  * the txid is recomputed from the bytes (double SHA-256 of the serialization without witness,

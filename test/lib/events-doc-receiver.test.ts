@@ -1,5 +1,5 @@
 /**
- * The README's example receiver ("Receiving events"), run as written with the standardwebhooks
+ * The example receiver of docs/events.md ("A receiver"), run as written with the standardwebhooks
  * package, fed by lbrl listen in-process against the embedded sandbox (a clock that only lbrl's
  * sleeps move): it takes every delivery, and refuses a forged one.
  */
@@ -13,17 +13,17 @@ import { runCli, tempDir } from '../helpers/cli.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function example(): string {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### A receiver'));
+  const page = fs.readFileSync(path.join(ROOT, 'docs/events.md'), 'utf8');
+  const section = page.slice(page.indexOf('## A receiver'));
   const code = /```js\n([\s\S]*?)```/.exec(section);
-  if (!code) throw new Error('README: no js block under "A receiver"');
+  if (!code) throw new Error('docs/events.md: no js block under "A receiver"');
   return code[1]!;
 }
 
 let child: ChildProcess | undefined;
 afterAll(() => child?.kill('SIGKILL'));
 
-describe('README: the example receiver', () => {
+describe('docs/events.md: the example receiver', () => {
   it('verifies and takes every event of a paid deposit, and refuses a forged one', async () => {
     const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
     const clock = { now: Date.now() };

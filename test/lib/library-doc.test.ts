@@ -1,5 +1,5 @@
 /**
- * The README's worked example ("From a Node program"), run as written: its code block is a program
+ * The library page's worked example (docs/library.md), run as written: its code block is a program
  * that imports 'lbrl' (the built package, through package.json "exports") and serves HTTP; it is
  * driven against a sandbox server whose clock the test moves, so nothing waits for real seconds.
  */
@@ -16,10 +16,9 @@ import { tempDir } from '../helpers/temp.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function example(): string {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## From a Node program'));
-  const code = /```js\n([\s\S]*?)```/.exec(section);
-  if (!code) throw new Error('README: no js block under "From a Node program"');
+  const page = fs.readFileSync(path.join(ROOT, 'docs/library.md'), 'utf8');
+  const code = /```js\n([\s\S]*?)```/.exec(page);
+  if (!code) throw new Error('docs/library.md: no js block');
   return code[1]!;
 }
 
@@ -31,7 +30,7 @@ beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist/lib/index.js')))
     throw new Error('dist/lib/index.js is missing: run npm run build');
   sandbox = await startTestSandbox();
-  const app = tempDir('lbrl-readme-');
+  const app = tempDir('lbrl-library-doc-');
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   fs.mkdirSync(path.join(app, 'node_modules'));
   fs.symlinkSync(ROOT, path.join(app, 'node_modules/lbrl'), 'dir');
@@ -82,7 +81,7 @@ async function call(method: string, p: string): Promise<{ status: number; body: 
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-describe('the README example', () => {
+describe('the example of docs/library.md', () => {
   it('creates a charge (once per order), refuses a bad amount by type, and waits for the payment', async () => {
     const created = await call('POST', '/charges?order=42&amount=15,50');
     expect(created.status).toBe(201);
