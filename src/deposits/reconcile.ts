@@ -537,10 +537,10 @@ export function reconcile(
   const used = new Set<Receipt>();
   // by script: an address written another way (confidential or not, in upper case) is the same
   const byScript = new Map<string, Receipt[]>();
-  for (const r of oldestFirst) {
-    const list = byScript.get(r.script);
-    if (list) list.push(r);
-    else byScript.set(r.script, [r]);
+  for (const receipt of oldestFirst) {
+    const list = byScript.get(receipt.script);
+    if (list) list.push(receipt);
+    else byScript.set(receipt.script, [receipt]);
   }
   const finalized = deposits.filter((e) => shownStatus(e) === 'FINALIZED').sort(olderFirst);
   const unknownTxid: HistoryEntry[] = [];

@@ -40,7 +40,8 @@ describe('__complete, in process', () => {
     expect(complete(['help', 'e']).lines).toEqual([':values', 'environment', 'exit-codes']);
     expect(complete(['help', 'j']).lines).toEqual([':values', 'json']);
     expect(complete(['help', 'de']).lines).toEqual([':values', 'deposit']);
-    expect(complete(['help', 'deposit', 'e']).lines).toEqual([':values']);
+    expect(complete(['help', 'deposit', 'e']).lines).toEqual([':values', 'export']);
+    expect(complete(['help', 'deposit', 'x']).lines).toEqual([':values']);
   });
 
   it('options of the command, and a setting name for config set', () => {

@@ -25,12 +25,12 @@ afterEach(async () => {
   for (const c of closers.splice(0)) await c.close();
 });
 
-/** The README's command for several receivers, as its words. */
+/** docs/events.md's command for several receivers, as its words. */
 function readmeCommand(): string[] {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const readme = fs.readFileSync(path.join(ROOT, 'docs/events.md'), 'utf8');
   const section = readme.slice(readme.indexOf('- Several receivers:'));
   const block = /```sh\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('README: no sh block after "Several receivers"');
+  if (!block) throw new Error('docs/events.md: no sh block after "Several receivers"');
   return block[1]!.replace(/\\\n/g, ' ').trim().split(/\s+/);
 }
 

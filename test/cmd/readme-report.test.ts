@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { dayTradeInProcess, HOUR, NOW } from '../helpers/day-trade.js';
 
 function readmeBlock(command: string): string {
-  const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = fs.readFileSync(new URL('../../docs/end-of-day.md', import.meta.url), 'utf8');
   const start = readme.indexOf(`$ ${command}\n`);
   expect(start).toBeGreaterThan(-1);
   const body = readme.slice(start + command.length + 3);

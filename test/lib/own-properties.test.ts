@@ -5,6 +5,7 @@
  * a fee, a header or a setting. The library against a local server that records what it was
  * sent; the batch rows, the config file and the webhook check on their own.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,7 +41,8 @@ async function honestService() {
       // the service reads what was sent, not what this process's Object.prototype holds
       const body = ownCopy(JSON.parse(req.body)) as Record<string, unknown>;
       bodies.push(body);
-      json(res, 201, createAnswer(body as never));
+      // a new id for each create: a service that answers two creates with one id is refused
+      json(res, 201, { ...createAnswer(body as never), id: randomUUID() });
     }),
   );
   const lbrl = createClient({ baseUrl: server.url, token: TOKEN, network: 'liquid' });

@@ -50,6 +50,22 @@ const ENVIRONMENT: HelpTopic = {
       'LBRL_CONFIG_DIR',
       "the directory of the config file, the local history, the sandbox's data, the batch claims and the display's state (default `$XDG_CONFIG_HOME/lbrl`, else `~/.config/lbrl`)",
     ],
+    [
+      'LBRL_LEDGER_URL',
+      "where the ledger is: `file` or a PostgreSQL URL (`postgres://user:password@host:port/db`); beats the profile's `ledger` setting; its password is a secret like the token",
+    ],
+    ['PGPASSWORD', "the ledger database's password when its URL has none (libpq's convention); a secret"],
+    [
+      'PGHOST',
+      "the ledger database's host when its URL names none (libpq's convention; a directory is a Unix socket)",
+    ],
+    ['PGPORT', "the ledger database's port when its URL names none (libpq's convention)"],
+    ['PGUSER', "the ledger database's user when its URL names none (libpq's convention)"],
+    ['PGDATABASE', "the ledger database's name when its URL names none (libpq's convention)"],
+    [
+      'PGSSLMODE',
+      "the ledger database's `sslmode` when its URL has none: `disable`, `require`, `verify-ca` or `verify-full`",
+    ],
     ['HOME', 'the home directory, under which `~/.config/lbrl` and `~/.cache/lbrl` are'],
     ['XDG_CONFIG_HOME', 'where the config directory is when `LBRL_CONFIG_DIR` is not set'],
     [
