@@ -92,5 +92,5 @@ const onCrash = (error: unknown) => {
 process.on('uncaughtException', onCrash);
 process.on('unhandledRejection', onCrash);
 
-// no top-level await: the entry is built as CommonJS (dist/lbrl.cjs, run by bin/lbrl.js)
+// no top-level await: the chunks are CommonJS (dist/program/, run by bin/lbrl.js)
 main(argv, context).then(exitAfterFlush);
