@@ -80,7 +80,8 @@ async function liftoffOnly(baseUrl: string): Promise<void> {
   v8.setFlagsFromString('--liftoff-only');
 }
 
-const context = { ...processContext(controller.signal), clientLoaded: liftoffOnly };
+// (not spread: that would read the context's stdin, which is made only when a command reads it)
+const context = Object.assign(processContext(controller.signal), { clientLoaded: liftoffOnly });
 
 /** What no command caught is said once, redacted and without a stack (Node's report is neither). */
 let crashed = false;

@@ -70,14 +70,19 @@ function answeredByBin(args: string[]): boolean {
 async function loadLog(
   args: string[],
   env: Record<string, string>,
+  expectFailure = false,
 ): Promise<{ lines: string[]; chunks: string[]; scripts: string[] }> {
   const log = path.join(tempDir(), 'loaded.txt');
   const coverage = tempDir();
   fs.writeFileSync(log, '');
   // not execFileSync: the test's own server must go on answering meanwhile
-  await promisify(execFile)(process.execPath, ['--import', HOOK, BIN, ...args], {
+  const run = promisify(execFile)(process.execPath, ['--import', HOOK, BIN, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env, LBRL_LOAD_LOG: log, NODE_V8_COVERAGE: coverage },
     timeout: 15_000,
+  });
+  run.child.stdin?.end(); // a command that reads stdin reads an empty one
+  await run.catch((error: { code?: number }) => {
+    if (!expectFailure) throw error;
   });
   const scripts: string[] = [];
   for (const file of fs.readdirSync(coverage)) {
@@ -168,6 +173,14 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
       'commander',
       'response models',
     ]);
+  });
+
+  it('deposit get --json does not make process.stdin, which it never reads', async () => {
+    const live = { ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+    expect((await loadLog(['deposit', 'get', ID, '--json'], live)).lines).not.toContain('made:stdin');
+    // the check sees it made: auth login --with-token reads the token from stdin
+    const login = await loadLog(['auth', 'login', '--with-token', '--base-url', server.url], env(), true);
+    expect(login.lines).toContain('made:stdin');
   });
 
   it("a command reads no other command's module", async () => {
