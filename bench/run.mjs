@@ -47,6 +47,15 @@ try {
       runs,
     ),
   );
+  results.rows.push(
+    paired(
+      'lbrl deposit create --json (standing sandbox)',
+      [BIN, 'deposit', 'create', '--amount', '10', '--to', LQ, '--json'],
+      live,
+      runs,
+    ),
+    paired('lbrl deposit list --json', [BIN, 'deposit', 'list', '--json'], live, runs),
+  );
   // Node reads NODE_EXTRA_CA_CERTS, NODE_OPTIONS and the like at every start: the same row with
   // the caller's environment, both sides alike, shows what they do to the ratio
   const nodeVars = Object.keys(process.env).filter((k) => k.startsWith('NODE_'));

@@ -1,8 +1,13 @@
 #!/usr/bin/env node
 // CommonJS (bin/package.json says so): `lbrl --version` and `lbrl <command> --help`, which people
 // and scripts call often, are answered without starting Node's ES module loader or the program.
-// Everything else is the program, dist/lbrl.cjs, run by run() below.
+// Everything else is the program, the chunks of dist/program/, run by run() below.
 const args = process.argv.slice(2);
+// The layout of a code cache file (see codeCache below): the length of the body, then the body
+// twice; the body is a count, then for each entry the SHA-256 of its chunk and the entry's length,
+// then the entries' data.
+const LENGTH = 4;
+const KEY = 32;
 
 /** Print, and take a closed pipe (lbrl --help | head -1) as the end of the output, as the program does. */
 function print(text) {
@@ -41,32 +46,47 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 /**
- * Run the program, dist/lbrl.cjs: one CommonJS file compiled through vm.Script with a V8 code cache
- * of the functions earlier runs compiled (see codeCache below), so that a run deserialises code
- * instead of parsing and compiling it function by function.
+ * Run the program: the CommonJS chunks of dist/program/ (scripts/build-program.mjs), main.cjs first,
+ * each read only when the code that runs requires it (a command's chunk, a library it imports
+ * lazily), and each compiled through vm.Script with a V8 code cache of the functions earlier runs
+ * compiled (see codeCache below), so that a run deserialises code instead of parsing and
+ * compiling it function by function.
  */
 function run() {
   const fs = require('node:fs');
   const path = require('node:path');
-  const file = path.join(__dirname, '..', 'dist', 'lbrl.cjs');
-  let source;
-  try {
-    // esbuild writes ASCII only (non-ASCII characters as escapes): latin1 reads it as UTF-8 would,
-    // in half the time
-    source = fs.readFileSync(file, 'latin1');
-  } catch (error) {
-    process.stderr.write(`error: lbrl is not built (${error.message}); run npm run build\n`);
+  const dir = path.join(__dirname, '..', 'dist', 'program');
+  if (!fs.existsSync(path.join(dir, 'main.cjs'))) {
+    process.stderr.write(`error: lbrl is not built (no ${path.join(dir, 'main.cjs')}); run npm run build\n`);
     process.exit(1);
   }
   const { createRequire, wrap } = require('node:module');
   const vm = require('node:vm');
-  const cache = codeCache(fs, path, file, buildId(fs, path));
-  const script = new vm.Script(wrap(source), { filename: file, cachedData: cache.read() });
-  if (script.cachedDataRejected !== false) process.once('exit', () => cache.write(script));
-  const module = { exports: {}, filename: file, id: file, loaded: false };
-  script
-    .runInThisContext()
-    .call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  const cache = codeCache(fs, path, dir, buildId(fs, path));
+  // what is not a chunk (Node's built-ins, @vulpemventures/secp256k1-zkp) Node's require loads
+  const outside = createRequire(path.join(dir, 'main.cjs'));
+  const chunks = new Map();
+  const requireChunk = (id) => (id.startsWith('./') ? load(id.slice(2)) : outside(id));
+  requireChunk.resolve = outside.resolve;
+  requireChunk.cache = outside.cache;
+  function load(name) {
+    const loaded = chunks.get(name);
+    if (loaded) return loaded.exports;
+    const file = path.join(dir, name);
+    // esbuild writes ASCII only (non-ASCII characters as escapes): latin1 reads it as UTF-8 would,
+    // in half the time
+    const source = fs.readFileSync(file, 'latin1');
+    const script = cache.compile(
+      name,
+      () => new vm.Script(wrap(source), { filename: file, cachedData: cache.read(name) }),
+    );
+    const module = { exports: {}, filename: file, id: file, loaded: false };
+    chunks.set(name, module);
+    script.runInThisContext().call(module.exports, module.exports, requireChunk, module, file, dir);
+    module.loaded = true;
+    return module.exports;
+  }
+  load('main.cjs');
 }
 
 /**
@@ -83,110 +103,207 @@ function openRegular(fs, file) {
 }
 
 /**
- * The program's build id, dist/build-id: a SHA-256 of dist/lbrl.cjs that the build writes
- * (scripts/build-id.mjs), so that the cache is keyed by the program's content without reading
- * and hashing it at every start. Undefined without one: then no cache is read or written.
+ * The program's build id, dist/build-id (scripts/build-id.mjs): a SHA-256 of each chunk, which the
+ * build writes, so that each chunk's cache is keyed by that chunk's content without reading and
+ * hashing it at every start. A Map of chunk name to hash; undefined without one: then no cache is
+ * read or written.
  */
 function buildId(fs, path) {
   try {
     const opened = openRegular(fs, path.join(__dirname, '..', 'dist', 'build-id'));
     if (!opened) return undefined;
+    let text;
     try {
-      const id = fs.readFileSync(opened.fd, 'latin1').trim();
-      return /^[0-9a-f]{64}$/.test(id) ? id : undefined;
+      text = fs.readFileSync(opened.fd, 'latin1');
     } finally {
       fs.closeSync(opened.fd);
     }
+    const hashes = new Map();
+    for (const line of text.split('\n').slice(1)) {
+      const match = /^([0-9a-f]{64}) ([\w.-]+\.cjs)$/.exec(line);
+      if (match) hashes.set(match[2], match[1]);
+    }
+    return hashes.size > 0 ? hashes : undefined;
   } catch {
     return undefined;
   }
 }
 
 /**
- * The V8 code cache of dist/lbrl.cjs for this command, in the user's cache directory
- * ($XDG_CACHE_HOME/lbrl, else ~/.cache/lbrl). Written at the exit of a run that had none, or whose
- * cache V8 rejected, so it holds what that run compiled. Its name carries Node's version, the
- * architecture, where this lbrl is installed, lbrl's version, the program's build id (a hash of
- * its content, written by the build) and the command, so another Node or another build never
- * reads it, not even one of the same size and time (cp -p, rsync -a, a reproducible build), and two installs (a global
- * one and a project's, say) never remove each other's; V8
- * itself rejects a cache that does not fit (cachedDataRejected) and the run then rewrites it. A
- * cache that cannot be read or written, or whose bytes are damaged, is no error: the program runs
- * without it (and writes it again).
+ * The V8 code cache of the program's chunks for this command, in the user's cache directory
+ * ($XDG_CACHE_HOME/lbrl, else ~/.cache/lbrl): one file per command, holding one entry per chunk
+ * that command loaded, keyed by the SHA-256 of that chunk's content (dist/build-id). Written at the
+ * exit of a run that loaded a chunk the file had no entry for, or whose entry V8 rejected, so it
+ * holds what that run compiled. The file's name carries Node's version, the architecture, where
+ * this lbrl is installed and the command, so another Node never reads it and two installs (a
+ * global one and a project's, say) never remove each other's; an entry is used only for a chunk of
+ * the very content it was made from, so another build's code is never run, not even a chunk of the
+ * same size and time (cp -p, rsync -a, a reproducible build), and a rebuild that changed one chunk
+ * keeps the others' entries. V8 itself rejects an entry that does not fit (cachedDataRejected)
+ * and the run then rewrites the file. A cache that cannot be read or written, or whose bytes are
+ * damaged, is no error: the program runs without it (and writes it again).
  */
-function codeCache(fs, path, program, id) {
-  if (id === undefined) return { read: () => undefined, write: () => {} };
-  // V8 checks a cache's versions and flags but not its bytes: a damaged one can crash the process,
-  // so each file starts with a SHA-1 of the rest, and one that does not match is not used
-  const DIGEST = 20;
-  const crypto = require('node:crypto');
-  const digest = (data) =>
-    crypto.hash ? crypto.hash('sha1', data, 'buffer') : crypto.createHash('sha1').update(data).digest();
+function codeCache(fs, path, dir, hashes) {
+  if (hashes === undefined) return { read: () => undefined, compile: (_name, make) => make() };
   const home = process.env.HOME || require('node:os').homedir();
-  const dir = path.join(process.env.XDG_CACHE_HOME || path.join(home, '.cache'), 'lbrl');
+  const cacheDir = path.join(process.env.XDG_CACHE_HOME || path.join(home, '.cache'), 'lbrl');
   const prefix = `code-node${process.versions.node}-${process.arch}-`;
-  // where this lbrl is: another install's builds are not older builds of this one
-  const install = `${prefix}${digest(program).toString('hex').slice(0, 8)}-`;
-  const build = `${install}${require('../package.json').version}-${id.slice(0, 16)}-`;
-  // one cache per command (deposit get, config set, ...): each holds what its own command compiles,
+  // where this lbrl is: another install's caches are not older caches of this one
+  const install = `${prefix}${placeOf(dir)}-`;
+  // one file per command (deposit get, config set, ...): each holds what its own command compiles,
   // where a single one would hold only what the first command after an install happened to use
   const words = [];
   for (const arg of args) {
     if (words.length === 2 || !/^[a-z]+$/.test(arg)) break;
     words.push(arg);
   }
-  const name = `${build}${words.join('-') || 'main'}.bin`;
-  const file = path.join(dir, name);
-  // the cache is code this process runs: only a directory that is no link, is this user's and that
-  // no one else can write is used (else anyone who can write there could plant code to be run)
-  const uid = process.getuid?.();
-  const ours = (st) => uid === undefined || (st.uid === uid && (st.mode & 0o022) === 0);
-  const safeDir = () => {
-    const st = fs.lstatSync(dir);
-    return st.isDirectory() && !st.isSymbolicLink() && ours(st);
+  const file = path.join(cacheDir, `${install}chunks-${words.join('-') || 'main'}.bin`);
+  const files = { fs, path, cacheDir, file };
+  const stored = readEntries(files);
+  const compiled = new Map(); // chunk name -> its vm.Script
+  const flags = v8Flags(require('node:v8'));
+  let stale = false;
+  const rewrite = () => {
+    // V8 keys a code cache by its flags: the caches are made under the flags a run starts with
+    flags.backToStart();
+    const current = new Set(hashes.values());
+    // the entries of this build's chunks that this run did not load are kept as they were
+    const entries = new Map([...stored].filter(([hash]) => current.has(hash)));
+    for (const [chunk, script] of compiled) entries.set(hashes.get(chunk), script.createCachedData());
+    writeEntries(files, prefix, install, entries);
   };
   return {
-    read() {
-      try {
-        if (!safeDir()) return undefined;
-        // a FIFO or a device planted at the name is neither waited on nor read
-        const opened = openRegular(fs, file);
-        if (!opened) return undefined;
-        let stored;
-        try {
-          if (!ours(opened.st)) return undefined;
-          stored = fs.readFileSync(opened.fd);
-        } finally {
-          fs.closeSync(opened.fd);
-        }
-        const data = stored.subarray(DIGEST);
-        return stored.subarray(0, DIGEST).equals(digest(data)) ? data : undefined;
-      } catch {
-        return undefined;
+    read: (chunk) => stored.get(hashes.get(chunk)),
+    compile(chunk, make) {
+      const script = flags.asAtStart(make);
+      if (!hashes.has(chunk)) return script; // not in dist/build-id: never cached
+      compiled.set(chunk, script);
+      if (script.cachedDataRejected !== false && !stale) {
+        stale = true;
+        process.once('exit', rewrite);
       }
-    },
-    write(script) {
-      try {
-        // V8 keys a code cache by its flags, and the program turns --liftoff-only on once its HTTP
-        // client is loaded (src/main.ts), which also turns off the two below: back to the flags a run
-        // starts with, or every run rejects the cache
-        require('node:v8').setFlagsFromString('--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering');
-        const data = script.createCachedData();
-        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-        if (!safeDir()) return;
-        const temp = `${file}.${process.pid}.tmp`;
-        // 'wx': a file or link already under the temporary name is never written through
-        fs.writeFileSync(temp, Buffer.concat([digest(data), data]), { mode: 0o600, flag: 'wx' });
-        fs.renameSync(temp, file);
-        // this install's earlier builds' caches for this same Node (and caches named before names
-        // carried the install): never read again
-        const unplaced = (name) => !/^[0-9a-f]{8}-/.test(name.slice(prefix.length));
-        for (const old of fs.readdirSync(dir))
-          if (old.startsWith(prefix) && !old.startsWith(build) && !old.endsWith('.tmp'))
-            if (old.startsWith(install) || unplaced(old)) fs.rmSync(path.join(dir, old), { force: true });
-      } catch {
-        // unwritable or full: the next run compiles as this one did
-      }
+      return script;
     },
   };
+}
+
+/** Eight hex digits naming a directory (FNV-1a of its path): not a secret, only a name. */
+function placeOf(dir) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < dir.length; i++) hash = Math.imul(hash ^ dir.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * V8 refuses a code cache made under other V8 flags, and the program turns --liftoff-only on once
+ * its HTTP client is loaded (src/main.ts), which also turns off the two below. A chunk loaded after
+ * that is compiled under the flags a run starts with (and the program's flags are set again after
+ * it), and the caches are made under them at exit, or every such chunk's cache would be rejected
+ * and rewritten at every run.
+ */
+function v8Flags(v8) {
+  const AT_START = '--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering';
+  const set = v8.setFlagsFromString;
+  const since = [];
+  v8.setFlagsFromString = (flags) => {
+    since.push(flags);
+    set.call(v8, flags);
+  };
+  return {
+    asAtStart(make) {
+      if (since.length === 0) return make();
+      set.call(v8, AT_START);
+      try {
+        return make();
+      } finally {
+        for (const flags of since) set.call(v8, flags);
+      }
+    },
+    backToStart: () => set.call(v8, AT_START),
+  };
+}
+
+// V8 checks a cache's versions and flags but not its bytes: a damaged one can crash the process.
+// So a file holds its body twice, and is used only when the two copies are the same bytes: a
+// damaged or truncated file is not used. (A SHA-1 of the body did the same, but loading
+// node:crypto to check it cost a short command about a quarter of what `node -e 0` costs; the
+// second copy costs a read and a memcmp. The file is this user's own, in a directory no one else
+// can write: neither check is a defence against someone who can write it.)
+
+/** The entries of the command's cache file, by the hash of their chunk; none when it is unusable. */
+function readEntries({ fs, cacheDir, file }) {
+  const entries = new Map();
+  try {
+    if (!safeDir(fs, cacheDir)) return entries;
+    // a FIFO or a device planted at the name is neither waited on nor read
+    const opened = openRegular(fs, file);
+    if (!opened) return entries;
+    let stored;
+    try {
+      if (!ours(opened.st)) return entries;
+      stored = fs.readFileSync(opened.fd);
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+    if (stored.length < LENGTH) return entries;
+    const length = stored.readUInt32LE(0);
+    if (length < 4 || stored.length !== LENGTH + 2 * length) return entries;
+    const body = stored.subarray(LENGTH, LENGTH + length);
+    if (!body.equals(stored.subarray(LENGTH + length))) return entries;
+    const count = body.readUInt32LE(0);
+    let at = 4 + count * (KEY + 4);
+    for (let i = 0; i < count; i++) {
+      const head = 4 + i * (KEY + 4);
+      const size = body.readUInt32LE(head + KEY);
+      entries.set(body.toString('hex', head, head + KEY), body.subarray(at, at + size));
+      at += size;
+    }
+    return at === body.length ? entries : new Map();
+  } catch {
+    return new Map();
+  }
+}
+
+/** Write the command's cache file, then remove this install's files of an older layout. */
+function writeEntries({ fs, path, cacheDir, file }, prefix, install, entries) {
+  try {
+    const heads = [...entries].map(([hash, data]) => {
+      const head = Buffer.alloc(KEY + 4);
+      head.write(hash, 'hex');
+      head.writeUInt32LE(data.length, KEY);
+      return head;
+    });
+    const count = Buffer.alloc(4);
+    count.writeUInt32LE(entries.size);
+    const body = Buffer.concat([count, ...heads, ...entries.values()]);
+    const length = Buffer.alloc(LENGTH);
+    length.writeUInt32LE(body.length);
+    fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    if (!safeDir(fs, cacheDir)) return;
+    const temp = `${file}.${process.pid}.tmp`;
+    // 'wx': a file or link already under the temporary name is never written through
+    fs.writeFileSync(temp, Buffer.concat([length, body, body]), { mode: 0o600, flag: 'wx' });
+    fs.renameSync(temp, file);
+    // the caches of whole-program builds (one file per build id) that this install, or one before
+    // names carried the install, wrote for this same Node: never read again
+    const older = (name) => !name.startsWith(install) || !name.slice(install.length).startsWith('chunks-');
+    const unplaced = (name) => !/^[0-9a-f]{8}-/.test(name.slice(prefix.length));
+    for (const old of fs.readdirSync(cacheDir))
+      if (old.startsWith(prefix) && !old.endsWith('.tmp') && older(old))
+        if (old.startsWith(install) || unplaced(old)) fs.rmSync(path.join(cacheDir, old), { force: true });
+  } catch {
+    // unwritable or full: the next run compiles as this one did
+  }
+}
+
+// the cache is code this process runs: only a directory that is no link, is this user's and that
+// no one else can write is used (else anyone who can write there could plant code to be run)
+function ours(st) {
+  const uid = process.getuid?.();
+  return uid === undefined || (st.uid === uid && (st.mode & 0o022) === 0);
+}
+
+function safeDir(fs, dir) {
+  const st = fs.lstatSync(dir);
+  return st.isDirectory() && !st.isSymbolicLink() && ours(st);
 }

@@ -99,7 +99,11 @@ export function processContext(signal: AbortSignal): Context {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // made when a command reads it: Node builds process.stdin (a tty, socket or file stream) on
+    // first use, which costs a get about a twentieth of what `node -e 0` costs
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     homedir: os.homedir(),
     now: () => Date.now(),

@@ -80,7 +80,8 @@ async function liftoffOnly(baseUrl: string): Promise<void> {
   v8.setFlagsFromString('--liftoff-only');
 }
 
-const context = { ...processContext(controller.signal), clientLoaded: liftoffOnly };
+// (not spread: that would read the context's stdin, which is made only when a command reads it)
+const context = Object.assign(processContext(controller.signal), { clientLoaded: liftoffOnly });
 
 /** What no command caught is said once, redacted and without a stack (Node's report is neither). */
 let crashed = false;
@@ -92,5 +93,5 @@ const onCrash = (error: unknown) => {
 process.on('uncaughtException', onCrash);
 process.on('unhandledRejection', onCrash);
 
-// no top-level await: the entry is built as CommonJS (dist/lbrl.cjs, run by bin/lbrl.js)
+// no top-level await: the chunks are CommonJS (dist/program/, run by bin/lbrl.js)
 main(argv, context).then(exitAfterFlush);

@@ -61,11 +61,10 @@ export class Printer {
    */
   guard(ctx: Context): Context {
     if (ctx.redactor === this.secrets) return ctx;
-    return {
-      ...ctx,
+    return withParts(ctx, {
       stdout: redactingStream(ctx.stdout, this.secrets),
       stderr: redactingStream(ctx.stderr, this.secrets),
-    };
+    });
   }
 
   out(text: string): void {
@@ -261,11 +260,19 @@ export function redactingContext(
   for (const token of secrets.tokens) redactor.add(token);
   for (const key of secrets.keys) for (const secret of blindingKeySecrets(key)) redactor.add(secret);
   for (const w of secrets.webhooks ?? []) for (const secret of webhookSecretSecrets(w)) redactor.add(secret);
-  return {
-    ...ctx,
+  return withParts(ctx, {
     redactor,
     unredactedStdout: ctx.stdout,
     stdout: redactingStream(ctx.stdout, redactor),
     stderr: redactingStream(ctx.stderr, redactor),
-  };
+  });
+}
+
+/**
+ * The context with some parts replaced. Not a spread, which reads every part: the process's
+ * context makes its stdin only when a command reads it (context.ts).
+ */
+function withParts(ctx: Context, parts: Partial<Context>): Context {
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx));
+  return Object.defineProperties(copy, Object.getOwnPropertyDescriptors(parts)) as Context;
 }

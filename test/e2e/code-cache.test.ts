@@ -32,18 +32,34 @@ async function get(cacheHome: string, bin = BIN) {
 /** A copy of the installed files elsewhere, as npm install makes one. */
 function install(): string {
   const other = tempDir();
-  for (const file of [
-    'package.json',
-    'bin/lbrl.js',
-    'bin/package.json',
-    'dist/lbrl.cjs',
-    'dist/build-id',
-    'dist/help.json',
-  ]) {
+  for (const file of ['package.json', 'bin/lbrl.js', 'bin/package.json', 'dist/build-id', 'dist/help.json']) {
     fs.mkdirSync(path.dirname(path.join(other, file)), { recursive: true });
     fs.copyFileSync(path.join(BIN, '../..', file), path.join(other, file));
   }
+  fs.cpSync(path.join(BIN, '../../dist/program'), path.join(other, 'dist/program'), { recursive: true });
   return other;
+}
+
+/** The entries of a cache file (its body is stored twice), by the SHA-256 of their chunk. */
+function entries(bytes: Buffer): Map<string, Buffer> {
+  const length = bytes.readUInt32LE(0);
+  expect(bytes.length).toBe(4 + 2 * length);
+  const body = bytes.subarray(4, 4 + length);
+  const count = body.readUInt32LE(0);
+  const found = new Map<string, Buffer>();
+  let at = 4 + count * 36;
+  for (let i = 0; i < count; i++) {
+    const size = body.readUInt32LE(4 + i * 36 + 32);
+    found.set(body.toString('hex', 4 + i * 36, 4 + i * 36 + 32), body.subarray(at, at + size));
+    at += size;
+  }
+  return found;
+}
+
+/** The chunks of the program, by name, with the SHA-256 dist/build-id gives each. */
+function chunkHashes(root = path.join(BIN, '../..')): Map<string, string> {
+  const lines = fs.readFileSync(path.join(root, 'dist/build-id'), 'utf8').trim().split('\n').slice(1);
+  return new Map(lines.map((line) => [line.slice(65), line.slice(0, 64)]));
 }
 
 /** The cache files, by name, with their bytes. */
@@ -82,6 +98,12 @@ describe('the code cache of the program', () => {
     expect(name?.startsWith(mine)).toBe(true);
     expect(name?.endsWith('-deposit-get.bin')).toBe(true);
     expect(bytes?.length).toBeGreaterThan(100_000);
+    // one entry per chunk the command loaded, each under the hash of that chunk's content
+    const built = chunkHashes();
+    const keys = [...entries(bytes ?? Buffer.alloc(0)).keys()];
+    expect(keys.length).toBeGreaterThan(1);
+    expect(keys).toContain(built.get('main.cjs'));
+    for (const key of keys) expect([...built.values()]).toContain(key);
     const dir = path.join(home, 'lbrl');
     const at = fs.statSync(path.join(dir, name ?? '')).mtimeMs;
     fs.utimesSync(path.join(dir, name ?? ''), new Date(1e12), new Date(1e12)); // so a rewrite shows
@@ -104,6 +126,30 @@ describe('the code cache of the program', () => {
         .get(name ?? '')
         ?.equals(first.get(name ?? '') ?? Buffer.alloc(0)),
     ).toBe(true);
+  });
+
+  it('a chunk read after the program changed a V8 flag (the QR, after the request) is cached too', async () => {
+    const home = tempDir();
+    const env = {
+      HOME: tempDir(),
+      LBRL_CONFIG_DIR: tempDir(),
+      XDG_CACHE_HOME: home,
+      LBRL_BASE_URL: server.url,
+      LBRL_TOKEN: TOKEN,
+    };
+    const first = await runBin(['deposit', 'get', ID, '--qr'], env);
+    expect(first.code).toBe(0);
+    const [name, bytes] = [...files(home)][0] ?? [];
+    const qr = [...chunkHashes()].filter(([chunk]) =>
+      fs.readFileSync(path.join(BIN, '../../dist/program', chunk), 'latin1').includes('qrcode-terminal'),
+    );
+    expect(qr.length).toBeGreaterThan(0);
+    for (const [, hash] of qr) expect(entries(bytes ?? Buffer.alloc(0)).has(hash)).toBe(true);
+    // V8 would reject an entry made under other flags than the run's: then every run rewrote it
+    const file = path.join(home, 'lbrl', name ?? '');
+    fs.utimesSync(file, new Date(1e12), new Date(1e12));
+    expect(await runBin(['deposit', 'get', ID, '--qr'], env)).toEqual(first);
+    expect(fs.statSync(file).mtimeMs).toBe(1e12);
   });
 
   it('damaged bytes are not used (V8 would crash on them) and are rewritten', async () => {
@@ -129,17 +175,20 @@ describe('the code cache of the program', () => {
     await get(home);
     const [name, good] = [...files(home)][0] ?? [];
     const file = path.join(home, 'lbrl', name ?? '');
-    // what another V8 would have written: its version hash (bytes 4 to 7 of V8's data, after our
-    // 20-byte digest) differs, and the digest is right for the bytes
-    const data = Buffer.from((good ?? Buffer.alloc(0)).subarray(20));
-    data.writeUInt32LE((data.readUInt32LE(4) ^ 0xffff) >>> 0, 4);
-    const crypto = await import('node:crypto');
-    const other = Buffer.concat([crypto.createHash('sha1').update(data).digest(), data]);
+    // what another V8 would have written: its version hash (bytes 4 to 7 of V8's data) differs in
+    // the entry of the first chunk, in both copies of the body
+    const other = Buffer.from(good ?? Buffer.alloc(0));
+    const length = other.readUInt32LE(0);
+    const firstData = 4 + 4 + other.readUInt32LE(4) * 36;
+    for (const at of [4 + firstData, 4 + length + firstData])
+      other.writeUInt32LE((other.readUInt32LE(at + 4) ^ 0xffff) >>> 0, at + 4);
     fs.writeFileSync(file, other);
     expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
     const rewritten = fs.readFileSync(file);
     expect(rewritten.equals(other)).toBe(false);
-    expect(rewritten.subarray(24, 28).equals((good ?? Buffer.alloc(0)).subarray(24, 28))).toBe(true);
+    // this V8's version hash again
+    const at = 4 + 4 + rewritten.readUInt32LE(4) * 36 + 4;
+    expect(rewritten.readUInt32LE(at)).toBe((good ?? Buffer.alloc(0)).readUInt32LE(at));
   });
 
   it("another lbrl version's or build's cache is removed; other Node versions' caches are kept", async () => {
@@ -167,18 +216,7 @@ describe('the code cache of the program', () => {
 
   it("two installs of lbrl (a global one and a project's) keep a cache each and never evict the other's", async () => {
     // a second copy of the installed files elsewhere, as npm install -g and a project's install make
-    const other = tempDir();
-    for (const file of [
-      'package.json',
-      'bin/lbrl.js',
-      'bin/package.json',
-      'dist/lbrl.cjs',
-      'dist/build-id',
-      'dist/help.json',
-    ]) {
-      fs.mkdirSync(path.dirname(path.join(other, file)), { recursive: true });
-      fs.copyFileSync(path.join(BIN, '../..', file), path.join(other, file));
-    }
+    const other = install();
     const otherBin = path.join(other, 'bin/lbrl.js');
     const home = tempDir();
     expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
@@ -208,7 +246,12 @@ describe('the code cache of the program', () => {
 
   it('a rebuilt program of the same size and time (cp -p, rsync -a) never runs the older build from the cache', async () => {
     const other = install();
-    const program = path.join(other, 'dist/lbrl.cjs');
+    // the chunk that holds the message
+    const dir = path.join(other, 'dist/program');
+    const chunk = fs
+      .readdirSync(dir)
+      .find((f) => fs.readFileSync(path.join(dir, f), 'latin1').includes('a UUID such as'));
+    const program = path.join(dir, chunk ?? 'none');
     // a time in whole seconds, which utimes sets exactly
     const time = new Date(1_700_000_000_000);
     fs.utimesSync(program, time, time);
@@ -223,6 +266,10 @@ describe('the code cache of the program', () => {
     const before = await run();
     expect(before.stderr).toContain('a UUID such as');
     expect((await run()).stderr).toBe(before.stderr); // from the cache now
+    const [cacheFile, cached] = [...files(home)][0] ?? [];
+    const old = entries(cached ?? Buffer.alloc(0));
+    const oldHash = chunkHashes(other).get(chunk ?? '') ?? '';
+    expect(old.has(oldHash)).toBe(true);
     // the next build: other words, the same length, and the old file's time
     const { size } = fs.statSync(program);
     const text = fs.readFileSync(program, 'latin1');
@@ -235,6 +282,13 @@ describe('the code cache of the program', () => {
     const after = await run();
     expect(after.stderr).toContain('A uuid SUCH AS');
     expect(after.stderr).not.toContain('a UUID such as');
+    // the changed chunk's entry is replaced; the other chunks keep theirs
+    const newHash = chunkHashes(other).get(chunk ?? '') ?? '';
+    expect(newHash).not.toBe(oldHash);
+    const now = entries(files(home).get(cacheFile ?? '') ?? Buffer.alloc(0));
+    expect(now.has(oldHash)).toBe(false);
+    expect(now.has(newHash)).toBe(true);
+    expect([...now.keys()].sort()).toEqual([...old.keys()].map((h) => (h === oldHash ? newHash : h)).sort());
   }, 30_000);
 
   it('an unwritable cache directory is no error: the run works and writes nothing', async () => {

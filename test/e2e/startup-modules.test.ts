@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
@@ -11,23 +11,35 @@ import { tempDir } from '../helpers/temp.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HOOK = path.join(ROOT, 'test/helpers/load-hook.mjs');
-const PROGRAM = path.join(ROOT, 'dist/lbrl.cjs');
-const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/meta.json'), 'utf8')) as {
-  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+const PROGRAM = path.join(ROOT, 'dist/program');
+type Output = {
+  entryPoint?: string;
+  imports: { path: string; kind: string }[];
+  inputs: Record<string, { bytesInOutput: number }>;
 };
-/** The modules with code in the program (those tree-shaking left empty have none to run). */
-const IN_PROGRAM = Object.entries(meta.outputs['dist/lbrl.cjs']?.inputs ?? {})
-  .filter(([, i]) => i.bytesInOutput > 0)
-  .map(([name]) => name);
+const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/meta.json'), 'utf8')) as {
+  outputs: Record<string, Output>;
+};
+/** Each chunk of the program, by file name: the modules with code in it (as esbuild names them). */
+const CHUNKS = new Map(
+  Object.entries(meta.outputs).map(([file, output]) => [
+    path.basename(file),
+    Object.entries(output.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([name]) => name),
+  ]),
+);
 
 /** What each heavy thing is, as the bundle's inputs name it. */
 const HEAVY: Record<string, RegExp> = {
   prompts: /^node_modules\/@inquirer\//,
   spinner: /^node_modules\/ora\//,
   'terminal QR': /^node_modules\/qrcode-terminal\//,
-  'QR PNG': /^node_modules\/qrcode\//,
+  'QR PNG': /^node_modules\/(qrcode|pngjs)\//,
   'config writer and schema validator': /^node_modules\/(conf|ajv)\//,
   sandbox: /^src\/sandbox\//,
+  "customer's display": /^src\/display\//,
+  'Liquid transactions and unblinding': /^src\/domain\/liquid\/(tx|unblind|asset|settlement|script)\.ts$/,
   'HTTP client': /^node_modules\/undici\//,
   'response models': /^node_modules\/zod\//,
   'address codecs': /^node_modules\/(bech32|bs58check|blech32)\//,
@@ -35,8 +47,13 @@ const HEAVY: Record<string, RegExp> = {
   'PostgreSQL client': /^node_modules\/(pg|pg-[a-z-]+|pgpass|postgres-[a-z]+)\//,
 };
 
-/** Node built-ins as heavy as a library: undici loads node:http2 unless the build leaves it out. */
-const HEAVY_BUILTINS: Record<string, string> = { 'HTTP/2 (node:http2)': 'node:http2' };
+/** Node built-ins as heavy as a library, and packages installed beside lbrl (not bundled). */
+const HEAVY_OUTSIDE: Record<string, string> = {
+  'HTTP/2 (node:http2)': 'node:http2',
+  'child processes (node:child_process)': 'node:child_process',
+  'hashes (node:crypto)': 'node:crypto',
+  'secp256k1-zkp': 'node_modules/@vulpemventures/secp256k1-zkp/',
+};
 
 /**
  * bin/lbrl.js answers these itself: --version, and `<command path> --help`, `help <command path>`
@@ -51,46 +68,57 @@ function answeredByBin(args: string[]): boolean {
 }
 
 /**
- * A run of lbrl: the Node built-ins it loaded (test/helpers/load-hook.mjs), and the modules of the
- * bundle whose code ran, from V8's coverage of dist/lbrl.cjs. esbuild wraps every module that is
- * not part of every run in a function named after its path ("node_modules/undici/lib/....js"), run
- * when the module is first needed; that function's call count says whether the module loaded.
+ * A run of lbrl: the Node built-ins it loaded (test/helpers/load-hook.mjs), and every script V8
+ * compiled, from its coverage: which chunks of dist/program/ the run read, and which files from
+ * outside them (an installed package).
  */
 async function loadLog(
   args: string[],
   env: Record<string, string>,
-): Promise<{ lines: string[]; ran?: string[] }> {
+  expectFailure = false,
+): Promise<{ lines: string[]; chunks: string[]; scripts: string[] }> {
   const log = path.join(tempDir(), 'loaded.txt');
   const coverage = tempDir();
   fs.writeFileSync(log, '');
   // not execFileSync: the test's own server must go on answering meanwhile
-  await promisify(execFile)(process.execPath, ['--import', HOOK, BIN, ...args], {
+  const run = promisify(execFile)(process.execPath, ['--import', HOOK, BIN, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env, LBRL_LOAD_LOG: log, NODE_V8_COVERAGE: coverage },
     timeout: 15_000,
   });
-  let ran: string[] | undefined;
+  run.child.stdin?.end(); // a command that reads stdin reads an empty one
+  await run.catch((error: { code?: number }) => {
+    if (!expectFailure) throw error;
+  });
+  const scripts: string[] = [];
   for (const file of fs.readdirSync(coverage)) {
     const { result } = JSON.parse(fs.readFileSync(path.join(coverage, file), 'utf8')) as {
-      result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
+      result: { url: string }[];
     };
-    for (const script of result)
-      if (script.url === pathToFileURL(PROGRAM).href || script.url === PROGRAM)
-        ran = script.functions.filter((f) => (f.ranges[0]?.count ?? 0) > 0).map((f) => f.functionName);
+    for (const script of result) scripts.push(script.url.replace(/^file:\/\//, ''));
   }
-  return { lines: fs.readFileSync(log, 'utf8').split('\n'), ran };
+  const chunks = scripts.filter((s) => path.dirname(s) === PROGRAM).map((s) => path.basename(s));
+  return { lines: fs.readFileSync(log, 'utf8').split('\n'), chunks, scripts };
 }
 
-/** The heavy things among the modules a run of lbrl loaded. */
+/** The heavy things among what a run of lbrl read: the modules of the chunks it read, and outside. */
 async function heavyLoaded(args: string[], env: Record<string, string>): Promise<string[]> {
-  const { lines, ran } = await loadLog(args, env);
-  if (answeredByBin(args)) expect(ran).toBeUndefined();
-  else expect(ran?.length).toBeGreaterThan(0);
+  const { lines, chunks, scripts } = await loadLog(args, env);
+  if (answeredByBin(args)) expect(chunks).toEqual([]);
+  else expect(chunks).toContain('main.cjs');
   const found = new Set<string>();
-  for (const name of ran ?? [])
-    for (const [what, re] of Object.entries(HEAVY))
-      if (IN_PROGRAM.includes(name) && re.test(name)) found.add(what);
-  for (const [name, builtin] of Object.entries(HEAVY_BUILTINS)) if (lines.includes(builtin)) found.add(name);
+  for (const chunk of chunks)
+    for (const name of CHUNKS.get(chunk) ?? [])
+      for (const [what, re] of Object.entries(HEAVY)) if (re.test(name)) found.add(what);
+  for (const [what, name] of Object.entries(HEAVY_OUTSIDE))
+    if (lines.includes(name) || scripts.some((s) => s.includes(`/${name}`))) found.add(what);
   return [...found].sort();
+}
+
+/** The command modules (src/commands/*.ts) among the modules of the chunks a run read. */
+async function commandsRead(args: string[], env: Record<string, string>): Promise<string[]> {
+  const { chunks } = await loadLog(args, env);
+  const read = chunks.flatMap((chunk) => CHUNKS.get(chunk) ?? []);
+  return read.filter((name) => /^src\/commands\/[^/]+\.ts$/.test(name)).sort();
 }
 
 let server: TestServer;
@@ -102,15 +130,32 @@ afterAll(() => server.close());
 describe('what loads on the hot paths (kept there without timing anything)', () => {
   const env = () => ({ HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() });
 
-  it('every heavy module is loaded on demand: none is part of what every run executes', () => {
-    // a module the entry imports statically runs at every start, unwrapped, where the checks below
-    // could not see it: each heavy module must have its own wrapper in the bundle
-    const program = fs.readFileSync(PROGRAM, 'utf8');
+  it('every heavy module is in a chunk read on demand: none is in main.cjs or what it imports', () => {
+    // what main.cjs imports statically is read at every start, whatever the command
+    const everyRun = new Set<string>();
+    const visit = (file: string) => {
+      if (everyRun.has(file)) return;
+      everyRun.add(file);
+      for (const i of meta.outputs[file]?.imports ?? []) if (i.kind !== 'dynamic-import') visit(i.path);
+    };
+    visit('dist/program/main.cjs');
+    const atStart = [...everyRun].flatMap((file) => CHUNKS.get(path.basename(file)) ?? []);
     // (commander is the program itself: every run that gets past bin/lbrl.js needs it)
     const onDemand = Object.entries(HEAVY).filter(([what]) => what !== 'commander');
-    const heavy = IN_PROGRAM.filter((i) => onDemand.some(([, re]) => re.test(i)));
-    expect(heavy.length).toBeGreaterThan(50);
-    expect(heavy.filter((i) => !program.includes(`${JSON.stringify(i)}(`))).toEqual([]);
+    expect(atStart.filter((name) => onDemand.some(([, re]) => re.test(name)))).toEqual([]);
+    expect(atStart.some((name) => HEAVY.commander?.test(name))).toBe(true);
+    const all = [...CHUNKS.values()].flat();
+    expect(all.filter((name) => onDemand.some(([, re]) => re.test(name))).length).toBeGreaterThan(50);
+  });
+
+  it('the split follows the command manifest: each command module starts a chunk of its own', () => {
+    const manifest = fs.readFileSync(path.join(ROOT, 'src/commands/manifest.ts'), 'utf8');
+    const loaded = [...manifest.matchAll(/import\('\.\/([\w-]+)\.js'\)/g)].map(
+      (m) => `src/commands/${m[1]}.ts`,
+    );
+    expect(loaded.length).toBeGreaterThan(10);
+    const starts = Object.values(meta.outputs).map((output) => output.entryPoint);
+    for (const file of new Set(loaded)) expect(starts).toContain(file);
   });
 
   it('--version loads nothing of the bundle at all', async () => {
@@ -128,13 +173,32 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
     expect(await heavyLoaded(['--json', 'deposit', 'create', '--help'], env())).toEqual(['commander']);
   });
 
-  it('deposit get --json loads the client and the models, nothing for people', async () => {
+  it('deposit get --json reads the client and the models, nothing for people', async () => {
     const live = { ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
     expect(await heavyLoaded(['deposit', 'get', ID, '--json'], live)).toEqual([
       'HTTP client',
       'commander',
       'response models',
     ]);
+  });
+
+  it('deposit get --json does not make process.stdin, which it never reads', async () => {
+    const live = { ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+    expect((await loadLog(['deposit', 'get', ID, '--json'], live)).lines).not.toContain('made:stdin');
+    // the check sees it made: auth login --with-token reads the token from stdin
+    const login = await loadLog(['auth', 'login', '--with-token', '--base-url', server.url], env(), true);
+    expect(login.lines).toContain('made:stdin');
+  });
+
+  it("a command reads no other command's module", async () => {
+    const live = { ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+    const own = ['src/commands/define.ts', 'src/commands/manifest.ts'];
+    expect(await commandsRead(['deposit', 'get', ID, '--json'], live)).toEqual(
+      [...own, 'src/commands/deposit-get.ts'].sort(),
+    );
+    expect(await commandsRead(['config', 'get', 'base-url'], env())).toEqual(
+      [...own, 'src/commands/config.ts'].sort(),
+    );
   });
 
   it('the check sees a heavy module when one is loaded', async () => {

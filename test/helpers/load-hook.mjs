@@ -13,6 +13,18 @@ v8.setFlagsFromString = (flags) => {
   setFlags(flags);
 };
 
+// process.stdin is made on first read (a tty, socket or file stream): listed as `made:stdin`
+let stdinMade = false;
+const stdin = Object.getOwnPropertyDescriptor(process, 'stdin');
+Object.defineProperty(process, 'stdin', {
+  configurable: true,
+  enumerable: stdin.enumerable,
+  get() {
+    stdinMade = true;
+    return stdin.get.call(this);
+  },
+});
+
 process.on('exit', () => {
   const lines = process.moduleLoadList.flatMap((m, i) => {
     if (!m.startsWith('NativeModule ')) return [];
@@ -22,6 +34,7 @@ process.on('exit', () => {
       ...(i >= flagAt ? [`late:${name}`] : []),
     ];
   });
+  if (stdinMade) lines.push('made:stdin');
   appendFileSync(process.env.LBRL_LOAD_LOG, lines.map((l) => `${l}\n`).join(''));
 });
 

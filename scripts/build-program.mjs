@@ -1,0 +1,76 @@
+// The program's build (npm run build): src/main.ts split into CommonJS chunks in dist/program/, so
+// that a command reads and runs only the code it uses. esbuild splits ES modules only: it bundles
+// as ES modules with code splitting, where every import() is a split point (the command manifest,
+// src/commands/manifest.ts, has one per command, so each command, and each library a command
+// imports lazily, gets chunks of its own, and a module two of them share goes to a chunk they both
+// import). Each chunk is then turned into CommonJS (its imports become require() calls, import()
+// a require() in a promise), which bin/lbrl.js compiles with a V8 code cache of its own.
+// Writes dist/program/*.cjs, dist/meta.json (which modules each chunk holds) and dist/build-id.
+// Usage: node scripts/build-program.mjs
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, transform } from 'esbuild';
+import { writeBuildId } from './build-id.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const out = path.join(root, 'dist/program');
+fs.rmSync(out, { recursive: true, force: true });
+
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { main: 'src/main.ts' },
+  outdir: 'dist/program',
+  // chunks are named for the module that starts them (deposit-get-<hash>.cjs; chunk-<hash>.cjs for
+  // code several of them share): what the start-up test reads
+  chunkNames: '[name]-[hash]',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // undici's HTTP/2 client requires node:http2 at load time, and lbrl never speaks h2
+  alias: {
+    'node:http2': './src/api/no-http2.ts',
+    // pg's optional native and Cloudflare bindings: never used, never bundled
+    'pg-native': './src/store/pg-absent.ts',
+    'pg-cloudflare': './src/store/pg-absent.ts',
+  },
+  // reads its WebAssembly file from beside its own code: installed as a dependency
+  external: ['@vulpemventures/secp256k1-zkp'],
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+  write: false,
+  plugins: [
+    {
+      name: 'commander-without-child-process',
+      setup(plugins) {
+        plugins.onResolve({ filter: /^(node:)?child_process$/ }, ({ importer }) =>
+          importer.includes(`${path.sep}node_modules${path.sep}commander${path.sep}`)
+            ? { path: path.join(root, 'scripts/shims/child-process.cjs') }
+            : undefined,
+        );
+      },
+    },
+  ],
+});
+
+fs.mkdirSync(out, { recursive: true });
+for (const file of result.outputFiles) {
+  const cjs = await transform(file.text, {
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // import() of a chunk becomes Promise.resolve().then(() => require(...)): bin/lbrl.js loads it
+    supported: { 'dynamic-import': false },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  fs.writeFileSync(file.path, cjs.code);
+}
+fs.writeFileSync(path.join(root, 'dist/meta.json'), JSON.stringify(result.metafile));
+writeBuildId(root);
