@@ -41,7 +41,8 @@ const OUTCOMES: ReadonlySet<string> = new Set([
 ]);
 /** 1970 to the end of 9999: a time lbrl's clock could have written, and every view can show. */
 const EARLIEST = 0;
-const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+// the last moment that is still the year 9999 in every time zone (+14:00 the furthest ahead)
+const LATEST = Date.UTC(9999, 11, 31, 9, 59, 59, 999);
 
 /** A time as a record holds it: ISO 8601, from 1970 to the year 9999. */
 export function isRecordTime(value: unknown): value is string {
