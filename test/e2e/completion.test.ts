@@ -54,6 +54,7 @@ describe('lbrl completion', () => {
       'config',
       'deposit',
       'display',
+      'ledger',
       'listen',
       'sandbox',
     ]);
@@ -162,6 +163,7 @@ const SHELL_CASES: Array<[string, string[]]> = [
       'environment',
       'exit-codes',
       'json',
+      'ledger',
       'listen',
       'sandbox',
     ],
