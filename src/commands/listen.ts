@@ -424,14 +424,19 @@ async function forwardWith(
           refused.set(id, error.message);
           printer.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
         },
-        missing: (id) => {
-          // lbrl created it, so the service knows it or will again (a replica behind, a deploy):
-          // asked about again later and later, never given up, never recorded GONE
+        missing: (id, error) => {
+          // lbrl created it, so the service knows it or will again (a replica behind, a deploy, a
+          // proxy's page in its place): asked about again later and later, never given up, never
+          // recorded GONE
           const wait = hub.missing(id, route.intervalMs);
           if (missingSaid.has(id)) return;
           missingSaid.add(id);
+          const what =
+            error.type === 'endpoint'
+              ? `the service's address answered 404 without the service's JSON for deposit ${id} (a proxy or a deploy?)`
+              : `the service does not know deposit ${id} (yet)`;
           printer.warn(
-            `warning: the service does not know deposit ${id} (yet); listen asks again in ${Math.ceil(wait / 1000)} s, then less often (at least every ${MISSING_LOOK_MS / 60_000} min), and never gives up on it`,
+            `warning: ${what}; listen asks again in ${Math.ceil(wait / 1000)} s, then less often (at least every ${MISSING_LOOK_MS / 60_000} min), and never gives up on it`,
           );
         },
       },

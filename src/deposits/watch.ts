@@ -245,7 +245,13 @@ export async function watchDeposits(
           if (onlyLooksLeft()) break rounds;
           throw error;
         }
-        if (events.missing && error instanceof LbrlError && error.type === 'not_found') {
+        // a 404 that is the service's (not found) or a page in its place (a proxy or a deploy, which
+        // says `endpoint`): for a follower that never gives up, both are asked about again later
+        if (
+          events.missing &&
+          error instanceof LbrlError &&
+          (error.type === 'not_found' || error.type === 'endpoint')
+        ) {
           events.missing(id, error);
           continue;
         }

@@ -646,6 +646,35 @@ describe('a payment nobody hears about: listen never gives up on a deposit lbrl 
     expect(during.length).toBeLessThan(12);
   });
 
+  it("a 404 that is not the service's JSON (a proxy's page during a deploy): asked again, never an end of listen; paid later, its events are sent", async () => {
+    const w = world();
+    await created(w);
+    let known = false;
+    const r = await listen(
+      w,
+      { forwardTo: RECEIVER, events: 'deposit.finalized' },
+      {
+        get: (id) => {
+          if (!known)
+            throw new LbrlError(
+              "GET https://pay.example/v1/api/... answered 404 with an HTML page: the URL is not the Deposit service's endpoint (is the base URL right?)",
+              'endpoint',
+            );
+          return at('FINALIZED', id);
+        },
+        onSleep: (c) => {
+          if (c.m > 5 * 60_000) known = true;
+        },
+        until: (posts) => posts.some((p) => p.type === 'deposit.finalized'),
+      },
+    );
+    expect(typesOf(r.posts, ID)).toEqual(['deposit.finalized']);
+    const said = r.stderr.split('\n').filter((l) => l.includes('without the service'));
+    expect(said).toEqual([
+      `warning: the service's address answered 404 without the service's JSON for deposit ${ID} (a proxy or a deploy?); listen asks again in 6 s, then less often (at least every 10 min), and never gives up on it`,
+    ]);
+  });
+
   it('a deposit an earlier version closed as GONE is followed again, and its payment sent', async () => {
     const w = world();
     await created(w);
