@@ -16,6 +16,7 @@ import {
   judgeSettlement,
   type SettlementDeposit,
   type SettlementReport,
+  txStatusOf,
 } from '../domain/liquid/settlement.js';
 import { TxParseError } from '../domain/liquid/tx.js';
 import { loadZkp } from '../domain/liquid/unblind.js';
@@ -135,11 +136,7 @@ export async function checkSettlement(
     assets[id] = assetInfo(id, await client.getAsset(id), input);
   }
   const report = judgeSettlement(analysis, {
-    status: {
-      confirmed: found.status.confirmed,
-      blockHeight: found.status.block_height ?? null,
-      blockTime: found.status.block_time ?? null,
-    },
+    status: txStatusOf(found.status),
     tipHeight: found.tipHeight,
     expectedAssetId: input.expectedAssetId,
     requiredConfirmations: input.requiredConfirmations,

@@ -23,6 +23,7 @@ import {
   roundingsOf,
   type SettlementDeposit,
   type SettlementReport,
+  txStatusOf,
 } from '../domain/liquid/settlement.js';
 import type { Zkp } from '../domain/liquid/unblind.js';
 import { exactCents } from '../domain/money.js';
@@ -441,11 +442,7 @@ export function settlementJudge(
         zkp: settings.zkp,
       });
       const report = judgeSettlement(analysis, {
-        status: {
-          confirmed: tx.status.confirmed,
-          blockHeight: tx.status.block_height ?? null,
-          blockTime: tx.status.block_time ?? null,
-        },
+        status: txStatusOf(tx.status),
         tipHeight: tx.tipHeight,
         expectedAssetId: settings.assetId,
         requiredConfirmations: settings.requiredConfirmations,

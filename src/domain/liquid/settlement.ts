@@ -68,6 +68,19 @@ export interface TxStatus {
   blockTime?: number | null | undefined;
 }
 
+/** A transaction's status as the explorer words it (`/tx/:txid/status`), read into the judge's. */
+export function txStatusOf(status: {
+  confirmed: boolean;
+  block_height?: number | null | undefined;
+  block_time?: number | null | undefined;
+}): TxStatus {
+  return {
+    confirmed: status.confirmed,
+    blockHeight: status.block_height ?? null,
+    blockTime: status.block_time ?? null,
+  };
+}
+
 export interface AssetInfo {
   /** the precision, 0 to 8, when a source proves it (precisionFrom) */
   precision?: number | undefined;
