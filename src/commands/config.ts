@@ -491,7 +491,10 @@ export const CONFIG_UNSET = command({
   long: `The setting is taken out of the profile (\`--profile\`, else the default one), so the environment or the default applies again: \`config get <key>\` says which. Unsetting what is not set is no error; a profile that does not exist is. It also repairs a damaged setting (a config error names it) without reading the rest of the profile, and removes \`webhook-secret\`, which \`listen\` then makes anew.`,
   args: [KEY_ARG],
   flags: [],
-  examples: ['lbrl config unset split-fee', 'lbrl config unset base-url --profile shop && lbrl config get base-url'],
+  examples: [
+    'lbrl config unset split-fee',
+    'lbrl config unset base-url --profile shop && lbrl config get base-url',
+  ],
   async run({ args: [key], session }) {
     return unset(key, await session());
   },

@@ -381,7 +381,10 @@ export const SANDBOX_FAIL = command({
   long: `The payer's side of a PIX that never arrives: a \`deposit watch\` of it then ends with exit 5. It acts on the embedded sandbox's data, or, with the base URL and token of a standing sandbox, through its API, refusing a deposit without \`"sandbox": true\`. A deposit already FINALIZED or FAILED is refused (exit 2); an id the sandbox does not hold is exit 4.`,
   args: [ID_ARG],
   flags: [],
-  examples: ['lbrl sandbox fail <id>', 'lbrl sandbox fail <id> && lbrl deposit watch <id>   # exit 5: FAILED'],
+  examples: [
+    'lbrl sandbox fail <id>',
+    'lbrl sandbox fail <id> && lbrl deposit watch <id>   # exit 5: FAILED',
+  ],
   async run({ args: [id], session }) {
     return fail(id, await session());
   },

@@ -142,7 +142,9 @@ describe('long help', () => {
   it('is written for every command and group, each with an example', () => {
     const without = MANIFEST.filter((entry) => !entry.hidden && !entry.long?.trim()).map((e) => e.path);
     expect(without, 'commands without long help').toEqual([]);
-    const unexampled = MANIFEST.filter((entry) => !entry.hidden && !entry.examples?.length).map((e) => e.path);
+    const unexampled = MANIFEST.filter((entry) => !entry.hidden && !entry.examples?.length).map(
+      (e) => e.path,
+    );
     expect(unexampled, 'commands without an example').toEqual([]);
   });
 
