@@ -488,9 +488,13 @@ export const CONFIG_UNSET = command({
   rank: 160,
   path: 'config unset',
   description: 'remove a setting',
+  long: `The setting is taken out of the profile (\`--profile\`, else the default one), so the environment or the default applies again: \`config get <key>\` says which. Unsetting what is not set is no error; a profile that does not exist is. It also repairs a damaged setting (a config error names it) without reading the rest of the profile, and removes \`webhook-secret\`, which \`listen\` then makes anew.`,
   args: [KEY_ARG],
   flags: [],
-  examples: ['lbrl config unset split-fee'],
+  examples: [
+    'lbrl config unset split-fee',
+    'lbrl config unset base-url --profile shop && lbrl config get base-url',
+  ],
   async run({ args: [key], session }) {
     return unset(key, await session());
   },
@@ -519,8 +523,9 @@ export const CONFIG_LIST = command({
   rank: 180,
   path: 'config list',
   description: "print the profile's settings",
+  long: `One \`key=value\` line per setting the profile holds, or its default (empty when there is none). Flags and the environment are not applied here: \`config get <key>\` says what a command would use and where it came from. A URL is shown without its user name or password, and the token and blinding keys only as set or not, never their values. \`--json\` prints one object, the profile's name first.`,
   flags: [],
-  examples: ['lbrl config list --json'],
+  examples: ['lbrl config list', 'lbrl config list --profile shop --json'],
   async run({ session }) {
     return list(await session());
   },

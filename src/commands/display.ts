@@ -427,6 +427,7 @@ export const DISPLAY_CLEAR = command({
   rank: 241,
   path: 'display clear',
   description: "clear the customer's screen: no charge created until now is offered on it again",
+  long: `The running display shows the shop's name within a second, and one started later offers none of these charges; a charge created after this shows as usual. The charges stay open on the service, which has no cancel: a late payment is still seen by \`deposit watch\` and \`deposit list --refresh\`. With no display running it says so, and the charges are withdrawn all the same.`,
   flags: [],
   examples: ['lbrl display clear                # the screen shows the shop name until the next charge'],
   async run({ session }) {

@@ -93,6 +93,7 @@ export const LEDGER_GROUP = group({
   rank: 170,
   path: 'ledger',
   description: 'where the history lives: the file, or PostgreSQL shared by several machines',
+  long: `The history is what \`create\` and \`watch\` record and \`list\`, \`report\` and \`reconcile\` read. The \`ledger\` setting (or \`LBRL_LEDGER_URL\`) says where it lives: \`file\`, the default, in the config directory, or a PostgreSQL URL in libpq's form, whose password is never printed and whose certificates are always checked. \`import\` copies this machine's file history into the database, \`status\` says which store is in use, \`export\` writes it out as the file's lines.`,
   examples: [
     'lbrl config set ledger postgres://till@db.example.com/shop',
     'lbrl ledger import',
@@ -104,8 +105,9 @@ export const LEDGER_STATUS = command({
   rank: 171,
   path: 'ledger status',
   description: 'the store, its schema version and how many deposits it holds',
+  long: `The store in use (the file, or PostgreSQL), where it is (a URL without its password), its schema version (\`-\` for the file) and how many deposits it holds. A database that is down or refuses the password is one line and exit 6.`,
   flags: [],
-  examples: ['lbrl ledger status --json'],
+  examples: ['lbrl ledger status', 'lbrl ledger status --json'],
   async run({ session }) {
     return runLedgerStatus(ledgerOptionsOf(await session()));
   },
@@ -115,6 +117,7 @@ export const LEDGER_IMPORT = command({
   rank: 172,
   path: 'ledger import',
   description: "copy this machine's file history into the database (run again, it adds nothing twice)",
+  long: `It runs in one transaction and takes each record once, so it can be run again after a failure or on every machine of the shop. With the ledger set to the file it is a usage error (exit 2): set it to a database first.`,
   flags: [],
   examples: ['LBRL_LEDGER_URL=postgres://till@db.example.com/shop lbrl ledger import'],
   async run({ session }) {
@@ -126,6 +129,7 @@ export const LEDGER_EXPORT = command({
   rank: 173,
   path: 'ledger export',
   description: "write the ledger as the file history's NDJSON, on stdout",
+  long: `One JSON line per record, as the file history holds them, whichever store is in use: a copy of a database's ledger that lbrl reads back as a history file, or a backup.`,
   flags: [],
   examples: ['lbrl ledger export > history.ndjson'],
   async run({ session }) {

@@ -62,6 +62,10 @@ export const AUTH_GROUP = group({
   path: 'auth',
   description: 'store, show and remove the access token',
   long: `The token and the base URL of the live service are kept per profile in the config file (mode 0600). \`LBRL_TOKEN\` and \`LBRL_BASE_URL\` beat what the profile holds. The token is never printed, except by \`auth status --show-token\`.`,
+  examples: [
+    'lbrl auth login --base-url https://pay.example.com --with-token < token.txt',
+    'lbrl auth status --profile shop',
+  ],
 });
 
 export const CONFIG_GROUP = group({

@@ -378,9 +378,13 @@ export const SANDBOX_FAIL = command({
   rank: 220,
   path: 'sandbox fail',
   description: 'end a deposit that is not yet terminal in FAILED',
+  long: `The payer's side of a PIX that never arrives: a \`deposit watch\` of it then ends with exit 5. It acts on the embedded sandbox's data, or, with the base URL and token of a standing sandbox, through its API, refusing a deposit without \`"sandbox": true\`. A deposit already FINALIZED or FAILED is refused (exit 2); an id the sandbox does not hold is exit 4.`,
   args: [ID_ARG],
   flags: [],
-  examples: ['lbrl sandbox fail <id>'],
+  examples: [
+    'lbrl sandbox fail <id>',
+    'lbrl sandbox fail <id> && lbrl deposit watch <id>   # exit 5: FAILED',
+  ],
   async run({ args: [id], session }) {
     return fail(id, await session());
   },
@@ -390,6 +394,7 @@ export const SANDBOX_SEND = command({
   rank: 230,
   path: 'sandbox send',
   description: 'pay an address on the sandbox chain, matching no deposit (what reconcile reports)',
+  long: `A payer outside lbrl: one transaction of the sandbox chain pays \`--amount\` to \`--to\` (an address of the profile's network), and it prints the txid (\`--json\`: \`txid\`, \`to\`, \`amountInCents\`). \`deposit reconcile\` then lists it as received matching no deposit, or, sent to an expired or failed deposit's address with its net amount, as paid after lbrl gave up on it. It works on the local sandbox data only, not through a standing sandbox.`,
   flags: SEND_FLAGS,
   examples: ['lbrl sandbox send --to <address> --amount 12,34 && lbrl deposit reconcile'],
   async run({ opts, session }) {

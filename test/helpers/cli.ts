@@ -20,6 +20,8 @@ export interface RunOptions {
   prompter?: Context['prompter'];
   /** runs at each sleep, as if time had passed for the world as well */
   onSleep?: (ms: number) => Promise<void>;
+  /** every write to stdout and stderr, in the order a terminal would show them */
+  onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
 }
 
 export interface RunResult {
@@ -42,12 +44,21 @@ export async function runCli(args: string[], o: RunOptions = {}): Promise<RunRes
   stdin.isTTY = o.stdinTTY ?? false;
   const ctx: Context = {
     stdout: Object.assign(
-      { write: (s: string) => (stdout += s), isTTY: o.stdoutTTY ?? false },
+      {
+        write: (s: string) => {
+          o.onOutput?.('stdout', s);
+          return (stdout += s);
+        },
+        isTTY: o.stdoutTTY ?? false,
+      },
       o.columns !== undefined ? { columns: o.columns, rows: o.rows } : {},
     ),
     // a terminal's cursor calls (ora uses them), drawn as the escape codes a terminal gets
     stderr: {
-      write: (s: string) => (stderr += s),
+      write: (s: string) => {
+        o.onOutput?.('stderr', s);
+        return (stderr += s);
+      },
       isTTY: o.stderrTTY ?? false,
       cursorTo: (x: number) => (stderr += `\u001b[${x + 1}G`),
       moveCursor: (_dx: number, dy: number) => (stderr += dy < 0 ? `\u001b[${-dy}A` : ''),

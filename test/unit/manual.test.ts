@@ -139,6 +139,15 @@ describe('lbrl help <topic>', () => {
 });
 
 describe('long help', () => {
+  it('is written for every command and group, each with an example', () => {
+    const without = MANIFEST.filter((entry) => !entry.hidden && !entry.long?.trim()).map((e) => e.path);
+    expect(without, 'commands without long help').toEqual([]);
+    const unexampled = MANIFEST.filter((entry) => !entry.hidden && !entry.examples?.length).map(
+      (e) => e.path,
+    );
+    expect(unexampled, 'commands without an example').toEqual([]);
+  });
+
   it('is shown by --help under the description, wrapped at 80 columns', async () => {
     const long = MANIFEST.filter((entry) => entry.long && !entry.hidden);
     expect(long.length).toBeGreaterThan(0);
