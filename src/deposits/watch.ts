@@ -32,6 +32,12 @@ export interface WatchEvents {
   missing?(id: string, error: LbrlError): void;
   /** a deposit due its last look still waits for payment: it is left from now on */
   expired?(id: string): void;
+  /**
+   * The deposits due a last look that this watch did not make, left for a later pass (never
+   * unfinished deposits): told once, as the watch ends, however it ends (all done, its --timeout,
+   * Ctrl-C, an error), so a caller never has to work out which were made.
+   */
+  deferred?(ids: string[]): void;
   /** the service asked to slow down: the ceiling is now this many requests a minute */
   slowed?(perMinute: number): void;
   /**
@@ -63,6 +69,12 @@ export interface WatchPlan {
    * gets one GET; still waiting, it is reported expired and left; otherwise it is followed.
    */
   lastLook?: ReadonlySet<string> | undefined;
+  /**
+   * Deposits waiting for payment not yet past expire-after, and when (a date, ms since the epoch)
+   * each passes it: one still waiting then, as far as the watch knows, gets its next look as its
+   * last (`lastLook`), so a charge that ages out while a pass runs never keeps the pass going.
+   */
+  dueAt?: ReadonlyMap<string, number> | undefined;
   /**
    * At most this many last looks in this watch (a cron pass of `watch --pending`): the rest are
    * left for a later pass, in `WatchResult.deferred`, and are never unfinished deposits: the watch
@@ -182,8 +194,20 @@ export async function watchDeposits(
   const lastLook = new Set(options.lastLook ?? []);
   // the last looks this watch may still make: once none, those not made are left for later
   let looksLeft = options.lastLookBudget ?? Number.POSITIVE_INFINITY;
+  /** The last looks not made: whatever ends the watch, each due one was looked at or is one of these. */
   const deferred = () =>
-    looksLeft > 0 ? [] : [...lastLook].filter((id) => states.has(id) && !gone.includes(id));
+    [...lastLook].filter((id) => states.has(id) && !gone.includes(id) && !expired.includes(id));
+  const dueAt = new Map(options.dueAt ?? []);
+  /** Those still waiting for payment that passed expire-after since the history was read are due now. */
+  const dueNow = () => {
+    if (dueAt.size === 0) return;
+    const now = options.now();
+    for (const [id, at] of dueAt) {
+      if (now < at) continue;
+      dueAt.delete(id);
+      if (states.has(id) && (states.get(id) ?? 'WAITING_PAYMENT') === 'WAITING_PAYMENT') lastLook.add(id);
+    }
+  };
   const open = (id: string, statusText: string | undefined) =>
     !(looksLeft <= 0 && lastLook.has(id)) &&
     !gone.includes(id) &&
@@ -198,108 +222,116 @@ export async function watchDeposits(
   };
   /** Only last looks are left when the time is up: the watch ends well, leaving them for later. */
   const onlyLooksLeft = () => options.discover === undefined && live().length === 0;
-  rounds: while (options.discover !== undefined || pending().length > 0) {
-    const roundStart = elapsed();
-    more();
-    // the last looks of a round are at most a minute's worth of requests: many charges past
-    // expire-after at once (a first run, a busy day) never hold the deposits still live back
-    // from their next look for longer than that; the rest get theirs in the rounds after
-    const todo = pending();
-    const looks = todo.filter((id) => lastLook.has(id));
-    const round = [
-      ...todo.filter((id) => !lastLook.has(id)),
-      ...looks.slice(0, Math.min(looksLeft, Math.max(1, Math.floor(60_000 / spacing)))),
-    ];
-    for (const id of round) {
-      if (timedOut()) break;
-      if (options.resting?.(id)) continue;
-      if (lastLook.has(id)) {
-        if (looksLeft <= 0) continue;
-        looksLeft -= 1;
+  try {
+    rounds: while (options.discover !== undefined || pending().length > 0) {
+      const roundStart = elapsed();
+      more();
+      dueNow();
+      // the last looks of a round are at most a minute's worth of requests: many charges past
+      // expire-after at once (a first run, a busy day) never hold the deposits still live back
+      // from their next look for longer than that; the rest get theirs in the rounds after
+      const todo = pending();
+      const looks = todo.filter((id) => lastLook.has(id));
+      const round = [
+        ...todo.filter((id) => !lastLook.has(id)),
+        ...looks.slice(0, Math.min(looksLeft, Math.max(1, Math.floor(60_000 / spacing)))),
+      ];
+      for (const id of round) {
+        if (timedOut()) break;
+        if (options.resting?.(id)) continue;
+        const look = lastLook.has(id);
+        if (look && looksLeft <= 0) continue;
+        // the shared budget: requests across all deposits are spaced evenly
+        await pause(Math.min(lastRequestAt + spacing - elapsed(), left()));
+        if (timedOut()) break;
+        // a last look is spent when it is asked, not when it is only planned
+        if (look) looksLeft -= 1;
+        lastRequestAt = elapsed();
+        try {
+          const { value, raw } = await beforeDeadline(getChecked(client, id));
+          failingSince = undefined;
+          failures = 0;
+          if (spacing > baseSpacing) spacing = Math.max(baseSpacing, Math.floor(spacing * 0.9));
+          const previous = states.get(id);
+          if (lastLook.delete(id) && value.status === 'WAITING_PAYMENT') {
+            // its last look: still waiting, so it is given up on (the service is not told)
+            states.set(id, value.status);
+            expired.push(id);
+            events.expired?.(id);
+            continue;
+          }
+          if (previous !== value.status) {
+            states.set(id, value.status);
+            events.change(value, raw, previous);
+          }
+          if (
+            value.status === 'FINALIZED' &&
+            options.settled &&
+            (await beforeDeadline(options.settled(value)))
+          )
+            proven.add(id);
+        } catch (error) {
+          if (error instanceof LbrlError && error.type === 'watch_timeout') {
+            if (onlyLooksLeft()) break rounds;
+            throw error;
+          }
+          // a 404 that is the service's (not found) or a page in its place (a proxy or a deploy, which
+          // says `endpoint`): for a follower that never gives up, both are asked about again later
+          if (
+            events.missing &&
+            error instanceof LbrlError &&
+            (error.type === 'not_found' || error.type === 'endpoint')
+          ) {
+            events.missing(id, error);
+            continue;
+          }
+          if (options.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
+            gone.push(id);
+            events.gone?.(id);
+            continue;
+          }
+          if (events.untrusted && error instanceof LbrlError && UNTRUSTED.has(error.type)) {
+            events.untrusted(id, error);
+            continue;
+          }
+          if (!(error instanceof LbrlError) || !TRANSIENT.has(error.type)) throw error;
+          if (error.type === 'rate_limited' || error.retryAfterMs !== undefined) {
+            // the service says the ceiling is too high (a 429, or any answer with Retry-After):
+            // halve it, at least to its Retry-After, which is honoured below as well
+            spacing = Math.min(SLOWEST_SPACING_MS, Math.max(spacing * 2, error.retryAfterMs ?? 0));
+            events.slowed?.(Math.max(1, Math.floor(60_000 / spacing)));
+          }
+          failingSince ??= elapsed();
+          const failingFor = elapsed() - failingSince;
+          if (failingFor >= limit) {
+            throw new LbrlError(
+              `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
+              error.type,
+            );
+          }
+          const backoff = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** failures) * (0.5 + options.random() / 2);
+          failures += 1;
+          const delay = Math.round(Math.max(backoff, options.intervalMs, error.retryAfterMs ?? 0));
+          events.retry(error.message, delay, failingFor);
+          // never past the --timeout: the round below then ends the watch
+          await pause(Math.min(delay, left()));
+          break;
+        }
       }
-      // the shared budget: requests across all deposits are spaced evenly
-      await pause(Math.min(lastRequestAt + spacing - elapsed(), left()));
-      if (timedOut()) break;
-      lastRequestAt = elapsed();
-      try {
-        const { value, raw } = await beforeDeadline(getChecked(client, id));
-        failingSince = undefined;
-        failures = 0;
-        if (spacing > baseSpacing) spacing = Math.max(baseSpacing, Math.floor(spacing * 0.9));
-        const previous = states.get(id);
-        if (lastLook.delete(id) && value.status === 'WAITING_PAYMENT') {
-          // its last look: still waiting, so it is given up on (the service is not told)
-          states.set(id, value.status);
-          expired.push(id);
-          events.expired?.(id);
-          continue;
-        }
-        if (previous !== value.status) {
-          states.set(id, value.status);
-          events.change(value, raw, previous);
-        }
-        if (value.status === 'FINALIZED' && options.settled && (await beforeDeadline(options.settled(value))))
-          proven.add(id);
-      } catch (error) {
-        if (error instanceof LbrlError && error.type === 'watch_timeout') {
-          if (onlyLooksLeft()) break rounds;
-          throw error;
-        }
-        // a 404 that is the service's (not found) or a page in its place (a proxy or a deploy, which
-        // says `endpoint`): for a follower that never gives up, both are asked about again later
-        if (
-          events.missing &&
-          error instanceof LbrlError &&
-          (error.type === 'not_found' || error.type === 'endpoint')
-        ) {
-          events.missing(id, error);
-          continue;
-        }
-        if (options.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
-          gone.push(id);
-          events.gone?.(id);
-          continue;
-        }
-        if (events.untrusted && error instanceof LbrlError && UNTRUSTED.has(error.type)) {
-          events.untrusted(id, error);
-          continue;
-        }
-        if (!(error instanceof LbrlError) || !TRANSIENT.has(error.type)) throw error;
-        if (error.type === 'rate_limited' || error.retryAfterMs !== undefined) {
-          // the service says the ceiling is too high (a 429, or any answer with Retry-After):
-          // halve it, at least to its Retry-After, which is honoured below as well
-          spacing = Math.min(SLOWEST_SPACING_MS, Math.max(spacing * 2, error.retryAfterMs ?? 0));
-          events.slowed?.(Math.max(1, Math.floor(60_000 / spacing)));
-        }
-        failingSince ??= elapsed();
-        const failingFor = elapsed() - failingSince;
-        if (failingFor >= limit) {
-          throw new LbrlError(
-            `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
-            error.type,
-          );
-        }
-        const backoff = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** failures) * (0.5 + options.random() / 2);
-        failures += 1;
-        const delay = Math.round(Math.max(backoff, options.intervalMs, error.retryAfterMs ?? 0));
-        events.retry(error.message, delay, failingFor);
-        // never past the --timeout: the round below then ends the watch
-        await pause(Math.min(delay, left()));
-        break;
+      events.tick(states, elapsed() - started);
+      if (options.discover === undefined && pending().length === 0) break;
+      if (timedOut()) {
+        // the last looks not made are left for a later pass: only what is live times out
+        if (onlyLooksLeft()) break;
+        throw timeoutError();
       }
+      let wait = roundStart + options.intervalMs - elapsed();
+      if (options.timeoutMs !== undefined) wait = Math.min(wait, started + options.timeoutMs - elapsed());
+      await pause(wait);
     }
-    events.tick(states, elapsed() - started);
-    if (options.discover === undefined && pending().length === 0) break;
-    if (timedOut()) {
-      // the last looks not made are left for a later pass: only what is live times out
-      if (onlyLooksLeft()) break;
-      throw timeoutError();
-    }
-    let wait = roundStart + options.intervalMs - elapsed();
-    if (options.timeoutMs !== undefined) wait = Math.min(wait, started + options.timeoutMs - elapsed());
-    await pause(wait);
+  } finally {
+    events.deferred?.(deferred());
   }
-  if (options.discover === undefined) looksLeft = 0;
   return { states: states as Map<string, string>, gone, expired, deferred: deferred() };
 }
 
@@ -348,6 +380,7 @@ export async function follow(
         events.expired?.(id);
       },
       slowed: (perMinute) => events.slowed?.(perMinute),
+      deferred: (ids) => events.deferred?.(ids),
     },
   );
   const failed = [...states].filter(([, s]) => s === 'FAILED').map(([id]) => id);
