@@ -12,7 +12,10 @@ describe('the history under concurrent and killed processes', () => {
     const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
     const runs = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        runBin(['deposit', 'create', '--amount-cents', String(i + 1), '--to', LQ, '-q'], env),
+        // twenty at once on two cores: each may take longer than the 20 s a run gets by default
+        runBin(['deposit', 'create', '--amount-cents', String(i + 1), '--to', LQ, '-q'], env, undefined, {
+          limitMs: 55_000,
+        }),
       ),
     );
     expect(runs.every((r) => r.code === 0)).toBe(true);
