@@ -143,8 +143,10 @@ type Step = 'next' | 'end round' | 'end watch';
  * (the tick, the end, the time-out, the wait for the next round).
  */
 class WatchLoop {
-  /** every duration on the clock that does not jump: a wall clock stepped by days neither ends a
-   * watch early nor holds its next request back for days */
+  /**
+   * Every duration on the clock that does not jump: a wall clock stepped by days neither ends a
+   * watch early nor holds its next request back for days.
+   */
   private readonly elapsed: () => number;
   private readonly started: number;
   private readonly states: Map<string, string | undefined>;
