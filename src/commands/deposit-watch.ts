@@ -92,7 +92,7 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
   if (flags.pending) {
     const work = pendingWork(options.history(), options.scope(), ids, {
       includeExpired: flags.includeExpired === true,
-      now: options.clock.now(),
+      now: () => options.clock.now(),
       expireAfterMs: expireAfterMs(options.config),
     });
     ids.splice(0, ids.length, ...work.ids);
@@ -104,6 +104,7 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
     // a deposit of the history may be gone from the service: say so and follow the others
     plan.leaveGone = true;
     plan.lastLook = work.lastLook;
+    plan.dueAt = work.dueAt;
     // a pass spends at most a minute's worth of requests on last looks, and leaves the rest for
     // the next: it ends when what is live ends (a cron pass over a thousand aged-out charges)
     plan.lastLookBudget = plan.perMinute;

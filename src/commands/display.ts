@@ -169,12 +169,18 @@ export function displayOptionsOf(flags: DisplayOptions, session: Session): Displ
 }
 
 /** The screen's rules as the settings say now; undefined (and said once) when one is damaged. */
-function rulesReader(options: DisplayCommandOptions, first: ScreenRules): () => ScreenRules {
+export function rulesReader(
+  options: Pick<DisplayCommandOptions, 'clock' | 'config' | 'printer' | 'reloadSettings'>,
+  first: ScreenRules,
+): () => ScreenRules {
   let rules = first;
-  let readAt = options.clock.now();
+  // how long since the settings were read, on the clock that does not jump: a wall clock stepped
+  // back must not keep the screen on old settings (expire-after, shop-name) for as long
+  const elapsed = () => (options.clock.monotonic ? options.clock.monotonic() : options.clock.now());
+  let readAt = elapsed();
   let complained = false;
   return () => {
-    const now = options.clock.now();
+    const now = elapsed();
     if (now - readAt < SETTINGS_POLL_MS || !options.reloadSettings) return rules;
     readAt = now;
     try {

@@ -1,5 +1,5 @@
 /** The local history's deposits: which are pending, and bringing their statuses up to date. */
-import { IN_FLIGHT, isDueToExpire } from '../domain/expiry.js';
+import { IN_FLIGHT, isDueToExpire, lastLookDueAt } from '../domain/expiry.js';
 import { isPaid, isTerminal } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import { expiredRecord, type HistoryEntry, type StoredRecord, statusRecord } from '../store/history.js';
@@ -22,6 +22,8 @@ export interface PendingWork {
   ids: string[];
   /** the deposits past expire-after that get one last look (watch's lastLook) */
   lastLook: Set<string>;
+  /** the deposits waiting for payment not yet past expire-after, and when each passes it (watch's dueAt) */
+  dueAt: Map<string, number>;
   /** when each deposit followed that was recorded expired was (a late payment is reported) */
   expiredAt: Map<string, string>;
 }
@@ -29,34 +31,42 @@ export interface PendingWork {
 /**
  * The scope's deposits that can still change: not FINALIZED or FAILED, not recorded as gone
  * from the service, and not expired (unless `includeExpired`), after `ids` and without repeats.
- * Memory and requests follow what is open, not the size of the history.
+ * Memory and requests follow what is open, not the size of the history. Which are due their last
+ * look is told by the clock once the history is read: a large file read on a loaded machine
+ * takes time, and a charge that passed expire-after meanwhile is due, not live.
  */
 export function pendingWork(
   history: HistoryReader,
   scope: Scope,
   ids: string[],
-  opts: { includeExpired?: boolean; now: number; expireAfterMs: number },
+  opts: { includeExpired?: boolean; now: () => number; expireAfterMs: number },
 ): PendingWork {
   const named = new Set(ids);
   const inFlight: string[] = [];
   const waiting: string[] = [];
   const due: string[] = [];
   const lastLook = new Set<string>();
+  const dueAt = new Map<string, number>();
   const expiredAt = new Map<string, string>();
   const entries = history.pending((r) => r.profile === scope.profile && r.baseUrl === scope.target, {
     includeExpired: opts.includeExpired === true,
   });
+  const now = opts.now();
   for (const entry of entries) {
     if (entry.status === GONE) continue;
     if (entry.expiredAt) expiredAt.set(entry.id, entry.expiredAt);
     if (named.has(entry.id)) continue;
     if ((IN_FLIGHT as readonly string[]).includes(entry.status)) inFlight.push(entry.id);
-    else if (isDueToExpire(entry, opts.now, opts.expireAfterMs)) {
+    else if (isDueToExpire(entry, now, opts.expireAfterMs)) {
       due.push(entry.id);
       lastLook.add(entry.id);
-    } else waiting.push(entry.id);
+    } else {
+      waiting.push(entry.id);
+      const at = lastLookDueAt(entry, now, opts.expireAfterMs);
+      if (at !== undefined) dueAt.set(entry.id, at);
+    }
   }
-  return { ids: [...ids, ...inFlight, ...waiting, ...due], lastLook, expiredAt };
+  return { ids: [...ids, ...inFlight, ...waiting, ...due], lastLook, dueAt, expiredAt };
 }
 
 /**

@@ -32,6 +32,12 @@ export interface WatchEvents {
   missing?(id: string, error: LbrlError): void;
   /** a deposit due its last look still waits for payment: it is left from now on */
   expired?(id: string): void;
+  /**
+   * The deposits due a last look that this watch did not make, left for a later pass (never
+   * unfinished deposits): told once, as the watch ends, however it ends (all done, its --timeout,
+   * Ctrl-C, an error), so a caller never has to work out which were made.
+   */
+  deferred?(ids: string[]): void;
   /** the service asked to slow down: the ceiling is now this many requests a minute */
   slowed?(perMinute: number): void;
   /**
@@ -63,6 +69,12 @@ export interface WatchPlan {
    * gets one GET; still waiting, it is reported expired and left; otherwise it is followed.
    */
   lastLook?: ReadonlySet<string> | undefined;
+  /**
+   * Deposits waiting for payment not yet past expire-after, and when (a date, ms since the epoch)
+   * each passes it: one still waiting then, as far as the watch knows, gets its next look as its
+   * last (`lastLook`), so a charge that ages out while a pass runs never keeps the pass going.
+   */
+  dueAt?: ReadonlyMap<string, number> | undefined;
   /**
    * At most this many last looks in this watch (a cron pass of `watch --pending`): the rest are
    * left for a later pass, in `WatchResult.deferred`, and are never unfinished deposits: the watch
@@ -119,55 +131,258 @@ export async function watchDeposits(
   options: WatchLoopOptions,
   events: WatchEvents,
 ): Promise<WatchResult> {
-  // every duration on the clock that does not jump: a wall clock stepped by days neither ends a
-  // watch early nor holds its next request back for days
-  const elapsed = options.monotonic ?? options.now;
-  const started = elapsed();
-  const states = new Map<string, string | undefined>(options.ids.map((id) => [id, undefined]));
-  // the request ceiling: the profile's, halved on each 429, and won back slowly as answers come
-  const baseSpacing = Math.ceil(60_000 / (options.perMinute ?? MAX_REQUESTS_PER_MINUTE));
-  let spacing = baseSpacing;
-  const limit = options.unreachableLimitMs ?? UNREACHABLE_LIMIT_MS;
-  let lastRequestAt = Number.NEGATIVE_INFINITY;
-  let failingSince: number | undefined;
-  let failures = 0;
+  return new WatchLoop(client, options, events).run();
+}
 
-  const pause = async (ms: number) => {
-    if (options.signal.aborted) throw interrupted();
+/** How a request ends for the round it is in: the round goes on, ends, or the watch ends. */
+type Step = 'next' | 'end round' | 'end watch';
+
+/**
+ * One watch, in named phases: `run` (rounds until every deposit ends or the time is up), `round`
+ * (each open deposit once, spaced), `ask` (one request: `answered` or `failed`), `betweenRounds`
+ * (the tick, the end, the time-out, the wait for the next round).
+ */
+class WatchLoop {
+  /**
+   * Every duration on the clock that does not jump: a wall clock stepped by days neither ends a
+   * watch early nor holds its next request back for days.
+   */
+  private readonly elapsed: () => number;
+  private readonly started: number;
+  private readonly states: Map<string, string | undefined>;
+  /** the request ceiling: the profile's, halved on each 429, and won back slowly as answers come */
+  private readonly baseSpacing: number;
+  private spacing: number;
+  private readonly limit: number;
+  private lastRequestAt = Number.NEGATIVE_INFINITY;
+  private failingSince: number | undefined;
+  private failures = 0;
+  private readonly proven = new Set<string>();
+  private readonly gone: string[] = [];
+  private readonly expired: string[] = [];
+  private readonly lastLook: Set<string>;
+  /** the last looks this watch may still make: once none, those not made are left for later */
+  private looksLeft: number;
+  private readonly dueAt: Map<string, number>;
+
+  constructor(
+    private readonly client: DepositApi,
+    private readonly options: WatchLoopOptions,
+    private readonly events: WatchEvents,
+  ) {
+    const clock = options.monotonic ?? options.now;
+    this.elapsed = () => clock();
+    this.started = this.elapsed();
+    this.states = new Map<string, string | undefined>(options.ids.map((id) => [id, undefined]));
+    this.baseSpacing = Math.ceil(60_000 / (options.perMinute ?? MAX_REQUESTS_PER_MINUTE));
+    this.spacing = this.baseSpacing;
+    this.limit = options.unreachableLimitMs ?? UNREACHABLE_LIMIT_MS;
+    this.lastLook = new Set(options.lastLook ?? []);
+    this.looksLeft = options.lastLookBudget ?? Number.POSITIVE_INFINITY;
+    this.dueAt = new Map(options.dueAt ?? []);
+  }
+
+  /** Rounds until every deposit has ended (or, with discover, until interrupted), or the time is up. */
+  async run(): Promise<WatchResult> {
+    try {
+      while (this.options.discover !== undefined || this.pending().length > 0) {
+        const roundStart = this.elapsed();
+        this.more();
+        this.dueNow();
+        if ((await this.round()) === 'end watch') break;
+        if ((await this.betweenRounds(roundStart)) === 'end watch') break;
+      }
+    } finally {
+      this.events.deferred?.(this.deferred());
+    }
+    const { states, gone, expired } = this;
+    return { states: states as Map<string, string>, gone, expired, deferred: this.deferred() };
+  }
+
+  /** Each open deposit asked once, the requests spaced evenly across all of them. */
+  private async round(): Promise<Step> {
+    for (const id of this.roundIds()) {
+      if (this.timedOut()) break;
+      if (this.options.resting?.(id)) continue;
+      const look = this.lastLook.has(id);
+      if (look && this.looksLeft <= 0) continue;
+      // the shared budget: requests across all deposits are spaced evenly
+      await this.pause(Math.min(this.lastRequestAt + this.spacing - this.elapsed(), this.left()));
+      if (this.timedOut()) break;
+      // a last look is spent when it is asked, not when it is only planned
+      if (look) this.looksLeft -= 1;
+      this.lastRequestAt = this.elapsed();
+      const step = await this.ask(id);
+      if (step === 'end watch') return step;
+      if (step === 'end round') break;
+    }
+    return 'next';
+  }
+
+  /**
+   * The deposits a round asks about: the live ones, then last looks, at most a minute's worth of
+   * requests of them: many charges past expire-after at once (a first run, a busy day) never hold
+   * the deposits still live back from their next look for longer than that; the rest get theirs
+   * in the rounds after.
+   */
+  private roundIds(): string[] {
+    const todo = this.pending();
+    const looks = todo.filter((id) => this.lastLook.has(id));
+    return [
+      ...todo.filter((id) => !this.lastLook.has(id)),
+      ...looks.slice(0, Math.min(this.looksLeft, Math.max(1, Math.floor(60_000 / this.spacing)))),
+    ];
+  }
+
+  /** One request about one deposit, and what its answer or its failure means. */
+  private async ask(id: string): Promise<Step> {
+    try {
+      const { value, raw } = await this.beforeDeadline(getChecked(this.client, id));
+      await this.answered(id, value, raw);
+      return 'next';
+    } catch (error) {
+      return this.failed(id, error);
+    }
+  }
+
+  private async answered(id: string, value: GetResponse, raw: unknown): Promise<void> {
+    this.failingSince = undefined;
+    this.failures = 0;
+    if (this.spacing > this.baseSpacing)
+      this.spacing = Math.max(this.baseSpacing, Math.floor(this.spacing * 0.9));
+    const previous = this.states.get(id);
+    if (this.lastLook.delete(id) && value.status === 'WAITING_PAYMENT') {
+      // its last look: still waiting, so it is given up on (the service is not told)
+      this.states.set(id, value.status);
+      this.expired.push(id);
+      this.events.expired?.(id);
+      return;
+    }
+    if (previous !== value.status) {
+      this.states.set(id, value.status);
+      this.events.change(value, raw, previous);
+    }
+    const { settled } = this.options;
+    if (value.status === 'FINALIZED' && settled && (await this.beforeDeadline(settled(value))))
+      this.proven.add(id);
+  }
+
+  /** A request that failed (or whose answer did): go on, end the round after a wait, or end the watch. */
+  private async failed(id: string, error: unknown): Promise<Step> {
+    const { events } = this;
+    if (error instanceof LbrlError && error.type === 'watch_timeout') {
+      if (this.onlyLooksLeft()) return 'end watch';
+      throw error;
+    }
+    // a 404 that is the service's (not found) or a page in its place (a proxy or a deploy, which
+    // says `endpoint`): for a follower that never gives up, both are asked about again later
+    if (
+      events.missing &&
+      error instanceof LbrlError &&
+      (error.type === 'not_found' || error.type === 'endpoint')
+    ) {
+      events.missing(id, error);
+      return 'next';
+    }
+    if (this.options.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
+      this.gone.push(id);
+      events.gone?.(id);
+      return 'next';
+    }
+    if (events.untrusted && error instanceof LbrlError && UNTRUSTED.has(error.type)) {
+      events.untrusted(id, error);
+      return 'next';
+    }
+    if (!(error instanceof LbrlError) || !TRANSIENT.has(error.type)) throw error;
+    await this.rideOut(error);
+    return 'end round';
+  }
+
+  /** A transient failure: slow down when told to, give up past the limit, else wait with back-off. */
+  private async rideOut(error: LbrlError): Promise<void> {
+    if (error.type === 'rate_limited' || error.retryAfterMs !== undefined) {
+      // the service says the ceiling is too high (a 429, or any answer with Retry-After):
+      // halve it, at least to its Retry-After, which is honoured below as well
+      this.spacing = Math.min(SLOWEST_SPACING_MS, Math.max(this.spacing * 2, error.retryAfterMs ?? 0));
+      this.events.slowed?.(Math.max(1, Math.floor(60_000 / this.spacing)));
+    }
+    this.failingSince ??= this.elapsed();
+    const failingFor = this.elapsed() - this.failingSince;
+    if (failingFor >= this.limit) {
+      throw new LbrlError(
+        `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
+        error.type,
+      );
+    }
+    const backoff = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** this.failures) * (0.5 + this.options.random() / 2);
+    this.failures += 1;
+    const delay = Math.round(Math.max(backoff, this.options.intervalMs, error.retryAfterMs ?? 0));
+    this.events.retry(error.message, delay, failingFor);
+    // never past the --timeout: the round after then ends the watch
+    await this.pause(Math.min(delay, this.left()));
+  }
+
+  /** After a round: the tick, then the end of the watch, its time-out, or the wait for the next round. */
+  private async betweenRounds(roundStart: number): Promise<Step> {
+    const { options } = this;
+    this.events.tick(this.states, this.elapsed() - this.started);
+    if (options.discover === undefined && this.pending().length === 0) return 'end watch';
+    if (this.timedOut()) {
+      // the last looks not made are left for a later pass: only what is live times out
+      if (this.onlyLooksLeft()) return 'end watch';
+      throw this.timeoutError();
+    }
+    let wait = roundStart + options.intervalMs - this.elapsed();
+    if (options.timeoutMs !== undefined)
+      wait = Math.min(wait, this.started + options.timeoutMs - this.elapsed());
+    await this.pause(wait);
+    return 'next';
+  }
+
+  private async pause(ms: number): Promise<void> {
+    const { signal } = this.options;
+    if (signal.aborted) throw interrupted();
     if (ms <= 0) return;
     try {
-      await options.sleep(ms, options.signal);
+      await this.options.sleep(ms, signal);
     } catch {
       throw interrupted();
     }
-    if (options.signal.aborted) throw interrupted();
-  };
-  const timedOut = () => options.timeoutMs !== undefined && elapsed() - started >= options.timeoutMs;
+    if (signal.aborted) throw interrupted();
+  }
+
+  private timedOut(): boolean {
+    const { timeoutMs } = this.options;
+    return timeoutMs !== undefined && this.elapsed() - this.started >= timeoutMs;
+  }
+
   /** Time left before the --timeout, or Infinity without one. */
-  const left = () =>
-    options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeoutMs - elapsed();
-  /** What is live: the open deposits but those waiting for their last look, which are never unfinished. */
-  const live = () => pending().filter((id) => !lastLook.has(id));
-  const timeoutError = () => {
-    const unfinished = live();
+  private left(): number {
+    const { timeoutMs } = this.options;
+    return timeoutMs === undefined ? Number.POSITIVE_INFINITY : this.started + timeoutMs - this.elapsed();
+  }
+
+  private timeoutError(): LbrlError {
+    const unfinished = this.live();
     // the ids are named once, by whoever closes the watch (the view's end lines, --json's list)
     return watchTimeout(
-      `timed out after ${Math.round((elapsed() - started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
+      `timed out after ${Math.round((this.elapsed() - this.started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${this.options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
       unfinished,
     );
-  };
+  }
+
   /**
    * The work, or the watch's time-out when the time runs out first: a request that hangs (an
    * unreachable service, its retries) never holds the watch past its --timeout. The wait is a
    * timer of the time left by the watch's clock: an injected clock that moves at each sleep
    * moves nothing here, so only a request that really hangs meets it.
    */
-  const beforeDeadline = async <T>(work: Promise<T>): Promise<T> => {
-    if (options.timeoutMs === undefined) return work;
+  private async beforeDeadline<T>(work: Promise<T>): Promise<T> {
+    if (this.options.timeoutMs === undefined) return work;
     work.catch(() => {});
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(timeoutError()), Math.max(0, left()));
+      timer = setTimeout(() => reject(this.timeoutError()), Math.max(0, this.left()));
     });
     expired.catch(() => {});
     try {
@@ -175,132 +390,57 @@ export async function watchDeposits(
     } finally {
       clearTimeout(timer);
     }
-  };
-  const proven = new Set<string>();
-  const gone: string[] = [];
-  const expired: string[] = [];
-  const lastLook = new Set(options.lastLook ?? []);
-  // the last looks this watch may still make: once none, those not made are left for later
-  let looksLeft = options.lastLookBudget ?? Number.POSITIVE_INFINITY;
-  const deferred = () =>
-    looksLeft > 0 ? [] : [...lastLook].filter((id) => states.has(id) && !gone.includes(id));
-  const open = (id: string, statusText: string | undefined) =>
-    !(looksLeft <= 0 && lastLook.has(id)) &&
-    !gone.includes(id) &&
-    !expired.includes(id) &&
-    (statusText === undefined ||
-      !isTerminal(statusText) ||
-      (statusText === 'FINALIZED' && options.settled !== undefined && !proven.has(id)));
-  const pending = () => [...states].filter(([id, s]) => open(id, s)).map(([id]) => id);
-
-  const more = () => {
-    for (const id of options.discover?.() ?? []) if (!states.has(id)) states.set(id, undefined);
-  };
-  /** Only last looks are left when the time is up: the watch ends well, leaving them for later. */
-  const onlyLooksLeft = () => options.discover === undefined && live().length === 0;
-  rounds: while (options.discover !== undefined || pending().length > 0) {
-    const roundStart = elapsed();
-    more();
-    // the last looks of a round are at most a minute's worth of requests: many charges past
-    // expire-after at once (a first run, a busy day) never hold the deposits still live back
-    // from their next look for longer than that; the rest get theirs in the rounds after
-    const todo = pending();
-    const looks = todo.filter((id) => lastLook.has(id));
-    const round = [
-      ...todo.filter((id) => !lastLook.has(id)),
-      ...looks.slice(0, Math.min(looksLeft, Math.max(1, Math.floor(60_000 / spacing)))),
-    ];
-    for (const id of round) {
-      if (timedOut()) break;
-      if (options.resting?.(id)) continue;
-      if (lastLook.has(id)) {
-        if (looksLeft <= 0) continue;
-        looksLeft -= 1;
-      }
-      // the shared budget: requests across all deposits are spaced evenly
-      await pause(Math.min(lastRequestAt + spacing - elapsed(), left()));
-      if (timedOut()) break;
-      lastRequestAt = elapsed();
-      try {
-        const { value, raw } = await beforeDeadline(getChecked(client, id));
-        failingSince = undefined;
-        failures = 0;
-        if (spacing > baseSpacing) spacing = Math.max(baseSpacing, Math.floor(spacing * 0.9));
-        const previous = states.get(id);
-        if (lastLook.delete(id) && value.status === 'WAITING_PAYMENT') {
-          // its last look: still waiting, so it is given up on (the service is not told)
-          states.set(id, value.status);
-          expired.push(id);
-          events.expired?.(id);
-          continue;
-        }
-        if (previous !== value.status) {
-          states.set(id, value.status);
-          events.change(value, raw, previous);
-        }
-        if (value.status === 'FINALIZED' && options.settled && (await beforeDeadline(options.settled(value))))
-          proven.add(id);
-      } catch (error) {
-        if (error instanceof LbrlError && error.type === 'watch_timeout') {
-          if (onlyLooksLeft()) break rounds;
-          throw error;
-        }
-        // a 404 that is the service's (not found) or a page in its place (a proxy or a deploy, which
-        // says `endpoint`): for a follower that never gives up, both are asked about again later
-        if (
-          events.missing &&
-          error instanceof LbrlError &&
-          (error.type === 'not_found' || error.type === 'endpoint')
-        ) {
-          events.missing(id, error);
-          continue;
-        }
-        if (options.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
-          gone.push(id);
-          events.gone?.(id);
-          continue;
-        }
-        if (events.untrusted && error instanceof LbrlError && UNTRUSTED.has(error.type)) {
-          events.untrusted(id, error);
-          continue;
-        }
-        if (!(error instanceof LbrlError) || !TRANSIENT.has(error.type)) throw error;
-        if (error.type === 'rate_limited' || error.retryAfterMs !== undefined) {
-          // the service says the ceiling is too high (a 429, or any answer with Retry-After):
-          // halve it, at least to its Retry-After, which is honoured below as well
-          spacing = Math.min(SLOWEST_SPACING_MS, Math.max(spacing * 2, error.retryAfterMs ?? 0));
-          events.slowed?.(Math.max(1, Math.floor(60_000 / spacing)));
-        }
-        failingSince ??= elapsed();
-        const failingFor = elapsed() - failingSince;
-        if (failingFor >= limit) {
-          throw new LbrlError(
-            `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
-            error.type,
-          );
-        }
-        const backoff = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** failures) * (0.5 + options.random() / 2);
-        failures += 1;
-        const delay = Math.round(Math.max(backoff, options.intervalMs, error.retryAfterMs ?? 0));
-        events.retry(error.message, delay, failingFor);
-        // never past the --timeout: the round below then ends the watch
-        await pause(Math.min(delay, left()));
-        break;
-      }
-    }
-    events.tick(states, elapsed() - started);
-    if (options.discover === undefined && pending().length === 0) break;
-    if (timedOut()) {
-      // the last looks not made are left for a later pass: only what is live times out
-      if (onlyLooksLeft()) break;
-      throw timeoutError();
-    }
-    let wait = roundStart + options.intervalMs - elapsed();
-    if (options.timeoutMs !== undefined) wait = Math.min(wait, started + options.timeoutMs - elapsed());
-    await pause(wait);
   }
-  if (options.discover === undefined) looksLeft = 0;
-  return { states: states as Map<string, string>, gone, expired, deferred: deferred() };
+
+  /** The last looks not made: whatever ends the watch, each due one was looked at or is one of these. */
+  private deferred(): string[] {
+    return [...this.lastLook].filter(
+      (id) => this.states.has(id) && !this.gone.includes(id) && !this.expired.includes(id),
+    );
+  }
+
+  /** Those still waiting for payment that passed expire-after since the history was read are due now. */
+  private dueNow(): void {
+    if (this.dueAt.size === 0) return;
+    const now = this.options.now();
+    for (const [id, at] of this.dueAt) {
+      if (now < at) continue;
+      this.dueAt.delete(id);
+      if (this.states.has(id) && (this.states.get(id) ?? 'WAITING_PAYMENT') === 'WAITING_PAYMENT')
+        this.lastLook.add(id);
+    }
+  }
+
+  private open(id: string, statusText: string | undefined): boolean {
+    return (
+      !(this.looksLeft <= 0 && this.lastLook.has(id)) &&
+      !this.gone.includes(id) &&
+      !this.expired.includes(id) &&
+      (statusText === undefined ||
+        !isTerminal(statusText) ||
+        (statusText === 'FINALIZED' && this.options.settled !== undefined && !this.proven.has(id)))
+    );
+  }
+
+  private pending(): string[] {
+    return [...this.states].filter(([id, s]) => this.open(id, s)).map(([id]) => id);
+  }
+
+  /** What is live: the open deposits but those waiting for their last look, which are never unfinished. */
+  private live(): string[] {
+    return this.pending().filter((id) => !this.lastLook.has(id));
+  }
+
+  /** Only last looks are left when the time is up: the watch ends well, leaving them for later. */
+  private onlyLooksLeft(): boolean {
+    return this.options.discover === undefined && this.live().length === 0;
+  }
+
+  /** The deposits discover() names that the watch does not follow yet. */
+  private more(): void {
+    for (const id of this.options.discover?.() ?? [])
+      if (!this.states.has(id)) this.states.set(id, undefined);
+  }
 }
 
 /**
@@ -348,6 +488,7 @@ export async function follow(
         events.expired?.(id);
       },
       slowed: (perMinute) => events.slowed?.(perMinute),
+      deferred: (ids) => events.deferred?.(ids),
     },
   );
   const failed = [...states].filter(([, s]) => s === 'FAILED').map(([id]) => id);

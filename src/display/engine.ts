@@ -78,12 +78,22 @@ export class DisplayEngine {
   private readonly listeners = new Set<(screen: Screen) => void>();
   private readonly svgs = new Map<string, string>();
   private watching: AbortController | undefined;
-  private restartAt = 0;
+  /** when the watch of the deposit shown may start again after it failed, on the clock that does not jump */
+  private restartAt = Number.NEGATIVE_INFINITY;
   private withdrawn: Withdrawn = { ids: new Set(), before: undefined, followers: new Map() };
   private withdrawnSignature = '';
   /** the service of the deposit shown when not the display's own: others follow it, not this */
   private foreignTarget: string | undefined;
   private rules: ScreenRules;
+
+  /**
+   * Durations (the wait before the watch starts again) on the clock that does not jump: a wall
+   * clock stepped back a day must not hold the screen's watch back for a day.
+   */
+  private elapsed(): number {
+    const { clock } = this.deps;
+    return clock.monotonic ? clock.monotonic() : clock.now();
+  }
 
   constructor(private readonly deps: EngineDeps) {
     this.rules = deps.rules;
@@ -235,7 +245,7 @@ export class DisplayEngine {
       chainAt: entry.verifiedAt !== undefined ? time(entry.verifiedAt, createdAt) : undefined,
     };
     if (!this.deps.settled && isPaid(entry.status)) this.focus.chain = 'off';
-    this.restartAt = 0;
+    this.restartAt = Number.NEGATIVE_INFINITY;
     this.drawQr(entry.answer?.qrCodeText);
   }
 
@@ -289,7 +299,7 @@ export class DisplayEngine {
       focus.status !== 'FAILED' &&
       (focus.status !== 'FINALIZED' || focus.chain === 'pending');
     // never started again once the display is stopping (Ctrl-C): its requests would only be refused
-    if (live && !this.watching && now >= this.restartAt && !this.deps.clock.signal.aborted)
+    if (live && !this.watching && this.elapsed() >= this.restartAt && !this.deps.clock.signal.aborted)
       this.follow(focus!.id);
     if (!live && this.watching) {
       this.watching.abort();
@@ -317,6 +327,7 @@ export class DisplayEngine {
         ids: [id],
         intervalMs: this.deps.pollMs,
         now: clock.now,
+        ...(clock.monotonic ? { monotonic: clock.monotonic } : {}),
         sleep: clock.sleep,
         random: clock.random,
         signal: stop.signal,
@@ -372,7 +383,7 @@ export class DisplayEngine {
         this.deps.notes.warn(
           `display: following deposit ${id}: ${message}; trying again in ${RESTART_MS / 1000} s`,
         );
-        this.restartAt = clock.now() + RESTART_MS;
+        this.restartAt = this.elapsed() + RESTART_MS;
       })
       .finally(() => {
         clock.signal.removeEventListener('abort', onAbort);

@@ -53,14 +53,33 @@ export function isDueToExpire(
   now: number,
   expireAfterMs: number,
 ): boolean {
-  if (entry.status !== 'WAITING_PAYMENT' || entry.expiredAt) return false;
+  const due = lastLookDueAt(entry, now, expireAfterMs);
+  return due !== undefined && now >= due;
+}
+
+/**
+ * When a deposit still waiting for payment becomes due its last look (ms since the epoch, a
+ * date: expire-after is a span of the calendar), its creation placed as `isDueToExpire` places
+ * it at `now`; undefined when it never is (in flight, already given up on, or not placeable).
+ */
+export function lastLookDueAt(
+  entry: {
+    status: string;
+    at: string;
+    expiredAt?: string | undefined;
+    answer?: { createdAt?: unknown } | undefined;
+  },
+  now: number,
+  expireAfterMs: number,
+): number | undefined {
+  if (entry.status !== 'WAITING_PAYMENT' || entry.expiredAt) return undefined;
   let created = Date.parse(entry.at);
   if (!(created <= now)) {
     const service = entry.answer?.createdAt;
     created = typeof service === 'string' ? Date.parse(service) : Number.NaN;
-    if (!(created <= now)) return false;
+    if (!(created <= now)) return undefined;
   }
-  return now - created >= expireAfterMs;
+  return created + expireAfterMs;
 }
 
 /**

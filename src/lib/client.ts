@@ -25,7 +25,14 @@ import { type Network, parseCents, parseNetwork } from './values.js';
 
 /** Time, for tests of a program: a clock whose sleep need not wait. */
 export interface Clock {
+  /** the wall clock (ms since the epoch): dates */
   now(): number;
+  /**
+   * A clock that never jumps (ms from any start), for every duration of a watch: its waits and
+   * its timeoutMs, so that a wall clock stepped by NTP or by hand neither ends nor stretches one.
+   * performance.now() with the real clock; a clock given without it measures durations on now().
+   */
+  monotonic?(): number;
   /** resolves after ms; rejects when the signal aborts */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** in [0, 1), for the jitter of back-off; Math.random by default */
@@ -144,6 +151,7 @@ const KNOWN_LIMIT = 10_000;
 
 const realClock: Required<Clock> = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}),
   random: Math.random,
 };
@@ -249,11 +257,15 @@ function makeClient(
   const timeoutMs = positive('timeoutMs', settings.timeoutMs, 1) ?? 30_000;
   const connectTimeoutMs = positive('connectTimeoutMs', settings.connectTimeoutMs, 1) ?? 30_000;
   const maxRetries = positive('maxRetries', settings.maxRetries, 0) ?? 3;
+  const given =
+    settings.clock && typeof settings.clock === 'object'
+      ? ownFields(settings.clock, ['now', 'monotonic', 'sleep', 'random'])
+      : {};
   const clock: Required<Clock> = {
     ...realClock,
-    ...(settings.clock && typeof settings.clock === 'object'
-      ? ownFields(settings.clock, ['now', 'sleep', 'random'])
-      : {}),
+    // a clock's own now measures its durations, unless it gives the clock that does not jump too
+    ...(typeof given.now === 'function' && given.monotonic === undefined ? { monotonic: given.now } : {}),
+    ...given,
   } as Required<Clock>;
   const dispatcher: Dispatcher = new Agent({
     // certificates always checked, whatever NODE_TLS_REJECT_UNAUTHORIZED says
@@ -396,7 +408,16 @@ function makeClient(
     let failure: unknown;
     const running = watchDeposits(
       apiFor(signal),
-      { ids: [id], intervalMs, timeoutMs, now: clock.now, sleep: clock.sleep, random: clock.random, signal },
+      {
+        ids: [id],
+        intervalMs,
+        timeoutMs,
+        now: clock.now,
+        monotonic: clock.monotonic,
+        sleep: clock.sleep,
+        random: clock.random,
+        signal,
+      },
       {
         change: (deposit) => {
           seen.push(deposit);

@@ -224,6 +224,12 @@ export class WatchView {
 
   expired(id: string): void {
     this.states.set(id, 'EXPIRED');
+    const { printer, globals } = this.session;
+    // --json: a line of its own on stderr, as the last looks left are (stdout keeps the service's answers)
+    if (globals.json) {
+      if (!globals.quiet) printer.err(JSON.stringify({ notice: { type: 'expired', depositId: id } }));
+      return;
+    }
     this.above(() =>
       this.session.printer.info(
         `deposit ${id}: still WAITING_PAYMENT past the profile's expire-after; recorded EXPIRED (local), so --pending leaves it from now on`,

@@ -11,6 +11,14 @@ import type { StoredRecord } from '../../src/store/history.js';
 import { type DayTradeInProcess, dayTradeInProcess, id, NOW } from '../helpers/day-trade.js';
 
 let world: DayTradeInProcess;
+/** The --json notice of the last looks a pass left for later: its line of stderr, whole. */
+function lastLooksLeft(stderr: string): { count: number; ids: string[] } {
+  const line = stderr.split('\n').find((l) => l.startsWith('{"notice":{"type":"last_looks_left"'));
+  expect(line).toBeDefined();
+  const { notice } = JSON.parse(line!);
+  expect(Object.keys(notice)).toEqual(['type', 'count', 'ids']);
+  return notice;
+}
 beforeEach(() => {
   world = dayTradeInProcess();
 });
@@ -190,7 +198,11 @@ describe('watch --pending with many charges past expire-after not yet given thei
     // the pass's budget of last looks: 60; the other 240 are left for the next passes
     expect(order).toHaveLength(62);
     // --json: the count is a line of its own on stderr
-    expect(r.stderr).toContain('{"notice":{"type":"last_looks_left","count":240}}\n');
+    const notice = lastLooksLeft(r.stderr);
+    expect(notice.count).toBe(240);
+    // named as well: the charges this pass did not look at, none of those it did
+    expect(new Set(notice.ids).size).toBe(240);
+    for (const left of notice.ids) expect(order).not.toContain(left);
     // each pass after it makes 60 more, exit 0, until none is left
     for (const left of [180, 120, 60, 0]) {
       const pass = await world.watch([], { pending: true }, { quiet: true });
@@ -260,7 +272,10 @@ describe('the cron pass: 1,000 charges due their last look and 3 live ones, --ti
     expect(error.unfinished).toEqual([id(3)]);
     expect(error.message).toContain('with 1 deposit(s) not yet FINALIZED or FAILED');
     expect(lastLooks()).toBe(60);
-    expect(r.stderr).toContain('{"notice":{"type":"last_looks_left","count":940}}\n');
+    const notice = lastLooksLeft(r.stderr);
+    expect(notice.count).toBe(940);
+    expect(new Set(notice.ids).size).toBe(940);
+    for (const left of notice.ids) expect(world.asked).not.toContain(left);
   });
 
   it('with nothing live, a pass makes its minute of last looks and ends 0; a late payment found by one is followed', async () => {

@@ -10,7 +10,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type DisplayCommandOptions, runDisplay } from '../../src/commands/display.js';
+import {
+  type DisplayCommandOptions,
+  rulesReader,
+  runDisplay,
+  SETTINGS_POLL_MS,
+} from '../../src/commands/display.js';
 import { LbrlError } from '../../src/errors.js';
 import type { Target } from '../../src/session.js';
 import { type ConfigKey, DEFAULTS } from '../../src/store/config.js';
@@ -203,4 +208,38 @@ describe('display, in process', () => {
       expect(fs.existsSync(r.dir)).toBe(false);
     },
   );
+});
+
+describe('the settings the screen shows, read again while it runs', () => {
+  it('within SETTINGS_POLL_MS of the clock that does not jump, whatever the wall clock does', () => {
+    const clock = steppingClock(START, { monotonic: true });
+    const term = plainTerminal({ now: clock.now });
+    const settings: Partial<Record<ConfigKey, string>> = { 'expire-after': '30m', 'shop-name': 'Loja' };
+    let reads = 0;
+    const rules = rulesReader(
+      {
+        clock,
+        printer: term.printer,
+        config: { setting: (key) => settings[key] },
+        reloadSettings: () => {
+          reads += 1;
+        },
+      },
+      { shop: 'Loja', expireAfterMs: 30 * 60_000, holdMs: 30_000 },
+    );
+    settings['expire-after'] = '2m';
+    // the wall clock stepped back a day: the settings are read again all the same
+    clock.t -= 86_400_000;
+    clock.m += SETTINGS_POLL_MS;
+    expect(rules().expireAfterMs).toBe(2 * 60_000);
+    expect(reads).toBe(1);
+    // stepped forward a day: not read again at every look (only once the poll's time has passed)
+    clock.t += 2 * 86_400_000;
+    settings['shop-name'] = 'Padaria';
+    expect(rules().shop).toBe('Loja');
+    expect(reads).toBe(1);
+    clock.m += SETTINGS_POLL_MS;
+    expect(rules().shop).toBe('Padaria');
+    expect(term.stderr).toBe('');
+  });
 });

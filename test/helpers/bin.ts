@@ -21,9 +21,23 @@ export interface BinResult {
   stderr: string;
 }
 
-/** Run the built CLI as a user would, with only the environment given (plus PATH and a code cache). */
-export function runBin(args: string[], env: Record<string, string>, input?: string): Promise<BinResult> {
-  return runBinAt(BIN, args, env, input);
+/** How long a run may take before the test ends it: the test's own limit should be longer. */
+const RUN_LIMIT_MS = 20_000;
+
+/**
+ * Run the built CLI as a user would, with only the environment given (plus PATH and a code cache).
+ * A run still going after `limitMs` is killed and the promise rejects, saying so: it never comes
+ * back as a result. (execFile's own `timeout` closes the child's pipes before its signal, and lbrl
+ * takes a closed stdout as `| head` does and exits 0: a run cut short looked like a clean run
+ * whose last lines were missing.)
+ */
+export function runBin(
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+  o: { limitMs?: number } = {},
+): Promise<BinResult> {
+  return runBinAt(BIN, args, env, input, o);
 }
 
 /** The same, for a copy of the built CLI at another place. */
@@ -32,17 +46,33 @@ export function runBinAt(
   args: string[],
   env: Record<string, string>,
   input?: string,
+  o: { limitMs?: number } = {},
 ): Promise<BinResult> {
-  return new Promise((resolve) => {
+  const limitMs = o.limitMs ?? RUN_LIMIT_MS;
+  return new Promise((resolve, reject) => {
+    let killed = false;
     const child = execFile(
       process.execPath,
       [bin, ...args],
-      { env: { ...baseEnv(), ...env }, timeout: 20_000 },
+      { env: { ...baseEnv(), ...env } },
       (error, stdout, stderr) => {
+        clearTimeout(limit);
+        if (killed) {
+          reject(
+            new Error(
+              `lbrl ${args.join(' ')} was still running after ${limitMs / 1000} s and was killed by the test; stdout so far ends ${JSON.stringify(stdout.slice(-300))}, stderr ${JSON.stringify(stderr.slice(-300))}`,
+            ),
+          );
+          return;
+        }
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
       },
     );
+    const limit = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, limitMs);
     if (input !== undefined) child.stdin?.end(input);
     else child.stdin?.end();
   });

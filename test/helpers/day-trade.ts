@@ -86,6 +86,8 @@ export interface RunSetting {
   columns?: number;
   /** the clock at the start of the run, else NOW */
   now?: number;
+  /** how long reading the history for what is pending takes on the run's clock (a large file on a loaded machine) */
+  historyReadMs?: number;
 }
 
 /**
@@ -105,6 +107,8 @@ export interface DayTradeInProcess {
   tooMany: number;
   /** while set, every request is answered 429 with this Retry-After */
   retryAfter: string | undefined;
+  /** a deposit whose answer never comes: the run's clock moves on this many ms while it is asked */
+  hangOf: Map<string, number>;
   /** every deposit asked for, in order, 429s included */
   asked: string[];
   /** the id the service answers with, as it writes it (by default the id asked for) */
@@ -185,9 +189,24 @@ export function dayTradeInProcess(): DayTradeInProcess {
     });
     // as the Session's: what it skips of a damaged file is a warning
     const history = new History(dir, (line) => term.printer.warn(line));
+    if (o.historyReadMs) {
+      const read = history.pending.bind(history);
+      history.pending = (filter, opts) => {
+        const entries = read(filter, opts);
+        clock.t += o.historyReadMs!;
+        clock.m += o.historyReadMs!;
+        return entries;
+      };
+    }
     const recorder = { record: (records: StoredRecord[]) => history.append(records) };
     const api = scriptedDepositApi({
-      get: (depositId) => answerOf(depositId, clock.now()),
+      get: (depositId) => {
+        const hang = world.hangOf.get(depositId);
+        if (hang === undefined) return answerOf(depositId, clock.now());
+        asked.push(depositId);
+        clock.t += hang;
+        return new Promise(() => {});
+      },
       recorded: (depositId) => history.recorded(depositId, SERVICE),
       now: clock.now,
     });
@@ -215,6 +234,7 @@ export function dayTradeInProcess(): DayTradeInProcess {
     laterOf: new Map(),
     tooMany: 0,
     retryAfter: undefined,
+    hangOf: new Map(),
     asked,
     answeredId: (depositId) => depositId,
     file: new History(dir).file,

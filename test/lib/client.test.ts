@@ -139,6 +139,52 @@ describe('against the sandbox server', () => {
   });
 });
 
+describe('a watch on a wall clock that jumps', () => {
+  it.each([
+    ['forward a day', 86_400_000],
+    ['back a day', -86_400_000],
+  ])(
+    'stepped %s mid-watch: timeoutMs ends it after its own 10 s of clock.monotonic, not sooner or later',
+    async (_how, step) => {
+      const server = await forTest(startServer((_req, res) => json(res, 200, getAnswer({ id: ID }))));
+      const time = { now: Date.parse('2026-11-22T10:00:00Z'), m: 0, sleeps: 0 };
+      const lbrl = client({
+        baseUrl: server.url,
+        token: TOKEN,
+        clock: {
+          now: () => time.now,
+          monotonic: () => time.m,
+          sleep: async (ms: number) => {
+            time.sleeps += 1;
+            // a watch stretched by the step would go on for a day: stopped here, and the test fails
+            if (time.sleeps > 100) throw new Error('slept too often');
+            time.now += ms + (time.sleeps === 1 ? step : 0);
+            time.m += ms;
+            await new Promise((resolve) => setImmediate(resolve));
+          },
+          random: () => 0.5,
+        },
+      });
+      const statuses: string[] = [];
+      const error = await failure(
+        (async () => {
+          for await (const d of lbrl.watch(ID, { intervalMs: 1000, timeoutMs: 10_000 }))
+            statuses.push(d.status);
+        })(),
+      );
+      expect(error.type).toBe('watch_timeout');
+      expect(error.message).toMatch(/^timed out after 10 s /);
+      expect(statuses).toEqual(['WAITING_PAYMENT']);
+      // its 10 s, by the clock that does not jump: no wait of a day
+      expect(time.m).toBeGreaterThanOrEqual(10_000);
+      expect(time.m).toBeLessThanOrEqual(11_000);
+      // a look a second for its 10 s
+      expect(server.requests.length).toBeGreaterThanOrEqual(10);
+      expect(server.requests.length).toBeLessThanOrEqual(11);
+    },
+  );
+});
+
 describe('against a service that lies or fails', () => {
   it('a create answer with another amount throws mismatch (exit code 1), naming both values', async () => {
     const server = await forTest(

@@ -328,7 +328,10 @@ describe('history', () => {
   ]);
 
   it('lists pending ids of the scope only, after the ones given', () => {
-    expect(pendingWork(history, scope, [B], { now: T0, expireAfterMs: 86_400_000 }).ids).toEqual([B, A]);
+    expect(pendingWork(history, scope, [B], { now: () => T0, expireAfterMs: 86_400_000 }).ids).toEqual([
+      B,
+      A,
+    ]);
   });
 
   it('refreshes only the target, notes the others, records what it got', async () => {

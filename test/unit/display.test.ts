@@ -101,32 +101,44 @@ describe('display rules', () => {
   });
 });
 
-/** A clock whose sleeps end only when the test moves time on. */
+/**
+ * A clock whose sleeps end only when the test moves time on: `advance` moves both clocks (sleeps
+ * are durations, on the clock that does not jump); `step` moves the wall clock alone (NTP, a clock
+ * set by hand).
+ */
 function manualClock() {
   const controller = new AbortController();
   const timers: Array<{ at: number; resolve: () => void }> = [];
   const c = {
     t: T0,
+    m: 0,
     now: () => c.t,
+    monotonic: () => c.m,
     random: () => 0.5,
     signal: controller.signal,
     sleep: (ms: number, signal?: AbortSignal) =>
       new Promise<void>((resolve, reject) => {
-        timers.push({ at: c.t + ms, resolve });
+        timers.push({ at: c.m + ms, resolve });
         signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
       }),
     async advance(ms: number) {
-      const end = c.t + ms;
+      const end = c.m + ms;
       while (true) {
         await settle();
         const due = timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
         if (!due) break;
         timers.splice(timers.indexOf(due), 1);
-        c.t = Math.max(c.t, due.at);
+        const to = Math.max(c.m, due.at);
+        c.t += to - c.m;
+        c.m = to;
         due.resolve();
       }
-      c.t = end;
+      c.t += end - c.m;
+      c.m = end;
       await settle();
+    },
+    step(ms: number) {
+      c.t += ms;
     },
     stop: () => controller.abort(),
   };
@@ -170,6 +182,8 @@ function setup(
     answer?: Record<string, unknown>;
     dir?: string;
     rulesNow?: () => typeof RULES;
+    /** the n-th GET (0-based) fails so: the watch ends, and the engine starts it again later */
+    failing?: (n: number) => Error | undefined;
   } = {},
 ) {
   const dir = o.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-display-'));
@@ -183,7 +197,10 @@ function setup(
     getDeposit: async (id) => {
       // as the Session's client: a request made once Ctrl-C was pressed is refused at once
       if (clock.signal.aborted) throw interrupted();
-      const status = o.statuses?.[Math.min(asked++, o.statuses.length - 1)] ?? 'WAITING_PAYMENT';
+      const n = asked++;
+      const failure = o.failing?.(n);
+      if (failure) throw failure;
+      const status = o.statuses?.[Math.min(n, o.statuses.length - 1)] ?? 'WAITING_PAYMENT';
       const done =
         status === 'FINALIZED'
           ? {
@@ -567,6 +584,35 @@ describe('the display never offers a charge the shop gave up on', () => {
     ]);
     await s.clock.advance(250);
     expect(s.engine.current().phase).toBe('paid');
+    s.clock.stop();
+    await s.running;
+  });
+
+  it('a wall clock stepped back an hour holds back neither the next look at the charge shown nor the start again after a failure', async () => {
+    // the answer checks load their rules lazily, in real time: loaded before the clock moves
+    const raw = getAnswer();
+    await checkAnswer('get', { value: raw as never, raw }, {});
+    // the second GET is refused (a token revoked a moment): the watch ends, and starts again 10 s later
+    const s = setup({ failing: (n) => (n === 1 ? new LbrlError('token refused', 'auth') : undefined) });
+    await s.clock.advance(250);
+    s.history.append([created()]);
+    await s.clock.advance(250);
+    expect(s.asked()).toBe(1);
+    s.clock.step(-3600_000);
+    // a look a second (pollMs): the next one a second on, however the wall clock moved
+    await s.clock.advance(1000);
+    expect(s.asked()).toBe(2);
+    expect(s.warnings).toEqual([`display: following deposit ${ID}: token refused; trying again in 10 s`]);
+    s.clock.step(-3600_000);
+    await s.clock.advance(9000);
+    expect(s.asked()).toBe(2);
+    await s.clock.advance(1500);
+    expect(s.asked()).toBe(3);
+    // and stepped forward a day: the looks go on a second apart, not at once
+    s.clock.step(86_400_000);
+    await s.clock.advance(3000);
+    expect(s.asked()).toBeLessThanOrEqual(6);
+    expect(s.engine.current().phase).toBe('waiting');
     s.clock.stop();
     await s.running;
   });

@@ -105,6 +105,8 @@ export async function followOnScreen(
   const log = new WatchLog(ids);
   const screen = counter ?? (await WatchView.open(deps, ids));
   const expiredAt = pending.expiredAt ?? new Map<string, string>();
+  // the last looks the watch did not make, as the watch itself tells them when it ends
+  let later: ReadonlySet<string> = new Set();
   const events: WatchEvents = {
     change: (deposit, raw, previous) => {
       log.last.set(deposit.id, deposit);
@@ -127,6 +129,9 @@ export async function followOnScreen(
     gone: (id) => {
       log.gone.add(id);
       if (!counter) (screen as WatchView).gone(id);
+    },
+    deferred: (ids) => {
+      later = new Set(ids);
     },
   };
   let ending: { type: string } | undefined;
@@ -153,11 +158,6 @@ export async function followOnScreen(
       }
     }
     // a last look this pass did not make is left for the next: never an unfinished deposit
-    const later = new Set(
-      [...(plan.lastLook ?? [])].filter(
-        (id) => log.status(id) === undefined && !log.gone.has(id) && !log.expired.has(id),
-      ),
-    );
     const open = ids.filter(
       (id) =>
         !later.has(id) &&
@@ -170,7 +170,9 @@ export async function followOnScreen(
     const again = pending.pending ? pendingCommand(deps.globals, pending.includeExpired) : undefined;
     for (const line of endLines(log, ending, later)) printer.info(line);
     if (later.size > 0 && deps.globals.json && !deps.globals.quiet)
-      printer.err(JSON.stringify({ notice: { type: 'last_looks_left', count: later.size } }));
+      printer.err(
+        JSON.stringify({ notice: { type: 'last_looks_left', count: later.size, ids: [...later] } }),
+      );
     else if (later.size > 0) printer.info(lastLooksLeftLine(later.size, again));
     if (stopped && open.length > 0) {
       printer.info(

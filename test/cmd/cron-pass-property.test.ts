@@ -1,0 +1,205 @@
+/**
+ * The cron pass's promise as a property, over clock schedules (a history that takes long to read,
+ * answers that take long to come, a wall clock stepped mid-pass), history sizes (charges due their
+ * last look, charges live, charges that pass expire-after while the pass runs), budgets
+ * (requests-per-minute), --timeout and --interval, and failures (429 with Retry-After, refused
+ * connections): every charge due a last look ends the pass in exactly one of looked at (its answer
+ * printed, or named EXPIRED, and recorded) or counted and named as left for a later pass; a live
+ * one is printed or named unfinished. Never neither, never both. In process, on the injected clock.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { classify } from '../../src/api/client.js';
+import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
+import { LbrlError } from '../../src/errors.js';
+import { History, type StoredRecord } from '../../src/store/history.js';
+import { tempDir } from '../helpers/cli.js';
+import { getAnswer, LQ } from '../helpers/fixtures.js';
+import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
+import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
+
+const SERVICE = 'https://pay.example.com';
+const NOW = Date.parse('2026-11-23T15:00:00Z');
+const EXPIRE_AFTER_MS = 120_000;
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+/** What the service does with one request: how long it takes on the clock, and how it ends. */
+const request = fc.record({
+  takesMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 90_000 })),
+  outcome: fc.constantFrom('answer', 'answer', 'answer', 'answer', 'too-many', 'refused'),
+});
+
+const pass = fc.record({
+  /** created so long before expire-after ends (negative: already past it) */
+  ages: fc.array(fc.integer({ min: -3 * EXPIRE_AFTER_MS, max: 2 * EXPIRE_AFTER_MS }), {
+    minLength: 1,
+    maxLength: 9,
+  }),
+  /** what the service says of each charge at its first look, by the charge's index */
+  statuses: fc.array(fc.constantFrom('WAITING_PAYMENT', 'WAITING_PAYMENT', 'PIX_CONFIRMED', 'FINALIZED'), {
+    minLength: 9,
+    maxLength: 9,
+  }),
+  /** a charge still waiting is paid at its n-th look (0: never) */
+  paidAtLook: fc.integer({ min: 0, max: 4 }),
+  perMinute: fc.integer({ min: 1, max: 8 }),
+  timeoutS: fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined }),
+  intervalS: fc.integer({ min: 1, max: 20 }),
+  historyReadMs: fc.integer({ min: 0, max: 300_000 }),
+  requests: fc.array(request, { maxLength: 30 }),
+  /** the wall clock stepped at the second request (monotonic stays) */
+  stepMs: fc.integer({ min: -600_000, max: 600_000 }),
+});
+
+type Pass = typeof pass extends fc.Arbitrary<infer T> ? T : never;
+
+async function runPass(p: Pass) {
+  const dir = tempDir();
+  const history = new History(dir);
+  const ids = p.ages.map((_, n) => id(n + 1));
+  history.append(
+    p.ages.map(
+      (age, n) =>
+        ({
+          v: 1,
+          type: 'created',
+          id: ids[n],
+          profile: 'default',
+          baseUrl: SERVICE,
+          at: new Date(NOW - EXPIRE_AFTER_MS + age).toISOString(),
+          amountInCents: 150000,
+          destinationAddress: LQ,
+          splitAddress: null,
+          splitFee: null,
+          status: 'WAITING_PAYMENT',
+        }) as StoredRecord,
+    ),
+  );
+  const clock = steppingClock(NOW, { monotonic: true });
+  const move = (ms: number) => {
+    clock.t += ms;
+    clock.m += ms;
+  };
+  const term = plainTerminal({ now: clock.now, json: true });
+  const answered = new Map<string, number>();
+  let sent = 0;
+  const api = scriptedDepositApi({
+    now: clock.now,
+    recorded: (depositId) => history.recorded(depositId, SERVICE),
+    get: (depositId) => {
+      const r = p.requests[sent] ?? { takesMs: 0, outcome: 'answer' };
+      sent += 1;
+      move(r.takesMs);
+      if (sent === 2) clock.t += p.stepMs;
+      if (r.outcome === 'refused') throw new LbrlError('connection refused', 'network');
+      if (r.outcome === 'too-many') {
+        const verdict = classify(
+          {
+            method: 'GET',
+            baseUrl: SERVICE,
+            host: 'pay.example.com',
+            timeoutMs: 2000,
+            maxRetryAfterMs: 60_000,
+            depositId,
+          },
+          { kind: 'answer', status: 429, body: '{}', retryAfter: '2' },
+          clock.now(),
+        );
+        if (!verdict.ok) throw verdict.error;
+      }
+      const looks = (answered.get(depositId) ?? 0) + 1;
+      answered.set(depositId, looks);
+      let status = p.statuses[ids.indexOf(depositId)]!;
+      if (status === 'PIX_CONFIRMED' && looks > 1) status = 'FINALIZED';
+      if (status === 'WAITING_PAYMENT' && p.paidAtLook > 0 && looks >= p.paidAtLook) status = 'FINALIZED';
+      return getAnswer({
+        id: depositId,
+        status,
+        settlement: status === 'FINALIZED' ? { status, liquidTxid: 'cd'.repeat(32) } : null,
+        confirmedAt: status === 'WAITING_PAYMENT' ? null : '2026-11-23T14:00:00Z',
+      });
+    },
+  });
+  // reading the history takes this long on the clock: what is due is told once it is read
+  const read = history.pending.bind(history);
+  history.pending = (filter, opts) => {
+    const entries = read(filter, opts);
+    move(p.historyReadMs);
+    return entries;
+  };
+  const settings: Record<string, string> = {
+    'requests-per-minute': String(p.perMinute),
+    'expire-after': '2m',
+  };
+  const options: WatchCommandOptions = {
+    idTexts: [],
+    flags: {
+      pending: true,
+      interval: String(p.intervalS),
+      ...(p.timeoutS !== undefined ? { timeout: String(p.timeoutS) } : {}),
+    } as WatchFlags,
+    printer: term.printer,
+    ctx: term.ctx,
+    globals: { json: true },
+    renderMode: () => ({ sandbox: false }),
+    watchClient: async () => api,
+    clock,
+    recorder: { record: (records) => history.append(records) },
+    config: { setting: (key) => settings[key] },
+    history: () => history,
+    scope: () => ({ profile: 'default', target: SERVICE }),
+    expiredAt: (depositId) => history.recorded(depositId, SERVICE)?.expiredAt,
+    verifying: async (plan) => plan,
+  };
+  const run = await seenRun(term, () => runWatch(options));
+  if (run.error) term.printer.error(run.error);
+  // what the file says, as the next process reads it
+  return { ids, run: { ...run, stderr: term.stderr }, answered, history: new History(dir) };
+}
+
+describe('the cron pass, whatever the clock does', () => {
+  it('every charge due a last look is looked at or named as left; every other one is printed or named unfinished', async () => {
+    await fc.assert(
+      fc.asyncProperty(pass, async (p) => {
+        const { ids, run, answered, history } = await runPass(p);
+        const lines = run.stderr.split('\n').filter((l) => l.startsWith('{'));
+        const notices = lines.map((l) => JSON.parse(l));
+        const expired = notices.filter((n) => n.notice?.type === 'expired').map((n) => n.notice.depositId);
+        const left: string[] = notices.find((n) => n.notice?.type === 'last_looks_left')?.notice.ids ?? [];
+        const count = notices.find((n) => n.notice?.type === 'last_looks_left')?.notice.count ?? 0;
+        const unfinished: string[] = notices.find((n) => n.error)?.error.unfinished ?? [];
+        const last = new Map<string, string>();
+        for (const line of run.stdout.split('\n').filter(Boolean)) {
+          const deposit = JSON.parse(line);
+          last.set(deposit.id, deposit.status);
+        }
+        const seen = `${JSON.stringify(p)}\n${run.stdout}${run.stderr}`;
+        expect(count, seen).toBe(left.length);
+        // the pass ends 0, or 124 naming what is live; nothing else
+        expect([0, 124], seen).toContain(run.error?.exitCode ?? 0);
+        expect(unfinished.length > 0, seen).toBe(run.error !== undefined);
+        for (const depositId of ids) {
+          const ends = {
+            ended: last.get(depositId) === 'FINALIZED' || last.get(depositId) === 'FAILED',
+            expired: expired.includes(depositId),
+            left: left.includes(depositId),
+            unfinished: unfinished.includes(depositId),
+          };
+          // exactly one end for every charge: never dropped, never said twice
+          expect(
+            Object.values(ends).filter(Boolean).length,
+            `${depositId} ${JSON.stringify(ends)}\n${seen}`,
+          ).toBe(1);
+          const entry = history.recorded(depositId, SERVICE)!;
+          // what the pass said is what the next pass reads
+          if (ends.expired) expect(entry.expiredAt, seen).toBeDefined();
+          else expect(entry.expiredAt, seen).toBeUndefined();
+          if (ends.ended) expect(entry.status, seen).toBe(last.get(depositId));
+          // an end is said only from an answer of the service
+          if (ends.ended || ends.expired) expect(answered.has(depositId), seen).toBe(true);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  }, 120_000);
+});
