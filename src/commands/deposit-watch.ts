@@ -4,8 +4,10 @@ import type { WatchPlan } from '../deposits/watch.js';
 import { parseDepositId } from '../domain/values.js';
 import { EXIT, invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
+import type { WatchCoordination } from '../store/coordination-port.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
+import { watchCoordinationOf } from './shared/coordination.js';
 import { expireAfterMs, requestsPerMinute, type SettingsReader } from './shared/expiry.js';
 import { TRUST_SERVICE_ADDRESS } from './shared/flag-parts.js';
 import { type FollowDeps, followDepsOf, followOnScreen } from './shared/follow.js';
@@ -51,6 +53,8 @@ export interface WatchCommandOptions extends FollowDeps {
   expiredAt(id: string): string | undefined;
   /** the plan with --verify's `settled` hook when verify is on (the flag, else the profile's verify) */
   verifying(plan: WatchPlan, verify: boolean | undefined, flags: VerifySetupFlags): Promise<WatchPlan>;
+  /** the hosts sharing the ledger (store/coordination.ts); without it, this watch alone */
+  coordination?(perMinute: number): Promise<WatchCoordination>;
 }
 
 /** The Session's world, narrowed to what `deposit watch` uses. */
@@ -68,6 +72,7 @@ export function watchOptionsOf(idTexts: string[], flags: WatchFlags, session: Se
       return session.recorded(targetKey, id)?.expiredAt;
     },
     verifying: (plan, verify, verifyFlags) => withVerify(plan, verify, session, verifyFlags),
+    coordination: (perMinute) => watchCoordinationOf(session, perMinute),
   };
 }
 
@@ -88,6 +93,8 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
     throw usageError('--include-expired goes with --pending (a deposit named is followed, expired or not)');
   const plan: WatchPlan = parseWatchFlags(flags);
   plan.perMinute = requestsPerMinute(options.config);
+  const coordination = await options.coordination?.(plan.perMinute);
+  plan.budget = coordination?.budget;
   const expiredAt = new Map<string, string>();
   if (flags.pending) {
     const work = pendingWork(options.history(), options.scope(), ids, {
@@ -95,12 +102,18 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
       now: options.clock.now(),
       expireAfterMs: expireAfterMs(options.config),
     });
-    ids.splice(0, ids.length, ...work.ids);
+    const { mine, elsewhere } = (await coordination?.claim(work.ids)) ?? { mine: work.ids, elsewhere: 0 };
+    ids.splice(0, ids.length, ...mine);
     for (const [id, at] of work.expiredAt) expiredAt.set(id, at);
     if (ids.length === 0) {
-      options.printer.info('no pending deposits in the local history');
+      options.printer.info(
+        elsewhere > 0
+          ? `no pending deposits for this watch: another host follows the ${elsewhere} pending`
+          : 'no pending deposits in the local history',
+      );
       return;
     }
+    if (elsewhere > 0) options.printer.info(`${elsewhere} pending deposit(s) followed by another host`);
     // a deposit of the history may be gone from the service: say so and follow the others
     plan.leaveGone = true;
     plan.lastLook = work.lastLook;

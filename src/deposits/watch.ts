@@ -72,6 +72,11 @@ export interface WatchPlan {
   /** the request ceiling a minute, across all deposits (default MAX_REQUESTS_PER_MINUTE) */
   perMinute?: number | undefined;
   /**
+   * The ceiling shared with other hosts (a database ledger): each request takes its slot there
+   * and waits the time it says, after this watch's own spacing.
+   */
+  budget?: { take(): Promise<number> } | undefined;
+  /**
    * Asked of each open deposit before its turn: true skips it this round (`listen`: a charge the
    * ledger expired is looked at now and then, not at every round, so that the live ones keep
    * the request budget however many were abandoned).
@@ -219,6 +224,7 @@ export async function watchDeposits(
       }
       // the shared budget: requests across all deposits are spaced evenly
       await pause(Math.min(lastRequestAt + spacing - elapsed(), left()));
+      if (options.budget) await pause(Math.min(await options.budget.take(), left()));
       if (timedOut()) break;
       lastRequestAt = elapsed();
       try {
