@@ -46,6 +46,8 @@ export async function listenCoordinationOf(session: Session): Promise<ListenCoor
 }
 
 export async function displayFeedOf(session: Session): Promise<DisplayFeed | undefined> {
+  // the file has none, and display clear needs no service for it
+  if (session.ledger().kind === 'file') return undefined;
   const feed = await openDisplayFeed(session.ledger(), optionsOf(session));
   return feed && closing(session, feed);
 }
