@@ -92,9 +92,13 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
   if (flags.includeExpired && !flags.pending)
     throw usageError('--include-expired goes with --pending (a deposit named is followed, expired or not)');
   const plan: WatchPlan = parseWatchFlags(flags);
-  plan.perMinute = requestsPerMinute(options.config);
-  const coordination = await options.coordination?.(plan.perMinute);
-  plan.budget = coordination?.budget;
+  const perMinute = requestsPerMinute(options.config);
+  plan.perMinute = perMinute;
+  if (flags.trustServiceAddress && !(flags.verify ?? options.config.setting('verify') === 'on'))
+    throw usageError("--trust-service-address goes with --verify (or the profile's verify on)");
+  // the other hosts on the ledger, asked only once the flags are checked
+  let coordination: WatchCoordination | undefined;
+  const coordinated = async () => (coordination ??= await options.coordination?.(perMinute));
   const expiredAt = new Map<string, string>();
   if (flags.pending) {
     const work = pendingWork(options.history(), options.scope(), ids, {
@@ -102,7 +106,8 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
       now: options.clock.now(),
       expireAfterMs: expireAfterMs(options.config),
     });
-    const { mine, elsewhere } = (await coordination?.claim(work.ids)) ?? { mine: work.ids, elsewhere: 0 };
+    const claimed = work.ids.length > 0 ? await (await coordinated())?.claim(work.ids) : undefined;
+    const { mine, elsewhere } = claimed ?? { mine: work.ids, elsewhere: 0 };
     ids.splice(0, ids.length, ...mine);
     for (const [id, at] of work.expiredAt) expiredAt.set(id, at);
     if (ids.length === 0) {
@@ -122,8 +127,7 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
     plan.lastLookBudget = plan.perMinute;
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
-  if (flags.trustServiceAddress && !(flags.verify ?? options.config.setting('verify') === 'on'))
-    throw usageError("--trust-service-address goes with --verify (or the profile's verify on)");
+  plan.budget = (await coordinated())?.budget;
   // a deposit named that was recorded expired is followed all the same; a late payment is said loudly
   for (const id of ids) {
     if (expiredAt.has(id)) continue;

@@ -119,4 +119,47 @@ describe('listen on two hosts at once', () => {
     await receiver.close();
     await service.close();
   });
+
+  it("the delivering host's connection to the database cut: it stops with one line and exit 6, and the standby takes over", async () => {
+    const service = await startServer((req, res) => json(res, 404, { error: 'not found' }));
+    const receiver = await startReceiver();
+    const ledgerUrl = await freshDatabase(inject('postgresUrl'));
+    const hosts = ['till_a', 'till_b'].map((name) => ({
+      HOME: tempDir(),
+      LBRL_CONFIG_DIR: tempDir(),
+      LBRL_BASE_URL: service.url,
+      LBRL_TOKEN: TOKEN,
+      LBRL_LEDGER_URL: `${ledgerUrl}?application_name=${name}`,
+      LBRL_LEASE_MS: String(LEASE_MS),
+      NO_COLOR: '1',
+    }));
+    const [first, second] = hosts as [(typeof hosts)[0], (typeof hosts)[0]];
+    expect((await runBin(['listen', '--print-secret'], first)).code).toBe(0);
+    fs.copyFileSync(
+      path.join(first.LBRL_CONFIG_DIR, 'config.json'),
+      path.join(second.LBRL_CONFIG_DIR, 'config.json'),
+    );
+    const args = ['listen', '--forward-to', `${receiver.url}/hooks`, '--interval', '1'];
+    const a = start(args, first);
+    await until(() => /listening: /.test(a.err()));
+    const b = start(args, second);
+    await until(() => /^standby: /m.test(b.err()));
+    // a pulled cable, as the server sees it: the first host's connections end
+    await sql(
+      ledgerUrl,
+      "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'till_a'",
+    );
+    expect(await a.exited).toBe(6);
+    const last = a.err().trim().split('\n').pop()!;
+    expect(last).toMatch(
+      /^error: (listen lost the lead on the events of profile default|the connection to the ledger at postgres:\/\/lbrl:\[redacted\]@)/,
+    );
+    expect(a.err()).not.toMatch(/^\s+at /m);
+    expect(a.err()).not.toContain(new URL(ledgerUrl).password);
+    await until(() => /listening: /.test(b.err()));
+    b.child.kill('SIGINT');
+    expect(await b.exited).toBe(130);
+    await receiver.close();
+    await service.close();
+  });
 });
