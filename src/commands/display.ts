@@ -373,7 +373,7 @@ async function pushedHistory(options: DisplayCommandOptions): Promise<PushedHist
   const feed = await options.feed?.();
   if (!feed) return undefined;
   const warn = (line: string) => options.printer.warn(line);
-  const pushed = new PushedHistory(feed, warn);
+  const pushed = new PushedHistory(feed, options.history(), fileSignature, warn);
   await pushed.start((before) =>
     withdrawFromDisplay(options.configDir, options.profileName, { before }, warn),
   );

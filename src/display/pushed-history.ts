@@ -18,6 +18,9 @@ export class PushedHistory implements HistoryView {
 
   constructor(
     private readonly feed: DisplayFeed,
+    /** this machine's history file, read too: what a process here wrote only to it still shows */
+    private readonly local: HistoryView,
+    private readonly signatureOf: (file: string) => string,
     private readonly warn: (line: string) => void,
   ) {}
 
@@ -50,15 +53,19 @@ export class PushedHistory implements HistoryView {
   }
 
   signature(): string {
-    return `pushed:${this.version}`;
+    return `pushed:${this.version}:${this.signatureOf(this.local.file)}`;
   }
 
+  /** The newest of the ledger's and this machine's file's (one at most: the display asks for one). */
   entries(filter: (r: CreatedRecord) => boolean, opts: { limit: number }): HistoryEntry[] {
-    return this.newest && filter(this.newest) ? [this.newest].slice(0, opts.limit) : [];
+    const pushed = this.newest && filter(this.newest) ? this.newest : undefined;
+    const here = this.local.entries(filter, { limit: 1 })[0];
+    const newest = pushed && here ? (here.at > pushed.at ? here : pushed) : (pushed ?? here);
+    return newest ? [newest].slice(0, opts.limit) : [];
   }
 
   recorded(id: string, target: string): HistoryEntry | undefined {
     const entry = this.newest?.id === id ? this.newest : this.known.get(id);
-    return entry?.baseUrl === target ? entry : undefined;
+    return entry?.baseUrl === target ? entry : this.local.recorded(id, target);
   }
 }

@@ -116,6 +116,10 @@ describe('listen on two hosts at once', () => {
     ).toEqual([{ n: 3 }]);
     b.child.kill('SIGINT');
     expect(await b.exited).toBe(130);
+    // --replay on the host that was killed finds the event in the database's outbox
+    const replayed = await runBin([...args.slice(0, 3), '--replay', refusedId], first);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(receiver.deliveries.at(-1)).toMatchObject({ id: refusedId, answered: 200 });
     await receiver.close();
     await service.close();
   });
