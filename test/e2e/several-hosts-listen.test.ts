@@ -125,7 +125,7 @@ describe('listen on two hosts at once', () => {
   });
 
   it("the delivering host's connection to the database cut: it stops with one line and exit 6, and the standby takes over", async () => {
-    const service = await startServer((req, res) => json(res, 404, { error: 'not found' }));
+    const service = await startServer((_req, res) => json(res, 404, { error: 'not found' }));
     const receiver = await startReceiver();
     const ledgerUrl = await freshDatabase(inject('postgresUrl'));
     const hosts = ['till_a', 'till_b'].map((name) => ({

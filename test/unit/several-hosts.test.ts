@@ -107,3 +107,10 @@ describe('LBRL_LEASE_MS (tests only)', () => {
     expect(leaseMsOf({ LBRL_LEASE_MS: text })).toBe(ms);
   });
 });
+
+describe('the default leases', () => {
+  it("a listen's standby takes over within 30 s of the holder dying (it looks three times a lease)", async () => {
+    const { LISTEN_LEASE_MS } = await import('../../src/store/coordination.js');
+    expect((LISTEN_LEASE_MS * 4) / 3).toBeLessThanOrEqual(30_000);
+  });
+});
