@@ -321,13 +321,10 @@ export async function runDisplay(options: DisplayCommandOptions): Promise<void> 
     const { newDisplayKey } = await import('../display/server.js');
     const key = !opts.newKey && before ? before.key : newDisplayKey();
     const secret = newDisplaySecret();
-    const engine = engineFor(
-      options,
-      await options.client(target),
-      target,
-      plan.settled,
-      await pushedHistory(options),
-    );
+    const pushed = await pushedHistory(options);
+    const engine = engineFor(options, await options.client(target), target, plan.settled, pushed);
+    // a charge or a clear pushed by the ledger is on the screen at once
+    if (pushed) pushed.onChange = () => engine.poll();
     const serverOptions = {
       key,
       secret,

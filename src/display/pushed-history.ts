@@ -15,6 +15,8 @@ export class PushedHistory implements HistoryView {
   private newest: HistoryEntry | undefined;
   private readonly known = new Map<string, HistoryEntry>();
   private refreshing: Promise<void> = Promise.resolve();
+  /** called after each change taken: the display looks at once, not at its next turn */
+  onChange: () => void = () => {};
 
   constructor(
     private readonly feed: DisplayFeed,
@@ -46,6 +48,7 @@ export class PushedHistory implements HistoryView {
           if (entry) this.known.set(id, entry);
         }
         this.version += 1;
+        this.onChange();
       } catch (error) {
         this.warn(`display: cannot read the ledger: ${(error as Error).message}`);
       }

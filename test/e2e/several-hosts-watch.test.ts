@@ -58,9 +58,10 @@ describe('watch --pending on several hosts at once', () => {
     const ledgerUrl = await freshDatabase(inject('postgresUrl'));
     const records = Array.from({ length: DEPOSITS }, (_, i) => charge(i + 1, server.url, now));
     const hosts = await Promise.all([1, 2, 3].map((n) => host(n, ledgerUrl, server.url, records)));
+    // the budget spaces the requests 0.2 s apart whoever sends them: time for every deposit once
     const runs = await Promise.all(
       hosts.map((env) =>
-        runBin(['deposit', 'watch', '--pending', '--interval', '1', '--timeout', '3s'], env),
+        runBin(['deposit', 'watch', '--pending', '--interval', '1', '--timeout', '8s'], env),
       ),
     );
     const byHost = [1, 2, 3].map(
@@ -109,7 +110,9 @@ describe('watch --pending on several hosts at once', () => {
     const times = gets.map((get) => get.at).sort((a, b) => a - b);
     const span = times[times.length - 1]! - times[0]!;
     expect(times.length).toBeGreaterThan(8);
-    expect(times.length).toBeLessThanOrEqual(Math.floor(span / (60_000 / PER_MINUTE)) + 2);
+    // the slots are the database's; what arrives here is a process's moment later, so a request
+    // or two may arrive late and shorten the span seen (alone, each host would send 48 here)
+    expect(times.length).toBeLessThanOrEqual(Math.floor(span / (60_000 / PER_MINUTE)) + 3);
     await server.close();
   });
 
@@ -119,7 +122,7 @@ describe('watch --pending on several hosts at once', () => {
     const ledgerUrl = await freshDatabase(inject('postgresUrl'));
     const records = [charge(1, server.url, now)];
     const [first, second] = await Promise.all([1, 2].map((n) => host(n, ledgerUrl, server.url, records)));
-    const lease = { LBRL_LEASE_MS: '600' };
+    const lease = { LBRL_LEASE_MS: '3000' };
     const { spawnBin } = await import('../helpers/bin.js');
     const holder = spawnBin(['deposit', 'watch', '--pending', '--interval', '1'], { ...first!, ...lease });
     while (!gets.some((get) => get.token.endsWith('_host1'))) await new Promise((r) => setTimeout(r, 20));
@@ -134,7 +137,7 @@ describe('watch --pending on several hosts at once', () => {
     );
     holder.kill('SIGKILL');
     await new Promise((r) => holder.on('exit', r));
-    await new Promise((r) => setTimeout(r, 700));
+    await new Promise((r) => setTimeout(r, 3200));
     const after = await runBin(['deposit', 'watch', '--pending', '--interval', '1', '--timeout', '2s'], {
       ...second!,
       ...lease,

@@ -9,6 +9,7 @@ import {
   openListenCoordination,
   openWatchCoordination,
 } from '../../store/coordination.js';
+import { FILE_WATCH, FileListen } from '../../store/coordination-file.js';
 import type { DisplayFeed, ListenCoordination, WatchCoordination } from '../../store/coordination-port.js';
 
 /** LBRL_LEASE_MS: a whole number of milliseconds (50 to 600000), for tests; anything else is ignored. */
@@ -38,10 +39,14 @@ function closing<T extends { close(): Promise<void> }>(session: Session, opened:
 }
 
 export async function watchCoordinationOf(session: Session, perMinute: number): Promise<WatchCoordination> {
+  if (session.ledger().kind === 'file') return FILE_WATCH;
   return closing(session, await openWatchCoordination(session.ledger(), optionsOf(session), perMinute));
 }
 
 export async function listenCoordinationOf(session: Session): Promise<ListenCoordination> {
+  // the file's needs no service (listen --replay reads the outbox alone)
+  if (session.ledger().kind === 'file')
+    return new FileListen(session.store.dir, session.profileName, (line) => session.printer.warn(line));
   return closing(session, await openListenCoordination(session.ledger(), optionsOf(session)));
 }
 
