@@ -111,7 +111,7 @@ describe('watch --pending on several hosts at once', () => {
     const span = times[times.length - 1]! - times[0]!;
     expect(times.length).toBeGreaterThan(8);
     // the slots are the database's; what arrives here is a process's moment later, so a request
-    // or two may arrive late and shorten the span seen (alone, each host would send 48 here)
+    // or two may arrive late and shorten the span seen (without the shared budget: 48 here)
     expect(times.length).toBeLessThanOrEqual(Math.floor(span / (60_000 / PER_MINUTE)) + 3);
     await server.close();
   });
