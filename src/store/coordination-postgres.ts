@@ -23,6 +23,9 @@ import type { LedgerOptions } from './ledger-port.js';
 import { ledgerFault, migrate } from './ledger-postgres.js';
 import { connectionSettings } from './ledger-tls.js';
 
+/** How long one statement may take before the connection is taken for lost. */
+const QUERY_TIMEOUT_MS = 60_000;
+
 /** Who holds a lease: this host and process, and a random part (a pid is reused). */
 export function holderName(): string {
   return `${os.hostname()} pid ${process.pid} ${crypto.randomBytes(4).toString('hex')}`;
@@ -48,7 +51,14 @@ export class Coordinator {
 
   static async open(url: LedgerUrl, shown: string, options: LedgerOptions): Promise<Coordinator> {
     const { applicationName, ...rest } = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
-    const client = new pg.Client({ ...rest, application_name: applicationName, keepAlive: true });
+    // a statement that hangs (a pulled cable) fails within a minute, as the ledger's do: a watch
+    // waiting on its budget, or a listen on its outbox, is never held for good
+    const client = new pg.Client({
+      ...rest,
+      application_name: applicationName,
+      keepAlive: true,
+      query_timeout: QUERY_TIMEOUT_MS,
+    });
     let connected = false;
     try {
       await client.connect();
