@@ -4,8 +4,10 @@ import type { WatchPlan } from '../deposits/watch.js';
 import { parseDepositId } from '../domain/values.js';
 import { EXIT, invalidValue, usageError } from '../errors.js';
 import type { Session } from '../session.js';
+import type { WatchCoordination } from '../store/coordination-port.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
+import { watchCoordinationOf } from './shared/coordination.js';
 import { expireAfterMs, requestsPerMinute, type SettingsReader } from './shared/expiry.js';
 import { TRUST_SERVICE_ADDRESS } from './shared/flag-parts.js';
 import { type FollowDeps, followDepsOf, followOnScreen } from './shared/follow.js';
@@ -51,6 +53,8 @@ export interface WatchCommandOptions extends FollowDeps {
   expiredAt(id: string): string | undefined;
   /** the plan with --verify's `settled` hook when verify is on (the flag, else the profile's verify) */
   verifying(plan: WatchPlan, verify: boolean | undefined, flags: VerifySetupFlags): Promise<WatchPlan>;
+  /** the hosts sharing the ledger (store/coordination.ts); without it, this watch alone */
+  coordination?(perMinute: number): Promise<WatchCoordination>;
 }
 
 /** The Session's world, narrowed to what `deposit watch` uses. */
@@ -68,6 +72,7 @@ export function watchOptionsOf(idTexts: string[], flags: WatchFlags, session: Se
       return session.recorded(targetKey, id)?.expiredAt;
     },
     verifying: (plan, verify, verifyFlags) => withVerify(plan, verify, session, verifyFlags),
+    coordination: (perMinute) => watchCoordinationOf(session, perMinute),
   };
 }
 
@@ -87,7 +92,13 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
   if (flags.includeExpired && !flags.pending)
     throw usageError('--include-expired goes with --pending (a deposit named is followed, expired or not)');
   const plan: WatchPlan = parseWatchFlags(flags);
-  plan.perMinute = requestsPerMinute(options.config);
+  const perMinute = requestsPerMinute(options.config);
+  plan.perMinute = perMinute;
+  if (flags.trustServiceAddress && !(flags.verify ?? options.config.setting('verify') === 'on'))
+    throw usageError("--trust-service-address goes with --verify (or the profile's verify on)");
+  // the other hosts on the ledger, asked only once the flags are checked
+  let coordination: WatchCoordination | undefined;
+  const coordinated = async () => (coordination ??= await options.coordination?.(perMinute));
   const expiredAt = new Map<string, string>();
   if (flags.pending) {
     const work = pendingWork(options.history(), options.scope(), ids, {
@@ -95,12 +106,19 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
       now: () => options.clock.now(),
       expireAfterMs: expireAfterMs(options.config),
     });
-    ids.splice(0, ids.length, ...work.ids);
+    const claimed = work.ids.length > 0 ? await (await coordinated())?.claim(work.ids) : undefined;
+    const { mine, elsewhere } = claimed ?? { mine: work.ids, elsewhere: 0 };
+    ids.splice(0, ids.length, ...mine);
     for (const [id, at] of work.expiredAt) expiredAt.set(id, at);
     if (ids.length === 0) {
-      options.printer.info('no pending deposits in the local history');
+      options.printer.info(
+        elsewhere > 0
+          ? `no pending deposits for this watch: another host follows the ${elsewhere} pending`
+          : 'no pending deposits in the local history',
+      );
       return;
     }
+    if (elsewhere > 0) options.printer.info(`${elsewhere} pending deposit(s) followed by another host`);
     // a deposit of the history may be gone from the service: say so and follow the others
     plan.leaveGone = true;
     plan.lastLook = work.lastLook;
@@ -110,8 +128,7 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
     plan.lastLookBudget = plan.perMinute;
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
-  if (flags.trustServiceAddress && !(flags.verify ?? options.config.setting('verify') === 'on'))
-    throw usageError("--trust-service-address goes with --verify (or the profile's verify on)");
+  plan.budget = (await coordinated())?.budget;
   // a deposit named that was recorded expired is followed all the same; a late payment is said loudly
   for (const id of ids) {
     if (expiredAt.has(id)) continue;

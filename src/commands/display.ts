@@ -9,7 +9,8 @@ import type { Context } from '../context.js';
 import type { DepositApi, FlowClock, Recorder, Scope } from '../deposits/ports.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import type { HistoryView } from '../display/engine.js';
-import { DisplayEngine } from '../display/engine.js';
+import { DisplayEngine, fileSignature } from '../display/engine.js';
+import { PushedHistory } from '../display/pushed-history.js';
 import { startDisplayServer } from '../display/server.js';
 import {
   type DisplayRecord,
@@ -18,6 +19,7 @@ import {
   isUnspecifiedHost,
   newDisplaySecret,
   readDisplayRecord,
+  withdrawFromDisplay,
   withdrawnFile,
   writeDisplayRecord,
 } from '../display/state.js';
@@ -27,12 +29,14 @@ import { parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
 import { claimFile, type RowClaim } from '../store/claims.js';
+import type { DisplayFeed } from '../store/coordination-port.js';
 import { ensurePrivateDir } from '../store/files.js';
 import type { Printer } from '../ui/output.js';
 import { qrStyle, renderTerminalQr } from '../ui/qr.js';
 import { queryBackground } from '../ui/terminal-background.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
+import { displayFeedOf } from './shared/coordination.js';
 import { expireAfterMs, type SettingsReader } from './shared/expiry.js';
 import { QR_STYLE } from './shared/flag-parts.js';
 import { withVerify } from './shared/verify-setup.js';
@@ -144,6 +148,8 @@ export interface DisplayCommandOptions {
   reloadSettings?: () => void;
   /** the terminal, asked for its background when no --qr-style or qr-style setting says */
   terminal?: Pick<Context, 'stdin' | 'stdout' | 'env'>;
+  /** a database ledger's feed of every host's charges and clears (none for the file: it reads the history) */
+  feed?(): Promise<DisplayFeed | undefined>;
 }
 
 /** The Session's world, narrowed to what `lbrl display` uses. */
@@ -165,6 +171,7 @@ export function displayOptionsOf(flags: DisplayOptions, session: Session): Displ
     clock: session.ctx,
     reloadSettings: () => session.store.forget(),
     terminal: session.ctx,
+    feed: () => displayFeedOf(session),
   };
 }
 
@@ -232,6 +239,7 @@ function engineFor(
   api: DepositApi,
   target: Target,
   settled: WatchPlan['settled'],
+  pushed: PushedHistory | undefined,
 ) {
   const rules: ScreenRules = {
     shop: shopName(options),
@@ -239,7 +247,10 @@ function engineFor(
     holdMs: HOLD_MS,
   };
   return new DisplayEngine({
-    history: options.history(),
+    history: pushed ?? options.history(),
+    ...(pushed && {
+      signature: (file: string) => (file === pushed.file ? pushed.signature() : fileSignature(file)),
+    }),
     scope: options.scope(target),
     api,
     recorder: options.recorder,
@@ -316,7 +327,10 @@ export async function runDisplay(options: DisplayCommandOptions): Promise<void> 
     const { newDisplayKey } = await import('../display/server.js');
     const key = !opts.newKey && before ? before.key : newDisplayKey();
     const secret = newDisplaySecret();
-    const engine = engineFor(options, await options.client(target), target, plan.settled);
+    const pushed = await pushedHistory(options);
+    const engine = engineFor(options, await options.client(target), target, plan.settled, pushed);
+    // a charge or a clear pushed by the ledger is on the screen at once
+    if (pushed) pushed.onChange = () => engine.poll();
     const serverOptions = {
       key,
       secret,
@@ -355,6 +369,18 @@ export async function runDisplay(options: DisplayCommandOptions): Promise<void> 
     claim.release();
   }
   throw interrupted();
+}
+
+/** A database ledger's charges and clears, from every host, as the engine reads the history. */
+async function pushedHistory(options: DisplayCommandOptions): Promise<PushedHistory | undefined> {
+  const feed = await options.feed?.();
+  if (!feed) return undefined;
+  const warn = (line: string) => options.printer.warn(line);
+  const pushed = new PushedHistory(feed, options.history(), fileSignature, warn);
+  await pushed.start((before) =>
+    withdrawFromDisplay(options.configDir, options.profileName, { before }, warn),
+  );
+  return pushed;
 }
 
 /** The server on the port given, else the one used last (so a page left open finds it again), else any free one. */
@@ -403,6 +429,8 @@ export interface ClearCommandOptions {
   profileName: string;
   configDir: string;
   now(): number;
+  /** a database ledger's feed: the clear reaches every host's display of the profile */
+  feed?(): Promise<DisplayFeed | undefined>;
 }
 
 /**
@@ -411,11 +439,13 @@ export interface ClearCommandOptions {
  * charges themselves stay open on the service (it has no cancel): a payment is still seen.
  */
 export async function runClear(options: ClearCommandOptions): Promise<void> {
-  const { displayAnswers, withdrawFromDisplay } = await import('../display/state.js');
+  const { displayAnswers } = await import('../display/state.js');
   const before = new Date(options.now()).toISOString();
   withdrawFromDisplay(options.configDir, options.profileName, { before }, (line) =>
     options.printer.warn(line),
   );
+  const feed = await options.feed?.();
+  await feed?.clear(before);
   const record = readDisplayRecord(displayFile(options.configDir, options.profileName));
   const running = record !== undefined && (await displayAnswers(record));
   if (options.json) {
@@ -427,6 +457,10 @@ export async function runClear(options: ClearCommandOptions): Promise<void> {
       ? `the customer display of profile ${options.profileName} is clear: it shows the shop's name until the next charge`
       : `no display of profile ${options.profileName} is running; one started later offers no charge created until now`,
   );
+  if (feed)
+    options.printer.info(
+      `the displays of profile ${options.profileName} on other hosts sharing the ledger are clear too`,
+    );
 }
 
 export const DISPLAY_CLEAR = command({
@@ -444,6 +478,7 @@ export const DISPLAY_CLEAR = command({
       profileName: opened.profileName,
       configDir: opened.store.dir,
       now: opened.ctx.now,
+      feed: () => displayFeedOf(opened),
     });
   },
 });

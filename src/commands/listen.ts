@@ -24,11 +24,14 @@ import {
 import { invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
 import type { Profile } from '../store/config.js';
+import { FileListen } from '../store/coordination-file.js';
+import type { ListenCoordination } from '../store/coordination-port.js';
 import { statusRecord } from '../store/history.js';
-import { Outbox, type OutboxState, receiverKey } from '../store/outbox.js';
+import { type OutboxState, type OutboxStore, receiverKey } from '../store/outbox.js';
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
+import { listenCoordinationOf } from './shared/coordination.js';
 import { recordVerified, settledRecorderOf, type VerifySetup, verifySetup } from './shared/verify-setup.js';
 
 const LISTEN_FLAGS = [
@@ -96,6 +99,11 @@ export interface ListenCommandOptions {
   /** the local history: the deposits to follow */
   history(): Pick<HistoryReader, 'entries'>;
   recorder: Recorder;
+  /**
+   * Who delivers and where the outbox is (store/coordination.ts): the file's lock and outbox on
+   * this machine, or the database's lease and outbox shared by every host; without it, the file.
+   */
+  coordination?(): Promise<ListenCoordination>;
 }
 
 /** The Session's world, narrowed to what `lbrl listen` uses. */
@@ -124,6 +132,7 @@ export function listenOptionsOf(flags: ListenOptions, session: Session): ListenC
     client: (target) => session.client(target, { maxRetries: 0 }),
     history: () => session.history(),
     recorder: session,
+    coordination: () => listenCoordinationOf(session),
   };
 }
 
@@ -244,20 +253,16 @@ export async function runListen(options: ListenCommandOptions): Promise<void> {
   for (const part of webhookSecretSecrets(secret)) printer.addSecret(part);
   const key = secretKey(secret)!;
   const warn = (line: string) => printer.warn(line);
+  const coordination =
+    (await options.coordination?.()) ?? new FileListen(options.configDir, options.profileName, warn);
   const poster = options.poster();
   try {
     if (opts.replay !== undefined) {
-      const outboxes = Outbox.allOf(options.configDir, options.profileName, warn);
+      const outboxes = await coordination.replayable();
       for (const route of routes) await replay(opts.replay, route.url, key, outboxes, poster, options);
       return;
     }
-    // one receiver keeps the profile's outbox; several have one each, so none holds another up
-    const outboxes = routes.map((route) =>
-      routes.length === 1
-        ? new Outbox(options.configDir, options.profileName, warn)
-        : new Outbox(options.configDir, options.profileName, warn, receiverKey(route.url)),
-    );
-    await forwardEvents({ routes, intervalMs, key, verify: opts.verify }, outboxes, poster, options);
+    await forwardEvents({ routes, intervalMs, key, verify: opts.verify }, coordination, poster, options);
   } finally {
     await poster.close();
   }
@@ -268,7 +273,7 @@ async function replay(
   id: string,
   url: string,
   key: Uint8Array,
-  outboxes: Outbox[],
+  outboxes: OutboxStore[],
   poster: WebhookPoster,
   options: ListenCommandOptions,
 ): Promise<void> {
@@ -304,7 +309,7 @@ async function forwardEvents(
     key: Uint8Array;
     verify: boolean | undefined;
   },
-  outbox: Outbox[],
+  coordination: ListenCoordination,
   poster: WebhookPoster,
   options: ListenCommandOptions,
 ): Promise<void> {
@@ -314,145 +319,188 @@ async function forwardEvents(
   // and one explorer client serves every check of the run
   const explorer = verifying ? await options.verifySetup(target) : undefined;
   try {
-    await forwardWith(route, outbox, poster, options, target, explorer);
+    await forwardWith(route, coordination, poster, options, target, explorer);
   } finally {
     await explorer?.close();
   }
 }
 
+type HubRoute = { routes: ListenRoute[]; intervalMs: number; key: Uint8Array };
+
+/**
+ * Holds the lead (a standby waits here), opens the outboxes (one receiver keeps the profile's;
+ * several have one each, so none holds another up), and follows the deposits into events until
+ * Ctrl-C, the outbox failing, or the lead lost.
+ */
 async function forwardWith(
-  route: { routes: ListenRoute[]; intervalMs: number; key: Uint8Array },
-  outboxes: Outbox[],
+  route: HubRoute,
+  coordination: ListenCoordination,
   poster: WebhookPoster,
   options: ListenCommandOptions,
   target: Target,
   explorer: VerifySetup | undefined,
 ): Promise<void> {
-  const printer = options.printer;
   const { clock } = options;
   const scope = options.scope(target);
   const api = await options.client(target);
-  // one lock for the profile, whatever the receivers
-  const release = await outboxes[0]!.lock({
+  // one lead for the profile, whatever the receivers
+  const lead = await coordination.lead({
     sleep: clock.sleep,
     elapsed: clock.monotonic ?? clock.now,
     signal: clock.signal,
   });
   let made: EventHubs | undefined;
+  const outboxes: OutboxStore[] = [];
   // the outbox failing while an event is sent (a full disk) ends listen, with that failure
   let fatal: { error: unknown } | undefined;
   const ended = new AbortController();
-  const signal = AbortSignal.any([clock.signal, ended.signal]);
+  const signal = AbortSignal.any([clock.signal, ended.signal, lead.lost]);
   try {
-    const several = route.routes.length > 1;
-    const hub = new EventHubs(
-      route.routes.map(
-        (receiver, index) =>
-          new EventHub({
-            outbox: outboxes[index]!,
-            poster,
-            clock: { ...clock, signal },
-            fatal: (error) => {
-              fatal ??= { error };
-              ended.abort();
-            },
-            service: scope.target,
-            url: receiver.url,
-            key: route.key,
-            wanted: receiver.wanted,
-            verify: explorer !== undefined,
-            // with several receivers, each answer line says whose it is
-            log: (line) => printer.err(several ? `${line}  ${redactUrl(receiver.url)}` : line),
-            warn: (line) => printer.warn(line),
-          }),
-      ),
-    );
+    for (const receiver of route.routes)
+      outboxes.push(
+        await coordination.outbox(route.routes.length === 1 ? undefined : receiverKey(receiver.url)),
+      );
+    const hub = hubsOf(route, outboxes, poster, options, scope, explorer, { ...clock, signal }, (error) => {
+      fatal ??= { error };
+      ended.abort();
+    });
     made = hub;
     hub.start();
-    printer.info(listeningLine(options.profileName, scope.target, route.routes, hub.pendingCounts()));
-    const settled = explorer
-      ? async (deposit: GetResponse): Promise<boolean> => {
-          const [outcome] = (await verifySettlements(explorer.check, [deposit], explorer.settings)) as [
-            DepositOutcome,
-          ];
-          if (
-            outcome.outcome === 'verified' ||
-            outcome.outcome === 'mismatch' ||
-            outcome.outcome === 'unproven'
-          ) {
-            // recorded as deposit verify records it: list shows it verified
-            if (outcome.outcome === 'verified') options.recordVerified([outcome]);
-            hub.verification(deposit, outcome);
-            return true;
-          }
-          return false;
-        }
-      : undefined;
-    const history = options.history();
-    /** the last refusal said of each deposit whose answers failed the checks */
-    const refused = new Map<string, string>();
-    /** the deposits whose 404 was said, until the service knows them again */
-    const missingSaid = new Set<string>();
-    const watching = watchDeposits(
-      api,
-      {
-        ids: [],
-        discover: () =>
-          hub.covered(history.entries((r) => r.profile === scope.profile && r.baseUrl === scope.target)),
-        intervalMs: route.intervalMs,
-        resting: (id) => hub.resting(id),
-        settled,
-        unreachableLimitMs: Number.POSITIVE_INFINITY,
-        now: clock.now,
-        ...(clock.monotonic ? { monotonic: clock.monotonic } : {}),
-        sleep: clock.sleep,
-        random: clock.random,
-        signal,
-      },
-      {
-        change: (deposit) => {
-          missingSaid.delete(deposit.id);
-          options.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
-          hub.observe(deposit);
-        },
-        retry: (reason, delay) =>
-          printer.warn(`service: ${reason}; asking again in ${Math.ceil(delay / 1000)} s`),
-        tick: () => hub.compact(false),
-        untrusted: (id, error) => {
-          // said once per deposit and problem: it is asked about again at every turn
-          if (refused.get(id) === error.message) return;
-          refused.set(id, error.message);
-          printer.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
-        },
-        missing: (id, error) => {
-          // lbrl created it, so the service knows it or will again (a replica behind, a deploy, a
-          // proxy's page in its place): asked about again later and later, never given up, never
-          // recorded GONE
-          const wait = hub.missing(id, route.intervalMs);
-          if (missingSaid.has(id)) return;
-          missingSaid.add(id);
-          const what =
-            error.type === 'endpoint'
-              ? `the service's address answered 404 without the service's JSON for deposit ${id} (a proxy or a deploy?)`
-              : `the service does not know deposit ${id} (yet)`;
-          printer.warn(
-            `warning: ${what}; listen asks again in ${Math.ceil(wait / 1000)} s, then less often (at least every ${MISSING_LOOK_MS / 60_000} min), and never gives up on it`,
-          );
-        },
-      },
-    );
-    try {
-      await watching;
-    } catch (error) {
-      // the watch was stopped for the outbox's failure: that is what ended listen
-      if (fatal && !clock.signal.aborted) throw fatal.error;
-      throw error;
-    }
+    options.printer.info(listeningLine(options.profileName, scope.target, route.routes, hub.pendingCounts()));
+    await followIntoEvents(api, hub, route.intervalMs, options, scope, explorer, signal);
+  } catch (error) {
+    // the watch was stopped for the outbox's failure, or the lead lost: that is what ended listen
+    if (fatal && !clock.signal.aborted) throw fatal.error;
+    if (lead.lost.aborted && !clock.signal.aborted) throw lead.lost.reason;
+    throw error;
   } finally {
     await made?.stop();
     for (const outbox of outboxes) outbox.close();
-    release();
+    await lead.release();
   }
+}
+
+/** One hub per receiver, fed alike. */
+function hubsOf(
+  route: HubRoute,
+  outboxes: OutboxStore[],
+  poster: WebhookPoster,
+  options: ListenCommandOptions,
+  scope: Scope,
+  explorer: VerifySetup | undefined,
+  clock: FlowClock,
+  fatal: (error: unknown) => void,
+): EventHubs {
+  const printer = options.printer;
+  const several = route.routes.length > 1;
+  return new EventHubs(
+    route.routes.map(
+      (receiver, index) =>
+        new EventHub({
+          outbox: outboxes[index]!,
+          poster,
+          clock,
+          fatal,
+          service: scope.target,
+          url: receiver.url,
+          key: route.key,
+          wanted: receiver.wanted,
+          verify: explorer !== undefined,
+          // with several receivers, each answer line says whose it is
+          log: (line) => printer.err(several ? `${line}  ${redactUrl(receiver.url)}` : line),
+          warn: (line) => printer.warn(line),
+        }),
+    ),
+  );
+}
+
+/** --verify's hook: a FINALIZED deposit's settlement checked, its outcome made an event. */
+function settledHook(hub: EventHubs, options: ListenCommandOptions, explorer: VerifySetup | undefined) {
+  if (!explorer) return undefined;
+  return async (deposit: GetResponse): Promise<boolean> => {
+    const [outcome] = (await verifySettlements(explorer.check, [deposit], explorer.settings)) as [
+      DepositOutcome,
+    ];
+    if (outcome.outcome === 'verified' || outcome.outcome === 'mismatch' || outcome.outcome === 'unproven') {
+      // recorded as deposit verify records it: list shows it verified
+      if (outcome.outcome === 'verified') options.recordVerified([outcome]);
+      hub.verification(deposit, outcome);
+      return true;
+    }
+    return false;
+  };
+}
+
+/**
+ * What listen says of a deposit the service answers 404 for: lbrl created it, so the service knows
+ * it or will again (a replica behind, a deploy, a proxy's page in its place): asked about again
+ * later and later, never given up, never recorded GONE; said once until the service knows it.
+ */
+function missingNotice(printer: Printer, said: Set<string>) {
+  return (id: string, error: LbrlError, wait: number) => {
+    if (said.has(id)) return;
+    said.add(id);
+    const what =
+      error.type === 'endpoint'
+        ? `the service's address answered 404 without the service's JSON for deposit ${id} (a proxy or a deploy?)`
+        : `the service does not know deposit ${id} (yet)`;
+    printer.warn(
+      `warning: ${what}; listen asks again in ${Math.ceil(wait / 1000)} s, then less often (at least every ${MISSING_LOOK_MS / 60_000} min), and never gives up on it`,
+    );
+  };
+}
+
+/** The profile's deposits followed (those the history gains too) until the signal: each change an event. */
+async function followIntoEvents(
+  api: DepositApi,
+  hub: EventHubs,
+  intervalMs: number,
+  options: ListenCommandOptions,
+  scope: Scope,
+  explorer: VerifySetup | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const { clock, printer } = options;
+  const history = options.history();
+  /** the last refusal said of each deposit whose answers failed the checks */
+  const refused = new Map<string, string>();
+  /** the deposits whose 404 was said, until the service knows them again */
+  const missingSaid = new Set<string>();
+  const sayMissing = missingNotice(printer, missingSaid);
+  await watchDeposits(
+    api,
+    {
+      ids: [],
+      discover: () =>
+        hub.covered(history.entries((r) => r.profile === scope.profile && r.baseUrl === scope.target)),
+      intervalMs,
+      resting: (id) => hub.resting(id),
+      settled: settledHook(hub, options, explorer),
+      unreachableLimitMs: Number.POSITIVE_INFINITY,
+      now: clock.now,
+      ...(clock.monotonic ? { monotonic: clock.monotonic } : {}),
+      sleep: clock.sleep,
+      random: clock.random,
+      signal,
+    },
+    {
+      change: (deposit) => {
+        missingSaid.delete(deposit.id);
+        options.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
+        hub.observe(deposit);
+      },
+      retry: (reason, delay) =>
+        printer.warn(`service: ${reason}; asking again in ${Math.ceil(delay / 1000)} s`),
+      tick: () => hub.compact(false),
+      untrusted: (id, error) => {
+        // said once per deposit and problem: it is asked about again at every turn
+        if (refused.get(id) === error.message) return;
+        refused.set(id, error.message);
+        printer.warn(`warning: ${error.message}; no event is sent from that answer, and listen goes on`);
+      },
+      missing: (id, error) => sayMissing(id, error, hub.missing(id, intervalMs)),
+    },
+  );
 }
 
 /** What listen says when it starts: the profile, the service, each receiver (with its filter), what waits. */

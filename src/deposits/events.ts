@@ -30,9 +30,9 @@ import {
   apply,
   type EventRecord,
   type FollowRecord,
-  type Outbox,
   type OutboxRecord,
   type OutboxState,
+  type OutboxStore,
   type RetryRecord,
   type SeenRecord,
 } from '../store/outbox.js';
@@ -68,7 +68,7 @@ export const MISSING_LOOK_MS = 10 * 60 * 1000;
 const COMPACT_SLACK = 4000;
 
 export interface HubDeps {
-  outbox: Outbox;
+  outbox: OutboxStore;
   poster: WebhookPoster;
   clock: FlowClock;
   /** the history's key of the service (a base URL, or "sandbox"): part of every event id */
@@ -406,11 +406,24 @@ export class EventHub {
 
   private readonly unsynced: EventRecord[] = [];
 
-  /** Syncs the outbox, then queues what it now holds for sure. */
+  /**
+   * Syncs the outbox, then queues what it now holds for sure: at once for the file, once the
+   * database committed it for a database's outbox.
+   */
   flush(): void {
     if (this.unsynced.length === 0) return;
-    this.deps.outbox.sync();
-    for (const e of this.unsynced.splice(0)) this.enqueue(e);
+    const synced = this.deps.outbox.sync();
+    const events = this.unsynced.splice(0);
+    if (synced === undefined) {
+      for (const e of events) this.enqueue(e);
+      return;
+    }
+    synced.then(
+      () => {
+        if (!this.stopped()) for (const e of events) this.enqueue(e);
+      },
+      (error: unknown) => this.fail(error),
+    );
   }
 
   private enqueue(record: EventRecord): void {
@@ -539,7 +552,7 @@ export class EventHub {
     if (this.unsynced.length > 0) {
       this.unsynced.length = 0;
       try {
-        this.deps.outbox.sync();
+        await this.deps.outbox.sync();
       } catch {
         // the failure that ends listen is reported already, or the next start reads what is there
       }

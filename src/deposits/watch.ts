@@ -84,6 +84,11 @@ export interface WatchPlan {
   /** the request ceiling a minute, across all deposits (default MAX_REQUESTS_PER_MINUTE) */
   perMinute?: number | undefined;
   /**
+   * The ceiling shared with other hosts (a database ledger): each request takes its slot there
+   * and waits the time it says, after this watch's own spacing.
+   */
+  budget?: { take(): Promise<number> } | undefined;
+  /**
    * Asked of each open deposit before its turn: true skips it this round (`listen`: a charge the
    * ledger expired is looked at now and then, not at every round, so that the live ones keep
    * the request budget however many were abandoned).
@@ -208,6 +213,7 @@ class WatchLoop {
       if (look && this.looksLeft <= 0) continue;
       // the shared budget: requests across all deposits are spaced evenly
       await this.pause(Math.min(this.lastRequestAt + this.spacing - this.elapsed(), this.left()));
+      if (this.options.budget) await this.pause(Math.min(await this.options.budget.take(), this.left()));
       if (this.timedOut()) break;
       // a last look is spent when it is asked, not when it is only planned
       if (look) this.looksLeft -= 1;

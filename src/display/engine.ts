@@ -51,7 +51,7 @@ export interface EngineDeps {
 /** After a failure the service watch is started again this much later. */
 const RESTART_MS = 10_000;
 
-function fileSignature(file: string): string {
+export function fileSignature(file: string): string {
   try {
     const stats = fs.statSync(file);
     return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;

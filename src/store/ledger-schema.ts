@@ -85,7 +85,53 @@ create trigger lbrl_keep_facts before update or delete on lbrl_deposits
   for each row execute function lbrl_keep_facts();
 `;
 
-export const MIGRATIONS: readonly string[] = [VERSION_1];
+/**
+ * Several hosts at once (store/coordination-postgres.ts): leases (one holder until it expires:
+ * a deposit followed by one watch --pending, a profile's events delivered by one listen), the
+ * request budgets shared by every host's watch, the outboxes of listen, the display clears, and
+ * a notification on every deposit written, for the displays (LISTEN lbrl_deposits).
+ */
+const HOSTS = `
+create table lbrl_leases (
+  name text primary key,
+  holder text not null,
+  expires_at timestamptz not null
+);
+
+-- the next free moment of a shared request budget: each request takes the next slot, spaced evenly
+create table lbrl_request_budgets (
+  name text primary key,
+  next_at timestamptz not null
+);
+
+-- listen's outboxes: each line one record of the file outbox's NDJSON, in order
+create table lbrl_outbox (
+  outbox text not null,
+  seq bigint generated always as identity,
+  line text not null,
+  primary key (outbox, seq)
+);
+
+-- lbrl display clear: no charge of the profile and service created at or before this is shown
+create table lbrl_display_clears (
+  profile text not null,
+  base_url text not null,
+  before text not null,
+  primary key (profile, base_url)
+);
+
+create function lbrl_notify_deposit() returns trigger language plpgsql as $$
+begin
+  perform pg_notify('lbrl_deposits',
+    json_build_object('profile', new.profile, 'baseUrl', new.base_url, 'id', new.id)::text);
+  return null;
+end $$;
+
+create trigger lbrl_notify_deposit after insert or update on lbrl_deposits
+  for each row execute function lbrl_notify_deposit();
+`;
+
+export const MIGRATIONS: readonly string[] = [VERSION_1, HOSTS];
 
 /** The version this lbrl writes and reads. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

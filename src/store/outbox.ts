@@ -136,7 +136,55 @@ const REAL_LOCK_CLOCK: LockClock = {
   elapsed: () => performance.now(),
 };
 
-export class Outbox {
+/**
+ * Where listen keeps its events: this file (class Outbox), or a database's table
+ * (store/coordination-postgres.ts). Only the process delivering the profile's events writes it.
+ */
+export interface OutboxStore {
+  /** Every record, folded. */
+  load(): OutboxState;
+  /** Appends, in order after every append before; `sync` as sync() does. */
+  append(records: OutboxRecord[], sync?: boolean): void;
+  /** Every append before it is kept for good (on disk, or committed): at once, or when the promise settles. */
+  sync(): void | Promise<void>;
+  /** Replaces every record with `records`, at once (a crash leaves the old ones or the new). */
+  rewrite(records: OutboxRecord[]): void;
+  close(): void;
+}
+
+export function emptyOutboxState(): OutboxState {
+  return {
+    events: new Map(),
+    seen: new Map(),
+    since: undefined,
+    tried: new Map(),
+    following: new Set(),
+    lines: 0,
+    bytes: 0,
+  };
+}
+
+/** Records as lines of NDJSON, folded; a damaged line is skipped (and counted). */
+export function foldOutbox(lines: Iterable<string>): { state: OutboxState; damaged: number } {
+  const state = emptyOutboxState();
+  let damaged = 0;
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    let record = parseRecord(line);
+    if (!record) {
+      damaged += 1;
+      // a write cut short (kill -9, a full disk) that the next append ran into: keep that record
+      const last = line.lastIndexOf(RECORD_START);
+      record = last > 0 ? parseRecord(line.slice(last)) : undefined;
+      if (!record) continue;
+    }
+    state.lines += 1;
+    apply(state, record);
+  }
+  return { state, damaged };
+}
+
+export class Outbox implements OutboxStore {
   readonly dir: string;
   readonly file: string;
   readonly lockFile: string;
@@ -175,38 +223,16 @@ export class Outbox {
 
   /** Every record of the file, folded. Damaged lines are skipped with one warning. */
   load(): OutboxState {
-    const state: OutboxState = {
-      events: new Map(),
-      seen: new Map(),
-      since: undefined,
-      tried: new Map(),
-      following: new Set(),
-      lines: 0,
-      bytes: 0,
-    };
     const opened = openOwnFile(this.file, 'read', 'webhook outbox', this.warn);
-    if (!opened) return state;
+    if (!opened) return emptyOutboxState();
     let text: string;
     try {
       text = fs.readFileSync(opened.fd, 'utf8');
     } finally {
       fs.closeSync(opened.fd);
     }
+    const { state, damaged } = foldOutbox(text.split('\n'));
     state.bytes = Buffer.byteLength(text);
-    let damaged = 0;
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      let record = parseRecord(line);
-      if (!record) {
-        damaged += 1;
-        // a write cut short (kill -9, a full disk) that the next append ran into: keep that record
-        const last = line.lastIndexOf(RECORD_START);
-        record = last > 0 ? parseRecord(line.slice(last)) : undefined;
-        if (!record) continue;
-      }
-      state.lines += 1;
-      apply(state, record);
-    }
     if (damaged > 0) this.warn(`warning: skipped ${damaged} damaged line(s) in ${this.file}`);
     return state;
   }

@@ -12,6 +12,7 @@ import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { type StoredRecord, statusRecord } from '../../src/store/history.js';
+import { SCHEMA_VERSION } from '../../src/store/ledger-schema.js';
 import { runBin } from '../helpers/bin.js';
 import { created, depositId } from '../helpers/ledger-contract.js';
 import { freePort, freshDatabase, sql } from '../helpers/postgres.js';
@@ -67,7 +68,9 @@ describe('ledger status, import and export', () => {
     const dir = configWith(RECORDS);
     const env = { LBRL_CONFIG_DIR: dir, LBRL_LEDGER_URL: url };
     const before = await runBin(['ledger', 'status'], env);
-    expect(before.stdout).toBe(`Store     PostgreSQL\nWhere     ${shown(url)}\nSchema    1\nDeposits  0\n`);
+    expect(before.stdout).toBe(
+      `Store     PostgreSQL\nWhere     ${shown(url)}\nSchema    ${SCHEMA_VERSION}\nDeposits  0\n`,
+    );
     const first = await runBin(['ledger', 'import'], env);
     expect(first.code).toBe(0);
     expect(first.stderr).toBe(
@@ -79,7 +82,7 @@ describe('ledger status, import and export', () => {
     expect(JSON.parse(status.stdout)).toEqual({
       store: 'postgres',
       where: shown(url),
-      schemaVersion: 1,
+      schemaVersion: SCHEMA_VERSION,
       deposits: 2,
     });
     const exported = await runBin(['ledger', 'export'], env);
@@ -116,7 +119,11 @@ describe("libpq's conventions", () => {
         ...extra,
       });
     const bySocket = await status(socket, { PGPASSWORD: password() });
-    expect(JSON.parse(bySocket.stdout)).toMatchObject({ store: 'postgres', where: socket, schemaVersion: 1 });
+    expect(JSON.parse(bySocket.stdout)).toMatchObject({
+      store: 'postgres',
+      where: socket,
+      schemaVersion: SCHEMA_VERSION,
+    });
     const home = tempDir();
     fs.writeFileSync(path.join(home, '.pgpass'), `127.0.0.1:${url.port}:${database}:lbrl:${password()}\n`, {
       mode: 0o600,

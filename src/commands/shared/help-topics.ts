@@ -54,6 +54,10 @@ const ENVIRONMENT: HelpTopic = {
       'LBRL_LEDGER_URL',
       "where the ledger is: `file` or a PostgreSQL URL (`postgres://user:password@host:port/db`); beats the profile's `ledger` setting; its password is a secret like the token",
     ],
+    [
+      'LBRL_LEASE_MS',
+      'for tests: the length in milliseconds (50 to 600000) of every lease several hosts take in a database ledger (`watch --pending`, `listen`); by default 60 s and 15 s',
+    ],
     ['PGPASSWORD', "the ledger database's password when its URL has none (libpq's convention); a secret"],
     [
       'PGHOST',

@@ -1,0 +1,281 @@
+/**
+ * watch --pending, listen and display on several hosts, through the ledger's database (the rows
+ * and their rules: store/coordination-postgres.ts). Loaded only for a database ledger.
+ */
+import type pg from 'pg';
+import { LbrlError } from '../errors.js';
+import type {
+  DisplayFeed,
+  LeadClock,
+  ListenCoordination,
+  RequestBudget,
+  WatchCoordination,
+} from './coordination-port.js';
+import { type Coordinator, keepAlive, waitForLease } from './coordination-postgres.js';
+import type { HistoryEntry } from './history.js';
+import { PostgresLedger } from './ledger-postgres.js';
+import { foldOutbox, type OutboxRecord, type OutboxState, type OutboxStore } from './outbox.js';
+
+/** What the coordination of one command is about: its profile and service, the lease's length. */
+export interface CoordinationScope {
+  profile: string;
+  /** the history's key of the service (its base URL) */
+  service: string;
+  leaseMs: number;
+  warn(line: string): void;
+}
+
+/** Each deposit of a watch --pending followed by one host: a lease per deposit, for the pass. */
+export class PostgresWatch implements WatchCoordination {
+  private held: string[] = [];
+  private stopRenewing: (() => void) | undefined;
+
+  constructor(
+    private readonly coordinator: Coordinator,
+    private readonly scope: CoordinationScope,
+    readonly budget: RequestBudget,
+  ) {}
+
+  async claim(ids: string[]): Promise<{ mine: string[]; elsewhere: number }> {
+    const names = ids.map((id) => `watch ${this.scope.service} ${id}`);
+    const taken = await this.coordinator.take(names, this.scope.leaseMs);
+    const mine = ids.filter((_, index) => taken.has(names[index]!));
+    this.held = names.filter((name) => taken.has(name));
+    this.stopRenewing = keepAlive(
+      this.coordinator,
+      () => this.held,
+      this.scope.leaseMs,
+      (why) =>
+        this.scope.warn(
+          `warning: the leases of this watch on its deposits are lost (${why}): another host may follow them too`,
+        ),
+    );
+    return { mine, elsewhere: ids.length - mine.length };
+  }
+
+  async close(): Promise<void> {
+    this.stopRenewing?.();
+    await this.coordinator.release(this.held).catch(() => {});
+    await this.coordinator.close();
+  }
+}
+
+/**
+ * listen's outbox as rows: appends are queued in order on the command's connection, and sync()
+ * settles once the database committed every append before it (an event is sent only then).
+ */
+export class PostgresOutbox implements OutboxStore {
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown;
+
+  constructor(
+    private readonly coordinator: Coordinator,
+    readonly name: string,
+    private readonly state: OutboxState,
+  ) {}
+
+  static async open(coordinator: Coordinator, name: string, warn: (line: string) => void) {
+    const rows = await coordinator.using(async (client) => {
+      const found = await client.query<{ line: string }>(
+        'select line from lbrl_outbox where outbox = $1 order by seq',
+        [name],
+      );
+      return found.rows;
+    });
+    const { state, damaged } = foldOutbox(rows.map((row) => row.line));
+    if (damaged > 0)
+      warn(`warning: skipped ${damaged} damaged record(s) in the outbox ${name} of the ledger`);
+    return new PostgresOutbox(coordinator, name, state);
+  }
+
+  load(): OutboxState {
+    return this.state;
+  }
+
+  private queue(work: (client: pg.Client) => Promise<unknown>): void {
+    if (this.failure !== undefined) throw this.failure;
+    this.chain = this.chain
+      .then(() => this.coordinator.using(work))
+      .then(
+        () => {},
+        (error: unknown) => {
+          this.failure ??= error;
+        },
+      );
+  }
+
+  append(records: OutboxRecord[]): void {
+    if (records.length === 0) return;
+    const lines = records.map((record) => JSON.stringify(record));
+    this.queue((client) =>
+      client.query(
+        `insert into lbrl_outbox (outbox, line)
+         select $1, line from unnest($2::text[]) with ordinality as given(line, place) order by place`,
+        [this.name, lines],
+      ),
+    );
+  }
+
+  async sync(): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    await this.chain;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  rewrite(records: OutboxRecord[]): void {
+    const lines = records.map((record) => JSON.stringify(record));
+    // one statement: the old records or the new ones, never a mix
+    this.queue((client) =>
+      client.query(
+        `with gone as (delete from lbrl_outbox where outbox = $1)
+         insert into lbrl_outbox (outbox, line)
+         select $1, line from unnest($2::text[]) with ordinality as given(line, place) order by place`,
+        [this.name, lines],
+      ),
+    );
+  }
+
+  /** Everything queued, written (or failed). */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  close(): void {}
+}
+
+/** The lease of listen on a profile and service, by one host at a time; the others stand by. */
+export class PostgresListen implements ListenCoordination {
+  private readonly outboxes: PostgresOutbox[] = [];
+
+  constructor(
+    private readonly coordinator: Coordinator,
+    private readonly scope: CoordinationScope,
+  ) {}
+
+  private get prefix(): string {
+    return `${this.scope.profile} ${this.scope.service}`;
+  }
+
+  async lead(clock: LeadClock): Promise<{ release(): Promise<void>; lost: AbortSignal }> {
+    const { leaseMs, profile } = this.scope;
+    const name = `listen ${this.prefix}`;
+    await waitForLease(this.coordinator, name, leaseMs, clock, (holder) =>
+      this.scope.warn(
+        `standby: ${holder} delivers the events of profile ${profile} (${this.scope.service}); this listen sends nothing, and takes over within ${Math.ceil((leaseMs * 4) / 3 / 1000)} s of it stopping`,
+      ),
+    );
+    const lost = new AbortController();
+    const stop = keepAlive(
+      this.coordinator,
+      () => [name],
+      leaseMs,
+      (why) =>
+        lost.abort(
+          new LbrlError(
+            `listen lost the lead on the events of profile ${profile} (${why}); it stops sending: start it again to stand by`,
+            'network',
+          ),
+        ),
+    );
+    return {
+      lost: lost.signal,
+      release: async () => {
+        stop();
+        await Promise.all(this.outboxes.map((outbox) => outbox.settled()));
+        if (!lost.signal.aborted) await this.coordinator.release([name]).catch(() => {});
+      },
+    };
+  }
+
+  async outbox(receiver?: string): Promise<OutboxStore> {
+    const name = receiver === undefined ? this.prefix : `${this.prefix}~${receiver}`;
+    const outbox = await PostgresOutbox.open(this.coordinator, name, this.scope.warn);
+    this.outboxes.push(outbox);
+    return outbox;
+  }
+
+  async replayable(): Promise<OutboxStore[]> {
+    const names = await this.coordinator.using(async (client) => {
+      const { rows } = await client.query<{ outbox: string }>(
+        `select distinct outbox from lbrl_outbox where outbox = $1 or left(outbox, length($1) + 1) = $1 || '~' order by outbox`,
+        [this.prefix],
+      );
+      return rows.map((row) => row.outbox);
+    });
+    if (!names.includes(this.prefix)) names.unshift(this.prefix);
+    return Promise.all(names.map((name) => PostgresOutbox.open(this.coordinator, name, this.scope.warn)));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.outboxes.map((outbox) => outbox.settled()));
+    await this.coordinator.close();
+  }
+}
+
+/** The profile's deposits as the database has them, and what every host writes, pushed by NOTIFY. */
+export class PostgresDisplayFeed implements DisplayFeed {
+  private readonly ledger: PostgresLedger;
+
+  constructor(
+    private readonly coordinator: Coordinator,
+    private readonly scope: CoordinationScope,
+  ) {
+    this.ledger = new PostgresLedger(coordinator.client, coordinator.where);
+  }
+
+  async newest(): Promise<HistoryEntry | undefined> {
+    const { profile, service } = this.scope;
+    return (await this.ledger.entries({ profile, baseUrl: service }, { limit: 1 }))[0];
+  }
+
+  recorded(id: string): Promise<HistoryEntry | undefined> {
+    return this.ledger.recorded(id, this.scope.service);
+  }
+
+  async subscribe(changed: (id: string) => void, cleared: (before: string) => void): Promise<void> {
+    const { profile, service } = this.scope;
+    this.coordinator.client.on('notification', (message) => {
+      let said: { profile?: unknown; baseUrl?: unknown; id?: unknown; before?: unknown };
+      try {
+        said = JSON.parse(message.payload ?? '') as typeof said;
+      } catch {
+        return;
+      }
+      if (said.profile !== profile || said.baseUrl !== service) return;
+      if (message.channel === 'lbrl_deposits' && typeof said.id === 'string') changed(said.id);
+      if (message.channel === 'lbrl_display_clears' && typeof said.before === 'string') cleared(said.before);
+    });
+    await this.coordinator.using(async (client) => {
+      await client.query('listen lbrl_deposits');
+      await client.query('listen lbrl_display_clears');
+    });
+  }
+
+  lastClear(): Promise<string | undefined> {
+    return this.coordinator.using(async (client) => {
+      const { rows } = await client.query<{ before: string }>(
+        'select before from lbrl_display_clears where profile = $1 and base_url = $2',
+        [this.scope.profile, this.scope.service],
+      );
+      return rows[0]?.before;
+    });
+  }
+
+  clear(before: string): Promise<void> {
+    return this.coordinator.using(async (client) => {
+      await client.query(
+        `with kept as (
+           insert into lbrl_display_clears (profile, base_url, before) values ($1, $2, $3)
+           on conflict (profile, base_url) do update set before = greatest(lbrl_display_clears.before, excluded.before)
+           returning before)
+         select pg_notify('lbrl_display_clears',
+           json_build_object('profile', $1::text, 'baseUrl', $2::text, 'before', (select before from kept))::text)`,
+        [this.scope.profile, this.scope.service, before],
+      );
+    });
+  }
+
+  close(): Promise<void> {
+    return this.coordinator.close();
+  }
+}
