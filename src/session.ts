@@ -27,7 +27,8 @@ import {
   type Profile,
   requireProfileExists,
 } from './store/config.js';
-import { History, type HistoryEntry, type StoredRecord } from './store/history.js';
+import { History } from './store/history.js';
+import type { HistoryEntry, StoredRecord } from './store/history-records.js';
 import { openLedger } from './store/ledger.js';
 import type { Ledger } from './store/ledger-port.js';
 import { Printer } from './ui/output.js';

@@ -24,7 +24,7 @@ import {
 import { invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session, Target } from '../session.js';
 import type { Profile } from '../store/config.js';
-import { statusRecord } from '../store/history.js';
+import { statusRecord } from '../store/history-records.js';
 import { Outbox, type OutboxState, receiverKey } from '../store/outbox.js';
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';

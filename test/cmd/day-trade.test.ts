@@ -7,7 +7,7 @@
  * client makes of sockets and headers is tested in test/cmd/watch-wire.test.ts and client-faults.test.ts.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { type DayTradeInProcess, dayTradeInProcess, HOUR, id, NOW } from '../helpers/day-trade.js';
 
 let world: DayTradeInProcess;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { dayTradeInProcess, SERVICE } from '../helpers/day-trade.js';
 import { brCode, LQ } from '../helpers/fixtures.js';
 

@@ -10,7 +10,8 @@ import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/c
 import { createChecked } from '../../src/deposits/create.js';
 import type { HistoryReader } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
-import { History, type StoredRecord } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { tempDir } from '../helpers/cli.js';
 import { getAnswer, ID, LQ } from '../helpers/fixtures.js';
 import { followInProcess } from '../helpers/follow-in-process.js';

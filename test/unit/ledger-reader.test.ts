@@ -8,7 +8,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addToSums, emptySums, type ReportSums } from '../../src/deposits/ledger.js';
-import { type CreatedRecord, History, type StoredRecord } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import type { CreatedRecord, StoredRecord } from '../../src/store/history-records.js';
 import { readRecordLine } from '../../src/store/record-read.js';
 import { tempDir } from '../helpers/temp.js';
 
