@@ -39,6 +39,53 @@ export function scanForward(
 }
 
 /**
+ * Each line of the file in [from, to) to `online` (its bytes are buf[start, end), valid only during
+ * the call) until it returns true, split as readRecords splits them (NULs end a line; the part
+ * of a line past MAX_LINE at a buffer's end is skipped, that line with it): what a search that
+ * parses only some lines reads. Returns whether `online` stopped it.
+ */
+export function forEachLine(
+  source: HistoryFile,
+  from: number,
+  to: number,
+  online: (buf: Buffer, start: number, end: number) => boolean,
+): boolean {
+  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
+  if (!opened) return false;
+  const buf = Buffer.allocUnsafe(CHUNK + MAX_LINE);
+  let base = from; // the file offset of buf[0]
+  let have = 0;
+  let skipping = false;
+  try {
+    for (;;) {
+      const want = Math.min(buf.length - have, to - base - have);
+      const bytesRead = want > 0 ? fs.readSync(opened.fd, buf, have, want, base + have) : 0;
+      const limit = have + bytesRead;
+      nulsToNewlines(buf, have, limit);
+      if (bytesRead === 0) return limit > 0 && !skipping && online(buf, 0, limit);
+      let start = 0;
+      for (let newline = buf.indexOf(NEWLINE, 0); newline !== -1 && newline < limit; ) {
+        if (skipping) skipping = false;
+        else if (online(buf, start, newline)) return true;
+        start = newline + 1;
+        newline = buf.indexOf(NEWLINE, start);
+      }
+      if (skipping || limit - start >= MAX_LINE) {
+        skipping = true;
+        base += limit;
+        have = 0;
+      } else {
+        buf.copy(buf, 0, start, limit);
+        base += start;
+        have = limit - start;
+      }
+    }
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/**
  * The file from `from` on, read a buffer at a time: yields each record, returns the offset
  * after the last whole line. Lines longer than MAX_LINE are skipped as damage without
  * being held; a last line without its newline (a write cut short) is read as it is.
@@ -156,10 +203,10 @@ export function scanBackward(
   }
 }
 
-const MARK_BYTES = Buffer.from(RECORD_START);
+export const MARK_BYTES = Buffer.from(RECORD_START);
 
 /** The damaged lines a read met, by what is wrong with each: said in one warning at its end. */
-class DamageCount {
+export class DamageCount {
   private readonly counts = new Map<LineDamage, number>();
 
   add(damage: LineDamage): void {
@@ -181,7 +228,7 @@ class DamageCount {
  * written as lbrl writes it is told by its start, and passed over unread when the reader does not
  * want it; any other line is read whole.
  */
-function readLine(
+export function readLine(
   buf: Buffer,
   start: number,
   end: number,

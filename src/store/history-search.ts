@@ -1,24 +1,21 @@
 /**
- * The readers of deposits: from the end of the file back, stopping once the answer is whole
- * (eachBackward), and from the start, holding what the answer needs (allEntries, the total
- * reader every other must agree with; newestCreated; pendingEntries).
+ * The fast search of the history: from the end of the file back, stopping once the answer is
+ * whole (eachBackward), and the look at the lines before where it stopped that tells whether they
+ * change that answer (settledBefore). Whatever the file holds, it agrees with the total reader
+ * (allEntries in history-forward.ts), or says it cannot and the caller reads the whole file.
  */
-import fs from 'node:fs';
-import { canonicalId, isTerminal } from '../domain/values.js';
-import { openOwnFile } from './files.js';
-import { CHUNK, type HistoryFile, PREFIXES, scanBackward, scanForward } from './history-lines.js';
+import { canonicalId } from '../domain/values.js';
 import {
-  applyLater,
-  entryOfCreated,
-  entryOfRanked,
-  expires,
-  type Held,
-  holdEarlier,
-  Newest,
-  newerFirst,
-  type Ranked,
-} from './history-merge.js';
-import { type CreatedRecord, type HistoryEntry, MAX_ENTRIES, type StoredRecord } from './history-records.js';
+  DamageCount,
+  forEachLine,
+  type HistoryFile,
+  MARK_BYTES,
+  PREFIXES,
+  readLine,
+  scanBackward,
+} from './history-lines.js';
+import { entryOfCreated, type Held, holdEarlier } from './history-merge.js';
+import type { CreatedRecord, HistoryEntry, StoredRecord } from './history-records.js';
 import { IdSet } from './id-set.js';
 
 /** How many statuses of deposits not yet met a read from the end holds before it reads from the start. */
@@ -34,23 +31,40 @@ const STATUS_ROOM = 100_000;
  * its lines repeat out of order. Those deposits are returned in `disordered`, each with the
  * offset of its first creation; given back as `merge`, their records are held until that first
  * creation, where the deposit is given to `visit` with all of them merged. When `visit` stops
- * the read, the rest of the file is still searched for an earlier creation of the deposits
- * given (those in `kept`, when the caller names them), which makes them `disordered` too.
+ * the read, what it gave is the answer only if the lines before `stoppedAt` change nothing of
+ * it: `settledBefore` tells.
  */
+/** What a read from the end back found besides the entries it gave. */
+export interface BackwardRead {
+  /** more facts held for deposits not yet met than STATUS_ROOM: read from the start instead */
+  overflow: boolean;
+  /** the deposits whose lines repeat out of order, each with the offset of its first creation */
+  disordered: Map<string, number>;
+  /** where `visit` stopped the read (the start of that deposit's line); 0 when it read it all */
+  stoppedAt: number;
+  /** the deposits whose creation the read met (a compact set, and each id's print: see idPrint) */
+  met: DepositsMet;
+}
+
+export interface DepositsMet {
+  ids: IdSet;
+  prints: ReadonlySet<number>;
+}
+
 export function eachBackward(
   source: HistoryFile,
   filter: (r: CreatedRecord) => boolean,
   visit: (e: HistoryEntry) => boolean,
-  opts: { merge?: ReadonlyMap<string, number>; ids?: ReadonlySet<string>; kept?: ReadonlySet<string> } = {},
-): { overflow: boolean; disordered: Map<string, number> } {
+  opts: { merge?: ReadonlyMap<string, number>; ids?: ReadonlySet<string> } = {},
+): BackwardRead {
   const held = new Map<string, Held>();
   const merge = opts.merge;
   const met = new IdSet();
+  const prints = new Set<number>();
   const disordered = new Map<string, number>();
   let overflow = false;
   let stopped = false;
-  // once `visit` stops the read, the rest of the file is searched for earlier creations of the
-  // deposits kept, by a scan that parses nothing (see createdBefore)
+  // where `visit` stopped the read: the lines before it are left to settledBefore
   const floor = { at: 0 };
   const hold = (record: StoredRecord & { id: string }): boolean => {
     let later = held.get(record.id);
@@ -73,7 +87,7 @@ export function eachBackward(
       if (merge?.has(record.id) && merge.get(record.id) !== offset) return hold(record);
       const later = held.get(record.id);
       held.delete(record.id);
-      if (!merge) met.add(record.id);
+      if (!merge && met.add(record.id)) prints.add(idPrint(record.id));
       if (!filter(record)) return false;
       // the record was parsed for this read alone: it becomes the entry, without a copy
       stopped = visit(entryOfCreated(record, later));
@@ -86,149 +100,156 @@ export function eachBackward(
   );
   // a record met before the only creation of its deposit is damage, as it always was
   for (const [id, offset] of disordered) if (offset < 0) disordered.delete(id);
-  const kept = opts.kept ?? met;
-  if (stopped && floor.at > 0) for (const id of createdBefore(source, floor.at, kept)) disordered.set(id, -2);
-  return { overflow, disordered };
+  return { overflow, disordered, stoppedAt: stopped ? floor.at : 0, met: { ids: met, prints } };
 }
 
 /**
- * The ids of `ids` created (as lbrl writes a created line) before offset `end`: a forward scan
- * that finds each created line by its start with a native search and parses nothing, so the
- * newest few deposits are known to be created once without reading the whole file as records.
+ * Whether the lines before `end` change nothing of the newest entries a read from the end found
+ * after it (whose oldest creation time is `oldest`): they hold no creation of a deposit that read
+ * met (the first creation is the deposit's, and its later lines all count), and none newer than
+ * `oldest` (which would rank among the newest; one as old ranks after, being earlier in the file),
+ * of the deposits `only` names when given. A creation in any form counts (another tool's spacing
+ * or key order, a record a torn write ran into): lines as lbrl writes them are told by their
+ * first bytes and read no further than their time, any other line is read whole. Where a line
+ * cannot be told so cheaply, the answer is no: the caller reads the whole file.
  */
-function createdBefore(source: HistoryFile, end: number, ids: { has(id: string): boolean }): string[] {
-  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
-  if (!opened) return [];
-  const found: string[] = [];
-  const head = PREFIXES[0]![1];
-  const span = head.length + 36;
-  const buf = Buffer.allocUnsafe(CHUNK + span);
-  try {
-    for (let base = 0; base < end; base += CHUNK) {
-      const length = fs.readSync(opened.fd, buf, 0, Math.min(CHUNK + span, end - base), base);
-      for (let at = buf.indexOf(head, 0); at !== -1 && at + span <= length && at < CHUNK; ) {
-        const id = canonicalId(buf.toString('latin1', at + head.length, at + span));
-        if (ids.has(id)) found.push(id);
-        at = buf.indexOf(head, at + head.length);
-      }
+export function settledBefore(
+  source: HistoryFile,
+  end: number,
+  met: DepositsMet,
+  oldest: string,
+  only?: ReadonlySet<string>,
+): boolean {
+  const oldestBytes = Buffer.from(oldest, 'latin1');
+  const changes = (record: StoredRecord): boolean =>
+    record.type === 'created' &&
+    (met.ids.has(record.id) || ((!only || only.has(record.id)) && record.at > oldest));
+  const out: StoredRecord[] = [];
+  const damage = new DamageCount();
+  const braces = new BraceCursor();
+  const stopped = forEachLine(source, 0, end, (buf, start, stop) => {
+    const kind = braces.holdsOneRecord(buf, start, stop) ? lineKind(buf, start, stop) : 'unknown';
+    if (kind === 'other') return false;
+    if (kind === 'unknown') {
+      readLine(buf, start, stop, out, damage);
+      return out.splice(0).some(changes);
     }
-  } finally {
-    fs.closeSync(opened.fd);
-  }
-  return found;
+    const idStart = start + CREATED_HEAD.length;
+    if (met.prints.has(idPrint(buf, idStart)) && met.ids.has(idAt(buf, idStart))) return true;
+    if (only && !only.has(idAt(buf, idStart))) return false;
+    return !timeNoLater(buf, idStart + ID_LENGTH, stop, oldestBytes);
+  });
+  return !stopped;
 }
 
-/** Every deposit the filter takes, in one pass from the start, held in memory: the fallback. */
-export function allEntries(source: HistoryFile, filter: (r: CreatedRecord) => boolean): HistoryEntry[] {
-  const all = new Map<string, Ranked>();
-  const created = new IdSet();
-  let seq = 0;
-  scanForward(
-    source,
-    (record) => {
-      if (record.type === 'attempt') return;
-      if (record.type === 'created') {
-        // a deposit is created once: a created line repeated says nothing new
-        if (created.add(record.id) && filter(record))
-          all.set(record.id, { created: record, seq: seq++, status: record.status, statusAt: record.at });
-        return;
-      }
-      const ranked = all.get(record.id);
-      if (ranked) applyLater(ranked, record);
-    },
-    0,
-  );
-  return [...all.values()].sort(newerFirst).map(entryOfRanked);
-}
+const CREATED_HEAD = PREFIXES[0]![1];
+/** `{"v":1,"type":"`: how every line lbrl writes starts, its type next. */
+const TYPE_HEAD = Buffer.from('{"v":1,"type":"');
+const ID_LENGTH = 36;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+/** What follows the id of a created line as lbrl writes it, up to the time: `","profile":"…","baseUrl":"…","at":"`. */
+const PROFILE_KEY = Buffer.from('","profile":"');
+const BASE_URL_KEY = Buffer.from('","baseUrl":"');
+const AT_KEY = Buffer.from('","at":"');
 
-/** The newest `limit` deposits by creation time, in one pass from the start. */
-export function newestCreated(
-  source: HistoryFile,
-  filter: (r: CreatedRecord) => boolean,
-  limit: number,
-): HistoryEntry[] {
-  const newest = new Newest(limit);
-  const created = new IdSet();
-  let seq = 0;
-  scanForward(
-    source,
-    (record) => {
-      if (record.type === 'attempt') return;
-      if (record.type === 'created') {
-        // a deposit is created once: a created line repeated says nothing new
-        if (created.add(record.id) && filter(record)) newest.offer(record, seq++);
-        return;
-      }
-      const ranked = newest.map.get(record.id);
-      // appends are ordered: a later line is later news, whatever the clocks of the writers said
-      if (ranked) applyLater(ranked, record);
-    },
-    0,
-    (type, id) => type === 'created' || (type !== 'attempt' && (id === undefined || newest.map.has(id))),
-  );
-  return newest.result();
+/** Whether buf[at...end) starts with `bytes` (compared here: a native call costs more for a few bytes). */
+function startsWith(buf: Buffer, at: number, end: number, bytes: Buffer): boolean {
+  if (end - at < bytes.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (buf[at + i] !== bytes[i]) return false;
+  return true;
 }
 
 /**
- * The deposits not yet FINALIZED or FAILED, newest first, at most `cap`: one pass that forgets
- * a deposit as soon as it ends, so memory follows what is pending, not the file. A deposit
- * recorded expired is left out unless `includeExpired`; a later status brings it back.
+ * Finds the braces of a buffer in order, to tell whether a line holds a second record's start
+ * (a torn write runs into a whole record, which the readers then take): a search for one byte,
+ * far cheaper than one for the record's start on every line.
  */
-export function pendingEntries(
-  source: HistoryFile,
-  filter: (r: CreatedRecord) => boolean = () => true,
-  opts: { includeExpired?: boolean; cap?: number } = {},
-): HistoryEntry[] {
-  const cap = opts.cap ?? MAX_ENTRIES;
-  const open = new Newest(cap);
-  // expired and still waiting: kept aside (not counted against the cap) until a status revives one
-  const dormant = new Map<string, Ranked>();
-  const created = new IdSet();
-  let seq = 0;
-  scanForward(
-    source,
-    (record) => {
-      if (record.type === 'attempt') return;
-      if (record.type === 'created') {
-        // a deposit is created once: a created line repeated (after its end, too) says nothing new
-        if (created.add(record.id) && filter(record) && !isTerminal(record.status)) open.offer(record, seq++);
-        return;
-      }
-      if (record.type === 'expired') {
-        const ranked = open.map.get(record.id);
-        if (!ranked || !expires(ranked.status)) return;
-        ranked.expiredAt = record.at;
-        if (!opts.includeExpired) {
-          open.map.delete(record.id);
-          dormant.set(record.id, ranked);
-        }
-        return;
-      }
-      const sleeping = dormant.get(record.id);
-      if (sleeping) {
-        const was = sleeping.status;
-        applyLater(sleeping, record);
-        if (sleeping.status === was) return;
-        // a status that moves it on: news from the service, the deposit is followed again
-        dormant.delete(record.id);
-        if (!isTerminal(sleeping.status)) open.offer(sleeping.created, sleeping.seq);
-        if (open.map.has(record.id)) open.map.set(record.id, sleeping);
-        return;
-      }
-      const openEntry = open.map.get(record.id);
-      if (!openEntry) return;
-      applyLater(openEntry, record);
-      if (isTerminal(openEntry.status)) open.map.delete(openEntry.created.id);
-    },
-    0,
-    (type, id) =>
-      type === 'created' || (type !== 'attempt' && (id === undefined || open.map.has(id) || dormant.has(id))),
-  );
-  const out = open.result();
-  if (open.truncated) {
-    source.warn(
-      `warning: ${source.file} holds more than ${cap} deposits not yet ended; only the newest ${cap} are taken`,
-    );
+class BraceCursor {
+  private next = -1;
+  private last = -1;
+
+  holdsOneRecord(buf: Buffer, start: number, end: number): boolean {
+    if (start <= this.last || this.next < start + 1) this.next = buf.indexOf(OPEN_BRACE, start + 1);
+    this.last = start;
+    while (this.next !== -1 && this.next < end) {
+      if (startsWith(buf, this.next, end, MARK_BYTES)) return false;
+      this.next = buf.indexOf(OPEN_BRACE, this.next + 1);
+    }
+    return true;
   }
-  return out;
+}
+
+/**
+ * What the start of a line says of it: a created line as lbrl writes it, its id whole; a line of
+ * another type as lbrl writes it ('other'); or a line to read whole ('unknown').
+ */
+function lineKind(buf: Buffer, start: number, end: number): 'created' | 'other' | 'unknown' {
+  if (!startsWith(buf, start, end, TYPE_HEAD)) return 'unknown';
+  if (buf[start + TYPE_HEAD.length] !== 0x63) return 'other'; // not a "c": not "created"
+  if (!startsWith(buf, start, end, CREATED_HEAD)) return 'unknown';
+  const idEnd = start + CREATED_HEAD.length + ID_LENGTH;
+  if (idEnd >= end || buf[idEnd] !== QUOTE) return 'unknown';
+  for (let i = start + CREATED_HEAD.length; i < idEnd; i++)
+    if (buf[i] === BACKSLASH || buf[i] === QUOTE || buf[i]! >= 0x80) return 'unknown';
+  return 'created';
+}
+
+/** The id of a created line in its one form (lower case). */
+function idAt(buf: Buffer, from: number): string {
+  return canonicalId(buf.toString('latin1', from, from + ID_LENGTH));
+}
+
+/**
+ * A 32-bit print of an id in its one form, from its last 12 characters (of a UUID, 48 bits, the
+ * part that differs most) in lower case, from a string or from the bytes of a line: a cheap first
+ * look before the id is read as text.
+ */
+export function idPrint(source: string | Buffer, from = 0): number {
+  let hash = 0x811c9dc5;
+  if (typeof source === 'string')
+    for (let i = ID_LENGTH - 12; i < ID_LENGTH; i++)
+      hash = Math.imul(hash ^ lower(source.charCodeAt(i)), 0x01000193);
+  else
+    for (let i = from + ID_LENGTH - 12; i < from + ID_LENGTH; i++)
+      hash = Math.imul(hash ^ lower(source[i]!), 0x01000193);
+  return hash >>> 0;
+}
+
+function lower(code: number): number {
+  return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+}
+
+/** The end of the JSON text value starting at `from` (its closing quote), or -1 past `end`. */
+function textEnd(buf: Buffer, from: number, end: number): number {
+  for (let i = from; i < end; i++) {
+    if (buf[i] === BACKSLASH) i++;
+    else if (buf[i] === QUOTE) return i;
+  }
+  return -1;
+}
+
+/**
+ * Whether the time of a created line as lbrl writes it (after its id: the profile, the service,
+ * then the time) is no later than `oldest`, compared as the readers compare times (as text); no
+ * when it cannot be read so (the keys otherwise, an escape or a byte past ASCII in the time).
+ */
+function timeNoLater(buf: Buffer, idEnd: number, end: number, oldest: Buffer): boolean {
+  if (!startsWith(buf, idEnd, end, PROFILE_KEY)) return false;
+  const profileEnd = textEnd(buf, idEnd + PROFILE_KEY.length, end);
+  if (profileEnd === -1 || !startsWith(buf, profileEnd, end, BASE_URL_KEY)) return false;
+  const serviceEnd = textEnd(buf, profileEnd + BASE_URL_KEY.length, end);
+  if (serviceEnd === -1 || !startsWith(buf, serviceEnd, end, AT_KEY)) return false;
+  const start = serviceEnd + AT_KEY.length;
+  for (let i = start; i < end; i++) {
+    const byte = buf[i]!;
+    if (byte === BACKSLASH || byte >= 0x80) return false;
+    const index = i - start;
+    // the time ends: it is no later when what it holds so far is all of oldest's start
+    if (byte === QUOTE) return true;
+    if (index >= oldest.length) return false;
+    if (byte !== oldest[index]) return byte < oldest[index]!;
+  }
+  return false;
 }

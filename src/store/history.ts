@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { canonicalId } from '../domain/values.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
+import { allEntries, newestCreated, pendingEntries } from './history-forward.js';
 import { type HistoryFile, readRecords, scanBackward, scanForward } from './history-lines.js';
 import { newerEntryFirst, newsKey, recordNews, withCanonicalId } from './history-merge.js';
 import {
@@ -30,7 +31,7 @@ import {
   type StoredRecord,
   type StoredShare,
 } from './history-records.js';
-import { allEntries, eachBackward, newestCreated, pendingEntries } from './history-search.js';
+import { eachBackward, settledBefore } from './history-search.js';
 import { IdSet } from './id-set.js';
 
 /** How far back from the end a status is looked for before appending it (about 30,000 records). */
@@ -289,20 +290,26 @@ export class History implements HistoryFile {
     const where = opts.where;
     let out: HistoryEntry[];
     const found: HistoryEntry[] = [];
-    const kept = new Set<string>();
     const read = eachBackward(
       this,
       filter,
       (entry) => {
         if (where && !where(entry)) return false;
         found.push(entry);
-        kept.add(entry.id);
         return found.length >= limit;
       },
-      { ids: opts.ids, kept },
+      { ids: opts.ids },
     );
-    // a deposit whose lines repeat out of order is merged by a read from the start
-    if (!read.overflow && read.disordered.size === 0) out = found.sort(newerEntryFirst);
+    // what the read found is the answer when nothing before where it stopped changes it;
+    // else (a deposit whose lines repeat out of order, creation times out of file order), a read
+    // from the start gives it
+    const oldest = found.reduce((min, e) => (e.at < min ? e.at : min), found[0]?.at ?? '');
+    if (
+      !read.overflow &&
+      read.disordered.size === 0 &&
+      (read.stoppedAt === 0 || settledBefore(this, read.stoppedAt, read.met, oldest, opts.ids))
+    )
+      out = found.sort(newerEntryFirst);
     else if (!where) out = newestCreated(this, filter, limit);
     else out = allEntries(this, filter).filter(where).sort(newerEntryFirst).slice(0, limit);
     for (const e of out) this.rememberStatus(e.id, newsKey(e.status, e.facts));
