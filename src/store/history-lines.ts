@@ -39,16 +39,16 @@ export function scanForward(
 }
 
 /**
- * Each line of the file in [from, to) to `online` (its bytes are buf[start, end), valid only during
- * the call) until it returns true, split as readRecords splits them (NULs end a line; the part
- * of a line past MAX_LINE at a buffer's end is skipped, that line with it): what a search that
- * parses only some lines reads. Returns whether `online` stopped it.
+ * The file in [from, to) a buffer of whole lines at a time, to `onBlock` (its lines are buf[0, end),
+ * valid only during the call) until it returns true, split as readRecords splits them (NULs end a
+ * line; a line past MAX_LINE at a buffer's end is skipped): what a search that parses only some
+ * lines reads. Returns whether `onBlock` stopped it.
  */
-export function forEachLine(
+export function forEachBlock(
   source: HistoryFile,
   from: number,
   to: number,
-  online: (buf: Buffer, start: number, end: number) => boolean,
+  onBlock: (buf: Buffer, end: number) => boolean,
 ): boolean {
   const opened = openOwnFile(source.file, 'read', 'history', source.warn);
   if (!opened) return false;
@@ -58,17 +58,23 @@ export function forEachLine(
   let skipping = false;
   try {
     for (;;) {
-      const want = Math.min(buf.length - have, to - base - have);
-      const bytesRead = want > 0 ? fs.readSync(opened.fd, buf, have, want, base + have) : 0;
+      const room = Math.min(buf.length - have, to - base - have);
+      const bytesRead = room > 0 ? fs.readSync(opened.fd, buf, have, room, base + have) : 0;
       const limit = have + bytesRead;
       nulsToNewlines(buf, have, limit);
-      if (bytesRead === 0) return limit > 0 && !skipping && online(buf, 0, limit);
+      if (bytesRead === 0) return limit > 0 && !skipping && onBlock(buf, limit);
       let start = 0;
-      for (let newline = buf.indexOf(NEWLINE, 0); newline !== -1 && newline < limit; ) {
-        if (skipping) skipping = false;
-        else if (online(buf, start, newline)) return true;
-        start = newline + 1;
-        newline = buf.indexOf(NEWLINE, start);
+      if (skipping) {
+        const newline = buf.indexOf(NEWLINE, 0);
+        if (newline !== -1 && newline < limit) {
+          skipping = false;
+          start = newline + 1;
+        } else start = limit;
+      }
+      const last = start < limit ? buf.lastIndexOf(NEWLINE, limit - 1) : -1;
+      if (last >= start) {
+        if (onBlock(start === 0 ? buf : buf.subarray(start), last + 1 - start)) return true;
+        start = last + 1;
       }
       if (skipping || limit - start >= MAX_LINE) {
         skipping = true;

@@ -7,9 +7,9 @@
 import { canonicalId } from '../domain/values.js';
 import {
   DamageCount,
-  forEachLine,
+  forEachBlock,
   type HistoryFile,
-  MARK_BYTES,
+  NEWLINE,
   PREFIXES,
   readLine,
   scanBackward,
@@ -126,29 +126,52 @@ export function settledBefore(
     (met.ids.has(record.id) || ((!only || only.has(record.id)) && record.at > oldest));
   const out: StoredRecord[] = [];
   const damage = new DamageCount();
-  const braces = new BraceCursor();
-  const stopped = forEachLine(source, 0, end, (buf, start, stop) => {
-    const kind = braces.holdsOneRecord(buf, start, stop) ? lineKind(buf, start, stop) : 'unknown';
-    if (kind === 'other') return false;
-    if (kind === 'unknown') {
-      readLine(buf, start, stop, out, damage);
-      return out.splice(0).some(changes);
+  const readWhole = (buf: Buffer, at: number, stop: number): number => {
+    const start = buf.lastIndexOf(NEWLINE, at) + 1;
+    const newline = buf.indexOf(NEWLINE, at);
+    const lineEnd = newline === -1 || newline > stop ? stop : newline;
+    readLine(buf, start, lineEnd, out, damage);
+    return out.splice(0).some(changes) ? -1 : lineEnd;
+  };
+  const stopped = forEachBlock(source, 0, end, (buf, stop) => {
+    // a line with an escape may spell "created" otherwise: read whole
+    for (let at = buf.indexOf(ESCAPE, 0); at !== -1 && at < stop; ) {
+      const lineEnd = readWhole(buf, at, stop);
+      if (lineEnd < 0) return true;
+      at = buf.indexOf(ESCAPE, lineEnd);
     }
-    const idStart = start + CREATED_HEAD.length;
+    // every creation holds `created"`: as lbrl writes it, at a line's start; else read whole
+    for (let hit = buf.indexOf(CREATED_WORD, 0); hit !== -1 && hit < stop; ) {
+      const start = hit - CREATED_AT;
+      if (start >= 0 && (start === 0 || buf[start - 1] === NEWLINE) && isCreatedHead(buf, start, stop)) {
+        if (changesAsWritten(buf, start + CREATED_HEAD.length, stop)) return true;
+        hit = buf.indexOf(CREATED_WORD, hit + 1);
+        continue;
+      }
+      const lineEnd = readWhole(buf, hit, stop);
+      if (lineEnd < 0) return true;
+      hit = buf.indexOf(CREATED_WORD, lineEnd);
+    }
+    return false;
+  });
+  return !stopped;
+
+  /** Whether a created line as lbrl writes it (its id at `idStart`) changes the answer. */
+  function changesAsWritten(buf: Buffer, idStart: number, stop: number): boolean {
     if (met.prints.has(idPrint(buf, idStart)) && met.ids.has(idAt(buf, idStart))) return true;
     if (only && !only.has(idAt(buf, idStart))) return false;
     return !timeNoLater(buf, idStart + ID_LENGTH, stop, oldestBytes);
-  });
-  return !stopped;
+  }
 }
 
 const CREATED_HEAD = PREFIXES[0]![1];
-/** `{"v":1,"type":"`: how every line lbrl writes starts, its type next. */
-const TYPE_HEAD = Buffer.from('{"v":1,"type":"');
+/** What every creation holds, whoever wrote it (unless escaped), and where lbrl's line has it. */
+const CREATED_WORD = Buffer.from('created"');
+const CREATED_AT = '{"v":1,"type":"'.length;
+const ESCAPE = Buffer.from('\\u');
 const ID_LENGTH = 36;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
 /** What follows the id of a created line as lbrl writes it, up to the time: `","profile":"…","baseUrl":"…","at":"`. */
 const PROFILE_KEY = Buffer.from('","profile":"');
 const BASE_URL_KEY = Buffer.from('","baseUrl":"');
@@ -161,41 +184,15 @@ function startsWith(buf: Buffer, at: number, end: number, bytes: Buffer): boolea
   return true;
 }
 
-/**
- * Finds the braces of a buffer in order, to tell whether a line holds a second record's start
- * (a torn write runs into a whole record, which the readers then take): a search for one byte,
- * far cheaper than one for the record's start on every line.
- */
-class BraceCursor {
-  private next = -1;
-  private last = -1;
-
-  holdsOneRecord(buf: Buffer, start: number, end: number): boolean {
-    if (start <= this.last || this.next < start + 1) this.next = buf.indexOf(OPEN_BRACE, start + 1);
-    this.last = start;
-    while (this.next !== -1 && this.next < end) {
-      if (startsWith(buf, this.next, end, MARK_BYTES)) return false;
-      this.next = buf.indexOf(OPEN_BRACE, this.next + 1);
-    }
-    return true;
-  }
-}
-
-/**
- * What the start of a line says of it: a created line as lbrl writes it, its id whole; a line of
- * another type as lbrl writes it ('other'); or a line to read whole ('unknown').
- */
-function lineKind(buf: Buffer, start: number, end: number): 'created' | 'other' | 'unknown' {
-  if (!startsWith(buf, start, end, TYPE_HEAD)) return 'unknown';
-  if (buf[start + TYPE_HEAD.length] !== 0x63) return 'other'; // not a "c": not "created"
-  if (!startsWith(buf, start, end, CREATED_HEAD)) return 'unknown';
+/** Whether a line starts as lbrl writes a created line, its id whole (no quote, escape or byte past ASCII). */
+function isCreatedHead(buf: Buffer, start: number, end: number): boolean {
+  if (!startsWith(buf, start, end, CREATED_HEAD)) return false;
   const idEnd = start + CREATED_HEAD.length + ID_LENGTH;
-  if (idEnd >= end || buf[idEnd] !== QUOTE) return 'unknown';
+  if (idEnd >= end || buf[idEnd] !== QUOTE) return false;
   for (let i = start + CREATED_HEAD.length; i < idEnd; i++)
-    if (buf[i] === BACKSLASH || buf[i] === QUOTE || buf[i]! >= 0x80) return 'unknown';
-  return 'created';
+    if (buf[i] === BACKSLASH || buf[i] === QUOTE || buf[i]! >= 0x80) return false;
+  return true;
 }
-
 /** The id of a created line in its one form (lower case). */
 function idAt(buf: Buffer, from: number): string {
   return canonicalId(buf.toString('latin1', from, from + ID_LENGTH));
@@ -226,6 +223,7 @@ function textEnd(buf: Buffer, from: number, end: number): number {
   for (let i = from; i < end; i++) {
     if (buf[i] === BACKSLASH) i++;
     else if (buf[i] === QUOTE) return i;
+    else if (buf[i] === NEWLINE) return -1;
   }
   return -1;
 }
@@ -244,7 +242,7 @@ function timeNoLater(buf: Buffer, idEnd: number, end: number, oldest: Buffer): b
   const start = serviceEnd + AT_KEY.length;
   for (let i = start; i < end; i++) {
     const byte = buf[i]!;
-    if (byte === BACKSLASH || byte >= 0x80) return false;
+    if (byte === BACKSLASH || byte === NEWLINE || byte >= 0x80) return false;
     const index = i - start;
     // the time ends: it is no later when what it holds so far is all of oldest's start
     if (byte === QUOTE) return true;
