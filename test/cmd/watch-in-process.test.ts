@@ -432,8 +432,22 @@ describe('deposit watch --pending, in process with a real history file', () => {
   it('with nothing pending, says so and asks nothing (exit 0)', async () => {
     const r = await watch([], { pending: true }, { history: await historyWith([A], { [A]: 'FINALIZED' }) });
     expect(r.error).toBeUndefined();
-    expect(r.stderr).toBe('no pending deposits in the local history\n');
+    expect(r.stderr).toBe(
+      `deposits of profile default on ${SERVICE}\nno pending deposits in the local history\n`,
+    );
     expect(r.api.calls).toEqual([]);
+  });
+
+  it('says which service it follows on stderr, as list and report do; not with -q, nor with --json', async () => {
+    const history = await historyWith([A]);
+    const get = (id: string) => at('FINALIZED', { id });
+    const plain = await watch([], { pending: true }, { history, get });
+    expect(plain.stderr.split('\n')[0]).toBe(`deposits of profile default on ${SERVICE}`);
+    const quiet = await watch([], { pending: true }, { history: await historyWith([A]), get, quiet: true });
+    expect(quiet.stderr).not.toContain('deposits of');
+    const json = await watch([], { pending: true }, { history: await historyWith([A]), get, json: true });
+    expect(json.stderr).not.toContain('deposits of');
+    expect(json.stdout).not.toContain('deposits of');
   });
 
   it('follows what is open, and a deposit the service no longer knows is recorded GONE and reported (exit 4)', async () => {
