@@ -14,6 +14,7 @@ import type {
   StatusRecord,
   StoredRecord,
 } from './history-records.js';
+import { IdSet } from './id-set.js';
 
 /** A created record as a fold holds it: the record as read, its latest status, its file order. */
 export interface Ranked {
@@ -143,7 +144,12 @@ export class Newest {
       this.truncated = true;
       return;
     }
-    this.map.set(created.id, { created, seq, status: created.status, statusAt: created.at });
+    this.map.set(depositKey(created.baseUrl, created.id), {
+      created,
+      seq,
+      status: created.status,
+      statusAt: created.at,
+    });
     if (this.map.size >= this.room) this.cut();
   }
 
@@ -151,7 +157,7 @@ export class Newest {
     const sorted = [...this.map.values()].sort(newerFirst);
     const cut = sorted.splice(this.limit);
     if (cut.length > 0) this.truncated = true;
-    for (const e of cut) this.map.delete(e.created.id);
+    for (const e of cut) this.map.delete(depositKey(e.created.baseUrl, e.created.id));
     this.floor = sorted[sorted.length - 1];
   }
 
@@ -240,4 +246,45 @@ export function setStatus(ranked: Ranked, status: string, at: string, final?: Fi
 
 export function withCanonicalId(record: StoredRecord): StoredRecord {
   return record.type === 'attempt' ? record : { ...record, id: canonicalId(record.id) };
+}
+
+/** A deposit's key in a reader's maps: one record per deposit per service. */
+export function depositKey(baseUrl: string, id: string): string {
+  return `${baseUrl} ${id}`;
+}
+
+/**
+ * Where each id was created, read forward: what tells which deposit a later record is about. A
+ * record naming its service is about that service's deposit; one without (written by an older
+ * release, which kept one deposit per id) is about the deposit of its id created before it, when
+ * that id was created on one service only; on several, it is about none of them.
+ */
+export class CreatedWhere {
+  private readonly byService = new Map<string, IdSet>();
+  private readonly onSeveral = new Set<string>();
+
+  /** Notes a creation; false when this deposit (service and id) was created before. */
+  add(created: CreatedRecord): boolean {
+    let ids = this.byService.get(created.baseUrl);
+    if (!ids) this.byService.set(created.baseUrl, (ids = new IdSet()));
+    if (!ids.add(created.id)) return false;
+    for (const [service, others] of this.byService)
+      if (service !== created.baseUrl && others.has(created.id)) this.onSeveral.add(created.id);
+    return true;
+  }
+
+  /** Whether `has` holds the key of a deposit of this id on any service. */
+  anyKey(id: string, has: (key: string) => boolean): boolean {
+    for (const service of this.byService.keys()) if (has(depositKey(service, id))) return true;
+    return false;
+  }
+
+  /** The key of the deposit a later record is about; undefined when none can be told. */
+  keyOf(record: StoredRecord & { id: string }): string | undefined {
+    if (record.baseUrl !== undefined) return depositKey(record.baseUrl, record.id);
+    if (this.onSeveral.has(record.id)) return undefined;
+    for (const [service, ids] of this.byService)
+      if (ids.has(record.id)) return depositKey(service, record.id);
+    return undefined;
+  }
 }

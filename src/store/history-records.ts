@@ -37,6 +37,11 @@ export interface StatusRecord {
   v: 1;
   type: 'status';
   id: string;
+  /**
+   * the service (base URL, or "sandbox") of the deposit it is about: one id may be two deposits,
+   * one per service. Absent from records of older releases: see depositKey (history-merge.ts).
+   */
+  baseUrl?: string;
   status: string;
   at: string;
   /** with a final status: what that answer said, which never changes after it */
@@ -81,6 +86,11 @@ export interface VerifiedRecord {
   v: 1;
   type: 'verified';
   id: string;
+  /**
+   * the service (base URL, or "sandbox") of the deposit it is about: one id may be two deposits,
+   * one per service. Absent from records of older releases: see depositKey (history-merge.ts).
+   */
+  baseUrl?: string;
   txid: string;
   at: string;
   /**
@@ -125,6 +135,11 @@ export interface UnverifiedRecord {
   v: 1;
   type: 'unverified';
   id: string;
+  /**
+   * the service (base URL, or "sandbox") of the deposit it is about: one id may be two deposits,
+   * one per service. Absent from records of older releases: see depositKey (history-merge.ts).
+   */
+  baseUrl?: string;
   txid: string;
   at: string;
   /** what the verification found: pending, not-found, not-settled, unproven or mismatch */
@@ -147,6 +162,11 @@ export interface ExpiredRecord {
   v: 1;
   type: 'expired';
   id: string;
+  /**
+   * the service (base URL, or "sandbox") of the deposit it is about: one id may be two deposits,
+   * one per service. Absent from records of older releases: see depositKey (history-merge.ts).
+   */
+  baseUrl?: string;
   at: string;
 }
 

@@ -14,7 +14,7 @@ import {
   readLine,
   scanBackward,
 } from './history-lines.js';
-import { entryOfCreated, type Held, holdEarlier } from './history-merge.js';
+import { depositKey, entryOfCreated, type Held, holdEarlier } from './history-merge.js';
 import type { CreatedRecord, HistoryEntry, StoredRecord } from './history-records.js';
 import { IdSet } from './id-set.js';
 
@@ -44,6 +44,11 @@ export interface BackwardRead {
   stoppedAt: number;
   /** the deposits whose creation the read met (a compact set, and each id's print: see idPrint) */
   met: DepositsMet;
+  /**
+   * an id created on two services, or a deposit with records that name their service and
+   * records that do not (written before and after an upgrade): merged only by a read from the start
+   */
+  mixed: boolean;
 }
 
 export interface DepositsMet {
@@ -60,15 +65,24 @@ export function eachBackward(
   const held = new Map<string, Held>();
   const merge = opts.merge;
   const met = new IdSet();
+  const metOn = new Map<string, IdSet>();
+  let mixed = false;
   const prints = new Set<number>();
   const disordered = new Map<string, number>();
   let overflow = false;
   let stopped = false;
   // where `visit` stopped the read: the lines before it are left to settledBefore
   const floor = { at: 0 };
+  // a record naming its service is held for that service's deposit; one without, for the id's
+  // (a creation held by a second read, too: it is the deposit's own, whatever its service)
+  const heldKey = (record: StoredRecord & { id: string }) =>
+    record.baseUrl === undefined || record.type === 'created'
+      ? record.id
+      : depositKey(record.baseUrl, record.id);
   const hold = (record: StoredRecord & { id: string }): boolean => {
-    let later = held.get(record.id);
-    if (!later) held.set(record.id, (later = {}));
+    const key = heldKey(record);
+    let later = held.get(key);
+    if (!later) held.set(key, (later = {}));
     holdEarlier(later, record);
     overflow = held.size > STATUS_ROOM + (merge?.size ?? 0);
     return overflow;
@@ -78,6 +92,7 @@ export function eachBackward(
     (record, offset) => {
       if (record.type === 'attempt') return false;
       if (met.has(record.id)) {
+        if (record.type === 'created' && !metOn.get(record.baseUrl)?.has(record.id)) mixed = true;
         if (!disordered.has(record.id) || record.type === 'created')
           disordered.set(record.id, record.type === 'created' ? offset : -1);
         return false;
@@ -85,9 +100,18 @@ export function eachBackward(
       if (stopped) return false;
       if (record.type !== 'created') return hold(record);
       if (merge?.has(record.id) && merge.get(record.id) !== offset) return hold(record);
-      const later = held.get(record.id);
+      const own = held.get(depositKey(record.baseUrl, record.id));
+      const unnamed = held.get(record.id);
+      if (own && unnamed) mixed = true;
+      const later = own ?? unnamed;
       held.delete(record.id);
+      held.delete(depositKey(record.baseUrl, record.id));
       if (!merge && met.add(record.id)) prints.add(idPrint(record.id));
+      if (!merge) {
+        let ids = metOn.get(record.baseUrl);
+        if (!ids) metOn.set(record.baseUrl, (ids = new IdSet()));
+        ids.add(record.id);
+      }
       if (!filter(record)) return false;
       // the record was parsed for this read alone: it becomes the entry, without a copy
       stopped = visit(entryOfCreated(record, later));
@@ -100,7 +124,7 @@ export function eachBackward(
   );
   // a record met before the only creation of its deposit is damage, as it always was
   for (const [id, offset] of disordered) if (offset < 0) disordered.delete(id);
-  return { overflow, disordered, stoppedAt: stopped ? floor.at : 0, met: { ids: met, prints } };
+  return { overflow, disordered, stoppedAt: stopped ? floor.at : 0, met: { ids: met, prints }, mixed };
 }
 
 /**

@@ -19,7 +19,7 @@ import { canonicalId } from '../domain/values.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
 import { allEntries, newestCreated, pendingEntries } from './history-forward.js';
 import { type HistoryFile, readRecords, scanBackward, scanForward } from './history-lines.js';
-import { newerEntryFirst, newsKey, recordNews, withCanonicalId } from './history-merge.js';
+import { depositKey, newerEntryFirst, newsKey, recordNews, withCanonicalId } from './history-merge.js';
 import {
   type BatchState,
   type ChainFact,
@@ -75,44 +75,47 @@ export class History implements HistoryFile {
     }
     for (const record of fresh)
       if (record.type === 'created' || record.type === 'status')
-        this.rememberStatus(record.id, recordNews(record));
-    for (const r of fresh) if (r.type === 'verified' || r.type === 'unverified') this.chain.set(r.id, r);
+        this.rememberStatus(keysOf(record), recordNews(record));
+    for (const r of fresh) if (r.type === 'verified' || r.type === 'unverified') this.chain.set(keyOf(r), r);
   }
 
   /** Remembers what the history last said of a deposit's status (its newsKey). */
-  private rememberStatus(id: string, news: string): void {
+  private rememberStatus(keys: string[], news: string): void {
     // a cache, bounded like anyRecord read from the file: forgetting costs a look-up, no more
     if (this.known.size >= MAX_ENTRIES * 2) this.known.clear();
-    this.known.set(id, news);
-    this.unknown.delete(id);
+    for (const key of keys) {
+      this.known.set(key, news);
+      this.unknown.delete(key);
+    }
   }
 
   private notYetRecorded(records: StoredRecord[]): StoredRecord[] {
     // what this process knows may be stale (another may have appended since): a status that looks
     // new is checked against the end of the file before it is appended
     const ask = records.filter(
-      (r) => r.type === 'status' && this.known.get(r.id) !== recordNews(r) && !this.unknown.has(r.id),
+      (r) => r.type === 'status' && this.known.get(keyOf(r)) !== recordNews(r) && !this.unknown.has(keyOf(r)),
     ) as StatusRecord[];
-    if (ask.length > 0) this.lookUp(new Set(ask.map((r) => r.id)));
+    if (ask.length > 0) this.lookUp(new Set(ask.map(keyOf)));
     const out: StoredRecord[] = [];
     const latest = new Map<string, string>();
     for (const record of records) {
       // one record per deposit: a second creation of an id is never written
-      if (record.type === 'created' && this.holds(record.id)) {
+      if (record.type === 'created' && this.holds(record.id, record.baseUrl)) {
         this.warn(`warning: deposit ${record.id} is already in ${this.file}; it is not recorded again`);
         continue;
       }
       if (record.type === 'verified' || record.type === 'unverified') {
         if (!this.isNewChainFact(record)) continue;
-        this.chain.set(record.id, record);
+        this.chain.set(keyOf(record), record);
         out.push(record);
         continue;
       }
       if (record.type === 'status') {
-        const was = latest.get(record.id) ?? this.known.get(record.id);
+        const was = latest.get(keyOf(record)) ?? this.known.get(keyOf(record));
         if (was === recordNews(record)) continue;
       }
-      if (record.type === 'created' || record.type === 'status') latest.set(record.id, recordNews(record));
+      if (record.type === 'created' || record.type === 'status')
+        latest.set(keyOf(record), recordNews(record));
       out.push(record);
     }
     return out;
@@ -125,27 +128,28 @@ export class History implements HistoryFile {
    * found otherwise (so a watch that polls a pending settlement does not grow the file).
    */
   private isNewChainFact(fact: ChainFact): boolean {
-    const last = this.lastChainFact(fact.id);
+    const last = this.lastChainFact(keyOf(fact), fact.id);
     if (fact.type === 'verified') return !(last?.type === 'verified' && last.txid === fact.txid);
     if (!last) return fact.outcome === 'unproven' || fact.outcome === 'mismatch';
     return last.type === 'verified' || last.outcome !== fact.outcome || last.txid !== fact.txid;
   }
 
   /** The latest chain fact of a deposit, looked for back from the end of the file. */
-  private lastChainFact(id: string): ChainFact | undefined {
-    if (this.chain.has(id)) return this.chain.get(id) ?? undefined;
+  private lastChainFact(key: string, id: string): ChainFact | undefined {
+    if (this.chain.has(key)) return this.chain.get(key) ?? undefined;
     let found: ChainFact | undefined;
     scanBackward(
       this,
       (record) => {
-        if ((record.type === 'verified' || record.type === 'unverified') && record.id === id) found = record;
+        if ((record.type === 'verified' || record.type === 'unverified') && keyOf(record) === key)
+          found = record;
         return found !== undefined;
       },
       (type, rid) => (type === 'verified' || type === 'unverified') && (rid === undefined || rid === id),
       LOOKUP_WINDOW,
     );
     if (this.chain.size >= MAX_ENTRIES) this.chain.clear();
-    this.chain.set(id, found ?? null);
+    this.chain.set(key, found ?? null);
     return found;
   }
 
@@ -210,21 +214,24 @@ export class History implements HistoryFile {
   }
 
   /** The latest status of some ids, from the end of the file back, within LOOKUP_WINDOW. */
-  private lookUp(ids: Set<string>): void {
-    const wanted = new Set(ids);
+  private lookUp(keys: Set<string>): void {
+    const wanted = new Set(keys);
+    const ids = new Set([...keys].map((key) => key.slice(key.lastIndexOf(' ') + 1)));
     scanBackward(
       this,
       (record) => {
-        if ((record.type !== 'created' && record.type !== 'status') || !wanted.has(record.id)) return false;
-        wanted.delete(record.id);
-        this.rememberStatus(record.id, recordNews(record));
+        if (record.type !== 'created' && record.type !== 'status') return false;
+        // the newest record of each key asked about is what the history says of it
+        const keys = keysOf(record).filter((key) => wanted.has(key));
+        for (const key of keys) wanted.delete(key);
+        if (keys.length > 0) this.rememberStatus(keys, recordNews(record));
         return wanted.size === 0;
       },
-      (type, id) => (type === 'created' || type === 'status') && (id === undefined || wanted.has(id)),
+      (type, id) => (type === 'created' || type === 'status') && (id === undefined || ids.has(id)),
       LOOKUP_WINDOW,
     );
     if (this.unknown.size + wanted.size > MAX_ENTRIES) this.unknown.clear();
-    for (const id of wanted) this.unknown.add(id);
+    for (const key of wanted) this.unknown.add(key);
   }
 
   /**
@@ -236,16 +243,20 @@ export class History implements HistoryFile {
     const key = canonicalId(id);
     // watch --pending looks up every deposit pending() just read: one pass, not one per deposit
     const read = this.pendingRead.get(`${baseUrl} ${key}`);
-    if (read && this.known.get(key) === newsKey(read.status, read.facts)) return read;
+    const news = read && newsKey(read.status, read.facts);
+    // what this process appended since, of this deposit or of its id, makes it read again
+    if (read && this.known.get(depositKey(baseUrl, key)) === news && this.known.get(key) === news)
+      return read;
     return this.entries((r) => r.id === key && r.baseUrl === baseUrl, { limit: 1, ids: new Set([key]) })[0];
   }
 
   /**
-   * Whether the history holds a deposit of this id (on any service: its later records name the
-   * id alone, so one file keeps one deposit per id). An index of the ids ever created, compact
-   * and read on from where the last call stopped, so a batch of creates reads the file once.
+   * Whether the history holds a deposit of this id: on the service `baseUrl` when given (one
+   * record per deposit per service: the sandbox and a live service may hand out the same id), on
+   * any otherwise. An index of the ids ever created, compact and read on from where the last call
+   * stopped, so a batch of creates reads the file once; an id in it is looked up on its service.
    */
-  holds(id: string): boolean {
+  holds(id: string, baseUrl?: string): boolean {
     const key = canonicalId(id);
     const index = this.createdIds;
     index.end = scanForward(
@@ -261,7 +272,8 @@ export class History implements HistoryFile {
         return false;
       },
     );
-    return index.ids.has(key);
+    if (!index.ids.has(key)) return false;
+    return baseUrl === undefined || this.recorded(key, baseUrl) !== undefined;
   }
 
   /** Every record of every kind, first to last, read as a stream (what `ledger export` copies). */
@@ -306,13 +318,14 @@ export class History implements HistoryFile {
     const oldest = found.reduce((min, e) => (e.at < min ? e.at : min), found[0]?.at ?? '');
     if (
       !read.overflow &&
+      !read.mixed &&
       read.disordered.size === 0 &&
       (read.stoppedAt === 0 || settledBefore(this, read.stoppedAt, read.met, oldest, opts.ids))
     )
       out = found.sort(newerEntryFirst);
     else if (!where) out = newestCreated(this, filter, limit);
     else out = allEntries(this, filter).filter(where).sort(newerEntryFirst).slice(0, limit);
-    for (const e of out) this.rememberStatus(e.id, newsKey(e.status, e.facts));
+    for (const e of out) this.rememberStatus(keysOf(e), newsKey(e.status, e.facts));
     return out;
   }
 
@@ -334,10 +347,12 @@ export class History implements HistoryFile {
       return false;
     };
     const first = eachBackward(this, filter, each);
-    if (!first.overflow && first.disordered.size === 0) return acc;
+    if (!first.overflow && !first.mixed && first.disordered.size === 0) return acc;
     acc = start();
-    if (!first.overflow && !eachBackward(this, filter, each, { merge: first.disordered }).overflow)
-      return acc;
+    if (!first.overflow && !first.mixed) {
+      const second = eachBackward(this, filter, each, { merge: first.disordered });
+      if (!second.overflow && !second.mixed) return acc;
+    }
     acc = start();
     for (const e of allEntries(this, filter)) visit(acc, e);
     return acc;
@@ -355,7 +370,7 @@ export class History implements HistoryFile {
     const out = pendingEntries(this, filter, opts);
     this.pendingRead.clear();
     for (const entry of out) {
-      this.rememberStatus(entry.id, newsKey(entry.status, entry.facts));
+      this.rememberStatus(keysOf(entry), newsKey(entry.status, entry.facts));
       this.pendingRead.set(`${entry.baseUrl} ${entry.id}`, entry);
     }
     return out;
@@ -400,4 +415,17 @@ export class History implements HistoryFile {
     );
     return { done, attempted, end };
   }
+}
+
+/**
+ * What the caches of a History know a deposit by: its service and id (a record of an older
+ * release, without its service, by its id alone).
+ */
+function keyOf(record: StoredRecord & { id: string }): string {
+  return record.baseUrl === undefined ? record.id : depositKey(record.baseUrl, record.id);
+}
+
+/** The keys a record of the file answers for: its deposit's, and its id's (what a record without a service asks). */
+function keysOf(record: StoredRecord & { id: string }): string[] {
+  return record.baseUrl === undefined ? [record.id] : [depositKey(record.baseUrl, record.id), record.id];
 }
