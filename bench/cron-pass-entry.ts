@@ -2,7 +2,7 @@
 // their last look and 3 live ones, in process, on the injected clock of the in-process tests:
 // the service answers at once, so a pass's length is the time the watch itself chose to wait.
 // Bundled and run by bench/cron-pass.mjs.
-import type { StoredRecord } from '../src/store/history.js';
+import type { StoredRecord } from '../src/store/history-records.js';
 import { dayTradeInProcess, id } from '../test/helpers/day-trade.js';
 
 const DUE = 1000;

@@ -27,7 +27,8 @@ import {
   type Profile,
   requireProfileExists,
 } from './store/config.js';
-import { History, type HistoryEntry, type StoredRecord } from './store/history.js';
+import { History } from './store/history.js';
+import type { HistoryEntry, StoredRecord } from './store/history-records.js';
 import { openLedger } from './store/ledger.js';
 import type { Ledger } from './store/ledger-port.js';
 import { Printer } from './ui/output.js';
@@ -136,10 +137,26 @@ export class Session {
    */
   record(records: StoredRecord[]): void {
     try {
-      this.history().append(records);
+      this.history().append(records.map((record) => this.namingService(record)));
     } catch (error) {
       this.printer.alarm(`warning: could not record in ${this.history().file}: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * A record about a deposit, naming the service it was learnt from (this session's target): one
+   * id may be a deposit on the sandbox and another on a live service, and a status of one must
+   * never move the other. A record that names one already is kept as it is.
+   */
+  private namingService(record: StoredRecord): StoredRecord {
+    if (record.type === 'created' || record.type === 'attempt' || record.baseUrl !== undefined) return record;
+    let service: string;
+    try {
+      service = Session.targetKey(this.target());
+    } catch {
+      return record;
+    }
+    return { ...record, baseUrl: service };
   }
 
   /** Where a target's deposits live, as the history records it. */
@@ -365,14 +382,14 @@ export class Session {
     const key = Session.targetKey(target);
     return Object.assign(client, {
       recorded: (id: string) => this.recorded(key, id),
-      holds: (id: string) => this.holds(id),
+      holds: (id: string) => this.holds(id, key),
     });
   }
 
-  /** Whether the history holds a deposit of this id (any target); false when it cannot be read. */
-  holds(id: string): boolean {
+  /** Whether the history holds a deposit of this id on a target (any, when not given); false when it cannot be read. */
+  holds(id: string, targetKey?: string): boolean {
     try {
-      return this.history().holds(id);
+      return this.history().holds(id, targetKey);
     } catch {
       return false;
     }

@@ -12,7 +12,7 @@ import {
 import { isPaid, isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import { Session } from '../session.js';
-import { statusRecord } from '../store/history.js';
+import { statusRecord } from '../store/history-records.js';
 import type { Printer } from '../ui/output.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { qrPng } from '../ui/qrpng.js';

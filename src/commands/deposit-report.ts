@@ -150,6 +150,22 @@ export function bar(value: number, max: number, width: number): string {
   return '█'.repeat(Math.floor(eighths / 8)) + BLOCKS[eighths % 8];
 }
 
+/** Where the figures of the facts under the table start. */
+const FACT_NAME_WIDTH = 19;
+
+/** Text cut at spaces into lines of at most `width` characters (a word longer than that alone on its line). */
+function wrapped(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
+}
+
 function humanReport(report: Report, options: ReportCommandOptions): string[] {
   const printer = options.printer;
   const total = report.total;
@@ -187,32 +203,41 @@ function humanReport(report: Report, options: ReportCommandOptions): string[] {
     out.push(index === rows.length - 1 ? printer.outColor.bold(line(row)) : line(row));
   });
   out.push('');
-  out.push(`Paid (finalized)   ${formatCents(total.grossCents)}`);
-  out.push(`Fees               ${formatCents(total.feeCents)}`);
-  out.push(`Net                ${formatCents(total.netCents)}`);
-  out.push(`  to split         ${formatCents(total.splitCents)}`);
-  out.push(`  to destination   ${formatCents(total.destinationCents)}`);
-  // one fact a line, so 80 columns (and a split pane) hold them
-  out.push(`Verified on chain  ${formatCents(total.verifiedNetCents)} (${total.verifiedCount})`);
-  out.push(`Unproven           ${formatCents(total.unprovenNetCents)} (${total.unprovenCount})`);
-  out.push(`Mismatched         ${formatCents(total.mismatchNetCents)} (${total.mismatchCount})`);
-  out.push(`Not yet checked    ${formatCents(total.uncheckedNetCents)} (${total.uncheckedCount})`);
+  // one fact a line, its figure beside its name when the terminal holds both (80 columns do),
+  // else under it (a 40-column pane): no line wraps, whatever the counts and amounts
+  const fact = (name: string, figure: string) => {
+    const one = `${name.padEnd(FACT_NAME_WIDTH)}${figure}`;
+    if (one.length <= columns) out.push(one);
+    else out.push(name.trimEnd(), `  ${figure}`);
+  };
+  fact('Paid (finalized)', formatCents(total.grossCents));
+  fact('Fees', formatCents(total.feeCents));
+  fact('Net', formatCents(total.netCents));
+  fact('  to split', formatCents(total.splitCents));
+  fact('  to destination', formatCents(total.destinationCents));
+  fact('Verified on chain', `${formatCents(total.verifiedNetCents)} (${total.verifiedCount})`);
+  fact('Unproven', `${formatCents(total.unprovenNetCents)} (${total.unprovenCount})`);
+  fact('Mismatched', `${formatCents(total.mismatchNetCents)} (${total.mismatchCount})`);
+  fact('Not yet checked', `${formatCents(total.uncheckedNetCents)} (${total.uncheckedCount})`);
   if (total.uncheckedCount > 0) out.push(printer.outColor.dim('  lbrl deposit verify checks them'));
   if (total.unknownAmountsCount > 0)
-    out.push(
-      printer.outColor.magenta(
-        `${total.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
-      ),
-    );
+    for (const part of wrapped(
+      `${total.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
+      columns,
+    ))
+      out.push(printer.outColor.magenta(part));
   // the picture: net received per period, in block characters
   const amounts = Math.max(...report.periods.map((s) => formatCents(s.netCents).length));
-  const width = Math.max(4, Math.min(40, columns - widths[0]! - 4 - amounts));
+  // the bar takes what the period and the amount leave, 40 at most; none when nothing is left
+  const width = Math.max(0, Math.min(40, columns - widths[0]! - 4 - amounts));
   const max = Math.max(0, ...report.periods.map((s) => s.netCents));
   out.push('');
   out.push(printer.outColor.bold(`Net received per ${report.by}`));
   for (const periodSums of report.periods)
     out.push(
-      `${periodSums.period.padEnd(widths[0]!)}  ${printer.outColor.green(bar(periodSums.netCents, max, width).padEnd(width))}  ${formatCents(periodSums.netCents)}`,
+      width > 0
+        ? `${periodSums.period.padEnd(widths[0]!)}  ${printer.outColor.green(bar(periodSums.netCents, max, width).padEnd(width))}  ${formatCents(periodSums.netCents)}`
+        : `${periodSums.period.padEnd(widths[0]!)}  ${formatCents(periodSums.netCents)}`,
     );
   return out;
 }

@@ -12,6 +12,7 @@ import { expireAfterMs, requestsPerMinute, type SettingsReader } from './shared/
 import { TRUST_SERVICE_ADDRESS } from './shared/flag-parts.js';
 import { type FollowDeps, followDepsOf, followOnScreen } from './shared/follow.js';
 import { exitCodesComment } from './shared/help-text.js';
+import { coverage } from './shared/history-output.js';
 import { type VerifySetupFlags, withVerify } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
@@ -101,7 +102,10 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
   const coordinated = async () => (coordination ??= await options.coordination?.(perMinute));
   const expiredAt = new Map<string, string>();
   if (flags.pending) {
-    const work = pendingWork(options.history(), options.scope(), ids, {
+    const scope = options.scope();
+    // which service's deposits it follows, as list and report say theirs (not with -q or --json)
+    options.printer.info(`deposits of ${coverage(scope.profile, scope.target, false)}`);
+    const work = pendingWork(options.history(), scope, ids, {
       includeExpired: flags.includeExpired === true,
       now: () => options.clock.now(),
       expireAfterMs: expireAfterMs(options.config),

@@ -26,7 +26,7 @@ import type { Session, Target } from '../session.js';
 import type { Profile } from '../store/config.js';
 import { FileListen } from '../store/coordination-file.js';
 import type { ListenCoordination } from '../store/coordination-port.js';
-import { statusRecord } from '../store/history.js';
+import { statusRecord } from '../store/history-records.js';
 import { type OutboxState, type OutboxStore, receiverKey } from '../store/outbox.js';
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';

@@ -24,7 +24,7 @@ import type {
 } from '../domain/deposit-rules.js';
 import { canonicalId } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
-import type { CreatedRecord, HistoryEntry } from '../store/history.js';
+import type { CreatedRecord, HistoryEntry } from '../store/history-records.js';
 import type { DepositApi } from './ports.js';
 
 /** What we know of a deposit before its answer arrives. */

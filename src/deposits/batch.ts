@@ -18,7 +18,7 @@ import type { CreateRequest } from '../api/models.js';
 import { type LocalFields, withLocalFields } from '../domain/text/reference.js';
 import { type ErrorType, interrupted, LbrlError } from '../errors.js';
 import type { ClaimWaitOptions, RowTurn } from '../store/claims.js';
-import type { AttemptRecord } from '../store/history.js';
+import type { AttemptRecord } from '../store/history-records.js';
 import { createChecked } from './create.js';
 import type { DepositApi, FlowClock, Recorder, Scope } from './ports.js';
 

@@ -3,7 +3,7 @@ import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse } from '../api/models.js';
 import { fixedFieldsOf } from '../domain/deposit.js';
 import type { LocalFields } from '../domain/text/reference.js';
-import type { CreatedRecord } from '../store/history.js';
+import type { CreatedRecord } from '../store/history-records.js';
 import { createAnswer } from './answers.js';
 import type { DepositApi, Recorder, Scope } from './ports.js';
 

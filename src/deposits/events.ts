@@ -25,7 +25,7 @@ import {
   statusesPassed,
   webhookHeaders,
 } from '../domain/webhook.js';
-import type { HistoryEntry } from '../store/history.js';
+import type { HistoryEntry } from '../store/history-records.js';
 import {
   apply,
   type EventRecord,

@@ -15,7 +15,7 @@
 import { type CsvDialect, centsField, csvRecord, textField } from '../domain/text/csv-write.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { isHex32 } from '../domain/values.js';
-import type { HistoryEntry } from '../store/history.js';
+import type { HistoryEntry } from '../store/history-records.js';
 import { type DepositFigures, figuresOf, shownStatus } from './ledger.js';
 
 /** What the chain said of a finalized deposit's settlement, in the report's four words. */

@@ -2,7 +2,12 @@
 import { IN_FLIGHT, isDueToExpire, lastLookDueAt } from '../domain/expiry.js';
 import { isPaid, isTerminal } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
-import { expiredRecord, type HistoryEntry, type StoredRecord, statusRecord } from '../store/history.js';
+import {
+  expiredRecord,
+  type HistoryEntry,
+  type StoredRecord,
+  statusRecord,
+} from '../store/history-records.js';
 import { getChecked } from './answers.js';
 import type { DepositApi, HistoryReader, Notes, Recorder, Scope } from './ports.js';
 import { GONE } from './watch.js';

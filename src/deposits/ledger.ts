@@ -5,7 +5,7 @@
  */
 import { decimalFromNumber } from '../domain/decimal.js';
 import { exactCents } from '../domain/money.js';
-import type { CreatedRecord, HistoryEntry } from '../store/history.js';
+import type { CreatedRecord, HistoryEntry } from '../store/history-records.js';
 import { GONE } from './watch.js';
 
 /** The status a person reads: EXPIRED (a local verdict) over the service's last known one. */

@@ -5,7 +5,7 @@
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse, GetResponse } from '../api/models.js';
 import type { Network } from '../domain/liquid/networks.js';
-import type { CreatedRecord, HistoryEntry, HistoryRecord, StoredRecord } from '../store/history.js';
+import type { CreatedRecord, HistoryEntry, HistoryRecord, StoredRecord } from '../store/history-records.js';
 
 /** The two calls of the service the flows make (DepositClient has them). */
 export interface DepositApi {

@@ -28,7 +28,7 @@ import {
 import type { Zkp } from '../domain/liquid/unblind.js';
 import { exactCents } from '../domain/money.js';
 import { LbrlError } from '../errors.js';
-import type { HistoryEntry, StoredShare } from '../store/history.js';
+import type { HistoryEntry, StoredShare } from '../store/history-records.js';
 import { shownStatus } from './ledger.js';
 import { earlierShares } from './verify.js';
 

@@ -15,7 +15,7 @@ import type {
   SettlementReport,
 } from '../domain/liquid/settlement.js';
 import { LbrlError } from '../errors.js';
-import type { HistoryEntry, StoredShare } from '../store/history.js';
+import type { HistoryEntry, StoredShare } from '../store/history-records.js';
 import { getChecked } from './answers.js';
 import type { CheckedSettlement, CheckSettlementInput } from './chain-check.js';
 import type { DepositApi } from './ports.js';

@@ -12,7 +12,7 @@ import { watchDeposits } from '../deposits/watch.js';
 import { type Focus, type Screen, type ScreenRules, screenOf } from '../domain/display.js';
 import { isPaid, STATUS_ORDER } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
-import { type CreatedRecord, type HistoryEntry, statusRecord } from '../store/history.js';
+import { type CreatedRecord, type HistoryEntry, statusRecord } from '../store/history-records.js';
 import { processAlive, readWithdrawn, type Withdrawn } from './state.js';
 
 export interface HistoryView {

@@ -5,7 +5,7 @@
  * once. Its signature is a count of the changes taken, so the engine reads it again only then.
  */
 import type { DisplayFeed } from '../store/coordination-port.js';
-import type { CreatedRecord, HistoryEntry } from '../store/history.js';
+import type { CreatedRecord, HistoryEntry } from '../store/history-records.js';
 import type { HistoryView } from './engine.js';
 
 export class PushedHistory implements HistoryView {

@@ -15,7 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { interrupted, LbrlError } from '../errors.js';
 import { currentUid, ensurePrivateDir, openOwnFile } from './files.js';
-import type { BatchState, History } from './history.js';
+import type { History } from './history.js';
+import type { BatchState } from './history-records.js';
 
 /** lbrl's namespace for its name-based UUIDs; fixed forever, or every row's key would change. */
 const NAMESPACE = '8a3f7c2e-5b1d-4e9f-a6c0-d2b4e8f01357';

@@ -12,7 +12,7 @@ import type {
   WatchCoordination,
 } from './coordination-port.js';
 import { type Coordinator, keepAlive, waitForLease } from './coordination-postgres.js';
-import type { HistoryEntry } from './history.js';
+import type { HistoryEntry } from './history-records.js';
 import { PostgresLedger } from './ledger-postgres.js';
 import { foldOutbox, type OutboxRecord, type OutboxState, type OutboxStore } from './outbox.js';
 

@@ -4,7 +4,7 @@
  * (store/coordination-file.ts: today's behaviour). Types only; store/coordination.ts opens the
  * one the `ledger` setting names.
  */
-import type { HistoryEntry } from './history.js';
+import type { HistoryEntry } from './history-records.js';
 import type { OutboxStore } from './outbox.js';
 
 /** The request budget every host's watch of a profile and service shares. */

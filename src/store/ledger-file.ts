@@ -1,6 +1,7 @@
 /** The file history (store/history.ts) behind the ledger's port. */
 import { canonicalId } from '../domain/values.js';
-import { type CreatedRecord, History, type HistoryEntry, type StoredRecord } from './history.js';
+import { History } from './history.js';
+import type { CreatedRecord, HistoryEntry, StoredRecord } from './history-records.js';
 import type { DepositSelection, Ledger } from './ledger-port.js';
 
 function matches(filter: DepositSelection): (record: CreatedRecord) => boolean {

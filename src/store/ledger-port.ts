@@ -2,7 +2,7 @@
  * The ledger's port: what every store of it offers (store/ledger.ts opens the configured one).
  * Types only.
  */
-import type { BatchState, HistoryEntry, StoredRecord } from './history.js';
+import type { BatchState, HistoryEntry, StoredRecord } from './history-records.js';
 
 /** Which deposits: each part given must match (all of them when none is). */
 export interface DepositSelection {

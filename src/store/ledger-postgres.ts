@@ -26,7 +26,7 @@ import {
   type StoredRecord,
   type UnverifiedRecord,
   type VerifiedRecord,
-} from './history.js';
+} from './history-records.js';
 import type { DepositSelection, Ledger, LedgerOptions } from './ledger-port.js';
 import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './ledger-schema.js';
 import { connectionSettings } from './ledger-tls.js';

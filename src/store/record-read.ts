@@ -92,6 +92,9 @@ function readRecord(fields: Record<string, unknown>): RecordRead {
 function aboutDeposit(own: (key: string) => unknown): LineDamage | undefined {
   const id = own('id');
   if (typeof id !== 'string' || !DEPOSIT_ID.test(id)) return 'with a field missing or malformed';
+  // the service a later record names (since records name it): text, or absent (an older record)
+  const service = own('baseUrl');
+  if (service !== undefined && !isText(service)) return 'with a field missing or malformed';
   return isRecordTime(own('at')) ? undefined : 'with a time no clock wrote';
 }
 

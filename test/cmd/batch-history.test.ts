@@ -495,7 +495,9 @@ describe('the local history and deposit list', () => {
     expect(r.stdout.trim().split('\n')).toHaveLength(2);
     const none = await world.watch([], { pending: true });
     expect(none.code).toBe(0);
-    expect(none.stderr).toBe('no pending deposits in the local history\n');
+    expect(none.stderr).toBe(
+      `deposits of profile default on ${SERVICE}\nno pending deposits in the local history\n`,
+    );
   });
 });
 

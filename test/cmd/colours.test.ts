@@ -10,7 +10,7 @@ import { runLogout } from '../../src/commands/auth.js';
 import { runCreate } from '../../src/commands/deposit-create.js';
 import { type GetFlags, runGet } from '../../src/commands/deposit-get.js';
 import { ConfigStore } from '../../src/store/config.js';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { tempDir } from '../helpers/cli.js';
 import { colourTerminal } from '../helpers/colour-terminal.js';
 import { createAnswer, getAnswer, LQ } from '../helpers/fixtures.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { runCli } from '../helpers/cli.js';
 import { id as dayId, dayTradeInProcess } from '../helpers/day-trade.js';
 import { liveEnv } from '../helpers/env.js';

@@ -23,7 +23,7 @@ import type { RequestDefaults } from '../../src/deposits/ports.js';
 import { startDisplayServer } from '../../src/display/server.js';
 import { displayFile, newDisplaySecret, writeDisplayRecord } from '../../src/display/state.js';
 import { Session } from '../../src/session.js';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, PNG_BASE64, TOKEN, VJL } from '../helpers/fixtures.js';
 import { followInProcess } from '../helpers/follow-in-process.js';

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runCreate } from '../../src/commands/deposit-create.js';
-import { type CreatedRecord, History } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import type { CreatedRecord } from '../../src/store/history-records.js';
 import { createAnswer, ID, LQ } from '../helpers/fixtures.js';
 import { createOptions, followInProcess } from '../helpers/follow-in-process.js';
 import { seenRun, steppingClock } from '../helpers/plain-terminal.js';

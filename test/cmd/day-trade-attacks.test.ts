@@ -7,8 +7,8 @@
  * test/cmd/watch-wire.test.ts and client-faults.test.ts.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { StoredRecord } from '../../src/store/history.js';
-import { type DayTradeInProcess, dayTradeInProcess, id, NOW } from '../helpers/day-trade.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
+import { type DayTradeInProcess, dayTradeInProcess, id, NOW, SERVICE } from '../helpers/day-trade.js';
 
 let world: DayTradeInProcess;
 /** The --json notice of the last looks a pass left for later: its line of stderr, whole. */
@@ -215,7 +215,7 @@ describe('watch --pending with many charges past expire-after not yet given thei
     );
     expect(list).toHaveLength(300);
     expect((await world.watch([], { pending: true })).stderr).toBe(
-      'no pending deposits in the local history\n',
+      `deposits of profile default on ${SERVICE}\nno pending deposits in the local history\n`,
     );
   });
 });

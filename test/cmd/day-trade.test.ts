@@ -7,8 +7,8 @@
  * client makes of sockets and headers is tested in test/cmd/watch-wire.test.ts and client-faults.test.ts.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { StoredRecord } from '../../src/store/history.js';
-import { type DayTradeInProcess, dayTradeInProcess, HOUR, id, NOW } from '../helpers/day-trade.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
+import { type DayTradeInProcess, dayTradeInProcess, HOUR, id, NOW, SERVICE } from '../helpers/day-trade.js';
 
 let world: DayTradeInProcess;
 beforeEach(() => {
@@ -35,7 +35,9 @@ describe('expire-after', () => {
     // the next run leaves it alone
     const again = await world.watch([], { pending: true });
     expect(again.code).toBe(0);
-    expect(again.stderr).toBe('no pending deposits in the local history\n');
+    expect(again.stderr).toBe(
+      `deposits of profile default on ${SERVICE}\nno pending deposits in the local history\n`,
+    );
     expect(world.gets(1)).toBe(1);
   });
 

@@ -19,7 +19,8 @@ import {
 import { LbrlError } from '../../src/errors.js';
 import type { Target } from '../../src/session.js';
 import { type ConfigKey, DEFAULTS } from '../../src/store/config.js';
-import { History, type StoredRecord } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { tempDir } from '../helpers/cli.js';
 import { TOKEN } from '../helpers/fixtures.js';
 import { plainTerminal, steppingClock } from '../helpers/plain-terminal.js';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CreatedRecord } from '../../src/store/history.js';
+import type { CreatedRecord } from '../../src/store/history-records.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { dayTradeInProcess, SERVICE } from '../helpers/day-trade.js';
 import { ID, LQ, TOKEN } from '../helpers/fixtures.js';

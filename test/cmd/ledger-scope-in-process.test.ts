@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { type ListOptions, runList } from '../../src/commands/deposit-list.js';
 import { type ReportOptions, runReport } from '../../src/commands/deposit-report.js';
-import { type CreatedRecord, History, type StoredRecord } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import type { CreatedRecord, StoredRecord } from '../../src/store/history-records.js';
 import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -10,7 +10,7 @@ import type { CreateResponse } from '../../src/api/models.js';
 import { type ListOptions, runList } from '../../src/commands/deposit-list.js';
 import { fixedFieldsOf } from '../../src/domain/deposit.js';
 import type { LbrlError } from '../../src/errors.js';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { createAnswer, getAnswer, LQ } from '../helpers/fixtures.js';
 import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { createdRecord, type RecordsHistory, recordsHistory } from '../helpers/records-history.js';

@@ -11,7 +11,7 @@ import { runReconcile } from '../../src/commands/deposit-reconcile.js';
 import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
 import { LbrlError } from '../../src/errors.js';
 import { SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { plainVerifySources } from '../helpers/fake-explorer.js';
 import { createAnswer } from '../helpers/fixtures.js';
 import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';

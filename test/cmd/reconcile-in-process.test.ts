@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ReconcileOptions, runReconcile } from '../../src/commands/deposit-reconcile.js';
 import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { type FakeExplorer, plainVerifySources } from '../helpers/fake-explorer.js';
 import { brCode, LQ } from '../helpers/fixtures.js';
 import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';

@@ -14,7 +14,7 @@ import { runReconcile } from '../../src/commands/deposit-reconcile.js';
 import { readReceipts } from '../../src/deposits/reconcile.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { answeringDispatcher, jsonReply, type WrittenReply } from '../helpers/answering-dispatcher.js';
 import { plainVerifySources } from '../helpers/fake-explorer.js';
 import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ReportCommandOptions, runReport } from '../../src/commands/deposit-report.js';
 import { LbrlError } from '../../src/errors.js';
-import type { CreatedRecord, HistoryEntry } from '../../src/store/history.js';
+import type { CreatedRecord, HistoryEntry } from '../../src/store/history-records.js';
 import { plainTerminal } from '../helpers/plain-terminal.js';
 
 const NOW = Date.parse('2026-11-21T15:00:00Z');

@@ -26,7 +26,7 @@ import { startSandbox } from '../../src/sandbox/embedded.js';
 import { type StoredDeposit, stateAt } from '../../src/sandbox/lifecycle.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import type { Target } from '../../src/session.js';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { qrPng } from '../../src/ui/qrpng.js';
 import { tempDir } from '../helpers/cli.js';
 import { brCode, ID, LQ, TEX } from '../helpers/fixtures.js';

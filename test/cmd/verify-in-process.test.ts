@@ -11,7 +11,7 @@ import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.j
 import type { LbrlError } from '../../src/errors.js';
 import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { BlindingKeyEntry } from '../../src/store/config.js';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { plainVerifySources, type ScriptedChain } from '../helpers/fake-explorer.js';
 import { createAnswer } from '../helpers/fixtures.js';
 import {

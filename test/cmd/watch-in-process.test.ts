@@ -10,7 +10,8 @@ import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/c
 import { createChecked } from '../../src/deposits/create.js';
 import type { HistoryReader } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
-import { History, type StoredRecord } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { tempDir } from '../helpers/cli.js';
 import { getAnswer, ID, LQ } from '../helpers/fixtures.js';
 import { followInProcess } from '../helpers/follow-in-process.js';
@@ -431,8 +432,22 @@ describe('deposit watch --pending, in process with a real history file', () => {
   it('with nothing pending, says so and asks nothing (exit 0)', async () => {
     const r = await watch([], { pending: true }, { history: await historyWith([A], { [A]: 'FINALIZED' }) });
     expect(r.error).toBeUndefined();
-    expect(r.stderr).toBe('no pending deposits in the local history\n');
+    expect(r.stderr).toBe(
+      `deposits of profile default on ${SERVICE}\nno pending deposits in the local history\n`,
+    );
     expect(r.api.calls).toEqual([]);
+  });
+
+  it('says which service it follows on stderr, as list and report do; not with -q, nor with --json', async () => {
+    const history = await historyWith([A]);
+    const get = (id: string) => at('FINALIZED', { id });
+    const plain = await watch([], { pending: true }, { history, get });
+    expect(plain.stderr.split('\n')[0]).toBe(`deposits of profile default on ${SERVICE}`);
+    const quiet = await watch([], { pending: true }, { history: await historyWith([A]), get, quiet: true });
+    expect(quiet.stderr).not.toContain('deposits of');
+    const json = await watch([], { pending: true }, { history: await historyWith([A]), get, json: true });
+    expect(json.stderr).not.toContain('deposits of');
+    expect(json.stdout).not.toContain('deposits of');
   });
 
   it('follows what is open, and a deposit the service no longer knows is recorded GONE and reported (exit 4)', async () => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
-import { type StoredRecord, statusRecord } from '../../src/store/history.js';
+import { type StoredRecord, statusRecord } from '../../src/store/history-records.js';
 import { SCHEMA_VERSION } from '../../src/store/ledger-schema.js';
 import { runBin } from '../helpers/bin.js';
 import { created, depositId } from '../helpers/ledger-contract.js';

@@ -21,7 +21,8 @@ import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/c
 import { expireAfterMs, reportPaidAfterExpiry } from '../../src/commands/shared/expiry.js';
 import type { LbrlError } from '../../src/errors.js';
 import type { ConfigKey, Profile } from '../../src/store/config.js';
-import { History, type StoredRecord } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { tempDir } from './cli.js';
 import { brCode, getAnswer, LQ } from './fixtures.js';
 import { plainTerminal, seenRun, steppingClock } from './plain-terminal.js';

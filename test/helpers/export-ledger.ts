@@ -10,7 +10,7 @@
  */
 import type { CreateResponse } from '../../src/api/models.js';
 import { fixedFieldsOf } from '../../src/domain/deposit.js';
-import type { CreatedRecord, StoredRecord } from '../../src/store/history.js';
+import type { CreatedRecord, StoredRecord } from '../../src/store/history-records.js';
 import { createAnswer, EX, LQ } from './fixtures.js';
 
 export const EXPORT_TZ = 'America/Sao_Paulo';

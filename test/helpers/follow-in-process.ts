@@ -6,7 +6,7 @@
 import type { CreateCommandOptions, CreateFlags } from '../../src/commands/deposit-create.js';
 import type { FollowDeps } from '../../src/commands/shared/follow.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { type PlainTerminal, plainTerminal, type SteppingClock } from './plain-terminal.js';
 import type { ScriptedDepositApi } from './scripted-deposit-api.js';
 import { tempDir } from './temp.js';

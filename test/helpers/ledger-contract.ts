@@ -11,7 +11,7 @@ import {
   type StoredRecord,
   statusRecord,
   verifiedRecord,
-} from '../../src/store/history.js';
+} from '../../src/store/history-records.js';
 import type { Ledger } from '../../src/store/ledger-port.js';
 
 export const SERVICE = 'https://pay.example.com';

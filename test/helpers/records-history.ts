@@ -4,7 +4,12 @@
  * Entries are derived from the records as the file's reader does: a created record, its latest
  * status, the latest check on chain, an expiry that a later status undoes.
  */
-import type { CreatedRecord, HistoryEntry, StoredRecord, StoredShare } from '../../src/store/history.js';
+import type {
+  CreatedRecord,
+  HistoryEntry,
+  StoredRecord,
+  StoredShare,
+} from '../../src/store/history-records.js';
 
 export interface RecordsHistory {
   file: string;

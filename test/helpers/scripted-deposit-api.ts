@@ -11,7 +11,7 @@ import type { CreateRequest, CreateResponse, GetResponse } from '../../src/api/m
 import type { DepositApi } from '../../src/deposits/ports.js';
 import { createdDepositShape, depositShape } from '../../src/domain/deposit.js';
 import { LbrlError } from '../../src/errors.js';
-import type { HistoryEntry } from '../../src/store/history.js';
+import type { HistoryEntry } from '../../src/store/history-records.js';
 import { createAnswer } from './fixtures.js';
 
 /** An answer as the service wrote it, byte for byte (numbers as written, a key given twice). */

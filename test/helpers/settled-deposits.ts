@@ -9,7 +9,7 @@ import { bech32 } from 'bech32';
 import type { AddressTx } from '../../src/api/esplora.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
-import type { StoredRecord } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import type { ScriptedChain } from './fake-explorer.js';
 import { brCode, createAnswer } from './fixtures.js';
 

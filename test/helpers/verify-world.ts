@@ -12,7 +12,8 @@ import { type SettledRecorder, verifyingPlan } from '../../src/commands/shared/v
 import { LbrlError } from '../../src/errors.js';
 import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { BlindingKeyEntry } from '../../src/store/config.js';
-import type { History, StoredRecord } from '../../src/store/history.js';
+import type { History } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { type FakeExplorer, plainVerifySources, type ScriptedChain } from './fake-explorer.js';
 import { followInProcess } from './follow-in-process.js';
 import { type PlainTerminal, plainTerminal, type SteppingClock, steppingClock } from './plain-terminal.js';

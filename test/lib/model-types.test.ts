@@ -19,7 +19,7 @@ import type {
   DepositRequest,
   Settlement,
 } from '../../src/lib/types.js';
-import type { CreatedRecord } from '../../src/store/history.js';
+import type { CreatedRecord } from '../../src/store/history-records.js';
 
 /** The same properties, with the same types: each way assignable, and no property left over. */
 type Flat<T> = { [K in keyof T]: T[K] };

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { runReport } from '../../src/commands/deposit-report.js';
 import { parseSpan } from '../../src/commands/shared/when.js';
-import type { CreatedRecord, HistoryEntry } from '../../src/store/history.js';
+import type { CreatedRecord, HistoryEntry } from '../../src/store/history-records.js';
 import { plainTerminal } from '../helpers/plain-terminal.js';
 
 const NOW = Date.parse('2026-11-27T12:00:00.000Z');

@@ -14,7 +14,8 @@ import { buildRequest, checkRequest, ROW_LABELS } from '../../src/deposits/reque
 import { follow, GONE } from '../../src/deposits/watch.js';
 import { LbrlError } from '../../src/errors.js';
 import { ResumableRows, RowClaims, rowIdempotencyKey } from '../../src/store/claims.js';
-import { expiredRecord, History, type HistoryRecord, statusRecord } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import { expiredRecord, type HistoryRecord, statusRecord } from '../../src/store/history-records.js';
 import { createAnswer, getAnswer, ID, LQ, TEX, VJL } from '../helpers/fixtures.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');

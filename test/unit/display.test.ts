@@ -20,7 +20,8 @@ import {
   showableBrCode,
 } from '../../src/domain/display.js';
 import { interrupted, LbrlError } from '../../src/errors.js';
-import { type CreatedRecord, History } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import type { CreatedRecord } from '../../src/store/history-records.js';
 import { escapeHtml, scriptJson } from '../../src/ui/display-page.js';
 import { brCode, getAnswer, ID, LQ } from '../helpers/fixtures.js';
 

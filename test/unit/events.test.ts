@@ -9,7 +9,7 @@ import type { GetResponse } from '../../src/api/models.js';
 import type { PostOutcome } from '../../src/api/webhook-post.js';
 import { backoffMs, EventHub, KEEP_DELIVERED, MAX_BACKOFF_MS } from '../../src/deposits/events.js';
 import { DEPOSIT_EVENTS, eventId } from '../../src/domain/webhook.js';
-import type { HistoryEntry } from '../../src/store/history.js';
+import type { HistoryEntry } from '../../src/store/history-records.js';
 import { Outbox } from '../../src/store/outbox.js';
 import { tempDir } from '../helpers/temp.js';
 

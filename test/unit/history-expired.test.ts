@@ -1,6 +1,7 @@
 /** The `expired` record: entries carry expiredAt until a later status moves the deposit on. */
 import { describe, expect, it } from 'vitest';
-import { History, type StoredRecord } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import type { StoredRecord } from '../../src/store/history-records.js';
 import { tempDir } from '../helpers/temp.js';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;

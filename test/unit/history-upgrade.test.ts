@@ -14,7 +14,8 @@ import type { GetResponse } from '../../src/api/models.js';
 import { getChecked } from '../../src/deposits/answers.js';
 import { addToSums, emptySums } from '../../src/deposits/ledger.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
-import { History, type StoredRecord, statusRecord } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import { type StoredRecord, statusRecord } from '../../src/store/history-records.js';
 import { tempDir } from '../helpers/temp.js';
 
 const OLD = path.join(import.meta.dirname, '../data/upgrade/history-ca58ccc.ndjson');

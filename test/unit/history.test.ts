@@ -6,13 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isTerminal, STATUS_ORDER } from '../../src/domain/values.js';
-import {
-  type CreatedRecord,
-  History,
-  type HistoryEntry,
-  type HistoryRecord,
-  MAX_LINE,
-} from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import { MAX_LINE } from '../../src/store/history-lines.js';
+import type { CreatedRecord, HistoryEntry, HistoryRecord } from '../../src/store/history-records.js';
 import { tempDir } from '../helpers/temp.js';
 
 const STATUSES = ['WAITING_PAYMENT', 'PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'FINALIZED', 'FAILED'];

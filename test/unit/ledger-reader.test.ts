@@ -8,7 +8,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addToSums, emptySums, type ReportSums } from '../../src/deposits/ledger.js';
-import { type CreatedRecord, History, type StoredRecord } from '../../src/store/history.js';
+import { History } from '../../src/store/history.js';
+import type { CreatedRecord, StoredRecord } from '../../src/store/history-records.js';
 import { readRecordLine } from '../../src/store/record-read.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -126,10 +127,82 @@ describe('one deposit, one record', () => {
     history.append([{ ...created(3), amountInCents: 99 }]);
     expect(fs.statSync(history.file).size).toBe(size);
     expect(warned).toEqual([expect.stringContaining(`deposit ${id(3)} is already in`)]);
-    // nor on another service: a status names the id alone, so one file keeps one deposit per id
-    history.append([{ ...created(3), baseUrl: 'https://pay.example.com' }]);
-    expect(fs.statSync(history.file).size).toBe(size);
-    expect(history.recorded(id(3), 'https://pay.example.com')).toBeUndefined();
+    // on another service the same id is another deposit (the sandbox and a live service may both
+    // hand it out): one record per deposit per service
+    history.append([{ ...created(3), baseUrl: LIVE }]);
+    expect(fs.statSync(history.file).size).toBeGreaterThan(size);
+    expect(history.recorded(id(3), LIVE)?.status).toBe('WAITING_PAYMENT');
+    history.append([{ ...created(3), baseUrl: LIVE, amountInCents: 7 }]);
+    expect(warned).toHaveLength(2);
+  });
+});
+
+const LIVE = 'https://pay.example.com';
+
+describe('one id on two services is two deposits: a status moves only its own', () => {
+  const named = (n: number, s: string, baseUrl: string): StoredRecord => ({ ...status(n, s), baseUrl });
+  const views2 = (history: History) => ({
+    sandbox: history.recorded(id(3), 'sandbox')?.status,
+    live: history.recorded(id(3), LIVE)?.status,
+    list: history
+      .entries(all, { limit: 100 })
+      .filter((e) => e.id === id(3))
+      .map((e) => [e.baseUrl, e.status]),
+    report: history
+      .fold(
+        all,
+        () => [] as string[],
+        (acc, e) => {
+          if (e.id === id(3)) acc.push(`${e.baseUrl} ${e.status}`);
+        },
+      )
+      .sort(),
+    pending: history
+      .pending(all)
+      .filter((e) => e.id === id(3))
+      .map((e) => e.baseUrl),
+  });
+
+  it("a status naming its service is that deposit's alone, in every reader", () => {
+    const text = lines([created(3), { ...created(3), baseUrl: LIVE }, named(3, 'FINALIZED', LIVE)]);
+    const { history } = fileOf(`${text}\n`);
+    expect(views2(history)).toEqual({
+      sandbox: 'WAITING_PAYMENT',
+      live: 'FINALIZED',
+      // newest first: created at the same time, the later line first
+      list: [
+        [LIVE, 'FINALIZED'],
+        ['sandbox', 'WAITING_PAYMENT'],
+      ],
+      report: [`${LIVE} FINALIZED`, 'sandbox WAITING_PAYMENT'],
+      pending: ['sandbox'],
+    });
+  });
+
+  it('a status of an older release (no service) is of the deposit created before it when its id is on one service; of none on two', () => {
+    // written by the previous release: the id on the sandbox only, its status without a service
+    const old = lines([created(3), status(3, 'FINALIZED')]);
+    const { history } = fileOf(`${old}\n`);
+    expect(history.recorded(id(3), 'sandbox')?.status).toBe('FINALIZED');
+    // then the same id on a live service: the old status stays the sandbox's
+    history.append([{ ...created(3), baseUrl: LIVE }]);
+    expect(views2(history)).toMatchObject({ sandbox: 'FINALIZED', live: 'WAITING_PAYMENT' });
+    // a status without a service after both creations is of neither
+    history.append([status(3, 'FAILED', 3)]);
+    expect(views2(history)).toMatchObject({ sandbox: 'FINALIZED', live: 'WAITING_PAYMENT' });
+  });
+
+  it("the status lbrl now writes names its service, and a second service's same status is still news", () => {
+    const { history } = fileOf(`${lines([created(3), named(3, 'FINALIZED', 'sandbox')])}\n`);
+    history.append([{ ...created(3), baseUrl: LIVE }]);
+    history.append([named(3, 'FINALIZED', LIVE)]);
+    expect(views2(history)).toMatchObject({ sandbox: 'FINALIZED', live: 'FINALIZED' });
+    const written = fs
+      .readFileSync(history.file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(written.filter((r) => r.type === 'status').map((r) => r.baseUrl)).toEqual(['sandbox', LIVE]);
   });
 });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Receipt, reconcile } from '../../src/deposits/reconcile.js';
 import { addressScript } from '../../src/domain/liquid/script.js';
-import type { HistoryEntry } from '../../src/store/history.js';
+import type { HistoryEntry } from '../../src/store/history-records.js';
 
 const A = 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn';
 const S = 'ex1qeh0j8gvlf59dwqc2w3nkz8nr3uqwxtzu2g55gn';

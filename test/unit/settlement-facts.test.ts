@@ -10,13 +10,13 @@ import type { GetResponse } from '../../src/api/models.js';
 import { getChecked } from '../../src/deposits/answers.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
+import { History } from '../../src/store/history.js';
 import {
   type CreatedRecord,
-  History,
   type StoredRecord,
   statusRecord,
   verifiedRecord,
-} from '../../src/store/history.js';
+} from '../../src/store/history-records.js';
 import { createAnswer, getAnswer, ID, LQ } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp.js';
 

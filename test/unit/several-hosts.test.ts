@@ -8,7 +8,7 @@ import { leaseMsOf } from '../../src/commands/shared/coordination.js';
 import type { HistoryView } from '../../src/display/engine.js';
 import { PushedHistory } from '../../src/display/pushed-history.js';
 import type { DisplayFeed } from '../../src/store/coordination-port.js';
-import type { HistoryEntry } from '../../src/store/history.js';
+import type { HistoryEntry } from '../../src/store/history-records.js';
 import { created, depositId, SERVICE } from '../helpers/ledger-contract.js';
 
 const entry = (n: number, at: string): HistoryEntry =>

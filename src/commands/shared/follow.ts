@@ -5,7 +5,7 @@ import { localFieldsOf } from '../../domain/text/reference.js';
 import { isPaid, isTerminal } from '../../domain/values.js';
 import { LbrlError } from '../../errors.js';
 import { Session } from '../../session.js';
-import { expiredRecord, statusRecord } from '../../store/history.js';
+import { expiredRecord, statusRecord } from '../../store/history-records.js';
 import type { CounterView } from '../../ui/counter.js';
 import { timeZoneOf } from '../../ui/render.js';
 import {

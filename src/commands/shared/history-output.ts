@@ -35,11 +35,14 @@ export function serviceShown(
   return allServices ? undefined : options.service?.();
 }
 
-/** What a person is told a view covers, on stderr. */
-export function coverage(profile: string, service: string | undefined): string {
-  return service === undefined
-    ? `profile ${profile}, every service`
-    : `profile ${profile} on ${service === 'sandbox' ? 'the sandbox' : service} (--all-services for every service)`;
+/**
+ * What a person is told a view covers, on stderr; `allServices` false for a command without
+ * --all-services (watch --pending), which is not offered.
+ */
+export function coverage(profile: string, service: string | undefined, allServices = true): string {
+  if (service === undefined) return `profile ${profile}, every service`;
+  const where = `profile ${profile} on ${service === 'sandbox' ? 'the sandbox' : service}`;
+  return allServices ? `${where} (--all-services for every service)` : where;
 }
 
 /** The Session's world, narrowed to the history and the output. */

@@ -28,15 +28,15 @@ import { LbrlError, usageError } from '../../errors.js';
 import { Session, type Target } from '../../session.js';
 import type { BlindingKeyEntry, ConfigKey } from '../../store/config.js';
 import { checkConfigValue } from '../../store/config-values.js';
+import type { History } from '../../store/history.js';
 import {
-  type History,
   type HistoryEntry,
   type StoredRecord,
   type StoredShare,
   statusRecord,
   unverifiedRecord,
   verifiedRecord,
-} from '../../store/history.js';
+} from '../../store/history-records.js';
 import type { Printer } from '../../ui/output.js';
 import { renderOutcome } from '../../ui/verify-view.js';
 

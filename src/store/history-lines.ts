@@ -1,0 +1,316 @@
+/**
+ * The history file read line by line: forward from an offset, or backward from the end, a buffer
+ * at a time, each line a record (read totally by record-read.ts) or a counted, named damage.
+ * A line written as lbrl writes it is told by its start, so a reader passes over the lines it
+ * does not want without parsing them.
+ */
+import fs from 'node:fs';
+import { canonicalId } from '../domain/values.js';
+import { openOwnFile } from './files.js';
+import type { StoredRecord } from './history-records.js';
+import { LINE_DAMAGES, type LineDamage, readRecordLine } from './record-read.js';
+
+/** The file a reader reads, and where it says what it skipped. */
+export interface HistoryFile {
+  readonly file: string;
+  readonly warn: (line: string) => void;
+}
+
+const RECORD_START = '{"v":1,';
+export const NEWLINE = 0x0a;
+/** Read this much at a time. */
+export const CHUNK = 1 << 20;
+/** A record is a few hundred bytes; a longer line is damage, skipped without being kept. */
+export const MAX_LINE = 64 * 1024;
+
+/** Every record from `from` on, to `visit`; returns the offset after the last whole line. */
+export function scanForward(
+  source: HistoryFile,
+  visit: (r: StoredRecord) => void,
+  from = 0,
+  want: RecordFilter = anyRecord,
+): number {
+  const iterator = readRecords(source, from, want);
+  for (;;) {
+    const step = iterator.next();
+    if (step.done) return step.value;
+    visit(step.value);
+  }
+}
+
+/**
+ * The file in [from, to) a buffer of whole lines at a time, to `onBlock` (its lines are buf[0, end),
+ * valid only during the call) until it returns true, split as readRecords splits them (NULs end a
+ * line; a line past MAX_LINE at a buffer's end is skipped): what a search that parses only some
+ * lines reads. Returns whether `onBlock` stopped it.
+ */
+export function forEachBlock(
+  source: HistoryFile,
+  from: number,
+  to: number,
+  onBlock: (buf: Buffer, end: number) => boolean,
+): boolean {
+  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
+  if (!opened) return false;
+  const buf = Buffer.allocUnsafe(CHUNK + MAX_LINE);
+  let base = from; // the file offset of buf[0]
+  let have = 0;
+  let skipping = false;
+  try {
+    for (;;) {
+      const room = Math.min(buf.length - have, to - base - have);
+      const bytesRead = room > 0 ? fs.readSync(opened.fd, buf, have, room, base + have) : 0;
+      const limit = have + bytesRead;
+      nulsToNewlines(buf, have, limit);
+      if (bytesRead === 0) return limit > 0 && !skipping && onBlock(buf, limit);
+      let start = 0;
+      if (skipping) {
+        const newline = buf.indexOf(NEWLINE, 0);
+        if (newline !== -1 && newline < limit) {
+          skipping = false;
+          start = newline + 1;
+        } else start = limit;
+      }
+      const last = start < limit ? buf.lastIndexOf(NEWLINE, limit - 1) : -1;
+      if (last >= start) {
+        if (onBlock(start === 0 ? buf : buf.subarray(start), last + 1 - start)) return true;
+        start = last + 1;
+      }
+      if (skipping || limit - start >= MAX_LINE) {
+        skipping = true;
+        base += limit;
+        have = 0;
+      } else {
+        buf.copy(buf, 0, start, limit);
+        base += start;
+        have = limit - start;
+      }
+    }
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/**
+ * The file from `from` on, read a buffer at a time: yields each record, returns the offset
+ * after the last whole line. Lines longer than MAX_LINE are skipped as damage without
+ * being held; a last line without its newline (a write cut short) is read as it is.
+ */
+export function* readRecords(
+  source: HistoryFile,
+  from: number,
+  want: RecordFilter = anyRecord,
+): Generator<StoredRecord, number> {
+  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
+  if (!opened) return from;
+  const { fd } = opened;
+  const buf = Buffer.allocUnsafe(CHUNK + MAX_LINE);
+  let base = from; // the file offset of buf[0]
+  let have = 0;
+  let skipping = false;
+  const damage = new DamageCount();
+  let end = from;
+  const out: StoredRecord[] = [];
+  try {
+    for (;;) {
+      const bytesRead = fs.readSync(fd, buf, have, buf.length - have, base + have);
+      const limit = have + bytesRead;
+      nulsToNewlines(buf, have, limit);
+      let start = 0;
+      if (bytesRead === 0) {
+        if (limit > 0 && !skipping) readLine(buf, 0, limit, out, damage, want);
+        yield* out.splice(0);
+        break;
+      }
+      for (;;) {
+        const newline = buf.indexOf(NEWLINE, start);
+        if (newline === -1 || newline >= limit) break;
+        if (skipping) skipping = false;
+        else {
+          // each record is seen before the next line is read: what a reader wants may change
+          readLine(buf, start, newline, out, damage, want);
+          yield* out.splice(0);
+        }
+        start = newline + 1;
+        end = base + start;
+      }
+      if (skipping || limit - start >= MAX_LINE) {
+        if (!skipping) damage.add('too long');
+        skipping = true;
+        base += limit;
+        have = 0;
+      } else {
+        buf.copy(buf, 0, start, limit);
+        base += start;
+        have = limit - start;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  damage.say(source.warn, source.file);
+  return end;
+}
+
+/**
+ * Records from the end of the file back, until `visit` returns true or `maxBytes` were read;
+ * the damaged lines met on the way are skipped and counted, as a forward read does. `visit`
+ * is told where each record's line starts in the file.
+ */
+export function scanBackward(
+  source: HistoryFile,
+  visit: (r: StoredRecord, offset: number) => boolean,
+  want: RecordFilter = anyRecord,
+  maxBytes = Number.POSITIVE_INFINITY,
+  floor: { at: number } = { at: 0 },
+): void {
+  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
+  if (!opened) return;
+  const { fd, stat } = opened;
+  let pos = stat.size; // what is left to read is before pos
+  let carry = Buffer.alloc(0); // the start of a line cut by the previous read
+  let skipTail = false; // the last piece of the next read belongs to an over-long line
+  const out: StoredRecord[] = [];
+  const damage = new DamageCount();
+  const take = (data: Buffer, start: number, stop: number): boolean => {
+    readLine(data, start, stop, out, damage, want);
+    for (const r of out.splice(0)) if (visit(r, pos + start)) return true;
+    return false;
+  };
+  try {
+    while (pos > floor.at && stat.size - pos < maxBytes) {
+      const chunkSize = Math.min(CHUNK, pos);
+      pos -= chunkSize;
+      const chunk = Buffer.allocUnsafe(chunkSize);
+      fs.readSync(fd, chunk, 0, chunkSize, pos);
+      nulsToNewlines(chunk, 0, chunkSize);
+      const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
+      let stop = data.length;
+      for (let newline = data.lastIndexOf(NEWLINE, stop - 1); newline !== -1; ) {
+        if (skipTail) skipTail = false;
+        else if (take(data, newline + 1, stop)) return;
+        stop = newline;
+        newline = stop > 0 ? data.lastIndexOf(NEWLINE, stop - 1) : -1;
+      }
+      // data[0, stop) began before this read: the first line of the file, or carried back
+      if (pos === 0) {
+        if (!skipTail) take(data, 0, stop);
+        return;
+      }
+      if (!skipTail && stop >= MAX_LINE) {
+        damage.add('too long');
+        skipTail = true;
+      }
+      carry = skipTail ? Buffer.alloc(0) : Buffer.from(data.subarray(0, stop));
+    }
+  } finally {
+    fs.closeSync(fd);
+    damage.say(source.warn, source.file);
+  }
+}
+
+export const MARK_BYTES = Buffer.from(RECORD_START);
+
+/** The damaged lines a read met, by what is wrong with each: said in one warning at its end. */
+export class DamageCount {
+  private readonly counts = new Map<LineDamage, number>();
+
+  add(damage: LineDamage): void {
+    this.counts.set(damage, (this.counts.get(damage) ?? 0) + 1);
+  }
+
+  say(warn: (line: string) => void, file: string): void {
+    if (this.counts.size === 0) return;
+    const total = [...this.counts.values()].reduce((a, b) => a + b, 0);
+    const parts = LINE_DAMAGES.filter((damage) => this.counts.has(damage))
+      .map((damage) => `${this.counts.get(damage)} ${damage}`)
+      .join(', ');
+    warn(`warning: skipped ${total} damaged line(s) in ${file} (${parts})`);
+  }
+}
+
+/**
+ * Pushes the record of buf[start, end) to out, or counts what is wrong with the line. A line
+ * written as lbrl writes it is told by its start, and passed over unread when the reader does not
+ * want it; any other line is read whole.
+ */
+export function readLine(
+  buf: Buffer,
+  start: number,
+  end: number,
+  out: StoredRecord[],
+  damage: DamageCount,
+  want: RecordFilter = anyRecord,
+): void {
+  while (start < end && (buf[start] === 0x20 || buf[start] === 0x0d || buf[start] === 0x09)) start += 1;
+  while (end > start && (buf[end - 1] === 0x20 || buf[end - 1] === 0x0d || buf[end - 1] === 0x09)) end -= 1;
+  if (start === end) return;
+  const head = peek(buf, start, end);
+  if (head !== undefined && !want(head.type, head.id)) return;
+  const read = readRecordLine(buf.toString('utf8', start, end));
+  if (read.ok) {
+    const record = read.fields as unknown as StoredRecord;
+    if (head !== undefined || want(record.type, record.type === 'attempt' ? undefined : record.id))
+      out.push(record);
+    return;
+  }
+  damage.add(read.damage);
+  // a torn write may have run into a whole record: keep that record
+  const last = buf.subarray(start, end).lastIndexOf(MARK_BYTES);
+  if (last <= 0) return;
+  const tail = readRecordLine(buf.toString('utf8', start + last, end));
+  if (tail.ok) out.push(tail.fields as unknown as StoredRecord);
+}
+
+/**
+ * NUL bytes (what a crash can leave where a write never landed) end a line, as a newline does:
+ * no record holds one, and a run of them, however long, never swallows the record after it.
+ */
+export function nulsToNewlines(buf: Buffer, from: number, to: number): void {
+  for (let nul = buf.indexOf(0, from); nul !== -1 && nul < to; nul = buf.indexOf(0, nul)) {
+    let stop = nul;
+    while (stop < to && buf[stop] === 0) stop += 1;
+    buf.fill(NEWLINE, nul, stop);
+    if (stop >= to) break;
+  }
+}
+
+/** Which records a reader needs, told from the start of a line (the id, when one could be read). */
+export type RecordFilter = (type: StoredRecord['type'], id: string | undefined) => boolean;
+export const anyRecord: RecordFilter = () => true;
+
+export const PREFIXES: Array<[StoredRecord['type'], Buffer, boolean]> = [
+  ['created', Buffer.from('{"v":1,"type":"created","id":"'), true],
+  ['status', Buffer.from('{"v":1,"type":"status","id":"'), true],
+  ['attempt', Buffer.from('{"v":1,"type":"attempt",'), false],
+  ['verified', Buffer.from('{"v":1,"type":"verified","id":"'), true],
+  ['unverified', Buffer.from('{"v":1,"type":"unverified","id":"'), true],
+  ['expired', Buffer.from('{"v":1,"type":"expired","id":"'), true],
+];
+/** What the start of a line says: its record type, and its id when one could be read. */
+interface LineHead {
+  type: StoredRecord['type'];
+  id: string | undefined;
+}
+
+/**
+ * The type (and id) of a line as lbrl writes it, read without parsing, so a reader can pass over
+ * the lines it does not need; undefined for a line written otherwise, which is parsed whole.
+ */
+function peek(buf: Buffer, start: number, end: number): LineHead | undefined {
+  for (const [type, prefix, hasId] of PREFIXES) {
+    if (
+      end - start < prefix.length ||
+      buf.compare(prefix, 0, prefix.length, start, start + prefix.length) !== 0
+    )
+      continue;
+    if (!hasId) return { type, id: undefined };
+    const from = start + prefix.length;
+    const quote = buf.indexOf(0x22, from);
+    if (quote === -1 || quote >= end || quote - from > 200) return undefined;
+    const id = buf.toString('latin1', from, quote);
+    if (id.includes('\\')) return undefined;
+    return { type, id: canonicalId(id) };
+  }
+  return undefined;
+}
