@@ -12,19 +12,17 @@ import type { Network } from '../domain/liquid/networks.js';
 import { addressScript } from '../domain/liquid/script.js';
 import {
   type AssetInfo,
-  analyseSettlement,
   type BlindingKeys,
-  CLOCK_MARGIN_MS,
-  confirmationsOf,
-  DEFAULT_CONFIRMATIONS,
   type EarlierShare,
   type Fraction,
-  judgeSettlement,
-  roundingsOf,
   type SettlementDeposit,
   type SettlementReport,
   txStatusOf,
-} from '../domain/liquid/settlement.js';
+} from '../domain/liquid/settlement/model.js';
+import { analyseSettlement } from '../domain/liquid/settlement/outputs.js';
+import { roundingsOf } from '../domain/liquid/settlement/shares.js';
+import { CLOCK_MARGIN_MS, confirmationsOf } from '../domain/liquid/settlement/timing.js';
+import { DEFAULT_CONFIRMATIONS, judgeSettlement } from '../domain/liquid/settlement.js';
 import type { Zkp } from '../domain/liquid/unblind.js';
 import { exactCents } from '../domain/money.js';
 import { LbrlError } from '../errors.js';

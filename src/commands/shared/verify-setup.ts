@@ -21,7 +21,7 @@ import {
 } from '../../deposits/verify.js';
 import type { WatchPlan } from '../../deposits/watch.js';
 import type { Network } from '../../domain/liquid/networks.js';
-import type { BlindingKeys } from '../../domain/liquid/settlement.js';
+import type { BlindingKeys } from '../../domain/liquid/settlement/model.js';
 import { parseBlindingKey } from '../../domain/liquid/unblind.js';
 import { canonicalId } from '../../domain/values.js';
 import { LbrlError, usageError } from '../../errors.js';
