@@ -2,13 +2,9 @@ import type { Context } from '../context.js';
 import { assetInfo } from '../deposits/chain-check.js';
 import { createdFilter } from '../deposits/ledger.js';
 import type { Scope } from '../deposits/ports.js';
-import {
-  MATCH_MARGIN_MS,
-  type Reconciliation,
-  readReceipts,
-  reconcile,
-  settlementJudge,
-} from '../deposits/reconcile.js';
+import { MATCH_MARGIN_MS, readReceipts } from '../deposits/receipts.js';
+import { type Reconciliation, reconcile } from '../deposits/reconcile.js';
+import { settlementJudge } from '../deposits/settlement-judge.js';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';

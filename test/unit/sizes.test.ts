@@ -47,8 +47,6 @@ const KNOWN: Record<string, number> = {
   'commands/shared/follow.ts followOnScreen': 87,
   'deposits/batch.ts createBatch': 127,
   'deposits/events.ts': 658,
-  'deposits/reconcile.ts': 743,
-  'deposits/reconcile.ts reconcile': 117,
   'deposits/request.ts checkRequest': 82,
   'display/server.ts displayHandler': 139,
   'domain/deposit-rules.ts': 606,

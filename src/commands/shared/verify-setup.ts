@@ -9,7 +9,7 @@ import { withoutCredentials } from '../../api/baseurl.js';
 import { DEFAULT_ESPLORA, EsploraClient } from '../../api/esplora.js';
 import type { GetResponse } from '../../api/models.js';
 import { checkSettlement, type SettlementExplorer } from '../../deposits/chain-check.js';
-import type { AddressExplorer } from '../../deposits/reconcile.js';
+import type { AddressExplorer } from '../../deposits/receipts.js';
 import {
   type DepositOutcome,
   type SettlementChecker,
