@@ -13,15 +13,13 @@ import type { Network } from '../domain/liquid/networks.js';
 import { ownCopy } from '../domain/own.js';
 import { HEX_BYTES, HEX32, isHex32, isHexBytes, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
+import { retryAfterMs, serviceMessage, TLS_FAILURES } from './classify.js';
 import {
   type ClientOptions,
   errorCode,
   headerValue as header,
   httpAgent,
   REQUEST_DEFAULTS,
-  retryAfterMs,
-  serviceMessage,
-  TLS_FAILURES,
 } from './client.js';
 import { type Dispatcher, request } from './http.js';
 import { describeIssues } from './models.js';

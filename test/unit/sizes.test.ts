@@ -40,8 +40,6 @@ const KNOWN: Record<string, number> = {
   'store/config-values.ts checkConfigValue': 90,
   'store/history.ts': 1213,
   // to be split here
-  'api/client.ts': 746,
-  'api/client.ts classify': 104,
   'api/esplora.ts get': 87,
   'commands/deposit-reconcile.ts runReconcile': 124,
   'commands/shared/follow.ts followOnScreen': 87,
