@@ -44,7 +44,6 @@ const KNOWN: Record<string, number> = {
   'commands/deposit-reconcile.ts runReconcile': 124,
   'commands/shared/follow.ts followOnScreen': 87,
   'deposits/batch.ts createBatch': 127,
-  'deposits/events.ts': 658,
   'deposits/request.ts checkRequest': 82,
   'display/server.ts displayHandler': 139,
   'domain/text/json-exact.ts parseJsonExact': 121,
