@@ -46,7 +46,6 @@ const KNOWN: Record<string, number> = {
   'deposits/batch.ts createBatch': 127,
   'deposits/request.ts checkRequest': 82,
   'display/server.ts displayHandler': 139,
-  'domain/text/json-exact.ts parseJsonExact': 121,
   'sandbox/chain.ts buildPaymentsTx': 83,
   'sandbox/server.ts createHandler': 216,
   'sandbox/server.ts listen': 85,
