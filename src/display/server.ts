@@ -16,7 +16,7 @@ import type http from 'node:http';
 import { isIP } from 'node:net';
 import type { Lang, Screen } from '../domain/display.js';
 import { parseDepositId } from '../domain/values.js';
-import { listen, type RunningServer } from '../sandbox/server.js';
+import { listen, type RunningServer } from '../sandbox/listen.js';
 import { displayPage, pageCsp } from '../ui/display-page.js';
 import { displayProof } from './state.js';
 

@@ -47,8 +47,6 @@ const KNOWN: Record<string, number> = {
   'deposits/request.ts checkRequest': 82,
   'display/server.ts displayHandler': 139,
   'sandbox/chain.ts buildPaymentsTx': 83,
-  'sandbox/server.ts createHandler': 216,
-  'sandbox/server.ts listen': 85,
   'ui/output.ts redactingStream': 88,
 };
 
