@@ -45,7 +45,6 @@ const KNOWN: Record<string, number> = {
   'commands/shared/follow.ts followOnScreen': 87,
   'deposits/batch.ts createBatch': 127,
   'deposits/request.ts checkRequest': 82,
-  'display/server.ts displayHandler': 139,
   'sandbox/chain.ts buildPaymentsTx': 83,
   'ui/output.ts redactingStream': 88,
 };
