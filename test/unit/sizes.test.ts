@@ -43,7 +43,6 @@ const KNOWN: Record<string, number> = {
   'api/esplora.ts get': 87,
   'commands/deposit-reconcile.ts runReconcile': 124,
   'commands/shared/follow.ts followOnScreen': 87,
-  'deposits/batch.ts createBatch': 127,
   'deposits/request.ts checkRequest': 82,
   'sandbox/chain.ts buildPaymentsTx': 83,
   'ui/output.ts redactingStream': 88,
