@@ -41,7 +41,6 @@ const KNOWN: Record<string, number> = {
   'store/history.ts': 1213,
   // to be split here
   'api/esplora.ts get': 87,
-  'commands/shared/follow.ts followOnScreen': 87,
   'deposits/request.ts checkRequest': 82,
   'sandbox/chain.ts buildPaymentsTx': 83,
   'ui/output.ts redactingStream': 88,
