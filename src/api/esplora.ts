@@ -243,7 +243,7 @@ export class EsploraClient {
       if (left <= 0) throw this.pastDeadline();
       const attemptMs = Math.min(this.settings.timeoutMs, left);
       const outcome = await this.attempt(url, path, headers, attemptMs);
-      if (!('retry' in outcome)) return outcome;
+      if (outcome.kind === 'answer') return outcome.body;
       const { final, reason, wait, status } = outcome;
       if (attempt >= this.settings.maxRetries) throw final;
       const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.settings.random() / 2);
@@ -265,7 +265,7 @@ export class EsploraClient {
     path: string,
     headers: Record<string, string>,
     attemptMs: number,
-  ): Promise<Body | RetryableFailure> {
+  ): Promise<{ kind: 'answer'; body: Body } | RetryableFailure> {
     const timeout = AbortSignal.timeout(attemptMs);
     const signal = this.settings.signal ? AbortSignal.any([this.settings.signal, timeout]) : timeout;
     try {
@@ -273,8 +273,12 @@ export class EsploraClient {
       const text = await this.bodyOf(res.body, path);
       const status = res.statusCode;
       this.settings.trace?.(`< ${status} (${text.length} bytes)`);
-      if (status === 200) return { status: 200, contentType: header(res.headers['content-type']), text };
-      if (status === 404) return { status: 404 };
+      if (status === 200)
+        return {
+          kind: 'answer',
+          body: { status: 200, contentType: header(res.headers['content-type']), text },
+        };
+      if (status === 404) return { kind: 'answer', body: { status: 404 } };
       const msg = serviceMessage(text) || `HTTP ${status}`;
       if (status >= 300 && status < 400) {
         throw new LbrlError(
@@ -291,7 +295,7 @@ export class EsploraClient {
       );
       if (wait !== undefined && wait > this.settings.maxRetryAfterMs) throw final;
       const reason = status === 429 ? 'rate limited (429)' : `the explorer answered ${status}`;
-      return { retry: true, final, reason, wait, status };
+      return { kind: 'retry', final, reason, wait, status };
     } catch (error) {
       if (error instanceof LbrlError) throw error;
       return this.transportFailure(error, url, attemptMs);
@@ -336,18 +340,21 @@ export class EsploraClient {
       `could not reach the explorer at ${this.settings.baseUrl}: ${reason}`,
       timedOut ? 'timeout' : 'network',
     );
-    return { retry: true, final, reason };
+    return { kind: 'retry', final, reason, wait: undefined, status: undefined };
   }
 }
 
-/** An attempt that failed in a way worth trying again: the error if it was the last, and why. */
+/**
+ * An attempt that failed in a way worth trying again: the error if it was the last, and why. Every
+ * field is its own, undefined when unknown (never read from a polluted Object.prototype).
+ */
 interface RetryableFailure {
-  retry: true;
+  kind: 'retry';
   final: LbrlError;
   reason: string;
   /** what the explorer asked to wait (Retry-After) */
-  wait?: number | undefined;
-  status?: number | undefined;
+  wait: number | undefined;
+  status: number | undefined;
 }
 
 function checkTxid(txid: string): string {

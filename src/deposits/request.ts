@@ -157,17 +157,23 @@ function checkedDestination(
   return checks.address('default-address (config)', fallback);
 }
 
+/**
+ * Both fields always present, each its own (never read from a polluted Object.prototype when
+ * destructured): undefined is no split.
+ */
+interface SplitChecked {
+  splitTo: string | undefined;
+  splitFee: string | undefined;
+}
+const NO_SPLIT: Readonly<SplitChecked> = Object.freeze({ splitTo: undefined, splitFee: undefined });
+
 /** The split: both halves given, or none (then the profile's pair, unless --no-split). */
-function checkedSplit(
-  opts: RequestInput,
-  defaults: RequestDefaults,
-  checks: RequestChecks,
-): { splitTo?: string | undefined; splitFee?: string | undefined } {
+function checkedSplit(opts: RequestInput, defaults: RequestDefaults, checks: RequestChecks): SplitChecked {
   const { labels, problems } = checks;
   const explicit = opts.splitTo !== undefined || opts.splitFee !== undefined;
   if (opts.split === false && explicit) {
     problems.push('--no-split cannot be combined with --split-to or --split-fee');
-    return {};
+    return NO_SPLIT;
   }
   if (explicit) {
     let splitTo: string | undefined;
@@ -178,16 +184,16 @@ function checkedSplit(
     else splitFee = checks.fee(labels.splitFee, opts.splitFee);
     return { splitTo, splitFee };
   }
-  if (opts.split === false) return {};
+  if (opts.split === false) return NO_SPLIT;
   const profileTo = defaults.splitAddress;
   const profileFee = defaults.splitFee;
   if ((profileTo === undefined) !== (profileFee === undefined)) {
     problems.push(
       `the profile has ${profileTo === undefined ? 'split-fee but no split-address' : 'split-address but no split-fee'}; set both, or pass --no-split`,
     );
-    return {};
+    return NO_SPLIT;
   }
-  if (profileTo === undefined || profileFee === undefined) return {};
+  if (profileTo === undefined || profileFee === undefined) return NO_SPLIT;
   return {
     splitTo: checks.address('split-address (config)', profileTo),
     splitFee: checks.fee('split-fee (config)', profileFee),
