@@ -13,15 +13,13 @@ import type { Network } from '../domain/liquid/networks.js';
 import { ownCopy } from '../domain/own.js';
 import { HEX_BYTES, HEX32, isHex32, isHexBytes, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
+import { retryAfterMs, serviceMessage, TLS_FAILURES } from './classify.js';
 import {
   type ClientOptions,
   errorCode,
   headerValue as header,
   httpAgent,
   REQUEST_DEFAULTS,
-  retryAfterMs,
-  serviceMessage,
-  TLS_FAILURES,
 } from './client.js';
 import { type Dispatcher, request } from './http.js';
 import { describeIssues } from './models.js';
@@ -234,80 +232,19 @@ export class EsploraClient {
     return result.data;
   }
 
+  /** A GET, tried again (with back-off, within the deadline) after a 429, a 5xx or a failure in transit. */
   private async get(path: string, accept: string): Promise<Body> {
     const url = `${this.settings.baseUrl}${path}`;
     const headers = { accept, 'user-agent': this.settings.userAgent ?? 'lbrl' };
     for (let attempt = 0; ; attempt++) {
       this.settings.trace?.(`> GET ${url}`);
-      let final: LbrlError;
-      let reason: string;
-      let wait: number | undefined;
-      let status: number | undefined;
       const left =
         this.deadline === undefined ? Number.POSITIVE_INFINITY : this.deadline - this.settings.now();
       if (left <= 0) throw this.pastDeadline();
       const attemptMs = Math.min(this.settings.timeoutMs, left);
-      const timeout = AbortSignal.timeout(attemptMs);
-      const signal = this.settings.signal ? AbortSignal.any([this.settings.signal, timeout]) : timeout;
-      try {
-        const res = await request(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal });
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of res.body) {
-          size += (chunk as Buffer).length;
-          if (size > this.settings.maxBodyBytes) {
-            res.body.destroy();
-            throw this.contract(
-              `the explorer's answer to ${path} is larger than ${this.settings.maxBodyBytes} bytes; refused`,
-            );
-          }
-          chunks.push(chunk as Buffer);
-        }
-        const text = Buffer.concat(chunks).toString('utf8');
-        status = res.statusCode;
-        this.settings.trace?.(`< ${status} (${text.length} bytes)`);
-        if (status === 200) return { status: 200, contentType: header(res.headers['content-type']), text };
-        if (status === 404) return { status: 404 };
-        const msg = serviceMessage(text) || `HTTP ${status}`;
-        if (status >= 300 && status < 400) {
-          throw new LbrlError(
-            `the explorer answered ${status} redirecting to ${header(res.headers.location) ?? '(no location)'}; redirects are not followed`,
-            'service',
-          );
-        }
-        if (status === 429 || status >= 500) {
-          wait = retryAfterMs(header(res.headers['retry-after']), this.settings.now());
-          reason = status === 429 ? 'rate limited (429)' : `the explorer answered ${status}`;
-          final = new LbrlError(
-            `the explorer at ${this.settings.baseUrl} answered ${status}: ${msg}`,
-            status === 429 ? 'rate_limited' : 'service',
-          );
-          if (wait !== undefined && wait > this.settings.maxRetryAfterMs) throw final;
-        } else {
-          throw new LbrlError(`the explorer answered ${path} with ${status}: ${msg}`, 'service');
-        }
-      } catch (error) {
-        if (error instanceof LbrlError) throw error;
-        if (this.settings.signal?.aborted) throw interrupted();
-        const code = errorCode(error);
-        const message = (error as Error)?.message ?? String(error);
-        this.settings.trace?.(`< (no answer: ${code || message})`);
-        if (TLS_FAILURES.test(code)) {
-          throw new LbrlError(
-            `the TLS certificate of ${new URL(url).host} could not be verified (${code})`,
-            'network',
-          );
-        }
-        const timedOut = /TIMEOUT|AbortError|TimeoutError/i.test(code) || /timeout|aborted/i.test(message);
-        if (timedOut && attemptMs < this.settings.timeoutMs) throw this.pastDeadline();
-        reason = timedOut
-          ? `no answer within ${Math.round(this.settings.timeoutMs / 1000)} s`
-          : `connection failed (${code || message})`;
-        final = new LbrlError(
-          `could not reach the explorer at ${this.settings.baseUrl}: ${reason}`,
-          timedOut ? 'timeout' : 'network',
-        );
-      }
+      const outcome = await this.attempt(url, path, headers, attemptMs);
+      if (outcome.kind === 'answer') return outcome.body;
+      const { final, reason, wait, status } = outcome;
       if (attempt >= this.settings.maxRetries) throw final;
       const backoff = Math.min(5000, 500 * 2 ** attempt) * (0.5 + this.settings.random() / 2);
       const delayMs = Math.round(Math.max(backoff, wait ?? 0));
@@ -321,6 +258,103 @@ export class EsploraClient {
       }
     }
   }
+
+  /** One attempt: the answer, an error that ends the request, or a failure worth trying again. */
+  private async attempt(
+    url: string,
+    path: string,
+    headers: Record<string, string>,
+    attemptMs: number,
+  ): Promise<{ kind: 'answer'; body: Body } | RetryableFailure> {
+    const timeout = AbortSignal.timeout(attemptMs);
+    const signal = this.settings.signal ? AbortSignal.any([this.settings.signal, timeout]) : timeout;
+    try {
+      const res = await request(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal });
+      const text = await this.bodyOf(res.body, path);
+      const status = res.statusCode;
+      this.settings.trace?.(`< ${status} (${text.length} bytes)`);
+      if (status === 200)
+        return {
+          kind: 'answer',
+          body: { status: 200, contentType: header(res.headers['content-type']), text },
+        };
+      if (status === 404) return { kind: 'answer', body: { status: 404 } };
+      const msg = serviceMessage(text) || `HTTP ${status}`;
+      if (status >= 300 && status < 400) {
+        throw new LbrlError(
+          `the explorer answered ${status} redirecting to ${header(res.headers.location) ?? '(no location)'}; redirects are not followed`,
+          'service',
+        );
+      }
+      if (status !== 429 && status < 500)
+        throw new LbrlError(`the explorer answered ${path} with ${status}: ${msg}`, 'service');
+      const wait = retryAfterMs(header(res.headers['retry-after']), this.settings.now());
+      const final = new LbrlError(
+        `the explorer at ${this.settings.baseUrl} answered ${status}: ${msg}`,
+        status === 429 ? 'rate_limited' : 'service',
+      );
+      if (wait !== undefined && wait > this.settings.maxRetryAfterMs) throw final;
+      const reason = status === 429 ? 'rate limited (429)' : `the explorer answered ${status}`;
+      return { kind: 'retry', final, reason, wait, status };
+    } catch (error) {
+      if (error instanceof LbrlError) throw error;
+      return this.transportFailure(error, url, attemptMs);
+    }
+  }
+
+  /** The answer's body, refused past maxBodyBytes. */
+  private async bodyOf(body: AsyncIterable<unknown> & { destroy(): unknown }, path: string): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > this.settings.maxBodyBytes) {
+        body.destroy();
+        throw this.contract(
+          `the explorer's answer to ${path} is larger than ${this.settings.maxBodyBytes} bytes; refused`,
+        );
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** No answer: interrupted, a certificate, past the deadline; else a failure worth trying again. */
+  private transportFailure(error: unknown, url: string, attemptMs: number): RetryableFailure {
+    if (this.settings.signal?.aborted) throw interrupted();
+    const code = errorCode(error);
+    const message = (error as Error)?.message ?? String(error);
+    this.settings.trace?.(`< (no answer: ${code || message})`);
+    if (TLS_FAILURES.test(code)) {
+      throw new LbrlError(
+        `the TLS certificate of ${new URL(url).host} could not be verified (${code})`,
+        'network',
+      );
+    }
+    const timedOut = /TIMEOUT|AbortError|TimeoutError/i.test(code) || /timeout|aborted/i.test(message);
+    if (timedOut && attemptMs < this.settings.timeoutMs) throw this.pastDeadline();
+    const reason = timedOut
+      ? `no answer within ${Math.round(this.settings.timeoutMs / 1000)} s`
+      : `connection failed (${code || message})`;
+    const final = new LbrlError(
+      `could not reach the explorer at ${this.settings.baseUrl}: ${reason}`,
+      timedOut ? 'timeout' : 'network',
+    );
+    return { kind: 'retry', final, reason, wait: undefined, status: undefined };
+  }
+}
+
+/**
+ * An attempt that failed in a way worth trying again: the error if it was the last, and why. Every
+ * field is its own, undefined when unknown (never read from a polluted Object.prototype).
+ */
+interface RetryableFailure {
+  kind: 'retry';
+  final: LbrlError;
+  reason: string;
+  /** what the explorer asked to wait (Retry-After) */
+  wait: number | undefined;
+  status: number | undefined;
 }
 
 function checkTxid(txid: string): string {

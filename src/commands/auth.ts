@@ -168,7 +168,7 @@ export async function runLogin(options: LoginCommandOptions): Promise<void> {
     });
     // A harmless request: a GET of an id that cannot exist
     const answer = await client.probeDeposit(randomUUID());
-    const { serviceMessage } = await import('../api/client.js');
+    const { serviceMessage } = await import('../api/classify.js');
     const verdict = judgeProbe(answer);
     if (verdict === 'refused') {
       throw new LbrlError(

@@ -2,13 +2,9 @@ import type { Context } from '../context.js';
 import { assetInfo } from '../deposits/chain-check.js';
 import { createdFilter } from '../deposits/ledger.js';
 import type { Scope } from '../deposits/ports.js';
-import {
-  MATCH_MARGIN_MS,
-  type Reconciliation,
-  readReceipts,
-  reconcile,
-  settlementJudge,
-} from '../deposits/reconcile.js';
+import { MATCH_MARGIN_MS, readReceipts } from '../deposits/receipts.js';
+import { type Reconciliation, reconcile } from '../deposits/reconcile.js';
+import { settlementJudge } from '../deposits/settlement-judge.js';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
@@ -21,7 +17,12 @@ import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { SINCE } from './shared/flag-parts.js';
 import { exitCodesComment } from './shared/help-text.js';
-import { type VerifySources, verifySetupWith, verifySourcesOf } from './shared/verify-setup.js';
+import {
+  type VerifySetup,
+  type VerifySources,
+  verifySetupWith,
+  verifySourcesOf,
+} from './shared/verify-setup.js';
 import { parseSpan } from './shared/when.js';
 
 const RECONCILE_FLAGS = [SINCE] as const satisfies readonly FlagDef[];
@@ -66,11 +67,36 @@ export async function run(flags: ReconcileOptions, session: Session): Promise<vo
 /** Read the profile's addresses on the explorer and match what they received to the deposits recorded. */
 export async function runReconcile(options: ReconcileCommandOptions): Promise<void> {
   const { since } = parseSpan(options.flags, options);
-  const scope = options.scope();
   const from = since === undefined ? undefined : since - MATCH_MARGIN_MS;
-  // the history side: the deposits that have an outcome, and every address this profile's name;
-  // the deposits of the other profiles and services sharing the history are read too, so that
-  // an output that paid one of theirs is never matched to one of this profile's
+  const side = historySide(options, from);
+  const setup = await verifySetupWith(options.sources);
+  let result: Reconciliation;
+  try {
+    result = await chainSide(options, setup, side, { since, from });
+  } finally {
+    await setup.close();
+  }
+  const printer = options.printer;
+  if (options.json) printer.json(result);
+  else
+    for (const line of humanReconciliation(result, side.addresses.size, setup.esploraUrl)) printer.out(line);
+  disagreement(result);
+}
+
+/** What the history says: the deposits with an outcome, the addresses to read, which deposits are this profile's. */
+interface HistorySide {
+  deposits: HistoryEntry[];
+  addresses: Set<string>;
+  inScope: (entry: HistoryEntry) => boolean;
+}
+
+/**
+ * The deposits that have an outcome, and every address this profile's name; the deposits of the
+ * other profiles and services sharing the history are read too, so that an output that paid one
+ * of theirs is never matched to one of this profile's.
+ */
+function historySide(options: ReconcileCommandOptions, from: number | undefined): HistorySide {
+  const scope = options.scope();
   const inScope = (entry: HistoryEntry) => entry.baseUrl === scope.target && entry.profile === scope.profile;
   const deposits: HistoryEntry[] = [];
   const addresses = new Set<string>();
@@ -87,85 +113,102 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
       if (entry.status === 'FINALIZED' || entry.status === 'FAILED' || entry.expiredAt) deposits.push(entry);
     },
   );
-  const setup = await verifySetupWith(options.sources);
-  let result: Reconciliation;
-  try {
-    const assetId = setup.settings.assetId;
-    if (!assetId)
-      throw new LbrlError(
-        'reconcile counts the pinned asset only: set it with lbrl config set asset-id <64 hex digits>',
-        'usage',
-      );
-    // the precision is proven (the registry contract the id commits to, or the profile's
-    // asset-precision), never the explorer's bare word: amounts are matched by it
-    const info = assetInfo(assetId, await setup.client.getAsset(assetId), {
-      network: setup.settings.network,
-      expectedAssetId: assetId,
-      assetPrecision: setup.settings.assetPrecision,
-    });
-    const precision = info.precision;
-    if (info.profilePrecision !== undefined)
-      options.printer.warn(
-        `warning: the profile's asset-precision ${info.profilePrecision} disagrees with the registry contract of ${assetId} (precision ${precision}): the contract's is used (lbrl config unset asset-precision)`,
-      );
-    if (precision === undefined)
-      throw new LbrlError(
-        `the precision of asset ${assetId} is not proven: the explorer's registry answer has no contract that its id commits to${info.claimedPrecision !== undefined ? ` (it only claims ${info.claimedPrecision})` : ''}`,
-        'unproven',
-        'if you know it, lbrl config set asset-precision <0-8> (with asset-id set)',
-      );
-    const keys = setup.settings.keys;
-    const hasKeys = (keys.outputKeys?.length ?? 0) + (keys.masterBlindingKeys?.length ?? 0) > 0;
-    const zkp = hasKeys ? await (await import('../domain/liquid/unblind.js')).loadZkp() : null;
-    // an address of the history is read only when it is a valid address of the profile's network
-    // (a history edited by hand, or kept across a change of network, is not sent as it is)
-    const network = setup.settings.network;
-    const valid = [...addresses].filter((address) => {
-      const decoded = decodeLiquidAddress(address);
-      return decoded.ok && decoded.value.network === network;
-    });
-    const skipped = addresses.size - valid.length;
-    if (skipped > 0)
-      options.printer.warn(
-        `warning: ${skipped} address(es) of the history are not ${network} addresses: not read`,
-      );
-    // the outputs verify counted for a deposit stay that deposit's, whichever profile it is of
-    const recorded = options
-      .history()
-      .verifiedShares(new Set(deposits.filter((d) => d.verifiedAt).map((d) => d.id)));
-    // each settlement met is judged by verify's rules, with verify's confirmations setting
-    const requiredConfirmations = setup.settings.confirmations;
-    const judge = settlementJudge(deposits, recorded, {
-      network,
-      assetId,
-      asset: info,
-      keys,
-      zkp,
-      requiredConfirmations,
-    });
-    const receipts = await readReceipts(setup.client, {
-      addresses: valid.sort(),
-      sinceMs: from,
-      network,
-      assetId,
-      keys,
-      zkp,
-      onTransaction: judge.onTransaction,
-    });
-    result = reconcile(deposits, receipts, {
-      precision,
-      sinceMs: since,
-      requiredConfirmations,
-      judged: judge.judged,
-      recorded,
-      inScope,
-    });
-  } finally {
-    await setup.close();
-  }
-  const printer = options.printer;
-  if (options.json) printer.json(result);
-  else for (const line of humanReconciliation(result, addresses.size, setup.esploraUrl)) printer.out(line);
+  return { deposits, addresses, inScope };
+}
+
+/** The chain read and matched: each settlement judged by verify's rules, the receipts matched to the deposits. */
+async function chainSide(
+  options: ReconcileCommandOptions,
+  setup: VerifySetup,
+  side: HistorySide,
+  span: { since: number | undefined; from: number | undefined },
+): Promise<Reconciliation> {
+  const { assetId, info, precision } = await provenAsset(options.printer, setup);
+  const keys = setup.settings.keys;
+  const hasKeys = (keys.outputKeys?.length ?? 0) + (keys.masterBlindingKeys?.length ?? 0) > 0;
+  const zkp = hasKeys ? await (await import('../domain/liquid/unblind.js')).loadZkp() : null;
+  const network = setup.settings.network;
+  const valid = readableAddresses(options.printer, side.addresses, network);
+  // the outputs verify counted for a deposit stay that deposit's, whichever profile it is of
+  const recorded = options
+    .history()
+    .verifiedShares(new Set(side.deposits.filter((d) => d.verifiedAt).map((d) => d.id)));
+  // each settlement met is judged by verify's rules, with verify's confirmations setting
+  const requiredConfirmations = setup.settings.confirmations;
+  const judge = settlementJudge(side.deposits, recorded, {
+    network,
+    assetId,
+    asset: info,
+    keys,
+    zkp,
+    requiredConfirmations,
+  });
+  const receipts = await readReceipts(setup.client, {
+    addresses: valid.sort(),
+    sinceMs: span.from,
+    network,
+    assetId,
+    keys,
+    zkp,
+    onTransaction: judge.onTransaction,
+  });
+  return reconcile(side.deposits, receipts, {
+    precision,
+    sinceMs: span.since,
+    requiredConfirmations,
+    judged: judge.judged,
+    recorded,
+    inScope: side.inScope,
+  });
+}
+
+/**
+ * The pinned asset and its precision, proven (the registry contract the id commits to, or the
+ * profile's asset-precision), never the explorer's bare word: amounts are matched by it.
+ */
+async function provenAsset(printer: Printer, setup: VerifySetup) {
+  const assetId = setup.settings.assetId;
+  if (!assetId)
+    throw new LbrlError(
+      'reconcile counts the pinned asset only: set it with lbrl config set asset-id <64 hex digits>',
+      'usage',
+    );
+  const info = assetInfo(assetId, await setup.client.getAsset(assetId), {
+    network: setup.settings.network,
+    expectedAssetId: assetId,
+    assetPrecision: setup.settings.assetPrecision,
+  });
+  const precision = info.precision;
+  if (info.profilePrecision !== undefined)
+    printer.warn(
+      `warning: the profile's asset-precision ${info.profilePrecision} disagrees with the registry contract of ${assetId} (precision ${precision}): the contract's is used (lbrl config unset asset-precision)`,
+    );
+  if (precision === undefined)
+    throw new LbrlError(
+      `the precision of asset ${assetId} is not proven: the explorer's registry answer has no contract that its id commits to${info.claimedPrecision !== undefined ? ` (it only claims ${info.claimedPrecision})` : ''}`,
+      'unproven',
+      'if you know it, lbrl config set asset-precision <0-8> (with asset-id set)',
+    );
+  return { assetId, info, precision };
+}
+
+/**
+ * An address of the history is read only when it is a valid address of the profile's network (a
+ * history edited by hand, or kept across a change of network, is not sent as it is).
+ */
+function readableAddresses(printer: Printer, addresses: Set<string>, network: string): string[] {
+  const valid = [...addresses].filter((address) => {
+    const decoded = decodeLiquidAddress(address);
+    return decoded.ok && decoded.value.network === network;
+  });
+  const skipped = addresses.size - valid.length;
+  if (skipped > 0)
+    printer.warn(`warning: ${skipped} address(es) of the history are not ${network} addresses: not read`);
+  return valid;
+}
+
+/** The exit: what disagrees first, then what is not proven, then what is not deep enough yet. */
+function disagreement(result: Reconciliation): void {
   const problems = result.missing.length + result.unmatched.length + result.paidAfterExpiry.length;
   if (problems > 0) {
     const parts = [

@@ -21,7 +21,7 @@ import type {
   DepositAnswer,
   KeptFacts,
   Violation,
-} from '../domain/deposit-rules.js';
+} from '../domain/deposit-rules/rule.js';
 import { canonicalId } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import type { CreatedRecord, HistoryEntry } from '../store/history-records.js';

@@ -122,7 +122,6 @@ export async function createBatch(
   deps: BatchDeps,
   progress: (outcomes: ReadonlyArray<RowOutcome | undefined>, finished: number) => void,
 ): Promise<RowOutcome[]> {
-  const { clock, scope } = deps;
   const keys = rowKeys(
     rows.map((r) => r.body),
     rows.map((r) => r.local?.ref),
@@ -130,25 +129,123 @@ export async function createBatch(
   if (options.resume && !deps.resumable)
     throw new Error('createBatch: --resume needs the rows of earlier runs');
   const turns = options.resume ? deps.resumable!(keys) : undefined;
-
-  // one shared gate: a 429 seen by any request pauses them all
-  let pauseUntil = 0;
-  const api = await deps.api((info) => {
-    if (info.status === 429) pauseUntil = Math.max(pauseUntil, clock.now() + info.delayMs);
-  });
+  const run = new BatchRun(rows, keys, deps, turns);
+  await run.open();
 
   const outcomes: Array<RowOutcome | undefined> = new Array(rows.length);
   let finished = 0;
-  let stopAll: LbrlError | undefined;
+  let next = 0;
+  const worker = async () => {
+    while (next < rows.length) {
+      const rowIndex = next++;
+      outcomes[rowIndex] = await run.sendRow(rowIndex);
+      finished += 1;
+      progress(outcomes, finished);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, rows.length) }, worker));
+  return batchResult(outcomes as RowOutcome[], run.stopAll);
+}
+
+/** Every row's outcome, or the error that says which rows were not created (and the rows' exit code when they share one). */
+function batchResult(all: RowOutcome[], stopAll: LbrlError | undefined): RowOutcome[] {
+  const failed = all.filter((x) => !x.ok);
+  if (stopAll?.type === 'interrupted') throw stopAll;
+  if (failed.length > 0) {
+    // the rows' own exit code when they share one, else 1
+    const codes = new Set(failed.map((f) => f.exitCode));
+    const type = (codes.size === 1 ? failed[0]!.type : undefined) ?? 'service';
+    throw new LbrlError(
+      `${failed.length} of ${all.length} row(s) were not created (rows ${failed.map((f) => f.line.row).join(', ')}); re-run with --resume to retry only those`,
+      type,
+    );
+  }
+  return all;
+}
+
+/** One run of a batch: the rows, their keys, the client, and what every row's sending shares. */
+class BatchRun {
+  /** one shared gate: a 429 seen by any request pauses them all */
+  private pauseUntil = 0;
+  /** an error that stops every row not yet sent (a refused token, an interrupt) */
+  stopAll: LbrlError | undefined;
+  private api: DepositApi | undefined;
+
+  constructor(
+    private readonly rows: BatchRow[],
+    private readonly keys: string[],
+    private readonly deps: BatchDeps,
+    private readonly turns: RowTurns | undefined,
+  ) {}
+
+  async open(): Promise<void> {
+    const { clock } = this.deps;
+    this.api = await this.deps.api((info) => {
+      if (info.status === 429) this.pauseUntil = Math.max(this.pauseUntil, clock.now() + info.delayMs);
+    });
+  }
+
+  /** A row: reported when done before, else sent once the pause and its claim allow. */
+  async sendRow(index: number): Promise<RowOutcome> {
+    const { clock } = this.deps;
+    const { row, body, local } = this.rows[index]!;
+    const batchKey = this.keys[index]!;
+    const prior = this.turns?.done(batchKey);
+    if (prior) return resumedRow(row, prior);
+    if (this.stopAll) return failedRow(row, this.stopAll, 'not sent: ');
+    const wait = this.pauseUntil - clock.now();
+    if (wait > 0) {
+      try {
+        await clock.sleep(wait, clock.signal);
+      } catch {
+        this.stopAll = interrupted();
+        return this.sendRow(index);
+      }
+    }
+    if (!this.turns) return this.send(row, body, batchKey, randomUUID(), local);
+    return this.sendInTurn(this.turns, row, body, batchKey, local);
+  }
+
+  /** With --resume: the row's claim first (another run may hold it), then sent with the claim's key. */
+  private async sendInTurn(
+    turns: RowTurns,
+    row: number,
+    body: CreateRequest,
+    batchKey: string,
+    local: LocalFields | undefined,
+  ): Promise<RowOutcome> {
+    const { clock } = this.deps;
+    let turn: RowTurn;
+    try {
+      turn = await turns.begin(batchKey, {
+        sleep: clock.sleep,
+        now: clock.now,
+        signal: clock.signal,
+        pollMs: CLAIM_POLL_MS,
+        timeoutMs: CLAIM_WAIT_MS,
+      });
+    } catch (error) {
+      const claimProblem = claimError(error);
+      if (claimProblem.type === 'interrupted') this.stopAll = claimProblem;
+      return failedRow(row, claimProblem, claimProblem.type === 'interrupted' ? 'not sent: ' : '');
+    }
+    if ('done' in turn) return resumedRow(row, turn.done);
+    try {
+      return await this.send(row, body, batchKey, turn.idempotencyKey, local);
+    } finally {
+      turn.claim.release();
+    }
+  }
 
   /** Record the attempt, send, check, record the deposit. */
-  const send = async (
+  private async send(
     row: number,
     body: CreateRequest,
     batchKey: string,
     idempotencyKey: string,
     local: LocalFields = {},
-  ) => {
+  ): Promise<RowOutcome> {
+    const { clock, scope, recorder } = this.deps;
     const attempt: AttemptRecord = {
       v: 1,
       type: 'attempt',
@@ -158,10 +255,10 @@ export async function createBatch(
       idempotencyKey,
       at: new Date(clock.now()).toISOString(),
     };
-    deps.recorder.record([attempt]);
+    recorder.record([attempt]);
     try {
       const { raw } = await createChecked(
-        { api, recorder: deps.recorder, scope, now: clock.now },
+        { api: this.api!, recorder, scope, now: clock.now },
         body,
         idempotencyKey,
         batchKey,
@@ -175,73 +272,10 @@ export async function createBatch(
       } satisfies RowOutcome;
     } catch (error) {
       if (!(error instanceof LbrlError)) throw error;
-      if (error.type === 'auth' || error.type === 'interrupted') stopAll = error;
+      if (error.type === 'auth' || error.type === 'interrupted') this.stopAll = error;
       return failedRow(row, error);
     }
-  };
-
-  const sendRow = async (index: number): Promise<RowOutcome> => {
-    const { row, body, local } = rows[index]!;
-    const batchKey = keys[index]!;
-    const prior = turns?.done(batchKey);
-    if (prior) return resumedRow(row, prior);
-    if (stopAll) return failedRow(row, stopAll, 'not sent: ');
-    const wait = pauseUntil - clock.now();
-    if (wait > 0) {
-      try {
-        await clock.sleep(wait, clock.signal);
-      } catch {
-        stopAll = interrupted();
-        return sendRow(index);
-      }
-    }
-    if (!turns) return send(row, body, batchKey, randomUUID(), local);
-    let turn: RowTurn;
-    try {
-      turn = await turns.begin(batchKey, {
-        sleep: clock.sleep,
-        now: clock.now,
-        signal: clock.signal,
-        pollMs: CLAIM_POLL_MS,
-        timeoutMs: CLAIM_WAIT_MS,
-      });
-    } catch (error) {
-      const claimProblem = claimError(error);
-      if (claimProblem.type === 'interrupted') stopAll = claimProblem;
-      return failedRow(row, claimProblem, claimProblem.type === 'interrupted' ? 'not sent: ' : '');
-    }
-    if ('done' in turn) return resumedRow(row, turn.done);
-    try {
-      return await send(row, body, batchKey, turn.idempotencyKey, local);
-    } finally {
-      turn.claim.release();
-    }
-  };
-
-  let next = 0;
-  const worker = async () => {
-    while (next < rows.length) {
-      const rowIndex = next++;
-      outcomes[rowIndex] = await sendRow(rowIndex);
-      finished += 1;
-      progress(outcomes, finished);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, rows.length) }, worker));
-
-  const all = outcomes as RowOutcome[];
-  const failed = all.filter((x) => !x.ok);
-  if (stopAll?.type === 'interrupted') throw stopAll;
-  if (failed.length > 0) {
-    // the rows' own exit code when they share one, else 1
-    const codes = new Set(failed.map((f) => f.exitCode));
-    const type = (codes.size === 1 ? failed[0]!.type : undefined) ?? 'service';
-    throw new LbrlError(
-      `${failed.length} of ${rows.length} row(s) were not created (rows ${failed.map((f) => f.line.row).join(', ')}); re-run with --resume to retry only those`,
-      type,
-    );
   }
-  return all;
 }
 
 /** A claim that could not be made (the claims directory unusable, say), as a row's error. */

@@ -7,17 +7,17 @@
 import type { EsploraAsset, EsploraClient, EsploraTxStatus } from '../api/esplora.js';
 import { provenPrecision } from '../domain/liquid/asset.js';
 import { type Network, POLICY_ASSET } from '../domain/liquid/networks.js';
+import { assetsToLookUp } from '../domain/liquid/settlement/asset-check.js';
 import {
   type AssetInfo,
-  analyseSettlement,
-  assetsToLookUp,
   type BlindingKeys,
   type EarlierShare,
-  judgeSettlement,
   type SettlementDeposit,
   type SettlementReport,
   txStatusOf,
-} from '../domain/liquid/settlement.js';
+} from '../domain/liquid/settlement/model.js';
+import { analyseSettlement } from '../domain/liquid/settlement/outputs.js';
+import { judgeSettlement } from '../domain/liquid/settlement.js';
 import { TxParseError } from '../domain/liquid/tx.js';
 import { loadZkp } from '../domain/liquid/unblind.js';
 import { LbrlError } from '../errors.js';

@@ -36,9 +36,10 @@ import {
   type RetryRecord,
   type SeenRecord,
 } from '../store/outbox.js';
+import { SendSlots } from './event-slots.js';
+import { compactOutbox, listenDoneWith } from './outbox-compaction.js';
 import type { FlowClock } from './ports.js';
 import type { DepositOutcome } from './verify.js';
-import { GONE } from './watch.js';
 
 /** How long an event is retried before it is given up (as Stripe and Svix: about three days). */
 export const RETENTION_MS = 3 * 24 * 3600 * 1000;
@@ -47,13 +48,6 @@ export const MAX_BACKOFF_MS = 10 * 60 * 1000;
 const FIRST_BACKOFF_MS = 1000;
 /** At most this many requests to the receiver at once, across deposits. */
 export const MAX_IN_FLIGHT = 8;
-/** How many delivered events the outbox keeps for `--replay` after compacting. */
-export const KEEP_DELIVERED = 1000;
-/**
- * Compacting moves `since` up to this long before the last look at the history: a deposit created
- * before it was pending then, so listen follows it until done, and need not remember it after.
- */
-export const SINCE_MARGIN_MS = 3600 * 1000;
 /**
  * A charge the ledger expired that still waits for payment is asked about this often, not at
  * every round: a late payment is still seen (within this), and abandoned charges, which pile up
@@ -64,9 +58,6 @@ export const EXPIRED_LOOK_MS = 10 * 60 * 1000;
 export const EXPIRED_SPACING_MS = 5000;
 /** A deposit the service says it does not know is asked about again at least this often, forever. */
 export const MISSING_LOOK_MS = 10 * 60 * 1000;
-/** The outbox is compacted once it has this many lines more than it needs. */
-const COMPACT_SLACK = 4000;
-
 export interface HubDeps {
   outbox: OutboxStore;
   poster: WebhookPoster;
@@ -128,23 +119,12 @@ function verificationOf(outcome: DepositOutcome): Record<string, unknown> {
   };
 }
 
-/**
- * listen is done with the deposit: no more events will come of it. A deposit closed because the
- * service once said it did not know it (GONE, as earlier versions did) is not done: it is
- * followed again, since a service that lost it for a while may find it.
- */
-function isDone(seen: SeenRecord | undefined): boolean {
-  return seen?.closed === true && seen.status !== GONE;
-}
-
 export class EventHub {
   readonly state: OutboxState;
   private readonly queues = new Map<string, EventRecord[]>();
   private readonly workers = new Map<string, Promise<void>>();
-  private inFlight = 0;
-  /** workers waiting for a slot, first come first served (a head index: shift() is linear) */
-  private waiting: Array<() => void> = [];
-  private waitingHead = 0;
+  /** at most MAX_IN_FLIGHT requests at once, across deposits */
+  private readonly slots = new SendSlots(MAX_IN_FLIGHT);
   private readonly stopping = new AbortController();
   /** the newest creation date the history held when covered() last read it */
   private lastLook: string | undefined;
@@ -210,7 +190,7 @@ export class EventHub {
       const seen = this.state.seen.get(entry.id);
       this.createdAt.set(entry.id, entry.at);
       if (entry.ref !== undefined || entry.note !== undefined) this.local.set(entry.id, localFieldsOf(entry));
-      if (isDone(seen)) continue;
+      if (listenDoneWith(seen)) continue;
       const following = this.state.following.has(entry.id);
       // created after the first run's newest deposit; or open when listen met it, whatever the dates
       const recent = entry.at > since;
@@ -224,7 +204,7 @@ export class EventHub {
       listed.add(entry.id);
     }
     if (follow.length > 0) this.write(follow);
-    for (const [id, seen] of this.state.seen) if (!isDone(seen) && !listed.has(id)) ids.push(id);
+    for (const [id, seen] of this.state.seen) if (!listenDoneWith(seen) && !listed.has(id)) ids.push(id);
     return ids;
   }
 
@@ -281,7 +261,7 @@ export class EventHub {
     const id = canonicalId(deposit.id);
     this.missingSince.delete(id);
     const seen = this.state.seen.get(id);
-    if (isDone(seen) || seen?.status === deposit.status) return;
+    if (listenDoneWith(seen) || seen?.status === deposit.status) return;
     const now = this.deps.clock.now();
     const events: EventRecord[] = [];
     // every status it went through since the last event, those a poll missed inferred, each
@@ -302,7 +282,7 @@ export class EventHub {
   verification(deposit: GetResponse, outcome: DepositOutcome): void {
     const id = canonicalId(deposit.id);
     const seen = this.state.seen.get(id);
-    if (isDone(seen)) return;
+    if (listenDoneWith(seen)) return;
     const now = this.deps.clock.now();
     const type: DepositEventType | undefined =
       outcome.outcome === 'verified'
@@ -441,26 +421,6 @@ export class EventHub {
     this.workers.set(record.deposit, worker);
   }
 
-  private async slot(): Promise<void> {
-    if (this.inFlight < MAX_IN_FLIGHT) {
-      this.inFlight += 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  private release(): void {
-    const next = this.waiting[this.waitingHead];
-    if (next) {
-      this.waiting[this.waitingHead++] = undefined as unknown as () => void;
-      if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
-        this.waiting = this.waiting.slice(this.waitingHead);
-        this.waitingHead = 0;
-      }
-      next();
-    } else this.inFlight -= 1;
-  }
-
   /** One deposit's queue, head first: the next event only once the one before is done with. */
   private async work(deposit: string): Promise<void> {
     const queue = this.queues.get(deposit)!;
@@ -475,13 +435,13 @@ export class EventHub {
         const began = this.elapsed();
         for (let attempt = before.attempts; ; attempt++) {
           if (this.stopped()) return;
-          await this.slot();
+          await this.slots.take();
           let outcome: PostOutcome;
           try {
             if (this.stopped()) return;
             outcome = await this.send(record);
           } finally {
-            this.release();
+            this.slots.release();
           }
           if (this.stopped() && outcome.kind === 'failure') return;
           const now = clock.now();
@@ -562,61 +522,21 @@ export class EventHub {
   }
 
   /**
-   * Compacts the outbox when it holds much more than it needs: the events not yet delivered, the
-   * last KEEP_DELIVERED delivered ones (for --replay), and what was said of the deposits listen is
-   * not done with or was done with since `since`.
+   * Compacts the outbox when it holds much more than it needs (deposits/outbox-compaction.ts), as
+   * the history's last look (covered()) knows the deposits.
    */
   compact(force: boolean): void {
-    let since = this.state.since ?? '';
-    const look = this.lastLook === undefined ? Number.NaN : Date.parse(this.lastLook);
-    if (Number.isFinite(look)) {
-      // an hour before the newest deposit of the last look; never past the wall clock's now,
-      // so that one of the two, right, keeps it from running ahead
-      const moved = new Date(Math.min(look, this.deps.clock.now()) - SINCE_MARGIN_MS).toISOString();
-      if (moved > since) since = moved;
-    }
-    /** done with, and created (as the last look said) no later than `since`: never covered again */
-    const forgettable = (id: string, seen: SeenRecord) => {
-      if (!isDone(seen) || this.lastLook === undefined) return false;
-      const created = this.createdAt.get(id);
-      return created === undefined || created <= since;
-    };
-    let remembered = 0;
-    for (const [id, seen] of this.state.seen) if (!forgettable(id, seen)) remembered += 1;
-    const needed = this.pendingEvents() + KEEP_DELIVERED * 2 + remembered;
-    // twice what is needed: each rewrite is paid for by as many lines appended since
-    if (!force && this.state.lines <= 2 * needed + COMPACT_SLACK) return;
-    const records: OutboxRecord[] =
-      this.state.since === undefined ? [] : [{ v: 1, type: 'since', at: since }];
-    // followed until done with: then its closed seen record says all there is to say
-    for (const id of this.state.following) {
-      if (isDone(this.state.seen.get(id))) this.state.following.delete(id);
-      else records.push({ v: 1, type: 'follow', deposit: id, at: this.iso() });
-    }
-    for (const [id, seen] of this.state.seen) {
-      if (forgettable(id, seen)) this.state.seen.delete(id);
-      else records.push(seen);
-    }
-    const delivered = [...this.state.events.values()].filter((e) => e.state === 'done');
-    const keep = new Set(delivered.slice(-KEEP_DELIVERED).map((e) => e.record.id));
-    for (const [id, queued] of this.state.events) {
-      if (queued.state === 'pending') {
-        records.push(queued.record);
-        const tried = this.state.tried.get(id);
-        if (tried) records.push({ v: 1, type: 'retry', id, at: queued.record.at, ...tried });
-      } else if (keep.has(id))
-        records.push(queued.record, { v: 1, type: 'done', id, at: queued.record.at, http: 200 });
-      else this.state.events.delete(id);
-    }
-    this.deps.outbox.rewrite(records);
-    if (this.state.since !== undefined) this.state.since = since;
-    this.state.lines = records.length;
-  }
-
-  private pendingEvents(): number {
-    let count = 0;
-    for (const e of this.state.events.values()) if (e.state === 'pending') count += 1;
-    return count;
+    compactOutbox(
+      this.state,
+      this.deps.outbox,
+      {
+        lastLook: this.lastLook,
+        createdAt: this.createdAt,
+        now: () => this.deps.clock.now(),
+        iso: () => this.iso(),
+      },
+      force,
+    );
   }
 }
 

@@ -1,203 +1,22 @@
 /**
- * The chain side of the ledger: what the profile's addresses received in the pinned asset (from
- * an Esplora server's address history, each transaction read whole, authenticated by its txid and
- * its confidential outputs opened with the stored keys, by the settlement code verify uses), and
- * how it matches the history's deposits: a deposit whose settlement is known is judged by verify's
- * own rules (the same confirmations, amounts, outputs), and one output pays at most one deposit's
- * share across every profile and service of the history.
+ * The ledger against the chain: how the receipts the profile's addresses got (deposits/receipts.ts)
+ * match the history's deposits. A deposit whose settlement is known is what verify's own rules
+ * judged of it (deposits/settlement-judge.ts: the same confirmations, amounts, outputs); the others
+ * take an output by amount; and one output pays at most one deposit's share across every profile
+ * and service of the history. `reconcile` runs the phases in order: the judged deposits, those
+ * matched by amount, the expired and failed paid late, and the rest (pending or unmatched).
  */
-import type { AddressTx } from '../api/esplora.js';
 import { decimalFromNumber } from '../domain/decimal.js';
-import type { Network } from '../domain/liquid/networks.js';
 import { addressScript } from '../domain/liquid/script.js';
-import {
-  type AssetInfo,
-  analyseSettlement,
-  type BlindingKeys,
-  CLOCK_MARGIN_MS,
-  confirmationsOf,
-  DEFAULT_CONFIRMATIONS,
-  type EarlierShare,
-  type Fraction,
-  judgeSettlement,
-  roundingsOf,
-  type SettlementDeposit,
-  type SettlementReport,
-  txStatusOf,
-} from '../domain/liquid/settlement.js';
-import type { Zkp } from '../domain/liquid/unblind.js';
+import type { Fraction, SettlementReport } from '../domain/liquid/settlement/model.js';
+import { roundingsOf } from '../domain/liquid/settlement/shares.js';
+import { CLOCK_MARGIN_MS } from '../domain/liquid/settlement/timing.js';
+import { DEFAULT_CONFIRMATIONS } from '../domain/liquid/settlement.js';
 import { exactCents } from '../domain/money.js';
-import { LbrlError } from '../errors.js';
-import type { HistoryEntry, StoredShare } from '../store/history-records.js';
+import type { HistoryEntry } from '../store/history-records.js';
 import { shownStatus } from './ledger.js';
-import { earlierShares } from './verify.js';
-
-/** The explorer calls reconcile makes (EsploraClient has them). */
-export interface AddressExplorer {
-  getAddressTxs(address: string, lastSeen?: string): Promise<AddressTx[]>;
-  getTxHex(txid: string): Promise<string | null>;
-  getTipHeight(): Promise<number>;
-}
-
-/** One output paid to one of the profile's addresses in the pinned asset (or one that could not be read). */
-export interface Receipt {
-  txid: string;
-  vout: number;
-  address: string;
-  /** the output's script (hex): one address may be written several ways */
-  script: string;
-  /** base units of the asset; null when the output could not be opened */
-  units: bigint | null;
-  /** when it was confirmed (ms), or null while unconfirmed */
-  at: number | null;
-  /** how deep its block is below the explorer's tip (0 in the mempool), as verify counts them */
-  confirmations: number;
-  /** why its amount is unknown */
-  unreadable?: string;
-}
-
-/** How far before --since the chain and the history are read, so a settlement of a deposit just before it still matches. */
-export const MATCH_MARGIN_MS = 2 * 24 * 3600 * 1000;
-/** A lying explorer cannot keep reconcile paging for ever. */
-const MAX_PAGES = 10_000;
-
-/** A transaction read whole from an address's history: what a settlement's judgement needs. */
-export interface ListedTx {
-  txid: string;
-  hex: string;
-  status: AddressTx['status'];
-  /** the explorer's tip, read after every address was listed (never older than a block listed) */
-  tipHeight: number;
-}
-
-/**
- * Every receipt of `addresses` since `sinceMs` (newest first per address): the address history
- * is paged with `/txs/chain/:last_seen_txid` until a page is older than `sinceMs` or empty. Each
- * transaction read whole is handed to `onTransaction` too (the judgement of the settlements it
- * carries), and forgotten: memory holds the receipts, never the transactions.
- */
-export async function readReceipts(
-  explorer: AddressExplorer,
-  options: {
-    addresses: string[];
-    sinceMs?: number | undefined;
-    network: Network;
-    assetId: string;
-    keys: BlindingKeys;
-    zkp: Zkp | null;
-    onTransaction?: ((tx: ListedTx) => void) | undefined;
-  },
-): Promise<Receipt[]> {
-  const statuses = await listAddressTxs(explorer, options.addresses, options.sinceMs);
-  // the tip after the listing, as verify reads it after the status: never older than a block listed
-  const tipHeight = await explorer.getTipHeight();
-  const receipts: Receipt[] = [];
-  const seen = new Set<string>();
-  const pseudo = options.addresses.map((address) => ({
-    id: '',
-    destinationAddress: address,
-    netAmount: 0,
-    amountInCents: 0,
-  }));
-  for (const [txid, status] of statuses) {
-    const at = confirmedAt(status);
-    if (options.sinceMs !== undefined && at !== null && at < options.sinceMs) continue;
-    const hex = await explorer.getTxHex(txid);
-    if (hex === null) continue; // listed, then gone (a replaced unconfirmed transaction)
-    // the explorer's raw transaction is believed only when it hashes to the txid asked for
-    const analysis = analyseSettlement({
-      txid,
-      txHex: hex,
-      network: options.network,
-      deposits: pseudo,
-      keys: options.keys,
-      zkp: options.zkp,
-    });
-    const forged = analysis.problems.find((p) => p.what === 'transaction');
-    if (forged) throw new LbrlError(`the explorer's transaction ${txid}: ${forged.detail}`, 'contract');
-    const height = status.confirmed ? (status.block_height ?? null) : null;
-    if (height !== null && height > tipHeight)
-      throw new LbrlError(
-        `the explorer puts transaction ${txid} in block ${height}, above its own tip ${tipHeight}: nothing is concluded from it`,
-        'contract',
-      );
-    const confirmations = confirmationsOf({ confirmed: status.confirmed, blockHeight: height }, tipHeight);
-    options.onTransaction?.({ txid, hex, status, tipHeight });
-    for (const found of analysis.addresses) {
-      for (const out of found.outputs) {
-        // one output, one receipt: an address written two ways (confidential or not, in upper
-        // case) names the same script
-        const key = `${txid}:${out.index}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const base = {
-          txid,
-          vout: out.index,
-          address: found.address,
-          script: found.script,
-          at,
-          confirmations,
-        };
-        if (out.opened === 'explicit' || out.opened === 'unblinded') {
-          if (out.assetId !== options.assetId || out.value === null) continue; // another asset: not the shop's money
-          receipts.push({ ...base, units: out.value });
-        } else {
-          receipts.push({
-            ...base,
-            units: null,
-            unreadable: out.note ?? `confidential output (${out.opened})`,
-          });
-        }
-      }
-    }
-  }
-  return receipts;
-}
-
-function confirmedAt(status: AddressTx['status']): number | null {
-  return status.confirmed && typeof status.block_time === 'number' ? status.block_time * 1000 : null;
-}
-
-/** The transactions of each address since `sinceMs`, with the status the listing gave. */
-async function listAddressTxs(
-  explorer: AddressExplorer,
-  addresses: string[],
-  sinceMs: number | undefined,
-): Promise<Map<string, AddressTx['status']>> {
-  const statuses = new Map<string, AddressTx['status']>();
-  for (const address of addresses) {
-    let lastSeen: string | undefined;
-    // each page of one address's history holds transactions older than the last: a txid met
-    // again is an explorer that repeats or loops, whose history cannot be read whole
-    const listed = new Set<string>();
-    let ended = false;
-    for (let page = 0; page < MAX_PAGES && !ended; page++) {
-      const txs = await explorer.getAddressTxs(address, lastSeen);
-      let oldest = Number.POSITIVE_INFINITY;
-      for (const tx of txs) {
-        const txid = tx.txid; // in its one form: the explorer client's shape (api/esplora.ts)
-        if (listed.has(txid))
-          throw new LbrlError(
-            `the explorer's address history of ${address} repeats transaction ${txid} (page ${page + 1}): it cannot be read whole, so nothing is concluded from it`,
-            'contract',
-          );
-        listed.add(txid);
-        statuses.set(txid, tx.status);
-        const at = confirmedAt(tx.status);
-        if (at !== null) oldest = Math.min(oldest, at);
-      }
-      const confirmed = txs.filter((t) => t.status.confirmed);
-      if (confirmed.length === 0 || (sinceMs !== undefined && oldest < sinceMs)) ended = true;
-      else lastSeen = confirmed[confirmed.length - 1]!.txid;
-    }
-    if (!ended)
-      throw new LbrlError(
-        `the explorer's address history of ${address} did not end within ${MAX_PAGES} pages: read with --since, or check the explorer`,
-        'contract',
-      );
-  }
-  return statuses;
-}
+import type { Receipt } from './receipts.js';
+import { type RecordedShares, settlementTxidOf } from './settlement-judge.js';
 
 /** What one deposit should have received at one address. */
 interface Share {
@@ -220,6 +39,7 @@ export interface MatchedEntry {
   vout: number;
   cents: number;
 }
+
 export interface MissingEntry {
   depositId: string;
   role: 'destination' | 'split';
@@ -230,6 +50,7 @@ export interface MissingEntry {
   /** what the verify rules found wrong with that settlement */
   reason?: string;
 }
+
 export interface UnmatchedEntry {
   address: string;
   txid: string;
@@ -238,6 +59,7 @@ export interface UnmatchedEntry {
   cents: number | null;
   reason?: string;
 }
+
 export interface PaidAfterExpiryEntry {
   depositId: string;
   status: string;
@@ -348,119 +170,6 @@ function pays(share: Share, receipt: Receipt, precision: number, splitPaid: bigi
   return atLeast(receipt.units, least) && underNext;
 }
 
-/** What verifications recorded, by deposit: the transaction and the outputs each counted. */
-export type RecordedShares = Map<string, { txid: string; shares: StoredShare[] }>;
-
-/**
- * The settlement transaction lbrl knows of a deposit: its final answer's, else the one a
- * verification proved. As the history recorded it: a txid edited into another form names no
- * transaction listed, so its share is not found rather than found in the wrong place.
- */
-export function settlementTxidOf(entry: HistoryEntry, recorded?: RecordedShares): string | undefined {
-  const settlement = entry.final?.settlement as { liquidTxid?: unknown } | null | undefined;
-  if (typeof settlement?.liquidTxid === 'string') return settlement.liquidTxid;
-  return recorded?.get(entry.id)?.txid;
-}
-
-/** The deposit as the settlement judge reads it: lbrl's own request and creation time. */
-function settlementDepositOf(entry: HistoryEntry): SettlementDeposit | undefined {
-  const net = entry.answer?.netAmount;
-  if (typeof net !== 'number' || !Number.isFinite(net)) return undefined;
-  const percent = entry.answer?.splitPercent;
-  return {
-    id: entry.id,
-    destinationAddress: entry.destinationAddress,
-    splitAddress: entry.splitAddress,
-    splitPercent: typeof percent === 'number' ? percent : null,
-    netAmount: net,
-    amountInCents: entry.amountInCents,
-    createdAt: entry.at,
-    origin: { kind: 'requested' },
-  };
-}
-
-/** What judging settlements needs besides the transactions: the profile's chain settings. */
-export interface JudgeSettings {
-  network: Network;
-  assetId: string;
-  /** the pinned asset's registry data, its precision proven */
-  asset: AssetInfo;
-  keys: BlindingKeys;
-  zkp: Zkp | null;
-  /** the profile's confirmations setting: verify's */
-  requiredConfirmations: number;
-}
-
-/**
- * The judge of every settlement transaction met while reading the addresses: the deposits naming
- * it (whatever their profile or service: one output pays one deposit across them all) are judged
- * by verify's own rules (`analyseSettlement`, `judgeSettlement`). A deposit a verification
- * recorded is judged with the others' recorded shares, as a verification again would be (its
- * outputs stay its own); the others together, as `deposit verify` of them all in one run would
- * judge them, counting every recorded share as taken.
- */
-export function settlementJudge(
-  deposits: HistoryEntry[],
-  recorded: RecordedShares,
-  settings: JudgeSettings,
-): { onTransaction(tx: ListedTx): void; judged: Map<string, SettlementReport> } {
-  const byTxid = new Map<string, HistoryEntry[]>();
-  for (const entry of deposits) {
-    if (shownStatus(entry) !== 'FINALIZED') continue;
-    const txid = settlementTxidOf(entry, recorded);
-    if (!txid) continue;
-    const group = byTxid.get(txid);
-    if (group) group.push(entry);
-    else byTxid.set(txid, [entry]);
-  }
-  // what verifications recorded, by transaction: one pass, not one per transaction met
-  const recordedByTxid = new Map<string, Array<[string, { txid: string; shares: StoredShare[] }]>>();
-  for (const [id, fact] of recorded)
-    recordedByTxid.set(fact.txid, [...(recordedByTxid.get(fact.txid) ?? []), [id, fact]]);
-  const judged = new Map<string, SettlementReport>();
-  const onTransaction = (tx: ListedTx) => {
-    const group = byTxid.get(tx.txid);
-    if (!group) return;
-    const recordedHere = recordedByTxid.get(tx.txid) ?? [];
-    const sharesRecorded = (except: string) =>
-      earlierShares(
-        {
-          sharesOf: () =>
-            recordedHere.filter(([id]) => id !== except).map(([id, r]) => ({ id, shares: r.shares })),
-        },
-        tx.txid,
-      );
-    const judge = (entries: HistoryEntry[], earlier: EarlierShare[]) => {
-      const group = entries.flatMap((entry) => settlementDepositOf(entry) ?? []);
-      if (group.length === 0) return;
-      const analysis = analyseSettlement({
-        txid: tx.txid,
-        txHex: tx.hex,
-        network: settings.network,
-        deposits: group,
-        keys: settings.keys,
-        zkp: settings.zkp,
-      });
-      const report = judgeSettlement(analysis, {
-        status: txStatusOf(tx.status),
-        tipHeight: tx.tipHeight,
-        expectedAssetId: settings.assetId,
-        requiredConfirmations: settings.requiredConfirmations,
-        assets: { [settings.assetId]: settings.asset },
-        earlier,
-      });
-      for (const deposit of group) judged.set(deposit.id, report);
-    };
-    const isRecorded = (entry: HistoryEntry) => recorded.get(entry.id)?.txid === tx.txid;
-    for (const entry of group.filter(isRecorded)) judge([entry], sharesRecorded(entry.id));
-    judge(
-      group.filter((entry) => !isRecorded(entry)),
-      sharesRecorded(''),
-    );
-  };
-  return { onTransaction, judged };
-}
-
 function olderFirst(a: HistoryEntry, b: HistoryEntry): number {
   return a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
@@ -498,6 +207,28 @@ export interface MatchOptions {
   inScope?: ((entry: HistoryEntry) => boolean) | undefined;
 }
 
+/** What the phases of `reconcile` share: the receipts indexed, which are used, and the result so far. */
+interface Matching {
+  precision: number;
+  sinceMs: number | undefined;
+  required: number;
+  judged: Map<string, SettlementReport> | undefined;
+  recorded: RecordedShares | undefined;
+  inScope: (entry: HistoryEntry) => boolean;
+  /** created on or after --since */
+  inRange: (entry: HistoryEntry) => boolean;
+  /** reported: in scope and in range */
+  shown: (entry: HistoryEntry) => boolean;
+  /** as deep as the confirmations setting requires */
+  deep: (receipt: Receipt) => boolean;
+  oldestFirst: Receipt[];
+  byOutput: Map<string, Receipt>;
+  /** by script: an address written another way (confidential or not, in upper case) is the same */
+  byScript: Map<string, Receipt[]>;
+  used: Set<Receipt>;
+  out: Reconciliation;
+}
+
 /**
  * Match receipts to the deposits' shares. A deposit whose settlement txid is known is what the
  * verify rules judged of it (`settlementJudge`): verified, its outputs matched; pending, unproven
@@ -512,54 +243,89 @@ export function reconcile(
   receipts: Receipt[],
   options: MatchOptions,
 ): Reconciliation {
-  const scale = 10n ** BigInt(options.precision);
+  const matching = matchingOf(receipts, options);
+  const unknownTxid = matchJudged(deposits, matching);
+  matchByAmount(unknownTxid, matching);
+  matchPaidAfterExpiry(deposits, matching);
+  sortTheRest(matching);
+  return matching.out;
+}
+
+function matchingOf(receipts: Receipt[], options: MatchOptions): Matching {
   const required = options.requiredConfirmations ?? DEFAULT_CONFIRMATIONS;
   const inScope = options.inScope ?? (() => true);
   const inRange = (e: HistoryEntry) => options.sinceMs === undefined || Date.parse(e.at) >= options.sinceMs;
-  const shown = (e: HistoryEntry) => inScope(e) && inRange(e);
-  const deep = (r: Receipt) => r.confirmations >= required;
-  const out: Reconciliation = {
-    matched: [],
-    missing: [],
-    unmatched: [],
-    paidAfterExpiry: [],
-    unproven: [],
-    pending: [],
-    elsewhere: [],
-  };
   const oldestFirst = [...receipts].sort(
     (a, b) => (a.at ?? Number.MAX_SAFE_INTEGER) - (b.at ?? Number.MAX_SAFE_INTEGER),
   );
-  const byOutput = new Map(receipts.map((r) => [`${r.txid}:${r.vout}`, r]));
-  const used = new Set<Receipt>();
-  // by script: an address written another way (confidential or not, in upper case) is the same
   const byScript = new Map<string, Receipt[]>();
   for (const receipt of oldestFirst) {
     const list = byScript.get(receipt.script);
     if (list) list.push(receipt);
     else byScript.set(receipt.script, [receipt]);
   }
-  const finalized = deposits.filter((e) => shownStatus(e) === 'FINALIZED').sort(olderFirst);
-  const unknownTxid: HistoryEntry[] = [];
-  // which output a share is shown paid by, when the judgement counted several (a script paid by
-  // outputs summing several deposits): one that pays it alone first, then one no share took alone
+  return {
+    precision: options.precision,
+    sinceMs: options.sinceMs,
+    required,
+    judged: options.judged,
+    recorded: options.recorded,
+    inScope,
+    inRange,
+    shown: (e) => inScope(e) && inRange(e),
+    deep: (r) => r.confirmations >= required,
+    oldestFirst,
+    byOutput: new Map(receipts.map((r) => [`${r.txid}:${r.vout}`, r])),
+    byScript,
+    used: new Set<Receipt>(),
+    out: {
+      matched: [],
+      missing: [],
+      unmatched: [],
+      paidAfterExpiry: [],
+      unproven: [],
+      pending: [],
+      elsewhere: [],
+    },
+  };
+}
+
+/**
+ * Which output a share is shown paid by, when the judgement counted several (a script paid by
+ * outputs summing several deposits): one that pays it alone first, then one no share took alone.
+ */
+function outputPicker(matching: Matching): (share: Share, txid: string, outputs: number[]) => number {
   const takenAlone = new Set<Receipt>();
-  const pickOutput = (share: Share, txid: string, outputs: number[]): number => {
-    const mine = [...outputs].sort((a, b) => a - b).flatMap((vout) => byOutput.get(`${txid}:${vout}`) ?? []);
-    const alone = mine.find((r) => !takenAlone.has(r) && pays(share, r, options.precision, undefined));
+  return (share, txid, outputs) => {
+    const mine = [...outputs]
+      .sort((a, b) => a - b)
+      .flatMap((vout) => matching.byOutput.get(`${txid}:${vout}`) ?? []);
+    const alone = mine.find((r) => !takenAlone.has(r) && pays(share, r, matching.precision, undefined));
     if (alone) {
       takenAlone.add(alone);
       return alone.vout;
     }
     return (mine.find((r) => !takenAlone.has(r)) ?? mine[0])?.vout ?? Math.min(...outputs);
   };
+}
+
+/**
+ * The finalized deposits whose settlement lbrl knows, as the verify rules judged them (the outputs
+ * the judgement counted are theirs, whatever their profile); returns those in scope whose
+ * settlement lbrl does not know, to be matched by amount.
+ */
+function matchJudged(deposits: HistoryEntry[], matching: Matching): HistoryEntry[] {
+  const { byOutput, used, out, inScope } = matching;
+  const finalized = deposits.filter((e) => shownStatus(e) === 'FINALIZED').sort(olderFirst);
+  const unknownTxid: HistoryEntry[] = [];
+  const pickOutput = outputPicker(matching);
   for (const entry of finalized) {
-    const txid = settlementTxidOf(entry, options.recorded);
+    const txid = settlementTxidOf(entry, matching.recorded);
     if (!txid) {
       if (inScope(entry)) unknownTxid.push(entry);
       continue;
     }
-    const report = options.judged?.get(entry.id);
+    const report = matching.judged?.get(entry.id);
     // every output the judgement counted is the deposit's (an output of no value too), but those
     // of a share it contradicted
     const contradicted = contradictedRoles(report);
@@ -572,22 +338,27 @@ export function reconcile(
         if (!inScope(entry)) out.elsewhere.push({ depositId: entry.id, txid, vout });
       }
     }
-    if (shown(entry)) reportJudged(entry, txid, report, out, { required, pickOutput });
+    if (matching.shown(entry))
+      reportJudged(entry, txid, report, out, { required: matching.required, pickOutput });
   }
-  matchByAmount(unknownTxid, { byScript, used, deep, precision: options.precision, shown, out, required });
-  // money that came for a charge lbrl gave up on, or that the service said FAILED
+  return unknownTxid;
+}
+
+/** Money that came for a charge lbrl gave up on, or that the service said FAILED. */
+function matchPaidAfterExpiry(deposits: HistoryEntry[], matching: Matching): void {
+  const { byScript, used, deep, out } = matching;
   const splitPaid = new Map<string, bigint>();
   for (const entry of deposits) {
     const status = shownStatus(entry);
-    if ((status !== 'EXPIRED' && status !== 'FAILED') || !inScope(entry)) continue;
+    if ((status !== 'EXPIRED' && status !== 'FAILED') || !matching.inScope(entry)) continue;
     for (const share of sharesOf(entry)) {
       const receipt = (byScript.get(scriptOf(share.address)) ?? []).find(
-        (x) => !used.has(x) && deep(x) && pays(share, x, options.precision, splitPaid.get(share.entry.id)),
+        (x) => !used.has(x) && deep(x) && pays(share, x, matching.precision, splitPaid.get(share.entry.id)),
       );
       if (!receipt) continue;
       used.add(receipt);
       if (share.role === 'split' && receipt.units !== null) splitPaid.set(entry.id, receipt.units);
-      if (inRange(entry))
+      if (matching.inRange(entry))
         out.paidAfterExpiry.push({
           depositId: entry.id,
           status,
@@ -598,10 +369,16 @@ export function reconcile(
         });
     }
   }
-  for (const receipt of oldestFirst) {
-    if (used.has(receipt) || receipt.units === 0n) continue;
-    if (options.sinceMs !== undefined && receipt.at !== null && receipt.at < options.sinceMs) continue;
-    if (!deep(receipt)) {
+}
+
+/** The receipts no deposit took: pending while shallow, else unmatched (an output of no value is no money). */
+function sortTheRest(matching: Matching): void {
+  const { out, required } = matching;
+  const scale = 10n ** BigInt(matching.precision);
+  for (const receipt of matching.oldestFirst) {
+    if (matching.used.has(receipt) || receipt.units === 0n) continue;
+    if (matching.sinceMs !== undefined && receipt.at !== null && receipt.at < matching.sinceMs) continue;
+    if (!matching.deep(receipt)) {
       out.pending.push({
         depositId: null,
         role: null,
@@ -622,7 +399,6 @@ export function reconcile(
       ...(receipt.unreadable ? { reason: receipt.unreadable } : {}),
     });
   }
-  return out;
 }
 
 function scriptOf(address: string): string {
@@ -691,18 +467,7 @@ function contradictedRoles(report: SettlementReport | undefined): Set<'destinati
  * to its address that pays it (`pays`); a deep one is matched, a shallow one pending; an output
  * there that could not be read is the share's, its amount not proven.
  */
-function matchByAmount(
-  entries: HistoryEntry[],
-  world: {
-    byScript: Map<string, Receipt[]>;
-    used: Set<Receipt>;
-    deep: (r: Receipt) => boolean;
-    precision: number;
-    shown: (e: HistoryEntry) => boolean;
-    out: Reconciliation;
-    required: number;
-  },
-): void {
+function matchByAmount(entries: HistoryEntry[], world: Matching): void {
   const { byScript, used, out } = world;
   const splitPaid = new Map<string, bigint>();
   for (const share of entries.flatMap(sharesOf)) {

@@ -13,7 +13,7 @@ import type {
   EarlierShare,
   SettlementDeposit,
   SettlementReport,
-} from '../domain/liquid/settlement.js';
+} from '../domain/liquid/settlement/model.js';
 import { LbrlError } from '../errors.js';
 import type { HistoryEntry, StoredShare } from '../store/history-records.js';
 import { getChecked } from './answers.js';

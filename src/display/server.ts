@@ -16,7 +16,7 @@ import type http from 'node:http';
 import { isIP } from 'node:net';
 import type { Lang, Screen } from '../domain/display.js';
 import { parseDepositId } from '../domain/values.js';
-import { listen, type RunningServer } from '../sandbox/server.js';
+import { listen, type RunningServer } from '../sandbox/listen.js';
 import { displayPage, pageCsp } from '../ui/display-page.js';
 import { displayProof } from './state.js';
 
@@ -113,135 +113,17 @@ function parseTarget(target: string): { path: string; keys: string[] } | undefin
 }
 
 export function displayHandler(options: DisplayServerOptions): http.RequestListener {
-  const streams = new Set<http.ServerResponse>();
-  const maxStreams = options.maxStreams ?? 16;
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
-  const maxUnread = options.maxUnreadBytes ?? 1024 * 1024;
-
-  function page(res: http.ServerResponse): void {
-    const nonce = randomBytes(16).toString('base64');
-    const html = displayPage({ lang: options.lang, nonce, screen: options.current() });
-    res.writeHead(200, {
-      ...BASE_HEADERS,
-      'content-type': 'text/html; charset=utf-8',
-      'content-length': Buffer.byteLength(html),
-      'content-security-policy': pageCsp(nonce),
-    });
-    res.end(html);
-  }
-
-  function events(req: http.IncomingMessage, res: http.ServerResponse): void {
-    if (streams.size >= maxStreams) {
-      text(res, 503, 'too many screens are open on this display\n', { 'retry-after': '5' });
-      return;
-    }
-    res.writeHead(200, {
-      ...BASE_HEADERS,
-      'content-security-policy': "default-src 'none'",
-      'content-type': 'text/event-stream; charset=utf-8',
-      'x-accel-buffering': 'no',
-    });
-    // a reader that stops reading is cut off, not buffered for: memory stays bounded
-    const write = (chunk: string) => {
-      if (res.destroyed) return;
-      res.write(chunk);
-      if (res.writableLength > maxUnread) res.destroy();
-    };
-    const send = (screen: Screen) => {
-      // JSON has no raw line breaks: one data line per event
-      write(`event: screen\ndata: ${JSON.stringify({ now: options.now(), screen })}\n\n`);
-    };
-    res.write('retry: 1000\n\n');
-    send(options.current());
-    streams.add(res);
-    const stop = options.subscribe(send);
-    const beat = setInterval(() => write(': keep-alive\n\n'), heartbeatMs);
-    beat.unref();
-    const end = () => {
-      clearInterval(beat);
-      stop();
-      streams.delete(res);
-    };
-    res.once('close', end);
-    req.once('close', end);
-  }
-
-  /** The body as JSON, at most MAX_SHOW_BODY bytes; undefined (and answered) when it is not. */
-  async function jsonBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_SHOW_BODY) {
-        text(res, 413, 'the body is too large\n', { connection: 'close' });
-        return undefined;
-      }
-      chunks.push(chunk as Buffer);
-    }
-    try {
-      return JSON.parse(Buffer.concat(chunks).toString('utf8')) ?? {};
-    } catch {
-      text(res, 400, 'the body must be JSON\n');
-      return undefined;
-    }
-  }
-
-  async function show(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const body = (await jsonBody(req, res)) as { id?: unknown; target?: unknown } | undefined;
-    if (body === undefined) return;
-    const id = typeof body === 'object' ? body.id : undefined;
-    const parsed = typeof id === 'string' ? parseDepositId(id) : undefined;
-    const target = typeof body === 'object' ? body.target : undefined;
-    if (!parsed?.ok || (target !== undefined && (typeof target !== 'string' || target.length > 2048)))
-      return text(res, 400, 'the body must be JSON: {"id":"<deposit id>"}\n');
-    if (!options.show(parsed.value, target as string | undefined))
-      return text(res, 404, 'no such deposit in this profile\n');
-    text(res, 200, 'shown\n');
-  }
-
-  async function hello(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const body = (await jsonBody(req, res)) as { challenge?: unknown } | undefined;
-    if (body === undefined) return;
-    const challenge = typeof body === 'object' ? body.challenge : undefined;
-    if (typeof challenge !== 'string' || !CHALLENGE.test(challenge))
-      return text(res, 400, 'the body must be JSON: {"challenge":"<16 to 64 URL-safe characters>"}\n');
-    const port = req.socket.localPort ?? 0;
-    text(res, 200, 'lbrl display\n', { 'lbrl-display': displayProof(options.secret, challenge, port) });
-  }
-
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const target = parseTarget(req.url ?? '');
-    if (!target) return text(res, 400, 'bad request\n', { connection: 'close' });
-    if (!hostAllowed(req.headers.host, options.host))
-      return text(res, 403, 'forbidden: this display answers only to its own address\n', {
-        connection: 'close',
-      });
-    if (target.path === '/hello' && target.keys.length === 0) {
-      if (req.method !== 'POST') return text(res, 405, 'use POST\n', { allow: 'POST' });
-      return hello(req, res);
-    }
-    if (target.keys.length !== 1 || !keyMatches(target.keys[0]!, options.key))
-      return text(res, 403, 'forbidden: open the address that lbrl display printed, with its key\n');
-    const route =
-      target.path === '/'
-        ? 'page'
-        : target.path === '/events'
-          ? 'events'
-          : target.path === '/show'
-            ? 'show'
-            : '';
-    if (!route) return text(res, 404, 'not found\n');
-    const allow = route === 'show' ? 'POST' : 'GET';
-    if (req.method !== allow) return text(res, 405, `use ${allow}\n`, { allow });
-    if (route === 'page') return page(res);
-    if (route === 'events') return events(req, res);
-    return show(req, res);
-  }
-
+  const display: OpenDisplay = {
+    options,
+    streams: new Set<http.ServerResponse>(),
+    maxStreams: options.maxStreams ?? 16,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    maxUnread: options.maxUnreadBytes ?? 1024 * 1024,
+  };
   return (req, res) => {
     req.on('error', () => {});
     res.on('error', () => {});
-    handle(req, res).catch(() => {
+    routeDisplay(display, req, res).catch(() => {
       if (res.headersSent) return void res.destroy();
       try {
         text(res, 500, 'the display failed to answer\n', { connection: 'close' });
@@ -250,6 +132,155 @@ export function displayHandler(options: DisplayServerOptions): http.RequestListe
       }
     });
   };
+}
+
+/** What the display's routes share: its options, its limits, and the screens' streams open. */
+interface OpenDisplay {
+  options: DisplayServerOptions;
+  streams: Set<http.ServerResponse>;
+  maxStreams: number;
+  heartbeatMs: number;
+  /** bytes a screen may leave unread before it is cut off */
+  maxUnread: number;
+}
+
+/** The address and the key checked, then the route's work. */
+async function routeDisplay(
+  display: OpenDisplay,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const { options } = display;
+  const target = parseTarget(req.url ?? '');
+  if (!target) return text(res, 400, 'bad request\n', { connection: 'close' });
+  if (!hostAllowed(req.headers.host, options.host))
+    return text(res, 403, 'forbidden: this display answers only to its own address\n', {
+      connection: 'close',
+    });
+  if (target.path === '/hello' && target.keys.length === 0) {
+    if (req.method !== 'POST') return text(res, 405, 'use POST\n', { allow: 'POST' });
+    return serveHello(options, req, res);
+  }
+  if (target.keys.length !== 1 || !keyMatches(target.keys[0]!, options.key))
+    return text(res, 403, 'forbidden: open the address that lbrl display printed, with its key\n');
+  const route =
+    target.path === '/'
+      ? 'page'
+      : target.path === '/events'
+        ? 'events'
+        : target.path === '/show'
+          ? 'show'
+          : '';
+  if (!route) return text(res, 404, 'not found\n');
+  const allow = route === 'show' ? 'POST' : 'GET';
+  if (req.method !== allow) return text(res, 405, `use ${allow}\n`, { allow });
+  if (route === 'page') return servePage(options, res);
+  if (route === 'events') return serveEvents(display, req, res);
+  return serveShow(options, req, res);
+}
+
+/** The page itself, its script allowed by a nonce of its own. */
+function servePage(options: DisplayServerOptions, res: http.ServerResponse): void {
+  const nonce = randomBytes(16).toString('base64');
+  const html = displayPage({ lang: options.lang, nonce, screen: options.current() });
+  res.writeHead(200, {
+    ...BASE_HEADERS,
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+    'content-security-policy': pageCsp(nonce),
+  });
+  res.end(html);
+}
+
+/** The screens as server-sent events: the current one first, then each change, with a heartbeat. */
+function serveEvents(display: OpenDisplay, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const { options, streams } = display;
+  if (streams.size >= display.maxStreams) {
+    text(res, 503, 'too many screens are open on this display\n', { 'retry-after': '5' });
+    return;
+  }
+  res.writeHead(200, {
+    ...BASE_HEADERS,
+    'content-security-policy': "default-src 'none'",
+    'content-type': 'text/event-stream; charset=utf-8',
+    'x-accel-buffering': 'no',
+  });
+  // a reader that stops reading is cut off, not buffered for: memory stays bounded
+  const write = (chunk: string) => {
+    if (res.destroyed) return;
+    res.write(chunk);
+    if (res.writableLength > display.maxUnread) res.destroy();
+  };
+  const send = (screen: Screen) => {
+    // JSON has no raw line breaks: one data line per event
+    write(`event: screen\ndata: ${JSON.stringify({ now: options.now(), screen })}\n\n`);
+  };
+  res.write('retry: 1000\n\n');
+  send(options.current());
+  streams.add(res);
+  const stop = options.subscribe(send);
+  const beat = setInterval(() => write(': keep-alive\n\n'), display.heartbeatMs);
+  beat.unref();
+  const end = () => {
+    clearInterval(beat);
+    stop();
+    streams.delete(res);
+  };
+  res.once('close', end);
+  req.once('close', end);
+}
+
+/** The body as JSON, at most MAX_SHOW_BODY bytes; undefined (and answered) when it is not. */
+async function jsonBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_SHOW_BODY) {
+      text(res, 413, 'the body is too large\n', { connection: 'close' });
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) ?? {};
+  } catch {
+    text(res, 400, 'the body must be JSON\n');
+    return undefined;
+  }
+}
+
+/** Shows a deposit of this profile on the screen (`lbrl display` told by another command). */
+async function serveShow(
+  options: DisplayServerOptions,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const body = (await jsonBody(req, res)) as { id?: unknown; target?: unknown } | undefined;
+  if (body === undefined) return;
+  const id = typeof body === 'object' ? body.id : undefined;
+  const parsed = typeof id === 'string' ? parseDepositId(id) : undefined;
+  const target = typeof body === 'object' ? body.target : undefined;
+  if (!parsed?.ok || (target !== undefined && (typeof target !== 'string' || target.length > 2048)))
+    return text(res, 400, 'the body must be JSON: {"id":"<deposit id>"}\n');
+  if (!options.show(parsed.value, target as string | undefined))
+    return text(res, 404, 'no such deposit in this profile\n');
+  text(res, 200, 'shown\n');
+}
+
+/** Proves to lbrl that this is its display, on this port, without the key. */
+async function serveHello(
+  options: DisplayServerOptions,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const body = (await jsonBody(req, res)) as { challenge?: unknown } | undefined;
+  if (body === undefined) return;
+  const challenge = typeof body === 'object' ? body.challenge : undefined;
+  if (typeof challenge !== 'string' || !CHALLENGE.test(challenge))
+    return text(res, 400, 'the body must be JSON: {"challenge":"<16 to 64 URL-safe characters>"}\n');
+  const port = req.socket.localPort ?? 0;
+  text(res, 200, 'lbrl display\n', { 'lbrl-display': displayProof(options.secret, challenge, port) });
 }
 
 /** The display's server, on `host` (loopback unless told otherwise) and `port` (0: a free one). */

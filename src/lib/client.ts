@@ -8,11 +8,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js';
 import { DepositClient } from '../api/client.js';
 import { Agent, type Dispatcher } from '../api/http.js';
-import type { CreateRequest, GetResponse } from '../api/models.js';
+import type { CreateRequest } from '../api/models.js';
 import { checkAnswer, createAnswer, getChecked } from '../deposits/answers.js';
 import type { DepositApi } from '../deposits/ports.js';
 import { checkRequest, type Labels, ROW_LABELS } from '../deposits/request.js';
-import { watchDeposits } from '../deposits/watch.js';
 import { decimalFromNumber } from '../domain/decimal.js';
 import { ownFields } from '../domain/own.js';
 import { splitFeeFromBasisPoints } from '../domain/split.js';
@@ -20,6 +19,7 @@ import { MIN_FRAGMENT_SECRET, Redactor } from '../domain/text/redact.js';
 import { type LocalFields, readLocalFlags, withLocalFields } from '../domain/text/reference.js';
 import { canonicalId, parseDepositId } from '../domain/values.js';
 import { invalidValue, type LbrlError, redactedError, usageError } from '../errors.js';
+import { scrubbedIterable, watchOne } from './iterate.js';
 import type { ChargeNotes, CreatedDeposit, Deposit, DepositRequest } from './types.js';
 import { type Network, parseCents, parseNetwork } from './values.js';
 
@@ -236,6 +236,46 @@ function makeClient(
   secrets: Redactor,
   scrub: (error: unknown) => LbrlError,
 ): LbrlClient {
+  const read = readSettings(settings, secrets);
+  const calls: Calls = {
+    read,
+    dispatcher: new Agent({
+      // certificates always checked, whatever NODE_TLS_REJECT_UNAUTHORIZED says
+      connect: { timeout: read.connectTimeoutMs, rejectUnauthorized: true },
+      headersTimeout: read.timeoutMs,
+      bodyTimeout: read.timeoutMs,
+      allowH2: false,
+    }),
+    created: new Map(),
+    closed: false,
+    memory: {},
+  };
+  const client: LbrlClient = {
+    create: (input, given = {}) => createCharge(calls, input, given),
+    get: (id, given = {}) => getCharge(calls, id, given),
+    watch: (id, given = {}) => watchCharge(calls, id, given),
+    async close() {
+      if (calls.closed) return;
+      calls.closed = true;
+      await calls.dispatcher.close();
+    },
+  };
+  return scrubbedClient(client, scrub);
+}
+
+/** The settings, each checked as the command line checks its flags; the token joins the secrets. */
+interface ReadSettings {
+  baseUrl: string;
+  token: string;
+  network: Network;
+  timeoutMs: number;
+  connectTimeoutMs: number;
+  maxRetries: number;
+  userAgent: string;
+  clock: Required<Clock>;
+}
+
+function readSettings(settings: ClientSettings, secrets: Redactor): ReadSettings {
   if (typeof settings !== 'object' || settings === null)
     throw usageError('createClient needs settings: { baseUrl, token }');
   if (typeof settings.baseUrl !== 'string')
@@ -267,115 +307,130 @@ function makeClient(
     ...(typeof given.now === 'function' && given.monotonic === undefined ? { monotonic: given.now } : {}),
     ...given,
   } as Required<Clock>;
-  const dispatcher: Dispatcher = new Agent({
-    // certificates always checked, whatever NODE_TLS_REJECT_UNAUTHORIZED says
-    connect: { timeout: connectTimeoutMs, rejectUnauthorized: true },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    allowH2: false,
-  });
+  const userAgent = settings.userAgent ?? 'lbrl';
+  return {
+    baseUrl: base.value,
+    token: token.value,
+    network,
+    timeoutMs,
+    connectTimeoutMs,
+    maxRetries,
+    userAgent,
+    clock,
+  };
+}
+
+/** What a client's calls share: the settings, the connections, and what it created and saw. */
+interface Calls {
+  read: ReadSettings;
+  dispatcher: Dispatcher;
   /**
    * What this client created, so that answers about them are checked without being told; the
    * oldest are forgotten past KNOWN_LIMIT, so a server that runs for months does not grow.
    */
-  const created = new Map<string, CreateRequest>();
-  let closed = false;
-
+  created: Map<string, CreateRequest>;
+  closed: boolean;
   /** What this client's calls saw of each deposit (answers.ts keeps it): one call's answer binds the next. */
-  const memory = {};
-  /** One call's client: the shared connections, the call's signal. */
-  const api = (signal: AbortSignal | undefined): DepositClient => {
-    if (closed) throw usageError('the client is closed');
-    return new DepositClient({
-      baseUrl: base.value,
-      token: token.value,
-      timeoutMs,
-      connectTimeoutMs,
-      maxRetries,
-      userAgent: settings.userAgent ?? 'lbrl',
-      sleep: clock.sleep,
-      random: clock.random,
-      now: clock.now,
-      signal,
-      dispatcher,
-    });
+  memory: object;
+}
+
+/** One call's client: the shared connections, the call's signal. */
+function callClient(calls: Calls, signal: AbortSignal | undefined): DepositClient {
+  if (calls.closed) throw usageError('the client is closed');
+  const { read } = calls;
+  return new DepositClient({
+    baseUrl: read.baseUrl,
+    token: read.token,
+    timeoutMs: read.timeoutMs,
+    connectTimeoutMs: read.connectTimeoutMs,
+    maxRetries: read.maxRetries,
+    userAgent: read.userAgent,
+    sleep: read.clock.sleep,
+    random: read.clock.random,
+    now: read.clock.now,
+    signal,
+    dispatcher: calls.dispatcher,
+  });
+}
+
+/** GETs checked against what is known of the deposit. */
+function checkedApi(
+  calls: Calls,
+  signal: AbortSignal | undefined,
+  id: string,
+  known?: KnownDeposit,
+): DepositApi {
+  const client = callClient(calls, signal);
+  const request = requestOf(known) ?? calls.created.get(canonicalId(id));
+  return {
+    createDeposit: (body, key) => client.createDeposit(body, key),
+    getDeposit: async (depositId) =>
+      checkAnswer('get', await client.getDeposit(depositId), request ? { request } : {}),
+    seenAs: calls.memory,
   };
-  /** GETs checked against what is known of the deposit. */
-  const checkedApi = (signal: AbortSignal | undefined, id: string, known?: KnownDeposit): DepositApi => {
-    const client = api(signal);
-    const request = requestOf(known) ?? created.get(canonicalId(id));
-    return {
-      createDeposit: (body, key) => client.createDeposit(body, key),
-      getDeposit: async (depositId) =>
-        checkAnswer('get', await client.getDeposit(depositId), request ? { request } : {}),
-      seenAs: memory,
-    };
-  };
+}
 
-  const client: LbrlClient = {
-    async create(input, given = {}) {
-      const options = checkOptions(given, ['idempotencyKey', 'signal']);
-      const fields = checkInput(input);
-      const amountCents =
-        fields.amountCents === undefined ? undefined : String(parseCents(fields.amountCents));
-      const key = options.idempotencyKey ?? randomUUID();
-      if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key))
-        throw invalidValue('idempotencyKey', String(key), 'printable characters without spaces, at most 255');
-      const { body, problems } = checkRequest(
-        {
-          amount: fields.amount,
-          amountCents,
-          to: fields.to,
-          splitTo: fields.splitTo,
-          splitFee: fields.splitFee,
-        },
-        // no profile: no default address or split, whatever Object.prototype holds
-        { network, defaultAddress: undefined, splitAddress: undefined, splitFee: undefined },
-        LABELS,
-      );
-      if (!body) throw usageError(problems.join('; '));
-      const sender = api(options.signal);
-      const { value } = await createAnswer(
-        {
-          createDeposit: (b, k) => sender.createDeposit(b, k),
-          getDeposit: (i) => sender.getDeposit(i),
-          seenAs: memory,
-        },
-        body,
-        key,
-      );
-      created.set(canonicalId(value.id), body);
-      if (created.size > KNOWN_LIMIT) created.delete(created.keys().next().value as string);
-      return withLocalFields(value, fields.local);
+async function createCharge(
+  calls: Calls,
+  input: CreateInput,
+  given: CreateOptions,
+): Promise<CreatedDeposit & ChargeNotes> {
+  const options = checkOptions(given, ['idempotencyKey', 'signal']);
+  const fields = checkInput(input);
+  const amountCents = fields.amountCents === undefined ? undefined : String(parseCents(fields.amountCents));
+  const key = options.idempotencyKey ?? randomUUID();
+  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key))
+    throw invalidValue('idempotencyKey', String(key), 'printable characters without spaces, at most 255');
+  const { body, problems } = checkRequest(
+    {
+      amount: fields.amount,
+      amountCents,
+      to: fields.to,
+      splitTo: fields.splitTo,
+      splitFee: fields.splitFee,
     },
-
-    async get(id, given = {}) {
-      const options = checkOptions(given, ['known', 'signal']);
-      const depositIdValue = depositId(id);
-      const { value } = await getChecked(
-        checkedApi(options.signal, depositIdValue, options.known),
-        depositIdValue,
-      );
-      return value;
+    // no profile: no default address or split, whatever Object.prototype holds
+    { network: calls.read.network, defaultAddress: undefined, splitAddress: undefined, splitFee: undefined },
+    LABELS,
+  );
+  if (!body) throw usageError(problems.join('; '));
+  const sender = callClient(calls, options.signal);
+  const { value } = await createAnswer(
+    {
+      createDeposit: (b, k) => sender.createDeposit(b, k),
+      getDeposit: (i) => sender.getDeposit(i),
+      seenAs: calls.memory,
     },
+    body,
+    key,
+  );
+  calls.created.set(canonicalId(value.id), body);
+  if (calls.created.size > KNOWN_LIMIT) calls.created.delete(calls.created.keys().next().value as string);
+  return withLocalFields(value, fields.local);
+}
 
-    watch(id, given = {}) {
-      const options = checkOptions(given, ['known', 'signal', 'intervalMs', 'timeoutMs']);
-      const depositIdValue = depositId(id);
-      const intervalMs = positive('intervalMs', options.intervalMs, 1000) ?? 3000;
-      const limitMs = positive('timeoutMs', options.timeoutMs, 1);
-      return watchOne(depositIdValue, intervalMs, limitMs, options, (signal) =>
-        checkedApi(signal, depositIdValue, options.known),
-      );
-    },
+async function getCharge(calls: Calls, id: string, given: GetOptions): Promise<Deposit> {
+  const options = checkOptions(given, ['known', 'signal']);
+  const depositIdValue = depositId(id);
+  const { value } = await getChecked(
+    checkedApi(calls, options.signal, depositIdValue, options.known),
+    depositIdValue,
+  );
+  return value;
+}
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      await dispatcher.close();
-    },
-  };
+function watchCharge(calls: Calls, id: string, given: WatchOptions): AsyncIterable<Deposit> {
+  const options = checkOptions(given, ['known', 'signal', 'intervalMs', 'timeoutMs']);
+  const depositIdValue = depositId(id);
+  const intervalMs = positive('intervalMs', options.intervalMs, 1000) ?? 3000;
+  const limitMs = positive('timeoutMs', options.timeoutMs, 1);
+  return watchOne(calls.read.clock, depositIdValue, intervalMs, limitMs, options.signal, (signal) =>
+    checkedApi(calls, signal, depositIdValue, options.known),
+  );
+}
 
+/** The client with every error of its calls (thrown, rejected or met while iterating) passed through `scrub`. */
+function scrubbedClient(client: LbrlClient, scrub: (error: unknown) => LbrlError): LbrlClient {
   return {
     create: (input, options) =>
       client.create(input, options).catch((error: unknown) => Promise.reject(scrub(error))),
@@ -391,85 +446,6 @@ function makeClient(
     },
     close: () => client.close().catch((error: unknown) => Promise.reject(scrub(error))),
   };
-
-  /** watchDeposits' events as an async iterator; leaving the loop stops the polling. */
-  async function* watchOne(
-    id: string,
-    intervalMs: number,
-    timeoutMs: number | undefined,
-    options: WatchOptions,
-    apiFor: (signal: AbortSignal) => DepositApi,
-  ): AsyncGenerator<Deposit> {
-    const stop = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-    const seen: GetResponse[] = [];
-    let wake: (() => void) | undefined;
-    let ended = false;
-    let failure: unknown;
-    const running = watchDeposits(
-      apiFor(signal),
-      {
-        ids: [id],
-        intervalMs,
-        timeoutMs,
-        now: clock.now,
-        monotonic: clock.monotonic,
-        sleep: clock.sleep,
-        random: clock.random,
-        signal,
-      },
-      {
-        change: (deposit) => {
-          seen.push(deposit);
-          wake?.();
-        },
-        retry: () => {},
-        tick: () => {},
-      },
-    ).then(
-      () => {
-        ended = true;
-        wake?.();
-      },
-      (error: unknown) => {
-        failure = error;
-        ended = true;
-        wake?.();
-      },
-    );
-    try {
-      for (;;) {
-        const next = seen.shift();
-        if (next) {
-          yield next;
-          continue;
-        }
-        if (ended) {
-          if (failure !== undefined) throw failure;
-          return;
-        }
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-      }
-    } finally {
-      stop.abort();
-      await running;
-    }
-  }
-}
-
-/** The iterable with every error of its iteration passed through `scrub`. */
-async function* scrubbedIterable<T>(
-  inner: AsyncIterable<T>,
-  scrub: (error: unknown) => LbrlError,
-): AsyncGenerator<T> {
-  try {
-    yield* inner;
-  } catch (error) {
-    throw scrub(error);
-  }
 }
 
 /** What a value is, for a message: `a number`, `an array`, `null`. */

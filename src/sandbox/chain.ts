@@ -173,11 +173,11 @@ export function buildSettlementTx(
  * derived from `seed`: the same payments and seed give the same transaction.
  */
 export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], network: Network): BuiltTx {
-  const seeded = { id: seed };
   const inputAssets = [...new Set([...payments.map((p) => p.assetId), POLICY_ASSET[network].id])];
   const inputTags = inputAssets.map(fromDisplayHex);
   // the made-up inputs are explicit: their generators are the unblinded ones
   const inputGenerators = inputTags.map((t) => zkp.generator.generate(t));
+  const inputs = { tags: inputTags, generators: inputGenerators };
   const outputs: BuiltOutput[] = payments.map((payment, index) => {
     const script = addressScript(payment.address);
     if (!script.ok) throw new Error(`the sandbox cannot pay ${payment.address}: ${script.reason}`);
@@ -192,44 +192,8 @@ export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], net
         rangeproof: new Uint8Array(0),
       };
     }
-    const abf = secret(zkp, seeded.id, `abf${index}`);
-    const vbf = secret(zkp, seeded.id, `vbf${index}`);
-    const ephemeral = secret(zkp, seeded.id, `ephemeral${index}`);
-    const generator = zkp.generator.generateBlinded(asset, abf);
-    const commitment = zkp.pedersen.commitment(payment.amount.toString(), generator, vbf);
-    const nonce = Uint8Array.from(
-      createHash('sha256').update(zkp.ecdh(script.value.blindingPubkey, ephemeral)).digest(),
-    );
-    const rangeproof = zkp.rangeproof.sign(
-      payment.amount.toString(),
-      commitment,
-      generator,
-      vbf,
-      nonce,
-      '1',
-      '0',
-      '52',
-      Uint8Array.of(...asset, ...abf),
-      script.value.script,
-    );
-    const seed = secret(zkp, seeded.id, `surjection${index}`);
-    const init = zkp.surjectionproof.initialize(inputTags, asset, 100, seed);
-    const surjectionproof = zkp.surjectionproof.generate(
-      init.proof,
-      inputGenerators,
-      generator,
-      init.inputIndex,
-      new Uint8Array(32),
-      abf,
-    );
-    return {
-      asset: generator,
-      value: commitment,
-      nonce: zkp.ecc.pointFromScalar(ephemeral, true)!,
-      script: script.value.script,
-      surjectionproof,
-      rangeproof,
-    };
+    const to = { script: script.value.script, blindingPubkey: script.value.blindingPubkey };
+    return blindedOutput(zkp, { seed, index }, payment, asset, to, inputs);
   });
   outputs.push({
     asset: Uint8Array.of(1, ...fromDisplayHex(POLICY_ASSET[network].id)),
@@ -239,9 +203,67 @@ export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], net
     surjectionproof: new Uint8Array(0),
     rangeproof: new Uint8Array(0),
   });
+  const hex = serializedTx(seed, outputs);
+  return { txid: parseTransaction(hex).txid, hex, payments };
+}
+
+/**
+ * A confidential output to a blinded address: its asset and value committed with blinding factors
+ * derived from the seed, the range proof readable with the address's blinding key, and the
+ * surjection proof over the made-up inputs' assets.
+ */
+function blindedOutput(
+  zkp: Zkp,
+  at: { seed: string; index: number },
+  payment: Payment,
+  asset: Uint8Array,
+  to: { script: Uint8Array; blindingPubkey: Uint8Array },
+  inputs: { tags: Uint8Array[]; generators: Uint8Array[] },
+): BuiltOutput {
+  const { seed, index } = at;
+  const abf = secret(zkp, seed, `abf${index}`);
+  const vbf = secret(zkp, seed, `vbf${index}`);
+  const ephemeral = secret(zkp, seed, `ephemeral${index}`);
+  const generator = zkp.generator.generateBlinded(asset, abf);
+  const commitment = zkp.pedersen.commitment(payment.amount.toString(), generator, vbf);
+  const nonce = Uint8Array.from(createHash('sha256').update(zkp.ecdh(to.blindingPubkey, ephemeral)).digest());
+  const rangeproof = zkp.rangeproof.sign(
+    payment.amount.toString(),
+    commitment,
+    generator,
+    vbf,
+    nonce,
+    '1',
+    '0',
+    '52',
+    Uint8Array.of(...asset, ...abf),
+    to.script,
+  );
+  const surjectionSeed = secret(zkp, seed, `surjection${index}`);
+  const init = zkp.surjectionproof.initialize(inputs.tags, asset, 100, surjectionSeed);
+  const surjectionproof = zkp.surjectionproof.generate(
+    init.proof,
+    inputs.generators,
+    generator,
+    init.inputIndex,
+    new Uint8Array(32),
+    abf,
+  );
+  return {
+    asset: generator,
+    value: commitment,
+    nonce: zkp.ecc.pointFromScalar(ephemeral, true)!,
+    script: to.script,
+    surjectionproof,
+    rangeproof,
+  };
+}
+
+/** The transaction's bytes: one made-up input named by the seed, the outputs, and their proofs as witness. */
+function serializedTx(seed: string, outputs: BuiltOutput[]): string {
   const writer = new Writer().u32(2).bytes(Uint8Array.of(1)).varint(1);
   writer
-    .bytes(createHash('sha256').update(`lbrl-sandbox-input:${seeded.id}`).digest())
+    .bytes(createHash('sha256').update(`lbrl-sandbox-input:${seed}`).digest())
     .u32(0)
     .varint(0)
     .u32(0xffffffff);
@@ -252,8 +274,7 @@ export function buildPaymentsTx(zkp: Zkp, seed: string, payments: Payment[], net
   // witness: the input's (no issuance, no script witness, no peg-in), then each output's proofs
   writer.varint(0).varint(0).varint(0).varint(0);
   for (const output of outputs) writer.varBytes(output.surjectionproof).varBytes(output.rangeproof);
-  const hex = Buffer.from(writer.done()).toString('hex');
-  return { txid: parseTransaction(hex).txid, hex, payments };
+  return Buffer.from(writer.done()).toString('hex');
 }
 
 /** Height of the tip at a moment of the sandbox clock. */

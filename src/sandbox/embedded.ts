@@ -1,5 +1,7 @@
 /** The sandbox started by the CLI itself, in-process on a loopback port. */
-import { createHandler, listen } from './server.js';
+
+import { listen } from './listen.js';
+import { createHandler } from './server.js';
 import { newSandboxToken, SandboxStore } from './store.js';
 
 export interface SandboxStart {

@@ -144,6 +144,31 @@ const TEXT_ENCODINGS = new Set([undefined, 'utf8', 'utf-8', 'UTF8', 'UTF-8']);
 const OTHER_TEXT_ENCODINGS = new Set(['utf16le', 'utf-16le', 'ucs2', 'ucs-2', 'latin1', 'binary', 'ascii']);
 
 /**
+ * What a write carries, as the redaction reads it: text (a string in UTF-8), bytes (a buffer, or a
+ * string in hex or base64, read one character a byte), text to be written in another encoding,
+ * or something else (an object stream's value), which is not read.
+ */
+type WrittenText =
+  | { kind: 'read'; text: string; bytes: boolean }
+  | { kind: 'encoded'; text: string; encoding: string }
+  | { kind: 'other' };
+
+function writtenText(chunk: unknown, encoding: string | undefined): WrittenText {
+  if (typeof chunk === 'string' && TEXT_ENCODINGS.has(encoding))
+    return { kind: 'read', text: chunk, bytes: false };
+  if (typeof chunk === 'string' && encoding !== undefined && OTHER_TEXT_ENCODINGS.has(encoding.toLowerCase()))
+    return { kind: 'encoded', text: chunk, encoding };
+  if (typeof chunk === 'string' || ArrayBuffer.isView(chunk)) {
+    const buffer =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, encoding as BufferEncoding)
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    return { kind: 'read', text: buffer.toString('latin1'), bytes: true };
+  }
+  return { kind: 'other' };
+}
+
+/**
  * The stream with every write passed through the redactor, whatever it writes: a string in any
  * encoding, a Buffer or another Uint8Array (read byte for byte, and written back byte-exact
  * where nothing was redacted). A secret written in pieces is caught too: each write is read after
@@ -180,37 +205,23 @@ export function redactingStream<S extends OutStream>(stream: S, secrets: SecretF
     emit(raw, heldBytes, undefined);
   };
   const write: Write = (chunk, ...rest) => {
-    let encoding = typeof rest[0] === 'string' ? rest[0] : undefined;
+    const encoding = typeof rest[0] === 'string' ? rest[0] : undefined;
     const done = (typeof rest[0] === 'function' ? rest[0] : rest[1]) as Done;
-    let text: string;
-    let bytes: boolean;
-    if (typeof chunk === 'string' && TEXT_ENCODINGS.has(encoding)) {
-      text = chunk;
-      bytes = false;
-    } else if (
-      typeof chunk === 'string' &&
-      encoding !== undefined &&
-      OTHER_TEXT_ENCODINGS.has(encoding.toLowerCase())
-    ) {
+    const written = writtenText(chunk, encoding);
+    if (written.kind === 'encoded') {
       // text to be written in another encoding (UTF-16, latin1): the string is the text; redacted
       // as it stands, and written in its encoding
       flush();
-      const out = secrets.redactAfter(carry, chunk);
-      carry = (carry + chunk).slice(-CARRY);
-      return done ? original(out, encoding, done) : original(out, encoding);
-    } else if (typeof chunk === 'string' || ArrayBuffer.isView(chunk)) {
-      const buffer =
-        typeof chunk === 'string'
-          ? Buffer.from(chunk, encoding as BufferEncoding)
-          : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      text = buffer.toString('latin1');
-      bytes = true;
-      encoding = undefined;
-    } else {
+      const out = secrets.redactAfter(carry, written.text);
+      carry = (carry + written.text).slice(-CARRY);
+      return done ? original(out, written.encoding, done) : original(out, written.encoding);
+    }
+    if (written.kind === 'other') {
       // not text or bytes (an object stream): nothing of it is read here
       flush();
       return original(chunk, ...rest);
     }
+    const { text, bytes } = written;
     // what is held is the same in text and in bytes when it is ASCII (a secret's piece always is)
     if (held.length > 0 && heldBytes !== bytes && !/^[\x00-\x7f]*$/.test(held)) flush();
     const whole = held + text;

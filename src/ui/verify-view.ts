@@ -1,6 +1,6 @@
 /** How a settlement check reads to a person: a headline per deposit, then one line per check. */
 import type { ChalkInstance } from 'chalk';
-import type { Check, SettlementReport } from '../domain/liquid/settlement.js';
+import type { Check, SettlementReport } from '../domain/liquid/settlement/model.js';
 import { safeText } from '../domain/text/safe-text.js';
 
 /** One deposit's outcome, as deposits/verify.ts makes it. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { classify } from '../../src/api/client.js';
+import { classify } from '../../src/api/classify.js';
 import type { CreateRequest } from '../../src/api/models.js';
 import { type BatchCommandOptions, type BatchOptions, runBatch } from '../../src/commands/deposit-batch.js';
 import { rowKeys } from '../../src/deposits/batch.js';

@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../src/api/client.js';
+import { classify } from '../../src/api/classify.js';
 import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
 import { LbrlError } from '../../src/errors.js';
 import { History } from '../../src/store/history.js';

@@ -11,7 +11,7 @@ import { bech32 } from 'bech32';
 import { describe, expect, it } from 'vitest';
 import { EsploraClient } from '../../src/api/esplora.js';
 import { runReconcile } from '../../src/commands/deposit-reconcile.js';
-import { readReceipts } from '../../src/deposits/reconcile.js';
+import { readReceipts } from '../../src/deposits/receipts.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { buildPaymentsTx, SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { StoredRecord } from '../../src/store/history-records.js';

@@ -5,7 +5,7 @@
  * what the client makes of an answer: test/cmd/service-messages-in-process.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { classify, type RequestFacts, type Seen } from '../../src/api/client.js';
+import { classify, type RequestFacts, type Seen } from '../../src/api/classify.js';
 import { answeringDispatcher, jsonReply } from '../helpers/answering-dispatcher.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';

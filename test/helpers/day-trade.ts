@@ -3,7 +3,7 @@
  * history file by hand), in process: a service whose answers the test chooses, a history written
  * as lbrl writes it, a clock the test holds (2026-11-23 15:00 UTC) and a shop in São Paulo.
  */
-import { classify } from '../../src/api/client.js';
+import { classify } from '../../src/api/classify.js';
 import { runSetSetting } from '../../src/commands/config.js';
 import {
   afterExpiry,

@@ -1,5 +1,6 @@
 import { request } from 'undici';
-import { createHandler, listen, type RunningServer } from '../../src/sandbox/server.js';
+import { listen, type RunningServer } from '../../src/sandbox/listen.js';
+import { createHandler } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { qrPng } from '../../src/ui/qrpng.js';
 import { tempDir } from './temp.js';

@@ -1,6 +1,6 @@
 /** The client's outcome classification, as a table: what a user's command does after each outcome. */
 import { describe, expect, it } from 'vitest';
-import { classify, type RequestFacts, retryDelay, type Seen } from '../../src/api/client.js';
+import { classify, type RequestFacts, retryDelay, type Seen } from '../../src/api/classify.js';
 
 const NOW = Date.parse('2026-11-22T10:00:00Z');
 const base = {

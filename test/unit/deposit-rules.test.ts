@@ -4,10 +4,9 @@ import { buildDynamicBrCode, readBrCode } from '../../src/domain/brcode.js';
 import {
   type AskedDeposit,
   type CheckContext,
-  checkDeposit,
-  describeViolations,
   sameAddressText,
-} from '../../src/domain/deposit-rules.js';
+} from '../../src/domain/deposit-rules/rule.js';
+import { checkDeposit, describeViolations } from '../../src/domain/deposit-rules.js';
 import { STATUS_ORDER } from '../../src/domain/values.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, VJL } from '../helpers/fixtures.js';
 

@@ -196,6 +196,30 @@ describe('EsploraClient', () => {
     expect(sleeps).toHaveLength(1);
   });
 
+  it('a polluted Object.prototype changes no retry: its wait and status are none of an attempt', async () => {
+    const port = await freePort();
+    const prototype = Object.prototype as Record<string, unknown>;
+    const retries: unknown[] = [];
+    prototype.wait = 600_000;
+    prototype.status = 503;
+    try {
+      const e = await fails(
+        client(`http://127.0.0.1:${port}`, {
+          maxRetries: 1,
+          onRetry: (info) => retries.push(info),
+        }).getTipHeight(),
+      );
+      expect(e.type).toBe('network');
+    } finally {
+      delete prototype.wait;
+      delete prototype.status;
+    }
+    // the back-off of a refused connection, not the prototype's ten minutes
+    expect(sleeps).toEqual([375]);
+    expect(retries).toEqual([{ attempt: 1, delayMs: 375, reason: 'connection failed (ECONNREFUSED)' }]);
+    expect(Object.hasOwn(retries[0] as object, 'status')).toBe(false);
+  });
+
   it('an explorer that does not answer in time is exit 6', async () => {
     server = await startServer(() => new Promise(() => {}));
     const e = await fails(client(server.url, { timeoutMs: 200, maxRetries: 0 }).getTipHeight());

@@ -2,14 +2,11 @@ import { readFileSync } from 'node:fs';
 import { bech32 } from 'bech32';
 import { encode as blech32Encode } from 'blech32';
 import { describe, expect, it } from 'vitest';
-import {
-  analyseSettlement,
-  assetsToLookUp,
-  type EarlierShare,
-  formatUnits,
-  judgeSettlement,
-  type SettlementDeposit,
-} from '../../src/domain/liquid/settlement.js';
+import { assetsToLookUp } from '../../src/domain/liquid/settlement/asset-check.js';
+import type { EarlierShare, SettlementDeposit } from '../../src/domain/liquid/settlement/model.js';
+import { analyseSettlement } from '../../src/domain/liquid/settlement/outputs.js';
+import { formatUnits } from '../../src/domain/liquid/settlement/shares.js';
+import { judgeSettlement } from '../../src/domain/liquid/settlement.js';
 import { parseTransaction } from '../../src/domain/liquid/tx.js';
 import {
   descriptorChecksum,

@@ -1,6 +1,7 @@
 /** The matching rules of deposit reconcile: one output pays one deposit's share, within a cent. */
 import { describe, expect, it } from 'vitest';
-import { type Receipt, reconcile } from '../../src/deposits/reconcile.js';
+import type { Receipt } from '../../src/deposits/receipts.js';
+import { reconcile } from '../../src/deposits/reconcile.js';
 import { addressScript } from '../../src/domain/liquid/script.js';
 import type { HistoryEntry } from '../../src/store/history-records.js';
 

@@ -7,12 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EsploraClient } from '../../src/api/esplora.js';
 import { assetInfo, checkSettlement, lookUpSettlement } from '../../src/deposits/chain-check.js';
 import { POLICY_ASSET } from '../../src/domain/liquid/networks.js';
-import {
-  analyseSettlement,
-  type BlindingKeys,
-  judgeSettlement,
-  type SettlementDeposit,
-} from '../../src/domain/liquid/settlement.js';
+import type { BlindingKeys, SettlementDeposit } from '../../src/domain/liquid/settlement/model.js';
+import { analyseSettlement } from '../../src/domain/liquid/settlement/outputs.js';
+import { judgeSettlement } from '../../src/domain/liquid/settlement.js';
 import { parseTransaction } from '../../src/domain/liquid/tx.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import {

@@ -5,7 +5,8 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHandler, listen, type RunningServer } from '../../src/sandbox/server.js';
+import { listen, type RunningServer } from '../../src/sandbox/listen.js';
+import { createHandler } from '../../src/sandbox/server.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { qrPng } from '../../src/ui/qrpng.js';
 import { LQ } from '../helpers/fixtures.js';

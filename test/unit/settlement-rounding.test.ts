@@ -7,11 +7,8 @@
  * destination, and a cent lost between them is a cent lost.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  judgeSettlement,
-  type SettlementAnalysis,
-  type SettlementDeposit,
-} from '../../src/domain/liquid/settlement.js';
+import type { SettlementAnalysis, SettlementDeposit } from '../../src/domain/liquid/settlement/model.js';
+import { judgeSettlement } from '../../src/domain/liquid/settlement.js';
 
 const ASSET = '02f22f8d9c76ab41661a2729e4752e2c5d1a263012141b86ea98af5472df5189';
 const DEST =

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { GetResponse } from '../../src/api/models.js';
 import type { CheckSettlementInput } from '../../src/deposits/chain-check.js';
 import { verifyDeposits, verifyError } from '../../src/deposits/verify.js';
-import type { SettlementReport } from '../../src/domain/liquid/settlement.js';
+import type { SettlementReport } from '../../src/domain/liquid/settlement/model.js';
 import { getAnswer } from '../helpers/fixtures.js';
 
 const TX = 'ab'.repeat(32);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { classify } from '../../src/api/client.js';
+import { classify } from '../../src/api/classify.js';
 import { watchDeposits } from '../../src/deposits/watch.js';
 import { LbrlError } from '../../src/errors.js';
 import { getAnswer } from '../helpers/fixtures.js';

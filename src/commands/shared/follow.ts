@@ -101,7 +101,6 @@ export async function followOnScreen(
   pending: PendingOptions = {},
 ): Promise<void> {
   const api = await deps.watchClient();
-  const printer = deps.printer;
   const log = new WatchLog(ids);
   const screen = counter ?? (await WatchView.open(deps, ids));
   const expiredAt = pending.expiredAt ?? new Map<string, string>();
@@ -148,37 +147,52 @@ export async function followOnScreen(
     throw error;
   } finally {
     screen.stop();
-    if (counter) {
-      // the view stays on screen; what it showed of the settlement, whole, under it
-      for (const deposit of log.last.values()) {
-        if (isPaid(deposit.status))
-          printer.out(paidLine(deposit, deps.clock.now(), timeZoneOf(deps.ctx.env)));
-        if (deposit.status === 'FINALIZED')
-          for (const line of settlementLines(deposit, deps.renderMode())) printer.out(line);
-      }
+    sayHowItEnded(ids, later, deps, log, { counter, pending, ending });
+  }
+}
+
+/**
+ * What the follow leaves under the screen when it ends: the counter's settlement lines, the end
+ * line of each deposit, the last looks left for the next pass, and how to follow again what a
+ * stop (Ctrl-C, --timeout) left open.
+ */
+function sayHowItEnded(
+  ids: string[],
+  later: ReadonlySet<string>,
+  deps: FollowDeps,
+  log: WatchLog,
+  how: { counter: CounterView | undefined; pending: PendingOptions; ending: { type: string } | undefined },
+): void {
+  const { counter, pending, ending } = how;
+  const printer = deps.printer;
+  if (counter) {
+    // the view stays on screen; what it showed of the settlement, whole, under it
+    for (const deposit of log.last.values()) {
+      if (isPaid(deposit.status)) printer.out(paidLine(deposit, deps.clock.now(), timeZoneOf(deps.ctx.env)));
+      if (deposit.status === 'FINALIZED')
+        for (const line of settlementLines(deposit, deps.renderMode())) printer.out(line);
     }
-    // a last look this pass did not make is left for the next: never an unfinished deposit
-    const open = ids.filter(
-      (id) =>
-        !later.has(id) &&
-        !log.gone.has(id) &&
-        !log.expired.has(id) &&
-        !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'),
+  }
+  // a last look this pass did not make is left for the next (the watch names them): never an
+  // unfinished deposit
+  const open = ids.filter(
+    (id) =>
+      !later.has(id) &&
+      !log.gone.has(id) &&
+      !log.expired.has(id) &&
+      !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'),
+  );
+  const stopped = ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout');
+  // with --pending each deposit is named once, by its end line: the way to follow them again is --pending
+  const again = pending.pending ? pendingCommand(deps.globals, pending.includeExpired) : undefined;
+  for (const line of endLines(log, ending, later)) printer.info(line);
+  if (later.size > 0 && deps.globals.json && !deps.globals.quiet)
+    printer.err(JSON.stringify({ notice: { type: 'last_looks_left', count: later.size, ids: [...later] } }));
+  else if (later.size > 0) printer.info(lastLooksLeftLine(later.size, again));
+  if (stopped && open.length > 0) {
+    printer.info(
+      `${open.length === 1 ? 'the charge is' : `${open.length} charges are`} still open: stopping the watch cancels nothing. Follow ${open.length === 1 ? 'it' : 'them'} again with:`,
     );
-    const stopped = ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout');
-    // with --pending each deposit is named once, by its end line: the way to follow them again is --pending
-    const again = pending.pending ? pendingCommand(deps.globals, pending.includeExpired) : undefined;
-    for (const line of endLines(log, ending, later)) printer.info(line);
-    if (later.size > 0 && deps.globals.json && !deps.globals.quiet)
-      printer.err(
-        JSON.stringify({ notice: { type: 'last_looks_left', count: later.size, ids: [...later] } }),
-      );
-    else if (later.size > 0) printer.info(lastLooksLeftLine(later.size, again));
-    if (stopped && open.length > 0) {
-      printer.info(
-        `${open.length === 1 ? 'the charge is' : `${open.length} charges are`} still open: stopping the watch cancels nothing. Follow ${open.length === 1 ? 'it' : 'them'} again with:`,
-      );
-      printer.info(`  ${again ?? followCommand(open, deps.globals)}`);
-    }
+    printer.info(`  ${again ?? followCommand(open, deps.globals)}`);
   }
 }

@@ -9,7 +9,7 @@ import { withoutCredentials } from '../../api/baseurl.js';
 import { DEFAULT_ESPLORA, EsploraClient } from '../../api/esplora.js';
 import type { GetResponse } from '../../api/models.js';
 import { checkSettlement, type SettlementExplorer } from '../../deposits/chain-check.js';
-import type { AddressExplorer } from '../../deposits/reconcile.js';
+import type { AddressExplorer } from '../../deposits/receipts.js';
 import {
   type DepositOutcome,
   type SettlementChecker,
@@ -21,7 +21,7 @@ import {
 } from '../../deposits/verify.js';
 import type { WatchPlan } from '../../deposits/watch.js';
 import type { Network } from '../../domain/liquid/networks.js';
-import type { BlindingKeys } from '../../domain/liquid/settlement.js';
+import type { BlindingKeys } from '../../domain/liquid/settlement/model.js';
 import { parseBlindingKey } from '../../domain/liquid/unblind.js';
 import { canonicalId } from '../../domain/values.js';
 import { LbrlError, usageError } from '../../errors.js';

@@ -34,123 +34,148 @@ class Failure {
 }
 
 export function parseJsonExact(text: string): JsonResult {
+  const reader = new ExactReader(text);
+  try {
+    const parsed = reader.value(0);
+    reader.skipSpace();
+    if (reader.pos < text.length) reader.fail('unexpected text after the value');
+    return { ok: true, value: parsed };
+  } catch (error) {
+    if (error instanceof Failure) return { ok: false, reason: error.reason };
+    throw error;
+  }
+}
+
+/** One pass over `text`, one kind of value per method; a failure is thrown as a Failure. */
+class ExactReader {
   /** where the parser reads in `text` */
-  let pos = 0;
-  const fail = (what: string): never => {
-    throw new Failure(pos >= text.length ? `${what} at the end` : `${what} at column ${pos + 1}`);
-  };
-  const skipSpace = () => {
-    while (pos < text.length && ' \t\n\r'.includes(text[pos]!)) pos++;
-  };
-  const str = (): string => {
-    pos++; // the opening quote
-    let out = '';
+  pos = 0;
+
+  constructor(private readonly text: string) {}
+
+  fail(what: string): never {
+    throw new Failure(
+      this.pos >= this.text.length ? `${what} at the end` : `${what} at column ${this.pos + 1}`,
+    );
+  }
+
+  skipSpace(): void {
+    while (this.pos < this.text.length && ' \t\n\r'.includes(this.text[this.pos]!)) this.pos++;
+  }
+
+  value(depth: number): JsonValue {
+    if (depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH}`);
+    this.skipSpace();
+    const char = this.text[this.pos];
+    if (char === '{') return this.object(depth);
+    if (char === '[') return this.array(depth);
+    if (char === '"') return this.string();
+    return this.literal();
+  }
+
+  private object(depth: number): JsonValue {
+    const { text } = this;
+    this.pos++;
+    const obj: { [key: string]: JsonValue } = Object.create(null);
+    this.skipSpace();
+    if (text[this.pos] === '}') {
+      this.pos++;
+      return obj;
+    }
     for (;;) {
-      if (pos >= text.length) fail('a string is not closed');
-      const char = text[pos]!;
-      if (char === '"') {
-        pos++;
-        return out;
-      }
-      if (char < ' ') fail('a control character inside a string');
-      if (char !== '\\') {
-        out += char;
-        pos++;
+      this.skipSpace();
+      if (text[this.pos] !== '"') this.fail('expected a "key"');
+      const key = this.string();
+      if (Object.hasOwn(obj, key)) this.fail(`key ${JSON.stringify(key)} given twice`);
+      this.skipSpace();
+      if (text[this.pos] !== ':') this.fail('expected ":"');
+      this.pos++;
+      obj[key] = this.value(depth + 1);
+      this.skipSpace();
+      if (text[this.pos] === ',') {
+        this.pos++;
         continue;
       }
-      const escaped = text[pos + 1];
-      if (escaped === 'u') {
-        const hex = text.slice(pos + 2, pos + 6);
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('a bad \\u escape');
-        out += String.fromCharCode(Number.parseInt(hex, 16));
-        pos += 6;
-      } else if (escaped !== undefined && ESCAPES[escaped] !== undefined) {
-        out += ESCAPES[escaped];
-        pos += 2;
-      } else fail('a bad escape');
-    }
-  };
-  const value = (depth: number): JsonValue => {
-    if (depth > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH}`);
-    skipSpace();
-    const char = text[pos];
-    if (char === '{') {
-      pos++;
-      const obj: { [key: string]: JsonValue } = Object.create(null);
-      skipSpace();
-      if (text[pos] === '}') {
-        pos++;
+      if (text[this.pos] === '}') {
+        this.pos++;
         return obj;
       }
-      for (;;) {
-        skipSpace();
-        if (text[pos] !== '"') fail('expected a "key"');
-        const key = str();
-        if (Object.hasOwn(obj, key)) fail(`key ${JSON.stringify(key)} given twice`);
-        skipSpace();
-        if (text[pos] !== ':') fail('expected ":"');
-        pos++;
-        obj[key] = value(depth + 1);
-        skipSpace();
-        if (text[pos] === ',') {
-          pos++;
-          continue;
-        }
-        if (text[pos] === '}') {
-          pos++;
-          return obj;
-        }
-        fail('expected "," or "}"');
-      }
+      this.fail('expected "," or "}"');
     }
-    if (char === '[') {
-      pos++;
-      const arr: JsonValue[] = [];
-      skipSpace();
-      if (text[pos] === ']') {
-        pos++;
+  }
+
+  private array(depth: number): JsonValue {
+    const { text } = this;
+    this.pos++;
+    const arr: JsonValue[] = [];
+    this.skipSpace();
+    if (text[this.pos] === ']') {
+      this.pos++;
+      return arr;
+    }
+    for (;;) {
+      arr.push(this.value(depth + 1));
+      this.skipSpace();
+      if (text[this.pos] === ',') {
+        this.pos++;
+        continue;
+      }
+      if (text[this.pos] === ']') {
+        this.pos++;
         return arr;
       }
-      for (;;) {
-        arr.push(value(depth + 1));
-        skipSpace();
-        if (text[pos] === ',') {
-          pos++;
-          continue;
-        }
-        if (text[pos] === ']') {
-          pos++;
-          return arr;
-        }
-        fail('expected "," or "]"');
-      }
+      this.fail('expected "," or "]"');
     }
-    if (char === '"') return str();
+  }
+
+  private string(): string {
+    const { text } = this;
+    this.pos++; // the opening quote
+    let out = '';
+    for (;;) {
+      if (this.pos >= text.length) this.fail('a string is not closed');
+      const char = text[this.pos]!;
+      if (char === '"') {
+        this.pos++;
+        return out;
+      }
+      if (char < ' ') this.fail('a control character inside a string');
+      if (char !== '\\') {
+        out += char;
+        this.pos++;
+        continue;
+      }
+      const escaped = text[this.pos + 1];
+      if (escaped === 'u') {
+        const hex = text.slice(this.pos + 2, this.pos + 6);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('a bad \\u escape');
+        out += String.fromCharCode(Number.parseInt(hex, 16));
+        this.pos += 6;
+      } else if (escaped !== undefined && ESCAPES[escaped] !== undefined) {
+        out += ESCAPES[escaped];
+        this.pos += 2;
+      } else this.fail('a bad escape');
+    }
+  }
+
+  /** true, false, null or a number, kept as its text */
+  private literal(): JsonValue {
     for (const [word, literal] of [
       ['true', true],
       ['false', false],
       ['null', null],
     ] as const) {
-      if (text.startsWith(word, pos)) {
-        pos += word.length;
+      if (this.text.startsWith(word, this.pos)) {
+        this.pos += word.length;
         return literal;
       }
     }
-    NUMBER.lastIndex = pos;
-    const match = NUMBER.exec(text);
+    NUMBER.lastIndex = this.pos;
+    const match = NUMBER.exec(this.text);
     if (match) {
-      pos += match[0].length;
+      this.pos += match[0].length;
       return new JsonNumber(match[0]);
     }
-    return fail('expected a value');
-  };
-  try {
-    const parsed = value(0);
-    skipSpace();
-    if (pos < text.length) fail('unexpected text after the value');
-    return { ok: true, value: parsed };
-  } catch (error) {
-    if (error instanceof Failure) return { ok: false, reason: error.reason };
-    throw error;
+    return this.fail('expected a value');
   }
 }
