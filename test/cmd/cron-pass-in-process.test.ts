@@ -14,6 +14,8 @@ beforeEach(() => {
   world.settings['expire-after'] = '2m';
 });
 const MINUTE = 60_000;
+/** what watch --pending says it covers, first on stderr (not with --json) */
+const SCOPE = 'deposits of profile default on https://pay.example.com';
 const hoursOf = (ms: number) => ms / HOUR;
 const total = (sleeps: number[]) => sleeps.reduce((a, b) => a + b, 0);
 
@@ -25,6 +27,7 @@ describe('a charge that passes expire-after while the pass runs', () => {
     const r = await world.watch([], { pending: true, timeout: '9m' }, { historyReadMs: MINUTE });
     expect(r.stderr).toBe(
       [
+        SCOPE,
         `deposit ${id(1)}: still WAITING_PAYMENT past the profile's expire-after; recorded EXPIRED (local), so --pending leaves it from now on`,
         `deposit ${id(1)} EXPIRED: still WAITING_PAYMENT past expire-after`,
         '',
@@ -120,7 +123,8 @@ describe('every charge due a last look ends the pass looked at or named as left,
     const r = await world.watch([], { pending: true, timeout: '9m' });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
-      "2 charge(s) past expire-after left for their last look in a later pass (lbrl deposit watch --pending): each pass makes at most a minute's worth of requests of them\n",
+      `${SCOPE}\n` +
+        "2 charge(s) past expire-after left for their last look in a later pass (lbrl deposit watch --pending): each pass makes at most a minute's worth of requests of them\n",
     );
   });
 
