@@ -4,7 +4,7 @@ import { Redactor } from '../domain/text/redact.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
-import { Agent, type Dispatcher, request } from './http.js';
+import { Agent, type Dispatcher, destroyedError, request } from './http.js';
 import { type CreateRequest, type CreateResponse, describeIssues, type GetResponse } from './models.js';
 
 export interface ClientOptions {
@@ -176,7 +176,7 @@ export class DepositClient {
    * watch's --timeout) is dropped, never waited for.
    */
   async close(): Promise<void> {
-    if (!this.settings.dispatcher) await this.dispatcher.destroy();
+    if (!this.settings.dispatcher) await this.dispatcher.destroy(destroyedError());
   }
 
   async createDeposit(body: CreateRequest, key?: string): Promise<ApiResult<CreateResponse>> {
