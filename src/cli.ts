@@ -189,19 +189,27 @@ function optionOf(cmd: Command, flag: FlagDef): Option {
   return option;
 }
 
-/** One command of the manifest on its commander Command: help, flags, and its lazy action. */
-function wire(cmd: Command, def: CommandEntry, ctx: Context, state: RunState): void {
+/** A command's help: its description, its long help, the program's topics, its examples. */
+function describe(cmd: Command, def: CommandEntry): void {
   if (def.long)
     cmd.description(`${def.description}\n\n${terminalHelp(def.long, HELP_WIDTH)}`).summary(def.description);
   else cmd.description(def.description);
+  // the program's help topics, then (last, as on every page) its examples
+  if (def.path === '') cmd.addHelpText('after', topicList());
+  if (def.examples) cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  ${e}`).join('\n')}`);
+}
+
+/**
+ * One command of the manifest on its commander Command: flags, its lazy action, and its help but
+ * on a run of one command, which never prints help (treeFor).
+ */
+function wire(cmd: Command, def: CommandEntry, ctx: Context, state: RunState, help: boolean): void {
+  if (help) describe(cmd, def);
   for (const a of def.args) cmd.argument(a.name, a.help);
   for (const flag of def.flags) {
     if (flag.flags === '-V, --version') cmd.version(VERSION, flag.flags, flag.help);
     else cmd.addOption(optionOf(cmd, flag));
   }
-  // the program's help topics, then (last, as on every page) its examples
-  if (def.path === '') cmd.addHelpText('after', topicList());
-  if (def.examples) cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  ${e}`).join('\n')}`);
   cmd.exitOverride();
   cmd.configureOutput(outputOf(ctx, state, def.path));
   const load = def.load;
@@ -239,7 +247,8 @@ function wire(cmd: Command, def: CommandEntry, ctx: Context, state: RunState): v
 function programOf(entries: readonly CommandEntry[], ctx: Context, state: RunState): Command {
   const program = new Command('lbrl');
   program.helpOption('-h, --help', 'show help');
-  wire(program, programEntry(entries), ctx, state);
+  const help = entries === COMMANDS;
+  wire(program, programEntry(entries), ctx, state, help);
   program.showHelpAfterError(false).configureHelp({ showGlobalOptions: true });
   const made = new Map<string, Command>([['', program]]);
   for (const def of entries) {
@@ -248,7 +257,7 @@ function programOf(entries: readonly CommandEntry[], ctx: Context, state: RunSta
     const parent = made.get(words.slice(0, -1).join(' '))!;
     const cmd = parent.command(words.at(-1)!, def.hidden ? { hidden: true } : {});
     made.set(def.path, cmd);
-    wire(cmd, def, ctx, state);
+    wire(cmd, def, ctx, state, help);
   }
   program
     .command('__help-pages', { hidden: true })
