@@ -105,7 +105,8 @@ function openRegular(fs, file) {
 /**
  * The program's build id, dist/build-id (scripts/build-id.mjs): a SHA-256 of each chunk, which the
  * build writes, so that each chunk's cache is keyed by that chunk's content without reading and
- * hashing it at every start. A Map of chunk name to hash; undefined without one: then no cache is
+ * hashing it at every start. The hash of a chunk by its name (looked up when the chunk is read: a
+ * run reads a few of its hundred lines), and every hash; undefined without one: then no cache is
  * read or written.
  */
 function buildId(fs, path) {
@@ -118,12 +119,22 @@ function buildId(fs, path) {
     } finally {
       fs.closeSync(opened.fd);
     }
-    const hashes = new Map();
-    for (const line of text.split('\n').slice(1)) {
-      const match = /^([0-9a-f]{64}) ([\w.-]+\.cjs)$/.exec(line);
-      if (match) hashes.set(match[2], match[1]);
-    }
-    return hashes.size > 0 ? hashes : undefined;
+    const LINE = /^([0-9a-f]{64}) ([\w.-]+\.cjs)$/;
+    const get = (chunk) => {
+      // the line `<hash> <chunk>`: the chunk's name is whole, after a space and before the line's end
+      const at = text.indexOf(` ${chunk}\n`);
+      const start = text.lastIndexOf('\n', at) + 1;
+      const match = at > 0 && start > 0 ? LINE.exec(text.slice(start, text.indexOf('\n', at))) : null;
+      return match?.[2] === chunk ? match[1] : undefined;
+    };
+    const values = () =>
+      text
+        .split('\n')
+        .slice(1)
+        .flatMap((line) => LINE.exec(line)?.[1] ?? []);
+    return /^[0-9a-f]{64} [\w.-]+\.cjs$/m.test(text.slice(text.indexOf('\n') + 1))
+      ? { get, has: (chunk) => get(chunk) !== undefined, values }
+      : undefined;
   } catch {
     return undefined;
   }

@@ -70,7 +70,24 @@ for (const file of result.outputFiles) {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  fs.writeFileSync(file.path, cjs.code);
+  fs.writeFileSync(file.path, withoutCopies(cjs.code));
 }
 fs.writeFileSync(path.join(root, 'dist/meta.json'), JSON.stringify(result.metafile));
+
+/**
+ * esbuild's CommonJS interop (__toESM) makes, at each import of a module, a new object with a
+ * getter for each of the module's properties: node:fs's hundred and more in each chunk that
+ * imports it, and every export of a chunk at each import() of it. A chunk's exports already are
+ * an ES module's (getters, __esModule), so it is used as is; a Node built-in is read through an
+ * object whose prototype it is, with itself as the default export: the same reads, no copies.
+ */
+function withoutCopies(code) {
+  let builtins = false;
+  const lean = code.replace(/__toESM\((require\("(node:[\w/]+|\.\/[\w.-]+\.cjs)"\))\)/g, (_, call, id) => {
+    if (!id.startsWith('node:')) return call;
+    builtins = true;
+    return `__builtin(${call})`;
+  });
+  return builtins ? `var __builtin=m=>({__proto__:m,default:m});${lean}` : lean;
+}
 writeBuildId(root);

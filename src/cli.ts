@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { type CommandEntry, flagName, programEntry } from './commands/define.js';
+import { type CommandEntry, type FlagDef, flagName, programEntry } from './commands/define.js';
 import { MANIFEST as COMMANDS } from './commands/manifest.js';
 import { terminalHelp } from './commands/shared/help-text.js';
 import { helpTopics, topicTerminal } from './commands/shared/help-topics.js';
@@ -108,105 +108,156 @@ function printedTopic(argv: string[], ctx: Context): boolean {
   return true;
 }
 
-export async function main(rawArgv: string[], given: Context): Promise<number> {
-  // before any argument is read: a secret typed in the wrong place never comes back
-  const ctx = redactedFromTheStart(given);
-  if (printedTopic(rawArgv, ctx)) return EXIT.ok;
-  const argv = normaliseArgv(rawArgv);
-  let session: Session | undefined;
-  let globals: GlobalOptions = {};
-  let usageMessage: string | undefined;
-  let failedPath = '';
+/**
+ * The spellings of the program's own flags (`--json`, `-q`, `--no-color`, ...), and those that
+ * take a value, which may also be written `--profile=work`.
+ */
+const PROGRAM_FLAGS = new Set(programEntry(COMMANDS).flags.flatMap((f) => f.flags.split(/[ ,]+/)));
+const BY_PATH = new Map(COMMANDS.map((entry) => [entry.path, entry]));
 
-  const program = new Command('lbrl');
-  const output = (path: string) => ({
+/**
+ * The entries of the commander tree a run needs. For a run of one command (`deposit get <id>`,
+ * reached through the program's own flags only), that command and the groups above it: commander
+ * parses such a run along that chain alone, and building the whole tree (every command's options
+ * and help) cost every run more than the command itself. Anything else needs every entry: help
+ * (which lists the siblings), an unknown word (commander suggests a sibling), an unknown flag
+ * before the command (commander then prints the program's help), `--`.
+ */
+export function treeFor(argv: readonly string[]): readonly CommandEntry[] {
+  if (argv.includes('--help') || argv.includes('-h')) return COMMANDS;
+  let path = '';
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word.startsWith('-')) {
+      const name = word.replace(/=.*$/s, '');
+      if (!PROGRAM_FLAGS.has(name) || (name !== word && !GLOBAL_VALUE_FLAGS.has(name))) return COMMANDS;
+      if (name === word && GLOBAL_VALUE_FLAGS.has(word)) i++;
+      continue;
+    }
+    path = path ? `${path} ${word}` : word;
+    const entry = BY_PATH.get(path);
+    if (!entry) return COMMANDS;
+    if (entry.load) {
+      const words = path.split(' ');
+      return words.map((_, at) => BY_PATH.get(words.slice(0, at).join(' '))!).concat(entry);
+    }
+  }
+  return COMMANDS;
+}
+
+/** What a run learns while commander parses: the session, the global flags, a usage error's words. */
+interface RunState {
+  session?: Session;
+  globals: GlobalOptions;
+  usageMessage?: string;
+  failedPath: string;
+}
+
+/** commander's output of one command: the fixed help width, the context's streams, errors kept. */
+function outputOf(ctx: Context, state: RunState, path: string) {
+  return {
     // like gh's and the Stripe CLI's: the same text on every terminal, so it can be kept ready
     getOutHelpWidth: () => HELP_WIDTH,
     getErrHelpWidth: () => HELP_WIDTH,
     writeOut: (s: string) => ctx.stdout.write(s),
     writeErr: (s: string) => ctx.stderr.write(s),
     outputError: (text: string) => {
-      failedPath = path;
-      usageMessage = text
+      state.failedPath = path;
+      state.usageMessage = text
         .replace(/^error: /, '')
         .trim()
         .replace(/\s*\n\s*/g, ' ');
     },
-  });
-
-  const wire = (cmd: Command, def: CommandEntry) => {
-    if (def.long)
-      cmd.description(`${def.description}\n\n${terminalHelp(def.long, HELP_WIDTH)}`).summary(def.description);
-    else cmd.description(def.description);
-    for (const a of def.args) cmd.argument(a.name, a.help);
-    for (const flag of def.flags) {
-      if (flag.flags === '-V, --version') cmd.version(VERSION, flag.flags, flag.help);
-      else {
-        const option = new Option(flag.flags, flag.help);
-        if (flag.default !== undefined) option.default(flag.default);
-        if (flag.repeatable)
-          option.argParser((value: string, before: string[] | undefined) => {
-            // commander parses in the order written: where this value stands among the other flag's
-            if (flag.placedAfter !== undefined) {
-              const owners = cmd.getOptionValue(flag.placedAfter) as string[] | undefined;
-              const places = `${option.attributeName()}Places`;
-              const known = (cmd.getOptionValue(places) as number[] | undefined) ?? [];
-              cmd.setOptionValue(places, [...known, owners?.length ?? 0]);
-            }
-            return [...(before ?? []), value];
-          });
-        cmd.addOption(option);
-      }
-    }
-    // the program's help topics, then (last, as on every page) its examples
-    if (def.path === '') cmd.addHelpText('after', topicList());
-    if (def.examples)
-      cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  ${e}`).join('\n')}`);
-    cmd.exitOverride();
-    cmd.configureOutput(output(def.path));
-    const load = def.load;
-    if (!load) return;
-    cmd.action(async function (this: Command, ...operands: unknown[]) {
-      const opts = this.opts();
-      // the command's own module, and only it: its definition has the messages and the handler
-      const full = (await load()).definitions.find((d) => d.path === def.path);
-      if (!full?.run) throw new Error(`the manifest is stale: run npm run build (${def.path})`);
-      for (const conflict of full.conflicts ?? []) {
-        const active =
-          'set' in conflict.when
-            ? opts[conflict.when.set] !== undefined
-            : opts[conflict.when.unset] === undefined;
-        const given = conflict.forbids.filter((k) => opts[k] !== undefined && opts[k] !== false);
-        if (active && given.length > 0) throw usageError(conflict.message(given.map(flagName)));
-      }
-      globals = this.optsWithGlobals() as GlobalOptions;
-      await full.run({
-        opts,
-        args: operands.slice(0, def.args.length),
-        ctx,
-        registry: COMMANDS,
-        session: async () => {
-          if (session) return session;
-          const { Session } = await import('./session.js');
-          session = new Session(ctx, globals);
-          return session;
-        },
-      });
-    });
   };
+}
 
-  const root = COMMANDS.find((c) => c.path === '')!;
+/** A flag of the manifest as a commander Option (a repeatable one keeps its values' places). */
+function optionOf(cmd: Command, flag: FlagDef): Option {
+  const option = new Option(flag.flags, flag.help);
+  if (flag.default !== undefined) option.default(flag.default);
+  if (flag.repeatable)
+    option.argParser((value: string, before: string[] | undefined) => {
+      // commander parses in the order written: where this value stands among the other flag's
+      if (flag.placedAfter !== undefined) {
+        const owners = cmd.getOptionValue(flag.placedAfter) as string[] | undefined;
+        const places = `${option.attributeName()}Places`;
+        const known = (cmd.getOptionValue(places) as number[] | undefined) ?? [];
+        cmd.setOptionValue(places, [...known, owners?.length ?? 0]);
+      }
+      return [...(before ?? []), value];
+    });
+  return option;
+}
+
+/** A command's help: its description, its long help, the program's topics, its examples. */
+function describe(cmd: Command, def: CommandEntry): void {
+  if (def.long)
+    cmd.description(`${def.description}\n\n${terminalHelp(def.long, HELP_WIDTH)}`).summary(def.description);
+  else cmd.description(def.description);
+  // the program's help topics, then (last, as on every page) its examples
+  if (def.path === '') cmd.addHelpText('after', topicList());
+  if (def.examples) cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  ${e}`).join('\n')}`);
+}
+
+/**
+ * One command of the manifest on its commander Command: flags, its lazy action, and its help but
+ * on a run of one command, which never prints help (treeFor).
+ */
+function wire(cmd: Command, def: CommandEntry, ctx: Context, state: RunState, help: boolean): void {
+  if (help) describe(cmd, def);
+  for (const a of def.args) cmd.argument(a.name, a.help);
+  for (const flag of def.flags) {
+    if (flag.flags === '-V, --version') cmd.version(VERSION, flag.flags, flag.help);
+    else cmd.addOption(optionOf(cmd, flag));
+  }
+  cmd.exitOverride();
+  cmd.configureOutput(outputOf(ctx, state, def.path));
+  const load = def.load;
+  if (!load) return;
+  cmd.action(async function (this: Command, ...operands: unknown[]) {
+    const opts = this.opts();
+    // the command's own module, and only it: its definition has the messages and the handler
+    const full = (await load()).definitions.find((d) => d.path === def.path);
+    if (!full?.run) throw new Error(`the manifest is stale: run npm run build (${def.path})`);
+    for (const conflict of full.conflicts ?? []) {
+      const active =
+        'set' in conflict.when
+          ? opts[conflict.when.set] !== undefined
+          : opts[conflict.when.unset] === undefined;
+      const given = conflict.forbids.filter((k) => opts[k] !== undefined && opts[k] !== false);
+      if (active && given.length > 0) throw usageError(conflict.message(given.map(flagName)));
+    }
+    state.globals = this.optsWithGlobals() as GlobalOptions;
+    await full.run({
+      opts,
+      args: operands.slice(0, def.args.length),
+      ctx,
+      registry: COMMANDS,
+      session: async () => {
+        if (state.session) return state.session;
+        const { Session } = await import('./session.js');
+        state.session = new Session(ctx, state.globals);
+        return state.session;
+      },
+    });
+  });
+}
+
+/** The commander program of these entries (the program's first), each wired from the manifest. */
+function programOf(entries: readonly CommandEntry[], ctx: Context, state: RunState): Command {
+  const program = new Command('lbrl');
   program.helpOption('-h, --help', 'show help');
-  wire(program, root);
+  const help = entries === COMMANDS;
+  wire(program, programEntry(entries), ctx, state, help);
   program.showHelpAfterError(false).configureHelp({ showGlobalOptions: true });
   const made = new Map<string, Command>([['', program]]);
-  for (const def of COMMANDS) {
+  for (const def of entries) {
     if (def.path === '') continue;
     const words = def.path.split(' ');
     const parent = made.get(words.slice(0, -1).join(' '))!;
     const cmd = parent.command(words.at(-1)!, def.hidden ? { hidden: true } : {});
     made.set(def.path, cmd);
-    wire(cmd, def);
+    wire(cmd, def, ctx, state, help);
   }
   program
     .command('__help-pages', { hidden: true })
@@ -214,48 +265,61 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
     .action(async () => {
       ctx.stdout.write(`${JSON.stringify(await helpPages(program, ctx))}\n`);
     });
+  return program;
+}
 
-  const printError = (error: LbrlError) => {
-    if (session) session.showError(error);
+/** What a run that commander or a command ended with an error says, and its exit code. */
+function failed(error: unknown, argv: string[], ctx: Context, state: RunState): number {
+  const printError = (failure: LbrlError) => {
+    if (state.session) state.session.showError(failure);
     else if (argv.includes('--json')) {
       ctx.stderr.write(
-        `${JSON.stringify({ error: { type: error.type, message: error.message, exitCode: error.exitCode } })}\n`,
+        `${JSON.stringify({ error: { type: failure.type, message: failure.message, exitCode: failure.exitCode } })}\n`,
       );
-    } else ctx.stderr.write(`error: ${error.message}\n`);
+    } else ctx.stderr.write(`error: ${failure.message}\n`);
   };
+  if (error instanceof CommanderError) {
+    if (DONE_CODES.has(error.code)) return EXIT.ok;
+    const message = state.usageMessage ?? error.message.replace(/^error: /, '');
+    printError(usageError(`${message} (see ${['lbrl', state.failedPath].filter(Boolean).join(' ')} --help)`));
+    return EXIT.usage;
+  }
+  const failure =
+    error instanceof LbrlError
+      ? error
+      : new LbrlError(
+          `unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
+          'service',
+        );
+  if (failure.exitCode === EXIT.interrupted && ctx.signal.aborted && failure.message === 'interrupted') {
+    if (!state.globals.json) ctx.stderr.write('\n');
+    return EXIT.interrupted;
+  }
+  printError(failure);
+  return failure.exitCode;
+}
 
+/** commander's ends that are no failure: help or the version printed, a subcommand run. */
+const DONE_CODES = new Set([
+  'commander.helpDisplayed',
+  'commander.version',
+  'commander.help',
+  'commander.executeSubCommandAsync',
+]);
+
+export async function main(rawArgv: string[], given: Context): Promise<number> {
+  // before any argument is read: a secret typed in the wrong place never comes back
+  const ctx = redactedFromTheStart(given);
+  if (printedTopic(rawArgv, ctx)) return EXIT.ok;
+  const argv = normaliseArgv(rawArgv);
+  const state: RunState = { globals: {}, failedPath: '' };
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await programOf(treeFor(argv), ctx, state).parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      if (
-        error.code === 'commander.helpDisplayed' ||
-        error.code === 'commander.version' ||
-        error.code === 'commander.help'
-      ) {
-        return EXIT.ok;
-      }
-      if (error.code === 'commander.executeSubCommandAsync') return EXIT.ok;
-      const message = usageMessage ?? error.message.replace(/^error: /, '');
-      printError(usageError(`${message} (see ${['lbrl', failedPath].filter(Boolean).join(' ')} --help)`));
-      return EXIT.usage;
-    }
-    const failure =
-      error instanceof LbrlError
-        ? error
-        : new LbrlError(
-            `unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
-            'service',
-          );
-    if (failure.exitCode === EXIT.interrupted && ctx.signal.aborted && failure.message === 'interrupted') {
-      if (!globals.json) ctx.stderr.write('\n');
-      return EXIT.interrupted;
-    }
-    printError(failure);
-    return failure.exitCode;
+    return failed(error, argv, ctx, state);
   } finally {
-    await session?.close();
+    await state.session?.close();
     // what the redacting streams held back (it might have been the start of a secret) is out now
     ctx.stdout.flush?.();
     ctx.stderr.flush?.();

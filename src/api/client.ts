@@ -12,7 +12,7 @@ import { Redactor } from '../domain/text/redact.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { classify, isHtml, retryDelay, type Seen } from './classify.js';
-import { Agent, type Dispatcher, request } from './http.js';
+import { Agent, type Dispatcher, destroyedError, request } from './http.js';
 import { type CreateRequest, type CreateResponse, describeIssues, type GetResponse } from './models.js';
 
 export interface ClientOptions {
@@ -141,7 +141,7 @@ export class DepositClient {
    * watch's --timeout) is dropped, never waited for.
    */
   async close(): Promise<void> {
-    if (!this.settings.dispatcher) await this.dispatcher.destroy();
+    if (!this.settings.dispatcher) await this.dispatcher.destroy(destroyedError());
   }
 
   async createDeposit(body: CreateRequest, key?: string): Promise<ApiResult<CreateResponse>> {

@@ -190,6 +190,20 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
     expect(login.lines).toContain('made:stdin');
   });
 
+  it('deposit get --json places no frame of a stack (closing the client had Node read one)', async () => {
+    const live = { ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+    const { lines } = await loadLog(['deposit', 'get', ID, '--json'], live);
+    // a stack without frames costs nothing to read
+    expect(lines.filter((line) => line.startsWith('stack:') && !line.endsWith(':0'))).toEqual([]);
+    // the check sees one when a stack is read
+    const log = path.join(tempDir(), 'loaded.txt');
+    fs.writeFileSync(log, '');
+    await promisify(execFile)(process.execPath, ['--import', HOOK, '-e', "new Error('x').stack"], {
+      env: { PATH: process.env.PATH ?? '', LBRL_LOAD_LOG: log },
+    });
+    expect(fs.readFileSync(log, 'utf8')).toMatch(/^stack:Error:[1-9]/m);
+  });
+
   it("a command reads no other command's module", async () => {
     const live = { ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
     const own = ['src/commands/define.ts', 'src/commands/manifest.ts'];

@@ -25,6 +25,14 @@ Object.defineProperty(process, 'stdin', {
   },
 });
 
+// a stack read (formatted), with its number of frames: placing a frame has V8 find every line of
+// the frame's script, which a short command pays for: listed as `stack:<name>:<frames>`
+const stacks = [];
+Error.prepareStackTrace = (error, frames) => {
+  stacks.push(`stack:${error?.name}:${frames.length}`);
+  return `${error?.name}: ${error?.message}${frames.map((frame) => `\n    at ${frame}`).join('')}`;
+};
+
 process.on('exit', () => {
   const lines = process.moduleLoadList.flatMap((m, i) => {
     if (!m.startsWith('NativeModule ')) return [];
@@ -35,6 +43,7 @@ process.on('exit', () => {
     ];
   });
   if (stdinMade) lines.push('made:stdin');
+  lines.push(...stacks);
   appendFileSync(process.env.LBRL_LOAD_LOG, lines.map((l) => `${l}\n`).join(''));
 });
 

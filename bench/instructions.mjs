@@ -1,0 +1,107 @@
+// Start-up counted in instructions, not timed: on a shared machine a wall-clock ratio moves by
+// more than the changes it is meant to show, while the instructions a run executes barely move
+// (V8's random hash seed alone moves a run by a few million: hence medians).
+//   node bench/instructions.mjs [--runs 5] [--nodes 20,24]
+// Each run is counted by valgrind (cachegrind, no cache simulation: user-space instructions, every
+// thread), after one run uncounted so that lbrl's code cache is warm, in the clean environment of
+// bench/nodes.mjs. Rows as there: `node -e 0`, the undici floor, get/create/list --json, --version,
+// --help; ratios of medians to `node -e 0`, and get minus the floor.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BIN, bundleLikeLbrl, median, nodeBin, ROOT, round, serveSandbox, tempEnv } from './lib.mjs';
+
+const option = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : fallback;
+};
+const runs = Number(option('--runs', '5'));
+const majors = option('--nodes', '20,24').split(',');
+if (spawnSync('valgrind', ['--version']).status !== 0) {
+  console.error('valgrind is not installed: this benchmark counts instructions with it');
+  process.exit(1);
+}
+
+/** The instructions one run executes (valgrind's I refs), in millions; the run must succeed. */
+function count(node, args, env) {
+  spawnSync(node, args, { env, stdio: 'ignore' }); // warm: the code cache is written by a first run
+  const r = spawnSync(
+    'valgrind',
+    ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', node, ...args],
+    { env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const refs = /I\s+refs:\s+([\d,]+)/.exec(r.stderr);
+  if (r.status !== 0 || !refs)
+    throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-500)}`);
+  return Number(refs[1].replaceAll(',', '')) / 1e6;
+}
+
+const { env } = tempEnv();
+const serverEnv = { ...env, LBRL_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-srv-')) };
+const sandbox = await serveSandbox(serverEnv);
+const live = { ...env, LBRL_BASE_URL: sandbox.baseUrl, LBRL_TOKEN: sandbox.token };
+const LQ =
+  'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';
+const created = JSON.parse(
+  execFileSync(process.execPath, [BIN, 'deposit', 'create', '--amount', '10', '--to', LQ, '--json'], {
+    env: live,
+  }),
+);
+const floor = await bundleLikeLbrl(
+  path.join(ROOT, 'bench/floor/undici-get.mjs'),
+  path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-floor-')), 'undici-get.mjs'),
+);
+const rows = [
+  { name: 'node -e 0', args: ['-e', '0'], env },
+  {
+    name: 'floor: one GET with undici alone',
+    args: [floor, `${sandbox.baseUrl}/v1/api/deposit/${created.id}`, sandbox.token],
+    env: live,
+  },
+  { name: 'lbrl deposit get <id> --json', args: [BIN, 'deposit', 'get', created.id, '--json'], env: live },
+  {
+    name: 'lbrl deposit create --json',
+    args: [BIN, 'deposit', 'create', '--amount', '10', '--to', LQ, '--json'],
+    env: live,
+  },
+  { name: 'lbrl deposit list --json', args: [BIN, 'deposit', 'list', '--json'], env: live },
+  { name: 'lbrl --version', args: [BIN, '--version'], env },
+  { name: 'lbrl --help', args: [BIN, '--help'], env },
+];
+const nodes = majors.map((major) => {
+  const bin = nodeBin(major);
+  return { bin, version: execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim() };
+});
+const counts = new Map(); // `${version} ${row}` -> [M]
+try {
+  // round after round, so that a change of the machine (another Node's cache written) falls on all
+  for (let i = 0; i < runs; i++)
+    for (const n of nodes)
+      for (const row of rows) {
+        const key = `${n.version} ${row.name}`;
+        counts.set(key, [...(counts.get(key) ?? []), count(n.bin, row.args, row.env)]);
+      }
+} finally {
+  sandbox.child.kill();
+}
+
+console.log(
+  `instructions, median of ${runs} runs (millions; ratio to node -e 0), ${new Date().toISOString()}`,
+);
+console.log('');
+console.log(`| what | ${nodes.map((n) => n.version).join(' | ')} |`);
+console.log(`|---|${nodes.map(() => '---').join('|')}|`);
+const med = (n, name) => median(counts.get(`${n.version} ${name}`));
+for (const row of rows) {
+  const cells = nodes.map(
+    (n) => `${round(med(n, row.name))}M (${round(med(n, row.name) / med(n, 'node -e 0'), 2)}x)`,
+  );
+  console.log(`| ${row.name} | ${cells.join(' | ')} |`);
+}
+const gap = nodes.map((n) => {
+  const base = med(n, 'node -e 0');
+  const ratio = (name) => med(n, name) / base;
+  return `${round(ratio('lbrl deposit get <id> --json') - ratio('floor: one GET with undici alone'), 2)}x`;
+});
+console.log(`| get --json minus the floor | ${gap.join(' | ')} |`);
