@@ -192,6 +192,9 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
           return session;
         },
       });
+      // a ledger that could not take what the command recorded (kept locally meanwhile): exit 6
+      const fault = await session?.ledgerFault();
+      if (fault) throw fault;
     });
   };
 

@@ -40,7 +40,7 @@ export interface ReconcileCommandOptions {
   /** this profile's deposits on the target, as the history records them */
   scope(): Scope;
   /** the deposits recorded, and the outputs verifications counted */
-  history(): Pick<History, 'fold' | 'verifiedShares'>;
+  history(): Pick<History, 'fold' | 'verifiedShares'> | Promise<Pick<History, 'fold' | 'verifiedShares'>>;
   /** the profile's settings and keys (its addresses too) and the explorer-client factory */
   sources: VerifySources;
 }
@@ -53,7 +53,7 @@ export function reconcileOptionsOf(flags: ReconcileOptions, session: Session): R
     json: session.globals.json === true,
     ctx: session.ctx,
     scope: () => session.scope(),
-    history: () => session.history(),
+    history: () => session.ledgerHistory(),
     sources: verifySourcesOf(session),
   };
 }
@@ -75,7 +75,8 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
   const addresses = new Set<string>();
   for (const a of [options.sources.setting('default-address'), options.sources.setting('split-address')])
     if (a) addresses.add(a);
-  options.history().fold(
+  const history = await options.history();
+  history.fold(
     (r) => from === undefined || createdFilter({ profile: r.profile, since: from })(r),
     () => null,
     (_acc, entry) => {
@@ -129,9 +130,7 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
         `warning: ${skipped} address(es) of the history are not ${network} addresses: not read`,
       );
     // the outputs verify counted for a deposit stay that deposit's, whichever profile it is of
-    const recorded = options
-      .history()
-      .verifiedShares(new Set(deposits.filter((d) => d.verifiedAt).map((d) => d.id)));
+    const recorded = history.verifiedShares(new Set(deposits.filter((d) => d.verifiedAt).map((d) => d.id)));
     // each settlement met is judged by verify's rules, with verify's confirmations setting
     const requiredConfirmations = setup.settings.confirmations;
     const judge = settlementJudge(deposits, recorded, {

@@ -158,7 +158,7 @@ export async function createBatch(
       idempotencyKey,
       at: new Date(clock.now()).toISOString(),
     };
-    deps.recorder.record([attempt]);
+    await deps.recorder.record([attempt]);
     try {
       const { raw } = await createChecked(
         { api, recorder: deps.recorder, scope, now: clock.now },

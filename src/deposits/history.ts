@@ -115,6 +115,6 @@ export async function refreshEntries(
       }
     }
   } finally {
-    deps.recorder.record(records);
+    await deps.recorder.record(records);
   }
 }

@@ -2,6 +2,7 @@
 import { canonicalId } from '../domain/values.js';
 import { type CreatedRecord, History, type HistoryEntry, type StoredRecord } from './history.js';
 import type { DepositSelection, Ledger } from './ledger-port.js';
+import { reusedIdRefusal, sameCreation } from './ledger-rules.js';
 
 function matches(filter: DepositSelection): (record: CreatedRecord) => boolean {
   const id = filter.id === undefined ? undefined : canonicalId(filter.id);
@@ -24,6 +25,11 @@ export class FileLedger implements Ledger {
   }
 
   async append(records: StoredRecord[]): Promise<void> {
+    for (const record of records) {
+      if (record.type !== 'created') continue;
+      const held = this.history.recorded(canonicalId(record.id), record.baseUrl);
+      if (held && !sameCreation(held, record)) throw reusedIdRefusal(held);
+    }
     this.history.append(records);
   }
 

@@ -15,7 +15,8 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 import type { LedgerUrl } from '../domain/ledger-url.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
-import { LbrlError } from '../errors.js';
+import { interrupted, LbrlError } from '../errors.js';
+import type { ClaimWaitOptions, RowTurn } from './claims.js';
 import {
   type AttemptRecord,
   type CreatedRecord,
@@ -28,6 +29,7 @@ import {
   type VerifiedRecord,
 } from './history.js';
 import type { DepositSelection, Ledger, LedgerOptions } from './ledger-port.js';
+import { reusedIdRefusal, sameCreation } from './ledger-rules.js';
 import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './ledger-schema.js';
 import { connectionSettings } from './ledger-tls.js';
 
@@ -35,6 +37,21 @@ import { connectionSettings } from './ledger-tls.js';
 const QUERY_TIMEOUT_MS = 60_000;
 /** Rows fetched at a time by `records()`. */
 const PAGE = 1000;
+/**
+ * The advisory lock every append holds until it commits ('lbrA'): appends take their places in
+ * lbrl_records one after the other, so a reader that has seen position n has seen every record
+ * below it (store/ledger-mirror.ts reads on from the last position it saw).
+ */
+const APPEND_LOCK = 0x6c627241;
+
+/** The advisory lock of one batch row: 64 bits of the SHA-256 of its identity, as a signed bigint. */
+function rowLock(profile: string, baseUrl: string, batchKey: string): string {
+  const digest = crypto
+    .createHash('sha256')
+    .update(JSON.stringify(['row', profile, baseUrl, batchKey]))
+    .digest();
+  return digest.readBigInt64BE(0).toString();
+}
 
 /** Connection-level codes: SQLSTATE class 08, the server shutting down, or refusing connections. */
 const LOST_STATES = /^(08|57P0[1-3])/;
@@ -199,6 +216,8 @@ export class PostgresLedger implements Ledger {
   connected = false;
   /** the connection's failure while idle: the next use reports it */
   private lost: Error | undefined;
+  /** one use of the connection at a time: a transaction is never entered by another caller's query */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly client: pg.Client,
@@ -210,14 +229,18 @@ export class PostgresLedger implements Ledger {
     });
   }
 
-  /** Runs `work`, mapping any failure to the one line a user sees. */
-  private async using<T>(work: () => Promise<T>): Promise<T> {
-    if (this.lost) throw ledgerFault(this.lost, this.where, true);
-    try {
-      return await work();
-    } catch (error) {
-      throw ledgerFault(error, this.where, true);
-    }
+  /** Runs `work` when the connection is free, mapping any failure to the one line a user sees. */
+  private using<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(async () => {
+      if (this.lost) throw ledgerFault(this.lost, this.where, true);
+      try {
+        return await work();
+      } catch (error) {
+        throw ledgerFault(error, this.where, true);
+      }
+    });
+    this.turn = run.catch(() => {});
+    return run;
   }
 
   /** `work` in one transaction: committed whole, or rolled back (the server does so if the connection drops). */
@@ -238,7 +261,8 @@ export class PostgresLedger implements Ledger {
   append(records: StoredRecord[]): Promise<void> {
     if (records.length === 0) return Promise.resolve();
     return this.transaction(async () => {
-      for (const record of records) await this.take(canonical(record));
+      await this.client.query('select pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+      for (const record of records) await this.take(canonical(record), true);
     });
   }
 
@@ -251,6 +275,7 @@ export class PostgresLedger implements Ledger {
     records: AsyncIterable<StoredRecord> | Iterable<StoredRecord>,
   ): Promise<{ met: number; fresh: number }> {
     return this.transaction(async () => {
+      await this.client.query('select pg_advisory_xact_lock($1)', [APPEND_LOCK]);
       let met = 0;
       let fresh = 0;
       for await (const record of records) {
@@ -269,17 +294,20 @@ export class PostgresLedger implements Ledger {
     });
   }
 
-  /** Applies one record when it is news, and logs it as the file history would have a line. */
-  private async take(record: StoredRecord): Promise<void> {
-    const taken = await this.apply(record);
+  /**
+   * Applies one record when it is news, and logs it as the file history would have a line;
+   * `refuseReuse`: a created record of a deposit held with another creation is refused.
+   */
+  private async take(record: StoredRecord, refuseReuse = false): Promise<void> {
+    const taken = await this.apply(record, refuseReuse);
     if (taken)
       await this.client.query('insert into lbrl_records (line) values ($1)', [JSON.stringify(record)]);
   }
 
-  private async apply(record: StoredRecord): Promise<boolean> {
+  private async apply(record: StoredRecord, refuseReuse: boolean): Promise<boolean> {
     switch (record.type) {
       case 'created':
-        return this.applyCreated(record);
+        return this.applyCreated(record, refuseReuse);
       case 'status':
         return this.applyStatus(record);
       case 'attempt':
@@ -296,7 +324,7 @@ export class PostgresLedger implements Ledger {
     }
   }
 
-  private async applyCreated(record: CreatedRecord): Promise<boolean> {
+  private async applyCreated(record: CreatedRecord, refuseReuse: boolean): Promise<boolean> {
     const inserted = await this.client.query(
       `insert into lbrl_deposits (base_url, id, profile, created_at, created, batch_key, status, status_at)
        values ($1, $2, $3, $4, $5, $6, $7, $4) on conflict (base_url, id) do nothing`,
@@ -310,7 +338,16 @@ export class PostgresLedger implements Ledger {
         record.status,
       ],
     );
-    return (inserted.rowCount ?? 0) > 0;
+    if ((inserted.rowCount ?? 0) > 0) return true;
+    if (!refuseReuse) return false;
+    // the unique constraint kept the deposit held: the same creation again, or another reusing its id
+    const { rows } = await this.client.query<{ created: string; status: string }>(
+      'select created, status from lbrl_deposits where base_url = $1 and id = $2',
+      [record.baseUrl, record.id],
+    );
+    const held = JSON.parse(rows[0]!.created) as CreatedRecord;
+    if (sameCreation(held, record)) return false;
+    throw reusedIdRefusal({ ...held, status: rows[0]!.status });
   }
 
   private async applyStatus(record: StatusRecord): Promise<boolean> {
@@ -413,6 +450,93 @@ export class PostgresLedger implements Ledger {
       if (rows.length < PAGE) return;
       after = Number(rows[rows.length - 1]!.seq);
     }
+  }
+
+  logAfter(after: number, limit: number): Promise<Array<{ seq: number; line: string }>> {
+    return this.using(async () => {
+      const { rows } = await this.client.query<{ seq: string; line: string }>(
+        'select seq, line from lbrl_records where seq > $1 order by seq limit $2',
+        [after, limit],
+      );
+      return rows.map((row) => ({ seq: Number(row.seq), line: row.line }));
+    });
+  }
+
+  identity(): Promise<string> {
+    // the database and its log table: a database dropped and made again has others
+    return this.using(async () => {
+      const { rows } = await this.client.query<{ identity: string }>(
+        `select (select oid from pg_database where datname = current_database())::text || '.' ||
+           'lbrl_records'::regclass::oid::text as identity`,
+      );
+      return rows[0]!.identity;
+    });
+  }
+
+  async claimRow(
+    row: { profile: string; baseUrl: string; batchKey: string; idempotencyKey: string; at: string },
+    wait: ClaimWaitOptions,
+  ): Promise<RowTurn> {
+    const lock = rowLock(row.profile, row.baseUrl, row.batchKey);
+    await this.lockRow(lock, wait);
+    const release = () => {
+      void this.using(() => this.client.query('select pg_advisory_unlock($1::bigint)', [lock])).catch(
+        () => {},
+      );
+    };
+    try {
+      const done = await this.rowDone(row);
+      if (done) {
+        release();
+        return { done };
+      }
+      await this.append([{ v: 1, type: 'attempt', ...row }]);
+      const key = await this.using(() =>
+        this.client.query<{ idempotency_key: string }>(
+          'select idempotency_key from lbrl_attempts where profile = $1 and base_url = $2 and batch_key = $3',
+          [row.profile, row.baseUrl, row.batchKey],
+        ),
+      );
+      return { idempotencyKey: key.rows[0]?.idempotency_key ?? row.idempotencyKey, claim: { release } };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Waits while another connection holds the row's lock (a run on this host or another), then takes it. */
+  private async lockRow(lock: string, wait: ClaimWaitOptions): Promise<void> {
+    const now = wait.now ?? Date.now;
+    const started = now();
+    for (;;) {
+      const { rows } = await this.using(() =>
+        this.client.query<{ got: boolean }>('select pg_try_advisory_lock($1::bigint) as got', [lock]),
+      );
+      if (rows[0]?.got) return;
+      if (wait.timeoutMs !== undefined && now() - started >= wait.timeoutMs)
+        throw new LbrlError(
+          `a row is held by another lbrl run on the ledger at ${this.where} for longer than ${Math.round(wait.timeoutMs / 1000)} s: not sent; re-run with --resume`,
+          'network',
+        );
+      if (wait.signal?.aborted) throw interrupted();
+      try {
+        await wait.sleep(wait.pollMs ?? 100, wait.signal);
+      } catch {
+        throw interrupted();
+      }
+    }
+  }
+
+  /** The deposit the ledger holds for a batch row, if any. */
+  private async rowDone(row: { profile: string; baseUrl: string; batchKey: string }) {
+    const { rows } = await this.using(() =>
+      this.client.query<{ id: string; status: string }>(
+        `select id, status from lbrl_deposits where profile = $1 and base_url = $2 and batch_key = $3
+         order by seq limit 1`,
+        [row.profile, row.baseUrl, row.batchKey],
+      ),
+    );
+    return rows[0] ? { id: rows[0].id, status: rows[0].status } : undefined;
   }
 
   count(): Promise<number> {
