@@ -6,16 +6,15 @@ import type { CreatedRecord } from './history.js';
 
 /**
  * Whether a created record is the creation the ledger holds, given again (a replay: the spool
- * moved in twice, a batch row's answer recorded by two hosts): the same profile, moment, amount
- * and batch row. Anything else naming the same deposit is another charge reusing its id.
+ * moved in twice, a batch row's answer recorded by two hosts): the same profile and amount, and
+ * the same batch row or, outside a batch, the same moment. Anything else naming the same
+ * deposit is another charge reusing its id.
  */
 export function sameCreation(held: CreatedRecord, given: CreatedRecord): boolean {
-  return (
-    held.profile === given.profile &&
-    held.at === given.at &&
-    held.amountInCents === given.amountInCents &&
-    (held.batchKey ?? null) === (given.batchKey ?? null)
-  );
+  if (held.profile !== given.profile || held.amountInCents !== given.amountInCents) return false;
+  // a batch row's deposit is the row's, whenever its answer was recorded (its Idempotency-Key is the row's)
+  if (held.batchKey !== undefined || given.batchKey !== undefined) return held.batchKey === given.batchKey;
+  return held.at === given.at;
 }
 
 /** A create answered with the id of a deposit the ledger holds: refused, nothing recorded (exit 1). */

@@ -39,6 +39,11 @@ function host(ledger: string): Record<string, string> & { LBRL_CONFIG_DIR: strin
   };
 }
 
+/** How many deposits the service holds, whoever made them. */
+function serviceDeposits(): number {
+  return fs.readdirSync(path.join(service.dir, 'deposits')).filter((n) => n.endsWith('.json')).length;
+}
+
 const password = () => decodeURIComponent(new URL(inject('postgresUrl')).password);
 
 async function create(env: Record<string, string>, cents: number): Promise<string> {
@@ -109,5 +114,42 @@ describe('several tills, one ledger', () => {
     // what the office recorded (FINALIZED) is what till 1 sees
     const atTill = await runBin(['deposit', 'list', '--json'], till1);
     expect(JSON.parse(atTill.stdout)).toEqual([expect.objectContaining({ id, status: 'FINALIZED' })]);
+  });
+
+  it('create --from rows.csv --resume on two hosts at once creates each row once, sent by one host', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const rows = path.join(tempDir(), 'rows.csv');
+    fs.writeFileSync(
+      rows,
+      `amount,to\n${Array.from({ length: 12 }, (_, i) => `${i + 1},${LQ}`).join('\n')}\n`,
+    );
+    const hosts = [host(url), host(url)];
+    const before = serviceDeposits();
+    const runs = await Promise.all(
+      hosts.map((env) =>
+        runBin(['deposit', 'create', '--from', rows, '--resume', '--concurrency', '4', '--json'], env),
+      ),
+    );
+    const lines = runs.flatMap((r) => {
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      return r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { row?: number; deposit?: { id: string }; resumed?: boolean });
+    });
+    const rowLines = lines.filter((l) => l.row !== undefined);
+    expect(rowLines).toHaveLength(24);
+    // each row sent by one host: the other found it done in the database
+    const sent = rowLines.filter((l) => !l.resumed).map((l) => l.row);
+    expect(sent.sort((a, b) => a! - b!)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(serviceDeposits() - before).toBe(12);
+    expect(
+      await sql(url, 'select count(*)::int as n, count(distinct batch_key)::int as rows from lbrl_deposits'),
+    ).toEqual([{ n: 12, rows: 12 }]);
+    // a third run, later, sends nothing
+    const again = await runBin(['deposit', 'create', '--from', rows, '--resume', '--json'], host(url));
+    expect(again.code).toBe(0);
+    expect(serviceDeposits() - before).toBe(12);
   });
 });
