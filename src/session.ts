@@ -256,7 +256,8 @@ export class Session {
     } catch (error) {
       if (error instanceof LbrlError && error.type === 'mismatch') throw error;
       const { spoolRecords } = await import('./store/ledger-spool.js');
-      const reason = error instanceof LbrlError ? error.message : String(error);
+      const said = error instanceof LbrlError ? error.message : String(error);
+      const reason = said.replace(/; what this command was writing was not recorded$/, '');
       const kept = spoolRecords(this.store.dir, records, (line) => this.printer.warn(line));
       if (kept.ok)
         this.spooled ??= new LbrlError(

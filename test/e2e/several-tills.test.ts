@@ -8,12 +8,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import { BIN, codeCacheEnv, runBin } from '../helpers/bin.js';
 import { EX, LQ } from '../helpers/fixtures.js';
 import { freePort, freshDatabase, sql } from '../helpers/postgres.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
+import { startServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -151,5 +153,104 @@ describe('several tills, one ledger', () => {
     const again = await runBin(['deposit', 'create', '--from', rows, '--resume', '--json'], host(url));
     expect(again.code).toBe(0);
     expect(serviceDeposits() - before).toBe(12);
+  });
+});
+
+describe('faults of the database, as a till meets them', () => {
+  const shown = (url: string) => url.replace(/^(postgres:\/\/[^:]+:)[^@]+@/, '$1[redacted]@');
+
+  it('a database that is down: one line, exit 6, no request sent, the password nowhere', async () => {
+    const url = `postgres://lbrl:${encodeURIComponent('Distinctive-Till-Password-8841')}@127.0.0.1:${await freePort()}/shop`;
+    const before = serviceDeposits();
+    for (const args of [
+      ['deposit', 'create', '--amount', '10', '--to', LQ, '--yes'],
+      ['deposit', 'list'],
+      ['deposit', 'report'],
+      ['deposit', 'watch', '--pending'],
+    ]) {
+      const r = await runBin(args, host(url));
+      expect(r.code).toBe(6);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`error: cannot reach the ledger at ${shown(url)}: connection refused\n`);
+      expect(`${r.stdout}${r.stderr}`).not.toContain('Distinctive-Till-Password-8841');
+    }
+    expect(serviceDeposits()).toBe(before);
+  });
+
+  it('a password the server refuses: one line, exit 6, no request sent, neither password shown', async () => {
+    const url = new URL(await freshDatabase(inject('postgresUrl')));
+    url.password = 'Distinctive-Wrong-Password-5120';
+    const before = serviceDeposits();
+    const r = await runBin(
+      ['deposit', 'create', '--amount', '10', '--to', LQ, '--yes', '--json'],
+      host(url.toString()),
+    );
+    expect(r.code).toBe(6);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: {
+        type: 'network',
+        exitCode: 6,
+        message: `the ledger at ${shown(url.toString())} refused the credentials: password authentication failed for user "lbrl"`,
+      },
+    });
+    expect(`${r.stdout}${r.stderr}`).not.toContain('Distinctive-Wrong-Password-5120');
+    expect(`${r.stdout}${r.stderr}`).not.toContain(password());
+    expect(serviceDeposits()).toBe(before);
+  });
+
+  it('the connection dropped once the service made the charge: the charge is shown, kept here, said; the next command moves it in', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const database = new URL(url).pathname.slice(1);
+    // the service, behind a door that cuts the till's database connections as a create comes in
+    const front = await startServer(async (req, res) => {
+      if (req.method === 'POST')
+        await sql(
+          inject('postgresUrl'),
+          `select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = 'lbrl'`,
+          [database],
+        );
+      const answer = await request(`${service.baseUrl}${req.url}`, {
+        method: req.method as 'GET' | 'POST',
+        headers: Object.fromEntries(
+          Object.entries(req.headers).filter(
+            ([name]) => !['host', 'content-length', 'connection'].includes(name),
+          ),
+        ) as Record<string, string>,
+        body: req.method === 'POST' ? req.body : undefined,
+      });
+      res.writeHead(answer.statusCode, { 'content-type': 'application/json' });
+      res.end(await answer.body.text());
+    });
+    const till = { ...host(url), LBRL_BASE_URL: front.url };
+    const made = await runBin(
+      ['deposit', 'create', '--amount', '12.50', '--to', LQ, '--yes', '--json'],
+      till,
+    );
+    expect(made.code).toBe(6);
+    const id = (JSON.parse(made.stdout) as { id: string }).id;
+    const spool = path.join(till.LBRL_CONFIG_DIR, 'ledger-spool', 'history.ndjson');
+    expect(JSON.parse(made.stderr).error.message).toMatch(
+      new RegExp(
+        `^the ledger could not take what this command recorded \\(the connection to the ledger at .* was lost \\([^)]*\\)\\); it is kept in ${spool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} until the ledger can take it: the next command that reaches the ledger moves it in$`,
+      ),
+    );
+    expect(made.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(`${made.stdout}${made.stderr}`).not.toContain(password());
+    expect(fs.readFileSync(spool, 'utf8')).toContain(id);
+    expect(await sql(url, 'select count(*)::int as n from lbrl_deposits')).toEqual([{ n: 0 }]);
+    // the next command that reaches the ledger moves it in, and says so
+    const list = await runBin(['deposit', 'list'], till);
+    expect(list.code).toBe(0);
+    expect(list.stderr.split('\n')[0]).toBe(
+      'moved 1 record(s) kept here while the ledger was unreachable into the ledger',
+    );
+    expect(list.stdout.split('\t')[0]).toBe(id);
+    expect(await sql(url, 'select id from lbrl_deposits')).toEqual([{ id }]);
+    expect(fs.existsSync(spool)).toBe(false);
+    // and another host sees it
+    const office = { ...host(url), LBRL_BASE_URL: front.url };
+    expect((await runBin(['deposit', 'list'], office)).stdout.split('\t')[0]).toBe(id);
+    await front.close();
   });
 });
