@@ -5,13 +5,12 @@
  * reconcile; batch rows run on two hosts at once are created once; a charge made while the
  * database is unreachable is kept and moved in by the next command that reaches it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
-import { BIN, codeCacheEnv, runBin } from '../helpers/bin.js';
+import { runBin } from '../helpers/bin.js';
 import { EX, LQ } from '../helpers/fixtures.js';
 import { freePort, freshDatabase, sql } from '../helpers/postgres.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
