@@ -5,12 +5,13 @@
  * reconcile; batch rows run on two hosts at once are created once; a charge made while the
  * database is unreachable is kept and moved in by the next command that reaches it.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
-import { runBin } from '../helpers/bin.js';
+import { BIN, codeCacheEnv, runBin } from '../helpers/bin.js';
 import { EX, LQ } from '../helpers/fixtures.js';
 import { freePort, freshDatabase, sql } from '../helpers/postgres.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
@@ -253,3 +254,84 @@ describe('faults of the database, as a till meets them', () => {
     await front.close();
   });
 });
+
+describe("the README's example, as written", () => {
+  /** Each line of the README's section, run by sh on the host its comment names, `lbrl` on PATH. */
+  it('two tills and an office on one database', async () => {
+    const readme = fs.readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8');
+    const section = readme.split('\n## Several tills, one ledger\n')[1]!.split('\n## ')[0]!;
+    const lines = /```sh\n([\s\S]*?)```/.exec(section)![1]!.trim().split('\n');
+    const url = new URL(await freshDatabase(inject('postgresUrl')));
+    const secret = decodeURIComponent(url.password);
+    url.password = '';
+    const bin = tempDir();
+    fs.writeFileSync(path.join(bin, 'lbrl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, {
+      mode: 0o755,
+    });
+    const hostEnv = () => {
+      const { LBRL_LEDGER_URL: _ledger, ...rest } = host('');
+      return {
+        ...rest,
+        ...codeCacheEnv(),
+        PGPASSWORD: secret,
+        ADDRESS: LQ,
+        PATH: `${bin}:${process.env.PATH}`,
+      };
+    };
+    const hosts: Record<string, ReturnType<typeof hostEnv>> = {
+      'till 1': hostEnv(),
+      'till 2': hostEnv(),
+      office: hostEnv(),
+    };
+    const said: string[] = [];
+    for (const line of lines) {
+      const [command, comment] = line.split(/\s+# /) as [string, string];
+      const who = comment.startsWith('every host')
+        ? Object.keys(hosts)
+        : [Object.keys(hosts).find((name) => comment.startsWith(name))!];
+      expect(who[0], line).toBeDefined();
+      if (command.includes('watch --pending')) {
+        // the customers pay both charges meanwhile
+        for (const id of await officeIds(hosts.office!))
+          expect((await runBin(['sandbox', 'pay', id], hosts.office!)).code).toBe(0);
+        service.clock.now += 120_000;
+      }
+      const text = command.replace("'postgres://lbrl@db.example.com:5432/shop'", `'${url}'`);
+      for (const name of who) {
+        const r = await shell(text, hosts[name]!);
+        said.push(r.stdout, r.stderr);
+        expect(r.code, `${name}: ${line}\n${r.stderr}`).toBe(0);
+      }
+    }
+    const ids = await officeIds(hosts.office!);
+    expect(ids).toHaveLength(2);
+    // what the office's watch recorded, each till sees
+    const atTill = await runBin(['deposit', 'list', '--json'], hosts['till 2']!);
+    expect((JSON.parse(atTill.stdout) as Array<{ status: string }>).map((d) => d.status)).toEqual([
+      'FINALIZED',
+      'FINALIZED',
+    ]);
+    const report = await runBin(['deposit', 'report', '--json'], hosts.office!);
+    expect(JSON.parse(report.stdout).total).toMatchObject({ createdCount: 2, createdCents: 4750 });
+    for (const text of said) expect(text).not.toContain(secret);
+  });
+});
+
+async function officeIds(env: Record<string, string>): Promise<string[]> {
+  const r = await runBin(['deposit', 'list'], env);
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t')[0]!);
+}
+
+function shell(
+  command: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', command], { env, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
