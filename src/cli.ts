@@ -255,6 +255,9 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
       if (!globals.json) ctx.stderr.write('\n');
       return EXIT.interrupted;
     }
+    // what the ledger could not take is kept locally: said, whatever else ended the command
+    const spooled = await session?.ledgerFault();
+    if (spooled) session?.printer.alarm(`warning: ${spooled.message}`);
     printError(failure);
     return failure.exitCode;
   } finally {
