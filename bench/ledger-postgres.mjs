@@ -22,12 +22,12 @@ const SIZE = Number(arg('--size', '100000'));
 const ADDRESS = 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn';
 const DAY = 86_400_000;
 
-/** The test harness's throw-away cluster (test/helpers/postgres.ts), bundled to run here. */
-async function harness() {
+/** A TypeScript module bundled to run here (the test harness's cluster, the connect measure). */
+async function bundled(entry) {
   // under node_modules, so that its import of pg is found
-  const out = path.join(ROOT, 'node_modules', '.cache', 'lbrl-bench', 'postgres.mjs');
+  const out = path.join(ROOT, 'node_modules', '.cache', 'lbrl-bench', `${path.basename(entry, '.ts')}.mjs`);
   await esbuild.build({
-    entryPoints: [path.join(ROOT, 'test/helpers/postgres.ts')],
+    entryPoints: [path.join(ROOT, entry)],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -99,7 +99,7 @@ const row = (what, runs, extra = {}) => ({
   ...extra,
 });
 
-const { startCluster, databaseUrl, sql } = await harness();
+const { startCluster, databaseUrl, sql } = await bundled('test/helpers/postgres.ts');
 const cluster = await startCluster();
 const rows = [];
 try {
@@ -142,6 +142,18 @@ try {
   rows.push({
     what: 'connect cost (difference of medians)',
     ms: Math.round(median(database.map((r) => r.ms)) - median(file.map((r) => r.ms))),
+  });
+  // the same, in one process: open, spool, catch up, close; the first run loads the client
+  const connect = await bundled('bench/ledger-connect-entry.ts');
+  const times = await connect.connectCost(
+    databaseUrl(cluster.url, 'empty'),
+    hostEnv(undefined).LBRL_CONFIG_DIR,
+    21,
+  );
+  rows.push({ what: 'connect in process, first (client loaded)', ms: Math.round(times[0]) });
+  rows.push({
+    what: 'connect in process, median of 20 more',
+    ms: Math.round(median(times.slice(1)) * 10) / 10,
   });
 } finally {
   cluster.stop();
