@@ -52,12 +52,12 @@ describe('the ledger in PostgreSQL, in round trips', () => {
 
 describe('a value as an SQL literal', () => {
   it("is what the client's own escapeLiteral writes, for any text", () => {
-    const escape = (value: string) => pg.Client.prototype.escapeLiteral.call({}, value);
+    const clientEscaped = (value: string) => pg.Client.prototype.escapeLiteral.call({}, value);
     for (const value of ["it's", 'back\\slash', "\\'; drop table lbrl_deposits; --", '', "''\\\\"])
-      expect(sqlLiteral(value)).toBe(escape(value));
+      expect(sqlLiteral(value)).toBe(clientEscaped(value));
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom("'", '\\', 'a', 'E', ' ', ';', 'ç') }), (value) => {
-        expect(sqlLiteral(value)).toBe(escape(value));
+        expect(sqlLiteral(value)).toBe(clientEscaped(value));
       }),
     );
   });
