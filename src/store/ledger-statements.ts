@@ -29,75 +29,75 @@ function logged(applied: string, line: string, literal: Literal): string {
   return `with applied as (${applied} returning 1) insert into lbrl_records (line) select ${literal(line)} where exists (select 1 from applied)`;
 }
 
-function createdStatement(record: CreatedRecord, line: string, q: Literal): string {
+function createdStatement(record: CreatedRecord, line: string, literal: Literal): string {
   return logged(
     `insert into lbrl_deposits (base_url, id, profile, created_at, created, batch_key, status, status_at)
-     values (${q(record.baseUrl)}, ${q(record.id)}, ${q(record.profile)}, ${q(record.at)}, ${q(line)},
-       ${record.batchKey === undefined ? 'null' : q(record.batchKey)}, ${q(record.status)}, ${q(record.at)})
+     values (${literal(record.baseUrl)}, ${literal(record.id)}, ${literal(record.profile)}, ${literal(record.at)}, ${literal(line)},
+       ${record.batchKey === undefined ? 'null' : literal(record.batchKey)}, ${literal(record.status)}, ${literal(record.at)})
      on conflict (base_url, id) do nothing`,
     line,
-    q,
+    literal,
   );
 }
 
-function statusStatement(record: StatusRecord, line: string, q: Literal): string {
+function statusStatement(record: StatusRecord, line: string, literal: Literal): string {
   // news only: a status polled again changes nothing; the final answer and its txid are set
   // once (coalesce), and the trigger refuses any writer that would replace them
-  const final = record.final ? `${q(JSON.stringify(record.final))}::jsonb` : 'null::jsonb';
+  const final = record.final ? `${literal(JSON.stringify(record.final))}::jsonb` : 'null::jsonb';
   const txid = finalTxid(record);
   return logged(
-    `update lbrl_deposits set status = ${q(record.status)}, status_at = ${q(record.at)}, expired_at = null,
-       final = coalesce(final, ${final}), settlement_txid = coalesce(settlement_txid, ${txid === null ? 'null' : q(txid)})
-     where id = ${q(record.id)} and status is distinct from ${q(record.status)}`,
+    `update lbrl_deposits set status = ${literal(record.status)}, status_at = ${literal(record.at)}, expired_at = null,
+       final = coalesce(final, ${final}), settlement_txid = coalesce(settlement_txid, ${txid === null ? 'null' : literal(txid)})
+     where id = ${literal(record.id)} and status is distinct from ${literal(record.status)}`,
     line,
-    q,
+    literal,
   );
 }
 
-function attemptStatement(record: AttemptRecord, line: string, q: Literal): string {
+function attemptStatement(record: AttemptRecord, line: string, literal: Literal): string {
   // the first Idempotency-Key of a row is the one: a second host's attempt keeps it
   return logged(
     `insert into lbrl_attempts (profile, base_url, batch_key, idempotency_key, at)
-     values (${q(record.profile)}, ${q(record.baseUrl)}, ${q(record.batchKey)}, ${q(record.idempotencyKey)}, ${q(record.at)})
+     values (${literal(record.profile)}, ${literal(record.baseUrl)}, ${literal(record.batchKey)}, ${literal(record.idempotencyKey)}, ${literal(record.at)})
      on conflict do nothing`,
     line,
-    q,
+    literal,
   );
 }
 
 /** A chain fact is news by the file history's rule (History.isNewChainFact), said of the row's `chain`. */
-function chainStatement(fact: VerifiedRecord | UnverifiedRecord, line: string, q: Literal): string {
+function chainStatement(fact: VerifiedRecord | UnverifiedRecord, line: string, literal: Literal): string {
   const news =
     fact.type === 'verified'
-      ? `(chain is null or chain->>'type' <> 'verified' or chain->>'txid' is distinct from ${q(fact.txid)})`
+      ? `(chain is null or chain->>'type' <> 'verified' or chain->>'txid' is distinct from ${literal(fact.txid)})`
       : `(${fact.outcome === 'unproven' || fact.outcome === 'mismatch' ? 'chain is null' : 'false'} or
-          (chain is not null and (chain->>'type' = 'verified' or chain->>'outcome' is distinct from ${q(fact.outcome)}
-            or chain->>'txid' is distinct from ${q(fact.txid)})))`;
+          (chain is not null and (chain->>'type' = 'verified' or chain->>'outcome' is distinct from ${literal(fact.outcome)}
+            or chain->>'txid' is distinct from ${literal(fact.txid)})))`;
   return logged(
-    `update lbrl_deposits set chain = ${q(line)}::jsonb where id = ${q(fact.id)} and ${news}`,
+    `update lbrl_deposits set chain = ${literal(line)}::jsonb where id = ${literal(fact.id)} and ${news}`,
     line,
-    q,
+    literal,
   );
 }
 
 /** The statement that takes `record` (canonical: its id as the ledger keys it). */
-export function recordStatement(record: StoredRecord, q: Literal): string {
+export function recordStatement(record: StoredRecord, literal: Literal): string {
   const line = JSON.stringify(record);
   switch (record.type) {
     case 'created':
-      return createdStatement(record, line, q);
+      return createdStatement(record, line, literal);
     case 'status':
-      return statusStatement(record, line, q);
+      return statusStatement(record, line, literal);
     case 'attempt':
-      return attemptStatement(record, line, q);
+      return attemptStatement(record, line, literal);
     case 'expired':
       return logged(
-        `update lbrl_deposits set expired_at = ${q(record.at)}
-         where id = ${q(record.id)} and status = 'WAITING_PAYMENT' and expired_at is null`,
+        `update lbrl_deposits set expired_at = ${literal(record.at)}
+         where id = ${literal(record.id)} and status = 'WAITING_PAYMENT' and expired_at is null`,
         line,
-        q,
+        literal,
       );
     default:
-      return chainStatement(record, line, q);
+      return chainStatement(record, line, literal);
   }
 }
