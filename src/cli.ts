@@ -240,6 +240,9 @@ function wire(cmd: Command, def: CommandEntry, ctx: Context, state: RunState, he
         return state.session;
       },
     });
+    // a ledger that could not take what the command recorded (kept locally meanwhile): exit 6
+    const fault = await state.session?.ledgerFault();
+    if (fault) throw fault;
   });
 }
 
@@ -269,7 +272,7 @@ function programOf(entries: readonly CommandEntry[], ctx: Context, state: RunSta
 }
 
 /** What a run that commander or a command ended with an error says, and its exit code. */
-function failed(error: unknown, argv: string[], ctx: Context, state: RunState): number {
+async function failed(error: unknown, argv: string[], ctx: Context, state: RunState): Promise<number> {
   const printError = (failure: LbrlError) => {
     if (state.session) state.session.showError(failure);
     else if (argv.includes('--json')) {
@@ -295,6 +298,9 @@ function failed(error: unknown, argv: string[], ctx: Context, state: RunState): 
     if (!state.globals.json) ctx.stderr.write('\n');
     return EXIT.interrupted;
   }
+  // what the ledger could not take is kept locally: said, whatever else ended the command
+  const spooled = await state.session?.ledgerFault();
+  if (spooled) state.session?.printer.alarm(`warning: ${spooled.message}`);
   printError(failure);
   return failure.exitCode;
 }
@@ -317,7 +323,7 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
     await programOf(treeFor(argv), ctx, state).parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    return failed(error, argv, ctx, state);
+    return await failed(error, argv, ctx, state);
   } finally {
     await state.session?.close();
     // what the redacting streams held back (it might have been the start of a secret) is out now

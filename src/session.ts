@@ -18,6 +18,7 @@ import { blindingKeySecrets, MIN_FRAGMENT_SECRET, webhookSecretSecrets } from '.
 import { terminalSafe } from './domain/text/safe-text.js';
 import { parseProfileName } from './domain/values.js';
 import { invalidValue, LbrlError, usageError } from './errors.js';
+import type { ClaimWaitOptions, RowTurn } from './store/claims.js';
 import {
   type ConfigKey,
   ConfigStore,
@@ -30,6 +31,7 @@ import {
 import { History } from './store/history.js';
 import type { HistoryEntry, StoredRecord } from './store/history-records.js';
 import { openLedger } from './store/ledger.js';
+import { LedgerMirror } from './store/ledger-mirror.js';
 import type { Ledger } from './store/ledger-port.js';
 import { Printer } from './ui/output.js';
 
@@ -108,13 +110,107 @@ export class Session {
   }
 
   private historyStore: History | undefined;
+  /** the ledger in a database, once useLedger opened it, and this host's copy of it */
+  private database: Ledger | undefined;
+  private mirror: LedgerMirror | undefined;
+  /** the ledger could not take what was recorded (kept in the spool): the command ends with it */
+  private spooled: LbrlError | undefined;
+  /** the database appends under way (an event handler may not wait for its own) */
+  private readonly writes: Promise<void>[] = [];
 
+  /**
+   * The history the command reads: the file history, or, when the ledger is a database, this
+   * host's copy of it (store/ledger-mirror.ts), as of the last time useLedger or a record
+   * brought it up to date.
+   */
   history(): History {
     // the profile read (and checked) first: a damaged config file is an error here too, not an
     // empty list reported as success
     this.profile();
-    this.historyStore ??= new History(this.store.dir, (line) => this.printer.warn(line));
+    if (!this.historyStore) {
+      const setting = this.ledger();
+      const warn = (line: string) => this.printer.warn(line);
+      if (setting.kind === 'postgres') this.mirror ??= new LedgerMirror(this.store.dir, setting.shown, warn);
+      this.historyStore = this.mirror ? this.mirror.history() : new History(this.store.dir, warn);
+    }
     return this.historyStore;
+  }
+
+  /**
+   * Every command that reads or writes the history calls this first. For a database ledger:
+   * connect (a fault is one line, exit 6, before anything is sent), move in what an earlier
+   * command kept in the spool, and bring this host's copy up to date. For the file: nothing.
+   */
+  async useLedger(): Promise<void> {
+    const setting = this.ledger();
+    if (setting.kind === 'file' || this.database) return;
+    const database = await this.ledgerStore(setting);
+    this.database = database;
+    const warn = (line: string) => this.printer.warn(line);
+    this.mirror ??= new LedgerMirror(this.store.dir, database.where, warn);
+    const { moveSpoolIn } = await import('./store/ledger-spool.js');
+    const moved = await moveSpoolIn(this.store.dir, database, warn, (line) => this.printer.alarm(line));
+    if (moved > 0)
+      this.printer.info(
+        `moved ${moved} record(s) kept here while the ledger was unreachable into the ledger`,
+      );
+    await this.catchUp();
+  }
+
+  /** The history, once the ledger is reached and this host's copy of it is up to date. */
+  async ledgerHistory(): Promise<History> {
+    await this.useLedger();
+    return this.history();
+  }
+
+  /** --resume on a database ledger: the row claimed in the database (store/ledger-port.ts claimRow). */
+  async claimRow(
+    row: Parameters<NonNullable<Ledger['claimRow']>>[0],
+    wait: ClaimWaitOptions,
+  ): Promise<RowTurn> {
+    await this.useLedger();
+    return this.database!.claimRow!(row, wait);
+  }
+
+  /**
+   * For the commands that run until stopped (display, listen): this host's copy of a database
+   * ledger caught up every `everyMs`, so a charge another host created is seen; a failed look
+   * is said once until one succeeds again.
+   */
+  followLedger(everyMs: number): void {
+    if (this.ledger().kind !== 'postgres') return;
+    const stop = new AbortController();
+    const signal = AbortSignal.any([stop.signal, this.ctx.signal]);
+    this.onClose(async () => stop.abort());
+    void (async () => {
+      let said = false;
+      while (!signal.aborted) {
+        try {
+          await this.ctx.sleep(everyMs, signal);
+          await this.catchUp();
+          said = false;
+        } catch (error) {
+          if (signal.aborted) return;
+          if (!said) this.printer.warn(`warning: ${(error as Error).message}; looking again`);
+          said = true;
+        }
+      }
+    })();
+  }
+
+  /** Brings this host's copy of a database ledger up to date (long-running commands call it as they poll). */
+  async catchUp(): Promise<void> {
+    if (!this.database || !this.mirror) return;
+    await this.mirror.catchUp(this.database, this.ctx);
+    this.historyStore = undefined;
+  }
+
+  /** The fault a command ends with when the ledger could not take what it recorded: exit 6, once. */
+  async ledgerFault(): Promise<LbrlError | undefined> {
+    await Promise.allSettled(this.writes);
+    const fault = this.spooled;
+    this.spooled = undefined;
+    return fault;
   }
 
   /**
@@ -135,7 +231,12 @@ export class Session {
    * Record in the local history; a failure to record is a warning, never a lost result, and one
    * no option hides: list, --pending and --resume will not know the deposit.
    */
-  record(records: StoredRecord[]): void {
+  record(records: StoredRecord[]): void | Promise<void> {
+    if (this.ledger().kind === 'postgres') {
+      const write = this.recordInDatabase(records.map((record) => this.namingService(record)));
+      this.writes.push(write.catch(() => {}));
+      return write;
+    }
     try {
       this.history().append(records.map((record) => this.namingService(record)));
     } catch (error) {
@@ -157,6 +258,37 @@ export class Session {
       return record;
     }
     return { ...record, baseUrl: service };
+  }
+
+  /**
+   * Into the database, in one transaction; a deposit the ledger holds with another creation is
+   * refused (thrown: the charge is not shown as payable). When the database cannot take them,
+   * the records are kept in the spool (the next command that reaches it moves them in) and the
+   * command ends with exit 6 saying so.
+   */
+  private async recordInDatabase(records: StoredRecord[]): Promise<void> {
+    try {
+      await this.useLedger();
+      await this.database!.append(records);
+    } catch (error) {
+      if (error instanceof LbrlError && error.type === 'mismatch') throw error;
+      const { spoolRecords } = await import('./store/ledger-spool.js');
+      const said = error instanceof LbrlError ? error.message : String(error);
+      const reason = said.replace(/; what this command was writing was not recorded$/, '');
+      const kept = spoolRecords(this.store.dir, records, (line) => this.printer.warn(line));
+      if (kept.ok)
+        this.spooled ??= new LbrlError(
+          `the ledger could not take what this command recorded (${reason}); it is kept in ${kept.file} until the ledger can take it: the next command that reaches the ledger moves it in`,
+          'network',
+        );
+      else this.printer.alarm(`warning: could not record in ${kept.file} either: ${kept.error}`);
+      return;
+    }
+    try {
+      await this.catchUp();
+    } catch {
+      // recorded; this host's copy catches up at the next command
+    }
   }
 
   /** Where a target's deposits live, as the history records it. */
@@ -344,8 +476,12 @@ export class Session {
   /** A client for the target; in sandbox mode the embedded service is started first. */
   async client(
     target: Target = this.target(),
-    overrides: { maxRetries?: number; onRetry?: ClientOptions['onRetry'] } = {},
+    overrides: { maxRetries?: number; onRetry?: ClientOptions['onRetry']; ledger?: false } = {},
   ): Promise<DepositClient> {
+    // what the service answers is recorded: the ledger is reached first (exit 6 before any
+    // request when it cannot be); only the commands that record nothing say ledger: false
+    const { ledger, ...clientOverrides } = overrides;
+    if (ledger !== false) await this.useLedger();
     let baseUrl: string;
     let token: string;
     if (target.mode === 'live') {
@@ -374,7 +510,7 @@ export class Session {
       trace: this.globals.verbose ? (line) => this.printer.trace(terminalSafe(line)) : undefined,
       userAgent: 'lbrl',
       insecureSkipTlsVerify: insecure,
-      ...overrides,
+      ...clientOverrides,
       ...this.ctx.client,
     });
     this.clients.push(client);
@@ -431,6 +567,7 @@ export class Session {
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled(this.writes);
     for (const c of this.clients) await c.close().catch(() => {});
     for (const close of this.closers) await close().catch(() => {});
   }

@@ -114,7 +114,7 @@ export function loginOptionsOf(flags: LoginOptions, session: Session): LoginComm
       if (!canPrompt(session.ctx, session.globals)) return undefined;
       return session.ctx.prompter ?? (await inquirerPrompter(session.ctx, session.globals.color !== false));
     },
-    client: (target) => session.client(target),
+    client: (target) => session.client(target, { ledger: false }),
     profileName: session.profileName,
     configFile: session.store.file,
     updateProfile: (change) => session.store.updateProfile(session.profileName, change),

@@ -22,7 +22,8 @@ import { safeText } from '../domain/text/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import type { Session } from '../session.js';
-import { ResumableRows, RowClaims } from '../store/claims.js';
+import { ResumableRows, RowClaims, rowIdempotencyKey } from '../store/claims.js';
+import type { BatchState } from '../store/history-records.js';
 import type { Printer } from '../ui/output.js';
 import { mayRedraw, ProgressLine } from '../ui/progress.js';
 
@@ -75,12 +76,39 @@ export function batchOptionsOf(flags: BatchOptions, session: Session): BatchComm
     recorder: { record: (records) => session.record(records) },
     clock: session.ctx,
     resumable: (scope, keys) =>
-      new ResumableRows(
-        session.history(),
-        new RowClaims(session.store.dir, (line) => session.printer.warn(line)),
-        scope.profile,
-        scope.target,
-        keys,
+      session.ledger().kind === 'postgres'
+        ? databaseRows(session, scope, keys)
+        : new ResumableRows(
+            session.history(),
+            new RowClaims(session.store.dir, (line) => session.printer.warn(line)),
+            scope.profile,
+            scope.target,
+            keys,
+          ),
+  };
+}
+
+/**
+ * --resume on a database ledger: a row created by any host (as this host's copy of the ledger
+ * has it) is done; any other is claimed in the database before it is sent (Session.claimRow),
+ * which looks there again, so two hosts running the same file create each row once.
+ */
+function databaseRows(session: Session, scope: Scope, keys: string[]): RowTurns {
+  const wanted = new Set(keys);
+  let state: BatchState | undefined;
+  return {
+    done: (rowKey) =>
+      (state ??= session.history().batchState(scope.profile, scope.target, wanted)).done.get(rowKey),
+    begin: (rowKey, wait) =>
+      session.claimRow(
+        {
+          profile: scope.profile,
+          baseUrl: scope.target,
+          batchKey: rowKey,
+          idempotencyKey: rowIdempotencyKey(scope.profile, scope.target, rowKey),
+          at: new Date(session.ctx.now()).toISOString(),
+        },
+        wait,
       ),
   };
 }

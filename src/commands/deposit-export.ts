@@ -90,8 +90,7 @@ export async function runExport(options: ExportCommandOptions): Promise<void> {
   const span = exportSpan(options);
   const zone = timeZoneOf(options.ctx.env);
   const times: LocalTimes = { clock: (ms) => localClock(ms, zone), offsetMs: (ms) => zoneOffsetMs(ms, zone) };
-  const lines = options
-    .history()
+  const lines = (await options.history())
     .fold(
       createdFilter({ profile: options.profileName, ...span }),
       () => [] as ExportLine[],

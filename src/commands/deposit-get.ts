@@ -232,7 +232,7 @@ export async function afterExpiry(
     );
     return;
   }
-  out.record([statusRecord(value.id, value.status, out.ctx.now(), value)]);
+  await out.record([statusRecord(value.id, value.status, out.ctx.now(), value)]);
   // FAILED is an end, not a payment: recorded, and no alarm
   if (!isPaid(value.status)) return;
   const { reportPaidAfterExpiry } = await import('./shared/expiry.js');

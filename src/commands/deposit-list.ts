@@ -142,7 +142,7 @@ export async function runList(options: ListCommandOptions): Promise<void> {
   }
   const filter = ledgerFilter(opts, options);
   const where = entryFilter(filter);
-  const history = options.history();
+  const history = await options.history();
   const entries = where
     ? history.entries(createdFilter(filter), { limit, where })
     : filter.since !== undefined ||

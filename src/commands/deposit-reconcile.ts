@@ -42,7 +42,7 @@ export interface ReconcileCommandOptions {
   /** this profile's deposits on the target, as the history records them */
   scope(): Scope;
   /** the deposits recorded, and the outputs verifications counted */
-  history(): Pick<History, 'fold' | 'verifiedShares'>;
+  history(): Pick<History, 'fold' | 'verifiedShares'> | Promise<Pick<History, 'fold' | 'verifiedShares'>>;
   /** the profile's settings and keys (its addresses too) and the explorer-client factory */
   sources: VerifySources;
 }
@@ -55,7 +55,7 @@ export function reconcileOptionsOf(flags: ReconcileOptions, session: Session): R
     json: session.globals.json === true,
     ctx: session.ctx,
     scope: () => session.scope(),
-    history: () => session.history(),
+    history: () => session.ledgerHistory(),
     sources: verifySourcesOf(session),
   };
 }
@@ -68,7 +68,8 @@ export async function run(flags: ReconcileOptions, session: Session): Promise<vo
 export async function runReconcile(options: ReconcileCommandOptions): Promise<void> {
   const { since } = parseSpan(options.flags, options);
   const from = since === undefined ? undefined : since - MATCH_MARGIN_MS;
-  const side = historySide(options, from);
+  const history = await options.history();
+  const side = historySide(options, history, from);
   const setup = await verifySetupWith(options.sources);
   let result: Reconciliation;
   try {
@@ -85,6 +86,7 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
 
 /** What the history says: the deposits with an outcome, the addresses to read, which deposits are this profile's. */
 interface HistorySide {
+  history: Pick<History, 'fold' | 'verifiedShares'>;
   deposits: HistoryEntry[];
   addresses: Set<string>;
   inScope: (entry: HistoryEntry) => boolean;
@@ -95,14 +97,18 @@ interface HistorySide {
  * other profiles and services sharing the history are read too, so that an output that paid one
  * of theirs is never matched to one of this profile's.
  */
-function historySide(options: ReconcileCommandOptions, from: number | undefined): HistorySide {
+function historySide(
+  options: ReconcileCommandOptions,
+  history: Pick<History, 'fold' | 'verifiedShares'>,
+  from: number | undefined,
+): HistorySide {
   const scope = options.scope();
   const inScope = (entry: HistoryEntry) => entry.baseUrl === scope.target && entry.profile === scope.profile;
   const deposits: HistoryEntry[] = [];
   const addresses = new Set<string>();
   for (const a of [options.sources.setting('default-address'), options.sources.setting('split-address')])
     if (a) addresses.add(a);
-  options.history().fold(
+  history.fold(
     (r) => from === undefined || createdFilter({ profile: r.profile, since: from })(r),
     () => null,
     (_acc, entry) => {
@@ -113,7 +119,7 @@ function historySide(options: ReconcileCommandOptions, from: number | undefined)
       if (entry.status === 'FINALIZED' || entry.status === 'FAILED' || entry.expiredAt) deposits.push(entry);
     },
   );
-  return { deposits, addresses, inScope };
+  return { history, deposits, addresses, inScope };
 }
 
 /** The chain read and matched: each settlement judged by verify's rules, the receipts matched to the deposits. */
@@ -130,9 +136,9 @@ async function chainSide(
   const network = setup.settings.network;
   const valid = readableAddresses(options.printer, side.addresses, network);
   // the outputs verify counted for a deposit stay that deposit's, whichever profile it is of
-  const recorded = options
-    .history()
-    .verifiedShares(new Set(side.deposits.filter((d) => d.verifiedAt).map((d) => d.id)));
+  const recorded = side.history.verifiedShares(
+    new Set(side.deposits.filter((d) => d.verifiedAt).map((d) => d.id)),
+  );
   // each settlement met is judged by verify's rules, with verify's confirmations setting
   const requiredConfirmations = setup.settings.confirmations;
   const judge = settlementJudge(side.deposits, recorded, {

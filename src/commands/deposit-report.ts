@@ -100,9 +100,11 @@ export async function runReport(options: ReportCommandOptions): Promise<void> {
   });
   const service = serviceShown(options, opts.allServices);
   const report = acc.finish(
-    options
-      .history()
-      .fold(createdFilter({ profile: options.profileName, baseUrl: service, ...span }), acc.start, acc.visit),
+    (await options.history()).fold(
+      createdFilter({ profile: options.profileName, baseUrl: service, ...span }),
+      acc.start,
+      acc.visit,
+    ),
   );
   const printer = options.printer;
   if (options.json) {

@@ -46,12 +46,12 @@ export interface WatchCommandOptions extends FollowDeps {
   flags: WatchFlags;
   /** the profile's settings it reads: requests-per-minute, expire-after, verify */
   config: SettingsReader;
-  /** the local history, for --pending */
-  history(): HistoryReader;
+  /** the history (a database ledger's reached first), for --pending and what it recorded of each deposit */
+  history(): HistoryReader | Promise<HistoryReader>;
   /** this profile's deposits on the target, as the history records them */
   scope(): Scope;
   /** when lbrl recorded this deposit (of the scope's target) expired, if it did */
-  expiredAt(id: string): string | undefined;
+  expiredAt(id: string): string | undefined | Promise<string | undefined>;
   /** the plan with --verify's `settled` hook when verify is on (the flag, else the profile's verify) */
   verifying(plan: WatchPlan, verify: boolean | undefined, flags: VerifySetupFlags): Promise<WatchPlan>;
   /** the hosts sharing the ledger (store/coordination.ts); without it, this watch alone */
@@ -66,10 +66,11 @@ export function watchOptionsOf(idTexts: string[], flags: WatchFlags, session: Se
     flags,
     ...followDepsOf(session),
     config: { setting: (key) => session.setting(key) },
-    history: () => session.history(),
+    history: () => session.ledgerHistory(),
     scope: () => session.scope(),
-    expiredAt: (id) => {
+    expiredAt: async (id) => {
       targetKey ??= session.scope().target;
+      await session.useLedger();
       return session.recorded(targetKey, id)?.expiredAt;
     },
     verifying: (plan, verify, verifyFlags) => withVerify(plan, verify, session, verifyFlags),
@@ -105,7 +106,7 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
     const scope = options.scope();
     // which service's deposits it follows, as list and report say theirs (not with -q or --json)
     options.printer.info(`deposits of ${coverage(scope.profile, scope.target, false)}`);
-    const work = pendingWork(options.history(), scope, ids, {
+    const work = pendingWork(await options.history(), scope, ids, {
       includeExpired: flags.includeExpired === true,
       now: () => options.clock.now(),
       expireAfterMs: expireAfterMs(options.config),
@@ -136,7 +137,7 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
   // a deposit named that was recorded expired is followed all the same; a late payment is said loudly
   for (const id of ids) {
     if (expiredAt.has(id)) continue;
-    const at = options.expiredAt(id);
+    const at = await options.expiredAt(id);
     if (at) expiredAt.set(id, at);
   }
   await followOnScreen(

@@ -230,6 +230,8 @@ async function displayQrStyle(options: DisplayCommandOptions): Promise<'dark' | 
 }
 
 export async function run(opts: DisplayOptions, session: Session): Promise<void> {
+  // a database ledger: this host's copy caught up as often as the display looks at it
+  session.followLedger(HISTORY_POLL_MS);
   return runDisplay(displayOptionsOf(opts, session));
 }
 

@@ -7,7 +7,14 @@ import { redactUrl, urlSecrets, withoutCredentials } from '../api/baseurl.js';
 import type { GetResponse } from '../api/models.js';
 import { parseForwardUrl, type WebhookPoster, webhookPoster } from '../api/webhook-post.js';
 import { answerLine, EventHub, EventHubs, MISSING_LOOK_MS } from '../deposits/events.js';
-import type { DepositApi, FlowClock, HistoryReader, Recorder, Scope } from '../deposits/ports.js';
+import {
+  type DepositApi,
+  type FlowClock,
+  type HistoryReader,
+  type Recorder,
+  recordLater,
+  type Scope,
+} from '../deposits/ports.js';
 import { type DepositOutcome, verifySettlements } from '../deposits/verify.js';
 import { watchDeposits } from '../deposits/watch.js';
 import { webhookSecretSecrets } from '../domain/text/redact.js';
@@ -93,7 +100,7 @@ export interface ListenCommandOptions {
   /** the explorer and settings of --verify, checked (closed by the caller) */
   verifySetup(target: Target): Promise<VerifySetup>;
   /** a deposit verified, recorded as deposit verify records it */
-  recordVerified(outcomes: DepositOutcome[]): void;
+  recordVerified(outcomes: DepositOutcome[]): unknown;
   /** the client the deposits are followed with */
   client(target: Target): Promise<DepositApi>;
   /** the local history: the deposits to follow */
@@ -225,7 +232,12 @@ function parseFlags(opts: ListenOptions) {
   return { routes, intervalMs };
 }
 
+/** How often a database ledger is looked at for the deposits other hosts created. */
+const LEDGER_POLL_MS = 1000;
+
 export async function run(opts: ListenOptions, session: Session): Promise<void> {
+  // a database ledger: this host's copy caught up each second, so a charge made elsewhere is followed
+  session.followLedger(LEDGER_POLL_MS);
   return runListen(listenOptionsOf(opts, session));
 }
 
@@ -423,7 +435,7 @@ function settledHook(hub: EventHubs, options: ListenCommandOptions, explorer: Ve
     ];
     if (outcome.outcome === 'verified' || outcome.outcome === 'mismatch' || outcome.outcome === 'unproven') {
       // recorded as deposit verify records it: list shows it verified
-      if (outcome.outcome === 'verified') options.recordVerified([outcome]);
+      if (outcome.outcome === 'verified') await options.recordVerified([outcome]);
       hub.verification(deposit, outcome);
       return true;
     }
@@ -486,7 +498,11 @@ async function followIntoEvents(
     {
       change: (deposit) => {
         missingSaid.delete(deposit.id);
-        options.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
+        recordLater(
+          options.recorder,
+          [statusRecord(deposit.id, deposit.status, clock.now(), deposit)],
+          (line) => printer.warn(line),
+        );
         hub.observe(deposit);
       },
       retry: (reason, delay) =>

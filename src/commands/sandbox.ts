@@ -208,7 +208,7 @@ export function actOptionsOf(
     printer: session.printer,
     json: session.globals.json === true,
     target: () => session.target(),
-    client: (target) => session.client(target, { maxRetries: 0 }),
+    client: (target) => session.client(target, { maxRetries: 0, ledger: false }),
     sandboxDir: session.sandboxDir,
     now: session.ctx.now,
   };

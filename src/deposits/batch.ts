@@ -255,7 +255,7 @@ class BatchRun {
       idempotencyKey,
       at: new Date(clock.now()).toISOString(),
     };
-    recorder.record([attempt]);
+    await recorder.record([attempt]);
     try {
       const { raw } = await createChecked(
         { api: this.api!, recorder, scope, now: clock.now },

@@ -45,6 +45,6 @@ export async function createChecked(
   if (batchKey) record.batchKey = batchKey;
   if (local.ref !== undefined) record.ref = local.ref;
   if (local.note !== undefined) record.note = local.note;
-  deps.recorder.record([record]);
+  await deps.recorder.record([record]);
   return answer;
 }

@@ -130,6 +130,6 @@ export async function refreshEntries(
       }
     }
   } finally {
-    deps.recorder.record(records);
+    await deps.recorder.record(records);
   }
 }

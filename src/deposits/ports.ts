@@ -29,9 +29,24 @@ export interface DepositApi {
   seenAs?: object;
 }
 
-/** Appends to the local history; a failure to record is the recorder's to report, never thrown. */
+/**
+ * Appends to the ledger; a failure to record is the recorder's to report (a database's records
+ * kept in the spool), never thrown: only the ledger's refusal of a deposit it holds with another
+ * creation is (a create answered with a reused id). Awaited: a database's append is asynchronous.
+ */
 export interface Recorder {
-  record(records: StoredRecord[]): void;
+  /** a promise when the append is asynchronous (a database); anything else when it is done */
+  record(records: StoredRecord[]): unknown;
+}
+
+/**
+ * Records from an event handler that cannot wait for it (a status seen while following): the
+ * append goes on in order behind the others; a refusal, which only a created record can meet,
+ * is said, never an unhandled rejection. The Session waits for every append before it ends.
+ */
+export function recordLater(recorder: Recorder, records: StoredRecord[], warn: (line: string) => void): void {
+  const write = recorder.record(records);
+  if (write instanceof Promise) write.catch((error: unknown) => warn(`warning: ${(error as Error).message}`));
 }
 
 /**

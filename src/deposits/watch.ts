@@ -466,8 +466,16 @@ export async function follow(
   },
   events: WatchEvents,
 ): Promise<{ deferred: string[] }> {
-  const { clock, recorder, statusRecord, expiredRecord } = deps;
-  const { states, gone, deferred } = await watchDeposits(
+  const { clock, statusRecord, expiredRecord } = deps;
+  // a database's appends go on in order while the watch does; all are done before it returns
+  const writes: Promise<void>[] = [];
+  const recorder = {
+    record(records: Parameters<Recorder['record']>[0]) {
+      const write = deps.recorder.record(records);
+      if (write instanceof Promise) writes.push(write.catch(() => {}));
+    },
+  };
+  const watched = watchDeposits(
     api,
     {
       ids,
@@ -496,7 +504,8 @@ export async function follow(
       slowed: (perMinute) => events.slowed?.(perMinute),
       deferred: (ids) => events.deferred?.(ids),
     },
-  );
+  ).finally(() => Promise.all(writes));
+  const { states, gone, deferred } = await watched;
   const failed = [...states].filter(([, s]) => s === 'FAILED').map(([id]) => id);
   if (failed.length > 0) {
     throw new LbrlError(`deposit ${failed.join(', ')} ended FAILED`, 'failed');

@@ -7,7 +7,14 @@
  */
 import fs from 'node:fs';
 import type { GetResponse } from '../api/models.js';
-import type { DepositApi, FlowClock, Notes, Recorder, Scope } from '../deposits/ports.js';
+import {
+  type DepositApi,
+  type FlowClock,
+  type Notes,
+  type Recorder,
+  recordLater,
+  type Scope,
+} from '../deposits/ports.js';
 import { watchDeposits } from '../deposits/watch.js';
 import { type Focus, type Screen, type ScreenRules, screenOf } from '../domain/display.js';
 import { isPaid, STATUS_ORDER } from '../domain/values.js';
@@ -345,7 +352,11 @@ export class DisplayEngine {
       },
       {
         change: (deposit) => {
-          this.deps.recorder.record([statusRecord(deposit.id, deposit.status, clock.now(), deposit)]);
+          recordLater(
+            this.deps.recorder,
+            [statusRecord(deposit.id, deposit.status, clock.now(), deposit)],
+            (line) => this.deps.notes.warn(line),
+          );
           if (!mine()) return;
           const focus = this.focus!;
           if (focus.qrCodeText === undefined && deposit.qrCodeText) {

@@ -392,7 +392,14 @@ export class RowClaims {
 }
 
 /** What a run may do with a row: it was created (by any run), or it is this run's to send now. */
-export type RowTurn = { done: { id: string; status: string } } | { claim: RowClaim; idempotencyKey: string };
+/** A row's claim as the batch holds it: a file's (RowClaim) or a database's lock (store/ledger-postgres.ts). */
+export interface HeldRow {
+  release(): void;
+}
+
+export type RowTurn<Claim extends HeldRow = HeldRow> =
+  | { done: { id: string; status: string } }
+  | { claim: Claim; idempotencyKey: string };
 
 /**
  * `--resume` for runs that overlap: the rows of one file, for one profile and service. `begin`
@@ -425,7 +432,7 @@ export class ResumableRows {
    * without an answer recorded, else the key derived from the row). The caller records the
    * attempt, sends, records the outcome, and then releases the claim, even on failure.
    */
-  async begin(rowKey: string, wait: ClaimWaitOptions): Promise<RowTurn> {
+  async begin(rowKey: string, wait: ClaimWaitOptions): Promise<RowTurn<RowClaim>> {
     const known = this.done(rowKey);
     if (known) return { done: known };
     const claim = await this.claims.claim(this.profile, this.service, rowKey, wait);

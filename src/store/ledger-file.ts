@@ -3,6 +3,7 @@ import { canonicalId } from '../domain/values.js';
 import { History } from './history.js';
 import type { CreatedRecord, HistoryEntry, StoredRecord } from './history-records.js';
 import type { DepositSelection, Ledger } from './ledger-port.js';
+import { reusedIdRefusal, sameCreation } from './ledger-rules.js';
 
 function matches(filter: DepositSelection): (record: CreatedRecord) => boolean {
   const id = filter.id === undefined ? undefined : canonicalId(filter.id);
@@ -25,6 +26,11 @@ export class FileLedger implements Ledger {
   }
 
   async append(records: StoredRecord[]): Promise<void> {
+    for (const record of records) {
+      if (record.type !== 'created') continue;
+      const held = this.history.recorded(canonicalId(record.id), record.baseUrl);
+      if (held && !sameCreation(held, record)) throw reusedIdRefusal(held);
+    }
     this.history.append(records);
   }
 

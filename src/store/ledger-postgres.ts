@@ -15,26 +15,46 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 import type { LedgerUrl } from '../domain/ledger-url.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
-import { LbrlError } from '../errors.js';
+import { interrupted, LbrlError } from '../errors.js';
+import type { ClaimWaitOptions, RowTurn } from './claims.js';
 import {
-  type AttemptRecord,
   type CreatedRecord,
   type FinalFields,
   type HistoryEntry,
   MAX_ENTRIES,
-  type StatusRecord,
   type StoredRecord,
   type UnverifiedRecord,
   type VerifiedRecord,
 } from './history-records.js';
 import type { DepositSelection, Ledger, LedgerOptions } from './ledger-port.js';
+import { reusedIdRefusal, sameCreation } from './ledger-rules.js';
 import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './ledger-schema.js';
+import { recordStatement } from './ledger-statements.js';
 import { connectionSettings } from './ledger-tls.js';
 
 /** How long one statement may take before the connection is taken for lost (a pulled cable). */
 const QUERY_TIMEOUT_MS = 60_000;
 /** Rows fetched at a time by `records()`. */
 const PAGE = 1000;
+/** About this many bytes of statements go to the server at once (store/ledger-statements.ts). */
+const STATEMENT_BYTES = 1 << 20;
+/** Records of ledger import whose digests are looked up at once. */
+const IMPORT_CHUNK = 2000;
+/**
+ * The advisory lock every append holds until it commits ('lbrA'): appends take their places in
+ * lbrl_records one after the other, so a reader that has seen position n has seen every record
+ * below it (store/ledger-mirror.ts reads on from the last position it saw).
+ */
+const APPEND_LOCK = 0x6c627241;
+
+/** The advisory lock of one batch row: 64 bits of the SHA-256 of its identity, as a signed bigint. */
+function rowLock(profile: string, baseUrl: string, batchKey: string): string {
+  const digest = crypto
+    .createHash('sha256')
+    .update(JSON.stringify(['row', profile, baseUrl, batchKey]))
+    .digest();
+  return digest.readBigInt64BE(0).toString();
+}
 
 /** Connection-level codes: SQLSTATE class 08, the server shutting down, or refusing connections. */
 const LOST_STATES = /^(08|57P0[1-3])/;
@@ -176,20 +196,15 @@ function entryOfRow(row: DepositRow): HistoryEntry {
   return entry;
 }
 
-/** The settlement txid a final answer names, when it names one. */
-function finalTxid(final: FinalFields | undefined): string | null {
-  const settlement = final?.settlement as { liquidTxid?: unknown } | null | undefined;
-  return typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid : null;
-}
-
-/** Whether a chain fact is news, by the file history's rule (History.isNewChainFact). */
-function isNewChainFact(
-  last: VerifiedRecord | UnverifiedRecord | null,
-  fact: VerifiedRecord | UnverifiedRecord,
-): boolean {
-  if (fact.type === 'verified') return !(last?.type === 'verified' && last.txid === fact.txid);
-  if (!last) return fact.outcome === 'unproven' || fact.outcome === 'mismatch';
-  return last.type === 'verified' || last.outcome !== fact.outcome || last.txid !== fact.txid;
+/**
+ * A string as an SQL literal, as the client's escapeLiteral writes it (quotes doubled; with a
+ * backslash, an E'' literal with backslashes doubled, whatever standard_conforming_strings says),
+ * in a few regular-expression passes rather than its character loop: ledger import writes
+ * hundreds of thousands.
+ */
+export function sqlLiteral(value: string): string {
+  const quoted = value.replace(/'/g, "''");
+  return value.includes('\\') ? ` E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;
 }
 
 const SELECT_DEPOSIT = 'select created, status, status_at, final, chain, expired_at from lbrl_deposits';
@@ -199,6 +214,8 @@ export class PostgresLedger implements Ledger {
   connected = false;
   /** the connection's failure while idle: the next use reports it */
   private lost: Error | undefined;
+  /** one use of the connection at a time: a transaction is never entered by another caller's query */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly client: pg.Client,
@@ -210,14 +227,18 @@ export class PostgresLedger implements Ledger {
     });
   }
 
-  /** Runs `work`, mapping any failure to the one line a user sees. */
-  private async using<T>(work: () => Promise<T>): Promise<T> {
-    if (this.lost) throw ledgerFault(this.lost, this.where, true);
-    try {
-      return await work();
-    } catch (error) {
-      throw ledgerFault(error, this.where, true);
-    }
+  /** Runs `work` when the connection is free, mapping any failure to the one line a user sees. */
+  private using<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(async () => {
+      if (this.lost) throw ledgerFault(this.lost, this.where, true);
+      try {
+        return await work();
+      } catch (error) {
+        throw ledgerFault(error, this.where, true);
+      }
+    });
+    this.turn = run.catch(() => {});
+    return run;
   }
 
   /** `work` in one transaction: committed whole, or rolled back (the server does so if the connection drops). */
@@ -237,121 +258,100 @@ export class PostgresLedger implements Ledger {
 
   append(records: StoredRecord[]): Promise<void> {
     if (records.length === 0) return Promise.resolve();
+    const given = records.map(canonical);
     return this.transaction(async () => {
-      for (const record of records) await this.take(canonical(record));
+      await this.client.query('select pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+      const taken = await this.takeAll(given);
+      for (const [index, record] of given.entries())
+        if (record.type === 'created' && !taken[index]) await this.refuseReuse(record);
     });
+  }
+
+  /** A created record the unique constraint kept out: the same creation again, or another charge reusing its id (refused). */
+  private async refuseReuse(record: CreatedRecord): Promise<void> {
+    const { rows } = await this.client.query<{ created: string; status: string }>(
+      'select created, status from lbrl_deposits where base_url = $1 and id = $2',
+      [record.baseUrl, record.id],
+    );
+    const held = JSON.parse(rows[0]!.created) as CreatedRecord;
+    if (!sameCreation(held, record)) throw reusedIdRefusal({ ...held, status: rows[0]!.status });
+  }
+
+  /**
+   * Takes the records in order, each applied when it is news and its line logged
+   * (store/ledger-statements.ts), as many to a round trip as STATEMENT_BYTES allows; whether
+   * each was taken.
+   */
+  private async takeAll(records: readonly StoredRecord[]): Promise<boolean[]> {
+    const taken: boolean[] = [];
+    const literal = (value: string) => {
+      // the text a query is sent as ends at a NUL: refused here as the server refuses it in a value
+      if (value.includes('\u0000'))
+        throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+      return sqlLiteral(value);
+    };
+    let batch: string[] = [];
+    let size = 0;
+    const send = async () => {
+      if (batch.length === 0) return;
+      const result = (await this.client.query(batch.join(';\n'))) as unknown as
+        | pg.QueryResult
+        | pg.QueryResult[];
+      for (const each of Array.isArray(result) ? result : [result]) taken.push((each.rowCount ?? 0) > 0);
+      batch = [];
+      size = 0;
+    };
+    for (const record of records) {
+      const statement = recordStatement(record, literal);
+      batch.push(statement);
+      size += statement.length;
+      if (size >= STATEMENT_BYTES) await send();
+    }
+    await send();
+    return taken;
   }
 
   /**
    * ledger import: the records of a file history, each taken once however often it is imported
-   * (lbrl_imported keeps a digest of every record met), in one transaction. Returns how many
-   * records were met for the first time.
+   * (lbrl_imported keeps a digest of every record met), in one transaction, IMPORT_CHUNK records
+   * to a few round trips. Returns how many records were met, and how many for the first time.
    */
   importRecords(
     records: AsyncIterable<StoredRecord> | Iterable<StoredRecord>,
   ): Promise<{ met: number; fresh: number }> {
     return this.transaction(async () => {
+      await this.client.query('select pg_advisory_xact_lock($1)', [APPEND_LOCK]);
       let met = 0;
       let fresh = 0;
+      let chunk: StoredRecord[] = [];
+      const importChunk = async () => {
+        met += chunk.length;
+        const taken = await this.firstMet(chunk);
+        fresh += taken.length;
+        await this.takeAll(taken);
+        chunk = [];
+      };
       for await (const record of records) {
-        met += 1;
-        const line = JSON.stringify(canonical(record));
-        const digest = crypto.createHash('sha256').update(line).digest();
-        const inserted = await this.client.query(
-          'insert into lbrl_imported (digest) values ($1) on conflict do nothing',
-          [digest],
-        );
-        if (inserted.rowCount === 0) continue;
-        fresh += 1;
-        await this.take(canonical(record));
+        chunk.push(canonical(record));
+        if (chunk.length >= IMPORT_CHUNK) await importChunk();
       }
+      await importChunk();
       return { met, fresh };
     });
   }
 
-  /** Applies one record when it is news, and logs it as the file history would have a line. */
-  private async take(record: StoredRecord): Promise<void> {
-    const taken = await this.apply(record);
-    if (taken)
-      await this.client.query('insert into lbrl_records (line) values ($1)', [JSON.stringify(record)]);
-  }
-
-  private async apply(record: StoredRecord): Promise<boolean> {
-    switch (record.type) {
-      case 'created':
-        return this.applyCreated(record);
-      case 'status':
-        return this.applyStatus(record);
-      case 'attempt':
-        return this.applyAttempt(record);
-      case 'expired': {
-        const updated = await this.client.query(
-          `update lbrl_deposits set expired_at = $2 where id = $1 and status = 'WAITING_PAYMENT' and expired_at is null`,
-          [record.id, record.at],
-        );
-        return (updated.rowCount ?? 0) > 0;
-      }
-      default:
-        return this.applyChainFact(record);
-    }
-  }
-
-  private async applyCreated(record: CreatedRecord): Promise<boolean> {
-    const inserted = await this.client.query(
-      `insert into lbrl_deposits (base_url, id, profile, created_at, created, batch_key, status, status_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $4) on conflict (base_url, id) do nothing`,
-      [
-        record.baseUrl,
-        record.id,
-        record.profile,
-        record.at,
-        JSON.stringify(record),
-        record.batchKey ?? null,
-        record.status,
-      ],
+  /** The records of `chunk` no import met before (their digests now kept), in order, each once. */
+  private async firstMet(chunk: StoredRecord[]): Promise<StoredRecord[]> {
+    if (chunk.length === 0) return [];
+    const digests = chunk.map((record) =>
+      crypto.createHash('sha256').update(JSON.stringify(record)).digest(),
     );
-    return (inserted.rowCount ?? 0) > 0;
-  }
-
-  private async applyStatus(record: StatusRecord): Promise<boolean> {
-    // news only: a status polled again changes nothing; the final answer and its txid are set
-    // once (coalesce), and the trigger refuses any writer that would replace them
-    const updated = await this.client.query(
-      `update lbrl_deposits set status = $2, status_at = $3, expired_at = null,
-         final = coalesce(final, $4::jsonb), settlement_txid = coalesce(settlement_txid, $5)
-       where id = $1 and status is distinct from $2`,
-      [
-        record.id,
-        record.status,
-        record.at,
-        record.final ? JSON.stringify(record.final) : null,
-        finalTxid(record.final),
-      ],
+    const { rows } = await this.client.query<{ digest: Buffer }>(
+      'insert into lbrl_imported (digest) select unnest($1::bytea[]) on conflict do nothing returning digest',
+      [digests],
     );
-    return (updated.rowCount ?? 0) > 0;
-  }
-
-  private async applyAttempt(record: AttemptRecord): Promise<boolean> {
-    // the first Idempotency-Key of a row is the one: a second host's attempt keeps it
-    const inserted = await this.client.query(
-      `insert into lbrl_attempts (profile, base_url, batch_key, idempotency_key, at) values ($1, $2, $3, $4, $5)
-       on conflict do nothing`,
-      [record.profile, record.baseUrl, record.batchKey, record.idempotencyKey, record.at],
-    );
-    return (inserted.rowCount ?? 0) > 0;
-  }
-
-  private async applyChainFact(fact: VerifiedRecord | UnverifiedRecord): Promise<boolean> {
-    const { rows } = await this.client.query<{ chain: VerifiedRecord | UnverifiedRecord | null }>(
-      'select chain from lbrl_deposits where id = $1 for update',
-      [fact.id],
-    );
-    if (rows.length === 0 || !isNewChainFact(rows[0]!.chain, fact)) return false;
-    await this.client.query('update lbrl_deposits set chain = $2::jsonb where id = $1', [
-      fact.id,
-      JSON.stringify(fact),
-    ]);
-    return true;
+    const unmet = new Set(rows.map((row) => row.digest.toString('hex')));
+    return chunk.filter((_, index) => unmet.delete(digests[index]!.toString('hex')));
   }
 
   entries(filter: DepositSelection = {}, options: { limit?: number } = {}): Promise<HistoryEntry[]> {
@@ -413,6 +413,93 @@ export class PostgresLedger implements Ledger {
       if (rows.length < PAGE) return;
       after = Number(rows[rows.length - 1]!.seq);
     }
+  }
+
+  logAfter(after: number, limit: number): Promise<Array<{ seq: number; line: string }>> {
+    return this.using(async () => {
+      const { rows } = await this.client.query<{ seq: string; line: string }>(
+        'select seq, line from lbrl_records where seq > $1 order by seq limit $2',
+        [after, limit],
+      );
+      return rows.map((row) => ({ seq: Number(row.seq), line: row.line }));
+    });
+  }
+
+  identity(): Promise<string> {
+    // the database and its log table: a database dropped and made again has others
+    return this.using(async () => {
+      const { rows } = await this.client.query<{ identity: string }>(
+        `select (select oid from pg_database where datname = current_database())::text || '.' ||
+           'lbrl_records'::regclass::oid::text as identity`,
+      );
+      return rows[0]!.identity;
+    });
+  }
+
+  async claimRow(
+    row: { profile: string; baseUrl: string; batchKey: string; idempotencyKey: string; at: string },
+    wait: ClaimWaitOptions,
+  ): Promise<RowTurn> {
+    const lock = rowLock(row.profile, row.baseUrl, row.batchKey);
+    await this.lockRow(lock, wait);
+    const release = () => {
+      void this.using(() => this.client.query('select pg_advisory_unlock($1::bigint)', [lock])).catch(
+        () => {},
+      );
+    };
+    try {
+      const done = await this.rowDone(row);
+      if (done) {
+        release();
+        return { done };
+      }
+      await this.append([{ v: 1, type: 'attempt', ...row }]);
+      const key = await this.using(() =>
+        this.client.query<{ idempotency_key: string }>(
+          'select idempotency_key from lbrl_attempts where profile = $1 and base_url = $2 and batch_key = $3',
+          [row.profile, row.baseUrl, row.batchKey],
+        ),
+      );
+      return { idempotencyKey: key.rows[0]?.idempotency_key ?? row.idempotencyKey, claim: { release } };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Waits while another connection holds the row's lock (a run on this host or another), then takes it. */
+  private async lockRow(lock: string, wait: ClaimWaitOptions): Promise<void> {
+    const now = wait.now ?? Date.now;
+    const started = now();
+    for (;;) {
+      const { rows } = await this.using(() =>
+        this.client.query<{ got: boolean }>('select pg_try_advisory_lock($1::bigint) as got', [lock]),
+      );
+      if (rows[0]?.got) return;
+      if (wait.timeoutMs !== undefined && now() - started >= wait.timeoutMs)
+        throw new LbrlError(
+          `a row is held by another lbrl run on the ledger at ${this.where} for longer than ${Math.round(wait.timeoutMs / 1000)} s: not sent; re-run with --resume`,
+          'network',
+        );
+      if (wait.signal?.aborted) throw interrupted();
+      try {
+        await wait.sleep(wait.pollMs ?? 100, wait.signal);
+      } catch {
+        throw interrupted();
+      }
+    }
+  }
+
+  /** The deposit the ledger holds for a batch row, if any. */
+  private async rowDone(row: { profile: string; baseUrl: string; batchKey: string }) {
+    const { rows } = await this.using(() =>
+      this.client.query<{ id: string; status: string }>(
+        `select id, status from lbrl_deposits where profile = $1 and base_url = $2 and batch_key = $3
+         order by seq limit 1`,
+        [row.profile, row.baseUrl, row.batchKey],
+      ),
+    );
+    return rows[0] ? { id: rows[0].id, status: rows[0].status } : undefined;
   }
 
   count(): Promise<number> {

@@ -208,7 +208,7 @@ describe('ledger faults: one line, exit 6, no password, nothing half-written', (
   it('a connection dropped in the middle of an import: nothing of it is kept, and running it again completes it', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const records: StoredRecord[] = [];
-    for (let n = 1; n <= 1000; n++) records.push(created(n));
+    for (let n = 1; n <= 20_000; n++) records.push(created(n));
     const dir = configWith(records);
     const env = { LBRL_CONFIG_DIR: dir, LBRL_LEDGER_URL: url };
     const database = new URL(url).pathname.slice(1);
@@ -219,7 +219,7 @@ describe('ledger faults: one line, exit 6, no password, nothing half-written', (
         inject('postgresUrl'),
         `select pg_terminate_backend(pid) as killed from pg_stat_activity
          where datname = $1 and application_name = 'lbrl' and xact_start is not null
-           and (query like 'insert into lbrl_imported%' or query like 'insert into lbrl_deposits%')`,
+           and (query like 'insert into lbrl_imported%' or query like 'with applied as%')`,
         [database],
       );
       killed = rows.filter((row) => row.killed).length;
@@ -233,7 +233,7 @@ describe('ledger faults: one line, exit 6, no password, nothing half-written', (
     expect(await sql(url, 'select count(*)::int as n from lbrl_deposits')).toEqual([{ n: 0 }]);
     expect(await sql(url, 'select count(*)::int as n from lbrl_imported')).toEqual([{ n: 0 }]);
     const again = await runBin(['ledger', 'import', '--json'], env);
-    expect(JSON.parse(again.stdout)).toMatchObject({ records: 1000, imported: 1000, deposits: 1000 });
+    expect(JSON.parse(again.stdout)).toMatchObject({ records: 20_000, imported: 20_000, deposits: 20_000 });
   }, 90_000);
 });
 

@@ -151,4 +151,49 @@ describe('the ledger in PostgreSQL', () => {
     expect(await ledger.count()).toBe(1);
     await ledger.close();
   });
+
+  it('claims a batch row in the database: a second host waits, then finds it done; its first key is kept', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const [till1, till2] = [await open(url), await open(url)];
+    const row = { profile: 'default', baseUrl: SERVICE, batchKey: 'row-1', at: 'x' };
+    const wait = { sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)), pollMs: 5 };
+    const first = await till1.claimRow({ ...row, idempotencyKey: 'key-of-till-1' }, wait);
+    expect(first).toMatchObject({ idempotencyKey: 'key-of-till-1' });
+    // the row is claimed in the database before anything is sent: its attempt is there
+    expect([...(await till2.batchState('default', SERVICE)).attempted]).toEqual([['row-1', 'key-of-till-1']]);
+    let secondDone = false;
+    const second = till2.claimRow({ ...row, idempotencyKey: 'key-of-till-2' }, wait).then((turn) => {
+      secondDone = true;
+      return turn;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(secondDone).toBe(false);
+    await till1.append([created(1, { batchKey: 'row-1' })]);
+    if ('claim' in first) first.claim.release();
+    expect(await second).toEqual({ done: { id: depositId(1), status: 'WAITING_PAYMENT' } });
+    // a claim whose holder dies (its connection gone) is the next host's, with the first key
+    const third = await till2.claimRow({ ...row, batchKey: 'row-2', idempotencyKey: 'k2' }, wait);
+    await till2.close();
+    const fourth = await till1.claimRow({ ...row, batchKey: 'row-2', idempotencyKey: 'other' }, wait);
+    expect([third, fourth].map((t) => ('idempotencyKey' in t ? t.idempotencyKey : t))).toEqual(['k2', 'k2']);
+    await till1.close();
+  });
+
+  it('gives its log in the order the appends committed, from any position on', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const ledgers = await Promise.all([open(url), open(url), open(url)]);
+    await Promise.all(
+      ledgers.map((ledger, host) =>
+        (async () => {
+          for (let n = 0; n < 20; n++) await ledger.append([created(host * 100 + n + 1)]);
+        })(),
+      ),
+    );
+    const log = await ledgers[0]!.logAfter(0, 1000);
+    expect(log).toHaveLength(60);
+    expect(log.map((row) => row.seq)).toEqual([...log.map((row) => row.seq)].sort((a, b) => a - b));
+    const after = await ledgers[1]!.logAfter(log[29]!.seq, 1000);
+    expect(after.map((row) => row.line)).toEqual(log.slice(30).map((row) => row.line));
+    for (const ledger of ledgers) await ledger.close();
+  });
 });

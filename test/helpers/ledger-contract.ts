@@ -4,6 +4,7 @@
  * Written in terms of the port alone: records appended, what the ledger then says.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LbrlError } from '../../src/errors.js';
 import {
   type AttemptRecord,
   type CreatedRecord,
@@ -95,6 +96,26 @@ export function ledgerContract(name: string, open: () => Promise<Ledger>): void 
       expect((await ledger.entries()).map((e) => e.id)).toEqual([depositId(1)]);
       expect(await ledger.recorded(depositId(1).toUpperCase(), SERVICE)).toMatchObject({ id: depositId(1) });
       expect(await ledger.recorded(depositId(1), 'https://other.example.com')).toBeUndefined();
+    });
+
+    it('refuses a create answered with the id of a deposit it holds with another creation, the whole append', async () => {
+      await ledger.append([created(1)]);
+      const reused = created(1, { at: '2026-11-21T09:00:00.000Z', amountInCents: 777, profile: 'till-2' });
+      const refusal = await ledger.append([created(2), reused]).then(
+        () => undefined,
+        (error: LbrlError) => error,
+      );
+      expect(refusal?.type).toBe('mismatch');
+      expect(refusal?.message).toBe(
+        `the service answered this create with the id of deposit ${depositId(1)}, already in the ledger (created 2026-11-20T12:00:01.000Z, 1001 cents, WAITING_PAYMENT): a new charge never reuses an id. Nothing was recorded. Do not pay this charge`,
+      );
+      // all or nothing: the other deposit of the append is not there either
+      expect((await ledger.entries()).map((e) => [e.id, e.amountInCents, e.profile])).toEqual([
+        [depositId(1), 1001, 'default'],
+      ]);
+      // the same creation given again (a replay) is no refusal, and changes nothing
+      await ledger.append([created(1)]);
+      expect(await ledger.count()).toBe(1);
     });
 
     it('chooses by profile, service and id', async () => {

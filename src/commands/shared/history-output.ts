@@ -11,8 +11,11 @@ export interface HistoryOutputOptions<Recorded> {
   profileName: string;
   /** the clock, the time zone (TZ) and the stdout (its width: the table's; the CSV is written to it as it is) */
   ctx: Pick<Context, 'now' | 'env' | 'stdout'>;
-  /** the deposits this machine recorded (read once the profile is read and checked) */
-  history(): Recorded;
+  /**
+   * The deposits recorded (read once the profile is read and checked): the file history, or a
+   * database ledger's (reached first, and this host's copy of it brought up to date).
+   */
+  history(): Recorded | Promise<Recorded>;
   /**
    * The service whose deposits are shown (its base URL, or "sandbox"): a view counts no other
    * unless asked (--all-services), so sandbox money never mixes with live money. Left out: every
@@ -52,7 +55,7 @@ export function historyOutputOf(session: Session): HistoryOutputOptions<History>
     json: session.globals.json === true,
     profileName: session.profileName,
     ctx: session.ctx,
-    history: () => session.history(),
+    history: () => session.ledgerHistory(),
     service: () => Session.targetKey(session.target()),
   };
 }

@@ -78,6 +78,8 @@ export interface VerifySources {
 export interface SettledRecorder {
   now(): number;
   history(): Pick<History, 'sharesBefore' | 'append' | 'file'>;
+  /** records through the configured ledger (the Session's record); without it, history().append */
+  record?(records: StoredRecord[]): unknown;
   /** the history's record of a deposit on the target */
   recorded(id: string): HistoryEntry | undefined;
   /** a failure to record, for a person */
@@ -107,6 +109,7 @@ export function settledRecorderOf(session: Session): SettledRecorder {
   return {
     now: () => session.ctx.now(),
     history: () => session.history(),
+    record: (records) => session.record(records),
     recorded: (id) => session.recorded(Session.targetKey(session.target()), id),
     warn: (line) => session.printer.warn(line),
   };
@@ -380,7 +383,7 @@ export async function recordSettled(
   outcomes: DepositOutcome[],
   counted: (txid: string) => string[],
 ): Promise<DepositOutcome[]> {
-  recordVerified(recorder, outcomes);
+  await recordVerified(recorder, outcomes);
   const history = recorder.history();
   const out = [...outcomes];
   const txids = new Set(outcomes.filter((o) => o.outcome === 'verified' && o.txid).map((o) => o.txid!));
@@ -404,7 +407,7 @@ export async function recordSettled(
         sharesOf: (t) => (t === txid ? before : []),
       },
     );
-    recordVerified(recorder, again);
+    await recordVerified(recorder, again);
     for (const o of again) out[out.findIndex((x) => x.id === o.id)] = o;
   }
   return out;
@@ -416,7 +419,7 @@ export async function recordSettled(
  * mismatch), and, for a deposit recorded verified before, what undid it (the history appends
  * only news). A failure to record is a warning.
  */
-export function recordVerified(recorder: SettledRecorder, outcomes: DepositOutcome[]): void {
+export async function recordVerified(recorder: SettledRecorder, outcomes: DepositOutcome[]): Promise<void> {
   const now = recorder.now();
   const records = outcomes.flatMap((outcome): StoredRecord[] => {
     if (!outcome.txid) return [];
@@ -433,6 +436,10 @@ export function recordVerified(recorder: SettledRecorder, outcomes: DepositOutco
     ];
   });
   if (records.length === 0) return;
+  if (recorder.record) {
+    await recorder.record(records);
+    return;
+  }
   try {
     recorder.history().append(records);
   } catch (error) {
