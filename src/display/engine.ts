@@ -319,6 +319,24 @@ export class DisplayEngine {
     for (const listener of this.listeners) listener(screen);
   }
 
+  /** A status the watch saw: recorded, and shown when the deposit is still the one on screen. */
+  private changed(deposit: GetResponse, shown: boolean): void {
+    const clock = this.deps.clock;
+    recordLater(
+      this.deps.recorder,
+      [statusRecord(deposit.id, deposit.status, clock.now(), deposit)],
+      (line) => this.deps.notes.warn(line),
+    );
+    if (!shown) return;
+    const focus = this.focus!;
+    if (focus.qrCodeText === undefined && deposit.qrCodeText) {
+      focus.qrCodeText = deposit.qrCodeText;
+      this.drawQr(deposit.qrCodeText);
+    }
+    if (rank(deposit.status) > rank(focus.status)) this.setStatus(deposit.status, clock.now());
+    this.update();
+  }
+
   /** The watch's machinery on the deposit shown, until it ends, another is shown, or the display stops. */
   private follow(id: string): void {
     const { clock, api } = this.deps;
@@ -351,21 +369,7 @@ export class DisplayEngine {
           }),
       },
       {
-        change: (deposit) => {
-          recordLater(
-            this.deps.recorder,
-            [statusRecord(deposit.id, deposit.status, clock.now(), deposit)],
-            (line) => this.deps.notes.warn(line),
-          );
-          if (!mine()) return;
-          const focus = this.focus!;
-          if (focus.qrCodeText === undefined && deposit.qrCodeText) {
-            focus.qrCodeText = deposit.qrCodeText;
-            this.drawQr(deposit.qrCodeText);
-          }
-          if (rank(deposit.status) > rank(focus.status)) this.setStatus(deposit.status, clock.now());
-          this.update();
-        },
+        change: (deposit) => this.changed(deposit, mine()),
         retry: (reason, delayMs) =>
           this.deps.notes.warn(`display: ${reason}; asking again in ${Math.ceil(delayMs / 1000)} s`),
         tick: () => {},
