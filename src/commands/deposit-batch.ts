@@ -184,28 +184,7 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
     throw usageError(`the input has ${parsed.rows.length} rows; at most ${MAX_ROWS} at once`);
 
   // every row checked before anything is sent
-  const rows: BatchRow[] = [];
-  const problems: string[] = [];
-  let defaults: RequestDefaults | undefined;
-  for (const row of parsed.rows) {
-    defaults ??= options.requestDefaults();
-    const { ref, note, ...values } = row.fields;
-    const checked = checkRequest(
-      { ...values, ...(opts.split === false ? { split: false } : {}) },
-      defaults,
-      ROW_LABELS,
-    );
-    const local = rowLocal(ref, note);
-    const rowProblems = [...(checked.body ? [] : checked.problems), ...local.problems];
-    if (checked.body && rowProblems.length === 0)
-      rows.push({ row: row.row, body: checked.body, local: local.fields });
-    else for (const problem of rowProblems) problems.push(`row ${row.row} (line ${row.line}): ${problem}`);
-  }
-  if (problems.length > 0) {
-    throw usageError(
-      `${problems.length} problem(s) in ${source}; nothing was sent:\n  ${problems.join('\n  ')}`,
-    );
-  }
+  const rows = checkedRows(parsed.rows, options, source);
 
   if (opts.dryRun) {
     for (const r of rows) printer.json({ row: r.row, request: r.body, ...r.local });
@@ -254,6 +233,37 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
   }
   if (printed > 0) printer.info(summary(tally(seen), rows.length));
   if (failure !== undefined) throw failure;
+}
+
+/** Every row checked before anything is sent: all of them good, or every problem named and nothing sent. */
+function checkedRows(
+  parsedRows: Extract<ReturnType<typeof parseRows>, { ok: true }>['rows'],
+  options: BatchCommandOptions,
+  source: string,
+): BatchRow[] {
+  const rows: BatchRow[] = [];
+  const problems: string[] = [];
+  let defaults: RequestDefaults | undefined;
+  for (const row of parsedRows) {
+    defaults ??= options.requestDefaults();
+    const { ref, note, ...values } = row.fields;
+    const checked = checkRequest(
+      { ...values, ...(options.flags.split === false ? { split: false } : {}) },
+      defaults,
+      ROW_LABELS,
+    );
+    const local = rowLocal(ref, note);
+    const rowProblems = [...(checked.body ? [] : checked.problems), ...local.problems];
+    if (checked.body && rowProblems.length === 0)
+      rows.push({ row: row.row, body: checked.body, local: local.fields });
+    else for (const problem of rowProblems) problems.push(`row ${row.row} (line ${row.line}): ${problem}`);
+  }
+  if (problems.length > 0) {
+    throw usageError(
+      `${problems.length} problem(s) in ${source}; nothing was sent:\n  ${problems.join('\n  ')}`,
+    );
+  }
+  return rows;
 }
 
 /** `5 row(s): 3 created, 1 resumed (created by an earlier run), 1 failed`. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CreateRequest } from '../api/models.js';
+import type { CreateRequest, CreateResponse } from '../api/models.js';
 import type { Context, Prompter } from '../context.js';
 import { createChecked } from '../deposits/create.js';
 import type { DepositApi, RequestDefaults, Scope } from '../deposits/ports.js';
@@ -18,6 +18,7 @@ import {
 import { safeText } from '../domain/text/safe-text.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Session } from '../session.js';
+import type { CounterView } from '../ui/counter.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { qrPng } from '../ui/qrpng.js';
@@ -302,38 +303,13 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
   const filled = prompter && !opts.dryRun ? await askMissing(opts, options, prompter) : opts;
   const body = buildRequest(filled, options.requestDefaults());
   if (opts.qrPng !== undefined) checkQrPngTarget(opts.qrPng);
-  const target = options.target();
-
-  if (opts.dryRun) {
-    if (globals.json) {
-      // the reference and note beside the request: they are kept, never sent
-      printer.json({ request: body, ...local });
-    } else {
-      printer.out(
-        `Would send POST ${target.mode === 'live' ? target.baseUrl : '(embedded sandbox)'}/v1/api/deposit`,
-      );
-      printer.out(JSON.stringify(body, null, 2));
-      printer.info(`${formatCents(body.amountInCents)} to ${body.lbrlAddress}; nothing was sent (--dry-run)`);
-    }
-    return;
-  }
-
-  if (prompter && !opts.yes) {
-    printer.err(
-      requestSummary(
-        body,
-        target.mode === 'live' ? target.baseUrl : 'embedded sandbox (no real money)',
-        local,
-      ),
-    );
-    if (!(await prompter.confirm({ message: 'Create this charge?', default: true }))) {
-      throw new LbrlError('cancelled; nothing was sent', 'cancelled');
-    }
-  }
+  // which service, checked before anything is asked or sent
+  options.target();
+  if (opts.dryRun) return printDryRun(options, body, local);
+  if (prompter && !opts.yes) await confirmRequest(options, prompter, body, local);
 
   // --display: a charge is created for a screen only when one is there to show it
   const display = opts.display ? await runningDisplay(options) : undefined;
-
   const client = await options.client();
   const { value, raw } = await createChecked(
     { api: client, recorder: options.recorder, scope: options.scope(), now: () => options.clock.now() },
@@ -342,13 +318,11 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     undefined,
     local,
   );
-
   if (opts.qrPng !== undefined) {
     // drawn from the checked qrCodeText: the service's own PNG could pay anything
     writeFileAtomic(opts.qrPng, await qrPng(value.qrCodeText));
     printer.info(`QR code written to ${opts.qrPng}`);
   }
-
   let missed: LbrlError | undefined;
   if (display) {
     const { showOnDisplay } = await import('../display/state.js');
@@ -356,12 +330,60 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     if (shown === 'shown') printer.info(`shown on the customer display (port ${display.port})`);
     else missed = displayMissed(value.id, shown, options);
   }
-
-  const timeZone = timeZoneOf(options.ctx.env);
-  const human = !globals.json && !globals.quiet;
   if (globals.json) printer.json(withLocalFields(raw, local));
   else if (globals.quiet) printer.out(value.id);
-  const sandbox = target.mode === 'sandbox';
+  const counter = await printCreated(options, value, { style, chosenStyle, local });
+  // --display asked for a screen that did not take the charge: said whatever -q, never exit 0
+  if (missed) throw missed;
+  if (opts.watch) await followCreated(options, value, plan, counter);
+  else {
+    counter?.still();
+    printer.info(`follow it with: ${followCommand([value.id], globals)}`);
+  }
+}
+
+/** --dry-run: the request that would be sent, and nothing sent. */
+function printDryRun(options: CreateCommandOptions, body: CreateRequest, local: LocalFields): void {
+  const { printer, globals } = options;
+  const target = options.target();
+  if (globals.json) {
+    // the reference and note beside the request: they are kept, never sent
+    printer.json({ request: body, ...local });
+    return;
+  }
+  printer.out(
+    `Would send POST ${target.mode === 'live' ? target.baseUrl : '(embedded sandbox)'}/v1/api/deposit`,
+  );
+  printer.out(JSON.stringify(body, null, 2));
+  printer.info(`${formatCents(body.amountInCents)} to ${body.lbrlAddress}; nothing was sent (--dry-run)`);
+}
+
+/** At a terminal without --yes: the request summed up, and created only when the person says so. */
+async function confirmRequest(
+  options: CreateCommandOptions,
+  prompter: Prompter,
+  body: CreateRequest,
+  local: LocalFields,
+): Promise<void> {
+  const target = options.target();
+  options.printer.err(
+    requestSummary(body, target.mode === 'live' ? target.baseUrl : 'embedded sandbox (no real money)', local),
+  );
+  if (!(await prompter.confirm({ message: 'Create this charge?', default: true }))) {
+    throw new LbrlError('cancelled; nothing was sent', 'cancelled');
+  }
+}
+
+/** The charge for a person (not --json, not -q): the counter view, or the deposit, its QR and copy-paste. */
+async function printCreated(
+  options: CreateCommandOptions,
+  value: CreateResponse,
+  look: { style: ReturnType<typeof qrStyle>; chosenStyle: string | undefined; local: LocalFields },
+): Promise<CounterView | undefined> {
+  const { flags: opts, printer, globals } = options;
+  const human = !globals.json && !globals.quiet;
+  const sandbox = options.target().mode === 'sandbox';
+  const { style, chosenStyle, local } = look;
   const shown =
     human && opts.qr !== false
       ? await showCounter(value, {
@@ -375,8 +397,8 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
           local,
         })
       : undefined;
-  const counter = typeof shown === 'object' ? shown : undefined;
   if (human && !shown) {
+    const timeZone = timeZoneOf(options.ctx.env);
     printer.out(renderDeposit(printer.outColor, value, { sandbox, timeZone, local }));
     if (opts.qr !== false) {
       printer.out('');
@@ -385,30 +407,33 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
     printer.out('PIX copy-paste:');
     printer.out(value.qrCodeText);
   }
+  return typeof shown === 'object' ? shown : undefined;
+}
 
-  // --display asked for a screen that did not take the charge: said whatever -q, never exit 0
-  if (missed) throw missed;
-  if (opts.watch) {
-    if (target.mode === 'sandbox') {
-      const autopay = settingOrDefault(options.config, 'sandbox-autopay');
-      printer.info(
-        `sandbox: simulate the payment with: lbrl sandbox pay ${value.id}${autopay !== 'off' ? ` (or wait ${autopay} s for autopay)` : ''}`,
-      );
-    }
-    const verified = await options.verifying(plan, opts.verify);
-    counter?.start();
-    await followedFor(value.id, Boolean(opts.display), options);
-    try {
-      await followOnScreen([value.id], verified, options, counter);
-    } catch (error) {
-      // the shop stopped following it (Ctrl-C, SIGTERM, --timeout, an error): off the customer's screen
-      if (!(error instanceof LbrlError && error.type === 'failed'))
-        await withdrawFromScreen(value.id, Boolean(opts.display), options);
-      throw error;
-    }
-  } else {
-    counter?.still();
-    printer.info(`follow it with: ${followCommand([value.id], globals)}`);
+/** --watch: the charge followed to its end; stopped, it is taken off the customer's screen. */
+async function followCreated(
+  options: CreateCommandOptions,
+  value: CreateResponse,
+  plan: WatchPlan,
+  counter: CounterView | undefined,
+): Promise<void> {
+  const opts = options.flags;
+  if (options.target().mode === 'sandbox') {
+    const autopay = settingOrDefault(options.config, 'sandbox-autopay');
+    options.printer.info(
+      `sandbox: simulate the payment with: lbrl sandbox pay ${value.id}${autopay !== 'off' ? ` (or wait ${autopay} s for autopay)` : ''}`,
+    );
+  }
+  const verified = await options.verifying(plan, opts.verify);
+  counter?.start();
+  await followedFor(value.id, Boolean(opts.display), options);
+  try {
+    await followOnScreen([value.id], verified, options, counter);
+  } catch (error) {
+    // the shop stopped following it (Ctrl-C, SIGTERM, --timeout, an error): off the customer's screen
+    if (!(error instanceof LbrlError && error.type === 'failed'))
+      await withdrawFromScreen(value.id, Boolean(opts.display), options);
+    throw error;
   }
 }
 

@@ -230,12 +230,7 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
   // the cells are escaped already: a value from a hand-edited history (holding a backslash once
   // escaped) is shown as it is, uncoloured, not escaped twice past its column's width
   const paint = (cell: string) => (cell.includes('\\') ? cell : colorStatus(printer.outColor, cell));
-  const status = (entry: HistoryEntry, long: boolean) =>
-    entry.expiredAt
-      ? long
-        ? `EXPIRED (local; service: ${safeText(entry.status)})`
-        : `EXPIRED/${safeText(entry.status).replace('WAITING_PAYMENT', 'WAITING')}`
-      : safeText(entry.status);
+  const status = statusCell;
   // a column of its own once a settlement was checked on chain (deposit verify, watch --verify):
   // verified, or what a later check found instead (pending, not-found, mismatch...)
   const anyVerified = entries.some((e) => e.verifiedAt || e.onChain);
@@ -283,38 +278,64 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
       });
     return cols;
   };
-  const sized = (cols: Column[]) =>
-    cols.map((c) => Math.max(c.header.length, ...c.cells.map((x) => x.length)));
-  const total = (cols: Column[], widths: number[]) =>
-    widths.reduce((a, b) => a + b, 0) + 2 * (cols.length - 1);
+  const { cols, widths } = fitColumns(build, width);
+  // narrower than an id and its status (a 40-column pane): each deposit on two lines
+  if (totalWidth(cols, widths) > width) return twoLineRows(entries, width, paint);
+  return rendered(entries, cols, widths, { bold: (x) => printer.outColor.bold(x), paint });
+}
+
+/** A deposit's status as its cell shows it: EXPIRED (a local verdict) over the service's last. */
+function statusCell(entry: HistoryEntry, long: boolean): string {
+  if (!entry.expiredAt) return safeText(entry.status);
+  return long
+    ? `EXPIRED (local; service: ${safeText(entry.status)})`
+    : `EXPIRED/${safeText(entry.status).replace('WAITING_PAYMENT', 'WAITING')}`;
+}
+
+const columnWidths = (cols: Column[]) =>
+  cols.map((c) => Math.max(c.header.length, ...c.cells.map((x) => x.length)));
+const totalWidth = (cols: Column[], widths: number[]) =>
+  widths.reduce((a, b) => a + b, 0) + 2 * (cols.length - 1);
+
+/** The widest level of columns that fits: the destination, then the reference, shorten before anything is dropped. */
+function fitColumns(build: (level: number) => Column[], width: number): { cols: Column[]; widths: number[] } {
   let cols = build(0);
-  let widths = sized(cols);
-  // the destination shortens first, down to 24 (its start and end), before anything is dropped
+  let widths = columnWidths(cols);
   for (let level = 0; level <= 7; level++) {
     cols = build(level);
-    widths = sized(cols);
+    widths = columnWidths(cols);
     // the destination shortens first, then the reference, each down to its least
     for (const header of ['DESTINATION', 'REF']) {
       const index = cols.findIndex((c) => c.header === header);
-      const over = total(cols, widths) - width;
+      const over = totalWidth(cols, widths) - width;
       if (index !== -1 && over > 0) widths[index] = Math.max(cols[index]!.min!, widths[index]! - over);
     }
-    if (total(cols, widths) <= width) break;
+    if (totalWidth(cols, widths) <= width) break;
   }
-  if (total(cols, widths) > width) {
-    // narrower than an id and its status (a 40-column pane): each deposit on two lines, the id
-    // whole on the first, its amount and status under it, so no line wraps
-    const out: string[] = [];
-    for (const entry of entries) {
-      const shown = status(entry, false);
-      const amount = formatCents(entry.amountInCents);
-      out.push(safeText(entry.id));
-      out.push(
-        `  ${4 + amount.length + shown.length <= width ? `${amount}  ` : ''}${paint(shorten(shown, Math.max(1, width - 2)))}`,
-      );
-    }
-    return out;
+  return { cols, widths };
+}
+
+/** Each deposit on two lines: the id whole on the first, its amount and status under it, so no line wraps. */
+function twoLineRows(entries: HistoryEntry[], width: number, paint: (cell: string) => string): string[] {
+  const out: string[] = [];
+  for (const entry of entries) {
+    const shown = statusCell(entry, false);
+    const amount = formatCents(entry.amountInCents);
+    out.push(safeText(entry.id));
+    out.push(
+      `  ${4 + amount.length + shown.length <= width ? `${amount}  ` : ''}${paint(shorten(shown, Math.max(1, width - 2)))}`,
+    );
   }
+  return out;
+}
+
+/** The table's lines: its header in bold, then a line a deposit, each cell cut or padded to its column. */
+function rendered(
+  entries: HistoryEntry[],
+  cols: Column[],
+  widths: number[],
+  style: { bold: (text: string) => string; paint: (cell: string) => string },
+): string[] {
   const line = (cells: string[], color: boolean) =>
     cells
       .map((text, columnIndex) => {
@@ -322,12 +343,12 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
         const cell = shorten(text, columnWidth);
         const padded =
           cols[columnIndex]!.align === 'right' ? cell.padStart(columnWidth) : cell.padEnd(columnWidth);
-        return color && cols[columnIndex]!.color ? padded.replace(cell, paint(cell)) : padded;
+        return color && cols[columnIndex]!.color ? padded.replace(cell, style.paint(cell)) : padded;
       })
       .join('  ')
       .trimEnd();
   const out = [
-    printer.outColor.bold(
+    style.bold(
       line(
         cols.map((c) => c.header),
         false,

@@ -11,6 +11,19 @@ import { invalidValue } from '../errors.js';
 import type { ConfigKey } from './config.js';
 
 /** Check and normalise a value for `config set`; `network` is the profile's, for addresses. */
+/** The settings that name the service, the chain and the money. */
+type ChainKey =
+  | 'base-url'
+  | 'network'
+  | 'default-address'
+  | 'split-address'
+  | 'split-fee'
+  | 'sandbox-autopay'
+  | 'esplora-url'
+  | 'asset-id'
+  | 'asset-precision'
+  | 'confirmations';
+
 export function checkConfigValue(key: ConfigKey, value: string, network: string): string {
   const shown = key === 'ledger' ? shownLedgerUrl(value) : withoutCredentials(value);
   const refuse = (expected: string) => invalidValue(`value for ${key}`, shown, expected);
@@ -71,6 +84,18 @@ export function checkConfigValue(key: ConfigKey, value: string, network: string)
       if (!parsed.ok) throw refuse(parsed.expected);
       return String(parsed.value);
     }
+    default:
+      return checkLocalValue(key, value, refuse);
+  }
+}
+
+/** The settings of lbrl's own behaviour (not of the service or the chain), checked. */
+function checkLocalValue(
+  key: Exclude<ConfigKey, ChainKey>,
+  value: string,
+  refuse: (expected: string) => Error,
+): string {
+  switch (key) {
     case 'verify':
       if (value !== 'on' && value !== 'off')
         throw refuse('on (watch checks each settlement on chain) or off');

@@ -25,17 +25,12 @@ const NOT_MEASURED: Record<string, string> = {
 };
 
 /**
- * Today's offenders, in files other changes are rewriting, as `file` (a file's length) or
- * `file name` (a function's: its line moves with every edit above it), with their size in lines.
- * Nothing may join this list, and a size listed is the size today: one that shrinks is lowered
- * here, one under the limit is taken out.
+ * Offenders allowed for now, as `file` (a file's length) or `file name` (a function's: its line
+ * moves with every edit above it), with their size in lines. Empty: every function and file of
+ * src/ is within the limits. Nothing may join this list without a reason written beside it, and a
+ * size listed is the size today: one that shrinks is lowered here, one under the limit taken out.
  */
-const KNOWN: Record<string, number> = {
-  'commands/deposit-batch.ts runBatch': 88,
-  'commands/deposit-create.ts runCreate': 121,
-  'commands/deposit-list.ts table': 129,
-  'store/config-values.ts checkConfigValue': 90,
-};
+const KNOWN: Record<string, number> = {};
 
 interface Oversize {
   /** `file` or `file:line name` */
