@@ -126,7 +126,14 @@ const BY_PATH = new Map(COMMANDS.map((entry) => [entry.path, entry]));
 export function treeFor(argv: readonly string[]): readonly CommandEntry[] {
   if (argv.includes('--help') || argv.includes('-h')) return COMMANDS;
   let path = '';
+  const chain = () => {
+    const words = path.split(' ');
+    return words.map((_, at) => BY_PATH.get(words.slice(0, at).join(' '))!).concat(BY_PATH.get(path)!);
+  };
+  // a command with none under it: what follows is its own (operands, flags)
+  const leaf = () => path !== '' && BY_PATH.get(path)?.load !== undefined && !HAS_CHILDREN.has(path);
   for (let i = 0; i < argv.length; i++) {
+    if (leaf()) return chain();
     const word = argv[i]!;
     if (word.startsWith('-')) {
       const name = word.replace(/=.*$/s, '');
@@ -134,16 +141,15 @@ export function treeFor(argv: readonly string[]): readonly CommandEntry[] {
       if (name === word && GLOBAL_VALUE_FLAGS.has(word)) i++;
       continue;
     }
+    // a command with commands under it (`display`, `display clear`) is decided by the next word
     path = path ? `${path} ${word}` : word;
-    const entry = BY_PATH.get(path);
-    if (!entry) return COMMANDS;
-    if (entry.load) {
-      const words = path.split(' ');
-      return words.map((_, at) => BY_PATH.get(words.slice(0, at).join(' '))!).concat(entry);
-    }
+    if (!BY_PATH.has(path)) return COMMANDS;
   }
-  return COMMANDS;
+  return path !== '' && BY_PATH.get(path)?.load ? chain() : COMMANDS;
 }
+
+/** The paths that have commands under them. */
+const HAS_CHILDREN = new Set(COMMANDS.map((c) => c.path.split(' ').slice(0, -1).join(' ')).filter(Boolean));
 
 /** What a run learns while commander parses: the session, the global flags, a usage error's words. */
 interface RunState {

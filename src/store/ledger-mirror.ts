@@ -12,7 +12,6 @@
  * from a process that is gone); a copy cut short by a kill is cut back to where its
  * position file says it ended.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { LbrlError } from '../errors.js';
@@ -53,7 +52,10 @@ export class LedgerMirror {
     where: string,
     private readonly warn: (line: string) => void,
   ) {
-    const key = crypto.createHash('sha256').update(where).digest('hex').slice(0, 16);
+    // named after the ledger as output shows it (its password redacted), readable in a listing; two
+    // ledgers whose names meet here never mix: catchUp starts the copy anew for another identity
+    // (and a get, which never needs the copy of a file ledger, loads no hashing for it)
+    const key = where.replace(/[^A-Za-z0-9.-]+/g, '_').slice(0, 80);
     this.dir = path.join(configDir, 'ledger-copy', key);
     this.positionFile = path.join(this.dir, 'position.json');
     this.lockFile = path.join(this.dir, 'lock');

@@ -19,6 +19,10 @@ describe('the commander tree a run builds', () => {
       'config',
       'config get',
     ]);
+    // a command with commands under it: the next word decides which runs
+    expect(paths(['display', 'clear'])).toEqual(['', 'display', 'display clear']);
+    expect(paths(['display'])).toEqual(['', 'display']);
+    expect(paths(['display', '--port', '8080'])).toEqual(EVERY);
     // past the command, the words are its own: an option there does not matter
     expect(paths(['deposit', 'create', '--amount', '5', '--bogus'])).toEqual([
       '',
