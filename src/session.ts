@@ -31,7 +31,8 @@ import {
 import { History } from './store/history.js';
 import type { HistoryEntry, StoredRecord } from './store/history-records.js';
 import { openLedger } from './store/ledger.js';
-import { LedgerMirror } from './store/ledger-mirror.js';
+import { ledgerCopyDir } from './store/ledger-copy-dir.js';
+import type { LedgerMirror } from './store/ledger-mirror.js';
 import type { Ledger } from './store/ledger-port.js';
 import { Printer } from './ui/output.js';
 
@@ -130,8 +131,9 @@ export class Session {
     if (!this.historyStore) {
       const setting = this.ledger();
       const warn = (line: string) => this.printer.warn(line);
-      if (setting.kind === 'postgres') this.mirror ??= new LedgerMirror(this.store.dir, setting.shown, warn);
-      this.historyStore = this.mirror ? this.mirror.history() : new History(this.store.dir, warn);
+      // a database ledger: this host's copy of it (the copy's machinery loads when the ledger is reached)
+      const dir = setting.kind === 'postgres' ? ledgerCopyDir(this.store.dir, setting.shown) : this.store.dir;
+      this.historyStore = this.mirror ? this.mirror.history() : new History(dir, warn);
     }
     return this.historyStore;
   }
@@ -147,6 +149,7 @@ export class Session {
     const database = await this.ledgerStore(setting);
     this.database = database;
     const warn = (line: string) => this.printer.warn(line);
+    const { LedgerMirror } = await import('./store/ledger-mirror.js');
     this.mirror ??= new LedgerMirror(this.store.dir, database.where, warn);
     const { moveSpoolIn } = await import('./store/ledger-spool.js');
     const moved = await moveSpoolIn(this.store.dir, database, warn, (line) => this.printer.alarm(line));

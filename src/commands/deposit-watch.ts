@@ -104,9 +104,11 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
   const expiredAt = new Map<string, string>();
   if (flags.pending) {
     const scope = options.scope();
+    // the ledger reached first: a database that cannot be is the one line said
+    const history = await options.history();
     // which service's deposits it follows, as list and report say theirs (not with -q or --json)
     options.printer.info(`deposits of ${coverage(scope.profile, scope.target, false)}`);
-    const work = pendingWork(await options.history(), scope, ids, {
+    const work = pendingWork(history, scope, ids, {
       includeExpired: flags.includeExpired === true,
       now: () => options.clock.now(),
       expireAfterMs: expireAfterMs(options.config),

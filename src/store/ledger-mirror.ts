@@ -18,6 +18,7 @@ import { LbrlError } from '../errors.js';
 import { claimFile, RowClaim } from './claims.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
 import { History } from './history.js';
+import { ledgerCopyDir } from './ledger-copy-dir.js';
 import type { Ledger } from './ledger-port.js';
 
 /** Records read from the database at a time. */
@@ -52,11 +53,7 @@ export class LedgerMirror {
     where: string,
     private readonly warn: (line: string) => void,
   ) {
-    // named after the ledger as output shows it (its password redacted), readable in a listing; two
-    // ledgers whose names meet here never mix: catchUp starts the copy anew for another identity
-    // (and a get, which never needs the copy of a file ledger, loads no hashing for it)
-    const key = where.replace(/[^A-Za-z0-9.-]+/g, '_').slice(0, 80);
-    this.dir = path.join(configDir, 'ledger-copy', key);
+    this.dir = ledgerCopyDir(configDir, where);
     this.positionFile = path.join(this.dir, 'position.json');
     this.lockFile = path.join(this.dir, 'lock');
   }

@@ -41,8 +41,11 @@ async function host(n: number, ledgerUrl: string, serviceUrl: string, records: R
     NO_COLOR: '1',
   };
   expect((await runBin(['config', 'set', 'requests-per-minute', String(PER_MINUTE)], env)).code).toBe(0);
-  // the same charges in each host's history (the till that made them wrote them to the ledger)
+  // the charges in the ledger, as the till that made them wrote them: imported from a file
+  // history (each host imports the same; the database takes each record once)
   new FileLedger(env.LBRL_CONFIG_DIR, () => {}).history.append(records);
+  const imported = await runBin(['ledger', 'import'], env);
+  expect(imported.code, imported.stderr).toBe(0);
   return env;
 }
 
