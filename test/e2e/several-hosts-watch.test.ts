@@ -102,9 +102,22 @@ describe('watch --pending on several hosts at once', () => {
         ),
       ),
     );
+    // each host follows its own four by id (with --pending on one ledger, the first host to start
+    // would lease all twelve): the budget is the profile's, shared whatever each host follows
     const runs = await Promise.all(
-      hosts.map((env) =>
-        runBin(['deposit', 'watch', '--pending', '--interval', '1', '--timeout', '4s'], env),
+      hosts.map((env, h) =>
+        runBin(
+          [
+            'deposit',
+            'watch',
+            ...[1, 2, 3, 4].map((i) => depositId(h * 4 + i)),
+            '--interval',
+            '1',
+            '--timeout',
+            '4s',
+          ],
+          env,
+        ),
       ),
     );
     for (const run of runs) expect(run.code, run.stderr).toBe(EXIT.watchTimeout);
