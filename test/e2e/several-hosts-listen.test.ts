@@ -42,7 +42,10 @@ const until = async (cond: () => boolean, ms = 20_000) => {
 };
 
 /** Charges into the shared ledger, as a till writes them: a file history imported into the database. */
-async function intoLedger(env: Record<string, string>, records: Parameters<FileLedger['history']['append']>[0]) {
+async function intoLedger(
+  env: Record<string, string>,
+  records: Parameters<FileLedger['history']['append']>[0],
+) {
   new FileLedger(env.LBRL_CONFIG_DIR!, () => {}).history.append(records);
   const imported = await runBin(['ledger', 'import'], env);
   expect(imported.code, imported.stderr).toBe(0);
