@@ -84,8 +84,10 @@ export function steppingClock(
     now: () => clock.t,
     async sleep(ms, signal) {
       clock.sleeps.push(ms);
-      clock.t += ms;
-      clock.m += ms;
+      // as a timer does: a wait of less than nothing is none (time never runs back)
+      const waited = Math.max(0, ms);
+      clock.t += waited;
+      clock.m += waited;
       o.onSleep?.(ms, clock);
       if (signal?.aborted) throw new Error('aborted');
       await new Promise((r) => setImmediate(r));
