@@ -209,8 +209,13 @@ export class WatchView {
       this.note(this.onTerminal ? printer.outColor.green.bold(line) : line);
       if (this.onTerminal) this.session.ctx.stdout.write('\u0007');
     }
-    if (deposit.status === 'FINALIZED')
-      for (const line of settlementLines(deposit, this.session.renderMode())) this.note(line);
+    if (deposit.status === 'FINALIZED') {
+      // several deposits: their notes interleave, so each settlement says whose it is
+      const whose = this.states.size > 1 ? `  (deposit ${deposit.id})` : '';
+      const [txid, explorer] = settlementLines(deposit, this.session.renderMode());
+      if (txid) this.note(`${txid}${whose}`);
+      if (explorer) this.note(explorer);
+    }
     this.redraw();
   }
 

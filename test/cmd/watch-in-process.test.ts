@@ -146,6 +146,23 @@ describe('deposit watch, in process with a scripted service', () => {
     expect(new Set(r.clock.sleeps)).toEqual(new Set([3000]));
   });
 
+  it('several deposits: each Txid note names its deposit, as their notes interleave', async () => {
+    const other = ID.replace(/^./, 'f');
+    const txidOf = (id: string) => (id === ID ? TXID : 'cd'.repeat(32));
+    const get = (id: string, n: number) => {
+      const a = flow(id, n) as { settlement?: { liquidTxid?: string } | null };
+      const settlement = a.settlement?.liquidTxid
+        ? { ...a.settlement, liquidTxid: txidOf(id) }
+        : a.settlement;
+      return { ...a, id, settlement };
+    };
+    const r = await watch([ID, other], {}, { env: { TZ: 'UTC' }, get });
+    expect(r.error).toBeUndefined();
+    for (const id of [ID, other]) expect(r.stderr).toContain(`Txid      ${txidOf(id)}  (deposit ${id})\n`);
+    const one = await watch([ID], {}, { env: { TZ: 'UTC' }, get: flow });
+    expect(one.stderr).toContain(`Txid      ${TXID}\n`);
+  });
+
   it('a deposit that fails exits 5, its FAILED recorded', async () => {
     const r = await watch([ID], {}, { get: (_id, n) => (n < 3 ? at('WAITING_PAYMENT') : at('FAILED')) });
     expect(r.error?.exitCode).toBe(5);
