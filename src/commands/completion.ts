@@ -7,7 +7,7 @@
 import { NETWORKS } from '../domain/liquid/networks.js';
 import { parseDepositId, parseProfileName } from '../domain/values.js';
 import { quoted, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
 import { CONFIG_KEYS } from '../store/config.js';
 import type { Printer } from '../ui/output.js';
 import { type CommandEntry, type Completion, command, type FlagDef, listed, programEntry } from './define.js';
@@ -179,7 +179,7 @@ export function candidates(
 }
 
 /**
- * All `lbrl __complete` needs (gh's Options struct): the Session fills it in (`completeOptionsOf`);
+ * All `lbrl __complete` needs (gh's Options struct): the Factory fills it in (`completeOptionsOf`);
  * a test hands the words, the definitions, a printer on strings and lists of names.
  */
 export interface CompleteCommandOptions {
@@ -194,25 +194,29 @@ export interface CompleteCommandOptions {
   recentIds(): string[];
 }
 
-/** The Session's world, narrowed to what `__complete` uses. */
+/** The Factory's world, narrowed to what `__complete` uses. */
 export function completeOptionsOf(
   words: string[],
   commands: readonly CommandEntry[],
-  session: Session,
+  factory: Factory,
 ): CompleteCommandOptions {
   return {
     words,
     commands,
-    printer: session.printer,
-    profileNames: () => session.store.profileNames(),
-    recentIds: () => session.history().recentIds((r) => r.profile === session.profileName, 50),
+    printer: factory.printer,
+    profileNames: () => factory.config().profileNames(),
+    recentIds: () =>
+      factory
+        .ledger()
+        .history()
+        .recentIds((r) => r.profile === factory.profileName, 50),
   };
 }
 
 /** `lbrl __complete -- <words>`: the first line says how (":files" or ":values"), then one value a line. */
 /** `commands`: the definitions, the program first. */
-export function complete(words: string[], commands: readonly CommandEntry[], session: Session): void {
-  runComplete(completeOptionsOf(words, commands, session));
+export function complete(words: string[], commands: readonly CommandEntry[], factory: Factory): void {
+  runComplete(completeOptionsOf(words, commands, factory));
 }
 
 /** The candidates for the last word: profile names and deposit ids that pass their checks only. */
@@ -254,8 +258,8 @@ export const COMPLETE = command({
     },
   ],
   flags: [],
-  async run({ args: [words], session, registry }) {
-    return complete(words, registry, await session());
+  async run({ args: [words], factory, registry }) {
+    return complete(words, registry, await factory());
   },
 });
 

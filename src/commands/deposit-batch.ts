@@ -14,6 +14,7 @@ import {
   tally,
 } from '../deposits/batch.js';
 import type { DepositApi, FlowClock, Recorder, RequestDefaults, Scope } from '../deposits/ports.js';
+import { scopeOnTarget } from '../deposits/ports.js';
 import { checkRequest, ROW_LABELS } from '../deposits/request.js';
 import { formatCents } from '../domain/money.js';
 import { type LocalFields, NOTE_MAX, REF_MAX, readLocalText } from '../domain/text/reference.js';
@@ -21,7 +22,8 @@ import { decodeRowsInput, parseRows } from '../domain/text/rows.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
+import { requestDefaultsOf } from '../factory/settings.js';
 import { ResumableRows, RowClaims, rowIdempotencyKey } from '../store/claims.js';
 import type { BatchState } from '../store/history-records.js';
 import type { Printer } from '../ui/output.js';
@@ -42,7 +44,7 @@ export interface BatchOptions {
 }
 
 /**
- * All `deposit create --from` needs, and nothing more (gh's Options struct): the Session fills it
+ * All `deposit create --from` needs, and nothing more (gh's Options struct): the Factory fills it
  * in (`batchOptionsOf`); a test hands plain objects, a fake client and clock included.
  */
 export interface BatchCommandOptions {
@@ -63,24 +65,24 @@ export interface BatchCommandOptions {
   resumable(scope: Scope, keys: string[]): RowTurns;
 }
 
-/** The Session's world, narrowed to what `deposit create --from` uses. */
-export function batchOptionsOf(flags: BatchOptions, session: Session): BatchCommandOptions {
+/** The Factory's world, narrowed to what `deposit create --from` uses. */
+export function batchOptionsOf(flags: BatchOptions, factory: Factory): BatchCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    globals: session.globals,
-    ctx: session.ctx,
-    requestDefaults: () => session.requestDefaults(),
-    scope: () => session.scope(),
-    client: (onRetry) => session.client(undefined, { maxRetries: 6, onRetry }),
-    recorder: { record: (records) => session.record(records) },
-    clock: session.ctx,
+    printer: factory.printer,
+    globals: factory.globals,
+    ctx: factory.ctx,
+    requestDefaults: () => requestDefaultsOf(factory.profile()),
+    scope: () => scopeOnTarget(factory.profileName, factory.target()),
+    client: (onRetry) => factory.client(undefined, { maxRetries: 6, onRetry }),
+    recorder: { record: (records) => factory.ledger().record(records) },
+    clock: factory.ctx,
     resumable: (scope, keys) =>
-      session.ledger().kind === 'postgres'
-        ? databaseRows(session, scope, keys)
+      factory.ledger().setting().kind === 'postgres'
+        ? databaseRows(factory, scope, keys)
         : new ResumableRows(
-            session.history(),
-            new RowClaims(session.store.dir, (line) => session.printer.warn(line)),
+            factory.ledger().history(),
+            new RowClaims(factory.config().dir, (line) => factory.printer.warn(line)),
             scope.profile,
             scope.target,
             keys,
@@ -90,23 +92,23 @@ export function batchOptionsOf(flags: BatchOptions, session: Session): BatchComm
 
 /**
  * --resume on a database ledger: a row created by any host (as this host's copy of the ledger
- * has it) is done; any other is claimed in the database before it is sent (Session.claimRow),
+ * has it) is done; any other is claimed in the database before it is sent (Factory.claimRow),
  * which looks there again, so two hosts running the same file create each row once.
  */
-function databaseRows(session: Session, scope: Scope, keys: string[]): RowTurns {
+function databaseRows(factory: Factory, scope: Scope, keys: string[]): RowTurns {
   const wanted = new Set(keys);
   let state: BatchState | undefined;
   return {
     done: (rowKey) =>
-      (state ??= session.history().batchState(scope.profile, scope.target, wanted)).done.get(rowKey),
+      (state ??= factory.ledger().history().batchState(scope.profile, scope.target, wanted)).done.get(rowKey),
     begin: (rowKey, wait) =>
-      session.claimRow(
+      factory.ledger().claimRow(
         {
           profile: scope.profile,
           baseUrl: scope.target,
           batchKey: rowKey,
           idempotencyKey: rowIdempotencyKey(scope.profile, scope.target, rowKey),
-          at: new Date(session.ctx.now()).toISOString(),
+          at: new Date(factory.ctx.now()).toISOString(),
         },
         wait,
       ),
@@ -151,8 +153,8 @@ function rowLocal(
   return { fields, problems };
 }
 
-export async function run(opts: BatchOptions, session: Session): Promise<void> {
-  return runBatch(batchOptionsOf(opts, session));
+export async function run(opts: BatchOptions, factory: Factory): Promise<void> {
+  return runBatch(batchOptionsOf(opts, factory));
 }
 
 /**

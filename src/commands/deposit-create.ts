@@ -3,6 +3,7 @@ import type { CreateRequest, CreateResponse } from '../api/models.js';
 import type { Context, Prompter } from '../context.js';
 import { createChecked } from '../deposits/create.js';
 import type { DepositApi, RequestDefaults, Scope } from '../deposits/ports.js';
+import { scopeOnTarget } from '../deposits/ports.js';
 import { buildRequest } from '../deposits/request.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import { checkLiquidAddress } from '../domain/liquid/address.js';
@@ -17,7 +18,8 @@ import {
 } from '../domain/text/reference.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
+import { requestDefaultsOf, settingOf } from '../factory/settings.js';
 import type { CounterView } from '../ui/counter.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
@@ -111,7 +113,7 @@ function check<T>(result: { ok: true; value: T } | { ok: false; expected: string
 export type ServiceTarget = { mode: 'live'; baseUrl: string } | { mode: 'sandbox' };
 
 /**
- * All `deposit create` needs, and nothing more (gh's Options struct): the Session fills it in
+ * All `deposit create` needs, and nothing more (gh's Options struct): the Factory fills it in
  * (`createOptionsOf`); a test hands plain objects, a fake client, clock and prompter included,
  * and needs no server. What the follow of --watch needs (the terminal, printer, the watch's
  * client, clock, recorder) is `FollowDeps`.
@@ -139,23 +141,23 @@ export interface CreateCommandOptions extends FollowDeps {
   verifying(plan: WatchPlan, verify: boolean | undefined): Promise<WatchPlan>;
 }
 
-/** The Session's world, narrowed to what `deposit create` uses. */
-export function createOptionsOf(flags: CreateFlags, session: Session): CreateCommandOptions {
+/** The Factory's world, narrowed to what `deposit create` uses. */
+export function createOptionsOf(flags: CreateFlags, factory: Factory): CreateCommandOptions {
   return {
     flags,
-    ...followDepsOf(session),
-    config: { setting: (key) => session.setting(key) },
-    requestDefaults: () => session.requestDefaults(),
-    target: () => session.target(),
-    scope: () => session.scope(),
-    client: () => session.client(),
+    ...followDepsOf(factory),
+    config: { setting: (key) => settingOf(factory.profile(), key) },
+    requestDefaults: () => requestDefaultsOf(factory.profile()),
+    target: () => factory.target(),
+    scope: () => scopeOnTarget(factory.profileName, factory.target()),
+    client: () => factory.client(),
     async prompter() {
-      if (!canPrompt(session.ctx, session.globals)) return undefined;
-      return session.ctx.prompter ?? (await inquirerPrompter(session.ctx, session.globals.color !== false));
+      if (!canPrompt(factory.ctx, factory.globals)) return undefined;
+      return factory.ctx.prompter ?? (await inquirerPrompter(factory.ctx, factory.globals.color !== false));
     },
-    profileName: session.profileName,
-    configDir: session.store.dir,
-    verifying: (plan, verify) => withVerify(plan, verify, session),
+    profileName: factory.profileName,
+    configDir: factory.config().dir,
+    verifying: (plan, verify) => withVerify(plan, verify, factory),
   };
 }
 
@@ -286,8 +288,8 @@ async function withdrawFromScreen(
   }
 }
 
-export async function run(opts: CreateFlags, session: Session): Promise<void> {
-  return runCreate(createOptionsOf(opts, session));
+export async function run(opts: CreateFlags, factory: Factory): Promise<void> {
+  return runCreate(createOptionsOf(opts, factory));
 }
 
 /** Check, ask for what is missing (a person), confirm, send, check the answer, record, show; follow with --watch. */
@@ -494,11 +496,11 @@ On a terminal it asks for what the flags left out and for a confirmation (unless
     "lbrl deposit create --from charges.csv --resume | jq -c 'select(.error)'",
     '# --json prints the service object; an error is one line on stderr: {"error":{"type","message","exitCode"}}',
   ],
-  async run({ opts, session }) {
+  async run({ opts, factory }) {
     const { from } = opts;
     if (from !== undefined)
-      return (await import('./deposit-batch.js')).run({ ...opts, from }, await session());
-    return run(opts, await session());
+      return (await import('./deposit-batch.js')).run({ ...opts, from }, await factory());
+    return run(opts, await factory());
   },
 });
 
