@@ -249,7 +249,7 @@ function wire(cmd: Command, def: CommandEntry, ctx: Context, state: RunState, he
       },
     });
     // a ledger that could not take what the command recorded (kept locally meanwhile): exit 6
-    const fault = await state.runtime?.ledgerFault();
+    const fault = await state.runtime?.factory.ledger().fault();
     if (fault) throw fault;
   });
 }
@@ -307,7 +307,7 @@ async function failed(error: unknown, argv: string[], ctx: Context, state: RunSt
     return EXIT.interrupted;
   }
   // what the ledger could not take is kept locally: said, whatever else ended the command
-  const spooled = await state.runtime?.ledgerFault();
+  const spooled = await state.runtime?.factory.ledger().fault();
   if (spooled) state.runtime?.factory.printer.alarm(`warning: ${spooled.message}`);
   printError(failure);
   return failure.exitCode;

@@ -85,7 +85,7 @@ export interface ProbeClient {
 }
 
 /**
- * All `auth login` needs (gh's Options struct): the Factory fills it in (`loginOptionsOf`); a test
+ * All `auth login` needs (gh's Options struct): the factory's getters fill it in (`loginOptionsOf`); a test
  * hands plain values, a prompter, a fake client and a config store in a temporary directory.
  */
 export interface LoginCommandOptions {
@@ -106,7 +106,7 @@ export interface LoginCommandOptions {
   updateProfile(change: (profile: Profile) => void): Promise<void>;
 }
 
-/** The Factory's world, narrowed to what `auth login` uses (the profile may be new). */
+/** The factory's getters, narrowed to what `auth login` uses (the profile may be new). */
 export function loginOptionsOf(flags: LoginOptions, factory: Factory): LoginCommandOptions {
   return {
     flags,
@@ -122,10 +122,6 @@ export function loginOptionsOf(flags: LoginOptions, factory: Factory): LoginComm
     configFile: factory.config().file,
     updateProfile: (change) => factory.config().updateProfile(factory.profileName, change),
   };
-}
-
-export async function login(flags: LoginOptions, factory: Factory): Promise<void> {
-  return runLogin(loginOptionsOf(flags, factory));
 }
 
 /** Check the base URL and the token (with a harmless request, unless --no-verify), then save both. */
@@ -206,7 +202,7 @@ export async function runLogin(options: LoginCommandOptions): Promise<void> {
 
 export type StatusFlags = OptionsOf<typeof STATUS_FLAGS>;
 
-/** All `auth status` needs (gh's Options struct): the Factory fills it in; a test hands plain values. */
+/** All `auth status` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface StatusCommandOptions {
   flags: StatusFlags;
   printer: Printer;
@@ -223,7 +219,7 @@ export interface StatusCommandOptions {
   tokenSetting(): { from: string } | undefined;
 }
 
-/** The Factory's world, narrowed to what `auth status` uses. */
+/** The factory's getters, narrowed to what `auth status` uses. */
 export function statusOptionsOf(flags: StatusFlags, factory: Factory): StatusCommandOptions {
   return {
     flags,
@@ -236,10 +232,6 @@ export function statusOptionsOf(flags: StatusFlags, factory: Factory): StatusCom
     baseUrlSetting: () => baseUrlSource(targetInputsOf(factory)),
     tokenSetting: () => tokenSource(targetInputsOf(factory)),
   };
-}
-
-export function status(flags: StatusFlags, factory: Factory): void {
-  runStatus(statusOptionsOf(flags, factory));
 }
 
 /** The profile, its mode, base URL and token source; exit with the problem of a half-configured one. */
@@ -291,7 +283,7 @@ export function runStatus(options: StatusCommandOptions): void {
   if (failure) throw new LbrlError(String(info.problem), failure);
 }
 
-/** All `auth logout` needs (gh's Options struct): the Factory fills it in (`logoutOptionsOf`). */
+/** All `auth logout` needs (gh's Options struct): the factory's getters fill it in (`logoutOptionsOf`). */
 export interface LogoutCommandOptions {
   printer: Printer;
   /** the environment (LBRL_TOKEN) */
@@ -309,7 +301,7 @@ export interface LogoutCommandOptions {
   updateProfile(change: (profile: Profile) => void): Promise<void>;
 }
 
-/** The Factory's world, narrowed to what `auth logout` uses. */
+/** The factory's getters, narrowed to what `auth logout` uses. */
 export function logoutOptionsOf(factory: Factory): LogoutCommandOptions {
   return {
     printer: factory.printer,
@@ -322,10 +314,6 @@ export function logoutOptionsOf(factory: Factory): LogoutCommandOptions {
     savedToken: () => factory.repairProfile().token,
     updateProfile: (change) => factory.config().updateProfile(factory.profileName, change),
   };
-}
-
-export async function logout(factory: Factory): Promise<void> {
-  return runLogout(logoutOptionsOf(factory));
 }
 
 /** Remove the profile's token, if it has one; a damaged profile, whole. */
@@ -362,7 +350,7 @@ export const AUTH_LOGIN = command({
     'printf %s "$TOKEN" | lbrl auth login --base-url https://pay.example.com --with-token --profile work',
   ],
   async run({ opts, factory }) {
-    return login(opts, await factory({ creatingProfile: true }));
+    return runLogin(loginOptionsOf(opts, await factory({ creatingProfile: true })));
   },
 });
 
@@ -374,7 +362,7 @@ export const AUTH_STATUS = command({
   flags: STATUS_FLAGS,
   examples: ['lbrl auth status', 'lbrl auth status --json | jq -r .mode'],
   async run({ opts, factory }) {
-    return status(opts, await factory());
+    return runStatus(statusOptionsOf(opts, await factory()));
   },
 });
 
@@ -386,7 +374,7 @@ export const AUTH_LOGOUT = command({
   flags: [],
   examples: ['lbrl auth logout --profile work'],
   async run({ factory }) {
-    return logout(await factory());
+    return runLogout(logoutOptionsOf(await factory()));
   },
 });
 

@@ -179,7 +179,7 @@ export function candidates(
 }
 
 /**
- * All `lbrl __complete` needs (gh's Options struct): the Factory fills it in (`completeOptionsOf`);
+ * All `lbrl __complete` needs (gh's Options struct): the factory's getters fill it in (`completeOptionsOf`);
  * a test hands the words, the definitions, a printer on strings and lists of names.
  */
 export interface CompleteCommandOptions {
@@ -194,7 +194,7 @@ export interface CompleteCommandOptions {
   recentIds(): string[];
 }
 
-/** The Factory's world, narrowed to what `__complete` uses. */
+/** The factory's getters, narrowed to what `__complete` uses. */
 export function completeOptionsOf(
   words: string[],
   commands: readonly CommandEntry[],
@@ -213,13 +213,10 @@ export function completeOptionsOf(
   };
 }
 
-/** `lbrl __complete -- <words>`: the first line says how (":files" or ":values"), then one value a line. */
-/** `commands`: the definitions, the program first. */
-export function complete(words: string[], commands: readonly CommandEntry[], factory: Factory): void {
-  runComplete(completeOptionsOf(words, commands, factory));
-}
-
-/** The candidates for the last word: profile names and deposit ids that pass their checks only. */
+/**
+ * `lbrl __complete -- <words>`: the first line says how (":files" or ":values"), then one value a
+ * line; the candidates for the last word: profile names and deposit ids that pass their checks only.
+ */
 export function runComplete(options: CompleteCommandOptions): void {
   const result = candidates(options.commands, options.words, {
     profiles: () =>
@@ -259,7 +256,7 @@ export const COMPLETE = command({
   ],
   flags: [],
   async run({ args: [words], factory, registry }) {
-    return complete(words, registry, await factory());
+    return runComplete(completeOptionsOf(words, registry, await factory()));
   },
 });
 

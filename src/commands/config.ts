@@ -55,7 +55,7 @@ export interface SettingInForce {
   detail: string;
 }
 
-/** All `config get` needs (gh's Options struct): the Factory fills it in; a test hands plain values. */
+/** All `config get` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface GetSettingOptions {
   printer: Printer;
   json: boolean;
@@ -73,7 +73,7 @@ export interface GetSettingOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** The Factory's world, narrowed to what `config get` uses. */
+/** The factory's getters, narrowed to what `config get` uses. */
 export function getSettingOptionsOf(factory: Factory): GetSettingOptions {
   return {
     printer: factory.printer,
@@ -155,10 +155,6 @@ export async function inForce(key: ConfigKey, options: GetSettingOptions): Promi
  * The value in force on stdout, bare, as scripts read it (nothing when none applies); where it
  * came from on stderr (`from: default`), or both as one JSON object with --json.
  */
-export async function get(name: string, factory: Factory): Promise<void> {
-  return runGetSetting(name, getSettingOptionsOf(factory));
-}
-
 export async function runGetSetting(name: string, options: GetSettingOptions): Promise<void> {
   const setting = key(name);
   const found = await inForce(setting, options);
@@ -175,7 +171,7 @@ export async function runGetSetting(name: string, options: GetSettingOptions): P
 }
 
 /**
- * All `config set` and `config unset` need (gh's Options struct): the Factory fills it in
+ * All `config set` and `config unset` need (gh's Options struct): the factory's getters fill it in
  * (`changeSettingOptionsOf`); a test hands a profile as plain data and keeps what is written.
  */
 export interface ChangeSettingOptions {
@@ -187,7 +183,7 @@ export interface ChangeSettingOptions {
   updateProfile(change: (profile: Profile) => void): Promise<void>;
 }
 
-/** The Factory's world, narrowed to what `config set` and `config unset` use. */
+/** The factory's getters, narrowed to what `config set` and `config unset` use. */
 export function changeSettingOptionsOf(factory: Factory): ChangeSettingOptions {
   return {
     printer: factory.printer,
@@ -195,10 +191,6 @@ export function changeSettingOptionsOf(factory: Factory): ChangeSettingOptions {
     profileForRepair: () => factory.repairProfile(),
     updateProfile: (change) => factory.config().updateProfile(factory.profileName, change),
   };
-}
-
-export async function set(name: string, value: string, factory: Factory): Promise<void> {
-  return runSetSetting(name, value, changeSettingOptionsOf(factory));
 }
 
 /** Check the value by the key's rules (an address by the profile's network) and save it. */
@@ -235,10 +227,6 @@ export async function runSetSetting(
   );
 }
 
-export async function unset(name: string, factory: Factory): Promise<void> {
-  return runUnsetSetting(name, changeSettingOptionsOf(factory));
-}
-
 /** Remove a setting from the profile (the webhook secret too, which only listen makes). */
 export async function runUnsetSetting(name: string, options: ChangeSettingOptions): Promise<void> {
   // the webhook signing secret is made by listen, never set, but it can be removed (a damaged one,
@@ -264,7 +252,7 @@ function blindingKeysShown(entries: Array<{ address?: string }> | undefined): st
     .replace(/^/, 'set: ');
 }
 
-/** All `config list` needs (gh's Options struct): the Factory fills it in; a test hands plain values. */
+/** All `config list` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface ListSettingsOptions {
   printer: Printer;
   json: boolean;
@@ -275,7 +263,7 @@ export interface ListSettingsOptions {
   setting(key: ConfigKey): string | undefined;
 }
 
-/** The Factory's world, narrowed to what `config list` uses. */
+/** The factory's getters, narrowed to what `config list` uses. */
 export function listSettingsOptionsOf(factory: Factory): ListSettingsOptions {
   return {
     printer: factory.printer,
@@ -284,10 +272,6 @@ export function listSettingsOptionsOf(factory: Factory): ListSettingsOptions {
     profile: factory.profile(),
     setting: (k) => settingOf(factory.profile(), k),
   };
-}
-
-export function list(factory: Factory): void {
-  runListSettings(listSettingsOptionsOf(factory));
 }
 
 /** Every setting in force, a URL without its credentials; the token and keys only as set or not. */
@@ -317,7 +301,7 @@ export function runListSettings(options: ListSettingsOptions): void {
 export type BlindingKeyOptions = OptionsOf<typeof BLINDING_KEY_FLAGS>;
 
 /**
- * All `config set-blinding-key` needs (gh's Options struct): the Factory fills it in
+ * All `config set-blinding-key` needs (gh's Options struct): the factory's getters fill it in
  * (`blindingKeyOptionsOf`); a test hands stdin or a prompter, a profile as plain data, and keeps
  * what is written.
  */
@@ -338,7 +322,7 @@ export interface BlindingKeyCommandOptions {
   updateProfile(change: (profile: Profile) => void): Promise<void>;
 }
 
-/** The Factory's world, narrowed to what `config set-blinding-key` uses. */
+/** The factory's getters, narrowed to what `config set-blinding-key` uses. */
 export function blindingKeyOptionsOf(flags: BlindingKeyOptions, factory: Factory): BlindingKeyCommandOptions {
   return {
     flags,
@@ -351,10 +335,6 @@ export function blindingKeyOptionsOf(flags: BlindingKeyOptions, factory: Factory
     profileForRepair: () => factory.repairProfile(),
     updateProfile: (change) => factory.config().updateProfile(factory.profileName, change),
   };
-}
-
-export async function setBlindingKey(flags: BlindingKeyOptions, factory: Factory): Promise<void> {
-  return runSetBlindingKey(blindingKeyOptionsOf(flags, factory));
 }
 
 /**
@@ -470,7 +450,7 @@ export const CONFIG_GET = command({
   flags: [],
   examples: ['lbrl config get network', 'lbrl config get esplora-url --json'],
   async run({ args: [key], factory }) {
-    return get(key, await factory());
+    return runGetSetting(key, getSettingOptionsOf(await factory()));
   },
 });
 
@@ -483,7 +463,7 @@ export const CONFIG_SET = command({
   flags: [],
   examples: ['lbrl config set network liquidtestnet --profile test', 'lbrl config set sandbox-autopay off'],
   async run({ args: [key, value], factory }) {
-    return set(key, value, await factory({ creatingProfile: true }));
+    return runSetSetting(key, value, changeSettingOptionsOf(await factory({ creatingProfile: true })));
   },
 });
 
@@ -499,7 +479,7 @@ export const CONFIG_UNSET = command({
     'lbrl config unset base-url --profile shop && lbrl config get base-url',
   ],
   async run({ args: [key], factory }) {
-    return unset(key, await factory());
+    return runUnsetSetting(key, changeSettingOptionsOf(await factory()));
   },
 });
 
@@ -518,7 +498,7 @@ export const CONFIG_SET_BLINDING_KEY = command({
     'printf %s "$DESCRIPTOR" | lbrl config set-blinding-key',
   ],
   async run({ opts, factory }) {
-    return setBlindingKey(opts, await factory());
+    return runSetBlindingKey(blindingKeyOptionsOf(opts, await factory()));
   },
 });
 
@@ -530,7 +510,7 @@ export const CONFIG_LIST = command({
   flags: [],
   examples: ['lbrl config list', 'lbrl config list --profile shop --json'],
   async run({ factory }) {
-    return list(await factory());
+    return runListSettings(listSettingsOptionsOf(await factory()));
   },
 });
 

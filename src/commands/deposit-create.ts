@@ -27,12 +27,12 @@ import { qrPng } from '../ui/qrpng.js';
 import { renderDeposit, splitShares, timeZoneOf } from '../ui/render.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import type { BatchOptions } from './deposit-batch.js';
 import { showCounter } from './shared/counter.js';
+import type { BatchOptions } from './shared/create-batch.js';
 import { type SettingsReader, settingOrDefault } from './shared/expiry.js';
 import { QR_STYLE } from './shared/flag-parts.js';
 import { type FollowDeps, followCommand, followDepsOf, followOnScreen } from './shared/follow.js';
-import { withVerify } from './shared/verify-setup.js';
+import { verifyingPlanOf } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
 const CREATE_FLAGS = [
@@ -94,11 +94,11 @@ const CREATE_FLAGS = [
 
 /**
  * `deposit create`'s flags as commander parses them: the create command takes them all, and
- * `deposit create --from` (deposit-batch.ts) the few a batch reads.
+ * `deposit create --from` (shared/create-batch.ts) the few a batch reads.
  */
 export type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
 
-/** The batch (deposit-batch.ts, loaded only with --from) reads a few of these flags, by the same names and types. */
+/** The batch (shared/create-batch.ts, loaded only with --from) reads a few of these flags, by the same names and types. */
 export const BATCH_READS_CREATE_FLAGS: [Exclude<keyof BatchOptions, keyof CreateFlags>] extends [never]
   ? CreateFlags extends Omit<BatchOptions, 'from'>
     ? true
@@ -113,7 +113,7 @@ function check<T>(result: { ok: true; value: T } | { ok: false; expected: string
 export type ServiceTarget = { mode: 'live'; baseUrl: string } | { mode: 'sandbox' };
 
 /**
- * All `deposit create` needs, and nothing more (gh's Options struct): the Factory fills it in
+ * All `deposit create` needs, and nothing more (gh's Options struct): the factory's getters fill it in
  * (`createOptionsOf`); a test hands plain objects, a fake client, clock and prompter included,
  * and needs no server. What the follow of --watch needs (the terminal, printer, the watch's
  * client, clock, recorder) is `FollowDeps`.
@@ -141,7 +141,7 @@ export interface CreateCommandOptions extends FollowDeps {
   verifying(plan: WatchPlan, verify: boolean | undefined): Promise<WatchPlan>;
 }
 
-/** The Factory's world, narrowed to what `deposit create` uses. */
+/** The factory's getters, narrowed to what `deposit create` uses. */
 export function createOptionsOf(flags: CreateFlags, factory: Factory): CreateCommandOptions {
   return {
     flags,
@@ -157,7 +157,7 @@ export function createOptionsOf(flags: CreateFlags, factory: Factory): CreateCom
     },
     profileName: factory.profileName,
     configDir: factory.config().dir,
-    verifying: (plan, verify) => withVerify(plan, verify, factory),
+    verifying: (plan, verify) => verifyingPlanOf(plan, verify, factory),
   };
 }
 
@@ -286,10 +286,6 @@ async function withdrawFromScreen(
       `warning: could not withdraw the charge from the customer display (${(error as Error).message}): clear it with lbrl display clear`,
     );
   }
-}
-
-export async function run(opts: CreateFlags, factory: Factory): Promise<void> {
-  return runCreate(createOptionsOf(opts, factory));
 }
 
 /** Check, ask for what is missing (a person), confirm, send, check the answer, record, show; follow with --watch. */
@@ -498,9 +494,11 @@ On a terminal it asks for what the flags left out and for a confirmation (unless
   ],
   async run({ opts, factory }) {
     const { from } = opts;
-    if (from !== undefined)
-      return (await import('./deposit-batch.js')).run({ ...opts, from }, await factory());
-    return run(opts, await factory());
+    if (from !== undefined) {
+      const { batchOptionsOf, runBatch } = await import('./shared/create-batch.js');
+      return runBatch(batchOptionsOf({ ...opts, from }, await factory()));
+    }
+    return runCreate(createOptionsOf(opts, await factory()));
   },
 });
 

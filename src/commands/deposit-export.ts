@@ -38,17 +38,13 @@ const EXPORT_FLAGS = [
 
 export type ExportOptions = OptionsOf<typeof EXPORT_FLAGS>;
 
-/** All `deposit export` needs (gh's Options struct): the Factory fills it in; a test hands plain values. */
+/** All `deposit export` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface ExportCommandOptions extends HistoryOutputOptions<Pick<History, 'fold'>> {
   flags: ExportOptions;
 }
 
 export function exportOptionsOf(flags: ExportOptions, factory: Factory): ExportCommandOptions {
   return { flags, ...historyOutputOf(factory) };
-}
-
-export async function run(flags: ExportOptions, factory: Factory): Promise<void> {
-  return runExport(exportOptionsOf(flags, factory));
 }
 
 /** `2026-11` as the local window [2026-11-01, 2026-12-01), read as --since and --until are. */
@@ -140,7 +136,7 @@ export const DEPOSIT_EXPORT = command({
     'lbrl deposit export --since 7d --format csv | column -s, -t',
   ],
   async run({ opts, factory }) {
-    return run(opts, await factory());
+    return runExport(exportOptionsOf(opts, await factory()));
   },
 });
 

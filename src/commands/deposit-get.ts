@@ -22,6 +22,7 @@ import { qrPng } from '../ui/qrpng.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { ID_ARG, QR_STYLE } from './shared/flag-parts.js';
+import type { VerifySetup } from './shared/verify-setup.js';
 
 const GET_FLAGS = [
   { flags: '--ref <text>', help: 'the deposit created with this reference (instead of an id)' },
@@ -33,7 +34,7 @@ const GET_FLAGS = [
 export type GetFlags = OptionsOf<typeof GET_FLAGS>;
 
 /**
- * All `deposit get` needs, and nothing more (gh's Options struct): the Factory fills it in
+ * All `deposit get` needs, and nothing more (gh's Options struct): the factory's getters fill it in
  * (`getOptionsOf`); a test hands plain objects, a fake client included, and needs no server.
  */
 export interface GetCommandOptions {
@@ -64,7 +65,7 @@ export interface GetCommandOptions {
   afterExpiry(value: GetResponse, expiredAt: string): Promise<void>;
 }
 
-/** The Factory's world, narrowed to what `deposit get` uses. */
+/** The factory's getters, narrowed to what `deposit get` uses. */
 export function getOptionsOf(
   idText: string | undefined,
   flags: GetFlags,
@@ -82,7 +83,12 @@ export function getOptionsOf(
       const target = factory.target();
       return { api: await factory.client(target), sandbox: target.mode === 'sandbox' };
     },
-    blindedFragment: (value) => blindedFragment(value, factory),
+    blindedFragment: (value) =>
+      blindedFragment(value, {
+        hasBlindingKeys: () => (factory.profile()['blinding-keys'] ?? []).length > 0,
+        verifySetup: async () => (await import('./shared/verify-setup.js')).verifySetupOf(factory),
+        printer: factory.printer,
+      }),
     serviceUrl: () => renderModeOf(factory.target()).serviceUrl,
     expiredAt: (id) => factory.ledger().recorded(targetKey(factory.target()), id)?.expiredAt,
     localOf: (id) => localFieldsOf(factory.ledger().recorded(targetKey(factory.target()), id)),
@@ -102,10 +108,6 @@ export function getOptionsOf(
         record: (records) => factory.ledger().record(records),
       }),
   };
-}
-
-export async function run(idText: string | undefined, flags: GetFlags, factory: Factory): Promise<void> {
-  return runGet(getOptionsOf(idText, flags, factory));
 }
 
 /** Parse, get (every rule of the answer checked), print. */
@@ -192,18 +194,25 @@ function shellQuoted(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** What the blinded link reads: the profile's blinding keys, the verification setup, and where a warning goes. */
+interface BlindingSources {
+  hasBlindingKeys(): boolean;
+  /** the setup of a verification (commands/shared/verify-setup.ts), loaded only when a key is set */
+  verifySetup(): Promise<VerifySetup>;
+  printer: Pick<Printer, 'warn'>;
+}
+
 /**
  * With a blinding key set, the explorer link shows the unblinded amounts (`#blinded=`): the
  * settlement is looked up and opened. Anything that goes wrong leaves the link as it is, with a
  * warning: `get` does not verify (that is `deposit verify`).
  */
-async function blindedFragment(value: GetResponse, factory: Factory): Promise<string | null> {
+async function blindedFragment(value: GetResponse, sources: BlindingSources): Promise<string | null> {
   const txid = value.settlement?.liquidTxid;
-  if (!txid || (factory.profile()['blinding-keys'] ?? []).length === 0) return null;
-  const { verifySetup } = await import('./shared/verify-setup.js');
+  if (!txid || !sources.hasBlindingKeys()) return null;
   const { verifySettlements } = await import('../deposits/verify.js');
   try {
-    const setup = await verifySetup(factory);
+    const setup = await sources.verifySetup();
     try {
       const [outcome] = await verifySettlements(setup.check, [value], setup.settings, setup.ledger);
       return outcome?.report?.blindedFragment ?? null;
@@ -211,14 +220,14 @@ async function blindedFragment(value: GetResponse, factory: Factory): Promise<st
       await setup.close();
     }
   } catch (error) {
-    factory.printer.warn(
+    sources.printer.warn(
       `warning: the settlement could not be unblinded for the explorer link: ${(error as Error).message}`,
     );
     return null;
   }
 }
 
-/** Where afterExpiry writes: the printer, --json, the clock and TZ, and the history's recorder (the Factory is one). */
+/** Where afterExpiry writes: the printer, --json, the clock and TZ, and the history's recorder. */
 export interface AfterExpiryOutput extends Pick<Recorder, 'record'> {
   printer: Pick<Printer, 'info' | 'err' | 'alarm'>;
   globals: { json?: boolean | undefined };
@@ -263,7 +272,7 @@ export const DEPOSIT_GET = command({
     'lbrl deposit get <id> --qr --qr-style light',
   ],
   async run({ opts, args: [id], factory }) {
-    return run(id, opts, await factory());
+    return runGet(getOptionsOf(id, opts, await factory()));
   },
 });
 

@@ -72,7 +72,7 @@ function parseStatuses(values: string[] | undefined): Set<string> | undefined {
 }
 
 /**
- * All `deposit list` needs (gh's Options struct): the Factory fills it in (`listOptionsOf`); a
+ * All `deposit list` needs (gh's Options struct): the factory's getters fill it in (`listOptionsOf`); a
  * test hands a history on plain records, a fake client, a clock and a printer on plain strings.
  */
 export interface ListCommandOptions extends HistoryOutputOptions<Pick<History, 'entries' | 'file'>> {
@@ -91,7 +91,7 @@ export interface ListCommandOptions extends HistoryOutputOptions<Pick<History, '
   };
 }
 
-/** The Factory's world, narrowed to what `deposit list` uses. */
+/** The factory's getters, narrowed to what `deposit list` uses. */
 export function listOptionsOf(flags: ListOptions, factory: Factory): ListCommandOptions {
   let target: Target | undefined;
   const chosen = () => (target ??= factory.target());
@@ -128,10 +128,6 @@ export function ledgerFilter(
     statuses: parseStatuses(opts.status),
     verified: opts.verified ? true : opts.unverified ? false : undefined,
   };
-}
-
-export async function run(flags: ListOptions, factory: Factory): Promise<void> {
-  return runList(listOptionsOf(flags, factory));
 }
 
 /** The deposits recorded, newest first, filtered; with --refresh, their status asked again. */
@@ -382,7 +378,7 @@ export const DEPOSIT_LIST = command({
     'lbrl deposit list --refresh --json | jq -r \'.[] | select(.status != "FINALIZED") | .id\'',
   ],
   async run({ opts, factory }) {
-    return run(opts, await factory());
+    return runList(listOptionsOf(opts, await factory()));
   },
 });
 

@@ -31,7 +31,7 @@ const RECONCILE_FLAGS = [SINCE] as const satisfies readonly FlagDef[];
 export type ReconcileOptions = OptionsOf<typeof RECONCILE_FLAGS>;
 
 /**
- * All `deposit reconcile` needs (gh's Options struct): the Factory fills it in
+ * All `deposit reconcile` needs (gh's Options struct): the factory's getters fill it in
  * (`reconcileOptionsOf`); a test hands a history on plain records and a fake explorer.
  */
 export interface ReconcileCommandOptions {
@@ -48,7 +48,7 @@ export interface ReconcileCommandOptions {
   sources: VerifySources;
 }
 
-/** The Factory's world, narrowed to what `deposit reconcile` uses. */
+/** The factory's getters, narrowed to what `deposit reconcile` uses. */
 export function reconcileOptionsOf(flags: ReconcileOptions, factory: Factory): ReconcileCommandOptions {
   return {
     flags,
@@ -59,10 +59,6 @@ export function reconcileOptionsOf(flags: ReconcileOptions, factory: Factory): R
     history: () => factory.ledger().reachedHistory(),
     sources: verifySourcesOf(factory),
   };
-}
-
-export async function run(flags: ReconcileOptions, factory: Factory): Promise<void> {
-  return runReconcile(reconcileOptionsOf(flags, factory));
 }
 
 /** Read the profile's addresses on the explorer and match what they received to the deposits recorded. */
@@ -315,7 +311,7 @@ export const DEPOSIT_RECONCILE = command({
     ]),
   ],
   async run({ opts, factory }) {
-    return run(opts, await factory());
+    return runReconcile(reconcileOptionsOf(opts, await factory()));
   },
 });
 

@@ -61,21 +61,17 @@ const CSV_COLUMNS: Array<[string, keyof ReportSums, 'count' | 'cents']> = [
   ['mismatched_net', 'mismatchNetCents', 'cents'],
 ];
 
-/** All `deposit report` needs (gh's Options struct): the Factory fills it in; a test hands plain values. */
+/** All `deposit report` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface ReportCommandOptions extends HistoryOutputOptions<Pick<History, 'fold'>> {
   flags: ReportOptions;
 }
 
-/** The Factory's world, narrowed to what `deposit report` uses. */
+/** The factory's getters, narrowed to what `deposit report` uses. */
 export function reportOptionsOf(flags: ReportOptions, factory: Factory): ReportCommandOptions {
   return {
     flags,
     ...historyOutputOf(factory),
   };
-}
-
-export async function run(flags: ReportOptions, factory: Factory): Promise<void> {
-  return runReport(reportOptionsOf(flags, factory));
 }
 
 /** The sums of each day (or month) of the deposits recorded, as a table, JSON or CSV. */
@@ -256,7 +252,7 @@ export const DEPOSIT_REPORT = command({
     "lbrl deposit report --since 1d --json | jq '.total.netCents'",
   ],
   async run({ opts, factory }) {
-    return run(opts, await factory());
+    return runReport(reportOptionsOf(opts, await factory()));
   },
 });
 

@@ -36,7 +36,7 @@ export function outcomeJson(result: DepositOutcome): Record<string, unknown> {
 export type VerifyFlags = OptionsOf<typeof VERIFY_FLAGS>;
 
 /**
- * All `deposit verify` needs, and nothing more (gh's Options struct): the Factory fills it in
+ * All `deposit verify` needs, and nothing more (gh's Options struct): the factory's getters fill it in
  * (`verifyOptionsOf`); a test hands a fake client, a fake explorer and a history on plain records.
  */
 export interface VerifyCommandOptions {
@@ -55,7 +55,7 @@ export interface VerifyCommandOptions {
   recorder: SettledRecorder;
 }
 
-/** The Factory's world, narrowed to what `deposit verify` uses. */
+/** The factory's getters, narrowed to what `deposit verify` uses. */
 export function verifyOptionsOf(
   idTexts: string[],
   flags: VerifyFlags,
@@ -73,10 +73,6 @@ export function verifyOptionsOf(
     sources: verifySourcesOf(factory, chosen),
     recorder: settledRecorderOf(factory),
   };
-}
-
-export async function run(idTexts: string[], flags: VerifyFlags, factory: Factory): Promise<void> {
-  return runVerify(verifyOptionsOf(idTexts, flags, factory));
 }
 
 /** Parse the ids, get each (every rule of the answer checked), check its settlement, record, print. */
@@ -132,7 +128,7 @@ export const DEPOSIT_VERIFY = command({
     ]),
   ],
   async run({ opts, args: [ids], factory }) {
-    return run(ids, opts, await factory());
+    return runVerify(verifyOptionsOf(ids, opts, await factory()));
   },
 });
 

@@ -15,7 +15,7 @@ import { TRUST_SERVICE_ADDRESS } from './shared/flag-parts.js';
 import { type FollowDeps, followDepsOf, followOnScreen } from './shared/follow.js';
 import { exitCodesComment } from './shared/help-text.js';
 import { coverage } from './shared/history-output.js';
-import { type VerifySetupFlags, withVerify } from './shared/verify-setup.js';
+import { type VerifySetupFlags, verifyingPlanOf } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
 const WATCH_FLAGS = [
@@ -37,7 +37,7 @@ const WATCH_FLAGS = [
 export type WatchFlags = OptionsOf<typeof WATCH_FLAGS>;
 
 /**
- * All `deposit watch` needs, and nothing more (gh's Options struct): the Factory fills it in
+ * All `deposit watch` needs, and nothing more (gh's Options struct): the factory's getters fill it in
  * (`watchOptionsOf`); a test hands plain objects, a fake client and clock included, and needs no
  * server. What the follow on screen needs (the terminal, printer, client, clock, recorder) is
  * `FollowDeps`.
@@ -60,7 +60,7 @@ export interface WatchCommandOptions extends FollowDeps {
   coordination?(perMinute: number): Promise<WatchCoordination>;
 }
 
-/** The Factory's world, narrowed to what `deposit watch` uses. */
+/** The factory's getters, narrowed to what `deposit watch` uses. */
 export function watchOptionsOf(idTexts: string[], flags: WatchFlags, factory: Factory): WatchCommandOptions {
   let targetKey: string | undefined;
   return {
@@ -75,13 +75,9 @@ export function watchOptionsOf(idTexts: string[], flags: WatchFlags, factory: Fa
       await factory.ledger().reach();
       return factory.ledger().recorded(targetKey, id)?.expiredAt;
     },
-    verifying: (plan, verify, verifyFlags) => withVerify(plan, verify, factory, verifyFlags),
+    verifying: (plan, verify, verifyFlags) => verifyingPlanOf(plan, verify, factory, verifyFlags),
     coordination: (perMinute) => watchCoordinationOf(factory, perMinute),
   };
-}
-
-export async function run(idTexts: string[], flags: WatchFlags, factory: Factory): Promise<void> {
-  return runWatch(watchOptionsOf(idTexts, flags, factory));
 }
 
 /** Parse, find the work (--pending), follow on screen until every deposit ends. */
@@ -182,7 +178,7 @@ On a terminal a spinner shows each deposit's status; in a pipe, one line per sta
     ]),
   ],
   async run({ opts, args: [ids], factory }) {
-    return run(ids, opts, await factory());
+    return runWatch(watchOptionsOf(ids, opts, await factory()));
   },
 });
 

@@ -41,7 +41,7 @@ import { command, listed } from './define.js';
 import { displayFeedOf } from './shared/coordination.js';
 import { expireAfterMs, type SettingsReader } from './shared/expiry.js';
 import { QR_STYLE } from './shared/flag-parts.js';
-import { withVerify } from './shared/verify-setup.js';
+import { verifyingPlanOf } from './shared/verify-setup.js';
 
 const DISPLAY_LANGS = ['pt', 'en'] as const;
 
@@ -119,7 +119,7 @@ function parseOptions(opts: DisplayOptions) {
 }
 
 /**
- * All `lbrl display` needs (gh's Options struct): the Factory fills it in (`displayOptionsOf`); a
+ * All `lbrl display` needs (gh's Options struct): the factory's getters fill it in (`displayOptionsOf`); a
  * test hands a printer on strings, settings, a clock, a scripted service and a config directory
  * in a temporary directory. The page itself is served on a loopback port (display/server.ts).
  */
@@ -154,7 +154,7 @@ export interface DisplayCommandOptions {
   feed?(): Promise<DisplayFeed | undefined>;
 }
 
-/** The Factory's world, narrowed to what `lbrl display` uses. */
+/** The factory's getters, narrowed to what `lbrl display` uses. */
 export function displayOptionsOf(flags: DisplayOptions, factory: Factory): DisplayCommandOptions {
   return {
     flags,
@@ -163,7 +163,7 @@ export function displayOptionsOf(flags: DisplayOptions, factory: Factory): Displ
     quiet: factory.globals.quiet === true,
     config: { setting: (key) => settingOf(factory.profile(), key) },
     target: () => factory.target(),
-    verifying: (plan, verify) => withVerify(plan, verify, factory),
+    verifying: (plan, verify) => verifyingPlanOf(plan, verify, factory),
     profileName: factory.profileName,
     configDir: factory.config().dir,
     client: (target) => factory.client(target, { maxRetries: 0 }),
@@ -229,12 +229,6 @@ async function displayQrStyle(options: DisplayCommandOptions): Promise<'dark' | 
   if (!terminal || options.json || options.quiet || !(terminal.stdout as { isTTY?: boolean }).isTTY)
     return style;
   return (await queryBackground(terminal.stdin as never, terminal.stdout)) ?? 'dark';
-}
-
-export async function run(opts: DisplayOptions, factory: Factory): Promise<void> {
-  // a database ledger: this host's copy caught up as often as the display looks at it
-  factory.ledger().follow(HISTORY_POLL_MS);
-  return runDisplay(displayOptionsOf(opts, factory));
 }
 
 /** The display's engine: the history, the service, the rules as the settings say, the withdrawn charges. */
@@ -422,7 +416,10 @@ export const DISPLAY = command({
     'lbrl deposit create --amount 15,50 --display',
   ],
   async run({ opts, factory }) {
-    return run(opts, await factory());
+    const made = await factory();
+    // a database ledger: this host's copy caught up as often as the display looks at it
+    made.ledger().follow(HISTORY_POLL_MS);
+    return runDisplay(displayOptionsOf(opts, made));
   },
 });
 

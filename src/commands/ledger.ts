@@ -8,7 +8,7 @@ import type { Ledger } from '../store/ledger-port.js';
 import type { Printer } from '../ui/output.js';
 import { command, group, listed } from './define.js';
 
-/** All the ledger commands need (gh's Options struct): the Factory fills it in; a test hands stores. */
+/** All the ledger commands need (gh's Options struct): the factory's getters fill it in; a test hands stores. */
 export interface LedgerCommandOptions {
   printer: Printer;
   json: boolean;
@@ -18,7 +18,7 @@ export interface LedgerCommandOptions {
   openFile(): Promise<Ledger>;
 }
 
-/** The Factory's world, narrowed to what the ledger commands use. */
+/** The factory's getters, narrowed to what the ledger commands use. */
 export function ledgerOptionsOf(factory: Factory): LedgerCommandOptions {
   return {
     printer: factory.printer,

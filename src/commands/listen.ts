@@ -42,7 +42,7 @@ import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { listenCoordinationOf } from './shared/coordination.js';
-import { recordVerified, settledRecorderOf, type VerifySetup, verifySetup } from './shared/verify-setup.js';
+import { recordVerified, settledRecorderOf, type VerifySetup, verifySetupOf } from './shared/verify-setup.js';
 
 const LISTEN_FLAGS = [
   {
@@ -75,7 +75,7 @@ export type ListenOptions = OptionsOf<typeof LISTEN_FLAGS> & {
 const SECRET_KEY = 'webhook-secret';
 
 /**
- * All `lbrl listen` needs (gh's Options struct): the Factory fills it in (`listenOptionsOf`); a
+ * All `lbrl listen` needs (gh's Options struct): the factory's getters fill it in (`listenOptionsOf`); a
  * test hands a printer on strings, a clock, a config file in a temporary directory, a scripted
  * service and a poster that opens no socket.
  */
@@ -116,7 +116,7 @@ export interface ListenCommandOptions {
   coordination?(): Promise<ListenCoordination>;
 }
 
-/** The Factory's world, narrowed to what `lbrl listen` uses. */
+/** The factory's getters, narrowed to what `lbrl listen` uses. */
 export function listenOptionsOf(flags: ListenOptions, factory: Factory): ListenCommandOptions {
   return {
     flags,
@@ -137,7 +137,7 @@ export function listenOptionsOf(flags: ListenOptions, factory: Factory): ListenC
     target: () => factory.target(),
     scope: (target) => scopeOnTarget(factory.profileName, target),
     verifyOn: () => settingOf(factory.profile(), 'verify') === 'on',
-    verifySetup: (target) => verifySetup(factory, target),
+    verifySetup: (target) => verifySetupOf(factory, target),
     recordVerified: (outcomes) => recordVerified(settledRecorderOf(factory), outcomes),
     client: (target) => factory.client(target, { maxRetries: 0 }),
     history: () => factory.ledger().history(),
@@ -237,12 +237,6 @@ function parseFlags(opts: ListenOptions) {
 
 /** How often a database ledger is looked at for the deposits other hosts created. */
 const LEDGER_POLL_MS = 1000;
-
-export async function run(opts: ListenOptions, factory: Factory): Promise<void> {
-  // a database ledger: this host's copy caught up each second, so a charge made elsewhere is followed
-  factory.ledger().follow(LEDGER_POLL_MS);
-  return runListen(listenOptionsOf(opts, factory));
-}
 
 /** --print-secret, --replay, or the events of the profile's deposits sent until Ctrl-C. */
 export async function runListen(options: ListenCommandOptions): Promise<void> {
@@ -561,7 +555,10 @@ export const LISTEN = command({
     },
   ],
   async run({ opts, factory }) {
-    return run(opts, await factory());
+    const made = await factory();
+    // a database ledger: this host's copy caught up each second, so a charge made elsewhere is followed
+    made.ledger().follow(LEDGER_POLL_MS);
+    return runListen(listenOptionsOf(opts, made));
   },
 });
 

@@ -87,7 +87,7 @@ export const SANDBOX_GROUP = group({
 /** The commands this module defines (the manifest lists them: npm run build). */
 export const definitions = listed(PROGRAM, DEPOSIT_GROUP, AUTH_GROUP, CONFIG_GROUP, SANDBOX_GROUP);
 
-/** The Factory's GlobalOptions are exactly the program's flags. */
+/** The factory's GlobalOptions are exactly the program's flags. */
 export type ProgramOptions = Omit<OptionsOf<typeof PROGRAM_FLAGS>, 'version'>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -64,7 +64,7 @@ export interface TriggerSandbox {
 }
 
 /**
- * All `sandbox trigger` needs (gh's Options struct): the Factory fills it in (`triggerOptionsOf`);
+ * All `sandbox trigger` needs (gh's Options struct): the factory's getters fill it in (`triggerOptionsOf`);
  * a test hands a printer on strings, settings, a recorder and a sandbox of its own.
  */
 export interface TriggerCommandOptions {
@@ -87,7 +87,7 @@ export interface TriggerCommandOptions {
   client(target: Extract<Target, { mode: 'live' }>): Promise<DepositApi>;
 }
 
-/** The Factory's world, narrowed to what `sandbox trigger` uses. */
+/** The factory's getters, narrowed to what `sandbox trigger` uses. */
 export function triggerOptionsOf(
   scenario: string,
   flags: TriggerOptions,
@@ -115,10 +115,6 @@ export function triggerOptionsOf(
     },
     client: (target) => factory.client(target, { maxRetries: 0 }),
   };
-}
-
-export async function run(scenario: string, opts: TriggerOptions, factory: Factory): Promise<void> {
-  return runTrigger(triggerOptionsOf(scenario, opts, factory));
 }
 
 /** Check the scenario and the request, create the deposit through the sandbox's API, write its story. */
@@ -189,7 +185,7 @@ export const SANDBOX_TRIGGER = command({
     'lbrl sandbox trigger wrong-settlement   # with lbrl listen --verify: deposit.mismatch',
   ],
   async run({ opts, args: [scenario], factory }) {
-    return run(scenario, opts, await factory());
+    return runTrigger(triggerOptionsOf(scenario, opts, await factory()));
   },
 });
 

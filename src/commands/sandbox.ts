@@ -58,7 +58,7 @@ export interface StartedSandbox {
 }
 
 /**
- * All `sandbox serve` needs (gh's Options struct): the Factory fills it in (`serveOptionsOf`); a
+ * All `sandbox serve` needs (gh's Options struct): the factory's getters fill it in (`serveOptionsOf`); a
  * test hands a printer on strings, a signal and a `start` that opens no socket.
  */
 export interface ServeCommandOptions {
@@ -87,7 +87,7 @@ export interface ServeCommandOptions {
   }): Promise<StartedSandbox>;
 }
 
-/** The Factory's world, narrowed to what `sandbox serve` uses. */
+/** The factory's getters, narrowed to what `sandbox serve` uses. */
 export function serveOptionsOf(flags: ServeOptions, factory: Factory): ServeCommandOptions {
   // one store for the token and the server
   let made: SandboxStore | undefined;
@@ -108,10 +108,6 @@ export function serveOptionsOf(flags: ServeOptions, factory: Factory): ServeComm
       return startSandbox({ ...settings, drawPng: qrPng }, store());
     },
   };
-}
-
-export async function serve(opts: ServeOptions, factory: Factory): Promise<void> {
-  return runServe(serveOptionsOf(opts, factory));
 }
 
 /** Serve the sandbox on host and port until Ctrl-C; its base URL and token first, on stdout. */
@@ -175,7 +171,7 @@ export interface SandboxActionApi {
 }
 
 /**
- * All `sandbox pay` and `sandbox fail` need (gh's Options struct): the Factory fills it in
+ * All `sandbox pay` and `sandbox fail` need (gh's Options struct): the factory's getters fill it in
  * (`actOptionsOf`); a test hands a printer on strings, a target, and sandbox data in a temporary
  * directory or a fake standing sandbox.
  */
@@ -196,7 +192,7 @@ export interface ActCommandOptions {
   now(): number;
 }
 
-/** The Factory's world, narrowed to what `sandbox pay` and `fail` use. */
+/** The factory's getters, narrowed to what `sandbox pay` and `fail` use. */
 export function actOptionsOf(
   idText: string,
   action: SandboxAction,
@@ -266,18 +262,10 @@ export async function runAct(options: ActCommandOptions): Promise<void> {
   else printer.out(`failed ${outcome.deposit.id}: FAILED (was ${outcome.was})`);
 }
 
-export function pay(idText: string, factory: Factory, opts: PayOptions = {}): Promise<void> {
-  return runAct(actOptionsOf(idText, 'pay', factory, opts.settle));
-}
-
-export function fail(idText: string, factory: Factory): Promise<void> {
-  return runAct(actOptionsOf(idText, 'fail', factory));
-}
-
 export type SendOptions = OptionsOf<typeof SEND_FLAGS>;
 
 /**
- * All `sandbox send` needs (gh's Options struct): the Factory fills it in (`sendOptionsOf`); a
+ * All `sandbox send` needs (gh's Options struct): the factory's getters fill it in (`sendOptionsOf`); a
  * test hands a printer on strings and sandbox data in a temporary directory.
  */
 export interface SendCommandOptions {
@@ -293,7 +281,7 @@ export interface SendCommandOptions {
   now(): number;
 }
 
-/** The Factory's world, narrowed to what `sandbox send` uses. */
+/** The factory's getters, narrowed to what `sandbox send` uses. */
 export function sendOptionsOf(flags: SendOptions, factory: Factory): SendCommandOptions {
   return {
     flags,
@@ -304,10 +292,6 @@ export function sendOptionsOf(flags: SendOptions, factory: Factory): SendCommand
     sandboxDir: sandboxDirOf(factory.config().dir),
     now: factory.ctx.now,
   };
-}
-
-export async function send(opts: SendOptions, factory: Factory): Promise<void> {
-  return runSend(sendOptionsOf(opts, factory));
 }
 
 /**
@@ -356,7 +340,7 @@ export const SANDBOX_SERVE = command({
     'set -a; . ./sandbox.env; set +a; lbrl deposit create --amount 10 --to <address>',
   ],
   async run({ opts, factory }) {
-    return serve(opts, await factory());
+    return runServe(serveOptionsOf(opts, await factory()));
   },
 });
 
@@ -372,7 +356,7 @@ export const SANDBOX_PAY = command({
     'lbrl sandbox pay <id> --settle amount    # one cent short on chain: deposit verify exits 1',
   ],
   async run({ opts, args: [id], factory }) {
-    return pay(id, await factory(), opts);
+    return runAct(actOptionsOf(id, 'pay', await factory(), opts.settle));
   },
 });
 
@@ -388,7 +372,7 @@ export const SANDBOX_FAIL = command({
     'lbrl sandbox fail <id> && lbrl deposit watch <id>   # exit 5: FAILED',
   ],
   async run({ args: [id], factory }) {
-    return fail(id, await factory());
+    return runAct(actOptionsOf(id, 'fail', await factory()));
   },
 });
 
@@ -400,7 +384,7 @@ export const SANDBOX_SEND = command({
   flags: SEND_FLAGS,
   examples: ['lbrl sandbox send --to <address> --amount 12,34 && lbrl deposit reconcile'],
   async run({ opts, factory }) {
-    return send(opts, await factory());
+    return runSend(sendOptionsOf(opts, await factory()));
   },
 });
 

@@ -78,8 +78,6 @@ export interface CommandRuntime {
   allowNewProfile(): void;
   /** the error as the one handler prints it, control characters escaped */
   showError(error: LbrlError): void;
-  /** the ledger's fault the command ends with, once its appends are done */
-  ledgerFault(): Promise<LbrlError | undefined>;
   /** clients, the ledger and the sandbox closed, appends done */
   close(): Promise<void>;
 }
@@ -269,10 +267,6 @@ class CommandFactory implements Factory, CommandRuntime {
     const shown = new LbrlError(safe(message), type, suggestion && safe(suggestion));
     if (error.details) shown.details = error.details;
     this.printer.error(shown);
-  }
-
-  async ledgerFault(): Promise<LbrlError | undefined> {
-    return this.link?.fault();
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,11 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classify } from '../../src/api/classify.js';
 import type { CreateRequest } from '../../src/api/models.js';
-import { type BatchCommandOptions, type BatchOptions, runBatch } from '../../src/commands/deposit-batch.js';
+import {
+  type BatchCommandOptions,
+  type BatchOptions,
+  runBatch,
+} from '../../src/commands/shared/create-batch.js';
 import { rowKeys } from '../../src/deposits/batch.js';
 import type { LbrlError } from '../../src/errors.js';
 import { ResumableRows, RowClaim, RowClaims } from '../../src/store/claims.js';

@@ -188,7 +188,7 @@ describe('watch --verify', () => {
   });
 
   it('the verify setting makes it the default: unproven without a key ends with exit 7 and says what to add', async () => {
-    // the profile's verify setting is read by withVerify through the factory: no narrow seam for it
+    // the profile's verify setting is read by verifyingPlanOf through the factory: no narrow seam for it
     const { run, create, env } = await world();
     expect((await run(['config', 'set', 'verify', 'on'])).code).toBe(0);
     const id = await create();

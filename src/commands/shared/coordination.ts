@@ -1,6 +1,6 @@
 import { scopeOnTarget } from '../../deposits/ports.js';
 /**
- * The coordination of several hosts (store/coordination.ts) as the Factory's profile names it:
+ * The coordination of several hosts (store/coordination.ts) as the factory's profile names it:
  * its ledger setting, its scope, and LBRL_LEASE_MS (tests only). Closed when the command ends.
  */
 import type { Factory } from '../../factory/factory.js';
@@ -34,15 +34,15 @@ function optionsOf(factory: Factory): CoordinationOptions {
   };
 }
 
-function closing<T extends { close(): Promise<void> }>(factory: Factory, opened: T): T {
-  factory.onClose(() => opened.close());
+function closing<T extends { close(): Promise<void> }>(onClose: Factory['onClose'], opened: T): T {
+  onClose(() => opened.close());
   return opened;
 }
 
 export async function watchCoordinationOf(factory: Factory, perMinute: number): Promise<WatchCoordination> {
   if (factory.ledger().setting().kind === 'file') return FILE_WATCH;
   return closing(
-    factory,
+    (close) => factory.onClose(close),
     await openWatchCoordination(factory.ledger().setting(), optionsOf(factory), perMinute),
   );
 }
@@ -51,12 +51,15 @@ export async function listenCoordinationOf(factory: Factory): Promise<ListenCoor
   // the file's needs no service (listen --replay reads the outbox alone)
   if (factory.ledger().setting().kind === 'file')
     return new FileListen(factory.config().dir, factory.profileName, (line) => factory.printer.warn(line));
-  return closing(factory, await openListenCoordination(factory.ledger().setting(), optionsOf(factory)));
+  return closing(
+    (close) => factory.onClose(close),
+    await openListenCoordination(factory.ledger().setting(), optionsOf(factory)),
+  );
 }
 
 export async function displayFeedOf(factory: Factory): Promise<DisplayFeed | undefined> {
   // the file has none, and display clear needs no service for it
   if (factory.ledger().setting().kind === 'file') return undefined;
   const feed = await openDisplayFeed(factory.ledger().setting(), optionsOf(factory));
-  return feed && closing(factory, feed);
+  return feed && closing((close) => factory.onClose(close), feed);
 }

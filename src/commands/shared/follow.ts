@@ -40,7 +40,7 @@ export interface FollowDeps extends ViewSettings {
   recorder: Recorder;
 }
 
-/** The Factory's world, narrowed to what a follow on screen uses (create --watch and deposit watch). */
+/** The factory's getters, narrowed to what a follow on screen uses (create --watch and deposit watch). */
 export function followDepsOf(factory: Factory): FollowDeps & { ctx: Factory['ctx'] } {
   return {
     printer: factory.printer,

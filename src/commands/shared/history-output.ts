@@ -1,4 +1,4 @@
-/** What the commands that show the local history (deposit list, deposit report) read of the Factory. */
+/** What the commands that show the local history (deposit list, deposit report) read of the factory. */
 import type { Context } from '../../context.js';
 import { targetKey } from '../../deposits/ports.js';
 import type { Factory } from '../../factory/factory.js';
@@ -49,7 +49,7 @@ export function coverage(profile: string, service: string | undefined, allServic
   return allServices ? `${where} (--all-services for every service)` : where;
 }
 
-/** The Factory's world, narrowed to the history and the output. */
+/** The factory's getters, narrowed to the history and the output. */
 export function historyOutputOf(factory: Factory): HistoryOutputOptions<History> {
   return {
     printer: factory.printer,

@@ -54,7 +54,7 @@ export type ExplorerClient = SettlementExplorer &
 /**
  * What checking settlements reads of the world, and nothing more (gh's Options struct): the
  * profile's settings and blinding keys (its own addresses derive from both), an explorer-client
- * factory and what the history counted. The Factory fills it in (`verifySourcesOf`); a test hands
+ * factory and what the history counted. The factory's getters fill it in (`verifySourcesOf`); a test hands
  * plain values, a fake explorer and a history on plain records.
  */
 export interface VerifySources {
@@ -81,7 +81,7 @@ export interface VerifySources {
 export interface SettledRecorder {
   now(): number;
   history(): Pick<History, 'sharesBefore' | 'append' | 'file'>;
-  /** records through the configured ledger (the Factory's record); without it, history().append */
+  /** records through the configured ledger (the ledger link's record); without it, history().append */
   record?(records: StoredRecord[]): unknown;
   /** the history's record of a deposit on the target */
   recorded(id: string): HistoryEntry | undefined;
@@ -89,7 +89,7 @@ export interface SettledRecorder {
   warn(line: string): void;
 }
 
-/** The Factory's world, narrowed to what checking settlements reads (`target`: where requests go). */
+/** The factory's getters, narrowed to what checking settlements reads (`target`: where requests go). */
 export function verifySourcesOf(
   factory: Factory,
   target: () => Target = () => factory.target(),
@@ -107,7 +107,7 @@ export function verifySourcesOf(
   };
 }
 
-/** The Factory's history, narrowed to recording what verifications found. */
+/** The factory's ledger, narrowed to recording what verifications found. */
 export function settledRecorderOf(factory: Factory): SettledRecorder {
   return {
     now: () => factory.ctx.now(),
@@ -118,7 +118,7 @@ export function settledRecorderOf(factory: Factory): SettledRecorder {
   };
 }
 
-/** The explorer client of a run: the Factory's clock, Ctrl-C, trace and time-outs. */
+/** The explorer client of a run: the factory's clock, Ctrl-C, trace and time-outs. */
 function explorerClientOf(factory: Factory, baseUrl: string): EsploraClient {
   return new EsploraClient({
     baseUrl,
@@ -205,8 +205,8 @@ function knownAddresses(sources: VerifySources): Array<{ address: string; settin
   return known;
 }
 
-/** The setup from the Factory (deposit get, listen): `verifySetupWith` of its sources. */
-export async function verifySetup(
+/** The setup from the factory (deposit get, listen): `verifySetupWith` of its sources. */
+export async function verifySetupOf(
   factory: Factory,
   target: Target = factory.target(),
   flags: VerifySetupFlags = {},
@@ -278,7 +278,7 @@ export async function verifySetupWith(
  * Mismatch: exit 1. An explorer that cannot be reached is ridden out like the service, within the
  * watch's limits.
  */
-export async function withVerify(
+export async function verifyingPlanOf(
   plan: WatchPlan,
   flag: boolean | undefined,
   factory: Factory,
@@ -309,7 +309,7 @@ export interface VerifyingWatch {
   onClose(close: () => Promise<void>): void;
 }
 
-/** The plan of `withVerify`, its verification on narrow pieces. */
+/** The plan of `verifyingPlanOf`, its verification on narrow pieces. */
 export async function verifyingPlan(
   plan: WatchPlan,
   watch: VerifyingWatch,

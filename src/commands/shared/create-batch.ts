@@ -1,10 +1,11 @@
 /**
  * `deposit create --from`: every row checked before anything is sent, then sent by the
- * batch flow (deposits/batch.ts), results printed in row order.
+ * batch flow (deposits/batch.ts), results printed in row order. Part of deposit create
+ * (commands/deposit-create.ts), which loads it only with --from.
  */
 import fs from 'node:fs';
-import type { RetryInfo } from '../api/client.js';
-import { type Context, readInput } from '../context.js';
+import type { RetryInfo } from '../../api/client.js';
+import { type Context, readInput } from '../../context.js';
 import {
   type BatchRow,
   createBatch,
@@ -12,22 +13,22 @@ import {
   type RowOutcome,
   type RowTurns,
   tally,
-} from '../deposits/batch.js';
-import type { DepositApi, FlowClock, Recorder, RequestDefaults, Scope } from '../deposits/ports.js';
-import { scopeOnTarget } from '../deposits/ports.js';
-import { checkRequest, ROW_LABELS } from '../deposits/request.js';
-import { formatCents } from '../domain/money.js';
-import { type LocalFields, NOTE_MAX, REF_MAX, readLocalText } from '../domain/text/reference.js';
-import { decodeRowsInput, parseRows } from '../domain/text/rows.js';
-import { safeText } from '../domain/text/safe-text.js';
-import { parseWholeNumber } from '../domain/values.js';
-import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
-import type { Factory } from '../factory/factory.js';
-import { requestDefaultsOf } from '../factory/settings.js';
-import { ResumableRows, RowClaims, rowIdempotencyKey } from '../store/claims.js';
-import type { BatchState } from '../store/history-records.js';
-import type { Printer } from '../ui/output.js';
-import { mayRedraw, ProgressLine } from '../ui/progress.js';
+} from '../../deposits/batch.js';
+import type { DepositApi, FlowClock, Recorder, RequestDefaults, Scope } from '../../deposits/ports.js';
+import { scopeOnTarget } from '../../deposits/ports.js';
+import { checkRequest, ROW_LABELS } from '../../deposits/request.js';
+import { formatCents } from '../../domain/money.js';
+import { type LocalFields, NOTE_MAX, REF_MAX, readLocalText } from '../../domain/text/reference.js';
+import { decodeRowsInput, parseRows } from '../../domain/text/rows.js';
+import { safeText } from '../../domain/text/safe-text.js';
+import { parseWholeNumber } from '../../domain/values.js';
+import { invalidValue, LbrlError, quoted, usageError } from '../../errors.js';
+import type { Factory } from '../../factory/factory.js';
+import { requestDefaultsOf } from '../../factory/settings.js';
+import { ResumableRows, RowClaims, rowIdempotencyKey } from '../../store/claims.js';
+import type { BatchState } from '../../store/history-records.js';
+import type { Printer } from '../../ui/output.js';
+import { mayRedraw, ProgressLine } from '../../ui/progress.js';
 
 /**
  * The flags of `deposit create --from` a batch reads, as commander hands them; --from itself is
@@ -44,8 +45,8 @@ export interface BatchOptions {
 }
 
 /**
- * All `deposit create --from` needs, and nothing more (gh's Options struct): the Factory fills it
- * in (`batchOptionsOf`); a test hands plain objects, a fake client and clock included.
+ * All `deposit create --from` needs, and nothing more (gh's Options struct): the factory's getters
+ * fill it in (`batchOptionsOf`); a test hands plain objects, a fake client and clock included.
  */
 export interface BatchCommandOptions {
   flags: BatchOptions;
@@ -65,7 +66,7 @@ export interface BatchCommandOptions {
   resumable(scope: Scope, keys: string[]): RowTurns;
 }
 
-/** The Factory's world, narrowed to what `deposit create --from` uses. */
+/** The factory's getters, narrowed to what `deposit create --from` uses. */
 export function batchOptionsOf(flags: BatchOptions, factory: Factory): BatchCommandOptions {
   return {
     flags,
@@ -79,7 +80,7 @@ export function batchOptionsOf(flags: BatchOptions, factory: Factory): BatchComm
     clock: factory.ctx,
     resumable: (scope, keys) =>
       factory.ledger().setting().kind === 'postgres'
-        ? databaseRows(factory, scope, keys)
+        ? databaseRowsOf(factory, scope, keys)
         : new ResumableRows(
             factory.ledger().history(),
             new RowClaims(factory.config().dir, (line) => factory.printer.warn(line)),
@@ -92,10 +93,10 @@ export function batchOptionsOf(flags: BatchOptions, factory: Factory): BatchComm
 
 /**
  * --resume on a database ledger: a row created by any host (as this host's copy of the ledger
- * has it) is done; any other is claimed in the database before it is sent (Factory.claimRow),
+ * has it) is done; any other is claimed in the database before it is sent (the ledger link's claimRow),
  * which looks there again, so two hosts running the same file create each row once.
  */
-function databaseRows(factory: Factory, scope: Scope, keys: string[]): RowTurns {
+function databaseRowsOf(factory: Factory, scope: Scope, keys: string[]): RowTurns {
   const wanted = new Set(keys);
   let state: BatchState | undefined;
   return {
@@ -151,10 +152,6 @@ function rowLocal(
     else problems.push(invalidValue(column, given, read.expected).message);
   }
   return { fields, problems };
-}
-
-export async function run(opts: BatchOptions, factory: Factory): Promise<void> {
-  return runBatch(batchOptionsOf(opts, factory));
 }
 
 /**
