@@ -13,7 +13,7 @@ import { helpTopics, topicTerminal } from './commands/shared/help-topics.js';
 import { redactedFromTheStart } from './commands/shared/redaction.js';
 import type { Context } from './context.js';
 import { EXIT, LbrlError, usageError } from './errors.js';
-import type { GlobalOptions, Session } from './session.js';
+import type { CommandRuntime, GlobalOptions } from './factory/factory.js';
 
 export const VERSION: string = pkg.version;
 
@@ -151,9 +151,9 @@ export function treeFor(argv: readonly string[]): readonly CommandEntry[] {
 /** The paths that have commands under them. */
 const HAS_CHILDREN = new Set(COMMANDS.map((c) => c.path.split(' ').slice(0, -1).join(' ')).filter(Boolean));
 
-/** What a run learns while commander parses: the session, the global flags, a usage error's words. */
+/** What a run learns while commander parses: the command's factory, the global flags, a usage error's words. */
 interface RunState {
-  session?: Session;
+  runtime?: CommandRuntime;
   globals: GlobalOptions;
   usageMessage?: string;
   failedPath: string;
@@ -239,15 +239,17 @@ function wire(cmd: Command, def: CommandEntry, ctx: Context, state: RunState, he
       args: operands.slice(0, def.args.length),
       ctx,
       registry: COMMANDS,
-      session: async () => {
-        if (state.session) return state.session;
-        const { Session } = await import('./session.js');
-        state.session = new Session(ctx, state.globals);
-        return state.session;
+      factory: async (use) => {
+        if (!state.runtime) {
+          const { openRuntime } = await import('./factory/factory.js');
+          state.runtime = openRuntime(ctx, state.globals);
+        }
+        if (use?.creatingProfile) state.runtime.allowNewProfile();
+        return state.runtime.factory;
       },
     });
     // a ledger that could not take what the command recorded (kept locally meanwhile): exit 6
-    const fault = await state.session?.ledgerFault();
+    const fault = await state.runtime?.factory.ledger().fault();
     if (fault) throw fault;
   });
 }
@@ -280,7 +282,7 @@ function programOf(entries: readonly CommandEntry[], ctx: Context, state: RunSta
 /** What a run that commander or a command ended with an error says, and its exit code. */
 async function failed(error: unknown, argv: string[], ctx: Context, state: RunState): Promise<number> {
   const printError = (failure: LbrlError) => {
-    if (state.session) state.session.showError(failure);
+    if (state.runtime) state.runtime.showError(failure);
     else if (argv.includes('--json')) {
       ctx.stderr.write(
         `${JSON.stringify({ error: { type: failure.type, message: failure.message, exitCode: failure.exitCode } })}\n`,
@@ -305,8 +307,8 @@ async function failed(error: unknown, argv: string[], ctx: Context, state: RunSt
     return EXIT.interrupted;
   }
   // what the ledger could not take is kept locally: said, whatever else ended the command
-  const spooled = await state.session?.ledgerFault();
-  if (spooled) state.session?.printer.alarm(`warning: ${spooled.message}`);
+  const spooled = await state.runtime?.factory.ledger().fault();
+  if (spooled) state.runtime?.factory.printer.alarm(`warning: ${spooled.message}`);
   printError(failure);
   return failure.exitCode;
 }
@@ -331,7 +333,7 @@ export async function main(rawArgv: string[], given: Context): Promise<number> {
   } catch (error) {
     return await failed(error, argv, ctx, state);
   } finally {
-    await state.session?.close();
+    await state.runtime?.close();
     // what the redacting streams held back (it might have been the start of a secret) is out now
     ctx.stdout.flush?.();
     ctx.stderr.flush?.();

@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { parseBaseUrl, parseToken, withoutCredentials } from '../api/baseurl.js';
 import type { Answer } from '../api/client.js';
 import { type Context, type Prompter, readInput } from '../context.js';
+import type { Target } from '../deposits/ports.js';
 import { checkDeposit } from '../domain/deposit-rules.js';
 import { MIN_FRAGMENT_SECRET } from '../domain/text/redact.js';
 import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
-import type { Session, Target } from '../session.js';
+import { type Factory, targetInputsOf } from '../factory/factory.js';
+import { settingOf } from '../factory/settings.js';
+import { baseUrlSource, tokenSource } from '../factory/target.js';
 import type { Profile } from '../store/config.js';
 import type { Printer } from '../ui/output.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
@@ -82,7 +85,7 @@ export interface ProbeClient {
 }
 
 /**
- * All `auth login` needs (gh's Options struct): the Session fills it in (`loginOptionsOf`); a test
+ * All `auth login` needs (gh's Options struct): the factory's getters fill it in (`loginOptionsOf`); a test
  * hands plain values, a prompter, a fake client and a config store in a temporary directory.
  */
 export interface LoginCommandOptions {
@@ -103,26 +106,22 @@ export interface LoginCommandOptions {
   updateProfile(change: (profile: Profile) => void): Promise<void>;
 }
 
-/** The Session's world, narrowed to what `auth login` uses (the profile may be new). */
-export function loginOptionsOf(flags: LoginOptions, session: Session): LoginCommandOptions {
+/** The factory's getters, narrowed to what `auth login` uses (the profile may be new). */
+export function loginOptionsOf(flags: LoginOptions, factory: Factory): LoginCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    ctx: session.ctx,
-    baseUrlSetting: () => session.baseUrlSetting(),
+    printer: factory.printer,
+    ctx: factory.ctx,
+    baseUrlSetting: () => baseUrlSource(targetInputsOf(factory)),
     async prompter() {
-      if (!canPrompt(session.ctx, session.globals)) return undefined;
-      return session.ctx.prompter ?? (await inquirerPrompter(session.ctx, session.globals.color !== false));
+      if (!canPrompt(factory.ctx, factory.globals)) return undefined;
+      return factory.ctx.prompter ?? (await inquirerPrompter(factory.ctx, factory.globals.color !== false));
     },
-    client: (target) => session.client(target, { ledger: false }),
-    profileName: session.profileName,
-    configFile: session.store.file,
-    updateProfile: (change) => session.store.updateProfile(session.profileName, change),
+    client: (target) => factory.client(target, { ledger: false }),
+    profileName: factory.profileName,
+    configFile: factory.config().file,
+    updateProfile: (change) => factory.config().updateProfile(factory.profileName, change),
   };
-}
-
-export async function login(flags: LoginOptions, session: Session): Promise<void> {
-  return runLogin(loginOptionsOf(flags, session));
 }
 
 /** Check the base URL and the token (with a harmless request, unless --no-verify), then save both. */
@@ -203,7 +202,7 @@ export async function runLogin(options: LoginCommandOptions): Promise<void> {
 
 export type StatusFlags = OptionsOf<typeof STATUS_FLAGS>;
 
-/** All `auth status` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+/** All `auth status` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface StatusCommandOptions {
   flags: StatusFlags;
   printer: Printer;
@@ -220,23 +219,19 @@ export interface StatusCommandOptions {
   tokenSetting(): { from: string } | undefined;
 }
 
-/** The Session's world, narrowed to what `auth status` uses. */
-export function statusOptionsOf(flags: StatusFlags, session: Session): StatusCommandOptions {
+/** The factory's getters, narrowed to what `auth status` uses. */
+export function statusOptionsOf(flags: StatusFlags, factory: Factory): StatusCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    json: session.globals.json === true,
-    profileName: session.profileName,
-    configFile: session.store.file,
-    network: session.setting('network'),
-    target: () => session.target(),
-    baseUrlSetting: () => session.baseUrlSetting(),
-    tokenSetting: () => session.tokenSetting(),
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    profileName: factory.profileName,
+    configFile: factory.config().file,
+    network: settingOf(factory.profile(), 'network'),
+    target: () => factory.target(),
+    baseUrlSetting: () => baseUrlSource(targetInputsOf(factory)),
+    tokenSetting: () => tokenSource(targetInputsOf(factory)),
   };
-}
-
-export function status(flags: StatusFlags, session: Session): void {
-  runStatus(statusOptionsOf(flags, session));
 }
 
 /** The profile, its mode, base URL and token source; exit with the problem of a half-configured one. */
@@ -288,7 +283,7 @@ export function runStatus(options: StatusCommandOptions): void {
   if (failure) throw new LbrlError(String(info.problem), failure);
 }
 
-/** All `auth logout` needs (gh's Options struct): the Session fills it in (`logoutOptionsOf`). */
+/** All `auth logout` needs (gh's Options struct): the factory's getters fill it in (`logoutOptionsOf`). */
 export interface LogoutCommandOptions {
   printer: Printer;
   /** the environment (LBRL_TOKEN) */
@@ -306,23 +301,19 @@ export interface LogoutCommandOptions {
   updateProfile(change: (profile: Profile) => void): Promise<void>;
 }
 
-/** The Session's world, narrowed to what `auth logout` uses. */
-export function logoutOptionsOf(session: Session): LogoutCommandOptions {
+/** The factory's getters, narrowed to what `auth logout` uses. */
+export function logoutOptionsOf(factory: Factory): LogoutCommandOptions {
   return {
-    printer: session.printer,
-    ctx: session.ctx,
-    profileName: session.profileName,
-    configFile: session.store.file,
+    printer: factory.printer,
+    ctx: factory.ctx,
+    profileName: factory.profileName,
+    configFile: factory.config().file,
     // the profile read unchecked (profileForRepair), its secrets kept out of output
-    damagedProfile: () => session.store.damagedProfile(session.profileName),
-    removeDamagedProfile: () => session.store.removeDamagedProfile(session.profileName),
-    savedToken: () => session.profileForRepair().token,
-    updateProfile: (change) => session.store.updateProfile(session.profileName, change),
+    damagedProfile: () => factory.config().damagedProfile(factory.profileName),
+    removeDamagedProfile: () => factory.config().removeDamagedProfile(factory.profileName),
+    savedToken: () => factory.repairProfile().token,
+    updateProfile: (change) => factory.config().updateProfile(factory.profileName, change),
   };
-}
-
-export async function logout(session: Session): Promise<void> {
-  return runLogout(logoutOptionsOf(session));
 }
 
 /** Remove the profile's token, if it has one; a damaged profile, whole. */
@@ -358,8 +349,8 @@ export const AUTH_LOGIN = command({
     'lbrl auth login --base-url https://pay.example.com',
     'printf %s "$TOKEN" | lbrl auth login --base-url https://pay.example.com --with-token --profile work',
   ],
-  async run({ opts, session }) {
-    return login(opts, (await session()).creatingProfile());
+  async run({ opts, factory }) {
+    return runLogin(loginOptionsOf(opts, await factory({ creatingProfile: true })));
   },
 });
 
@@ -370,8 +361,8 @@ export const AUTH_STATUS = command({
   long: `The token is shown masked (its last four characters); \`--show-token\` is the only way lbrl ever prints it.`,
   flags: STATUS_FLAGS,
   examples: ['lbrl auth status', 'lbrl auth status --json | jq -r .mode'],
-  async run({ opts, session }) {
-    return status(opts, await session());
+  async run({ opts, factory }) {
+    return runStatus(statusOptionsOf(opts, await factory()));
   },
 });
 
@@ -382,8 +373,8 @@ export const AUTH_LOGOUT = command({
   long: `The base URL is kept, so the next command fails clearly instead of silently using the sandbox. A profile damaged beyond reading is removed whole, the other profiles untouched.`,
   flags: [],
   examples: ['lbrl auth logout --profile work'],
-  async run({ session }) {
-    return logout(await session());
+  async run({ factory }) {
+    return runLogout(logoutOptionsOf(await factory()));
   },
 });
 

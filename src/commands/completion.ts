@@ -7,7 +7,7 @@
 import { NETWORKS } from '../domain/liquid/networks.js';
 import { parseDepositId, parseProfileName } from '../domain/values.js';
 import { quoted, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
 import { CONFIG_KEYS } from '../store/config.js';
 import type { Printer } from '../ui/output.js';
 import { type CommandEntry, type Completion, command, type FlagDef, listed, programEntry } from './define.js';
@@ -179,7 +179,7 @@ export function candidates(
 }
 
 /**
- * All `lbrl __complete` needs (gh's Options struct): the Session fills it in (`completeOptionsOf`);
+ * All `lbrl __complete` needs (gh's Options struct): the factory's getters fill it in (`completeOptionsOf`);
  * a test hands the words, the definitions, a printer on strings and lists of names.
  */
 export interface CompleteCommandOptions {
@@ -194,28 +194,29 @@ export interface CompleteCommandOptions {
   recentIds(): string[];
 }
 
-/** The Session's world, narrowed to what `__complete` uses. */
+/** The factory's getters, narrowed to what `__complete` uses. */
 export function completeOptionsOf(
   words: string[],
   commands: readonly CommandEntry[],
-  session: Session,
+  factory: Factory,
 ): CompleteCommandOptions {
   return {
     words,
     commands,
-    printer: session.printer,
-    profileNames: () => session.store.profileNames(),
-    recentIds: () => session.history().recentIds((r) => r.profile === session.profileName, 50),
+    printer: factory.printer,
+    profileNames: () => factory.config().profileNames(),
+    recentIds: () =>
+      factory
+        .ledger()
+        .history()
+        .recentIds((r) => r.profile === factory.profileName, 50),
   };
 }
 
-/** `lbrl __complete -- <words>`: the first line says how (":files" or ":values"), then one value a line. */
-/** `commands`: the definitions, the program first. */
-export function complete(words: string[], commands: readonly CommandEntry[], session: Session): void {
-  runComplete(completeOptionsOf(words, commands, session));
-}
-
-/** The candidates for the last word: profile names and deposit ids that pass their checks only. */
+/**
+ * `lbrl __complete -- <words>`: the first line says how (":files" or ":values"), then one value a
+ * line; the candidates for the last word: profile names and deposit ids that pass their checks only.
+ */
 export function runComplete(options: CompleteCommandOptions): void {
   const result = candidates(options.commands, options.words, {
     profiles: () =>
@@ -254,8 +255,8 @@ export const COMPLETE = command({
     },
   ],
   flags: [],
-  async run({ args: [words], session, registry }) {
-    return complete(words, registry, await session());
+  async run({ args: [words], factory, registry }) {
+    return runComplete(completeOptionsOf(words, registry, await factory()));
   },
 });
 

@@ -1,10 +1,13 @@
 import { withoutCredentials } from '../api/baseurl.js';
 import type { Context } from '../context.js';
+import type { Target } from '../deposits/ports.js';
 import { ledgerUrlSecrets, shownLedgerUrl } from '../domain/ledger-url.js';
 import type { Network } from '../domain/liquid/networks.js';
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/text/redact.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
-import type { Session, Target } from '../session.js';
+import { type Factory, targetInputsOf } from '../factory/factory.js';
+import { networkOf, settingOf } from '../factory/settings.js';
+import { baseUrlSource } from '../factory/target.js';
 import {
   type BlindingKeyEntry,
   CONFIG_KEYS,
@@ -52,7 +55,7 @@ export interface SettingInForce {
   detail: string;
 }
 
-/** All `config get` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+/** All `config get` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface GetSettingOptions {
   printer: Printer;
   json: boolean;
@@ -70,18 +73,18 @@ export interface GetSettingOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** The Session's world, narrowed to what `config get` uses. */
-export function getSettingOptionsOf(session: Session): GetSettingOptions {
+/** The factory's getters, narrowed to what `config get` uses. */
+export function getSettingOptionsOf(factory: Factory): GetSettingOptions {
   return {
-    printer: session.printer,
-    json: session.globals.json === true,
-    profileName: session.profileName,
-    configFile: session.store.file,
-    profile: () => session.profile(),
-    baseUrlSetting: () => session.baseUrlSetting(),
-    target: () => session.target(),
-    network: () => session.network(),
-    env: session.ctx.env,
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    profileName: factory.profileName,
+    configFile: factory.config().file,
+    profile: () => factory.profile(),
+    baseUrlSetting: () => baseUrlSource(targetInputsOf(factory)),
+    target: () => factory.target(),
+    network: () => networkOf(factory.profile()),
+    env: factory.ctx.env,
   };
 }
 
@@ -152,10 +155,6 @@ export async function inForce(key: ConfigKey, options: GetSettingOptions): Promi
  * The value in force on stdout, bare, as scripts read it (nothing when none applies); where it
  * came from on stderr (`from: default`), or both as one JSON object with --json.
  */
-export async function get(name: string, session: Session): Promise<void> {
-  return runGetSetting(name, getSettingOptionsOf(session));
-}
-
 export async function runGetSetting(name: string, options: GetSettingOptions): Promise<void> {
   const setting = key(name);
   const found = await inForce(setting, options);
@@ -172,7 +171,7 @@ export async function runGetSetting(name: string, options: GetSettingOptions): P
 }
 
 /**
- * All `config set` and `config unset` need (gh's Options struct): the Session fills it in
+ * All `config set` and `config unset` need (gh's Options struct): the factory's getters fill it in
  * (`changeSettingOptionsOf`); a test hands a profile as plain data and keeps what is written.
  */
 export interface ChangeSettingOptions {
@@ -184,18 +183,14 @@ export interface ChangeSettingOptions {
   updateProfile(change: (profile: Profile) => void): Promise<void>;
 }
 
-/** The Session's world, narrowed to what `config set` and `config unset` use. */
-export function changeSettingOptionsOf(session: Session): ChangeSettingOptions {
+/** The factory's getters, narrowed to what `config set` and `config unset` use. */
+export function changeSettingOptionsOf(factory: Factory): ChangeSettingOptions {
   return {
-    printer: session.printer,
-    profileName: session.profileName,
-    profileForRepair: () => session.profileForRepair(),
-    updateProfile: (change) => session.store.updateProfile(session.profileName, change),
+    printer: factory.printer,
+    profileName: factory.profileName,
+    profileForRepair: () => factory.repairProfile(),
+    updateProfile: (change) => factory.config().updateProfile(factory.profileName, change),
   };
-}
-
-export async function set(name: string, value: string, session: Session): Promise<void> {
-  return runSetSetting(name, value, changeSettingOptionsOf(session));
 }
 
 /** Check the value by the key's rules (an address by the profile's network) and save it. */
@@ -232,10 +227,6 @@ export async function runSetSetting(
   );
 }
 
-export async function unset(name: string, session: Session): Promise<void> {
-  return runUnsetSetting(name, changeSettingOptionsOf(session));
-}
-
 /** Remove a setting from the profile (the webhook secret too, which only listen makes). */
 export async function runUnsetSetting(name: string, options: ChangeSettingOptions): Promise<void> {
   // the webhook signing secret is made by listen, never set, but it can be removed (a damaged one,
@@ -261,7 +252,7 @@ function blindingKeysShown(entries: Array<{ address?: string }> | undefined): st
     .replace(/^/, 'set: ');
 }
 
-/** All `config list` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+/** All `config list` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface ListSettingsOptions {
   printer: Printer;
   json: boolean;
@@ -272,19 +263,15 @@ export interface ListSettingsOptions {
   setting(key: ConfigKey): string | undefined;
 }
 
-/** The Session's world, narrowed to what `config list` uses. */
-export function listSettingsOptionsOf(session: Session): ListSettingsOptions {
+/** The factory's getters, narrowed to what `config list` uses. */
+export function listSettingsOptionsOf(factory: Factory): ListSettingsOptions {
   return {
-    printer: session.printer,
-    json: session.globals.json === true,
-    profileName: session.profileName,
-    profile: session.profile(),
-    setting: (k) => session.setting(k),
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    profileName: factory.profileName,
+    profile: factory.profile(),
+    setting: (k) => settingOf(factory.profile(), k),
   };
-}
-
-export function list(session: Session): void {
-  runListSettings(listSettingsOptionsOf(session));
 }
 
 /** Every setting in force, a URL without its credentials; the token and keys only as set or not. */
@@ -314,7 +301,7 @@ export function runListSettings(options: ListSettingsOptions): void {
 export type BlindingKeyOptions = OptionsOf<typeof BLINDING_KEY_FLAGS>;
 
 /**
- * All `config set-blinding-key` needs (gh's Options struct): the Session fills it in
+ * All `config set-blinding-key` needs (gh's Options struct): the factory's getters fill it in
  * (`blindingKeyOptionsOf`); a test hands stdin or a prompter, a profile as plain data, and keeps
  * what is written.
  */
@@ -335,23 +322,19 @@ export interface BlindingKeyCommandOptions {
   updateProfile(change: (profile: Profile) => void): Promise<void>;
 }
 
-/** The Session's world, narrowed to what `config set-blinding-key` uses. */
-export function blindingKeyOptionsOf(flags: BlindingKeyOptions, session: Session): BlindingKeyCommandOptions {
+/** The factory's getters, narrowed to what `config set-blinding-key` uses. */
+export function blindingKeyOptionsOf(flags: BlindingKeyOptions, factory: Factory): BlindingKeyCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    profileName: session.profileName,
-    ctx: session.ctx,
-    input: session.globals.input,
-    color: session.globals.color !== false,
-    profile: () => session.profile(),
-    profileForRepair: () => session.profileForRepair(),
-    updateProfile: (change) => session.store.updateProfile(session.profileName, change),
+    printer: factory.printer,
+    profileName: factory.profileName,
+    ctx: factory.ctx,
+    input: factory.globals.input,
+    color: factory.globals.color !== false,
+    profile: () => factory.profile(),
+    profileForRepair: () => factory.repairProfile(),
+    updateProfile: (change) => factory.config().updateProfile(factory.profileName, change),
   };
-}
-
-export async function setBlindingKey(flags: BlindingKeyOptions, session: Session): Promise<void> {
-  return runSetBlindingKey(blindingKeyOptionsOf(flags, session));
 }
 
 /**
@@ -466,8 +449,8 @@ export const CONFIG_GET = command({
   args: [KEY_ARG],
   flags: [],
   examples: ['lbrl config get network', 'lbrl config get esplora-url --json'],
-  async run({ args: [key], session }) {
-    return get(key, await session());
+  async run({ args: [key], factory }) {
+    return runGetSetting(key, getSettingOptionsOf(await factory()));
   },
 });
 
@@ -479,8 +462,8 @@ export const CONFIG_SET = command({
   args: [KEY_ARG, { name: '<value>', help: 'the new value', complete: 'config-value' }],
   flags: [],
   examples: ['lbrl config set network liquidtestnet --profile test', 'lbrl config set sandbox-autopay off'],
-  async run({ args: [key, value], session }) {
-    return set(key, value, (await session()).creatingProfile());
+  async run({ args: [key, value], factory }) {
+    return runSetSetting(key, value, changeSettingOptionsOf(await factory({ creatingProfile: true })));
   },
 });
 
@@ -495,8 +478,8 @@ export const CONFIG_UNSET = command({
     'lbrl config unset split-fee',
     'lbrl config unset base-url --profile shop && lbrl config get base-url',
   ],
-  async run({ args: [key], session }) {
-    return unset(key, await session());
+  async run({ args: [key], factory }) {
+    return runUnsetSetting(key, changeSettingOptionsOf(await factory()));
   },
 });
 
@@ -514,8 +497,8 @@ export const CONFIG_SET_BLINDING_KEY = command({
     '# a CT descriptor: ct(slip77(<hex>),elwpkh(...))',
     'printf %s "$DESCRIPTOR" | lbrl config set-blinding-key',
   ],
-  async run({ opts, session }) {
-    return setBlindingKey(opts, await session());
+  async run({ opts, factory }) {
+    return runSetBlindingKey(blindingKeyOptionsOf(opts, await factory()));
   },
 });
 
@@ -526,8 +509,8 @@ export const CONFIG_LIST = command({
   long: `One \`key=value\` line per setting the profile holds, or its default (empty when there is none). Flags and the environment are not applied here: \`config get <key>\` says what a command would use and where it came from. A URL is shown without its user name or password, and the token and blinding keys only as set or not, never their values. \`--json\` prints one object, the profile's name first.`,
   flags: [],
   examples: ['lbrl config list', 'lbrl config list --profile shop --json'],
-  async run({ session }) {
-    return list(await session());
+  async run({ factory }) {
+    return runListSettings(listSettingsOptionsOf(await factory()));
   },
 });
 

@@ -5,7 +5,7 @@
  * Types only and a helper: cheap to load.
  */
 import type { Context } from '../context.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
 
 /** What a value completes to. */
 export type Completion =
@@ -97,8 +97,11 @@ export interface Invocation<F extends readonly FlagDef[], A extends readonly Arg
   opts: OptionsOf<F>;
   args: ArgsOf<A>;
   ctx: Context;
-  /** the command's Session, made on first use */
-  session(): Promise<Session>;
+  /**
+   * The command's factory (factory/factory.ts), made on first use; `creatingProfile`: config set
+   * and auth login may name a profile that does not exist yet (they create it).
+   */
+  factory(use?: { creatingProfile?: boolean }): Promise<Factory>;
   /** every command, as the manifest lists them (completion answers from it) */
   registry: readonly CommandEntry[];
 }

@@ -3,6 +3,7 @@ import type { CreateRequest, CreateResponse } from '../api/models.js';
 import type { Context, Prompter } from '../context.js';
 import { createChecked } from '../deposits/create.js';
 import type { DepositApi, RequestDefaults, Scope } from '../deposits/ports.js';
+import { scopeOnTarget } from '../deposits/ports.js';
 import { buildRequest } from '../deposits/request.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import { checkLiquidAddress } from '../domain/liquid/address.js';
@@ -17,7 +18,8 @@ import {
 } from '../domain/text/reference.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { EXIT, invalidValue, LbrlError, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
+import { requestDefaultsOf, settingOf } from '../factory/settings.js';
 import type { CounterView } from '../ui/counter.js';
 import { canPrompt, inquirerPrompter } from '../ui/prompts.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
@@ -25,12 +27,12 @@ import { qrPng } from '../ui/qrpng.js';
 import { renderDeposit, splitShares, timeZoneOf } from '../ui/render.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import type { BatchOptions } from './deposit-batch.js';
 import { showCounter } from './shared/counter.js';
+import type { BatchOptions } from './shared/create-batch.js';
 import { type SettingsReader, settingOrDefault } from './shared/expiry.js';
 import { QR_STYLE } from './shared/flag-parts.js';
 import { type FollowDeps, followCommand, followDepsOf, followOnScreen } from './shared/follow.js';
-import { withVerify } from './shared/verify-setup.js';
+import { verifyingPlanOf } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
 const CREATE_FLAGS = [
@@ -92,11 +94,11 @@ const CREATE_FLAGS = [
 
 /**
  * `deposit create`'s flags as commander parses them: the create command takes them all, and
- * `deposit create --from` (deposit-batch.ts) the few a batch reads.
+ * `deposit create --from` (shared/create-batch.ts) the few a batch reads.
  */
 export type CreateFlags = OptionsOf<typeof CREATE_FLAGS>;
 
-/** The batch (deposit-batch.ts, loaded only with --from) reads a few of these flags, by the same names and types. */
+/** The batch (shared/create-batch.ts, loaded only with --from) reads a few of these flags, by the same names and types. */
 export const BATCH_READS_CREATE_FLAGS: [Exclude<keyof BatchOptions, keyof CreateFlags>] extends [never]
   ? CreateFlags extends Omit<BatchOptions, 'from'>
     ? true
@@ -111,7 +113,7 @@ function check<T>(result: { ok: true; value: T } | { ok: false; expected: string
 export type ServiceTarget = { mode: 'live'; baseUrl: string } | { mode: 'sandbox' };
 
 /**
- * All `deposit create` needs, and nothing more (gh's Options struct): the Session fills it in
+ * All `deposit create` needs, and nothing more (gh's Options struct): the factory's getters fill it in
  * (`createOptionsOf`); a test hands plain objects, a fake client, clock and prompter included,
  * and needs no server. What the follow of --watch needs (the terminal, printer, the watch's
  * client, clock, recorder) is `FollowDeps`.
@@ -139,23 +141,23 @@ export interface CreateCommandOptions extends FollowDeps {
   verifying(plan: WatchPlan, verify: boolean | undefined): Promise<WatchPlan>;
 }
 
-/** The Session's world, narrowed to what `deposit create` uses. */
-export function createOptionsOf(flags: CreateFlags, session: Session): CreateCommandOptions {
+/** The factory's getters, narrowed to what `deposit create` uses. */
+export function createOptionsOf(flags: CreateFlags, factory: Factory): CreateCommandOptions {
   return {
     flags,
-    ...followDepsOf(session),
-    config: { setting: (key) => session.setting(key) },
-    requestDefaults: () => session.requestDefaults(),
-    target: () => session.target(),
-    scope: () => session.scope(),
-    client: () => session.client(),
+    ...followDepsOf(factory),
+    config: { setting: (key) => settingOf(factory.profile(), key) },
+    requestDefaults: () => requestDefaultsOf(factory.profile()),
+    target: () => factory.target(),
+    scope: () => scopeOnTarget(factory.profileName, factory.target()),
+    client: () => factory.client(),
     async prompter() {
-      if (!canPrompt(session.ctx, session.globals)) return undefined;
-      return session.ctx.prompter ?? (await inquirerPrompter(session.ctx, session.globals.color !== false));
+      if (!canPrompt(factory.ctx, factory.globals)) return undefined;
+      return factory.ctx.prompter ?? (await inquirerPrompter(factory.ctx, factory.globals.color !== false));
     },
-    profileName: session.profileName,
-    configDir: session.store.dir,
-    verifying: (plan, verify) => withVerify(plan, verify, session),
+    profileName: factory.profileName,
+    configDir: factory.config().dir,
+    verifying: (plan, verify) => verifyingPlanOf(plan, verify, factory),
   };
 }
 
@@ -284,10 +286,6 @@ async function withdrawFromScreen(
       `warning: could not withdraw the charge from the customer display (${(error as Error).message}): clear it with lbrl display clear`,
     );
   }
-}
-
-export async function run(opts: CreateFlags, session: Session): Promise<void> {
-  return runCreate(createOptionsOf(opts, session));
 }
 
 /** Check, ask for what is missing (a person), confirm, send, check the answer, record, show; follow with --watch. */
@@ -494,11 +492,13 @@ On a terminal it asks for what the flags left out and for a confirmation (unless
     "lbrl deposit create --from charges.csv --resume | jq -c 'select(.error)'",
     '# --json prints the service object; an error is one line on stderr: {"error":{"type","message","exitCode"}}',
   ],
-  async run({ opts, session }) {
+  async run({ opts, factory }) {
     const { from } = opts;
-    if (from !== undefined)
-      return (await import('./deposit-batch.js')).run({ ...opts, from }, await session());
-    return run(opts, await session());
+    if (from !== undefined) {
+      const { batchOptionsOf, runBatch } = await import('./shared/create-batch.js');
+      return runBatch(batchOptionsOf({ ...opts, from }, await factory()));
+    }
+    return runCreate(createOptionsOf(opts, await factory()));
   },
 });
 

@@ -9,7 +9,7 @@ import {
 import { createdFilter } from '../deposits/ledger.js';
 import { CSV_BR, CSV_RFC } from '../domain/text/csv-write.js';
 import { invalidValue, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
 import type { HistoryEntry } from '../store/history-records.js';
 import { localClock, localTime, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
@@ -38,17 +38,13 @@ const EXPORT_FLAGS = [
 
 export type ExportOptions = OptionsOf<typeof EXPORT_FLAGS>;
 
-/** All `deposit export` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+/** All `deposit export` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface ExportCommandOptions extends HistoryOutputOptions<Pick<History, 'fold'>> {
   flags: ExportOptions;
 }
 
-export function exportOptionsOf(flags: ExportOptions, session: Session): ExportCommandOptions {
-  return { flags, ...historyOutputOf(session) };
-}
-
-export async function run(flags: ExportOptions, session: Session): Promise<void> {
-  return runExport(exportOptionsOf(flags, session));
+export function exportOptionsOf(flags: ExportOptions, factory: Factory): ExportCommandOptions {
+  return { flags, ...historyOutputOf(factory) };
 }
 
 /** `2026-11` as the local window [2026-11-01, 2026-12-01), read as --since and --until are. */
@@ -139,8 +135,8 @@ export const DEPOSIT_EXPORT = command({
     'lbrl deposit export --month 2026-11 --format journal > lbrl-2026-11.journal && hledger -f lbrl-2026-11.journal balance',
     'lbrl deposit export --since 7d --format csv | column -s, -t',
   ],
-  async run({ opts, session }) {
-    return run(opts, await session());
+  async run({ opts, factory }) {
+    return runExport(exportOptionsOf(opts, await factory()));
   },
 });
 

@@ -2,6 +2,7 @@ import type { GetResponse } from '../api/models.js';
 import type { Context } from '../context.js';
 import { getChecked } from '../deposits/answers.js';
 import type { DepositApi, Recorder } from '../deposits/ports.js';
+import { scopeOnTarget, targetKey } from '../deposits/ports.js';
 import {
   type LocalFields,
   localFieldsOf,
@@ -11,7 +12,9 @@ import {
 } from '../domain/text/reference.js';
 import { isPaid, isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
-import { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
+import { settingOf } from '../factory/settings.js';
+import { renderModeOf } from '../factory/target.js';
 import { statusRecord } from '../store/history-records.js';
 import type { Printer } from '../ui/output.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
@@ -19,6 +22,7 @@ import { qrPng } from '../ui/qrpng.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { ID_ARG, QR_STYLE } from './shared/flag-parts.js';
+import type { VerifySetup } from './shared/verify-setup.js';
 
 const GET_FLAGS = [
   { flags: '--ref <text>', help: 'the deposit created with this reference (instead of an id)' },
@@ -30,7 +34,7 @@ const GET_FLAGS = [
 export type GetFlags = OptionsOf<typeof GET_FLAGS>;
 
 /**
- * All `deposit get` needs, and nothing more (gh's Options struct): the Session fills it in
+ * All `deposit get` needs, and nothing more (gh's Options struct): the factory's getters fill it in
  * (`getOptionsOf`); a test hands plain objects, a fake client included, and needs no server.
  */
 export interface GetCommandOptions {
@@ -61,41 +65,49 @@ export interface GetCommandOptions {
   afterExpiry(value: GetResponse, expiredAt: string): Promise<void>;
 }
 
-/** The Session's world, narrowed to what `deposit get` uses. */
+/** The factory's getters, narrowed to what `deposit get` uses. */
 export function getOptionsOf(
   idText: string | undefined,
   flags: GetFlags,
-  session: Session,
+  factory: Factory,
 ): GetCommandOptions {
   return {
     idText,
     flags,
-    printer: session.printer,
-    json: session.globals.json === true,
-    quiet: session.globals.quiet === true,
-    qrStyleSetting: session.setting('qr-style'),
-    env: session.ctx.env,
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    quiet: factory.globals.quiet === true,
+    qrStyleSetting: settingOf(factory.profile(), 'qr-style'),
+    env: factory.ctx.env,
     async client() {
-      const target = session.target();
-      return { api: await session.client(target), sandbox: target.mode === 'sandbox' };
+      const target = factory.target();
+      return { api: await factory.client(target), sandbox: target.mode === 'sandbox' };
     },
-    blindedFragment: (value) => blindedFragment(value, session),
-    serviceUrl: () => session.renderMode().serviceUrl,
-    expiredAt: (id) => session.recorded(Session.targetKey(session.target()), id)?.expiredAt,
-    localOf: (id) => localFieldsOf(session.recorded(Session.targetKey(session.target()), id)),
+    blindedFragment: (value) =>
+      blindedFragment(value, {
+        hasBlindingKeys: () => (factory.profile()['blinding-keys'] ?? []).length > 0,
+        verifySetup: async () => (await import('./shared/verify-setup.js')).verifySetupOf(factory),
+        printer: factory.printer,
+      }),
+    serviceUrl: () => renderModeOf(factory.target()).serviceUrl,
+    expiredAt: (id) => factory.ledger().recorded(targetKey(factory.target()), id)?.expiredAt,
+    localOf: (id) => localFieldsOf(factory.ledger().recorded(targetKey(factory.target()), id)),
     idsWithRef(ref, limit) {
-      const { profile, target } = session.scope();
-      return session
+      const { profile, target } = scopeOnTarget(factory.profileName, factory.target());
+      return factory
+        .ledger()
         .history()
         .entries((r) => r.ref === ref && r.profile === profile && r.baseUrl === target, { limit })
         .map((entry) => entry.id);
     },
-    afterExpiry: (value, expiredAt) => afterExpiry(value, expiredAt, session),
+    afterExpiry: (value, expiredAt) =>
+      afterExpiry(value, expiredAt, {
+        printer: factory.printer,
+        globals: factory.globals,
+        ctx: factory.ctx,
+        record: (records) => factory.ledger().record(records),
+      }),
   };
-}
-
-export async function run(idText: string | undefined, flags: GetFlags, session: Session): Promise<void> {
-  return runGet(getOptionsOf(idText, flags, session));
 }
 
 /** Parse, get (every rule of the answer checked), print. */
@@ -182,18 +194,25 @@ function shellQuoted(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** What the blinded link reads: the profile's blinding keys, the verification setup, and where a warning goes. */
+interface BlindingSources {
+  hasBlindingKeys(): boolean;
+  /** the setup of a verification (commands/shared/verify-setup.ts), loaded only when a key is set */
+  verifySetup(): Promise<VerifySetup>;
+  printer: Pick<Printer, 'warn'>;
+}
+
 /**
  * With a blinding key set, the explorer link shows the unblinded amounts (`#blinded=`): the
  * settlement is looked up and opened. Anything that goes wrong leaves the link as it is, with a
  * warning: `get` does not verify (that is `deposit verify`).
  */
-async function blindedFragment(value: GetResponse, session: Session): Promise<string | null> {
+async function blindedFragment(value: GetResponse, sources: BlindingSources): Promise<string | null> {
   const txid = value.settlement?.liquidTxid;
-  if (!txid || (session.profile()['blinding-keys'] ?? []).length === 0) return null;
-  const { verifySetup } = await import('./shared/verify-setup.js');
+  if (!txid || !sources.hasBlindingKeys()) return null;
   const { verifySettlements } = await import('../deposits/verify.js');
   try {
-    const setup = await verifySetup(session);
+    const setup = await sources.verifySetup();
     try {
       const [outcome] = await verifySettlements(setup.check, [value], setup.settings, setup.ledger);
       return outcome?.report?.blindedFragment ?? null;
@@ -201,14 +220,14 @@ async function blindedFragment(value: GetResponse, session: Session): Promise<st
       await setup.close();
     }
   } catch (error) {
-    session.printer.warn(
+    sources.printer.warn(
       `warning: the settlement could not be unblinded for the explorer link: ${(error as Error).message}`,
     );
     return null;
   }
 }
 
-/** Where afterExpiry writes: the printer, --json, the clock and TZ, and the history's recorder (the Session is one). */
+/** Where afterExpiry writes: the printer, --json, the clock and TZ, and the history's recorder. */
 export interface AfterExpiryOutput extends Pick<Recorder, 'record'> {
   printer: Pick<Printer, 'info' | 'err' | 'alarm'>;
   globals: { json?: boolean | undefined };
@@ -252,8 +271,8 @@ export const DEPOSIT_GET = command({
     'lbrl deposit get <id> --json | jq -r .settlement.liquidTxid',
     'lbrl deposit get <id> --qr --qr-style light',
   ],
-  async run({ opts, args: [id], session }) {
-    return run(id, opts, await session());
+  async run({ opts, args: [id], factory }) {
+    return runGet(getOptionsOf(id, opts, await factory()));
   },
 });
 

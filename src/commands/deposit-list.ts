@@ -1,13 +1,15 @@
 import type { Context } from '../context.js';
 import { listEntries, refreshEntries } from '../deposits/history.js';
 import { createdFilter, entryFilter, type LedgerFilter, shownStatus } from '../deposits/ledger.js';
-import type { DepositApi, Recorder } from '../deposits/ports.js';
+import type { DepositApi, Recorder, Target } from '../deposits/ports.js';
+import { targetKey } from '../deposits/ports.js';
 import { formatCents } from '../domain/money.js';
 import { REF_MAX, readLocalText } from '../domain/text/reference.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { parseWholeNumber, STATUSES } from '../domain/values.js';
 import { invalidValue, usageError } from '../errors.js';
-import { Session, type Target } from '../session.js';
+import type { Factory } from '../factory/factory.js';
+import { settingOf } from '../factory/settings.js';
 import type { History } from '../store/history.js';
 import type { HistoryEntry } from '../store/history-records.js';
 import { colorStatus, localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
@@ -70,7 +72,7 @@ function parseStatuses(values: string[] | undefined): Set<string> | undefined {
 }
 
 /**
- * All `deposit list` needs (gh's Options struct): the Session fills it in (`listOptionsOf`); a
+ * All `deposit list` needs (gh's Options struct): the factory's getters fill it in (`listOptionsOf`); a
  * test hands a history on plain records, a fake client, a clock and a printer on plain strings.
  */
 export interface ListCommandOptions extends HistoryOutputOptions<Pick<History, 'entries' | 'file'>> {
@@ -89,19 +91,20 @@ export interface ListCommandOptions extends HistoryOutputOptions<Pick<History, '
   };
 }
 
-/** The Session's world, narrowed to what `deposit list` uses. */
-export function listOptionsOf(flags: ListOptions, session: Session): ListCommandOptions {
+/** The factory's getters, narrowed to what `deposit list` uses. */
+export function listOptionsOf(flags: ListOptions, factory: Factory): ListCommandOptions {
   let target: Target | undefined;
-  const chosen = () => (target ??= session.target());
+  const chosen = () => (target ??= factory.target());
+  const alarmOutput = { printer: factory.printer, globals: factory.globals, ctx: factory.ctx };
   return {
     flags,
-    ...historyOutputOf(session),
+    ...historyOutputOf(factory),
     refresh: {
-      targetKey: () => Session.targetKey(chosen()),
-      client: () => session.client(chosen()),
-      recorder: session,
-      expireAfterMs: () => expireAfterMs(session),
-      paidAfterExpiry: (id, status, expiredAt) => reportPaidAfterExpiry(session, id, status, expiredAt),
+      targetKey: () => targetKey(chosen()),
+      client: () => factory.client(chosen()),
+      recorder: factory.ledger(),
+      expireAfterMs: () => expireAfterMs({ setting: (key) => settingOf(factory.profile(), key) }),
+      paidAfterExpiry: (id, status, expiredAt) => reportPaidAfterExpiry(alarmOutput, id, status, expiredAt),
     },
   };
 }
@@ -125,10 +128,6 @@ export function ledgerFilter(
     statuses: parseStatuses(opts.status),
     verified: opts.verified ? true : opts.unverified ? false : undefined,
   };
-}
-
-export async function run(flags: ListOptions, session: Session): Promise<void> {
-  return runList(listOptionsOf(flags, session));
 }
 
 /** The deposits recorded, newest first, filtered; with --refresh, their status asked again. */
@@ -378,8 +377,8 @@ export const DEPOSIT_LIST = command({
     'lbrl deposit list --status FINALIZED --unverified --since 2026-11-01 --until 2026-12-01',
     'lbrl deposit list --refresh --json | jq -r \'.[] | select(.status != "FINALIZED") | .id\'',
   ],
-  async run({ opts, session }) {
-    return run(opts, await session());
+  async run({ opts, factory }) {
+    return runList(listOptionsOf(opts, await factory()));
   },
 });
 

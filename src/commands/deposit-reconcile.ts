@@ -2,6 +2,7 @@ import type { Context } from '../context.js';
 import { assetInfo } from '../deposits/chain-check.js';
 import { createdFilter } from '../deposits/ledger.js';
 import type { Scope } from '../deposits/ports.js';
+import { scopeOnTarget } from '../deposits/ports.js';
 import { MATCH_MARGIN_MS, readReceipts } from '../deposits/receipts.js';
 import { type Reconciliation, reconcile } from '../deposits/reconcile.js';
 import { settlementJudge } from '../deposits/settlement-judge.js';
@@ -9,7 +10,7 @@ import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { EXIT, LbrlError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
 import type { HistoryEntry } from '../store/history-records.js';
 import type { Printer } from '../ui/output.js';
@@ -30,7 +31,7 @@ const RECONCILE_FLAGS = [SINCE] as const satisfies readonly FlagDef[];
 export type ReconcileOptions = OptionsOf<typeof RECONCILE_FLAGS>;
 
 /**
- * All `deposit reconcile` needs (gh's Options struct): the Session fills it in
+ * All `deposit reconcile` needs (gh's Options struct): the factory's getters fill it in
  * (`reconcileOptionsOf`); a test hands a history on plain records and a fake explorer.
  */
 export interface ReconcileCommandOptions {
@@ -47,21 +48,17 @@ export interface ReconcileCommandOptions {
   sources: VerifySources;
 }
 
-/** The Session's world, narrowed to what `deposit reconcile` uses. */
-export function reconcileOptionsOf(flags: ReconcileOptions, session: Session): ReconcileCommandOptions {
+/** The factory's getters, narrowed to what `deposit reconcile` uses. */
+export function reconcileOptionsOf(flags: ReconcileOptions, factory: Factory): ReconcileCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    json: session.globals.json === true,
-    ctx: session.ctx,
-    scope: () => session.scope(),
-    history: () => session.ledgerHistory(),
-    sources: verifySourcesOf(session),
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    ctx: factory.ctx,
+    scope: () => scopeOnTarget(factory.profileName, factory.target()),
+    history: () => factory.ledger().reachedHistory(),
+    sources: verifySourcesOf(factory),
   };
-}
-
-export async function run(flags: ReconcileOptions, session: Session): Promise<void> {
-  return runReconcile(reconcileOptionsOf(flags, session));
 }
 
 /** Read the profile's addresses on the explorer and match what they received to the deposits recorded. */
@@ -313,8 +310,8 @@ export const DEPOSIT_RECONCILE = command({
       [EXIT.settlementPending, 'not yet confirmed deeply enough'],
     ]),
   ],
-  async run({ opts, session }) {
-    return run(opts, await session());
+  async run({ opts, factory }) {
+    return runReconcile(reconcileOptionsOf(opts, await factory()));
   },
 });
 

@@ -8,7 +8,7 @@ import {
 import { formatCents } from '../domain/money.js';
 import { CSV_BR, CSV_RFC, type CsvDialect, centsField, csvRecord } from '../domain/text/csv-write.js';
 import { invalidValue, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
 import type { FlagDef, OptionsOf } from './define.js';
@@ -61,21 +61,17 @@ const CSV_COLUMNS: Array<[string, keyof ReportSums, 'count' | 'cents']> = [
   ['mismatched_net', 'mismatchNetCents', 'cents'],
 ];
 
-/** All `deposit report` needs (gh's Options struct): the Session fills it in; a test hands plain values. */
+/** All `deposit report` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface ReportCommandOptions extends HistoryOutputOptions<Pick<History, 'fold'>> {
   flags: ReportOptions;
 }
 
-/** The Session's world, narrowed to what `deposit report` uses. */
-export function reportOptionsOf(flags: ReportOptions, session: Session): ReportCommandOptions {
+/** The factory's getters, narrowed to what `deposit report` uses. */
+export function reportOptionsOf(flags: ReportOptions, factory: Factory): ReportCommandOptions {
   return {
     flags,
-    ...historyOutputOf(session),
+    ...historyOutputOf(factory),
   };
-}
-
-export async function run(flags: ReportOptions, session: Session): Promise<void> {
-  return runReport(reportOptionsOf(flags, session));
 }
 
 /** The sums of each day (or month) of the deposits recorded, as a table, JSON or CSV. */
@@ -255,8 +251,8 @@ export const DEPOSIT_REPORT = command({
     'lbrl deposit report --by month --since 2026-01-01 --csv-br > vendas.csv',
     "lbrl deposit report --since 1d --json | jq '.total.netCents'",
   ],
-  async run({ opts, session }) {
-    return run(opts, await session());
+  async run({ opts, factory }) {
+    return runReport(reportOptionsOf(opts, await factory()));
   },
 });
 

@@ -1,9 +1,9 @@
-import type { DepositApi } from '../deposits/ports.js';
+import type { DepositApi, Target } from '../deposits/ports.js';
 import { type DepositOutcome, verifyDeposits, verifyError } from '../deposits/verify.js';
 import { settlementReportJson } from '../domain/liquid/settlement.js';
 import { parseDepositId } from '../domain/values.js';
 import { EXIT, invalidValue, usageError } from '../errors.js';
-import type { Session, Target } from '../session.js';
+import type { Factory } from '../factory/factory.js';
 import type { Printer } from '../ui/output.js';
 import { renderOutcome } from '../ui/verify-view.js';
 import type { FlagDef, OptionsOf } from './define.js';
@@ -36,7 +36,7 @@ export function outcomeJson(result: DepositOutcome): Record<string, unknown> {
 export type VerifyFlags = OptionsOf<typeof VERIFY_FLAGS>;
 
 /**
- * All `deposit verify` needs, and nothing more (gh's Options struct): the Session fills it in
+ * All `deposit verify` needs, and nothing more (gh's Options struct): the factory's getters fill it in
  * (`verifyOptionsOf`); a test hands a fake client, a fake explorer and a history on plain records.
  */
 export interface VerifyCommandOptions {
@@ -55,28 +55,24 @@ export interface VerifyCommandOptions {
   recorder: SettledRecorder;
 }
 
-/** The Session's world, narrowed to what `deposit verify` uses. */
+/** The factory's getters, narrowed to what `deposit verify` uses. */
 export function verifyOptionsOf(
   idTexts: string[],
   flags: VerifyFlags,
-  session: Session,
+  factory: Factory,
 ): VerifyCommandOptions {
   let target: Target | undefined;
-  const chosen = () => (target ??= session.target());
+  const chosen = () => (target ??= factory.target());
   return {
     idTexts,
     flags,
-    printer: session.printer,
-    json: session.globals.json === true,
-    quiet: session.globals.quiet === true,
-    client: () => session.client(chosen()),
-    sources: verifySourcesOf(session, chosen),
-    recorder: settledRecorderOf(session),
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    quiet: factory.globals.quiet === true,
+    client: () => factory.client(chosen()),
+    sources: verifySourcesOf(factory, chosen),
+    recorder: settledRecorderOf(factory),
   };
-}
-
-export async function run(idTexts: string[], flags: VerifyFlags, session: Session): Promise<void> {
-  return runVerify(verifyOptionsOf(idTexts, flags, session));
 }
 
 /** Parse the ids, get each (every rule of the answer checked), check its settlement, record, print. */
@@ -131,8 +127,8 @@ export const DEPOSIT_VERIFY = command({
       [EXIT.settlementPending, 'pending'],
     ]),
   ],
-  async run({ opts, args: [ids], session }) {
-    return run(ids, opts, await session());
+  async run({ opts, args: [ids], factory }) {
+    return runVerify(verifyOptionsOf(ids, opts, await factory()));
   },
 });
 

@@ -1,9 +1,11 @@
 import { pendingWork } from '../deposits/history.js';
 import type { HistoryReader, Scope } from '../deposits/ports.js';
+import { scopeOnTarget } from '../deposits/ports.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import { parseDepositId } from '../domain/values.js';
 import { EXIT, invalidValue, usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
+import { settingOf } from '../factory/settings.js';
 import type { WatchCoordination } from '../store/coordination-port.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
@@ -13,7 +15,7 @@ import { TRUST_SERVICE_ADDRESS } from './shared/flag-parts.js';
 import { type FollowDeps, followDepsOf, followOnScreen } from './shared/follow.js';
 import { exitCodesComment } from './shared/help-text.js';
 import { coverage } from './shared/history-output.js';
-import { type VerifySetupFlags, withVerify } from './shared/verify-setup.js';
+import { type VerifySetupFlags, verifyingPlanOf } from './shared/verify-setup.js';
 import { parseWatchFlags } from './shared/watch-flags.js';
 
 const WATCH_FLAGS = [
@@ -35,7 +37,7 @@ const WATCH_FLAGS = [
 export type WatchFlags = OptionsOf<typeof WATCH_FLAGS>;
 
 /**
- * All `deposit watch` needs, and nothing more (gh's Options struct): the Session fills it in
+ * All `deposit watch` needs, and nothing more (gh's Options struct): the factory's getters fill it in
  * (`watchOptionsOf`); a test hands plain objects, a fake client and clock included, and needs no
  * server. What the follow on screen needs (the terminal, printer, client, clock, recorder) is
  * `FollowDeps`.
@@ -58,28 +60,24 @@ export interface WatchCommandOptions extends FollowDeps {
   coordination?(perMinute: number): Promise<WatchCoordination>;
 }
 
-/** The Session's world, narrowed to what `deposit watch` uses. */
-export function watchOptionsOf(idTexts: string[], flags: WatchFlags, session: Session): WatchCommandOptions {
+/** The factory's getters, narrowed to what `deposit watch` uses. */
+export function watchOptionsOf(idTexts: string[], flags: WatchFlags, factory: Factory): WatchCommandOptions {
   let targetKey: string | undefined;
   return {
     idTexts,
     flags,
-    ...followDepsOf(session),
-    config: { setting: (key) => session.setting(key) },
-    history: () => session.ledgerHistory(),
-    scope: () => session.scope(),
+    ...followDepsOf(factory),
+    config: { setting: (key) => settingOf(factory.profile(), key) },
+    history: () => factory.ledger().reachedHistory(),
+    scope: () => scopeOnTarget(factory.profileName, factory.target()),
     expiredAt: async (id) => {
-      targetKey ??= session.scope().target;
-      await session.useLedger();
-      return session.recorded(targetKey, id)?.expiredAt;
+      targetKey ??= scopeOnTarget(factory.profileName, factory.target()).target;
+      await factory.ledger().reach();
+      return factory.ledger().recorded(targetKey, id)?.expiredAt;
     },
-    verifying: (plan, verify, verifyFlags) => withVerify(plan, verify, session, verifyFlags),
-    coordination: (perMinute) => watchCoordinationOf(session, perMinute),
+    verifying: (plan, verify, verifyFlags) => verifyingPlanOf(plan, verify, factory, verifyFlags),
+    coordination: (perMinute) => watchCoordinationOf(factory, perMinute),
   };
-}
-
-export async function run(idTexts: string[], flags: WatchFlags, session: Session): Promise<void> {
-  return runWatch(watchOptionsOf(idTexts, flags, session));
 }
 
 /** Parse, find the work (--pending), follow on screen until every deposit ends. */
@@ -179,8 +177,8 @@ On a terminal a spinner shows each deposit's status; in a pipe, one line per sta
       [EXIT.interrupted, 'Ctrl-C'],
     ]),
   ],
-  async run({ opts, args: [ids], session }) {
-    return run(ids, opts, await session());
+  async run({ opts, args: [ids], factory }) {
+    return runWatch(watchOptionsOf(ids, opts, await factory()));
   },
 });
 

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { isLoopbackHost } from '../api/baseurl.js';
 import type { Context } from '../context.js';
-import type { DepositApi, FlowClock, Recorder, Scope } from '../deposits/ports.js';
+import type { DepositApi, FlowClock, Recorder, Scope, Target } from '../deposits/ports.js';
+import { scopeOnTarget } from '../deposits/ports.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import type { HistoryView } from '../display/engine.js';
 import { DisplayEngine, fileSignature } from '../display/engine.js';
@@ -27,7 +28,8 @@ import type { ScreenRules } from '../domain/display.js';
 import { DEFAULT_SHOP_NAME, parseLang, readShopName } from '../domain/display.js';
 import { parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
-import type { Session, Target } from '../session.js';
+import type { Factory } from '../factory/factory.js';
+import { settingOf } from '../factory/settings.js';
 import { claimFile, type RowClaim } from '../store/claims.js';
 import type { DisplayFeed } from '../store/coordination-port.js';
 import { ensurePrivateDir } from '../store/files.js';
@@ -39,7 +41,7 @@ import { command, listed } from './define.js';
 import { displayFeedOf } from './shared/coordination.js';
 import { expireAfterMs, type SettingsReader } from './shared/expiry.js';
 import { QR_STYLE } from './shared/flag-parts.js';
-import { withVerify } from './shared/verify-setup.js';
+import { verifyingPlanOf } from './shared/verify-setup.js';
 
 const DISPLAY_LANGS = ['pt', 'en'] as const;
 
@@ -117,7 +119,7 @@ function parseOptions(opts: DisplayOptions) {
 }
 
 /**
- * All `lbrl display` needs (gh's Options struct): the Session fills it in (`displayOptionsOf`); a
+ * All `lbrl display` needs (gh's Options struct): the factory's getters fill it in (`displayOptionsOf`); a
  * test hands a printer on strings, settings, a clock, a scripted service and a config directory
  * in a temporary directory. The page itself is served on a loopback port (display/server.ts).
  */
@@ -152,26 +154,26 @@ export interface DisplayCommandOptions {
   feed?(): Promise<DisplayFeed | undefined>;
 }
 
-/** The Session's world, narrowed to what `lbrl display` uses. */
-export function displayOptionsOf(flags: DisplayOptions, session: Session): DisplayCommandOptions {
+/** The factory's getters, narrowed to what `lbrl display` uses. */
+export function displayOptionsOf(flags: DisplayOptions, factory: Factory): DisplayCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    json: session.globals.json === true,
-    quiet: session.globals.quiet === true,
-    config: { setting: (key) => session.setting(key) },
-    target: () => session.target(),
-    verifying: (plan, verify) => withVerify(plan, verify, session),
-    profileName: session.profileName,
-    configDir: session.store.dir,
-    client: (target) => session.client(target, { maxRetries: 0 }),
-    history: () => session.history(),
-    scope: (target) => session.scope(target),
-    recorder: session,
-    clock: session.ctx,
-    reloadSettings: () => session.store.forget(),
-    terminal: session.ctx,
-    feed: () => displayFeedOf(session),
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    quiet: factory.globals.quiet === true,
+    config: { setting: (key) => settingOf(factory.profile(), key) },
+    target: () => factory.target(),
+    verifying: (plan, verify) => verifyingPlanOf(plan, verify, factory),
+    profileName: factory.profileName,
+    configDir: factory.config().dir,
+    client: (target) => factory.client(target, { maxRetries: 0 }),
+    history: () => factory.ledger().history(),
+    scope: (target) => scopeOnTarget(factory.profileName, target),
+    recorder: factory.ledger(),
+    clock: factory.ctx,
+    reloadSettings: () => factory.config().forget(),
+    terminal: factory.ctx,
+    feed: () => displayFeedOf(factory),
   };
 }
 
@@ -227,12 +229,6 @@ async function displayQrStyle(options: DisplayCommandOptions): Promise<'dark' | 
   if (!terminal || options.json || options.quiet || !(terminal.stdout as { isTTY?: boolean }).isTTY)
     return style;
   return (await queryBackground(terminal.stdin as never, terminal.stdout)) ?? 'dark';
-}
-
-export async function run(opts: DisplayOptions, session: Session): Promise<void> {
-  // a database ledger: this host's copy caught up as often as the display looks at it
-  session.followLedger(HISTORY_POLL_MS);
-  return runDisplay(displayOptionsOf(opts, session));
 }
 
 /** The display's engine: the history, the service, the rules as the settings say, the withdrawn charges. */
@@ -419,8 +415,11 @@ export const DISPLAY = command({
     'lbrl config set shop-name "Padaria Central"',
     'lbrl deposit create --amount 15,50 --display',
   ],
-  async run({ opts, session }) {
-    return run(opts, await session());
+  async run({ opts, factory }) {
+    const made = await factory();
+    // a database ledger: this host's copy caught up as often as the display looks at it
+    made.ledger().follow(HISTORY_POLL_MS);
+    return runDisplay(displayOptionsOf(opts, made));
   },
 });
 
@@ -472,13 +471,13 @@ export const DISPLAY_CLEAR = command({
   long: `The running display shows the shop's name within a second, and one started later offers none of these charges; a charge created after this shows as usual. The charges stay open on the service, which has no cancel: a late payment is still seen by \`deposit watch\` and \`deposit list --refresh\`. With no display running it says so, and the charges are withdrawn all the same.`,
   flags: [],
   examples: ['lbrl display clear                # the screen shows the shop name until the next charge'],
-  async run({ session }) {
-    const opened = await session();
+  async run({ factory }) {
+    const opened = await factory();
     return runClear({
       printer: opened.printer,
       json: opened.globals.json === true,
       profileName: opened.profileName,
-      configDir: opened.store.dir,
+      configDir: opened.config().dir,
       now: opened.ctx.now,
       feed: () => displayFeedOf(opened),
     });

@@ -3,12 +3,12 @@
  * history, or PostgreSQL), and moving a history into a database and back out as NDJSON.
  */
 import { usageError } from '../errors.js';
-import type { Session } from '../session.js';
+import type { Factory } from '../factory/factory.js';
 import type { Ledger } from '../store/ledger-port.js';
 import type { Printer } from '../ui/output.js';
 import { command, group, listed } from './define.js';
 
-/** All the ledger commands need (gh's Options struct): the Session fills it in; a test hands stores. */
+/** All the ledger commands need (gh's Options struct): the factory's getters fill it in; a test hands stores. */
 export interface LedgerCommandOptions {
   printer: Printer;
   json: boolean;
@@ -18,13 +18,13 @@ export interface LedgerCommandOptions {
   openFile(): Promise<Ledger>;
 }
 
-/** The Session's world, narrowed to what the ledger commands use. */
-export function ledgerOptionsOf(session: Session): LedgerCommandOptions {
+/** The factory's getters, narrowed to what the ledger commands use. */
+export function ledgerOptionsOf(factory: Factory): LedgerCommandOptions {
   return {
-    printer: session.printer,
-    json: session.globals.json === true,
-    open: () => session.ledgerStore(),
-    openFile: () => session.ledgerStore({ kind: 'file' }),
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    open: () => factory.ledger().open(),
+    openFile: () => factory.ledger().open({ kind: 'file' }),
   };
 }
 
@@ -108,8 +108,8 @@ export const LEDGER_STATUS = command({
   long: `The store in use (the file, or PostgreSQL), where it is (a URL without its password), its schema version (\`-\` for the file) and how many deposits it holds. A database that is down or refuses the password is one line and exit 6.`,
   flags: [],
   examples: ['lbrl ledger status', 'lbrl ledger status --json'],
-  async run({ session }) {
-    return runLedgerStatus(ledgerOptionsOf(await session()));
+  async run({ factory }) {
+    return runLedgerStatus(ledgerOptionsOf(await factory()));
   },
 });
 
@@ -120,8 +120,8 @@ export const LEDGER_IMPORT = command({
   long: `It runs in one transaction and takes each record once, so it can be run again after a failure or on every machine of the shop. With the ledger set to the file it is a usage error (exit 2): set it to a database first.`,
   flags: [],
   examples: ['LBRL_LEDGER_URL=postgres://till@db.example.com/shop lbrl ledger import'],
-  async run({ session }) {
-    return runLedgerImport(ledgerOptionsOf(await session()));
+  async run({ factory }) {
+    return runLedgerImport(ledgerOptionsOf(await factory()));
   },
 });
 
@@ -132,8 +132,8 @@ export const LEDGER_EXPORT = command({
   long: `One JSON line per record, as the file history holds them, whichever store is in use: a copy of a database's ledger that lbrl reads back as a history file, or a backup.`,
   flags: [],
   examples: ['lbrl ledger export > history.ndjson'],
-  async run({ session }) {
-    return runLedgerExport(ledgerOptionsOf(await session()));
+  async run({ factory }) {
+    return runLedgerExport(ledgerOptionsOf(await factory()));
   },
 });
 

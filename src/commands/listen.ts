@@ -7,6 +7,7 @@ import { redactUrl, urlSecrets, withoutCredentials } from '../api/baseurl.js';
 import type { GetResponse } from '../api/models.js';
 import { parseForwardUrl, type WebhookPoster, webhookPoster } from '../api/webhook-post.js';
 import { answerLine, EventHub, EventHubs, MISSING_LOOK_MS } from '../deposits/events.js';
+import type { Target } from '../deposits/ports.js';
 import {
   type DepositApi,
   type FlowClock,
@@ -14,6 +15,7 @@ import {
   type Recorder,
   recordLater,
   type Scope,
+  scopeOnTarget,
 } from '../deposits/ports.js';
 import { type DepositOutcome, verifySettlements } from '../deposits/verify.js';
 import { watchDeposits } from '../deposits/watch.js';
@@ -29,7 +31,8 @@ import {
   webhookHeaders,
 } from '../domain/webhook.js';
 import { invalidValue, LbrlError, usageError } from '../errors.js';
-import type { Session, Target } from '../session.js';
+import type { Factory } from '../factory/factory.js';
+import { settingOf } from '../factory/settings.js';
 import type { Profile } from '../store/config.js';
 import { FileListen } from '../store/coordination-file.js';
 import type { ListenCoordination } from '../store/coordination-port.js';
@@ -39,7 +42,7 @@ import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { listenCoordinationOf } from './shared/coordination.js';
-import { recordVerified, settledRecorderOf, type VerifySetup, verifySetup } from './shared/verify-setup.js';
+import { recordVerified, settledRecorderOf, type VerifySetup, verifySetupOf } from './shared/verify-setup.js';
 
 const LISTEN_FLAGS = [
   {
@@ -72,7 +75,7 @@ export type ListenOptions = OptionsOf<typeof LISTEN_FLAGS> & {
 const SECRET_KEY = 'webhook-secret';
 
 /**
- * All `lbrl listen` needs (gh's Options struct): the Session fills it in (`listenOptionsOf`); a
+ * All `lbrl listen` needs (gh's Options struct): the factory's getters fill it in (`listenOptionsOf`); a
  * test hands a printer on strings, a clock, a config file in a temporary directory, a scripted
  * service and a poster that opens no socket.
  */
@@ -113,33 +116,33 @@ export interface ListenCommandOptions {
   coordination?(): Promise<ListenCoordination>;
 }
 
-/** The Session's world, narrowed to what `lbrl listen` uses. */
-export function listenOptionsOf(flags: ListenOptions, session: Session): ListenCommandOptions {
+/** The factory's getters, narrowed to what `lbrl listen` uses. */
+export function listenOptionsOf(flags: ListenOptions, factory: Factory): ListenCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    clock: session.ctx,
-    profileName: session.profileName,
-    configFile: session.store.file,
-    configDir: session.store.dir,
-    savedSecret: () => session.profile()[SECRET_KEY],
-    updateProfile: (change) => session.store.updateProfile(session.profileName, change),
+    printer: factory.printer,
+    clock: factory.ctx,
+    profileName: factory.profileName,
+    configFile: factory.config().file,
+    configDir: factory.config().dir,
+    savedSecret: () => factory.profile()[SECRET_KEY],
+    updateProfile: (change) => factory.config().updateProfile(factory.profileName, change),
     poster: () =>
       webhookPoster({
-        timeoutMs: session.ctx.client?.timeoutMs ?? 10_000,
-        connectTimeoutMs: session.ctx.client?.connectTimeoutMs ?? 5_000,
-        now: session.ctx.now,
+        timeoutMs: factory.ctx.client?.timeoutMs ?? 10_000,
+        connectTimeoutMs: factory.ctx.client?.connectTimeoutMs ?? 5_000,
+        now: factory.ctx.now,
         userAgent: 'lbrl-webhooks',
       }),
-    target: () => session.target(),
-    scope: (target) => session.scope(target),
-    verifyOn: () => session.setting('verify') === 'on',
-    verifySetup: (target) => verifySetup(session, target),
-    recordVerified: (outcomes) => recordVerified(settledRecorderOf(session), outcomes),
-    client: (target) => session.client(target, { maxRetries: 0 }),
-    history: () => session.history(),
-    recorder: session,
-    coordination: () => listenCoordinationOf(session),
+    target: () => factory.target(),
+    scope: (target) => scopeOnTarget(factory.profileName, target),
+    verifyOn: () => settingOf(factory.profile(), 'verify') === 'on',
+    verifySetup: (target) => verifySetupOf(factory, target),
+    recordVerified: (outcomes) => recordVerified(settledRecorderOf(factory), outcomes),
+    client: (target) => factory.client(target, { maxRetries: 0 }),
+    history: () => factory.ledger().history(),
+    recorder: factory.ledger(),
+    coordination: () => listenCoordinationOf(factory),
   };
 }
 
@@ -234,12 +237,6 @@ function parseFlags(opts: ListenOptions) {
 
 /** How often a database ledger is looked at for the deposits other hosts created. */
 const LEDGER_POLL_MS = 1000;
-
-export async function run(opts: ListenOptions, session: Session): Promise<void> {
-  // a database ledger: this host's copy caught up each second, so a charge made elsewhere is followed
-  session.followLedger(LEDGER_POLL_MS);
-  return runListen(listenOptionsOf(opts, session));
-}
 
 /** --print-secret, --replay, or the events of the profile's deposits sent until Ctrl-C. */
 export async function runListen(options: ListenCommandOptions): Promise<void> {
@@ -557,8 +554,11 @@ export const LISTEN = command({
       message: (flags) => `--replay sends one event: leave out ${flags.join(', ')}`,
     },
   ],
-  async run({ opts, session }) {
-    return run(opts, await session());
+  async run({ opts, factory }) {
+    const made = await factory();
+    // a database ledger: this host's copy caught up each second, so a charge made elsewhere is followed
+    made.ledger().follow(LEDGER_POLL_MS);
+    return runListen(listenOptionsOf(opts, made));
   },
 });
 

@@ -2,7 +2,7 @@
  * The program itself (its global flags, its help) and the groups, the words that only lead to
  * their subcommands. Like every command module, it exports its `definitions`.
  */
-import type { GlobalOptions } from '../session.js';
+import type { GlobalOptions } from '../factory/factory.js';
 import type { FlagDef } from './define.js';
 import { command, group, listed, type OptionsOf } from './define.js';
 
@@ -87,7 +87,7 @@ export const SANDBOX_GROUP = group({
 /** The commands this module defines (the manifest lists them: npm run build). */
 export const definitions = listed(PROGRAM, DEPOSIT_GROUP, AUTH_GROUP, CONFIG_GROUP, SANDBOX_GROUP);
 
-/** The Session's GlobalOptions are exactly the program's flags. */
+/** The factory's GlobalOptions are exactly the program's flags. */
 export type ProgramOptions = Omit<OptionsOf<typeof PROGRAM_FLAGS>, 'version'>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

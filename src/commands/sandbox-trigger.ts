@@ -6,13 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createChecked } from '../deposits/create.js';
-import type { DepositApi, Recorder, RequestDefaults, Scope } from '../deposits/ports.js';
+import type { DepositApi, Recorder, RequestDefaults, Scope, Target } from '../deposits/ports.js';
+import { scopeOnTarget } from '../deposits/ports.js';
 import { buildRequest } from '../deposits/request.js';
 import { invalidValue, LbrlError, usageError } from '../errors.js';
+import type { Factory } from '../factory/factory.js';
+import { requestDefaultsOf, sandboxDirOf } from '../factory/settings.js';
 import { actOn } from '../sandbox/actions.js';
 import { STEP_MS } from '../sandbox/lifecycle.js';
 import type { SandboxStore } from '../sandbox/store.js';
-import type { Session, Target } from '../session.js';
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
@@ -62,7 +64,7 @@ export interface TriggerSandbox {
 }
 
 /**
- * All `sandbox trigger` needs (gh's Options struct): the Session fills it in (`triggerOptionsOf`);
+ * All `sandbox trigger` needs (gh's Options struct): the factory's getters fill it in (`triggerOptionsOf`);
  * a test hands a printer on strings, settings, a recorder and a sandbox of its own.
  */
 export interface TriggerCommandOptions {
@@ -85,33 +87,34 @@ export interface TriggerCommandOptions {
   client(target: Extract<Target, { mode: 'live' }>): Promise<DepositApi>;
 }
 
-/** The Session's world, narrowed to what `sandbox trigger` uses. */
+/** The factory's getters, narrowed to what `sandbox trigger` uses. */
 export function triggerOptionsOf(
   scenario: string,
   flags: TriggerOptions,
-  session: Session,
+  factory: Factory,
 ): TriggerCommandOptions {
   return {
     scenario,
     flags,
-    printer: session.printer,
-    json: session.globals.json === true,
-    requestDefaults: () => session.requestDefaults(),
-    target: () => session.target(),
-    scope: (target) => session.scope(target),
-    recorder: session,
-    now: session.ctx.now,
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    requestDefaults: () => requestDefaultsOf(factory.profile()),
+    target: () => factory.target(),
+    scope: (target) => scopeOnTarget(factory.profileName, target),
+    recorder: factory.ledger(),
+    now: factory.ctx.now,
     async startSandbox() {
       const { startSandbox } = await import('../sandbox/embedded.js');
       const { qrPng } = await import('../ui/qrpng.js');
-      return startSandbox({ drawPng: qrPng, dir: session.sandboxDir, autopay: 'off', now: session.ctx.now });
+      return startSandbox({
+        drawPng: qrPng,
+        dir: sandboxDirOf(factory.config().dir),
+        autopay: 'off',
+        now: factory.ctx.now,
+      });
     },
-    client: (target) => session.client(target, { maxRetries: 0 }),
+    client: (target) => factory.client(target, { maxRetries: 0 }),
   };
-}
-
-export async function run(scenario: string, opts: TriggerOptions, session: Session): Promise<void> {
-  return runTrigger(triggerOptionsOf(scenario, opts, session));
 }
 
 /** Check the scenario and the request, create the deposit through the sandbox's API, write its story. */
@@ -181,8 +184,8 @@ export const SANDBOX_TRIGGER = command({
     'lbrl sandbox trigger paid               # created, pix_confirmed ... finalized',
     'lbrl sandbox trigger wrong-settlement   # with lbrl listen --verify: deposit.mismatch',
   ],
-  async run({ opts, args: [scenario], session }) {
-    return run(scenario, opts, await session());
+  async run({ opts, args: [scenario], factory }) {
+    return runTrigger(triggerOptionsOf(scenario, opts, await factory()));
   },
 });
 

@@ -1,14 +1,16 @@
 import { isLoopbackHost, parseBaseUrl } from '../api/baseurl.js';
+import type { Target } from '../deposits/ports.js';
 import { article, decodeLiquidAddress } from '../domain/liquid/address.js';
 import type { Network } from '../domain/liquid/networks.js';
 import { centsToDecimalText, formatCents, MAX_CENTS, MIN_CENTS, parseReais } from '../domain/money.js';
 import { parseDepositId, parseWholeNumber } from '../domain/values.js';
 import { interrupted, invalidValue, LbrlError, usageError } from '../errors.js';
+import type { Factory } from '../factory/factory.js';
+import { networkOf, sandboxDirOf, settingOf } from '../factory/settings.js';
 import { actOn, type SandboxAction } from '../sandbox/actions.js';
 import type { SettleMode } from '../sandbox/chain.js';
 import { getView, STEP_MS } from '../sandbox/lifecycle.js';
 import { SandboxStore } from '../sandbox/store.js';
-import type { Session, Target } from '../session.js';
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
@@ -56,7 +58,7 @@ export interface StartedSandbox {
 }
 
 /**
- * All `sandbox serve` needs (gh's Options struct): the Session fills it in (`serveOptionsOf`); a
+ * All `sandbox serve` needs (gh's Options struct): the factory's getters fill it in (`serveOptionsOf`); a
  * test hands a printer on strings, a signal and a `start` that opens no socket.
  */
 export interface ServeCommandOptions {
@@ -85,31 +87,27 @@ export interface ServeCommandOptions {
   }): Promise<StartedSandbox>;
 }
 
-/** The Session's world, narrowed to what `sandbox serve` uses. */
-export function serveOptionsOf(flags: ServeOptions, session: Session): ServeCommandOptions {
+/** The factory's getters, narrowed to what `sandbox serve` uses. */
+export function serveOptionsOf(flags: ServeOptions, factory: Factory): ServeCommandOptions {
   // one store for the token and the server
   let made: SandboxStore | undefined;
-  const store = () => (made ??= new SandboxStore(session.sandboxDir));
+  const store = () => (made ??= new SandboxStore(sandboxDirOf(factory.config().dir)));
   return {
     flags,
-    printer: session.printer,
-    json: session.globals.json === true,
-    quiet: session.globals.quiet === true,
-    sandboxDir: session.sandboxDir,
-    autopay: () => session.setting('sandbox-autopay'),
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    quiet: factory.globals.quiet === true,
+    sandboxDir: sandboxDirOf(factory.config().dir),
+    autopay: () => settingOf(factory.profile(), 'sandbox-autopay'),
     token: () => store().token(),
-    now: session.ctx.now,
-    signal: session.ctx.signal,
+    now: factory.ctx.now,
+    signal: factory.ctx.signal,
     async start(settings) {
       const { startSandbox } = await import('../sandbox/embedded.js');
       const { qrPng } = await import('../ui/qrpng.js');
       return startSandbox({ ...settings, drawPng: qrPng }, store());
     },
   };
-}
-
-export async function serve(opts: ServeOptions, session: Session): Promise<void> {
-  return runServe(serveOptionsOf(opts, session));
 }
 
 /** Serve the sandbox on host and port until Ctrl-C; its base URL and token first, on stdout. */
@@ -173,7 +171,7 @@ export interface SandboxActionApi {
 }
 
 /**
- * All `sandbox pay` and `sandbox fail` need (gh's Options struct): the Session fills it in
+ * All `sandbox pay` and `sandbox fail` need (gh's Options struct): the factory's getters fill it in
  * (`actOptionsOf`); a test hands a printer on strings, a target, and sandbox data in a temporary
  * directory or a fake standing sandbox.
  */
@@ -194,23 +192,23 @@ export interface ActCommandOptions {
   now(): number;
 }
 
-/** The Session's world, narrowed to what `sandbox pay` and `fail` use. */
+/** The factory's getters, narrowed to what `sandbox pay` and `fail` use. */
 export function actOptionsOf(
   idText: string,
   action: SandboxAction,
-  session: Session,
+  factory: Factory,
   settle?: string,
 ): ActCommandOptions {
   return {
     idText,
     action,
     settle,
-    printer: session.printer,
-    json: session.globals.json === true,
-    target: () => session.target(),
-    client: (target) => session.client(target, { maxRetries: 0, ledger: false }),
-    sandboxDir: session.sandboxDir,
-    now: session.ctx.now,
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    target: () => factory.target(),
+    client: (target) => factory.client(target, { maxRetries: 0, ledger: false }),
+    sandboxDir: sandboxDirOf(factory.config().dir),
+    now: factory.ctx.now,
   };
 }
 
@@ -264,18 +262,10 @@ export async function runAct(options: ActCommandOptions): Promise<void> {
   else printer.out(`failed ${outcome.deposit.id}: FAILED (was ${outcome.was})`);
 }
 
-export function pay(idText: string, session: Session, opts: PayOptions = {}): Promise<void> {
-  return runAct(actOptionsOf(idText, 'pay', session, opts.settle));
-}
-
-export function fail(idText: string, session: Session): Promise<void> {
-  return runAct(actOptionsOf(idText, 'fail', session));
-}
-
 export type SendOptions = OptionsOf<typeof SEND_FLAGS>;
 
 /**
- * All `sandbox send` needs (gh's Options struct): the Session fills it in (`sendOptionsOf`); a
+ * All `sandbox send` needs (gh's Options struct): the factory's getters fill it in (`sendOptionsOf`); a
  * test hands a printer on strings and sandbox data in a temporary directory.
  */
 export interface SendCommandOptions {
@@ -291,21 +281,17 @@ export interface SendCommandOptions {
   now(): number;
 }
 
-/** The Session's world, narrowed to what `sandbox send` uses. */
-export function sendOptionsOf(flags: SendOptions, session: Session): SendCommandOptions {
+/** The factory's getters, narrowed to what `sandbox send` uses. */
+export function sendOptionsOf(flags: SendOptions, factory: Factory): SendCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    json: session.globals.json === true,
-    network: () => session.network(),
-    target: () => session.target(),
-    sandboxDir: session.sandboxDir,
-    now: session.ctx.now,
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    network: () => networkOf(factory.profile()),
+    target: () => factory.target(),
+    sandboxDir: sandboxDirOf(factory.config().dir),
+    now: factory.ctx.now,
   };
-}
-
-export async function send(opts: SendOptions, session: Session): Promise<void> {
-  return runSend(sendOptionsOf(opts, session));
 }
 
 /**
@@ -353,8 +339,8 @@ export const SANDBOX_SERVE = command({
     'lbrl sandbox serve --port 8080 > sandbox.env &     # prints LBRL_BASE_URL=... and LBRL_TOKEN=...',
     'set -a; . ./sandbox.env; set +a; lbrl deposit create --amount 10 --to <address>',
   ],
-  async run({ opts, session }) {
-    return serve(opts, await session());
+  async run({ opts, factory }) {
+    return runServe(serveOptionsOf(opts, await factory()));
   },
 });
 
@@ -369,8 +355,8 @@ export const SANDBOX_PAY = command({
     'lbrl sandbox pay <id> && lbrl deposit watch <id>',
     'lbrl sandbox pay <id> --settle amount    # one cent short on chain: deposit verify exits 1',
   ],
-  async run({ opts, args: [id], session }) {
-    return pay(id, await session(), opts);
+  async run({ opts, args: [id], factory }) {
+    return runAct(actOptionsOf(id, 'pay', await factory(), opts.settle));
   },
 });
 
@@ -385,8 +371,8 @@ export const SANDBOX_FAIL = command({
     'lbrl sandbox fail <id>',
     'lbrl sandbox fail <id> && lbrl deposit watch <id>   # exit 5: FAILED',
   ],
-  async run({ args: [id], session }) {
-    return fail(id, await session());
+  async run({ args: [id], factory }) {
+    return runAct(actOptionsOf(id, 'fail', await factory()));
   },
 });
 
@@ -397,8 +383,8 @@ export const SANDBOX_SEND = command({
   long: `A payer outside lbrl: one transaction of the sandbox chain pays \`--amount\` to \`--to\` (an address of the profile's network), and it prints the txid (\`--json\`: \`txid\`, \`to\`, \`amountInCents\`). \`deposit reconcile\` then lists it as received matching no deposit, or, sent to an expired or failed deposit's address with its net amount, as paid after lbrl gave up on it. It works on the local sandbox data only, not through a standing sandbox.`,
   flags: SEND_FLAGS,
   examples: ['lbrl sandbox send --to <address> --amount 12,34 && lbrl deposit reconcile'],
-  async run({ opts, session }) {
-    return send(opts, await session());
+  async run({ opts, factory }) {
+    return runSend(sendOptionsOf(opts, await factory()));
   },
 });
 

@@ -1,5 +1,5 @@
 /**
- * What the deposit flows are handed: narrow pieces a command assembles from its Session, and
+ * What the deposit flows are handed: narrow pieces a command assembles from its factory, and
  * a test from plain objects (no commander, no HTTP).
  */
 import type { ApiResult } from '../api/client.js';
@@ -13,7 +13,7 @@ export interface DepositApi {
   getDeposit(id: string): Promise<ApiResult<GetResponse>>;
   /**
    * What the local history recorded of a deposit of this service, when lbrl created it (the
-   * Session's client has it): every answer about it is then checked against it.
+   * factory's client has it): every answer about it is then checked against it.
    */
   recorded?(id: string): HistoryEntry | undefined;
   /**
@@ -42,7 +42,7 @@ export interface Recorder {
 /**
  * Records from an event handler that cannot wait for it (a status seen while following): the
  * append goes on in order behind the others; a refusal, which only a created record can meet,
- * is said, never an unhandled rejection. The Session waits for every append before it ends.
+ * is said, never an unhandled rejection. The ledger link waits for every append before the command ends.
  */
 export function recordLater(recorder: Recorder, records: StoredRecord[], warn: (line: string) => void): void {
   const write = recorder.record(records);
@@ -76,6 +76,21 @@ export interface Scope {
   profile: string;
   /** the base URL of a live service, or "sandbox" */
   target: string;
+}
+
+/** Where a command's requests go: a live service (its base URL and token, each with where it came from), or the sandbox. */
+export type Target =
+  | { mode: 'live'; baseUrl: string; token: string; baseUrlFrom: string; tokenFrom: string }
+  | { mode: 'sandbox' };
+
+/** Where a target's deposits live, as the history records them. */
+export function targetKey(target: Target): string {
+  return target.mode === 'live' ? target.baseUrl : 'sandbox';
+}
+
+/** A profile's deposits on a target, as the history records them. */
+export function scopeOnTarget(profile: string, target: Target): Scope {
+  return { profile, target: targetKey(target) };
 }
 
 /** The profile's settings a request is checked against. */

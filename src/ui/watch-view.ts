@@ -98,12 +98,12 @@ export class WatchView {
   private readonly timeZone: string | undefined;
 
   private constructor(
-    private readonly session: ViewSettings,
+    private readonly viewSettings: ViewSettings,
     private readonly now: () => number,
     ids: string[],
   ) {
     this.started = now();
-    this.timeZone = timeZoneOf(session.ctx.env);
+    this.timeZone = timeZoneOf(viewSettings.ctx.env);
     for (const id of ids) this.states.set(id, undefined);
   }
 
@@ -112,9 +112,9 @@ export class WatchView {
    * It starts with its text, and its clock is drawn again every second from the context's clock
    * (the polling keeps its own interval).
    */
-  static async open(session: ViewSettings, ids: string[] = []): Promise<WatchView> {
-    const view = new WatchView(session, session.ctx.now, ids);
-    const { ctx, globals, printer } = session;
+  static async open(viewSettings: ViewSettings, ids: string[] = []): Promise<WatchView> {
+    const view = new WatchView(viewSettings, viewSettings.ctx.now, ids);
+    const { ctx, globals, printer } = viewSettings;
     // a terminal of 0 columns or rows has no size to redraw in: plain lines there
     const animate =
       printer.stdoutIsTTY && mayRedraw(ctx) && knownSize(ctx.stdout) && !globals.json && !globals.quiet;
@@ -136,7 +136,7 @@ export class WatchView {
   }
 
   private get onTerminal(): boolean {
-    return this.session.printer.stdoutIsTTY;
+    return this.viewSettings.printer.stdoutIsTTY;
   }
 
   private spinnerText(): string {
@@ -155,7 +155,7 @@ export class WatchView {
   redraw(): void {
     if (!this.spinner) return;
     // the terminal lost its size meanwhile (resized to 0): no more drawing over, plain lines on
-    if (!knownSize(this.session.ctx.stderr)) {
+    if (!knownSize(this.viewSettings.ctx.stderr)) {
       this.spinner.stop();
       this.spinner = undefined;
       return;
@@ -171,7 +171,7 @@ export class WatchView {
 
   /** A line for a person: on stdout when it is a terminal, else on stderr (stdout stays one line per change). */
   private note(text: string): void {
-    const printer = this.session.printer;
+    const printer = this.viewSettings.printer;
     if (this.onTerminal) this.above(() => printer.out(text));
     else printer.info(text);
   }
@@ -179,13 +179,13 @@ export class WatchView {
   /** A deposit's reference and note, read from the ledger once per deposit. */
   private localOf(id: string): LocalFields {
     let local = this.local.get(id);
-    if (!local) this.local.set(id, (local = this.session.localOf?.(id) ?? {}));
+    if (!local) this.local.set(id, (local = this.viewSettings.localOf?.(id) ?? {}));
     return local;
   }
   private readonly local = new Map<string, LocalFields>();
 
   change(deposit: GetResponse, raw: unknown, previous: string | undefined): void {
-    const { printer, globals } = this.session;
+    const { printer, globals } = this.viewSettings;
     this.states.set(deposit.id, deposit.status);
     const local = this.localOf(deposit.id);
     if (globals.json) {
@@ -207,12 +207,12 @@ export class WatchView {
       this.paid.add(deposit.id);
       const line = `${paidLine(deposit, this.now(), this.timeZone)}  (deposit ${deposit.id}${ref ? `,${ref.slice(1)}` : ''})`;
       this.note(this.onTerminal ? printer.outColor.green.bold(line) : line);
-      if (this.onTerminal) this.session.ctx.stdout.write('\u0007');
+      if (this.onTerminal) this.viewSettings.ctx.stdout.write('\u0007');
     }
     if (deposit.status === 'FINALIZED') {
       // several deposits: their notes interleave, so each settlement says whose it is
       const whose = this.states.size > 1 ? `  (deposit ${deposit.id})` : '';
-      const [txid, explorer] = settlementLines(deposit, this.session.renderMode());
+      const [txid, explorer] = settlementLines(deposit, this.viewSettings.renderMode());
       if (txid) this.note(`${txid}${whose}`);
       if (explorer) this.note(explorer);
     }
@@ -221,7 +221,7 @@ export class WatchView {
 
   gone(id: string): void {
     this.above(() =>
-      this.session.printer.warn(
+      this.viewSettings.printer.warn(
         `deposit ${id}: the service does not know it (404); recorded as gone, so --pending no longer asks about it`,
       ),
     );
@@ -229,14 +229,14 @@ export class WatchView {
 
   expired(id: string): void {
     this.states.set(id, 'EXPIRED');
-    const { printer, globals } = this.session;
+    const { printer, globals } = this.viewSettings;
     // --json: a line of its own on stderr, as the last looks left are (stdout keeps the service's answers)
     if (globals.json) {
       if (!globals.quiet) printer.err(JSON.stringify({ notice: { type: 'expired', depositId: id } }));
       return;
     }
     this.above(() =>
-      this.session.printer.info(
+      this.viewSettings.printer.info(
         `deposit ${id}: still WAITING_PAYMENT past the profile's expire-after; recorded EXPIRED (local), so --pending leaves it from now on`,
       ),
     );
@@ -244,14 +244,14 @@ export class WatchView {
 
   slowed(perMinute: number): void {
     this.above(() =>
-      this.session.printer.warn(
+      this.viewSettings.printer.warn(
         `the service asked to slow down: at most ${perMinute} request(s) a minute now`,
       ),
     );
   }
 
   retry(reason: string, delayMs: number, _failingForMs?: number): void {
-    this.above(() => this.session.printer.warn(`retrying in ${Math.ceil(delayMs / 1000)} s: ${reason}`));
+    this.above(() => this.viewSettings.printer.warn(`retrying in ${Math.ceil(delayMs / 1000)} s: ${reason}`));
   }
 
   tick(_states: ReadonlyMap<string, string | undefined>, _elapsedMs: number): void {

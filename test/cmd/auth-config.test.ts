@@ -12,7 +12,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CreateFlags, createOptionsOf, runCreate } from '../../src/commands/deposit-create.js';
 import type { Context } from '../../src/context.js';
-import { Session } from '../../src/session.js';
+import { openRuntime } from '../../src/factory/factory.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { EX, ID, TEX, TOKEN } from '../helpers/fixtures.js';
 import { noNetwork } from '../helpers/no-network.js';
@@ -217,9 +217,9 @@ describe('addresses from the profile are checked too', () => {
       JSON.stringify({ profiles: { default: { 'default-address': TEX } } }),
       { mode: 0o600 },
     );
-    // deposit create on narrow options: the profile's settings as the Session reads them from
+    // deposit create on narrow options: the profile's settings as the factory reads them from
     // the file, the service a scripted one, what a user sees on a plain terminal
-    const session = new Session(
+    const { factory } = openRuntime(
       {
         stdout: { write: () => true },
         stderr: { write: () => true },
@@ -237,7 +237,7 @@ describe('addresses from the profile are checked too', () => {
     const api = scriptedDepositApi();
     const r = await seenRun(term, () =>
       runCreate({
-        ...createOptionsOf({ amount: '1' } as CreateFlags, session),
+        ...createOptionsOf({ amount: '1' } as CreateFlags, factory),
         printer: term.printer,
         ctx: term.ctx,
         client: async () => api,

@@ -1,7 +1,7 @@
 /**
  * `auth login` and `auth logout` as functions of narrow options (runLogin, runLogout): a printer on
  * plain strings, a fake client whose one probe answers as the test says (status, content type and
- * body, as the client hands them over), and a config file in a temporary directory. No Session, no
+ * body, as the client hands them over), and a config file in a temporary directory. No factory, no
  * server. What a user sees is asserted: stdout, stderr (an error as the handler prints it), the exit
  * code, the file's bytes and modes. The whole runs through the CLI are in test/cmd/auth-config.test.ts,
  * the probe on the wire in test/cmd/auth-config-wire.test.ts.
@@ -17,8 +17,8 @@ import {
   runLogout,
 } from '../../src/commands/auth.js';
 import type { Prompter } from '../../src/context.js';
+import type { Target } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
-import type { Target } from '../../src/session.js';
 import { ConfigStore } from '../../src/store/config.js';
 import { tempDir } from '../helpers/cli.js';
 import { getAnswer, TOKEN } from '../helpers/fixtures.js';

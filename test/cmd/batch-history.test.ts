@@ -3,7 +3,11 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classify } from '../../src/api/classify.js';
 import type { CreateRequest } from '../../src/api/models.js';
-import { type BatchCommandOptions, type BatchOptions, runBatch } from '../../src/commands/deposit-batch.js';
+import {
+  type BatchCommandOptions,
+  type BatchOptions,
+  runBatch,
+} from '../../src/commands/shared/create-batch.js';
 import { rowKeys } from '../../src/deposits/batch.js';
 import type { LbrlError } from '../../src/errors.js';
 import { ResumableRows, RowClaim, RowClaims } from '../../src/store/claims.js';
@@ -170,7 +174,7 @@ describe('deposit create --from', () => {
   });
 
   it('reads NDJSON from stdin, with a missing "to" taking the default-address of the profile', async () => {
-    // a whole run: the default-address config set wrote reaches the rows through the Session (rows alone: batch-in-process)
+    // a whole run: the default-address config set wrote reaches the rows through the factory (rows alone: batch-in-process)
     await runCli(['config', 'set', 'default-address', EX], {
       env: { LBRL_CONFIG_DIR: env.LBRL_CONFIG_DIR! },
     });
@@ -429,7 +433,7 @@ describe('deposit create --from', () => {
 
 describe('the local history and deposit list', () => {
   it('records each create before printing it; list shows newest first, as JSON or tab-separated', async () => {
-    // a whole run: creates over the wire recorded through the Session, the history file's mode
+    // a whole run: creates over the wire recorded through the factory, the history file's mode
     for (const amount of ['1', '2', '3']) {
       expect((await runCli(['deposit', 'create', '--amount', amount, '--to', LQ, '-q'], { env })).code).toBe(
         0,

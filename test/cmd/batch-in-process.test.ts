@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { CreateRequest } from '../../src/api/models.js';
-import { type BatchCommandOptions, type BatchOptions, runBatch } from '../../src/commands/deposit-batch.js';
+import {
+  type BatchCommandOptions,
+  type BatchOptions,
+  runBatch,
+} from '../../src/commands/shared/create-batch.js';
 import type { CreatedRecord, StoredRecord } from '../../src/store/history-records.js';
 import { tempFile } from '../helpers/cli.js';
 import { batchCsv, createAnswer, EX, LQ, VJL } from '../helpers/fixtures.js';

@@ -1,7 +1,7 @@
 /**
  * `lbrl __complete` as a function of narrow options (runComplete): the words typed, the manifest's
  * definitions, a printer on plain strings and the lists of profile names and deposit ids it would
- * read. No Session, no config file, no history. What the shell is handed is asserted: the first
+ * read. No factory, no config file, no history. What the shell is handed is asserted: the first
  * line (":files" or ":values") and one value a line. The real shells are in test/e2e/completion.test.ts.
  */
 import { describe, expect, it } from 'vitest';

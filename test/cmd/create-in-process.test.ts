@@ -22,7 +22,7 @@ import type { Context, Prompter } from '../../src/context.js';
 import type { RequestDefaults } from '../../src/deposits/ports.js';
 import { startDisplayServer } from '../../src/display/server.js';
 import { displayFile, newDisplaySecret, writeDisplayRecord } from '../../src/display/state.js';
-import { Session } from '../../src/session.js';
+import { openRuntime } from '../../src/factory/factory.js';
 import type { StoredRecord } from '../../src/store/history-records.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { brCode, createAnswer, EX, getAnswer, ID, LQ, PNG_BASE64, TOKEN, VJL } from '../helpers/fixtures.js';
@@ -61,7 +61,7 @@ interface Setup {
   globals?: { profile?: string; baseUrl?: string };
   prompter?: Prompter;
   configDir?: string;
-  /** the options as the Session fills them, to take the profile's settings from a real config */
+  /** the options as the factory fills them, to take the profile's settings from a real config */
   from?: (flags: CreateFlags) => Partial<CreateCommandOptions>;
 }
 
@@ -177,7 +177,7 @@ describe('deposit create, in process with a scripted service', () => {
     ] as const) {
       expect((await runCli(['config', 'set', k, v], { env: { LBRL_CONFIG_DIR: dir } })).code).toBe(0);
     }
-    // the profile's settings as the Session reads them; the service is the scripted one
+    // the profile's settings as the factory reads them; the service is the scripted one
     const fromProfile = (flags: CreateFlags) => {
       const ctx = {
         stdout: { write: () => true },
@@ -190,8 +190,8 @@ describe('deposit create, in process with a scripted service', () => {
         random: () => 0.5,
         signal: new AbortController().signal,
       } as Context;
-      const session = new Session(ctx, { json: true });
-      const { requestDefaults, target, scope, config } = createOptionsOf(flags, session);
+      const { factory } = openRuntime(ctx, { json: true });
+      const { requestDefaults, target, scope, config } = createOptionsOf(flags, factory);
       return { requestDefaults, target, scope, config };
     };
     const r = await create({ amount: '1' }, { json: true, from: fromProfile });
@@ -484,7 +484,7 @@ describe('deposit create, asking a person', () => {
     return { prompter, asked, rejected };
   }
 
-  /** The prompter as the Session hands it: only at a terminal, not in CI, not with --no-input. */
+  /** The prompter as the factory hands it: only at a terminal, not in CI, not with --no-input. */
   const sessionPrompter =
     (terminal: boolean, env: Record<string, string>, input: boolean | undefined, prompter: Prompter) =>
     (flags: CreateFlags) => {
@@ -500,7 +500,7 @@ describe('deposit create, asking a person', () => {
         signal: new AbortController().signal,
         prompter,
       } as Context;
-      return { prompter: createOptionsOf(flags, new Session(ctx, { input })).prompter };
+      return { prompter: createOptionsOf(flags, openRuntime(ctx, { input }).factory).prompter };
     };
 
   it('asks for the missing amount and destination, validates as typed, shows a summary, and sends what was confirmed', async () => {
@@ -609,7 +609,7 @@ describe('deposit create, asking a person', () => {
     },
   );
 
-  it('at a terminal, not in CI and without --no-input, the Session hands the prompter', async () => {
+  it('at a terminal, not in CI and without --no-input, the factory hands the prompter', async () => {
     const p = person(['1', LQ]);
     const r = await create({ yes: true }, { from: sessionPrompter(true, {}, undefined, p.prompter) });
     expect(r.error).toBeUndefined();

@@ -16,8 +16,8 @@ import {
   runDisplay,
   SETTINGS_POLL_MS,
 } from '../../src/commands/display.js';
+import type { Target } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
-import type { Target } from '../../src/session.js';
 import { type ConfigKey, DEFAULTS } from '../../src/store/config.js';
 import { History } from '../../src/store/history.js';
 import type { StoredRecord } from '../../src/store/history-records.js';
@@ -65,7 +65,7 @@ async function display(
       printer: term.printer,
       json: o.json ?? false,
       quiet: o.quiet ?? false,
-      // as the Session reads them: the profile's value, else the default
+      // as the factory reads them: the profile's value, else the default
       config: {
         setting: (key) => o.settings?.[key] ?? (DEFAULTS as Partial<Record<ConfigKey, string>>)[key],
       },

@@ -1,6 +1,6 @@
 /**
  * `deposit get` as a function of narrow options (runGet): a fake client, a printer on plain
- * strings, no server and no Session. What a user sees is asserted: stdout, stderr, the error.
+ * strings, no server and no factory. What a user sees is asserted: stdout, stderr, the error.
  * The transport (sockets, time-outs, retries) is test/cmd/client-faults.test.ts's.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * `deposit list` as a function of narrow options (runList): the history on plain records, a
  * scripted service for --refresh (which may lie), a fixed clock, a printer on plain strings and a
- * terminal of a given width. No Session, no files, no server. What a user sees is asserted
+ * terminal of a given width. No factory, no files, no server. What a user sees is asserted
  * (stdout, stderr, the error) and what --refresh records. Recording creates, and a history file
  * damaged on disk, stay with test/cmd/batch-history.test.ts.
  */

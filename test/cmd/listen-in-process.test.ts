@@ -15,8 +15,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { PostOutcome, WebhookPoster } from '../../src/api/webhook-post.js';
 import { type ListenCommandOptions, runListen } from '../../src/commands/listen.js';
 import { createChecked } from '../../src/deposits/create.js';
+import type { Target } from '../../src/deposits/ports.js';
 import { LbrlError, usageError } from '../../src/errors.js';
-import type { Target } from '../../src/session.js';
 import { ConfigStore } from '../../src/store/config.js';
 import { History } from '../../src/store/history.js';
 import { type StoredRecord, statusRecord } from '../../src/store/history-records.js';
@@ -139,7 +139,7 @@ async function listen(
     },
   });
   const term = plainTerminal({ json: o.json, now: clock.now });
-  // every answer is checked against the history's record, as the Session's client has it
+  // every answer is checked against the history's record, as the factory's client has it
   const api = scriptedDepositApi({
     get: o.get,
     now: clock.now,

@@ -6,7 +6,7 @@
  * the history on plain records that every run reads and appends to, an explorer without a socket
  * serving real Elements transactions paying explicit outputs of the sandbox's asset, a scripted
  * service answering each deposit FINALIZED (its answers read as the client reads them), a printer
- * on plain strings. No Session, no server. What a user sees is asserted: stdout, stderr as the one
+ * on plain strings. No factory, no server. What a user sees is asserted: stdout, stderr as the one
  * handler prints the error, the exit code. Two processes racing on one history file stay with
  * the built binary: test/cmd/reconcile-attacks.test.ts.
  */

@@ -2,7 +2,7 @@
  * `deposit reconcile` as a function of narrow options (runReconcile): the history on plain
  * records, an explorer without a socket serving real Elements transactions (the sandbox chain's
  * builder, explicit outputs of its asset) and lying where it can (a precision it only claims, an
- * output a unit short, an old payment), a printer on plain strings. No Session, no server. What a
+ * output a unit short, an old payment), a printer on plain strings. No factory, no server. What a
  * user sees is asserted (stdout, stderr, the error and its exit code). A lying explorer's paging is
  * reconcile-paging.test.ts's (in process too, on the real explorer client); what verify counted,
  * summed outputs and confidential ones are reconcile-attacks-in-process.test.ts's; the races of

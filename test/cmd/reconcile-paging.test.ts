@@ -105,7 +105,7 @@ async function reconcile(
     chain: { txs: new Map(), tip: 200 },
     history,
   });
-  // the real explorer client, as the Session makes it, on the dispatcher
+  // the real explorer client, as the factory makes it, on the dispatcher
   sources.explorer = (baseUrl) =>
     new EsploraClient({
       baseUrl,

@@ -1,6 +1,6 @@
 /**
  * --ref and deposit export through the whole program (main() in process, the embedded sandbox):
- * the flags as commander reads them, the Session's ledger, exit codes from the one handler.
+ * the flags as commander reads them, the factory's ledger, exit codes from the one handler.
  */
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';

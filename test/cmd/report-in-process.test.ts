@@ -1,6 +1,6 @@
 /**
  * `deposit report` as a function of narrow options (runReport): a history that is a plain list of
- * entries, a clock, a printer on plain strings; no Session, no files, no server. What a user sees
+ * entries, a clock, a printer on plain strings; no factory, no files, no server. What a user sees
  * is asserted: stdout, stderr, the error. The runs over a history file are in test/cmd/day-trade.test.ts.
  */
 import { describe, expect, it } from 'vitest';

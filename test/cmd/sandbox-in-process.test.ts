@@ -20,12 +20,12 @@ import {
   type ServeCommandOptions,
 } from '../../src/commands/sandbox.js';
 import { runTrigger, SLOW_MS, type TriggerCommandOptions } from '../../src/commands/sandbox-trigger.js';
+import type { Target } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
 import { findChainTx } from '../../src/sandbox/chain-store.js';
 import { startSandbox } from '../../src/sandbox/embedded.js';
 import { type StoredDeposit, stateAt } from '../../src/sandbox/lifecycle.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
-import type { Target } from '../../src/session.js';
 import type { StoredRecord } from '../../src/store/history-records.js';
 import { qrPng } from '../../src/ui/qrpng.js';
 import { tempDir } from '../helpers/cli.js';

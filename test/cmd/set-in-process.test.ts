@@ -1,7 +1,7 @@
 /**
  * `config set`, `config unset` and `config set-blinding-key` as functions of narrow options
  * (runSetSetting, runUnsetSetting, runSetBlindingKey): the profile as plain data, a record of what
- * is written, stdin or a prompter, a printer on plain strings. No Session, no files. What a user
+ * is written, stdin or a prompter, a printer on plain strings. No factory, no files. What a user
  * sees is asserted (stdout, stderr, the error) and what the profile holds after. The file itself
  * (its mode, atomic writes, damaged files) stays with test/cmd/auth-config.test.ts and files.test.ts.
  */

@@ -1,6 +1,6 @@
 /**
  * `auth status` and `config list` as functions of narrow options (runStatus, runListSettings): plain
- * values and a printer on plain strings, no Session, no files, no server. What a user sees is
+ * values and a printer on plain strings, no factory, no files, no server. What a user sees is
  * asserted: stdout, stderr, the error. The end-to-end runs are in test/cmd/auth-config.test.ts.
  */
 import { describe, expect, it } from 'vitest';

@@ -497,7 +497,7 @@ describe('settings are checked when read', () => {
   );
 
   it('esplora-url edited into the config file: the whole run refuses it before any request (exit 2)', async () => {
-    // through the CLI: the hand-edited file is read by the Session; nothing is asked of anyone, so
+    // through the CLI: the hand-edited file is read by the factory; nothing is asked of anyone, so
     // no server (the service's URL is a port nothing listens on: a request would be exit 6)
     const env = liveEnv('http://127.0.0.1:9');
     expect((await runCli(['config', 'set', 'network', 'elementsregtest'], { env })).code).toBe(0);
@@ -539,7 +539,7 @@ describe('settings are checked when read', () => {
     expect(set.error?.message).toContain('[redacted]@example.com');
     expect(set.error?.message).not.toContain('hunter2pass');
     expect(writes).toBe(0);
-    // through the CLI: LBRL_BASE_URL is read by the Session; refused before any request, no server
+    // through the CLI: LBRL_BASE_URL is read by the factory; refused before any request, no server
     const base = await runCli(['deposit', 'get', id(1), '--verbose'], {
       env: { ...liveEnv('http://127.0.0.1:9'), LBRL_BASE_URL: 'https://alice:hunter2pass@example.com' },
     });

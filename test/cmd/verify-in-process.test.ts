@@ -2,7 +2,7 @@
  * `deposit verify` as a function of narrow options (runVerify): a scripted service that may lie,
  * an explorer without a socket serving real Liquid transactions (lwk's testnet settlement, and
  * the sandbox chain's builder), the history on plain records, a printer on plain strings. No
- * Session, no server, no sleep. What a user sees is asserted (stdout, stderr, the error and its
+ * factory, no server, no sleep. What a user sees is asserted (stdout, stderr, the error and its
  * exit code) and what is recorded. The explorer's transport (HTML, garbage, time-outs, an
  * unreachable host) stays with test/cmd/verify.test.ts and verify-attacks.test.ts.
  */

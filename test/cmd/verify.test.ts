@@ -188,7 +188,7 @@ describe('watch --verify', () => {
   });
 
   it('the verify setting makes it the default: unproven without a key ends with exit 7 and says what to add', async () => {
-    // the profile's verify setting is read by withVerify through the Session: no narrow seam for it
+    // the profile's verify setting is read by verifyingPlanOf through the factory: no narrow seam for it
     const { run, create, env } = await world();
     expect((await run(['config', 'set', 'verify', 'on'])).code).toBe(0);
     const id = await create();
@@ -360,7 +360,7 @@ describe('deposit verify against a live service and an explorer that misbehaves'
 
 describe('deposit get: the explorer link with the unblinded amounts', () => {
   it('shows #blinded= when a key is known, the plain link when none is', async () => {
-    // a whole run: the key config set-blinding-key stored reaches the explorer client (whose requests are counted) through the Session
+    // a whole run: the key config set-blinding-key stored reaches the explorer client (whose requests are counted) through the factory
     const dest = confidentialAddress('33', '1111111111111111111111111111111111111111', 'lq');
     const tx = buildSettlementTx(
       zkp,

@@ -188,7 +188,7 @@ export function dayTradeInProcess(): DayTradeInProcess {
       env: { TZ: 'America/Sao_Paulo' },
       now: clock.now,
     });
-    // as the Session's: what it skips of a damaged file is a warning
+    // as the factory's: what it skips of a damaged file is a warning
     const history = new History(dir, (line) => term.printer.warn(line));
     if (o.historyReadMs) {
       const read = history.pending.bind(history);

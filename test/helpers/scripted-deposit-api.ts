@@ -24,7 +24,7 @@ export interface DepositScript {
   create?: (body: CreateRequest, n: number) => unknown;
   /** the answer to the n-th get (1-based, across ids), or a promise of it; by default the service knows nothing */
   get?: (id: string, n: number) => unknown;
-  /** what the local history recorded of a deposit (the Session's client has it) */
+  /** what the local history recorded of a deposit (the factory's client has it) */
   recorded?: (id: string) => HistoryEntry | undefined;
   /** the clock the calls are stamped with */
   now?: () => number;

@@ -4,7 +4,7 @@
  * client's own parsing), an explorer without a socket serving real Elements transactions, the
  * profile's settings as plain values, and a history that is either plain records or the real file
  * in a temporary directory (when its bytes are asserted, or two runs share it). An error ends a
- * run as the one handler prints it (stderr) with its exit code. No Session, no server, no sleep.
+ * run as the one handler prints it (stderr) with its exit code. No factory, no server, no sleep.
  */
 import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
 import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
@@ -194,7 +194,7 @@ export async function watchIn(
     idTexts,
     flags: flags as WatchFlags,
     ...deps,
-    // the statuses the watch sees go to the same history, as the Session's recorder does
+    // the statuses the watch sees go to the same history, as the factory's recorder does
     recorder: { record: (records) => world.history.append(records) },
     config: { setting: (key) => world.settings[key] },
     history: () => {

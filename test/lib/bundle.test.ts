@@ -15,18 +15,18 @@ const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/meta-lib.json'), '
 };
 
 /** The layers of src/ the library must never carry. */
-const NOT_IN_LIB = /^src\/(store|commands|ui|session|context|sandbox|cli|main)\b/;
+const NOT_IN_LIB = /^src\/(store|commands|ui|factory|context|sandbox|cli|main)\b/;
 
 /** Every way a bundle may load a module of Node's file system. */
 const FILE_SYSTEM = /(?:from\s*|require\(\s*|import\(\s*)["'](?:node:)?fs(?:\/promises)?["']/g;
 
 describe('the library bundle', () => {
-  it('is built from no store, command, terminal, session or sandbox module', () => {
+  it('is built from no store, command, terminal, factory or sandbox module', () => {
     expect(Object.keys(meta.inputs).filter((input) => NOT_IN_LIB.test(input))).toEqual([]);
   });
 
   it('holds none of their code (esbuild names each module it inlines)', () => {
-    expect(bundle.match(/^\/\/ src\/(store|commands|ui|session|context|sandbox)\/.*$/gm) ?? []).toEqual([]);
+    expect(bundle.match(/^\/\/ src\/(store|commands|ui|factory|context|sandbox)\/.*$/gm) ?? []).toEqual([]);
     // the history's own words: its file name and its record types
     expect(bundle).not.toContain('history.ndjson');
     expect(bundle).not.toMatch(/class History\b/);
@@ -40,7 +40,7 @@ describe('the library bundle', () => {
     const leaky =
       'import fs from "node:fs";\n// src/store/history.ts\nclass History {}\nrequire("fs/promises");';
     expect(leaky.match(FILE_SYSTEM)).toHaveLength(2);
-    expect(leaky.match(/^\/\/ src\/(store|commands|ui|session|context|sandbox)\/.*$/gm)).toHaveLength(1);
+    expect(leaky.match(/^\/\/ src\/(store|commands|ui|factory|context|sandbox)\/.*$/gm)).toHaveLength(1);
     expect(NOT_IN_LIB.test('src/store/history.ts')).toBe(true);
     expect(NOT_IN_LIB.test('src/deposits/watch.ts')).toBe(false);
   });

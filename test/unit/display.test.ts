@@ -196,7 +196,7 @@ function setup(
       throw new Error('no create here');
     },
     getDeposit: async (id) => {
-      // as the Session's client: a request made once Ctrl-C was pressed is refused at once
+      // as the factory's client: a request made once Ctrl-C was pressed is refused at once
       if (clock.signal.aborted) throw interrupted();
       const n = asked++;
       const failure = o.failing?.(n);
@@ -212,7 +212,7 @@ function setup(
       const raw = getAnswer({ id, status, ...done, ...o.answer });
       return { value: raw as never, raw };
     },
-    // as the Session's client: every answer is checked against what the history recorded
+    // as the factory's client: every answer is checked against what the history recorded
     recorded: (id) => history.recorded(id, 'sandbox'),
   };
   const warnings: string[] = [];

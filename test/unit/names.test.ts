@@ -14,9 +14,10 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sr
 
 /**
  * The command module's contract: every module of commands/ exports its `definitions` (what the
- * generated manifest lists) and its `run`. One meaning, in many files, on purpose.
+ * generated manifest lists; each definition's `run` builds its options from the factory). One
+ * meaning, in many files, on purpose.
  */
-const COMMAND_CONTRACT = new Set(['run', 'definitions']);
+const COMMAND_CONTRACT = new Set(['definitions']);
 const isCommandModule = (file: string) => /^commands\/[^/]+\.ts$/.test(file);
 /** Where a name may be passed on unchanged: the library's public surface. */
 const mayReExport = (file: string) => file === 'index.ts' || file.startsWith('lib/');
@@ -171,8 +172,11 @@ describe('one meaning per exported name', () => {
         "import { parseCents as readCents } from '../domain/money.js';\nexport function parseCents() {}",
       ],
       ['ui/prompts.ts', "import { type Prompter } from '../context.js';\nexport type { Prompter };"],
-      ['commands/deposit-get.ts', 'export async function run() {}'],
-      ['commands/deposit-list.ts', 'export async function run() {}'],
+      ['commands/deposit-get.ts', 'export const definitions = [];'],
+      ['commands/deposit-list.ts', 'export const definitions = [];'],
+      // a module-level run is no longer the contract: the definitions' run builds the options
+      ['commands/deposit-watch.ts', 'export async function run() {}'],
+      ['commands/display.ts', 'export async function run() {}'],
       ['index.ts', "export { parseCents } from './lib/values.js';"],
       ['other.ts', '// export const MAX = 2;\nconst local = 1;\nexport { local as MAX };'],
       ['api/http.ts', "import type { Dispatcher } from 'undici';\nexport type { Dispatcher };"],
@@ -182,6 +186,7 @@ describe('one meaning per exported name', () => {
       'MAX is exported by domain/money.ts, other.ts: give each meaning its own name',
       'deposits/ports.ts passes on Other: import it from where it is defined',
       'parseCents is exported by domain/money.ts, lib/values.ts: give each meaning its own name',
+      'run is exported by commands/deposit-watch.ts, commands/display.ts: give each meaning its own name',
       'ui/prompts.ts passes on Prompter: import it from where it is defined',
     ]);
   });

@@ -43,7 +43,7 @@ const SHORT_SCOPE_LINES = 2;
  */
 const KNOWN: ReadonlySet<string> = new Set<string>([]);
 
-function scopeOf(node: ts.Node): ts.Node {
+function scopeOnTarget(node: ts.Node): ts.Node {
   let scope = node.parent;
   if (ts.isParameter(node)) return scope;
   while (
@@ -73,7 +73,7 @@ function crypticNames(file: string, text: string): string[] {
       const fn = declaration.parent as ts.SignatureDeclaration;
       if (fn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === other)) return;
     }
-    const scope = scopeOf(declaration);
+    const scope = scopeOnTarget(declaration);
     if (lineOf(scope.getEnd()) - lineOf(scope.getStart(source)) + 1 <= SHORT_SCOPE_LINES) return;
     found.push(`${file}: ${name.text} (line ${lineOf(name.getStart(source)) + 1})`);
   };

@@ -1,8 +1,9 @@
+import { scopeOnTarget } from '../../deposits/ports.js';
 /**
- * The coordination of several hosts (store/coordination.ts) as the Session's profile names it:
+ * The coordination of several hosts (store/coordination.ts) as the factory's profile names it:
  * its ledger setting, its scope, and LBRL_LEASE_MS (tests only). Closed when the command ends.
  */
-import type { Session } from '../../session.js';
+import type { Factory } from '../../factory/factory.js';
 import {
   type CoordinationOptions,
   openDisplayFeed,
@@ -20,39 +21,45 @@ export function leaseMsOf(env: Record<string, string | undefined>): number | und
   return ms >= 50 && ms <= 600_000 ? ms : undefined;
 }
 
-function optionsOf(session: Session): CoordinationOptions {
-  const setting = session.ledger();
+function optionsOf(factory: Factory): CoordinationOptions {
+  const setting = factory.ledger().setting();
   return {
-    dir: session.store.dir,
-    warn: (line) => session.printer.warn(line),
-    env: session.ctx.env,
-    insecureSkipTlsVerify: Boolean(session.globals.insecureSkipTlsVerify) && setting.kind === 'postgres',
-    profile: session.profileName,
-    service: session.scope().target,
-    leaseMs: leaseMsOf(session.ctx.env),
+    dir: factory.config().dir,
+    warn: (line) => factory.printer.warn(line),
+    env: factory.ctx.env,
+    insecureSkipTlsVerify: Boolean(factory.globals.insecureSkipTlsVerify) && setting.kind === 'postgres',
+    profile: factory.profileName,
+    service: scopeOnTarget(factory.profileName, factory.target()).target,
+    leaseMs: leaseMsOf(factory.ctx.env),
   };
 }
 
-function closing<T extends { close(): Promise<void> }>(session: Session, opened: T): T {
-  session.onClose(() => opened.close());
+function closing<T extends { close(): Promise<void> }>(onClose: Factory['onClose'], opened: T): T {
+  onClose(() => opened.close());
   return opened;
 }
 
-export async function watchCoordinationOf(session: Session, perMinute: number): Promise<WatchCoordination> {
-  if (session.ledger().kind === 'file') return FILE_WATCH;
-  return closing(session, await openWatchCoordination(session.ledger(), optionsOf(session), perMinute));
+export async function watchCoordinationOf(factory: Factory, perMinute: number): Promise<WatchCoordination> {
+  if (factory.ledger().setting().kind === 'file') return FILE_WATCH;
+  return closing(
+    (close) => factory.onClose(close),
+    await openWatchCoordination(factory.ledger().setting(), optionsOf(factory), perMinute),
+  );
 }
 
-export async function listenCoordinationOf(session: Session): Promise<ListenCoordination> {
+export async function listenCoordinationOf(factory: Factory): Promise<ListenCoordination> {
   // the file's needs no service (listen --replay reads the outbox alone)
-  if (session.ledger().kind === 'file')
-    return new FileListen(session.store.dir, session.profileName, (line) => session.printer.warn(line));
-  return closing(session, await openListenCoordination(session.ledger(), optionsOf(session)));
+  if (factory.ledger().setting().kind === 'file')
+    return new FileListen(factory.config().dir, factory.profileName, (line) => factory.printer.warn(line));
+  return closing(
+    (close) => factory.onClose(close),
+    await openListenCoordination(factory.ledger().setting(), optionsOf(factory)),
+  );
 }
 
-export async function displayFeedOf(session: Session): Promise<DisplayFeed | undefined> {
+export async function displayFeedOf(factory: Factory): Promise<DisplayFeed | undefined> {
   // the file has none, and display clear needs no service for it
-  if (session.ledger().kind === 'file') return undefined;
-  const feed = await openDisplayFeed(session.ledger(), optionsOf(session));
-  return feed && closing(session, feed);
+  if (factory.ledger().setting().kind === 'file') return undefined;
+  const feed = await openDisplayFeed(factory.ledger().setting(), optionsOf(factory));
+  return feed && closing((close) => factory.onClose(close), feed);
 }

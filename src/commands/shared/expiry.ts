@@ -6,7 +6,7 @@ import { type ConfigKey, DEFAULTS, type DefaultedKey } from '../../store/config.
 import type { Printer } from '../../ui/output.js';
 import { localTime, timeZoneOf } from '../../ui/render.js';
 
-/** The profile's settings, each read when asked (the Session's `setting`; a test hands a plain object). */
+/** The profile's settings, each read when asked (`settingOf` of the factory's profile; a test hands a plain object). */
 export interface SettingsReader {
   /** the profile's value of a setting, or its default */
   setting(key: ConfigKey): string | undefined;

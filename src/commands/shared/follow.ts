@@ -1,10 +1,12 @@
 /** The follow flow with its view on the terminal: create --watch and deposit watch. */
 import type { DepositApi, FlowClock, Recorder } from '../../deposits/ports.js';
+import { targetKey } from '../../deposits/ports.js';
 import { follow, type WatchEvents, type WatchPlan } from '../../deposits/watch.js';
 import { localFieldsOf } from '../../domain/text/reference.js';
 import { isPaid, isTerminal } from '../../domain/values.js';
 import { LbrlError } from '../../errors.js';
-import { Session } from '../../session.js';
+import type { Factory } from '../../factory/factory.js';
+import { renderModeOf } from '../../factory/target.js';
 import { expiredRecord, statusRecord } from '../../store/history-records.js';
 import type { CounterView } from '../../ui/counter.js';
 import { timeZoneOf } from '../../ui/render.js';
@@ -38,17 +40,17 @@ export interface FollowDeps extends ViewSettings {
   recorder: Recorder;
 }
 
-/** The Session's world, narrowed to what a follow on screen uses (create --watch and deposit watch). */
-export function followDepsOf(session: Session): FollowDeps & { ctx: Session['ctx'] } {
+/** The factory's getters, narrowed to what a follow on screen uses (create --watch and deposit watch). */
+export function followDepsOf(factory: Factory): FollowDeps & { ctx: Factory['ctx'] } {
   return {
-    printer: session.printer,
-    ctx: session.ctx,
-    globals: session.globals,
-    renderMode: () => session.renderMode(),
-    watchClient: () => session.client(undefined, { maxRetries: 0 }),
-    clock: session.ctx,
-    recorder: { record: (records) => session.record(records) },
-    localOf: (id) => localFieldsOf(session.recorded(Session.targetKey(session.target()), id)),
+    printer: factory.printer,
+    ctx: factory.ctx,
+    globals: factory.globals,
+    renderMode: () => renderModeOf(factory.target()),
+    watchClient: () => factory.client(undefined, { maxRetries: 0 }),
+    clock: factory.ctx,
+    recorder: { record: (records) => factory.ledger().record(records) },
+    localOf: (id) => localFieldsOf(factory.ledger().recorded(targetKey(factory.target()), id)),
   };
 }
 

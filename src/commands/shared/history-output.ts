@@ -1,6 +1,7 @@
-/** What the commands that show the local history (deposit list, deposit report) read of the Session. */
+/** What the commands that show the local history (deposit list, deposit report) read of the factory. */
 import type { Context } from '../../context.js';
-import { Session } from '../../session.js';
+import { targetKey } from '../../deposits/ports.js';
+import type { Factory } from '../../factory/factory.js';
 import type { History } from '../../store/history.js';
 import type { Printer } from '../../ui/output.js';
 
@@ -48,14 +49,14 @@ export function coverage(profile: string, service: string | undefined, allServic
   return allServices ? `${where} (--all-services for every service)` : where;
 }
 
-/** The Session's world, narrowed to the history and the output. */
-export function historyOutputOf(session: Session): HistoryOutputOptions<History> {
+/** The factory's getters, narrowed to the history and the output. */
+export function historyOutputOf(factory: Factory): HistoryOutputOptions<History> {
   return {
-    printer: session.printer,
-    json: session.globals.json === true,
-    profileName: session.profileName,
-    ctx: session.ctx,
-    history: () => session.ledgerHistory(),
-    service: () => Session.targetKey(session.target()),
+    printer: factory.printer,
+    json: factory.globals.json === true,
+    profileName: factory.profileName,
+    ctx: factory.ctx,
+    history: () => factory.ledger().reachedHistory(),
+    service: () => targetKey(factory.target()),
   };
 }

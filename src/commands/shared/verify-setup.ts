@@ -9,6 +9,8 @@ import { withoutCredentials } from '../../api/baseurl.js';
 import { DEFAULT_ESPLORA, EsploraClient } from '../../api/esplora.js';
 import type { GetResponse } from '../../api/models.js';
 import { checkSettlement, type SettlementExplorer } from '../../deposits/chain-check.js';
+import type { Target } from '../../deposits/ports.js';
+import { targetKey } from '../../deposits/ports.js';
 import type { AddressExplorer } from '../../deposits/receipts.js';
 import {
   type DepositOutcome,
@@ -25,7 +27,8 @@ import type { BlindingKeys } from '../../domain/liquid/settlement/model.js';
 import { parseBlindingKey } from '../../domain/liquid/unblind.js';
 import { canonicalId } from '../../domain/values.js';
 import { LbrlError, usageError } from '../../errors.js';
-import { Session, type Target } from '../../session.js';
+import type { Factory } from '../../factory/factory.js';
+import { networkOf, settingOf } from '../../factory/settings.js';
 import type { BlindingKeyEntry, ConfigKey } from '../../store/config.js';
 import { checkConfigValue } from '../../store/config-values.js';
 import type { History } from '../../store/history.js';
@@ -51,7 +54,7 @@ export type ExplorerClient = SettlementExplorer &
 /**
  * What checking settlements reads of the world, and nothing more (gh's Options struct): the
  * profile's settings and blinding keys (its own addresses derive from both), an explorer-client
- * factory and what the history counted. The Session fills it in (`verifySourcesOf`); a test hands
+ * factory and what the history counted. The factory's getters fill it in (`verifySourcesOf`); a test hands
  * plain values, a fake explorer and a history on plain records.
  */
 export interface VerifySources {
@@ -78,7 +81,7 @@ export interface VerifySources {
 export interface SettledRecorder {
   now(): number;
   history(): Pick<History, 'sharesBefore' | 'append' | 'file'>;
-  /** records through the configured ledger (the Session's record); without it, history().append */
+  /** records through the configured ledger (the ledger link's record); without it, history().append */
   record?(records: StoredRecord[]): unknown;
   /** the history's record of a deposit on the target */
   recorded(id: string): HistoryEntry | undefined;
@@ -86,50 +89,50 @@ export interface SettledRecorder {
   warn(line: string): void;
 }
 
-/** The Session's world, narrowed to what checking settlements reads (`target`: where requests go). */
+/** The factory's getters, narrowed to what checking settlements reads (`target`: where requests go). */
 export function verifySourcesOf(
-  session: Session,
-  target: () => Target = () => session.target(),
+  factory: Factory,
+  target: () => Target = () => factory.target(),
 ): VerifySources {
   return {
     usesSandbox: () => target().mode === 'sandbox',
-    sandboxExplorerUrl: async () => `${(await session.embeddedSandbox()).baseUrl}/esplora`,
-    network: () => session.network(),
-    setting: (key) => session.setting(key),
-    blindingKeyEntries: () => session.profile()['blinding-keys'] ?? [],
-    profileName: session.profileName,
-    configFile: session.store.file,
-    explorer: (baseUrl) => explorerClientOf(session, baseUrl),
-    history: () => session.history(),
+    sandboxExplorerUrl: async () => `${(await factory.sandbox()).baseUrl}/esplora`,
+    network: () => networkOf(factory.profile()),
+    setting: (key) => settingOf(factory.profile(), key),
+    blindingKeyEntries: () => factory.profile()['blinding-keys'] ?? [],
+    profileName: factory.profileName,
+    configFile: factory.config().file,
+    explorer: (baseUrl) => explorerClientOf(factory, baseUrl),
+    history: () => factory.ledger().history(),
   };
 }
 
-/** The Session's history, narrowed to recording what verifications found. */
-export function settledRecorderOf(session: Session): SettledRecorder {
+/** The factory's ledger, narrowed to recording what verifications found. */
+export function settledRecorderOf(factory: Factory): SettledRecorder {
   return {
-    now: () => session.ctx.now(),
-    history: () => session.history(),
-    record: (records) => session.record(records),
-    recorded: (id) => session.recorded(Session.targetKey(session.target()), id),
-    warn: (line) => session.printer.warn(line),
+    now: () => factory.ctx.now(),
+    history: () => factory.ledger().history(),
+    record: (records) => factory.ledger().record(records),
+    recorded: (id) => factory.ledger().recorded(targetKey(factory.target()), id),
+    warn: (line) => factory.printer.warn(line),
   };
 }
 
-/** The explorer client of a run: the Session's clock, Ctrl-C, trace and time-outs. */
-function explorerClientOf(session: Session, baseUrl: string): EsploraClient {
+/** The explorer client of a run: the factory's clock, Ctrl-C, trace and time-outs. */
+function explorerClientOf(factory: Factory, baseUrl: string): EsploraClient {
   return new EsploraClient({
     baseUrl,
-    sleep: session.ctx.sleep,
-    random: session.ctx.random,
-    now: session.ctx.now,
-    signal: session.ctx.signal,
-    trace: session.globals.verbose ? (line) => session.printer.trace(withoutCredentials(line)) : undefined,
+    sleep: factory.ctx.sleep,
+    random: factory.ctx.random,
+    now: factory.ctx.now,
+    signal: factory.ctx.signal,
+    trace: factory.globals.verbose ? (line) => factory.printer.trace(withoutCredentials(line)) : undefined,
     userAgent: 'lbrl',
     onRetry: ({ delayMs, reason }) =>
-      session.printer.info(`explorer: ${reason}; retrying in ${Math.ceil(delayMs / 1000)} s`),
-    ...(session.ctx.client?.timeoutMs !== undefined ? { timeoutMs: session.ctx.client.timeoutMs } : {}),
-    ...(session.ctx.client?.connectTimeoutMs !== undefined
-      ? { connectTimeoutMs: session.ctx.client.connectTimeoutMs }
+      factory.printer.info(`explorer: ${reason}; retrying in ${Math.ceil(delayMs / 1000)} s`),
+    ...(factory.ctx.client?.timeoutMs !== undefined ? { timeoutMs: factory.ctx.client.timeoutMs } : {}),
+    ...(factory.ctx.client?.connectTimeoutMs !== undefined
+      ? { connectTimeoutMs: factory.ctx.client.connectTimeoutMs }
       : {}),
   });
 }
@@ -202,14 +205,14 @@ function knownAddresses(sources: VerifySources): Array<{ address: string; settin
   return known;
 }
 
-/** The setup from the Session (deposit get, listen): `verifySetupWith` of its sources. */
-export async function verifySetup(
-  session: Session,
-  target: Target = session.target(),
+/** The setup from the factory (deposit get, listen): `verifySetupWith` of its sources. */
+export async function verifySetupOf(
+  factory: Factory,
+  target: Target = factory.target(),
   flags: VerifySetupFlags = {},
 ): Promise<VerifySetup> {
   return verifySetupWith(
-    verifySourcesOf(session, () => target),
+    verifySourcesOf(factory, () => target),
     flags,
   );
 }
@@ -275,22 +278,22 @@ export async function verifySetupWith(
  * Mismatch: exit 1. An explorer that cannot be reached is ridden out like the service, within the
  * watch's limits.
  */
-export async function withVerify(
+export async function verifyingPlanOf(
   plan: WatchPlan,
   flag: boolean | undefined,
-  session: Session,
+  factory: Factory,
   flags: VerifySetupFlags = {},
 ): Promise<WatchPlan> {
-  if (!(flag ?? session.setting('verify') === 'on')) return plan;
-  const target = session.target();
+  if (!(flag ?? settingOf(factory.profile(), 'verify') === 'on')) return plan;
+  const target = factory.target();
   return verifyingPlan(
     plan,
     {
-      sources: verifySourcesOf(session, () => target),
-      recorder: settledRecorderOf(session),
-      printer: session.printer,
-      json: session.globals.json === true,
-      onClose: (close) => session.onClose(close),
+      sources: verifySourcesOf(factory, () => target),
+      recorder: settledRecorderOf(factory),
+      printer: factory.printer,
+      json: factory.globals.json === true,
+      onClose: (close) => factory.onClose(close),
     },
     flags,
   );
@@ -306,7 +309,7 @@ export interface VerifyingWatch {
   onClose(close: () => Promise<void>): void;
 }
 
-/** The plan of `withVerify`, its verification on narrow pieces. */
+/** The plan of `verifyingPlanOf`, its verification on narrow pieces. */
 export async function verifyingPlan(
   plan: WatchPlan,
   watch: VerifyingWatch,

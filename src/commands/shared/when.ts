@@ -7,7 +7,7 @@ import { localDayStart, timeZoneOf } from '../../ui/render.js';
 
 export function parseSpan(
   flags: { since?: string | undefined; until?: string | undefined },
-  /** the clock and the time zone (TZ), as a command's options (or its Session) hold them */
+  /** the clock and the time zone (TZ), as a command's options (or its factory) hold them */
   world: { readonly ctx: Pick<Context, 'now' | 'env'> },
 ): { since?: number; until?: number } {
   const now = world.ctx.now();

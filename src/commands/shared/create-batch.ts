@@ -1,10 +1,11 @@
 /**
  * `deposit create --from`: every row checked before anything is sent, then sent by the
- * batch flow (deposits/batch.ts), results printed in row order.
+ * batch flow (deposits/batch.ts), results printed in row order. Part of deposit create
+ * (commands/deposit-create.ts), which loads it only with --from.
  */
 import fs from 'node:fs';
-import type { RetryInfo } from '../api/client.js';
-import { type Context, readInput } from '../context.js';
+import type { RetryInfo } from '../../api/client.js';
+import { type Context, readInput } from '../../context.js';
 import {
   type BatchRow,
   createBatch,
@@ -12,20 +13,22 @@ import {
   type RowOutcome,
   type RowTurns,
   tally,
-} from '../deposits/batch.js';
-import type { DepositApi, FlowClock, Recorder, RequestDefaults, Scope } from '../deposits/ports.js';
-import { checkRequest, ROW_LABELS } from '../deposits/request.js';
-import { formatCents } from '../domain/money.js';
-import { type LocalFields, NOTE_MAX, REF_MAX, readLocalText } from '../domain/text/reference.js';
-import { decodeRowsInput, parseRows } from '../domain/text/rows.js';
-import { safeText } from '../domain/text/safe-text.js';
-import { parseWholeNumber } from '../domain/values.js';
-import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
-import type { Session } from '../session.js';
-import { ResumableRows, RowClaims, rowIdempotencyKey } from '../store/claims.js';
-import type { BatchState } from '../store/history-records.js';
-import type { Printer } from '../ui/output.js';
-import { mayRedraw, ProgressLine } from '../ui/progress.js';
+} from '../../deposits/batch.js';
+import type { DepositApi, FlowClock, Recorder, RequestDefaults, Scope } from '../../deposits/ports.js';
+import { scopeOnTarget } from '../../deposits/ports.js';
+import { checkRequest, ROW_LABELS } from '../../deposits/request.js';
+import { formatCents } from '../../domain/money.js';
+import { type LocalFields, NOTE_MAX, REF_MAX, readLocalText } from '../../domain/text/reference.js';
+import { decodeRowsInput, parseRows } from '../../domain/text/rows.js';
+import { safeText } from '../../domain/text/safe-text.js';
+import { parseWholeNumber } from '../../domain/values.js';
+import { invalidValue, LbrlError, quoted, usageError } from '../../errors.js';
+import type { Factory } from '../../factory/factory.js';
+import { requestDefaultsOf } from '../../factory/settings.js';
+import { ResumableRows, RowClaims, rowIdempotencyKey } from '../../store/claims.js';
+import type { BatchState } from '../../store/history-records.js';
+import type { Printer } from '../../ui/output.js';
+import { mayRedraw, ProgressLine } from '../../ui/progress.js';
 
 /**
  * The flags of `deposit create --from` a batch reads, as commander hands them; --from itself is
@@ -42,8 +45,8 @@ export interface BatchOptions {
 }
 
 /**
- * All `deposit create --from` needs, and nothing more (gh's Options struct): the Session fills it
- * in (`batchOptionsOf`); a test hands plain objects, a fake client and clock included.
+ * All `deposit create --from` needs, and nothing more (gh's Options struct): the factory's getters
+ * fill it in (`batchOptionsOf`); a test hands plain objects, a fake client and clock included.
  */
 export interface BatchCommandOptions {
   flags: BatchOptions;
@@ -63,24 +66,24 @@ export interface BatchCommandOptions {
   resumable(scope: Scope, keys: string[]): RowTurns;
 }
 
-/** The Session's world, narrowed to what `deposit create --from` uses. */
-export function batchOptionsOf(flags: BatchOptions, session: Session): BatchCommandOptions {
+/** The factory's getters, narrowed to what `deposit create --from` uses. */
+export function batchOptionsOf(flags: BatchOptions, factory: Factory): BatchCommandOptions {
   return {
     flags,
-    printer: session.printer,
-    globals: session.globals,
-    ctx: session.ctx,
-    requestDefaults: () => session.requestDefaults(),
-    scope: () => session.scope(),
-    client: (onRetry) => session.client(undefined, { maxRetries: 6, onRetry }),
-    recorder: { record: (records) => session.record(records) },
-    clock: session.ctx,
+    printer: factory.printer,
+    globals: factory.globals,
+    ctx: factory.ctx,
+    requestDefaults: () => requestDefaultsOf(factory.profile()),
+    scope: () => scopeOnTarget(factory.profileName, factory.target()),
+    client: (onRetry) => factory.client(undefined, { maxRetries: 6, onRetry }),
+    recorder: { record: (records) => factory.ledger().record(records) },
+    clock: factory.ctx,
     resumable: (scope, keys) =>
-      session.ledger().kind === 'postgres'
-        ? databaseRows(session, scope, keys)
+      factory.ledger().setting().kind === 'postgres'
+        ? databaseRowsOf(factory, scope, keys)
         : new ResumableRows(
-            session.history(),
-            new RowClaims(session.store.dir, (line) => session.printer.warn(line)),
+            factory.ledger().history(),
+            new RowClaims(factory.config().dir, (line) => factory.printer.warn(line)),
             scope.profile,
             scope.target,
             keys,
@@ -90,23 +93,23 @@ export function batchOptionsOf(flags: BatchOptions, session: Session): BatchComm
 
 /**
  * --resume on a database ledger: a row created by any host (as this host's copy of the ledger
- * has it) is done; any other is claimed in the database before it is sent (Session.claimRow),
+ * has it) is done; any other is claimed in the database before it is sent (the ledger link's claimRow),
  * which looks there again, so two hosts running the same file create each row once.
  */
-function databaseRows(session: Session, scope: Scope, keys: string[]): RowTurns {
+function databaseRowsOf(factory: Factory, scope: Scope, keys: string[]): RowTurns {
   const wanted = new Set(keys);
   let state: BatchState | undefined;
   return {
     done: (rowKey) =>
-      (state ??= session.history().batchState(scope.profile, scope.target, wanted)).done.get(rowKey),
+      (state ??= factory.ledger().history().batchState(scope.profile, scope.target, wanted)).done.get(rowKey),
     begin: (rowKey, wait) =>
-      session.claimRow(
+      factory.ledger().claimRow(
         {
           profile: scope.profile,
           baseUrl: scope.target,
           batchKey: rowKey,
           idempotencyKey: rowIdempotencyKey(scope.profile, scope.target, rowKey),
-          at: new Date(session.ctx.now()).toISOString(),
+          at: new Date(factory.ctx.now()).toISOString(),
         },
         wait,
       ),
@@ -149,10 +152,6 @@ function rowLocal(
     else problems.push(invalidValue(column, given, read.expected).message);
   }
   return { fields, problems };
-}
-
-export async function run(opts: BatchOptions, session: Session): Promise<void> {
-  return runBatch(batchOptionsOf(opts, session));
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * What the Session records about a deposit names the service it was learnt from: the sandbox and a
+ * What a command's ledger link (factory/ledger-link.ts) records about a deposit names the service it was learnt from: the sandbox and a
  * live service may hand out the same id, and a status of one must never move the other.
  */
 import fs from 'node:fs';
@@ -7,14 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import type { Context } from '../../src/context.js';
-import { Session } from '../../src/session.js';
+import { openRuntime } from '../../src/factory/factory.js';
 import { expiredRecord, statusRecord } from '../../src/store/history-records.js';
 import { tempDir } from '../helpers/temp.js';
 
 const SERVICE = 'https://pay.example.com';
 const ID = '00000000-0000-4000-8000-000000000003';
 
-it("a status, verification or expiry the Session records names the session's service; one naming its own is kept", () => {
+it("a status, verification or expiry a command records names the command's service; one naming its own is kept", () => {
   const dir = tempDir();
   const ctx = {
     stdout: { write: () => true },
@@ -27,12 +27,14 @@ it("a status, verification or expiry the Session records names the session's ser
     random: () => 0.5,
     signal: new AbortController().signal,
   } as Context;
-  const session = new Session(ctx, { json: true });
-  session.record([
-    statusRecord(ID, 'FINALIZED', 0),
-    expiredRecord(ID, 0),
-    { ...statusRecord(ID, 'FAILED', 0), baseUrl: 'sandbox' },
-  ]);
+  const { factory } = openRuntime(ctx, { json: true });
+  factory
+    .ledger()
+    .record([
+      statusRecord(ID, 'FINALIZED', 0),
+      expiredRecord(ID, 0),
+      { ...statusRecord(ID, 'FAILED', 0), baseUrl: 'sandbox' },
+    ]);
   const written = fs
     .readFileSync(path.join(dir, 'history.ndjson'), 'utf8')
     .trim()
