@@ -3,11 +3,21 @@
 // and scripts call often, are answered without starting Node's ES module loader or the program.
 // Everything else is the program, the chunks of dist/program/, run by run() below.
 const args = process.argv.slice(2);
-// The layout of a code cache file (see codeCache below): the length of the body, then the body
-// twice; the body is a count, then for each entry the SHA-256 of its chunk and the entry's length,
-// then the entries' data.
-const LENGTH = 4;
+// The layout of a code cache file (see codeCache below): the length of the body, a hash of the
+// body (see hasher below), then the body, with zeros to a multiple of 8 bytes; the body is a count,
+// then for each entry the SHA-256 of its chunk and the entry's length, then the entries' data.
+const HEAD = 12;
 const KEY = 32;
+
+/**
+ * FNV-1a over 64-bit words, as WebAssembly: h(at, size) is the hash of the `size` bytes (a multiple
+ * of 8) at `at` of its memory, m. Any one word changed changes the hash (each step is a bijection).
+ *   (func (export "h") (param $at i32) (param $size i32) (result i64) (local $h i64) (local $end i32)
+ *     end = at + size; h = 0xcbf29ce484222325
+ *     loop: if at >= end break; h = (h ^ i64.load(at)) * 0x100000001b3; at += 8)
+ */
+const HASH_WASM =
+  'AGFzbQEAAAABBwFgAn9/AX4DAgEABQMBAAAHCQIBbQIAAWgAAApFAUMCAX4BfyAAIAFqIQNCpcaIocicp/lLIQICQANAIAAgA08NASACIAApAwCFQrODgICAIH4hAiAAQQhqIQAMAAsLIAIL';
 
 /** Print, and take a closed pipe (lbrl --help | head -1) as the end of the output, as the program does. */
 function print(text) {
@@ -235,11 +245,38 @@ function v8Flags(v8) {
 }
 
 // V8 checks a cache's versions and flags but not its bytes: a damaged one can crash the process.
-// So a file holds its body twice, and is used only when the two copies are the same bytes: a
-// damaged or truncated file is not used. (A SHA-1 of the body did the same, but loading
-// node:crypto to check it cost a short command about a quarter of what `node -e 0` costs; the
-// second copy costs a read and a memcmp. The file is this user's own, in a directory no one else
-// can write: neither check is a defence against someone who can write it.)
+// So a file holds a hash of its body, and is used only when the body has that hash: a damaged or
+// truncated file is not used. The hash runs in WebAssembly (below): a SHA-1 loaded node:crypto,
+// which cost a short command about a quarter of what `node -e 0` costs, and a hash in JavaScript
+// costs as much again; the body stored twice and compared (as before) doubled what every run read
+// and every cache took on disk. The file is this user's own, in a directory no one else can
+// write: the hash is no defence against someone who can write it, only against damage.
+
+/**
+ * A hasher with a memory of its own: memory(size) is a Buffer of that many bytes in it (the file is
+ * read there, so it is not copied to be hashed), hash(at, size) the hash of bytes in it. undefined
+ * where there is no WebAssembly (--jitless): then no cache is read or written.
+ */
+function hasher() {
+  try {
+    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(HASH_WASM, 'base64')));
+    return {
+      memory(size) {
+        const more = Math.ceil(size / 65536) - exports.m.buffer.byteLength / 65536;
+        if (more > 0) exports.m.grow(more);
+        return Buffer.from(exports.m.buffer, 0, size);
+      },
+      hash: (at, size) => BigInt.asUintN(64, exports.h(at, size)),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A length rounded up to a multiple of 8, the hash's word. */
+function padded(length) {
+  return Math.ceil(length / 8) * 8;
+}
 
 /** The entries of the command's cache file, by the hash of their chunk; none when it is unusable. */
 function readEntries({ fs, cacheDir, file }) {
@@ -249,18 +286,23 @@ function readEntries({ fs, cacheDir, file }) {
     // a FIFO or a device planted at the name is neither waited on nor read
     const opened = openRegular(fs, file);
     if (!opened) return entries;
+    const size = opened.st.size;
     let stored;
     try {
-      if (!ours(opened.st)) return entries;
-      stored = fs.readFileSync(opened.fd);
+      if (!ours(opened.st) || size < HEAD + 8) return entries;
+      const hashing = hasher();
+      if (!hashing) return entries;
+      stored = hashing.memory(size);
+      let read = 0;
+      for (let n = 1; n > 0 && read < size; read += n)
+        n = fs.readSync(opened.fd, stored, read, size - read, read);
+      const length = stored.readUInt32LE(0);
+      if (read !== size || length < 4 || size !== HEAD + padded(length)) return entries;
+      if (hashing.hash(HEAD, size - HEAD) !== stored.readBigUInt64LE(4)) return entries;
     } finally {
       fs.closeSync(opened.fd);
     }
-    if (stored.length < LENGTH) return entries;
-    const length = stored.readUInt32LE(0);
-    if (length < 4 || stored.length !== LENGTH + 2 * length) return entries;
-    const body = stored.subarray(LENGTH, LENGTH + length);
-    if (!body.equals(stored.subarray(LENGTH + length))) return entries;
+    const body = stored.subarray(HEAD, HEAD + stored.readUInt32LE(0));
     const count = body.readUInt32LE(0);
     let at = 4 + count * (KEY + 4);
     for (let i = 0; i < count; i++) {
@@ -287,13 +329,18 @@ function writeEntries({ fs, path, cacheDir, file }, prefix, install, entries) {
     const count = Buffer.alloc(4);
     count.writeUInt32LE(entries.size);
     const body = Buffer.concat([count, ...heads, ...entries.values()]);
-    const length = Buffer.alloc(LENGTH);
-    length.writeUInt32LE(body.length);
+    const hashing = hasher();
+    if (!hashing) return;
+    // a new memory is all zeros: the padding
+    const whole = hashing.memory(HEAD + padded(body.length));
+    body.copy(whole, HEAD);
+    whole.writeUInt32LE(body.length, 0);
+    whole.writeBigUInt64LE(hashing.hash(HEAD, whole.length - HEAD), 4);
     fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
     if (!safeDir(fs, cacheDir)) return;
     const temp = `${file}.${process.pid}.tmp`;
     // 'wx': a file or link already under the temporary name is never written through
-    fs.writeFileSync(temp, Buffer.concat([length, body, body]), { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(temp, whole, { mode: 0o600, flag: 'wx' });
     fs.renameSync(temp, file);
     // the caches of whole-program builds (one file per build id) that this install, or one before
     // names carried the install, wrote for this same Node: never read again

@@ -45,6 +45,24 @@ const result = await build({
   write: false,
   plugins: [
     {
+      // chalk's colour detection (for its default instance, which lbrl does not use: it sets the
+      // level itself) imports node:os and node:tty, and an ES import of a built-in is hoisted to
+      // the top of the chunk, so every run loaded them; chalk itself is evaluated only on the
+      // first colour (ui/output.ts requires it then), and with these requires so are they
+      name: 'chalk-detection-on-first-colour',
+      setup(plugins) {
+        plugins.onLoad(
+          { filter: /[\\/]chalk[\\/]source[\\/]vendor[\\/]supports-color[\\/]index\.js$/ },
+          ({ path: file }) => {
+            const source = fs.readFileSync(file, 'utf8');
+            const imports = /^import (\w+) from '(node:(?:process|os|tty))';$/gm;
+            if ((source.match(imports) ?? []).length !== 3) throw new Error(`${file}: its imports changed`);
+            return { contents: source.replace(imports, "const $1 = require('$2');"), loader: 'js' };
+          },
+        );
+      },
+    },
+    {
       name: 'commander-without-child-process',
       setup(plugins) {
         plugins.onResolve({ filter: /^(node:)?child_process$/ }, ({ importer }) =>

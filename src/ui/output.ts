@@ -1,4 +1,4 @@
-import { Chalk, type ChalkInstance } from 'chalk';
+import type { ChalkInstance } from 'chalk';
 import type { Context, OutStream, SecretFilter } from '../context.js';
 import { ledgerUrlSecrets } from '../domain/ledger-url.js';
 import { blindingKeySecrets, Redactor, webhookSecretSecrets } from '../domain/text/redact.js';
@@ -25,21 +25,39 @@ export function colorLevel(stream: OutStream, env: Context['env'], wanted: boole
   return stream.isTTY ? 1 : 0;
 }
 
+/**
+ * A chalk of this level. chalk is loaded here, on the first colour asked for, not with this module:
+ * loading it detects the terminal's colours for its default instance (node:os, node:tty), which
+ * lbrl never uses (it sets the level by its own rule, colorLevel), and which a run that colours
+ * nothing (--json) would pay for at every start. The bundle (and vitest) resolve this require.
+ */
+function chalkOf(level: 0 | 1): ChalkInstance {
+  const { Chalk } = require('chalk') as typeof import('chalk');
+  return new Chalk({ level });
+}
+
 /** All output goes through here: stdout for results, stderr for the rest, secrets redacted. */
 export class Printer {
-  /** colours for what goes to stdout (off when stdout is not a terminal, NO_COLOR, --no-color) */
-  readonly outColor: ChalkInstance;
-  /** colours for what goes to stderr, judged on stderr alone */
-  readonly errColor: ChalkInstance;
   private readonly secrets: SecretFilter;
+  private colors: { out?: ChalkInstance; err?: ChalkInstance } = {};
 
   constructor(
     private readonly ctx: Context,
     readonly opts: OutputOptions,
   ) {
     this.secrets = ctx.redactor ?? new Redactor();
-    this.outColor = new Chalk({ level: colorLevel(ctx.stdout, ctx.env, opts.color) });
-    this.errColor = new Chalk({ level: colorLevel(ctx.stderr, ctx.env, opts.color) });
+  }
+
+  /** colours for what goes to stdout (off when stdout is not a terminal, NO_COLOR, --no-color) */
+  get outColor(): ChalkInstance {
+    this.colors.out ??= chalkOf(colorLevel(this.ctx.stdout, this.ctx.env, this.opts.color));
+    return this.colors.out;
+  }
+
+  /** colours for what goes to stderr, judged on stderr alone */
+  get errColor(): ChalkInstance {
+    this.colors.err ??= chalkOf(colorLevel(this.ctx.stderr, this.ctx.env, this.opts.color));
+    return this.colors.err;
   }
 
   /**

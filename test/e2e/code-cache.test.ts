@@ -40,11 +40,40 @@ function install(): string {
   return other;
 }
 
-/** The entries of a cache file (its body is stored twice), by the SHA-256 of their chunk. */
-function entries(bytes: Buffer): Map<string, Buffer> {
+/** A cache file's head: the body's length, then its hash; the body follows, zeros to 8 bytes. */
+const HEAD = 12;
+
+/**
+ * The hash a cache file keeps of its body (with its zeros): FNV-1a over 64-bit little-endian
+ * words, as bin/lbrl.js computes it in WebAssembly.
+ */
+function bodyHash(padded: Buffer): bigint {
+  let hash = 0xcbf29ce484222325n;
+  for (let at = 0; at < padded.length; at += 8)
+    hash = BigInt.asUintN(64, (hash ^ padded.readBigUInt64LE(at)) * 0x100000001b3n);
+  return hash;
+}
+
+/** The bytes of a cache file holding this body: its head, then the body. */
+function withHead(body: Buffer): Buffer {
+  const whole = Buffer.alloc(HEAD + Math.ceil(body.length / 8) * 8);
+  body.copy(whole, HEAD);
+  whole.writeUInt32LE(body.length, 0);
+  whole.writeBigUInt64LE(bodyHash(whole.subarray(HEAD)), 4);
+  return whole;
+}
+
+/** The body of a cache file (stored once, under its hash). */
+function bodyOf(bytes: Buffer): Buffer {
   const length = bytes.readUInt32LE(0);
-  expect(bytes.length).toBe(4 + 2 * length);
-  const body = bytes.subarray(4, 4 + length);
+  expect(bytes.length).toBe(HEAD + Math.ceil(length / 8) * 8);
+  expect(bytes.readBigUInt64LE(4)).toBe(bodyHash(bytes.subarray(HEAD)));
+  return bytes.subarray(HEAD, HEAD + length);
+}
+
+/** The entries of a cache file, by the SHA-256 of their chunk. */
+function entries(bytes: Buffer): Map<string, Buffer> {
+  const body = bodyOf(bytes);
   const count = body.readUInt32LE(0);
   const found = new Map<string, Buffer>();
   let at = 4 + count * 36;
@@ -53,6 +82,7 @@ function entries(bytes: Buffer): Map<string, Buffer> {
     found.set(body.toString('hex', 4 + i * 36, 4 + i * 36 + 32), body.subarray(at, at + size));
     at += size;
   }
+  expect(at).toBe(body.length);
   return found;
 }
 
@@ -162,6 +192,14 @@ describe('the code cache of the program', () => {
     fs.writeFileSync(file, bad);
     expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
     expect(fs.readFileSync(file).equals(bad)).toBe(false);
+    // one byte, anywhere in the body or its head
+    for (const at of [2, 6, HEAD + 1, Math.floor(bad.length / 2), bad.length - 1]) {
+      const one = Buffer.from(good ?? []);
+      one[at] = (one[at] ?? 0) ^ 0x01;
+      fs.writeFileSync(file, one);
+      expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+      expect(fs.readFileSync(file).equals(one)).toBe(false);
+    }
     // truncated, as a full disk would leave it, and empty
     for (const broken of [bad.subarray(0, 5000), Buffer.alloc(0)]) {
       fs.writeFileSync(file, broken);
@@ -176,18 +214,17 @@ describe('the code cache of the program', () => {
     const [name, good] = [...files(home)][0] ?? [];
     const file = path.join(home, 'lbrl', name ?? '');
     // what another V8 would have written: its version hash (bytes 4 to 7 of V8's data) differs in
-    // the entry of the first chunk, in both copies of the body
-    const other = Buffer.from(good ?? Buffer.alloc(0));
-    const length = other.readUInt32LE(0);
-    const firstData = 4 + 4 + other.readUInt32LE(4) * 36;
-    for (const at of [4 + firstData, 4 + length + firstData])
-      other.writeUInt32LE((other.readUInt32LE(at + 4) ^ 0xffff) >>> 0, at + 4);
+    // the entry of the first chunk, and the file's hash is that of what it holds
+    const body = Buffer.from(bodyOf(good ?? Buffer.alloc(0)));
+    const firstData = 4 + body.readUInt32LE(0) * 36;
+    body.writeUInt32LE((body.readUInt32LE(firstData + 4) ^ 0xffff) >>> 0, firstData + 4);
+    const other = withHead(body);
     fs.writeFileSync(file, other);
     expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
     const rewritten = fs.readFileSync(file);
     expect(rewritten.equals(other)).toBe(false);
     // this V8's version hash again
-    const at = 4 + 4 + rewritten.readUInt32LE(4) * 36 + 4;
+    const at = HEAD + 4 + rewritten.readUInt32LE(HEAD) * 36 + 4;
     expect(rewritten.readUInt32LE(at)).toBe((good ?? Buffer.alloc(0)).readUInt32LE(at));
   });
 

@@ -52,6 +52,8 @@ const HEAVY_OUTSIDE: Record<string, string> = {
   'HTTP/2 (node:http2)': 'node:http2',
   'child processes (node:child_process)': 'node:child_process',
   'hashes (node:crypto)': 'node:crypto',
+  // chalk's colour detection, made when chalk is evaluated: on the first colour, never for --json
+  'terminal colour detection (node:tty)': 'node:tty',
   'secp256k1-zkp': 'node_modules/@vulpemventures/secp256k1-zkp/',
 };
 
@@ -212,6 +214,16 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
     );
     expect(await commandsRead(['config', 'get', 'base-url'], env())).toEqual(
       [...own, 'src/commands/config.ts'].sort(),
+    );
+  });
+
+  it('chalk is evaluated on the first colour: a get coloured for a terminal loads node:tty, --json does not', async () => {
+    const live = { ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+    expect(await heavyLoaded(['deposit', 'get', ID, '--json'], { ...live, FORCE_COLOR: '1' })).not.toContain(
+      'terminal colour detection (node:tty)',
+    );
+    expect(await heavyLoaded(['deposit', 'get', ID], { ...live, FORCE_COLOR: '1' })).toContain(
+      'terminal colour detection (node:tty)',
     );
   });
 
