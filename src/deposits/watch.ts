@@ -154,6 +154,8 @@ class WatchLoop {
    */
   private readonly elapsed: () => number;
   private readonly started: number;
+  /** the wall clock when the watch began (dueAt is in dates) */
+  private readonly wallStarted: number;
   private readonly states: Map<string, string | undefined>;
   /** the request ceiling: the profile's, halved on each 429, and won back slowly as answers come */
   private readonly baseSpacing: number;
@@ -178,6 +180,7 @@ class WatchLoop {
     const clock = options.monotonic ?? options.now;
     this.elapsed = () => clock();
     this.started = this.elapsed();
+    this.wallStarted = options.now();
     this.states = new Map<string, string | undefined>(options.ids.map((id) => [id, undefined]));
     this.baseSpacing = Math.ceil(60_000 / (options.perMinute ?? MAX_REQUESTS_PER_MINUTE));
     this.spacing = this.baseSpacing;
@@ -315,10 +318,13 @@ class WatchLoop {
     this.failingSince ??= this.elapsed();
     const failingFor = this.elapsed() - this.failingSince;
     if (failingFor >= this.limit) {
-      throw new LbrlError(
+      const gaveUp = new LbrlError(
         `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
         error.type,
       );
+      // as a time-out does, the error names what is live (never a last look: those are left)
+      gaveUp.details = { unfinished: this.live() };
+      throw gaveUp;
     }
     const backoff = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** this.failures) * (0.5 + this.options.random() / 2);
     this.failures += 1;
@@ -405,12 +411,18 @@ class WatchLoop {
     );
   }
 
-  /** Those still waiting for payment that passed expire-after since the history was read are due now. */
+  /**
+   * Those still waiting for payment that passed expire-after since the history was read are due
+   * now: by the wall clock (expire-after is a span of the calendar), or by the clock that does
+   * not jump once as long has passed as the wall clock gave them when the watch began, so that a
+   * wall clock set back or stalled mid-pass never keeps a charge live for ever.
+   */
   private dueNow(): void {
     if (this.dueAt.size === 0) return;
     const now = this.options.now();
+    const ran = this.elapsed() - this.started;
     for (const [id, at] of this.dueAt) {
-      if (now < at) continue;
+      if (now < at && ran < at - this.wallStarted) continue;
       this.dueAt.delete(id);
       if (this.states.has(id) && (this.states.get(id) ?? 'WAITING_PAYMENT') === 'WAITING_PAYMENT')
         this.lastLook.add(id);
