@@ -53,6 +53,8 @@ export interface WatchEvents {
 export interface WatchPlan {
   intervalMs: number;
   timeoutMs?: number | undefined;
+  /** the time the run spent before the watch began (reading the history): it counts against timeoutMs */
+  spentMs?: number | undefined;
   /**
    * --verify: a FINALIZED deposit is done only once this says its settlement is proven on chain
    * (true); false keeps it watched (not yet confirmed or found); a throw ends the watch.
@@ -154,6 +156,8 @@ class WatchLoop {
    */
   private readonly elapsed: () => number;
   private readonly started: number;
+  /** when the --timeout began: the run's start, before the watch's own */
+  private readonly timeoutFrom: number;
   /** the wall clock when the watch began (dueAt is in dates) */
   private readonly wallStarted: number;
   private readonly states: Map<string, string | undefined>;
@@ -180,6 +184,7 @@ class WatchLoop {
     const clock = options.monotonic ?? options.now;
     this.elapsed = () => clock();
     this.started = this.elapsed();
+    this.timeoutFrom = this.started - Math.max(0, options.spentMs ?? 0);
     this.wallStarted = options.now();
     this.states = new Map<string, string | undefined>(options.ids.map((id) => [id, undefined]));
     this.baseSpacing = Math.ceil(60_000 / (options.perMinute ?? MAX_REQUESTS_PER_MINUTE));
@@ -346,7 +351,7 @@ class WatchLoop {
     }
     let wait = roundStart + options.intervalMs - this.elapsed();
     if (options.timeoutMs !== undefined)
-      wait = Math.min(wait, this.started + options.timeoutMs - this.elapsed());
+      wait = Math.min(wait, this.timeoutFrom + options.timeoutMs - this.elapsed());
     await this.pause(wait);
     return 'next';
   }
@@ -365,20 +370,20 @@ class WatchLoop {
 
   private timedOut(): boolean {
     const { timeoutMs } = this.options;
-    return timeoutMs !== undefined && this.elapsed() - this.started >= timeoutMs;
+    return timeoutMs !== undefined && this.elapsed() - this.timeoutFrom >= timeoutMs;
   }
 
   /** Time left before the --timeout, or Infinity without one. */
   private left(): number {
     const { timeoutMs } = this.options;
-    return timeoutMs === undefined ? Number.POSITIVE_INFINITY : this.started + timeoutMs - this.elapsed();
+    return timeoutMs === undefined ? Number.POSITIVE_INFINITY : this.timeoutFrom + timeoutMs - this.elapsed();
   }
 
   private timeoutError(): LbrlError {
     const unfinished = this.live();
     // the ids are named once, by whoever closes the watch (the view's end lines, --json's list)
     return watchTimeout(
-      `timed out after ${Math.round((this.elapsed() - this.started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${this.options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
+      `timed out after ${Math.round((this.elapsed() - this.timeoutFrom) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${this.options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
       unfinished,
     );
   }
