@@ -39,7 +39,8 @@ export async function cronPasses(): Promise<Array<Record<string, number | string
       'cpu (ms)': Math.round((used.user + used.system) / 1000),
       'wall (ms)': Math.round(performance.now() - wall),
     });
-    if (run.stderr.startsWith('no pending deposits')) break;
+    // (after the line that says which service's deposits the pass follows)
+    if (run.stderr.includes('no pending deposits')) break;
   }
   return rows;
 }

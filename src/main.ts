@@ -6,12 +6,17 @@ import { processContext } from './context.js';
 
 const argv = process.argv.slice(2);
 
-/** Exit once what was written has reached stdout and stderr (pipes are asynchronous). */
+/**
+ * Exit once what was written has reached stdout and stderr (pipes are asynchronous). After
+ * Ctrl-C or SIGTERM the run ends interrupted, whatever the command made of it; and the code
+ * holds should a stream turn out closed as it is flushed.
+ */
 function exitAfterFlush(code: number): void {
+  process.exitCode = interrupts > 0 ? INTERRUPTED : code;
   let pending = 2;
   const done = () => {
     pending -= 1;
-    if (pending === 0) process.exit(code);
+    if (pending === 0) process.exit();
   };
   process.stdout.write('', done);
   process.stderr.write('', done);
@@ -20,14 +25,16 @@ function exitAfterFlush(code: number): void {
 const controller = new AbortController();
 /** How long the program has, after Ctrl-C or SIGTERM, to say what it stopped before it is ended. */
 const GRACE_MS = 700;
+/** How a run that Ctrl-C or SIGTERM stopped ends (EXIT.interrupted), however it ends: a closed stream too. */
+const INTERRUPTED = 130;
 let interrupts = 0;
 const onSignal = () => {
   interrupts += 1;
-  const code = 130;
-  if (interrupts > 1) process.exit(code);
+  process.exitCode = INTERRUPTED;
+  if (interrupts > 1) process.exit(INTERRUPTED);
   controller.abort();
   // whatever still runs (a request that does not hear the abort) does not keep the process
-  setTimeout(() => process.exit(code), GRACE_MS).unref();
+  setTimeout(() => process.exit(INTERRUPTED), GRACE_MS).unref();
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);

@@ -83,6 +83,8 @@ export function watchOptionsOf(idTexts: string[], flags: WatchFlags, factory: Fa
 /** Parse, find the work (--pending), follow on screen until every deposit ends. */
 export async function runWatch(options: WatchCommandOptions): Promise<void> {
   const { flags } = options;
+  const elapsed = options.clock.monotonic ?? options.clock.now;
+  const began = elapsed();
   const ids: string[] = [];
   for (const text of options.idTexts) {
     const parsed = parseDepositId(text);
@@ -140,6 +142,8 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
     const at = await options.expiredAt(id);
     if (at) expiredAt.set(id, at);
   }
+  // --timeout is the run's: reading the history (a large file, a loaded machine) counts
+  plan.spentMs = elapsed() - began;
   await followOnScreen(
     ids,
     await options.verifying(plan, flags.verify, { trustServiceAddress: flags.trustServiceAddress }),

@@ -53,6 +53,8 @@ export interface WatchEvents {
 export interface WatchPlan {
   intervalMs: number;
   timeoutMs?: number | undefined;
+  /** the time the run spent before the watch began (reading the history): it counts against timeoutMs */
+  spentMs?: number | undefined;
   /**
    * --verify: a FINALIZED deposit is done only once this says its settlement is proven on chain
    * (true); false keeps it watched (not yet confirmed or found); a throw ends the watch.
@@ -154,6 +156,10 @@ class WatchLoop {
    */
   private readonly elapsed: () => number;
   private readonly started: number;
+  /** when the --timeout began: the run's start, before the watch's own */
+  private readonly timeoutFrom: number;
+  /** the wall clock when the watch began (dueAt is in dates) */
+  private readonly wallStarted: number;
   private readonly states: Map<string, string | undefined>;
   /** the request ceiling: the profile's, halved on each 429, and won back slowly as answers come */
   private readonly baseSpacing: number;
@@ -178,6 +184,8 @@ class WatchLoop {
     const clock = options.monotonic ?? options.now;
     this.elapsed = () => clock();
     this.started = this.elapsed();
+    this.timeoutFrom = this.started - Math.max(0, options.spentMs ?? 0);
+    this.wallStarted = options.now();
     this.states = new Map<string, string | undefined>(options.ids.map((id) => [id, undefined]));
     this.baseSpacing = Math.ceil(60_000 / (options.perMinute ?? MAX_REQUESTS_PER_MINUTE));
     this.spacing = this.baseSpacing;
@@ -315,10 +323,13 @@ class WatchLoop {
     this.failingSince ??= this.elapsed();
     const failingFor = this.elapsed() - this.failingSince;
     if (failingFor >= this.limit) {
-      throw new LbrlError(
+      const gaveUp = new LbrlError(
         `gave up after ${Math.round(failingFor / 1000)} s of failures: ${error.message}`,
         error.type,
       );
+      // as a time-out does, the error names what is live (never a last look: those are left)
+      gaveUp.details = { unfinished: this.live() };
+      throw gaveUp;
     }
     const backoff = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** this.failures) * (0.5 + this.options.random() / 2);
     this.failures += 1;
@@ -340,7 +351,7 @@ class WatchLoop {
     }
     let wait = roundStart + options.intervalMs - this.elapsed();
     if (options.timeoutMs !== undefined)
-      wait = Math.min(wait, this.started + options.timeoutMs - this.elapsed());
+      wait = Math.min(wait, this.timeoutFrom + options.timeoutMs - this.elapsed());
     await this.pause(wait);
     return 'next';
   }
@@ -359,20 +370,20 @@ class WatchLoop {
 
   private timedOut(): boolean {
     const { timeoutMs } = this.options;
-    return timeoutMs !== undefined && this.elapsed() - this.started >= timeoutMs;
+    return timeoutMs !== undefined && this.elapsed() - this.timeoutFrom >= timeoutMs;
   }
 
   /** Time left before the --timeout, or Infinity without one. */
   private left(): number {
     const { timeoutMs } = this.options;
-    return timeoutMs === undefined ? Number.POSITIVE_INFINITY : this.started + timeoutMs - this.elapsed();
+    return timeoutMs === undefined ? Number.POSITIVE_INFINITY : this.timeoutFrom + timeoutMs - this.elapsed();
   }
 
   private timeoutError(): LbrlError {
     const unfinished = this.live();
     // the ids are named once, by whoever closes the watch (the view's end lines, --json's list)
     return watchTimeout(
-      `timed out after ${Math.round((this.elapsed() - this.started) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${this.options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
+      `timed out after ${Math.round((this.elapsed() - this.timeoutFrom) / 1000)} s with ${unfinished.length} deposit(s) not yet FINALIZED or FAILED${this.options.settled ? ' (or FINALIZED and not yet verified on chain)' : ''}`,
       unfinished,
     );
   }
@@ -405,12 +416,18 @@ class WatchLoop {
     );
   }
 
-  /** Those still waiting for payment that passed expire-after since the history was read are due now. */
+  /**
+   * Those still waiting for payment that passed expire-after since the history was read are due
+   * now: by the wall clock (expire-after is a span of the calendar), or by the clock that does
+   * not jump once as long has passed as the wall clock gave them when the watch began, so that a
+   * wall clock set back or stalled mid-pass never keeps a charge live for ever.
+   */
   private dueNow(): void {
     if (this.dueAt.size === 0) return;
     const now = this.options.now();
+    const ran = this.elapsed() - this.started;
     for (const [id, at] of this.dueAt) {
-      if (now < at) continue;
+      if (now < at && ran < at - this.wallStarted) continue;
       this.dueAt.delete(id);
       if (this.states.has(id) && (this.states.get(id) ?? 'WAITING_PAYMENT') === 'WAITING_PAYMENT')
         this.lastLook.add(id);

@@ -60,7 +60,10 @@ export function isDueToExpire(
 /**
  * When a deposit still waiting for payment becomes due its last look (ms since the epoch, a
  * date: expire-after is a span of the calendar), its creation placed as `isDueToExpire` places
- * it at `now`; undefined when it never is (in flight, already given up on, or not placeable).
+ * it at `now`; undefined when it never is (in flight, or already given up on). A creation that
+ * cannot be placed (lbrl's record and the service's both later than now: a clock set back since)
+ * is no later than now, so the deposit is due a whole expire-after from now at the latest: a
+ * watch that follows it (a pass without --timeout) ends then, never follows it for ever.
  */
 export function lastLookDueAt(
   entry: {
@@ -77,7 +80,7 @@ export function lastLookDueAt(
   if (!(created <= now)) {
     const service = entry.answer?.createdAt;
     created = typeof service === 'string' ? Date.parse(service) : Number.NaN;
-    if (!(created <= now)) return undefined;
+    if (!(created <= now)) return now + expireAfterMs;
   }
   return created + expireAfterMs;
 }

@@ -77,6 +77,22 @@ export class History implements HistoryFile {
       if (record.type === 'created' || record.type === 'status')
         this.rememberStatus(keysOf(record), recordNews(record));
     for (const r of fresh) if (r.type === 'verified' || r.type === 'unverified') this.chain.set(keyOf(r), r);
+    for (const r of fresh) if (r.type !== 'attempt') this.forgetRead(r);
+  }
+
+  /**
+   * What this process appends of a deposit (a status, an expiry, a verification) is what it reads
+   * next: the entry pending() read of it is dropped, so recorded() reads it again from the file.
+   */
+  private forgetRead(record: Exclude<StoredRecord, { type: 'attempt' }>): void {
+    if (this.pendingRead.size === 0) return;
+    if (record.baseUrl !== undefined) {
+      this.pendingRead.delete(depositKey(record.baseUrl, record.id));
+      return;
+    }
+    // a record without its service (an older release's, or one the caller did not name) is
+    // about its id's deposit, on whichever service
+    for (const [key, entry] of this.pendingRead) if (entry.id === record.id) this.pendingRead.delete(key);
   }
 
   /** Remembers what the history last said of a deposit's status (its newsKey). */
@@ -244,7 +260,8 @@ export class History implements HistoryFile {
     // watch --pending looks up every deposit pending() just read: one pass, not one per deposit
     const read = this.pendingRead.get(`${baseUrl} ${key}`);
     const news = read && newsKey(read.status, read.facts);
-    // what this process appended since, of this deposit or of its id, makes it read again
+    // what this process appended since of this deposit dropped it (forgetRead); a status of its
+    // id that the history already said is not appended, and keeps it
     if (read && this.known.get(depositKey(baseUrl, key)) === news && this.known.get(key) === news)
       return read;
     return this.entries((r) => r.id === key && r.baseUrl === baseUrl, { limit: 1, ids: new Set([key]) })[0];

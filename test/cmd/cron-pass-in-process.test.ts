@@ -174,3 +174,33 @@ describe('every charge due a last look ends the pass looked at or named as left,
     expect(leftForLater(r.stderr)).toEqual({ type: 'last_looks_left', count: 1, ids: [id(100)] });
   });
 });
+
+describe('a last look that finds the charge FAILED', () => {
+  it('ends the pass with 5 as any FAILED does, after the live ones end and the other looks are made; the next pass exits 0', async () => {
+    world.write([world.created(100, 3), world.created(101, 2), world.created(1, 0.01)]);
+    world.statusOf.set(id(100), 'WAITING_PAYMENT');
+    world.statusOf.set(id(101), 'FAILED');
+    world.statusOf.set(id(1), 'PIX_CONFIRMED');
+    world.laterOf.set(id(1), [1, 'FINALIZED']);
+    const r = await world.watch([], { pending: true, timeout: '9m' }, { json: true });
+    expect(r.code).toBe(5);
+    const seen = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .map((d: { id: string; status: string }) => [d.id, d.status]);
+    expect(seen).toEqual([
+      [id(1), 'PIX_CONFIRMED'],
+      [id(101), 'FAILED'],
+      [id(1), 'FINALIZED'],
+    ]);
+    expect(expiredIn(r.stderr)).toEqual([id(100)]);
+    const error = JSON.parse(r.stderr.trim().split('\n').pop()!).error;
+    expect(error).toMatchObject({ type: 'failed', exitCode: 5 });
+    expect(error.message).toBe(`deposit ${id(101)} ended FAILED`);
+    // recorded: the next pass follows neither
+    const next = await world.watch([], { pending: true, timeout: '9m' });
+    expect(next.code).toBe(0);
+    expect(next.stderr).toBe(`${SCOPE}\nno pending deposits in the local history\n`);
+  });
+});

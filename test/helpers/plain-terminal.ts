@@ -70,20 +70,67 @@ export interface SteppingClock extends FlowClock {
    * `t` (an NTP step, a clock set by hand) moves the wall clock alone.
    */
   m: number;
+  /**
+   * Why the run was taken as endless (the guard's limit, or `giveUp(reason)`), else undefined:
+   * the clock's signal is then aborted, so the run ends as on Ctrl-C and the test can say so.
+   */
+  endless?: string;
+  /** Take the run as endless now (a test's own limit, such as a count of requests). */
+  giveUp(reason: string): void;
+}
+
+/** Past these, a run on the clock is taken as one that would never end (`SteppingClock.endless`). */
+export interface EndlessGuard {
+  /** sleeps: a run that waits on and on */
+  sleeps: number;
+  /**
+   * reads of the clock: a run that loops without waiting. Past twice this, a read throws, for a
+   * run that loops on even once its signal is aborted (it would hang the suite, timers and all).
+   */
+  reads: number;
 }
 
 /** A clock that only sleeping moves; `onSleep` runs at each sleep, as if time passed for the world too. */
 export function steppingClock(
   start = Date.parse('2026-11-22T10:00:00Z'),
-  o: { signal?: AbortSignal; onSleep?: (ms: number, clock: SteppingClock) => void; monotonic?: boolean } = {},
+  o: {
+    signal?: AbortSignal;
+    onSleep?: (ms: number, clock: SteppingClock) => void;
+    monotonic?: boolean;
+    /** a run that goes past these is stopped and named endless, instead of hanging the suite */
+    guard?: EndlessGuard;
+  } = {},
 ): SteppingClock {
+  const guard = o.guard;
+  const stop = new AbortController();
+  // the test's own signal, and the guard's
+  if (o.signal?.aborted) stop.abort();
+  else o.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  let reads = 0;
+  /** each read of the clock, counted against the guard */
+  const read = (value: () => number) => () => {
+    reads += 1;
+    if (guard && reads > guard.reads) {
+      clock.giveUp(
+        `the clock was read ${guard.reads} times without the run ending (a loop that never waits)`,
+      );
+      if (reads > 2 * guard.reads) throw new Error(`endless run: ${clock.endless}`);
+    }
+    return value();
+  };
   const clock: SteppingClock = {
     sleeps: [],
     t: start,
     m: 0,
-    now: () => clock.t,
+    now: read(() => clock.t),
+    giveUp(reason) {
+      clock.endless ??= reason;
+      stop.abort();
+    },
     async sleep(ms, signal) {
       clock.sleeps.push(ms);
+      if (guard && clock.sleeps.length > guard.sleeps)
+        clock.giveUp(`${guard.sleeps} waits on the clock without the run ending`);
       // as a timer does: a wait of less than nothing is none (time never runs back)
       const waited = Math.max(0, ms);
       clock.t += waited;
@@ -93,9 +140,9 @@ export function steppingClock(
       await new Promise((r) => setImmediate(r));
     },
     random: () => 0.5,
-    signal: o.signal ?? new AbortController().signal,
+    signal: stop.signal,
   };
-  if (o.monotonic) clock.monotonic = () => clock.m;
+  if (o.monotonic) clock.monotonic = read(() => clock.m);
   return clock;
 }
 

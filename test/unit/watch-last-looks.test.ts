@@ -52,7 +52,8 @@ it('every last look is made or told as deferred, once, however the watch ends', 
         missing: fc.boolean(),
       }),
       async (p) => {
-        const clock = steppingClock(NOW, { monotonic: true });
+        // a watch that would never end is stopped and named, never left to hang the suite
+        const clock = steppingClock(NOW, { monotonic: true, guard: { sleeps: 2000, reads: 200_000 } });
         const dueIds = Array.from({ length: p.due }, (_, n) => id(100 + n));
         const liveIds = Array.from({ length: p.live }, (_, n) => id(n + 1));
         let k = 0;
@@ -112,6 +113,7 @@ it('every last look is made or told as deferred, once, however the watch ends', 
           error = e;
         }
         const msg = JSON.stringify({ p, looked: [...looked], told, result, error: String(error) });
+        expect(clock.endless, `the watch did not end: ${msg}`).toBeUndefined();
         expect(told, msg).toHaveLength(1);
         const deferred = told[0]!;
         if (result) expect(result.deferred, msg).toEqual(deferred);
