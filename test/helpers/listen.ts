@@ -45,6 +45,32 @@ export function listenWorld() {
 export type ListenWorld = ReturnType<typeof listenWorld>;
 
 /** A receiver checking each delivery with the standardwebhooks package when it arrives; closed by the caller's `closers`. */
+/**
+ * What the `standardwebhooks` package finds wrong with a delivery, judged at the moment it was
+ * signed (its `webhook-timestamp`), and a signature dated after `clockNow` (the world's clock when
+ * it arrived). Judged at arrival instead, a loaded machine let the stepping clock run minutes on
+ * while a request was in flight, and a good signature read as "Message timestamp too old".
+ */
+export function signedProblem(
+  wh: Webhook,
+  body: string,
+  headers: Record<string, string>,
+  clockNow: number,
+): string | undefined {
+  const signedAt = Number(headers['webhook-timestamp']) * 1000;
+  if (!(signedAt <= clockNow))
+    return `signed at ${headers['webhook-timestamp']}, after the clock's ${clockNow}`;
+  const spy = vi.spyOn(Date, 'now').mockReturnValue(signedAt);
+  try {
+    wh.verify(body, headers);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 export async function checkingReceiver(
   w: ListenWorld,
   secret: string,
@@ -55,14 +81,8 @@ export async function checkingReceiver(
   const problems: string[] = [];
   const attempts = new Map<string, number>();
   const rx = await startReceiver((d) => {
-    const spy = vi.spyOn(Date, 'now').mockReturnValue(w.clock.now);
-    try {
-      wh.verify(d.body, d.headers as Record<string, string>);
-    } catch (error) {
-      problems.push(`${d.id}: ${(error as Error).message}`);
-    } finally {
-      spy.mockRestore();
-    }
+    const problem = signedProblem(wh, d.body, d.headers as Record<string, string>, w.clock.now);
+    if (problem) problems.push(`${d.id}: ${problem}`);
     const n = (attempts.get(d.id) ?? 0) + 1;
     attempts.set(d.id, n);
     return answer(d, n);
