@@ -102,7 +102,20 @@ const FILLER = Array.from({ length: 1200 }, (_, n) =>
 ).join('\n');
 
 /** How a line was written: as lbrl writes it, or as another tool (or a crash) left it. */
-const FORMS = ['lbrl', 'lbrl', 'lbrl', 'jq -cS', 'spaced', 'crlf', 'torn', 'nul run', 'upper id'] as const;
+const FORMS = [
+  'lbrl',
+  'lbrl',
+  'lbrl',
+  'jq -cS',
+  'spaced',
+  'crlf',
+  'torn',
+  'nul run',
+  'upper id',
+  'id twice',
+  'at twice',
+  'type twice',
+] as const;
 function written(record: StoredRecord, form: (typeof FORMS)[number]): string {
   const text = JSON.stringify(record);
   switch (form) {
@@ -118,6 +131,14 @@ function written(record: StoredRecord, form: (typeof FORMS)[number]): string {
       return `${'\0'.repeat(40)}${text}`;
     case 'upper id':
       return record.type === 'attempt' ? text : text.replace(record.id, record.id.toUpperCase());
+    // a key given twice (by hand, or by a tool that merged two records): JSON.parse keeps the
+    // last, a reader of the line in place the first
+    case 'id twice':
+      return `${text.slice(0, -1)},"id":"${id(1 + (text.length % 24))}"}`;
+    case 'at twice':
+      return `${text.slice(0, -1)},"at":"${time(3001 + (text.length % 100))}"}`;
+    case 'type twice':
+      return `${text.slice(0, -1)},"type":"${record.type === 'created' ? 'status' : 'created'}"}`;
     default:
       return text;
   }
@@ -273,6 +294,39 @@ describe('what a read from the end leaves before where it stopped still counts',
     const { fast, total } = newest(`${text}\n`, 1);
     expect(total.map((e) => e.id)).toEqual([id(1)]);
     expect(fast).toEqual(total);
+  });
+
+  it('a creation with a key given twice, far back, is no record to either reader', () => {
+    // JSON.parse keeps the last of the two, a read of the line in place the first: neither is believed
+    const twice = (n: number, extra: string) =>
+      `${JSON.stringify(deposit(n, 5, { ref: 'twice' })).slice(0, -1)},${extra}}`;
+    for (const line of [
+      twice(3, `"at":"${time(900)}"`),
+      twice(3, `"id":"${id(4)}"`),
+      twice(1, `"id" : "${id(4)}"`),
+      twice(3, `"type":"status"`),
+      twice(3, `"\\u0061t":"${time(900)}"`),
+    ]) {
+      const text = [
+        line,
+        paid(1, 11),
+        FILLER,
+        JSON.stringify(deposit(1, 10)),
+        JSON.stringify(deposit(2, 20)),
+      ];
+      const warnings: string[] = [];
+      const history = historyOf(`${text.join('\n')}\n`);
+      const fast = shown(history.entries(() => true, { limit: 2 }));
+      const source = { file: history.file, warn: (w: string) => warnings.push(w) };
+      expect(fast).toEqual(shown(allEntries(source, () => true).slice(0, 2)));
+      expect(fast.map((e) => [e.id, e.ref, e.status])).toEqual([
+        [id(2), undefined, 'WAITING_PAYMENT'],
+        [id(1), undefined, 'WAITING_PAYMENT'],
+      ]);
+      expect(warnings).toEqual([
+        `warning: skipped 1 damaged line(s) in ${history.file} (1 with a key given twice)`,
+      ]);
+    }
   });
 
   it('a creation a torn write ran into, far back, is the deposit first created', () => {
