@@ -17,8 +17,9 @@ import type { CreatedRecord, HistoryEntry, StoredRecord } from '../../src/store/
 import { tempDir } from '../helpers/temp.js';
 
 const SERVICES = ['sandbox', 'https://api.example.com'];
-const PROFILES = ['default', 'caixa2'];
-const REFS = [undefined, 'mesa 12', 'pedido 7'];
+// a profile and references with quotes and words a read in place must not take for its own
+const PROFILES = ['default', 'caixa2', 'caixa "3" \\ created'];
+const REFS = [undefined, 'mesa 12', 'pedido 7', 'created', 'x","at":"9999-12-31T00:00:00.000Z'];
 const STATUSES = ['WAITING_PAYMENT', 'PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'FINALIZED', 'FAILED', 'GONE'];
 const DAY0 = Date.UTC(2026, 10, 1);
 const id = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -115,6 +116,8 @@ const FORMS = [
   'id twice',
   'at twice',
   'type twice',
+  'bom',
+  'escaped type',
 ] as const;
 function written(record: StoredRecord, form: (typeof FORMS)[number]): string {
   const text = JSON.stringify(record);
@@ -137,6 +140,11 @@ function written(record: StoredRecord, form: (typeof FORMS)[number]): string {
       return `${text.slice(0, -1)},"id":"${id(1 + (text.length % 24))}"}`;
     case 'at twice':
       return `${text.slice(0, -1)},"at":"${time(3001 + (text.length % 100))}"}`;
+    // a byte-order mark a text editor saved; the type spelled with an escape
+    case 'bom':
+      return `\uFEFF${text}`;
+    case 'escaped type':
+      return text.replace(`"type":"${record.type}"`, `"type":"${record.type.replace('e', '\\u0065')}"`);
     case 'type twice':
       return `${text.slice(0, -1)},"type":"${record.type === 'created' ? 'status' : 'created'}"}`;
     default:
