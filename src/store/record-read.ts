@@ -12,6 +12,7 @@
 import { isIsoTimestamp, readSettlementFacts } from '../domain/deposit.js';
 import { MAX_CENTS, MIN_CENTS } from '../domain/money.js';
 import { canonicalId, DEPOSIT_ID, isHexBytes, readHex32, STATUSES } from '../domain/values.js';
+import { LATER_FIELDS } from './history-records.js';
 
 /** The version of the records this release writes and reads. */
 export const RECORD_VERSION = 1;
@@ -170,6 +171,8 @@ const CHECKS: Record<string, RecordCheck> = {
     if (batchKey !== undefined && !isText(batchKey)) return 'with a field missing or malformed';
     // a reference or note that is not text is no reference: the deposit is kept without it
     for (const key of ['ref', 'note']) if (own(key) !== undefined && !isText(own(key))) delete fields[key];
+    // a verification, a final answer or a fact is believed only of the record that states it
+    for (const key of LATER_FIELDS) delete fields[key];
     if (typeof cents !== 'number' || !Number.isInteger(cents) || cents < MIN_CENTS || cents > MAX_CENTS)
       return 'with amounts that do not add up';
     const answer = own('answer');

@@ -348,3 +348,37 @@ describe('what a read from the end leaves before where it stopped still counts',
     expect(fast).toEqual(total);
   });
 });
+
+describe('a creation states only what a creation says', () => {
+  it('a created line holding a verification, a final answer, facts or an expiry (written by hand) proves none of them', () => {
+    const created = {
+      v: 1,
+      type: 'created',
+      id: id(1),
+      profile: 'default',
+      baseUrl: 'sandbox',
+      at: time(10),
+      amountInCents: 1000,
+      destinationAddress: 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn',
+      splitAddress: null,
+      splitFee: null,
+      status: 'WAITING_PAYMENT',
+      verifiedAt: time(20),
+      verifiedTxid: TXID(1),
+      facts: { 'settlement.liquidTxid': TXID(1) },
+      final: { settlement: { status: 'FINALIZED', liquidTxid: TXID(1) }, confirmedAt: time(15) },
+      onChain: 'mismatch',
+      expiredAt: time(30),
+      statusAt: time(40),
+    };
+    const history = historyOf(`${JSON.stringify(created)}\n`);
+    const plain = {
+      ...Object.fromEntries(Object.entries(created).slice(0, 11)),
+      statusAt: time(10),
+    };
+    expect(shown(history.entries())).toEqual([plain]);
+    expect(shown(allEntries(history, () => true))).toEqual([plain]);
+    expect(shown([history.recorded(id(1), 'sandbox')!])).toEqual([plain]);
+    expect(history.entries(() => true, { where: (e) => Boolean(e.verifiedAt) })).toEqual([]);
+  });
+});
