@@ -30,6 +30,7 @@ import {
   type StatusRecord,
   type StoredRecord,
   type StoredShare,
+  type VerifiedRecord,
 } from './history-records.js';
 import { eachBackward, settledBefore } from './history-search.js';
 import { IdSet } from './id-set.js';
@@ -181,21 +182,35 @@ export class History implements HistoryFile {
    * The shares other deposits' verifications counted from `txid`, recorded before the latest
    * verification of deposit `id` (the file's order decides which of two runs at once came first).
    */
-  sharesBefore(txid: string, id: string): Array<{ id: string; shares: StoredShare[] }> {
+  sharesBefore(
+    txid: string,
+    id: string,
+    baseUrl?: string,
+  ): Array<{ id: string; baseUrl?: string; shares: StoredShare[] }> {
     const own = canonicalId(id);
-    const byId = new Map<string, StoredShare[]>();
-    let before = new Map<string, StoredShare[]>();
+    // one claim per deposit (service and id); the deposit's own: of its id, on its service when given
+    const isOwn = (record: VerifiedRecord) =>
+      record.id === own &&
+      (baseUrl === undefined || record.baseUrl === undefined || record.baseUrl === baseUrl);
+    type Claim = { id: string; baseUrl?: string; shares: StoredShare[] };
+    const byDeposit = new Map<string, Claim>();
+    let before = new Map<string, Claim>();
     scanForward(
       this,
       (record) => {
         if (record.type !== 'verified' || record.txid !== txid) return;
-        if (record.id === own) before = new Map(byId);
-        else if (Array.isArray(record.shares)) byId.set(record.id, record.shares);
+        if (isOwn(record)) before = new Map(byDeposit);
+        else if (Array.isArray(record.shares))
+          byDeposit.set(keyOf(record), {
+            id: record.id,
+            ...(record.baseUrl === undefined ? {} : { baseUrl: record.baseUrl }),
+            shares: record.shares,
+          });
       },
       0,
       (type) => type === 'verified',
     );
-    return [...before].map(([other, shares]) => ({ id: other, shares }));
+    return [...before.values()];
   }
 
   /**

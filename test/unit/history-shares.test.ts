@@ -149,3 +149,52 @@ describe('one output pays one deposit per service and id', () => {
     ]);
   });
 });
+
+describe('the claims the history holds, by deposit', () => {
+  const share = (vout: number) => ({
+    role: 'destination' as const,
+    script: '0014aa',
+    outputs: [vout],
+    share: '1/1',
+    rounded: false,
+  });
+  const verified = (service: string, vout: number, n = 1): StoredRecord => ({
+    v: 1,
+    type: 'verified',
+    id: id(n),
+    baseUrl: service,
+    txid: 'ab'.repeat(32),
+    at: new Date(NOW).toISOString(),
+    shares: [share(vout)],
+  });
+  const historyOf = (records: StoredRecord[]) => {
+    const dir = tempDir();
+    fs.writeFileSync(
+      path.join(dir, 'history.ndjson'),
+      records.map((r) => `${JSON.stringify(r)}\n`).join(''),
+      {
+        mode: 0o600,
+      },
+    );
+    return new History(dir);
+  };
+
+  it('sharesOf keeps one claim per service and id: the same id on two services is two claims', () => {
+    const history = historyOf([verified(SERVICE_A, 0), verified(SERVICE_B, 1)]);
+    expect(history.sharesOf('ab'.repeat(32))).toEqual([
+      { id: id(1), baseUrl: SERVICE_A, shares: [share(0)] },
+      { id: id(1), baseUrl: SERVICE_B, shares: [share(1)] },
+    ]);
+  });
+
+  it("sharesBefore: a deposit's own line is its service's; another service's deposit of its id is a claim before it", () => {
+    const history = historyOf([verified(SERVICE_A, 0), verified(SERVICE_B, 1), verified(SERVICE_A, 2, 2)]);
+    expect(history.sharesBefore('ab'.repeat(32), id(1), SERVICE_B)).toEqual([
+      { id: id(1), baseUrl: SERVICE_A, shares: [share(0)] },
+    ]);
+    expect(history.sharesBefore('ab'.repeat(32), id(2), SERVICE_A)).toEqual([
+      { id: id(1), baseUrl: SERVICE_A, shares: [share(0)] },
+      { id: id(1), baseUrl: SERVICE_B, shares: [share(1)] },
+    ]);
+  });
+});
