@@ -101,19 +101,19 @@ function historySide(
 ): HistorySide {
   const scope = options.scope();
   const inScope = (entry: HistoryEntry) => entry.baseUrl === scope.target && entry.profile === scope.profile;
-  const deposits: HistoryEntry[] = [];
   const addresses = new Set<string>();
   for (const a of [options.sources.setting('default-address'), options.sources.setting('split-address')])
     if (a) addresses.add(a);
-  history.fold(
+  // the fold may start over (a read from the start when the history needs one): what it gathers is its own
+  const deposits = history.fold(
     (r) => from === undefined || createdFilter({ profile: r.profile, since: from })(r),
-    () => null,
-    (_acc, entry) => {
+    () => [] as HistoryEntry[],
+    (acc, entry) => {
       if (inScope(entry)) {
         addresses.add(entry.destinationAddress);
         if (entry.splitAddress) addresses.add(entry.splitAddress);
       }
-      if (entry.status === 'FINALIZED' || entry.status === 'FAILED' || entry.expiredAt) deposits.push(entry);
+      if (entry.status === 'FINALIZED' || entry.status === 'FAILED' || entry.expiredAt) acc.push(entry);
     },
   );
   return { history, deposits, addresses, inScope };

@@ -13,6 +13,7 @@ import { roundingsOf } from '../domain/liquid/settlement/shares.js';
 import { CLOCK_MARGIN_MS } from '../domain/liquid/settlement/timing.js';
 import { DEFAULT_CONFIRMATIONS } from '../domain/liquid/settlement.js';
 import { exactCents } from '../domain/money.js';
+import { depositKey } from '../store/history-merge.js';
 import type { HistoryEntry } from '../store/history-records.js';
 import { shownStatus } from './ledger.js';
 import type { Receipt } from './receipts.js';
@@ -199,9 +200,9 @@ export interface MatchOptions {
   sinceMs?: number | undefined;
   /** the confirmations a receipt needs to count (the profile's setting, verify's) */
   requiredConfirmations?: number | undefined;
-  /** each settlement judged by the verify rules (settlementJudge), by deposit id */
+  /** each settlement judged by the verify rules (settlementJudge), by deposit (depositKey of its service and id) */
   judged?: Map<string, SettlementReport> | undefined;
-  /** what verifications recorded, by deposit id */
+  /** what verifications recorded, by deposit (see RecordedShares) */
   recorded?: RecordedShares | undefined;
   /** the deposits reported on (this profile, this service); the others only take their outputs */
   inScope?: ((entry: HistoryEntry) => boolean) | undefined;
@@ -325,7 +326,7 @@ function matchJudged(deposits: HistoryEntry[], matching: Matching): HistoryEntry
       if (inScope(entry)) unknownTxid.push(entry);
       continue;
     }
-    const report = matching.judged?.get(entry.id);
+    const report = matching.judged?.get(depositKey(entry.baseUrl, entry.id));
     // every output the judgement counted is the deposit's (an output of no value too), but those
     // of a share it contradicted
     const contradicted = contradictedRoles(report);

@@ -17,13 +17,25 @@ import {
 import { analyseSettlement } from '../domain/liquid/settlement/outputs.js';
 import { judgeSettlement } from '../domain/liquid/settlement.js';
 import type { Zkp } from '../domain/liquid/unblind.js';
+import { depositKey } from '../store/history-merge.js';
 import type { HistoryEntry, StoredShare } from '../store/history-records.js';
 import { shownStatus } from './ledger.js';
 import type { ListedTx } from './receipts.js';
 import { earlierShares } from './verify.js';
 
-/** What verifications recorded, by deposit: the transaction and the outputs each counted. */
+/**
+ * What verifications recorded, by deposit (`depositKey` of its service and id; a record of an
+ * older release, without its service, by its id): the transaction and the outputs each counted.
+ */
 export type RecordedShares = Map<string, { txid: string; shares: StoredShare[] }>;
+
+/** What a deposit's verification recorded: its own service's (two services may hand out one id). */
+export function recordedOf(
+  recorded: RecordedShares | undefined,
+  entry: HistoryEntry,
+): { txid: string; shares: StoredShare[] } | undefined {
+  return recorded?.get(depositKey(entry.baseUrl, entry.id)) ?? recorded?.get(entry.id);
+}
 
 /**
  * The settlement transaction lbrl knows of a deposit: its final answer's, else the one a
@@ -33,7 +45,7 @@ export type RecordedShares = Map<string, { txid: string; shares: StoredShare[] }
 export function settlementTxidOf(entry: HistoryEntry, recorded?: RecordedShares): string | undefined {
   const settlement = entry.final?.settlement as { liquidTxid?: unknown } | null | undefined;
   if (typeof settlement?.liquidTxid === 'string') return settlement.liquidTxid;
-  return recorded?.get(entry.id)?.txid;
+  return recordedOf(recorded, entry)?.txid;
 }
 
 /** The deposit as the settlement judge reads it: lbrl's own request and creation time. */
@@ -78,6 +90,7 @@ export function settlementJudge(
   recorded: RecordedShares,
   settings: JudgeSettings,
 ): { onTransaction(tx: ListedTx): void; judged: Map<string, SettlementReport> } {
+  // `judged` is by deposit (depositKey of its service and id)
   const byTxid = new Map<string, HistoryEntry[]>();
   for (const entry of deposits) {
     if (shownStatus(entry) !== 'FINALIZED') continue;
@@ -89,21 +102,23 @@ export function settlementJudge(
   }
   // what verifications recorded, by transaction: one pass, not one per transaction met
   const recordedByTxid = new Map<string, Array<[string, { txid: string; shares: StoredShare[] }]>>();
-  for (const [id, fact] of recorded)
-    recordedByTxid.set(fact.txid, [...(recordedByTxid.get(fact.txid) ?? []), [id, fact]]);
+  for (const [key, fact] of recorded)
+    recordedByTxid.set(fact.txid, [...(recordedByTxid.get(fact.txid) ?? []), [key, fact]]);
   const judged = new Map<string, SettlementReport>();
   const onTransaction = (tx: ListedTx) => {
     const group = byTxid.get(tx.txid);
     if (!group) return;
     const recordedHere = recordedByTxid.get(tx.txid) ?? [];
-    const sharesRecorded = (except: string) =>
-      earlierShares(
-        {
-          sharesOf: () =>
-            recordedHere.filter(([id]) => id !== except).map(([id, r]) => ({ id, shares: r.shares })),
-        },
-        tx.txid,
-      );
+    // the shares of every deposit but `except`, each named so that a deposit of another service
+    // with the same id is never taken for one judged here
+    const sharesRecorded = (except: HistoryEntry | undefined) => {
+      const own = except ? [depositKey(except.baseUrl, except.id), except.id] : [];
+      return recordedHere
+        .filter(([key]) => !own.includes(key))
+        .flatMap(([key, r]) =>
+          earlierShares({ sharesOf: () => [{ id: judgedName(key, group), shares: r.shares }] }, tx.txid),
+        );
+    };
     const judge = (entries: HistoryEntry[], earlier: EarlierShare[]) => {
       const group = entries.flatMap((entry) => settlementDepositOf(entry) ?? []);
       if (group.length === 0) return;
@@ -123,14 +138,27 @@ export function settlementJudge(
         assets: { [settings.assetId]: settings.asset },
         earlier,
       });
-      for (const deposit of group) judged.set(deposit.id, report);
+      for (const entry of entries) judged.set(depositKey(entry.baseUrl, entry.id), report);
     };
-    const isRecorded = (entry: HistoryEntry) => recorded.get(entry.id)?.txid === tx.txid;
-    for (const entry of group.filter(isRecorded)) judge([entry], sharesRecorded(entry.id));
+    const isRecorded = (entry: HistoryEntry) => recordedOf(recorded, entry)?.txid === tx.txid;
+    for (const entry of group.filter(isRecorded)) judge([entry], sharesRecorded(entry));
     judge(
       group.filter((entry) => !isRecorded(entry)),
-      sharesRecorded(''),
+      sharesRecorded(undefined),
     );
   };
   return { onTransaction, judged };
+}
+
+/**
+ * The name a recorded verification's deposit goes by before the judge: its id, unless a deposit
+ * judged here has that id on another service (then `<id> on <service>`): the judge tells deposits
+ * by name, and a claim of another deposit must never pass for one's own.
+ */
+function judgedName(key: string, group: HistoryEntry[]): string {
+  const space = key.lastIndexOf(' ');
+  if (space < 0) return key;
+  const id = key.slice(space + 1);
+  const service = key.slice(0, space);
+  return group.some((entry) => entry.id === id && entry.baseUrl !== service) ? `${id} on ${service}` : id;
 }

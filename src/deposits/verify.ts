@@ -44,7 +44,7 @@ export interface VerifySettings {
 export interface VerifyLedger {
   recorded?(id: string): HistoryEntry | undefined;
   /** the shares other deposits' verifications counted from a transaction */
-  sharesOf?(txid: string): Array<{ id: string; shares: StoredShare[] }>;
+  sharesOf?(txid: string): Array<{ id: string; baseUrl?: string; shares: StoredShare[] }>;
 }
 
 /**
@@ -114,13 +114,16 @@ function settlementDeposit(
 }
 
 /** The shares other deposits' verifications took from this transaction, as the judge reads them. */
-export function earlierShares(ledger: VerifyLedger, txid: string): EarlierShare[] {
+export function earlierShares(ledger: VerifyLedger, txid: string, service?: string): EarlierShare[] {
   const out: EarlierShare[] = [];
-  for (const { id, shares } of ledger.sharesOf?.(txid) ?? []) {
+  for (const { id, baseUrl, shares } of ledger.sharesOf?.(txid) ?? []) {
+    // a deposit of another service is another deposit, whatever its id: its outputs stay its own
+    const depositId =
+      baseUrl !== undefined && service !== undefined && baseUrl !== service ? `${id} on ${baseUrl}` : id;
     for (const share of shares) {
       const [num, den] = share.share.split('/').map((x) => BigInt(x)) as [bigint, bigint];
       out.push({
-        depositId: id,
+        depositId,
         role: share.role,
         script: share.script,
         outputs: share.outputs,
@@ -130,6 +133,15 @@ export function earlierShares(ledger: VerifyLedger, txid: string): EarlierShare[
     }
   }
   return out;
+}
+
+/** The service the deposits judged are on, as the history recorded them (undefined: none recorded). */
+function serviceOf(group: GetResponse[], ledger: VerifyLedger): string | undefined {
+  for (const deposit of group) {
+    const service = ledger.recorded?.(deposit.id)?.baseUrl;
+    if (service !== undefined) return service;
+  }
+  return undefined;
 }
 
 /** A deposit's shares of a verified settlement, as the history keeps them. */
@@ -171,7 +183,7 @@ export async function verifySettlements(
       expectedAssetId: settings.assetId,
       assetPrecision: settings.assetPrecision,
       requiredConfirmations: settings.confirmations,
-      earlier: earlierShares(ledger, txid),
+      earlier: earlierShares(ledger, txid, serviceOf(group, ledger)),
     });
     judged.set(txid, checked.found ? checked.report : null);
   }

@@ -49,10 +49,11 @@ export function forEachBlock(
   from: number,
   to: number,
   onBlock: (buf: Buffer, end: number) => boolean,
+  chunk = CHUNK,
 ): boolean {
   const opened = openOwnFile(source.file, 'read', 'history', source.warn);
   if (!opened) return false;
-  const buf = Buffer.allocUnsafe(CHUNK + MAX_LINE);
+  const buf = Buffer.allocUnsafe(chunk + MAX_LINE);
   let base = from; // the file offset of buf[0]
   let have = 0;
   let skipping = false;
@@ -181,10 +182,11 @@ export function scanBackward(
     while (pos > floor.at && stat.size - pos < maxBytes) {
       const chunkSize = Math.min(CHUNK, pos);
       pos -= chunkSize;
-      const chunk = Buffer.allocUnsafe(chunkSize);
-      fs.readSync(fd, chunk, 0, chunkSize, pos);
-      nulsToNewlines(chunk, 0, chunkSize);
-      const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
+      // the line cut by the previous read goes after this one, copied alone (not the whole chunk)
+      const data = Buffer.allocUnsafe(chunkSize + carry.length);
+      fs.readSync(fd, data, 0, chunkSize, pos);
+      nulsToNewlines(data, 0, chunkSize);
+      carry.copy(data, chunkSize);
       let stop = data.length;
       for (let newline = data.lastIndexOf(NEWLINE, stop - 1); newline !== -1; ) {
         if (skipTail) skipTail = false;

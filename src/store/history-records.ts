@@ -208,6 +208,22 @@ export interface HistoryEntry extends CreatedRecord {
   verifiedTxid?: string;
 }
 
+/**
+ * What only a deposit's later records state (its status's time, the final answer, a check on
+ * chain, an expiry, the settlement facts): a created line holding one (written by hand, or by a
+ * tool) states nothing of it. The readers drop them from the creation, so none is believed
+ * without the record that proves it.
+ */
+export const LATER_FIELDS = [
+  'statusAt',
+  'final',
+  'verifiedAt',
+  'verifiedTxid',
+  'onChain',
+  'expiredAt',
+  'facts',
+] as const;
+
 /** What `--resume` needs to know about the rows of one file, and where the reading stopped. */
 export interface BatchState {
   done: Map<string, { id: string; status: string }>;

@@ -10,7 +10,6 @@ import {
   forEachBlock,
   type HistoryFile,
   NEWLINE,
-  PREFIXES,
   readLine,
   scanBackward,
 } from './history-lines.js';
@@ -115,8 +114,10 @@ export function eachBackward(
       if (!filter(record)) return false;
       // the record was parsed for this read alone: it becomes the entry, without a copy
       stopped = visit(entryOfCreated(record, later));
-      if (stopped) floor.at = offset;
-      return false;
+      if (!stopped) return false;
+      // the lines before are settledBefore's to look at (a creation of a deposit met there among them)
+      floor.at = offset;
+      return true;
     },
     (type, id) => type !== 'attempt' && (id === undefined || ((!opts.ids || opts.ids.has(id)) && !stopped)),
     Number.POSITIVE_INFINITY,
@@ -127,16 +128,6 @@ export function eachBackward(
   return { overflow, disordered, stoppedAt: stopped ? floor.at : 0, met: { ids: met, prints }, mixed };
 }
 
-/**
- * Whether the lines before `end` change nothing of the newest entries a read from the end found
- * after it (whose oldest creation time is `oldest`): they hold no creation of a deposit that read
- * met (the first creation is the deposit's, and its later lines all count), and none newer than
- * `oldest` (which would rank among the newest; one as old ranks after, being earlier in the file),
- * of the deposits `only` names when given. A creation in any form counts (another tool's spacing
- * or key order, a record a torn write ran into): lines as lbrl writes them are told by their
- * first bytes and read no further than their time, any other line is read whole. Where a line
- * cannot be told so cheaply, the answer is no: the caller reads the whole file.
- */
 export function settledBefore(
   source: HistoryFile,
   end: number,
@@ -144,134 +135,104 @@ export function settledBefore(
   oldest: string,
   only?: ReadonlySet<string>,
 ): boolean {
-  const oldestBytes = Buffer.from(oldest, 'latin1');
   const changes = (record: StoredRecord): boolean =>
     record.type === 'created' &&
     (met.ids.has(record.id) || ((!only || only.has(record.id)) && record.at > oldest));
   const out: StoredRecord[] = [];
   const damage = new DamageCount();
-  const readWhole = (buf: Buffer, at: number, stop: number): number => {
-    const start = buf.lastIndexOf(NEWLINE, at) + 1;
-    const newline = buf.indexOf(NEWLINE, at);
-    const lineEnd = newline === -1 || newline > stop ? stop : newline;
+  // the line around `at` read whole: -1 when it changes the answer, else where it ends
+  const readWhole = (buf: Buffer, text: string, at: number, stop: number): number => {
+    const start = text.lastIndexOf('\n', at) + 1;
+    const newline = text.indexOf('\n', at);
+    const lineEnd = newline === -1 ? stop : newline;
     readLine(buf, start, lineEnd, out, damage);
     return out.splice(0).some(changes) ? -1 : lineEnd;
   };
-  const stopped = forEachBlock(source, 0, end, (buf, stop) => {
-    // a line with an escape may spell "created" otherwise: read whole
-    for (let at = buf.indexOf(ESCAPE, 0); at !== -1 && at < stop; ) {
-      const lineEnd = readWhole(buf, at, stop);
-      if (lineEnd < 0) return true;
-      at = buf.indexOf(ESCAPE, lineEnd);
-    }
-    // every creation holds `created"`: as lbrl writes it, at a line's start; else read whole
-    for (let hit = buf.indexOf(CREATED_WORD, 0); hit !== -1 && hit < stop; ) {
-      const start = hit - CREATED_AT;
-      if (start >= 0 && (start === 0 || buf[start - 1] === NEWLINE) && isCreatedHead(buf, start, stop)) {
-        if (changesAsWritten(buf, start + CREATED_HEAD.length, stop)) return true;
-        hit = buf.indexOf(CREATED_WORD, hit + 1);
-        continue;
+  const stopped = forEachBlock(
+    source,
+    0,
+    end,
+    (buf, stop) => {
+      // searched as text (one byte one character): the engine's own search, no call out per line
+      const text = buf.toString('latin1', 0, stop);
+      // a line with an escape may spell "created" otherwise: read whole
+      for (let at = text.indexOf(ESCAPE); at !== -1; ) {
+        const lineEnd = readWhole(buf, text, at, stop);
+        if (lineEnd < 0) return true;
+        at = text.indexOf(ESCAPE, lineEnd);
       }
-      const lineEnd = readWhole(buf, hit, stop);
-      if (lineEnd < 0) return true;
-      hit = buf.indexOf(CREATED_WORD, lineEnd);
-    }
-    return false;
-  });
+      // every creation holds `created"`: as lbrl writes it, at a line's start, read in place; else whole
+      for (let hit = text.indexOf(CREATED_WORD); hit !== -1; ) {
+        const start = hit - CREATED_AT;
+        const asWritten =
+          start >= 0 && (start === 0 || text.charCodeAt(start - 1) === NEWLINE)
+            ? changesAsWritten(text, start)
+            : UNTOLD;
+        if (asWritten === CHANGES) return true;
+        if (asWritten === SAME) {
+          hit = text.indexOf(CREATED_WORD, hit + 1);
+          continue;
+        }
+        const lineEnd = readWhole(buf, text, hit, stop);
+        if (lineEnd < 0) return true;
+        hit = text.indexOf(CREATED_WORD, lineEnd);
+      }
+      return false;
+    },
+    TEXT_BLOCK,
+  );
   return !stopped;
 
-  /** Whether a created line as lbrl writes it (its id at `idStart`) changes the answer. */
-  function changesAsWritten(buf: Buffer, idStart: number, stop: number): boolean {
-    if (met.prints.has(idPrint(buf, idStart)) && met.ids.has(idAt(buf, idStart))) return true;
-    if (only && !only.has(idAt(buf, idStart))) return false;
-    return !timeNoLater(buf, idStart + ID_LENGTH, stop, oldestBytes);
+  /** What a created line as lbrl writes it, starting at `start`, does to the answer (UNTOLD: read it whole). */
+  function changesAsWritten(text: string, start: number): LineVerdict {
+    CREATED_LINE.lastIndex = start;
+    const line = CREATED_LINE.exec(text);
+    if (line === null) return UNTOLD;
+    const id = line[1]!;
+    if (met.prints.has(idPrint(id)) && met.ids.has(canonicalId(id))) return CHANGES;
+    if (only && !only.has(canonicalId(id))) return SAME;
+    return line[2]! > oldest ? CHANGES : SAME;
   }
 }
 
-const CREATED_HEAD = PREFIXES[0]![1];
+/**
+ * How much is read at a time to be searched as text: with a line carried over (MAX_LINE at most),
+ * below the size past which V8 places a string in its large-object space (128 KiB), where making
+ * one costs a hundred times the copy (measured: 51 MB as 256 KiB strings 730 ms, as 64 KiB 9 ms).
+ */
+const TEXT_BLOCK = 56 * 1024;
+
+/** What one line does to the answer of a read from the end, told in place or not. */
+type LineVerdict = 0 | 1 | 2;
+const SAME = 0;
+const CHANGES = 1;
+const UNTOLD = 2;
+
+/**
+ * A created line as lbrl writes it, from its start to its time: the id (a UUID in any case: any
+ * other is read whole), the profile and the service (JSON text, escapes skipped: not read), the
+ * time (printable ASCII with no quote or escape, so its text is the time JSON reads). A line
+ * with a key twice is no record (record-read.ts), so the first id and time are the line's.
+ */
+const CREATED_LINE =
+  /\{"v":1,"type":"created","id":"([0-9a-fA-F-]{36})","profile":"(?:[^"\\\n]|\\[^\n])*","baseUrl":"(?:[^"\\\n]|\\[^\n])*","at":"([\x20\x21\x23-\x5b\x5d-\x7e]*)"/y;
 /** What every creation holds, whoever wrote it (unless escaped), and where lbrl's line has it. */
-const CREATED_WORD = Buffer.from('created"');
+const CREATED_WORD = 'created"';
 const CREATED_AT = '{"v":1,"type":"'.length;
-const ESCAPE = Buffer.from('\\u');
+const ESCAPE = '\\u';
 const ID_LENGTH = 36;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-/** What follows the id of a created line as lbrl writes it, up to the time: `","profile":"…","baseUrl":"…","at":"`. */
-const PROFILE_KEY = Buffer.from('","profile":"');
-const BASE_URL_KEY = Buffer.from('","baseUrl":"');
-const AT_KEY = Buffer.from('","at":"');
-
-/** Whether buf[at...end) starts with `bytes` (compared here: a native call costs more for a few bytes). */
-function startsWith(buf: Buffer, at: number, end: number, bytes: Buffer): boolean {
-  if (end - at < bytes.length) return false;
-  for (let i = 0; i < bytes.length; i++) if (buf[at + i] !== bytes[i]) return false;
-  return true;
-}
-
-/** Whether a line starts as lbrl writes a created line, its id whole (no quote, escape or byte past ASCII). */
-function isCreatedHead(buf: Buffer, start: number, end: number): boolean {
-  if (!startsWith(buf, start, end, CREATED_HEAD)) return false;
-  const idEnd = start + CREATED_HEAD.length + ID_LENGTH;
-  if (idEnd >= end || buf[idEnd] !== QUOTE) return false;
-  for (let i = start + CREATED_HEAD.length; i < idEnd; i++)
-    if (buf[i] === BACKSLASH || buf[i] === QUOTE || buf[i]! >= 0x80) return false;
-  return true;
-}
-/** The id of a created line in its one form (lower case). */
-function idAt(buf: Buffer, from: number): string {
-  return canonicalId(buf.toString('latin1', from, from + ID_LENGTH));
-}
 
 /**
  * A 32-bit print of an id in its one form, from its last 12 characters (of a UUID, 48 bits, the
- * part that differs most) in lower case, from a string or from the bytes of a line: a cheap first
- * look before the id is read as text.
+ * part that differs most) in lower case: a cheap first look before the id is read whole.
  */
-export function idPrint(source: string | Buffer, from = 0): number {
+export function idPrint(id: string): number {
   let hash = 0x811c9dc5;
-  if (typeof source === 'string')
-    for (let i = ID_LENGTH - 12; i < ID_LENGTH; i++)
-      hash = Math.imul(hash ^ lower(source.charCodeAt(i)), 0x01000193);
-  else
-    for (let i = from + ID_LENGTH - 12; i < from + ID_LENGTH; i++)
-      hash = Math.imul(hash ^ lower(source[i]!), 0x01000193);
+  for (let i = ID_LENGTH - 12; i < ID_LENGTH; i++)
+    hash = Math.imul(hash ^ lower(id.charCodeAt(i)), 0x01000193);
   return hash >>> 0;
 }
 
 function lower(code: number): number {
   return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
-}
-
-/** The end of the JSON text value starting at `from` (its closing quote), or -1 past `end`. */
-function textEnd(buf: Buffer, from: number, end: number): number {
-  for (let i = from; i < end; i++) {
-    if (buf[i] === BACKSLASH) i++;
-    else if (buf[i] === QUOTE) return i;
-    else if (buf[i] === NEWLINE) return -1;
-  }
-  return -1;
-}
-
-/**
- * Whether the time of a created line as lbrl writes it (after its id: the profile, the service,
- * then the time) is no later than `oldest`, compared as the readers compare times (as text); no
- * when it cannot be read so (the keys otherwise, an escape or a byte past ASCII in the time).
- */
-function timeNoLater(buf: Buffer, idEnd: number, end: number, oldest: Buffer): boolean {
-  if (!startsWith(buf, idEnd, end, PROFILE_KEY)) return false;
-  const profileEnd = textEnd(buf, idEnd + PROFILE_KEY.length, end);
-  if (profileEnd === -1 || !startsWith(buf, profileEnd, end, BASE_URL_KEY)) return false;
-  const serviceEnd = textEnd(buf, profileEnd + BASE_URL_KEY.length, end);
-  if (serviceEnd === -1 || !startsWith(buf, serviceEnd, end, AT_KEY)) return false;
-  const start = serviceEnd + AT_KEY.length;
-  for (let i = start; i < end; i++) {
-    const byte = buf[i]!;
-    if (byte === BACKSLASH || byte === NEWLINE || byte >= 0x80) return false;
-    const index = i - start;
-    // the time ends: it is no later when what it holds so far is all of oldest's start
-    if (byte === QUOTE) return true;
-    if (index >= oldest.length) return false;
-    if (byte !== oldest[index]) return byte < oldest[index]!;
-  }
-  return false;
 }

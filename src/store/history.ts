@@ -30,6 +30,7 @@ import {
   type StatusRecord,
   type StoredRecord,
   type StoredShare,
+  type VerifiedRecord,
 } from './history-records.js';
 import { eachBackward, settledBefore } from './history-search.js';
 import { IdSet } from './id-set.js';
@@ -174,58 +175,78 @@ export class History implements HistoryFile {
    * verification of each deposit: the whole file is read (a settlement reused months later is
    * still caught), keeping only that transaction's.
    */
-  sharesOf(txid: string): Array<{ id: string; shares: StoredShare[] }> {
-    const byId = new Map<string, StoredShare[]>();
+  sharesOf(txid: string): Array<{ id: string; baseUrl?: string; shares: StoredShare[] }> {
+    // one claim per deposit (service and id): two services may hand out the same id
+    const byDeposit = new Map<string, { id: string; baseUrl?: string; shares: StoredShare[] }>();
     scanForward(
       this,
       (record) => {
         if (record.type === 'verified' && record.txid === txid && Array.isArray(record.shares))
-          byId.set(record.id, record.shares);
+          byDeposit.set(keyOf(record), {
+            id: record.id,
+            ...(record.baseUrl === undefined ? {} : { baseUrl: record.baseUrl }),
+            shares: record.shares,
+          });
       },
       0,
       (type) => type === 'verified',
     );
-    return [...byId].map(([id, shares]) => ({ id, shares }));
+    return [...byDeposit.values()];
   }
 
   /**
    * The shares other deposits' verifications counted from `txid`, recorded before the latest
    * verification of deposit `id` (the file's order decides which of two runs at once came first).
    */
-  sharesBefore(txid: string, id: string): Array<{ id: string; shares: StoredShare[] }> {
+  sharesBefore(
+    txid: string,
+    id: string,
+    baseUrl?: string,
+  ): Array<{ id: string; baseUrl?: string; shares: StoredShare[] }> {
     const own = canonicalId(id);
-    const byId = new Map<string, StoredShare[]>();
-    let before = new Map<string, StoredShare[]>();
+    // one claim per deposit (service and id); the deposit's own: of its id, on its service when given
+    const isOwn = (record: VerifiedRecord) =>
+      record.id === own &&
+      (baseUrl === undefined || record.baseUrl === undefined || record.baseUrl === baseUrl);
+    type Claim = { id: string; baseUrl?: string; shares: StoredShare[] };
+    const byDeposit = new Map<string, Claim>();
+    let before = new Map<string, Claim>();
     scanForward(
       this,
       (record) => {
         if (record.type !== 'verified' || record.txid !== txid) return;
-        if (record.id === own) before = new Map(byId);
-        else if (Array.isArray(record.shares)) byId.set(record.id, record.shares);
+        if (isOwn(record)) before = new Map(byDeposit);
+        else if (Array.isArray(record.shares))
+          byDeposit.set(keyOf(record), {
+            id: record.id,
+            ...(record.baseUrl === undefined ? {} : { baseUrl: record.baseUrl }),
+            shares: record.shares,
+          });
       },
       0,
       (type) => type === 'verified',
     );
-    return [...before].map(([other, shares]) => ({ id: other, shares }));
+    return [...before.values()];
   }
 
   /**
-   * The outputs the latest verification of each of `ids` counted (its txid and shares), for the
-   * deposits among them verified with their shares recorded: one read of the file, the verified
-   * records alone, kept only for the ids asked about.
+   * The outputs the latest verification of each deposit of `ids` counted (its txid and shares),
+   * keyed by deposit (`depositKey` of its service and id; a record of an older release, without
+   * its service, by its id), for those verified with their shares recorded: one read of the file,
+   * the verified records alone, kept only for the ids asked about.
    */
   verifiedShares(ids: Set<string>): Map<string, { txid: string; shares: StoredShare[] }> {
+    // by deposit (its service and id; an older record without its service, by its id)
     const out = new Map<string, { txid: string; shares: StoredShare[] }>();
     scanForward(
       this,
       (record) => {
-        if (record.type === 'verified' && Array.isArray(record.shares))
-          out.set(record.id, { txid: record.txid, shares: record.shares });
+        if (record.type === 'verified' && Array.isArray(record.shares) && ids.has(record.id))
+          out.set(keyOf(record), { txid: record.txid, shares: record.shares });
       },
       0,
       (type, id) => type === 'verified' && (id === undefined || ids.has(id)),
     );
-    for (const id of out.keys()) if (!ids.has(id)) out.delete(id);
     return out;
   }
 

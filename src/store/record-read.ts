@@ -12,6 +12,7 @@
 import { isIsoTimestamp, readSettlementFacts } from '../domain/deposit.js';
 import { MAX_CENTS, MIN_CENTS } from '../domain/money.js';
 import { canonicalId, DEPOSIT_ID, isHexBytes, readHex32, STATUSES } from '../domain/values.js';
+import { LATER_FIELDS } from './history-records.js';
 
 /** The version of the records this release writes and reads. */
 export const RECORD_VERSION = 1;
@@ -24,6 +25,7 @@ export const LINE_DAMAGES = [
   'with a field missing or malformed',
   'with a time no clock wrote',
   'with amounts that do not add up',
+  'with a key given twice',
   'too long',
 ] as const;
 export type LineDamage = (typeof LINE_DAMAGES)[number];
@@ -62,8 +64,59 @@ export function readRecordLine(text: string): RecordRead {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     return { ok: false, damage: 'not a JSON record' };
+  if (namesTwice(text, parsed as Record<string, unknown>))
+    return { ok: false, damage: 'with a key given twice' };
   return readRecord(parsed as Record<string, unknown>);
 }
+
+/** The keys a reader of a line in place reads (history-lines.ts, history-search.ts), or an escape that may spell one. */
+const READ_IN_PLACE = /"(?:type|id|at)"|\\u/g;
+
+/**
+ * Whether the text of a JSON object (well-formed: JSON.parse read it) names its type, id or time
+ * twice at its top level. JSON.parse keeps the last of the two, a reader of the line in place the
+ * first: such a line is no record, so that no two readers read it two ways. Looked at closely
+ * only when those words appear more often than the record has those keys (or an escape).
+ */
+function namesTwice(text: string, fields: Record<string, unknown>): boolean {
+  // counted without a list of them: the cheapest count the engine offers (a record is read per line)
+  let words = 0;
+  READ_IN_PLACE.lastIndex = 0;
+  while (READ_IN_PLACE.test(text)) words++;
+  const held = +Object.hasOwn(fields, 'type') + +Object.hasOwn(fields, 'id') + +Object.hasOwn(fields, 'at');
+  if (words <= held && !text.includes('\\u')) return false;
+  const seen = new Set<string>();
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      const start = i;
+      for (i++; text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
+      if (depth !== 1 || !isKeyEnd(text, i + 1)) continue;
+      const key = JSON.parse(text.slice(start, i + 1)) as string;
+      if (seen.has(key)) return true;
+      seen.add(key);
+    } else if (code === OPEN_OBJECT || code === OPEN_ARRAY) depth++;
+    else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) depth--;
+  }
+  return false;
+}
+
+/** Whether a text value that ended before `from` is a key: a colon follows, past JSON's spacing. */
+function isKeyEnd(text: string, from: number): boolean {
+  let at = from;
+  while (JSON_SPACE.has(text.charCodeAt(at))) at++;
+  return text.charCodeAt(at) === 0x3a;
+}
+
+const JSON_SPACE: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
 
 type RecordCheck = (fields: Record<string, unknown>, own: (key: string) => unknown) => LineDamage | undefined;
 
@@ -118,6 +171,8 @@ const CHECKS: Record<string, RecordCheck> = {
     if (batchKey !== undefined && !isText(batchKey)) return 'with a field missing or malformed';
     // a reference or note that is not text is no reference: the deposit is kept without it
     for (const key of ['ref', 'note']) if (own(key) !== undefined && !isText(own(key))) delete fields[key];
+    // a verification, a final answer or a fact is believed only of the record that states it
+    for (const key of LATER_FIELDS) delete fields[key];
     if (typeof cents !== 'number' || !Number.isInteger(cents) || cents < MIN_CENTS || cents > MAX_CENTS)
       return 'with amounts that do not add up';
     const answer = own('answer');

@@ -17,8 +17,9 @@ import type { CreatedRecord, HistoryEntry, StoredRecord } from '../../src/store/
 import { tempDir } from '../helpers/temp.js';
 
 const SERVICES = ['sandbox', 'https://api.example.com'];
-const PROFILES = ['default', 'caixa2'];
-const REFS = [undefined, 'mesa 12', 'pedido 7'];
+// a profile and references with quotes and words a read in place must not take for its own
+const PROFILES = ['default', 'caixa2', 'caixa "3" \\ created'];
+const REFS = [undefined, 'mesa 12', 'pedido 7', 'created', 'x","at":"9999-12-31T00:00:00.000Z'];
 const STATUSES = ['WAITING_PAYMENT', 'PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'FINALIZED', 'FAILED', 'GONE'];
 const DAY0 = Date.UTC(2026, 10, 1);
 const id = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -102,7 +103,22 @@ const FILLER = Array.from({ length: 1200 }, (_, n) =>
 ).join('\n');
 
 /** How a line was written: as lbrl writes it, or as another tool (or a crash) left it. */
-const FORMS = ['lbrl', 'lbrl', 'lbrl', 'jq -cS', 'spaced', 'crlf', 'torn', 'nul run', 'upper id'] as const;
+const FORMS = [
+  'lbrl',
+  'lbrl',
+  'lbrl',
+  'jq -cS',
+  'spaced',
+  'crlf',
+  'torn',
+  'nul run',
+  'upper id',
+  'id twice',
+  'at twice',
+  'type twice',
+  'bom',
+  'escaped type',
+] as const;
 function written(record: StoredRecord, form: (typeof FORMS)[number]): string {
   const text = JSON.stringify(record);
   switch (form) {
@@ -118,6 +134,19 @@ function written(record: StoredRecord, form: (typeof FORMS)[number]): string {
       return `${'\0'.repeat(40)}${text}`;
     case 'upper id':
       return record.type === 'attempt' ? text : text.replace(record.id, record.id.toUpperCase());
+    // a key given twice (by hand, or by a tool that merged two records): JSON.parse keeps the
+    // last, a reader of the line in place the first
+    case 'id twice':
+      return `${text.slice(0, -1)},"id":"${id(1 + (text.length % 24))}"}`;
+    case 'at twice':
+      return `${text.slice(0, -1)},"at":"${time(3001 + (text.length % 100))}"}`;
+    // a byte-order mark a text editor saved; the type spelled with an escape
+    case 'bom':
+      return `\uFEFF${text}`;
+    case 'escaped type':
+      return text.replace(`"type":"${record.type}"`, `"type":"${record.type.replace('e', '\\u0065')}"`);
+    case 'type twice':
+      return `${text.slice(0, -1)},"type":"${record.type === 'created' ? 'status' : 'created'}"}`;
     default:
       return text;
   }
@@ -275,6 +304,39 @@ describe('what a read from the end leaves before where it stopped still counts',
     expect(fast).toEqual(total);
   });
 
+  it('a creation with a key given twice, far back, is no record to either reader', () => {
+    // JSON.parse keeps the last of the two, a read of the line in place the first: neither is believed
+    const twice = (n: number, extra: string) =>
+      `${JSON.stringify(deposit(n, 5, { ref: 'twice' })).slice(0, -1)},${extra}}`;
+    for (const line of [
+      twice(3, `"at":"${time(900)}"`),
+      twice(3, `"id":"${id(4)}"`),
+      twice(1, `"id" : "${id(4)}"`),
+      twice(3, `"type":"status"`),
+      twice(3, `"\\u0061t":"${time(900)}"`),
+    ]) {
+      const text = [
+        line,
+        paid(1, 11),
+        FILLER,
+        JSON.stringify(deposit(1, 10)),
+        JSON.stringify(deposit(2, 20)),
+      ];
+      const warnings: string[] = [];
+      const history = historyOf(`${text.join('\n')}\n`);
+      const fast = shown(history.entries(() => true, { limit: 2 }));
+      const source = { file: history.file, warn: (w: string) => warnings.push(w) };
+      expect(fast).toEqual(shown(allEntries(source, () => true).slice(0, 2)));
+      expect(fast.map((e) => [e.id, e.ref, e.status])).toEqual([
+        [id(2), undefined, 'WAITING_PAYMENT'],
+        [id(1), undefined, 'WAITING_PAYMENT'],
+      ]);
+      expect(warnings).toEqual([
+        `warning: skipped 1 damaged line(s) in ${history.file} (1 with a key given twice)`,
+      ]);
+    }
+  });
+
   it('a creation a torn write ran into, far back, is the deposit first created', () => {
     const torn = `${JSON.stringify(deposit(3, 5)).slice(0, 60)}${JSON.stringify(deposit(1, 10, { ref: 'first' }))}`;
     const text = [torn, paid(1, 11), FILLER, JSON.stringify(deposit(1, 10)), JSON.stringify(deposit(2, 20))];
@@ -284,5 +346,39 @@ describe('what a read from the end leaves before where it stopped still counts',
       [id(1), 'first', 'FINALIZED'],
     ]);
     expect(fast).toEqual(total);
+  });
+});
+
+describe('a creation states only what a creation says', () => {
+  it('a created line holding a verification, a final answer, facts or an expiry (written by hand) proves none of them', () => {
+    const created = {
+      v: 1,
+      type: 'created',
+      id: id(1),
+      profile: 'default',
+      baseUrl: 'sandbox',
+      at: time(10),
+      amountInCents: 1000,
+      destinationAddress: 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn',
+      splitAddress: null,
+      splitFee: null,
+      status: 'WAITING_PAYMENT',
+      verifiedAt: time(20),
+      verifiedTxid: TXID(1),
+      facts: { 'settlement.liquidTxid': TXID(1) },
+      final: { settlement: { status: 'FINALIZED', liquidTxid: TXID(1) }, confirmedAt: time(15) },
+      onChain: 'mismatch',
+      expiredAt: time(30),
+      statusAt: time(40),
+    };
+    const history = historyOf(`${JSON.stringify(created)}\n`);
+    const plain = {
+      ...Object.fromEntries(Object.entries(created).slice(0, 11)),
+      statusAt: time(10),
+    };
+    expect(shown(history.entries())).toEqual([plain]);
+    expect(shown(allEntries(history, () => true))).toEqual([plain]);
+    expect(shown([history.recorded(id(1), 'sandbox')!])).toEqual([plain]);
+    expect(history.entries(() => true, { where: (e) => Boolean(e.verifiedAt) })).toEqual([]);
   });
 });
