@@ -59,7 +59,8 @@ function twoServices() {
   };
   const sources = () => plainVerifySources({ settings, chain, history });
 
-  async function verify(service: string): Promise<Shown> {
+  /** `landsFirst`: another run's records, written just before this run's first verification */
+  async function verify(service: string, landsFirst: StoredRecord[] = []): Promise<Shown> {
     const term = plainTerminal({ now: () => NOW });
     const api = scriptedDepositApi({
       get: (asked) => {
@@ -91,9 +92,12 @@ function twoServices() {
             now: () => NOW,
             history: () => history,
             // as the Session records: each record names the service it was learnt from
-            record: (more) =>
-              history.append(more.map((r) => (r.type === 'attempt' ? r : { ...r, baseUrl: service }))),
+            record: (more) => {
+              if (more.some((r) => r.type === 'verified')) history.append(landsFirst.splice(0));
+              history.append(more.map((r) => (r.type === 'attempt' ? r : { ...r, baseUrl: service })));
+            },
             recorded: (x) => history.recorded(x, service),
+            service: () => service,
             warn: (line) => term.printer.warn(line),
           },
         }),
@@ -131,6 +135,31 @@ describe('one output pays one deposit per service and id', () => {
     // the history holds one verification of that output: service A's deposit
     const verified = world.history.entries(() => true, { where: (e) => Boolean(e.verifiedAt) });
     expect(verified.map((e) => [e.id, e.baseUrl])).toEqual([[id(1), SERVICE_A]]);
+  });
+
+  it("two runs at once: service A's verification lands just before service B's of the same id; B's is undone (exit 1)", async () => {
+    const first = twoServices();
+    const before = fs.readFileSync(first.history.file, 'utf8').length;
+    expect((await first.verify(SERVICE_A)).code).toBe(0);
+    const tillA = fs
+      .readFileSync(first.history.file, 'utf8')
+      .slice(before)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as StoredRecord)
+      .filter((r) => r.type === 'verified');
+    expect(tillA).toHaveLength(1);
+    const world = twoServices();
+    const b = await world.verify(SERVICE_B, tillA);
+    expect(b.code).toBe(1);
+    expect(b.stdout).toContain(`${id(1)} on ${SERVICE_A}`);
+    const onB = fs
+      .readFileSync(world.history.file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as StoredRecord)
+      .filter((r) => (r.type === 'verified' || r.type === 'unverified') && r.baseUrl === SERVICE_B);
+    expect(onB.map((r) => r.type)).toEqual(['verified', 'unverified']);
   });
 
   it("reconcile of till B (service B) does not match its deposit to the output service A's deposit verified", async () => {

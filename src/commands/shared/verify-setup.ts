@@ -85,6 +85,8 @@ export interface SettledRecorder {
   record?(records: StoredRecord[]): unknown;
   /** the history's record of a deposit on the target */
   recorded(id: string): HistoryEntry | undefined;
+  /** the target's key in the history (its base URL, or "sandbox"): whose claims are this run's own */
+  service?(): string;
   /** a failure to record, for a person */
   warn(line: string): void;
 }
@@ -114,6 +116,7 @@ export function settledRecorderOf(factory: Factory): SettledRecorder {
     history: () => factory.ledger().history(),
     record: (records) => factory.ledger().record(records),
     recorded: (id) => factory.ledger().recorded(targetKey(factory.target()), id),
+    service: () => targetKey(factory.target()),
     warn: (line) => factory.printer.warn(line),
   };
 }
@@ -394,9 +397,13 @@ export async function recordSettled(
     const group = out.filter((o) => o.txid === txid);
     const mine = new Set(group.map((o) => canonicalId(o.id)));
     const seen = new Set(counted(txid).map(canonicalId));
-    let before: Array<{ id: string; shares: StoredShare[] }>;
+    const service = recorder.service?.();
+    // this run's own claims: its ids on its service; the same id on another service is another deposit
+    const ownClaim = (b: { id: string; baseUrl?: string }) =>
+      mine.has(b.id) && (service === undefined || b.baseUrl === undefined || b.baseUrl === service);
+    let before: Array<{ id: string; baseUrl?: string; shares: StoredShare[] }>;
     try {
-      before = history.sharesBefore(txid, group[0]!.id).filter((b) => !mine.has(b.id));
+      before = history.sharesBefore(txid, group[0]!.id, service).filter((b) => !ownClaim(b));
     } catch {
       continue; // an unreadable history was said when recording
     }
