@@ -25,37 +25,143 @@ export interface CoordinationScope {
   warn(line: string): void;
 }
 
-/** Each deposit of a watch --pending followed by one host: a lease per deposit, for the pass. */
+/** How long a watch that comes waits for a host over its share to give some up (between requests). */
+const SHARE_WAIT_MS = 10_000;
+
+/** What a host holds of a pass's deposits, and the fair share it may hold. */
+interface Balance {
+  share: number;
+  /** another host holds more than its share: it gives the excess up between its rounds */
+  overShare: boolean;
+}
+
+/**
+ * Each deposit of a watch --pending followed by one host at a time (a lease per deposit), and the
+ * deposits shared fairly: every host watching the profile's deposits on the service says it is
+ * there (a presence lease), and holds at most ceil(pending / hosts) of them, counting those it saw
+ * end. Between its requests (once a second at most) a host hands in what ended (a `done` marker, so no other host asks about
+ * it again), gives up what is over its share (more hosts came) and takes free ones up to it (a
+ * host stopped, or a dead host's leases expired). A host that comes while another holds more than
+ * its share waits up to 10 s for it to give some up.
+ */
 export class PostgresWatch implements WatchCoordination {
-  private held: string[] = [];
+  /** the pending deposits of this pass, as this host read them */
+  private pool: string[] = [];
+  private readonly following = new Set<string>();
+  private readonly done = new Set<string>();
+  /** ended deposits not handed in yet (the database could not be reached) */
+  private unreported: string[] = [];
   private stopRenewing: (() => void) | undefined;
 
   constructor(
     private readonly coordinator: Coordinator,
     private readonly scope: CoordinationScope,
     readonly budget: RequestBudget,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) =>
+      new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
+  private leaseOf(id: string): string {
+    return `watch ${this.scope.service} ${id}`;
+  }
+
+  private get hosts(): string {
+    return `watch-host ${this.scope.profile} ${this.scope.service} `;
+  }
+
+  private held(): string[] {
+    return [
+      `${this.hosts}${this.coordinator.holder}`,
+      ...[...this.following].map((id) => this.leaseOf(id)),
+      ...[...this.done].map((id) => `done ${this.leaseOf(id)}`),
+    ];
+  }
+
   async claim(ids: string[]): Promise<{ mine: string[]; elsewhere: number }> {
-    const names = ids.map((id) => `watch ${this.scope.service} ${id}`);
-    const taken = await this.coordinator.take(names, this.scope.leaseMs);
-    const mine = ids.filter((_, index) => taken.has(names[index]!));
-    this.held = names.filter((name) => taken.has(name));
+    this.pool = [...new Set(ids)];
+    await this.coordinator.take(this.held(), this.scope.leaseMs);
     this.stopRenewing = keepAlive(
       this.coordinator,
-      () => this.held,
+      () => this.held(),
       this.scope.leaseMs,
       (why) =>
         this.scope.warn(
           `warning: the leases of this watch on its deposits are lost (${why}): another host may follow them too`,
         ),
     );
+    const waitUntil = performance.now() + SHARE_WAIT_MS;
+    for (;;) {
+      const { share, overShare } = await this.balance([]);
+      if (this.following.size >= share || !overShare || performance.now() >= waitUntil) break;
+      await this.sleep(Math.min(250, this.scope.leaseMs / 10));
+    }
+    const mine = ids.filter((id) => this.following.has(id));
     return { mine, elsewhere: ids.length - mine.length };
+  }
+
+  async rebalance(ended: string[]): Promise<{ add: string[]; drop: string[] }> {
+    const before = new Set(this.following);
+    try {
+      await this.balance([...this.unreported, ...ended]);
+      this.unreported = [];
+    } catch {
+      // the database out of reach for now: the leases ride on (keepAlive says when they are lost)
+      this.unreported.push(...ended);
+    }
+    return {
+      add: [...this.following].filter((id) => !before.has(id)),
+      drop: [...before].filter((id) => !this.following.has(id)),
+    };
+  }
+
+  /** Hands in what ended, then gives up what is over the share or takes free ones up to it. */
+  private async balance(ended: string[]): Promise<Balance> {
+    const { coordinator } = this;
+    const { leaseMs } = this.scope;
+    const finished = ended.filter((id) => this.following.has(id));
+    if (finished.length > 0) {
+      // the marker first: another host never finds the deposit free and unmarked
+      await coordinator.take(
+        finished.map((id) => `done ${this.leaseOf(id)}`),
+        leaseMs,
+      );
+      for (const id of finished) {
+        this.following.delete(id);
+        this.done.add(id);
+      }
+      await coordinator.release(finished.map((id) => this.leaseOf(id)));
+    }
+    const hosts = Math.max(1, await coordinator.countLive(this.hosts));
+    const share = Math.ceil(this.pool.length / hosts);
+    const mine = this.following.size + this.done.size;
+    if (mine > share) {
+      const drop = [...this.following].slice(-(mine - share));
+      for (const id of drop) this.following.delete(id);
+      await coordinator.release(drop.map((id) => this.leaseOf(id)));
+    } else if (mine < share) {
+      const free = this.pool.filter((id) => !this.following.has(id) && !this.done.has(id));
+      const taken = new Set(
+        await coordinator.takeFree(
+          free.map((id) => this.leaseOf(id)),
+          leaseMs,
+          share - mine,
+        ),
+      );
+      for (const id of free) if (taken.has(this.leaseOf(id))) this.following.add(id);
+    }
+    const holdings = await coordinator.holdings(this.pool.map((id) => this.leaseOf(id)));
+    holdings.delete(coordinator.holder);
+    return { share, overShare: [...holdings.values()].some((held) => held > share) };
   }
 
   async close(): Promise<void> {
     this.stopRenewing?.();
-    await this.coordinator.release(this.held).catch(() => {});
+    // the done markers are left to expire: a host still in its pass does not ask about them again
+    const given = [
+      `${this.hosts}${this.coordinator.holder}`,
+      ...[...this.following].map((id) => this.leaseOf(id)),
+    ];
+    await this.coordinator.release(given).catch(() => {});
     await this.coordinator.close();
   }
 }

@@ -16,12 +16,19 @@ export interface RequestBudget {
 /** `watch --pending` on several hosts: each deposit followed on one host at a time. */
 export interface WatchCoordination {
   /**
-   * Of these deposits, those this process follows now (a lease on each, kept until close), and
-   * how many another host follows.
+   * Of these deposits, those this process follows now (a lease on each, kept until it hands
+   * them in or closes), and how many another host follows. On several hosts each takes its fair
+   * share: at most its part of the pending deposits among the hosts watching them.
    */
   claim(ids: string[]): Promise<{ mine: string[]; elsewhere: number }>;
   /** the shared budget; none on one machine (the watch's own pacing is the budget) */
   budget: RequestBudget | undefined;
+  /**
+   * Between rounds: hands in the deposits this watch saw end, and says which to follow as well
+   * (its fair share grew: a host stopped, or a dead host's leases expired) and which to leave to
+   * another host from now (more hosts came). None on one machine.
+   */
+  rebalance?(ended: string[]): Promise<{ add: string[]; drop: string[] }>;
   /** Releases what this process holds. */
   close(): Promise<void>;
 }

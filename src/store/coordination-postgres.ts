@@ -102,6 +102,57 @@ export class Coordinator {
     });
   }
 
+  /**
+   * Takes at most `limit` of the leases `names` that no one holds, skipping those whose `done`
+   * marker (the same name after `done `) someone holds: a deposit that ended on another host is
+   * not followed again. Returns the names taken.
+   */
+  takeFree(names: string[], ms: number, limit: number): Promise<string[]> {
+    if (names.length === 0 || limit <= 0) return Promise.resolve([]);
+    return this.using(async (client) => {
+      const { rows } = await client.query<{ name: string }>(
+        `insert into lbrl_leases (name, holder, expires_at)
+         select given.name, $2, clock_timestamp() + $3 * interval '1 millisecond'
+           from unnest($1::text[]) as given(name)
+          where not exists (select 1 from lbrl_leases held
+                             where held.name in (given.name, 'done ' || given.name)
+                               and held.expires_at >= clock_timestamp())
+          order by given.name limit $4
+         on conflict (name) do update set holder = excluded.holder, expires_at = excluded.expires_at
+           where lbrl_leases.expires_at < clock_timestamp()
+         returning name`,
+        [[...new Set(names)], this.holder, ms, limit],
+      );
+      return rows.map((row) => row.name);
+    });
+  }
+
+  /** How many live leases each holder has among `names` and their `done` markers. */
+  holdings(names: string[]): Promise<Map<string, number>> {
+    return this.using(async (client) => {
+      const { rows } = await client.query<{ holder: string; held: number }>(
+        `select holder, count(*)::int as held from lbrl_leases
+          where expires_at >= clock_timestamp()
+            and (name = any($1::text[]) or name = any(array(select 'done ' || n from unnest($1::text[]) as n)))
+          group by holder`,
+        [names],
+      );
+      return new Map(rows.map((row) => [row.holder, row.held]));
+    });
+  }
+
+  /** How many live leases are named `prefix` and something after it (the hosts present). */
+  countLive(prefix: string): Promise<number> {
+    return this.using(async (client) => {
+      const { rows } = await client.query<{ live: number }>(
+        `select count(*)::int as live from lbrl_leases
+          where left(name, length($1)) = $1 and expires_at >= clock_timestamp()`,
+        [prefix],
+      );
+      return rows[0]?.live ?? 0;
+    });
+  }
+
   /** Who holds lease `name` now, if anyone does (an expired lease is held by no one). */
   holderOf(name: string): Promise<string | undefined> {
     return this.using(async (client) => {

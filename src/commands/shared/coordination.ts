@@ -2,6 +2,8 @@
  * The coordination of several hosts (store/coordination.ts) as the Session's profile names it:
  * its ledger setting, its scope, and LBRL_LEASE_MS (tests only). Closed when the command ends.
  */
+
+import type { WorkShare } from '../../deposits/watch.js';
 import type { Session } from '../../session.js';
 import {
   type CoordinationOptions,
@@ -55,4 +57,24 @@ export async function displayFeedOf(session: Session): Promise<DisplayFeed | und
   if (session.ledger().kind === 'file') return undefined;
   const feed = await openDisplayFeed(session.ledger(), optionsOf(session));
   return feed && closing(session, feed);
+}
+
+/**
+ * watch --pending's share of the deposits with the other hosts, `ids` (the deposits its end lines
+ * name) kept to those it follows: one left to another host is not this watch's to report.
+ */
+export function workShareOf(
+  coordination: WatchCoordination | undefined,
+  ids: string[],
+): WorkShare | undefined {
+  const rebalance = coordination?.rebalance?.bind(coordination);
+  if (!rebalance) return undefined;
+  return {
+    rebalance: async (ended) => {
+      const change = await rebalance(ended);
+      const dropped = new Set(change.drop);
+      ids.splice(0, ids.length, ...ids.filter((id) => !dropped.has(id)), ...change.add);
+      return change;
+    },
+  };
 }
