@@ -10,7 +10,7 @@ import type { DepositApi, FlowClock, Recorder, Scope } from '../deposits/ports.j
 import type { WatchPlan } from '../deposits/watch.js';
 import type { HistoryView } from '../display/engine.js';
 import { DisplayEngine, fileSignature } from '../display/engine.js';
-import { PushedHistory } from '../display/pushed-history.js';
+import { PushedHistory, SAFETY_POLL_MS } from '../display/pushed-history.js';
 import { startDisplayServer } from '../display/server.js';
 import {
   type DisplayRecord,
@@ -230,8 +230,8 @@ async function displayQrStyle(options: DisplayCommandOptions): Promise<'dark' | 
 }
 
 export async function run(opts: DisplayOptions, session: Session): Promise<void> {
-  // a database ledger: this host's copy caught up as often as the display looks at it
-  session.followLedger(HISTORY_POLL_MS);
+  // a database ledger: the charges come pushed (pushedHistory); this host's copy caught up now and then
+  session.followLedger(SAFETY_POLL_MS);
   return runDisplay(displayOptionsOf(opts, session));
 }
 
@@ -378,7 +378,10 @@ async function pushedHistory(options: DisplayCommandOptions): Promise<PushedHist
   const feed = await options.feed?.();
   if (!feed) return undefined;
   const warn = (line: string) => options.printer.warn(line);
-  const pushed = new PushedHistory(feed, options.history(), fileSignature, warn);
+  const pushed = new PushedHistory(feed, options.history(), fileSignature, warn, {
+    clock: options.clock,
+    everyMs: SAFETY_POLL_MS,
+  });
   await pushed.start((before) =>
     withdrawFromDisplay(options.configDir, options.profileName, { before }, warn),
   );

@@ -318,13 +318,29 @@ export class PostgresListen implements ListenCoordination {
   }
 }
 
-/** The profile's deposits as the database has them, and what every host writes, pushed by NOTIFY. */
+/** What a display does with what the database pushes. */
+interface Pushed {
+  changed(id: string): void;
+  cleared(before: string): void;
+  dropped(): void;
+}
+
+/**
+ * The profile's deposits as the database has them, and what every host writes, pushed by NOTIFY
+ * on a connection of its own. When that connection drops, the display is told at once and
+ * `relisten` opens another and listens again.
+ */
 export class PostgresDisplayFeed implements DisplayFeed {
-  private readonly ledger: PostgresLedger;
+  private ledger: PostgresLedger;
+  private pushed: Pushed | undefined;
+  private dropped = false;
+  private closed = false;
 
   constructor(
-    private readonly coordinator: Coordinator,
+    private coordinator: Coordinator,
     private readonly scope: CoordinationScope,
+    /** a new connection to the ledger, its schema checked */
+    private readonly reopen: () => Promise<Coordinator>,
   ) {
     this.ledger = new PostgresLedger(coordinator.client, coordinator.where);
   }
@@ -338,23 +354,59 @@ export class PostgresDisplayFeed implements DisplayFeed {
     return this.ledger.recorded(id, this.scope.service);
   }
 
-  async subscribe(changed: (id: string) => void, cleared: (before: string) => void): Promise<void> {
+  async subscribe(
+    changed: (id: string) => void,
+    cleared: (before: string) => void,
+    dropped: () => void = () => {},
+  ): Promise<void> {
+    this.pushed = { changed, cleared, dropped };
+    await this.listen(this.coordinator);
+  }
+
+  private async listen(coordinator: Coordinator): Promise<void> {
     const { profile, service } = this.scope;
-    this.coordinator.client.on('notification', (message) => {
+    const { client } = coordinator;
+    client.on('notification', (message) => {
       let said: { profile?: unknown; baseUrl?: unknown; id?: unknown; before?: unknown };
       try {
         said = JSON.parse(message.payload ?? '') as typeof said;
       } catch {
         return;
       }
-      if (said.profile !== profile || said.baseUrl !== service) return;
-      if (message.channel === 'lbrl_deposits' && typeof said.id === 'string') changed(said.id);
-      if (message.channel === 'lbrl_display_clears' && typeof said.before === 'string') cleared(said.before);
+      if (said.profile !== profile || said.baseUrl !== service || coordinator !== this.coordinator) return;
+      if (message.channel === 'lbrl_deposits' && typeof said.id === 'string') this.pushed?.changed(said.id);
+      if (message.channel === 'lbrl_display_clears' && typeof said.before === 'string')
+        this.pushed?.cleared(said.before);
     });
-    await this.coordinator.using(async (client) => {
-      await client.query('listen lbrl_deposits');
-      await client.query('listen lbrl_display_clears');
+    const drop = () => {
+      if (coordinator !== this.coordinator || this.dropped || this.closed) return;
+      this.dropped = true;
+      this.pushed?.dropped();
+    };
+    client.on('error', drop);
+    client.on('end', drop);
+    await coordinator.using(async (c) => {
+      await c.query('listen lbrl_deposits');
+      await c.query('listen lbrl_display_clears');
     });
+  }
+
+  async relisten(): Promise<boolean> {
+    if (!this.dropped || this.closed || !this.pushed) return false;
+    const next = await this.reopen();
+    const old = this.coordinator;
+    this.coordinator = next;
+    this.ledger = new PostgresLedger(next.client, next.where);
+    try {
+      await this.listen(next);
+    } catch (error) {
+      this.coordinator = old;
+      await next.close();
+      throw error;
+    }
+    this.dropped = false;
+    await old.close();
+    return true;
   }
 
   lastClear(): Promise<string | undefined> {
@@ -382,6 +434,7 @@ export class PostgresDisplayFeed implements DisplayFeed {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     return this.coordinator.close();
   }
 }

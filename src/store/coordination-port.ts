@@ -61,8 +61,21 @@ export interface DisplayFeed {
   /** The profile's newest deposit on the service, and what the ledger holds of `id`. */
   newest(): Promise<HistoryEntry | undefined>;
   recorded(id: string): Promise<HistoryEntry | undefined>;
-  /** Calls `changed` with a deposit's id whenever one of the profile's is written, on any host. */
-  subscribe(changed: (id: string) => void, cleared: (before: string) => void): Promise<void>;
+  /**
+   * Calls `changed` with a deposit's id whenever one of the profile's is written, on any host;
+   * `dropped` once the connection that listens dropped (nothing is pushed until `relisten`).
+   */
+  subscribe(
+    changed: (id: string) => void,
+    cleared: (before: string) => void,
+    dropped?: () => void,
+  ): Promise<void>;
+  /**
+   * After a drop: listens again on a new connection. True when it did (what was written
+   * meanwhile was not pushed: read it again); false when nothing had dropped. Throws when the
+   * ledger cannot be reached yet.
+   */
+  relisten(): Promise<boolean>;
   /** The last `display clear` of the profile on any host (an ISO date), if any. */
   lastClear(): Promise<string | undefined>;
   /** `display clear`: every host's display of the profile withdraws what was created until `before`. */

@@ -49,13 +49,20 @@ export class Coordinator {
     });
   }
 
-  static async open(url: LedgerUrl, shown: string, options: LedgerOptions): Promise<Coordinator> {
-    const { applicationName, ...rest } = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
+  /** `role`: what the connection is for, in its application_name (`lbrl display`) unless the URL names one */
+  static async open(
+    url: LedgerUrl,
+    shown: string,
+    options: LedgerOptions,
+    role: string,
+  ): Promise<Coordinator> {
+    const settings = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
+    const { applicationName, ...rest } = settings;
     // a statement that hangs (a pulled cable) fails within a minute, as the ledger's do: a watch
     // waiting on its budget, or a listen on its outbox, is never held for good
     const client = new pg.Client({
       ...rest,
-      application_name: applicationName,
+      application_name: url.applicationName ?? `${applicationName} ${role}`,
       keepAlive: true,
       query_timeout: QUERY_TIMEOUT_MS,
     });

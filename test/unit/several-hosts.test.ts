@@ -14,14 +14,47 @@ import { created, depositId, SERVICE } from '../helpers/ledger-contract.js';
 const entry = (n: number, at: string): HistoryEntry =>
   ({ ...created(n, { at }), statusAt: at }) as HistoryEntry;
 
-function world(rows: HistoryEntry[], localRows: HistoryEntry[] = []) {
-  const said: { changed?: (id: string) => void; cleared?: (before: string) => void } = {};
+/** A clock whose sleeps end when the test says: `tick()` ends the one under way. */
+function manualClock() {
+  const waiting: Array<{ ms: number; end: () => void }> = [];
+  const controller = new AbortController();
+  return {
+    clock: {
+      signal: controller.signal,
+      sleep: (ms: number) => new Promise<void>((end) => waiting.push({ ms, end })),
+    },
+    waiting,
+    tick: () => waiting.shift()?.end(),
+    stop: () => controller.abort(),
+  };
+}
+
+function world(
+  rows: HistoryEntry[],
+  localRows: HistoryEntry[] = [],
+  safety?: ConstructorParameters<typeof PushedHistory>[4],
+) {
+  const said: {
+    changed?: (id: string) => void;
+    cleared?: (before: string) => void;
+    dropped?: () => void;
+    relistens: Array<'ok' | Error>;
+    relistened: number;
+  } = { relistens: [], relistened: 0 };
   const feed: DisplayFeed = {
     newest: async () => [...rows].sort((a, b) => b.at.localeCompare(a.at))[0],
     recorded: async (id) => rows.find((row) => row.id === id),
-    subscribe: async (changed, cleared) => {
+    subscribe: async (changed, cleared, dropped) => {
       said.changed = changed;
       said.cleared = cleared;
+      said.dropped = dropped;
+    },
+    relisten: async () => {
+      const next = said.relistens.shift();
+      if (next === undefined) return false;
+      if (next instanceof Error) throw next;
+      said.relistened += 1;
+      return true;
     },
     lastClear: async () => '2026-11-20T11:00:00.000Z',
     clear: async () => {},
@@ -38,6 +71,7 @@ function world(rows: HistoryEntry[], localRows: HistoryEntry[] = []) {
     local,
     () => 'same',
     (line) => warnings.push(line),
+    safety,
   );
   return { pushed, said, rows, warnings };
 }
@@ -89,6 +123,57 @@ describe("the display's pushed view of a database ledger", () => {
       'display: cannot read the ledger: cannot reach the ledger at postgres://till:[redacted]@db/shop: connection refused',
     ]);
     expect(w.pushed.entries(all, { limit: 1 }).map((e) => e.id)).toEqual([depositId(1)]);
+  });
+});
+
+describe("the display's safety look and a dropped connection", () => {
+  it('reads the ledger again only every safety interval when nothing is pushed', async () => {
+    const time = manualClock();
+    const w = world([entry(1, '2026-11-20T12:00:00.000Z')], [], { clock: time.clock, everyMs: 10_000 });
+    await w.pushed.start(() => {});
+    await settle();
+    expect(time.waiting.map((wait) => wait.ms)).toEqual([10_000]);
+    // a charge whose notification was lost: not shown until the safety look
+    w.rows.push(entry(2, '2026-11-20T12:05:00.000Z'));
+    await settle();
+    expect(w.pushed.entries(all, { limit: 1 }).map((e) => e.id)).toEqual([depositId(1)]);
+    time.tick();
+    for (let i = 0; i < 5; i++) await settle();
+    expect(w.pushed.entries(all, { limit: 1 }).map((e) => e.id)).toEqual([depositId(2)]);
+    expect(time.waiting.map((wait) => wait.ms)).toEqual([10_000]);
+    time.stop();
+  });
+
+  it('listens again at once when the connection drops, reading what was written meanwhile; a ledger out of reach is one warning, tried again at each safety look', async () => {
+    const time = manualClock();
+    const w = world([entry(1, '2026-11-20T12:00:00.000Z')], [], { clock: time.clock, everyMs: 10_000 });
+    await w.pushed.start(() => {});
+    w.rows.push(entry(2, '2026-11-20T12:05:00.000Z'));
+    w.said.relistens.push('ok');
+    w.said.dropped!();
+    for (let i = 0; i < 5; i++) await settle();
+    expect(w.said.relistened).toBe(1);
+    expect(w.pushed.entries(all, { limit: 1 }).map((e) => e.id)).toEqual([depositId(2)]);
+    expect(w.warnings).toEqual([]);
+    // dropped again, and the ledger cannot be reached for two looks
+    const refused = new Error(
+      'cannot reach the ledger at postgres://till:[redacted]@db/shop: connection refused',
+    );
+    w.said.relistens.push(refused, refused, 'ok');
+    w.said.dropped!();
+    for (let i = 0; i < 5; i++) await settle();
+    time.tick();
+    for (let i = 0; i < 5; i++) await settle();
+    expect(w.warnings).toEqual([
+      "display: the ledger's connection dropped (cannot reach the ledger at postgres://till:[redacted]@db/shop: connection refused); trying again every 10 s",
+    ]);
+    w.rows.push(entry(3, '2026-11-20T12:10:00.000Z'));
+    time.tick();
+    for (let i = 0; i < 8; i++) await settle();
+    expect(w.said.relistened).toBe(2);
+    expect(w.warnings.at(-1)).toBe('display: listening to the ledger again');
+    expect(w.pushed.entries(all, { limit: 1 }).map((e) => e.id)).toEqual([depositId(3)]);
+    time.stop();
   });
 });
 
