@@ -6,12 +6,13 @@ import type pg from 'pg';
 import { LbrlError } from '../errors.js';
 import type {
   DisplayFeed,
+  Lead,
   LeadClock,
   ListenCoordination,
   RequestBudget,
   WatchCoordination,
 } from './coordination-port.js';
-import { type Coordinator, keepAlive, waitForLease } from './coordination-postgres.js';
+import { type Coordinator, type KeptAlive, keepAlive, waitForLease } from './coordination-postgres.js';
 import type { HistoryEntry } from './history-records.js';
 import { PostgresLedger } from './ledger-postgres.js';
 import { foldOutbox, type OutboxRecord, type OutboxState, type OutboxStore } from './outbox.js';
@@ -51,7 +52,7 @@ export class PostgresWatch implements WatchCoordination {
   private readonly done = new Set<string>();
   /** ended deposits not handed in yet (the database could not be reached) */
   private unreported: string[] = [];
-  private stopRenewing: (() => void) | undefined;
+  private kept: KeptAlive | undefined;
 
   constructor(
     private readonly coordinator: Coordinator,
@@ -80,7 +81,7 @@ export class PostgresWatch implements WatchCoordination {
   async claim(ids: string[]): Promise<{ mine: string[]; elsewhere: number }> {
     this.pool = [...new Set(ids)];
     await this.coordinator.take(this.held(), this.scope.leaseMs);
-    this.stopRenewing = keepAlive(
+    this.kept = keepAlive(
       this.coordinator,
       () => this.held(),
       this.scope.leaseMs,
@@ -155,7 +156,7 @@ export class PostgresWatch implements WatchCoordination {
   }
 
   async close(): Promise<void> {
-    this.stopRenewing?.();
+    this.kept?.stop();
     // the done markers are left to expire: a host still in its pass does not ask about them again
     const given = [
       `${this.hosts}${this.coordinator.holder}`,
@@ -262,7 +263,7 @@ export class PostgresListen implements ListenCoordination {
     return `${this.scope.profile} ${this.scope.service}`;
   }
 
-  async lead(clock: LeadClock): Promise<{ release(): Promise<void>; lost: AbortSignal }> {
+  async lead(clock: LeadClock): Promise<Lead> {
     const { leaseMs, profile } = this.scope;
     const name = `listen ${this.prefix}`;
     await waitForLease(this.coordinator, name, leaseMs, clock, (holder) =>
@@ -271,7 +272,7 @@ export class PostgresListen implements ListenCoordination {
       ),
     );
     const lost = new AbortController();
-    const stop = keepAlive(
+    const kept = keepAlive(
       this.coordinator,
       () => [name],
       leaseMs,
@@ -285,8 +286,9 @@ export class PostgresListen implements ListenCoordination {
     );
     return {
       lost: lost.signal,
+      holds: () => kept.fresh(),
       release: async () => {
-        stop();
+        kept.stop();
         await Promise.all(this.outboxes.map((outbox) => outbox.settled()));
         if (!lost.signal.aborted) await this.coordinator.release([name]).catch(() => {});
       },

@@ -41,6 +41,19 @@ export interface LeadClock {
   signal: AbortSignal;
 }
 
+/** The lead of a listen, held until `release`. */
+export interface Lead {
+  release(): Promise<void>;
+  /** aborted when the lead is lost: nothing more may be sent */
+  lost: AbortSignal;
+  /**
+   * Whether the lead is held right now, asked before each send: false once it is lost, and
+   * when this process stalled past the time it may hold it unrenewed (it is then lost: `lost`
+   * aborts at once). Without it, the lead is never taken from a running process.
+   */
+  holds?(): boolean;
+}
+
 /** `listen` on several hosts: one delivers, the others wait as standbys. */
 export interface ListenCoordination {
   /**
@@ -48,7 +61,7 @@ export interface ListenCoordination {
    * holds the lead until `release`. `lost` is aborted when the lead is lost (the database
    * unreachable past the lease, another host took over): nothing more may be sent.
    */
-  lead(clock: LeadClock): Promise<{ release(): Promise<void>; lost: AbortSignal }>;
+  lead(clock: LeadClock): Promise<Lead>;
   /** The profile's outbox, or with several receivers one's own (its receiverKey), its records read. */
   outbox(receiver?: string): Promise<OutboxStore>;
   /** Every outbox of the profile, read: where --replay looks for an event. */

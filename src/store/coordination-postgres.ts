@@ -205,37 +205,58 @@ export class Coordinator {
   }
 }
 
+/** Leases kept alive: `stop` ends the renewals; `fresh` says whether they are held right now. */
+export interface KeptAlive {
+  stop(): void;
+  /**
+   * True while the last renewal is recent by both clocks (the one that does not jump, and the
+   * wall clock, which goes on while a machine sleeps); otherwise the leases are lost now (onLost
+   * is called) and false. Asked before each step that only a holder may take: a process that
+   * comes back from a stall finds out before it acts, not at its next renewal.
+   */
+  fresh(): boolean;
+}
+
 /**
  * Keeps leases alive: renewed five times a lease. `onLost` is called once when they cannot be:
- * no renewal went through for 0.6 of the lease (the database unreachable: this holder stops
- * before the lease runs out for the others), or another holder has one now.
+ * no renewal went through for 0.6 of the lease (the database unreachable, or this process
+ * stalled: this holder stops before the lease runs out for the others), or another holder has
+ * one now.
  */
 export function keepAlive(
   coordinator: Coordinator,
   names: () => string[],
   ms: number,
   onLost: (why: string) => void,
-): () => void {
+): KeptAlive {
   let renewedAt = performance.now();
+  let renewedWallAt = Date.now();
   let stopped = false;
+  let lost = false;
   const lose = (why: string) => {
     if (stopped) return;
     stopped = true;
+    lost = true;
     clearInterval(timer);
     onLost(why);
   };
+  const stale = () => performance.now() - renewedAt > ms * 0.6 || Date.now() - renewedWallAt > ms * 0.6;
   const timer = setInterval(
     () => {
-      if (performance.now() - renewedAt > ms * 0.6) {
+      if (stale()) {
         lose(`the ledger at ${coordinator.where} could not be reached in time to renew its lease`);
         return;
       }
       const held = names();
       const sentAt = performance.now();
+      const sentWallAt = Date.now();
       coordinator.take(held, ms).then(
         (taken) => {
           if (held.some((name) => !taken.has(name))) lose('another host took it over');
-          else renewedAt = Math.max(renewedAt, sentAt);
+          else {
+            renewedAt = Math.max(renewedAt, sentAt);
+            renewedWallAt = Math.max(renewedWallAt, sentWallAt);
+          }
         },
         () => {
           // not reached this time: lost only once too long has passed
@@ -245,9 +266,20 @@ export function keepAlive(
     Math.max(20, Math.floor(ms / 5)),
   );
   timer.unref();
-  return () => {
-    stopped = true;
-    clearInterval(timer);
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+    fresh: () => {
+      if (lost) return false;
+      if (stopped) return true;
+      if (stale())
+        lose(
+          `this process did not renew its lease for ${Math.round(Math.max(performance.now() - renewedAt, Date.now() - renewedWallAt) / 1000)} s (stalled)`,
+        );
+      return !lost;
+    },
   };
 }
 

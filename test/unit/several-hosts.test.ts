@@ -4,7 +4,7 @@
  * tests' lease, read strictly.
  */
 import { describe, expect, it } from 'vitest';
-import { leaseMsOf } from '../../src/commands/shared/coordination.js';
+import { leadPoster, leaseMsOf } from '../../src/commands/shared/coordination.js';
 import type { HistoryView } from '../../src/display/engine.js';
 import { PushedHistory } from '../../src/display/pushed-history.js';
 import type { DisplayFeed } from '../../src/store/coordination-port.js';
@@ -174,6 +174,32 @@ describe("the display's safety look and a dropped connection", () => {
     expect(w.warnings.at(-1)).toBe('display: listening to the ledger again');
     expect(w.pushed.entries(all, { limit: 1 }).map((e) => e.id)).toEqual([depositId(3)]);
     time.stop();
+  });
+});
+
+describe("listen's poster held to its lead", () => {
+  it('sends while the lead is held, and nothing once it is not (a process back from a stall)', async () => {
+    const sent: string[] = [];
+    const poster = {
+      post: async (url: string, _headers: Record<string, string>, body: string) => {
+        sent.push(`${url} ${body}`);
+        return { kind: 'answer' as const, status: 200, ms: 1 };
+      },
+      close: async () => {},
+    };
+    let held = true;
+    const lead = { release: async () => {}, lost: new AbortController().signal, holds: () => held };
+    const guarded = leadPoster(poster, lead);
+    expect(await guarded.post('https://r.example/hooks', {}, 'one')).toMatchObject({ status: 200 });
+    held = false;
+    expect(await guarded.post('https://r.example/hooks', {}, 'two')).toEqual({
+      kind: 'failure',
+      reason: 'this listen lost the lead: not sent',
+      ms: 0,
+    });
+    expect(sent).toEqual(['https://r.example/hooks one']);
+    // the file ledger's lead is never taken from a running process: the poster as it is
+    expect(leadPoster(poster, { release: async () => {}, lost: lead.lost })).toBe(poster);
   });
 });
 

@@ -3,6 +3,7 @@
  * its ledger setting, its scope, and LBRL_LEASE_MS (tests only). Closed when the command ends.
  */
 
+import type { WebhookPoster } from '../../api/webhook-post.js';
 import type { WorkShare } from '../../deposits/watch.js';
 import type { Session } from '../../session.js';
 import {
@@ -12,7 +13,12 @@ import {
   openWatchCoordination,
 } from '../../store/coordination.js';
 import { FILE_WATCH, FileListen } from '../../store/coordination-file.js';
-import type { DisplayFeed, ListenCoordination, WatchCoordination } from '../../store/coordination-port.js';
+import type {
+  DisplayFeed,
+  Lead,
+  ListenCoordination,
+  WatchCoordination,
+} from '../../store/coordination-port.js';
 
 /** LBRL_LEASE_MS: a whole number of milliseconds (50 to 600000), for tests; anything else is ignored. */
 export function leaseMsOf(env: Record<string, string | undefined>): number | undefined {
@@ -76,5 +82,21 @@ export function workShareOf(
       ids.splice(0, ids.length, ...ids.filter((id) => !dropped.has(id)), ...change.add);
       return change;
     },
+  };
+}
+
+/**
+ * listen's poster, held to its lead: an event is sent only while the lead is held at that moment
+ * (a process back from a stall past its lease sends nothing: its lead is lost, and listen ends).
+ */
+export function leadPoster(poster: WebhookPoster, lead: Lead): WebhookPoster {
+  const holds = lead.holds?.bind(lead);
+  if (!holds) return poster;
+  return {
+    post: async (url, headers, body, signal) =>
+      holds()
+        ? poster.post(url, headers, body, signal)
+        : { kind: 'failure', reason: 'this listen lost the lead: not sent', ms: 0 },
+    close: () => poster.close(),
   };
 }
