@@ -34,6 +34,7 @@ import { openLedger } from './store/ledger.js';
 import { ledgerCopyDir } from './store/ledger-copy-dir.js';
 import type { LedgerMirror } from './store/ledger-mirror.js';
 import type { Ledger } from './store/ledger-port.js';
+import { embeddedSandboxRefusal } from './store/ledger-rules.js';
 import { Printer } from './ui/output.js';
 
 export interface GlobalOptions {
@@ -146,6 +147,8 @@ export class Session {
   async useLedger(): Promise<void> {
     const setting = this.ledger();
     if (setting.kind === 'file' || this.database) return;
+    // the embedded sandbox is this machine's own: a shared ledger takes none of its charges
+    if (this.target().mode === 'sandbox') throw embeddedSandboxRefusal(setting.shown);
     const database = await this.ledgerStore(setting);
     this.database = database;
     const warn = (line: string) => this.printer.warn(line);
@@ -274,7 +277,7 @@ export class Session {
       await this.useLedger();
       await this.database!.append(records);
     } catch (error) {
-      if (error instanceof LbrlError && error.type === 'mismatch') throw error;
+      if (error instanceof LbrlError && (error.type === 'mismatch' || error.type === 'usage')) throw error;
       const { spoolRecords } = await import('./store/ledger-spool.js');
       const said = error instanceof LbrlError ? error.message : String(error);
       const reason = said.replace(/; what this command was writing was not recorded$/, '');

@@ -8,6 +8,7 @@
 import type { LedgerSetting } from '../domain/ledger-url.js';
 import type { DisplayFeed, ListenCoordination, WatchCoordination } from './coordination-port.js';
 import type { LedgerOptions } from './ledger-port.js';
+import { EMBEDDED_SANDBOX_KEY, embeddedSandboxRefusal } from './ledger-rules.js';
 
 /** How long a lease lasts unless renewed: a listen's standby takes over within 4/3 of it. */
 export const LISTEN_LEASE_MS = 15_000;
@@ -27,9 +28,10 @@ export interface CoordinationOptions extends LedgerOptions {
 
 async function coordinator(
   setting: Extract<LedgerSetting, { kind: 'postgres' }>,
-  options: LedgerOptions,
+  options: CoordinationOptions,
   role: 'watch' | 'listen' | 'display',
 ) {
+  if (options.service === EMBEDDED_SANDBOX_KEY) throw embeddedSandboxRefusal(setting.shown);
   const { Coordinator } = await import('./coordination-postgres.js');
   return Coordinator.open(setting.url, setting.shown, options, role);
 }
