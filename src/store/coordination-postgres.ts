@@ -20,7 +20,7 @@ import type { LedgerUrl } from '../domain/ledger-url.js';
 import { interrupted } from '../errors.js';
 import type { LeadClock, RequestBudget } from './coordination-port.js';
 import type { LedgerOptions } from './ledger-port.js';
-import { ledgerFault, migrate } from './ledger-postgres.js';
+import { endConnection, ledgerFault, migrate } from './ledger-postgres.js';
 import { connectionSettings } from './ledger-tls.js';
 
 /** How long one statement may take before the connection is taken for lost. */
@@ -200,8 +200,8 @@ export class Coordinator {
     };
   }
 
-  async close(): Promise<void> {
-    await this.client.end().catch(() => {});
+  close(): Promise<void> {
+    return endConnection(this.client);
   }
 }
 

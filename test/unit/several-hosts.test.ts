@@ -6,10 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { leadPoster, leaseMsOf } from '../../src/commands/shared/coordination.js';
 import type { HistoryView } from '../../src/display/engine.js';
+import { watchDeposits } from '../../src/deposits/watch.js';
 import { PushedHistory } from '../../src/display/pushed-history.js';
 import type { DisplayFeed } from '../../src/store/coordination-port.js';
 import type { HistoryEntry } from '../../src/store/history-records.js';
+import { getAnswer } from '../helpers/fixtures.js';
 import { created, depositId, SERVICE } from '../helpers/ledger-contract.js';
+import { steppingClock } from '../helpers/plain-terminal.js';
+import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 
 const entry = (n: number, at: string): HistoryEntry =>
   ({ ...created(n, { at }), statusAt: at }) as HistoryEntry;
@@ -200,6 +204,58 @@ describe("listen's poster held to its lead", () => {
     expect(sent).toEqual(['https://r.example/hooks one']);
     // the file ledger's lead is never taken from a running process: the poster as it is
     expect(leadPoster(poster, { release: async () => {}, lost: lead.lost })).toBe(poster);
+  });
+});
+
+describe('a watch sharing its deposits with other hosts', () => {
+  it('what it gives up is never asked about again, what it is handed is followed to its end, and each that ended is handed in once', async () => {
+    const clock = steppingClock(Date.parse('2026-11-23T15:00:00Z'), { monotonic: true });
+    const asked: string[] = [];
+    const api = scriptedDepositApi({
+      now: clock.now,
+      get: (id) => {
+        asked.push(id);
+        // each deposit ends at its second look
+        const status = asked.filter((x) => x === id).length >= 2 ? 'FINALIZED' : 'WAITING_PAYMENT';
+        return getAnswer({
+          id,
+          status,
+          settlement: status === 'FINALIZED' ? { status, liquidTxid: 'cd'.repeat(32) } : null,
+          confirmedAt: status === 'FINALIZED' ? '2026-11-23T14:00:00Z' : null,
+        });
+      },
+    });
+    const handedIn: string[][] = [];
+    const share = {
+      rebalance: async (ended: string[]) => {
+        handedIn.push(ended);
+        // another host came: the third is its from now; once the first ended, a dead host's fourth is this one's
+        if (handedIn.length === 1) return { add: [], drop: [depositId(3)] };
+        if (ended.includes(depositId(1))) return { add: [depositId(4)], drop: [] };
+        return { add: [], drop: [] };
+      },
+    };
+    const result = await watchDeposits(
+      api,
+      {
+        ids: [depositId(1), depositId(2), depositId(3)],
+        intervalMs: 1000,
+        perMinute: 60,
+        share,
+        ...clock,
+        now: clock.now,
+        monotonic: clock.monotonic,
+      },
+      { change: () => {}, retry: () => {}, tick: () => {} },
+    );
+    expect(asked).not.toContain(depositId(3));
+    for (const n of [1, 2, 4]) expect(asked.filter((x) => x === depositId(n))).toHaveLength(2);
+    expect(handedIn.flat().sort()).toEqual([depositId(1), depositId(2), depositId(4)]);
+    expect([...result.states]).toEqual([
+      [depositId(1), 'FINALIZED'],
+      [depositId(2), 'FINALIZED'],
+      [depositId(4), 'FINALIZED'],
+    ]);
   });
 });
 
