@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { leadPoster, leaseMsOf } from '../../src/commands/shared/coordination.js';
-import type { HistoryView } from '../../src/display/engine.js';
 import { watchDeposits } from '../../src/deposits/watch.js';
+import type { HistoryView } from '../../src/display/engine.js';
 import { PushedHistory } from '../../src/display/pushed-history.js';
 import type { DisplayFeed } from '../../src/store/coordination-port.js';
 import type { HistoryEntry } from '../../src/store/history-records.js';
