@@ -387,9 +387,9 @@ export class PostgresDisplayFeed implements DisplayFeed {
     };
     client.on('error', drop);
     client.on('end', drop);
-    await coordinator.using(async (c) => {
-      await c.query('listen lbrl_deposits');
-      await c.query('listen lbrl_display_clears');
+    await coordinator.using(async (listening) => {
+      await listening.query('listen lbrl_deposits');
+      await listening.query('listen lbrl_display_clears');
     });
   }
 
