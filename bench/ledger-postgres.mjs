@@ -20,6 +20,9 @@ const arg = (name, fallback) => {
 };
 const SIZE = Number(arg('--size', '100000'));
 const ADDRESS = 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn';
+// a service the hosts name (list and report send no request): a database ledger refuses the
+// embedded sandbox, which is each machine's own
+const SERVICE = 'https://deposit.example.com';
 const DAY = 86_400_000;
 
 /** A TypeScript module bundled to run here (the test harness's cluster, the connect measure). */
@@ -48,7 +51,7 @@ function writeHistory(dir, n) {
     const at = new Date(now - 90 * DAY + Math.floor((i / n) * 90 * DAY)).toISOString();
     const cents = 500 + ((i * 7919) % 50_000);
     const fee = Math.floor(cents / 100);
-    buf += `${JSON.stringify({ v: 1, type: 'created', id, profile: 'default', baseUrl: 'sandbox', at, amountInCents: cents, destinationAddress: ADDRESS, splitAddress: null, splitFee: null, status: 'WAITING_PAYMENT', answer: { amount: cents / 100, feeAmount: fee / 100, netAmount: (cents - fee) / 100, splitPercent: null, qrCodeText: 'x', createdAt: at } })}\n`;
+    buf += `${JSON.stringify({ v: 1, type: 'created', id, profile: 'default', baseUrl: SERVICE, at, amountInCents: cents, destinationAddress: ADDRESS, splitAddress: null, splitFee: null, status: 'WAITING_PAYMENT', answer: { amount: cents / 100, feeAmount: fee / 100, netAmount: (cents - fee) / 100, splitPercent: null, qrCodeText: 'x', createdAt: at } })}\n`;
     const kind = i % 10;
     if (kind < 7) buf += `${JSON.stringify({ v: 1, type: 'status', id, status: 'FINALIZED', at })}\n`;
     if (kind < 3) buf += `${JSON.stringify({ v: 1, type: 'verified', id, txid: 'cd'.repeat(32), at })}\n`;
@@ -84,9 +87,13 @@ function measure(args, env, heapMb) {
 function hostEnv(url) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-host-'));
   fs.chmodSync(dir, 0o700);
-  const env = { ...process.env, LBRL_CONFIG_DIR: dir, HOME: dir };
-  delete env.LBRL_BASE_URL;
-  delete env.LBRL_TOKEN;
+  const env = {
+    ...process.env,
+    LBRL_CONFIG_DIR: dir,
+    HOME: dir,
+    LBRL_BASE_URL: SERVICE,
+    LBRL_TOKEN: 'bench-token-0123456789abcdef',
+  };
   if (url) env.LBRL_LEDGER_URL = url;
   else delete env.LBRL_LEDGER_URL;
   return env;

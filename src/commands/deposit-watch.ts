@@ -9,7 +9,7 @@ import { settingOf } from '../factory/settings.js';
 import type { WatchCoordination } from '../store/coordination-port.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { watchCoordinationOf } from './shared/coordination.js';
+import { watchCoordinationOf, workShareOf } from './shared/coordination.js';
 import { expireAfterMs, requestsPerMinute, type SettingsReader } from './shared/expiry.js';
 import { TRUST_SERVICE_ADDRESS } from './shared/flag-parts.js';
 import { type FollowDeps, followDepsOf, followOnScreen } from './shared/follow.js';
@@ -133,6 +133,8 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
     // a pass spends at most a minute's worth of requests on last looks, and leaves the rest for
     // the next: it ends when what is live ends (a cron pass over a thousand aged-out charges)
     plan.lastLookBudget = plan.perMinute;
+    // several hosts: each follows its fair share, handed over between rounds
+    plan.share = workShareOf(coordination, ids);
   }
   if (ids.length === 0) throw usageError('watch needs at least one deposit id, or --pending');
   plan.budget = (await coordinated())?.budget;

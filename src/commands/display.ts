@@ -11,7 +11,7 @@ import { scopeOnTarget } from '../deposits/ports.js';
 import type { WatchPlan } from '../deposits/watch.js';
 import type { HistoryView } from '../display/engine.js';
 import { DisplayEngine, fileSignature } from '../display/engine.js';
-import { PushedHistory } from '../display/pushed-history.js';
+import { PushedHistory, SAFETY_POLL_MS } from '../display/pushed-history.js';
 import { startDisplayServer } from '../display/server.js';
 import {
   type DisplayRecord,
@@ -374,7 +374,10 @@ async function pushedHistory(options: DisplayCommandOptions): Promise<PushedHist
   const feed = await options.feed?.();
   if (!feed) return undefined;
   const warn = (line: string) => options.printer.warn(line);
-  const pushed = new PushedHistory(feed, options.history(), fileSignature, warn);
+  const pushed = new PushedHistory(feed, options.history(), fileSignature, warn, {
+    clock: options.clock,
+    everyMs: SAFETY_POLL_MS,
+  });
   await pushed.start((before) =>
     withdrawFromDisplay(options.configDir, options.profileName, { before }, warn),
   );
@@ -417,8 +420,8 @@ export const DISPLAY = command({
   ],
   async run({ opts, factory }) {
     const made = await factory();
-    // a database ledger: this host's copy caught up as often as the display looks at it
-    made.ledger().follow(HISTORY_POLL_MS);
+    // a database ledger: the charges come pushed (pushedHistory); this host's copy caught up now and then
+    made.ledger().follow(SAFETY_POLL_MS);
     return runDisplay(displayOptionsOf(opts, made));
   },
 });

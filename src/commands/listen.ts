@@ -41,7 +41,7 @@ import { type OutboxState, type OutboxStore, receiverKey } from '../store/outbox
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
-import { listenCoordinationOf } from './shared/coordination.js';
+import { leadPoster, listenCoordinationOf } from './shared/coordination.js';
 import { recordVerified, settledRecorderOf, type VerifySetup, verifySetupOf } from './shared/verify-setup.js';
 
 const LISTEN_FLAGS = [
@@ -369,7 +369,9 @@ async function forwardWith(
       outboxes.push(
         await coordination.outbox(route.routes.length === 1 ? undefined : receiverKey(receiver.url)),
       );
-    const hub = hubsOf(route, outboxes, poster, options, scope, explorer, { ...clock, signal }, (error) => {
+    // an event is sent only while the lead is held at that moment
+    const sender = leadPoster(poster, lead);
+    const hub = hubsOf(route, outboxes, sender, options, scope, explorer, { ...clock, signal }, (error) => {
       fatal ??= { error };
       ended.abort();
     });

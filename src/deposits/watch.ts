@@ -96,6 +96,17 @@ export interface WatchPlan {
    * the request budget however many were abandoned).
    */
   resting?: ((id: string) => boolean) | undefined;
+  /**
+   * The deposits shared with other hosts (`watch --pending` on a database ledger): between
+   * rounds, the deposits this watch saw end are handed in, and the answer says which to follow as
+   * well (freed by another host, or a dead host's) and which to leave to another host from now.
+   */
+  share?: WorkShare | undefined;
+}
+
+/** How a watch shares its deposits with other hosts' (store/coordination-db.ts). */
+export interface WorkShare {
+  rebalance(ended: string[]): Promise<{ add: string[]; drop: string[] }>;
 }
 
 export interface WatchLoopOptions extends WatchPlan, FlowClock {
@@ -118,6 +129,9 @@ export interface WatchResult {
   /** the deposits due a last look that this watch left for a later one (lastLookBudget) */
   deferred: string[];
 }
+
+/** How often at most a watch shared with other hosts hands deposits over within a round. */
+const REBALANCE_EVERY_MS = 1000;
 
 /** The slowest the ceiling shrinks to on 429s: one request a minute. */
 const SLOWEST_SPACING_MS = 60_000;
@@ -175,6 +189,9 @@ class WatchLoop {
   /** the last looks this watch may still make: once none, those not made are left for later */
   private looksLeft: number;
   private readonly dueAt: Map<string, number>;
+  /** the deposits seen to end that were handed in to the share already */
+  private readonly handedIn = new Set<string>();
+  private rebalancedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly client: DepositApi,
@@ -216,6 +233,9 @@ class WatchLoop {
   private async round(): Promise<Step> {
     for (const id of this.roundIds()) {
       if (this.timedOut()) break;
+      // shared with other hosts: handed over now and then between requests, even in a long round
+      if (this.elapsed() - this.rebalancedAt >= REBALANCE_EVERY_MS) await this.rebalance();
+      if (!this.states.has(id)) continue;
       if (this.options.resting?.(id)) continue;
       const look = this.lastLook.has(id);
       if (look && this.looksLeft <= 0) continue;
@@ -343,6 +363,7 @@ class WatchLoop {
   private async betweenRounds(roundStart: number): Promise<Step> {
     const { options } = this;
     this.events.tick(this.states, this.elapsed() - this.started);
+    if (!this.timedOut()) await this.rebalance();
     if (options.discover === undefined && this.pending().length === 0) return 'end watch';
     if (this.timedOut()) {
       // the last looks not made are left for a later pass: only what is live times out
@@ -457,6 +478,35 @@ class WatchLoop {
   /** Only last looks are left when the time is up: the watch ends well, leaving them for later. */
   private onlyLooksLeft(): boolean {
     return this.options.discover === undefined && this.live().length === 0;
+  }
+
+  /**
+   * Several hosts: the deposits that ended handed in, those another host takes from now left
+   * (between rounds, so no request about them is under way), and those handed over followed.
+   */
+  private async rebalance(): Promise<void> {
+    const { share, lastLook, dueAt } = this.options;
+    if (!share) return;
+    this.rebalancedAt = this.elapsed();
+    // a last look left for a later pass has not ended: it is given up when the watch closes
+    const later = new Set(this.deferred());
+    const ended = [...this.states]
+      .filter(([id, s]) => !this.handedIn.has(id) && !this.open(id, s) && !later.has(id))
+      .map(([id]) => id);
+    const { add, drop } = await share.rebalance(ended);
+    for (const id of ended) this.handedIn.add(id);
+    for (const id of drop) {
+      this.states.delete(id);
+      this.lastLook.delete(id);
+      this.dueAt.delete(id);
+    }
+    for (const id of add) {
+      if (this.states.has(id)) continue;
+      this.states.set(id, undefined);
+      if (lastLook?.has(id)) this.lastLook.add(id);
+      const at = dueAt?.get(id);
+      if (at !== undefined) this.dueAt.set(id, at);
+    }
   }
 
   /** The deposits discover() names that the watch does not follow yet. */

@@ -3,10 +3,24 @@
  * kept current by the database's notifications (store/coordination-db.ts) instead of a look at a
  * file: a charge written on any host, or a `display clear` on any host, reaches this display at
  * once. Its signature is a count of the changes taken, so the engine reads it again only then.
+ *
+ * A push, not a poll: the ledger is read when it says something changed. A slow safety look
+ * (every SAFETY_POLL_MS, on the injected clock) reads it again in case a notification was lost,
+ * and when the connection that listens drops, another is opened at once (then at each safety look
+ * until one is), and what was written meanwhile is read.
  */
 import type { DisplayFeed } from '../store/coordination-port.js';
 import type { CreatedRecord, HistoryEntry } from '../store/history-records.js';
 import type { HistoryView } from './engine.js';
+
+/** How often the display reads a database ledger without being told to: a safety net, not the way news comes. */
+export const SAFETY_POLL_MS = 10_000;
+
+/** The clock the safety look waits on, and the signal that ends it (the command's). */
+export interface SafetyClock {
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  signal: AbortSignal;
+}
 
 export class PushedHistory implements HistoryView {
   /** never a file: the engine's signature of it is `signature()` */
@@ -17,6 +31,9 @@ export class PushedHistory implements HistoryView {
   private refreshing: Promise<void> = Promise.resolve();
   /** called after each change taken: the display looks at once, not at its next turn */
   onChange: () => void = () => {};
+  private relistening: Promise<void> | undefined;
+  /** the drop was said, and not yet mended */
+  private saidDropped = false;
 
   constructor(
     private readonly feed: DisplayFeed,
@@ -24,6 +41,8 @@ export class PushedHistory implements HistoryView {
     private readonly local: HistoryView,
     private readonly signatureOf: (file: string) => string,
     private readonly warn: (line: string) => void,
+    /** the safety look's clock and interval; without it, none (tests of the push alone) */
+    private readonly safety?: { clock: SafetyClock; everyMs: number },
   ) {}
 
   /** Listens first (nothing written meanwhile is missed), then reads the newest charge and the last clear. */
@@ -31,11 +50,50 @@ export class PushedHistory implements HistoryView {
     await this.feed.subscribe(
       (id) => this.refresh(id),
       (before) => withdraw(before),
+      () => void this.relisten(),
     );
     const cleared = await this.feed.lastClear();
     if (cleared !== undefined) withdraw(cleared);
     this.refresh();
     await this.refreshing;
+    if (this.safety) void this.lookNowAndThen(this.safety.clock, this.safety.everyMs);
+  }
+
+  /** The safety look: listening again if the connection dropped, and the ledger read again. */
+  private async lookNowAndThen(clock: SafetyClock, everyMs: number): Promise<void> {
+    while (!clock.signal.aborted) {
+      try {
+        await clock.sleep(everyMs, clock.signal);
+      } catch {
+        return;
+      }
+      if (clock.signal.aborted) return;
+      await this.relisten();
+      this.refresh();
+      await this.refreshing;
+    }
+  }
+
+  /** After a drop: a new connection listens, and what was written meanwhile is read. One at a time. */
+  relisten(): Promise<void> {
+    this.relistening ??= (async () => {
+      try {
+        if (await this.feed.relisten()) {
+          if (this.saidDropped) this.warn('display: listening to the ledger again');
+          this.saidDropped = false;
+          this.refresh();
+        }
+      } catch (error) {
+        if (!this.saidDropped)
+          this.warn(
+            `display: the ledger's connection dropped (${(error as Error).message}); trying again every ${Math.round((this.safety?.everyMs ?? SAFETY_POLL_MS) / 1000)} s`,
+          );
+        this.saidDropped = true;
+      } finally {
+        this.relistening = undefined;
+      }
+    })();
+    return this.relistening;
   }
 
   /** Reads the newest charge again, and `id` when it is another: one read at a time, in order. */

@@ -16,6 +16,7 @@ import { openLedger } from '../store/ledger.js';
 import { ledgerCopyDir } from '../store/ledger-copy-dir.js';
 import type { LedgerMirror } from '../store/ledger-mirror.js';
 import type { Ledger } from '../store/ledger-port.js';
+import { embeddedSandboxRefusal } from '../store/ledger-rules.js';
 import type { Printer } from '../ui/output.js';
 import { resolveLedger } from './target.js';
 
@@ -77,6 +78,8 @@ export class LedgerLink {
   async reach(): Promise<void> {
     const setting = this.setting();
     if (setting.kind === 'file' || this.database) return;
+    // the embedded sandbox is this machine's own: a shared ledger takes none of its charges
+    if (this.deps.target().mode === 'sandbox') throw embeddedSandboxRefusal(setting.shown);
     const database = await this.open(setting);
     this.database = database;
     const { printer, dir } = this.deps;
@@ -238,7 +241,7 @@ export class LedgerLink {
       await this.reach();
       await this.database!.append(records);
     } catch (error) {
-      if (error instanceof LbrlError && error.type === 'mismatch') throw error;
+      if (error instanceof LbrlError && (error.type === 'mismatch' || error.type === 'usage')) throw error;
       const { spoolRecords } = await import('../store/ledger-spool.js');
       const said = error instanceof LbrlError ? error.message : String(error);
       const reason = said.replace(/; what this command was writing was not recorded$/, '');

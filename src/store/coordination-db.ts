@@ -6,12 +6,13 @@ import type pg from 'pg';
 import { LbrlError } from '../errors.js';
 import type {
   DisplayFeed,
+  Lead,
   LeadClock,
   ListenCoordination,
   RequestBudget,
   WatchCoordination,
 } from './coordination-port.js';
-import { type Coordinator, keepAlive, waitForLease } from './coordination-postgres.js';
+import { type Coordinator, type KeptAlive, keepAlive, waitForLease } from './coordination-postgres.js';
 import type { HistoryEntry } from './history-records.js';
 import { PostgresLedger } from './ledger-postgres.js';
 import { foldOutbox, type OutboxRecord, type OutboxState, type OutboxStore } from './outbox.js';
@@ -25,37 +26,143 @@ export interface CoordinationScope {
   warn(line: string): void;
 }
 
-/** Each deposit of a watch --pending followed by one host: a lease per deposit, for the pass. */
+/** How long a watch that comes waits for a host over its share to give some up (between requests). */
+const SHARE_WAIT_MS = 10_000;
+
+/** What a host holds of a pass's deposits, and the fair share it may hold. */
+interface Balance {
+  share: number;
+  /** another host holds more than its share: it gives the excess up between its rounds */
+  overShare: boolean;
+}
+
+/**
+ * Each deposit of a watch --pending followed by one host at a time (a lease per deposit), and the
+ * deposits shared fairly: every host watching the profile's deposits on the service says it is
+ * there (a presence lease), and holds at most ceil(pending / hosts) of them, counting those it saw
+ * end. Between its requests (once a second at most) a host hands in what ended (a `done` marker, so no other host asks about
+ * it again), gives up what is over its share (more hosts came) and takes free ones up to it (a
+ * host stopped, or a dead host's leases expired). A host that comes while another holds more than
+ * its share waits up to 10 s for it to give some up.
+ */
 export class PostgresWatch implements WatchCoordination {
-  private held: string[] = [];
-  private stopRenewing: (() => void) | undefined;
+  /** the pending deposits of this pass, as this host read them */
+  private pool: string[] = [];
+  private readonly following = new Set<string>();
+  private readonly done = new Set<string>();
+  /** ended deposits not handed in yet (the database could not be reached) */
+  private unreported: string[] = [];
+  private kept: KeptAlive | undefined;
 
   constructor(
     private readonly coordinator: Coordinator,
     private readonly scope: CoordinationScope,
     readonly budget: RequestBudget,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) =>
+      new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
+  private leaseOf(id: string): string {
+    return `watch ${this.scope.service} ${id}`;
+  }
+
+  private get hosts(): string {
+    return `watch-host ${this.scope.profile} ${this.scope.service} `;
+  }
+
+  private held(): string[] {
+    return [
+      `${this.hosts}${this.coordinator.holder}`,
+      ...[...this.following].map((id) => this.leaseOf(id)),
+      ...[...this.done].map((id) => `done ${this.leaseOf(id)}`),
+    ];
+  }
+
   async claim(ids: string[]): Promise<{ mine: string[]; elsewhere: number }> {
-    const names = ids.map((id) => `watch ${this.scope.service} ${id}`);
-    const taken = await this.coordinator.take(names, this.scope.leaseMs);
-    const mine = ids.filter((_, index) => taken.has(names[index]!));
-    this.held = names.filter((name) => taken.has(name));
-    this.stopRenewing = keepAlive(
+    this.pool = [...new Set(ids)];
+    await this.coordinator.take(this.held(), this.scope.leaseMs);
+    this.kept = keepAlive(
       this.coordinator,
-      () => this.held,
+      () => this.held(),
       this.scope.leaseMs,
       (why) =>
         this.scope.warn(
           `warning: the leases of this watch on its deposits are lost (${why}): another host may follow them too`,
         ),
     );
+    const waitUntil = performance.now() + SHARE_WAIT_MS;
+    for (;;) {
+      const { share, overShare } = await this.balance([]);
+      if (this.following.size >= share || !overShare || performance.now() >= waitUntil) break;
+      await this.sleep(Math.min(250, this.scope.leaseMs / 10));
+    }
+    const mine = ids.filter((id) => this.following.has(id));
     return { mine, elsewhere: ids.length - mine.length };
   }
 
+  async rebalance(ended: string[]): Promise<{ add: string[]; drop: string[] }> {
+    const before = new Set(this.following);
+    try {
+      await this.balance([...this.unreported, ...ended]);
+      this.unreported = [];
+    } catch {
+      // the database out of reach for now: the leases ride on (keepAlive says when they are lost)
+      this.unreported.push(...ended);
+    }
+    return {
+      add: [...this.following].filter((id) => !before.has(id)),
+      drop: [...before].filter((id) => !this.following.has(id)),
+    };
+  }
+
+  /** Hands in what ended, then gives up what is over the share or takes free ones up to it. */
+  private async balance(ended: string[]): Promise<Balance> {
+    const { coordinator } = this;
+    const { leaseMs } = this.scope;
+    const finished = ended.filter((id) => this.following.has(id));
+    if (finished.length > 0) {
+      // the marker first: another host never finds the deposit free and unmarked
+      await coordinator.take(
+        finished.map((id) => `done ${this.leaseOf(id)}`),
+        leaseMs,
+      );
+      for (const id of finished) {
+        this.following.delete(id);
+        this.done.add(id);
+      }
+      await coordinator.release(finished.map((id) => this.leaseOf(id)));
+    }
+    const hosts = Math.max(1, await coordinator.countLive(this.hosts));
+    const share = Math.ceil(this.pool.length / hosts);
+    const mine = this.following.size + this.done.size;
+    if (mine > share) {
+      const drop = [...this.following].slice(-(mine - share));
+      for (const id of drop) this.following.delete(id);
+      await coordinator.release(drop.map((id) => this.leaseOf(id)));
+    } else if (mine < share) {
+      const free = this.pool.filter((id) => !this.following.has(id) && !this.done.has(id));
+      const taken = new Set(
+        await coordinator.takeFree(
+          free.map((id) => this.leaseOf(id)),
+          leaseMs,
+          share - mine,
+        ),
+      );
+      for (const id of free) if (taken.has(this.leaseOf(id))) this.following.add(id);
+    }
+    const holdings = await coordinator.holdings(this.pool.map((id) => this.leaseOf(id)));
+    holdings.delete(coordinator.holder);
+    return { share, overShare: [...holdings.values()].some((held) => held > share) };
+  }
+
   async close(): Promise<void> {
-    this.stopRenewing?.();
-    await this.coordinator.release(this.held).catch(() => {});
+    this.kept?.stop();
+    // the done markers are left to expire: a host still in its pass does not ask about them again
+    const given = [
+      `${this.hosts}${this.coordinator.holder}`,
+      ...[...this.following].map((id) => this.leaseOf(id)),
+    ];
+    await this.coordinator.release(given).catch(() => {});
     await this.coordinator.close();
   }
 }
@@ -156,7 +263,7 @@ export class PostgresListen implements ListenCoordination {
     return `${this.scope.profile} ${this.scope.service}`;
   }
 
-  async lead(clock: LeadClock): Promise<{ release(): Promise<void>; lost: AbortSignal }> {
+  async lead(clock: LeadClock): Promise<Lead> {
     const { leaseMs, profile } = this.scope;
     const name = `listen ${this.prefix}`;
     await waitForLease(this.coordinator, name, leaseMs, clock, (holder) =>
@@ -165,7 +272,7 @@ export class PostgresListen implements ListenCoordination {
       ),
     );
     const lost = new AbortController();
-    const stop = keepAlive(
+    const kept = keepAlive(
       this.coordinator,
       () => [name],
       leaseMs,
@@ -179,8 +286,9 @@ export class PostgresListen implements ListenCoordination {
     );
     return {
       lost: lost.signal,
+      holds: () => kept.fresh(),
       release: async () => {
-        stop();
+        kept.stop();
         await Promise.all(this.outboxes.map((outbox) => outbox.settled()));
         if (!lost.signal.aborted) await this.coordinator.release([name]).catch(() => {});
       },
@@ -212,13 +320,29 @@ export class PostgresListen implements ListenCoordination {
   }
 }
 
-/** The profile's deposits as the database has them, and what every host writes, pushed by NOTIFY. */
+/** What a display does with what the database pushes. */
+interface Pushed {
+  changed(id: string): void;
+  cleared(before: string): void;
+  dropped(): void;
+}
+
+/**
+ * The profile's deposits as the database has them, and what every host writes, pushed by NOTIFY
+ * on a connection of its own. When that connection drops, the display is told at once and
+ * `relisten` opens another and listens again.
+ */
 export class PostgresDisplayFeed implements DisplayFeed {
-  private readonly ledger: PostgresLedger;
+  private ledger: PostgresLedger;
+  private pushed: Pushed | undefined;
+  private dropped = false;
+  private closed = false;
 
   constructor(
-    private readonly coordinator: Coordinator,
+    private coordinator: Coordinator,
     private readonly scope: CoordinationScope,
+    /** a new connection to the ledger, its schema checked */
+    private readonly reopen: () => Promise<Coordinator>,
   ) {
     this.ledger = new PostgresLedger(coordinator.client, coordinator.where);
   }
@@ -232,23 +356,59 @@ export class PostgresDisplayFeed implements DisplayFeed {
     return this.ledger.recorded(id, this.scope.service);
   }
 
-  async subscribe(changed: (id: string) => void, cleared: (before: string) => void): Promise<void> {
+  async subscribe(
+    changed: (id: string) => void,
+    cleared: (before: string) => void,
+    dropped: () => void = () => {},
+  ): Promise<void> {
+    this.pushed = { changed, cleared, dropped };
+    await this.listen(this.coordinator);
+  }
+
+  private async listen(coordinator: Coordinator): Promise<void> {
     const { profile, service } = this.scope;
-    this.coordinator.client.on('notification', (message) => {
+    const { client } = coordinator;
+    client.on('notification', (message) => {
       let said: { profile?: unknown; baseUrl?: unknown; id?: unknown; before?: unknown };
       try {
         said = JSON.parse(message.payload ?? '') as typeof said;
       } catch {
         return;
       }
-      if (said.profile !== profile || said.baseUrl !== service) return;
-      if (message.channel === 'lbrl_deposits' && typeof said.id === 'string') changed(said.id);
-      if (message.channel === 'lbrl_display_clears' && typeof said.before === 'string') cleared(said.before);
+      if (said.profile !== profile || said.baseUrl !== service || coordinator !== this.coordinator) return;
+      if (message.channel === 'lbrl_deposits' && typeof said.id === 'string') this.pushed?.changed(said.id);
+      if (message.channel === 'lbrl_display_clears' && typeof said.before === 'string')
+        this.pushed?.cleared(said.before);
     });
-    await this.coordinator.using(async (client) => {
-      await client.query('listen lbrl_deposits');
-      await client.query('listen lbrl_display_clears');
+    const drop = () => {
+      if (coordinator !== this.coordinator || this.dropped || this.closed) return;
+      this.dropped = true;
+      this.pushed?.dropped();
+    };
+    client.on('error', drop);
+    client.on('end', drop);
+    await coordinator.using(async (listening) => {
+      await listening.query('listen lbrl_deposits');
+      await listening.query('listen lbrl_display_clears');
     });
+  }
+
+  async relisten(): Promise<boolean> {
+    if (!this.dropped || this.closed || !this.pushed) return false;
+    const next = await this.reopen();
+    const old = this.coordinator;
+    this.coordinator = next;
+    this.ledger = new PostgresLedger(next.client, next.where);
+    try {
+      await this.listen(next);
+    } catch (error) {
+      this.coordinator = old;
+      await next.close();
+      throw error;
+    }
+    this.dropped = false;
+    await old.close();
+    return true;
   }
 
   lastClear(): Promise<string | undefined> {
@@ -276,6 +436,7 @@ export class PostgresDisplayFeed implements DisplayFeed {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     return this.coordinator.close();
   }
 }

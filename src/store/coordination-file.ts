@@ -4,7 +4,7 @@
  * file outbox (a second listen on the machine is refused); display has no feed (it reads the
  * history file, which every process on the machine appends to).
  */
-import type { LeadClock, ListenCoordination, WatchCoordination } from './coordination-port.js';
+import type { Lead, LeadClock, ListenCoordination, WatchCoordination } from './coordination-port.js';
 import { Outbox, type OutboxStore } from './outbox.js';
 
 export const FILE_WATCH: WatchCoordination = {
@@ -20,7 +20,7 @@ export class FileListen implements ListenCoordination {
     private readonly warn: (line: string) => void,
   ) {}
 
-  async lead(clock: LeadClock): Promise<{ release(): Promise<void>; lost: AbortSignal }> {
+  async lead(clock: LeadClock): Promise<Lead> {
     const release = await new Outbox(this.configDir, this.profile, this.warn).lock(clock);
     // the lock is this machine's: it is never taken from a process that runs
     return { release: async () => release(), lost: new AbortController().signal };

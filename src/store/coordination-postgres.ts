@@ -20,7 +20,7 @@ import type { LedgerUrl } from '../domain/ledger-url.js';
 import { interrupted } from '../errors.js';
 import type { LeadClock, RequestBudget } from './coordination-port.js';
 import type { LedgerOptions } from './ledger-port.js';
-import { ledgerFault, migrate } from './ledger-postgres.js';
+import { endConnection, ledgerFault, migrate } from './ledger-postgres.js';
 import { connectionSettings } from './ledger-tls.js';
 
 /** How long one statement may take before the connection is taken for lost. */
@@ -49,13 +49,20 @@ export class Coordinator {
     });
   }
 
-  static async open(url: LedgerUrl, shown: string, options: LedgerOptions): Promise<Coordinator> {
-    const { applicationName, ...rest } = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
+  /** `role`: what the connection is for, in its application_name (`lbrl display`) unless the URL names one */
+  static async open(
+    url: LedgerUrl,
+    shown: string,
+    options: LedgerOptions,
+    role: string,
+  ): Promise<Coordinator> {
+    const settings = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
+    const { applicationName, ...rest } = settings;
     // a statement that hangs (a pulled cable) fails within a minute, as the ledger's do: a watch
     // waiting on its budget, or a listen on its outbox, is never held for good
     const client = new pg.Client({
       ...rest,
-      application_name: applicationName,
+      application_name: url.applicationName ?? `${applicationName} ${role}`,
       keepAlive: true,
       query_timeout: QUERY_TIMEOUT_MS,
     });
@@ -102,6 +109,57 @@ export class Coordinator {
     });
   }
 
+  /**
+   * Takes at most `limit` of the leases `names` that no one holds, skipping those whose `done`
+   * marker (the same name after `done `) someone holds: a deposit that ended on another host is
+   * not followed again. Returns the names taken.
+   */
+  takeFree(names: string[], ms: number, limit: number): Promise<string[]> {
+    if (names.length === 0 || limit <= 0) return Promise.resolve([]);
+    return this.using(async (client) => {
+      const { rows } = await client.query<{ name: string }>(
+        `insert into lbrl_leases (name, holder, expires_at)
+         select given.name, $2, clock_timestamp() + $3 * interval '1 millisecond'
+           from unnest($1::text[]) as given(name)
+          where not exists (select 1 from lbrl_leases held
+                             where held.name in (given.name, 'done ' || given.name)
+                               and held.expires_at >= clock_timestamp())
+          order by given.name limit $4
+         on conflict (name) do update set holder = excluded.holder, expires_at = excluded.expires_at
+           where lbrl_leases.expires_at < clock_timestamp()
+         returning name`,
+        [[...new Set(names)], this.holder, ms, limit],
+      );
+      return rows.map((row) => row.name);
+    });
+  }
+
+  /** How many live leases each holder has among `names` and their `done` markers. */
+  holdings(names: string[]): Promise<Map<string, number>> {
+    return this.using(async (client) => {
+      const { rows } = await client.query<{ holder: string; held: number }>(
+        `select holder, count(*)::int as held from lbrl_leases
+          where expires_at >= clock_timestamp()
+            and (name = any($1::text[]) or name = any(array(select 'done ' || n from unnest($1::text[]) as n)))
+          group by holder`,
+        [names],
+      );
+      return new Map(rows.map((row) => [row.holder, row.held]));
+    });
+  }
+
+  /** How many live leases are named `prefix` and something after it (the hosts present). */
+  countLive(prefix: string): Promise<number> {
+    return this.using(async (client) => {
+      const { rows } = await client.query<{ live: number }>(
+        `select count(*)::int as live from lbrl_leases
+          where left(name, length($1)) = $1 and expires_at >= clock_timestamp()`,
+        [prefix],
+      );
+      return rows[0]?.live ?? 0;
+    });
+  }
+
   /** Who holds lease `name` now, if anyone does (an expired lease is held by no one). */
   holderOf(name: string): Promise<string | undefined> {
     return this.using(async (client) => {
@@ -142,42 +200,63 @@ export class Coordinator {
     };
   }
 
-  async close(): Promise<void> {
-    await this.client.end().catch(() => {});
+  close(): Promise<void> {
+    return endConnection(this.client);
   }
+}
+
+/** Leases kept alive: `stop` ends the renewals; `fresh` says whether they are held right now. */
+export interface KeptAlive {
+  stop(): void;
+  /**
+   * True while the last renewal is recent by both clocks (the one that does not jump, and the
+   * wall clock, which goes on while a machine sleeps); otherwise the leases are lost now (onLost
+   * is called) and false. Asked before each step that only a holder may take: a process that
+   * comes back from a stall finds out before it acts, not at its next renewal.
+   */
+  fresh(): boolean;
 }
 
 /**
  * Keeps leases alive: renewed five times a lease. `onLost` is called once when they cannot be:
- * no renewal went through for 0.6 of the lease (the database unreachable: this holder stops
- * before the lease runs out for the others), or another holder has one now.
+ * no renewal went through for 0.6 of the lease (the database unreachable, or this process
+ * stalled: this holder stops before the lease runs out for the others), or another holder has
+ * one now.
  */
 export function keepAlive(
   coordinator: Coordinator,
   names: () => string[],
   ms: number,
   onLost: (why: string) => void,
-): () => void {
+): KeptAlive {
   let renewedAt = performance.now();
+  let renewedWallAt = Date.now();
   let stopped = false;
+  let lost = false;
   const lose = (why: string) => {
     if (stopped) return;
     stopped = true;
+    lost = true;
     clearInterval(timer);
     onLost(why);
   };
+  const stale = () => performance.now() - renewedAt > ms * 0.6 || Date.now() - renewedWallAt > ms * 0.6;
   const timer = setInterval(
     () => {
-      if (performance.now() - renewedAt > ms * 0.6) {
+      if (stale()) {
         lose(`the ledger at ${coordinator.where} could not be reached in time to renew its lease`);
         return;
       }
       const held = names();
       const sentAt = performance.now();
+      const sentWallAt = Date.now();
       coordinator.take(held, ms).then(
         (taken) => {
           if (held.some((name) => !taken.has(name))) lose('another host took it over');
-          else renewedAt = Math.max(renewedAt, sentAt);
+          else {
+            renewedAt = Math.max(renewedAt, sentAt);
+            renewedWallAt = Math.max(renewedWallAt, sentWallAt);
+          }
         },
         () => {
           // not reached this time: lost only once too long has passed
@@ -187,9 +266,20 @@ export function keepAlive(
     Math.max(20, Math.floor(ms / 5)),
   );
   timer.unref();
-  return () => {
-    stopped = true;
-    clearInterval(timer);
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+    fresh: () => {
+      if (lost) return false;
+      if (stopped) return true;
+      if (stale())
+        lose(
+          `this process did not renew its lease for ${Math.round(Math.max(performance.now() - renewedAt, Date.now() - renewedWallAt) / 1000)} s (stalled)`,
+        );
+      return !lost;
+    },
   };
 }
 

@@ -8,6 +8,7 @@
 import type { LedgerSetting } from '../domain/ledger-url.js';
 import type { DisplayFeed, ListenCoordination, WatchCoordination } from './coordination-port.js';
 import type { LedgerOptions } from './ledger-port.js';
+import { EMBEDDED_SANDBOX_KEY, embeddedSandboxRefusal } from './ledger-rules.js';
 
 /** How long a lease lasts unless renewed: a listen's standby takes over within 4/3 of it. */
 export const LISTEN_LEASE_MS = 15_000;
@@ -25,9 +26,14 @@ export interface CoordinationOptions extends LedgerOptions {
   leaseMs?: number | undefined;
 }
 
-async function coordinator(setting: Extract<LedgerSetting, { kind: 'postgres' }>, options: LedgerOptions) {
+async function coordinator(
+  setting: Extract<LedgerSetting, { kind: 'postgres' }>,
+  options: CoordinationOptions,
+  role: 'watch' | 'listen' | 'display',
+) {
+  if (options.service === EMBEDDED_SANDBOX_KEY) throw embeddedSandboxRefusal(setting.shown);
   const { Coordinator } = await import('./coordination-postgres.js');
-  return Coordinator.open(setting.url, setting.shown, options);
+  return Coordinator.open(setting.url, setting.shown, options, role);
 }
 
 function scopeOf(options: CoordinationOptions, leaseMs: number) {
@@ -45,7 +51,7 @@ export async function openWatchCoordination(
   perMinute: number,
 ): Promise<WatchCoordination> {
   if (setting.kind === 'file') return (await import('./coordination-file.js')).FILE_WATCH;
-  const opened = await coordinator(setting, options);
+  const opened = await coordinator(setting, options, 'watch');
   const { PostgresWatch } = await import('./coordination-db.js');
   const budget = opened.budget(`${options.profile} ${options.service}`, perMinute);
   return new PostgresWatch(opened, scopeOf(options, WATCH_LEASE_MS), budget);
@@ -59,7 +65,7 @@ export async function openListenCoordination(
     const { FileListen } = await import('./coordination-file.js');
     return new FileListen(options.dir, options.profile, options.warn);
   }
-  const opened = await coordinator(setting, options);
+  const opened = await coordinator(setting, options, 'listen');
   const { PostgresListen } = await import('./coordination-db.js');
   return new PostgresListen(opened, scopeOf(options, LISTEN_LEASE_MS));
 }
@@ -70,7 +76,9 @@ export async function openDisplayFeed(
   options: CoordinationOptions,
 ): Promise<DisplayFeed | undefined> {
   if (setting.kind === 'file') return undefined;
-  const opened = await coordinator(setting, options);
+  const opened = await coordinator(setting, options, 'display');
   const { PostgresDisplayFeed } = await import('./coordination-db.js');
-  return new PostgresDisplayFeed(opened, scopeOf(options, LISTEN_LEASE_MS));
+  return new PostgresDisplayFeed(opened, scopeOf(options, LISTEN_LEASE_MS), () =>
+    coordinator(setting, options, 'display'),
+  );
 }

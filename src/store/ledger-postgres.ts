@@ -93,6 +93,34 @@ export function ledgerFault(error: unknown, shown: string, connected: boolean): 
     : new LbrlError(`cannot reach the ledger at ${shown}: ${reason}`, 'network');
 }
 
+/** PostgreSQL's code for a relation that does not exist. */
+const UNDEFINED_TABLE = '42P01';
+
+/**
+ * The schema's version, asked in one round trip (what every command pays to connect): the
+ * version table read straight away, its absence meaning none yet. Outside a transaction only
+ * (an error would end one): the migration reads it through the catalog (schemaVersion).
+ */
+async function schemaVersionAtConnect(client: pg.Client): Promise<number> {
+  try {
+    const found = await client.query<{ version: number | null }>(
+      `select max(version) as version from ${VERSION_TABLE}`,
+    );
+    return Number(found.rows[0]?.version ?? 0);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return 0;
+    throw error;
+  }
+}
+
+/** A connection's end: the goodbye sent at once, the server's own close of it not waited for. */
+export async function endConnection(client: pg.Client): Promise<void> {
+  const ended = client.end().catch(() => {});
+  // the Terminate message is written as end() is called; the server then closes its side in its
+  // own time (tens of ms on a busy machine, which a command need not wait)
+  await Promise.race([ended, new Promise<void>((resolve) => setImmediate(resolve))]);
+}
+
 /** The schema's version as found: 0 when the ledger has none yet. Read through the catalog's rows, in the statement's snapshot. */
 async function schemaVersion(client: pg.Client): Promise<number> {
   const { rows } = await client.query<{ present: boolean }>(
@@ -120,7 +148,7 @@ function newerSchema(found: number, shown: string): LbrlError {
  * committed). A schema newer than this lbrl is refused, untouched.
  */
 export async function migrate(client: pg.Client, shown: string): Promise<number> {
-  const found = await schemaVersion(client);
+  const found = await schemaVersionAtConnect(client);
   if (found === SCHEMA_VERSION) return found;
   if (found > SCHEMA_VERSION) throw newerSchema(found, shown);
   // released by the server if the connection drops
@@ -515,8 +543,8 @@ export class PostgresLedger implements Ledger {
     return this.using(() => schemaVersion(this.client));
   }
 
-  async close(): Promise<void> {
-    await this.client.end().catch(() => {});
+  close(): Promise<void> {
+    return endConnection(this.client);
   }
 }
 

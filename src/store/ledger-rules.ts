@@ -24,3 +24,18 @@ export function reusedIdRefusal(held: CreatedRecord & { status: string }): LbrlE
     'mismatch',
   );
 }
+
+/** The service key of the embedded sandbox (Session.targetKey): one machine's own service. */
+export const EMBEDDED_SANDBOX_KEY = 'sandbox';
+
+/**
+ * The embedded sandbox is one machine's own (its data and its address are this machine's): a
+ * ledger in a database, shared by hosts, never takes its charges, or two machines' sandboxes
+ * would meet under one service key. Refused before any request (exit 2).
+ */
+export function embeddedSandboxRefusal(where: string): LbrlError {
+  return new LbrlError(
+    `the embedded sandbox is this machine's own: the ledger at ${where} is shared, and takes none of its charges. Point every host at one standing sandbox (lbrl sandbox serve, then LBRL_BASE_URL and LBRL_TOKEN), or use a profile whose ledger is file`,
+    'usage',
+  );
+}

@@ -24,6 +24,18 @@ function finalTxid(record: StatusRecord): string | null {
   return typeof settlement?.liquidTxid === 'string' ? settlement.liquidTxid : null;
 }
 
+/**
+ * Which deposit a record after a creation is about, as the file history reads it (CreatedWhere,
+ * history-merge.ts): the one of its service and id; one of an older release, naming no service,
+ * is about the deposit of its id when that id is on one service only, else about none (the
+ * sandbox and a live service may hand out the same id).
+ */
+function deposit(record: { id: string; baseUrl?: string | undefined }, literal: Literal): string {
+  const id = literal(record.id);
+  if (record.baseUrl !== undefined) return `base_url = ${literal(record.baseUrl)} and id = ${id}`;
+  return `id = ${id} and (select count(*) from lbrl_deposits same where same.id = ${id}) = 1`;
+}
+
 /** `applied`, a data-modifying statement returning a row when it took the record, then its line logged. */
 function logged(applied: string, line: string, literal: Literal): string {
   return `with applied as (${applied} returning 1) insert into lbrl_records (line) select ${literal(line)} where exists (select 1 from applied)`;
@@ -48,7 +60,7 @@ function statusStatement(record: StatusRecord, line: string, literal: Literal): 
   return logged(
     `update lbrl_deposits set status = ${literal(record.status)}, status_at = ${literal(record.at)}, expired_at = null,
        final = coalesce(final, ${final}), settlement_txid = coalesce(settlement_txid, ${txid === null ? 'null' : literal(txid)})
-     where id = ${literal(record.id)} and status is distinct from ${literal(record.status)}`,
+     where ${deposit(record, literal)} and status is distinct from ${literal(record.status)}`,
     line,
     literal,
   );
@@ -74,7 +86,7 @@ function chainStatement(fact: VerifiedRecord | UnverifiedRecord, line: string, l
           (chain is not null and (chain->>'type' = 'verified' or chain->>'outcome' is distinct from ${literal(fact.outcome)}
             or chain->>'txid' is distinct from ${literal(fact.txid)})))`;
   return logged(
-    `update lbrl_deposits set chain = ${literal(line)}::jsonb where id = ${literal(fact.id)} and ${news}`,
+    `update lbrl_deposits set chain = ${literal(line)}::jsonb where ${deposit(fact, literal)} and ${news}`,
     line,
     literal,
   );
@@ -93,7 +105,7 @@ export function recordStatement(record: StoredRecord, literal: Literal): string 
     case 'expired':
       return logged(
         `update lbrl_deposits set expired_at = ${literal(record.at)}
-         where id = ${literal(record.id)} and status = 'WAITING_PAYMENT' and expired_at is null`,
+         where ${deposit(record, literal)} and status = 'WAITING_PAYMENT' and expired_at is null`,
         line,
         literal,
       );

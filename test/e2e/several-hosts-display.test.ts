@@ -4,6 +4,7 @@
  * look at any file), and a `display clear` on another host clears this host's screen.
  */
 import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { fixedFieldsOf } from '../../src/domain/deposit.js';
 import { readLedgerSetting } from '../../src/domain/ledger-url.js';
@@ -107,6 +108,69 @@ describe('display on one host, charges from another', () => {
       'the displays of profile default on other hosts sharing the ledger are clear too',
     );
     expect(await screen.until('"phase":"idle"', cleared)).toBeLessThan(1000);
+
+    // the display reads the ledger when told, not on a tight poll: idle, it barely reads it
+    const sql = new pg.Client({ connectionString: ledgerUrl });
+    await sql.connect();
+    const reads = async () => {
+      await sql.query('select pg_stat_force_next_flush()').catch(() => {});
+      await sql.query('select pg_stat_clear_snapshot()');
+      const { rows } = await sql.query<{ reads: string }>(
+        `select coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0) as reads from pg_stat_user_tables
+          where relname in ('lbrl_records', 'lbrl_deposits')`,
+      );
+      return Number(rows[0]!.reads);
+    };
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    const readsBefore = await reads();
+    await new Promise((r) => setTimeout(r, 4000));
+    // stats reach the view within a second of a backend going idle: one look at most in 5 s
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await reads()) - readsBefore).toBeLessThanOrEqual(4);
+
+    // the connection the display listens on dropped: it listens again at once, and a charge
+    // another till makes then shows within a second all the same
+    const { rows: dropped } = await sql.query<{ pid: number }>(
+      `select pg_terminate_backend(pid), pid from pg_stat_activity
+        where datname = current_database() and application_name = 'lbrl display'`,
+    );
+    expect(dropped).toHaveLength(1);
+    const relistened = performance.now();
+    while (
+      (
+        await sql.query(
+          `select 1 from pg_stat_activity where datname = current_database() and application_name = 'lbrl display'
+              and backend_start > now() - interval '1 minute' and pid <> $1`,
+          [dropped[0]!.pid],
+        )
+      ).rowCount === 0
+    ) {
+      if (performance.now() - relistened > 5000) throw new Error('the display did not listen again');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const again = screen.seen().length;
+    await ledger.append([
+      created(2, {
+        baseUrl: service.url,
+        at: new Date().toISOString(),
+        amountInCents: 250000,
+        destinationAddress: LQ,
+        answer: fixedFieldsOf(
+          keepsTheRules('create', {
+            ...createAnswer({ amountInCents: 250000, lbrlAddress: LQ }),
+            id: depositId(2),
+            createdAt: now,
+          }),
+        ),
+      }),
+    ]);
+    expect(await screen.until('"amount":"R$ 2.500,00"', again).catch((e) => `${e} ${stderr}`)).toBeLessThan(
+      1000,
+    );
+    await sql.end();
     await screen.close();
     await ledger.close();
     child.kill('SIGINT');

@@ -174,4 +174,62 @@ describe('listen on two hosts at once', () => {
     await receiver.close();
     await service.close();
   });
+
+  it('the delivering host stalled past its lease (stopped, suspended): when it comes back it sends nothing more, and says so with exit 6', async () => {
+    const now = new Date().toISOString();
+    const service = await startServer((req, res) => {
+      const id = /^\/v1\/api\/deposit\/([0-9a-f-]{36})$/.exec(req.url)?.[1];
+      if (req.method !== 'GET' || !id) return json(res, 404, { error: 'not found' });
+      json(res, 200, getAnswer({ id, status: 'WAITING_PAYMENT', createdAt: now }));
+    });
+    // each host forwards to a receiver of its own, so what each sent is told apart; the first's
+    // refuses, so it keeps retrying the event, each retry on a timer
+    const sentByFirst: number[] = [];
+    const first = await startReceiver(() => {
+      sentByFirst.push(Date.now());
+      return 500;
+    });
+    const second = await startReceiver();
+    const ledgerUrl = await freshDatabase(inject('postgresUrl'));
+    const hosts = [tempDir(), tempDir()].map((dir) => ({
+      HOME: tempDir(),
+      LBRL_CONFIG_DIR: dir,
+      LBRL_BASE_URL: service.url,
+      LBRL_TOKEN: TOKEN,
+      LBRL_LEDGER_URL: ledgerUrl,
+      LBRL_LEASE_MS: String(LEASE_MS),
+      NO_COLOR: '1',
+    }));
+    expect((await runBin(['listen', '--print-secret'], hosts[0]!)).code).toBe(0);
+    fs.copyFileSync(
+      path.join(hosts[0]!.LBRL_CONFIG_DIR, 'config.json'),
+      path.join(hosts[1]!.LBRL_CONFIG_DIR, 'config.json'),
+    );
+    await intoLedger(hosts[0]!, [
+      created(1, { baseUrl: service.url, at: now, amountInCents: 150000, destinationAddress: LQ }),
+    ]);
+    const a = start(['listen', '--forward-to', `${first.url}/hooks`, '--interval', '1'], hosts[0]!);
+    await until(() => /listening: /.test(a.err()));
+    const b = start(['listen', '--forward-to', `${second.url}/hooks`, '--interval', '1'], hosts[1]!);
+    await until(() => /^standby: /m.test(b.err()));
+    await until(() => sentByFirst.length >= 2);
+    // the first host stalls (SIGSTOP: as a suspended machine or a process that hangs) past its lease
+    a.child.kill('SIGSTOP');
+    await until(() => /listening: /.test(b.err()));
+    await until(() => second.deliveries.some((d) => d.deposit === depositId(1) && d.answered === 200));
+    // its retries fell due while it was stopped: it comes back to find the lead gone
+    await new Promise((r) => setTimeout(r, 3000));
+    const resumedAt = Date.now();
+    a.child.kill('SIGCONT');
+    expect(await a.exited).toBe(6);
+    expect(a.err(), a.err()).toMatch(
+      /^error: listen lost the lead on the events of profile default \(.*\); it stops sending: start it again to stand by$/m,
+    );
+    expect(sentByFirst.filter((at) => at >= resumedAt)).toEqual([]);
+    b.child.kill('SIGINT');
+    expect(await b.exited).toBe(130);
+    await first.close();
+    await second.close();
+    await service.close();
+  });
 });

@@ -177,6 +177,40 @@ describe('faults of the database, as a till meets them', () => {
     expect(serviceDeposits()).toBe(before);
   });
 
+  it("each host's embedded sandbox is its own service: a shared ledger takes none of its charges, said before any request; a standing sandbox is shared", async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    // no service configured: each host would use the sandbox embedded in it, on its own port and data
+    const embedded = () => {
+      const { LBRL_BASE_URL: _url, LBRL_TOKEN: _token, ...rest } = host(url);
+      return rest;
+    };
+    const [a, b] = [embedded(), embedded()];
+    const refusal = `error: the embedded sandbox is this machine's own: the ledger at ${shown(url)} is shared, and takes none of its charges. Point every host at one standing sandbox (lbrl sandbox serve, then LBRL_BASE_URL and LBRL_TOKEN), or use a profile whose ledger is file\n`;
+    for (const [env, args] of [
+      [a, ['deposit', 'create', '--amount', '10', '--to', LQ, '--yes']],
+      [b, ['deposit', 'list']],
+      [b, ['deposit', 'watch', '--pending']],
+      [a, ['deposit', 'report']],
+      [b, ['listen', '--forward-to', 'http://127.0.0.1:9/hooks']],
+    ] as const) {
+      const r = await runBin([...args], env);
+      expect(r.stderr, args.join(' ')).toBe(refusal);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      // no sandbox was started, so no charge made
+      expect(fs.existsSync(path.join(env.LBRL_CONFIG_DIR, 'sandbox', 'deposits'))).toBe(false);
+    }
+    // refused before the ledger was even opened: its schema is not made yet
+    expect(await sql(url, "select to_regclass('lbrl_deposits') is null as untouched")).toEqual([
+      { untouched: true },
+    ]);
+    // one standing sandbox for both: its base URL is the service key, the same on every host
+    const id = await create(host(url), 700);
+    const office = await runBin(['deposit', 'list', '--json'], host(url));
+    expect(office.stdout).toContain(id);
+    expect(await sql(url, 'select base_url from lbrl_deposits')).toEqual([{ base_url: service.baseUrl }]);
+  });
+
   it('a password the server refuses: one line, exit 6, no request sent, neither password shown', async () => {
     const url = new URL(await freshDatabase(inject('postgresUrl')));
     url.password = 'Distinctive-Wrong-Password-5120';

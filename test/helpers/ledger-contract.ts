@@ -191,6 +191,31 @@ export function ledgerContract(name: string, open: () => Promise<Ledger>): void 
       expect((await ledger.recorded(depositId(2), SERVICE))?.expiredAt).toBeUndefined();
     });
 
+    it('applies a status, an expiry and a verification to the deposit of its service, never to the same id on another', async () => {
+      const SANDBOX = 'sandbox';
+      // the sandbox and a live service handed out the same id
+      await ledger.append([created(1), created(1, { baseUrl: SANDBOX, at: '2026-11-20T12:00:30.000Z' })]);
+      const onSandbox = <T extends StoredRecord>(record: T): T => ({ ...record, baseUrl: SANDBOX });
+      await ledger.append([onSandbox(finalized(1, TXID_A))]);
+      await ledger.append([onSandbox(verifiedRecord(depositId(1), TXID_A, T0 + 70_000))]);
+      await ledger.append([{ ...expiredRecord(depositId(1), T0 + 80_000), baseUrl: SERVICE }]);
+      expect(await ledger.recorded(depositId(1), SANDBOX)).toMatchObject({ status: 'FINALIZED' });
+      expect((await ledger.recorded(depositId(1), SANDBOX))?.verifiedAt).toBe('2026-11-20T12:01:10.000Z');
+      expect((await ledger.recorded(depositId(1), SANDBOX))?.expiredAt).toBeUndefined();
+      const live = await ledger.recorded(depositId(1), SERVICE);
+      expect(live).toMatchObject({ status: 'WAITING_PAYMENT', expiredAt: '2026-11-20T12:01:20.000Z' });
+      expect(live?.final).toBeUndefined();
+      expect(live?.verifiedAt).toBeUndefined();
+      // a record of an older release names no service: with its id on two, it is about neither
+      await ledger.append([statusRecord(depositId(1), 'FAILED', T0 + 90_000)]);
+      expect((await ledger.recorded(depositId(1), SERVICE))?.status).toBe('WAITING_PAYMENT');
+      expect((await ledger.recorded(depositId(1), SANDBOX))?.status).toBe('FINALIZED');
+      // with its id on one service, it is about that one's deposit
+      await ledger.append([created(2)]);
+      await ledger.append([statusRecord(depositId(2), 'PIX_CONFIRMED', T0 + 95_000)]);
+      expect((await ledger.recorded(depositId(2), SERVICE))?.status).toBe('PIX_CONFIRMED');
+    });
+
     it('gives every record back in the order taken, as the file history writes them', async () => {
       const records: StoredRecord[] = [
         created(1),

@@ -3,6 +3,9 @@ import { scopeOnTarget } from '../../deposits/ports.js';
  * The coordination of several hosts (store/coordination.ts) as the factory's profile names it:
  * its ledger setting, its scope, and LBRL_LEASE_MS (tests only). Closed when the command ends.
  */
+
+import type { WebhookPoster } from '../../api/webhook-post.js';
+import type { WorkShare } from '../../deposits/watch.js';
 import type { Factory } from '../../factory/factory.js';
 import {
   type CoordinationOptions,
@@ -11,7 +14,12 @@ import {
   openWatchCoordination,
 } from '../../store/coordination.js';
 import { FILE_WATCH, FileListen } from '../../store/coordination-file.js';
-import type { DisplayFeed, ListenCoordination, WatchCoordination } from '../../store/coordination-port.js';
+import type {
+  DisplayFeed,
+  Lead,
+  ListenCoordination,
+  WatchCoordination,
+} from '../../store/coordination-port.js';
 
 /** LBRL_LEASE_MS: a whole number of milliseconds (50 to 600000), for tests; anything else is ignored. */
 export function leaseMsOf(env: Record<string, string | undefined>): number | undefined {
@@ -62,4 +70,40 @@ export async function displayFeedOf(factory: Factory): Promise<DisplayFeed | und
   if (factory.ledger().setting().kind === 'file') return undefined;
   const feed = await openDisplayFeed(factory.ledger().setting(), optionsOf(factory));
   return feed && closing((close) => factory.onClose(close), feed);
+}
+
+/**
+ * watch --pending's share of the deposits with the other hosts, `ids` (the deposits its end lines
+ * name) kept to those it follows: one left to another host is not this watch's to report.
+ */
+export function workShareOf(
+  coordination: WatchCoordination | undefined,
+  ids: string[],
+): WorkShare | undefined {
+  const rebalance = coordination?.rebalance?.bind(coordination);
+  if (!rebalance) return undefined;
+  return {
+    rebalance: async (ended) => {
+      const change = await rebalance(ended);
+      const dropped = new Set(change.drop);
+      ids.splice(0, ids.length, ...ids.filter((id) => !dropped.has(id)), ...change.add);
+      return change;
+    },
+  };
+}
+
+/**
+ * listen's poster, held to its lead: an event is sent only while the lead is held at that moment
+ * (a process back from a stall past its lease sends nothing: its lead is lost, and listen ends).
+ */
+export function leadPoster(poster: WebhookPoster, lead: Lead): WebhookPoster {
+  const holds = lead.holds?.bind(lead);
+  if (!holds) return poster;
+  return {
+    post: async (url, headers, body, signal) =>
+      holds()
+        ? poster.post(url, headers, body, signal)
+        : { kind: 'failure', reason: 'this listen lost the lead: not sent', ms: 0 },
+    close: () => poster.close(),
+  };
 }
