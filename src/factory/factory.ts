@@ -260,6 +260,7 @@ class CommandFactory implements Factory, CommandRuntime {
   }
 
   showError(error: LbrlError): void {
+    this.link?.ending();
     const { message, type, suggestion } = error;
     // a message lbrl writes over several lines (a batch's list of problems) keeps its lines;
     // within each, whatever a terminal would act on is escaped

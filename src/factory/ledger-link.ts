@@ -117,7 +117,7 @@ export class LedgerLink {
     if (this.setting().kind !== 'postgres') return;
     const { ctx, printer } = this.deps;
     const stop = new AbortController();
-    const signal = AbortSignal.any([stop.signal, ctx.signal]);
+    const signal = AbortSignal.any([stop.signal, ctx.signal, this.ended.signal]);
     this.deps.onClose(async () => stop.abort());
     void (async () => {
       let said = false;
@@ -134,6 +134,15 @@ export class LedgerLink {
       }
     })();
   }
+
+  /**
+   * The command is ending (its error about to be said): the copy is followed no more, so no
+   * warning of a look that failed as the ledger's connection closed comes after the error line.
+   */
+  ending(): void {
+    this.ended.abort();
+  }
+  private readonly ended = new AbortController();
 
   /** Brings this host's copy of a database ledger up to date (long-running commands call it as they poll). */
   async catchUp(): Promise<void> {

@@ -225,6 +225,8 @@ describe('listen on two hosts at once', () => {
     expect(a.err(), a.err()).toMatch(
       /^error: listen lost the lead on the events of profile default \(.*\); it stops sending: start it again to stand by$/m,
     );
+    // the error is its last word: no warning of the ledger's connection after it
+    expect(a.err().trim().split('\n').pop(), a.err()).toMatch(/^error: listen lost the lead/);
     expect(sentByFirst.filter((at) => at >= resumedAt)).toEqual([]);
     b.child.kill('SIGINT');
     expect(await b.exited).toBe(130);
