@@ -67,6 +67,7 @@ const SOCKET_REASONS: Record<string, string> = {
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed',
   ENOENT: 'no server socket there',
 };
 const REFUSED_CREDENTIALS = new Set(['28P01', '28000']);
@@ -82,7 +83,9 @@ export function ledgerFault(error: unknown, shown: string, connected: boolean): 
     return new LbrlError(`the ledger at ${shown} refused the credentials: ${reason}`, 'network');
   if (code === '3D000') return new LbrlError(`the ledger at ${shown} cannot be used: ${reason}`, 'network');
   if (code === 'P0001') return new LbrlError(`the ledger refused a change: ${reason}`, 'mismatch');
-  const sqlError = /^[0-9A-Z]{5}$/.test(code) && !LOST_STATES.test(code);
+  // an SQLSTATE is five digits or capitals, and no class of them begins with E; a socket's code
+  // of five (EPIPE, EBADF, EPERM) is the connection's, not the server's answer
+  const sqlError = /^[0-9A-DF-Z][0-9A-Z]{4}$/.test(code) && !LOST_STATES.test(code);
   if (sqlError)
     return new LbrlError(`the ledger at ${shown} answered with an error: ${reason} (${code})`, 'config');
   return connected

@@ -226,7 +226,7 @@ describe('ledger faults: one line, exit 6, no password, nothing half-written', (
     }
     const r = await running;
     expect(killed).toBe(1);
-    expect(r.code).toBe(6);
+    expect(r.code, r.stderr).toBe(6);
     expect(r.stderr).toMatch(
       /^error: the connection to the ledger at postgres:\/\/lbrl:\[redacted\]@127\.0\.0\.1:\d+\/\w+ was lost \([^\n]*\); what this command was writing was not recorded\n$/,
     );
