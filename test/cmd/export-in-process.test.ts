@@ -269,3 +269,51 @@ describe('deposit export: the window and the flags', () => {
     expect(run.stderr).toContain('no deposits recorded for profile default in that time');
   });
 });
+
+describe('deposit export: the service the profile uses now, as report counts it', () => {
+  const LIVE = 'https://deposit.example';
+  /** The month's sandbox ledger, and one live deposit of its own created in it. */
+  function mixed() {
+    const records = exportLedger();
+    const live = structuredClone(
+      records.find((r) => r.type === 'created' && r.id === exportId(2))!,
+    ) as Record<string, unknown>;
+    Object.assign(live, { id: exportId(900), baseUrl: LIVE, amountInCents: 4242 });
+    return recordsHistory([...records, live as never]);
+  }
+  const run = (service: string, flags: ExportOptions) =>
+    seen((term) => {
+      const history = mixed();
+      return runExport({
+        flags,
+        printer: term.printer,
+        json: false,
+        profileName: 'default',
+        ctx: term.ctx,
+        history: () => history,
+        service: () => service,
+      });
+    });
+
+  it('a live profile exports no sandbox charge, and says which service the file covers', async () => {
+    const live = await run(LIVE, { format: 'csv', month: '2026-11' });
+    const rows = readCsv(live.stdout, ',').slice(1);
+    expect(rows.map((row) => row[0])).toEqual([exportId(900)]);
+    expect(live.stderr).toContain(`deposits of profile default on ${LIVE}`);
+    const sandbox = await run('sandbox', { format: 'csv', month: '2026-11' });
+    expect(
+      readCsv(sandbox.stdout, ',')
+        .slice(1)
+        .map((row) => row[0]),
+    ).not.toContain(exportId(900));
+  });
+
+  it('--all-services: every service, as asked', async () => {
+    const all = await run(LIVE, { format: 'csv', month: '2026-11', allServices: true });
+    const ids = readCsv(all.stdout, ',')
+      .slice(1)
+      .map((row) => row[0]);
+    expect(ids).toContain(exportId(900));
+    expect(ids).toContain(exportId(2));
+  });
+});
