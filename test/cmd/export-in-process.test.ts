@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type ExportOptions, runExport } from '../../src/commands/deposit-export.js';
 import { type ReportOptions, runReport } from '../../src/commands/deposit-report.js';
 import type { LbrlError } from '../../src/errors.js';
+import type { CreatedRecord } from '../../src/store/history-records.js';
 import { EXPORT_TZ, exportId, exportLedger } from '../helpers/export-ledger.js';
 import { plainTerminal } from '../helpers/plain-terminal.js';
 import { recordsHistory } from '../helpers/records-history.js';
@@ -275,11 +276,9 @@ describe('deposit export: the service the profile uses now, as report counts it'
   /** The month's sandbox ledger, and one live deposit of its own created in it. */
   function mixed() {
     const records = exportLedger();
-    const live = structuredClone(
-      records.find((r) => r.type === 'created' && r.id === exportId(2))!,
-    ) as Record<string, unknown>;
-    Object.assign(live, { id: exportId(900), baseUrl: LIVE, amountInCents: 4242 });
-    return recordsHistory([...records, live as never]);
+    const source = records.find((r) => r.type === 'created' && r.id === exportId(2)) as CreatedRecord;
+    const live: CreatedRecord = { ...structuredClone(source), id: exportId(900), baseUrl: LIVE };
+    return recordsHistory([...records, live]);
   }
   const run = (service: string, flags: ExportOptions) =>
     seen((term) => {
