@@ -60,8 +60,15 @@ function monthSpan(month: string, options: ExportCommandOptions): { since?: numb
   if (!match) throw invalidValue('--month', month, 'a month as YYYY-MM, such as 2026-11');
   const year = Number(match[1]);
   const next =
-    Number(match[2]) === 12 ? `${year + 1}-01` : `${year}-${String(Number(match[2]) + 1).padStart(2, '0')}`;
-  return parseSpan({ since: `${month}-01`, until: `${next}-01` }, options);
+    Number(match[2]) === 12
+      ? `${String(year + 1).padStart(4, '0')}-01`
+      : `${match[1]}-${String(Number(match[2]) + 1).padStart(2, '0')}`;
+  try {
+    return parseSpan({ since: `${month}-01`, until: `${next}-01` }, options);
+  } catch {
+    // the window's ends are lbrl's, not the user's: the month is named (9999-12 ends in the year 10000)
+    throw invalidValue('--month', month, 'a month as YYYY-MM, such as 2026-11, up to 9999-11');
+  }
 }
 
 /** The window asked for: --month, or --since and --until, or everything. */

@@ -249,6 +249,8 @@ describe('deposit export: the window and the flags', () => {
       'invalid --month "2026-13": expected a month as YYYY-MM, such as 2026-11',
     ],
     [{ format: 'csv', month: '11/2026' }, 'invalid --month "11/2026"'],
+    // the window's ends are lbrl's own: the error names the month given, never an --until not given
+    [{ format: 'csv', month: '9999-12' }, 'invalid --month "9999-12"'],
     [{ format: 'csv', month: '2026-11', since: '7d' }, '--month cannot go with --since or --until'],
     [{ format: 'csv', since: 'yesterday' }, 'invalid --since "yesterday"'],
   ])('%j is refused: exit 2, one line, nothing written', async (flags, message) => {
