@@ -16,7 +16,13 @@ import { localClock, localTime, timeZoneOf, zoneOffsetMs } from '../ui/render.js
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { SINCE, UNTIL } from './shared/flag-parts.js';
-import { type HistoryOutputOptions, historyOutputOf } from './shared/history-output.js';
+import {
+  ALL_SERVICES,
+  coverage,
+  type HistoryOutputOptions,
+  historyOutputOf,
+  serviceShown,
+} from './shared/history-output.js';
 import { parseSpan } from './shared/when.js';
 
 const FORMATS = ['csv', 'csv-br', 'ofx', 'journal'] as const;
@@ -34,6 +40,7 @@ const EXPORT_FLAGS = [
   },
   SINCE,
   UNTIL,
+  ALL_SERVICES,
 ] as const satisfies readonly FlagDef[];
 
 export type ExportOptions = OptionsOf<typeof EXPORT_FLAGS>;
@@ -53,8 +60,15 @@ function monthSpan(month: string, options: ExportCommandOptions): { since?: numb
   if (!match) throw invalidValue('--month', month, 'a month as YYYY-MM, such as 2026-11');
   const year = Number(match[1]);
   const next =
-    Number(match[2]) === 12 ? `${year + 1}-01` : `${year}-${String(Number(match[2]) + 1).padStart(2, '0')}`;
-  return parseSpan({ since: `${month}-01`, until: `${next}-01` }, options);
+    Number(match[2]) === 12
+      ? `${String(year + 1).padStart(4, '0')}-01`
+      : `${match[1]}-${String(Number(match[2]) + 1).padStart(2, '0')}`;
+  try {
+    return parseSpan({ since: `${month}-01`, until: `${next}-01` }, options);
+  } catch {
+    // the window's ends are lbrl's, not the user's: the month is named (9999-12 ends in the year 10000)
+    throw invalidValue('--month', month, 'a month as YYYY-MM, such as 2026-11, up to 9999-11');
+  }
 }
 
 /** The window asked for: --month, or --since and --until, or everything. */
@@ -86,15 +100,18 @@ export async function runExport(options: ExportCommandOptions): Promise<void> {
   const span = exportSpan(options);
   const zone = timeZoneOf(options.ctx.env);
   const times: LocalTimes = { clock: (ms) => localClock(ms, zone), offsetMs: (ms) => zoneOffsetMs(ms, zone) };
+  // the service the profile uses now, as report counts it: sandbox money never in a live statement
+  const service = serviceShown(options, options.flags.allServices);
   const lines = (await options.history())
     .fold(
-      createdFilter({ profile: options.profileName, ...span }),
+      createdFilter({ profile: options.profileName, baseUrl: service, ...span }),
       () => [] as ExportLine[],
       (acc, entry: HistoryEntry) => acc.push(exportLineOf(entry)),
     )
     // oldest first, as a statement reads; the id where times tie, so the file is the same every time
     .sort((a, b) => a.createdMs - b.createdMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const printer = options.printer;
+  if (options.service) printer.info(`deposits of ${coverage(options.profileName, service)}`);
   if (lines.length === 0)
     printer.info(`no deposits recorded for profile ${options.profileName} in that time: the file has none`);
   const unknown = lines.filter((line) => line.status === 'FINALIZED' && line.figures === null).length;

@@ -314,6 +314,10 @@ export const MANIFEST: readonly CommandEntry[] = [
         flags: '--until <when>',
         help: 'created before: a date (2026-11-21 means up to its start), a time with offset, or a span back',
       },
+      {
+        flags: '--all-services',
+        help: "every service's deposits, not only those of the service this profile uses now (sandbox and live are apart)",
+      },
     ],
     examples: [
       'lbrl deposit export --month 2026-11 --format csv-br > vendas-2026-11.csv',

@@ -233,16 +233,22 @@ class WatchLoop {
   private async round(): Promise<Step> {
     for (const id of this.roundIds()) {
       if (this.timedOut()) break;
+      // a charge that aged out since the round was planned is a last look now, within the looks'
+      // budget (asked as live, a round of them held a paid charge back for minutes)
+      this.dueNow();
       // shared with other hosts: handed over now and then between requests, even in a long round
       if (this.elapsed() - this.rebalancedAt >= REBALANCE_EVERY_MS) await this.rebalance();
       if (!this.states.has(id)) continue;
       if (this.options.resting?.(id)) continue;
-      const look = this.lastLook.has(id);
-      if (look && this.looksLeft <= 0) continue;
+      if (this.lastLook.has(id) && this.looksLeft <= 0) continue;
       // the shared budget: requests across all deposits are spaced evenly
       await this.pause(Math.min(this.lastRequestAt + this.spacing - this.elapsed(), this.left()));
       if (this.options.budget) await this.pause(Math.min(await this.options.budget.take(), this.left()));
       if (this.timedOut()) break;
+      // it may have aged out during the wait
+      this.dueNow();
+      const look = this.lastLook.has(id);
+      if (look && this.looksLeft <= 0) continue;
       // a last look is spent when it is asked, not when it is only planned
       if (look) this.looksLeft -= 1;
       this.lastRequestAt = this.elapsed();

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type ExportOptions, runExport } from '../../src/commands/deposit-export.js';
 import { type ReportOptions, runReport } from '../../src/commands/deposit-report.js';
 import type { LbrlError } from '../../src/errors.js';
+import type { CreatedRecord } from '../../src/store/history-records.js';
 import { EXPORT_TZ, exportId, exportLedger } from '../helpers/export-ledger.js';
 import { plainTerminal } from '../helpers/plain-terminal.js';
 import { recordsHistory } from '../helpers/records-history.js';
@@ -248,6 +249,8 @@ describe('deposit export: the window and the flags', () => {
       'invalid --month "2026-13": expected a month as YYYY-MM, such as 2026-11',
     ],
     [{ format: 'csv', month: '11/2026' }, 'invalid --month "11/2026"'],
+    // the window's ends are lbrl's own: the error names the month given, never an --until not given
+    [{ format: 'csv', month: '9999-12' }, 'invalid --month "9999-12"'],
     [{ format: 'csv', month: '2026-11', since: '7d' }, '--month cannot go with --since or --until'],
     [{ format: 'csv', since: 'yesterday' }, 'invalid --since "yesterday"'],
   ])('%j is refused: exit 2, one line, nothing written', async (flags, message) => {
@@ -267,5 +270,51 @@ describe('deposit export: the window and the flags', () => {
     const run = await exported({ format: 'csv', month: '2025-01' });
     expect(run.stdout.split('\r\n')).toHaveLength(2);
     expect(run.stderr).toContain('no deposits recorded for profile default in that time');
+  });
+});
+
+describe('deposit export: the service the profile uses now, as report counts it', () => {
+  const LIVE = 'https://deposit.example';
+  /** The month's sandbox ledger, and one live deposit of its own created in it. */
+  function mixed() {
+    const records = exportLedger();
+    const source = records.find((r) => r.type === 'created' && r.id === exportId(2)) as CreatedRecord;
+    const live: CreatedRecord = { ...structuredClone(source), id: exportId(900), baseUrl: LIVE };
+    return recordsHistory([...records, live]);
+  }
+  const run = (service: string, flags: ExportOptions) =>
+    seen((term) => {
+      const history = mixed();
+      return runExport({
+        flags,
+        printer: term.printer,
+        json: false,
+        profileName: 'default',
+        ctx: term.ctx,
+        history: () => history,
+        service: () => service,
+      });
+    });
+
+  it('a live profile exports no sandbox charge, and says which service the file covers', async () => {
+    const live = await run(LIVE, { format: 'csv', month: '2026-11' });
+    const rows = readCsv(live.stdout, ',').slice(1);
+    expect(rows.map((row) => row[0])).toEqual([exportId(900)]);
+    expect(live.stderr).toContain(`deposits of profile default on ${LIVE}`);
+    const sandbox = await run('sandbox', { format: 'csv', month: '2026-11' });
+    expect(
+      readCsv(sandbox.stdout, ',')
+        .slice(1)
+        .map((row) => row[0]),
+    ).not.toContain(exportId(900));
+  });
+
+  it('--all-services: every service, as asked', async () => {
+    const all = await run(LIVE, { format: 'csv', month: '2026-11', allServices: true });
+    const ids = readCsv(all.stdout, ',')
+      .slice(1)
+      .map((row) => row[0]);
+    expect(ids).toContain(exportId(900));
+    expect(ids).toContain(exportId(2));
   });
 });
