@@ -14,6 +14,8 @@ import { LINE_DAMAGES, type LineDamage, readRecordLine } from './record-read.js'
 export interface HistoryFile {
   readonly file: string;
   readonly warn: (line: string) => void;
+  /** the damage warnings said already: a command that reads the file three times says it once */
+  readonly damageSaid?: Set<string>;
 }
 
 const RECORD_START = '{"v":1,';
@@ -149,7 +151,7 @@ export function* readRecords(
   } finally {
     fs.closeSync(fd);
   }
-  damage.say(source.warn, source.file);
+  damage.say(source);
   return end;
 }
 
@@ -207,7 +209,7 @@ export function scanBackward(
     }
   } finally {
     fs.closeSync(fd);
-    damage.say(source.warn, source.file);
+    damage.say(source);
   }
 }
 
@@ -221,13 +223,16 @@ export class DamageCount {
     this.counts.set(damage, (this.counts.get(damage) ?? 0) + 1);
   }
 
-  say(warn: (line: string) => void, file: string): void {
+  say(source: HistoryFile): void {
     if (this.counts.size === 0) return;
     const total = [...this.counts.values()].reduce((a, b) => a + b, 0);
     const parts = LINE_DAMAGES.filter((damage) => this.counts.has(damage))
       .map((damage) => `${this.counts.get(damage)} ${damage}`)
       .join(', ');
-    warn(`warning: skipped ${total} damaged line(s) in ${file} (${parts})`);
+    const line = `warning: skipped ${total} damaged line(s) in ${source.file} (${parts})`;
+    if (source.damageSaid?.has(line)) return;
+    source.damageSaid?.add(line);
+    source.warn(line);
   }
 }
 

@@ -48,6 +48,8 @@ export class History implements HistoryFile {
   private readonly pendingRead = new Map<string, HistoryEntry>();
   /** the latest chain fact of a deposit, as this process wrote or found it (null: none) */
   private readonly chain = new Map<string, ChainFact | null>();
+  /** the damage warnings said already (a command reads the file more than once: said once) */
+  readonly damageSaid = new Set<string>();
   /** the ids ever created in the file, up to `end` (see holds) */
   private readonly createdIds = { ids: new IdSet(), end: 0 };
 

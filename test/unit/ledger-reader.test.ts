@@ -207,6 +207,22 @@ describe('one id on two services is two deposits: a status moves only its own', 
 });
 
 describe('every line is a record or a named warning', () => {
+  it('said once per command: a reader that reads the file three times warns once, and again when the damage changes', () => {
+    const good = [created(1), created(2), status(2, 'FINALIZED')];
+    const { history, warned } = fileOf(`${lines(good)}\n{"v":1,"type":"status",\n`);
+    for (let i = 0; i < 3; i++) {
+      history.recorded(id(1), 'sandbox');
+      [...history.read()];
+    }
+    expect(warned).toEqual([
+      expect.stringMatching(/^warning: skipped 1 damaged line\(s\) in .* \(1 not a JSON record\)$/),
+    ]);
+    fs.appendFileSync(history.file, 'garbage\n');
+    [...history.read()];
+    expect(warned).toHaveLength(2);
+    expect(warned[1]).toMatch(/skipped 2 damaged line\(s\)/);
+  });
+
   const sortedKeys = (value: unknown): unknown =>
     Array.isArray(value)
       ? value.map(sortedKeys)
@@ -306,9 +322,10 @@ describe('no line can crash a reader (fast-check)', () => {
         history.batchState('default', 'sandbox');
         history.sharesOf('ab'.repeat(32));
         history.recentIds(all, 5);
-        // one forward read: the warning counts exactly the lines that are not records
+        // one forward read of a fresh reader (one History says a warning once): the warning
+        // counts exactly the lines that are not records
         warned.length = 0;
-        const read = [...history.read()].length;
+        const read = [...new History(history.dir, (l) => warned.push(l)).read()].length;
         const damaged = /skipped (\d+) damaged/.exec(warned.join('\n'))?.[1] ?? '0';
         const lineTexts = body.split(/[\n\0]/).filter((t) => t.trim() !== '');
         const records = lineTexts.filter((t) => readRecordLine(t.trim()).ok);
