@@ -205,7 +205,8 @@ describe('completion in real shells: exactly the values each position takes', ()
     const id = created.stdout.trim();
     expect(complete(bash, 'lbrl deposit get ', env)).toEqual([id]);
     expect(fishComplete(fish, 'lbrl deposit get ', env)).toEqual([id]);
-  });
+    // a shell and an lbrl per case, one after another: about 8 s alone, over 20 on a loaded machine
+  }, 60_000);
 
   it('zsh', async () => {
     const zsh = (await runBin(['completion', 'zsh'], env)).stdout;
