@@ -45,6 +45,11 @@ export default defineConfig({
           ...common,
           name: 'e2e',
           include: E2E,
+          // real processes, shells, a browser and a database on 2 shared cores: a test's own
+          // deadlines (within a second, within 30 s) are its assertions; vitest's is only a guard
+          // against a hang, and at 20 s it failed tests that were merely slow on a busy machine
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           globalSetup: [...common.globalSetup, 'test/postgres-setup.ts'],
         },
       },
