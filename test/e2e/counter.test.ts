@@ -113,7 +113,7 @@ describe.concurrent('at the counter', () => {
       expect(joined).toMatch(/-> FINALIZED {2}txid [0-9a-f]{64}/);
       expect(joined).toMatch(/Paid {6}R\$ 0,50 at /);
       expect(plain).not.toContain('PAID  R$');
-    }, 40_000);
+    });
   });
 
   describe('the QR style, when the terminal does not say its background', () => {

@@ -99,7 +99,7 @@ describe.skipIf(!chromium)('the customer display in chromium', () => {
       return origins.has(new URL(route.request().url()).origin) ? route.continue() : route.abort();
     });
     page = await context.newPage();
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

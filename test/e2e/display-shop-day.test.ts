@@ -95,7 +95,7 @@ describe("the customer's screen through the day", () => {
     const code = await new Promise((r) => create.once('exit', r));
     expect(code).toBe(130);
     await until(async () => !offered(await page(display.url)), 3000);
-  }, 30_000);
+  });
 
   it('lbrl display clear: the screen shows the shop name at once, and the next charge shows', async () => {
     const env = await shop();
@@ -114,14 +114,14 @@ describe("the customer's screen through the day", () => {
       (await runBin(['deposit', 'create', '--amount', '9,10', '--to', LQ, '--yes', '-q'], env)).code,
     ).toBe(0);
     await until(async () => /R\$ 9,10/.test(await page(display.url)));
-  }, 30_000);
+  });
 
   it('settings changed while it runs show within seconds (shop-name here; expire-after on the injected clock in test/unit/display.test.ts)', async () => {
     const env = await shop();
     const display = await startDisplay(env);
     expect((await runBin(['config', 'set', 'shop-name', 'Bar do Zé'], env)).code).toBe(0);
     await until(async () => (await page(display.url)).includes('Bar do Zé'), 5000);
-  }, 30_000);
+  });
 
   it('create --display against a standing sandbox (LBRL_BASE_URL/LBRL_TOKEN) reaches a display started without them', async () => {
     const env = await shop();
@@ -143,7 +143,7 @@ describe("the customer's screen through the day", () => {
       expect(created.stderr).not.toContain('did not take');
     }
     await until(async () => offered(await page(display.url)));
-  }, 30_000);
+  });
 
   it('several displays started at the same instant: exactly one runs, the others say which', async () => {
     const env = await shop();
@@ -165,7 +165,7 @@ describe("the customer's screen through the day", () => {
     expect(outcomes.filter((o) => o === 'running')).toHaveLength(1);
     for (const o of outcomes.filter((x) => x !== 'running'))
       expect(o).toMatch(/^exit 2: error: a display of profile default is already running \(process \d+/);
-  }, 30_000);
+  });
 
   it.each(['0', '::0', '0:0:0:0:0:0:0:0', '0.0.0.0', '::'])(
     '--host %s prints a URL a tablet can open',
@@ -192,5 +192,5 @@ describe("the customer's screen through the day", () => {
     const ended = await term.ended();
     expect(ended).toContain('[exit 130]');
     expect(ended).not.toContain('trying again');
-  }, 30_000);
+  });
 });

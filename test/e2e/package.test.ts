@@ -60,7 +60,7 @@ async function lbrl(args: string[], env: Record<string, string> = {}) {
       HOME: tempDir(),
       ...env,
     },
-    timeout: 20_000,
+    timeout: 45_000,
   });
   return r.stdout;
 }
@@ -192,7 +192,7 @@ console.log(JSON.stringify({ cents: charge.amountInCents, id: got.id === charge.
         TOKEN: SANDBOX_TOKEN,
         TO: LQ,
       },
-      timeout: 20_000,
+      timeout: 45_000,
     });
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual({
