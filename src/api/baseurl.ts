@@ -51,8 +51,10 @@ export function parseToken(input: string): Parsed<string> {
  */
 export function withoutCredentials(text: string): string {
   // each scheme's authority, up to its last @ (a password may hold one, and a URL parser ends the
-  // user information there), read in one pass: a megabyte of text costs a megabyte of steps
-  const scheme = /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\//gi;
+  // user information there), read in one pass: a megabyte of text costs a megabyte of steps. For
+  // the special schemes a URL parser reads an authority after any slashes or backslashes, or none
+  // (`http:\\u:p@host`, `https:/u:p@host` and `http:u:p@host` all carry user u, password p)
+  const scheme = /(?<![a-z0-9+.-])(?:(?:https?|wss?|ftp):[\\/]*|[a-z][a-z0-9+.-]*:\/\/)/gi;
   let out = '';
   let copied = 0;
   for (let found = scheme.exec(text); found; found = scheme.exec(text)) {

@@ -165,7 +165,32 @@ export function shownLedgerUrl(text: string): string {
     const colon = text.indexOf(':', schemeEnd);
     if (at > colon && colon !== -1) shown = `${text.slice(0, colon + 1)}[redacted]${text.slice(at)}`;
   }
-  return shown.replace(/([?&]password=)[^&#]*/gi, '$1[redacted]');
+  return withQueryValuesHidden(shown);
+}
+
+/** The query parameters whose values are shown: none of them is a secret (libpq's `password`, `sslpassword` are). */
+const SHOWN_PARAMS: ReadonlySet<string> = new Set(PARAMS.filter((name) => name !== 'password'));
+
+/**
+ * The query's values replaced by `[redacted]`, except those of the parameters known to hold no
+ * secret, each name read as a URL parser reads it (`pass%77ord` is `password`): an unknown
+ * parameter (`sslpassword`, a misspelt `pasword`) may hold one.
+ */
+function withQueryValuesHidden(text: string): string {
+  const query = text.indexOf('?');
+  if (query < 0) return text;
+  const hash = text.indexOf('#', query);
+  const end = hash < 0 ? text.length : hash;
+  const pairs = text
+    .slice(query + 1, end)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals < 0) return pair;
+      const name = decoded(pair.slice(0, equals).replace(/\+/g, ' '));
+      return name !== undefined && SHOWN_PARAMS.has(name) ? pair : `${pair.slice(0, equals)}=[redacted]`;
+    });
+  return `${text.slice(0, query + 1)}${pairs.join('&')}${text.slice(end)}`;
 }
 
 function authorityEnd(text: string, from: number): number {
@@ -183,6 +208,9 @@ export function ledgerUrlSecrets(text: string | undefined): string[] {
     if (url.password) out.push(url.password, decoded(url.password) ?? url.password);
     const param = url.searchParams.get('password');
     if (param) out.push(param);
+    // an unknown parameter's value (sslpassword=…) is shown by no message, nor let through
+    for (const [name, value] of url.searchParams)
+      if (!SHOWN_PARAMS.has(name) && name !== 'password' && value.length >= 4) out.push(value);
   } catch {
     // not a URL: whatever stands between the scheme's // and the last @ may be a password
     const match = /^[a-z]+:\/\/[^@/]*?:([^/]*)@/i.exec(text);
