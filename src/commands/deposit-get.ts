@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { getChecked } from '../deposits/answers.js';
 import type { DepositApi, Recorder } from '../deposits/ports.js';
 import { scopeOnTarget, targetKey } from '../deposits/ports.js';
+import { settlementFactsOf } from '../domain/deposit.js';
 import {
   type LocalFields,
   localFieldsOf,
@@ -15,7 +16,7 @@ import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import { settingOf } from '../factory/settings.js';
 import { renderModeOf } from '../factory/target.js';
-import { statusRecord } from '../store/history-records.js';
+import { type HistoryEntry, statusRecord } from '../store/history-records.js';
 import type { Printer } from '../ui/output.js';
 import { checkQrPngTarget, qrStyle, renderTerminalQr, writeFileAtomic } from '../ui/qr.js';
 import { qrPng } from '../ui/qrpng.js';
@@ -63,6 +64,8 @@ export interface GetCommandOptions {
   idsWithRef?(ref: string, limit: number): string[];
   /** a deposit recorded expired is still waiting (a note) or was paid after all (recorded, and an alarm) */
   afterExpiry(value: GetResponse, expiredAt: string): Promise<void>;
+  /** records what the answer settled of a deposit the ledger holds (its end, a settlement fact), when new */
+  keepSettled?(value: GetResponse): Promise<void>;
 }
 
 /** The factory's getters, narrowed to what `deposit get` uses. */
@@ -107,7 +110,24 @@ export function getOptionsOf(
         ctx: factory.ctx,
         record: (records) => factory.ledger().record(records),
       }),
+    async keepSettled(value) {
+      const held = factory.ledger().recorded(targetKey(factory.target()), value.id);
+      if (held && settlesAnew(held, value))
+        await factory.ledger().record([statusRecord(value.id, value.status, factory.ctx.now(), value)]);
+    },
   };
+}
+
+/**
+ * Whether an answer settles more of a deposit than the ledger holds: an end it has not recorded,
+ * or a settlement fact (the txid, confirmedAt) it has not. Recorded once, such a fact is what every
+ * later answer, in any command, is held to: a get that saw txid A and a later one that shows B is
+ * a lie said as such, never two truths. Anything else is not recorded, so a script may poll.
+ */
+function settlesAnew(held: HistoryEntry, value: GetResponse): boolean {
+  if (isTerminal(value.status) && held.status !== value.status) return true;
+  const known = held.facts ?? {};
+  return Object.keys(settlementFactsOf(value)).some((field) => !(field in known));
 }
 
 /** Parse, get (every rule of the answer checked), print. */
@@ -121,6 +141,7 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
   const expiredAt = options.expiredAt(id);
   const { value, raw } = await getChecked(api, id);
   if (expiredAt) await options.afterExpiry(value, expiredAt);
+  else await options.keepSettled?.(value);
   const showsCode = flags.qr || flags.qrPng !== undefined;
   if (showsCode && isTerminal(value.status)) {
     // said even with --quiet: the code is shown or written all the same
@@ -262,7 +283,7 @@ export const DEPOSIT_GET = command({
   rank: 30,
   path: 'deposit get',
   description: "show a deposit's status and settlement",
-  long: `One request; the answer goes through the same checks as every other, against what the local history knows of the deposit. \`--qr\` and \`--qr-png\` draw the QR code again from the checked copy-paste string (never from the service's PNG), and warn when the deposit is already FINALIZED or FAILED. \`get\` records nothing, so a script may poll it.`,
+  long: `One request; the answer goes through the same checks as every other, against what the local history knows of the deposit. \`--qr\` and \`--qr-png\` draw the QR code again from the checked copy-paste string (never from the service's PNG), and warn when the deposit is already FINALIZED or FAILED. \`get\` records only what settles a deposit the history holds (its end, its settlement transaction), once: a script may poll it, and a later answer is held to what it saw.`,
   args: [{ ...ID_ARG, name: '[id]' }],
   flags: GET_FLAGS,
   examples: [

@@ -135,7 +135,7 @@ export const MANIFEST: readonly CommandEntry[] = [
     rank: 30,
     path: 'deposit get',
     description: "show a deposit's status and settlement",
-    long: "One request; the answer goes through the same checks as every other, against what the local history knows of the deposit. `--qr` and `--qr-png` draw the QR code again from the checked copy-paste string (never from the service's PNG), and warn when the deposit is already FINALIZED or FAILED. `get` records nothing, so a script may poll it.",
+    long: "One request; the answer goes through the same checks as every other, against what the local history knows of the deposit. `--qr` and `--qr-png` draw the QR code again from the checked copy-paste string (never from the service's PNG), and warn when the deposit is already FINALIZED or FAILED. `get` records only what settles a deposit the history holds (its end, its settlement transaction), once: a script may poll it, and a later answer is held to what it saw.",
     args: [{ name: '[id]', help: 'deposit id', complete: 'ids' }],
     flags: [
       { flags: '--ref <text>', help: 'the deposit created with this reference (instead of an id)' },

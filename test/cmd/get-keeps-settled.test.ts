@@ -1,0 +1,102 @@
+/**
+ * A settlement fact `deposit get` has seen is part of the deposit's record: a get that showed txid
+ * A (exit 0) and a later get, in another process, that the service answers with txid B is a lie
+ * said as such (exit 1), never a second truth. get records only what settles a deposit the history
+ * holds (its end, a settlement fact), once: polling a waiting or settled deposit writes nothing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { createAnswer, getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+const TX_A = 'a'.repeat(64);
+const TX_B = 'b'.repeat(64);
+const finalized = (txid: string) =>
+  getAnswer({
+    status: 'FINALIZED',
+    settlement: { liquidTxid: txid, status: 'FINALIZED' },
+    confirmedAt: '2026-11-22T10:05:00.000Z',
+  });
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A service whose get answers what `answer()` says now; a created deposit of 1500,00 to LQ. */
+async function service(answer: () => unknown) {
+  server = await startServer((req, res) => {
+    if (req.method === 'POST')
+      return json(res, 200, createAnswer({ amountInCents: 150000, lbrlAddress: LQ }));
+    return json(res, 200, answer());
+  });
+  const dir = tempDir();
+  const env = { LBRL_CONFIG_DIR: dir, LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN, NO_COLOR: '1' };
+  const created = await runCli(
+    ['deposit', 'create', '--amount-cents', '150000', '--to', LQ, '--yes', '--no-qr'],
+    {
+      env,
+    },
+  );
+  expect(created.code, created.stderr).toBe(0);
+  const lines = () => fs.readFileSync(path.join(dir, 'history.ndjson'), 'utf8').trim().split('\n');
+  return { env, lines };
+}
+
+describe('deposit get keeps what it saw settle', () => {
+  it('a txid shown by one get holds the next: another txid is refused (exit 1), the first still recorded', async () => {
+    let now = finalized(TX_A);
+    const { env, lines } = await service(() => now);
+    const first = await runCli(['deposit', 'get', ID, '--quiet'], { env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe('FINALIZED\n');
+    expect(lines()).toHaveLength(2);
+    expect(JSON.parse(lines()[1]!)).toMatchObject({ type: 'status', id: ID, status: 'FINALIZED' });
+    now = finalized(TX_B);
+    const lie = await runCli(['deposit', 'get', ID], { env });
+    expect(lie.code).toBe(1);
+    expect(lie.stdout).toBe('');
+    expect(lie.stderr).toContain(`settlement.liquidTxid: expected ${TX_A}, as lbrl recorded it`);
+    expect(lie.stderr).toContain(`service answered ${TX_B}`);
+    expect(lines()).toHaveLength(2);
+    const list = await runCli(['deposit', 'list', '--json'], { env });
+    expect(JSON.parse(list.stdout)[0].facts).toEqual({
+      'settlement.liquidTxid': TX_A,
+      confirmedAt: '2026-11-22T10:05:00.000Z',
+    });
+  });
+
+  it('a TX_SENT answer keeps its txid too: a FINALIZED one with another is refused', async () => {
+    let now: unknown = getAnswer({
+      status: 'TX_SENT',
+      settlement: { liquidTxid: TX_A, status: 'PENDING' },
+    });
+    const { env } = await service(() => now);
+    expect((await runCli(['deposit', 'get', ID, '--json'], { env })).code).toBe(0);
+    now = finalized(TX_B);
+    const lie = await runCli(['deposit', 'get', ID, '--json'], { env });
+    expect(lie.code).toBe(1);
+    expect(lie.stdout).toBe('');
+  });
+
+  it('polling writes nothing: a waiting deposit, and a settled one already recorded', async () => {
+    let now: unknown = getAnswer();
+    const { env, lines } = await service(() => now);
+    for (let i = 0; i < 3; i++) expect((await runCli(['deposit', 'get', ID, '-q'], { env })).code).toBe(0);
+    expect(lines()).toHaveLength(1);
+    now = finalized(TX_A);
+    for (let i = 0; i < 3; i++) expect((await runCli(['deposit', 'get', ID, '-q'], { env })).code).toBe(0);
+    expect(lines()).toHaveLength(2);
+  });
+
+  it('a deposit the history does not hold is not recorded', async () => {
+    server = await startServer((_req, res) => json(res, 200, finalized(TX_A)));
+    const dir = tempDir();
+    const env = { LBRL_CONFIG_DIR: dir, LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
+    expect((await runCli(['deposit', 'get', ID, '-q'], { env })).code).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'history.ndjson'))).toBe(false);
+  });
+});
