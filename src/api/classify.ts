@@ -157,12 +157,9 @@ function refusalVerdict(
 ): RequestVerdict | undefined {
   const { status } = observed;
   if (status >= 300 && status < 400) {
-    return noRetry(
-      new LbrlError(
-        `the service answered ${status} redirecting to ${observed.location ?? '(no location)'}; redirects are not followed`,
-        'service',
-      ),
-    );
+    const said = `the service answered ${status} redirecting to ${observed.location ?? '(no location)'}; redirects are not followed`;
+    // a create answered 303 See Other was made, and points to it: never said as if nothing were
+    return noRetry(isCreate(facts) ? mayExist(facts, said, 'service') : new LbrlError(said, 'service'));
   }
   if (status === 400 || status === 422)
     return noRetry(new LbrlError(`the service refused the request (${status}): ${msg}`, 'validation'));
@@ -176,8 +173,11 @@ function refusalVerdict(
     );
   }
   if (status === 404) return noRetry(notFoundError(facts, observed.body, msg, html));
-  if (status === 409)
-    return noRetry(new LbrlError(`the service refused the request (409): ${msg}`, 'validation'));
+  if (status === 409) {
+    // a conflict on a create is its Idempotency-Key's, or a deposit's that exists: not a plain refusal
+    const said = `the service refused the request (409): ${msg}`;
+    return noRetry(isCreate(facts) ? mayExist(facts, said, 'service') : new LbrlError(said, 'validation'));
+  }
   return undefined;
 }
 
@@ -226,7 +226,9 @@ function busyVerdict(
     if (waitMs !== undefined) error.retryAfterMs = waitMs;
     return { ok: false, error, retry: !isPost, waitMs, reason: `the service answered ${status}` };
   }
-  return noRetry(new LbrlError(`the service answered ${status}: ${msg}`, 'service'));
+  // a status the interface does not name (418, 410, 402, ...): a create it answered may have been made
+  const said = `the service answered ${status}: ${msg}`;
+  return noRetry(isCreate(facts) ? mayExist(facts, said, 'service') : new LbrlError(said, 'service'));
 }
 
 /** An HTML page (a proxy's, a login wall), by its content type or its first bytes. */
