@@ -122,7 +122,7 @@ export async function runExport(options: ExportCommandOptions): Promise<void> {
   const when = (ms: number | undefined) => (ms === undefined ? 'any time' : localTime(ms, zone));
   let text: string;
   if (format === 'csv' || format === 'csv-br')
-    text = csvExport(lines, format === 'csv' ? CSV_RFC : CSV_BR, times);
+    text = csvExport(lines, format === 'csv' ? CSV_RFC : CSV_BR, times, options.flags.allServices === true);
   else if (format === 'ofx')
     text = ofxExport(lines, {
       account: options.profileName,

@@ -37,6 +37,8 @@ export interface ExportLine {
   splitAddress: string | null;
   txid?: string | undefined;
   verdict: ChainVerdict;
+  /** the service the deposit was made on: its base URL, or "sandbox" */
+  service: string;
 }
 
 export function exportLineOf(entry: HistoryEntry): ExportLine {
@@ -52,6 +54,7 @@ export function exportLineOf(entry: HistoryEntry): ExportLine {
         ? entry.onChain
         : 'not checked';
   return {
+    service: entry.baseUrl,
     id: entry.id,
     ref: entry.ref,
     note: entry.note,
@@ -106,12 +109,21 @@ export const CSV_EXPORT_COLUMNS = [
   'on_chain',
 ] as const;
 
-/** The CSV: a header and one record per deposit, oldest first. */
-export function csvExport(lines: ExportLine[], dialect: CsvDialect, times: LocalTimes): string {
+/**
+ * The CSV: a header and one record per deposit, oldest first. `withService` (every service's
+ * deposits, --all-services) adds a last column naming each one's service, so a sandbox charge in
+ * the file is never read as real money.
+ */
+export function csvExport(
+  lines: ExportLine[],
+  dialect: CsvDialect,
+  times: LocalTimes,
+  withService = false,
+): string {
   const money = (cents: number | undefined) => (cents === undefined ? '' : centsField(cents, dialect));
   // the ledger is a file anyone may edit: what a terminal or a spreadsheet would act on is shown as text
   const text = (value: string | undefined) => textField(safeText(value ?? ''));
-  let out = csvRecord([...CSV_EXPORT_COLUMNS], dialect);
+  let out = csvRecord([...CSV_EXPORT_COLUMNS, ...(withService ? ['service'] : [])], dialect);
   for (const line of lines) {
     const figures = line.figures;
     out += csvRecord(
@@ -130,6 +142,7 @@ export function csvExport(lines: ExportLine[], dialect: CsvDialect, times: Local
         money(figures?.destination),
         text(line.txid),
         line.verdict,
+        ...(withService ? [text(line.service)] : []),
       ],
       dialect,
     );

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ExportOptions, runExport } from '../../src/commands/deposit-export.js';
 import { type ReportOptions, runReport } from '../../src/commands/deposit-report.js';
+import { CSV_EXPORT_COLUMNS } from '../../src/deposits/export.js';
 import type { LbrlError } from '../../src/errors.js';
 import type { CreatedRecord } from '../../src/store/history-records.js';
 import { EXPORT_TZ, exportId, exportLedger } from '../helpers/export-ledger.js';
@@ -316,5 +317,24 @@ describe('deposit export: the service the profile uses now, as report counts it'
       .map((row) => row[0]);
     expect(ids).toContain(exportId(900));
     expect(ids).toContain(exportId(2));
+  });
+
+  it("--all-services names each deposit's service in a last column: a sandbox charge is never read as money received", async () => {
+    for (const [format, separator] of [
+      ['csv', ','],
+      ['csv-br', ';'],
+    ] as const) {
+      const rows = readCsv(
+        (await run(LIVE, { format, month: '2026-11', allServices: true })).stdout,
+        separator,
+      );
+      expect(rows[0]).toEqual([...CSV_EXPORT_COLUMNS, 'service']);
+      const serviceOf = new Map(rows.slice(1).map((row) => [row[0], row.at(-1)]));
+      expect(serviceOf.get(exportId(900))).toBe(LIVE);
+      expect(serviceOf.get(exportId(2))).toBe('sandbox');
+    }
+    // one service's export keeps its columns as documented
+    const live = readCsv((await run(LIVE, { format: 'csv', month: '2026-11' })).stdout, ',');
+    expect(live[0]).toEqual([...CSV_EXPORT_COLUMNS]);
   });
 });
