@@ -182,6 +182,23 @@ describe('deposit watch, in process with a scripted service', () => {
     expect(r.stderr).toContain(`  lbrl deposit watch ${ID}\n`);
   });
 
+  it.each([
+    ['1h30m', 5400],
+    ['2m30s', 150],
+    ['2h3m4s', 7384],
+    ['90', 90],
+  ])(
+    '--timeout %s is a compound duration, as Go and gh read it: 124 after %i s',
+    async (timeout, seconds) => {
+      const r = await watch([ID], { timeout, interval: '60' }, { get: () => at('WAITING_PAYMENT') });
+      expect(r.error?.exitCode).toBe(124);
+      expect(r.error?.message).toBe(
+        `timed out after ${seconds} s with 1 deposit(s) not yet FINALIZED or FAILED`,
+      );
+      expect(r.clock.t - Date.parse('2026-11-22T10:00:00Z')).toBe(seconds * 1000);
+    },
+  );
+
   it('an unknown id exits 4 at once; a refused token in the middle of a watch exits 3, not retried', async () => {
     const unknown = await watch([ID]);
     expect(unknown.error?.exitCode).toBe(4);
@@ -358,10 +375,20 @@ describe('deposit watch, in process: an answer that lies ends the watch (exit 1)
 });
 
 describe('deposit watch, in process: its input', () => {
-  it.each([
+  it.each<[Partial<WatchFlags>, string]>([
     [{ interval: '0' }, 'invalid --interval "0": expected a whole number of seconds from 1 to 3600'],
     [{ interval: '1.5' }, 'invalid --interval "1.5"'],
-    [{ timeout: '10d' }, 'invalid --timeout "10d": expected a duration such as 90, 90s, 10m or 1h'],
+    [
+      { timeout: '10d' },
+      'invalid --timeout "10d": expected a duration such as 90, 90s, 10m, 1h or 1h30m (at least 1s, at most 7d)',
+    ],
+    ...['1h 30m', '1.5h', '-5m', '0', '0s', '30x', '30m1h', '1h1h', '1H', '1e3', '9999999999999s', ' 1h'].map(
+      (timeout) =>
+        [
+          { timeout },
+          `invalid --timeout ${JSON.stringify(timeout)}: expected a duration such as 90, 90s, 10m, 1h or 1h30m (at least 1s, at most 7d)`,
+        ] as [Partial<WatchFlags>, string],
+    ),
   ])('refuses %j before any request (exit 2)', async (flags, message) => {
     const r = await watch([ID], flags, { get: () => at('WAITING_PAYMENT') });
     expect(r.error?.exitCode).toBe(2);
