@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
+import type { Context } from '../../src/context.js';
 import { createChecked } from '../../src/deposits/create.js';
 import type { HistoryReader } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
@@ -60,6 +61,8 @@ interface Setup {
   interruptAfterMs?: number;
   /** the ledger's reference and note of each deposit */
   localOf?: (id: string) => { ref?: string; note?: string };
+  /** what the process would end with should its stdout close (Context.whenStdoutGone) */
+  whenStdoutGone?: Context['whenStdoutGone'];
 }
 
 async function watch(idTexts: string[], flags: Partial<WatchFlags> = {}, o: Setup = {}): Promise<Watched> {
@@ -78,6 +81,7 @@ async function watch(idTexts: string[], flags: Partial<WatchFlags> = {}, o: Setu
     idTexts,
     flags: flags as WatchFlags,
     ...deps,
+    ctx: { ...deps.ctx, whenStdoutGone: o.whenStdoutGone },
     ...(o.localOf ? { localOf: o.localOf } : {}),
     config: { setting: (key) => o.settings?.[key] },
     history: () => o.history ?? new History(tempDir(), () => {}),
@@ -198,6 +202,36 @@ describe('deposit watch, in process with a scripted service', () => {
       expect(r.clock.t - Date.parse('2026-11-22T10:00:00Z')).toBe(seconds * 1000);
     },
   );
+
+  it('a reader gone (stdout closed: | head) while a deposit waits ends the run 141, never 0, saying how it was left', async () => {
+    let end: (() => number) | undefined;
+    let code: number | undefined;
+    const r = await watch(
+      [ID],
+      { interval: '1' },
+      {
+        whenStdoutGone: (given) => {
+          end = given;
+        },
+        get: (_id, n) => {
+          // the reader goes after the second answer: the process ends with what `end` says
+          if (n === 3 && end) code = end();
+          return n < 5 ? at('WAITING_PAYMENT') : at('FINALIZED');
+        },
+      },
+    );
+    expect(code).toBe(141);
+    // what it says then; in process the run goes on, and ends as the watch does
+    expect(r.stderr).toContain(
+      `deposit ${ID} left at WAITING_PAYMENT: stdout closed\n` +
+        'the charge is still open: stopping the watch cancels nothing. Follow it again with:\n' +
+        `  lbrl deposit watch ${ID}\n` +
+        'error: stdout closed (its reader went away) before the watch ended: the deposits it left are not known to be done\n',
+    );
+    // done: a reader gone from now on ends the run as the watch did, 0
+    expect(end).toBeUndefined();
+    expect(r.error).toBeUndefined();
+  });
 
   it('an unknown id exits 4 at once; a refused token in the middle of a watch exits 3, not retried', async () => {
     const unknown = await watch([ID]);
