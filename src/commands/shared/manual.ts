@@ -2,7 +2,7 @@
  * The manual, generated from the command definitions (the manifest) and the help topics, as gh's
  * `cmd/gen-docs`: one Markdown page per command and topic in docs/commands/, one man page each in
  * docs/man/ (installed by `npm install -g` through package.json's `man`), and the generated blocks of
- * the docs pages (the exit-code table, the JSON shapes). scripts/commands-docs.mjs writes them at
+ * the docs pages (the exit-code table, the JSON shapes). bin/commands-docs.mjs writes them at
  * build; test/unit/manual.test.ts regenerates them in memory and fails when a committed one differs.
  */
 import type { ArgDef, CommandEntry, FlagDef } from '../define.js';
