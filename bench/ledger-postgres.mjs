@@ -12,18 +12,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { BIN, median, ROOT } from './lib.mjs';
+import { BIN, median, ROOT, writeHistory } from './lib.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i === -1 ? fallback : process.argv[i + 1];
 };
 const SIZE = Number(arg('--size', '100000'));
-const ADDRESS = 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn';
 // a service the hosts name (list and report send no request): a database ledger refuses the
 // embedded sandbox, which is each machine's own
 const SERVICE = 'https://deposit.example.com';
-const DAY = 86_400_000;
 
 /** A TypeScript module bundled to run here (the test harness's cluster, the connect measure). */
 async function bundled(entry) {
@@ -39,31 +37,6 @@ async function bundled(entry) {
     logLevel: 'error',
   });
   return import(out);
-}
-
-/** A history as lbrl writes it: n deposits over 90 days, most finalized, some verified, failed, expired. */
-function writeHistory(dir, n) {
-  const now = Date.now();
-  const out = fs.openSync(path.join(dir, 'history.ndjson'), 'w', 0o600);
-  let buf = '';
-  for (let i = 0; i < n; i++) {
-    const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-    const at = new Date(now - 90 * DAY + Math.floor((i / n) * 90 * DAY)).toISOString();
-    const cents = 500 + ((i * 7919) % 50_000);
-    const fee = Math.floor(cents / 100);
-    buf += `${JSON.stringify({ v: 1, type: 'created', id, profile: 'default', baseUrl: SERVICE, at, amountInCents: cents, destinationAddress: ADDRESS, splitAddress: null, splitFee: null, status: 'WAITING_PAYMENT', answer: { amount: cents / 100, feeAmount: fee / 100, netAmount: (cents - fee) / 100, splitPercent: null, qrCodeText: 'x', createdAt: at } })}\n`;
-    const kind = i % 10;
-    if (kind < 7) buf += `${JSON.stringify({ v: 1, type: 'status', id, status: 'FINALIZED', at })}\n`;
-    if (kind < 3) buf += `${JSON.stringify({ v: 1, type: 'verified', id, txid: 'cd'.repeat(32), at })}\n`;
-    if (kind === 7) buf += `${JSON.stringify({ v: 1, type: 'status', id, status: 'FAILED', at })}\n`;
-    if (kind === 8) buf += `${JSON.stringify({ v: 1, type: 'expired', id, at })}\n`;
-    if (buf.length > 1 << 20) {
-      fs.writeSync(out, buf);
-      buf = '';
-    }
-  }
-  fs.writeSync(out, buf);
-  fs.closeSync(out);
 }
 
 /** ms, peak RSS (MB) and exit code of one run. */
@@ -115,7 +88,7 @@ try {
   const url = databaseUrl(cluster.url, 'bench');
   // the deposits, moved in as a user would
   const source = hostEnv(url);
-  writeHistory(source.LBRL_CONFIG_DIR, SIZE);
+  writeHistory(source.LBRL_CONFIG_DIR, SIZE, SERVICE);
   rows.push(row(`ledger import (${SIZE} deposits)`, [measure(['ledger', 'import'], source)]));
   const COMMANDS = [
     ['deposit list', ['deposit', 'list', '--json']],

@@ -7,40 +7,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, median } from './lib.mjs';
+import { BIN, median, writeHistory } from './lib.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i === -1 ? fallback : process.argv[i + 1];
 };
 const SIZES = arg('--sizes', '10000,100000').split(',').map(Number);
-const ADDRESS = 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn';
-const DAY = 86_400_000;
-
-/** A history as lbrl writes it: n deposits over 90 days, most finalized, some verified, failed, expired. */
-function writeHistory(dir, n) {
-  const now = Date.now();
-  const out = fs.openSync(path.join(dir, 'history.ndjson'), 'w', 0o600);
-  let buf = '';
-  for (let i = 0; i < n; i++) {
-    const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-    const at = new Date(now - 90 * DAY + Math.floor((i / n) * 90 * DAY)).toISOString();
-    const cents = 500 + ((i * 7919) % 50_000);
-    const fee = Math.floor(cents / 100);
-    buf += `${JSON.stringify({ v: 1, type: 'created', id, profile: 'default', baseUrl: 'sandbox', at, amountInCents: cents, destinationAddress: ADDRESS, splitAddress: null, splitFee: null, status: 'WAITING_PAYMENT', answer: { amount: cents / 100, feeAmount: fee / 100, netAmount: (cents - fee) / 100, splitPercent: null, qrCodeText: 'x', createdAt: at } })}\n`;
-    const kind = i % 10;
-    if (kind < 7) buf += `${JSON.stringify({ v: 1, type: 'status', id, status: 'FINALIZED', at })}\n`;
-    if (kind < 3) buf += `${JSON.stringify({ v: 1, type: 'verified', id, txid: 'cd'.repeat(32), at })}\n`;
-    if (kind === 7) buf += `${JSON.stringify({ v: 1, type: 'status', id, status: 'FAILED', at })}\n`;
-    if (kind === 8) buf += `${JSON.stringify({ v: 1, type: 'expired', id, at })}\n`;
-    if (buf.length > 1 << 20) {
-      fs.writeSync(out, buf);
-      buf = '';
-    }
-  }
-  fs.writeSync(out, buf);
-  fs.closeSync(out);
-}
 
 /** ms and peak RSS (MB) of one run; the RSS from the process's own resource usage at exit. */
 function measure(args, env, heapMb) {
@@ -78,7 +51,7 @@ const rows = [];
 for (const n of SIZES) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-ledger-'));
   fs.chmodSync(dir, 0o700);
-  writeHistory(dir, n);
+  writeHistory(dir, n, 'sandbox');
   const env = { ...process.env, LBRL_CONFIG_DIR: dir, HOME: dir, LBRL_BASE_URL: '', LBRL_TOKEN: '' };
   delete env.LBRL_BASE_URL;
   delete env.LBRL_TOKEN;

@@ -9,6 +9,37 @@ import * as esbuild from 'esbuild';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = path.join(ROOT, 'bin', 'lbrl.js');
 
+const ADDRESS = 'ex1qhuq5u7udzwskhaz45fy80kdaxjytqd99ju5yfn';
+const DAY = 86_400_000;
+
+/**
+ * A history as lbrl writes it: n deposits over 90 days on the service `baseUrl` (its key in the
+ * history: a base URL, or "sandbox"), most finalized, some verified, failed, expired.
+ */
+export function writeHistory(dir, n, baseUrl) {
+  const now = Date.now();
+  const out = fs.openSync(path.join(dir, 'history.ndjson'), 'w', 0o600);
+  let buf = '';
+  for (let i = 0; i < n; i++) {
+    const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const at = new Date(now - 90 * DAY + Math.floor((i / n) * 90 * DAY)).toISOString();
+    const cents = 500 + ((i * 7919) % 50_000);
+    const fee = Math.floor(cents / 100);
+    buf += `${JSON.stringify({ v: 1, type: 'created', id, profile: 'default', baseUrl, at, amountInCents: cents, destinationAddress: ADDRESS, splitAddress: null, splitFee: null, status: 'WAITING_PAYMENT', answer: { amount: cents / 100, feeAmount: fee / 100, netAmount: (cents - fee) / 100, splitPercent: null, qrCodeText: 'x', createdAt: at } })}\n`;
+    const kind = i % 10;
+    if (kind < 7) buf += `${JSON.stringify({ v: 1, type: 'status', id, status: 'FINALIZED', at })}\n`;
+    if (kind < 3) buf += `${JSON.stringify({ v: 1, type: 'verified', id, txid: 'cd'.repeat(32), at })}\n`;
+    if (kind === 7) buf += `${JSON.stringify({ v: 1, type: 'status', id, status: 'FAILED', at })}\n`;
+    if (kind === 8) buf += `${JSON.stringify({ v: 1, type: 'expired', id, at })}\n`;
+    if (buf.length > 1 << 20) {
+      fs.writeSync(out, buf);
+      buf = '';
+    }
+  }
+  fs.writeSync(out, buf);
+  fs.closeSync(out);
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);

@@ -65,6 +65,14 @@ export interface Context {
   prompter?: Prompter;
   /** the real process: called once the HTTP client is loaded, before its first request */
   clientLoaded?: (baseUrl: string) => Promise<void>;
+  /**
+   * How the run ends should its stdout close under it (the reader went away: `| head`, a pager
+   * quit): `end` says why on stderr and gives the exit code. Unset, a closed stdout ends the run as
+   * success, as `| head` ends a list it had enough of. A command whose exit code promises that its
+   * work is done (a watch: 0 is every deposit FINALIZED) sets it while that work goes on, and
+   * unsets it (undefined) once done, so that no script reads an unfinished run as a success.
+   */
+  whenStdoutGone?(end: (() => number) | undefined): void;
   /** tests: a dispatcher, time-outs and retry limits for the HTTP client */
   client?: Partial<
     Pick<ClientOptions, 'dispatcher' | 'timeoutMs' | 'connectTimeoutMs' | 'maxRetries' | 'maxRetryAfterMs'>
@@ -95,8 +103,33 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The errors of a stdout whose reader went away (as src/main.ts ends the run on them). */
+const GONE_STDOUT_CODES = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET', 'EBADF']);
+
+/**
+ * The real stdout's `whenStdoutGone`: its listener runs before the entry's (which ends the run
+ * with the exit code set by then, else 0), says why and sets the code; a Ctrl-C's code stands.
+ */
+function stdoutGoneHook(stdout: NodeJS.WriteStream): NonNullable<Context['whenStdoutGone']> {
+  let ending: (() => number) | undefined;
+  let listening = false;
+  return (end) => {
+    ending = end;
+    if (listening) return;
+    listening = true;
+    stdout.prependListener('error', (error: NodeJS.ErrnoException) => {
+      const endNow = ending;
+      if (!endNow || !GONE_STDOUT_CODES.has(error.code ?? '')) return;
+      ending = undefined;
+      const code = endNow();
+      if (!process.exitCode) process.exitCode = code;
+    });
+  };
+}
+
 export function processContext(signal: AbortSignal): Context {
   return {
+    whenStdoutGone: stdoutGoneHook(process.stdout),
     stdout: process.stdout,
     stderr: process.stderr,
     // made when a command reads it: Node builds process.stdin (a tty, socket or file stream) on

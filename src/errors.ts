@@ -24,7 +24,9 @@ export type ErrorType =
   /** verify: not settled yet, not yet found on the explorer, or not yet confirmed deeply enough */
   | 'settlement_pending'
   /** create --display: the charge was created, but the customer display did not take it */
-  | 'display';
+  | 'display'
+  /** stdout closed (its reader went away: `| head`) before a watch or a batch was done */
+  | 'output_closed';
 
 export const EXIT = {
   ok: 0,
@@ -38,6 +40,7 @@ export const EXIT = {
   settlementPending: 8,
   watchTimeout: 124,
   interrupted: 130,
+  outputClosed: 141,
 } as const;
 
 /**
@@ -62,6 +65,8 @@ export const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, string>> = {
     '`verify`: not settled yet, its transaction not yet known to the explorer, or not yet confirmed deeply enough; `reconcile`: a settlement or receipt not yet confirmed deeply enough (the same `confirmations` setting)',
   watchTimeout: '`watch --timeout` ran out before every deposit was terminal',
   interrupted: 'interrupted (Ctrl-C); also how `sandbox serve` and `display` end',
+  outputClosed:
+    'stdout closed (its reader went away: `| head`, a pager quit) before a `watch` or a batch `create --from` was done, 128 + SIGPIPE as a shell reports a program a broken pipe stopped; a list cut short by its reader still ends 0',
 };
 
 /** One row of the exit-code table: the code, what it means, and the error types (EXIT_CODES) that end with it. */
@@ -105,6 +110,7 @@ export const EXIT_CODES: Readonly<Record<ErrorType, number>> = {
   display: EXIT.failure,
   watch_timeout: EXIT.watchTimeout,
   interrupted: EXIT.interrupted,
+  output_closed: EXIT.outputClosed,
 };
 
 export class LbrlError extends Error {

@@ -68,7 +68,7 @@ const CREATE_FLAGS = [
   { flags: '--interval <seconds>', help: 'with --watch: seconds between polls (at least 1, default 3)' },
   {
     flags: '--timeout <duration>',
-    help: `with --watch: give up (exit ${EXIT.watchTimeout}) after 90, 90s, 10m or 1h`,
+    help: `with --watch: give up (exit ${EXIT.watchTimeout}) after 90, 90s, 10m, 1h or 1h30m`,
   },
   { flags: '--verify', help: 'with --watch: done only once the settlement is verified on chain' },
   { flags: '--no-verify', help: "with --watch: do not verify, whatever the profile's verify setting" },

@@ -25,7 +25,10 @@ const WATCH_FLAGS = [
   },
   { flags: '--include-expired', help: 'with --pending: follow the deposits recorded EXPIRED too' },
   { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1)' },
-  { flags: '--timeout <duration>', help: `give up (exit ${EXIT.watchTimeout}) after 90, 90s, 10m or 1h` },
+  {
+    flags: '--timeout <duration>',
+    help: `give up (exit ${EXIT.watchTimeout}) after 90, 90s, 10m, 1h or 1h30m`,
+  },
   {
     flags: '--verify',
     help: `done only once the settlement is verified on chain (${EXIT.failure} mismatch, ${EXIT.unproven} unproven)`,

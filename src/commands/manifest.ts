@@ -84,7 +84,10 @@ export const MANIFEST: readonly CommandEntry[] = [
         help: 'after creating, follow the deposit until FINALIZED or FAILED (exit codes of watch)',
       },
       { flags: '--interval <seconds>', help: 'with --watch: seconds between polls (at least 1, default 3)' },
-      { flags: '--timeout <duration>', help: 'with --watch: give up (exit 124) after 90, 90s, 10m or 1h' },
+      {
+        flags: '--timeout <duration>',
+        help: 'with --watch: give up (exit 124) after 90, 90s, 10m, 1h or 1h30m',
+      },
       { flags: '--verify', help: 'with --watch: done only once the settlement is verified on chain' },
       { flags: '--no-verify', help: "with --watch: do not verify, whatever the profile's verify setting" },
       {
@@ -168,7 +171,7 @@ export const MANIFEST: readonly CommandEntry[] = [
       },
       { flags: '--include-expired', help: 'with --pending: follow the deposits recorded EXPIRED too' },
       { flags: '--interval <seconds>', help: 'seconds between polls of a deposit (at least 1)' },
-      { flags: '--timeout <duration>', help: 'give up (exit 124) after 90, 90s, 10m or 1h' },
+      { flags: '--timeout <duration>', help: 'give up (exit 124) after 90, 90s, 10m, 1h or 1h30m' },
       {
         flags: '--verify',
         help: 'done only once the settlement is verified on chain (1 mismatch, 7 unproven)',

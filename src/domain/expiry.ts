@@ -3,31 +3,27 @@
  * the request ceiling (`requests-per-minute`), and the spans of time `list` and `report` take
  * (`--since 7d`, `--until 2026-11-20`).
  */
+import { DURATION_UNIT_MS, readDuration } from './duration.js';
 import type { Parsed } from './money.js';
 import { parseWholeNumber } from './values.js';
 
-const MINUTE = 60_000;
-const UNIT_MS: Record<string, number> = {
-  s: 1000,
-  m: MINUTE,
-  h: 60 * MINUTE,
-  d: 24 * 60 * MINUTE,
-  w: 7 * 24 * 60 * MINUTE,
-};
+const MINUTE = DURATION_UNIT_MS.m;
 /** A year: further than any charge is worth waiting for. */
 const MAX_EXPIRY_MS = 366 * 24 * 60 * MINUTE;
+
+/** The longest span back `--since`/`--until` take: far enough for any history, near enough for a date. */
+const MAX_SPAN_MS = 36_525 * DURATION_UNIT_MS.d;
 
 /** The statuses in which money is in motion: never given up on, however old. */
 export const IN_FLIGHT = ['PIX_CONFIRMED', 'SETTLEMENT_CREATED', 'TX_SENT'] as const;
 
-/** `90m`, `24h`, `2d` (a unit is required), from 1 minute to 366 days, to milliseconds. */
+/** `90m`, `24h`, `2d`, `1h30m` (a unit is required), from 1 minute to 366 days, to milliseconds. */
 export function readExpireAfter(input: string): Parsed<number> {
-  const expected = 'a duration such as 90m, 24h or 2d (at least 1m, at most 366d)';
-  const match = /^(\d{1,7})(s|m|h|d|w)$/.exec(input);
-  if (!match) return { ok: false, expected };
-  const ms = Number(match[1]) * UNIT_MS[match[2]!]!;
-  if (ms < MINUTE || ms > MAX_EXPIRY_MS) return { ok: false, expected };
-  return { ok: true, value: ms };
+  return readDuration(input, {
+    minMs: MINUTE,
+    maxMs: MAX_EXPIRY_MS,
+    expected: 'a duration such as 90m, 24h, 2d or 1h30m (at least 1m, at most 366d)',
+  });
 }
 
 /** The ceiling of GETs a minute a watch spends across all its deposits. */
@@ -92,9 +88,9 @@ export function lastLookDueAt(
  */
 export function parseWhen(input: string, now: number, timeZoneOffsetMs = 0): Parsed<number> {
   const expected =
-    'a date (2026-11-20), a time with its offset (2026-11-20T15:00:00-03:00) or a span back from now (30m, 12h, 7d, 2w)';
-  const span = /^(\d{1,6})(m|h|d|w)$/.exec(input);
-  if (span) return { ok: true, value: now - Number(span[1]) * UNIT_MS[span[2]!]! };
+    'a date (2026-11-20), a time with its offset (2026-11-20T15:00:00-03:00) or a span back from now (30m, 12h, 7d, 2w, 1d12h; at most 100 years)';
+  const span = readDuration(input, { minMs: 0, maxMs: MAX_SPAN_MS, expected });
+  if (span.ok) return { ok: true, value: now - span.value };
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(input);
   if (day) {
     const ms = Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]));

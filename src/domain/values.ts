@@ -1,3 +1,4 @@
+import { DURATION_UNIT_MS, readDuration } from './duration.js';
 import type { Parsed } from './money.js';
 
 /** A deposit id: a UUID, in either case (the service may answer in upper case). */
@@ -44,18 +45,14 @@ export function parseDepositId(input: string): Parsed<string> {
   return { ok: true, value: canonicalId(input) };
 }
 
-const DURATION = /^(\d{1,7})(s|m|h)?$/;
-const MAX_DURATION_MS = 7 * 24 * 3600 * 1000;
-
-/** `90`, `90s`, `10m`, `1h` to milliseconds. */
+/** `--timeout`: `90` (seconds), `90s`, `10m`, `1h`, `1h30m`; from 1 second to 7 days, to milliseconds. */
 export function parseDuration(input: string): Parsed<number> {
-  const match = DURATION.exec(input);
-  const expected = 'a duration such as 90, 90s, 10m or 1h (at least 1 second, at most 7 days)';
-  if (!match) return { ok: false, expected };
-  const unit = match[2] === 'h' ? 3600 : match[2] === 'm' ? 60 : 1;
-  const ms = Number(match[1]) * unit * 1000;
-  if (ms < 1000 || ms > MAX_DURATION_MS) return { ok: false, expected };
-  return { ok: true, value: ms };
+  return readDuration(input, {
+    minMs: DURATION_UNIT_MS.s,
+    maxMs: 7 * DURATION_UNIT_MS.d,
+    bareSeconds: true,
+    expected: 'a duration such as 90, 90s, 10m, 1h or 1h30m (at least 1s, at most 7d)',
+  });
 }
 
 /** A whole number from `min` to `max`, in digits only (no sign, point or exponent). */

@@ -84,6 +84,7 @@ export function endLines(
       const at = status ? `at ${status}` : 'before any answer';
       if (ending?.type === 'watch_timeout') return `deposit ${id} timed out ${at}`;
       if (ending?.type === 'interrupted') return `deposit ${id} interrupted ${at}`;
+      if (ending?.type === 'output_closed') return `deposit ${id} left ${at}: stdout closed`;
       return `deposit ${id} not followed to the end (${ending?.type ?? 'stopped'}) ${at}`;
     });
 }

@@ -5,6 +5,7 @@ import {
   type BatchOptions,
   runBatch,
 } from '../../src/commands/shared/create-batch.js';
+import type { Context } from '../../src/context.js';
 import type { CreatedRecord, StoredRecord } from '../../src/store/history-records.js';
 import { tempFile } from '../helpers/cli.js';
 import { batchCsv, createAnswer, EX, LQ, VJL } from '../helpers/fixtures.js';
@@ -23,7 +24,13 @@ interface Batched extends SeenRun {
 
 async function batch(
   flags: Partial<BatchOptions> & { from: string },
-  o: { answer?: (body: CreateRequest, n: number) => unknown; stdin?: string; json?: boolean } = {},
+  o: {
+    answer?: (body: CreateRequest, n: number) => unknown;
+    stdin?: string;
+    json?: boolean;
+    /** what the process would end with should its stdout close (Context.whenStdoutGone) */
+    whenStdoutGone?: Context['whenStdoutGone'];
+  } = {},
 ): Promise<Batched> {
   const clock = steppingClock();
   const term = plainTerminal({ json: o.json, stdin: o.stdin, now: clock.now });
@@ -45,7 +52,7 @@ async function batch(
     flags: flags as BatchOptions,
     printer: term.printer,
     globals: { json: o.json },
-    ctx: term.ctx,
+    ctx: { ...term.ctx, whenStdoutGone: o.whenStdoutGone },
     requestDefaults: () => ({ network: 'liquid', defaultAddress: EX }),
     scope: () => ({ profile: 'default', target: SERVICE }),
     client: async () => api,
@@ -112,6 +119,32 @@ describe('deposit create --from, in process with a scripted service', () => {
     expect(new Set(created.map((c) => c.batchKey)).size).toBe(10);
     expect(created.every((c) => c.profile === 'default' && c.baseUrl === SERVICE)).toBe(true);
     expect(r.stderr).toBe('10 row(s): 10 created, 0 failed\n');
+  });
+
+  it('a reader gone (stdout closed: | head) before the last row ends the run 141, never 0, saying how to resume', async () => {
+    let end: (() => number) | undefined;
+    let code: number | undefined;
+    const file = tempFile('rows.csv', batchCsv(10));
+    const r = await batch(
+      { from: file, concurrency: '1' },
+      {
+        whenStdoutGone: (given) => {
+          end = given;
+        },
+        answer: (body, n) => {
+          // the reader goes as the fourth row is sent: three were printed
+          if (n === 4 && end) code = end();
+          return { ...createAnswer(body), id: idOf(n) };
+        },
+      },
+    );
+    expect(code).toBe(141);
+    // in process the run goes on; what it said then comes first on stderr
+    expect(r.stderr.split('\n')[0]).toBe(
+      `error: stdout closed (its reader went away) before the batch ended: 3 of 10 row(s) printed; lbrl deposit create --from ${JSON.stringify(file)} --resume creates the rest, none twice`,
+    );
+    // done: a reader gone from now on ends the run as the batch did
+    expect(end).toBeUndefined();
   });
 
   it('reads NDJSON from stdin, a missing "to" taking the profile default, one at a time with --concurrency 1', async () => {

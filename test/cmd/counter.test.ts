@@ -213,7 +213,7 @@ describe('create --watch at the counter', () => {
       [['--interval', '2', '--timeout', '1m'], '--interval and --timeout go with --watch'],
       [
         ['--watch', '--timeout', '10d'],
-        'invalid --timeout "10d": expected a duration such as 90, 90s, 10m or 1h',
+        'invalid --timeout "10d": expected a duration such as 90, 90s, 10m, 1h or 1h30m',
       ],
       [['--watch', '--interval', '0'], 'invalid --interval "0"'],
     ] as const) {

@@ -7,15 +7,15 @@
  * whole --timeout. In process, on the injected clock.
  */
 import { expect, it } from 'vitest';
-import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
+import { runWatch } from '../../src/commands/deposit-watch.js';
 import { History } from '../../src/store/history.js';
-import type { StoredRecord } from '../../src/store/history-records.js';
 import { tempDir } from '../helpers/cli.js';
 import { getAnswer, LQ } from '../helpers/fixtures.js';
 import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
+import { createdRecord } from '../helpers/records-history.js';
 import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
+import { SERVICE, watchPassOptions } from '../helpers/watch-pass.js';
 
-const SERVICE = 'https://pay.example.com';
 const NOW = Date.parse('2026-11-23T15:00:00Z');
 const EXPIRE_AFTER_MS = 600_000;
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -27,19 +27,11 @@ it('charges that age out during a round are last looks from then on: the paid on
   // 20 charges due their last look 5 s into the pass; the live one created just now
   const ageing = Array.from({ length: 20 }, (_, n) => id(100 + n));
   const created = (depositId: string, at: number) =>
-    ({
-      v: 1,
-      type: 'created',
-      id: depositId,
-      profile: 'default',
-      baseUrl: SERVICE,
+    createdRecord(depositId, {
       at: new Date(at).toISOString(),
       amountInCents: 150000,
       destinationAddress: LQ,
-      splitAddress: null,
-      splitFee: null,
-      status: 'WAITING_PAYMENT',
-    }) as StoredRecord;
+    });
   history.append([...ageing.map((x) => created(x, NOW - EXPIRE_AFTER_MS + 5_000)), created(live, NOW)]);
   const clock = steppingClock(NOW, { monotonic: true, guard: { sleeps: 1000, reads: 100_000 } });
   const term = plainTerminal({ now: clock.now, json: true });
@@ -59,23 +51,15 @@ it('charges that age out during a round are last looks from then on: the paid on
       });
     },
   });
-  const settings: Record<string, string> = { 'requests-per-minute': '6', 'expire-after': '10m' };
-  const options: WatchCommandOptions = {
-    idTexts: [],
-    flags: { pending: true, interval: '2', timeout: '30m' } as WatchFlags,
-    printer: term.printer,
-    ctx: term.ctx,
+  const options = watchPassOptions({
+    flags: { pending: true, interval: '2', timeout: '30m' },
+    term,
     globals: { json: true },
-    renderMode: () => ({ sandbox: false }),
-    watchClient: async () => api,
+    api,
     clock,
-    recorder: { record: (records) => history.append(records) },
-    config: { setting: (key) => settings[key] },
-    history: () => history,
-    scope: () => ({ profile: 'default', target: SERVICE }),
-    expiredAt: (depositId) => history.recorded(depositId, SERVICE)?.expiredAt,
-    verifying: async (plan) => plan,
-  };
+    history,
+    settings: { 'requests-per-minute': '6', 'expire-after': '10m' },
+  });
   const run = await seenRun(term, () => runWatch(options));
   expect(clock.endless).toBeUndefined();
   expect(run.error).toBeUndefined();

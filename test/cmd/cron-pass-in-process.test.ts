@@ -57,6 +57,13 @@ function leftForLater(stderr: string): { count: number; ids: string[] } | undefi
   const line = stderr.split('\n').find((l) => l.startsWith('{"notice":{"type":"last_looks_left"'));
   return line ? JSON.parse(line).notice : undefined;
 }
+/** Each deposit and status a --json run printed on stdout, in order. */
+const seenIn = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { id: string; status: string })
+    .map((d) => [d.id, d.status]);
 /** The deposits a --json run named expired on stderr. */
 const expiredIn = (stderr: string) =>
   stderr
@@ -161,11 +168,7 @@ describe('every charge due a last look ends the pass looked at or named as left,
     world.settings['requests-per-minute'] = '1';
     const r = await world.watch([], { pending: true, timeout: '9m' }, { json: true });
     expect(r.code).toBe(0);
-    const seen = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .map((d: { id: string; status: string }) => [d.id, d.status]);
+    const seen = seenIn(r.stdout);
     expect(seen).toEqual([
       [id(101), 'PIX_CONFIRMED'],
       [id(101), 'FINALIZED'],
@@ -184,11 +187,7 @@ describe('a last look that finds the charge FAILED', () => {
     world.laterOf.set(id(1), [1, 'FINALIZED']);
     const r = await world.watch([], { pending: true, timeout: '9m' }, { json: true });
     expect(r.code).toBe(5);
-    const seen = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .map((d: { id: string; status: string }) => [d.id, d.status]);
+    const seen = seenIn(r.stdout);
     expect(seen).toEqual([
       [id(1), 'PIX_CONFIRMED'],
       [id(101), 'FAILED'],

@@ -11,17 +11,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../src/api/classify.js';
-import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
+import { runWatch } from '../../src/commands/deposit-watch.js';
 import { LbrlError } from '../../src/errors.js';
 import { History } from '../../src/store/history.js';
-import type { StoredRecord } from '../../src/store/history-records.js';
 import { tempDir } from '../helpers/cli.js';
 import { getAnswer, LQ } from '../helpers/fixtures.js';
 import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
-import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
+import { createdRecord } from '../helpers/records-history.js';
+import { refusalOf, scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
+import { SERVICE, watchPassOptions } from '../helpers/watch-pass.js';
 
-const SERVICE = 'https://pay.example.com';
 const NOW = Date.parse('2026-11-23T15:00:00Z');
 const EXPIRE_AFTER_MS = 120_000;
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -71,21 +70,12 @@ async function runPass(p: Pass) {
   const history = new History(dir);
   const ids = p.ages.map((_, n) => id(n + 1));
   history.append(
-    p.ages.map(
-      (age, n) =>
-        ({
-          v: 1,
-          type: 'created',
-          id: ids[n],
-          profile: 'default',
-          baseUrl: SERVICE,
-          at: new Date(NOW - EXPIRE_AFTER_MS + age).toISOString(),
-          amountInCents: 150000,
-          destinationAddress: LQ,
-          splitAddress: null,
-          splitFee: null,
-          status: 'WAITING_PAYMENT',
-        }) as StoredRecord,
+    p.ages.map((age, n) =>
+      createdRecord(ids[n]!, {
+        at: new Date(NOW - EXPIRE_AFTER_MS + age).toISOString(),
+        amountInCents: 150000,
+        destinationAddress: LQ,
+      }),
     ),
   );
   let stalled = false;
@@ -117,21 +107,8 @@ async function runPass(p: Pass) {
         stalled = p.wallStalls;
       }
       if (r.outcome === 'refused') throw new LbrlError('connection refused', 'network');
-      if (r.outcome === 'too-many') {
-        const verdict = classify(
-          {
-            method: 'GET',
-            baseUrl: SERVICE,
-            host: 'pay.example.com',
-            timeoutMs: 2000,
-            maxRetryAfterMs: 60_000,
-            depositId,
-          },
-          { kind: 'answer', status: 429, body: '{}', retryAfter: '2' },
-          clock.now(),
-        );
-        if (!verdict.ok) throw verdict.error;
-      }
+      if (r.outcome === 'too-many') throw refusalOf(depositId, clock.now(), { status: 429, retryAfter: '2' });
+
       const looks = (answered.get(depositId) ?? 0) + 1;
       answered.set(depositId, looks);
       let status = p.statuses[ids.indexOf(depositId)]!;
@@ -152,30 +129,19 @@ async function runPass(p: Pass) {
     move(p.historyReadMs);
     return entries;
   };
-  const settings: Record<string, string> = {
-    'requests-per-minute': String(p.perMinute),
-    'expire-after': '2m',
-  };
-  const options: WatchCommandOptions = {
-    idTexts: [],
+  const options = watchPassOptions({
     flags: {
       pending: true,
       interval: String(p.intervalS),
       ...(p.timeoutS !== undefined ? { timeout: String(p.timeoutS) } : {}),
-    } as WatchFlags,
-    printer: term.printer,
-    ctx: term.ctx,
+    },
+    term,
     globals: { json: true },
-    renderMode: () => ({ sandbox: false }),
-    watchClient: async () => api,
+    api,
     clock,
-    recorder: { record: (records) => history.append(records) },
-    config: { setting: (key) => settings[key] },
-    history: () => history,
-    scope: () => ({ profile: 'default', target: SERVICE }),
-    expiredAt: (depositId) => history.recorded(depositId, SERVICE)?.expiredAt,
-    verifying: async (plan) => plan,
-  };
+    history,
+    settings: { 'requests-per-minute': String(p.perMinute), 'expire-after': '2m' },
+  });
   const run = await seenRun(term, () => runWatch(options));
   if (clock.endless)
     throw new Error(

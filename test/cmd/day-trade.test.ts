@@ -45,9 +45,16 @@ describe('expire-after', () => {
     const bad = await world.set('expire-after', '30s');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
-      'error: invalid value for expire-after "30s": expected a duration such as 90m, 24h or 2d (at least 1m, at most 366d)\n',
+      'error: invalid value for expire-after "30s": expected a duration such as 90m, 24h, 2d or 1h30m (at least 1m, at most 366d)\n',
     );
-    expect((await world.set('expire-after', '90m')).code).toBe(0);
+    for (const value of ['1h 30m', '1.5h', '-5m', '0', '90', '30x', '366d1s', '9999999999999w']) {
+      const refused = await world.set('expire-after', value);
+      expect(refused.code, value).toBe(2);
+      expect(refused.stderr).toBe(
+        `error: invalid value for expire-after ${JSON.stringify(value)}: expected a duration such as 90m, 24h, 2d or 1h30m (at least 1m, at most 366d)\n`,
+      );
+    }
+    expect((await world.set('expire-after', '1h30m')).code).toBe(0);
     world.write([world.created(1, 2)]);
     world.statusOf.set(id(1), 'WAITING_PAYMENT');
     const r = await world.watch([], { pending: true }, { quiet: true });

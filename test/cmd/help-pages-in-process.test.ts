@@ -229,7 +229,7 @@ describe('every help page, rendered in process', () => {
       // a group's pages do not repeat the options of every command, which its --help does
       const expected = entry.load || entry.path === '' ? shown : { ...shown, global: {} };
       expect(markdownParts(read(`docs/commands/${name}.md`)), `docs/commands/${name}.md`).toEqual(expected);
-      expect(roffParts(read(`man/${name}.1`), name), `man/${name}.1`).toEqual(expected);
+      expect(roffParts(read(`docs/man/${name}.1`), name), `docs/man/${name}.1`).toEqual(expected);
       checked.push(name);
     }
     expect(checked.length).toBeGreaterThan(30);

@@ -248,12 +248,25 @@ describe('deposit list on narrow options: filters', () => {
     expect(JSON.parse(recent.stdout).map((e: { id: string }) => e.id)).toEqual([id(3), id(2)]);
   });
 
+  it('a span back is a compound duration, as --timeout and expire-after read it', async () => {
+    // 1d12h back from 2026-11-22T12:00Z is 2026-11-21T00:00Z: deposits 2 and 3; 1h30m: deposit 3 only
+    const day = await list({ since: '1d12h' }, { json: true });
+    expect(JSON.parse(day.stdout).map((e: { id: string }) => e.id)).toEqual([id(3), id(2)]);
+    const hour = await list({ since: '1h30m', until: '0s' }, { json: true });
+    expect(JSON.parse(hour.stdout).map((e: { id: string }) => e.id)).toEqual([id(3)]);
+  });
+
   it.each([
     [{ limit: '0' }, 'invalid --limit "'],
     [{ limit: '10001' }, 'invalid --limit "'],
     [{ limit: '2.5' }, 'invalid --limit "'],
     [{ status: ['PAID'] }, 'invalid --status "'],
     [{ since: 'yesterday' }, 'invalid --since "'],
+    ...['1d 12h', '1.5d', '-1d', '12h1d', '2d2d', '99999999999999w', '36526d', '7'].map((since) => [
+      { since },
+      `invalid --since ${JSON.stringify(since)}: expected a date (2026-11-20), a time with its offset (2026-11-20T15:00:00-03:00) or a span back from now (30m, 12h, 7d, 2w, 1d12h; at most 100 years)`,
+    ]),
+    [{ until: '2h 30m' }, 'invalid --until "2h 30m": expected a date'],
     [{ since: '2026-11-22', until: '2026-11-21' }, '--since 2026-11-22 is not before --until 2026-11-21'],
     [{ verified: true, unverified: true }, '--verified and --unverified cannot go together'],
   ] as Array<[ListOptions, string]>)(

@@ -7,14 +7,11 @@
  * Elements transactions. What a user sees is asserted: stdout, stderr, the exit code.
  */
 import { describe, expect, it } from 'vitest';
-import { runReconcile } from '../../src/commands/deposit-reconcile.js';
-import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
 import { LbrlError } from '../../src/errors.js';
 import { SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { StoredRecord } from '../../src/store/history-records.js';
 import { plainVerifySources } from '../helpers/fake-explorer.js';
 import { createAnswer } from '../helpers/fixtures.js';
-import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { recordsHistory } from '../helpers/records-history.js';
 import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 import {
@@ -30,7 +27,8 @@ import {
   settledRecords,
   units,
 } from '../helpers/settled-deposits.js';
-import { type Shown, shown } from '../helpers/shown.js';
+import type { Shown } from '../helpers/shown.js';
+import { reconcileShown, verifyShown } from '../helpers/verify-world.js';
 
 const TARGET = 'https://pay.example.com';
 const NOW = CREATED + 3600_000;
@@ -112,48 +110,14 @@ function shop(
     });
 
   async function verify(idTexts: string[]): Promise<Shown> {
-    const term = plainTerminal({ now: () => NOW });
-    const api = service();
-    return shown(
-      term,
-      await seenRun(term, () =>
-        runVerify({
-          idTexts,
-          flags: {} as VerifyFlags,
-          printer: term.printer,
-          json: false,
-          quiet: false,
-          client: async () => api,
-          sources: sources(),
-          recorder: {
-            now: () => NOW,
-            history: () => history,
-            recorded: (x) => history.recorded(x, TARGET),
-            warn: (line) => term.printer.warn(line),
-          },
-        }),
-      ),
-    );
+    return verifyShown(idTexts, { api: service(), sources: sources(), history, target: TARGET, now: NOW });
   }
 
   async function reconcile(profile = 'caixa1', o2: { json?: boolean } = {}): Promise<Shown> {
     const json = o2.json ?? true;
-    const term = plainTerminal({ json, now: () => NOW });
-    return shown(
-      term,
-      await seenRun(term, () =>
-        runReconcile({
-          flags: {},
-          printer: term.printer,
-          json,
-          ctx: term.ctx,
-          scope: () => ({ profile, target: TARGET }),
-          history: () => history,
-          sources: sources(),
-        }),
-      ),
-    );
+    return reconcileShown({ profile, target: TARGET, history, sources: sources(), now: NOW, json });
   }
+
   return { verify, reconcile, history };
 }
 

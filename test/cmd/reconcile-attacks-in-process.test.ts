@@ -14,8 +14,6 @@ import { bech32 } from 'bech32';
 import { encode as blech32Encode } from 'blech32';
 import { describe, expect, it } from 'vitest';
 import { type BlindingKeyCommandOptions, runSetBlindingKey } from '../../src/commands/config.js';
-import { runReconcile } from '../../src/commands/deposit-reconcile.js';
-import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
 import { loadZkp } from '../../src/domain/liquid/unblind.js';
 import { LbrlError } from '../../src/errors.js';
 import { SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
@@ -39,6 +37,7 @@ import {
   units,
 } from '../helpers/settled-deposits.js';
 import { type Shown, shown } from '../helpers/shown.js';
+import { reconcileShown, verifyShown } from '../helpers/verify-world.js';
 
 const zkp = await loadZkp();
 const TARGET = 'https://pay.example.com';
@@ -85,47 +84,19 @@ function shop(deposits: SettledDeposit[], txs: ChainTx[]) {
     });
 
   async function verify(idTexts: string[]): Promise<Shown> {
-    const term = plainTerminal({ now: () => NOW });
-    const api = service();
-    return shown(
-      term,
-      await seenRun(term, () =>
-        runVerify({
-          idTexts,
-          flags: {} as VerifyFlags,
-          printer: term.printer,
-          json: false,
-          quiet: false,
-          client: async () => api,
-          sources: sources(),
-          recorder: {
-            now: () => NOW,
-            history: () => history,
-            recorded: (x) => history.recorded(x, TARGET),
-            warn: (line) => term.printer.warn(line),
-          },
-        }),
-      ),
-    );
+    return verifyShown(idTexts, { api: service(), sources: sources(), history, target: TARGET, now: NOW });
   }
 
   async function reconcile(o: { json?: boolean } = {}): Promise<Shown> {
     const json = o.json ?? false;
-    const term = plainTerminal({ json, now: () => NOW });
-    return shown(
-      term,
-      await seenRun(term, () =>
-        runReconcile({
-          flags: {},
-          printer: term.printer,
-          json,
-          ctx: term.ctx,
-          scope: () => ({ profile: 'default', target: TARGET }),
-          history: () => history,
-          sources: sources(),
-        }),
-      ),
-    );
+    return reconcileShown({
+      profile: 'default',
+      target: TARGET,
+      history,
+      sources: sources(),
+      now: NOW,
+      json,
+    });
   }
 
   /** `config set-blinding-key --address <address>` with the key on stdin */

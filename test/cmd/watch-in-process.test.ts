@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
+import type { Context } from '../../src/context.js';
 import { createChecked } from '../../src/deposits/create.js';
 import type { HistoryReader } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
@@ -60,6 +61,8 @@ interface Setup {
   interruptAfterMs?: number;
   /** the ledger's reference and note of each deposit */
   localOf?: (id: string) => { ref?: string; note?: string };
+  /** what the process would end with should its stdout close (Context.whenStdoutGone) */
+  whenStdoutGone?: Context['whenStdoutGone'];
 }
 
 async function watch(idTexts: string[], flags: Partial<WatchFlags> = {}, o: Setup = {}): Promise<Watched> {
@@ -78,6 +81,7 @@ async function watch(idTexts: string[], flags: Partial<WatchFlags> = {}, o: Setu
     idTexts,
     flags: flags as WatchFlags,
     ...deps,
+    ctx: { ...deps.ctx, whenStdoutGone: o.whenStdoutGone },
     ...(o.localOf ? { localOf: o.localOf } : {}),
     config: { setting: (key) => o.settings?.[key] },
     history: () => o.history ?? new History(tempDir(), () => {}),
@@ -180,6 +184,53 @@ describe('deposit watch, in process with a scripted service', () => {
     expect(r.clock.t - Date.parse('2026-11-22T10:00:00Z')).toBe(10_000);
     expect(r.stderr).toContain(`deposit ${ID} timed out at WAITING_PAYMENT\n`);
     expect(r.stderr).toContain(`  lbrl deposit watch ${ID}\n`);
+  });
+
+  it.each([
+    ['1h30m', 5400],
+    ['2m30s', 150],
+    ['2h3m4s', 7384],
+    ['90', 90],
+  ])(
+    '--timeout %s is a compound duration, as Go and gh read it: 124 after %i s',
+    async (timeout, seconds) => {
+      const r = await watch([ID], { timeout, interval: '60' }, { get: () => at('WAITING_PAYMENT') });
+      expect(r.error?.exitCode).toBe(124);
+      expect(r.error?.message).toBe(
+        `timed out after ${seconds} s with 1 deposit(s) not yet FINALIZED or FAILED`,
+      );
+      expect(r.clock.t - Date.parse('2026-11-22T10:00:00Z')).toBe(seconds * 1000);
+    },
+  );
+
+  it('a reader gone (stdout closed: | head) while a deposit waits ends the run 141, never 0, saying how it was left', async () => {
+    let end: (() => number) | undefined;
+    let code: number | undefined;
+    const r = await watch(
+      [ID],
+      { interval: '1' },
+      {
+        whenStdoutGone: (given) => {
+          end = given;
+        },
+        get: (_id, n) => {
+          // the reader goes after the second answer: the process ends with what `end` says
+          if (n === 3 && end) code = end();
+          return n < 5 ? at('WAITING_PAYMENT') : at('FINALIZED');
+        },
+      },
+    );
+    expect(code).toBe(141);
+    // what it says then; in process the run goes on, and ends as the watch does
+    expect(r.stderr).toContain(
+      `deposit ${ID} left at WAITING_PAYMENT: stdout closed\n` +
+        'the charge is still open: stopping the watch cancels nothing. Follow it again with:\n' +
+        `  lbrl deposit watch ${ID}\n` +
+        'error: stdout closed (its reader went away) before the watch ended: the deposits it left are not known to be done\n',
+    );
+    // done: a reader gone from now on ends the run as the watch did, 0
+    expect(end).toBeUndefined();
+    expect(r.error).toBeUndefined();
   });
 
   it('an unknown id exits 4 at once; a refused token in the middle of a watch exits 3, not retried', async () => {
@@ -358,10 +409,20 @@ describe('deposit watch, in process: an answer that lies ends the watch (exit 1)
 });
 
 describe('deposit watch, in process: its input', () => {
-  it.each([
+  it.each<[Partial<WatchFlags>, string]>([
     [{ interval: '0' }, 'invalid --interval "0": expected a whole number of seconds from 1 to 3600'],
     [{ interval: '1.5' }, 'invalid --interval "1.5"'],
-    [{ timeout: '10d' }, 'invalid --timeout "10d": expected a duration such as 90, 90s, 10m or 1h'],
+    [
+      { timeout: '10d' },
+      'invalid --timeout "10d": expected a duration such as 90, 90s, 10m, 1h or 1h30m (at least 1s, at most 7d)',
+    ],
+    ...['1h 30m', '1.5h', '-5m', '0', '0s', '30x', '30m1h', '1h1h', '1H', '1e3', '9999999999999s', ' 1h'].map(
+      (timeout) =>
+        [
+          { timeout },
+          `invalid --timeout ${JSON.stringify(timeout)}: expected a duration such as 90, 90s, 10m, 1h or 1h30m (at least 1s, at most 7d)`,
+        ] as [Partial<WatchFlags>, string],
+    ),
   ])('refuses %j before any request (exit 2)', async (flags, message) => {
     const r = await watch([ID], flags, { get: () => at('WAITING_PAYMENT') });
     expect(r.error?.exitCode).toBe(2);

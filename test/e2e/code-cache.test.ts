@@ -313,7 +313,7 @@ describe('the code cache of the program', () => {
     expect(text).toContain('a UUID such as');
     fs.writeFileSync(program, text.replace('a UUID such as', 'A uuid SUCH AS'), 'latin1');
     fs.utimesSync(program, time, time);
-    execFileSync(process.execPath, [path.join(BIN, '../../scripts/build-id.mjs'), other]);
+    execFileSync(process.execPath, [path.join(BIN, '../build-id.mjs'), other]);
     expect(fs.statSync(program).size).toBe(size);
     expect(fs.statSync(program).mtimeMs).toBe(time.getTime());
     const after = await run();

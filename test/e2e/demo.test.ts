@@ -1,5 +1,5 @@
 /**
- * `npm run demo` (scripts/demo.mjs) as a new user runs it, at a real terminal: its throw-away
+ * `npm run demo` (bin/demo.mjs) as a new user runs it, at a real terminal: its throw-away
  * sandbox directory is gone after a Ctrl-C (test/smoke/demo.test.ts runs it to its end, in the fast tier).
  */
 import fs from 'node:fs';
@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp.js';
 import { Tmux } from '../helpers/tmux.js';
 
-const DEMO = path.resolve(__dirname, '../../scripts/demo.mjs');
+const DEMO = path.resolve(__dirname, '../../bin/demo.mjs');
 let term: Tmux | undefined;
 afterEach(() => {
   term?.close();

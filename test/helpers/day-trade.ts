@@ -3,7 +3,6 @@
  * history file by hand), in process: a service whose answers the test chooses, a history written
  * as lbrl writes it, a clock the test holds (2026-11-23 15:00 UTC) and a shop in São Paulo.
  */
-import { classify } from '../../src/api/classify.js';
 import { runSetSetting } from '../../src/commands/config.js';
 import {
   afterExpiry,
@@ -17,7 +16,7 @@ import {
   type ReportOptions,
   runReport,
 } from '../../src/commands/deposit-report.js';
-import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
+import { runWatch, type WatchFlags } from '../../src/commands/deposit-watch.js';
 import { expireAfterMs, reportPaidAfterExpiry } from '../../src/commands/shared/expiry.js';
 import type { LbrlError } from '../../src/errors.js';
 import type { ConfigKey, Profile } from '../../src/store/config.js';
@@ -26,7 +25,8 @@ import type { StoredRecord } from '../../src/store/history-records.js';
 import { tempDir } from './cli.js';
 import { brCode, getAnswer, LQ } from './fixtures.js';
 import { plainTerminal, seenRun, steppingClock } from './plain-terminal.js';
-import { scriptedDepositApi } from './scripted-deposit-api.js';
+import { refusalOf, scriptedDepositApi } from './scripted-deposit-api.js';
+import { SERVICE, watchPassOptions } from './watch-pass.js';
 
 export const NOW = Date.parse('2026-11-23T15:00:00Z');
 export const HOUR = 3600_000;
@@ -134,7 +134,7 @@ export interface DayTradeInProcess {
 }
 
 /** Where this world's deposits live, as the history records them. */
-export const SERVICE = 'https://pay.example.com';
+export { SERVICE };
 
 export function dayTradeInProcess(): DayTradeInProcess {
   const dir = tempDir();
@@ -142,22 +142,9 @@ export function dayTradeInProcess(): DayTradeInProcess {
   const answerOf = (depositId: string, now: number): unknown => {
     asked.push(depositId);
     // what the client makes of an answer that is not a deposit: its own classify(), as on the wire
-    const refusal = (status: number, body: string, retryAfter?: string) => {
-      const verdict = classify(
-        {
-          method: 'GET',
-          baseUrl: SERVICE,
-          host: 'pay.example.com',
-          timeoutMs: 2000,
-          maxRetryAfterMs: 60_000,
-          depositId,
-        },
-        { kind: 'answer', status, body, retryAfter },
-        now,
-      );
-      if (verdict.ok) throw new Error(`${status} is not a refusal`);
-      return verdict.error;
-    };
+    const refusal = (status: number, body: string, retryAfter?: string) =>
+      refusalOf(depositId, now, { status, body, retryAfter });
+
     if (world.retryAfter !== undefined) throw refusal(429, '{"message":"slow down"}', world.retryAfter);
     if (world.tooMany > 0) {
       world.tooMany -= 1;
@@ -247,23 +234,7 @@ export function dayTradeInProcess(): DayTradeInProcess {
     gets: (n) => asked.filter((x) => x === id(n)).length,
     watch(idTexts, flags, o = {}) {
       const s = session(o);
-      const options: WatchCommandOptions = {
-        idTexts,
-        flags: flags as WatchFlags,
-        printer: s.term.printer,
-        ctx: s.term.ctx,
-        globals: s.globals,
-        renderMode: () => ({ sandbox: false }),
-        watchClient: async () => s.api,
-        clock: s.clock,
-        recorder: s.recorder,
-        config: s.config,
-        history: () => s.history,
-        scope: () => ({ profile: 'default', target: SERVICE }),
-        expiredAt: (depositId) => s.history.recorded(depositId, SERVICE)?.expiredAt,
-        // verify is off on this profile
-        verifying: async (plan) => plan,
-      };
+      const options = watchPassOptions({ ...s, idTexts, flags, settings: world.settings });
       return s.seen(() => runWatch(options));
     },
     list(flags, o = {}) {

@@ -6,6 +6,7 @@
  * 401, a 404, a refused connection). The transport itself is tested on real servers
  * (test/cmd/client-faults.test.ts, test/cmd/faults.test.ts).
  */
+import { classify } from '../../src/api/classify.js';
 import { type AnswerSchema, type ApiResult, readAnswerText } from '../../src/api/client.js';
 import type { CreateRequest, CreateResponse, GetResponse } from '../../src/api/models.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
@@ -114,4 +115,29 @@ export function scriptedGets(
     ...(recorded ? { recorded } : {}),
   });
   return Object.assign(api, { asked });
+}
+
+/**
+ * What the client makes of a refusal of a GET of `depositId` by the service at
+ * https://pay.example.com (a 429 with its Retry-After, a 404): its own classify(), as on the wire.
+ */
+export function refusalOf(
+  depositId: string,
+  now: number,
+  answer: { status: number; body?: string; retryAfter?: string | undefined },
+): LbrlError {
+  const verdict = classify(
+    {
+      method: 'GET',
+      baseUrl: 'https://pay.example.com',
+      host: 'pay.example.com',
+      timeoutMs: 2000,
+      maxRetryAfterMs: 60_000,
+      depositId,
+    },
+    { kind: 'answer', status: answer.status, body: answer.body ?? '{}', retryAfter: answer.retryAfter },
+    now,
+  );
+  if (verdict.ok) throw new Error(`${answer.status} is not a refusal`);
+  return verdict.error;
 }

@@ -6,9 +6,15 @@
  * in a temporary directory (when its bytes are asserted, or two runs share it). An error ends a
  * run as the one handler prints it (stderr) with its exit code. No factory, no server, no sleep.
  */
+import { type ReconcileCommandOptions, runReconcile } from '../../src/commands/deposit-reconcile.js';
 import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
 import { runWatch, type WatchCommandOptions, type WatchFlags } from '../../src/commands/deposit-watch.js';
-import { type SettledRecorder, verifyingPlan } from '../../src/commands/shared/verify-setup.js';
+import {
+  type SettledRecorder,
+  type VerifySources,
+  verifyingPlan,
+} from '../../src/commands/shared/verify-setup.js';
+import type { DepositApi } from '../../src/deposits/ports.js';
 import { LbrlError } from '../../src/errors.js';
 import { SANDBOX_ASSET, SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import type { BlindingKeyEntry } from '../../src/store/config.js';
@@ -16,10 +22,17 @@ import type { History } from '../../src/store/history.js';
 import type { StoredRecord } from '../../src/store/history-records.js';
 import { type FakeExplorer, plainVerifySources, type ScriptedChain } from './fake-explorer.js';
 import { followInProcess } from './follow-in-process.js';
-import { type PlainTerminal, plainTerminal, type SteppingClock, steppingClock } from './plain-terminal.js';
+import {
+  type PlainTerminal,
+  plainTerminal,
+  type SteppingClock,
+  seenRun,
+  steppingClock,
+} from './plain-terminal.js';
 import { type RecordsHistory, recordsHistory } from './records-history.js';
 import { scriptedGets } from './scripted-deposit-api.js';
 import { CONFIRMED, DEST, type finalizedAnswer, SPLIT } from './settled-deposits.js';
+import { type Shown, shown } from './shown.js';
 
 /** the live service the deposits are on (as the history records it) */
 export const TARGET = 'https://pay.example.com';
@@ -122,13 +135,66 @@ async function ended(term: PlainTerminal, work: () => Promise<void>) {
   }
 }
 
-function recorderOf(world: VerifyWorld, now: () => number, term: PlainTerminal): SettledRecorder {
+/**
+ * A verification's recorder on `history`, as the factory's: what it knows of a deposit is the
+ * record on `target`, a failure to record is a warning; `more` adds a ledger's `record` or `service`.
+ */
+export function historyRecorder(
+  history: VerifyHistory,
+  o: { target: string; now: () => number; term: PlainTerminal; more?: Partial<SettledRecorder> },
+): SettledRecorder {
   return {
-    now,
-    history: () => world.history,
-    recorded: (x) => world.history.recorded(x, TARGET),
-    warn: (line) => term.printer.warn(line),
+    now: o.now,
+    history: () => history,
+    recorded: (x) => history.recorded(x, o.target),
+    warn: (line) => o.term.printer.warn(line),
+    ...o.more,
   };
+}
+
+function recorderOf(world: VerifyWorld, now: () => number, term: PlainTerminal): SettledRecorder {
+  return historyRecorder(world.history, { target: TARGET, now, term });
+}
+
+/**
+ * `lbrl deposit verify <ids>` on narrow options, as the reconcile and history tests run it beside
+ * reconcile: the service `api`, the verification `sources`, and the recorder on `history` for
+ * `target` at `now` (`recorder` adds to it); what the user saw.
+ */
+export async function verifyShown(
+  idTexts: string[],
+  o: {
+    api: DepositApi;
+    sources: VerifySources;
+    history: VerifyHistory;
+    target: string;
+    now: number;
+    recorder?: (term: PlainTerminal) => Partial<SettledRecorder>;
+  },
+): Promise<Shown> {
+  const term = plainTerminal({ now: () => o.now });
+  const more = o.recorder?.(term);
+  const recorder = historyRecorder(o.history, {
+    target: o.target,
+    now: () => o.now,
+    term,
+    ...(more ? { more } : {}),
+  });
+  return shown(
+    term,
+    await seenRun(term, () =>
+      runVerify({
+        idTexts,
+        flags: {} as VerifyFlags,
+        printer: term.printer,
+        json: false,
+        quiet: false,
+        client: async () => o.api,
+        sources: o.sources,
+        recorder,
+      }),
+    ),
+  );
 }
 
 function sourcesOf(world: VerifyWorld) {
@@ -166,6 +232,35 @@ export async function verifyIn(
     }),
   );
   return { ...seen, asked: api.asked, explorers: sources.made, appended: appendedOf(world.history, before) };
+}
+
+/**
+ * `lbrl deposit reconcile` on narrow options, beside verifyShown: the `profile`'s deposits on
+ * `target` in `history`, the chain through `sources`, at `now`; what the user saw.
+ */
+export async function reconcileShown(o: {
+  profile: string;
+  target: string;
+  history: Awaited<ReturnType<ReconcileCommandOptions['history']>>;
+  sources: VerifySources;
+  now: number;
+  json: boolean;
+}): Promise<Shown> {
+  const term = plainTerminal({ json: o.json, now: () => o.now });
+  return shown(
+    term,
+    await seenRun(term, () =>
+      runReconcile({
+        flags: {},
+        printer: term.printer,
+        json: o.json,
+        ctx: term.ctx,
+        scope: () => ({ profile: o.profile, target: o.target }),
+        history: () => o.history,
+        sources: o.sources,
+      }),
+    ),
+  );
 }
 
 export interface WatchRun extends VerifyRun {

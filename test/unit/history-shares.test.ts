@@ -9,14 +9,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runReconcile } from '../../src/commands/deposit-reconcile.js';
-import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
 import { SANDBOX_ASSET_ID } from '../../src/sandbox/chain.js';
 import { History } from '../../src/store/history.js';
 import type { StoredRecord } from '../../src/store/history-records.js';
 import { plainVerifySources } from '../helpers/fake-explorer.js';
 import { createAnswer } from '../helpers/fixtures.js';
-import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 import {
   AFTER,
@@ -28,8 +25,9 @@ import {
   settledRecords,
   units,
 } from '../helpers/settled-deposits.js';
-import { type Shown, shown } from '../helpers/shown.js';
+import type { Shown } from '../helpers/shown.js';
 import { tempDir } from '../helpers/temp.js';
+import { reconcileShown, verifyShown } from '../helpers/verify-world.js';
 
 const SERVICE_A = 'https://a.example.com';
 const SERVICE_B = 'https://pay.example.com';
@@ -45,11 +43,7 @@ function twoServices() {
       (r): StoredRecord => (r.type === 'created' ? { ...r, profile: profile! } : { ...r, baseUrl: service! }),
     ),
   );
-  const dir = tempDir();
-  fs.writeFileSync(path.join(dir, 'history.ndjson'), records.map((r) => `${JSON.stringify(r)}\n`).join(''), {
-    mode: 0o600,
-  });
-  const history = new History(dir);
+  const history = historyFileOf(records);
   const chain = scriptedChain([{ ...tx, time: AFTER, to: [DEST] }]);
   const settings = {
     network: 'elementsregtest',
@@ -61,7 +55,6 @@ function twoServices() {
 
   /** `landsFirst`: another run's records, written just before this run's first verification */
   async function verify(service: string, landsFirst: StoredRecord[] = []): Promise<Shown> {
-    const term = plainTerminal({ now: () => NOW });
     const api = scriptedDepositApi({
       get: (asked) => {
         const { qrCode: _q, ...answer } = createAnswer({ amountInCents: 1500, lbrlAddress: DEST });
@@ -77,52 +70,37 @@ function twoServices() {
       recorded: (x) => history.recorded(x, service),
       now: () => NOW,
     });
-    return shown(
-      term,
-      await seenRun(term, () =>
-        runVerify({
-          idTexts: [id(1)],
-          flags: {} as VerifyFlags,
-          printer: term.printer,
-          json: false,
-          quiet: false,
-          client: async () => api,
-          sources: sources(),
-          recorder: {
-            now: () => NOW,
-            history: () => history,
-            // as the Session records: each record names the service it was learnt from
-            record: (more) => {
-              if (more.some((r) => r.type === 'verified')) history.append(landsFirst.splice(0));
-              history.append(more.map((r) => (r.type === 'attempt' ? r : { ...r, baseUrl: service })));
-            },
-            recorded: (x) => history.recorded(x, service),
-            service: () => service,
-            warn: (line) => term.printer.warn(line),
-          },
-        }),
-      ),
-    );
+    return verifyShown([id(1)], {
+      api,
+      sources: sources(),
+      history,
+      target: service,
+      now: NOW,
+      recorder: () => ({
+        // as the Session records: each record names the service it was learnt from
+        record: (more) => {
+          if (more.some((r) => r.type === 'verified')) history.append(landsFirst.splice(0));
+          history.append(more.map((r) => (r.type === 'attempt' ? r : { ...r, baseUrl: service })));
+        },
+        service: () => service,
+      }),
+    });
   }
 
   async function reconcile(profile: string, target: string): Promise<Shown> {
-    const term = plainTerminal({ json: true, now: () => NOW });
-    return shown(
-      term,
-      await seenRun(term, () =>
-        runReconcile({
-          flags: {},
-          printer: term.printer,
-          json: true,
-          ctx: term.ctx,
-          scope: () => ({ profile, target }),
-          history: () => history,
-          sources: sources(),
-        }),
-      ),
-    );
+    return reconcileShown({ profile, target, history, sources: sources(), now: NOW, json: true });
   }
+
   return { verify, reconcile, history, tx };
+}
+
+/** The history file of these records, as lbrl writes it, in a directory of its own. */
+function historyFileOf(records: StoredRecord[]): History {
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, 'history.ndjson'), records.map((r) => `${JSON.stringify(r)}\n`).join(''), {
+    mode: 0o600,
+  });
+  return new History(dir);
 }
 
 describe('one output pays one deposit per service and id', () => {
@@ -196,20 +174,9 @@ describe('the claims the history holds, by deposit', () => {
     at: new Date(NOW).toISOString(),
     shares: [share(vout)],
   });
-  const historyOf = (records: StoredRecord[]) => {
-    const dir = tempDir();
-    fs.writeFileSync(
-      path.join(dir, 'history.ndjson'),
-      records.map((r) => `${JSON.stringify(r)}\n`).join(''),
-      {
-        mode: 0o600,
-      },
-    );
-    return new History(dir);
-  };
 
   it('sharesOf keeps one claim per service and id: the same id on two services is two claims', () => {
-    const history = historyOf([verified(SERVICE_A, 0), verified(SERVICE_B, 1)]);
+    const history = historyFileOf([verified(SERVICE_A, 0), verified(SERVICE_B, 1)]);
     expect(history.sharesOf('ab'.repeat(32))).toEqual([
       { id: id(1), baseUrl: SERVICE_A, shares: [share(0)] },
       { id: id(1), baseUrl: SERVICE_B, shares: [share(1)] },
@@ -217,7 +184,11 @@ describe('the claims the history holds, by deposit', () => {
   });
 
   it("sharesBefore: a deposit's own line is its service's; another service's deposit of its id is a claim before it", () => {
-    const history = historyOf([verified(SERVICE_A, 0), verified(SERVICE_B, 1), verified(SERVICE_A, 2, 2)]);
+    const history = historyFileOf([
+      verified(SERVICE_A, 0),
+      verified(SERVICE_B, 1),
+      verified(SERVICE_A, 2, 2),
+    ]);
     expect(history.sharesBefore('ab'.repeat(32), id(1), SERVICE_B)).toEqual([
       { id: id(1), baseUrl: SERVICE_A, shares: [share(0)] },
     ]);

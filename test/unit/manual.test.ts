@@ -1,6 +1,6 @@
 /**
  * The manual generated from the command definitions and the help topics (issue 32): the committed
- * docs/commands/*.md, man/*.1, package.json's `man` and the generated blocks of docs/using.md and
+ * docs/commands/*.md, docs/man/*.1, package.json's `man` and the generated blocks of docs/using.md and
  * docs/scripting.md are what the build would write now (regenerated here in memory, as gh's
  * gen-docs); the man pages render without a warning; `lbrl help <topic>` says what the code does;
  * and no exit code is written anywhere that EXIT does not have.
@@ -14,7 +14,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { MANIFEST } from '../../src/commands/manifest.js';
 import { terminalHelp } from '../../src/commands/shared/help-text.js';
 import { helpTopics } from '../../src/commands/shared/help-topics.js';
-import { generatedBlocks, manualFiles, spliced } from '../../src/commands/shared/manual.js';
+import { generatedBlocks, MAN_DIR, manualFiles, spliced } from '../../src/commands/shared/manual.js';
 import { type ErrorType, EXIT, EXIT_CODES } from '../../src/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { sourceFiles } from '../helpers/imports.js';
@@ -27,13 +27,13 @@ const STALE = 'stale: run npm run build and commit what it writes';
 describe('the generated manual', () => {
   it('is committed as the build writes it: every page, and no page of a command that is gone', () => {
     for (const file of files) expect(read(file.path), `${file.path} is ${STALE}`).toBe(file.text);
-    for (const dir of ['docs/commands', 'man']) {
+    for (const dir of ['docs/commands', MAN_DIR]) {
       const wanted = files
         .filter((f) => f.path.startsWith(`${dir}/`))
         .map((f) => f.path.slice(dir.length + 1));
       expect(fs.readdirSync(path.join(ROOT, dir)).sort()).toEqual(wanted.sort());
     }
-    expect(files.map((f) => f.path)).toContain('man/lbrl-deposit-create.1');
+    expect(files.map((f) => f.path)).toContain('docs/man/lbrl-deposit-create.1');
     expect(files.map((f) => f.path)).toContain('docs/commands/lbrl-help-exit-codes.md');
   });
 
@@ -45,8 +45,8 @@ describe('the generated manual', () => {
   });
 
   it('lists every man page in package.json, which npm install -g installs, and packs them', () => {
-    expect(pkg.man).toEqual(files.filter((f) => f.path.startsWith('man/')).map((f) => `./${f.path}`));
-    expect(pkg.files).toContain('man/*.1');
+    expect(pkg.man).toEqual(files.filter((f) => f.path.startsWith('docs/man/')).map((f) => `./${f.path}`));
+    expect(pkg.files).toContain('docs/man/*.1');
   });
 
   it("holds a command's long help, its options and its examples", () => {
@@ -54,16 +54,16 @@ describe('the generated manual', () => {
     const page = files.find((f) => f.path === 'docs/commands/lbrl-deposit-create.md')!.text;
     for (const flag of create.flags) expect(page).toContain(`\`${flag.flags}\`: ${flag.help}`);
     for (const example of create.examples ?? []) expect(page).toContain(example);
-    const roff = files.find((f) => f.path === 'man/lbrl-deposit-create.1')!.text;
+    const roff = files.find((f) => f.path === 'docs/man/lbrl-deposit-create.1')!.text;
     expect(roff).toMatch(/^\.TH LBRL\\-DEPOSIT\\-CREATE 1 /);
     expect(roff).toContain('\\fB\\-\\-amount\\fR \\fI<reais>\\fR');
   });
 
   it('renders as man pages without a warning (groff -ww, and man -l at 80 columns)', () => {
-    const pages = files.filter((f) => f.path.startsWith('man/')).map((f) => path.join(ROOT, f.path));
+    const pages = files.filter((f) => f.path.startsWith('docs/man/')).map((f) => path.join(ROOT, f.path));
     const groff = spawnSync('groff', ['-ww', '-man', '-z', ...pages], { encoding: 'utf8' });
     expect({ status: groff.status, stderr: groff.stderr }).toEqual({ status: 0, stderr: '' });
-    const man = spawnSync('man', ['-l', path.join(ROOT, 'man/lbrl-deposit-create.1')], {
+    const man = spawnSync('man', ['-l', path.join(ROOT, 'docs/man/lbrl-deposit-create.1')], {
       encoding: 'utf8',
       env: { ...process.env, MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat' },
     });

@@ -116,7 +116,23 @@ describe('ids, durations, intervals, profiles', () => {
     expect(parseDuration('90s')).toEqual({ ok: true, value: 90000 });
     expect(parseDuration('10m')).toEqual({ ok: true, value: 600000 });
     expect(parseDuration('1h')).toEqual({ ok: true, value: 3600000 });
-    for (const bad of ['0', '1d', '-1', '1.5m', '', 'm', '10 m', '9999999h'])
+    expect(parseDuration('1h30m')).toEqual({ ok: true, value: 5400000 });
+    expect(parseDuration('2m30s')).toEqual({ ok: true, value: 150000 });
+    expect(parseDuration('7d')).toEqual({ ok: true, value: 7 * 86400000 });
+    for (const bad of [
+      '0',
+      '7d1s',
+      '-1',
+      '1.5m',
+      '',
+      'm',
+      '10 m',
+      '9999999h',
+      '1h 30m',
+      '30m1h',
+      '1m1m',
+      '1ms',
+    ])
       expect(parseDuration(bad).ok, bad).toBe(false);
   });
   it('intervals', () => {

@@ -1,35 +1,20 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { classify } from '../../src/api/classify.js';
 import { watchDeposits } from '../../src/deposits/watch.js';
 import { LbrlError } from '../../src/errors.js';
 import { getAnswer } from '../helpers/fixtures.js';
 import { steppingClock } from '../helpers/plain-terminal.js';
-import { scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
+import { refusalOf, scriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 
-const SERVICE = 'https://pay.example.com';
+const _SERVICE = 'https://pay.example.com';
 const NOW = Date.parse('2026-11-23T15:00:00Z');
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const step = fc.record({
   delayMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 90_000 })),
   outcome: fc.constantFrom('ok', 'ok', 'ok', '429', '404', 'net'),
 });
-const refusal = (x: string, now: number, status: number, retryAfter?: string) => {
-  const verdict = classify(
-    {
-      method: 'GET',
-      baseUrl: SERVICE,
-      host: 'pay.example.com',
-      timeoutMs: 2000,
-      maxRetryAfterMs: 60_000,
-      depositId: x,
-    },
-    { kind: 'answer', status, body: '{}', retryAfter },
-    now,
-  );
-  if (verdict.ok) throw new Error('x');
-  return verdict.error;
-};
+const refusal = (x: string, now: number, status: number, retryAfter?: string) =>
+  refusalOf(x, now, { status, retryAfter });
 
 /**
  * watchDeposits' account of its last looks, whatever ends it (all done, its timeout, an error):

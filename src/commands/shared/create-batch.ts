@@ -29,6 +29,7 @@ import { ResumableRows, RowClaims, rowIdempotencyKey } from '../../store/claims.
 import type { BatchState } from '../../store/history-records.js';
 import type { Printer } from '../../ui/output.js';
 import { mayRedraw, ProgressLine } from '../../ui/progress.js';
+import { readerGoneEnd } from './reader-gone.js';
 
 /**
  * The flags of `deposit create --from` a batch reads, as commander hands them; --from itself is
@@ -53,7 +54,7 @@ export interface BatchCommandOptions {
   printer: Printer;
   globals: { json?: boolean | undefined; quiet?: boolean | undefined };
   /** stdin (--from -), and stderr with the environment for the progress line */
-  ctx: Pick<Context, 'stdin' | 'stderr' | 'env'>;
+  ctx: Pick<Context, 'stdin' | 'stderr' | 'env' | 'whenStdoutGone'>;
   /** the settings each row is checked against (the network first) */
   requestDefaults(): RequestDefaults;
   /** this profile's deposits on the target, as the history records them */
@@ -199,6 +200,13 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
   let printed = 0;
   let seen: ReadonlyArray<RowOutcome | undefined> = [];
   let failure: unknown;
+  // a reader gone (| head) stops the run: rows not yet sent are not, and it never ends 0 for that
+  options.ctx.whenStdoutGone?.(() =>
+    readerGoneEnd(
+      options,
+      `the batch ended: ${printed} of ${rows.length} row(s) printed; lbrl deposit create --from ${quoted(opts.from)} --resume creates the rest, none twice`,
+    ),
+  );
   try {
     await createBatch(
       rows,
@@ -230,6 +238,7 @@ export async function runBatch(options: BatchCommandOptions): Promise<void> {
   } finally {
     progress?.clear();
   }
+  options.ctx.whenStdoutGone?.(undefined);
   if (printed > 0) printer.info(summary(tally(seen), rows.length));
   if (failure !== undefined) throw failure;
 }

@@ -1,4 +1,5 @@
 /** The follow flow with its view on the terminal: create --watch and deposit watch. */
+import type { Context } from '../../context.js';
 import type { DepositApi, FlowClock, Recorder } from '../../deposits/ports.js';
 import { targetKey } from '../../deposits/ports.js';
 import { follow, type WatchEvents, type WatchPlan } from '../../deposits/watch.js';
@@ -19,6 +20,7 @@ import {
   WatchView,
 } from '../../ui/watch-view.js';
 import { reportPaidAfterExpiry } from './expiry.js';
+import { readerGoneEnd } from './reader-gone.js';
 
 /** The global flags as given that a follow reads: the output mode, and what names the profile and service again. */
 export interface FollowGlobals {
@@ -33,6 +35,8 @@ export interface FollowGlobals {
  * and render mode, the global flags, the watch's client, the clock and the history's recorder.
  */
 export interface FollowDeps extends ViewSettings {
+  /** the terminal, and what ends the run should stdout close under the follow (Context.whenStdoutGone) */
+  ctx: ViewSettings['ctx'] & Pick<Context, 'whenStdoutGone'>;
   globals: FollowGlobals;
   /** the client the watch polls with: no retries of its own (the watch rides failures out) */
   watchClient(): Promise<DepositApi>;
@@ -135,6 +139,11 @@ export async function followOnScreen(
       later = new Set(ids);
     },
   };
+  // a reader gone (| head) stops the run: it says how each deposit was left and ends unfinished, never 0
+  deps.ctx.whenStdoutGone?.(() => {
+    screen.stop();
+    return readerGone(ids, later, deps, log, { counter, pending });
+  });
   let ending: { type: string } | undefined;
   try {
     await follow(
@@ -150,8 +159,41 @@ export async function followOnScreen(
   } finally {
     screen.stop();
     sayHowItEnded(ids, later, deps, log, { counter, pending, ending });
+    deps.ctx.whenStdoutGone?.(undefined);
   }
 }
+
+/**
+ * What a follow says when its stdout closed under it (its reader went away): how each deposit
+ * was left, how to follow the open ones again, and the error; the exit code it ends with.
+ */
+function readerGone(
+  ids: string[],
+  later: ReadonlySet<string>,
+  deps: FollowDeps,
+  log: WatchLog,
+  how: { counter: CounterView | undefined; pending: PendingOptions },
+): number {
+  const unfinished = openIds(ids, later, log);
+  sayHowItEnded(ids, later, deps, log, { ...how, ending: { type: 'output_closed' } });
+  return readerGoneEnd(deps, 'the watch ended: the deposits it left are not known to be done', {
+    unfinished,
+  });
+}
+
+/** The deposits a stopped follow leaves open: not ended, gone, expired, nor left for a later pass's last look. */
+function openIds(ids: string[], later: ReadonlySet<string>, log: WatchLog): string[] {
+  return ids.filter(
+    (id) =>
+      !later.has(id) &&
+      !log.gone.has(id) &&
+      !log.expired.has(id) &&
+      !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'),
+  );
+}
+
+/** The ends of a follow that leave deposits open, to be followed again: Ctrl-C, --timeout, a reader gone. */
+const STOPS = new Set(['interrupted', 'watch_timeout', 'output_closed']);
 
 /**
  * What the follow leaves under the screen when it ends: the counter's settlement lines, the end
@@ -177,14 +219,8 @@ function sayHowItEnded(
   }
   // a last look this pass did not make is left for the next (the watch names them): never an
   // unfinished deposit
-  const open = ids.filter(
-    (id) =>
-      !later.has(id) &&
-      !log.gone.has(id) &&
-      !log.expired.has(id) &&
-      !isTerminal(log.status(id) ?? 'WAITING_PAYMENT'),
-  );
-  const stopped = ending && (ending.type === 'interrupted' || ending.type === 'watch_timeout');
+  const open = openIds(ids, later, log);
+  const stopped = ending && STOPS.has(ending.type);
   // with --pending each deposit is named once, by its end line: the way to follow them again is --pending
   const again = pending.pending ? pendingCommand(deps.globals, pending.includeExpired) : undefined;
   for (const line of endLines(log, ending, later)) printer.info(line);

@@ -1,7 +1,7 @@
 /**
  * A command's long help (its `long`, as gh's `Long`) and a help topic's text, written once as light
  * markup and shown three ways: wrapped at 80 columns in the terminal, as Markdown in
- * docs/commands/, as roff in man/. The markup: paragraphs apart by a blank line; a paragraph
+ * docs/commands/, as roff in docs/man/. The markup: paragraphs apart by a blank line; a paragraph
  * whose lines all start with two spaces is a block of commands, shown as written; one that
  * starts with "- " is a list, one item per "- ". `code` in backquotes, as in Markdown.
  */

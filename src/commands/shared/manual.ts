@@ -1,8 +1,8 @@
 /**
  * The manual, generated from the command definitions (the manifest) and the help topics, as gh's
  * `cmd/gen-docs`: one Markdown page per command and topic in docs/commands/, one man page each in
- * man/ (installed by `npm install -g` through package.json's `man`), and the generated blocks of
- * the docs pages (the exit-code table, the JSON shapes). scripts/commands-docs.mjs writes them at
+ * docs/man/ (installed by `npm install -g` through package.json's `man`), and the generated blocks of
+ * the docs pages (the exit-code table, the JSON shapes). bin/commands-docs.mjs writes them at
  * build; test/unit/manual.test.ts regenerates them in memory and fails when a committed one differs.
  */
 import type { ArgDef, CommandEntry, FlagDef } from '../define.js';
@@ -10,7 +10,7 @@ import { markdownHelp, roffHelp, roffText } from './help-text.js';
 import { type HelpTopic, helpTopics, topicMarkdown, topicRoff, topicTableMarkdown } from './help-topics.js';
 
 export interface ManualFile {
-  /** from the project's root: docs/commands/lbrl-deposit-create.md, man/lbrl-deposit-create.1 */
+  /** from the project's root: docs/commands/lbrl-deposit-create.md, docs/man/lbrl-deposit-create.1 */
   readonly path: string;
   readonly text: string;
 }
@@ -163,16 +163,19 @@ function topicRoffPage(topic: HelpTopic, version: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Every generated page: docs/commands/*.md and man/*.1, for each visible command and each topic. */
+/** Where the man pages are (package.json's `man` lists them, for `npm install -g`). */
+export const MAN_DIR = 'docs/man';
+
+/** Every generated page: docs/commands/*.md and docs/man/*.1, for each visible command and each topic. */
 export function manualFiles(registry: readonly CommandEntry[], version: string): ManualFile[] {
   const files: ManualFile[] = [];
   for (const entry of visible(registry)) {
     files.push({ path: `docs/commands/${pageName(entry.path)}.md`, text: commandMarkdown(registry, entry) });
-    files.push({ path: `man/${pageName(entry.path)}.1`, text: commandRoff(registry, entry, version) });
+    files.push({ path: `${MAN_DIR}/${pageName(entry.path)}.1`, text: commandRoff(registry, entry, version) });
   }
   for (const topic of helpTopics()) {
     files.push({ path: `docs/commands/lbrl-help-${topic.name}.md`, text: topicPage(topic) });
-    files.push({ path: `man/lbrl-help-${topic.name}.1`, text: topicRoffPage(topic, version) });
+    files.push({ path: `${MAN_DIR}/lbrl-help-${topic.name}.1`, text: topicRoffPage(topic, version) });
   }
   return files;
 }

@@ -4,7 +4,7 @@
 // program with other content (a rebuild that kept the size and the time, as `cp -p`, `rsync -a`
 // and reproducible builds do) never runs an older build's cached code, and no run has to read and
 // hash the program to know it.
-// Usage: node scripts/build-id.mjs [the package's directory]
+// Usage: node bin/build-id.mjs [the package's directory]
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The manual (docs/commands/*.md, man/*.1) and the generated blocks of docs/using.md and
+// The manual (docs/commands/*.md, docs/man/*.1) and the generated blocks of docs/using.md and
 // docs/scripting.md, written from the command definitions (src/commands/manifest.ts) and the help
 // topics by src/commands/shared/manual.ts; package.json's `man` lists the man pages, so that
 // `npm install -g` installs them. test/unit/manual.test.ts regenerates all of it in memory and
@@ -16,7 +16,7 @@ try {
   await esbuild.build({
     stdin: {
       contents: [
-        "export { manualFiles, generatedBlocks, spliced } from './src/commands/shared/manual.ts';",
+        "export { manualFiles, generatedBlocks, spliced, MAN_DIR } from './src/commands/shared/manual.ts';",
         "export { MANIFEST } from './src/commands/manifest.ts';",
       ].join('\n'),
       resolveDir: root,
@@ -29,7 +29,7 @@ try {
     outfile: out,
     logLevel: 'warning',
   });
-  const { manualFiles, generatedBlocks, spliced, MANIFEST } = await import(pathToFileURL(out).href);
+  const { manualFiles, generatedBlocks, spliced, MAN_DIR, MANIFEST } = await import(pathToFileURL(out).href);
   const pkgFile = path.join(root, 'package.json');
   const pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8'));
   const files = manualFiles(MANIFEST, pkg.version);
@@ -43,12 +43,12 @@ try {
   for (const file of files) write(file.path, file.text);
   // a page of a command that is gone goes with it
   const wanted = new Set(files.map((file) => file.path));
-  for (const dir of ['docs/commands', 'man'])
+  for (const dir of ['docs/commands', MAN_DIR])
     for (const name of fs.readdirSync(path.join(root, dir)))
       if (!wanted.has(`${dir}/${name}`)) fs.rmSync(path.join(root, dir, name));
   for (const block of generatedBlocks())
     write(block.page, spliced(fs.readFileSync(path.join(root, block.page), 'utf8'), block.name, block.text));
-  const man = files.filter((file) => file.path.startsWith('man/')).map((file) => `./${file.path}`);
+  const man = files.filter((file) => file.path.startsWith(`${MAN_DIR}/`)).map((file) => `./${file.path}`);
   if (JSON.stringify(pkg.man) !== JSON.stringify(man)) {
     pkg.man = man;
     fs.writeFileSync(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
