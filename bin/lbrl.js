@@ -216,7 +216,7 @@ function placeOf(dir) {
 }
 
 /**
- * V8 refuses a code cache made under other V8 flags, and the program turns --liftoff-only on once
+ * V8 refuses a code cache made under other V8 flags, and the program (on Node 20) turns --liftoff-only on once
  * its HTTP client is loaded (src/main.ts), which also turns off the two below. A chunk loaded after
  * that is compiled under the flags a run starts with (and the program's flags are set again after
  * it), and the caches are made under them at exit, or every such chunk's cache would be rejected
