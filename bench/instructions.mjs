@@ -1,7 +1,11 @@
 // Start-up counted in instructions, not timed: on a shared machine a wall-clock ratio moves by
 // more than the changes it is meant to show, while the instructions a run executes barely move
 // (V8's random hash seed alone moves a run by a few million: hence medians).
-//   node bench/instructions.mjs [--runs 5] [--nodes 20,24]
+//   node bench/instructions.mjs [--runs 5] [--nodes 20,24] [--no-seed-cost]
+// --no-seed-cost takes out of each count what V8 spends at start on its random hash seed (its
+// search for primes, detail::sprp in the profile: 7M to 14M from one run to the next, in every
+// process, node -e 0 included): the rest then moves by about 1M, without fixing the seeds (which
+// has Node compile its own built-ins from source, their code cache being keyed by the flags).
 // Each run is counted by valgrind (cachegrind, no cache simulation: user-space instructions, every
 // thread), after one run uncounted so that lbrl's code cache is warm, in the clean environment of
 // bench/nodes.mjs. Rows as there: `node -e 0`, the undici floor, get/create/list --json, --version,
@@ -18,6 +22,7 @@ const option = (name, fallback) => {
 };
 const runs = Number(option('--runs', '5'));
 const majors = option('--nodes', '20,24').split(',');
+const noSeedCost = process.argv.includes('--no-seed-cost');
 if (spawnSync('valgrind', ['--version']).status !== 0) {
   console.error('valgrind is not installed: this benchmark counts instructions with it');
   process.exit(1);
@@ -26,15 +31,34 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
 /** The instructions one run executes (valgrind's I refs), in millions; the run must succeed. */
 function count(node, args, env) {
   spawnSync(node, args, { env, stdio: 'ignore' }); // warm: the code cache is written by a first run
+  const out = path.join(os.tmpdir(), `lbrl-bench-cachegrind-${process.pid}.out`);
   const r = spawnSync(
     'valgrind',
-    ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', node, ...args],
+    [
+      '--tool=cachegrind',
+      '--cache-sim=no',
+      `--cachegrind-out-file=${noSeedCost ? out : '/dev/null'}`,
+      node,
+      ...args,
+    ],
     { env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const refs = /I\s+refs:\s+([\d,]+)/.exec(r.stderr);
   if (r.status !== 0 || !refs)
     throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-500)}`);
-  return Number(refs[1].replaceAll(',', '')) / 1e6;
+  return (Number(refs[1].replaceAll(',', '')) - (noSeedCost ? seedCost(out) : 0)) / 1e6;
+}
+
+/** The instructions of V8's hash seed's search for primes (detail::sprp), from a cachegrind file. */
+function seedCost(file) {
+  let fn = '';
+  let total = 0;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('fn=')) fn = line;
+    else if (fn.includes('detail::sprp') && /^\d/.test(line)) total += Number(line.split(' ')[1]);
+  }
+  fs.rmSync(file, { force: true });
+  return total;
 }
 
 const { env } = tempEnv();
@@ -87,7 +111,7 @@ try {
 }
 
 console.log(
-  `instructions, median of ${runs} runs (millions; ratio to node -e 0), ${new Date().toISOString()}`,
+  `instructions${noSeedCost ? " less the hash seed's search for primes" : ''}, median of ${runs} runs (millions; ratio to node -e 0), ${new Date().toISOString()}`,
 );
 console.log('');
 console.log(`| what | ${nodes.map((n) => n.version).join(' | ')} |`);

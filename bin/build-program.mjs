@@ -6,7 +6,7 @@
 // import). Each chunk is then turned into CommonJS (its imports become require() calls, import()
 // a require() in a promise), which bin/lbrl.js compiles with a V8 code cache of its own.
 // Writes dist/program/*.cjs, dist/meta.json (which modules each chunk holds) and dist/build-id.
-// Usage: node scripts/build-program.mjs
+// Usage: node bin/build-program.mjs
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,7 +67,7 @@ const result = await build({
       setup(plugins) {
         plugins.onResolve({ filter: /^(node:)?child_process$/ }, ({ importer }) =>
           importer.includes(`${path.sep}node_modules${path.sep}commander${path.sep}`)
-            ? { path: path.join(root, 'scripts/shims/child-process.cjs') }
+            ? { path: path.join(root, 'bin/shims/child-process.cjs') }
             : undefined,
         );
       },

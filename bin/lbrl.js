@@ -56,7 +56,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 /**
- * Run the program: the CommonJS chunks of dist/program/ (scripts/build-program.mjs), main.cjs first,
+ * Run the program: the CommonJS chunks of dist/program/ (bin/build-program.mjs), main.cjs first,
  * each read only when the code that runs requires it (a command's chunk, a library it imports
  * lazily), and each compiled through vm.Script with a V8 code cache of the functions earlier runs
  * compiled (see codeCache below), so that a run deserialises code instead of parsing and
@@ -113,7 +113,7 @@ function openRegular(fs, file) {
 }
 
 /**
- * The program's build id, dist/build-id (scripts/build-id.mjs): a SHA-256 of each chunk, which the
+ * The program's build id, dist/build-id (bin/build-id.mjs): a SHA-256 of each chunk, which the
  * build writes, so that each chunk's cache is keyed by that chunk's content without reading and
  * hashing it at every start. The hash of a chunk by its name (looked up when the chunk is read: a
  * run reads a few of its hundred lines), and every hash; undefined without one: then no cache is
@@ -216,7 +216,7 @@ function placeOf(dir) {
 }
 
 /**
- * V8 refuses a code cache made under other V8 flags, and the program turns --liftoff-only on once
+ * V8 refuses a code cache made under other V8 flags, and the program (on Node 20) turns --liftoff-only on once
  * its HTTP client is loaded (src/main.ts), which also turns off the two below. A chunk loaded after
  * that is compiled under the flags a run starts with (and the program's flags are set again after
  * it), and the caches are made under them at exit, or every such chunk's cache would be rejected

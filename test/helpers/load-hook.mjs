@@ -5,11 +5,14 @@ import { appendFileSync } from 'node:fs';
 import { register } from 'node:module';
 import v8 from 'node:v8';
 
-// built-ins loaded after a V8 flag change miss Node's code cache: those are listed as `late:<name>`
+// built-ins loaded after a V8 flag change miss Node's code cache: those are listed as `late:<name>`,
+// and each flag set as `flag:<flags>`
 let flagAt = Number.POSITIVE_INFINITY;
+const flagsSet = new Set();
 const setFlags = v8.setFlagsFromString;
 v8.setFlagsFromString = (flags) => {
   flagAt = Math.min(flagAt, process.moduleLoadList.length);
+  flagsSet.add(`flag:${flags}`);
   setFlags(flags);
 };
 
@@ -42,6 +45,7 @@ process.on('exit', () => {
       ...(i >= flagAt ? [`late:${name}`] : []),
     ];
   });
+  lines.push(...flagsSet);
   if (stdinMade) lines.push('made:stdin');
   lines.push(...stacks);
   appendFileSync(process.env.LBRL_LOAD_LOG, lines.map((l) => `${l}\n`).join(''));

@@ -47,6 +47,23 @@ describe('the deposit model', () => {
     expect([...MUTABLE_FIELDS].sort()).toEqual(['confirmedAt', 'settlement', 'status']);
   });
 
+  it('the lists written out in the model are what its shapes say (null taken but not a missing value; whole numbers)', () => {
+    type Schema = { safeParse(value: unknown): { success: boolean } };
+    const fieldsWhere = (shape: Record<string, Schema>, test: (schema: Schema) => boolean, skip = {}) =>
+      Object.entries(shape)
+        .filter(([field, schema]) => !(field in skip) && test(schema))
+        .map(([field]) => field);
+    const nullNotMissing = (schema: Schema) =>
+      schema.safeParse(null).success && !schema.safeParse(undefined).success;
+    const always = Object.fromEntries(ALWAYS_FIELDS.map((field) => [field, true]));
+    expect(REQUIRED_NULLABLE).toEqual({
+      create: fieldsWhere(createdDepositShape.shape, nullNotMissing, always),
+      get: fieldsWhere(depositShape.shape, nullNotMissing, always),
+    });
+    const whole = (schema: Schema) => schema.safeParse(1).success && !schema.safeParse(1.5).success;
+    expect([...INTEGER_FIELDS]).toEqual(fieldsWhere(depositShape.shape, whole));
+  });
+
   it("every field of the model is checked against its schema's type, and named with what it holds", () => {
     const honest = { create: createAnswer({ amountInCents: 150000, lbrlAddress: LQ }), get: getAnswer() };
     for (const kind of ['create', 'get'] as const) {
