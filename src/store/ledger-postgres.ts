@@ -12,7 +12,7 @@
  * short is rolled back by the server, so nothing of it is half-written.
  */
 import crypto from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { LedgerUrl } from '../domain/ledger-url.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
@@ -31,6 +31,7 @@ import { reusedIdRefusal, sameCreation } from './ledger-rules.js';
 import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './ledger-schema.js';
 import { recordStatement } from './ledger-statements.js';
 import { connectionSettings } from './ledger-tls.js';
+import { loadPg } from './pg-client.js';
 
 /** How long one statement may take before the connection is taken for lost (a pulled cable). */
 const QUERY_TIMEOUT_MS = 60_000;
@@ -187,7 +188,8 @@ export async function openPostgresLedger(
 ): Promise<PostgresLedger> {
   const settings = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
   const { applicationName, ...rest } = settings;
-  const client = new pg.Client({
+  const { Client } = await loadPg();
+  const client = new Client({
     ...rest,
     application_name: applicationName,
     keepAlive: true,
