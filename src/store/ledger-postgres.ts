@@ -32,6 +32,7 @@ import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './led
 import { recordStatement } from './ledger-statements.js';
 import { connectionSettings } from './ledger-tls.js';
 import { loadPg } from './pg-client.js';
+import { EarlySocket, serverAddress } from './pg-socket.js';
 
 /** How long one statement may take before the connection is taken for lost (a pulled cable). */
 const QUERY_TIMEOUT_MS = 60_000;
@@ -100,19 +101,25 @@ export function ledgerFault(error: unknown, shown: string, connected: boolean): 
 /** PostgreSQL's code for a relation that does not exist. */
 const UNDEFINED_TABLE = '42P01';
 
+/** What the log's identity is read as (store/ledger-mirror.ts): the database's oid and its log table's. */
+const IDENTITY = `select (select oid from pg_database where datname = current_database())::text || '.' ||
+  'lbrl_records'::regclass::oid::text as identity`;
+
 /**
  * The schema's version, asked in one round trip (what every command pays to connect): the
- * version table read straight away, its absence meaning none yet. Outside a transaction only
- * (an error would end one): the migration reads it through the catalog (schemaVersion).
+ * version table read straight away, its absence meaning none yet; with it, the identity of the
+ * ledger's log, which the command asks next (store/ledger-mirror.ts), in the same round trip.
+ * Outside a transaction only (an error would end one): the migration reads the version through
+ * the catalog (schemaVersion).
  */
-async function schemaVersionAtConnect(client: pg.Client): Promise<number> {
+async function startOfConnection(client: pg.Client): Promise<{ version: number; identity?: string }> {
   try {
-    const found = await client.query<{ version: number | null }>(
-      `select max(version) as version from ${VERSION_TABLE}`,
-    );
-    return Number(found.rows[0]?.version ?? 0);
+    const [version, identity] = (await client.query(
+      `select max(version) as version from ${VERSION_TABLE}; ${IDENTITY}`,
+    )) as unknown as [pg.QueryResult<{ version: number | null }>, pg.QueryResult<{ identity: string }>];
+    return { version: Number(version.rows[0]?.version ?? 0), identity: identity.rows[0]?.identity };
   } catch (error) {
-    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return 0;
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return { version: 0 };
     throw error;
   }
 }
@@ -152,7 +159,11 @@ function newerSchema(found: number, shown: string): LbrlError {
  * committed). A schema newer than this lbrl is refused, untouched.
  */
 export async function migrate(client: pg.Client, shown: string): Promise<number> {
-  const found = await schemaVersionAtConnect(client);
+  return migrateFrom(client, shown, (await startOfConnection(client)).version);
+}
+
+/** The same, the version found at connect given (`found`). */
+async function migrateFrom(client: pg.Client, shown: string, found: number): Promise<number> {
   if (found === SCHEMA_VERSION) return found;
   if (found > SCHEMA_VERSION) throw newerSchema(found, shown);
   // released by the server if the connection drops
@@ -187,10 +198,21 @@ export async function openPostgresLedger(
   options: LedgerOptions,
 ): Promise<PostgresLedger> {
   const settings = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
-  const { applicationName, ...rest } = settings;
-  const { Client } = await loadPg();
+  const { applicationName, host, port, ...rest } = settings;
+  const address = serverAddress(host, port);
+  // the server starts its process for this connection while the client loads
+  const socket = new EarlySocket(address);
+  let Client: typeof pg.Client;
+  try {
+    ({ Client } = await loadPg());
+  } catch (error) {
+    socket.discard();
+    throw error;
+  }
   const client = new Client({
     ...rest,
+    ...address,
+    stream: socket.stream,
     application_name: applicationName,
     keepAlive: true,
     query_timeout: QUERY_TIMEOUT_MS,
@@ -199,7 +221,8 @@ export async function openPostgresLedger(
   try {
     await client.connect();
     ledger.connected = true;
-    await migrate(client, shown);
+    const start = await startOfConnection(client);
+    if ((await migrateFrom(client, shown, start.version)) === start.version) ledger.found(start.identity);
   } catch (error) {
     await client.end().catch(() => {});
     throw ledgerFault(error, shown, ledger.connected);
@@ -247,6 +270,8 @@ export class PostgresLedger implements Ledger {
   connected = false;
   /** the connection's failure while idle: the next use reports it */
   private lost: Error | undefined;
+  /** the log's identity, read as the connection began, until asked (identity) */
+  private identityAtStart: string | undefined;
   /** one use of the connection at a time: a transaction is never entered by another caller's query */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -459,14 +484,20 @@ export class PostgresLedger implements Ledger {
   }
 
   identity(): Promise<string> {
+    // read with the schema's version as the connection began: the first caller takes it
+    const known = this.identityAtStart;
+    this.identityAtStart = undefined;
+    if (known !== undefined) return this.using(async () => known);
     // the database and its log table: a database dropped and made again has others
     return this.using(async () => {
-      const { rows } = await this.client.query<{ identity: string }>(
-        `select (select oid from pg_database where datname = current_database())::text || '.' ||
-           'lbrl_records'::regclass::oid::text as identity`,
-      );
+      const { rows } = await this.client.query<{ identity: string }>(IDENTITY);
       return rows[0]!.identity;
     });
+  }
+
+  /** The log's identity as read when the connection began (store/ledger-postgres.ts startOfConnection). */
+  found(identity: string | undefined): void {
+    this.identityAtStart = identity;
   }
 
   async claimRow(
