@@ -105,19 +105,46 @@ const UNDEFINED_TABLE = '42P01';
 const IDENTITY = `select (select oid from pg_database where datname = current_database())::text || '.' ||
   'lbrl_records'::regclass::oid::text as identity`;
 
+/** A page of the log, in order: what a host's copy reads (store/ledger-mirror.ts). */
+const LOG_PAGE = 'select seq, line from lbrl_records where seq > $1 order by seq limit $2';
+
+/** What the start of a connection read, besides the version: the log's identity and first page. */
+interface StartRead {
+  version: number;
+  identity?: string;
+  page?: { after: number; limit: number; rows: Array<{ seq: number; line: string }> };
+}
+
 /**
  * The schema's version, asked in one round trip (what every command pays to connect): the
- * version table read straight away, its absence meaning none yet; with it, the identity of the
- * ledger's log, which the command asks next (store/ledger-mirror.ts), in the same round trip.
- * Outside a transaction only (an error would end one): the migration reads the version through
- * the catalog (schemaVersion).
+ * version table read straight away, its absence meaning none yet; with it, what the command asks
+ * next (store/ledger-mirror.ts), in the same round trip: the identity of the ledger's log, and the
+ * page of it the host's copy expects to read (`logFrom`). Outside a transaction only (an error
+ * would end one): the migration reads the version through the catalog (schemaVersion).
  */
-async function startOfConnection(client: pg.Client): Promise<{ version: number; identity?: string }> {
+async function startOfConnection(
+  client: pg.Client,
+  logFrom?: { after: number; limit: number },
+): Promise<StartRead> {
+  const valid = (n: number) => Number.isSafeInteger(n) && n >= 0;
+  const page = logFrom && valid(logFrom.after) && valid(logFrom.limit) ? logFrom : undefined;
+  // whole numbers checked above: the one query of several statements takes no parameters
+  const statements = [`select max(version) as version from ${VERSION_TABLE}`, IDENTITY];
+  if (page) statements.push(LOG_PAGE.replace('$1', String(page.after)).replace('$2', String(page.limit)));
   try {
-    const [version, identity] = (await client.query(
-      `select max(version) as version from ${VERSION_TABLE}; ${IDENTITY}`,
-    )) as unknown as [pg.QueryResult<{ version: number | null }>, pg.QueryResult<{ identity: string }>];
-    return { version: Number(version.rows[0]?.version ?? 0), identity: identity.rows[0]?.identity };
+    const [version, identity, log] = (await client.query(statements.join('; '))) as unknown as [
+      pg.QueryResult<{ version: number | null }>,
+      pg.QueryResult<{ identity: string }>,
+      pg.QueryResult<{ seq: string; line: string }> | undefined,
+    ];
+    return {
+      version: Number(version.rows[0]?.version ?? 0),
+      identity: identity.rows[0]?.identity,
+      page:
+        page && log
+          ? { ...page, rows: log.rows.map((row) => ({ seq: Number(row.seq), line: row.line })) }
+          : undefined,
+    };
   } catch (error) {
     if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return { version: 0 };
     throw error;
@@ -221,8 +248,8 @@ export async function openPostgresLedger(
   try {
     await client.connect();
     ledger.connected = true;
-    const start = await startOfConnection(client);
-    if ((await migrateFrom(client, shown, start.version)) === start.version) ledger.found(start.identity);
+    const start = await startOfConnection(client, options.logFrom);
+    if ((await migrateFrom(client, shown, start.version)) === start.version) ledger.found(start);
   } catch (error) {
     await client.end().catch(() => {});
     throw ledgerFault(error, shown, ledger.connected);
@@ -272,6 +299,8 @@ export class PostgresLedger implements Ledger {
   private lost: Error | undefined;
   /** the log's identity, read as the connection began, until asked (identity) */
   private identityAtStart: string | undefined;
+  /** the page of the log read as the connection began, until asked (logAfter) */
+  private pageAtStart: StartRead['page'];
   /** one use of the connection at a time: a transaction is never entered by another caller's query */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -301,6 +330,8 @@ export class PostgresLedger implements Ledger {
 
   /** `work` in one transaction: committed whole, or rolled back (the server does so if the connection drops). */
   private transaction<T>(work: () => Promise<T>): Promise<T> {
+    // the log grows: the page read at the start is no longer all there is after its position
+    this.pageAtStart = undefined;
     return this.using(async () => {
       await this.client.query('begin');
       try {
@@ -462,10 +493,7 @@ export class PostgresLedger implements Ledger {
     let after = 0;
     for (;;) {
       const { rows } = await this.using(() =>
-        this.client.query<{ seq: string; line: string }>(
-          'select seq, line from lbrl_records where seq > $1 order by seq limit $2',
-          [after, PAGE],
-        ),
+        this.client.query<{ seq: string; line: string }>(LOG_PAGE, [after, PAGE]),
       );
       for (const row of rows) yield JSON.parse(row.line) as StoredRecord;
       if (rows.length < PAGE) return;
@@ -474,11 +502,12 @@ export class PostgresLedger implements Ledger {
   }
 
   logAfter(after: number, limit: number): Promise<Array<{ seq: number; line: string }>> {
+    // the page read as the connection began, when it is the one asked: given once
+    const known = this.pageAtStart;
+    this.pageAtStart = undefined;
+    if (known && known.after === after && known.limit === limit) return this.using(async () => known.rows);
     return this.using(async () => {
-      const { rows } = await this.client.query<{ seq: string; line: string }>(
-        'select seq, line from lbrl_records where seq > $1 order by seq limit $2',
-        [after, limit],
-      );
+      const { rows } = await this.client.query<{ seq: string; line: string }>(LOG_PAGE, [after, limit]);
       return rows.map((row) => ({ seq: Number(row.seq), line: row.line }));
     });
   }
@@ -496,8 +525,9 @@ export class PostgresLedger implements Ledger {
   }
 
   /** The log's identity as read when the connection began (store/ledger-postgres.ts startOfConnection). */
-  found(identity: string | undefined): void {
-    this.identityAtStart = identity;
+  found(start: StartRead): void {
+    this.identityAtStart = start.identity;
+    this.pageAtStart = start.page;
   }
 
   async claimRow(

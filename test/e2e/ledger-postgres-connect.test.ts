@@ -82,7 +82,7 @@ describe('connecting to the ledger in PostgreSQL', () => {
     expect(loaded.atConnect).not.toContain(WEB_CRYPTO);
   });
 
-  it('an up-to-date host starts in two requests: the schema version and the log identity in one, then what is new', async () => {
+  it('an up-to-date host starts in one request: the schema version, the log identity and what is new', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const proxy = await countingProxy(Number(new URL(url).port));
     const through = new URL(url);
@@ -106,9 +106,8 @@ describe('connecting to the ledger in PostgreSQL', () => {
     const requests = await run();
     expect(requests).toEqual([
       expect.stringMatching(
-        /^Q select max\(version\) as version from lbrl_schema_version; select .*lbrl_records/s,
+        /^Q select max\(version\) as version from lbrl_schema_version; select .*lbrl_records.*; select seq, line from lbrl_records where seq > 0 order by seq limit 5000$/s,
       ),
-      expect.stringMatching(/^S select seq, line from lbrl_records where seq > \$1/),
     ]);
   });
 
