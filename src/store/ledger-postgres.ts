@@ -27,6 +27,7 @@ import {
   type VerifiedRecord,
 } from './history-records.js';
 import type { DepositSelection, Ledger, LedgerOptions } from './ledger-port.js';
+import { IDENTITY, LOG_PAGE, type StartRead, startOfConnection } from './ledger-postgres-start.js';
 import { reusedIdRefusal, sameCreation } from './ledger-rules.js';
 import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './ledger-schema.js';
 import { recordStatement } from './ledger-statements.js';
@@ -96,59 +97,6 @@ export function ledgerFault(error: unknown, shown: string, connected: boolean): 
         'network',
       )
     : new LbrlError(`cannot reach the ledger at ${shown}: ${reason}`, 'network');
-}
-
-/** PostgreSQL's code for a relation that does not exist. */
-const UNDEFINED_TABLE = '42P01';
-
-/** What the log's identity is read as (store/ledger-mirror.ts): the database's oid and its log table's. */
-const IDENTITY = `select (select oid from pg_database where datname = current_database())::text || '.' ||
-  'lbrl_records'::regclass::oid::text as identity`;
-
-/** A page of the log, in order: what a host's copy reads (store/ledger-mirror.ts). */
-const LOG_PAGE = 'select seq, line from lbrl_records where seq > $1 order by seq limit $2';
-
-/** What the start of a connection read, besides the version: the log's identity and first page. */
-interface StartRead {
-  version: number;
-  identity?: string;
-  page?: { after: number; limit: number; rows: Array<{ seq: number; line: string }> };
-}
-
-/**
- * The schema's version, asked in one round trip (what every command pays to connect): the
- * version table read straight away, its absence meaning none yet; with it, what the command asks
- * next (store/ledger-mirror.ts), in the same round trip: the identity of the ledger's log, and the
- * page of it the host's copy expects to read (`logFrom`). Outside a transaction only (an error
- * would end one): the migration reads the version through the catalog (schemaVersion).
- */
-async function startOfConnection(
-  client: pg.Client,
-  logFrom?: { after: number; limit: number },
-): Promise<StartRead> {
-  const valid = (n: number) => Number.isSafeInteger(n) && n >= 0;
-  const page = logFrom && valid(logFrom.after) && valid(logFrom.limit) ? logFrom : undefined;
-  // whole numbers checked above: the one query of several statements takes no parameters
-  const statements = [`select max(version) as version from ${VERSION_TABLE}`, IDENTITY];
-  if (page) statements.push(LOG_PAGE.replace('$1', String(page.after)).replace('$2', String(page.limit)));
-  try {
-    const [version, identity, log] = (await client.query(statements.join('; '))) as unknown as [
-      pg.QueryResult<{ version: number | null }>,
-      pg.QueryResult<{ identity: string }>,
-      pg.QueryResult<{ seq: string; line: string }> | undefined,
-    ];
-    return {
-      version: Number(version.rows[0]?.version ?? 0),
-      identity: identity.rows[0]?.identity,
-      page:
-        page && log
-          ? { ...page, rows: log.rows.map((row) => ({ seq: Number(row.seq), line: row.line })) }
-          : undefined,
-    };
-  } catch (error) {
-    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return { version: 0 };
-    throw error;
-  }
 }
 
 /** A connection's end: the goodbye sent at once, the server's own close of it not waited for. */
