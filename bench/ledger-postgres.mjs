@@ -3,10 +3,13 @@
 // `deposit report` on a host that has never read the ledger (its copy read whole) and on one
 // whose copy is up to date (what every later command pays), and the cost a command adds to
 // connect: `deposit list` on an empty database against the same on an empty file history.
-// Time is the median of 5 runs (connect: 11), RSS the peak, `heap32` the run again within a
-// 32 MB heap (memory flat in the number of deposits).
+// Time is the median of 5 runs (connect: 21 pairs), RSS the peak, `heap32` the run again within a
+// 32 MB heap (memory flat in the number of deposits). The connect rows also count instructions
+// (valgrind, when installed: median of 3), which a busy machine barely moves. `--compare <bin>`
+// runs the connect rows with another build of lbrl too (its bin/lbrl.js), run for run: before
+// and after a change, under the same load.
 //
-//   npm run build && node bench/ledger-postgres.mjs [--size 100000]
+//   npm run build && node bench/ledger-postgres.mjs [--size 100000] [--compare <bin>]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,6 +22,7 @@ const arg = (name, fallback) => {
   return i === -1 ? fallback : process.argv[i + 1];
 };
 const SIZE = Number(arg('--size', '100000'));
+const COMPARE = arg('--compare', undefined);
 // a service the hosts name (list and report send no request): a database ledger refuses the
 // embedded sandbox, which is each machine's own
 const SERVICE = 'https://deposit.example.com';
@@ -40,12 +44,12 @@ async function bundled(entry) {
 }
 
 /** ms, peak RSS (MB) and exit code of one run. */
-function measure(args, env, heapMb) {
+function measure(args, env, heapMb, bin = BIN) {
   const t = process.hrtime.bigint();
   const flags = heapMb ? [`--max-old-space-size=${heapMb}`] : [];
   const r = spawnSync(
     process.execPath,
-    [...flags, '--require', path.join(import.meta.dirname, 'rss.cjs'), BIN, ...args],
+    [...flags, '--require', path.join(import.meta.dirname, 'rss.cjs'), bin, ...args],
     {
       env,
       encoding: 'utf8',
@@ -70,6 +74,29 @@ function hostEnv(url) {
   if (url) env.LBRL_LEDGER_URL = url;
   else delete env.LBRL_LEDGER_URL;
   return env;
+}
+
+/** Millions of instructions a run executes (valgrind's I refs), median of 3; undefined without valgrind. */
+function instructions(args, env, bin) {
+  const counts = [];
+  for (let i = 0; i < 3; i++) {
+    const r = spawnSync(
+      'valgrind',
+      [
+        '--tool=cachegrind',
+        '--cache-sim=no',
+        '--cachegrind-out-file=/dev/null',
+        process.execPath,
+        bin,
+        ...args,
+      ],
+      { env, encoding: 'utf8' },
+    );
+    const refs = /I\s+refs:\s+([\d,]+)/.exec(r.stderr ?? '');
+    if (r.error || !refs) return undefined;
+    counts.push(Number(refs[1].replaceAll(',', '')) / 1e6);
+  }
+  return Math.round(median(counts));
 }
 
 const row = (what, runs, extra = {}) => ({
@@ -107,22 +134,44 @@ try {
     }
     rows.push(row(`${name}, copy up to date`, runs, { heap32 }));
   }
-  // the cost of connecting: an empty database against an empty file history, run for run
-  const onFile = hostEnv(undefined);
-  const onDatabase = hostEnv(databaseUrl(cluster.url, 'empty'));
-  measure(['deposit', 'list'], onDatabase);
-  const file = [];
-  const database = [];
-  for (let i = 0; i < 11; i++) {
-    file.push(measure(['deposit', 'list'], onFile));
-    database.push(measure(['deposit', 'list'], onDatabase));
+  // the cost of connecting: an empty database against an empty file history, run for run (and
+  // with the build to compare, in the same rounds); each build with hosts of its own (its code cache)
+  const builds = [{ name: '', bin: BIN }];
+  if (COMPARE) builds.push({ name: ` (${COMPARE})`, bin: path.resolve(COMPARE) });
+  const emptyUrl = databaseUrl(cluster.url, 'empty');
+  for (const build of builds) {
+    build.onFile = hostEnv(undefined);
+    build.onDatabase = hostEnv(emptyUrl);
+    build.file = [];
+    build.database = [];
+    measure(['deposit', 'list'], build.onFile, undefined, build.bin);
+    measure(['deposit', 'list'], build.onDatabase, undefined, build.bin);
   }
-  rows.push(row('deposit list, empty file history', file));
-  rows.push(row('deposit list, empty database', database));
-  rows.push({
-    what: 'connect cost (difference of medians)',
-    ms: Math.round(median(database.map((r) => r.ms)) - median(file.map((r) => r.ms))),
-  });
+  for (let i = 0; i < 21; i++)
+    for (const build of i % 2 ? [...builds].reverse() : builds) {
+      build.file.push(measure(['deposit', 'list'], build.onFile, undefined, build.bin));
+      build.database.push(measure(['deposit', 'list'], build.onDatabase, undefined, build.bin));
+    }
+  for (const build of builds) {
+    const file = median(build.file.map((r) => r.ms));
+    const database = median(build.database.map((r) => r.ms));
+    rows.push(row(`deposit list, empty file history${build.name}`, build.file));
+    rows.push(row(`deposit list, empty database${build.name}`, build.database));
+    rows.push({ what: `connect cost (difference of medians)${build.name}`, ms: Math.round(database - file) });
+    const pairs = median(build.database.map((r, i) => r.ms - build.file[i].ms));
+    rows.push({
+      what: `connect cost (median of the pairs' differences)${build.name}`,
+      ms: Math.round(pairs),
+    });
+    const counted = instructions(['deposit', 'list'], build.onFile, build.bin);
+    if (counted !== undefined) {
+      const onDatabase = instructions(['deposit', 'list'], build.onDatabase, build.bin);
+      rows.push({
+        what: `empty list, instructions (M): file, database, added${build.name}`,
+        ms: `${counted}, ${onDatabase}, ${onDatabase - counted}`,
+      });
+    }
+  }
   // the same, in one process: open, spool, catch up, close; the first run loads the client
   const connect = await bundled('bench/ledger-connect-entry.ts');
   const times = await connect.connectCost(

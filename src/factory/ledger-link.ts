@@ -15,7 +15,7 @@ import type { HistoryEntry, StoredRecord } from '../store/history-records.js';
 import { openLedger } from '../store/ledger.js';
 import { ledgerCopyDir } from '../store/ledger-copy-dir.js';
 import type { LedgerMirror } from '../store/ledger-mirror.js';
-import type { Ledger } from '../store/ledger-port.js';
+import type { Ledger, LedgerOptions } from '../store/ledger-port.js';
 import { embeddedSandboxRefusal } from '../store/ledger-rules.js';
 import type { Printer } from '../ui/output.js';
 import { resolveLedger } from './target.js';
@@ -80,12 +80,13 @@ export class LedgerLink {
     if (setting.kind === 'file' || this.database) return;
     // the embedded sandbox is this machine's own: a shared ledger takes none of its charges
     if (this.deps.target().mode === 'sandbox') throw embeddedSandboxRefusal(setting.shown);
-    const database = await this.open(setting);
-    this.database = database;
     const { printer, dir } = this.deps;
     const warn = (line: string) => printer.warn(line);
     const { LedgerMirror } = await import('../store/ledger-mirror.js');
-    this.mirror ??= new LedgerMirror(dir, database.where, warn);
+    this.mirror ??= new LedgerMirror(dir, setting.shown, warn);
+    // the copy's first page of news is read with the schema's version, in one round trip
+    const database = await this.open(setting, this.mirror.expectedPage());
+    this.database = database;
     const { moveSpoolIn } = await import('../store/ledger-spool.js');
     const moved = await moveSpoolIn(dir, database, warn, (line) => printer.alarm(line));
     if (moved > 0)
@@ -205,7 +206,7 @@ export class LedgerLink {
    * The ledger, opened (a database's schema created or brought forward), closed when the command
    * ends; the configured one, or `setting` (the file history, for ledger import).
    */
-  async open(setting: LedgerSetting = this.setting()): Promise<Ledger> {
+  async open(setting: LedgerSetting = this.setting(), logFrom?: LedgerOptions['logFrom']): Promise<Ledger> {
     const { printer, ctx } = this.deps;
     this.deps.profile();
     const insecure = this.deps.insecureSkipTlsVerify && setting.kind === 'postgres';
@@ -218,6 +219,7 @@ export class LedgerLink {
       warn: (line) => printer.warn(line),
       env: ctx.env,
       insecureSkipTlsVerify: insecure,
+      logFrom,
     });
     this.deps.onClose(() => ledger.close());
     return ledger;

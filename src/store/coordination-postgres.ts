@@ -15,13 +15,14 @@
  */
 import crypto from 'node:crypto';
 import os from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
 import type { LedgerUrl } from '../domain/ledger-url.js';
 import { interrupted } from '../errors.js';
 import type { LeadClock, RequestBudget } from './coordination-port.js';
 import type { LedgerOptions } from './ledger-port.js';
 import { endConnection, ledgerFault, migrate } from './ledger-postgres.js';
 import { connectionSettings } from './ledger-tls.js';
+import { loadPg } from './pg-client.js';
 
 /** How long one statement may take before the connection is taken for lost. */
 const QUERY_TIMEOUT_MS = 60_000;
@@ -60,7 +61,8 @@ export class Coordinator {
     const { applicationName, ...rest } = settings;
     // a statement that hangs (a pulled cable) fails within a minute, as the ledger's do: a watch
     // waiting on its budget, or a listen on its outbox, is never held for good
-    const client = new pg.Client({
+    const { Client } = await loadPg();
+    const client = new Client({
       ...rest,
       application_name: url.applicationName ?? `${applicationName} ${role}`,
       keepAlive: true,

@@ -67,6 +67,14 @@ export class LedgerMirror {
     return new History(this.dir, this.warn);
   }
 
+  /**
+   * The page of the log catchUp will ask first, as the copy's position says now (read again under
+   * the copy's claim then): asked with the schema's version, it saves the catch-up a round trip.
+   */
+  expectedPage(): { after: number; limit: number } {
+    return { after: this.position()?.seq ?? 0, limit: PAGE };
+  }
+
   /** Reads what the database took since the copy's last position; how many records came. */
   async catchUp(ledger: Pick<Ledger, 'logAfter' | 'identity'>, clock: MirrorClock): Promise<number> {
     if (!ledger.logAfter || !ledger.identity) throw new Error('catchUp: the ledger keeps no log');

@@ -72,4 +72,9 @@ export interface LedgerOptions {
   env: Record<string, string | undefined>;
   /** --insecure-skip-tls-verify: the only thing that skips certificate checks */
   insecureSkipTlsVerify?: boolean;
+  /**
+   * Where this host's copy of a database ledger expects to read its log from (store/ledger-mirror.ts):
+   * that page is read with the schema's version, in the same round trip, and logAfter gives it once
+   */
+  logFrom?: { after: number; limit: number };
 }

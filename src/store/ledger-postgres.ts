@@ -12,7 +12,7 @@
  * short is rolled back by the server, so nothing of it is half-written.
  */
 import crypto from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { LedgerUrl } from '../domain/ledger-url.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
@@ -27,10 +27,13 @@ import {
   type VerifiedRecord,
 } from './history-records.js';
 import type { DepositSelection, Ledger, LedgerOptions } from './ledger-port.js';
+import { IDENTITY, LOG_PAGE, type StartRead, startOfConnection } from './ledger-postgres-start.js';
 import { reusedIdRefusal, sameCreation } from './ledger-rules.js';
 import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './ledger-schema.js';
 import { recordStatement } from './ledger-statements.js';
 import { connectionSettings } from './ledger-tls.js';
+import { loadPg } from './pg-client.js';
+import { EarlySocket, serverAddress } from './pg-socket.js';
 
 /** How long one statement may take before the connection is taken for lost (a pulled cable). */
 const QUERY_TIMEOUT_MS = 60_000;
@@ -96,26 +99,6 @@ export function ledgerFault(error: unknown, shown: string, connected: boolean): 
     : new LbrlError(`cannot reach the ledger at ${shown}: ${reason}`, 'network');
 }
 
-/** PostgreSQL's code for a relation that does not exist. */
-const UNDEFINED_TABLE = '42P01';
-
-/**
- * The schema's version, asked in one round trip (what every command pays to connect): the
- * version table read straight away, its absence meaning none yet. Outside a transaction only
- * (an error would end one): the migration reads it through the catalog (schemaVersion).
- */
-async function schemaVersionAtConnect(client: pg.Client): Promise<number> {
-  try {
-    const found = await client.query<{ version: number | null }>(
-      `select max(version) as version from ${VERSION_TABLE}`,
-    );
-    return Number(found.rows[0]?.version ?? 0);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return 0;
-    throw error;
-  }
-}
-
 /** A connection's end: the goodbye sent at once, the server's own close of it not waited for. */
 export async function endConnection(client: pg.Client): Promise<void> {
   const ended = client.end().catch(() => {});
@@ -151,7 +134,11 @@ function newerSchema(found: number, shown: string): LbrlError {
  * committed). A schema newer than this lbrl is refused, untouched.
  */
 export async function migrate(client: pg.Client, shown: string): Promise<number> {
-  const found = await schemaVersionAtConnect(client);
+  return migrateFrom(client, shown, (await startOfConnection(client)).version);
+}
+
+/** The same, the version found at connect given (`found`). */
+async function migrateFrom(client: pg.Client, shown: string, found: number): Promise<number> {
   if (found === SCHEMA_VERSION) return found;
   if (found > SCHEMA_VERSION) throw newerSchema(found, shown);
   // released by the server if the connection drops
@@ -186,9 +173,21 @@ export async function openPostgresLedger(
   options: LedgerOptions,
 ): Promise<PostgresLedger> {
   const settings = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
-  const { applicationName, ...rest } = settings;
-  const client = new pg.Client({
+  const { applicationName, host, port, ...rest } = settings;
+  const address = serverAddress(host, port);
+  // the server starts its process for this connection while the client loads
+  const socket = new EarlySocket(address);
+  let Client: typeof pg.Client;
+  try {
+    ({ Client } = await loadPg());
+  } catch (error) {
+    socket.discard();
+    throw error;
+  }
+  const client = new Client({
     ...rest,
+    ...address,
+    stream: socket.stream,
     application_name: applicationName,
     keepAlive: true,
     query_timeout: QUERY_TIMEOUT_MS,
@@ -197,7 +196,8 @@ export async function openPostgresLedger(
   try {
     await client.connect();
     ledger.connected = true;
-    await migrate(client, shown);
+    const start = await startOfConnection(client, options.logFrom);
+    if ((await migrateFrom(client, shown, start.version)) === start.version) ledger.found(start);
   } catch (error) {
     await client.end().catch(() => {});
     throw ledgerFault(error, shown, ledger.connected);
@@ -245,6 +245,10 @@ export class PostgresLedger implements Ledger {
   connected = false;
   /** the connection's failure while idle: the next use reports it */
   private lost: Error | undefined;
+  /** the log's identity, read as the connection began, until asked (identity) */
+  private identityAtStart: string | undefined;
+  /** the page of the log read as the connection began, until asked (logAfter) */
+  private pageAtStart: StartRead['page'];
   /** one use of the connection at a time: a transaction is never entered by another caller's query */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -274,6 +278,8 @@ export class PostgresLedger implements Ledger {
 
   /** `work` in one transaction: committed whole, or rolled back (the server does so if the connection drops). */
   private transaction<T>(work: () => Promise<T>): Promise<T> {
+    // the log grows: the page read at the start is no longer all there is after its position
+    this.pageAtStart = undefined;
     return this.using(async () => {
       await this.client.query('begin');
       try {
@@ -435,10 +441,7 @@ export class PostgresLedger implements Ledger {
     let after = 0;
     for (;;) {
       const { rows } = await this.using(() =>
-        this.client.query<{ seq: string; line: string }>(
-          'select seq, line from lbrl_records where seq > $1 order by seq limit $2',
-          [after, PAGE],
-        ),
+        this.client.query<{ seq: string; line: string }>(LOG_PAGE, [after, PAGE]),
       );
       for (const row of rows) yield JSON.parse(row.line) as StoredRecord;
       if (rows.length < PAGE) return;
@@ -447,24 +450,32 @@ export class PostgresLedger implements Ledger {
   }
 
   logAfter(after: number, limit: number): Promise<Array<{ seq: number; line: string }>> {
+    // the page read as the connection began, when it is the one asked: given once
+    const known = this.pageAtStart;
+    this.pageAtStart = undefined;
+    if (known && known.after === after && known.limit === limit) return this.using(async () => known.rows);
     return this.using(async () => {
-      const { rows } = await this.client.query<{ seq: string; line: string }>(
-        'select seq, line from lbrl_records where seq > $1 order by seq limit $2',
-        [after, limit],
-      );
+      const { rows } = await this.client.query<{ seq: string; line: string }>(LOG_PAGE, [after, limit]);
       return rows.map((row) => ({ seq: Number(row.seq), line: row.line }));
     });
   }
 
   identity(): Promise<string> {
+    // read with the schema's version as the connection began: the first caller takes it
+    const known = this.identityAtStart;
+    this.identityAtStart = undefined;
+    if (known !== undefined) return this.using(async () => known);
     // the database and its log table: a database dropped and made again has others
     return this.using(async () => {
-      const { rows } = await this.client.query<{ identity: string }>(
-        `select (select oid from pg_database where datname = current_database())::text || '.' ||
-           'lbrl_records'::regclass::oid::text as identity`,
-      );
+      const { rows } = await this.client.query<{ identity: string }>(IDENTITY);
       return rows[0]!.identity;
     });
+  }
+
+  /** The log's identity as read when the connection began (store/ledger-postgres.ts startOfConnection). */
+  found(start: StartRead): void {
+    this.identityAtStart = start.identity;
+    this.pageAtStart = start.page;
   }
 
   async claimRow(

@@ -1,0 +1,81 @@
+/**
+ * The connection to the ledger's server, begun before the client is loaded: the server starts a
+ * process for each connection it accepts (a fork, then its own start), and it does that while
+ * this process loads pg (store/pg-client.ts), instead of after. The socket is then given to pg
+ * through its own `stream` option; pg speaks the protocol on it as on a socket it made (the
+ * startup message, TLS when sslmode asks for it, authentication).
+ *
+ * The address is pg's: a host starting with `/` is the directory of the server's Unix socket
+ * (`<dir>/.s.PGSQL.<port>`), else a host name and port; with neither given, pg's defaults
+ * (localhost, 5432), which the client is given explicitly so that both mean the same place.
+ */
+import net from 'node:net';
+
+/** pg's defaults (pg/lib/defaults.js), when neither the URL nor the environment says. */
+const DEFAULT_HOST = 'localhost';
+const DEFAULT_PORT = 5432;
+
+export interface ServerAddress {
+  host: string;
+  port: number;
+}
+
+export function serverAddress(host: string | undefined, port: number | undefined): ServerAddress {
+  return { host: host ?? DEFAULT_HOST, port: port ?? DEFAULT_PORT };
+}
+
+/**
+ * A socket connecting to the server from the moment it is made. What happens before pg takes it
+ * (connected, refused) is kept, and said to pg again when it calls connect(): pg listens for
+ * 'connect', 'error' and 'close' right after that call, as on a socket of its own.
+ */
+export class EarlySocket {
+  private readonly socket = new net.Socket();
+  private error: Error | undefined;
+  private connected = false;
+  private closed = false;
+  private taken = false;
+
+  constructor(address: ServerAddress) {
+    const { socket } = this;
+    // an error before pg listens is kept (never thrown from the event), and said to pg
+    socket.on('error', (error) => {
+      if (!this.taken) this.error ??= error;
+    });
+    socket.once('connect', () => {
+      this.connected = true;
+    });
+    socket.once('close', () => {
+      this.closed = true;
+    });
+    socket.setNoDelay(true);
+    if (address.host.startsWith('/')) socket.connect(`${address.host}/.s.PGSQL.${address.port}`);
+    else socket.connect(address.port, address.host);
+  }
+
+  /** pg's `stream` option: this socket once (a second connection would get a socket of its own). */
+  readonly stream = (): net.Socket => {
+    if (this.taken) return new net.Socket();
+    this.taken = true;
+    const { socket } = this;
+    socket.connect = (() => {
+      process.nextTick(() => this.replay());
+      return socket;
+    }) as typeof socket.connect;
+    return socket;
+  };
+
+  /** Not taken by pg (it could not be loaded): closed. */
+  discard(): void {
+    if (!this.taken) this.socket.destroy();
+  }
+
+  /** What happened before pg listened: an error (then the close), or the connection made. */
+  private replay(): void {
+    if (this.error) {
+      this.socket.emit('error', this.error);
+      if (this.closed) this.socket.emit('close', true);
+    } else if (this.connected) this.socket.emit('connect');
+    // still connecting: the socket's own 'connect' or 'error' comes to pg's listeners
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * What a command pays to reach a ledger in PostgreSQL (bench/ledger-postgres.mjs measures it):
+ * the client loads without Node's own fetch implementation, and the start is as few round trips
+ * as the protocol allows. Counted on the test run's real server, through the built program.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, describe, expect, inject, it, vi } from 'vitest';
+import { runBin } from '../helpers/bin.js';
+import { freshDatabase } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/temp.js';
+
+vi.setConfig({ testTimeout: 60_000 });
+
+/**
+ * A preload that writes, as the process exits, the built-ins it loaded (internal ones too),
+ * whether it had a global `navigator` at its start and at its end, and the built-ins loaded by
+ * the time its first socket began to connect (pg loads Web Crypto as it loads).
+ */
+function preload(out: string): string {
+  const file = path.join(tempDir(), 'preload.cjs');
+  fs.writeFileSync(
+    file,
+    `const had = 'navigator' in globalThis;
+const net = require('node:net');
+const connect = net.Socket.prototype.connect;
+let atConnect;
+net.Socket.prototype.connect = function (...args) {
+  atConnect ??= [...process.moduleLoadList];
+  return connect.apply(this, args);
+};
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({
+  modules: process.moduleLoadList, atConnect, navigatorAtStart: had, navigatorAtEnd: 'navigator' in globalThis })));`,
+  );
+  return file;
+}
+
+interface Loaded {
+  modules: string[];
+  atConnect: string[];
+  navigatorAtStart: boolean;
+  navigatorAtEnd: boolean;
+}
+
+async function listLoading(env: Record<string, string>, extraPreload = ''): Promise<Loaded> {
+  const out = path.join(tempDir(), 'loaded.json');
+  const dir = tempDir();
+  const r = await runBin(['deposit', 'list', '--json'], {
+    HOME: dir,
+    LBRL_CONFIG_DIR: dir,
+    LBRL_BASE_URL: 'https://deposit.example.com',
+    LBRL_TOKEN: 'test-token-0123456789abcdef',
+    NODE_OPTIONS: `--require ${preload(out)}${extraPreload && ` --require ${extraPreload}`}`,
+    ...env,
+  });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toBe('[]\n');
+  return JSON.parse(fs.readFileSync(out, 'utf8')) as Loaded;
+}
+
+const FETCH = 'NativeModule internal/deps/undici/undici';
+/** loaded by pg as it loads (pg/lib/crypto/utils.js) */
+const WEB_CRYPTO = 'NativeModule internal/crypto/webcrypto';
+
+describe('connecting to the ledger in PostgreSQL', () => {
+  it("loads the client without Node's fetch implementation, and leaves the globals as they were", async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const loaded = await listLoading({ LBRL_LEDGER_URL: url });
+    // the client was loaded and spoke to the server
+    expect(loaded.modules).toContain('NativeModule net');
+    expect(loaded.modules).toContain('NativeModule internal/crypto/pbkdf2');
+    expect(loaded.modules).not.toContain(FETCH);
+    expect(loaded.navigatorAtEnd).toBe(loaded.navigatorAtStart);
+  });
+
+  it('begins to connect before the client loads: the server starts its process meanwhile', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const loaded = await listLoading({ LBRL_LEDGER_URL: url });
+    expect(loaded.modules).toContain(WEB_CRYPTO);
+    expect(loaded.atConnect).toContain('NativeModule net');
+    expect(loaded.atConnect).not.toContain(WEB_CRYPTO);
+  });
+
+  it('an up-to-date host starts in one request: the schema version, the log identity and what is new', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const proxy = await countingProxy(Number(new URL(url).port));
+    const through = new URL(url);
+    through.port = String(proxy.port);
+    const dir = tempDir();
+    const run = async () => {
+      proxy.requests.length = 0;
+      const r = await runBin(['deposit', 'list', '--json'], {
+        HOME: dir,
+        LBRL_CONFIG_DIR: dir,
+        LBRL_BASE_URL: 'https://deposit.example.com',
+        LBRL_TOKEN: 'test-token-0123456789abcdef',
+        LBRL_LEDGER_URL: through.toString(),
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe('[]\n');
+      return [...proxy.requests];
+    };
+    // the first run makes the schema (several statements, under the migration's lock)
+    expect((await run()).length).toBeGreaterThan(5);
+    const requests = await run();
+    expect(requests).toEqual([
+      expect.stringMatching(
+        /^Q select max\(version\) as version from lbrl_schema_version; select .*lbrl_records.*; select seq, line from lbrl_records where seq > 0 order by seq limit 5000$/s,
+      ),
+    ]);
+  });
+
+  it('the check sees the fetch implementation when a run loads it', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    expect((await listLoading({ LBRL_LEDGER_URL: url }, fetchLoader())).modules).toContain(FETCH);
+  });
+});
+
+const proxies: net.Server[] = [];
+afterAll(() => {
+  for (const proxy of proxies) proxy.close();
+});
+
+/**
+ * A proxy to the server on loopback that notes each request a client sends once authenticated:
+ * a simple query (`Q <its text>`) or an extended one's Sync (`S <the text of its Parse>`), each
+ * one round trip.
+ */
+async function countingProxy(serverPort: number): Promise<{ port: number; requests: string[] }> {
+  const requests: string[] = [];
+  const server = net.createServer((client) => {
+    const upstream = net.connect(serverPort, '127.0.0.1');
+    upstream.pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    let pending = Buffer.alloc(0);
+    let started = false;
+    let parsed = '';
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      pending = Buffer.concat([pending, chunk]);
+      for (;;) {
+        const head = started ? 5 : 4;
+        if (pending.length < head) return;
+        const length = pending.readInt32BE(started ? 1 : 0) + (started ? 1 : 0);
+        if (pending.length < length) return;
+        const message = pending.subarray(0, length);
+        pending = pending.subarray(length);
+        if (!started) {
+          started = true;
+          continue;
+        }
+        const type = String.fromCharCode(message[0]!);
+        const text = () => message.subarray(5, message.indexOf(0, 5)).toString('utf8');
+        if (type === 'Q') requests.push(`Q ${text()}`);
+        // Parse: its name, then its text
+        if (type === 'P')
+          parsed = message
+            .subarray(message.indexOf(0, 5) + 1, message.indexOf(0, message.indexOf(0, 5) + 1))
+            .toString('utf8');
+        if (type === 'S') requests.push(`S ${parsed}`);
+      }
+    });
+  });
+  proxies.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as net.AddressInfo).port, requests };
+}
+
+/** A preload that touches `Response` (what pg's check for Cloudflare Workers does on Node 20). */
+function fetchLoader(): string {
+  const file = path.join(tempDir(), 'fetch.cjs');
+  fs.writeFileSync(file, 'void typeof Response;');
+  return file;
+}
