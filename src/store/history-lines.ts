@@ -5,7 +5,7 @@
  * does not want without parsing them.
  */
 import fs from 'node:fs';
-import { canonicalId } from '../domain/values.js';
+import { canonicalId, DEPOSIT_ID } from '../domain/values.js';
 import { openOwnFile } from './files.js';
 import type { StoredRecord } from './history-records.js';
 import { LINE_DAMAGES, type LineDamage, readRecordLine } from './record-read.js';
@@ -19,6 +19,7 @@ export interface HistoryFile {
 }
 
 const RECORD_START = '{"v":1,';
+const ID_LENGTH = 36;
 export const NEWLINE = 0x0a;
 /** Read this much at a time. */
 export const CHUNK = 1 << 20;
@@ -64,7 +65,7 @@ export function forEachBlock(
       const room = Math.min(buf.length - have, to - base - have);
       const bytesRead = room > 0 ? fs.readSync(opened.fd, buf, have, room, base + have) : 0;
       const limit = have + bytesRead;
-      nulsToNewlines(buf, have, limit);
+      lineEndsToNewlines(buf, have, limit);
       if (bytesRead === 0) return limit > 0 && !skipping && onBlock(buf, limit);
       let start = 0;
       if (skipping) {
@@ -118,7 +119,7 @@ export function* readRecords(
     for (;;) {
       const bytesRead = fs.readSync(fd, buf, have, buf.length - have, base + have);
       const limit = have + bytesRead;
-      nulsToNewlines(buf, have, limit);
+      lineEndsToNewlines(buf, have, limit);
       let start = 0;
       if (bytesRead === 0) {
         if (limit > 0 && !skipping) readLine(buf, 0, limit, out, damage, want);
@@ -157,8 +158,9 @@ export function* readRecords(
 
 /**
  * Records from the end of the file back, until `visit` returns true or `maxBytes` were read;
- * the damaged lines met on the way are skipped and counted, as a forward read does. `visit`
- * is told where each record's line starts in the file.
+ * the damaged lines met on the way are skipped and counted, as a forward read does (into
+ * `damage` when given, for the caller to say with what else it read; said at the end otherwise).
+ * `visit` is told where each record's line starts in the file.
  */
 export function scanBackward(
   source: HistoryFile,
@@ -166,6 +168,7 @@ export function scanBackward(
   want: RecordFilter = anyRecord,
   maxBytes = Number.POSITIVE_INFINITY,
   floor: { at: number } = { at: 0 },
+  counted?: DamageCount,
 ): void {
   const opened = openOwnFile(source.file, 'read', 'history', source.warn);
   if (!opened) return;
@@ -174,7 +177,7 @@ export function scanBackward(
   let carry = Buffer.alloc(0); // the start of a line cut by the previous read
   let skipTail = false; // the last piece of the next read belongs to an over-long line
   const out: StoredRecord[] = [];
-  const damage = new DamageCount();
+  const damage = counted ?? new DamageCount();
   const take = (data: Buffer, start: number, stop: number): boolean => {
     readLine(data, start, stop, out, damage, want);
     for (const r of out.splice(0)) if (visit(r, pos + start)) return true;
@@ -187,7 +190,7 @@ export function scanBackward(
       // the line cut by the previous read goes after this one, copied alone (not the whole chunk)
       const data = Buffer.allocUnsafe(chunkSize + carry.length);
       fs.readSync(fd, data, 0, chunkSize, pos);
-      nulsToNewlines(data, 0, chunkSize);
+      lineEndsToNewlines(data, 0, chunkSize);
       carry.copy(data, chunkSize);
       let stop = data.length;
       for (let newline = data.lastIndexOf(NEWLINE, stop - 1); newline !== -1; ) {
@@ -209,7 +212,7 @@ export function scanBackward(
     }
   } finally {
     fs.closeSync(fd);
-    damage.say(source);
+    if (!counted) damage.say(source);
   }
 }
 
@@ -272,15 +275,26 @@ export function readLine(
 /**
  * NUL bytes (what a crash can leave where a write never landed) end a line, as a newline does:
  * no record holds one, and a run of them, however long, never swallows the record after it.
+ * A carriage return ends a line too, alone (an old Mac's line end, or a tool that wrote them) or
+ * before a newline (a Windows line end, whose empty line between is no line): JSON text holds
+ * none within a value, so every reader reads such a file line by line, as lbrl wrote it.
  */
-export function nulsToNewlines(buf: Buffer, from: number, to: number): void {
+export function lineEndsToNewlines(buf: Buffer, from: number, to: number): void {
   for (let nul = buf.indexOf(0, from); nul !== -1 && nul < to; nul = buf.indexOf(0, nul)) {
     let stop = nul;
     while (stop < to && buf[stop] === 0) stop += 1;
     buf.fill(NEWLINE, nul, stop);
     if (stop >= to) break;
   }
+  for (
+    let cr = buf.indexOf(CARRIAGE_RETURN, from);
+    cr !== -1 && cr < to;
+    cr = buf.indexOf(CARRIAGE_RETURN, cr + 1)
+  )
+    buf[cr] = NEWLINE;
 }
+
+const CARRIAGE_RETURN = 0x0d;
 
 /** Which records a reader needs, told from the start of a line (the id, when one could be read). */
 export type RecordFilter = (type: StoredRecord['type'], id: string | undefined) => boolean;
@@ -315,8 +329,10 @@ function peek(buf: Buffer, start: number, end: number): LineHead | undefined {
     const from = start + prefix.length;
     const quote = buf.indexOf(0x22, from);
     if (quote === -1 || quote >= end || quote - from > 200) return undefined;
+    // an id that is no deposit's (damaged, or escaped) may be any deposit's: the line is read whole
+    if (quote - from !== ID_LENGTH) return undefined;
     const id = buf.toString('latin1', from, quote);
-    if (id.includes('\\')) return undefined;
+    if (!DEPOSIT_ID.test(id)) return undefined;
     return { type, id: canonicalId(id) };
   }
   return undefined;
