@@ -43,9 +43,8 @@ export function scanForward(
 
 /**
  * The file in [from, to) a buffer of whole lines at a time, to `onBlock` (its lines are buf[0, end),
- * valid only during the call) until it returns true, split as readRecords splits them (NULs end a
- * line; a line past MAX_LINE at a buffer's end is skipped): what a search that parses only some
- * lines reads. Returns whether `onBlock` stopped it.
+ * valid only during the call) until it returns true, split as readRecords splits them: what a
+ * search that parses only some lines reads. Returns whether `onBlock` stopped it.
  */
 export function forEachBlock(
   source: HistoryFile,
@@ -53,10 +52,38 @@ export function forEachBlock(
   to: number,
   onBlock: (buf: Buffer, end: number) => boolean,
   chunk = CHUNK,
+  damage?: DamageCount,
 ): boolean {
+  for (const block of lineBlocks(source, from, to, chunk, damage))
+    if (onBlock(block.buf, block.end)) return true;
+  return false;
+}
+
+/** Whole lines of the file: buf[0, end) holds them, buf[0] at file offset `base`. */
+interface LineBlock {
+  buf: Buffer;
+  end: number;
+  base: number;
+  /** the file's last bytes, a line without its newline (a write cut short) at the end of buf */
+  last: boolean;
+}
+
+/**
+ * The file in [from, to) a buffer of whole lines at a time (one object, valid until the next).
+ * NULs and carriage returns end a line; a line longer than MAX_LINE is skipped as damage without
+ * being held (counted in `damage`); a last line without its newline comes alone, `last`.
+ */
+function* lineBlocks(
+  source: HistoryFile,
+  from: number,
+  to: number,
+  chunk: number,
+  damage?: DamageCount,
+): Generator<LineBlock> {
   const opened = openOwnFile(source.file, 'read', 'history', source.warn);
-  if (!opened) return false;
+  if (!opened) return;
   const buf = Buffer.allocUnsafe(chunk + MAX_LINE);
+  const block: LineBlock = { buf, end: 0, base: from, last: false };
   let base = from; // the file offset of buf[0]
   let have = 0;
   let skipping = false;
@@ -66,7 +93,10 @@ export function forEachBlock(
       const bytesRead = room > 0 ? fs.readSync(opened.fd, buf, have, room, base + have) : 0;
       const limit = have + bytesRead;
       lineEndsToNewlines(buf, have, limit);
-      if (bytesRead === 0) return limit > 0 && !skipping && onBlock(buf, limit);
+      if (bytesRead === 0) {
+        if (limit > 0 && !skipping) yield Object.assign(block, { buf, end: limit, base, last: true });
+        return;
+      }
       let start = 0;
       if (skipping) {
         const newline = buf.indexOf(NEWLINE, 0);
@@ -75,12 +105,17 @@ export function forEachBlock(
           start = newline + 1;
         } else start = limit;
       }
-      const last = start < limit ? buf.lastIndexOf(NEWLINE, limit - 1) : -1;
-      if (last >= start) {
-        if (onBlock(start === 0 ? buf : buf.subarray(start), last + 1 - start)) return true;
-        start = last + 1;
+      const lastNewline = start < limit ? buf.lastIndexOf(NEWLINE, limit - 1) : -1;
+      if (lastNewline >= start) {
+        yield Object.assign(block, {
+          buf: start === 0 ? buf : buf.subarray(start),
+          end: lastNewline + 1 - start,
+          base: base + start,
+        });
+        start = lastNewline + 1;
       }
       if (skipping || limit - start >= MAX_LINE) {
+        if (!skipping) damage?.add('too long');
         skipping = true;
         base += limit;
         have = 0;
@@ -105,52 +140,29 @@ export function* readRecords(
   from: number,
   want: RecordFilter = anyRecord,
 ): Generator<StoredRecord, number> {
-  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
-  if (!opened) return from;
-  const { fd } = opened;
-  const buf = Buffer.allocUnsafe(CHUNK + MAX_LINE);
-  let base = from; // the file offset of buf[0]
-  let have = 0;
-  let skipping = false;
   const damage = new DamageCount();
   let end = from;
   const out: StoredRecord[] = [];
-  try {
-    for (;;) {
-      const bytesRead = fs.readSync(fd, buf, have, buf.length - have, base + have);
-      const limit = have + bytesRead;
-      lineEndsToNewlines(buf, have, limit);
-      let start = 0;
-      if (bytesRead === 0) {
-        if (limit > 0 && !skipping) readLine(buf, 0, limit, out, damage, want);
-        yield* out.splice(0);
-        break;
-      }
-      for (;;) {
-        const newline = buf.indexOf(NEWLINE, start);
-        if (newline === -1 || newline >= limit) break;
-        if (skipping) skipping = false;
-        else {
-          // each record is seen before the next line is read: what a reader wants may change
-          readLine(buf, start, newline, out, damage, want);
-          yield* out.splice(0);
-        }
-        start = newline + 1;
-        end = base + start;
-      }
-      if (skipping || limit - start >= MAX_LINE) {
-        if (!skipping) damage.add('too long');
-        skipping = true;
-        base += limit;
-        have = 0;
-      } else {
-        buf.copy(buf, 0, start, limit);
-        base += start;
-        have = limit - start;
-      }
+  for (const { buf, end: stop, base, last } of lineBlocks(
+    source,
+    from,
+    Number.POSITIVE_INFINITY,
+    CHUNK,
+    damage,
+  )) {
+    if (last) {
+      readLine(buf, 0, stop, out, damage, want);
+      yield* out.splice(0);
+      break;
     }
-  } finally {
-    fs.closeSync(fd);
+    for (let start = 0; start < stop; ) {
+      const newline = buf.indexOf(NEWLINE, start);
+      // each record is seen before the next line is read: what a reader wants may change
+      readLine(buf, start, newline, out, damage, want);
+      yield* out.splice(0);
+      start = newline + 1;
+    }
+    end = base + stop;
   }
   damage.say(source);
   return end;

@@ -191,6 +191,7 @@ export function settledBefore(
       return false;
     },
     TEXT_BLOCK,
+    damage,
   );
   return !stopped;
 
