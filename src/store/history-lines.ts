@@ -292,18 +292,16 @@ export function readLine(
  * none within a value, so every reader reads such a file line by line, as lbrl wrote it.
  */
 export function lineEndsToNewlines(buf: Buffer, from: number, to: number): void {
-  for (let nul = buf.indexOf(0, from); nul !== -1 && nul < to; nul = buf.indexOf(0, nul)) {
+  // searched within what was read alone: the rest of the buffer is stale
+  const read = buf.subarray(from, to);
+  for (let nul = read.indexOf(0); nul !== -1; nul = read.indexOf(0, nul)) {
     let stop = nul;
-    while (stop < to && buf[stop] === 0) stop += 1;
-    buf.fill(NEWLINE, nul, stop);
-    if (stop >= to) break;
+    while (stop < read.length && read[stop] === 0) stop += 1;
+    read.fill(NEWLINE, nul, stop);
+    if (stop >= read.length) break;
   }
-  for (
-    let cr = buf.indexOf(CARRIAGE_RETURN, from);
-    cr !== -1 && cr < to;
-    cr = buf.indexOf(CARRIAGE_RETURN, cr + 1)
-  )
-    buf[cr] = NEWLINE;
+  for (let cr = read.indexOf(CARRIAGE_RETURN); cr !== -1; cr = read.indexOf(CARRIAGE_RETURN, cr + 1))
+    read[cr] = NEWLINE;
 }
 
 const CARRIAGE_RETURN = 0x0d;
