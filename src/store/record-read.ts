@@ -11,6 +11,7 @@
 
 import { isIsoTimestamp, readSettlementFacts } from '../domain/deposit.js';
 import { MAX_CENTS, MIN_CENTS } from '../domain/money.js';
+import { isWithinTimeRange } from '../domain/time-range.js';
 import { canonicalId, DEPOSIT_ID, isHexBytes, readHex32, STATUSES } from '../domain/values.js';
 import { LATER_FIELDS } from './history-records.js';
 
@@ -41,16 +42,9 @@ const OUTCOMES: ReadonlySet<string> = new Set([
   'unproven',
   'mismatch',
 ]);
-/** 1970 to the end of 9999: a time lbrl's clock could have written, and every view can show. */
-const EARLIEST = 0;
-// the last moment that is still the year 9999 in every time zone (+14:00 the furthest ahead)
-const LATEST = Date.UTC(9999, 11, 31, 9, 59, 59, 999);
-
-/** A time as a record holds it: ISO 8601, from 1970 to the year 9999. */
+/** A time as a record holds it: ISO 8601, within the moments lbrl records and shows (domain/time-range.ts). */
 export function isRecordTime(value: unknown): value is string {
-  if (!isIsoTimestamp(value)) return false;
-  const ms = Date.parse(value);
-  return ms >= EARLIEST && ms <= LATEST;
+  return isIsoTimestamp(value) && isWithinTimeRange(Date.parse(value));
 }
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
