@@ -129,14 +129,8 @@ export function eachBackward(
   );
   // a record met before the only creation of its deposit is damage, as it always was
   for (const [id, offset] of disordered) if (offset < 0) disordered.delete(id);
-  return {
-    overflow,
-    disordered,
-    stoppedAt: stopped ? floor.at : 0,
-    met: { ids: met, prints },
-    mixed,
-    damage,
-  };
+  const stoppedAt = stopped ? floor.at : 0;
+  return { overflow, disordered, stoppedAt, met: { ids: met, prints }, mixed, damage };
 }
 
 export function settledBefore(

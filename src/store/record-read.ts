@@ -63,57 +63,40 @@ export function readRecordLine(text: string): RecordRead {
   return readRecord(parsed as Record<string, unknown>);
 }
 
-/** Where a key of a JSON text may end: a quote, JSON's spacing, a colon (a text value may hold one too). */
-const KEY_END = /"[\t\n\r ]*:/g;
+/** The keys a reader of a line in place reads (history-lines.ts, history-search.ts), or an escape that may spell one. */
+const READ_IN_PLACE = /"(?:type|id|at)"|\\u/g;
 
 /**
- * Whether the text of a JSON value (well-formed: JSON.parse read it) gives a key twice in one
- * object, at any depth. JSON.parse keeps the last of the two, a reader of the line in place the
- * first, and a tool the one it likes: such a line is no record, so that no two readers read it two
- * ways. Every key ends where KEY_END matches, so when the matches are no more than the keys
- * JSON.parse kept, no key was given twice; only a line with more (a text value holding `":`, or
- * a key twice) is looked at closely. The count costs what the check of three keys it replaced
- * did (bench/README.md).
+ * Whether the text of a JSON object (well-formed: JSON.parse read it) names its type, id or time
+ * twice at its top level. JSON.parse keeps the last of the two, a reader of the line in place the
+ * first: such a line is no record, so that no two readers read it two ways. Looked at closely
+ * only when those words appear more often than the record has those keys (or an escape). Any
+ * other key given twice is read as JSON.parse reads it, the last, by every reader alike (every
+ * reader of its value parses the line whole): a check of every key (a count of where keys may
+ * end against the keys parsed) cost 5,800 instructions a line, +8% of a report (bench/README.md).
  */
 function namesTwice(text: string, fields: Record<string, unknown>): boolean {
-  let ends = 0;
-  KEY_END.lastIndex = 0;
-  while (KEY_END.test(text)) ends++;
-  if (ends <= keyCount(fields)) return false;
-  // one set of the keys met per object open at this point of the text
-  const open: Array<Set<string> | null> = [];
+  // counted without a list of them: the cheapest count the engine offers (a record is read per line)
+  let words = 0;
+  READ_IN_PLACE.lastIndex = 0;
+  while (READ_IN_PLACE.test(text)) words++;
+  const held = +Object.hasOwn(fields, 'type') + +Object.hasOwn(fields, 'id') + +Object.hasOwn(fields, 'at');
+  if (words <= held && !text.includes('\\u')) return false;
+  const seen = new Set<string>();
+  let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
       const start = i;
       for (i++; text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
-      const keys = open[open.length - 1];
-      if (!keys || !isKeyEnd(text, i + 1)) continue;
+      if (depth !== 1 || !isKeyEnd(text, i + 1)) continue;
       const key = JSON.parse(text.slice(start, i + 1)) as string;
-      if (keys.has(key)) return true;
-      keys.add(key);
-    } else if (code === OPEN_OBJECT) open.push(new Set());
-    else if (code === OPEN_ARRAY) open.push(null);
-    else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) open.pop();
+      if (seen.has(key)) return true;
+      seen.add(key);
+    } else if (code === OPEN_OBJECT || code === OPEN_ARRAY) depth++;
+    else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) depth--;
   }
   return false;
-}
-
-/** The keys of a value JSON.parse made, at every depth (a key given twice counts once). */
-function keyCount(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
-  let count = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) if (item !== null && typeof item === 'object') count += keyCount(item);
-    return count;
-  }
-  const keys = Object.keys(value);
-  count = keys.length;
-  for (const key of keys) {
-    const inner = (value as Record<string, unknown>)[key];
-    if (inner !== null && typeof inner === 'object') count += keyCount(inner);
-  }
-  return count;
 }
 
 /** Whether a text value that ended before `from` is a key: a colon follows, past JSON's spacing. */
