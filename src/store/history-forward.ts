@@ -4,7 +4,7 @@
  * answer needs).
  */
 import { isTerminal } from '../domain/values.js';
-import { type HistoryFile, scanForward } from './history-lines.js';
+import { anyRecord, type HistoryFile, scanForward } from './history-lines.js';
 import {
   applyLater,
   CreatedWhere,
@@ -15,11 +15,21 @@ import {
   newerFirst,
   type Ranked,
 } from './history-merge.js';
-import { type CreatedRecord, type HistoryEntry, MAX_ENTRIES } from './history-records.js';
+import { type CreatedRecord, type HistoryEntry, MAX_ENTRIES, type StoredRecord } from './history-records.js';
 
-/** Every deposit the filter takes, in one pass from the start, held in memory: the fallback. */
-export function allEntries(source: HistoryFile, filter: (r: CreatedRecord) => boolean): HistoryEntry[] {
-  const all = new Map<string, Ranked>();
+/**
+ * Every record of the file in order, by deposit (one id on one service): the first creation of
+ * each deposit the filter takes, numbered in file order, to `onCreated`; every later record of a
+ * deposit created, with its deposit's key, to `onLater`. A created line repeated says nothing new.
+ * When `follows` is given, the records of deposits it does not follow are passed over unread.
+ */
+function eachDepositRecord(
+  source: HistoryFile,
+  filter: (r: CreatedRecord) => boolean,
+  onCreated: (record: CreatedRecord, seq: number) => void,
+  onLater: (key: string, record: LaterRecord) => void,
+  follows?: (key: string) => boolean,
+): void {
   const created = new CreatedWhere();
   let seq = 0;
   scanForward(
@@ -27,21 +37,39 @@ export function allEntries(source: HistoryFile, filter: (r: CreatedRecord) => bo
     (record) => {
       if (record.type === 'attempt') return;
       if (record.type === 'created') {
-        // a deposit (one id on one service) is created once: a created line repeated says nothing new
-        if (created.add(record) && filter(record))
-          all.set(depositKey(record.baseUrl, record.id), {
-            created: record,
-            seq: seq++,
-            status: record.status,
-            statusAt: record.at,
-          });
+        if (created.add(record) && filter(record)) onCreated(record, seq++);
         return;
       }
       const key = created.keyOf(record);
-      const ranked = key === undefined ? undefined : all.get(key);
-      if (ranked) applyLater(ranked, record);
+      if (key !== undefined) onLater(key, record);
     },
     0,
+    follows === undefined
+      ? anyRecord
+      : (type, id) =>
+          type === 'created' || (type !== 'attempt' && (id === undefined || created.anyKey(id, follows))),
+  );
+}
+
+type LaterRecord = Exclude<StoredRecord, CreatedRecord | { type: 'attempt' }>;
+
+/** Every deposit the filter takes, in one pass from the start, held in memory: the fallback. */
+export function allEntries(source: HistoryFile, filter: (r: CreatedRecord) => boolean): HistoryEntry[] {
+  const all = new Map<string, Ranked>();
+  eachDepositRecord(
+    source,
+    filter,
+    (record, seq) =>
+      all.set(depositKey(record.baseUrl, record.id), {
+        created: record,
+        seq,
+        status: record.status,
+        statusAt: record.at,
+      }),
+    (key, record) => {
+      const ranked = all.get(key);
+      if (ranked) applyLater(ranked, record);
+    },
   );
   return [...all.values()].sort(newerFirst).map(entryOfRanked);
 }
@@ -53,26 +81,16 @@ export function newestCreated(
   limit: number,
 ): HistoryEntry[] {
   const newest = new Newest(limit);
-  const created = new CreatedWhere();
-  let seq = 0;
-  scanForward(
+  eachDepositRecord(
     source,
-    (record) => {
-      if (record.type === 'attempt') return;
-      if (record.type === 'created') {
-        // a deposit (one id on one service) is created once: a created line repeated says nothing new
-        if (created.add(record) && filter(record)) newest.offer(record, seq++);
-        return;
-      }
-      const key = created.keyOf(record);
-      const ranked = key === undefined ? undefined : newest.map.get(key);
+    filter,
+    (record, seq) => newest.offer(record, seq),
+    (key, record) => {
+      const ranked = newest.map.get(key);
       // appends are ordered: a later line is later news, whatever the clocks of the writers said
       if (ranked) applyLater(ranked, record);
     },
-    0,
-    (type, id) =>
-      type === 'created' ||
-      (type !== 'attempt' && (id === undefined || created.anyKey(id, (key) => newest.map.has(key)))),
+    (key) => newest.map.has(key),
   );
   return newest.result();
 }
@@ -91,19 +109,14 @@ export function pendingEntries(
   const open = new Newest(cap);
   // expired and still waiting: kept aside (not counted against the cap) until a status revives one
   const dormant = new Map<string, Ranked>();
-  const created = new CreatedWhere();
-  let seq = 0;
-  scanForward(
+  eachDepositRecord(
     source,
-    (record) => {
-      if (record.type === 'attempt') return;
-      if (record.type === 'created') {
-        // a deposit is created once: a created line repeated (after its end, too) says nothing new
-        if (created.add(record) && filter(record) && !isTerminal(record.status)) open.offer(record, seq++);
-        return;
-      }
-      const key = created.keyOf(record);
-      if (key === undefined) return;
+    filter,
+    // a deposit created ended (its created line repeated after its end, too) is not pending
+    (record, seq) => {
+      if (!isTerminal(record.status)) open.offer(record, seq);
+    },
+    (key, record) => {
       if (record.type === 'expired') {
         const ranked = open.map.get(key);
         if (!ranked || !expires(ranked.status)) return;
@@ -130,11 +143,7 @@ export function pendingEntries(
       applyLater(openEntry, record);
       if (isTerminal(openEntry.status)) open.map.delete(key);
     },
-    0,
-    (type, id) =>
-      type === 'created' ||
-      (type !== 'attempt' &&
-        (id === undefined || created.anyKey(id, (key) => open.map.has(key) || dormant.has(key)))),
+    (key) => open.map.has(key) || dormant.has(key),
   );
   const out = open.result();
   if (open.truncated) {

@@ -5,7 +5,7 @@
  * does not want without parsing them.
  */
 import fs from 'node:fs';
-import { canonicalId } from '../domain/values.js';
+import { canonicalId, DEPOSIT_ID } from '../domain/values.js';
 import { openOwnFile } from './files.js';
 import type { StoredRecord } from './history-records.js';
 import { LINE_DAMAGES, type LineDamage, readRecordLine } from './record-read.js';
@@ -19,6 +19,7 @@ export interface HistoryFile {
 }
 
 const RECORD_START = '{"v":1,';
+const ID_LENGTH = 36;
 export const NEWLINE = 0x0a;
 /** Read this much at a time. */
 export const CHUNK = 1 << 20;
@@ -42,9 +43,8 @@ export function scanForward(
 
 /**
  * The file in [from, to) a buffer of whole lines at a time, to `onBlock` (its lines are buf[0, end),
- * valid only during the call) until it returns true, split as readRecords splits them (NULs end a
- * line; a line past MAX_LINE at a buffer's end is skipped): what a search that parses only some
- * lines reads. Returns whether `onBlock` stopped it.
+ * valid only during the call) until it returns true, split as readRecords splits them: what a
+ * search that parses only some lines reads. Returns whether `onBlock` stopped it.
  */
 export function forEachBlock(
   source: HistoryFile,
@@ -52,10 +52,38 @@ export function forEachBlock(
   to: number,
   onBlock: (buf: Buffer, end: number) => boolean,
   chunk = CHUNK,
+  damage?: DamageCount,
 ): boolean {
+  for (const block of lineBlocks(source, from, to, chunk, damage))
+    if (onBlock(block.buf, block.end)) return true;
+  return false;
+}
+
+/** Whole lines of the file: buf[0, end) holds them, buf[0] at file offset `base`. */
+interface LineBlock {
+  buf: Buffer;
+  end: number;
+  base: number;
+  /** the file's last bytes, a line without its newline (a write cut short) at the end of buf */
+  last: boolean;
+}
+
+/**
+ * The file in [from, to) a buffer of whole lines at a time (one object, valid until the next).
+ * NULs and carriage returns end a line; a line longer than MAX_LINE is skipped as damage without
+ * being held (counted in `damage`); a last line without its newline comes alone, `last`.
+ */
+function* lineBlocks(
+  source: HistoryFile,
+  from: number,
+  to: number,
+  chunk: number,
+  damage?: DamageCount,
+): Generator<LineBlock> {
   const opened = openOwnFile(source.file, 'read', 'history', source.warn);
-  if (!opened) return false;
+  if (!opened) return;
   const buf = Buffer.allocUnsafe(chunk + MAX_LINE);
+  const block: LineBlock = { buf, end: 0, base: from, last: false };
   let base = from; // the file offset of buf[0]
   let have = 0;
   let skipping = false;
@@ -64,8 +92,11 @@ export function forEachBlock(
       const room = Math.min(buf.length - have, to - base - have);
       const bytesRead = room > 0 ? fs.readSync(opened.fd, buf, have, room, base + have) : 0;
       const limit = have + bytesRead;
-      nulsToNewlines(buf, have, limit);
-      if (bytesRead === 0) return limit > 0 && !skipping && onBlock(buf, limit);
+      lineEndsToNewlines(buf, have, limit);
+      if (bytesRead === 0) {
+        if (limit > 0 && !skipping) yield Object.assign(block, { buf, end: limit, base, last: true });
+        return;
+      }
       let start = 0;
       if (skipping) {
         const newline = buf.indexOf(NEWLINE, 0);
@@ -74,12 +105,17 @@ export function forEachBlock(
           start = newline + 1;
         } else start = limit;
       }
-      const last = start < limit ? buf.lastIndexOf(NEWLINE, limit - 1) : -1;
-      if (last >= start) {
-        if (onBlock(start === 0 ? buf : buf.subarray(start), last + 1 - start)) return true;
-        start = last + 1;
+      const lastNewline = start < limit ? buf.lastIndexOf(NEWLINE, limit - 1) : -1;
+      if (lastNewline >= start) {
+        yield Object.assign(block, {
+          buf: start === 0 ? buf : buf.subarray(start),
+          end: lastNewline + 1 - start,
+          base: base + start,
+        });
+        start = lastNewline + 1;
       }
       if (skipping || limit - start >= MAX_LINE) {
+        if (!skipping) damage?.add('too long');
         skipping = true;
         base += limit;
         have = 0;
@@ -104,52 +140,29 @@ export function* readRecords(
   from: number,
   want: RecordFilter = anyRecord,
 ): Generator<StoredRecord, number> {
-  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
-  if (!opened) return from;
-  const { fd } = opened;
-  const buf = Buffer.allocUnsafe(CHUNK + MAX_LINE);
-  let base = from; // the file offset of buf[0]
-  let have = 0;
-  let skipping = false;
   const damage = new DamageCount();
   let end = from;
   const out: StoredRecord[] = [];
-  try {
-    for (;;) {
-      const bytesRead = fs.readSync(fd, buf, have, buf.length - have, base + have);
-      const limit = have + bytesRead;
-      nulsToNewlines(buf, have, limit);
-      let start = 0;
-      if (bytesRead === 0) {
-        if (limit > 0 && !skipping) readLine(buf, 0, limit, out, damage, want);
-        yield* out.splice(0);
-        break;
-      }
-      for (;;) {
-        const newline = buf.indexOf(NEWLINE, start);
-        if (newline === -1 || newline >= limit) break;
-        if (skipping) skipping = false;
-        else {
-          // each record is seen before the next line is read: what a reader wants may change
-          readLine(buf, start, newline, out, damage, want);
-          yield* out.splice(0);
-        }
-        start = newline + 1;
-        end = base + start;
-      }
-      if (skipping || limit - start >= MAX_LINE) {
-        if (!skipping) damage.add('too long');
-        skipping = true;
-        base += limit;
-        have = 0;
-      } else {
-        buf.copy(buf, 0, start, limit);
-        base += start;
-        have = limit - start;
-      }
+  for (const { buf, end: stop, base, last } of lineBlocks(
+    source,
+    from,
+    Number.POSITIVE_INFINITY,
+    CHUNK,
+    damage,
+  )) {
+    if (last) {
+      readLine(buf, 0, stop, out, damage, want);
+      yield* out.splice(0);
+      break;
     }
-  } finally {
-    fs.closeSync(fd);
+    for (let start = 0; start < stop; ) {
+      const newline = buf.indexOf(NEWLINE, start);
+      // each record is seen before the next line is read: what a reader wants may change
+      readLine(buf, start, newline, out, damage, want);
+      yield* out.splice(0);
+      start = newline + 1;
+    }
+    end = base + stop;
   }
   damage.say(source);
   return end;
@@ -157,8 +170,9 @@ export function* readRecords(
 
 /**
  * Records from the end of the file back, until `visit` returns true or `maxBytes` were read;
- * the damaged lines met on the way are skipped and counted, as a forward read does. `visit`
- * is told where each record's line starts in the file.
+ * the damaged lines met on the way are skipped and counted, as a forward read does (into
+ * `damage` when given, for the caller to say with what else it read; said at the end otherwise).
+ * `visit` is told where each record's line starts in the file.
  */
 export function scanBackward(
   source: HistoryFile,
@@ -166,6 +180,7 @@ export function scanBackward(
   want: RecordFilter = anyRecord,
   maxBytes = Number.POSITIVE_INFINITY,
   floor: { at: number } = { at: 0 },
+  counted?: DamageCount,
 ): void {
   const opened = openOwnFile(source.file, 'read', 'history', source.warn);
   if (!opened) return;
@@ -174,7 +189,7 @@ export function scanBackward(
   let carry = Buffer.alloc(0); // the start of a line cut by the previous read
   let skipTail = false; // the last piece of the next read belongs to an over-long line
   const out: StoredRecord[] = [];
-  const damage = new DamageCount();
+  const damage = counted ?? new DamageCount();
   const take = (data: Buffer, start: number, stop: number): boolean => {
     readLine(data, start, stop, out, damage, want);
     for (const r of out.splice(0)) if (visit(r, pos + start)) return true;
@@ -187,7 +202,7 @@ export function scanBackward(
       // the line cut by the previous read goes after this one, copied alone (not the whole chunk)
       const data = Buffer.allocUnsafe(chunkSize + carry.length);
       fs.readSync(fd, data, 0, chunkSize, pos);
-      nulsToNewlines(data, 0, chunkSize);
+      lineEndsToNewlines(data, 0, chunkSize);
       carry.copy(data, chunkSize);
       let stop = data.length;
       for (let newline = data.lastIndexOf(NEWLINE, stop - 1); newline !== -1; ) {
@@ -209,7 +224,7 @@ export function scanBackward(
     }
   } finally {
     fs.closeSync(fd);
-    damage.say(source);
+    if (!counted) damage.say(source);
   }
 }
 
@@ -272,15 +287,24 @@ export function readLine(
 /**
  * NUL bytes (what a crash can leave where a write never landed) end a line, as a newline does:
  * no record holds one, and a run of them, however long, never swallows the record after it.
+ * A carriage return ends a line too, alone (an old Mac's line end, or a tool that wrote them) or
+ * before a newline (a Windows line end, whose empty line between is no line): JSON text holds
+ * none within a value, so every reader reads such a file line by line, as lbrl wrote it.
  */
-export function nulsToNewlines(buf: Buffer, from: number, to: number): void {
-  for (let nul = buf.indexOf(0, from); nul !== -1 && nul < to; nul = buf.indexOf(0, nul)) {
+export function lineEndsToNewlines(buf: Buffer, from: number, to: number): void {
+  // searched within what was read alone: the rest of the buffer is stale
+  const read = buf.subarray(from, to);
+  for (let nul = read.indexOf(0); nul !== -1; nul = read.indexOf(0, nul)) {
     let stop = nul;
-    while (stop < to && buf[stop] === 0) stop += 1;
-    buf.fill(NEWLINE, nul, stop);
-    if (stop >= to) break;
+    while (stop < read.length && read[stop] === 0) stop += 1;
+    read.fill(NEWLINE, nul, stop);
+    if (stop >= read.length) break;
   }
+  for (let cr = read.indexOf(CARRIAGE_RETURN); cr !== -1; cr = read.indexOf(CARRIAGE_RETURN, cr + 1))
+    read[cr] = NEWLINE;
 }
+
+const CARRIAGE_RETURN = 0x0d;
 
 /** Which records a reader needs, told from the start of a line (the id, when one could be read). */
 export type RecordFilter = (type: StoredRecord['type'], id: string | undefined) => boolean;
@@ -315,8 +339,10 @@ function peek(buf: Buffer, start: number, end: number): LineHead | undefined {
     const from = start + prefix.length;
     const quote = buf.indexOf(0x22, from);
     if (quote === -1 || quote >= end || quote - from > 200) return undefined;
+    // an id that is no deposit's (damaged, or escaped) may be any deposit's: the line is read whole
+    if (quote - from !== ID_LENGTH) return undefined;
     const id = buf.toString('latin1', from, quote);
-    if (id.includes('\\')) return undefined;
+    if (!DEPOSIT_ID.test(id)) return undefined;
     return { type, id: canonicalId(id) };
   }
   return undefined;

@@ -43,6 +43,8 @@ export interface BackwardRead {
   stoppedAt: number;
   /** the deposits whose creation the read met (a compact set, and each id's print: see idPrint) */
   met: DepositsMet;
+  /** the damaged lines it met: said by the caller once it knows this read is its answer */
+  damage: DamageCount;
   /**
    * an id created on two services, or a deposit with records that name their service and
    * records that do not (written before and after an upgrade): merged only by a read from the start
@@ -72,6 +74,7 @@ export function eachBackward(
   let stopped = false;
   // where `visit` stopped the read: the lines before it are left to settledBefore
   const floor = { at: 0 };
+  const damage = new DamageCount();
   // a record naming its service is held for that service's deposit; one without, for the id's
   // (a creation held by a second read, too: it is the deposit's own, whatever its service)
   const heldKey = (record: StoredRecord & { id: string }) =>
@@ -122,10 +125,12 @@ export function eachBackward(
     (type, id) => type !== 'attempt' && (id === undefined || ((!opts.ids || opts.ids.has(id)) && !stopped)),
     Number.POSITIVE_INFINITY,
     floor,
+    damage,
   );
   // a record met before the only creation of its deposit is damage, as it always was
   for (const [id, offset] of disordered) if (offset < 0) disordered.delete(id);
-  return { overflow, disordered, stoppedAt: stopped ? floor.at : 0, met: { ids: met, prints }, mixed };
+  const stoppedAt = stopped ? floor.at : 0;
+  return { overflow, disordered, stoppedAt, met: { ids: met, prints }, mixed, damage };
 }
 
 export function settledBefore(
@@ -133,13 +138,13 @@ export function settledBefore(
   end: number,
   met: DepositsMet,
   oldest: string,
-  only?: ReadonlySet<string>,
+  only: ReadonlySet<string> | undefined,
+  damage: DamageCount,
 ): boolean {
   const changes = (record: StoredRecord): boolean =>
     record.type === 'created' &&
     (met.ids.has(record.id) || ((!only || only.has(record.id)) && record.at > oldest));
   const out: StoredRecord[] = [];
-  const damage = new DamageCount();
   // the line around `at` read whole: -1 when it changes the answer, else where it ends
   const readWhole = (buf: Buffer, text: string, at: number, stop: number): number => {
     const start = text.lastIndexOf('\n', at) + 1;
@@ -180,6 +185,7 @@ export function settledBefore(
       return false;
     },
     TEXT_BLOCK,
+    damage,
   );
   return !stopped;
 

@@ -360,10 +360,12 @@ export class History implements HistoryFile {
       !read.overflow &&
       !read.mixed &&
       read.disordered.size === 0 &&
-      (read.stoppedAt === 0 || settledBefore(this, read.stoppedAt, read.met, oldest, opts.ids))
-    )
+      (read.stoppedAt === 0 || settledBefore(this, read.stoppedAt, read.met, oldest, opts.ids, read.damage))
+    ) {
+      // the damaged lines it read, those before where it stopped too: one of them may be this deposit's
+      read.damage.say(this);
       out = found.sort(newerEntryFirst);
-    else if (!where) out = newestCreated(this, filter, limit);
+    } else if (!where) out = newestCreated(this, filter, limit);
     else out = allEntries(this, filter).filter(where).sort(newerEntryFirst).slice(0, limit);
     for (const e of out) this.rememberStatus(keysOf(e), newsKey(e.status, e.facts));
     return out;
@@ -387,11 +389,17 @@ export class History implements HistoryFile {
       return false;
     };
     const first = eachBackward(this, filter, each);
-    if (!first.overflow && !first.mixed && first.disordered.size === 0) return acc;
+    if (!first.overflow && !first.mixed && first.disordered.size === 0) {
+      first.damage.say(this);
+      return acc;
+    }
     acc = start();
     if (!first.overflow && !first.mixed) {
       const second = eachBackward(this, filter, each, { merge: first.disordered });
-      if (!second.overflow && !second.mixed) return acc;
+      if (!second.overflow && !second.mixed) {
+        second.damage.say(this);
+        return acc;
+      }
     }
     acc = start();
     for (const e of allEntries(this, filter)) visit(acc, e);

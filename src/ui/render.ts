@@ -5,6 +5,7 @@ import { decodeLiquidAddress } from '../domain/liquid/address.js';
 import { formatCents, formatReais } from '../domain/money.js';
 import type { LocalFields } from '../domain/text/reference.js';
 import { safeText } from '../domain/text/safe-text.js';
+import { LATEST_MS } from '../domain/time-range.js';
 import { isHex32 } from '../domain/values.js';
 
 export function colorStatus(colors: ChalkInstance, statusText: string): string {
@@ -215,8 +216,9 @@ function hourOffsetMs(hour: number, timeZone?: string): number {
 export function zoneOffsetMs(ms: number, timeZone?: string): number {
   const hour = Math.floor(ms / 3_600_000);
   const atStart = hourOffsetMs(hour, timeZone);
-  if (atStart === hourOffsetMs(hour + 1, timeZone)) return atStart;
-  return exactOffsetMs(ms, timeZone);
+  const offset = atStart === hourOffsetMs(hour + 1, timeZone) ? atStart : exactOffsetMs(ms, timeZone);
+  // a moment whose local time is past the year 9999 is told in UTC: a clock of four digits (time-range.ts)
+  return ms <= LATEST_MS && ms + offset > LATEST_MS ? 0 : offset;
 }
 
 const DAY_MS = 86_400_000;

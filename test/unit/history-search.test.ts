@@ -102,6 +102,7 @@ const FILLER = Array.from({ length: 1200 }, (_, n) =>
   }),
 ).join('\n');
 
+const CR_ALONE = '<no newline>';
 /** How a line was written: as lbrl writes it, or as another tool (or a crash) left it. */
 const FORMS = [
   'lbrl',
@@ -110,6 +111,7 @@ const FORMS = [
   'jq -cS',
   'spaced',
   'crlf',
+  'cr alone',
   'torn',
   'nul run',
   'upper id',
@@ -128,6 +130,9 @@ function written(record: StoredRecord, form: (typeof FORMS)[number]): string {
       return text.replaceAll('","', '", "').replaceAll('":', '": ');
     case 'crlf':
       return `${text}\r`;
+    // an old Mac's line end: the newline the history's join adds is taken off (CR_ALONE)
+    case 'cr alone':
+      return `${text}\r${CR_ALONE}`;
     case 'torn':
       return text.slice(0, Math.floor(text.length / 2));
     case 'nul run':
@@ -172,7 +177,7 @@ const historyText = fc
       else texts.push(...copy);
     }
     if (filler !== null) texts.splice(filler % (texts.length + 1), 0, FILLER);
-    return texts.map((t) => `${t}\n`).join('');
+    return texts.map((t) => (t.endsWith(CR_ALONE) ? t.slice(0, -CR_ALONE.length) : `${t}\n`)).join('');
   });
 
 const filterOf = fc.record({
