@@ -4,7 +4,7 @@
  * answer needs).
  */
 import { isTerminal } from '../domain/values.js';
-import { anyRecord, type HistoryFile, scanForward } from './history-lines.js';
+import { anyRecord, DamageCount, type HistoryFile, scanForward } from './history-lines.js';
 import {
   applyLater,
   CreatedWhere,
@@ -31,6 +31,7 @@ function eachDepositRecord(
   follows?: (key: string) => boolean,
 ): void {
   const created = new CreatedWhere();
+  const early = new EarlyLines();
   let seq = 0;
   scanForward(
     source,
@@ -38,10 +39,12 @@ function eachDepositRecord(
       if (record.type === 'attempt') return;
       if (record.type === 'created') {
         if (created.add(record) && filter(record)) onCreated(record, seq++);
+        early.created(record.id);
         return;
       }
       const key = created.keyOf(record);
       if (key !== undefined) onLater(key, record);
+      else if (!created.anyKey(record.id, () => true)) early.note(record.id);
     },
     0,
     follows === undefined
@@ -49,6 +52,33 @@ function eachDepositRecord(
       : (type, id) =>
           type === 'created' || (type !== 'attempt' && (id === undefined || created.anyKey(id, follows))),
   );
+  early.say(source);
+}
+
+/**
+ * Lines of a deposit placed before its created line (a file reversed or sorted, two files joined
+ * newest first): read in order they are about no deposit yet, so they are not counted; each is
+ * damage, counted and said as the backward read says it. A line of a deposit never created here
+ * (a verify of another machine's deposit) is not one of them.
+ */
+class EarlyLines {
+  /** lines by id met before its creation; bounded, as the reader's memory is */
+  private readonly lines = new Map<string, number>();
+  private readonly damage = new DamageCount();
+
+  note(id: string): void {
+    if (this.lines.size < 100_000 || this.lines.has(id)) this.lines.set(id, (this.lines.get(id) ?? 0) + 1);
+  }
+
+  created(id: string): void {
+    if (this.lines.size === 0) return;
+    for (let n = this.lines.get(id) ?? 0; n > 0; n--) this.damage.add("before its deposit's creation");
+    this.lines.delete(id);
+  }
+
+  say(source: HistoryFile): void {
+    this.damage.say(source);
+  }
 }
 
 type LaterRecord = Exclude<StoredRecord, CreatedRecord | { type: 'attempt' }>;

@@ -70,6 +70,8 @@ export function eachBackward(
   let mixed = false;
   const prints = new Set<number>();
   const disordered = new Map<string, number>();
+  // the lines of a deposit met (read from the end) after its creation: before it in the file
+  const early = new Map<string, number>();
   let overflow = false;
   let stopped = false;
   // where `visit` stopped the read: the lines before it are left to settledBefore
@@ -95,6 +97,7 @@ export function eachBackward(
       if (record.type === 'attempt') return false;
       if (met.has(record.id)) {
         if (record.type === 'created' && !metOn.get(record.baseUrl)?.has(record.id)) mixed = true;
+        if (record.type !== 'created') early.set(record.id, (early.get(record.id) ?? 0) + 1);
         if (!disordered.has(record.id) || record.type === 'created')
           disordered.set(record.id, record.type === 'created' ? offset : -1);
         return false;
@@ -127,8 +130,12 @@ export function eachBackward(
     floor,
     damage,
   );
-  // a record met before the only creation of its deposit is damage, as it always was
-  for (const [id, offset] of disordered) if (offset < 0) disordered.delete(id);
+  // a record met before the only creation of its deposit is damage, counted and said
+  for (const [id, offset] of disordered) {
+    if (offset >= 0) continue;
+    disordered.delete(id);
+    for (let n = early.get(id) ?? 0; n > 0; n--) damage.add("before its deposit's creation");
+  }
   const stoppedAt = stopped ? floor.at : 0;
   return { overflow, disordered, stoppedAt, met: { ids: met, prints }, mixed, damage };
 }

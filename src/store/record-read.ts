@@ -28,6 +28,7 @@ export const LINE_DAMAGES = [
   'with amounts that do not add up',
   'with a key given twice',
   'too long',
+  "before its deposit's creation",
 ] as const;
 export type LineDamage = (typeof LINE_DAMAGES)[number];
 
