@@ -51,8 +51,9 @@ function eachDepositRecord(
       ? anyRecord
       : (type, id) =>
           type === 'created' || (type !== 'attempt' && (id === undefined || created.anyKey(id, follows))),
+    early.damage,
   );
-  early.say(source);
+  early.damage.say(source);
 }
 
 /**
@@ -64,7 +65,8 @@ function eachDepositRecord(
 class EarlyLines {
   /** lines by id met before its creation; bounded, as the reader's memory is */
   private readonly lines = new Map<string, number>();
-  private readonly damage = new DamageCount();
+  /** every damaged line of the read, these among them: said in one warning at its end */
+  readonly damage = new DamageCount();
 
   note(id: string): void {
     if (this.lines.size < 100_000 || this.lines.has(id)) this.lines.set(id, (this.lines.get(id) ?? 0) + 1);
@@ -74,10 +76,6 @@ class EarlyLines {
     if (this.lines.size === 0) return;
     for (let n = this.lines.get(id) ?? 0; n > 0; n--) this.damage.add("before its deposit's creation");
     this.lines.delete(id);
-  }
-
-  say(source: HistoryFile): void {
-    this.damage.say(source);
   }
 }
 

@@ -32,8 +32,9 @@ export function scanForward(
   visit: (r: StoredRecord) => void,
   from = 0,
   want: RecordFilter = anyRecord,
+  counted?: DamageCount,
 ): number {
-  const iterator = readRecords(source, from, want);
+  const iterator = readRecords(source, from, want, counted);
   for (;;) {
     const step = iterator.next();
     if (step.done) return step.value;
@@ -139,8 +140,10 @@ export function* readRecords(
   source: HistoryFile,
   from: number,
   want: RecordFilter = anyRecord,
+  counted?: DamageCount,
 ): Generator<StoredRecord, number> {
-  const damage = new DamageCount();
+  // the caller's count, which it says with what else it found; else said here at the end
+  const damage = counted ?? new DamageCount();
   let end = from;
   const out: StoredRecord[] = [];
   for (const { buf, end: stop, base, last } of lineBlocks(
@@ -164,7 +167,7 @@ export function* readRecords(
     }
     end = base + stop;
   }
-  damage.say(source);
+  if (!counted) damage.say(source);
   return end;
 }
 

@@ -130,14 +130,22 @@ export function eachBackward(
     floor,
     damage,
   );
-  // a record met before the only creation of its deposit is damage, counted and said
+  countEarly(disordered, early, damage);
+  const stoppedAt = stopped ? floor.at : 0;
+  return { overflow, disordered, stoppedAt, met: { ids: met, prints }, mixed, damage };
+}
+
+/** A record met before the only creation of its deposit is damage, counted (and said with the rest). */
+function countEarly(
+  disordered: Map<string, number>,
+  early: ReadonlyMap<string, number>,
+  damage: DamageCount,
+): void {
   for (const [id, offset] of disordered) {
     if (offset >= 0) continue;
     disordered.delete(id);
     for (let n = early.get(id) ?? 0; n > 0; n--) damage.add("before its deposit's creation");
   }
-  const stoppedAt = stopped ? floor.at : 0;
-  return { overflow, disordered, stoppedAt, met: { ids: met, prints }, mixed, damage };
 }
 
 export function settledBefore(
