@@ -10,24 +10,18 @@ import { describe, expect, it } from 'vitest';
 import { History } from '../../src/store/history.js';
 import type { CreatedRecord, StatusRecord } from '../../src/store/history-records.js';
 import { LQ } from '../helpers/fixtures.js';
+import { createdRecord } from '../helpers/records-history.js';
 import { tempDir } from '../helpers/temp.js';
 
 const ids = [1, 2, 3].map((n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`);
 
 function created(id: string, n: number): CreatedRecord {
-  return {
-    v: 1,
-    type: 'created',
-    id,
-    profile: 'default',
+  return createdRecord(id, {
     baseUrl: 'sandbox',
     at: `2026-11-20T10:0${n}:00.000Z`,
     amountInCents: 1000 * (n + 1),
     destinationAddress: LQ,
-    splitAddress: null,
-    splitFee: null,
-    status: 'WAITING_PAYMENT',
-  };
+  });
 }
 
 function finalized(id: string, n: number): StatusRecord {
