@@ -63,6 +63,20 @@ const result = await build({
       },
     },
     {
+      // pg's SCRAM and MD5 steps computed by node:crypto's synchronous calls, not Web Crypto's
+      // thread pool (src/store/pg-crypto.ts says why); the exchange itself stays pg's
+      name: 'pg-crypto-from-node-crypto',
+      setup(plugins) {
+        plugins.onResolve({ filter: /^\.\.?\/(crypto\/)?utils$/ }, ({ path: request, importer }) =>
+          importer.includes(`${path.sep}node_modules${path.sep}pg${path.sep}lib${path.sep}`) &&
+          path.resolve(path.dirname(importer), request) ===
+            path.join(root, 'node_modules/pg/lib/crypto/utils')
+            ? { path: path.join(root, 'src/store/pg-crypto.ts') }
+            : undefined,
+        );
+      },
+    },
+    {
       name: 'commander-without-child-process',
       setup(plugins) {
         plugins.onResolve({ filter: /^(node:)?child_process$/ }, ({ importer }) =>
