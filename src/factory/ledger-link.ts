@@ -82,10 +82,17 @@ export class LedgerLink {
     if (this.deps.target().mode === 'sandbox') throw embeddedSandboxRefusal(setting.shown);
     const { printer, dir } = this.deps;
     const warn = (line: string) => printer.warn(line);
-    const { LedgerMirror } = await import('../store/ledger-mirror.js');
-    this.mirror ??= new LedgerMirror(dir, setting.shown, warn);
-    // the copy's first page of news is read with the schema's version, in one round trip
-    const database = await this.open(setting, this.mirror.expectedPage());
+    // the connection begins first, so the server starts its process while the rest loads; the
+    // copy's first page of news is read with the schema's version, in one round trip
+    const opening = this.open(setting, () => this.mirror?.expectedPage());
+    // the copy's code loaded once the event loop turned: the socket asks to connect at that
+    // turn, and loading the copy's code first (node:crypto with it) put the connection off by ms
+    const copied = new Promise((turned) => setImmediate(turned))
+      .then(() => import('../store/ledger-mirror.js'))
+      .then(({ LedgerMirror }) => {
+        this.mirror ??= new LedgerMirror(dir, setting.shown, warn);
+      });
+    const [database] = await Promise.all([opening, copied]);
     this.database = database;
     const { moveSpoolIn } = await import('../store/ledger-spool.js');
     const moved = await moveSpoolIn(dir, database, warn, (line) => printer.alarm(line));

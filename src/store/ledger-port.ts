@@ -74,7 +74,8 @@ export interface LedgerOptions {
   insecureSkipTlsVerify?: boolean;
   /**
    * Where this host's copy of a database ledger expects to read its log from (store/ledger-mirror.ts):
-   * that page is read with the schema's version, in the same round trip, and logAfter gives it once
+   * that page is read with the schema's version, in the same round trip, and logAfter gives it once.
+   * Asked once the connection is authenticated (the copy is read while the server authenticates).
    */
-  logFrom?: { after: number; limit: number };
+  logFrom?: () => { after: number; limit: number } | undefined;
 }

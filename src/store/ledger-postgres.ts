@@ -11,7 +11,6 @@
  * type `network` (exit 6) naming the ledger by its URL with the password redacted; an append cut
  * short is rolled back by the server, so nothing of it is half-written.
  */
-import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { LedgerUrl } from '../domain/ledger-url.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
@@ -50,9 +49,18 @@ const IMPORT_CHUNK = 2000;
  */
 const APPEND_LOCK = 0x6c627241;
 
+/**
+ * node:crypto, loaded on first use rather than with this module: a command connects as soon as
+ * this module runs (store/pg-socket.ts), and loading it first put off the connection by about 4 ms.
+ * (pg's authentication loads it anyway, once the connection is under way.)
+ */
+function nodeCrypto(): typeof import('node:crypto') {
+  return require('node:crypto') as typeof import('node:crypto');
+}
+
 /** The advisory lock of one batch row: 64 bits of the SHA-256 of its identity, as a signed bigint. */
 function rowLock(profile: string, baseUrl: string, batchKey: string): string {
-  const digest = crypto
+  const digest = nodeCrypto()
     .createHash('sha256')
     .update(JSON.stringify(['row', profile, baseUrl, batchKey]))
     .digest();
@@ -179,6 +187,7 @@ export async function openPostgresLedger(
   const socket = new EarlySocket(address);
   let Client: typeof pg.Client;
   try {
+    await socket.begun();
     ({ Client } = await loadPg());
   } catch (error) {
     socket.discard();
@@ -196,7 +205,7 @@ export async function openPostgresLedger(
   try {
     await client.connect();
     ledger.connected = true;
-    const start = await startOfConnection(client, options.logFrom);
+    const start = await startOfConnection(client, options.logFrom?.());
     if ((await migrateFrom(client, shown, start.version)) === start.version) ledger.found(start);
   } catch (error) {
     await client.end().catch(() => {});
@@ -381,7 +390,7 @@ export class PostgresLedger implements Ledger {
   private async firstMet(chunk: StoredRecord[]): Promise<StoredRecord[]> {
     if (chunk.length === 0) return [];
     const digests = chunk.map((record) =>
-      crypto.createHash('sha256').update(JSON.stringify(record)).digest(),
+      nodeCrypto().createHash('sha256').update(JSON.stringify(record)).digest(),
     );
     const { rows } = await this.client.query<{ digest: Buffer }>(
       'insert into lbrl_imported (digest) select unnest($1::bytea[]) on conflict do nothing returning digest',

@@ -53,6 +53,15 @@ export class EarlySocket {
     else socket.connect(address.port, address.host);
   }
 
+  /**
+   * Resolves once the system was asked to connect: net does that on its next tick (for an
+   * address; after the look-up for a name), and pg's module, loaded next, is required in one
+   * synchronous step that would otherwise run first, leaving the server nothing to start meanwhile.
+   */
+  begun(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+
   /** pg's `stream` option: this socket once (a second connection would get a socket of its own). */
   readonly stream = (): net.Socket => {
     if (this.taken) return new net.Socket();

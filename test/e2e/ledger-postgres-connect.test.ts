@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
-import { runBin } from '../helpers/bin.js';
+import { BIN, runBin } from '../helpers/bin.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -15,23 +15,35 @@ vi.setConfig({ testTimeout: 60_000 });
 
 /**
  * A preload that writes, as the process exits, the built-ins it loaded (internal ones too),
- * whether it had a global `navigator` at its start and at its end, and the built-ins loaded by
- * the time its first socket began to connect (pg loads Web Crypto as it loads).
+ * whether it had a global `navigator` at its start and at its end, the built-ins loaded by the
+ * time the system was first asked to connect a socket (the TCP handle's connect, which net calls
+ * on its tick after Socket#connect), and the files read before that moment and in all (the
+ * program's loader reads each of its files as it is first required).
  */
 function preload(out: string): string {
   const file = path.join(tempDir(), 'preload.cjs');
   fs.writeFileSync(
     file,
     `const had = 'navigator' in globalThis;
-const net = require('node:net');
-const connect = net.Socket.prototype.connect;
+const { TCP } = process.binding('tcp_wrap');
+const fs = require('node:fs');
+const required = [];
+const read = fs.readFileSync;
+fs.readFileSync = function (file, ...rest) {
+  required.push(String(file));
+  return read.call(this, file, ...rest);
+};
+const connect = TCP.prototype.connect;
 let atConnect;
-net.Socket.prototype.connect = function (...args) {
+let requiredAtConnect;
+TCP.prototype.connect = function (...args) {
   atConnect ??= [...process.moduleLoadList];
+  requiredAtConnect ??= [...required];
   return connect.apply(this, args);
 };
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({
-  modules: process.moduleLoadList, atConnect, navigatorAtStart: had, navigatorAtEnd: 'navigator' in globalThis })));`,
+process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({
+  modules: process.moduleLoadList, atConnect, requiredAtConnect, required, navigatorAtStart: had,
+  navigatorAtEnd: 'navigator' in globalThis })));`,
   );
   return file;
 }
@@ -39,6 +51,9 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}
 interface Loaded {
   modules: string[];
   atConnect: string[];
+  /** the files read before the connect, and in all */
+  requiredAtConnect: string[];
+  required: string[];
   navigatorAtStart: boolean;
   navigatorAtEnd: boolean;
 }
@@ -61,7 +76,20 @@ async function listLoading(env: Record<string, string>, extraPreload = ''): Prom
 
 const FETCH = 'NativeModule internal/deps/undici/undici';
 /** loaded by pg as it loads (pg/lib/crypto/utils.js) */
+/** Node's Web Crypto: pg's own module reaches its hashes through it (the build gives pg node:crypto's) */
 const WEB_CRYPTO = 'NativeModule internal/crypto/webcrypto';
+
+/** The built program's file that holds pg's client (dist/meta.json, the build's own account). */
+function pgChunk(): string {
+  const meta = JSON.parse(fs.readFileSync(path.join(path.dirname(BIN), '../dist/meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  const holding = Object.entries(meta.outputs).filter(([, output]) =>
+    Object.keys(output.inputs).some((input) => input.endsWith('node_modules/pg/lib/client.js')),
+  );
+  expect(holding).toHaveLength(1);
+  return path.basename(holding[0]![0]);
+}
 
 describe('connecting to the ledger in PostgreSQL', () => {
   it("loads the client without Node's fetch implementation, and leaves the globals as they were", async () => {
@@ -74,12 +102,22 @@ describe('connecting to the ledger in PostgreSQL', () => {
     expect(loaded.navigatorAtEnd).toBe(loaded.navigatorAtStart);
   });
 
-  it('begins to connect before the client loads: the server starts its process meanwhile', async () => {
+  it("authenticates (SCRAM-SHA-256) with node:crypto's calls, never loading Web Crypto", async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const loaded = await listLoading({ LBRL_LEDGER_URL: url });
-    expect(loaded.modules).toContain(WEB_CRYPTO);
-    expect(loaded.atConnect).toContain('NativeModule net');
-    expect(loaded.atConnect).not.toContain(WEB_CRYPTO);
+    expect(loaded.modules).toContain('NativeModule internal/crypto/pbkdf2');
+    expect(loaded.modules).not.toContain(WEB_CRYPTO);
+  });
+
+  it('asks the system to connect before the client loads: the server starts its process meanwhile', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const loaded = await listLoading({ LBRL_LEDGER_URL: url });
+    const chunk = pgChunk();
+    // the client's file was required, after the connection was asked for; and node:crypto
+    // (which the rest of the ledger's code loads) came after it too
+    expect(loaded.required.some((file) => file.endsWith(chunk))).toBe(true);
+    expect(loaded.requiredAtConnect.some((file) => file.endsWith(chunk))).toBe(false);
+    expect(loaded.atConnect).not.toContain('NativeModule crypto');
   });
 
   it('an up-to-date host starts in one request: the schema version, the log identity and what is new', async () => {
