@@ -64,9 +64,15 @@ const result = await build({
     },
     {
       // pg's SCRAM and MD5 steps computed by node:crypto's synchronous calls, not Web Crypto's
-      // thread pool (src/store/pg-crypto.ts says why); the exchange itself stays pg's
-      name: 'pg-crypto-from-node-crypto',
+      // thread pool (src/store/pg-crypto.ts says why); the exchange itself stays pg's. And
+      // node:dns, which pg requires as it loads and lbrl's use of it never calls, loaded on first use
+      name: 'pg-lighter-load',
       setup(plugins) {
+        plugins.onResolve({ filter: /^(node:)?dns$/ }, ({ importer }) =>
+          importer.includes(`${path.sep}node_modules${path.sep}pg${path.sep}lib${path.sep}`)
+            ? { path: path.join(root, 'bin/shims/pg-dns.cjs') }
+            : undefined,
+        );
         plugins.onResolve({ filter: /^\.\.?\/(crypto\/)?utils$/ }, ({ path: request, importer }) =>
           importer.includes(`${path.sep}node_modules${path.sep}pg${path.sep}lib${path.sep}`) &&
           path.resolve(path.dirname(importer), request) ===

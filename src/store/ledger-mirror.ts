@@ -36,6 +36,8 @@ interface Position {
   bytes: number;
 }
 
+type LogRows = Awaited<ReturnType<NonNullable<Ledger['logAfter']>>>;
+
 export interface MirrorClock {
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
@@ -75,22 +77,34 @@ export class LedgerMirror {
     return { after: this.position()?.seq ?? 0, limit: PAGE };
   }
 
-  /** Reads what the database took since the copy's last position; how many records came. */
+  /**
+   * Reads what the database took since the copy's last position; how many records came. A copy
+   * found up to date (what most commands find) is left as it is without taking its claim: the
+   * database's log had nothing after the copy's position, and the copy is exactly as long as its
+   * position says (no other run is writing to it, none was cut short in it).
+   */
   async catchUp(ledger: Pick<Ledger, 'logAfter' | 'identity'>, clock: MirrorClock): Promise<number> {
     if (!ledger.logAfter || !ledger.identity) throw new Error('catchUp: the ledger keeps no log');
+    const identity = await ledger.identity();
+    const seen = this.position();
+    // the first page after the copy's position (the one read as the connection began)
+    const first = seen?.identity === identity ? await ledger.logAfter(seen.seq, PAGE) : undefined;
+    if (seen && first?.length === 0 && this.sizeOfCopy() === seen.bytes) return 0;
     ensurePrivateDir(path.dirname(this.dir));
     ensurePrivateDir(this.dir);
     const claim = await this.lock(clock);
     try {
-      const identity = await ledger.identity();
       let position = this.position();
       if (position?.identity !== identity || !this.cutTo(position.bytes)) {
         position = { identity, seq: 0, bytes: 0 };
         this.cutTo(0);
       }
+      // the page read above, while it is still the one this position asks for
+      let known: LogRows | undefined = seen && first && position.seq === seen.seq ? first : undefined;
       let taken = 0;
       for (;;) {
-        const rows = await ledger.logAfter(position.seq, PAGE);
+        const rows: LogRows = known ?? (await ledger.logAfter(position.seq, PAGE));
+        known = undefined;
         if (rows.length === 0) break;
         const bytes = this.write(rows.map((row) => `${row.line}\n`).join(''));
         position = { identity, seq: rows[rows.length - 1]!.seq, bytes: position.bytes + bytes };
@@ -102,6 +116,15 @@ export class LedgerMirror {
       return taken;
     } finally {
       claim.release();
+    }
+  }
+
+  /** The copy's length in bytes (none yet: 0, as cutTo takes it). */
+  private sizeOfCopy(): number {
+    try {
+      return fs.lstatSync(this.file).size;
+    } catch {
+      return 0;
     }
   }
 

@@ -54,8 +54,10 @@ const APPEND_LOCK = 0x6c627241;
  * this module runs (store/pg-socket.ts), and loading it first put off the connection by about 4 ms.
  * (pg's authentication loads it anyway, once the connection is under way.)
  */
+let cryptoModule: typeof import('node:crypto') | undefined;
 function nodeCrypto(): typeof import('node:crypto') {
-  return require('node:crypto') as typeof import('node:crypto');
+  cryptoModule ??= require('node:crypto') as typeof import('node:crypto');
+  return cryptoModule;
 }
 
 /** The advisory lock of one batch row: 64 bits of the SHA-256 of its identity, as a signed bigint. */

@@ -109,6 +109,14 @@ describe('connecting to the ledger in PostgreSQL', () => {
     expect(loaded.modules).not.toContain(WEB_CRYPTO);
   });
 
+  it('sets up no DNS resolver for a ledger at an address: nothing is looked up', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    expect(new URL(url).hostname).toBe('127.0.0.1');
+    const loaded = await listLoading({ LBRL_LEDGER_URL: url });
+    expect(loaded.modules).toContain('NativeModule net');
+    expect(loaded.modules).not.toContain('NativeModule dns');
+  });
+
   it('asks the system to connect before the client loads: the server starts its process meanwhile', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const loaded = await listLoading({ LBRL_LEDGER_URL: url });
