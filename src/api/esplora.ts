@@ -11,6 +11,7 @@
 import * as z from 'zod/mini';
 import type { Network } from '../domain/liquid/networks.js';
 import { ownCopy } from '../domain/own.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/text/json-exact.js';
 import { HEX_BYTES, HEX32, isHex32, isHexBytes, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { retryAfterMs, serviceMessage, TLS_FAILURES } from './classify.js';
@@ -219,6 +220,8 @@ export class EsploraClient {
         `the explorer answered ${path} with content-type ${JSON.stringify(body.contentType)}, not JSON`,
       );
     }
+    if (nestsDeeperThan(body.text))
+      throw this.contract(`the explorer's answer to ${path} nests JSON deeper than ${MAX_JSON_DEPTH} levels`);
     let raw: unknown;
     try {
       raw = ownCopy(JSON.parse(body.text));
