@@ -13,7 +13,7 @@ import { Redactor } from '../domain/text/redact.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { classify, isHtml, retryDelay, type Seen } from './classify.js';
-import { Agent, type Dispatcher, destroyedError, request } from './http.js';
+import { Agent, type Dispatcher, destroyedError, isStaleConnection, request } from './http.js';
 import { type CreateRequest, type CreateResponse, describeIssues, type GetResponse } from './models.js';
 
 export interface ClientOptions {
@@ -274,7 +274,24 @@ export class DepositClient {
     this.settings.trace?.(line);
   }
 
+  /**
+   * One attempt; a GET that failed on a kept-alive connection the service had just closed
+   * (isStaleConnection) is sent again at once, once, on a new connection, without a note: it was
+   * never answered. A POST is not: its bytes were written, and a create is never sent twice.
+   */
   private async attempt(
+    method: string,
+    url: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+  ): Promise<AttemptResult> {
+    const outcome = await this.attemptOnce(method, url, body, headers);
+    if (method !== 'GET' || outcome.kind !== 'error' || !isStaleConnection(outcome.error)) return outcome;
+    this.trace('* the service had closed the kept-alive connection; sent again at once on a new one');
+    return this.attemptOnce(method, url, body, headers);
+  }
+
+  private async attemptOnce(
     method: string,
     url: string,
     body: string | undefined,

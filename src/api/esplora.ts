@@ -22,7 +22,7 @@ import {
   httpAgent,
   REQUEST_DEFAULTS,
 } from './client.js';
-import { type Dispatcher, request } from './http.js';
+import { type Dispatcher, isStaleConnection, request } from './http.js';
 import { describeIssues } from './models.js';
 
 /** The service client's options without a token; `baseUrl` is the explorer's API, e.g. https://blockstream.info/liquid/api. */
@@ -245,7 +245,12 @@ export class EsploraClient {
         this.deadline === undefined ? Number.POSITIVE_INFINITY : this.deadline - this.settings.now();
       if (left <= 0) throw this.pastDeadline();
       const attemptMs = Math.min(this.settings.timeoutMs, left);
-      const outcome = await this.attempt(url, path, headers, attemptMs);
+      let outcome = await this.attempt(url, path, headers, attemptMs);
+      if (outcome.kind === 'retry' && outcome.stale) {
+        // a kept-alive connection the explorer had just closed: never answered, sent again at once
+        this.settings.trace?.('* the explorer had closed the kept-alive connection; sent again at once');
+        outcome = await this.attempt(url, path, headers, attemptMs);
+      }
       if (outcome.kind === 'answer') return outcome.body;
       const { final, reason, wait, status } = outcome;
       if (attempt >= this.settings.maxRetries) throw final;
@@ -301,7 +306,8 @@ export class EsploraClient {
       return { kind: 'retry', final, reason, wait, status };
     } catch (error) {
       if (error instanceof LbrlError) throw error;
-      return this.transportFailure(error, url, attemptMs);
+      const failure = this.transportFailure(error, url, attemptMs);
+      return isStaleConnection(error) ? { ...failure, stale: true } : failure;
     }
   }
 
@@ -358,6 +364,8 @@ interface RetryableFailure {
   /** what the explorer asked to wait (Retry-After) */
   wait: number | undefined;
   status: number | undefined;
+  /** failed on a kept-alive connection the explorer had just closed, before any answer (isStaleConnection) */
+  stale?: boolean;
 }
 
 function checkTxid(txid: string): string {
