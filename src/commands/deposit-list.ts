@@ -182,9 +182,12 @@ export async function runList(options: ListCommandOptions): Promise<void> {
   if (!printer.stdoutIsTTY) {
     // gh's convention for pipes: tab-separated, no header, full values (times in UTC, as scripts
     // read them); a reference as a sixth field when the deposit has one, so the five stay where they were
+    // --all-services: each deposit's service as the sixth field (then the reference), so no
+    // sandbox charge in a pipe is read as money received
     for (const entry of entries)
       printer.out(
         [entry.id, entry.at, entry.amountInCents, entry.destinationAddress, shownStatus(entry)]
+          .concat(opts.allServices ? [entry.baseUrl] : [])
           .concat(entry.ref !== undefined ? [entry.ref] : [])
           .map((x) => safeText(String(x)))
           .join('\t'),
@@ -254,6 +257,15 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
     // narrower than any of that (a split pane): the time, then the amount, go too; the id stays
     if (level >= 6) cols.splice(1, 1);
     if (level >= 7) cols.splice(1, 1);
+    // every service's deposits (--all-services): which one each belongs to, never dropped
+    if (options.flags.allServices)
+      cols.push({
+        header: 'SERVICE',
+        // the base URL without its https:// (every live one has it): the host is what tells them apart
+        cells: entries.map((e) => safeText(e.baseUrl.replace(/^https:\/\//, ''))),
+        drop: 95,
+        min: Math.min(24, ...entries.map((e) => safeText(e.baseUrl.replace(/^https:\/\//, '')).length)),
+      });
     if (anyVerified && level < 5)
       cols.push({
         header: 'ON CHAIN',
@@ -279,7 +291,8 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
   };
   const { cols, widths } = fitColumns(build, width);
   // narrower than an id and its status (a 40-column pane): each deposit on two lines
-  if (totalWidth(cols, widths) > width) return twoLineRows(entries, width, paint);
+  if (totalWidth(cols, widths) > width)
+    return twoLineRows(entries, width, paint, options.flags.allServices === true);
   return rendered(entries, cols, widths, { bold: (x) => printer.outColor.bold(x), paint });
 }
 
@@ -304,7 +317,7 @@ function fitColumns(build: (level: number) => Column[], width: number): { cols: 
     cols = build(level);
     widths = columnWidths(cols);
     // the destination shortens first, then the reference, each down to its least
-    for (const header of ['DESTINATION', 'REF']) {
+    for (const header of ['DESTINATION', 'REF', 'SERVICE']) {
       const index = cols.findIndex((c) => c.header === header);
       const over = totalWidth(cols, widths) - width;
       if (index !== -1 && over > 0) widths[index] = Math.max(cols[index]!.min!, widths[index]! - over);
@@ -315,7 +328,12 @@ function fitColumns(build: (level: number) => Column[], width: number): { cols: 
 }
 
 /** Each deposit on two lines: the id whole on the first, its amount and status under it, so no line wraps. */
-function twoLineRows(entries: HistoryEntry[], width: number, paint: (cell: string) => string): string[] {
+function twoLineRows(
+  entries: HistoryEntry[],
+  width: number,
+  paint: (cell: string) => string,
+  withService: boolean,
+): string[] {
   const out: string[] = [];
   for (const entry of entries) {
     const shown = statusCell(entry, false);
@@ -324,6 +342,8 @@ function twoLineRows(entries: HistoryEntry[], width: number, paint: (cell: strin
     out.push(
       `  ${4 + amount.length + shown.length <= width ? `${amount}  ` : ''}${paint(shorten(shown, Math.max(1, width - 2)))}`,
     );
+    // --all-services: the service on a third line
+    if (withService) out.push(`  ${shorten(safeText(entry.baseUrl), Math.max(1, width - 2))}`);
   }
   return out;
 }
