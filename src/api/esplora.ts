@@ -12,10 +12,12 @@ import * as z from 'zod/mini';
 import type { Network } from '../domain/liquid/networks.js';
 import { ownCopy } from '../domain/own.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/text/json-exact.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { HEX_BYTES, HEX32, isHex32, isHexBytes, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { retryAfterMs, serviceMessage, TLS_FAILURES } from './classify.js';
 import {
+  brokenFraming,
   type ClientOptions,
   errorCode,
   headerValue as header,
@@ -334,6 +336,9 @@ export class EsploraClient {
     const code = errorCode(error);
     const message = (error as Error)?.message ?? String(error);
     this.settings.trace?.(`< (no answer: ${code || message})`);
+    // an answer that breaks HTTP came from the explorer: it was reached, and broke its API
+    const broken = brokenFraming(error);
+    if (broken) throw this.contract(`the explorer's answer breaks HTTP/1.1 (${safeText(broken)})`);
     if (TLS_FAILURES.test(code)) {
       throw new LbrlError(
         `the TLS certificate of ${new URL(url).host} could not be verified (${code})`,
