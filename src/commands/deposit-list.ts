@@ -295,14 +295,7 @@ function table(
     if (level >= 6) cols.splice(1, 1);
     if (level >= 7) cols.splice(1, 1);
     // every service's deposits (--all-services): which one each belongs to, never dropped
-    if (options.flags.allServices)
-      cols.push({
-        header: 'SERVICE',
-        // the base URL without its https:// (every live one has it): the host is what tells them apart
-        cells: entries.map((e) => safeText(e.baseUrl.replace(/^https:\/\//, ''))),
-        drop: 95,
-        min: Math.min(24, ...entries.map((e) => safeText(e.baseUrl.replace(/^https:\/\//, '')).length)),
-      });
+    if (options.flags.allServices) cols.push(serviceColumn(entries));
     if (anyVerified && level < 5)
       cols.push({
         header: 'ON CHAIN',
@@ -331,6 +324,12 @@ function table(
   if (totalWidth(cols, widths) > width)
     return twoLineRows(entries, width, paint, { withService: options.flags.allServices === true, status });
   return rendered(entries, cols, widths, { bold: (x) => printer.outColor.bold(x), paint });
+}
+
+/** The SERVICE column (--all-services): the base URL without its https:// (every live one has it), the host telling them apart. */
+function serviceColumn(entries: HistoryEntry[]): Column {
+  const cells = entries.map((e) => safeText(e.baseUrl.replace(/^https:\/\//, '')));
+  return { header: 'SERVICE', cells, drop: 95, min: Math.min(24, ...cells.map((cell) => cell.length)) };
 }
 
 /** A deposit whose answer was refused: marked so, with the status last known before it. */
