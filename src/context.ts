@@ -2,6 +2,7 @@
  * What a command is handed: streams with their TTY flags, the environment, the clock
  * and the pieces tests replace (gh's Factory and IOStreams).
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import type { Dispatcher } from 'undici';
 import type { ClientOptions } from './api/client.js';
@@ -72,7 +73,7 @@ export interface Context {
    * work is done (a watch: 0 is every deposit FINALIZED) sets it while that work goes on, and
    * unsets it (undefined) once done, so that no script reads an unfinished run as a success.
    */
-  whenStdoutGone?(end: (() => number) | undefined): void;
+  whenStdoutGone?(end: (() => number) | undefined, how?: { watchReader?: boolean }): void;
   /** tests: a dispatcher, time-outs and retry limits for the HTTP client */
   client?: Partial<
     Pick<ClientOptions, 'dispatcher' | 'timeoutMs' | 'connectTimeoutMs' | 'maxRetries' | 'maxRetryAfterMs'>
@@ -113,8 +114,14 @@ const GONE_STDOUT_CODES = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET'
 function stdoutGoneHook(stdout: NodeJS.WriteStream): NonNullable<Context['whenStdoutGone']> {
   let ending: (() => number) | undefined;
   let listening = false;
-  return (end) => {
+  let watcher: { stop(): void } | undefined;
+  return (end, how = {}) => {
     ending = end;
+    if (end && how.watchReader !== false) watcher ??= watchPipeReader(stdout);
+    else if (!end) {
+      watcher?.stop();
+      watcher = undefined;
+    }
     if (listening) return;
     listening = true;
     stdout.prependListener('error', (error: NodeJS.ErrnoException) => {
@@ -124,6 +131,53 @@ function stdoutGoneHook(stdout: NodeJS.WriteStream): NonNullable<Context['whenSt
       const code = endNow();
       if (!process.exitCode) process.exitCode = code;
     });
+  };
+}
+
+/**
+ * A pipe's writer learns that its reader went away only when it next writes (EPIPE), and a watch
+ * may wait hours between two lines. So while a run that promises its work is going on, with stdout
+ * a pipe, GNU tail watches that pipe for it: `tail -f /dev/null` writes nothing, and exits by
+ * SIGPIPE once its stdout (this pipe) has no reader left, checked every second (coreutils 8.28 and
+ * later); `--pid` ends it with this process. Its SIGPIPE is made this stdout's EPIPE, which ends
+ * the run as a write would have. Where there is no such tail, nothing changes: the next line tells.
+ */
+function watchPipeReader(stdout: NodeJS.WriteStream): { stop(): void } | undefined {
+  const fd = (stdout as { fd?: number }).fd ?? 1;
+  try {
+    if (!fs.fstatSync(fd).isFIFO()) return undefined;
+  } catch {
+    return undefined;
+  }
+  let child: import('node:child_process').ChildProcess | undefined;
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill();
+  };
+  process.once('exit', stop);
+  // loaded here: only a run that waits on a pipe needs it
+  void import('node:child_process').then((childProcess) => {
+    if (stopped) return;
+    try {
+      child = childProcess.spawn('tail', ['-f', '-s', '1', `--pid=${process.pid}`, '/dev/null'], {
+        stdio: ['ignore', fd, 'ignore'],
+      });
+    } catch {
+      return;
+    }
+    child.on('error', () => {});
+    child.on('exit', (_code, signal) => {
+      if (signal !== 'SIGPIPE' || stopped || stdout.destroyed) return;
+      stdout.destroy(Object.assign(new Error('stdout: its reader went away (EPIPE)'), { code: 'EPIPE' }));
+    });
+    child.unref();
+  });
+  return {
+    stop: () => {
+      process.removeListener('exit', stop);
+      stop();
+    },
   };
 }
 

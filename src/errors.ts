@@ -66,7 +66,7 @@ export const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, string>> = {
   watchTimeout: '`watch --timeout` ran out before every deposit was terminal',
   interrupted: 'interrupted (Ctrl-C); also how `sandbox serve` and `display` end',
   outputClosed:
-    'stdout closed (its reader went away: `| head`, a pager quit) before a `watch` or a batch `create --from` was done, 128 + SIGPIPE as a shell reports a program a broken pipe stopped; a list cut short by its reader still ends 0',
+    'stdout closed (its reader went away: `| head`, a pager quit) before a `watch`, a batch `create --from` or an export (`deposit export`, `ledger export`) was done, 128 + SIGPIPE as a shell reports a program a broken pipe stopped; a list cut short by its reader still ends 0',
 };
 
 /** One row of the exit-code table: the code, what it means, and the error types (EXIT_CODES) that end with it. */

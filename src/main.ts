@@ -18,7 +18,12 @@ function exitAfterFlush(code: number): void {
     pending -= 1;
     if (pending === 0) process.exit();
   };
-  process.stdout.write('', done);
+  // a stdout found closed as it is flushed is ended by its 'error' listener (below), after the
+  // command's whenStdoutGone said what was left: an export cut short by `| head` ends 141, not 0
+  const flushed = (error?: Error | null) => {
+    if (!error || !GONE_STREAM_CODES.has((error as NodeJS.ErrnoException).code ?? '')) done();
+  };
+  process.stdout.write('', flushed);
   process.stderr.write('', done);
 }
 

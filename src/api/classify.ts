@@ -64,7 +64,14 @@ export type Seen =
       location?: string | undefined;
       contentType?: string | undefined;
     }
-  | { kind: 'error'; code: string; message: string; sent: boolean };
+  | {
+      kind: 'error';
+      code: string;
+      message: string;
+      sent: boolean;
+      /** what broke in an answer that does not keep HTTP's framing (it came, so the service was reached) */
+      broken?: string | undefined;
+    };
 
 /** What a request is, for classify(). */
 export interface RequestFacts {
@@ -109,7 +116,11 @@ export function classify(facts: RequestFacts, observed: Seen, now: number): Requ
 const isCreate = (facts: RequestFacts) => facts.method === 'POST' && facts.idempotencyKey !== undefined;
 
 /** A create that may have reached the service: said so, with its key, so no second charge is made blindly. */
-function mayExist(facts: RequestFacts, reason: string, type: 'timeout' | 'network' | 'service'): LbrlError {
+function mayExist(
+  facts: RequestFacts,
+  reason: string,
+  type: 'timeout' | 'network' | 'service' | 'contract',
+): LbrlError {
   return new LbrlError(
     `${reason}. The create request may have reached the service, so it was not sent again: a deposit may exist (Idempotency-Key ${facts.idempotencyKey})`,
     type,
@@ -125,6 +136,11 @@ function noRetry(error: LbrlError): RequestVerdict {
 /** A transport failure: plain HTTP to https, a certificate, a time-out, a connection that failed. */
 function failureVerdict(facts: RequestFacts, observed: Extract<Seen, { kind: 'error' }>): RequestVerdict {
   const isPost = facts.method === 'POST';
+  if (observed.broken) {
+    // the service answered, in something that is not HTTP: the contract is broken, not the network
+    const said = `the service's answer breaks HTTP/1.1 (${safeText(observed.broken)})`;
+    return noRetry(isCreate(facts) ? mayExist(facts, said, 'contract') : new LbrlError(said, 'contract'));
+  }
   const plain = plainHttpAnswer(facts, observed);
   if (plain) return noRetry(new LbrlError(plain, 'network'));
   if (TLS_FAILURES.test(observed.code))

@@ -8,11 +8,12 @@
 
 import { createdDepositShape, depositShape, FIELD_EXPECTED } from '../domain/deposit.js';
 import { ownCopy } from '../domain/own.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/text/json-exact.js';
 import { Redactor } from '../domain/text/redact.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { classify, isHtml, retryDelay, type Seen } from './classify.js';
-import { Agent, type Dispatcher, destroyedError, request } from './http.js';
+import { Agent, type Dispatcher, destroyedError, isStaleConnection, request } from './http.js';
 import { type CreateRequest, type CreateResponse, describeIssues, type GetResponse } from './models.js';
 
 export interface ClientOptions {
@@ -103,7 +104,7 @@ export interface Answer {
 
 type AttemptResult =
   | { kind: 'answer'; status: number; headers: AnswerHeaders; body: string }
-  | { kind: 'error'; error: unknown; sent: boolean };
+  | { kind: 'error'; error: unknown; sent: boolean; broken?: string | undefined };
 
 type AnswerHeaders = Record<string, string | string[] | undefined>;
 
@@ -273,7 +274,24 @@ export class DepositClient {
     this.settings.trace?.(line);
   }
 
+  /**
+   * One attempt; a GET that failed on a kept-alive connection the service had just closed
+   * (isStaleConnection) is sent again at once, once, on a new connection, without a note: it was
+   * never answered. A POST is not: its bytes were written, and a create is never sent twice.
+   */
   private async attempt(
+    method: string,
+    url: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+  ): Promise<AttemptResult> {
+    const outcome = await this.attemptOnce(method, url, body, headers);
+    if (method !== 'GET' || outcome.kind !== 'error' || !isStaleConnection(outcome.error)) return outcome;
+    this.trace('* the service had closed the kept-alive connection; sent again at once on a new one');
+    return this.attemptOnce(method, url, body, headers);
+  }
+
+  private async attemptOnce(
     method: string,
     url: string,
     body: string | undefined,
@@ -326,6 +344,9 @@ export class DepositClient {
         throw interrupted();
       }
       const code = errorCode(error);
+      // an answer whose HTTP framing is broken came from the service: it was sent, and answered
+      const broken = brokenFraming(error);
+      if (broken) return { kind: 'error', error, sent: true, broken };
       // a refused or never-made connection cannot have carried the request
       return { kind: 'error', error, sent: sent || !CONNECT_FAILURES.has(code) };
     }
@@ -408,6 +429,25 @@ export class DepositClient {
   }
 }
 
+/**
+ * What broke in an answer that does not keep HTTP/1.1's framing (a malformed status line or header,
+ * chunked encoding that is not, a body longer or shorter than its Content-Length), or undefined
+ * for a failure of the connection itself. Such an answer reached lbrl: the service was reached.
+ */
+export function brokenFraming(error: unknown): string | undefined {
+  const failure = error as { name?: unknown; code?: unknown; message?: unknown } | undefined;
+  const code = typeof failure?.code === 'string' ? failure.code : '';
+  const message = typeof failure?.message === 'string' ? failure.message : '';
+  if (failure?.name === 'HTTPParserError' || code.startsWith('HPE_'))
+    return (
+      message.replace(/^Response does not match the HTTP\/1\.1 protocol /, '').replace(/^\((.*)\)$/, '$1') ||
+      code
+    );
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'its body does not match its Content-Length';
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return 'its headers are larger than a client reads';
+  return undefined;
+}
+
 function errorMessage(error: unknown): string {
   return (error as Error)?.message ?? String(error);
 }
@@ -419,6 +459,7 @@ function asSeen(outcome: AttemptResult): Seen {
       code: errorCode(outcome.error),
       message: errorMessage(outcome.error),
       sent: outcome.sent,
+      broken: outcome.broken,
     };
   }
   return {
@@ -444,6 +485,12 @@ export interface AnswerSchema<T> {
  * schema, a failure named field by field in the words of the answer rules (FIELD_EXPECTED).
  */
 export function readAnswerText<T>(text: string, schema: AnswerSchema<T>): ApiResult<T> {
+  if (nestsDeeperThan(text)) {
+    throw new LbrlError(
+      `the service's answer nests JSON deeper than ${MAX_JSON_DEPTH} levels (${text.length} bytes)`,
+      'contract',
+    );
+  }
   let raw: unknown;
   try {
     // its own fields only: one inherited (a polluted Object.prototype) is nothing the service said

@@ -11,17 +11,20 @@
 import * as z from 'zod/mini';
 import type { Network } from '../domain/liquid/networks.js';
 import { ownCopy } from '../domain/own.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/text/json-exact.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { HEX_BYTES, HEX32, isHex32, isHexBytes, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { retryAfterMs, serviceMessage, TLS_FAILURES } from './classify.js';
 import {
+  brokenFraming,
   type ClientOptions,
   errorCode,
   headerValue as header,
   httpAgent,
   REQUEST_DEFAULTS,
 } from './client.js';
-import { type Dispatcher, request } from './http.js';
+import { type Dispatcher, isStaleConnection, request } from './http.js';
 import { describeIssues } from './models.js';
 
 /** The service client's options without a token; `baseUrl` is the explorer's API, e.g. https://blockstream.info/liquid/api. */
@@ -219,6 +222,8 @@ export class EsploraClient {
         `the explorer answered ${path} with content-type ${JSON.stringify(body.contentType)}, not JSON`,
       );
     }
+    if (nestsDeeperThan(body.text))
+      throw this.contract(`the explorer's answer to ${path} nests JSON deeper than ${MAX_JSON_DEPTH} levels`);
     let raw: unknown;
     try {
       raw = ownCopy(JSON.parse(body.text));
@@ -242,7 +247,12 @@ export class EsploraClient {
         this.deadline === undefined ? Number.POSITIVE_INFINITY : this.deadline - this.settings.now();
       if (left <= 0) throw this.pastDeadline();
       const attemptMs = Math.min(this.settings.timeoutMs, left);
-      const outcome = await this.attempt(url, path, headers, attemptMs);
+      let outcome = await this.attempt(url, path, headers, attemptMs);
+      if (outcome.kind === 'retry' && outcome.stale) {
+        // a kept-alive connection the explorer had just closed: never answered, sent again at once
+        this.settings.trace?.('* the explorer had closed the kept-alive connection; sent again at once');
+        outcome = await this.attempt(url, path, headers, attemptMs);
+      }
       if (outcome.kind === 'answer') return outcome.body;
       const { final, reason, wait, status } = outcome;
       if (attempt >= this.settings.maxRetries) throw final;
@@ -298,7 +308,8 @@ export class EsploraClient {
       return { kind: 'retry', final, reason, wait, status };
     } catch (error) {
       if (error instanceof LbrlError) throw error;
-      return this.transportFailure(error, url, attemptMs);
+      const failure = this.transportFailure(error, url, attemptMs);
+      return isStaleConnection(error) ? { ...failure, stale: true } : failure;
     }
   }
 
@@ -325,6 +336,9 @@ export class EsploraClient {
     const code = errorCode(error);
     const message = (error as Error)?.message ?? String(error);
     this.settings.trace?.(`< (no answer: ${code || message})`);
+    // an answer that breaks HTTP came from the explorer: it was reached, and broke its API
+    const broken = brokenFraming(error);
+    if (broken) throw this.contract(`the explorer's answer breaks HTTP/1.1 (${safeText(broken)})`);
     if (TLS_FAILURES.test(code)) {
       throw new LbrlError(
         `the TLS certificate of ${new URL(url).host} could not be verified (${code})`,
@@ -355,6 +369,8 @@ interface RetryableFailure {
   /** what the explorer asked to wait (Retry-After) */
   wait: number | undefined;
   status: number | undefined;
+  /** failed on a kept-alive connection the explorer had just closed, before any answer (isStaleConnection) */
+  stale?: boolean;
 }
 
 function checkTxid(txid: string): string {

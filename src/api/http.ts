@@ -38,7 +38,9 @@ export class Agent extends (AgentImpl as new (options?: unknown) => Dispatcher) 
       allowH2: options.allowH2 ?? false,
     });
     const connector: Connector = (connectOptions, callback) =>
-      base(connectOptions, (error, socket) => callback(error, socket ? skipInterimAnswers(socket) : socket));
+      base(connectOptions, (error, socket) =>
+        callback(error, socket ? markStaleFailures(skipInterimAnswers(socket)) : socket),
+      );
     super({ ...rest, connect: connector });
   }
 }
@@ -80,4 +82,40 @@ export function destroyedError(): Error {
   } finally {
     Error.stackTraceLimit = limit;
   }
+}
+
+const STALE = Symbol('lbrl.staleConnection');
+const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.1\r\n/;
+
+/**
+ * A kept-alive connection the server closed (its idle time-out) just as a request was written on
+ * it: the request failed on a connection that had carried an earlier one, before a single byte of
+ * answer came back. Browsers and undici-based clients send an idempotent request again at once,
+ * on a new connection, saying nothing: the service never saw a request it answered. undici writes
+ * one request at a time on a connection, each starting with its request line, so the bytes read
+ * since that line are this request's answer.
+ */
+export function isStaleConnection(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { [STALE]?: boolean })[STALE] === true;
+}
+
+/** Tag the error a socket fails with when it failed as `isStaleConnection` says. */
+function markStaleFailures(socket: Socket): Socket {
+  let requests = 0;
+  let bytesReadAtRequest = 0;
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  socket.write = ((...args: unknown[]) => {
+    const chunk = args[0];
+    if (typeof chunk === 'string' && REQUEST_LINE.test(chunk)) {
+      requests += 1;
+      bytesReadAtRequest = socket.bytesRead;
+    }
+    return write(...args);
+  }) as Socket['write'];
+  socket.prependListener('error', (error: unknown) => {
+    if (requests < 2 || socket.bytesRead !== bytesReadAtRequest) return;
+    if (typeof error === 'object' && error !== null && Object.isExtensible(error))
+      Object.defineProperty(error, STALE, { value: true });
+  });
+  return socket;
 }

@@ -1,3 +1,4 @@
+import type { Context } from '../context.js';
 import {
   csvExport,
   type ExportLine,
@@ -23,6 +24,7 @@ import {
   historyOutputOf,
   serviceShown,
 } from './shared/history-output.js';
+import { readerGoneEnd } from './shared/reader-gone.js';
 import { parseSpan } from './shared/when.js';
 
 const FORMATS = ['csv', 'csv-br', 'ofx', 'journal'] as const;
@@ -48,6 +50,8 @@ export type ExportOptions = OptionsOf<typeof EXPORT_FLAGS>;
 /** All `deposit export` needs (gh's Options struct): the factory's getters fill it in; a test hands plain values. */
 export interface ExportCommandOptions extends HistoryOutputOptions<Pick<History, 'fold'>> {
   flags: ExportOptions;
+  /** the process's stdout hook, to end unfinished (141) should the reader go before the file is taken whole */
+  ctx: HistoryOutputOptions<unknown>['ctx'] & Partial<Pick<Context, 'whenStdoutGone' | 'stderr'>>;
 }
 
 export function exportOptionsOf(flags: ExportOptions, factory: Factory): ExportCommandOptions {
@@ -136,6 +140,17 @@ export async function runExport(options: ExportCommandOptions): Promise<void> {
       lines,
       `lbrl deposit export: profile ${options.profileName}, deposits created from ${when(span.since)} to ${when(span.until)}`,
       times,
+    );
+  // a reader gone before the whole file was taken (| head): the statement is cut, never exit 0
+  const { whenStdoutGone, stderr } = options.ctx;
+  if (whenStdoutGone && stderr)
+    whenStdoutGone(
+      () =>
+        readerGoneEnd(
+          { printer, ctx: { stderr } },
+          `the export was taken whole: the ${format} file of ${lines.length} deposit(s) is cut short`,
+        ),
+      { watchReader: false },
     );
   options.ctx.stdout.write(text);
 }

@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { listEntries, refreshEntries } from '../deposits/history.js';
+import { listEntries, type RefusedAnswer, refreshEntries } from '../deposits/history.js';
 import { createdFilter, entryFilter, type LedgerFilter, shownStatus } from '../deposits/ledger.js';
 import type { DepositApi, Recorder, Target } from '../deposits/ports.js';
 import { targetKey } from '../deposits/ports.js';
@@ -7,7 +7,7 @@ import { formatCents } from '../domain/money.js';
 import { REF_MAX, readLocalText } from '../domain/text/reference.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { parseWholeNumber, STATUSES } from '../domain/values.js';
-import { invalidValue, usageError } from '../errors.js';
+import { invalidValue, LbrlError, usageError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import { settingOf } from '../factory/settings.js';
 import type { History } from '../store/history.js';
@@ -152,10 +152,11 @@ export async function runList(options: ListCommandOptions): Promise<void> {
       : listEntries(history, options.profileName, limit);
   if (options.service && !options.json)
     options.printer.info(`deposits of ${coverage(options.profileName, filter.baseUrl)}`);
+  let refused: RefusedAnswer[] = [];
   if (opts.refresh) {
     const refresh = options.refresh;
     const target = refresh.targetKey();
-    await refreshEntries(entries, {
+    refused = await refreshEntries(entries, {
       api: () => refresh.client(),
       target,
       recorder: refresh.recorder,
@@ -165,33 +166,66 @@ export async function runList(options: ListCommandOptions): Promise<void> {
       paidAfterExpiry: (e, status) => refresh.paidAfterExpiry(e.id, status, e.expiredAt!),
     });
   }
+  const refusedById = new Map(refused.map((r) => [r.id, r.error.message]));
+  const filtered =
+    Boolean(where) || filter.since !== undefined || filter.until !== undefined || filter.ref !== undefined;
+  printEntries(entries, options, { filtered, file: history.file, refused: refusedById });
+  if (refused.length > 0) {
+    // every deposit was shown; the run still fails: an answer was a lie
+    throw new LbrlError(
+      `${refused.length} deposit(s) answered with what lbrl refuses (shown ${REFUSED}, last known status kept, nothing recorded): ${refused.map((r) => r.id).join(', ')}`,
+      refused.some((r) => r.error.type === 'mismatch') ? 'mismatch' : 'contract',
+    );
+  }
+}
+
+/** What a refused answer's deposit shows for its status. */
+const REFUSED = 'ANSWER_REFUSED';
+
+/** The entries as JSON, tab-separated lines in a pipe, or a table on a terminal. */
+function printEntries(
+  entries: HistoryEntry[],
+  options: ListCommandOptions,
+  how: { filtered: boolean; file: string; refused: ReadonlyMap<string, string> },
+): void {
   const printer = options.printer;
   if (options.json) {
     // what the checks keep (the create answer's fields, a final answer's settlement) is not shown
-    printer.json(entries.map(({ v: _v, type: _t, answer: _a, final: _f, ...rest }) => rest));
+    printer.json(
+      entries.map(({ v: _v, type: _t, answer: _a, final: _f, ...rest }) =>
+        how.refused.has(rest.id) ? { ...rest, answerRefused: how.refused.get(rest.id) } : rest,
+      ),
+    );
     return;
   }
   if (entries.length === 0) {
-    const filtered =
-      where || filter.since !== undefined || filter.until !== undefined || filter.ref !== undefined;
     printer.info(
-      `no deposits recorded for profile ${options.profileName}${filtered ? ' that match' : ''} in ${history.file}`,
+      `no deposits recorded for profile ${options.profileName}${how.filtered ? ' that match' : ''} in ${how.file}`,
     );
     return;
   }
   if (!printer.stdoutIsTTY) {
     // gh's convention for pipes: tab-separated, no header, full values (times in UTC, as scripts
     // read them); a reference as a sixth field when the deposit has one, so the five stay where they were
+    // --all-services: each deposit's service as the sixth field (then the reference), so no
+    // sandbox charge in a pipe is read as money received
     for (const entry of entries)
       printer.out(
-        [entry.id, entry.at, entry.amountInCents, entry.destinationAddress, shownStatus(entry)]
+        [
+          entry.id,
+          entry.at,
+          entry.amountInCents,
+          entry.destinationAddress,
+          how.refused.has(entry.id) ? REFUSED : shownStatus(entry),
+        ]
+          .concat(options.flags.allServices ? [entry.baseUrl] : [])
           .concat(entry.ref !== undefined ? [entry.ref] : [])
           .map((x) => safeText(String(x)))
           .join('\t'),
       );
     return;
   }
-  for (const line of table(entries, options, options.ctx.stdout.columns || DEFAULT_COLUMNS))
+  for (const line of table(entries, options, options.ctx.stdout.columns || DEFAULT_COLUMNS, how.refused))
     printer.out(line);
 }
 
@@ -213,7 +247,12 @@ interface Column {
  * time and then the amount. The id is never cut: it is what the other commands take. The history is a file anyone may
  * have edited: its values are shown escaped.
  */
-function table(entries: HistoryEntry[], options: ListCommandOptions, width: number): string[] {
+function table(
+  entries: HistoryEntry[],
+  options: ListCommandOptions,
+  width: number,
+  refused: ReadonlyMap<string, string>,
+): string[] {
   const printer = options.printer;
   const zone = timeZoneOf(options.ctx.env);
   const offsets = new Set(entries.map((e) => zoneOffsetMs(Date.parse(e.at) || 0, zone)));
@@ -229,7 +268,8 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
   // the cells are escaped already: a value from a hand-edited history (holding a backslash once
   // escaped) is shown as it is, uncoloured, not escaped twice past its column's width
   const paint = (cell: string) => (cell.includes('\\') ? cell : colorStatus(printer.outColor, cell));
-  const status = statusCell;
+  const status = (entry: HistoryEntry, long: boolean) =>
+    refused.has(entry.id) ? refusedCell(entry, long) : statusCell(entry, long);
   // a column of its own once a settlement was checked on chain (deposit verify, watch --verify):
   // verified, or what a later check found instead (pending, not-found, mismatch...)
   const anyVerified = entries.some((e) => e.verifiedAt || e.onChain);
@@ -254,6 +294,8 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
     // narrower than any of that (a split pane): the time, then the amount, go too; the id stays
     if (level >= 6) cols.splice(1, 1);
     if (level >= 7) cols.splice(1, 1);
+    // every service's deposits (--all-services): which one each belongs to, never dropped
+    if (options.flags.allServices) cols.push(serviceColumn(entries));
     if (anyVerified && level < 5)
       cols.push({
         header: 'ON CHAIN',
@@ -279,8 +321,22 @@ function table(entries: HistoryEntry[], options: ListCommandOptions, width: numb
   };
   const { cols, widths } = fitColumns(build, width);
   // narrower than an id and its status (a 40-column pane): each deposit on two lines
-  if (totalWidth(cols, widths) > width) return twoLineRows(entries, width, paint);
+  if (totalWidth(cols, widths) > width)
+    return twoLineRows(entries, width, paint, { withService: options.flags.allServices === true, status });
   return rendered(entries, cols, widths, { bold: (x) => printer.outColor.bold(x), paint });
+}
+
+/** The SERVICE column (--all-services): the base URL without its https:// (every live one has it), the host telling them apart. */
+function serviceColumn(entries: HistoryEntry[]): Column {
+  const cells = entries.map((e) => safeText(e.baseUrl.replace(/^https:\/\//, '')));
+  return { header: 'SERVICE', cells, drop: 95, min: Math.min(24, ...cells.map((cell) => cell.length)) };
+}
+
+/** A deposit whose answer was refused: marked so, with the status last known before it. */
+function refusedCell(entry: HistoryEntry, long: boolean): string {
+  return long
+    ? `${REFUSED} (last known: ${statusCell(entry, false)})`
+    : `REFUSED/${statusCell(entry, false).replace('WAITING_PAYMENT', 'WAITING')}`;
 }
 
 /** A deposit's status as its cell shows it: EXPIRED (a local verdict) over the service's last. */
@@ -304,7 +360,7 @@ function fitColumns(build: (level: number) => Column[], width: number): { cols: 
     cols = build(level);
     widths = columnWidths(cols);
     // the destination shortens first, then the reference, each down to its least
-    for (const header of ['DESTINATION', 'REF']) {
+    for (const header of ['DESTINATION', 'REF', 'SERVICE']) {
       const index = cols.findIndex((c) => c.header === header);
       const over = totalWidth(cols, widths) - width;
       if (index !== -1 && over > 0) widths[index] = Math.max(cols[index]!.min!, widths[index]! - over);
@@ -315,15 +371,23 @@ function fitColumns(build: (level: number) => Column[], width: number): { cols: 
 }
 
 /** Each deposit on two lines: the id whole on the first, its amount and status under it, so no line wraps. */
-function twoLineRows(entries: HistoryEntry[], width: number, paint: (cell: string) => string): string[] {
+function twoLineRows(
+  entries: HistoryEntry[],
+  width: number,
+  paint: (cell: string) => string,
+  how: { withService: boolean; status: (entry: HistoryEntry, long: boolean) => string },
+): string[] {
   const out: string[] = [];
+  const withService = how.withService;
   for (const entry of entries) {
-    const shown = statusCell(entry, false);
+    const shown = how.status(entry, false);
     const amount = formatCents(entry.amountInCents);
     out.push(safeText(entry.id));
     out.push(
       `  ${4 + amount.length + shown.length <= width ? `${amount}  ` : ''}${paint(shorten(shown, Math.max(1, width - 2)))}`,
     );
+    // --all-services: the service on a third line
+    if (withService) out.push(`  ${shorten(safeText(entry.baseUrl), Math.max(1, width - 2))}`);
   }
   return out;
 }

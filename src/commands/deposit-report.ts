@@ -4,9 +4,19 @@ import {
   type Report,
   type ReportSums,
   reportAccumulator,
+  reportsByServiceAccumulator,
+  type ServiceReport,
 } from '../deposits/ledger.js';
 import { formatCents } from '../domain/money.js';
-import { CSV_BR, CSV_RFC, type CsvDialect, centsField, csvRecord } from '../domain/text/csv-write.js';
+import {
+  CSV_BR,
+  CSV_RFC,
+  type CsvDialect,
+  centsField,
+  csvRecord,
+  textField,
+} from '../domain/text/csv-write.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
@@ -86,32 +96,22 @@ export async function runReport(options: ReportCommandOptions): Promise<void> {
   }
   const span = parseSpan(opts, options);
   const zone = timeZoneOf(options.ctx.env);
-  // the local date of a moment, once per quarter hour (every offset is a multiple of 15 minutes)
-  const quarters = new Map<number, string>();
-  const acc = reportAccumulator(by, (ms) => {
-    const quarter = Math.floor(ms / 900_000);
-    let day = quarters.get(quarter);
-    if (day === undefined) quarters.set(quarter, (day = localClock(quarter * 900_000, zone)));
-    return day;
-  });
+  const periodOf = localDayOf(zone);
   const service = serviceShown(options, opts.allServices);
-  const report = acc.finish(
-    (await options.history()).fold(
-      createdFilter({ profile: options.profileName, baseUrl: service, ...span }),
-      acc.start,
-      acc.visit,
-    ),
-  );
+  const history = await options.history();
+  const filter = createdFilter({ profile: options.profileName, baseUrl: service, ...span });
+  // every service's deposits: one report per service, never one sum of sandbox and live money
+  if (opts.allServices) {
+    const acc = reportsByServiceAccumulator(by, periodOf);
+    const reports = acc.finish(history.fold(filter, acc.start, acc.visit));
+    return printServiceReports(reports, { options, by, span, zone });
+  }
+  const acc = reportAccumulator(by, periodOf);
+  const report = acc.finish(history.fold(filter, acc.start, acc.visit));
   const printer = options.printer;
   if (options.json) {
-    const when = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
     printer.json({
-      profile: options.profileName,
-      service: service ?? null,
-      by,
-      since: when(span.since),
-      until: when(span.until),
-      timeZone: offsetText(zoneOffsetMs(options.ctx.now(), zone)),
+      ...reportHead(options, service, by, span, zone),
       periods: report.periods,
       total: report.total,
     });
@@ -119,24 +119,106 @@ export async function runReport(options: ReportCommandOptions): Promise<void> {
   }
   if (opts.csv || opts.csvBr) {
     const dialect: CsvDialect = opts.csv ? CSV_RFC : CSV_BR;
-    let text = csvRecord([by, ...CSV_COLUMNS.map(([name]) => name)], dialect);
-    const row = (period: string, sums: ReportSums) =>
-      csvRecord(
-        [
-          period,
-          ...CSV_COLUMNS.map(([, key, kind]) =>
-            kind === 'cents' ? centsField(sums[key], dialect) : String(sums[key]),
-          ),
-        ],
-        dialect,
-      );
-    for (const period of report.periods) text += row(period.period, period);
-    text += row('total', report.total);
-    options.ctx.stdout.write(text);
+    options.ctx.stdout.write(
+      csvRecord([by, ...CSV_COLUMNS.map(([name]) => name)], dialect) + csvRows(report, dialect),
+    );
     return;
   }
   if (options.service) printer.info(`deposits of ${coverage(options.profileName, service)}`);
+  if (report.total.createdCount === 0) {
+    printer.info(`no deposits recorded for profile ${options.profileName} in that time`);
+    return;
+  }
   for (const line of humanReport(report, options)) printer.out(line);
+}
+
+/** The local date of a moment, once per quarter hour (every offset is a multiple of 15 minutes). */
+function localDayOf(zone: ReturnType<typeof timeZoneOf>): (ms: number) => string {
+  const quarters = new Map<number, string>();
+  return (ms) => {
+    const quarter = Math.floor(ms / 900_000);
+    let day = quarters.get(quarter);
+    if (day === undefined) quarters.set(quarter, (day = localClock(quarter * 900_000, zone)));
+    return day;
+  };
+}
+
+type Span = ReturnType<typeof parseSpan>;
+
+/** What a --json report says first: whose deposits, which service, which periods, in which zone. */
+function reportHead(
+  options: ReportCommandOptions,
+  service: string | undefined,
+  by: Period,
+  span: Span,
+  zone: ReturnType<typeof timeZoneOf>,
+) {
+  const when = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  return {
+    profile: options.profileName,
+    service: service ?? null,
+    by,
+    since: when(span.since),
+    until: when(span.until),
+    timeZone: offsetText(zoneOffsetMs(options.ctx.now(), zone)),
+  };
+}
+
+/** A report's CSV records: one per period, then its total; `service` (--all-services) as a last field. */
+function csvRows(report: Report, dialect: CsvDialect, service?: string): string {
+  const row = (period: string, sums: ReportSums) =>
+    csvRecord(
+      [
+        period,
+        ...CSV_COLUMNS.map(([, key, kind]) =>
+          kind === 'cents' ? centsField(sums[key], dialect) : String(sums[key]),
+        ),
+        ...(service === undefined ? [] : [textField(safeText(service))]),
+      ],
+      dialect,
+    );
+  let text = '';
+  for (const period of report.periods) text += row(period.period, period);
+  return text + row('total', report.total);
+}
+
+/**
+ * --all-services: each service's report apart. JSON: `services`, one `{service, periods, total}`
+ * each; CSV: a last column `service`, each service's periods and its own total row; on a terminal,
+ * a section per service under its name.
+ */
+function printServiceReports(
+  reports: ServiceReport[],
+  how: { options: ReportCommandOptions; by: Period; span: Span; zone: ReturnType<typeof timeZoneOf> },
+): void {
+  const { options, by } = how;
+  const opts = options.flags;
+  const printer = options.printer;
+  if (options.json) {
+    printer.json({
+      ...reportHead(options, undefined, by, how.span, how.zone),
+      services: reports.map(({ service, periods, total }) => ({ service, periods, total })),
+    });
+    return;
+  }
+  if (opts.csv || opts.csvBr) {
+    const dialect: CsvDialect = opts.csv ? CSV_RFC : CSV_BR;
+    let text = csvRecord([by, ...CSV_COLUMNS.map(([name]) => name), 'service'], dialect);
+    for (const report of reports) text += csvRows(report, dialect, report.service);
+    options.ctx.stdout.write(text);
+    return;
+  }
+  if (options.service) printer.info(`deposits of ${coverage(options.profileName, undefined)}`);
+  if (reports.length === 0) {
+    printer.info(`no deposits recorded for profile ${options.profileName} in that time`);
+    return;
+  }
+  reports.forEach((report, index) => {
+    if (index > 0) printer.out('');
+    const name = report.service === 'sandbox' ? 'the sandbox (no real money)' : safeText(report.service);
+    printer.out(printer.outColor.bold(`Service: ${name}`));
+    for (const line of humanReport(report, options)) printer.out(line);
+  });
 }
 
 const BLOCKS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
@@ -167,10 +249,6 @@ function wrapped(text: string, width: number): string[] {
 function humanReport(report: Report, options: ReportCommandOptions): string[] {
   const printer = options.printer;
   const total = report.total;
-  if (total.createdCount === 0) {
-    printer.info(`no deposits recorded for profile ${options.profileName} in that time`);
-    return [];
-  }
   const columns = options.ctx.stdout.columns || 80;
   // the table fits the terminal: the least useful columns go first, the period and NET stay
   const all: Array<{ head: string; cell: (s: ReportSums) => string; drop: number }> = [

@@ -1,3 +1,4 @@
+import type { Context } from '../context.js';
 /**
  * `lbrl ledger status|import|export`: where the ledger lives (the `ledger` setting: the file
  * history, or PostgreSQL), and moving a history into a database and back out as NDJSON.
@@ -7,6 +8,7 @@ import type { Factory } from '../factory/factory.js';
 import type { Ledger } from '../store/ledger-port.js';
 import type { Printer } from '../ui/output.js';
 import { command, group, listed } from './define.js';
+import { readerGoneEnd } from './shared/reader-gone.js';
 
 /** All the ledger commands need (gh's Options struct): the factory's getters fill it in; a test hands stores. */
 export interface LedgerCommandOptions {
@@ -16,6 +18,8 @@ export interface LedgerCommandOptions {
   open(): Promise<Ledger>;
   /** the file history of the config directory, whatever the setting says */
   openFile(): Promise<Ledger>;
+  /** the process's stdout hook (`ledger export` ends unfinished, 141, should its reader go) */
+  ctx?: Partial<Pick<Context, 'whenStdoutGone' | 'stderr'>>;
 }
 
 /** The factory's getters, narrowed to what the ledger commands use. */
@@ -25,6 +29,7 @@ export function ledgerOptionsOf(factory: Factory): LedgerCommandOptions {
     json: factory.globals.json === true,
     open: () => factory.ledger().open(),
     openFile: () => factory.ledger().open({ kind: 'file' }),
+    ctx: factory.ctx,
   };
 }
 
@@ -78,6 +83,17 @@ export async function runLedgerImport(options: LedgerCommandOptions): Promise<vo
 
 export async function runLedgerExport(options: LedgerCommandOptions): Promise<void> {
   const ledger = await options.open();
+  // a reader gone before every record was taken (| head): the copy is cut, never exit 0
+  const { whenStdoutGone, stderr } = options.ctx ?? {};
+  if (whenStdoutGone && stderr)
+    whenStdoutGone(
+      () =>
+        readerGoneEnd(
+          { printer: options.printer, ctx: { stderr } },
+          `every record was written: the ledger's copy on stdout is cut short`,
+        ),
+      { watchReader: false },
+    );
   let lines: string[] = [];
   for await (const record of ledger.records()) {
     lines.push(JSON.stringify(record));

@@ -74,10 +74,19 @@ export function pendingWork(
   return { ids: [...ids, ...inFlight, ...waiting, ...due], lastLook, dueAt, expiredAt };
 }
 
+/** A deposit whose answer was refused: it broke the contract, or contradicted what lbrl knows. */
+export interface RefusedAnswer {
+  id: string;
+  error: LbrlError;
+}
+
 /**
  * Ask the service for the status of the entries of this target not yet terminal; the entries
  * are updated in place and the statuses recorded (also those got before a failure).
- * The client is asked for only when there is something to refresh.
+ * The client is asked for only when there is something to refresh. An answer that lies about one
+ * deposit (a contract break, a mismatch with the history) is said on stderr, recorded nowhere, and
+ * returned: the other deposits are still refreshed. A failure that is not about one deposit (the
+ * token, the network) ends the refresh.
  */
 export async function refreshEntries(
   entries: HistoryEntry[],
@@ -92,15 +101,16 @@ export async function refreshEntries(
     /** a deposit recorded expired was found paid */
     paidAfterExpiry?: (entry: HistoryEntry, status: string) => void;
   },
-): Promise<void> {
+): Promise<RefusedAnswer[]> {
   // a deposit recorded as gone is not asked about again
   const open = (e: HistoryEntry) => !isTerminal(e.status) && e.status !== GONE;
   const stale = entries.filter((e) => e.baseUrl === deps.target && open(e));
   const skipped = entries.filter((e) => e.baseUrl !== deps.target && open(e)).length;
   if (skipped > 0) deps.notes.info(`${skipped} deposit(s) of another service were not refreshed`);
-  if (stale.length === 0) return;
+  if (stale.length === 0) return [];
   const api = await deps.api();
   const records: StoredRecord[] = [];
+  const refused: RefusedAnswer[] = [];
   try {
     for (const entry of stale) {
       try {
@@ -126,10 +136,19 @@ export async function refreshEntries(
           deps.notes.warn(`warning: the service does not know deposit ${entry.id}`);
           continue;
         }
+        if (error instanceof LbrlError && LIES.has(error.type)) {
+          deps.notes.warn(`deposit ${entry.id}: answer refused: ${error.message}`);
+          refused.push({ id: entry.id, error });
+          continue;
+        }
         throw error;
       }
     }
   } finally {
     await deps.recorder.record(records);
   }
+  return refused;
 }
+
+/** The errors that say an answer about one deposit is not to be believed. */
+const LIES: ReadonlySet<string> = new Set(['contract', 'mismatch']);

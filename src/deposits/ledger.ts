@@ -217,6 +217,32 @@ export function reportAccumulator(by: Period, periodOf: (createdMs: number) => s
   };
 }
 
+/** A report of one service's deposits (its base URL, or "sandbox"). */
+export interface ServiceReport extends Report {
+  service: string;
+}
+
+/**
+ * The reports of every service's deposits, one per service, for History.fold (--all-services):
+ * sandbox money and live money are never summed together. In the order of the services' names.
+ */
+export function reportsByServiceAccumulator(by: Period, periodOf: (createdMs: number) => string) {
+  const one = reportAccumulator(by, periodOf);
+  type State = ReturnType<typeof one.start>;
+  return {
+    start: () => new Map<string, State>(),
+    visit: (acc: Map<string, State>, entry: HistoryEntry) => {
+      let state = acc.get(entry.baseUrl);
+      if (!state) acc.set(entry.baseUrl, (state = one.start()));
+      one.visit(state, entry);
+    },
+    finish: (acc: Map<string, State>): ServiceReport[] =>
+      [...acc.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([service, state]) => ({ service, ...one.finish(state) })),
+  };
+}
+
 /** The next period's key: the day after `2026-11-30` is `2026-12-01`, the month after `2026-12` is `2027-01`. */
 function nextPeriod(key: string, by: Period): string {
   const [year, month, day] = key.split('-').map(Number) as [number, number, number];

@@ -12,6 +12,13 @@ import { LbrlError, usageError } from '../errors.js';
 import { currentUid, ensurePrivateDir, lstatOwnFile, openOwnFile } from './files.js';
 
 const STAGING = '.config.json.writing-';
+/** A config file holds a few profiles (a few KB): one larger than this is refused, not read whole. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** The file's text without the byte-order mark an editor (Notepad) may put first; it is written back without it. */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
 
 export const CONFIG_KEYS = [
   'base-url',
@@ -125,8 +132,15 @@ export class ConfigStore {
     if (!opened) return (this.cache = {});
     let text: string;
     try {
-      text = fs.readFileSync(opened.fd, 'utf8');
+      if (opened.stat.size > MAX_CONFIG_BYTES) {
+        throw new LbrlError(
+          `the config file ${this.file} is ${opened.stat.size} bytes, larger than the ${MAX_CONFIG_BYTES} bytes (1 MB) a config file may be; it was not read: fix or remove it`,
+          'config_invalid',
+        );
+      }
+      text = withoutBom(fs.readFileSync(opened.fd, 'utf8'));
     } catch (error) {
+      if (error instanceof LbrlError) throw error;
       throw new LbrlError(`cannot read ${this.file}: ${(error as Error).message}`, 'config');
     } finally {
       fs.closeSync(opened.fd);
@@ -467,8 +481,8 @@ export function configSecrets(dir: string): { tokens: string[]; keys: string[]; 
     const fd = fs.openSync(path.join(dir, 'config.json'), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     try {
       const stat = fs.fstatSync(fd);
-      if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return { tokens, keys, webhooks };
-      text = fs.readFileSync(fd, 'utf8');
+      if (!stat.isFile() || stat.size > MAX_CONFIG_BYTES) return { tokens, keys, webhooks };
+      text = withoutBom(fs.readFileSync(fd, 'utf8'));
     } finally {
       fs.closeSync(fd);
     }

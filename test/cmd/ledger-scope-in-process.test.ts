@@ -112,8 +112,50 @@ describe('a view covers the service the profile uses now', () => {
     const sandbox = JSON.parse((await report({}, 'sandbox')).stdout);
     expect(sandbox).toMatchObject({ service: 'sandbox', total: { finalizedCount: 3, grossCents: 103_550 } });
     const every = JSON.parse((await report({ allServices: true }, LIVE)).stdout);
-    expect(every).toMatchObject({ service: null, total: { createdCount: 4, grossCents: 103_550 } });
+    // one report per service: sandbox money is never added to live money
+    expect(every.service).toBeNull();
+    expect(every.total).toBeUndefined();
+    expect(every.periods).toBeUndefined();
+    expect(every.services).toMatchObject([
+      { service: LIVE, total: { createdCount: 1, finalizedCount: 0, grossCents: 0, createdCents: 2_000 } },
+      { service: 'sandbox', total: { createdCount: 3, finalizedCount: 3, grossCents: 103_550 } },
+    ]);
   });
+
+  it('--all-services on a terminal: a section per service under its name, each with its own Paid', async () => {
+    const r = await report({ allServices: true }, LIVE, false);
+    const sections = r.stdout.split(/^Service: /m).slice(1);
+    expect(sections.map((text) => text.split('\n')[0])).toEqual([LIVE, 'the sandbox (no real money)']);
+    expect(sections[0]).toMatch(/^Paid \(finalized\) +R\$ 0,00$/m);
+    expect(sections[1]).toMatch(/^Paid \(finalized\) +R\$ 1\.035,50$/m);
+    // no line anywhere sums the two
+    expect(r.stdout).not.toContain('1.055,50');
+    expect(r.stdout.match(/^Paid \(finalized\)/gm)).toHaveLength(2);
+  });
+
+  it.each([
+    ['csv', ',', '1035.50'],
+    ['csvBr', ';', '1035,50'],
+  ] as const)(
+    '--all-services --%s: a service column, each service its own total row',
+    async (format, sep, paidCell) => {
+      const r = await report({ allServices: true, [format]: true }, LIVE, false);
+      const rows = r.stdout
+        .trim()
+        .split(/\r?\n/)
+        .map((line) => line.split(sep));
+      const header = rows[0]!;
+      expect(header.at(-1)).toBe('service');
+      const gross = header.indexOf('gross');
+      const totals = rows.filter((row) => row[0] === 'total');
+      expect(totals.map((row) => [row.at(-1), row[gross]])).toEqual([
+        [LIVE, sep === ',' ? '0.00' : '0,00'],
+        ['sandbox', paidCell],
+      ]);
+      // every row names its service
+      for (const row of rows.slice(1)) expect([LIVE, 'sandbox']).toContain(row.at(-1));
+    },
+  );
 
   it('a person is told which service a report covers, on stderr', async () => {
     const r = await report({}, LIVE, false);
@@ -125,7 +167,55 @@ describe('a view covers the service the profile uses now', () => {
   it('list shows this service only, unless --all-services', async () => {
     const live = JSON.parse((await list({}, LIVE)).stdout) as Array<{ id: string }>;
     expect(live.map((e) => e.id)).toEqual([id(4)]);
-    const every = JSON.parse((await list({ allServices: true }, LIVE)).stdout) as Array<{ id: string }>;
-    expect(every.map((e) => e.id)).toEqual([id(4), id(3), id(2), id(1)]);
+    const every = JSON.parse((await list({ allServices: true }, LIVE)).stdout) as Array<{
+      id: string;
+      baseUrl: string;
+    }>;
+    expect(every.map((e) => [e.id, e.baseUrl])).toEqual([
+      [id(4), LIVE],
+      [id(3), 'sandbox'],
+      [id(2), 'sandbox'],
+      [id(1), 'sandbox'],
+    ]);
+  });
+
+  it.each([
+    ['a terminal', 100],
+    ['a narrow terminal', 40],
+    ['a pipe', undefined],
+  ] as const)("list --all-services on %s names each deposit's service", async (_where, columns) => {
+    const term = plainTerminal({ json: false, env: { TZ: 'UTC' }, now: () => NOW, columns });
+    const history = shopHistory();
+    const r = await seenRun(term, () =>
+      runList({
+        flags: { allServices: true } as ListOptions,
+        json: false,
+        printer: term.printer,
+        profileName: 'default',
+        ctx: term.ctx,
+        history: () => history,
+        service: () => LIVE,
+        refresh: {
+          targetKey: () => LIVE,
+          client: async () => {
+            throw new Error('nothing is asked');
+          },
+          recorder: { record: () => {} },
+          expireAfterMs: () => 86_400_000,
+          paidAfterExpiry: () => {},
+        },
+      }),
+    );
+    const text = r.stdout;
+    for (const n of [1, 2, 3, 4]) {
+      const at = text.indexOf(id(n));
+      expect(at).toBeGreaterThanOrEqual(0);
+      // the deposit's own service, before the next deposit's lines
+      const next = Math.min(
+        ...[1, 2, 3, 4].map((m) => text.indexOf(id(m), at + 1)).filter((i) => i > 0),
+        text.length,
+      );
+      expect(text.slice(at, next)).toContain(n === 4 ? 'pay.example.com' : 'sandbox');
+    }
   });
 });

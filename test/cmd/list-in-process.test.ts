@@ -350,30 +350,106 @@ describe('deposit list --refresh on narrow options', () => {
     expect(r.asked).toEqual([]);
   });
 
-  it('a service that changes the amount it was created with is refused (exit 1); nothing of it recorded', async () => {
-    const lie = { ...finalizedAnswer(2, 150000, '2026-11-21T10:00:00.000Z') };
-    const { amount, amountInCents, feeAmount, netAmount, qrCodeText } = createAnswer({
-      amountInCents: 15000,
-      lbrlAddress: LQ,
-    });
-    Object.assign(lie, { amount, amountInCents, feeAmount, netAmount, qrCodeText });
-    const r = await list({ refresh: true }, { json: true, answers: { [id(2)]: lie } });
+  /** Deposits 2, 4 and 5 open (4 in the middle); the service answers 2 and 5 truly, 4 with `lie`. */
+  async function refreshWithLie(lie: (honest: Record<string, unknown>) => Record<string, unknown>, how = {}) {
+    const history = recordsHistory([
+      ...THREE(),
+      created(4, '2026-11-21T12:00:00.000Z', 2500),
+      created(5, '2026-11-21T13:00:00.000Z', 700),
+    ]);
+    const honest = (n: number, cents: number, at: string) => finalizedAnswer(n, cents, at);
+    return list(
+      { refresh: true },
+      {
+        history,
+        answers: {
+          [id(2)]: honest(2, 150000, '2026-11-21T10:00:00.000Z'),
+          [id(4)]: lie(honest(4, 2500, '2026-11-21T12:00:00.000Z')),
+          [id(5)]: honest(5, 700, '2026-11-21T13:00:00.000Z'),
+        },
+        ...how,
+      },
+    );
+  }
+
+  const LIES: Array<[string, (honest: Record<string, unknown>) => Record<string, unknown>, string]> = [
+    [
+      'changes the amount it was created with',
+      (honest) => {
+        const { amount, amountInCents, feeAmount, netAmount, qrCodeText } = createAnswer({
+          amountInCents: 250,
+          lbrlAddress: LQ,
+        });
+        return { ...honest, amount, amountInCents, feeAmount, netAmount, qrCodeText };
+      },
+      'amountInCents',
+    ],
+    [
+      'settles to another address than recorded',
+      (honest) => ({ ...honest, destinationAddress: 'tex1qu32z09ra6k3paen83ug0y2csa23xukja3fyeyx' }),
+      'destinationAddress',
+    ],
+    ['answers about another deposit', (honest) => ({ ...honest, id: id(9) }), id(9)],
+    [
+      'breaks the contract (a status it does not have)',
+      (honest) => ({ ...honest, status: 'PAID' }),
+      'status',
+    ],
+  ];
+
+  it.each(LIES)(
+    'a service that %s for one deposit: every deposit shown, that one marked, the lie on stderr, exit 1',
+    async (_what, lie, named) => {
+      const r = await refreshWithLie(lie);
+      const lines = r.stdout.trim().split('\n');
+      // every deposit, newest first; the others refreshed
+      expect(lines.map((line) => line.split('\t')[0])).toEqual([id(3), id(5), id(4), id(2), id(1)]);
+      const statusOf = (n: number) => lines.find((line) => line.startsWith(id(n)))!.split('\t')[4];
+      expect(statusOf(2)).toBe('FINALIZED');
+      expect(statusOf(5)).toBe('FINALIZED');
+      expect(statusOf(4)).toBe('ANSWER_REFUSED');
+      // what the service said, on stderr, naming the deposit
+      const said = r.stderr.split('\n').find((line) => line.startsWith(`deposit ${id(4)}: answer refused: `));
+      expect(said).toContain(named);
+      expect(r.error?.exitCode).toBe(1);
+      expect(r.error?.message).toBe(
+        `1 deposit(s) answered with what lbrl refuses (shown ANSWER_REFUSED, last known status kept, nothing recorded): ${id(4)}`,
+      );
+      // nothing of the lie recorded; the true answers are
+      expect(r.appended.map((x) => ('id' in x ? x.id : '')).sort()).toEqual([id(2), id(5)]);
+    },
+  );
+
+  it('--json: every deposit, the refused one with its last known status and answerRefused', async () => {
+    const r = await refreshWithLie(
+      (honest) => ({ ...honest, destinationAddress: 'tex1qu32z09ra6k3paen83ug0y2csa23xukja3fyeyx' }),
+      {
+        json: true,
+      },
+    );
+    const shown = JSON.parse(r.stdout) as Array<{ id: string; status: string; answerRefused?: string }>;
+    expect(shown.map((e) => [e.id, e.status, e.answerRefused !== undefined])).toEqual([
+      [id(3), 'FAILED', false],
+      [id(5), 'FINALIZED', false],
+      [id(4), 'WAITING_PAYMENT', true],
+      [id(2), 'FINALIZED', false],
+      [id(1), 'FINALIZED', false],
+    ]);
+    expect(shown[2]!.answerRefused).toContain('destinationAddress');
     expect(r.error?.exitCode).toBe(1);
-    expect(r.error?.message).toContain('amountInCents');
-    expect(r.appended).toEqual([]);
-    expect(r.stdout).toBe('');
   });
 
-  it('a service that settles to another address than recorded is refused (exit 1)', async () => {
-    const lie = {
-      ...finalizedAnswer(2, 150000, '2026-11-21T10:00:00.000Z'),
-      destinationAddress: 'tex1qu32z09ra6k3paen83ug0y2csa23xukja3fyeyx',
-    };
-    const r = await list({ refresh: true }, { json: true, answers: { [id(2)]: lie } });
-    expect(r.error?.exitCode).toBe(1);
-    expect(r.error?.message).toContain('destinationAddress');
-    expect(r.appended).toEqual([]);
-  });
+  it.each([120, 44])(
+    'on a terminal %i wide: the refused one is marked in its status cell',
+    async (columns) => {
+      const r = await refreshWithLie((honest) => ({ ...honest, status: 'PAID' }), { columns });
+      const row = r.stdout.split('\n').find((line) => line.includes(id(4)));
+      const next = r.stdout.split('\n')[r.stdout.split('\n').indexOf(row!) + 1]!;
+      expect(`${row}\n${next}`).toMatch(/ANSWER_REFUSED \(last known: WAITING_PAYMENT\)|REFUSED\/WAITING/);
+      for (const n of [1, 2, 3, 5]) expect(r.stdout).toContain(id(n));
+      expect(r.error?.exitCode).toBe(1);
+    },
+  );
 
   it('a deposit the service does not know: a warning, the others still refreshed', async () => {
     const history = recordsHistory([...THREE(), created(7, '2026-11-22T10:00:00.000Z', 250)]);

@@ -64,6 +64,19 @@ async function createHonestly(env: Record<string, string>): Promise<void> {
 }
 
 /** A lie refused: exit 1, one error naming the field, and nothing that looks like success. */
+/**
+ * `list --refresh` refusing a lie: the list is still shown, that deposit marked ANSWER_REFUSED,
+ * the lie said on stderr for its deposit, exit 1 at the end.
+ */
+function refusedInList(r: RunResult, ...words: string[]): void {
+  expect(r.code).toBe(1);
+  const said = r.stderr.split('\n').find((l) => l.startsWith(`deposit ${ID}: answer refused: `));
+  expect(said).toContain('Do not pay this charge');
+  for (const w of words) expect(said).toContain(w);
+  expect(r.stdout).toMatch(new RegExp(`^${ID}\t.*\tANSWER_REFUSED$`, 'm'));
+  expect(r.stdout).not.toContain('FINALIZED');
+}
+
 function refused(r: RunResult, ...words: string[]): void {
   expect(r.code).toBe(1);
   const lines = r.stderr.split('\n');
@@ -133,8 +146,8 @@ describe('watch after an honest create: a later answer that changes the deposit 
       { env: a.env },
     );
     refused(created, word);
+    refusedInList(await runCli(['deposit', 'list', '--refresh'], { env: a.env }), word);
     for (const args of [
-      ['deposit', 'list', '--refresh'],
       ['deposit', 'watch', '--pending', '--interval', '1'],
       ['deposit', 'get', ID],
       ['deposit', 'get', ID, '--json'],
@@ -492,12 +505,12 @@ describe('more lies, each refused by a rule (exit 1, the field and both values n
       ['deposit', 'get', ID],
       ['deposit', 'get', ID, '--json'],
       ['deposit', 'watch', ID, '--interval', '1'],
-      ['deposit', 'list', '--refresh'],
     ]) {
       const r = await runCli(args, { env });
       refused(r, word);
       expect(r.stdout).not.toContain('FINALIZED');
     }
+    refusedInList(await runCli(['deposit', 'list', '--refresh'], { env }), word);
   });
 
   it('a deposit lbrl did not create: a destination with a bidi control or a space is no address', async () => {

@@ -16,7 +16,9 @@ export type JsonValue = null | boolean | string | JsonNumber | JsonValue[] | { [
 
 export type JsonResult = { ok: true; value: JsonValue } | { ok: false; reason: string };
 
-const MAX_DEPTH = 64;
+/** How deep JSON from outside may nest: a deposit nests three levels; a reader's stack, thousands. */
+export const MAX_JSON_DEPTH = 64;
+const MAX_DEPTH = MAX_JSON_DEPTH;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPES: Record<string, string> = {
   '"': '"',
@@ -178,4 +180,25 @@ class ExactReader {
     }
     return this.fail('expected a value');
   }
+}
+
+/**
+ * Whether `text` nests arrays and objects deeper than `limit` (strings skipped), counted before it
+ * is parsed: every reader of the text (the parser, the copy of its own fields, the rules that read
+ * numbers as written) then meets only JSON a recursion can walk.
+ */
+export function nestsDeeperThan(text: string, limit: number = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return false;
 }
