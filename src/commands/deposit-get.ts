@@ -11,7 +11,7 @@ import {
   readLocalText,
   withLocalFields,
 } from '../domain/text/reference.js';
-import { isPaid, isTerminal, parseDepositId, STATUS_ORDER } from '../domain/values.js';
+import { isLaterStatus, isPaid, isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import { settingOf } from '../factory/settings.js';
@@ -127,7 +127,7 @@ export function getOptionsOf(
  */
 function settlesAnew(held: HistoryEntry, value: GetResponse): boolean {
   if (isTerminal(value.status) && held.status !== value.status) return true;
-  if (STATUS_ORDER.indexOf(value.status) > STATUS_ORDER.indexOf(held.status)) return true;
+  if (isLaterStatus(value.status, held.status)) return true;
   const known = held.facts ?? {};
   return Object.keys(settlementFactsOf(value)).some((field) => !(field in known));
 }
