@@ -225,10 +225,16 @@ export function ofxExport(lines: ExportLine[], facts: StatementFacts): string {
   const { times } = facts;
   const credits = booked(lines);
   const total = credits.reduce((sum, line) => sum + line.figures.net, 0);
-  const created = credits.map((line) => line.createdMs);
-  const start = facts.since ?? (created.length > 0 ? Math.min(...created) : facts.now);
+  // a loop, not Math.min(...): a spread of 130,000 arguments overflows the stack
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const line of credits) {
+    first = Math.min(first, line.createdMs);
+    last = Math.max(last, line.createdMs);
+  }
+  const start = facts.since ?? (credits.length > 0 ? first : facts.now);
   // the window's end is exclusive, a statement's inclusive: its last second
-  const end = Math.max(facts.until === undefined ? facts.now : facts.until - 1000, ...created);
+  const end = Math.max(facts.until === undefined ? facts.now : facts.until - 1000, last);
   const status = ['<STATUS>', '<CODE>0', '<SEVERITY>INFO', '</STATUS>'];
   const account = ofxText(facts.account.replace(/[^A-Za-z0-9_.-]/g, '-'), 22) || 'lbrl';
   const body = [

@@ -9,7 +9,7 @@ import { type ExportOptions, runExport } from '../../src/commands/deposit-export
 import { type ReportOptions, runReport } from '../../src/commands/deposit-report.js';
 import { CSV_EXPORT_COLUMNS } from '../../src/deposits/export.js';
 import type { LbrlError } from '../../src/errors.js';
-import type { CreatedRecord } from '../../src/store/history-records.js';
+import type { CreatedRecord, StoredRecord } from '../../src/store/history-records.js';
 import { EXPORT_TZ, exportId, exportLedger } from '../helpers/export-ledger.js';
 import { plainTerminal } from '../helpers/plain-terminal.js';
 import { recordsHistory } from '../helpers/records-history.js';
@@ -185,6 +185,32 @@ describe('deposit export --format ofx', () => {
     expect(field(transactions[2]!, 'NAME')).toBe('pao de queijo ?');
     expect(/<DTEND>([^\r\n]*)/.exec(text)![1]).toBe('20261130235959[-3:GMT]');
   });
+
+  it('a year of a busy shop (130,000 finalized deposits) is one statement, not a stack overflow', async () => {
+    const [created, finalized] = exportLedger().filter((r) => 'id' in r && r.id === exportId(2)) as [
+      CreatedRecord,
+      StoredRecord,
+    ];
+    const many: StoredRecord[] = [];
+    for (let n = 1; n <= 130_000; n++) {
+      const id = exportId(100_000 + n);
+      many.push({ ...created, id }, { ...finalized, id } as StoredRecord);
+    }
+    const history = recordsHistory(many);
+    const run = await seen((term) =>
+      runExport({
+        flags: { format: 'ofx' },
+        printer: term.printer,
+        json: false,
+        profileName: 'default',
+        ctx: term.ctx,
+        history: () => history,
+      }),
+    );
+    expect(run.error).toBeUndefined();
+    expect(run.stdout.match(/<STMTTRN>/g)).toHaveLength(130_000);
+    expect(/<DTSTART>([^\r\n]*)/.exec(run.stdout)![1]).toBe('20261101003000[-3:GMT]');
+  }, 60_000);
 
   it('markup in a reference is escaped, never read as a tag', async () => {
     const records = exportLedger().map((r) =>
