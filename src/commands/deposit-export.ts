@@ -134,6 +134,7 @@ export async function runExport(options: ExportCommandOptions): Promise<void> {
       until: span.until,
       now: options.ctx.now(),
       times,
+      service: options.service?.(),
     });
   else
     text = journalExport(
@@ -159,7 +160,7 @@ export const DEPOSIT_EXPORT = command({
   rank: 75,
   path: 'deposit export',
   description: 'one line per deposit, for the accountant: CSV, OFX statement or hledger journal',
-  long: `Every deposit created in the window, oldest first, on stdout. \`--month 2026-11\` is the local month (TZ), the window of \`--since 2026-11-01 --until 2026-12-01\`, as \`deposit report\` reads it, and each format's totals equal the report's to the cent: every figure comes from the ledger's integer cents.\n\n- \`csv\` (RFC 4180) and \`csv-br\` (\`;\` and comma decimals, for a pt-BR spreadsheet): one row per deposit with its id, reference, note, times, status, amounts, split, txid and on-chain check.\n- \`ofx\`: an OFX 1.02 bank statement, one CREDIT of the net per finalized deposit, its id the FITID (an import twice adds nothing).\n- \`journal\`: one hledger transaction per finalized deposit, the gross split into the fee, the split share and the destination.`,
+  long: `Every deposit created in the window, oldest first, on stdout. \`--month 2026-11\` is the local month (TZ), the window of \`--since 2026-11-01 --until 2026-12-01\`, as \`deposit report\` reads it, and each format's totals equal the report's to the cent: every figure comes from the ledger's integer cents.\n\n- \`csv\` (RFC 4180) and \`csv-br\` (\`;\` and comma decimals, for a pt-BR spreadsheet): one row per deposit with its id, reference, note, times, status, amounts, split, txid and on-chain check.\n- \`ofx\`: an OFX 1.02 bank statement, one CREDIT of the net per finalized deposit, its id the FITID (an import twice adds nothing; with \`--all-services\`, a deposit of another service than the profile's has a tag of that service after its id, so two services' deposits that share an id stay two credits).\n- \`journal\`: one hledger transaction per finalized deposit, the gross split into the fee, the split share and the destination.`,
   flags: EXPORT_FLAGS,
   examples: [
     'lbrl deposit export --month 2026-11 --format csv-br > vendas-2026-11.csv',

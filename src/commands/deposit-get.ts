@@ -11,7 +11,7 @@ import {
   readLocalText,
   withLocalFields,
 } from '../domain/text/reference.js';
-import { isPaid, isTerminal, parseDepositId } from '../domain/values.js';
+import { isLaterStatus, isPaid, isTerminal, parseDepositId } from '../domain/values.js';
 import { invalidValue, LbrlError, quoted, usageError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import { settingOf } from '../factory/settings.js';
@@ -119,13 +119,15 @@ export function getOptionsOf(
 }
 
 /**
- * Whether an answer settles more of a deposit than the ledger holds: an end it has not recorded,
- * or a settlement fact (the txid, confirmedAt) it has not. Recorded once, such a fact is what every
- * later answer, in any command, is held to: a get that saw txid A and a later one that shows B is
+ * Whether an answer settles more of a deposit than the ledger holds: a status past the one it
+ * recorded (a payment seen, an end), or a settlement fact (the txid, confirmedAt) it has not.
+ * Recorded once, such a fact is what every later answer, in any command, is held to: a get that
+ * saw PIX_CONFIRMED and a later one that shows WAITING_PAYMENT (pay again?), or txid A then B, is
  * a lie said as such, never two truths. Anything else is not recorded, so a script may poll.
  */
 function settlesAnew(held: HistoryEntry, value: GetResponse): boolean {
   if (isTerminal(value.status) && held.status !== value.status) return true;
+  if (isLaterStatus(value.status, held.status)) return true;
   const known = held.facts ?? {};
   return Object.keys(settlementFactsOf(value)).some((field) => !(field in known));
 }
@@ -283,7 +285,7 @@ export const DEPOSIT_GET = command({
   rank: 30,
   path: 'deposit get',
   description: "show a deposit's status and settlement",
-  long: `One request; the answer goes through the same checks as every other, against what the local history knows of the deposit. \`--qr\` and \`--qr-png\` draw the QR code again from the checked copy-paste string (never from the service's PNG), and warn when the deposit is already FINALIZED or FAILED. \`get\` records only what settles a deposit the history holds (its end, its settlement transaction), once: a script may poll it, and a later answer is held to what it saw.`,
+  long: `One request; the answer goes through the same checks as every other, against what the local history knows of the deposit. \`--qr\` and \`--qr-png\` draw the QR code again from the checked copy-paste string (never from the service's PNG), and warn when the deposit is already FINALIZED or FAILED. \`get\` records only what moves a deposit the history holds on (a later status, its settlement transaction), once: a script may poll it, and a later answer is held to what it saw (a payment seen is never unseen).`,
   args: [{ ...ID_ARG, name: '[id]' }],
   flags: GET_FLAGS,
   examples: [

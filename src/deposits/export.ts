@@ -12,6 +12,7 @@
  * - journal (hledger/ledger): one transaction per finalized deposit, the gross split into the
  *   fee, the split share and the destination's share.
  */
+import { createHash } from 'node:crypto';
 import { type CsvDialect, centsField, csvRecord, textField } from '../domain/text/csv-write.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { isHex32 } from '../domain/values.js';
@@ -191,10 +192,30 @@ export interface StatementFacts {
   until?: number | undefined;
   now: number;
   times: LocalTimes;
+  /**
+   * The service the statement is of (the profile's now): its deposits' FITIDs are their ids.
+   * Unset, the first deposit's service.
+   */
+  service?: string | undefined;
 }
 
-/** One STMTTRN: a CREDIT of the deposit's net, its id as FITID, the gross and fee in its MEMO. */
-function ofxTransaction(line: ExportLine & { figures: DepositFigures }, times: LocalTimes): string[] {
+/**
+ * A transaction's FITID, unique in the statement and the same in every export of it: the deposit
+ * id, and for a deposit of a service other than the statement's own (--all-services) a tag of that
+ * service after it. An id is unique only within its service, and an importer drops a second
+ * transaction with a FITID it has seen: two services' deposits that share an id are two credits.
+ */
+function fitid(line: ExportLine, ownService: string | undefined): string {
+  if (ownService === undefined || line.service === ownService) return line.id;
+  return `${line.id}.${createHash('sha256').update(line.service).digest('hex').slice(0, 8)}`;
+}
+
+/** One STMTTRN: a CREDIT of the deposit's net, its FITID, the gross and fee in its MEMO. */
+function ofxTransaction(
+  line: ExportLine & { figures: DepositFigures },
+  times: LocalTimes,
+  ownService: string | undefined,
+): string[] {
   const { figures } = line;
   const memo = [
     line.ref,
@@ -208,7 +229,7 @@ function ofxTransaction(line: ExportLine & { figures: DepositFigures }, times: L
     '<TRNTYPE>CREDIT',
     `<DTPOSTED>${ofxTime(line.createdMs, times)}`,
     `<TRNAMT>${dotCents(figures.net)}`,
-    `<FITID>${ofxText(line.id, 255)}`,
+    `<FITID>${ofxText(fitid(line, ownService), 255)}`,
     `<NAME>${ofxText(line.ref ?? `PIX ${line.id.slice(0, 8)}`, 32)}`,
     `<MEMO>${ofxText(memo.join(' | '), 255)}`,
     '</STMTTRN>',
@@ -225,10 +246,17 @@ export function ofxExport(lines: ExportLine[], facts: StatementFacts): string {
   const { times } = facts;
   const credits = booked(lines);
   const total = credits.reduce((sum, line) => sum + line.figures.net, 0);
-  const created = credits.map((line) => line.createdMs);
-  const start = facts.since ?? (created.length > 0 ? Math.min(...created) : facts.now);
+  // a loop, not Math.min(...): a spread of 130,000 arguments overflows the stack
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const line of credits) {
+    first = Math.min(first, line.createdMs);
+    last = Math.max(last, line.createdMs);
+  }
+  const start = facts.since ?? (credits.length > 0 ? first : facts.now);
   // the window's end is exclusive, a statement's inclusive: its last second
-  const end = Math.max(facts.until === undefined ? facts.now : facts.until - 1000, ...created);
+  const end = Math.max(facts.until === undefined ? facts.now : facts.until - 1000, last);
+  const ownService = facts.service ?? credits[0]?.service;
   const status = ['<STATUS>', '<CODE>0', '<SEVERITY>INFO', '</STATUS>'];
   const account = ofxText(facts.account.replace(/[^A-Za-z0-9_.-]/g, '-'), 22) || 'lbrl';
   const body = [
@@ -254,7 +282,7 @@ export function ofxExport(lines: ExportLine[], facts: StatementFacts): string {
     '<BANKTRANLIST>',
     `<DTSTART>${ofxTime(start, times)}`,
     `<DTEND>${ofxTime(end, times)}`,
-    ...credits.flatMap((line) => ofxTransaction(line, times)),
+    ...credits.flatMap((line) => ofxTransaction(line, times, ownService)),
     '</BANKTRANLIST>',
     '<LEDGERBAL>',
     `<BALAMT>${dotCents(total)}`,

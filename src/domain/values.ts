@@ -111,6 +111,15 @@ export function isPaid(status: string | undefined): boolean {
   return status !== undefined && PAID.has(status);
 }
 
+/**
+ * Whether `status` lies past `than` on the way to FINALIZED: news worth recording, which every
+ * later answer is then held to. FAILED, and a local status such as EXPIRED, lie on no way.
+ */
+export function isLaterStatus(status: string, than: string): boolean {
+  const was = STATUS_ORDER.indexOf(than);
+  return was >= 0 && STATUS_ORDER.indexOf(status) > was;
+}
+
 export function isTerminal(status: string): boolean {
   return status === 'FINALIZED' || status === 'FAILED';
 }

@@ -233,7 +233,9 @@ function blindedOutput(
     generator,
     vbf,
     nonce,
-    '1',
+    // the proof's minimum value: 1 as Elements proves, but a share of zero (a 100% split's
+    // destination) cannot be proven at least 1, and signing it failed every get of the deposit
+    payment.amount > 0n ? '1' : '0',
     '0',
     '52',
     Uint8Array.of(...asset, ...abf),

@@ -9,10 +9,12 @@ import { type ExportOptions, runExport } from '../../src/commands/deposit-export
 import { type ReportOptions, runReport } from '../../src/commands/deposit-report.js';
 import { CSV_EXPORT_COLUMNS } from '../../src/deposits/export.js';
 import type { LbrlError } from '../../src/errors.js';
-import type { CreatedRecord } from '../../src/store/history-records.js';
+import { History } from '../../src/store/history.js';
+import type { CreatedRecord, StoredRecord } from '../../src/store/history-records.js';
 import { EXPORT_TZ, exportId, exportLedger } from '../helpers/export-ledger.js';
 import { plainTerminal } from '../helpers/plain-terminal.js';
 import { recordsHistory } from '../helpers/records-history.js';
+import { tempDir } from '../helpers/temp.js';
 
 const NOW = Date.parse('2026-12-02T12:00:00Z');
 
@@ -186,6 +188,32 @@ describe('deposit export --format ofx', () => {
     expect(/<DTEND>([^\r\n]*)/.exec(text)![1]).toBe('20261130235959[-3:GMT]');
   });
 
+  it('a year of a busy shop (130,000 finalized deposits) is one statement, not a stack overflow', async () => {
+    const [created, finalized] = exportLedger().filter((r) => 'id' in r && r.id === exportId(2)) as [
+      CreatedRecord,
+      StoredRecord,
+    ];
+    const many: StoredRecord[] = [];
+    for (let n = 1; n <= 130_000; n++) {
+      const id = exportId(100_000 + n);
+      many.push({ ...created, id }, { ...finalized, id } as StoredRecord);
+    }
+    const history = recordsHistory(many);
+    const run = await seen((term) =>
+      runExport({
+        flags: { format: 'ofx' },
+        printer: term.printer,
+        json: false,
+        profileName: 'default',
+        ctx: term.ctx,
+        history: () => history,
+      }),
+    );
+    expect(run.error).toBeUndefined();
+    expect(run.stdout.match(/<STMTTRN>/g)).toHaveLength(130_000);
+    expect(/<DTSTART>([^\r\n]*)/.exec(run.stdout)![1]).toBe('20261101003000[-3:GMT]');
+  }, 60_000);
+
   it('markup in a reference is escaped, never read as a tag', async () => {
     const records = exportLedger().map((r) =>
       r.type === 'created' && r.id === exportId(2) ? { ...r, ref: '</NAME><TRNAMT>999999.00 & co' } : r,
@@ -317,6 +345,43 @@ describe('deposit export: the service the profile uses now, as report counts it'
       .map((row) => row[0]);
     expect(ids).toContain(exportId(900));
     expect(ids).toContain(exportId(2));
+  });
+
+  it("--all-services --format ofx: two services' deposits that share an id are two credits, never one FITID twice", async () => {
+    // the same id, finalized on the sandbox and on the live service: an importer drops a repeated FITID
+    const records = exportLedger();
+    const twins = records
+      .filter((r) => 'id' in r && r.id === exportId(2))
+      // created a second later on the live service: its lines name it
+      .map((r) => ({
+        ...structuredClone(r),
+        ...('at' in r ? { at: new Date(Date.parse(r.at) + 1000).toISOString() } : {}),
+        baseUrl: LIVE,
+      })) as StoredRecord[];
+    // the file history: it holds one deposit per id per service, as the ledger promises
+    const history = new History(tempDir());
+    history.append([...records, ...twins]);
+    const run = await seen((term) =>
+      runExport({
+        flags: { format: 'ofx', month: '2026-11', allServices: true },
+        printer: term.printer,
+        json: false,
+        profileName: 'default',
+        ctx: term.ctx,
+        history: () => history,
+        service: () => LIVE,
+      }),
+    );
+    expect(run.error).toBeUndefined();
+    const fitids = [...run.stdout.matchAll(/<FITID>([^\r\n]*)/g)].map((m) => m[1]!);
+    expect(fitids).toHaveLength(8);
+    expect(new Set(fitids).size).toBe(fitids.length);
+    // the statement's own service keeps the bare id; the other's carries a tag of its service
+    expect(fitids).toContain(exportId(2));
+    expect(fitids.filter((f) => f.startsWith(exportId(2)))).toEqual([
+      expect.stringMatching(new RegExp(`^${exportId(2)}(\\.[0-9a-f]{8})?$`)),
+      expect.stringMatching(new RegExp(`^${exportId(2)}(\\.[0-9a-f]{8})?$`)),
+    ]);
   });
 
   it("--all-services names each deposit's service in a last column: a sandbox charge is never read as money received", async () => {

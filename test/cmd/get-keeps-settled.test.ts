@@ -1,8 +1,9 @@
 /**
  * A settlement fact `deposit get` has seen is part of the deposit's record: a get that showed txid
  * A (exit 0) and a later get, in another process, that the service answers with txid B is a lie
- * said as such (exit 1), never a second truth. get records only what settles a deposit the history
- * holds (its end, a settlement fact), once: polling a waiting or settled deposit writes nothing.
+ * said as such (exit 1), never a second truth; so is a payment seen (PIX_CONFIRMED) then WAITING_PAYMENT.
+ * get records only what moves a deposit the history holds on (a later status, a settlement fact),
+ * once: polling a waiting or settled deposit writes nothing.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -90,6 +91,38 @@ describe('deposit get keeps what it saw settle', () => {
     now = finalized(TX_A);
     for (let i = 0; i < 3; i++) expect((await runCli(['deposit', 'get', ID, '-q'], { env })).code).toBe(0);
     expect(lines()).toHaveLength(2);
+  });
+
+  it('a payment seen by one get holds the next: WAITING_PAYMENT again is refused (exit 1), nothing to pay shown', async () => {
+    let now: unknown = getAnswer({ status: 'PIX_CONFIRMED' });
+    const { env, lines } = await service(() => now);
+    for (let i = 0; i < 2; i++) {
+      const seen = await runCli(['deposit', 'get', ID, '-q'], { env });
+      expect(seen.code).toBe(0);
+      expect(seen.stdout).toBe('PIX_CONFIRMED\n');
+    }
+    // recorded once: polling at the same status writes nothing more
+    expect(lines()).toHaveLength(2);
+    expect(JSON.parse(lines()[1]!)).toMatchObject({ type: 'status', id: ID, status: 'PIX_CONFIRMED' });
+    for (const back of ['WAITING_PAYMENT', 'PIX_CONFIRMED']) {
+      now = getAnswer({ status: back });
+      const lie = await runCli(['deposit', 'get', ID, '--qr'], { env });
+      if (back === 'PIX_CONFIRMED') {
+        expect(lie.code).toBe(0);
+        continue;
+      }
+      expect(lie.code).toBe(1);
+      expect(lie.stdout).toBe('');
+      expect(lie.stderr).toContain(
+        'status: expected PIX_CONFIRMED or a later status (a status never goes back), service answered WAITING_PAYMENT',
+      );
+    }
+    // a later status moves the record on, and what was before it is held too
+    now = getAnswer({ status: 'SETTLEMENT_CREATED', settlement: { status: 'CREATED' } });
+    expect((await runCli(['deposit', 'get', ID, '-q'], { env })).code).toBe(0);
+    now = getAnswer({ status: 'PIX_CONFIRMED' });
+    expect((await runCli(['deposit', 'get', ID, '-q'], { env })).code).toBe(1);
+    expect(lines()).toHaveLength(3);
   });
 
   it('a deposit the history does not hold is not recorded', async () => {

@@ -360,6 +360,42 @@ describe('deposit verify on narrow options: a service that lies', () => {
     expect(r.appended).toEqual([]);
   });
 
+  it('a payment seen before settlement is recorded once: a later answer back at WAITING_PAYMENT is refused', async () => {
+    const { settlement: _s, confirmedAt: _c, ...paid } = finalized(1, LWK_TXID);
+    const pixConfirmed = { ...paid, status: 'PIX_CONFIRMED', settlement: null, confirmedAt: null };
+    const history = recordsHistory([
+      createdRecord(id(1), {
+        at: '2024-03-15T17:30:00.000Z',
+        amountInCents: 505,
+        destinationAddress: LWK_ADDRESS,
+      }),
+    ]);
+    const seen = await verify([id(1)], { answers: { [id(1)]: pixConfirmed }, chain: LWK_CHAIN(), history });
+    expect(seen.error?.exitCode).toBe(8);
+    expect(seen.stdout).toContain(`deposit ${id(1)} (PIX_CONFIRMED): pending: not settled yet`);
+    expect(seen.appended).toEqual([
+      { v: 1, type: 'status', id: id(1), status: 'PIX_CONFIRMED', at: new Date(NOW).toISOString() },
+    ]);
+    // the same answer again is no news: nothing more recorded
+    const again = await verify([id(1)], { answers: { [id(1)]: pixConfirmed }, chain: LWK_CHAIN(), history });
+    expect(again.appended).toEqual([]);
+    const back = await verify([id(1)], {
+      answers: { [id(1)]: { ...pixConfirmed, status: 'WAITING_PAYMENT' } },
+      chain: LWK_CHAIN(),
+      history,
+    });
+    expect(back.error?.exitCode).toBe(1);
+    expect(back.error?.message).toContain(
+      'status: expected PIX_CONFIRMED or a later status (a status never goes back), service answered WAITING_PAYMENT',
+    );
+    // a deposit the history does not hold is not recorded
+    const stranger = await verify([id(2)], {
+      answers: { [id(2)]: { ...pixConfirmed, id: id(2) } },
+      chain: LWK_CHAIN(),
+    });
+    expect(stranger.appended).toEqual([]);
+  });
+
   it('an unknown deposit is exit 4', async () => {
     const r = await verify([id(9)], { answers: {}, chain: LWK_CHAIN() });
     expect(r.error?.type).toBe('not_found');

@@ -116,6 +116,30 @@ describe('the sandbox chain builds real Elements transactions', () => {
     ]);
   });
 
+  it('a 100% split to a confidential destination settles (its share of zero blinded too) and verifies', () => {
+    // the sandbox answered 500 to every get of such a deposit once paid: no range proof of a zero value
+    const all = { ...stored, splitBasisPoints: 10_000 };
+    const tx = buildSettlementTx(zkp, all, 'ok', 'elementsregtest')!;
+    const a = analyseSettlement({
+      txid: tx.txid,
+      txHex: tx.hex,
+      network: 'elementsregtest',
+      deposits: [{ ...deposit, splitPercent: 1 }],
+      keys: { outputKeys: [BLINDING_KEY] },
+      zkp,
+    });
+    const r = judgeSettlement(a, {
+      status: { confirmed: true, blockHeight: 10 },
+      tipHeight: 11,
+      expectedAssetId: SANDBOX_ASSET_ID,
+      assets: registry,
+    });
+    expect(r.verdict).toBe('verified');
+    expect(r.checks.filter((c) => c.what.endsWith('-amount')).map((c) => c.detail)).toContain(
+      'the split address received 1485.00000000, as due',
+    );
+  });
+
   it('without the key, the explicit split is proven and the confidential destination is not', () => {
     const r = check('ok', {});
     expect(r.verdict).toBe('unproven');

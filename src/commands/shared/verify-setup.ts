@@ -25,7 +25,7 @@ import type { WatchPlan } from '../../deposits/watch.js';
 import type { Network } from '../../domain/liquid/networks.js';
 import type { BlindingKeys } from '../../domain/liquid/settlement/model.js';
 import { parseBlindingKey } from '../../domain/liquid/unblind.js';
-import { canonicalId } from '../../domain/values.js';
+import { canonicalId, isLaterStatus } from '../../domain/values.js';
 import { LbrlError, usageError } from '../../errors.js';
 import type { Factory } from '../../factory/factory.js';
 import { networkOf, settingOf } from '../../factory/settings.js';
@@ -432,7 +432,13 @@ export async function recordSettled(
 export async function recordVerified(recorder: SettledRecorder, outcomes: DepositOutcome[]): Promise<void> {
   const now = recorder.now();
   const records = outcomes.flatMap((outcome): StoredRecord[] => {
-    if (!outcome.txid) return [];
+    if (!outcome.txid) {
+      // not settled yet, but a payment seen (PIX_CONFIRMED) is kept: no later answer may unsee it
+      const held = recorder.recorded(outcome.id);
+      return held && isLaterStatus(outcome.deposit.status, held.status)
+        ? [statusRecord(outcome.id, outcome.deposit.status, now, outcome.deposit)]
+        : [];
+    }
     // the status the checked get read comes first, so the ledger counts the deposit as the
     // service now has it (finalized) beside what the chain said of it
     if (outcome.outcome === 'verified')
