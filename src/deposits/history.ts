@@ -10,7 +10,6 @@ import {
 } from '../store/history-records.js';
 import { getChecked } from './answers.js';
 import type { DepositApi, HistoryReader, Notes, Recorder, Scope } from './ports.js';
-import { GONE } from './watch.js';
 
 /** The profile's deposits, newest first, at most `limit`. */
 export function listEntries(
@@ -34,8 +33,8 @@ export interface PendingWork {
 }
 
 /**
- * The scope's deposits that can still change: not FINALIZED or FAILED, not recorded as gone
- * from the service, and not expired (unless `includeExpired`), after `ids` and without repeats.
+ * The scope's deposits that can still change: not FINALIZED or FAILED (a 404 from the service
+ * ends none: see statusRank), and not expired (unless `includeExpired`), after `ids` and without repeats.
  * Memory and requests follow what is open, not the size of the history. Which are due their last
  * look is told by the clock once the history is read: a large file read on a loaded machine
  * takes time, and a charge that passed expire-after meanwhile is due, not live.
@@ -58,7 +57,6 @@ export function pendingWork(
   });
   const now = opts.now();
   for (const entry of entries) {
-    if (entry.status === GONE) continue;
     if (entry.expiredAt) expiredAt.set(entry.id, entry.expiredAt);
     if (named.has(entry.id)) continue;
     if ((IN_FLIGHT as readonly string[]).includes(entry.status)) inFlight.push(entry.id);
@@ -102,8 +100,7 @@ export async function refreshEntries(
     paidAfterExpiry?: (entry: HistoryEntry, status: string) => void;
   },
 ): Promise<RefusedAnswer[]> {
-  // a deposit recorded as gone is not asked about again
-  const open = (e: HistoryEntry) => !isTerminal(e.status) && e.status !== GONE;
+  const open = (e: HistoryEntry) => !isTerminal(e.status);
   const stale = entries.filter((e) => e.baseUrl === deps.target && open(e));
   const skipped = entries.filter((e) => e.baseUrl !== deps.target && open(e)).length;
   if (skipped > 0) deps.notes.info(`${skipped} deposit(s) of another service were not refreshed`);

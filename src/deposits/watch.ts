@@ -325,6 +325,13 @@ class WatchLoop {
       return 'next';
     }
     if (this.options.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
+      if (this.lastLook.delete(id)) {
+        // its last look, past expire-after, and the service does not know it: given up on as a
+        // charge still waiting is (a later status brings it back), not asked about at every pass
+        this.expired.push(id);
+        this.events.expired?.(id);
+        return 'next';
+      }
       this.gone.push(id);
       events.gone?.(id);
       return 'next';
@@ -566,10 +573,9 @@ export async function follow(
       },
       retry: (reason, delay, failingFor) => events.retry(reason, delay, failingFor),
       tick: (states, elapsed) => events.tick(states, elapsed),
-      gone: (id) => {
-        recorder.record([statusRecord(id, GONE, clock.now())]);
-        events.gone?.(id);
-      },
+      // a 404 is no fact of a deposit lbrl created (a replica behind, a deploy): nothing is
+      // recorded, so the next --pending asks again, as listen does
+      gone: (id) => events.gone?.(id),
       expired: (id) => {
         recorder.record([expiredRecord(id, clock.now())]);
         events.expired?.(id);
@@ -585,7 +591,7 @@ export async function follow(
   }
   if (gone.length > 0) {
     throw new LbrlError(
-      `the service does not know deposit ${gone.join(', ')}; recorded as ${GONE}, so --pending no longer asks about it`,
+      `the service does not know deposit ${gone.join(', ')} (404); nothing is recorded, so a pending deposit stays pending and the next --pending asks again`,
       'not_found',
     );
   }
@@ -593,7 +599,7 @@ export async function follow(
 }
 
 /**
- * The status the local history records for a deposit the service no longer knows: not a status
- * of the service, and not pending, so `watch --pending` stops asking about it.
+ * The status earlier versions recorded for a deposit the service answered 404 for. lbrl no longer
+ * records it, and reads it as no news (history-merge.ts statusRank): the deposit is followed again.
  */
 export const GONE = 'GONE';

@@ -104,11 +104,14 @@ export function addFacts(
 /**
  * Where a status stands in the order a deposit moves through them: merging records keeps the
  * furthest, so a line repeated (a backup appended, a created line copied after its statuses) or
- * two writers' lines out of order never move a deposit back. FINALIZED and FAILED are last.
+ * two writers' lines out of order never move a deposit back. FINALIZED and FAILED are last. GONE,
+ * which earlier versions recorded after one 404, is first, below the creation's own status: a
+ * 404 for a deposit lbrl created says nothing of the deposit (a replica behind, a deploy), so such
+ * a deposit reads as what it was before, and is followed again.
  */
 export function statusRank(status: string): number {
   if (isTerminal(status)) return STATUS_ORDER.length + 1;
-  if (status === 'GONE') return STATUS_ORDER.length;
+  if (status === 'GONE') return -1;
   return STATUS_ORDER.indexOf(status);
 }
 

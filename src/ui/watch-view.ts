@@ -78,7 +78,8 @@ export function endLines(
     .filter((id) => !leftForLater.has(id))
     .map((id) => {
       const status = log.status(id);
-      if (log.gone.has(id)) return `deposit ${id} gone: the service does not know it`;
+      if (log.gone.has(id))
+        return `deposit ${id} unknown to the service (404): asked again by the next --pending`;
       if (log.expired.has(id)) return `deposit ${id} EXPIRED: still WAITING_PAYMENT past expire-after`;
       if (status === 'FINALIZED' || status === 'FAILED') return `deposit ${id} ${status}`;
       const at = status ? `at ${status}` : 'before any answer';
@@ -223,7 +224,7 @@ export class WatchView {
   gone(id: string): void {
     this.above(() =>
       this.viewSettings.printer.warn(
-        `deposit ${id}: the service does not know it (404); recorded as gone, so --pending no longer asks about it`,
+        `deposit ${id}: the service does not know it (404); nothing is recorded, and the next --pending asks again`,
       ),
     );
   }

@@ -258,8 +258,8 @@ describe('create --watch at the counter', () => {
   });
 });
 
-describe('watch --pending past a deposit the service no longer knows', () => {
-  it('reports it, records it, follows the others to the end (exit 4), and later runs do not ask again', async () => {
+describe('watch --pending past a deposit the service answers 404 for', () => {
+  it('reports it (exit 4), records nothing of it, follows the others to the end, and the next pass hears its payment', async () => {
     // runWatch and runList in process over a history file: the service's 404 is what the client's classify() makes of it
     const world = dayTradeInProcess();
     world.write([world.created(1, 1)]);
@@ -272,24 +272,56 @@ describe('watch --pending past a deposit the service no longer knows', () => {
     const r = await world.watch([], { pending: true, interval: '1' });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain(
-      `deposit ${lost}: the service does not know it (404); recorded as gone, so --pending no longer asks about it`,
+      `deposit ${lost}: the service does not know it (404); nothing is recorded, and the next --pending asks again`,
     );
     expect(r.stderr).toContain(`deposit ${id} FINALIZED\n`);
-    expect(r.stderr).toContain(`deposit ${lost} gone: the service does not know it\n`);
+    expect(r.stderr).toContain(
+      `deposit ${lost} unknown to the service (404): asked again by the next --pending\n`,
+    );
     expect(r.stdout).toMatch(new RegExp(`${id}  \\S+ -> FINALIZED`));
-    const again = await world.watch([], { pending: true }, { quiet: true });
-    expect(again.code).toBe(0);
+    const listed = JSON.parse((await world.list({}, { json: true })).stdout);
+    expect(listed.find((e: { id: string }) => e.id === lost).status).toBe('WAITING_PAYMENT');
+    // a replica behind, a deploy: the service knows it again, and it was paid meanwhile
+    world.statusOf.set(lost, 'PIX_CONFIRMED');
+    const again = await world.watch([], { pending: true, interval: '1', timeout: '5s' }, { quiet: true });
+    expect(again.code).toBe(124);
     const list = JSON.parse((await world.list({}, { json: true })).stdout);
-    expect(list.find((e: { id: string }) => e.id === lost).status).toBe('GONE');
-    // nor does list --refresh
-    const lostAsked = () => world.asked.filter((x) => x === lost).length;
-    const asked = lostAsked();
-    const refreshed = await world.list({ refresh: true });
-    expect(refreshed.code).toBe(0);
-    expect(refreshed.stderr).not.toContain(lost);
-    expect(lostAsked()).toBe(asked);
+    expect(list.find((e: { id: string }) => e.id === lost).status).toBe('PIX_CONFIRMED');
     // a typed id the service does not know still ends the watch at once
+    world.statusOf.delete(lost);
     const typed = await world.watch([lost, id], {});
     expect(typed.code).toBe(4);
+  });
+
+  it('a charge past expire-after that the service answers 404 for is given up on as expired at its last look (exit 0), not asked about at every pass', async () => {
+    const world = dayTradeInProcess();
+    const lost = '00000000-0000-4000-8000-00000000dead';
+    world.write([{ ...world.created(2, 2), id: lost } as StoredRecord]);
+    expect((await world.set('expire-after', '1h')).code).toBe(0);
+    const r = await world.watch([], { pending: true, interval: '1' }, { quiet: true });
+    expect(r.code).toBe(0);
+    const list = JSON.parse((await world.list({ status: ['EXPIRED'] }, { json: true })).stdout);
+    expect(list.map((e: { id: string }) => e.id)).toEqual([lost]);
+    const asked = world.asked.length;
+    const again = await world.watch([], { pending: true, interval: '1' }, { quiet: true });
+    expect(again.code).toBe(0);
+    expect(world.asked.length).toBe(asked);
+  });
+
+  it('a deposit an earlier version recorded GONE after one 404 is followed again, and its payment heard', async () => {
+    const world = dayTradeInProcess();
+    const lost = '00000000-0000-4000-8000-00000000dead';
+    const created = { ...world.created(2, 2), id: lost } as StoredRecord;
+    world.write([
+      created,
+      { v: 1, type: 'status', id: lost, status: 'GONE', at: '2026-11-23T12:00:00.000Z' } as never,
+    ]);
+    const before = JSON.parse((await world.list({}, { json: true })).stdout);
+    expect(before.find((e: { id: string }) => e.id === lost).status).toBe('WAITING_PAYMENT');
+    world.statusOf.set(lost, 'FINALIZED');
+    const r = await world.watch([], { pending: true, interval: '1' }, { quiet: true });
+    expect(r.code).toBe(0);
+    const list = JSON.parse((await world.list({}, { json: true })).stdout);
+    expect(list.find((e: { id: string }) => e.id === lost).status).toBe('FINALIZED');
   });
 });

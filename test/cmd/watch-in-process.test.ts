@@ -528,7 +528,7 @@ describe('deposit watch --pending, in process with a real history file', () => {
     expect(json.stdout).not.toContain('deposits of');
   });
 
-  it('follows what is open, and a deposit the service no longer knows is recorded GONE and reported (exit 4)', async () => {
+  it('follows what is open, and a deposit the service answers 404 for is reported (exit 4), nothing recorded of it', async () => {
     const history = await historyWith([A, B]);
     const r = await watch(
       [],
@@ -543,11 +543,13 @@ describe('deposit watch --pending, in process with a real history file', () => {
     );
     expect(r.error?.exitCode).toBe(4);
     expect(r.error?.message).toBe(
-      `the service does not know deposit ${B}; recorded as GONE, so --pending no longer asks about it`,
+      `the service does not know deposit ${B} (404); nothing is recorded, so a pending deposit stays pending and the next --pending asks again`,
     );
-    expect(statuses(r).sort()).toEqual(['status FINALIZED', 'status GONE']);
+    expect(statuses(r).sort()).toEqual(['status FINALIZED']);
     expect(r.stderr).toContain(`deposit ${A} FINALIZED\n`);
-    expect(r.stderr).toContain(`deposit ${B} gone: the service does not know it\n`);
+    expect(r.stderr).toContain(
+      `deposit ${B} unknown to the service (404): asked again by the next --pending\n`,
+    );
   });
 
   it('a deposit recorded expired and paid after all is said loudly, even with -q; with --json as a JSON line on stderr', async () => {

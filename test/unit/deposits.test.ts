@@ -11,7 +11,7 @@ import { createChecked } from '../../src/deposits/create.js';
 import { listEntries, pendingWork, refreshEntries } from '../../src/deposits/history.js';
 import type { DepositApi, FlowClock, HistoryReader } from '../../src/deposits/ports.js';
 import { buildRequest, checkRequest, ROW_LABELS } from '../../src/deposits/request.js';
-import { follow, GONE } from '../../src/deposits/watch.js';
+import { follow } from '../../src/deposits/watch.js';
 import { LbrlError } from '../../src/errors.js';
 import { ResumableRows, RowClaims, rowIdempotencyKey } from '../../src/store/claims.js';
 import { History } from '../../src/store/history.js';
@@ -251,7 +251,7 @@ describe('watch', () => {
     ).rejects.toMatchObject({ message: `deposit ${ID} ended FAILED`, exitCode: 5 });
   });
 
-  it('leaveGone: a deposit the service does not know is recorded GONE and the others are followed (exit 4)', async () => {
+  it('leaveGone: a deposit the service answers 404 for is reported, nothing recorded of it, and the others are followed (exit 4)', async () => {
     const OTHER = '00000000-0000-4000-8000-000000000001';
     const calls: string[] = [];
     const api = {
@@ -284,10 +284,7 @@ describe('watch', () => {
     expect(calls.filter((c) => c === OTHER)).toHaveLength(1);
     expect(
       rec.records.filter((r) => r.type === 'status').map((r) => [r.id, (r as { status: string }).status]),
-    ).toEqual([
-      [OTHER, GONE],
-      [ID, 'FINALIZED'],
-    ]);
+    ).toEqual([[ID, 'FINALIZED']]);
   });
 });
 
