@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -274,6 +275,35 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
     // the check sees one: the PNG writer's zlib comes after the request (not a hot path)
     if (flagged) expect(withPng).toContain('late:zlib');
     else expect(withPng).toEqual([]);
+  });
+
+  it('deposit get loads node:v8 only on Node 20, where it sets a flag (no load hook: it loads node:v8 itself)', async () => {
+    const probe = path.join(tempDir(), 'modules.cjs');
+    const log = path.join(tempDir(), 'modules.txt');
+    fs.writeFileSync(
+      probe,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, process.moduleLoadList.join('\\n')));`,
+    );
+    // the machine's Node, and the others of CI's list when bench/nodes.mjs has fetched them
+    const cache = process.env.LBRL_CI_CACHE ?? path.join(os.homedir(), '.cache', 'lbrl-ci');
+    const nodes = [
+      process.execPath,
+      ...['22', '24', '26']
+        .map((major) =>
+          path.join(cache, `node-${major}`, 'node_modules', `node-linux-${process.arch}`, 'bin', 'node'),
+        )
+        .filter((node) => fs.existsSync(node)),
+    ];
+    for (const node of nodes) {
+      const major = Number(
+        (await promisify(execFile)(node, ['-p', 'process.versions.node'])).stdout.split('.')[0],
+      );
+      await promisify(execFile)(node, ['--require', probe, BIN, 'deposit', 'get', ID, '--json'], {
+        env: { PATH: process.env.PATH ?? '', ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN },
+      });
+      const loaded = fs.readFileSync(log, 'utf8').split('\n');
+      expect(loaded.includes('NativeModule v8'), `Node ${major}`).toBe(major < 22);
+    }
   });
 
   it('deposit get sets --liftoff-only on Node 20, and no V8 flag from Node 22 on', async () => {
