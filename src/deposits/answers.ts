@@ -233,7 +233,8 @@ export async function getChecked(
 ): Promise<ApiResult<GetResponse>> {
   const seen = seenOf(api, id);
   if (!seen.looked) {
-    seen.recorded = known.recorded ?? api.recorded?.(canonicalId(id));
+    // given (a record, or undefined: the caller looked and the history has none), or looked up
+    seen.recorded = 'recorded' in known ? known.recorded : api.recorded?.(canonicalId(id));
     seen.looked = true;
   }
   const asked = api.getDeposit(id);
