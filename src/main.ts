@@ -91,8 +91,8 @@ async function liftoffOnly(baseUrl: string): Promise<void> {
   if (isIP(hostname.replace(/^\[|\]$/g, '')) === 0) await import('node:dns');
   // loaded here, where the flag is set: node:v8 costs 7M to 9M instructions to load, which a
   // later Node, setting no flag, does not pay
-  const v8 = await import('node:v8');
-  v8.setFlagsFromString('--liftoff-only');
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--liftoff-only');
 }
 
 // (not spread: that would read the context's stdin, which is made only when a command reads it)
