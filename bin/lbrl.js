@@ -76,7 +76,10 @@ function run() {
   // what is not a chunk (Node's built-ins, @vulpemventures/secp256k1-zkp) Node's require loads
   const outside = createRequire(path.join(dir, 'main.cjs'));
   const chunks = new Map();
-  const requireChunk = (id) => (id.startsWith('./') ? load(id.slice(2)) : outside(id));
+  // node:v8 is loaded only by a program that sets a V8 flag (Node 20: src/main.ts), and the cache
+  // then follows its flags (v8Flags below): loading it costs about 8M instructions
+  const requireChunk = (id) =>
+    id.startsWith('./') ? load(id.slice(2)) : id === 'node:v8' ? cache.flagsOf(outside(id)) : outside(id);
   requireChunk.resolve = outside.resolve;
   requireChunk.cache = outside.cache;
   function load(name) {
@@ -165,7 +168,8 @@ function buildId(fs, path) {
  * damaged, is no error: the program runs without it (and writes it again).
  */
 function codeCache(fs, path, dir, hashes) {
-  if (hashes === undefined) return { read: () => undefined, compile: (_name, make) => make() };
+  if (hashes === undefined)
+    return { read: () => undefined, compile: (_name, make) => make(), flagsOf: (v8) => v8 };
   const home = process.env.HOME || require('node:os').homedir();
   const cacheDir = path.join(process.env.XDG_CACHE_HOME || path.join(home, '.cache'), 'lbrl');
   const prefix = `code-node${process.versions.node}-${process.arch}-`;
@@ -182,11 +186,12 @@ function codeCache(fs, path, dir, hashes) {
   const files = { fs, path, cacheDir, file };
   const stored = readEntries(files);
   const compiled = new Map(); // chunk name -> its vm.Script
-  const flags = v8Flags(require('node:v8'));
+  // the program's V8 flags, followed from when it loads node:v8 (none set before)
+  let flags;
   let stale = false;
   const rewrite = () => {
     // V8 keys a code cache by its flags: the caches are made under the flags a run starts with
-    flags.backToStart();
+    flags?.backToStart();
     const current = new Set(hashes.values());
     // the entries of this build's chunks that this run did not load are kept as they were
     const entries = new Map([...stored].filter(([hash]) => current.has(hash)));
@@ -195,8 +200,12 @@ function codeCache(fs, path, dir, hashes) {
   };
   return {
     read: (chunk) => stored.get(hashes.get(chunk)),
+    flagsOf(v8) {
+      flags ??= v8Flags(v8);
+      return v8;
+    },
     compile(chunk, make) {
-      const script = flags.asAtStart(make);
+      const script = flags ? flags.asAtStart(make) : make();
       if (!hashes.has(chunk)) return script; // not in dist/build-id: never cached
       compiled.set(chunk, script);
       if (script.cachedDataRejected !== false && !stale) {

@@ -1,5 +1,4 @@
 /** The process entry: wires signals and the real streams, then runs the program. */
-import v8 from 'node:v8';
 // static: every run that reaches this file needs the program (bin/lbrl.js answers --version)
 import { main, reportCrash } from './cli.js';
 import { processContext } from './context.js';
@@ -95,7 +94,10 @@ async function liftoffOnly(baseUrl: string): Promise<void> {
   if (protocol === 'https:') await import('node:tls');
   const { isIP } = await import('node:net');
   if (isIP(hostname.replace(/^\[|\]$/g, '')) === 0) await import('node:dns');
-  v8.setFlagsFromString('--liftoff-only');
+  // loaded here, where the flag is set: node:v8 costs 7M to 9M instructions to load, which a
+  // later Node, setting no flag, does not pay
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--liftoff-only');
 }
 
 // (not spread: that would read the context's stdin, which is made only when a command reads it)

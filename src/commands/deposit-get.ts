@@ -58,6 +58,8 @@ export interface GetCommandOptions {
   serviceUrl(): string | undefined;
   /** when lbrl recorded this deposit expired (local), if it did */
   expiredAt(id: string): string | undefined;
+  /** the ledger's record of this deposit (what its answer is checked against), when it holds one */
+  recorded?(id: string): HistoryEntry | undefined;
   /** the reference and note the ledger keeps with this deposit */
   localOf?(id: string): LocalFields;
   /** the ids of this profile's deposits on the target created with reference `ref`, newest first (at most `limit`) */
@@ -74,6 +76,13 @@ export function getOptionsOf(
   flags: GetFlags,
   factory: Factory,
 ): GetCommandOptions {
+  // the ledger's record of the deposit, read once for the whole get (it was read four times: the
+  // expiry, the answer's check, the local fields, what the answer settles anew)
+  const held = new Map<string, HistoryEntry | undefined>();
+  const recorded = (id: string) => {
+    if (!held.has(id)) held.set(id, factory.ledger().recorded(targetKey(factory.target()), id));
+    return held.get(id);
+  };
   return {
     idText,
     flags,
@@ -93,8 +102,9 @@ export function getOptionsOf(
         printer: factory.printer,
       }),
     serviceUrl: () => renderModeOf(factory.target()).serviceUrl,
-    expiredAt: (id) => factory.ledger().recorded(targetKey(factory.target()), id)?.expiredAt,
-    localOf: (id) => localFieldsOf(factory.ledger().recorded(targetKey(factory.target()), id)),
+    expiredAt: (id) => recorded(id)?.expiredAt,
+    recorded,
+    localOf: (id) => localFieldsOf(recorded(id)),
     idsWithRef(ref, limit) {
       const { profile, target } = scopeOnTarget(factory.profileName, factory.target());
       return factory
@@ -111,7 +121,7 @@ export function getOptionsOf(
         record: (records) => factory.ledger().record(records),
       }),
     async keepSettled(value) {
-      const held = factory.ledger().recorded(targetKey(factory.target()), value.id);
+      const held = recorded(value.id);
       if (held && settlesAnew(held, value))
         await factory.ledger().record([statusRecord(value.id, value.status, factory.ctx.now(), value)]);
     },
@@ -141,7 +151,8 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
   const { api, sandbox } = await options.client();
   // the answer passed every rule: qrCodeText is a valid BR Code for the deposit's amount
   const expiredAt = options.expiredAt(id);
-  const { value, raw } = await getChecked(api, id);
+  const known = options.recorded ? { recorded: options.recorded(id) } : {};
+  const { value, raw } = await getChecked(api, id, known);
   if (expiredAt) await options.afterExpiry(value, expiredAt);
   else await options.keepSettled?.(value);
   const showsCode = flags.qr || flags.qrPng !== undefined;

@@ -113,6 +113,26 @@ function contextOf(kind: AnswerKind, known: Known, text: string | undefined): Ch
   };
 }
 
+let rules: Promise<typeof import('../domain/deposit-rules.js')> | undefined;
+
+/** The rule set, loaded once, when first needed. */
+function loadRules(): Promise<typeof import('../domain/deposit-rules.js')> {
+  rules ??= import('../domain/deposit-rules.js');
+  return rules;
+}
+
+/**
+ * The rule set loaded while a request is under way (once it is sent, at the loop's next turn),
+ * not after its answer arrived: the process loads it while the service answers. A failure to
+ * load is the check's own, said when the answer is checked.
+ */
+function loadRulesMeanwhile(): void {
+  if (rules) return;
+  setImmediate(() => {
+    loadRules().catch(() => {});
+  });
+}
+
 /**
  * Every rule the answer breaks, empty when it can be trusted. The rules are loaded when needed,
  * so `deposit get --json` loads nothing more than it needs.
@@ -123,7 +143,7 @@ export async function answerProblems(
   known: Known = {},
   text?: string,
 ): Promise<Violation[]> {
-  const { checkDeposit } = await import('../domain/deposit-rules.js');
+  const { checkDeposit } = await loadRules();
   return checkDeposit(answer, contextOf(kind, known, text));
 }
 
@@ -213,10 +233,13 @@ export async function getChecked(
 ): Promise<ApiResult<GetResponse>> {
   const seen = seenOf(api, id);
   if (!seen.looked) {
-    seen.recorded = known.recorded ?? api.recorded?.(canonicalId(id));
+    // given (a record, or undefined: the caller looked and the history has none), or looked up
+    seen.recorded = 'recorded' in known ? known.recorded : api.recorded?.(canonicalId(id));
     seen.looked = true;
   }
-  const answer = await api.getDeposit(id).catch((error: unknown) => {
+  const asked = api.getDeposit(id);
+  loadRulesMeanwhile();
+  const answer = await asked.catch((error: unknown) => {
     // an answer that is not even a deposit: no more to be trusted than one that breaks a rule
     if (error instanceof LbrlError && error.type === 'contract')
       throw new LbrlError(`${error.message}. Do not pay this charge or trust its status`, 'contract');
@@ -262,9 +285,9 @@ export async function createAnswer(
   body: CreateRequest,
   idempotencyKey: string,
 ): Promise<ApiResult<CreateResponse>> {
-  const checked = await checkAnswer('create', await api.createDeposit(body, idempotencyKey), {
-    request: body,
-  });
+  const sent = api.createDeposit(body, idempotencyKey);
+  loadRulesMeanwhile();
+  const checked = await checkAnswer('create', await sent, { request: body });
   const seen = seenOf(api, checked.value.id);
   refuseReusedId(checked.value.id, seen, api, idempotencyKey);
   seen.request = body;

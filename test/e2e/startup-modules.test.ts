@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -142,10 +143,10 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
     };
     visit('dist/program/main.cjs');
     const atStart = [...everyRun].flatMap((file) => CHUNKS.get(path.basename(file)) ?? []);
-    // (commander is the program itself: every run that gets past bin/lbrl.js needs it)
-    const onDemand = Object.entries(HEAVY).filter(([what]) => what !== 'commander');
+    // commander too: a plain `deposit get` is read without it (src/cli/direct.ts)
+    const onDemand = Object.entries(HEAVY);
     expect(atStart.filter((name) => onDemand.some(([, re]) => re.test(name)))).toEqual([]);
-    expect(atStart.some((name) => HEAVY.commander?.test(name))).toBe(true);
+    expect(atStart).toContain('src/cli.ts');
     const all = [...CHUNKS.values()].flat();
     expect(all.filter((name) => onDemand.some(([, re]) => re.test(name))).length).toBeGreaterThan(50);
   });
@@ -175,13 +176,22 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
     expect(await heavyLoaded(['--json', 'deposit', 'create', '--help'], env())).toEqual(['commander']);
   });
 
-  it('deposit get --json reads the client and the models, nothing for people', async () => {
+  it('deposit get --json reads the client and the models, nothing for people, not commander', async () => {
     const live = { ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
     expect(await heavyLoaded(['deposit', 'get', ID, '--json'], live)).toEqual([
       'HTTP client',
-      'commander',
       'response models',
     ]);
+    for (const flags of [
+      ['--profile', 'default', '--json'],
+      ['--json', '--base-url', server.url, '--no-color'],
+    ])
+      expect(await heavyLoaded(['deposit', 'get', ID, ...flags], live)).toEqual([
+        'HTTP client',
+        'response models',
+      ]);
+    // the check sees commander when the words are not plain: a flag before the command
+    expect(await heavyLoaded(['--json', 'deposit', 'get', ID], live)).toContain('commander');
   });
 
   it('deposit get --json does not make process.stdin, which it never reads', async () => {
@@ -209,8 +219,9 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
   it("a command reads no other command's module", async () => {
     const live = { ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN };
     const own = ['src/commands/define.ts', 'src/commands/manifest.ts'];
+    // a plain get: not even the manifest
     expect(await commandsRead(['deposit', 'get', ID, '--json'], live)).toEqual(
-      [...own, 'src/commands/deposit-get.ts'].sort(),
+      ['src/commands/define.ts', 'src/commands/deposit-get.ts'].sort(),
     );
     expect(await commandsRead(['config', 'get', 'base-url'], env())).toEqual(
       [...own, 'src/commands/config.ts'].sort(),
@@ -264,6 +275,35 @@ describe('what loads on the hot paths (kept there without timing anything)', () 
     // the check sees one: the PNG writer's zlib comes after the request (not a hot path)
     if (flagged) expect(withPng).toContain('late:zlib');
     else expect(withPng).toEqual([]);
+  });
+
+  it('deposit get loads node:v8 only on Node 20, where it sets a flag (no load hook: it loads node:v8 itself)', async () => {
+    const probe = path.join(tempDir(), 'modules.cjs');
+    const log = path.join(tempDir(), 'modules.txt');
+    fs.writeFileSync(
+      probe,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, process.moduleLoadList.join('\\n')));`,
+    );
+    // the machine's Node, and the others of CI's list when bench/nodes.mjs has fetched them
+    const cache = process.env.LBRL_CI_CACHE ?? path.join(os.homedir(), '.cache', 'lbrl-ci');
+    const nodes = [
+      process.execPath,
+      ...['22', '24', '26']
+        .map((major) =>
+          path.join(cache, `node-${major}`, 'node_modules', `node-linux-${process.arch}`, 'bin', 'node'),
+        )
+        .filter((node) => fs.existsSync(node)),
+    ];
+    for (const node of nodes) {
+      const major = Number(
+        (await promisify(execFile)(node, ['-p', 'process.versions.node'])).stdout.split('.')[0],
+      );
+      await promisify(execFile)(node, ['--require', probe, BIN, 'deposit', 'get', ID, '--json'], {
+        env: { PATH: process.env.PATH ?? '', ...env(), LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN },
+      });
+      const loaded = fs.readFileSync(log, 'utf8').split('\n');
+      expect(loaded.includes('NativeModule v8'), `Node ${major}`).toBe(major < 22);
+    }
   });
 
   it('deposit get sets --liftoff-only on Node 20, and no V8 flag from Node 22 on', async () => {

@@ -22,6 +22,8 @@ export interface RunOptions {
   onSleep?: (ms: number) => Promise<void>;
   /** every write to stdout and stderr, in the order a terminal would show them */
   onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+  /** false: the commander program reads a plain `deposit get` too (src/cli/direct.ts) */
+  direct?: boolean;
 }
 
 export interface RunResult {
@@ -82,6 +84,6 @@ export async function runCli(args: string[], o: RunOptions = {}): Promise<RunRes
     client: { timeoutMs: 2000, connectTimeoutMs: 2000, ...o.client },
   };
   if (o.prompter) ctx.prompter = o.prompter;
-  const code = await main(args, ctx);
+  const code = await main(args, ctx, o.direct === false ? { direct: false } : {});
   return { code, stdout, stderr, sleeps };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { treeFor } from '../../src/cli.js';
+import { treeFor } from '../../src/cli/program.js';
 import { MANIFEST } from '../../src/commands/manifest.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
