@@ -9,10 +9,18 @@
  * later release may add some), and a field an older record never held is left out, unknown.
  */
 
-import { isIsoTimestamp, readSettlementFacts } from '../domain/deposit.js';
+import { isIsoTimestamp, readSettlementFacts, type SettlementFacts } from '../domain/deposit.js';
 import { MAX_CENTS, MIN_CENTS } from '../domain/money.js';
 import { isWithinTimeRange } from '../domain/time-range.js';
-import { canonicalId, DEPOSIT_ID, isHexBytes, readHex32, STATUSES } from '../domain/values.js';
+import {
+  canonicalId,
+  DEPOSIT_ID,
+  isHex32,
+  isHexBytes,
+  isTerminal,
+  readHex32,
+  STATUSES,
+} from '../domain/values.js';
 import { LATER_FIELDS } from './history-records.js';
 
 /** The version of the records this release writes and reads. */
@@ -183,14 +191,16 @@ const CHECKS: Record<string, RecordCheck> = {
     const damage = aboutDeposit(own);
     if (damage) return damage;
     if (!RECORD_STATUSES.has(own('status') as string)) return 'with a field missing or malformed';
-    const final = own('final');
-    if (final !== undefined && !isFinal(final)) return 'with a field missing or malformed';
     const facts = own('facts');
-    if (facts === undefined) return undefined;
-    const read = readSettlementFacts(facts);
-    if (read === null) return 'with a field missing or malformed';
-    fields.facts = read;
-    return undefined;
+    let read: SettlementFacts | undefined;
+    if (facts !== undefined) {
+      const checked = readSettlementFacts(facts);
+      if (checked === null || !isFactTime(checked.confirmedAt)) return 'with a field missing or malformed';
+      read = fields.facts = checked;
+    }
+    const final = own('final');
+    if (final === undefined) return undefined;
+    return isFinal(own('status') as string, final, read) ? undefined : 'with a field missing or malformed';
   },
   verified: (fields, own) => {
     const damage = aboutDeposit(own);
@@ -252,15 +262,40 @@ function answerAddsUp(cents: number, answer: Record<string, unknown>): LineDamag
   return basisPoints === null || basisPoints === 0 || basisPoints > 10_000 ? bad : undefined;
 }
 
-function isFinal(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+/**
+ * A final answer as a status record keeps it (history-records.ts statusRecord): written only with
+ * a final status, holding what the answer rules let through at that status, and agreeing with the
+ * facts the same record states. A FINALIZED one names its settlement's transaction (the rules
+ * require it of every FINALIZED answer): one without is no half-fact, it is a damaged line.
+ */
+function isFinal(status: string, value: unknown, facts: SettlementFacts | undefined): boolean {
+  if (!isTerminal(status) || typeof value !== 'object' || value === null || Array.isArray(value))
+    return false;
   const final = value as Record<string, unknown>;
   const settlement = Object.hasOwn(final, 'settlement') ? final.settlement : null;
   const confirmedAt = Object.hasOwn(final, 'confirmedAt') ? final.confirmedAt : null;
-  return (
-    (settlement === null || (typeof settlement === 'object' && !Array.isArray(settlement))) &&
-    (confirmedAt === null || typeof confirmedAt === 'string')
-  );
+  if (confirmedAt !== null && !isRecordTime(confirmedAt)) return false;
+  if (settlement !== null && (typeof settlement !== 'object' || Array.isArray(settlement))) return false;
+  const own = (key: string): unknown =>
+    settlement !== null && Object.hasOwn(settlement, key)
+      ? (settlement as Record<string, unknown>)[key]
+      : null;
+  const txid = own('liquidTxid');
+  const settlementStatus = own('status');
+  if (
+    (txid !== null && !isHex32(txid)) ||
+    (settlementStatus !== null && typeof settlementStatus !== 'string')
+  )
+    return false;
+  if (status === 'FINALIZED' && txid === null) return false;
+  // the facts the record states are this answer's: the two never say two things
+  if (facts?.['settlement.liquidTxid'] !== undefined && facts['settlement.liquidTxid'] !== txid) return false;
+  return facts?.confirmedAt === undefined || facts.confirmedAt === confirmedAt;
+}
+
+/** A settlement fact's time, when stated: within the moments every view shows (domain/time-range.ts). */
+function isFactTime(value: string | undefined): boolean {
+  return value === undefined || isWithinTimeRange(Date.parse(value));
 }
 
 /** Shares as lbrl writes them; anything else in the field is ignored, never trusted. */
