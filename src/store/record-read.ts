@@ -209,7 +209,9 @@ const CHECKS: Record<string, RecordCheck> = {
     const txid = typeof own('txid') === 'string' ? readHex32(own('txid') as string) : null;
     if (txid === null) return 'with a field missing or malformed';
     fields.txid = txid;
-    if (own('shares') !== undefined && !isStoredShares(own('shares'))) delete fields.shares;
+    // the outputs a verification took are a fact too (one output pays one deposit): whole or damage
+    if (own('shares') !== undefined && !isStoredShares(own('shares')))
+      return 'with a field missing or malformed';
     return undefined;
   },
   unverified: (fields, own) => {
@@ -298,7 +300,7 @@ function isFactTime(value: string | undefined): boolean {
   return value === undefined || isWithinTimeRange(Date.parse(value));
 }
 
-/** Shares as lbrl writes them; anything else in the field is ignored, never trusted. */
+/** Shares as lbrl writes them (own fields, outputs by their index): anything else is no record. */
 function isStoredShares(value: unknown): boolean {
   return (
     Array.isArray(value) &&
@@ -306,11 +308,13 @@ function isStoredShares(value: unknown): boolean {
       (share) =>
         share &&
         typeof share === 'object' &&
+        !Array.isArray(share) &&
+        ['role', 'script', 'outputs', 'share', 'rounded'].every((key) => Object.hasOwn(share, key)) &&
         (share.role === 'destination' || share.role === 'split') &&
         isText(share.script) &&
         isHexBytes(share.script) &&
         Array.isArray(share.outputs) &&
-        share.outputs.every((output: unknown) => Number.isInteger(output)) &&
+        share.outputs.every((output: unknown) => Number.isSafeInteger(output) && (output as number) >= 0) &&
         isText(share.share) &&
         /^\d{1,40}\/[1-9]\d{0,40}$/.test(share.share) &&
         typeof share.rounded === 'boolean',

@@ -188,3 +188,28 @@ describe('how every reader reads an amount spelt otherwise, and a creation dated
     expect(term.stderr).toMatch(/\(1 with amounts that do not add up\)\n$/);
   });
 });
+
+describe("a verification's shares (the outputs it took: one output pays one deposit)", () => {
+  const share = { role: 'destination', script: '0014aa', outputs: [0], share: '1/1', rounded: false };
+  const verified = (shares: unknown) =>
+    JSON.stringify({ v: 1, type: 'verified', id: ID, txid: TXID, at: '2026-11-20T11:00:00.000Z', shares });
+
+  it.each([
+    ['shares that are no list', { 0: share }],
+    ['a share of another role', [{ ...share, role: 'payer' }]],
+    ['a share whose output is negative', [{ ...share, outputs: [-1] }]],
+    ['a share whose output is no index', [{ ...share, outputs: ['0'] }]],
+    ['a share without its fraction', [{ ...share, share: undefined }]],
+    ['a share that is a list', [[share]]],
+  ])(
+    '%s: the verification is a damaged line, not one whose outputs stay free for another deposit',
+    (_name, shares) => {
+      expect(readRecordLine(verified(shares))).toEqual(MALFORMED);
+    },
+  );
+
+  it('shares as lbrl writes them, and none (an older lbrl), are read', () => {
+    expect(readRecordLine(verified([share])).ok).toBe(true);
+    expect(readRecordLine(verified(undefined)).ok).toBe(true);
+  });
+});
