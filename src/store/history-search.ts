@@ -105,12 +105,17 @@ export function eachBackward(
       if (stopped) return false;
       if (record.type !== 'created') return hold(record);
       if (merge?.has(record.id) && merge.get(record.id) !== offset) return hold(record);
-      const own = held.get(depositKey(record.baseUrl, record.id));
-      const unnamed = held.get(record.id);
+      // the key of the deposit on its service made once, and looked up only when something is held
+      let own: Held | undefined;
+      if (held.size > 0) {
+        const key = depositKey(record.baseUrl, record.id);
+        own = held.get(key);
+        if (own) held.delete(key);
+      }
+      const unnamed = held.size > 0 ? held.get(record.id) : undefined;
+      if (unnamed) held.delete(record.id);
       if (own && unnamed) mixed = true;
       const later = own ?? unnamed;
-      held.delete(record.id);
-      held.delete(depositKey(record.baseUrl, record.id));
       if (!merge && met.add(record.id)) prints.add(idPrint(record.id));
       if (!merge) {
         let ids = metOn.get(record.baseUrl);

@@ -53,8 +53,25 @@ const OUTCOMES: ReadonlySet<string> = new Set([
 ]);
 /** A time as a record holds it: ISO 8601, within the moments lbrl records and shows (domain/time-range.ts). */
 export function isRecordTime(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  // the form lbrl writes (toISOString) is ISO 8601 by its shape: one parse tells the rest
+  if (isWrittenTime(value)) return isWithinTimeRange(Date.parse(value));
   return isIsoTimestamp(value) && isWithinTimeRange(Date.parse(value));
 }
+
+/** YYYY-MM-DDTHH:MM:SS.sssZ, read a character at a time: every record holds one, read per line. */
+function isWrittenTime(value: string): boolean {
+  if (value.length !== WRITTEN_TIME.length) return false;
+  for (let i = 0; i < WRITTEN_TIME.length; i++) {
+    const code = value.charCodeAt(i);
+    const want = WRITTEN_TIME.charCodeAt(i);
+    if (want === DIGIT ? code < 0x30 || code > 0x39 : code !== want) return false;
+  }
+  return true;
+}
+
+const WRITTEN_TIME = '0000-00-00T00:00:00.000Z';
+const DIGIT = 0x30;
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 
