@@ -195,7 +195,13 @@ export function scanBackward(
   const damage = counted ?? new DamageCount();
   const take = (data: Buffer, start: number, stop: number): boolean => {
     readLine(data, start, stop, out, damage, want);
-    for (const r of out.splice(0)) if (visit(r, pos + start)) return true;
+    // a line holds one record, at most two (a torn write run into a whole one): no array made per line
+    for (let i = 0; i < out.length; i++)
+      if (visit(out[i]!, pos + start)) {
+        out.length = 0;
+        return true;
+      }
+    out.length = 0;
     return false;
   };
   try {
