@@ -75,6 +75,9 @@ const DIGIT = 0x30;
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 
+/** A created record's own texts, never sent: a reference and a note. */
+const LOCAL_TEXTS = ['ref', 'note'] as const;
+
 export function readRecordLine(text: string): RecordRead {
   let parsed: unknown;
   try {
@@ -193,9 +196,10 @@ const CHECKS: Record<string, RecordCheck> = {
     const batchKey = own('batchKey');
     if (batchKey !== undefined && !isText(batchKey)) return 'with a field missing or malformed';
     // a reference or note that is not text is no reference: the deposit is kept without it
-    for (const key of ['ref', 'note']) if (own(key) !== undefined && !isText(own(key))) delete fields[key];
+    for (const key of LOCAL_TEXTS) if (own(key) !== undefined && !isText(own(key))) delete fields[key];
     // a verification, a final answer or a fact is believed only of the record that states it
-    for (const key of LATER_FIELDS) delete fields[key];
+    // most records hold none: each looked up, deleted only when held
+    for (const key of LATER_FIELDS) if (Object.hasOwn(fields, key)) delete fields[key];
     if (typeof cents !== 'number' || !Number.isInteger(cents) || cents < MIN_CENTS || cents > MAX_CENTS)
       return 'with amounts that do not add up';
     const answer = own('answer');
