@@ -56,16 +56,16 @@ export class IdSet {
   }
 
   /** Word by word: a typed array's set() of four words cost more than the four stores. */
-  private put(a: number, b: number, c: number, d: number): void {
+  private put(first: number, second: number, third: number, fourth: number): void {
     const mask = this.used.length - 1;
-    let slot = hash(a, b, c, d) & mask;
+    let slot = hash(first, second, third, fourth) & mask;
     while (this.used[slot] === 1) slot = (slot + 1) & mask;
     this.used[slot] = 1;
     const at = slot * WORDS;
-    this.words[at] = a;
-    this.words[at + 1] = b;
-    this.words[at + 2] = c;
-    this.words[at + 3] = d;
+    this.words[at] = first;
+    this.words[at + 1] = second;
+    this.words[at + 2] = third;
+    this.words[at + 3] = fourth;
     this.count += 1;
   }
 
@@ -125,10 +125,10 @@ function readKey(id: string): Uint32Array | null {
 const DASH = 0x2d;
 
 /** Mixes the four words (murmur3's finaliser), so ids that differ in one word spread. */
-function hash(a: number, b: number, c: number, d: number): number {
-  let mixed = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b);
-  mixed = Math.imul(mixed ^ b ^ (mixed >>> 13), 0xc2b2ae35);
-  mixed = Math.imul(mixed ^ c ^ (mixed >>> 16), 0x85ebca6b);
-  mixed = Math.imul(mixed ^ d ^ (mixed >>> 13), 0xc2b2ae35);
+function hash(first: number, second: number, third: number, fourth: number): number {
+  let mixed = Math.imul(first ^ 0x9e3779b9, 0x85ebca6b);
+  mixed = Math.imul(mixed ^ second ^ (mixed >>> 13), 0xc2b2ae35);
+  mixed = Math.imul(mixed ^ third ^ (mixed >>> 16), 0x85ebca6b);
+  mixed = Math.imul(mixed ^ fourth ^ (mixed >>> 13), 0xc2b2ae35);
   return (mixed ^ (mixed >>> 16)) >>> 0;
 }
