@@ -4,12 +4,13 @@ import { isPaid, isTerminal } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import {
   expiredRecord,
-  GONE,
   type HistoryEntry,
   type StoredRecord,
   statusRecord,
 } from '../store/history-records.js';
+import { getChecked } from './answers.js';
 import type { DepositApi, HistoryReader, Notes, Recorder, Scope } from './ports.js';
+import { GONE } from './watch.js';
 
 /** The profile's deposits, newest first, at most `limit`. */
 export function listEntries(
@@ -103,7 +104,7 @@ export async function refreshEntries(
   try {
     for (const entry of stale) {
       try {
-        const { value } = await (await answers()).getChecked(api, entry.id, { recorded: entry });
+        const { value } = await getChecked(api, entry.id, { recorded: entry });
         const now = deps.now();
         const record = statusRecord(entry.id, value.status, now, value);
         if (entry.expiredAt && value.status !== 'WAITING_PAYMENT') {
@@ -131,11 +132,4 @@ export async function refreshEntries(
   } finally {
     await deps.recorder.record(records);
   }
-}
-
-/** The answer checks, loaded only by a refresh that asks the service: a list that does not, reads the history alone. */
-let answersModule: Promise<typeof import('./answers.js')> | undefined;
-function answers(): Promise<typeof import('./answers.js')> {
-  answersModule ??= import('./answers.js');
-  return answersModule;
 }

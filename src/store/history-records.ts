@@ -5,13 +5,6 @@
 import { type FixedFields, type SettlementFacts, settlementFactsOf } from '../domain/deposit.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
 
-/**
- * The status the history records for a deposit the service no longer knows (watch.ts records it):
- * not a status of the service, and not pending. Here, so a reader of the history (list, report)
- * has it without loading the watcher.
- */
-export const GONE = 'GONE';
-
 export interface CreatedRecord {
   v: 1;
   type: 'created';
