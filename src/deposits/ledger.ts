@@ -5,7 +5,8 @@
  */
 import { decimalFromNumber } from '../domain/decimal.js';
 import { exactCents } from '../domain/money.js';
-import { type CreatedRecord, GONE, type HistoryEntry } from '../store/history-records.js';
+import type { CreatedRecord, HistoryEntry } from '../store/history-records.js';
+import { GONE } from './watch.js';
 
 /** The status a person reads: EXPIRED (a local verdict) over the service's last known one. */
 export function shownStatus(entry: HistoryEntry): string {
