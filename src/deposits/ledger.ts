@@ -126,7 +126,7 @@ function splitShareCents(netCents: number, splitPercent: unknown): number | null
  * a number that is exactly whole cents as JSON reads it (the nearest count of cents, divided
  * back, is the number) and at most FAST_REAIS, whose shortest decimal (what exactCents reads)
  * is then those cents, since two decimals of 15 digits or fewer are never one double. A report
- * asks this of every finalized deposit: the decimal text and BigInt cost a fifth of its reading.
+ * asks this of every finalized deposit: the decimal text and BigInt were a tenth of its samples.
  * test/unit/answer-cents.test.ts holds the two to the same answer.
  */
 export function answerCents(reais: unknown): number | null {
