@@ -121,6 +121,26 @@ function splitShareCents(netCents: number, splitPercent: unknown): number | null
   return Number((BigInt(netCents) * basisPoints) / 10_000n);
 }
 
+/**
+ * exactCents (domain/money.ts) of an amount the create answer gave, with the common case first:
+ * a number that is exactly whole cents as JSON reads it (the nearest count of cents, divided
+ * back, is the number) and at most FAST_REAIS, whose shortest decimal (what exactCents reads)
+ * is then those cents, since two decimals of 15 digits or fewer are never one double. A report
+ * asks this of every finalized deposit: the decimal text and BigInt were a tenth of its samples.
+ * test/unit/answer-cents.test.ts holds the two to the same answer.
+ */
+export function answerCents(reais: unknown): number | null {
+  if (typeof reais === 'number' && reais >= 0 && reais <= FAST_REAIS) {
+    const cents = Math.round(reais * 100);
+    // + 0: -0 is 0 cents, as exactCents says
+    if (cents / 100 === reais) return cents + 0;
+  }
+  return exactCents(reais);
+}
+
+/** 10^9 reais, 10^11 cents: 11 significant digits, well within the 15 every double holds exactly. */
+const FAST_REAIS = 1e9;
+
 /** A deposit's money in integer cents: what was charged, the service's fee, the net, and how the net was shared. */
 export interface DepositFigures {
   gross: number;
@@ -139,8 +159,8 @@ export interface DepositFigures {
  */
 export function figuresOf(entry: HistoryEntry): DepositFigures | null {
   const gross = entry.amountInCents;
-  const fee = exactCents(entry.answer?.feeAmount);
-  const net = exactCents(entry.answer?.netAmount);
+  const fee = answerCents(entry.answer?.feeAmount);
+  const net = answerCents(entry.answer?.netAmount);
   const split = net === null ? null : splitShareCents(net, entry.answer?.splitPercent);
   if (!Number.isSafeInteger(gross) || fee === null || net === null || split === null) return null;
   return { gross, fee, net, split, destination: net - split };

@@ -12,10 +12,9 @@ import type { Fraction, SettlementReport } from '../domain/liquid/settlement/mod
 import { roundingsOf } from '../domain/liquid/settlement/shares.js';
 import { CLOCK_MARGIN_MS } from '../domain/liquid/settlement/timing.js';
 import { DEFAULT_CONFIRMATIONS } from '../domain/liquid/settlement.js';
-import { exactCents } from '../domain/money.js';
 import { depositKey } from '../store/history-merge.js';
 import type { HistoryEntry } from '../store/history-records.js';
-import { shownStatus } from './ledger.js';
+import { answerCents, shownStatus } from './ledger.js';
 import type { Receipt } from './receipts.js';
 import { type RecordedShares, settlementTxidOf } from './settlement-judge.js';
 
@@ -99,7 +98,7 @@ export interface Reconciliation {
 
 /** A deposit's shares: the destination's and the split's, from the net the create answer gave. */
 export function sharesOf(entry: HistoryEntry): Share[] {
-  const net = exactCents(entry.answer?.netAmount);
+  const net = answerCents(entry.answer?.netAmount);
   if (net === null) return [];
   let split = 0;
   const percent = entry.answer?.splitPercent;

@@ -5,7 +5,7 @@
  * does not want without parsing them.
  */
 import fs from 'node:fs';
-import { canonicalId, DEPOSIT_ID } from '../domain/values.js';
+import { canonicalId } from '../domain/values.js';
 import { openOwnFile } from './files.js';
 import type { StoredRecord } from './history-records.js';
 import { LINE_DAMAGES, type LineDamage, readRecordLine } from './record-read.js';
@@ -195,7 +195,13 @@ export function scanBackward(
   const damage = counted ?? new DamageCount();
   const take = (data: Buffer, start: number, stop: number): boolean => {
     readLine(data, start, stop, out, damage, want);
-    for (const r of out.splice(0)) if (visit(r, pos + start)) return true;
+    // a line holds one record, at most two (a torn write run into a whole one): no array made per line
+    for (let i = 0; i < out.length; i++)
+      if (visit(out[i]!, pos + start)) {
+        out.length = 0;
+        return true;
+      }
+    out.length = 0;
     return false;
   };
   try {
@@ -332,21 +338,34 @@ interface LineHead {
  * the lines it does not need; undefined for a line written otherwise, which is parsed whole.
  */
 function peek(buf: Buffer, start: number, end: number): LineHead | undefined {
+  // compared a byte at a time: a call out to native code per line and prefix cost more than the bytes
   for (const [type, prefix, hasId] of PREFIXES) {
-    if (
-      end - start < prefix.length ||
-      buf.compare(prefix, 0, prefix.length, start, start + prefix.length) !== 0
-    )
-      continue;
+    if (end - start < prefix.length || !startsWith(buf, start, prefix)) continue;
     if (!hasId) return { type, id: undefined };
     const from = start + prefix.length;
-    const quote = buf.indexOf(0x22, from);
-    if (quote === -1 || quote >= end || quote - from > 200) return undefined;
-    // an id that is no deposit's (damaged, or escaped) may be any deposit's: the line is read whole
-    if (quote - from !== ID_LENGTH) return undefined;
-    const id = buf.toString('latin1', from, quote);
-    if (!DEPOSIT_ID.test(id)) return undefined;
-    return { type, id: canonicalId(id) };
+    // an id that is no deposit's (damaged, escaped, of another length) may be any deposit's: the
+    // line is read whole; a UUID is followed by its closing quote
+    if (end - from <= ID_LENGTH || buf[from + ID_LENGTH] !== 0x22 || !isUuidAt(buf, from)) return undefined;
+    return { type, id: canonicalId(buf.toString('latin1', from, from + ID_LENGTH)) };
   }
   return undefined;
+}
+
+function startsWith(buf: Buffer, start: number, prefix: Buffer): boolean {
+  for (let i = 0; i < prefix.length; i++) if (buf[start + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Whether buf holds a UUID (DEPOSIT_ID: hex digits in any case, dashes at 8, 13, 18 and 23) at `from`. */
+function isUuidAt(buf: Buffer, from: number): boolean {
+  for (let i = 0; i < ID_LENGTH; i++) {
+    const code = buf[from + i]!;
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (code !== 0x2d) return false;
+    } else if (
+      !((code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66) || (code >= 0x41 && code <= 0x46))
+    )
+      return false;
+  }
+  return true;
 }

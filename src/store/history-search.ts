@@ -68,6 +68,9 @@ export function eachBackward(
   const met = new IdSet();
   const metOn = new Map<string, IdSet>();
   let mixed = false;
+  const markMixed = () => {
+    mixed = true;
+  };
   const prints = new Set<number>();
   const disordered = new Map<string, number>();
   // the lines of a deposit met (read from the end) after its creation: before it in the file
@@ -105,12 +108,7 @@ export function eachBackward(
       if (stopped) return false;
       if (record.type !== 'created') return hold(record);
       if (merge?.has(record.id) && merge.get(record.id) !== offset) return hold(record);
-      const own = held.get(depositKey(record.baseUrl, record.id));
-      const unnamed = held.get(record.id);
-      if (own && unnamed) mixed = true;
-      const later = own ?? unnamed;
-      held.delete(record.id);
-      held.delete(depositKey(record.baseUrl, record.id));
+      const later = takeHeld(held, record, markMixed);
       if (!merge && met.add(record.id)) prints.add(idPrint(record.id));
       if (!merge) {
         let ids = metOn.get(record.baseUrl);
@@ -133,6 +131,24 @@ export function eachBackward(
   countEarly(disordered, early, damage);
   const stoppedAt = stopped ? floor.at : 0;
   return { overflow, disordered, stoppedAt, met: { ids: met, prints }, mixed, damage };
+}
+
+/**
+ * Takes what was held for a creation's deposit: under its service's key, or (a record of an older
+ * release) under its id (both: `onBoth`, a deposit to merge from the start). Each key made once,
+ * and looked up only when something is held.
+ */
+function takeHeld(held: Map<string, Held>, record: CreatedRecord, onBoth: () => void): Held | undefined {
+  let own: Held | undefined;
+  if (held.size > 0) {
+    const key = depositKey(record.baseUrl, record.id);
+    own = held.get(key);
+    if (own) held.delete(key);
+  }
+  const unnamed = held.size > 0 ? held.get(record.id) : undefined;
+  if (unnamed) held.delete(record.id);
+  if (own && unnamed) onBoth();
+  return own ?? unnamed;
 }
 
 /** A record met before the only creation of its deposit is damage, counted (and said with the rest). */

@@ -31,14 +31,18 @@ export class IdSet {
     }
     if (this.slotOf(key) >= 0) return false;
     if ((this.count + 1) * 2 > this.used.length) this.grow();
-    this.put(key);
+    this.put(key[0]!, key[1]!, key[2]!, key[3]!);
     return true;
   }
 
   /** The slot holding `key`, or -1. */
   private slotOf(key: Uint32Array): number {
     const mask = this.used.length - 1;
-    for (let slot = hash(key) & mask; this.used[slot] === 1; slot = (slot + 1) & mask) {
+    for (
+      let slot = hash(key[0]!, key[1]!, key[2]!, key[3]!) & mask;
+      this.used[slot] === 1;
+      slot = (slot + 1) & mask
+    ) {
       const at = slot * WORDS;
       if (
         this.words[at] === key[0] &&
@@ -51,12 +55,17 @@ export class IdSet {
     return -1;
   }
 
-  private put(key: Uint32Array): void {
+  /** Word by word: a typed array's set() of four words cost more than the four stores. */
+  private put(first: number, second: number, third: number, fourth: number): void {
     const mask = this.used.length - 1;
-    let slot = hash(key) & mask;
+    let slot = hash(first, second, third, fourth) & mask;
     while (this.used[slot] === 1) slot = (slot + 1) & mask;
     this.used[slot] = 1;
-    this.words.set(key, slot * WORDS);
+    const at = slot * WORDS;
+    this.words[at] = first;
+    this.words[at + 1] = second;
+    this.words[at + 2] = third;
+    this.words[at + 3] = fourth;
     this.count += 1;
   }
 
@@ -66,8 +75,10 @@ export class IdSet {
     this.words = new Uint32Array(words.length * 2);
     this.used = new Uint8Array(used.length * 2);
     this.count = 0;
-    for (let slot = 0; slot < used.length; slot++)
-      if (used[slot] === 1) this.put(words.subarray(slot * WORDS, slot * WORDS + WORDS));
+    for (let slot = 0; slot < used.length; slot++) {
+      const at = slot * WORDS;
+      if (used[slot] === 1) this.put(words[at]!, words[at + 1]!, words[at + 2]!, words[at + 3]!);
+    }
   }
 }
 
@@ -78,6 +89,17 @@ const scratch = new Uint32Array(WORDS);
  * Read a character at a time: a reader of the whole history asks this of every deposit it meets.
  */
 function keyOf(id: string): Uint32Array | null {
+  // a reader asks whether it met a deposit, then adds it: the same id twice in a row
+  if (id === lastId) return lastKey;
+  lastId = id;
+  lastKey = readKey(id);
+  return lastKey;
+}
+
+let lastId = '';
+let lastKey: Uint32Array | null = null;
+
+function readKey(id: string): Uint32Array | null {
   if (id.length !== 36) return null;
   let word = 0;
   let digits = 0;
@@ -103,10 +125,10 @@ function keyOf(id: string): Uint32Array | null {
 const DASH = 0x2d;
 
 /** Mixes the four words (murmur3's finaliser), so ids that differ in one word spread. */
-function hash(key: Uint32Array): number {
-  let mixed = Math.imul(key[0]! ^ 0x9e3779b9, 0x85ebca6b);
-  mixed = Math.imul(mixed ^ key[1]! ^ (mixed >>> 13), 0xc2b2ae35);
-  mixed = Math.imul(mixed ^ key[2]! ^ (mixed >>> 16), 0x85ebca6b);
-  mixed = Math.imul(mixed ^ key[3]! ^ (mixed >>> 13), 0xc2b2ae35);
+function hash(first: number, second: number, third: number, fourth: number): number {
+  let mixed = Math.imul(first ^ 0x9e3779b9, 0x85ebca6b);
+  mixed = Math.imul(mixed ^ second ^ (mixed >>> 13), 0xc2b2ae35);
+  mixed = Math.imul(mixed ^ third ^ (mixed >>> 16), 0x85ebca6b);
+  mixed = Math.imul(mixed ^ fourth ^ (mixed >>> 13), 0xc2b2ae35);
   return (mixed ^ (mixed >>> 16)) >>> 0;
 }

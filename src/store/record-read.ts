@@ -9,10 +9,18 @@
  * later release may add some), and a field an older record never held is left out, unknown.
  */
 
-import { isIsoTimestamp, readSettlementFacts } from '../domain/deposit.js';
+import { isIsoTimestamp, readSettlementFacts, type SettlementFacts } from '../domain/deposit.js';
 import { MAX_CENTS, MIN_CENTS } from '../domain/money.js';
 import { isWithinTimeRange } from '../domain/time-range.js';
-import { canonicalId, DEPOSIT_ID, isHexBytes, readHex32, STATUSES } from '../domain/values.js';
+import {
+  canonicalId,
+  DEPOSIT_ID,
+  isHex32,
+  isHexBytes,
+  isTerminal,
+  readHex32,
+  STATUSES,
+} from '../domain/values.js';
 import { LATER_FIELDS } from './history-records.js';
 
 /** The version of the records this release writes and reads. */
@@ -45,10 +53,30 @@ const OUTCOMES: ReadonlySet<string> = new Set([
 ]);
 /** A time as a record holds it: ISO 8601, within the moments lbrl records and shows (domain/time-range.ts). */
 export function isRecordTime(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  // the form lbrl writes (toISOString) is ISO 8601 by its shape: one parse tells the rest
+  if (isWrittenTime(value)) return isWithinTimeRange(Date.parse(value));
   return isIsoTimestamp(value) && isWithinTimeRange(Date.parse(value));
 }
 
+/** YYYY-MM-DDTHH:MM:SS.sssZ, read a character at a time: every record holds one, read per line. */
+function isWrittenTime(value: string): boolean {
+  if (value.length !== WRITTEN_TIME.length) return false;
+  for (let i = 0; i < WRITTEN_TIME.length; i++) {
+    const code = value.charCodeAt(i);
+    const want = WRITTEN_TIME.charCodeAt(i);
+    if (want === DIGIT ? code < 0x30 || code > 0x39 : code !== want) return false;
+  }
+  return true;
+}
+
+const WRITTEN_TIME = '0000-00-00T00:00:00.000Z';
+const DIGIT = 0x30;
+
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/** A created record's own texts, never sent: a reference and a note. */
+const LOCAL_TEXTS = ['ref', 'note'] as const;
 
 export function readRecordLine(text: string): RecordRead {
   let parsed: unknown;
@@ -168,9 +196,10 @@ const CHECKS: Record<string, RecordCheck> = {
     const batchKey = own('batchKey');
     if (batchKey !== undefined && !isText(batchKey)) return 'with a field missing or malformed';
     // a reference or note that is not text is no reference: the deposit is kept without it
-    for (const key of ['ref', 'note']) if (own(key) !== undefined && !isText(own(key))) delete fields[key];
+    for (const key of LOCAL_TEXTS) if (own(key) !== undefined && !isText(own(key))) delete fields[key];
     // a verification, a final answer or a fact is believed only of the record that states it
-    for (const key of LATER_FIELDS) delete fields[key];
+    // most records hold none: each looked up, deleted only when held
+    for (const key of LATER_FIELDS) if (Object.hasOwn(fields, key)) delete fields[key];
     if (typeof cents !== 'number' || !Number.isInteger(cents) || cents < MIN_CENTS || cents > MAX_CENTS)
       return 'with amounts that do not add up';
     const answer = own('answer');
@@ -183,14 +212,16 @@ const CHECKS: Record<string, RecordCheck> = {
     const damage = aboutDeposit(own);
     if (damage) return damage;
     if (!RECORD_STATUSES.has(own('status') as string)) return 'with a field missing or malformed';
-    const final = own('final');
-    if (final !== undefined && !isFinal(final)) return 'with a field missing or malformed';
     const facts = own('facts');
-    if (facts === undefined) return undefined;
-    const read = readSettlementFacts(facts);
-    if (read === null) return 'with a field missing or malformed';
-    fields.facts = read;
-    return undefined;
+    let read: SettlementFacts | undefined;
+    if (facts !== undefined) {
+      const checked = readSettlementFacts(facts);
+      if (checked === null || !isFactTime(checked.confirmedAt)) return 'with a field missing or malformed';
+      read = fields.facts = checked;
+    }
+    const final = own('final');
+    if (final === undefined) return undefined;
+    return isFinal(own('status') as string, final, read) ? undefined : 'with a field missing or malformed';
   },
   verified: (fields, own) => {
     const damage = aboutDeposit(own);
@@ -199,7 +230,9 @@ const CHECKS: Record<string, RecordCheck> = {
     const txid = typeof own('txid') === 'string' ? readHex32(own('txid') as string) : null;
     if (txid === null) return 'with a field missing or malformed';
     fields.txid = txid;
-    if (own('shares') !== undefined && !isStoredShares(own('shares'))) delete fields.shares;
+    // the outputs a verification took are a fact too (one output pays one deposit): whole or damage
+    if (own('shares') !== undefined && !isStoredShares(own('shares')))
+      return 'with a field missing or malformed';
     return undefined;
   },
   unverified: (fields, own) => {
@@ -252,18 +285,43 @@ function answerAddsUp(cents: number, answer: Record<string, unknown>): LineDamag
   return basisPoints === null || basisPoints === 0 || basisPoints > 10_000 ? bad : undefined;
 }
 
-function isFinal(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+/**
+ * A final answer as a status record keeps it (history-records.ts statusRecord): written only with
+ * a final status, holding what the answer rules let through at that status, and agreeing with the
+ * facts the same record states. A FINALIZED one names its settlement's transaction (the rules
+ * require it of every FINALIZED answer): one without is no half-fact, it is a damaged line.
+ */
+function isFinal(status: string, value: unknown, facts: SettlementFacts | undefined): boolean {
+  if (!isTerminal(status) || typeof value !== 'object' || value === null || Array.isArray(value))
+    return false;
   const final = value as Record<string, unknown>;
   const settlement = Object.hasOwn(final, 'settlement') ? final.settlement : null;
   const confirmedAt = Object.hasOwn(final, 'confirmedAt') ? final.confirmedAt : null;
-  return (
-    (settlement === null || (typeof settlement === 'object' && !Array.isArray(settlement))) &&
-    (confirmedAt === null || typeof confirmedAt === 'string')
-  );
+  if (confirmedAt !== null && !isRecordTime(confirmedAt)) return false;
+  if (settlement !== null && (typeof settlement !== 'object' || Array.isArray(settlement))) return false;
+  const own = (key: string): unknown =>
+    settlement !== null && Object.hasOwn(settlement, key)
+      ? (settlement as Record<string, unknown>)[key]
+      : null;
+  const txid = own('liquidTxid');
+  const settlementStatus = own('status');
+  if (
+    (txid !== null && !isHex32(txid)) ||
+    (settlementStatus !== null && typeof settlementStatus !== 'string')
+  )
+    return false;
+  if (status === 'FINALIZED' && txid === null) return false;
+  // the facts the record states are this answer's: the two never say two things
+  if (facts?.['settlement.liquidTxid'] !== undefined && facts['settlement.liquidTxid'] !== txid) return false;
+  return facts?.confirmedAt === undefined || facts.confirmedAt === confirmedAt;
 }
 
-/** Shares as lbrl writes them; anything else in the field is ignored, never trusted. */
+/** A settlement fact's time, when stated: within the moments every view shows (domain/time-range.ts). */
+function isFactTime(value: string | undefined): boolean {
+  return value === undefined || isWithinTimeRange(Date.parse(value));
+}
+
+/** Shares as lbrl writes them (own fields, outputs by their index): anything else is no record. */
 function isStoredShares(value: unknown): boolean {
   return (
     Array.isArray(value) &&
@@ -271,11 +329,13 @@ function isStoredShares(value: unknown): boolean {
       (share) =>
         share &&
         typeof share === 'object' &&
+        !Array.isArray(share) &&
+        ['role', 'script', 'outputs', 'share', 'rounded'].every((key) => Object.hasOwn(share, key)) &&
         (share.role === 'destination' || share.role === 'split') &&
         isText(share.script) &&
         isHexBytes(share.script) &&
         Array.isArray(share.outputs) &&
-        share.outputs.every((output: unknown) => Number.isInteger(output)) &&
+        share.outputs.every((output: unknown) => Number.isSafeInteger(output) && (output as number) >= 0) &&
         isText(share.share) &&
         /^\d{1,40}\/[1-9]\d{0,40}$/.test(share.share) &&
         typeof share.rounded === 'boolean',
