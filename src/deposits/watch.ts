@@ -326,8 +326,7 @@ class WatchLoop {
     }
     if (this.options.leaveGone && error instanceof LbrlError && error.type === 'not_found') {
       if (this.lastLook.delete(id)) {
-        // its last look, past expire-after, and the service does not know it: given up on as a
-        // charge still waiting is (a later status brings it back), not asked about at every pass
+        // its last look past expire-after, unknown: given up on as a charge still waiting is
         this.expired.push(id);
         this.events.expired?.(id);
         return 'next';
@@ -573,9 +572,7 @@ export async function follow(
       },
       retry: (reason, delay, failingFor) => events.retry(reason, delay, failingFor),
       tick: (states, elapsed) => events.tick(states, elapsed),
-      // a 404 is no fact of a deposit lbrl created (a replica behind, a deploy): nothing is
-      // recorded, so the next --pending asks again, as listen does
-      gone: (id) => events.gone?.(id),
+      gone: (id) => events.gone?.(id), // a 404 is no fact: nothing recorded, asked again later
       expired: (id) => {
         recorder.record([expiredRecord(id, clock.now())]);
         events.expired?.(id);
@@ -598,8 +595,5 @@ export async function follow(
   return { deferred };
 }
 
-/**
- * The status earlier versions recorded for a deposit the service answered 404 for. lbrl no longer
- * records it, and reads it as no news (history-merge.ts statusRank): the deposit is followed again.
- */
+/** What earlier versions recorded after a 404; now read as no news (statusRank): followed again. */
 export const GONE = 'GONE';
