@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { BIN, median, ROOT, writeHistory } from './lib.mjs';
+import { BIN, median, ROOT, userEnv, writeHistory } from './lib.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -65,7 +65,7 @@ function hostEnv(url) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-host-'));
   fs.chmodSync(dir, 0o700);
   const env = {
-    ...process.env,
+    ...userEnv(),
     LBRL_CONFIG_DIR: dir,
     HOME: dir,
     LBRL_BASE_URL: SERVICE,

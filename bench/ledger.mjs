@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, median, writeHistory } from './lib.mjs';
+import { BIN, median, userEnv, writeHistory } from './lib.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -52,7 +52,7 @@ for (const n of SIZES) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-ledger-'));
   fs.chmodSync(dir, 0o700);
   writeHistory(dir, n, 'sandbox');
-  const env = { ...process.env, LBRL_CONFIG_DIR: dir, HOME: dir, LBRL_BASE_URL: '', LBRL_TOKEN: '' };
+  const env = { ...userEnv(), LBRL_CONFIG_DIR: dir, HOME: dir, LBRL_BASE_URL: '', LBRL_TOKEN: '' };
   delete env.LBRL_BASE_URL;
   delete env.LBRL_TOKEN;
   for (const [name, args] of COMMANDS) {

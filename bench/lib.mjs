@@ -76,6 +76,11 @@ export function round(x, d = 1) {
   return Math.round(x * f) / f;
 }
 
+/** The environment a user's shell gives lbrl: this one without Node's own variables (NODE_*), which users do not have. */
+export function userEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NODE_')));
+}
+
 export function tempEnv() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-'));
   const env = { PATH: process.env.PATH, HOME: dir, LBRL_CONFIG_DIR: dir };
