@@ -27,7 +27,7 @@ import {
   formatSecret,
   parseEventFilter,
   SECRET_BYTES,
-  secretKey,
+  signingKey,
   webhookHeaders,
 } from '../domain/webhook.js';
 import { invalidValue, LbrlError, usageError } from '../errors.js';
@@ -149,7 +149,7 @@ export function listenOptionsOf(flags: ListenOptions, factory: Factory): ListenC
 /** The profile's signing secret, made (once, under the config file's lock) when it has none. */
 export async function profileSecret(options: ListenCommandOptions): Promise<string> {
   const existing = options.savedSecret();
-  if (typeof existing === 'string' && secretKey(existing)) return existing;
+  if (typeof existing === 'string' && signingKey(existing)) return existing;
   if (existing !== undefined) {
     throw new LbrlError(
       `the webhook secret of profile ${options.profileName} in ${options.configFile} is damaged; remove it with lbrl config unset ${SECRET_KEY}${options.profileName === 'default' ? '' : ` --profile ${options.profileName}`} to make a new one (receivers must then be given the new secret)`,
@@ -161,7 +161,7 @@ export async function profileSecret(options: ListenCommandOptions): Promise<stri
     if (profile[SECRET_KEY] === undefined) profile[SECRET_KEY] = formatSecret(randomBytes(SECRET_BYTES));
   });
   const made = options.savedSecret();
-  if (typeof made !== 'string' || !secretKey(made))
+  if (typeof made !== 'string' || !signingKey(made))
     throw new LbrlError(`could not store a webhook secret in ${options.configFile}`, 'config');
   return made;
 }
@@ -260,7 +260,7 @@ export async function runListen(options: ListenCommandOptions): Promise<void> {
   if (opts.replay === undefined) options.target();
   const secret = await profileSecret(options);
   for (const part of webhookSecretSecrets(secret)) printer.addSecret(part);
-  const key = secretKey(secret)!;
+  const key = signingKey(secret)!;
   const warn = (line: string) => printer.warn(line);
   const coordination =
     (await options.coordination?.()) ?? new FileListen(options.configDir, options.profileName, warn);

@@ -170,13 +170,22 @@ export function formatSecret(bytes: Uint8Array): string {
   return `${SECRET_PREFIX}${Buffer.from(bytes).toString('base64')}`;
 }
 
-/** The key bytes of a `whsec_` secret (the prefix is optional, as receivers accept it); undefined when it is not one. */
+/**
+ * The key bytes of a `whsec_` secret (the prefix is optional, as receivers accept it); undefined
+ * when it is not one. Any key of one byte or more verifies, as the reference library's does: the
+ * lengths lbrl makes and keeps are signingKey's rule, not a receiver's.
+ */
 export function secretKey(secret: string): Buffer | undefined {
   const b64 = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0) return undefined;
   const key = Buffer.from(b64, 'base64');
-  if (key.length < 16 || key.length > 64) return undefined;
-  return key;
+  return key.length === 0 ? undefined : key;
+}
+
+/** The key of a profile's own secret, which listen signs with: 16 to 64 bytes, else undefined (damaged). */
+export function signingKey(secret: string): Buffer | undefined {
+  const key = secretKey(secret);
+  return key && key.length >= 16 && key.length <= 64 ? key : undefined;
 }
 
 /** `v1,<base64>`: the signature of one delivery attempt. */

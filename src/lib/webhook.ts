@@ -72,7 +72,10 @@ function header(headers: WebhookHeaders, name: string): { value: string | undefi
     const record = headers as Record<string, unknown>;
     for (const key of Object.keys(record)) if (key.toLowerCase() === name) value = record[key];
   }
-  if (Array.isArray(value) && value.length === 1) value = value[0];
+  // as the reference library reads it: the id and time through a template (an array of texts as
+  // its join), the signature split as a string (an array there throws: no signature)
+  if (Array.isArray(value) && name !== 'webhook-signature' && value.every((v) => typeof v === 'string'))
+    value = value.join(',');
   if (value === undefined || value === null || typeof value === 'string')
     return { value: value ?? undefined, malformed: false };
   return { value: undefined, malformed: true };

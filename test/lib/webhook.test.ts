@@ -114,10 +114,21 @@ describe('verifyWebhook', () => {
     ] as const) {
       expect(reason(() => verifyWebhook(BODY, { ...headers, [name]: value }, SECRET, { now }))).toBe(why);
     }
-    // the same header twice is not one value
+    // the same header twice is read as the reference reads it: an id as its join (not the id
+    // signed), a signature not at all
     expect(
       reason(() =>
         verifyWebhook(BODY, { ...headers, 'webhook-id': ['evt_abc', 'evt_abc'] }, SECRET, { now }),
+      ),
+    ).toBe('bad_signature');
+    expect(
+      reason(() =>
+        verifyWebhook(
+          BODY,
+          { ...headers, 'webhook-signature': [headers['webhook-signature'], headers['webhook-signature']] },
+          SECRET,
+          { now },
+        ),
       ),
     ).toBe('malformed_header');
     expect(reason(() => verifyWebhook(BODY, headers, 'whsec_', { now }))).toBe('bad_secret');
@@ -145,10 +156,14 @@ describe('verifyWebhook, as receivers call it', () => {
     ).toBe('timestamp_too_old');
   });
 
-  it('headers as one-element arrays, a Map, a secret without its whsec_ prefix: accepted', () => {
+  it('an id and a time as one-element arrays, a Map, a secret without its whsec_ prefix: accepted; a signature as an array is not (as the reference)', () => {
     const headers = signedByLibrary('evt_abc', NOW, BODY);
-    const arrays = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]]));
+    const arrays = Object.fromEntries(
+      Object.entries(headers).map(([k, v]) => [k, k === 'webhook-signature' ? v : [v]]),
+    );
     expect(verifyWebhook(BODY, arrays, SECRET, { now }).type).toBe('deposit.finalized');
+    const signatureArray = { ...headers, 'webhook-signature': [headers['webhook-signature']] };
+    expect(reason(() => verifyWebhook(BODY, signatureArray, SECRET, { now }))).toBe('malformed_header');
     expect(verifyWebhook(BODY, new Map(Object.entries(headers)) as never, SECRET, { now }).type).toBe(
       'deposit.finalized',
     );
