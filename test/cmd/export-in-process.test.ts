@@ -188,32 +188,6 @@ describe('deposit export --format ofx', () => {
     expect(/<DTEND>([^\r\n]*)/.exec(text)![1]).toBe('20261130235959[-3:GMT]');
   });
 
-  it('a year of a busy shop (130,000 finalized deposits) is one statement, not a stack overflow', async () => {
-    const [created, finalized] = exportLedger().filter((r) => 'id' in r && r.id === exportId(2)) as [
-      CreatedRecord,
-      StoredRecord,
-    ];
-    const many: StoredRecord[] = [];
-    for (let n = 1; n <= 130_000; n++) {
-      const id = exportId(100_000 + n);
-      many.push({ ...created, id }, { ...finalized, id } as StoredRecord);
-    }
-    const history = recordsHistory(many);
-    const run = await seen((term) =>
-      runExport({
-        flags: { format: 'ofx' },
-        printer: term.printer,
-        json: false,
-        profileName: 'default',
-        ctx: term.ctx,
-        history: () => history,
-      }),
-    );
-    expect(run.error).toBeUndefined();
-    expect(run.stdout.match(/<STMTTRN>/g)).toHaveLength(130_000);
-    expect(/<DTSTART>([^\r\n]*)/.exec(run.stdout)![1]).toBe('20261101003000[-3:GMT]');
-  }, 60_000);
-
   it('markup in a reference is escaped, never read as a tag', async () => {
     const records = exportLedger().map((r) =>
       r.type === 'created' && r.id === exportId(2) ? { ...r, ref: '</NAME><TRNAMT>999999.00 & co' } : r,

@@ -4,12 +4,12 @@
  * headless. The built program exports a month of a ledger file (test/helpers/export-ledger.ts);
  * what each reader says is compared with `deposit report --json` for the same month, to the cent.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/bin.js';
+import { BIN, runBin } from '../helpers/bin.js';
 import { EXPORT_TZ, exportId, exportLedger } from '../helpers/export-ledger.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -156,4 +156,32 @@ describe('deposit export, read by ofxdump, hledger and LibreOffice', () => {
     expect(formula).toEqual(['string', `'=HYPERLINK("http://evil.example","clique")`]);
     expect(xml).not.toContain('table:formula');
   }, 300_000);
+});
+
+describe('deposit export of a busy year', () => {
+  it('130,000 finalized deposits are one OFX statement, not a stack overflow', async () => {
+    const dir = tempDir();
+    const [created, finalized] = exportLedger().filter((r) => 'id' in r && r.id === exportId(2));
+    const lines: string[] = [];
+    for (let n = 1; n <= 130_000; n++) {
+      const id = exportId(100_000 + n);
+      lines.push(JSON.stringify({ ...created, id }), JSON.stringify({ ...finalized, id }));
+    }
+    fs.writeFileSync(path.join(dir, 'history.ndjson'), `${lines.join('\n')}\n`, { mode: 0o600 });
+    // a shell's redirection: the statement (26 MB) goes to a file, as `> all.ofx` sends it; no
+    // window: the statement's first and last dates are the deposits' own
+    const file = path.join(dir, 'november.ofx');
+    const out = fs.openSync(file, 'w');
+    const result = spawnSync(process.execPath, [BIN, 'deposit', 'export', '--format', 'ofx'], {
+      env: { PATH: process.env.PATH ?? '', HOME: tempDir(), LBRL_CONFIG_DIR: dir, TZ: EXPORT_TZ },
+      stdio: ['ignore', out, 'pipe'],
+      encoding: 'utf8',
+    });
+    fs.closeSync(out);
+    expect(result.stderr).not.toMatch(/error|stack|Maximum call/i);
+    expect(result.status).toBe(0);
+    const statement = fs.readFileSync(file, 'utf8');
+    expect(statement.match(/<STMTTRN>/g)).toHaveLength(130_000);
+    expect(/<DTSTART>([^\r\n]*)/.exec(statement)![1]).toBe('20261101003000[-3:GMT]');
+  });
 });
