@@ -188,6 +188,11 @@ describe('FINALIZED must carry its settlement', () => {
       { settlement: { status: 'FINALIZED', liquidTxid: TXID.toUpperCase() } },
       `settlement.liquidTxid: expected 64 lower-case hex characters, service answered ${TXID.toUpperCase()}`,
     ],
+    [
+      'a txid of 64 zeros (the null hash)',
+      { settlement: { status: 'FINALIZED', liquidTxid: '0'.repeat(64) } },
+      'settlement.liquidTxid: expected the id of a transaction, not the null hash',
+    ],
     ['no confirmedAt', { confirmedAt: null }, 'confirmedAt: expected a timestamp at FINALIZED'],
     [
       'confirmedAt before createdAt',

@@ -66,11 +66,11 @@ describe('verifying several deposits', () => {
 
   it('the worst outcome decides: mismatch 1, then unproven 7, then pending 8', async () => {
     const run = async (verdicts: Array<SettlementReport['verdict'] | null>) => {
-      const ds = verdicts.map((_, i) => deposit([A, B, C][i]!, String(i).repeat(64)));
+      const ds = verdicts.map((_, i) => deposit([A, B, C][i]!, String(i + 1).repeat(64)));
       const out = await verifyDeposits(
         api(ds),
         async (input) => {
-          const v = verdicts[Number(input.txid[0])];
+          const v = verdicts[Number(input.txid[0]) - 1];
           return v ? { found: true, report: report(v) } : { found: false };
         },
         ds.map((d) => d.id),

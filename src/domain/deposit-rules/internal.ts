@@ -180,8 +180,11 @@ export const internalRules: AnswerRule[] = [
     const settlement = answer.settlement ?? null;
     if (!isObject(settlement)) return undefined;
     const txid = settlement.liquidTxid ?? null;
-    return txid !== null && !isHex32(txid)
-      ? violation('settlement.liquidTxid', expectedOf('settlement.liquidTxid'), txid)
+    if (txid !== null && !isHex32(txid))
+      return violation('settlement.liquidTxid', expectedOf('settlement.liquidTxid'), txid);
+    // 64 zeros is the null hash (a coinbase's missing input): no transaction has it as its id
+    return txid !== null && /^0{64}$/.test(txid)
+      ? violation('settlement.liquidTxid', 'the id of a transaction, not the null hash', txid)
       : undefined;
   },
 ];
