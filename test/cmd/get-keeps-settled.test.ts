@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { createAnswer, getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
+import { createdThrough } from '../helpers/created-deposit.js';
+import { getAnswer, ID, TOKEN } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 const TX_A = 'a'.repeat(64);
@@ -27,24 +28,11 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A service whose get answers what `answer()` says now; a created deposit of 1500,00 to LQ. */
+/** A deposit created through a service whose get answers what `answer()` says now. */
 async function service(answer: () => unknown) {
-  server = await startServer((req, res) => {
-    if (req.method === 'POST')
-      return json(res, 200, createAnswer({ amountInCents: 150000, lbrlAddress: LQ }));
-    return json(res, 200, answer());
-  });
-  const dir = tempDir();
-  const env = { LBRL_CONFIG_DIR: dir, LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN, NO_COLOR: '1' };
-  const created = await runCli(
-    ['deposit', 'create', '--amount-cents', '150000', '--to', LQ, '--yes', '--no-qr'],
-    {
-      env,
-    },
-  );
-  expect(created.code, created.stderr).toBe(0);
-  const lines = () => fs.readFileSync(path.join(dir, 'history.ndjson'), 'utf8').trim().split('\n');
-  return { env, lines };
+  const made = await createdThrough(answer);
+  server = made.server;
+  return made;
 }
 
 describe('deposit get keeps what it saw settle', () => {

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { createAnswer, getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
+import { createdThrough } from '../helpers/created-deposit.js';
+import { getAnswer, ID, TOKEN } from '../helpers/fixtures.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer | undefined;
@@ -29,20 +30,9 @@ async function historyOpens(run: () => Promise<unknown>): Promise<number> {
 describe('deposit get reads the history once', () => {
   it('for a deposit it holds, and the answer is still checked against that record', async () => {
     let answer: unknown = getAnswer();
-    server = await startServer((req, res) => {
-      if (req.method === 'POST')
-        return json(res, 200, createAnswer({ amountInCents: 150000, lbrlAddress: LQ }));
-      return json(res, 200, answer);
-    });
-    const dir = tempDir();
-    const env = { LBRL_CONFIG_DIR: dir, LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN, NO_COLOR: '1' };
-    const created = await runCli(
-      ['deposit', 'create', '--amount-cents', '150000', '--to', LQ, '--yes', '--no-qr'],
-      {
-        env,
-      },
-    );
-    expect(created.code, created.stderr).toBe(0);
+    const made = await createdThrough(() => answer);
+    server = made.server;
+    const { env } = made;
     let get = { code: -1, stdout: '', stderr: '', sleeps: [] as number[] };
     expect(
       await historyOpens(async () => (get = await runCli(['deposit', 'get', ID, '--json'], { env }))),
@@ -63,8 +53,7 @@ describe('deposit get reads the history once', () => {
       3,
     );
     expect(get.stdout).toBe('FAILED\n');
-    const lines = fs.readFileSync(path.join(dir, 'history.ndjson'), 'utf8').trim().split('\n');
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ type: 'status', id: ID, status: 'FAILED' });
+    expect(JSON.parse(made.lines().at(-1)!)).toMatchObject({ type: 'status', id: ID, status: 'FAILED' });
   });
 
   it('for a deposit it does not hold', async () => {
