@@ -5,72 +5,45 @@
  * silently, as browsers and undici-based clients do; a create is never sent again, since its bytes
  * were written. An answer that had begun is not such a case: it goes through the usual retries.
  */
-import net, { type AddressInfo } from 'node:net';
+import type net from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createClient, type LbrlError } from '../../src/index.js';
 import { runCli } from '../helpers/cli.js';
 import { liveEnv } from '../helpers/env.js';
-import { httpAnswer } from '../helpers/faulty.js';
+import { httpAnswer, startFaulty } from '../helpers/faulty.js';
 import { getAnswer, ID, LQ, TOKEN } from '../helpers/fixtures.js';
 import { forTest } from '../helpers/server.js';
 
 type Closing = 'fin' | 'reset' | 'half an answer';
-
-interface KeptAliveServer {
-  url: string;
-  requests: string[];
-  connections: number;
-  close(): Promise<void>;
-}
 
 /**
  * A server that keeps connections alive and answers the requests in turn with `answers`, except
  * that the second request on the first connection is met by closing it as `closing` says.
  */
 async function keptAliveServer(answers: (n: number, request: string) => string, closing: Closing) {
-  const state: KeptAliveServer = { url: '', requests: [], connections: 0, close: async () => {} };
-  const sockets = new Set<net.Socket>();
+  // each connection's number, and the requests it has carried
+  const carried = new WeakMap<net.Socket, { connection: number; requests: number }>();
   let answered = 0;
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-    const connection = ++state.connections;
-    let onThis = 0;
-    let buffer = '';
-    socket.on('data', (chunk) => {
-      buffer += chunk.toString('latin1');
-      for (;;) {
-        const end = buffer.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const length = Number(/content-length: *(\d+)/i.exec(buffer.slice(0, end))?.[1] ?? 0);
-        if (buffer.length < end + 4 + length) return;
-        const request = buffer.slice(0, end + 4 + length);
-        buffer = buffer.slice(end + 4 + length);
-        state.requests.push(request);
-        onThis += 1;
-        if (connection === 1 && onThis === 2) {
-          if (closing === 'fin') socket.end();
-          else if (closing === 'reset') socket.resetAndDestroy();
-          else
-            socket.end(
-              'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{"id"',
-            );
-          return;
-        }
-        answered += 1;
-        socket.write(answers(answered, request));
+  const server = startFaulty(
+    (socket, request) => {
+      const on = carried.get(socket)!;
+      on.requests += 1;
+      if (on.connection === 1 && on.requests === 2) {
+        if (closing === 'fin') socket.end();
+        else if (closing === 'reset') socket.resetAndDestroy();
+        else
+          socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{"id"');
+        return;
       }
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    });
-  return forTest(Promise.resolve(state));
+      answered += 1;
+      socket.write(answers(answered, request));
+    },
+    (socket, connection) => {
+      carried.set(socket, { connection, requests: 0 });
+      return true;
+    },
+  );
+  return forTest(server);
 }
 
 const waiting = JSON.stringify(getAnswer({ status: 'WAITING_PAYMENT' }));
