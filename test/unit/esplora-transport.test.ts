@@ -7,22 +7,12 @@
  */
 import net, { type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { EsploraClient } from '../../src/api/esplora.js';
 import { LbrlError } from '../../src/errors.js';
+import { esploraClient } from '../helpers/esplora-client.js';
 import { httpAnswer, startFaulty } from '../helpers/faulty.js';
 import { forTest } from '../helpers/server.js';
 
-function client(url: string, sleeps: number[]) {
-  return new EsploraClient({
-    baseUrl: url,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-    random: () => 0.5,
-    now: () => 0,
-    timeoutMs: 2000,
-  });
-}
+const client = (url: string, sleeps: number[]) => esploraClient(url, sleeps);
 
 async function failure(p: Promise<unknown>): Promise<LbrlError> {
   try {

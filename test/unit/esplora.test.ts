@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EsploraClient, type EsploraOptions } from '../../src/api/esplora.js';
 import { lookUpSettlement } from '../../src/deposits/chain-check.js';
 import { EXIT, LbrlError } from '../../src/errors.js';
+import { esploraClient } from '../helpers/esplora-client.js';
 import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
 
 const TX_HEX = readFileSync(new URL('../fixtures/liquid/lwk-regtest-tx.hex', import.meta.url), 'utf8').trim();
@@ -18,16 +19,7 @@ afterEach(async () => {
 const sleeps: number[] = [];
 function client(url: string, o: Partial<EsploraOptions> = {}) {
   sleeps.length = 0;
-  return new EsploraClient({
-    baseUrl: url,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-    random: () => 0.5,
-    now: () => 0,
-    timeoutMs: 2000,
-    ...o,
-  });
+  return esploraClient(url, sleeps, o);
 }
 
 function text(res: import('node:http').ServerResponse, status: number, body: string) {
