@@ -148,7 +148,7 @@ describe('deposit export --format csv and csv-br', () => {
     },
   );
 
-  it('the merchant words are text a spreadsheet does not run: =, +, -, @ lead with a quote', async () => {
+  it('the merchant words are text a spreadsheet does not run or convert: =, +, -, @, numbers, dates lead with a quote', async () => {
     const run = await exported({ format: 'csv-br', month: '2026-11' });
     const rows = readCsv(run.stdout, ';');
     const refOf = (n: number) => rows.find((r) => r[0] === exportId(n))![1];
@@ -157,6 +157,10 @@ describe('deposit export --format csv and csv-br', () => {
     expect(refOf(6)).toBe(`'-10`);
     expect(refOf(7)).toBe(`'@SUM(A1:A9)`);
     expect(refOf(4)).toBe('pão de queijo 🧀');
+    // what a spreadsheet would read as a number or a date keeps its text too
+    expect(refOf(9)).toBe(`'00123`);
+    expect(refOf(12)).toBe(`'1/2`);
+    expect(rows.find((r) => r[0] === exportId(12))![2]).toBe(`'15,50`);
     expect(rows.find((r) => r[0] === exportId(3))![2]).toBe('mesa 7; "sem troco"');
     // and a number the writer made is never quoted
     expect(run.stdout).toContain(';6000,00;60,00;5940,00;');

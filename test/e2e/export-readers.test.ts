@@ -94,7 +94,7 @@ describe('deposit export, read by ofxdump, hledger and LibreOffice', () => {
     });
   }, 60_000);
 
-  it('LibreOffice opens csv-br with every amount a number, and the formulas as text', async () => {
+  it('LibreOffice opens csv-br with every amount a number, and the formulas, numbers and dates of references as text', async () => {
     const file = await exported('csv-br');
     const out = tempDir();
     await run(
@@ -155,6 +155,11 @@ describe('deposit export, read by ofxdump, hledger and LibreOffice', () => {
     const formula = data.find((row) => row[0]![1] === exportId(3))![col('reference')]!;
     expect(formula).toEqual(['string', `'=HYPERLINK("http://evil.example","clique")`]);
     expect(xml).not.toContain('table:formula');
+    // references and notes a spreadsheet would convert (a number losing its zeros, a date) stay text
+    const cell = (n: number, name: string) => data.find((row) => row[0]![1] === exportId(n))![col(name)]!;
+    expect(cell(9, 'reference')).toEqual(['string', "'00123"]);
+    expect(cell(12, 'reference')).toEqual(['string', "'1/2"]);
+    expect(cell(12, 'note')).toEqual(['string', "'15,50"]);
   }, 300_000);
 });
 

@@ -4,7 +4,7 @@
  * a history file. November 2026 in São Paulo (-03:00), with the edges a month has: a deposit at
  * 00:30 local on the 1st (03:30 UTC), one at 23:59 local on the 30th (the 1st in UTC), one at the
  * first second of December, one from October; splits whose share rounds; the largest amount;
- * references a spreadsheet would run, with quotes, semicolons, accents, an emoji; a FAILED, a
+ * references a spreadsheet would run or read as a number or a date, with quotes, semicolons, accents, an emoji; a FAILED, a
  * waiting, an EXPIRED deposit; a finalized one an older lbrl recorded without its fee and net;
  * each verdict on chain.
  */
@@ -69,7 +69,7 @@ export const SALES: Sale[] = [
   { n: 6, at: '2026-11-12T12:00:00.000Z', cents: 777, status: 'FINALIZED', ref: '-10', split: '0.01%' },
   { n: 7, at: '2026-11-13T12:00:00.000Z', cents: 2000, status: 'FAILED', ref: '@SUM(A1:A9)' },
   { n: 8, at: '2026-11-14T12:00:00.000Z', cents: 3000, status: 'WAITING_PAYMENT', ref: 'mesa 2' },
-  { n: 9, at: '2026-11-15T12:00:00.000Z', cents: 4000, status: 'EXPIRED' },
+  { n: 9, at: '2026-11-15T12:00:00.000Z', cents: 4000, status: 'EXPIRED', ref: '00123' },
   { n: 10, at: '2026-11-16T12:00:00.000Z', cents: 1000, status: 'FINALIZED', old: true },
   { n: 11, at: '2026-11-17T12:00:00.000Z', cents: 250, status: 'PIX_CONFIRMED', ref: 'a & b <c>' },
   {
@@ -78,7 +78,8 @@ export const SALES: Sale[] = [
     cents: 12345,
     status: 'FINALIZED',
     chain: 'pending',
-    note: 'nota',
+    ref: '1/2',
+    note: '15,50',
   },
   { n: 13, at: '2026-12-01T02:59:00.000Z', cents: 700, status: 'FINALIZED', ref: '23:59 do dia 30' },
   { n: 14, at: '2026-12-01T03:00:00.000Z', cents: 800, status: 'FINALIZED', ref: 'dezembro' },

@@ -33,9 +33,40 @@ export function centsField(cents: number, dialect: CsvDialect): string {
 const FORMULA_START = /^[\s\u3000]*[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
 
 /**
- * A text cell that no spreadsheet runs: one that could start a formula gets a leading `'`, and
- * is quoted, as OWASP advises. Only for text: the writer's own numbers (`-1,50`) stay numbers.
+ * The words a spreadsheet reads inside a number, a date or a time (month names of Portuguese,
+ * English and Spanish, AM/PM, the `R` of `R$`, `de`): text made of digits and only these words
+ * (or an exponent's `e`) may open as a value, not as the text it is.
+ */
+const VALUE_WORDS = new Set(
+  (
+    'jan fev feb mar abr apr mai may jun jul ago aug set sep sept out oct nov dez dec ene dic ' +
+    'janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro ' +
+    'january february march april june july august september october november december ' +
+    'enero febrero marzo mayo junio julio septiembre octubre noviembre diciembre am pm de us e r'
+  ).split(' '),
+);
+const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** What a spreadsheet opens as a truth value, in the locales above and a few more. */
+const TRUTH_WORD = /^\s*(true|false|verdadeiro|falso|verdadero|vrai|faux|wahr|falsch|vero)\s*$/iu;
+
+/**
+ * Whether a spreadsheet would open this text as anything but itself: a formula, or a value it
+ * converts (`00123` as 123, `1/2` as a date, `15,50` as a number, `10 %`, `R$ 10,00`, `12:30`,
+ * `Jan 5`, `VERDADEIRO`), losing what the merchant wrote.
+ */
+function readAsNonText(value: string): boolean {
+  if (FORMULA_START.test(value) || TRUTH_WORD.test(value)) return true;
+  // a deposit id, even one of digits alone, opens as text
+  if (!/\p{Nd}/u.test(value) || UUID_FORM.test(value)) return false;
+  const words = value.match(/\p{L}+/gu) ?? [];
+  return words.every((word) => VALUE_WORDS.has(word.toLowerCase()));
+}
+
+/**
+ * A text cell that a spreadsheet shows as the text it is: one that could start a formula (OWASP's
+ * rule) or be read as a number, a date, a time or a truth value gets a leading `'`, and is quoted.
+ * Only for text: the writer's own numbers (`-1,50`) stay numbers.
  */
 export function textField(value: string): string {
-  return FORMULA_START.test(value) ? `'${value}` : value;
+  return readAsNonText(value) ? `'${value}` : value;
 }
