@@ -117,6 +117,7 @@ body.idle .shop{font-size:clamp(36px,9vmin,110px);color:#111;font-weight:800}
  body.waiting .qr{width:min(48vw,88vh);grid-row:1}
  body.waiting .side{display:flex;flex-direction:column;align-items:center;gap:2.4vmin;min-width:0;width:100%}
  body.waiting .code{width:min(100%,640px)}
+ body.waiting .amount{font-size:clamp(44px,min(10vmin,6vw),110px)}
 }
 @media (orientation:portrait){
  body.waiting .side{display:contents}
