@@ -53,22 +53,43 @@ function isPostgresScheme(text: string): boolean {
   return /^postgres(ql)?:\/\//i.test(text);
 }
 
+/** Stands for the host a URL leaves empty after its user (`user:password@/db?host=/socket/dir`). */
+const NO_HOST = 'no-host.invalid';
+
+/**
+ * The URL as a URL parser reads it. libpq (and psql) take a user with no host after it,
+ * `postgres://user:password@/shop?host=/run/postgresql` (the host then comes from `host=`, the
+ * environment or the default socket); the WHATWG parser refuses an empty host there, so it reads
+ * such a URL with a stand-in host, which `hostless` says to drop.
+ */
+function parseUrl(text: string): { url: URL; hostless: boolean } | undefined {
+  try {
+    return { url: new URL(text), hostless: false };
+  } catch {
+    const userOnly = /^postgres(?:ql)?:\/\/[^/?#]*@(?=[/?#]|$)/i.exec(text);
+    if (!userOnly) return undefined;
+    try {
+      const withHost = `${userOnly[0]}${NO_HOST}${text.slice(userOnly[0].length)}`;
+      return { url: new URL(withHost), hostless: true };
+    } catch {
+      return undefined;
+    }
+  }
+}
+
 /** `file`, or a PostgreSQL URL checked part by part; the message never holds the password. */
 export function readLedgerSetting(text: string): Parsed<LedgerSetting> {
   if (text === 'file') return { ok: true, value: { kind: 'file' } };
   if (!isPostgresScheme(text)) return { ok: false, expected: LEDGER_EXPECTED };
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return { ok: false, expected: LEDGER_EXPECTED };
-  }
+  const parsed = parseUrl(text);
+  if (!parsed) return { ok: false, expected: LEDGER_EXPECTED };
+  const { url } = parsed;
   const fail = (what: string): Parsed<LedgerSetting> => ({
     ok: false,
     expected: `${LEDGER_EXPECTED}; ${what}`,
   });
   if (url.hash) return fail('it has a #fragment');
-  const read = readParts(url);
+  const read = readParts(url, parsed.hostless);
   if (!read.ok) return fail(read.expected);
   return { ok: true, value: { kind: 'postgres', url: read.value, shown: shownLedgerUrl(text) } };
 }
@@ -82,9 +103,9 @@ function decoded(part: string): string | undefined {
   }
 }
 
-function readParts(url: URL): Parsed<LedgerUrl> {
+function readParts(url: URL, hostless: boolean): Parsed<LedgerUrl> {
   const out: LedgerUrl = {};
-  const host = decoded(url.hostname);
+  const host = hostless ? undefined : decoded(url.hostname);
   if (host !== undefined) out.host = host.startsWith('[') ? host.slice(1, -1) : host;
   if (url.port) out.port = Number(url.port);
   const user = decoded(url.username);
@@ -152,12 +173,8 @@ export function shownLedgerUrl(text: string): string {
   const hidden = /[@:]|password/i.test(text) ? '[redacted]' : text;
   // without scheme://, `user:password@host` would read as a scheme and a path
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return hidden;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return hidden;
-  }
+  const url = parseUrl(text)?.url;
+  if (!url) return hidden;
   let shown = text;
   if (url.password !== '') {
     const schemeEnd = text.indexOf('//') + 2;
@@ -204,7 +221,8 @@ export function ledgerUrlSecrets(text: string | undefined): string[] {
   if (typeof text !== 'string' || !isPostgresScheme(text)) return [];
   const out: string[] = [];
   try {
-    const url = new URL(text);
+    const url = parseUrl(text)?.url;
+    if (!url) throw new Error('not a URL');
     if (url.password) out.push(url.password, decoded(url.password) ?? url.password);
     const param = url.searchParams.get('password');
     if (param) out.push(param);

@@ -140,6 +140,30 @@ describe('reading a ledger URL', () => {
     });
   });
 
+  it('takes a user with no host after it, as libpq and psql do: the host from host= or the default', async () => {
+    const text = `postgres://till:${ENCODED}@/shop?host=/run/postgresql&port=5433`;
+    const shown = 'postgres://till:[redacted]@/shop?host=/run/postgresql&port=5433';
+    expect(readLedgerSetting(text)).toEqual({
+      ok: true,
+      value: {
+        kind: 'postgres',
+        shown,
+        url: { host: '/run/postgresql', port: 5433, user: 'till', password: PASSWORD, database: 'shop' },
+      },
+    });
+    expect(readLedgerSetting('postgresql://till@/shop')).toEqual({
+      ok: true,
+      value: { kind: 'postgres', shown: 'postgresql://till@/shop', url: { user: 'till', database: 'shop' } },
+    });
+    expect(readLedgerSetting('postgres://till:pw@')).toMatchObject({
+      ok: true,
+      value: { url: { user: 'till' } },
+    });
+    const set = await runCli(['config', 'set', 'ledger', text], { env: { LBRL_CONFIG_DIR: dir } });
+    expect([set.code, set.stderr]).toEqual([0, `ledger set to ${shown} (profile default)\n`]);
+    expectNoPassword(set.stdout, set.stderr);
+  });
+
   it('shows a password with an @ or a / in it redacted whole', () => {
     expect(shownLedgerUrl('postgres://u:a%40b%2Fc@h/d')).toBe('postgres://u:[redacted]@h/d');
     expect(shownLedgerUrl('postgres://u:a@b@h/d')).toBe('postgres://u:[redacted]@h/d');
