@@ -9,6 +9,7 @@ import {
   localFieldsOf,
   REF_MAX,
   readLocalText,
+  sameReference,
   withLocalFields,
 } from '../domain/text/reference.js';
 import { isLaterStatus, isPaid, isTerminal, parseDepositId } from '../domain/values.js';
@@ -110,7 +111,9 @@ export function getOptionsOf(
       return factory
         .ledger()
         .history()
-        .entries((r) => r.ref === ref && r.profile === profile && r.baseUrl === target, { limit })
+        .entries((r) => sameReference(r.ref, ref) && r.profile === profile && r.baseUrl === target, {
+          limit,
+        })
         .map((entry) => entry.id);
     },
     afterExpiry: (value, expiredAt) =>

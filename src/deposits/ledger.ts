@@ -5,6 +5,7 @@
  */
 import { decimalFromNumber } from '../domain/decimal.js';
 import { exactCents } from '../domain/money.js';
+import { sameReference } from '../domain/text/reference.js';
 import type { CreatedRecord, HistoryEntry } from '../store/history-records.js';
 import { GONE } from './watch.js';
 
@@ -35,7 +36,7 @@ export function createdFilter(filter: LedgerFilter): (r: CreatedRecord) => boole
   return (created) => {
     if (created.profile !== filter.profile) return false;
     if (filter.baseUrl !== undefined && created.baseUrl !== filter.baseUrl) return false;
-    if (filter.ref !== undefined && created.ref !== filter.ref) return false;
+    if (filter.ref !== undefined && !sameReference(created.ref, filter.ref)) return false;
     if (filter.since === undefined && filter.until === undefined) return true;
     const at = Date.parse(created.at);
     if (!Number.isFinite(at)) return false;

@@ -35,4 +35,26 @@ describe('a reference through the whole program', () => {
     const bad = await runCli(['deposit', 'export', '--format', 'pdf'], { env });
     expect([bad.code, bad.stdout]).toEqual([2, '']);
   });
+
+  it('a reference is one whichever way its accents were typed (composed or as combining marks)', async () => {
+    const env = { HOME: tempDir(), LBRL_CONFIG_DIR: tempDir() };
+    await runCli(['config', 'set', 'sandbox-autopay', 'off'], { env });
+    const decomposed = 'cafe\u0301 7';
+    const composed = 'caf\u00e9 7';
+    const made = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '--ref', decomposed, '-q'], {
+      env,
+    });
+    expect(made.code).toBe(0);
+    const id = made.stdout.trim();
+    const got = await runCli(['deposit', 'get', '--ref', composed, '--json'], { env });
+    expect([got.code, got.stderr]).toEqual([0, '']);
+    expect(JSON.parse(got.stdout)).toMatchObject({ id, ref: composed });
+    const listed = await runCli(['deposit', 'list', '--ref', decomposed], { env });
+    expect(listed.stdout.split('\t')[0]).toBe(id);
+    // a second charge typed the other way is the same reference: get --ref asks which one
+    await runCli(['deposit', 'create', '--amount', '2', '--to', LQ, '--ref', composed, '-q'], { env });
+    const two = await runCli(['deposit', 'get', '--ref', decomposed], { env });
+    expect(two.code).toBe(2);
+    expect(two.stderr).toMatch(/^error: 2 deposits have reference "café 7"/m);
+  });
 });

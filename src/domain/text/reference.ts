@@ -19,12 +19,24 @@ export const NOTE_MAX = 500;
 const REFUSED =
   /[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** A reference (`max` REF_MAX) or a note (`max` NOTE_MAX) as typed: kept as given, only trimmed of outer spaces. */
+/**
+ * A reference (`max` REF_MAX) or a note (`max` NOTE_MAX) as typed: trimmed of outer spaces and
+ * composed (Unicode NFC), so that `café` typed with an accent key and `café` typed as `e` and a
+ * combining accent (a Mac, a pasted text) are one reference, as they look.
+ */
 export function readLocalText(text: string, max: number): Parsed<string> {
   const expected = `text of 1 to ${max} characters, with no control or invisible characters`;
-  const value = text.trim();
+  const value = text.trim().normalize('NFC');
   if (value === '' || [...value].length > max || REFUSED.test(value)) return { ok: false, expected };
   return { ok: true, value };
+}
+
+/**
+ * Whether a recorded reference is the one asked for (`asked` as readLocalText gives it): compared
+ * composed, so a record written decomposed (by an older lbrl, or by hand) is found too.
+ */
+export function sameReference(recorded: string | undefined, asked: string): boolean {
+  return recorded !== undefined && (recorded === asked || recorded.normalize('NFC') === asked);
 }
 
 /** The reference and note a deposit carries in lbrl's ledger, when it has them. */
