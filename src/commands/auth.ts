@@ -5,6 +5,7 @@ import { type Context, type Prompter, readInput } from '../context.js';
 import type { Target } from '../deposits/ports.js';
 import { checkDeposit } from '../domain/deposit-rules.js';
 import { MIN_FRAGMENT_SECRET } from '../domain/text/redact.js';
+import { terminalSafe } from '../domain/text/safe-text.js';
 import { type ErrorType, invalidValue, LbrlError, usageError } from '../errors.js';
 import { type Factory, targetInputsOf } from '../factory/factory.js';
 import { settingOf } from '../factory/settings.js';
@@ -273,10 +274,16 @@ export function runStatus(options: StatusCommandOptions): void {
     const lines = [`Profile   ${info.profile}`, `Mode      ${info.mode}`];
     if (info.mode === 'sandbox')
       lines.push('          no base URL and no token: commands use the embedded sandbox (no real money)');
+    // values read from the file or the environment are shown, never acted on by the terminal
     if (info.baseUrl)
-      lines.push(`Base URL  ${info.baseUrl}${info.baseUrlSource ? ` (from ${info.baseUrlSource})` : ''}`);
+      lines.push(
+        `Base URL  ${terminalSafe(String(info.baseUrl))}${info.baseUrlSource ? ` (from ${info.baseUrlSource})` : ''}`,
+      );
     if (info.tokenSource) lines.push(`Token     ${info.token ?? '(set)'} (from ${info.tokenSource})`);
-    lines.push(`Network   ${info.network}`, `Config    ${info.configFile}`);
+    lines.push(
+      `Network   ${terminalSafe(String(info.network))}`,
+      `Config    ${terminalSafe(String(info.configFile))}`,
+    );
     if (info.problem) lines.push(`Problem   ${info.problem}`);
     write(lines.join('\n'));
   }

@@ -4,6 +4,7 @@ import type { Target } from '../deposits/ports.js';
 import { ledgerUrlSecrets, shownLedgerUrl } from '../domain/ledger-url.js';
 import type { Network } from '../domain/liquid/networks.js';
 import { blindingKeySecrets, looksLikeBlindingKey } from '../domain/text/redact.js';
+import { terminalSafe } from '../domain/text/safe-text.js';
 import { invalidValue, quoted, usageError } from '../errors.js';
 import { type Factory, targetInputsOf } from '../factory/factory.js';
 import { networkOf, settingOf } from '../factory/settings.js';
@@ -165,7 +166,8 @@ export async function runGetSetting(name: string, options: GetSettingOptions): P
     printer.json({ ...found, value });
     return;
   }
-  if (value !== null) printer.out(value);
+  // a value edited into the file by hand is shown, never acted on by the terminal
+  if (value !== null) printer.out(terminalSafe(value));
   const detail = found.detail === found.source ? '' : ` (${found.detail})`;
   printer.info(`from: ${found.source}${detail}`);
 }
@@ -291,7 +293,7 @@ export function runListSettings(options: ListSettingsOptions): void {
     });
     return;
   }
-  const lines = CONFIG_KEYS.map((k) => `${k}=${entries[k] ?? ''}`);
+  const lines = CONFIG_KEYS.map((k) => `${k}=${terminalSafe(entries[k] ?? '')}`);
   lines.push(`token=${profile.token !== undefined ? '(set; see lbrl auth status)' : ''}`);
   const keys = blindingKeysShown(profile['blinding-keys']);
   lines.push(`blinding-keys=${keys ? `(${keys}; never shown)` : ''}`);

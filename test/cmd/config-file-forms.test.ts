@@ -2,7 +2,8 @@
  * A config file in the forms other programs leave it: a byte-order mark in front (Notepad writes
  * one), and a file far larger than any config (a log written into it, a disk image copied over it).
  * The first is read and written back without its mark; the second is refused in one line that
- * names the file and the limit, before it is read whole.
+ * names the file and the limit, before it is read whole. A value edited in with terminal escape
+ * sequences is shown escaped by every command that prints it, never acted on.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -91,5 +92,45 @@ describe('a config file larger than any config', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`the config file ${file} is ${3 * limit} bytes`);
     expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+});
+
+describe('a config file with terminal escape sequences edited into it', () => {
+  const ESC = '\u001b';
+  const planted = {
+    'base-url': `https://a.example${ESC}[2J/x`,
+    network: `liquid${ESC}]0;pwned\u0007`,
+    'shop-name': 'Loja\u202eevil',
+    'esplora-url': `https://e.example${ESC}[31m`,
+  };
+  beforeEach(() => {
+    fs.writeFileSync(file, JSON.stringify({ profiles: { default: { ...planted, token: TOKEN } } }), {
+      mode: 0o600,
+    });
+  });
+  const acting = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+  it.each([
+    [
+      ['config', 'list'],
+      ['base-url=https://a.example\\x1b[2J/x', 'network=liquid\\x1b]0;pwned\\x07'],
+    ],
+    [['config', 'get', 'esplora-url'], ['https://e.example\\x1b[31m']],
+    [['config', 'get', 'shop-name'], ['Loja\\u202eevil']],
+    [
+      ['auth', 'status'],
+      ['Base URL  https://a.example\\x1b[2J/x', 'Network   liquid\\x1b]0;pwned\\x07'],
+    ],
+  ])('%j shows each value escaped, nothing a terminal acts on', async (args, shown) => {
+    const r = await runCli(args, { env: env() });
+    expect(r.stdout).not.toMatch(acting);
+    expect(r.stderr).not.toMatch(acting);
+    for (const line of shown) expect(r.stdout).toContain(line);
+  });
+
+  it('--json keeps the value as written (JSON escapes it for the program that reads it)', async () => {
+    const r = await runCli(['config', 'get', 'esplora-url', '--json'], { env: env() });
+    expect(JSON.parse(r.stdout).value).toBe(planted['esplora-url']);
+    expect(r.stdout).not.toMatch(acting);
   });
 });
