@@ -146,6 +146,20 @@ describe('the same records, the same entries in the file and in PostgreSQL', () 
     await database.close();
   });
 
+  it('ledger import of the same records: the same entries, and importing again changes nothing', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const database = await open(url);
+    const file = new FileLedger(tempDir(), () => {});
+    for (const step of STEPS) await file.append(step);
+    const records: StoredRecord[] = [];
+    for await (const record of file.records()) records.push(record);
+    await database.importRecords(records);
+    expect(await everything(database)).toEqual(await everything(file));
+    expect(await database.importRecords(records)).toEqual({ met: records.length, fresh: 0 });
+    expect(await everything(database)).toEqual(await everything(file));
+    await database.close();
+  });
+
   it('keeps the facts by its own trigger, whoever writes', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const ledger = await open(url);
