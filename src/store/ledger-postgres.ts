@@ -13,20 +13,14 @@
  */
 import type pg from 'pg';
 import type { LedgerUrl } from '../domain/ledger-url.js';
-import { canonicalId, isTerminal } from '../domain/values.js';
+import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import type { ClaimWaitOptions, RowTurn } from './claims.js';
-import {
-  type CreatedRecord,
-  type FinalFields,
-  type HistoryEntry,
-  MAX_ENTRIES,
-  type StoredRecord,
-  type UnverifiedRecord,
-  type VerifiedRecord,
-} from './history-records.js';
+import { type CreatedRecord, type HistoryEntry, MAX_ENTRIES, type StoredRecord } from './history-records.js';
 import type { DepositSelection, Ledger, LedgerOptions } from './ledger-port.js';
+import { type DepositRow, entryOfRow, SELECT_DEPOSIT } from './ledger-postgres-rows.js';
 import { IDENTITY, LOG_PAGE, type StartRead, startOfConnection } from './ledger-postgres-start.js';
+import { afterMigration } from './ledger-postgres-upgrade.js';
 import { reusedIdRefusal, sameCreation } from './ledger-rules.js';
 import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './ledger-schema.js';
 import { recordStatement } from './ledger-statements.js';
@@ -164,6 +158,7 @@ async function migrateFrom(client: pg.Client, shown: string, found: number): Pro
         );
       for (let version = now + 1; version <= SCHEMA_VERSION; version++) {
         await client.query(MIGRATIONS[version - 1]!);
+        await afterMigration(client, version, sqlLiteral);
         await client.query(`insert into ${VERSION_TABLE} (version) values ($1)`, [version]);
       }
       await client.query('commit');
@@ -216,28 +211,6 @@ export async function openPostgresLedger(
   return ledger;
 }
 
-interface DepositRow {
-  created: string;
-  status: string;
-  status_at: string;
-  final: FinalFields | null;
-  chain: VerifiedRecord | UnverifiedRecord | null;
-  expired_at: string | null;
-}
-
-function entryOfRow(row: DepositRow): HistoryEntry {
-  const entry = {
-    ...(JSON.parse(row.created) as CreatedRecord),
-    status: row.status,
-    statusAt: row.status_at,
-  } as HistoryEntry;
-  if (row.final && isTerminal(row.status)) entry.final = row.final;
-  if (row.chain?.type === 'verified') entry.verifiedAt = row.chain.at;
-  else if (row.chain?.type === 'unverified') entry.onChain = row.chain.outcome;
-  if (row.expired_at && row.status === 'WAITING_PAYMENT') entry.expiredAt = row.expired_at;
-  return entry;
-}
-
 /**
  * A string as an SQL literal, as the client's escapeLiteral writes it (quotes doubled; with a
  * backslash, an E'' literal with backslashes doubled, whatever standard_conforming_strings says),
@@ -248,8 +221,6 @@ export function sqlLiteral(value: string): string {
   const quoted = value.replace(/'/g, "''");
   return value.includes('\\') ? ` E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;
 }
-
-const SELECT_DEPOSIT = 'select created, status, status_at, final, chain, expired_at from lbrl_deposits';
 
 export class PostgresLedger implements Ledger {
   readonly kind = 'postgres';

@@ -131,7 +131,47 @@ create trigger lbrl_notify_deposit after insert or update on lbrl_deposits
   for each row execute function lbrl_notify_deposit();
 `;
 
-export const MIGRATIONS: readonly string[] = [VERSION_1, HOSTS];
+/**
+ * The settlement facts of each deposit (its settlement's txid, when its payment was confirmed),
+ * the first recorded of each, as the file history keeps them (history-merge.ts): a fact once
+ * held is never changed or dropped, whoever writes. The rows of an older schema get theirs from
+ * the log (store/ledger-postgres-upgrade.ts), in the same transaction.
+ */
+const FACTS = `
+alter table lbrl_deposits add column facts jsonb;
+
+create or replace function lbrl_keep_facts() returns trigger language plpgsql as $$
+begin
+  if tg_op = 'DELETE' then
+    raise exception 'lbrl: deposit % is in the ledger for good; it is never deleted', old.id
+      using errcode = 'P0001';
+  end if;
+  if new.base_url <> old.base_url or new.id <> old.id or new.profile <> old.profile
+     or new.created_at <> old.created_at or new.created <> old.created
+     or new.batch_key is distinct from old.batch_key then
+    raise exception 'lbrl: the creation of deposit % is recorded; it is never changed', old.id
+      using errcode = 'P0001';
+  end if;
+  if old.settlement_txid is not null and new.settlement_txid is distinct from old.settlement_txid then
+    raise exception 'lbrl: the settlement of deposit % is recorded as %; it is never replaced',
+      old.id, old.settlement_txid using errcode = 'P0001';
+  end if;
+  if old.final is not null and new.final is distinct from old.final then
+    raise exception 'lbrl: the final answer of deposit % is recorded; it is never replaced', old.id
+      using errcode = 'P0001';
+  end if;
+  if old.facts is not null and (new.facts is null or not new.facts @> old.facts) then
+    raise exception 'lbrl: the settlement facts of deposit % are recorded as %; they are never replaced',
+      old.id, old.facts using errcode = 'P0001';
+  end if;
+  return new;
+end $$;
+`;
+
+export const MIGRATIONS: readonly string[] = [VERSION_1, HOSTS, FACTS];
+
+/** The version whose migration added the facts: a schema older than it has them filled from its log. */
+export const FACTS_VERSION = 3;
 
 /** The version this lbrl writes and reads. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,6 +7,8 @@
  * Values are written as literals by the client's own escaping (pg's escapeLiteral); the lines
  * are lbrl's JSON. A statement affects its log's row count only when the record was news.
  */
+import { STATUS_ORDER } from '../domain/values.js';
+import { factsOfRecord, statusRank } from './history-merge.js';
 import type {
   AttemptRecord,
   CreatedRecord,
@@ -52,15 +54,44 @@ function createdStatement(record: CreatedRecord, line: string, literal: Literal)
   );
 }
 
+/**
+ * A status's place in the order a deposit moves through them, said of a column: the file
+ * history's statusRank (history-merge.ts) in SQL, from the same list, so the two never differ.
+ */
+function rankOf(column: string): string {
+  const order = STATUS_ORDER.map((status) => `'${status}'`).join(', ');
+  return `(case when ${column} in ('FINALIZED', 'FAILED') then ${STATUS_ORDER.length + 1}
+    else coalesce(array_position(array[${order}]::text[], ${column}), 0) - 1 end)`;
+}
+
+/**
+ * The settlement facts a record states, as a jsonb literal (null when it is no status or check), and how
+ * the row's facts take them: the first recorded of each is kept (`||` keeps its right side's).
+ */
+function factsOf(record: StoredRecord, literal: Literal): { json: string; merged: string } | null {
+  const facts = factsOfRecord(record);
+  // a final answer naming none states the empty set, which the file history keeps as such
+  if (!facts) return null;
+  const json = `${literal(JSON.stringify(facts))}::jsonb`;
+  return { json, merged: `${json} || coalesce(facts, '{}'::jsonb)` };
+}
+
 function statusStatement(record: StatusRecord, line: string, literal: Literal): string {
-  // news only: a status polled again changes nothing; the final answer and its txid are set
-  // once (coalesce), and the trigger refuses any writer that would replace them
+  // news when it moves the deposit on (the file history's rule: never back, one end only), or
+  // states a settlement fact the row does not hold yet; the final answer, its txid and each
+  // fact are set once, and the trigger refuses any writer that would replace them
+  const moves = `${statusRank(record.status)} > ${rankOf('status')}`;
   const final = record.final ? `${literal(JSON.stringify(record.final))}::jsonb` : 'null::jsonb';
   const txid = finalTxid(record);
+  const facts = factsOf(record, literal);
   return logged(
-    `update lbrl_deposits set status = ${literal(record.status)}, status_at = ${literal(record.at)}, expired_at = null,
-       final = coalesce(final, ${final}), settlement_txid = coalesce(settlement_txid, ${txid === null ? 'null' : literal(txid)})
-     where ${deposit(record, literal)} and status is distinct from ${literal(record.status)}`,
+    `update lbrl_deposits set status = case when ${moves} then ${literal(record.status)} else status end,
+       status_at = case when ${moves} then ${literal(record.at)} else status_at end,
+       expired_at = case when ${moves} then null else expired_at end,
+       final = case when ${moves} then coalesce(final, ${final}) else final end,
+       settlement_txid = case when ${moves} then coalesce(settlement_txid, ${txid === null ? 'null' : literal(txid)}) else settlement_txid end,
+       facts = ${facts ? facts.merged : 'facts'}
+     where ${deposit(record, literal)} and (${moves}${facts ? ` or not (coalesce(facts, '{}'::jsonb) @> ${facts.json})` : ''})`,
     line,
     literal,
   );
@@ -86,7 +117,8 @@ function chainStatement(fact: VerifiedRecord | UnverifiedRecord, line: string, l
           (chain is not null and (chain->>'type' = 'verified' or chain->>'outcome' is distinct from ${literal(fact.outcome)}
             or chain->>'txid' is distinct from ${literal(fact.txid)})))`;
   return logged(
-    `update lbrl_deposits set chain = ${literal(line)}::jsonb where ${deposit(fact, literal)} and ${news}`,
+    `update lbrl_deposits set chain = ${literal(line)}::jsonb, facts = ${factsOf(fact, literal)!.merged}
+     where ${deposit(fact, literal)} and ${news}`,
     line,
     literal,
   );
@@ -105,11 +137,24 @@ export function recordStatement(record: StoredRecord, literal: Literal): string 
     case 'expired':
       return logged(
         `update lbrl_deposits set expired_at = ${literal(record.at)}
-         where ${deposit(record, literal)} and status = 'WAITING_PAYMENT' and expired_at is null`,
+         where ${deposit(record, literal)} and status = 'WAITING_PAYMENT' and expired_at is distinct from ${literal(record.at)}`,
         line,
         literal,
       );
     default:
       return chainStatement(record, line, literal);
   }
+}
+
+/**
+ * What an upgrade to the schema that keeps facts (store/ledger-postgres-upgrade.ts) does with a
+ * record of the log: its settlement facts added to its deposit's row, the first of each kept; a
+ * row it changes nothing of is left untouched. Null for a record that states no fact.
+ */
+export function factsStatement(record: StoredRecord, literal: Literal): string | null {
+  if (record.type === 'created' || record.type === 'attempt' || record.type === 'expired') return null;
+  const facts = factsOf(record, literal);
+  if (!facts) return null;
+  return `update lbrl_deposits set facts = ${facts.merged}
+    where ${deposit(record, literal)} and (${facts.merged}) is distinct from facts`;
 }

@@ -11,15 +11,20 @@
  */
 import type pg from 'pg';
 
-let loading: Promise<typeof pg> | undefined;
+/** What lbrl uses of pg: its Client (one connection; no pool). */
+export interface PgModule {
+  Client: typeof pg.Client;
+}
+
+let loading: Promise<PgModule> | undefined;
 
 /** The client's module, loaded once. */
-export function loadPg(): Promise<typeof pg> {
+export function loadPg(): Promise<PgModule> {
   loading ??= load();
   return loading;
 }
 
-async function load(): Promise<typeof pg> {
+async function load(): Promise<PgModule> {
   const lent = !('navigator' in globalThis);
   if (lent)
     Object.defineProperty(globalThis, 'navigator', {
@@ -29,8 +34,10 @@ async function load(): Promise<typeof pg> {
       enumerable: false,
     });
   try {
-    const loaded = await import('pg');
-    return (loaded.default ?? loaded) as typeof pg;
+    // the Client's module alone, not pg's index: that one builds a Pool class (pg-pool) and
+    // reads NODE_PG_FORCE_NATIVE, which would swap in the native client lbrl never has
+    const loaded = (await import('pg/lib/client.js')) as { default?: typeof pg.Client } & typeof pg.Client;
+    return { Client: loaded.default ?? loaded };
   } finally {
     if (lent) delete (globalThis as { navigator?: unknown }).navigator;
   }

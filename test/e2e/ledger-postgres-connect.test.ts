@@ -109,6 +109,12 @@ describe('connecting to the ledger in PostgreSQL', () => {
     expect(loaded.modules).not.toContain(WEB_CRYPTO);
   });
 
+  it("loads pg's Client alone: NODE_PG_FORCE_NATIVE, set for another program, does not swap in a native client lbrl lacks", async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    // listLoading checks the exit code (0) and the output ('[]')
+    await listLoading({ LBRL_LEDGER_URL: url, NODE_PG_FORCE_NATIVE: '1' });
+  });
+
   it('sets up no DNS resolver for a ledger at an address: nothing is looked up', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     expect(new URL(url).hostname).toBe('127.0.0.1');

@@ -1,7 +1,8 @@
 /**
  * A service on a local server whose create answers a deposit of 1500,00 to LQ and whose get answers
  * what `answer()` says now, with that deposit created through it (exit 0) in a fresh config
- * directory: for tests of what `deposit get` makes of a deposit the history holds.
+ * directory (with `more` in its environment): for tests of what `deposit get` makes of a deposit
+ * the history holds.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +11,10 @@ import { runCli, tempDir } from './cli.js';
 import { createAnswer, LQ, TOKEN } from './fixtures.js';
 import { json, startServer, type TestServer } from './server.js';
 
-export async function createdThrough(answer: () => unknown): Promise<{
+export async function createdThrough(
+  answer: () => unknown,
+  more: Record<string, string> = {},
+): Promise<{
   server: TestServer;
   env: Record<string, string>;
   /** the history's lines as they are now */
@@ -22,7 +26,7 @@ export async function createdThrough(answer: () => unknown): Promise<{
     return json(res, 200, answer());
   });
   const dir = tempDir();
-  const env = { LBRL_CONFIG_DIR: dir, LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN, NO_COLOR: '1' };
+  const env = { LBRL_CONFIG_DIR: dir, LBRL_BASE_URL: server.url, LBRL_TOKEN: TOKEN, NO_COLOR: '1', ...more };
   const created = await runCli(
     ['deposit', 'create', '--amount-cents', '150000', '--to', LQ, '--yes', '--no-qr'],
     {

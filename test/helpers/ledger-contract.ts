@@ -9,8 +9,10 @@ import {
   type AttemptRecord,
   type CreatedRecord,
   expiredRecord,
+  type HistoryEntry,
   type StoredRecord,
   statusRecord,
+  unverifiedRecord,
   verifiedRecord,
 } from '../../src/store/history-records.js';
 import type { Ledger } from '../../src/store/ledger-port.js';
@@ -19,6 +21,7 @@ export const SERVICE = 'https://pay.example.com';
 const T0 = Date.parse('2026-11-20T12:00:00.000Z');
 const TXID_A = 'a'.repeat(64);
 const TXID_B = 'b'.repeat(64);
+const CONFIRMED_AT = '2026-11-20T12:01:00.000Z';
 
 export function depositId(n: number): string {
   return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -153,6 +156,100 @@ export function ledgerContract(name: string, open: () => Promise<Ledger>): void 
         settlement: { liquidTxid: TXID_A },
         confirmedAt: '2026-11-20T12:01:00.000Z',
       });
+    });
+
+    it('keeps the settlement facts once seen: a fact first seen at the same status is news, a later answer naming others changes none', async () => {
+      await ledger.append([created(1)]);
+      await ledger.append([statusRecord(depositId(1), 'SETTLEMENT_CREATED', T0 + 10_000)]);
+      // the same status, now naming its transaction: news, kept
+      const named = statusRecord(depositId(1), 'SETTLEMENT_CREATED', T0 + 20_000, {
+        settlement: { liquidTxid: TXID_A },
+      });
+      await ledger.append([named]);
+      // seen again: not news
+      await ledger.append([{ ...named, at: new Date(T0 + 25_000).toISOString() }]);
+      await ledger.append([finalized(1, TXID_B)]);
+      const entry = await ledger.recorded(depositId(1), SERVICE);
+      expect(entry).toEqual({
+        ...created(1),
+        status: 'FINALIZED',
+        statusAt: '2026-11-20T12:01:00.000Z',
+        final: { settlement: { liquidTxid: TXID_B }, confirmedAt: CONFIRMED_AT },
+        facts: { 'settlement.liquidTxid': TXID_A, confirmedAt: CONFIRMED_AT },
+      } satisfies HistoryEntry);
+      expect((await ledger.entries())[0]).toEqual(entry);
+      expect((await exported(ledger)).filter((r) => r.type === 'status').map((r) => r.at)).toEqual([
+        '2026-11-20T12:00:10.000Z',
+        '2026-11-20T12:00:20.000Z',
+        '2026-11-20T12:01:00.000Z',
+      ]);
+    });
+
+    it('gives the transaction a verification proved, and the fact it proved', async () => {
+      await ledger.append([created(1), created(2)]);
+      await ledger.append([verifiedRecord(depositId(1), TXID_A, T0 + 70_000)]);
+      expect(await ledger.recorded(depositId(1), SERVICE)).toEqual({
+        ...created(1),
+        statusAt: created(1).at,
+        verifiedAt: '2026-11-20T12:01:10.000Z',
+        verifiedTxid: TXID_A,
+        facts: { 'settlement.liquidTxid': TXID_A },
+      } satisfies HistoryEntry);
+      // a verification of another transaction than the facts name is no verification of this deposit
+      await ledger.append([finalized(2, TXID_A), verifiedRecord(depositId(2), TXID_B, T0 + 75_000)]);
+      expect(await ledger.recorded(depositId(2), SERVICE)).toEqual({
+        ...created(2),
+        status: 'FINALIZED',
+        statusAt: '2026-11-20T12:01:00.000Z',
+        final: { settlement: { liquidTxid: TXID_A }, confirmedAt: CONFIRMED_AT },
+        verifiedTxid: TXID_B,
+        onChain: 'mismatch',
+        facts: { 'settlement.liquidTxid': TXID_A, confirmedAt: CONFIRMED_AT },
+      } satisfies HistoryEntry);
+    });
+
+    it('a verification undone keeps the fact it proved, and says what undid it', async () => {
+      await ledger.append([created(1)]);
+      await ledger.append([verifiedRecord(depositId(1), TXID_A, T0 + 70_000)]);
+      await ledger.append([unverifiedRecord(depositId(1), TXID_A, 'pending', T0 + 80_000)]);
+      const entry = await ledger.recorded(depositId(1), SERVICE);
+      expect(entry).toEqual({
+        ...created(1),
+        statusAt: created(1).at,
+        onChain: 'pending',
+        facts: { 'settlement.liquidTxid': TXID_A },
+      } satisfies HistoryEntry);
+    });
+
+    it('never moves a deposit back: an older status, or another end after its end, changes nothing', async () => {
+      await ledger.append([created(1), created(2)]);
+      await ledger.append([finalized(1, TXID_A)]);
+      await ledger.append([statusRecord(depositId(1), 'PIX_CONFIRMED', T0 + 70_000)]);
+      await ledger.append([statusRecord(depositId(1), 'FAILED', T0 + 80_000, { settlement: null })]);
+      await ledger.append([statusRecord(depositId(2), 'TX_SENT', T0 + 30_000)]);
+      await ledger.append([statusRecord(depositId(2), 'PIX_CONFIRMED', T0 + 40_000)]);
+      expect(await ledger.entries()).toEqual([
+        { ...created(2), status: 'TX_SENT', statusAt: '2026-11-20T12:00:30.000Z' },
+        {
+          ...created(1),
+          status: 'FINALIZED',
+          statusAt: '2026-11-20T12:01:00.000Z',
+          final: { settlement: { liquidTxid: TXID_A }, confirmedAt: CONFIRMED_AT },
+          facts: { 'settlement.liquidTxid': TXID_A, confirmedAt: CONFIRMED_AT },
+        },
+      ] satisfies HistoryEntry[]);
+      expect((await ledger.batchState('default', SERVICE)).done.size).toBe(0);
+    });
+
+    it('an expiry recorded again holds from the latest, until a payment moves the deposit on', async () => {
+      await ledger.append([created(1)]);
+      await ledger.append([expiredRecord(depositId(1), T0 + 80_000)]);
+      await ledger.append([expiredRecord(depositId(1), T0 + 85_000)]);
+      expect(await ledger.recorded(depositId(1), SERVICE)).toEqual({
+        ...created(1),
+        statusAt: created(1).at,
+        expiredAt: '2026-11-20T12:01:25.000Z',
+      } satisfies HistoryEntry);
     });
 
     it('finds a batch row again by its key: its outcome and the Idempotency-Key it was sent with', async () => {
