@@ -296,6 +296,10 @@ export function readLine(
   damage: DamageCount,
   want: RecordFilter = anyRecord,
 ): void {
+  // a byte order mark (an editor such as Notepad writes one at the start of the file, and a file
+  // joined to another brings it to a line's start) is no part of the record, as the config reader says
+  if (end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf)
+    start += 3;
   while (start < end && (buf[start] === 0x20 || buf[start] === 0x0d || buf[start] === 0x09)) start += 1;
   while (end > start && (buf[end - 1] === 0x20 || buf[end - 1] === 0x0d || buf[end - 1] === 0x09)) end -= 1;
   if (start === end) return;

@@ -72,7 +72,7 @@ export class History implements HistoryFile {
     const opened = openOwnFile(this.file, 'append', 'history', this.warn)!;
     try {
       // no fsync: what must survive is a killed process, and the page cache outlives it
-      fs.writeSync(opened.fd, text);
+      fs.writeSync(opened.fd, this.endsLine(opened.fd) ? text : `\n${text}`);
     } finally {
       fs.closeSync(opened.fd);
     }
@@ -81,6 +81,25 @@ export class History implements HistoryFile {
         this.rememberStatus(keysOf(record), recordNews(record));
     for (const r of fresh) if (r.type === 'verified' || r.type === 'unverified') this.chain.set(keyOf(r), r);
     for (const r of fresh) if (r.type !== 'attempt') this.forgetRead(r);
+  }
+
+  /**
+   * Whether the file is empty or its last line ended: one saved by an editor (Notepad) may end
+   * without a newline, and the first record appended would run into its last line.
+   */
+  private endsLine(appending: number): boolean {
+    const size = fs.fstatSync(appending).size;
+    if (size === 0) return true;
+    const opened = openOwnFile(this.file, 'read', 'history', this.warn);
+    if (!opened) return true;
+    const last = Buffer.alloc(1);
+    try {
+      fs.readSync(opened.fd, last, 0, 1, size - 1);
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+    // a carriage return ends a line for every reader too (history-lines.ts)
+    return last[0] === 0x0a || last[0] === 0x0d;
   }
 
   /**
