@@ -310,7 +310,13 @@ export async function runCreate(options: CreateCommandOptions): Promise<void> {
   const display = opts.display ? await runningDisplay(options) : undefined;
   const client = await options.client();
   const { value, raw } = await createChecked(
-    { api: client, recorder: options.recorder, scope: options.scope(), now: () => options.clock.now() },
+    {
+      api: client,
+      recorder: options.recorder,
+      scope: options.scope(),
+      now: () => options.clock.now(),
+      keyIsNew: true,
+    },
     body,
     randomUUID(),
     undefined,

@@ -44,6 +44,10 @@ export interface Known {
   askedId?: string | undefined;
   /** the settlement facts seen before in this process (the history's are read from `recorded`) */
   facts?: SettlementFacts | undefined;
+  /** a create: when lbrl sent it, when its Idempotency-Key was never sent before (domain/answer-times.ts) */
+  sentAt?: number | undefined;
+  /** a create: its Idempotency-Key, named when its answer is refused (the deposit may exist) */
+  idempotencyKey?: string | undefined;
 }
 
 export type AnswerKind = 'create' | 'get';
@@ -127,10 +131,19 @@ function loadRules(): Promise<typeof import('../domain/deposit-rules.js')> {
  * load is the check's own, said when the answer is checked.
  */
 function loadRulesMeanwhile(): void {
-  if (rules) return;
+  if (rules && times) return;
   setImmediate(() => {
     loadRules().catch(() => {});
+    loadTimes().catch(() => {});
   });
+}
+
+let times: Promise<typeof import('../domain/answer-times.js')> | undefined;
+
+/** The rules of an answer's times (domain/answer-times.ts), loaded once, as the rule set is. */
+function loadTimes(): Promise<typeof import('../domain/answer-times.js')> {
+  times ??= import('../domain/answer-times.js');
+  return times;
 }
 
 /**
@@ -143,8 +156,13 @@ export async function answerProblems(
   known: Known = {},
   text?: string,
 ): Promise<Violation[]> {
-  const { checkDeposit } = await loadRules();
-  return checkDeposit(answer, contextOf(kind, known, text));
+  const [{ checkDeposit }, { answerTimeProblems }] = await Promise.all([loadRules(), loadTimes()]);
+  const found = checkDeposit(answer, contextOf(kind, known, text));
+  if (typeof answer !== 'object' || answer === null) return found;
+  // the times of the past (answer-times.ts): a field named already is not named twice
+  const named = new Set(found.map((problem) => problem.field));
+  const past = answerTimeProblems(answer as Record<string, unknown>, { kind, sentAt: known.sentAt });
+  return [...found, ...past.filter((problem) => !named.has(problem.field))];
 }
 
 /**
@@ -166,8 +184,13 @@ export async function checkAnswer<T extends DepositResponse>(
       const detail = violations
         .map((m) => `${m.field}: sent ${m.expected}, service answered ${m.received}`)
         .join('; ');
+      // the service may hold the deposit it answered: said, with the key that finds it again
+      const mayExist =
+        known.idempotencyKey === undefined
+          ? ''
+          : ` A deposit may exist (Idempotency-Key ${known.idempotencyKey}); nothing was recorded.`;
       throw new LbrlError(
-        `the service's answer does not match the request for deposit ${id}: ${detail}. Do not pay this charge`,
+        `the service's answer does not match the request for deposit ${id}: ${detail}.${mayExist} Do not pay this charge`,
         'mismatch',
       );
     }
@@ -279,15 +302,28 @@ function refuseReusedId(id: string, seen: SeenDeposit, api: DepositApi, idempote
   );
 }
 
+/**
+ * lbrl's clock for a create, and whether its Idempotency-Key is new (never sent before): then the
+ * deposit answered was made now, within the tolerance of domain/answer-times.ts; else (a row sent
+ * again with --resume, a caller's own key) it may be up to a day older.
+ */
+export interface CreateClock {
+  now?: () => number;
+  keyIsNew?: boolean;
+}
+
 /** POST one create, through the choke point. */
 export async function createAnswer(
   api: DepositApi,
   body: CreateRequest,
   idempotencyKey: string,
+  clock: CreateClock = {},
 ): Promise<ApiResult<CreateResponse>> {
+  const sentAt = clock.keyIsNew && clock.now ? clock.now() : undefined;
   const sent = api.createDeposit(body, idempotencyKey);
   loadRulesMeanwhile();
-  const checked = await checkAnswer('create', await sent, { request: body });
+  const answer = await sent;
+  const checked = await checkAnswer('create', answer, { request: body, sentAt, idempotencyKey });
   const seen = seenOf(api, checked.value.id);
   refuseReusedId(checked.value.id, seen, api, idempotencyKey);
   seen.request = body;

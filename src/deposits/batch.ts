@@ -202,7 +202,7 @@ class BatchRun {
         return this.sendRow(index);
       }
     }
-    if (!this.turns) return this.send(row, body, batchKey, randomUUID(), local);
+    if (!this.turns) return this.send(row, body, batchKey, randomUUID(), local, true);
     return this.sendInTurn(this.turns, row, body, batchKey, local);
   }
 
@@ -244,6 +244,7 @@ class BatchRun {
     batchKey: string,
     idempotencyKey: string,
     local: LocalFields = {},
+    keyIsNew = false,
   ): Promise<RowOutcome> {
     const { clock, scope, recorder } = this.deps;
     const attempt: AttemptRecord = {
@@ -258,7 +259,7 @@ class BatchRun {
     await recorder.record([attempt]);
     try {
       const { raw } = await createChecked(
-        { api: this.api!, recorder, scope, now: clock.now },
+        { api: this.api!, recorder, scope, now: clock.now, keyIsNew },
         body,
         idempotencyKey,
         batchKey,

@@ -12,6 +12,8 @@ export interface CreateDeps {
   recorder: Recorder;
   scope: Scope;
   now: () => number;
+  /** the Idempotency-Key was made for this create (never sent before): its answer is dated now */
+  keyIsNew?: boolean;
 }
 
 /**
@@ -26,7 +28,10 @@ export async function createChecked(
   batchKey?: string,
   local: LocalFields = {},
 ): Promise<ApiResult<CreateResponse>> {
-  const answer = await createAnswer(deps.api, body, idempotencyKey);
+  const answer = await createAnswer(deps.api, body, idempotencyKey, {
+    now: deps.now,
+    keyIsNew: deps.keyIsNew,
+  });
   const { value } = answer;
   const record: CreatedRecord = {
     v: 1,

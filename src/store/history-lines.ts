@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { canonicalId } from '../domain/values.js';
 import { openOwnFile } from './files.js';
 import type { StoredRecord } from './history-records.js';
-import { LINE_DAMAGES, type LineDamage, readRecordLine } from './record-read.js';
+import { LINE_CLAIMS, LINE_DAMAGES, type LineClaim, type LineDamage, readRecordLine } from './record-read.js';
 
 /** The file a reader reads, and where it says what it skipped. */
 export interface HistoryFile {
@@ -242,22 +242,45 @@ export const MARK_BYTES = Buffer.from(RECORD_START);
 /** The damaged lines a read met, by what is wrong with each: said in one warning at its end. */
 export class DamageCount {
   private readonly counts = new Map<LineDamage, number>();
+  private readonly claims = new Map<LineClaim, number>();
 
   add(damage: LineDamage): void {
     this.counts.set(damage, (this.counts.get(damage) ?? 0) + 1);
   }
 
+  /** A line read as a record without what it stated and cannot prove (record-read.ts LINE_CLAIMS). */
+  claim(claim: LineClaim): void {
+    this.claims.set(claim, (this.claims.get(claim) ?? 0) + 1);
+  }
+
   say(source: HistoryFile): void {
+    this.sayClaims(source);
     if (this.counts.size === 0) return;
     const total = [...this.counts.values()].reduce((a, b) => a + b, 0);
     const parts = LINE_DAMAGES.filter((damage) => this.counts.has(damage))
       .map((damage) => `${this.counts.get(damage)} ${damage}`)
       .join(', ');
     const line = `warning: skipped ${total} damaged line(s) in ${source.file} (${parts})`;
-    if (source.damageSaid?.has(line)) return;
-    source.damageSaid?.add(line);
-    source.warn(line);
+    sayOnce(source, line);
   }
+
+  private sayClaims(source: HistoryFile): void {
+    if (this.claims.size === 0) return;
+    const total = [...this.claims.values()].reduce((a, b) => a + b, 0);
+    const parts = LINE_CLAIMS.filter((claim) => this.claims.has(claim))
+      .map((claim) => `${this.claims.get(claim)} ${claim}`)
+      .join(', ');
+    sayOnce(
+      source,
+      `warning: read ${total} line(s) in ${source.file} without what they cannot prove (${parts})`,
+    );
+  }
+}
+
+function sayOnce(source: HistoryFile, line: string): void {
+  if (source.damageSaid?.has(line)) return;
+  source.damageSaid?.add(line);
+  source.warn(line);
 }
 
 /**
@@ -273,6 +296,10 @@ export function readLine(
   damage: DamageCount,
   want: RecordFilter = anyRecord,
 ): void {
+  // a byte order mark (an editor such as Notepad writes one at the start of the file, and a file
+  // joined to another brings it to a line's start) is no part of the record, as the config reader says
+  if (end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf)
+    start += 3;
   while (start < end && (buf[start] === 0x20 || buf[start] === 0x0d || buf[start] === 0x09)) start += 1;
   while (end > start && (buf[end - 1] === 0x20 || buf[end - 1] === 0x0d || buf[end - 1] === 0x09)) end -= 1;
   if (start === end) return;
@@ -280,6 +307,7 @@ export function readLine(
   if (head !== undefined && !want(head.type, head.id)) return;
   const read = readRecordLine(buf.toString('utf8', start, end));
   if (read.ok) {
+    if (read.claim) damage.claim(read.claim);
     const record = read.fields as unknown as StoredRecord;
     if (head !== undefined || want(record.type, record.type === 'attempt' ? undefined : record.id))
       out.push(record);

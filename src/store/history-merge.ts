@@ -276,6 +276,11 @@ export class CreatedWhere {
     return true;
   }
 
+  /** Whether this id was created on more than one service: a record naming none is about neither. */
+  onSeveralServices(id: string): boolean {
+    return this.onSeveral.has(id);
+  }
+
   /** Whether `has` holds the key of a deposit of this id on any service. */
   anyKey(id: string, has: (key: string) => boolean): boolean {
     for (const service of this.byService.keys()) if (has(depositKey(service, id))) return true;

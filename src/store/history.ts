@@ -19,7 +19,14 @@ import { canonicalId } from '../domain/values.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
 import { allEntries, newestCreated, pendingEntries } from './history-forward.js';
 import { type HistoryFile, readRecords, scanBackward, scanForward } from './history-lines.js';
-import { depositKey, newerEntryFirst, newsKey, recordNews, withCanonicalId } from './history-merge.js';
+import {
+  CreatedWhere,
+  depositKey,
+  newerEntryFirst,
+  newsKey,
+  recordNews,
+  withCanonicalId,
+} from './history-merge.js';
 import {
   type BatchState,
   type ChainFact,
@@ -35,6 +42,8 @@ import {
 import { eachBackward, settledBefore } from './history-search.js';
 import { IdSet } from './id-set.js';
 
+/** The service of a verification of an older release whose deposit cannot be told (see eachVerified). */
+const UNTOLD_SERVICE = '(a service the record does not name)';
 /** How far back from the end a status is looked for before appending it (about 30,000 records). */
 const LOOKUP_WINDOW = 8 << 20;
 
@@ -72,7 +81,7 @@ export class History implements HistoryFile {
     const opened = openOwnFile(this.file, 'append', 'history', this.warn)!;
     try {
       // no fsync: what must survive is a killed process, and the page cache outlives it
-      fs.writeSync(opened.fd, text);
+      fs.writeSync(opened.fd, this.endsLine(opened.fd) ? text : `\n${text}`);
     } finally {
       fs.closeSync(opened.fd);
     }
@@ -81,6 +90,25 @@ export class History implements HistoryFile {
         this.rememberStatus(keysOf(record), recordNews(record));
     for (const r of fresh) if (r.type === 'verified' || r.type === 'unverified') this.chain.set(keyOf(r), r);
     for (const r of fresh) if (r.type !== 'attempt') this.forgetRead(r);
+  }
+
+  /**
+   * Whether the file is empty or its last line ended: one saved by an editor (Notepad) may end
+   * without a newline, and the first record appended would run into its last line.
+   */
+  private endsLine(appending: number): boolean {
+    const size = fs.fstatSync(appending).size;
+    if (size === 0) return true;
+    const opened = openOwnFile(this.file, 'read', 'history', this.warn);
+    if (!opened) return true;
+    const last = Buffer.alloc(1);
+    try {
+      fs.readSync(opened.fd, last, 0, 1, size - 1);
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+    // a carriage return ends a line for every reader too (history-lines.ts)
+    return last[0] === 0x0a || last[0] === 0x0d;
   }
 
   /**
@@ -180,19 +208,9 @@ export class History implements HistoryFile {
   sharesOf(txid: string): Array<{ id: string; baseUrl?: string; shares: StoredShare[] }> {
     // one claim per deposit (service and id): two services may hand out the same id
     const byDeposit = new Map<string, { id: string; baseUrl?: string; shares: StoredShare[] }>();
-    scanForward(
-      this,
-      (record) => {
-        if (record.type === 'verified' && record.txid === txid && Array.isArray(record.shares))
-          byDeposit.set(keyOf(record), {
-            id: record.id,
-            ...(record.baseUrl === undefined ? {} : { baseUrl: record.baseUrl }),
-            shares: record.shares,
-          });
-      },
-      0,
-      (type) => type === 'verified',
-    );
+    this.eachVerified(undefined, (record) => {
+      if (record.txid === txid && Array.isArray(record.shares)) byDeposit.set(keyOf(record), claimOf(record));
+    });
     return [...byDeposit.values()];
   }
 
@@ -213,21 +231,11 @@ export class History implements HistoryFile {
     type Claim = { id: string; baseUrl?: string; shares: StoredShare[] };
     const byDeposit = new Map<string, Claim>();
     let before = new Map<string, Claim>();
-    scanForward(
-      this,
-      (record) => {
-        if (record.type !== 'verified' || record.txid !== txid) return;
-        if (isOwn(record)) before = new Map(byDeposit);
-        else if (Array.isArray(record.shares))
-          byDeposit.set(keyOf(record), {
-            id: record.id,
-            ...(record.baseUrl === undefined ? {} : { baseUrl: record.baseUrl }),
-            shares: record.shares,
-          });
-      },
-      0,
-      (type) => type === 'verified',
-    );
+    this.eachVerified(undefined, (record) => {
+      if (record.txid !== txid) return;
+      if (isOwn(record)) before = new Map(byDeposit);
+      else if (Array.isArray(record.shares)) byDeposit.set(keyOf(record), claimOf(record));
+    });
     return [...before.values()];
   }
 
@@ -240,16 +248,38 @@ export class History implements HistoryFile {
   verifiedShares(ids: Set<string>): Map<string, { txid: string; shares: StoredShare[] }> {
     // by deposit (its service and id; an older record without its service, by its id)
     const out = new Map<string, { txid: string; shares: StoredShare[] }>();
+    this.eachVerified(ids, (record) => {
+      // one of an older release whose deposit cannot be told (its id on two services) is none's
+      if (Array.isArray(record.shares) && ids.has(record.id) && record.baseUrl !== UNTOLD_SERVICE)
+        out.set(keyOf(record), { txid: record.txid, shares: record.shares });
+    });
+    return out;
+  }
+
+  /**
+   * Every verification, first to last (of the `ids` only, when given), each naming its deposit's
+   * service: one of an older release, without it, is about the deposit of its id created before
+   * it when that id was on one service only (CreatedWhere), else about UNTOLD_SERVICE, no deposit
+   * judged here: its outputs stay taken, never anyone's own.
+   */
+  private eachVerified(ids: ReadonlySet<string> | undefined, visit: (record: VerifiedRecord) => void): void {
+    const where = new CreatedWhere();
     scanForward(
       this,
       (record) => {
-        if (record.type === 'verified' && Array.isArray(record.shares) && ids.has(record.id))
-          out.set(keyOf(record), { txid: record.txid, shares: record.shares });
+        if (record.type === 'created') where.add(record);
+        else if (record.type === 'verified') {
+          if (record.baseUrl !== undefined) return visit(record);
+          const key = where.keyOf(record);
+          if (key !== undefined)
+            visit({ ...record, baseUrl: key.slice(0, key.length - record.id.length - 1) });
+          // an id on two services names neither; one created nowhere here is read as before, by its id
+          else visit(where.onSeveralServices(record.id) ? { ...record, baseUrl: UNTOLD_SERVICE } : record);
+        }
       },
       0,
-      (type, id) => type === 'verified' && (id === undefined || ids.has(id)),
+      (type, id) => (type === 'verified' || type === 'created') && (!ids || id === undefined || ids.has(id)),
     );
-    return out;
   }
 
   /** The latest status of some ids, from the end of the file back, within LOOKUP_WINDOW. */
@@ -463,6 +493,14 @@ export class History implements HistoryFile {
     );
     return { done, attempted, end };
   }
+}
+
+/** A verification's claim on a transaction's outputs: its deposit, and the shares it took. */
+function claimOf(record: VerifiedRecord): { id: string; baseUrl?: string; shares: StoredShare[] } {
+  const shares = record.shares ?? [];
+  return record.baseUrl === undefined
+    ? { id: record.id, shares }
+    : { id: record.id, baseUrl: record.baseUrl, shares };
 }
 
 /**

@@ -40,8 +40,20 @@ export const LINE_DAMAGES = [
 ] as const;
 export type LineDamage = (typeof LINE_DAMAGES)[number];
 
-export type RecordRead = { ok: true; fields: Record<string, unknown> } | { ok: false; damage: LineDamage };
+/**
+ * What a line stated that its record cannot prove, read without it (the record is kept): a
+ * creation stating a status past WAITING_PAYMENT, a final answer, a verification or a fact, which
+ * only the later record lbrl writes when it sees them proves. Counted and named, as damage is.
+ */
+export const LINE_CLAIMS = ['creation stating what only a later record proves'] as const;
+export type LineClaim = (typeof LINE_CLAIMS)[number];
 
+export type RecordRead =
+  | { ok: true; fields: Record<string, unknown>; claim?: LineClaim }
+  | { ok: false; damage: LineDamage };
+
+/** The status of every deposit as created: what a create answer says (deposit-rules refuse any other). */
+const CREATED_STATUS = 'WAITING_PAYMENT';
 /** The statuses a record may hold: the service's, and GONE (the service no longer knows it). */
 const RECORD_STATUSES: ReadonlySet<string> = new Set([...STATUSES, 'GONE']);
 const OUTCOMES: ReadonlySet<string> = new Set([
@@ -144,7 +156,11 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 
-type RecordCheck = (fields: Record<string, unknown>, own: (key: string) => unknown) => LineDamage | undefined;
+type RecordCheck = (
+  fields: Record<string, unknown>,
+  own: (key: string) => unknown,
+  claims: { claim?: LineClaim },
+) => LineDamage | undefined;
 
 function readRecord(fields: Record<string, unknown>): RecordRead {
   const own = (key: string): unknown => (Object.hasOwn(fields, key) ? fields[key] : undefined);
@@ -160,11 +176,12 @@ function readRecord(fields: Record<string, unknown>): RecordRead {
   const type = own('type');
   const check = typeof type === 'string' && Object.hasOwn(CHECKS, type) ? CHECKS[type] : undefined;
   if (!check) return { ok: false, damage: 'of an unknown type' };
-  const damage = check(fields, own);
+  const claims: { claim?: LineClaim } = {};
+  const damage = check(fields, own, claims);
   if (damage) return { ok: false, damage };
   fields.v = RECORD_VERSION;
   if (type !== 'attempt') fields.id = canonicalId(own('id') as string);
-  return { ok: true, fields };
+  return claims.claim ? { ok: true, fields, claim: claims.claim } : { ok: true, fields };
 }
 
 /** The id and time every record about a deposit holds. */
@@ -178,7 +195,7 @@ function aboutDeposit(own: (key: string) => unknown): LineDamage | undefined {
 }
 
 const CHECKS: Record<string, RecordCheck> = {
-  created: (fields, own) => {
+  created: (fields, own, claims) => {
     const damage = aboutDeposit(own);
     if (damage) return damage;
     const cents = own('amountInCents');
@@ -199,7 +216,17 @@ const CHECKS: Record<string, RecordCheck> = {
     for (const key of LOCAL_TEXTS) if (own(key) !== undefined && !isText(own(key))) delete fields[key];
     // a verification, a final answer or a fact is believed only of the record that states it
     // most records hold none: each looked up, deleted only when held
-    for (const key of LATER_FIELDS) if (Object.hasOwn(fields, key)) delete fields[key];
+    for (const key of LATER_FIELDS)
+      if (Object.hasOwn(fields, key)) {
+        delete fields[key];
+        claims.claim = 'creation stating what only a later record proves';
+      }
+    // so is a status past the one a create answer has (the rules refuse any other): money seen
+    // moving is proven by the status record lbrl wrote when it saw it, never by a creation
+    if (fields.status !== CREATED_STATUS) {
+      fields.status = CREATED_STATUS;
+      claims.claim = 'creation stating what only a later record proves';
+    }
     if (typeof cents !== 'number' || !Number.isInteger(cents) || cents < MIN_CENTS || cents > MAX_CENTS)
       return 'with amounts that do not add up';
     const answer = own('answer');

@@ -17,7 +17,12 @@ beforeEach(() => {
 
 describe('expire-after', () => {
   it('a charge past it gets one last look and is recorded EXPIRED; one in flight never is; the rest are followed', async () => {
-    world.write([world.created(1, 25), world.created(2, 1), world.created(3, 30, { status: 'TX_SENT' })]);
+    world.write([
+      world.created(1, 25),
+      world.created(2, 1),
+      world.created(3, 30),
+      world.status(3, 'TX_SENT', 30),
+    ]);
     world.statusOf.set(id(1), 'WAITING_PAYMENT');
     world.statusOf.set(id(2), 'FINALIZED');
     world.statusOf.set(id(3), 'FINALIZED');

@@ -262,12 +262,16 @@ describe('receivers that misbehave', () => {
 describe('the bytes signed are the bytes sent', () => {
   it('a deposit with text beyond ASCII (accents, emoji, U+2028, a lone surrogate) verifies with standardwebhooks as it arrived', async () => {
     const note = 'Padaria S\u00e3o Jo\u00e3o \u2615 \ud834\udd1e \u2028 fim \ud800 \u202e';
+    const w = world();
+    // dated on lbrl's clock, as a service dates the deposit a create makes
+    const createdAt = new Date(w.clock.now).toISOString();
     const service = await startServer((req, res) => {
       if (req.method === 'POST')
-        return json(res, 201, { ...createAnswer({ amountInCents: 1500, lbrlAddress: LQ }), note });
+        return json(res, 201, { ...createAnswer({ amountInCents: 1500, lbrlAddress: LQ }), createdAt, note });
       const { qrCode: _q, ...fields } = createAnswer({ amountInCents: 1500, lbrlAddress: LQ });
       return json(res, 200, {
         ...fields,
+        createdAt,
         settlement: null,
         confirmedAt: null,
         status: 'WAITING_PAYMENT',
@@ -275,7 +279,6 @@ describe('the bytes signed are the bytes sent', () => {
       });
     });
     closers.push(service);
-    const w = world();
     const env = { ...w.env, LBRL_BASE_URL: service.url, LBRL_TOKEN: TOKEN };
     const created = await w.run(['deposit', 'create', '--amount', '15', '--to', LQ, '--no-qr'], { env });
     expect(created.code, created.stderr).toBe(0);

@@ -35,6 +35,14 @@ export interface RunResult {
 
 export { removeTempDirs, tempDir, tempFile } from './temp.js';
 
+/**
+ * The clock of a run given none: real time, started where the fixtures' services date the
+ * deposits they create (fixtures.ts createAnswer), as a service answers a create made now.
+ */
+const FIXTURE_START = Date.parse('2026-11-22T10:00:05.000Z');
+const loadedAt = Date.now();
+const fixtureClock = () => FIXTURE_START + (Date.now() - loadedAt);
+
 /** Run the CLI in-process with fake streams, a fake sleep and a fixed random. */
 export async function runCli(args: string[], o: RunOptions = {}): Promise<RunResult> {
   let stdout = '';
@@ -71,7 +79,7 @@ export async function runCli(args: string[], o: RunOptions = {}): Promise<RunRes
     stdin,
     env: { ...o.env },
     homedir: o.env?.HOME ?? os.tmpdir(),
-    now: o.now ?? (o.clock ? () => o.clock!.now : () => Date.now()),
+    now: o.now ?? (o.clock ? () => o.clock!.now : fixtureClock),
     sleep: async (ms, signal) => {
       sleeps.push(ms);
       if (o.clock) o.clock.now += ms;

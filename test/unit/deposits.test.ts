@@ -321,7 +321,9 @@ const C = '00000000-0000-4000-8000-00000000000c';
 describe('history', () => {
   const history = historyOf([
     created(A, 'WAITING_PAYMENT'),
-    created(B, 'FINALIZED'),
+    created(B, 'WAITING_PAYMENT'),
+    // paid as lbrl records a payment: a status line (a creation proves no more than waiting)
+    { v: 1, type: 'status', id: B, baseUrl: 'sandbox', status: 'FINALIZED', at: '2026-11-22T10:01:00.000Z' },
     created(C, 'WAITING_PAYMENT', 'https://pay.example.com'),
   ]);
 

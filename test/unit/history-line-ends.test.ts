@@ -108,6 +108,43 @@ describe('a carriage return ends a line, in every reader', () => {
   });
 });
 
+/** A line as a tool that sorts keys writes it (jq -S): not as lbrl writes it, read whole. */
+const sortedKeys = (line: string) =>
+  JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(line)).sort(([a], [b]) => a.localeCompare(b))));
+const BOM = '\uFEFF';
+
+describe('a byte order mark (a file saved by Notepad) is no part of the first record', () => {
+  const expected = everyReader(historyOf(`${LINES.join('\n')}\n`).history);
+
+  it.each([
+    ['BOM, LF', `${BOM}${LINES.join('\n')}\n`],
+    ['BOM, CRLF, no end to the last line (Notepad)', `${BOM}${LINES.join('\r\n')}`],
+    ['BOM before a line in sorted keys', `${BOM}${[sortedKeys(LINES[0]!), ...LINES.slice(1)].join('\n')}\n`],
+    ['BOM before every line (files joined)', `${LINES.map((line) => BOM + line).join('\r\n')}\r\n`],
+  ])('%s: every record read, no warning', (_, text) => {
+    const { history, warned } = historyOf(text);
+    expect(everyReader(history)).toEqual(expected);
+    expect(warned).toEqual([]);
+  });
+
+  it.each([
+    ['LF', `${BOM}${LINES.join('\n')}`],
+    ['CRLF', `${BOM}${LINES.join('\r\n')}`],
+    ['CRLF, sorted keys', `${BOM}${[...LINES.slice(0, 5), sortedKeys(LINES[5]!)].join('\r\n')}`],
+  ])('a record appended to a file whose last line has no end (%s) runs into nothing', (_, text) => {
+    const { history, warned } = historyOf(text);
+    history.append([JSON.parse(created(4))]);
+    history.append([JSON.parse(created(5))]);
+    const after = new History(history.dir, (line) => warned.push(line));
+    expect(after.entries().map((e) => e.id)).toEqual([id(5), id(4), id(3), id(2), id(1)]);
+    expect(after.recorded(id(3), SERVICE)?.status).toBe('WAITING_PAYMENT');
+    expect(after.recorded(id(1), SERVICE)?.status).toBe('FINALIZED');
+    expect(warned).toEqual([]);
+    // lbrl's own lines end in LF; the file's earlier line ends are left as they were
+    expect(fs.readFileSync(history.file, 'utf8').endsWith(`${created(4)}\n${created(5)}\n`)).toBe(true);
+  });
+});
+
 describe("deposit get says the damaged lines that may be the deposit's own", () => {
   const cases: Array<[string, string[], string]> = [
     [
