@@ -18,6 +18,7 @@ import path from 'node:path';
 import { canonicalId } from '../domain/values.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
 import { allEntries, newestCreated, pendingEntries } from './history-forward.js';
+import { keyOfFd, noteAppend } from './history-index.js';
 import { type HistoryFile, readRecords, scanBackward, scanForward } from './history-lines.js';
 import { depositKey, newerEntryFirst, newsKey, recordNews, withCanonicalId } from './history-merge.js';
 import {
@@ -68,11 +69,14 @@ export class History implements HistoryFile {
     const fresh = this.notYetRecorded(records.map(withCanonicalId));
     if (fresh.length === 0) return;
     ensurePrivateDir(this.dir);
-    const text = fresh.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const text = Buffer.from(fresh.map((r) => `${JSON.stringify(r)}\n`).join(''));
     const opened = openOwnFile(this.file, 'append', 'history', this.warn)!;
     try {
+      const before = keyOfFd(opened.fd);
       // no fsync: what must survive is a killed process, and the page cache outlives it
       fs.writeSync(opened.fd, text);
+      // the creation index follows the file only through this append, made alone (history-index.ts)
+      noteAppend(this.file, before, keyOfFd(opened.fd), text);
     } finally {
       fs.closeSync(opened.fd);
     }
