@@ -65,21 +65,21 @@ export class CreationIndex {
     return low;
   }
 
-  offset(i: number): number {
-    return this.numbers[i * 4]!;
+  offset(nth: number): number {
+    return this.numbers[nth * 4]!;
   }
 
-  atMs(i: number): number {
-    return this.numbers[i * 4 + 1]!;
+  atMs(nth: number): number {
+    return this.numbers[nth * 4 + 1]!;
   }
 
-  /** The latest time of the creations 0..i. */
-  latestMs(i: number): number {
-    return this.numbers[i * 4 + 2]!;
+  /** The latest time of the creations up to the nth. */
+  latestMs(nth: number): number {
+    return this.numbers[nth * 4 + 2]!;
   }
 
-  print(i: number): number {
-    return this.prints[i * 8 + 6]!;
+  print(nth: number): number {
+    return this.prints[nth * 8 + 6]!;
   }
 }
 
