@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { getChecked } from '../deposits/answers.js';
 import type { DepositApi, Recorder } from '../deposits/ports.js';
 import { scopeOnTarget, targetKey } from '../deposits/ports.js';
-import { settlementFactsOf } from '../domain/deposit.js';
+import { settlementFactsOf } from '../domain/settlement-facts.js';
 import {
   type LocalFields,
   localFieldsOf,
