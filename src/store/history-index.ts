@@ -16,13 +16,13 @@
  */
 import fs from 'node:fs';
 import { checkOwnFile } from './files.js';
-import { type IndexedCreation, indexableCreations } from './history-creations.js';
+import { type IndexedCreation, indexableCreations, TEXT_BLOCK } from './history-creations.js';
 import { forEachBlock, type HistoryFile } from './history-lines.js';
 
 const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 const MAGIC = 'LBRLIDX1';
 const HEADER = 64;
-/** Per creation: its offset, its time, the latest time up to it (float64 each), its print (uint32), padding. */
+/** Per creation: its offset, its timeKey, the latest timeKey up to it (float64 each), its print (uint32), padding. */
 const ENTRY = 32;
 const CHECK_AT = 60;
 
@@ -69,12 +69,13 @@ export class CreationIndex {
     return this.numbers[nth * 4]!;
   }
 
-  atMs(nth: number): number {
+  /** timeKey of the nth creation's time */
+  atKey(nth: number): number {
     return this.numbers[nth * 4 + 1]!;
   }
 
-  /** The latest time of the creations up to the nth. */
-  latestMs(nth: number): number {
+  /** The latest timeKey of the creations up to the nth. */
+  latestKey(nth: number): number {
     return this.numbers[nth * 4 + 2]!;
   }
 
@@ -176,31 +177,39 @@ function checksum(bytes: Buffer): number {
 
 /** The creations as the index stores them, each with the latest time up to it. */
 class EntryWriter {
-  bytes = Buffer.alloc(ENTRY * 1024);
+  private body = new ArrayBuffer(ENTRY * 1024);
+  private numbers = new Float64Array(this.body);
+  private prints = new Uint32Array(this.body);
   count = 0;
 
-  constructor(public latestMs = Number.NEGATIVE_INFINITY) {}
+  constructor(public latestKey = Number.NEGATIVE_INFINITY) {}
 
   add(creation: IndexedCreation): void {
-    if (ENTRY * (this.count + 1) > this.bytes.length) {
-      const larger = Buffer.alloc(this.bytes.length * 2);
-      this.bytes.copy(larger);
-      this.bytes = larger;
+    if (ENTRY * (this.count + 1) > this.body.byteLength) {
+      const larger = new ArrayBuffer(this.body.byteLength * 2);
+      new Uint8Array(larger).set(new Uint8Array(this.body));
+      this.body = larger;
+      this.numbers = new Float64Array(larger);
+      this.prints = new Uint32Array(larger);
     }
-    this.latestMs = Math.max(this.latestMs, creation.atMs);
-    const at = this.count * ENTRY;
-    this.bytes.writeDoubleLE(creation.offset, at);
-    this.bytes.writeDoubleLE(creation.atMs, at + 8);
-    this.bytes.writeDoubleLE(this.latestMs, at + 16);
-    this.bytes.writeUInt32LE(creation.print, at + 24);
+    if (creation.atKey > this.latestKey) this.latestKey = creation.atKey;
+    const at = this.count * 4;
+    this.numbers[at] = creation.offset;
+    this.numbers[at + 1] = creation.atKey;
+    this.numbers[at + 2] = this.latestKey;
+    this.prints[at * 2 + 6] = creation.print;
     this.count += 1;
   }
 
   /** Drops the creations from `offset` on (a line the index cannot hold, met after them). */
   dropFrom(offset: number): void {
-    while (this.count > 0 && this.bytes.readDoubleLE((this.count - 1) * ENTRY) >= offset) this.count -= 1;
-    this.latestMs =
-      this.count > 0 ? this.bytes.readDoubleLE((this.count - 1) * ENTRY + 16) : Number.NEGATIVE_INFINITY;
+    while (this.count > 0 && this.numbers[(this.count - 1) * 4]! >= offset) this.count -= 1;
+    this.latestKey = this.count > 0 ? this.numbers[(this.count - 1) * 4 + 2]! : Number.NEGATIVE_INFINITY;
+  }
+
+  /** The entries' bytes (valid until the next add). */
+  bytes(): Buffer {
+    return Buffer.from(this.body, 0, this.count * ENTRY);
   }
 }
 
@@ -215,19 +224,25 @@ export function buildIndex(source: HistoryFile): CreationIndex | undefined {
   if (key === undefined) return undefined;
   const entries = new EntryWriter();
   let covered = 0;
-  forEachBlock(source, 0, Number(key.size), (buf, end, base, last) => {
-    // a line skipped between blocks (too long), or the file's last line without its newline: the end
-    if (base !== covered || last) return true;
-    const text = buf.toString('latin1', 0, end);
-    const stop = indexableCreations(text, base, (creation) => entries.add(creation));
-    entries.dropFrom(base + stop);
-    covered = base + stop;
-    return stop < end;
-  });
+  forEachBlock(
+    source,
+    0,
+    Number(key.size),
+    (buf, end, base, last) => {
+      // a line skipped between blocks (too long), or the file's last line without its newline: the end
+      if (base !== covered || last) return true;
+      const text = buf.toString('latin1', 0, end);
+      const stop = indexableCreations(text, base, (creation) => entries.add(creation));
+      entries.dropFrom(base + stop);
+      covered = base + stop;
+      return stop < end;
+    },
+    TEXT_BLOCK,
+  );
   const now = keyOfFile(source.file);
   if (now === undefined || !sameKey(now, key)) return undefined;
   const header = { key, covered, count: entries.count };
-  const body = entries.bytes.subarray(0, entries.count * ENTRY);
+  const body = entries.bytes();
   if (!writeIndexFile(source.file, headerBytes(header), body)) return undefined;
   const copy = new ArrayBuffer(body.length);
   new Uint8Array(copy).set(body);
@@ -238,6 +253,8 @@ function writeIndexFile(historyFile: string, header: Buffer, body: Buffer): bool
   const file = indexFileOf(historyFile);
   const temp = `${file}.${process.pid}.tmp`;
   try {
+    // one left by a process of the same pid killed while writing it
+    fs.rmSync(temp, { force: true });
     const fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
     try {
       fs.writeSync(fd, header, 0, HEADER, 0);
@@ -278,7 +295,7 @@ export function noteAppend(historyFile: string, before: FileKey, after: FileKey,
         entries.add(creation),
       );
       entries.dropFrom(covered + stop);
-      fs.writeSync(opened.fd, entries.bytes, 0, entries.count * ENTRY, HEADER + count * ENTRY);
+      fs.writeSync(opened.fd, entries.bytes(), 0, entries.count * ENTRY, HEADER + count * ENTRY);
       covered += stop;
       count += entries.count;
     }
@@ -312,9 +329,4 @@ function openIndex(historyFile: string, flags: number): { fd: number; size: numb
     fs.closeSync(fd);
     return undefined;
   }
-}
-
-/** The time text of an index's milliseconds, as the line holds it (the index holds only that form). */
-export function timeText(ms: number): string {
-  return new Date(ms).toISOString();
 }

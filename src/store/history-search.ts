@@ -14,8 +14,10 @@ import {
   createdAsWritten,
   ESCAPE,
   idPrint,
+  TEXT_BLOCK,
+  timeKey,
 } from './history-creations.js';
-import { buildIndex, type CreationIndex, keyOfFile, readIndex, timeText } from './history-index.js';
+import { buildIndex, type CreationIndex, keyOfFile, readIndex } from './history-index.js';
 import {
   DamageCount,
   forEachBlock,
@@ -190,7 +192,8 @@ export function settledBefore(
   damage: DamageCount,
 ): boolean {
   const key = keyOfFile(source.file);
-  const index = key && (readIndex(source.file, key) ?? buildIndex(source));
+  // the index compares times in lbrl's one form: a page whose oldest is in another is looked at whole
+  const index = key && !Number.isNaN(timeKey(oldest)) && (readIndex(source.file, key) ?? buildIndex(source));
   let from = 0;
   if (index) {
     from = Math.min(end, index.covered);
@@ -214,11 +217,12 @@ function indexSaysChanged(
 ): boolean {
   const count = index.before(end);
   if (count === 0) return false;
-  if (!only && timeText(index.latestMs(count - 1)) > oldest) return true;
+  const oldestKey = timeKey(oldest);
+  if (!only && index.latestKey(count - 1) > oldestKey) return true;
   const asked = only && new Set([...only].map(idPrint));
   for (let i = 0; i < count; i++) {
     const print = index.print(i);
-    if (met.prints.has(print) || (asked?.has(print) && timeText(index.atMs(i)) > oldest))
+    if (met.prints.has(print) || (asked?.has(print) && index.atKey(i) > oldestKey))
       if (lineChanges(source, index.offset(i), met, oldest, only)) return true;
   }
   return false;
@@ -319,13 +323,6 @@ function searchedSettled(
     return line[2]! > oldest ? CHANGES : SAME;
   }
 }
-
-/**
- * How much is read at a time to be searched as text: with a line carried over (MAX_LINE at most),
- * below the size past which V8 places a string in its large-object space (128 KiB), where making
- * one costs a hundred times the copy (measured: 51 MB as 256 KiB strings 730 ms, as 64 KiB 9 ms).
- */
-const TEXT_BLOCK = 56 * 1024;
 
 /** What one line does to the answer of a read from the end, told in place or not. */
 type LineVerdict = 0 | 1 | 2;

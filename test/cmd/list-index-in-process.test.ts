@@ -244,6 +244,16 @@ describe('deposit list never answers from an index of another file', () => {
     expect(after.stdout).toBe(await listWithoutIndex(file));
   });
 
+  it('a creation whose time is in another form: the index stops before it, and list still sees it', async () => {
+    const dir = tempDir();
+    const history = new History(dir);
+    for (let n = 1; n <= 40; n++) history.append([created(n, n === 5 ? '2026-11-21T23:59:00Z' : timeOf(n))]);
+    history.append([created(41, '2026-11-21T23:58:00.000Z')]);
+    const shown = idsShown((await listIn(dir)).stdout);
+    expect(shown.slice(0, 2)).toEqual([id(5), id(41)]);
+    expect((await listIn(dir)).stdout).toBe(await listWithoutIndex(history.file));
+  });
+
   it('an index damaged or planted as a link is not read, and is made again', async () => {
     const { dir, file, index } = await indexed();
     const expected = (await listIn(dir)).stdout;
