@@ -13,7 +13,7 @@ import { invalidValue, usageError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
 import type { HistoryEntry } from '../store/history-records.js';
-import { localClock, localTime, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
+import { localClock, localTime, timeZoneOf, zoneOffsetMs } from '../ui/zone-time.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { SINCE, UNTIL } from './shared/flag-parts.js';

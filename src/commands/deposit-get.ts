@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { getChecked } from '../deposits/answers.js';
 import type { DepositApi, Recorder } from '../deposits/ports.js';
 import { scopeOnTarget, targetKey } from '../deposits/ports.js';
-import { settlementFactsOf } from '../domain/deposit.js';
+import { settlementFactsOf } from '../domain/settlement-facts.js';
 import {
   type LocalFields,
   localFieldsOf,
@@ -179,7 +179,10 @@ export async function runGet(options: GetCommandOptions): Promise<void> {
     printer.out(value.status);
     return;
   }
-  const { renderDeposit, timeZoneOf } = await import('../ui/render.js');
+  const [{ renderDeposit }, { timeZoneOf }] = await Promise.all([
+    import('../ui/render.js'),
+    import('../ui/zone-time.js'),
+  ]);
   printer.out(
     renderDeposit(printer.outColor, value, {
       sandbox,
@@ -282,7 +285,7 @@ export async function afterExpiry(
 ): Promise<void> {
   const printer = out.printer;
   if (value.status === 'WAITING_PAYMENT') {
-    const { localTime, timeZoneOf } = await import('../ui/render.js');
+    const { localTime, timeZoneOf } = await import('../ui/zone-time.js');
     printer.info(
       `note: lbrl recorded this charge EXPIRED (local) at ${localTime(expiredAt, timeZoneOf(out.ctx.env))}: watch --pending no longer follows it (lbrl deposit watch ${value.id} does)`,
     );

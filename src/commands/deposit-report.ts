@@ -20,7 +20,7 @@ import { safeText } from '../domain/text/safe-text.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
-import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/render.js';
+import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/zone-time.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
 import { SINCE, UNTIL } from './shared/flag-parts.js';

@@ -14,7 +14,6 @@
  */
 import type { ApiResult } from '../api/client.js';
 import type { CreateRequest, CreateResponse, DepositResponse, GetResponse } from '../api/models.js';
-import { type SettlementFacts, settlementFactsOf } from '../domain/deposit.js';
 import type {
   AskedDeposit,
   CheckContext,
@@ -22,6 +21,7 @@ import type {
   KeptFacts,
   Violation,
 } from '../domain/deposit-rules/rule.js';
+import { type SettlementFacts, settlementFactsOf } from '../domain/settlement-facts.js';
 import { canonicalId } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import type { CreatedRecord, HistoryEntry } from '../store/history-records.js';

@@ -18,14 +18,8 @@
  */
 import * as z from 'zod/mini';
 import { MAX_CENTS, MIN_CENTS } from './money.js';
+import { isIsoTimestamp } from './settlement-facts.js';
 import { DEPOSIT_ID, isHex32, STATUSES } from './values.js';
-
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-
-/** An ISO 8601 timestamp that names a real time. */
-export function isIsoTimestamp(value: unknown): value is string {
-  return typeof value === 'string' && ISO.test(value) && !Number.isNaN(Date.parse(value));
-}
 
 const isoTimestamp = z
   .string()
@@ -193,45 +187,3 @@ export const INTEGER_FIELDS: ReadonlySet<string> = new Set([
  * one in a checked answer, or proven it on chain, it is part of the deposit's record: a later
  * answer that says otherwise (another value, or none) contradicts it.
  */
-export const SETTLEMENT_FACT_FIELDS = ['settlement.liquidTxid', 'confirmedAt'] as const;
-export type SettlementFact = (typeof SETTLEMENT_FACT_FIELDS)[number];
-export type SettlementFacts = Partial<Record<SettlementFact, string>>;
-
-/** The value at a dotted path of an answer (`settlement.liquidTxid`), own properties only. */
-export function valueAtPath(answer: unknown, path: string): unknown {
-  let value: unknown = answer;
-  for (const part of path.split('.')) {
-    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, part)) return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
-}
-
-/** A settlement fact's value in its one form, or null when `value` is not one. */
-function factValue(field: SettlementFact, value: unknown): string | null {
-  if (field === 'confirmedAt') return isIsoTimestamp(value) ? value : null;
-  return isHex32(value) ? value : null;
-}
-
-/** The settlement facts an answer (or a kept part of one) states; the others are left out. */
-export function settlementFactsOf(answer: unknown): SettlementFacts {
-  const facts: SettlementFacts = {};
-  for (const field of SETTLEMENT_FACT_FIELDS) {
-    const value = factValue(field, valueAtPath(answer, field));
-    if (value !== null) facts[field] = value;
-  }
-  return facts;
-}
-
-/** Facts as a record keeps them, checked: each a fact field in its one form, or null when any is not. */
-export function readSettlementFacts(value: unknown): SettlementFacts | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const facts: SettlementFacts = {};
-  for (const [field, fact] of Object.entries(value)) {
-    if (!(SETTLEMENT_FACT_FIELDS as readonly string[]).includes(field)) return null;
-    const checked = factValue(field as SettlementFact, fact);
-    if (checked === null) return null;
-    facts[field as SettlementFact] = checked;
-  }
-  return facts;
-}

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LbrlError } from '../errors.js';
 
-const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
 /** The effective user, or undefined where the platform has none (Windows). */
 export function currentUid(): number | undefined {
@@ -92,7 +92,7 @@ export function openOwnFile(
   const flags =
     how === 'read'
       ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK
-      : O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK;
+      : O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK;
   let fd: number;
   try {
     fd = fs.openSync(file, flags, 0o600);

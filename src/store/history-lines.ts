@@ -44,19 +44,20 @@ export function scanForward(
 
 /**
  * The file in [from, to) a buffer of whole lines at a time, to `onBlock` (its lines are buf[0, end),
- * valid only during the call) until it returns true, split as readRecords splits them: what a
+ * valid only during the call; buf[0] at file offset `base`; `last`: the file's last line, without
+ * its newline) until it returns true, split as readRecords splits them: what a
  * search that parses only some lines reads. Returns whether `onBlock` stopped it.
  */
 export function forEachBlock(
   source: HistoryFile,
   from: number,
   to: number,
-  onBlock: (buf: Buffer, end: number) => boolean,
+  onBlock: (buf: Buffer, end: number, base: number, last: boolean) => boolean,
   chunk = CHUNK,
   damage?: DamageCount,
 ): boolean {
   for (const block of lineBlocks(source, from, to, chunk, damage))
-    if (onBlock(block.buf, block.end)) return true;
+    if (onBlock(block.buf, block.end, block.base, block.last)) return true;
   return false;
 }
 

@@ -4,7 +4,7 @@
  * recorded of each settlement fact, an expiry only of a deposit still waiting. Pure: the readers
  * (history-search.ts, history.ts) bring the records.
  */
-import { type SettlementFacts, settlementFactsOf } from '../domain/deposit.js';
+import { type SettlementFacts, settlementFactsOf } from '../domain/settlement-facts.js';
 import { canonicalId, isTerminal, STATUS_ORDER } from '../domain/values.js';
 import type {
   ChainFact,

@@ -2,7 +2,8 @@
  * The records the history holds, one per line, and how each is made: what a deposit's creation,
  * a status seen, a check on chain, an expiry and a batch row's attempt record.
  */
-import { type FixedFields, type SettlementFacts, settlementFactsOf } from '../domain/deposit.js';
+import type { FixedFields } from '../domain/deposit.js';
+import { type SettlementFacts, settlementFactsOf } from '../domain/settlement-facts.js';
 import { canonicalId, isTerminal } from '../domain/values.js';
 
 export interface CreatedRecord {

@@ -4,11 +4,25 @@
  * change that answer (settledBefore). Whatever the file holds, it agrees with the total reader
  * (allEntries in history-forward.ts), or says it cannot and the caller reads the whole file.
  */
+import fs from 'node:fs';
 import { canonicalId } from '../domain/values.js';
+import { openOwnFile } from './files.js';
+import {
+  CREATED_AT,
+  CREATED_LINE,
+  CREATED_WORD,
+  createdAsWritten,
+  ESCAPE,
+  idPrint,
+  TEXT_BLOCK,
+  timeKey,
+} from './history-creations.js';
+import { buildIndex, type CreationIndex, keyOfFile, readIndex } from './history-index.js';
 import {
   DamageCount,
   forEachBlock,
   type HistoryFile,
+  MAX_LINE,
   NEWLINE,
   readLine,
   scanBackward,
@@ -164,8 +178,86 @@ function countEarly(
   }
 }
 
+/**
+ * Whether the lines before `end` leave a read from the end's answer as it is: no creation there of
+ * a deposit the read met (`met`), nor one (of `only`, when given) newer than `oldest`. What the
+ * creation index (history-index.ts) covers is answered from it; the rest is read and searched.
+ */
 export function settledBefore(
   source: HistoryFile,
+  end: number,
+  met: DepositsMet,
+  oldest: string,
+  only: ReadonlySet<string> | undefined,
+  damage: DamageCount,
+): boolean {
+  const key = keyOfFile(source.file);
+  // the index compares times in lbrl's one form: a page whose oldest is in another is looked at whole
+  const index = key && !Number.isNaN(timeKey(oldest)) && (readIndex(source.file, key) ?? buildIndex(source));
+  let from = 0;
+  if (index) {
+    from = Math.min(end, index.covered);
+    if (indexSaysChanged(source, index, from, met, oldest, only)) return false;
+    if (from >= end) return true;
+  }
+  return searchedSettled(source, from, end, met, oldest, only, damage);
+}
+
+/**
+ * Whether a creation the index holds before `end` changes the answer: one newer than `oldest`, or
+ * one whose id's print is a deposit's met (or asked about): that line is read to tell.
+ */
+function indexSaysChanged(
+  source: HistoryFile,
+  index: CreationIndex,
+  end: number,
+  met: DepositsMet,
+  oldest: string,
+  only: ReadonlySet<string> | undefined,
+): boolean {
+  const count = index.before(end);
+  if (count === 0) return false;
+  const oldestKey = timeKey(oldest);
+  if (!only && index.latestKey(count - 1) > oldestKey) return true;
+  const asked = only && new Set([...only].map(idPrint));
+  for (let i = 0; i < count; i++) {
+    const print = index.print(i);
+    if (met.prints.has(print) || (asked?.has(print) && index.atKey(i) > oldestKey))
+      if (lineChanges(source, index.offset(i), met, oldest, only)) return true;
+  }
+  return false;
+}
+
+/** What the created line at `offset` does to the answer, read from the file (one the index held). */
+function lineChanges(
+  source: HistoryFile,
+  offset: number,
+  met: DepositsMet,
+  oldest: string,
+  only: ReadonlySet<string> | undefined,
+): boolean {
+  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
+  if (!opened) return true;
+  const buf = Buffer.alloc(MAX_LINE);
+  let length: number;
+  try {
+    length = fs.readSync(opened.fd, buf, 0, MAX_LINE, offset);
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+  const line = createdAsWritten(buf.toString('latin1', 0, length), 0);
+  // not the line the index was made from: said changed, so the whole file is read
+  if (line === undefined) return true;
+  const id = canonicalId(line.id);
+  if (met.ids.has(id)) return true;
+  if (only && !only.has(id)) return false;
+  return line.at > oldest;
+}
+
+/** settledBefore's look at [from, end), the file read and searched as text. */
+function searchedSettled(
+  source: HistoryFile,
+  from: number,
   end: number,
   met: DepositsMet,
   oldest: string,
@@ -186,7 +278,7 @@ export function settledBefore(
   };
   const stopped = forEachBlock(
     source,
-    0,
+    from,
     end,
     (buf, stop) => {
       // searched as text (one byte one character): the engine's own search, no call out per line
@@ -232,44 +324,8 @@ export function settledBefore(
   }
 }
 
-/**
- * How much is read at a time to be searched as text: with a line carried over (MAX_LINE at most),
- * below the size past which V8 places a string in its large-object space (128 KiB), where making
- * one costs a hundred times the copy (measured: 51 MB as 256 KiB strings 730 ms, as 64 KiB 9 ms).
- */
-const TEXT_BLOCK = 56 * 1024;
-
 /** What one line does to the answer of a read from the end, told in place or not. */
 type LineVerdict = 0 | 1 | 2;
 const SAME = 0;
 const CHANGES = 1;
 const UNTOLD = 2;
-
-/**
- * A created line as lbrl writes it, from its start to its time: the id (a UUID in any case: any
- * other is read whole), the profile and the service (JSON text, escapes skipped: not read), the
- * time (printable ASCII with no quote or escape, so its text is the time JSON reads). A line
- * with a key twice is no record (record-read.ts), so the first id and time are the line's.
- */
-const CREATED_LINE =
-  /\{"v":1,"type":"created","id":"([0-9a-fA-F-]{36})","profile":"(?:[^"\\\n]|\\[^\n])*","baseUrl":"(?:[^"\\\n]|\\[^\n])*","at":"([\x20\x21\x23-\x5b\x5d-\x7e]*)"/y;
-/** What every creation holds, whoever wrote it (unless escaped), and where lbrl's line has it. */
-const CREATED_WORD = 'created"';
-const CREATED_AT = '{"v":1,"type":"'.length;
-const ESCAPE = '\\u';
-const ID_LENGTH = 36;
-
-/**
- * A 32-bit print of an id in its one form, from its last 12 characters (of a UUID, 48 bits, the
- * part that differs most) in lower case: a cheap first look before the id is read whole.
- */
-export function idPrint(id: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = ID_LENGTH - 12; i < ID_LENGTH; i++)
-    hash = Math.imul(hash ^ lower(id.charCodeAt(i)), 0x01000193);
-  return hash >>> 0;
-}
-
-function lower(code: number): number {
-  return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
-}

@@ -16,8 +16,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { canonicalId } from '../domain/values.js';
-import { ensurePrivateDir, openOwnFile } from './files.js';
+import { ensurePrivateDir, type OpenedFile, openOwnFile } from './files.js';
 import { allEntries, newestCreated, pendingEntries } from './history-forward.js';
+import { keyOfFd, noteAppend } from './history-index.js';
 import { type HistoryFile, readRecords, scanBackward, scanForward } from './history-lines.js';
 import {
   CreatedWhere,
@@ -77,11 +78,15 @@ export class History implements HistoryFile {
     const fresh = this.notYetRecorded(records.map(withCanonicalId));
     if (fresh.length === 0) return;
     ensurePrivateDir(this.dir);
-    const text = fresh.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const text = Buffer.from(fresh.map((r) => `${JSON.stringify(r)}\n`).join(''));
     const opened = openOwnFile(this.file, 'append', 'history', this.warn)!;
     try {
+      const before = keyOfFd(opened.fd);
       // no fsync: what must survive is a killed process, and the page cache outlives it
-      fs.writeSync(opened.fd, this.endsLine(opened.fd) ? text : `\n${text}`);
+      const written = this.endsLine(opened) ? text : Buffer.concat([Buffer.from('\n'), text]);
+      fs.writeSync(opened.fd, written);
+      // the creation index follows the file only through this append, made alone (history-index.ts)
+      noteAppend(this.file, before, keyOfFd(opened.fd), written);
     } finally {
       fs.closeSync(opened.fd);
     }
@@ -96,20 +101,16 @@ export class History implements HistoryFile {
    * Whether the file is empty or its last line ended: one saved by an editor (Notepad) may end
    * without a newline, and the first record appended would run into its last line.
    */
-  private endsLine(appending: number): boolean {
-    const size = fs.fstatSync(appending).size;
+  private endsLine(appending: OpenedFile): boolean {
+    const size = appending.stat.size;
     if (size === 0) return true;
-    const opened = openOwnFile(this.file, 'read', 'history', this.warn);
-    if (!opened) return true;
     const last = Buffer.alloc(1);
-    try {
-      fs.readSync(opened.fd, last, 0, 1, size - 1);
-    } finally {
-      fs.closeSync(opened.fd);
-    }
+    // the append's descriptor reads too: one open of the history per append
+    fs.readSync(appending.fd, last, 0, 1, size - 1);
     // a carriage return ends a line for every reader too (history-lines.ts)
     return last[0] === 0x0a || last[0] === 0x0d;
   }
+
 
   /**
    * What this process appends of a deposit (a status, an expiry, a verification) is what it reads

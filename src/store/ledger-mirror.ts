@@ -18,6 +18,7 @@ import { LbrlError } from '../errors.js';
 import { claimFile, RowClaim } from './claims.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
 import { History } from './history.js';
+import { keyOfFd, noteAppend } from './history-index.js';
 import { ledgerCopyDir } from './ledger-copy-dir.js';
 import type { Ledger } from './ledger-port.js';
 
@@ -180,7 +181,12 @@ export class LedgerMirror {
   private write(text: string): number {
     const opened = openOwnFile(this.file, 'append', 'ledger copy', this.warn)!;
     try {
-      return fs.writeSync(opened.fd, text);
+      const before = keyOfFd(opened.fd);
+      const bytes = Buffer.from(text);
+      const written = fs.writeSync(opened.fd, bytes);
+      // the copy is read by list like a file history: its creation index follows this append
+      noteAppend(this.file, before, keyOfFd(opened.fd), bytes);
+      return written;
     } finally {
       fs.closeSync(opened.fd);
     }

@@ -9,8 +9,8 @@
  * later release may add some), and a field an older record never held is left out, unknown.
  */
 
-import { isIsoTimestamp, readSettlementFacts, type SettlementFacts } from '../domain/deposit.js';
 import { MAX_CENTS, MIN_CENTS } from '../domain/money.js';
+import { isIsoTimestamp, readSettlementFacts, type SettlementFacts } from '../domain/settlement-facts.js';
 import { isWithinTimeRange } from '../domain/time-range.js';
 import {
   canonicalId,

@@ -11,7 +11,7 @@ import { safeText } from '../domain/text/safe-text.js';
 import { isPaid } from '../domain/values.js';
 import { bigText, bigTextWidth } from './counter-font.js';
 import { drawQr, type QrStyle, qrBox } from './counter-qr.js';
-import { localTime } from './render.js';
+import { localTime } from './zone-time.js';
 
 /** A colour of the view's own (chalk's SGR): no width on the screen. */
 const SGR = /\u001b\[[0-9;]*m/g;

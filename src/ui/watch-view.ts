@@ -7,7 +7,9 @@ import { safeText } from '../domain/text/safe-text.js';
 import { isPaid } from '../domain/values.js';
 import type { Printer } from './output.js';
 import { knownSize, mayRedraw, withSafeWidth } from './progress.js';
-import { colorStatus, explorerLink, localTime, type RenderMode, timeZoneOf } from './render.js';
+import { explorerLink, type RenderMode } from './render.js';
+import { colorStatus } from './status-color.js';
+import { localTime, timeZoneOf } from './zone-time.js';
 
 /** What the view needs of a command: the streams, the printer and the output mode. */
 export interface ViewSettings {

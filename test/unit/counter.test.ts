@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type CounterLayout, CounterView, planCounter } from '../../src/ui/counter.js';
 import { bigText, bigTextWidth } from '../../src/ui/counter-font.js';
 import { qrMatrix } from '../../src/ui/counter-qr.js';
-import { localTime, percentText, splitShares, splitText, timeZoneOf } from '../../src/ui/render.js';
+import { percentText, splitShares, splitText } from '../../src/ui/render.js';
 import { backgroundFromAnswer, queryBackground } from '../../src/ui/terminal-background.js';
+import { localTime, timeZoneOf } from '../../src/ui/zone-time.js';
 import { brCode, getAnswer, ID } from '../helpers/fixtures.js';
 import { decodeTerminal } from '../helpers/qr.js';
 

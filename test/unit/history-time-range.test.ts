@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runReport } from '../../src/commands/deposit-report.js';
 import { History } from '../../src/store/history.js';
 import { readRecordLine } from '../../src/store/record-read.js';
-import { localClock } from '../../src/ui/render.js';
+import { localClock } from '../../src/ui/zone-time.js';
 import { plainTerminal } from '../helpers/plain-terminal.js';
 import { tempDir } from '../helpers/temp.js';
 

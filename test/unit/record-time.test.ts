@@ -4,7 +4,7 @@
  * that Date.parse reads, within the moments every view shows).
  */
 import { describe, expect, it } from 'vitest';
-import { isIsoTimestamp } from '../../src/domain/deposit.js';
+import { isIsoTimestamp } from '../../src/domain/settlement-facts.js';
 import { isWithinTimeRange } from '../../src/domain/time-range.js';
 import { isRecordTime } from '../../src/store/record-read.js';
 

@@ -5,8 +5,9 @@ import type { LocalFields } from '../../domain/text/reference.js';
 import { CounterView, planCounter } from '../../ui/counter.js';
 import { type QrStyle, qrMatrix } from '../../ui/counter-qr.js';
 import type { Printer } from '../../ui/output.js';
-import { renderDeposit, timeZoneOf } from '../../ui/render.js';
+import { renderDeposit } from '../../ui/render.js';
 import { queryBackground } from '../../ui/terminal-background.js';
+import { timeZoneOf } from '../../ui/zone-time.js';
 
 export interface CounterChoice {
   printer: Printer;

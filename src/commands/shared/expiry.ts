@@ -4,7 +4,7 @@ import { readExpireAfter, readRequestsPerMinute } from '../../domain/expiry.js';
 import { LbrlError } from '../../errors.js';
 import { type ConfigKey, DEFAULTS, type DefaultedKey } from '../../store/config.js';
 import type { Printer } from '../../ui/output.js';
-import { localTime, timeZoneOf } from '../../ui/render.js';
+import { localTime, timeZoneOf } from '../../ui/zone-time.js';
 
 /** The profile's settings, each read when asked (`settingOf` of the factory's profile; a test hands a plain object). */
 export interface SettingsReader {

@@ -10,7 +10,6 @@ import type { Factory } from '../../factory/factory.js';
 import { renderModeOf } from '../../factory/target.js';
 import { expiredRecord, statusRecord } from '../../store/history-records.js';
 import type { CounterView } from '../../ui/counter.js';
-import { timeZoneOf } from '../../ui/render.js';
 import {
   endLines,
   paidLine,
@@ -19,6 +18,7 @@ import {
   WatchLog,
   WatchView,
 } from '../../ui/watch-view.js';
+import { timeZoneOf } from '../../ui/zone-time.js';
 import { reportPaidAfterExpiry } from './expiry.js';
 import { readerGoneEnd } from './reader-gone.js';
 

@@ -3,7 +3,7 @@
 import type { Context } from '../../context.js';
 import { parseWhen } from '../../domain/expiry.js';
 import { invalidValue, usageError } from '../../errors.js';
-import { localDayStart, timeZoneOf } from '../../ui/render.js';
+import { localDayStart, timeZoneOf } from '../../ui/zone-time.js';
 
 export function parseSpan(
   flags: { since?: string | undefined; until?: string | undefined },

@@ -7,14 +7,9 @@
 
 import { brCodeAmountCents, readBrCode } from '../brcode.js';
 import { decimalEquals, decimalSub, decimalToString } from '../decimal.js';
-import {
-  createdDepositShape,
-  depositShape,
-  isIsoTimestamp,
-  OBJECT_FIELDS,
-  REQUIRED_NULLABLE,
-} from '../deposit.js';
+import { createdDepositShape, depositShape, OBJECT_FIELDS, REQUIRED_NULLABLE } from '../deposit.js';
 import { centsToDecimalText } from '../money.js';
+import { isIsoTimestamp } from '../settlement-facts.js';
 import { safeText, showValue, terminalSafe } from '../text/safe-text.js';
 import { isHex32 } from '../values.js';
 import {

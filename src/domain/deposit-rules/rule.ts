@@ -7,8 +7,9 @@
  */
 
 import { type Decimal, decimalFromNumber } from '../decimal.js';
-import { FIELD_EXPECTED, type SettlementFacts } from '../deposit.js';
+import { FIELD_EXPECTED } from '../deposit.js';
 import { MAX_CENTS, MIN_CENTS } from '../money.js';
+import type { SettlementFacts } from '../settlement-facts.js';
 import { showValue } from '../text/safe-text.js';
 
 export interface Violation {

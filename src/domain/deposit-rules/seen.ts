@@ -5,15 +5,8 @@
  * only moves forward (a terminal status never changes).
  */
 import { decimalEquals, decimalFromNumber } from '../decimal.js';
-import {
-  ALWAYS_FIELDS,
-  CREATE_ONLY_FIELDS,
-  isIsoTimestamp,
-  MUTABLE_FIELDS,
-  SETTLEMENT_FACT_FIELDS,
-  SPLIT_FIELDS,
-  valueAtPath,
-} from '../deposit.js';
+import { ALWAYS_FIELDS, CREATE_ONLY_FIELDS, MUTABLE_FIELDS, SPLIT_FIELDS } from '../deposit.js';
+import { isIsoTimestamp, SETTLEMENT_FACT_FIELDS, valueAtPath } from '../settlement-facts.js';
 import { showValue } from '../text/safe-text.js';
 import { canonicalId, isTerminal, STATUS_ORDER } from '../values.js';
 import { type AnswerRule, isObject, sameAddressText, type Violation, violation } from './rule.js';
