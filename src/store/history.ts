@@ -111,7 +111,6 @@ export class History implements HistoryFile {
     return last[0] === 0x0a || last[0] === 0x0d;
   }
 
-
   /**
    * What this process appends of a deposit (a status, an expiry, a verification) is what it reads
    * next: the entry pending() read of it is dropped, so recorded() reads it again from the file.

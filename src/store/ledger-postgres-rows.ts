@@ -2,7 +2,7 @@
  * A deposit's row in PostgreSQL (store/ledger-schema.ts) as the entry every reader gives: the
  * same entry the file history folds from the same records (history-merge.ts), field for field.
  */
-import type { SettlementFacts } from '../domain/deposit.js';
+import type { SettlementFacts } from '../domain/settlement-facts.js';
 import { isTerminal } from '../domain/values.js';
 import { settled } from './history-merge.js';
 import {
