@@ -420,6 +420,10 @@ describe('a good delivery changed in one of its five parts', () => {
       (d) => void (d.body = `${String(d.body)} `),
       (d) => void (d.body = Buffer.from(String(d.body))),
       (d) => void (d.body = String(d.body).replace('deposit', 'Deposit')),
+      // bytes that are not a Buffer: the reference reads none
+      (d) => void (d.body = new Uint8Array(Buffer.from(String(d.body)))),
+      // a byte that is no UTF-8, where the signed text has U+FFFD: read as the reference reads it
+      (d) => void (d.body = Buffer.concat([Buffer.from(String(d.body)), Buffer.from([0xff])])),
     ),
     secretText.map((loose) => (d: Delivery) => void (d.secret = `whsec_${loose(d.secret.slice(6))}`)),
   );
@@ -474,6 +478,47 @@ describe('a good delivery changed in one of its five parts', () => {
 
 interface Delivery {
   secret: string;
-  body: string | Buffer;
+  body: string | Uint8Array;
   headers: Record<string, unknown>;
 }
+
+describe('bodies as the reference reads them', () => {
+  it('a Buffer with a byte that is no UTF-8, signed as the text it reads as: both accept; bytes that are no Buffer: both refuse', () => {
+    const secret = formatSecret(Buffer.alloc(32, 7));
+    const body = eventBody({
+      type: 'deposit.created',
+      at: NOW,
+      deposit: { id: 'd', status: 'WAITING_PAYMENT', note: 'NOTE' },
+      previousStatus: null,
+    });
+    const [before, after] = body.split('NOTE') as [string, string];
+    const bytes = Buffer.concat([Buffer.from(before), Buffer.from([0x53, 0xe3, 0x6f]), Buffer.from(after)]);
+    // what a Buffer's toString makes of it: the lone byte 0xe3 is U+FFFD
+    const read = `${before}S\ufffdo${after}`;
+    const headers = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': String(NOW_S),
+      'webhook-signature': new Webhook(secret).sign('evt_1', new Date(NOW), read),
+    };
+    const judged = (given: unknown) => {
+      let reference = true;
+      try {
+        new Webhook(secret).verify(given as string, headers);
+      } catch {
+        reference = false;
+      }
+      let lbrl = true;
+      try {
+        verifyWebhook(given as string, headers, secret, { now: () => NOW });
+      } catch (error) {
+        expect(error).toBeInstanceOf(WebhookVerificationError);
+        lbrl = false;
+      }
+      return { reference, lbrl };
+    };
+    expect(judged(bytes)).toEqual({ reference: true, lbrl: true });
+    expect(verifyWebhook(bytes, headers, secret, { now: () => NOW }).data.deposit.note).toBe('S\ufffdo');
+    expect(judged(new Uint8Array(bytes))).toEqual({ reference: false, lbrl: false });
+    expect(judged(read)).toEqual({ reference: true, lbrl: true });
+  });
+});
