@@ -14,7 +14,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, bundleLikeLbrl, median, nodeBin, ROOT, round, serveSandbox, tempEnv } from './lib.mjs';
+import { bundleLikeLbrl, median, nodeBin, ROOT, round, serveSandbox, tempEnv } from './lib.mjs';
 
 const option = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -61,9 +61,35 @@ function seedCost(file) {
   return total;
 }
 
+/**
+ * The build, copied once before anything runs: the counts take many minutes, and `npm run build`
+ * in the meantime (it removes dist/ first) would have runs fail midway, or count two builds. Every
+ * run, the sandbox's included, uses the copy.
+ */
+function buildCopy() {
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'build-id'))) {
+    console.error('no build in dist/ (or one being made): run npm run build, then this benchmark');
+    process.exit(1);
+  }
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-build-'));
+  for (const part of ['package.json', 'bin', 'dist'])
+    fs.cpSync(path.join(ROOT, part), path.join(copy, part), { recursive: true });
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+  const id = (dir) => fs.readFileSync(path.join(dir, 'dist', 'build-id'), 'utf8');
+  if (!fs.existsSync(path.join(copy, 'dist', 'build-id')) || id(copy) !== id(ROOT)) {
+    console.error('dist/ changed while it was copied (a build running?): run this benchmark again after it');
+    process.exit(1);
+  }
+  return path.join(copy, 'bin', 'lbrl.js');
+}
+const BIN = buildCopy();
+console.error(
+  `counting the build copied to ${path.dirname(path.dirname(BIN))} (dist/ may be rebuilt meanwhile)`,
+);
+
 const { env } = tempEnv();
 const serverEnv = { ...env, LBRL_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-srv-')) };
-const sandbox = await serveSandbox(serverEnv);
+const sandbox = await serveSandbox(serverEnv, BIN);
 const live = { ...env, LBRL_BASE_URL: sandbox.baseUrl, LBRL_TOKEN: sandbox.token };
 const LQ =
   'lq1qqvxk052kf3qtkxmrakx50a9gc3smqad2ync54hzntjt980kfej9kkfe0247rp5h4yzmdftsahhw64uy8pzfe7cpg4fgykm7cv';

@@ -119,9 +119,9 @@ export function nodeBin(major) {
   return node;
 }
 
-/** Start `lbrl sandbox serve` and read its base URL and token. */
-export function serveSandbox(env) {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'serve'], {
+/** Start `lbrl sandbox serve` (of `bin`, the built program by default) and read its base URL and token. */
+export function serveSandbox(env, bin = BIN) {
+  const child = spawn(process.execPath, [bin, 'sandbox', 'serve'], {
     env,
     stdio: ['ignore', 'pipe', 'ignore'],
   });

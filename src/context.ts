@@ -9,7 +9,8 @@ import type { ClientOptions } from './api/client.js';
 import { usageError } from './errors.js';
 
 export interface OutStream {
-  write(chunk: string): unknown;
+  /** text (UTF-8), or bytes written as they are (an OFX statement in its own character set) */
+  write(chunk: string | Uint8Array): unknown;
   /** a redacting stream (ui/output.ts): write out what it holds back (the end of a secret may follow) */
   flush?(): void;
   isTTY?: boolean | undefined;

@@ -1,11 +1,12 @@
 /**
  * One delivery attempt of a webhook: a POST of the body with its signed headers, its answer's
  * status and how long it took. The answer's body is read (at most MAX_ANSWER bytes) and dropped:
- * only the status matters. Nothing is thrown: a failure is an outcome, for the retry schedule.
+ * only the status matters. Nothing is thrown: a failure is an outcome, for the retry schedule
+ * (but for a kept-alive connection the receiver had just closed: sent again at once, see post).
  */
 import type { Parsed } from '../domain/money.js';
 import { isLoopbackHost } from './baseurl.js';
-import { Agent, type Dispatcher, request } from './http.js';
+import { Agent, type Dispatcher, isStaleConnection, request } from './http.js';
 
 export type PostOutcome =
   | { kind: 'answer'; status: number; ms: number }
@@ -41,44 +42,60 @@ export function webhookPoster(options: {
       bodyTimeout: options.timeoutMs,
       allowH2: false,
     });
+  const attempt = async (
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    started: number,
+    signal?: AbortSignal,
+  ): Promise<PostOutcome & { stale?: boolean }> => {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
+    const onAbort = () => timeout.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'user-agent': options.userAgent },
+        body,
+        dispatcher,
+        signal: timeout.signal,
+      });
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_ANSWER) {
+          res.body.destroy();
+          break;
+        }
+      }
+      return { kind: 'answer', status: res.statusCode, ms: options.now() - started };
+    } catch (error) {
+      return {
+        kind: 'failure',
+        reason: failureReason(error, timeout.signal.aborted),
+        ms: options.now() - started,
+        stale: !timeout.signal.aborted && isStaleConnection(error),
+      };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  };
   return {
+    /**
+     * A delivery that failed on a kept-alive connection the receiver had just closed, before a
+     * byte of answer (isStaleConnection), is sent again at once, once, on a new connection, and
+     * only its second outcome is told: the receiver answered nothing, and a delivery is idempotent
+     * by its webhook-id. Any other failure is the retry schedule's.
+     */
     async post(url, headers, body, signal) {
       const started = options.now();
-      const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
-      const onAbort = () => timeout.abort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        const res = await request(url, {
-          method: 'POST',
-          headers: {
-            ...headers,
-            'content-type': 'application/json',
-            'user-agent': options.userAgent,
-          },
-          body,
-          dispatcher,
-          signal: timeout.signal,
-        });
-        let size = 0;
-        for await (const chunk of res.body) {
-          size += (chunk as Buffer).length;
-          if (size > MAX_ANSWER) {
-            res.body.destroy();
-            break;
-          }
-        }
-        return { kind: 'answer', status: res.statusCode, ms: options.now() - started };
-      } catch (error) {
-        return {
-          kind: 'failure',
-          reason: failureReason(error, timeout.signal.aborted),
-          ms: options.now() - started,
-        };
-      } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      }
+      const first = await attempt(url, headers, body, started, signal);
+      if (first.kind === 'answer' || !first.stale || signal?.aborted)
+        return first.kind === 'answer' ? first : { kind: 'failure', reason: first.reason, ms: first.ms };
+      const second = await attempt(url, headers, body, started, signal);
+      return second.kind === 'answer' ? second : { kind: 'failure', reason: second.reason, ms: second.ms };
     },
     async close() {
       if (!options.dispatcher) await dispatcher.close().catch(() => {});

@@ -9,6 +9,7 @@ import {
 } from '../deposits/export.js';
 import { createdFilter } from '../deposits/ledger.js';
 import { CSV_BR, CSV_RFC } from '../domain/text/csv-write.js';
+import { windows1252Bytes } from '../domain/text/windows-1252.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
@@ -153,7 +154,8 @@ export async function runExport(options: ExportCommandOptions): Promise<void> {
         ),
       { watchReader: false },
     );
-  options.ctx.stdout.write(text);
+  // the OFX in the Windows-1252 its header declares; the other formats in UTF-8
+  options.ctx.stdout.write(format === 'ofx' ? windows1252Bytes(text) : text);
 }
 
 export const DEPOSIT_EXPORT = command({

@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { type CsvDialect, centsField, csvRecord, textField } from '../domain/text/csv-write.js';
 import { safeText } from '../domain/text/safe-text.js';
+import { windows1252Text } from '../domain/text/windows-1252.js';
 import { isHex32 } from '../domain/values.js';
 import type { HistoryEntry } from '../store/history-records.js';
 import { type DepositFigures, figuresOf, shownStatus } from './ledger.js';
@@ -153,11 +154,8 @@ export function csvExport(
 
 /** Text inside an OFX element: one line, no markup, at most `max` characters. */
 function ofxText(value: string, max: number): string {
-  // accents taken off (ã is a), anything else past ASCII written ?
-  const plain = safeText(value)
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .replace(/[^\x20-\x7e]/gu, '?')
+  // what Windows-1252 has kept (ã, ç, €, “”), anything else without its accent or written ?
+  const plain = windows1252Text(safeText(value))
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;');
@@ -238,9 +236,10 @@ function ofxTransaction(
 
 /**
  * The OFX 1.02 statement of the finalized deposits (SGML headers, BRL), oldest first. Its text
- * is ASCII: libofx (what GnuCash and KMyMoney read OFX with) hands any other byte to its SGML
- * parser as an error, whatever the declared charset, so accents are taken off the merchant's
- * words there (the CSV and the journal keep them whole).
+ * is in Windows-1252, as its header declares (`CHARSET:1252`, as Brazilian banks write it): the
+ * merchant's accents are kept (libofx, what GnuCash and KMyMoney read OFX with, converts them and
+ * reads them right), what that set lacks is written without its accent or as `?`. Written as
+ * bytes with windows1252Bytes: a text of UTF-8 would be read as two characters per accent.
  */
 export function ofxExport(lines: ExportLine[], facts: StatementFacts): string {
   const { times } = facts;

@@ -171,19 +171,33 @@ export function formatSecret(bytes: Uint8Array): string {
 }
 
 /**
- * The key bytes of a `whsec_` secret (the prefix is optional, as receivers accept it); undefined
- * when it is not one. Any key of one byte or more verifies, as the reference library's does: the
- * lengths lbrl makes and keeps are signingKey's rule, not a receiver's.
+ * The key bytes of a `whsec_` secret (the prefix is optional, as receivers accept it), read exactly
+ * as the reference library (npm `standardwebhooks`, through @stablelib/base64) reads it, so that a
+ * receiver accepts what any other Standard Webhooks receiver accepts: trailing `=` are padding (at
+ * most two, in a text of four characters or more), padding need not be there nor match the length,
+ * the unused low bits of the last character are dropped, and a last lone character (a length of
+ * 4k + 1 without the padding) is not read at all; every character read must be of the standard
+ * alphabet. Undefined when the reference would refuse the secret. Any key of one byte or more
+ * verifies: the lengths lbrl makes and keeps are signingKey's rule, not a receiver's.
  */
 export function secretKey(secret: string): Buffer | undefined {
-  const b64 = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0) return undefined;
-  const key = Buffer.from(b64, 'base64');
+  const text = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  const padding = text.length - text.replace(/=+$/, '').length;
+  if (text.length < 4 || padding > 2) return undefined;
+  const length = text.length - padding;
+  const read = text.slice(0, length % 4 === 1 ? length - 1 : length);
+  if (!/^[A-Za-z0-9+/]*$/.test(read)) return undefined;
+  const key = Buffer.from(read, 'base64');
   return key.length === 0 ? undefined : key;
 }
 
-/** The key of a profile's own secret, which listen signs with: 16 to 64 bytes, else undefined (damaged). */
+/**
+ * The key of a profile's own secret, which listen signs with: written as lbrl writes it (padded
+ * base64, nothing a lenient reader would drop) and of 16 to 64 bytes, else undefined (damaged).
+ */
 export function signingKey(secret: string): Buffer | undefined {
+  const text = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0) return undefined;
   const key = secretKey(secret);
   return key && key.length >= 16 && key.length <= 64 ? key : undefined;
 }

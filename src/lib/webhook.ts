@@ -46,10 +46,13 @@ export interface WebhookEvent {
   };
 }
 
-/** Headers as Node's http module gives them (lower-case names), as a Fetch Headers object, or a plain record. */
-export type WebhookHeaders =
-  | { get(name: string): string | null }
-  | Record<string, string | string[] | undefined>;
+/**
+ * Headers as Node's http module gives them (lower-case names), or any plain record (names in any
+ * case). Not a Fetch `Headers` object or a Map: the reference library reads a record's own keys,
+ * finds none there and refuses every delivery, so verifyWebhook refuses them too, saying how to
+ * pass them (`Object.fromEntries(headers)`).
+ */
+export type WebhookHeaders = Record<string, string | string[] | undefined>;
 
 export interface VerifyWebhookOptions {
   /** the receiver's clock, in ms (default Date.now) */
@@ -59,31 +62,41 @@ export interface VerifyWebhookOptions {
 }
 
 /**
- * A header's value as the reference library reads it: a plain record's own keys, lower-cased,
- * the last of two that differ only in case winning; a Fetch Headers object or a Map by `get`.
- * One-element arrays (a framework's form) hold the value; any other array or kind is no value a
- * receiver can read, given as undefined with `malformed` set.
+ * A header's value as the reference library reads it: a record's own keys, lower-cased, the last
+ * of two that differ only in case winning; a value that is not truthy is no value. The id and the
+ * time are read through a template (an array of texts as its join, a number as its digits), the
+ * signature is split as a string: any other kind there (an array) throws in the reference, so it
+ * is given as undefined with `malformed` set, as is a value no template can read (a symbol).
  */
-function header(headers: WebhookHeaders, name: string): { value: string | undefined; malformed: boolean } {
+function header(headers: object, name: string): { value: string | undefined; malformed: boolean } {
   let value: unknown;
-  if (typeof (headers as { get?: unknown }).get === 'function') {
-    value = (headers as { get(name: string): string | null }).get(name) ?? undefined;
-  } else {
-    const record = headers as Record<string, unknown>;
-    for (const key of Object.keys(record)) if (key.toLowerCase() === name) value = record[key];
+  const record = headers as Record<string, unknown>;
+  for (const key of Object.keys(record)) if (key.toLowerCase() === name) value = record[key];
+  if (!value) return { value: undefined, malformed: false };
+  if (typeof value === 'string') return { value, malformed: false };
+  if (name === 'webhook-signature' || typeof value === 'symbol') return { value: undefined, malformed: true };
+  try {
+    return { value: `${value as string}`, malformed: false };
+  } catch {
+    return { value: undefined, malformed: true };
   }
-  // as the reference library reads it: the id and time through a template (an array of texts as
-  // its join), the signature split as a string (an array there throws: no signature)
-  if (Array.isArray(value) && name !== 'webhook-signature' && value.every((v) => typeof v === 'string'))
-    value = value.join(',');
-  if (value === undefined || value === null || typeof value === 'string')
-    return { value: value ?? undefined, malformed: false };
-  return { value: undefined, malformed: true };
+}
+
+/** Refused: headers the reference library cannot read (a Fetch Headers object, a Map). */
+function refuseUnreadableHeaders(headers: unknown): void {
+  if (headers === null || typeof headers !== 'object')
+    throw new WebhookVerificationError('missing_header', 'no headers were given');
+  if (typeof (headers as { get?: unknown }).get === 'function')
+    throw new WebhookVerificationError(
+      'malformed_header',
+      'webhook not verified: the headers are a Headers or Map object, which Standard Webhooks libraries do not read; pass a plain record: Object.fromEntries(headers)',
+    );
 }
 
 /**
- * Check a delivery: the raw body exactly as received (a string or the bytes: parse it only after
- * this), its headers and the profile's secret (`lbrl listen --print-secret`). Returns the event.
+ * Check a delivery: the raw body exactly as received (a string, or the Buffer Node gives: a Buffer
+ * is the one kind of bytes Standard Webhooks libraries read; parse it only after this), its
+ * headers and the profile's secret (`lbrl listen --print-secret`). Returns the event.
  */
 export function verifyWebhook(
   body: string | Uint8Array,
@@ -93,18 +106,18 @@ export function verifyWebhook(
 ): WebhookEvent {
   if (typeof secret !== 'string')
     throw new WebhookVerificationError('bad_secret', 'the secret must be a string');
-  if (headers === null || typeof headers !== 'object')
-    throw new WebhookVerificationError('missing_header', 'no headers were given');
+  refuseUnreadableHeaders(headers);
   let text: string;
   if (typeof body === 'string') text = body;
-  else if (body instanceof Uint8Array) {
-    try {
-      // ignoreBOM: a leading byte order mark is part of the bytes signed, never dropped
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
-    } catch {
-      throw new WebhookVerificationError('malformed_body', 'the body is not UTF-8');
-    }
-  } else throw new WebhookVerificationError('malformed_body', 'the body must be a string or bytes');
+  // a Buffer read as the reference reads it (its toString: UTF-8, a byte order mark kept, a byte
+  // that is no UTF-8 read as U+FFFD, which is then what must have been signed); other bytes are
+  // refused, as the reference refuses them
+  else if (Buffer.isBuffer(body)) text = body.toString('utf8');
+  else
+    throw new WebhookVerificationError(
+      'malformed_body',
+      'the body must be a string or a Buffer (Standard Webhooks libraries read no other bytes): Buffer.from(bytes)',
+    );
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signed = header(headers, 'webhook-signature');

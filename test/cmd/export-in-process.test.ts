@@ -15,6 +15,7 @@ import { EXPORT_TZ, exportId, exportLedger } from '../helpers/export-ledger.js';
 import { plainTerminal } from '../helpers/plain-terminal.js';
 import { recordsHistory } from '../helpers/records-history.js';
 import { tempDir } from '../helpers/temp.js';
+import { readWindows1252 } from '../helpers/windows-1252.js';
 
 const NOW = Date.parse('2026-12-02T12:00:00Z');
 
@@ -26,7 +27,7 @@ async function seen(work: (term: ReturnType<typeof plainTerminal>) => Promise<vo
   } catch (caught) {
     error = caught as LbrlError;
   }
-  return { stdout: term.stdout, stderr: term.stderr, error };
+  return { stdout: term.stdout, bytes: term.stdoutBytes!, stderr: term.stderr, error };
 }
 
 function world(term: ReturnType<typeof plainTerminal>, json: boolean) {
@@ -171,10 +172,10 @@ describe('deposit export --format ofx', () => {
   it('an OFX 1.02 statement: one CREDIT of the net per finalized deposit, FITID its id, the sums the report’s', async () => {
     const run = await exported({ format: 'ofx', month: '2026-11' });
     expect(run.error).toBeUndefined();
-    const text = run.stdout;
+    // the bytes of the Windows-1252 its header declares
+    const text = readWindows1252(run.bytes);
     expect(text.startsWith('OFXHEADER:100\r\nDATA:OFXSGML\r\nVERSION:102\r\n')).toBe(true);
-    // ASCII alone: libofx reads any other byte as an SGML error
-    expect(text).not.toMatch(/[^\x00-\x7f]/);
+    expect(text).toContain('\r\nENCODING:USASCII\r\nCHARSET:1252\r\n');
     expect(text).toContain('\r\n<CURDEF>BRL\r\n');
     const transactions = [...text.matchAll(/<STMTTRN>([\s\S]*?)<\/STMTTRN>/g)].map((m) => m[1]!);
     const field = (t: string, name: string) => new RegExp(`<${name}>([^\\r\\n]*)`).exec(t)?.[1];
@@ -188,7 +189,8 @@ describe('deposit export --format ofx', () => {
     expect(field(transactions[0]!, 'MEMO')).toBe('pedido 1042 | bruto 15,50 | tarifa 0,15');
     // a NAME is at most 32 characters
     expect(field(transactions[1]!, 'NAME')).toBe('=HYPERLINK("http://evil.example"');
-    expect(field(transactions[2]!, 'NAME')).toBe('pao de queijo ?');
+    expect(field(transactions[2]!, 'NAME')).toBe('pão de queijo ?');
+    expect(run.bytes.includes(Buffer.from('p\xe3o de queijo ?', 'latin1'))).toBe(true);
     expect(/<DTEND>([^\r\n]*)/.exec(text)![1]).toBe('20261130235959[-3:GMT]');
   });
 
@@ -208,6 +210,36 @@ describe('deposit export --format ofx', () => {
     // cut at 32 characters without splitting an entity
     expect(run.stdout).toContain('<NAME>&lt;/NAME&gt;&lt;TRNAMT&gt;99999\r\n');
     expect(run.stdout.match(/<TRNAMT>/g)).toHaveLength(7);
+  });
+});
+
+describe('deposit export --format ofx: the merchant’s words in Windows-1252', () => {
+  it.each([
+    ['São Paulo, ação', 'São Paulo, ação'],
+    // composed first: an a and a combining tilde are one ã
+    ['Sa\u0303o Jose\u0301', 'São José'],
+    ['“Pão” – 5 € … Œuvre', '“Pão” – 5 € … Œuvre'],
+    // what the set lacks: without its accent (ǎ, ő), else ?
+    ['ǎ ő 💸 Москва', 'a o ? ??????'],
+  ])('a reference %j is written %j, one byte a character, as the header declares', async (ref, shown) => {
+    const records = exportLedger().map((r) =>
+      r.type === 'created' && r.id === exportId(2) ? { ...r, ref, note: ref } : r,
+    );
+    const history = recordsHistory(records);
+    const run = await seen((term) =>
+      runExport({
+        flags: { format: 'ofx', month: '2026-11' },
+        ...world(term, false),
+        history: () => history,
+      }),
+    );
+    expect(run.error).toBeUndefined();
+    const text = readWindows1252(run.bytes);
+    expect(text).toContain(`\r\n<NAME>${shown}\r\n`);
+    expect(text).toContain(`\r\n<MEMO>${shown} | ${shown} | bruto`);
+    // one byte a character: the bytes are the text's own, none of UTF-8's
+    expect(run.bytes.length).toBe([...text].length);
+    expect(text).not.toContain('\ufffd');
   });
 });
 

@@ -7,10 +7,10 @@
  */
 import { describe, expect, inject, it, vi } from 'vitest';
 import { readLedgerSetting } from '../../src/domain/ledger-url.js';
-import type { LbrlError } from '../../src/errors.js';
 import { openLedger } from '../../src/store/ledger.js';
 import type { PostgresLedger } from '../../src/store/ledger-postgres.js';
 import { SCHEMA_VERSION } from '../../src/store/ledger-schema.js';
+import { failure } from '../helpers/failure.js';
 import { created, depositId, ledgerContract, SERVICE } from '../helpers/ledger-contract.js';
 import { freshDatabase, sql } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
@@ -22,15 +22,6 @@ async function open(url: string, env: Record<string, string | undefined> = {}): 
   const setting = readLedgerSetting(url);
   if (!setting.ok) throw new Error(setting.expected);
   return (await openLedger(setting.value, { dir: tempDir(), warn: () => {}, env })) as PostgresLedger;
-}
-
-async function failure(promise: Promise<unknown>): Promise<LbrlError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as LbrlError;
-  }
-  throw new Error('it did not fail');
 }
 
 ledgerContract('PostgreSQL', async () => open(await freshDatabase(inject('postgresUrl'))));

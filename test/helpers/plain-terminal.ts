@@ -12,6 +12,8 @@ import { Printer } from '../../src/ui/output.js';
 
 export interface PlainTerminal {
   readonly stdout: string;
+  /** stdout's bytes as written */
+  readonly stdoutBytes?: Buffer;
   readonly stderr: string;
   printer: Printer;
   /** the streams, the environment and the clock's now, as the options' `ctx` */
@@ -33,8 +35,18 @@ export function plainTerminal(
 ): PlainTerminal {
   let stdout = '';
   let stderr = '';
+  const stdoutChunks: Buffer[] = [];
   const ctx = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: o.columns !== undefined, columns: o.columns },
+    stdout: {
+      // text kept as text; bytes as they are (stdoutBytes), and read as UTF-8 in stdout
+      write: (s: string | Uint8Array) => {
+        const bytes = typeof s === 'string' ? Buffer.from(s) : Buffer.from(s);
+        stdoutChunks.push(bytes);
+        stdout += typeof s === 'string' ? s : bytes.toString('utf8');
+      },
+      isTTY: o.columns !== undefined,
+      columns: o.columns,
+    },
     stderr: { write: (s: string) => (stderr += s), isTTY: false },
     stdin: Object.assign(Readable.from(o.stdin !== undefined ? [Buffer.from(o.stdin)] : []), {
       isTTY: false,
@@ -51,6 +63,9 @@ export function plainTerminal(
   return {
     get stdout() {
       return stdout;
+    },
+    get stdoutBytes() {
+      return Buffer.concat(stdoutChunks);
     },
     get stderr() {
       return stderr;

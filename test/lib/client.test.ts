@@ -11,8 +11,9 @@ import {
   EXIT_CODES,
   isLbrlError,
   type LbrlClient,
-  LbrlError,
+  type LbrlError,
 } from '../../src/index.js';
+import { failure } from '../helpers/failure.js';
 import { createAnswer, getAnswer, ID, LQ, TEX, TOKEN, VJL } from '../helpers/fixtures.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
 import { forTest, json, startServer } from '../helpers/server.js';
@@ -40,18 +41,6 @@ function client(settings: Parameters<typeof createClient>[0]): LbrlClient {
   const c = createClient(settings);
   clients.push(c);
   return c;
-}
-
-/** The error a promise rejects with (it must reject). */
-async function failure(p: Promise<unknown>): Promise<LbrlError> {
-  try {
-    await p;
-  } catch (error) {
-    expect(isLbrlError(error)).toBe(true);
-    expect(error).toBeInstanceOf(LbrlError);
-    return error as LbrlError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('against the sandbox server', () => {

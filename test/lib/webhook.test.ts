@@ -44,8 +44,7 @@ describe('verifyWebhook', () => {
     expect(event.type).toBe('deposit.finalized');
     expect(event.data.previousStatus).toBe('TX_SENT');
     expect(verifyWebhook(Buffer.from(BODY), headers, SECRET, { now }).data.deposit.status).toBe('FINALIZED');
-    // a Fetch Headers object, and names in any case
-    expect(verifyWebhook(BODY, new Headers(headers), SECRET, { now }).type).toBe('deposit.finalized');
+    // names in any case
     const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
     expect(verifyWebhook(BODY, upper, SECRET, { now }).type).toBe('deposit.finalized');
     // a secret being rotated: several signatures, one of them good
@@ -156,7 +155,7 @@ describe('verifyWebhook, as receivers call it', () => {
     ).toBe('timestamp_too_old');
   });
 
-  it('an id and a time as one-element arrays, a Map, a secret without its whsec_ prefix: accepted; a signature as an array is not (as the reference)', () => {
+  it('an id and a time as one-element arrays, a secret without its whsec_ prefix: accepted; a signature as an array is not (as the reference)', () => {
     const headers = signedByLibrary('evt_abc', NOW, BODY);
     const arrays = Object.fromEntries(
       Object.entries(headers).map(([k, v]) => [k, k === 'webhook-signature' ? v : [v]]),
@@ -164,9 +163,6 @@ describe('verifyWebhook, as receivers call it', () => {
     expect(verifyWebhook(BODY, arrays, SECRET, { now }).type).toBe('deposit.finalized');
     const signatureArray = { ...headers, 'webhook-signature': [headers['webhook-signature']] };
     expect(reason(() => verifyWebhook(BODY, signatureArray, SECRET, { now }))).toBe('malformed_header');
-    expect(verifyWebhook(BODY, new Map(Object.entries(headers)) as never, SECRET, { now }).type).toBe(
-      'deposit.finalized',
-    );
     expect(verifyWebhook(BODY, headers, SECRET.slice('whsec_'.length), { now }).type).toBe(
       'deposit.finalized',
     );

@@ -7,22 +7,12 @@
  */
 import net, { type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { LbrlError } from '../../src/errors.js';
 import { esploraClient } from '../helpers/esplora-client.js';
+import { failure } from '../helpers/failure.js';
 import { httpAnswer, startFaulty } from '../helpers/faulty.js';
 import { forTest } from '../helpers/server.js';
 
 const client = (url: string, sleeps: number[]) => esploraClient(url, sleeps);
-
-async function failure(p: Promise<unknown>): Promise<LbrlError> {
-  try {
-    await p;
-  } catch (error) {
-    if (error instanceof LbrlError) return error;
-    throw error;
-  }
-  throw new Error('did not fail');
-}
 
 describe('an explorer answer that breaks HTTP or JSON', () => {
   it.each([
