@@ -19,7 +19,7 @@
 import * as z from 'zod/mini';
 import { MAX_CENTS, MIN_CENTS } from './money.js';
 import { isIsoTimestamp } from './settlement-facts.js';
-import { DEPOSIT_ID, isHex32, STATUSES } from './values.js';
+import { DEPOSIT_ID, STATUSES } from './values.js';
 
 const isoTimestamp = z
   .string()
