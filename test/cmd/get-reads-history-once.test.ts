@@ -46,11 +46,11 @@ describe('deposit get reads the history once', () => {
     ).toBe(1);
     expect(get.code).toBe(1);
     expect(get.stderr).toContain('cannot be trusted');
-    // a final answer is recorded: the append opens it three times more (it reads what the history
-    // says of the deposit, reads whether its last line ended, then writes)
+    // a final answer is recorded: the append opens it twice more (it reads what the history says
+    // of the deposit, then opens it once to see whether its last line ended and to write)
     answer = getAnswer({ status: 'FAILED' });
     expect(await historyOpens(async () => (get = await runCli(['deposit', 'get', ID, '-q'], { env })))).toBe(
-      4,
+      3,
     );
     expect(get.stdout).toBe('FAILED\n');
     expect(JSON.parse(made.lines().at(-1)!)).toMatchObject({ type: 'status', id: ID, status: 'FAILED' });
