@@ -31,6 +31,23 @@ export function readLocalText(text: string, max: number): Parsed<string> {
   return { ok: true, value };
 }
 
+/** Every character REFUSED refuses, wherever it is. */
+const REFUSED_ALL = new RegExp(REFUSED.source, 'g');
+
+/**
+ * A reference or note as read back from the ledger, held to the rule input is held to (another
+ * till, a tool or an edit may have written anything): the recorded text when it keeps the rule,
+ * else `cut`, with each refused character shown as U+FFFD and the text cut to `max` characters,
+ * its last an ellipsis (`…`). `text` is undefined when nothing is left (only spaces and refusals).
+ */
+export function heldLocalText(recorded: string, max: number): { text: string | undefined; cut: boolean } {
+  if (readLocalText(recorded, max).ok) return { text: recorded, cut: false };
+  const shown = recorded.replace(REFUSED_ALL, '\ufffd').trim();
+  const points = [...shown];
+  const text = points.length > max ? `${points.slice(0, max - 1).join('')}\u2026` : shown;
+  return { text: text === '' ? undefined : text, cut: true };
+}
+
 /**
  * Whether a recorded reference is the one asked for (`asked` as readLocalText gives it): compared
  * composed, so a record written decomposed (by an older lbrl, or by hand) is found too.
