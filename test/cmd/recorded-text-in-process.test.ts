@@ -169,6 +169,18 @@ describe('a recorded reference or note that breaks the input rule', () => {
     expect(clean.stderr).toBe('');
   });
 
+  it.each([
+    ['a lone surrogate', 'mesa \ud800 2', 'mesa \ufffd 2'],
+    ['a byte order mark', '\ufeffpedido 7', '\ufffdpedido 7'],
+    ['a line separator', 'pedido\u20287', 'pedido\ufffd7'],
+    ['101 characters', 'y'.repeat(101), `${'y'.repeat(99)}…`],
+  ])('%s in a reference: shown as the rule allows, said once', async (_, ref, shown) => {
+    const r = await run([created(1, { ref }), created(2, { ref: 'x' })], true, list(true));
+    const listed = JSON.parse(r.stdout) as Array<{ id: string; ref?: string }>;
+    expect(listed.find((e) => e.id === id(1))?.ref).toBe(shown);
+    expect(r.stderr).toBe(warning(r.file));
+  });
+
   it("the PostgreSQL ledger's row is read by the same rule (another till inserted it)", () => {
     const entry = entryOfRow({
       created: created(1, { ref: LONG, note: 'a\u0000b' }),

@@ -41,7 +41,11 @@ const REFUSED_ALL = new RegExp(REFUSED.source, 'g');
  * its last an ellipsis (`…`). `text` is undefined when nothing is left (only spaces and refusals).
  */
 export function heldLocalText(recorded: string, max: number): { text: string | undefined; cut: boolean } {
-  if (readLocalText(recorded, max).ok) return { text: recorded, cut: false };
+  // looked at whole: trim() drops a byte order mark or a line separator at an end, which input
+  // never keeps, but the record holds it and a reader would show it
+  const value = recorded.trim();
+  if (value !== '' && [...value.normalize('NFC')].length <= max && !REFUSED.test(recorded))
+    return { text: recorded, cut: false };
   const shown = recorded.replace(REFUSED_ALL, '\ufffd').trim();
   const points = [...shown];
   const text = points.length > max ? `${points.slice(0, max - 1).join('')}\u2026` : shown;
