@@ -245,7 +245,7 @@ export const MARK_BYTES = Buffer.from(RECORD_START);
 export class DamageCount {
   private readonly counts = new Map<LineDamage, number>();
   private readonly claims = new Map<LineClaim, number>();
-  private cuts = 0;
+  private brokenTexts = 0;
 
   add(damage: LineDamage): void {
     this.counts.set(damage, (this.counts.get(damage) ?? 0) + 1);
@@ -256,17 +256,17 @@ export class DamageCount {
     this.claims.set(claim, (this.claims.get(claim) ?? 0) + 1);
   }
 
-  /** A line read with its reference or note cut to the input's rule (record-read.ts heldLocalTexts). */
-  cut(): void {
-    this.cuts += 1;
+  /** A line read with a reference or note that breaks the input's rule (record-read.ts heldLocalTexts). */
+  brokenText(): void {
+    this.brokenTexts += 1;
   }
 
   say(source: HistoryFile): void {
     this.sayClaims(source);
-    if (this.cuts > 0)
+    if (this.brokenTexts > 0)
       sayOnce(
         source,
-        `warning: cut the reference or note of ${this.cuts} line(s) in ${source.file} that break the rule input keeps (over ${REF_MAX} or ${NOTE_MAX} characters, or control or invisible characters): shown with … and �`,
+        `warning: read ${this.brokenTexts} line(s) in ${source.file} with a reference or note that breaks the input rule (over ${REF_MAX} or ${NOTE_MAX} characters: cut, ending in …; control or invisible characters: shown escaped)`,
       );
     if (this.counts.size === 0) return;
     const total = [...this.counts.values()].reduce((a, b) => a + b, 0);
@@ -321,7 +321,7 @@ export function readLine(
   const read = readRecordLine(buf.toString('utf8', start, end));
   if (read.ok) {
     if (read.claim) damage.claim(read.claim);
-    if (read.cut) damage.cut();
+    if (read.brokenText) damage.brokenText();
     const record = read.fields as unknown as StoredRecord;
     if (head !== undefined || want(record.type, record.type === 'attempt' ? undefined : record.id))
       out.push(record);

@@ -2,7 +2,8 @@
  * A reference or note read back from the history is held to the rule input is held to
  * (domain/text/reference.ts): another till, a tool or an edit may have written one of 5,000
  * characters or with controls in it. list, get and export show it cut (an ellipsis at the
- * limit, U+FFFD for each refused character), the deposit kept, and the reader says so once.
+ * limit), its controls escaped as every output escapes them, the deposit kept, and the reader
+ * says once how many lines broke the rule.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -117,7 +118,7 @@ const get = (json: boolean) => (term: Term, history: History) => {
 
 const CUT_REF = `${'x'.repeat(99)}…`;
 const warning = (file: string) =>
-  `warning: cut the reference or note of 1 line(s) in ${file} that break the rule input keeps (over 100 or 500 characters, or control or invisible characters): shown with … and �\n`;
+  `warning: read 1 line(s) in ${file} with a reference or note that breaks the input rule (over 100 or 500 characters: cut, ending in …; control or invisible characters: shown escaped)\n`;
 
 describe('a recorded reference or note that breaks the input rule', () => {
   it('list --json: a 5,000-character reference is cut to 100 characters, the deposit kept, said once', async () => {
@@ -138,20 +139,21 @@ describe('a recorded reference or note that breaks the input rule', () => {
     expect(r.stdout).not.toContain('x'.repeat(100));
   });
 
-  it('get: Ref cut, a control or invisible character in a note shown as U+FFFD, in text and --json', async () => {
+  it('get: Ref cut, the controls and invisible characters of a note escaped, in text and --json', async () => {
     const lines = [created(1, { ref: LONG, note: 'a\u202eb\u0007c\u200bd' })];
     const text = await run(lines, false, get(false));
     expect(text.error).toBeUndefined();
-    expect(text.stdout).toContain(`Ref      ${CUT_REF}\nNote     a\ufffdb\ufffdc\ufffdd\n`);
+    expect(text.stdout).toContain(`Ref      ${CUT_REF}\nNote     a\\u202eb\\x07c\\u200bd\n`);
     expect(text.stderr).toBe(warning(text.file));
     const json = await run(lines, true, get(true));
-    expect(JSON.parse(json.stdout)).toMatchObject({ ref: CUT_REF, note: 'a\ufffdb\ufffdc\ufffdd' });
+    expect(JSON.parse(json.stdout)).toMatchObject({ ref: CUT_REF, note: 'a\u202eb\u0007c\u200bd' });
+    expect(json.stdout).not.toMatch(/[\u202e\u0007\u200b]/);
   });
 
   it('export: the cells hold the cut texts; a note over 500 characters ends with the ellipsis at 500', async () => {
     const r = await run([created(1, { ref: 'mesa\n2', note: 'n'.repeat(501) })], false, exportCsv);
     expect(r.error).toBeUndefined();
-    expect(r.stdout).toContain(`${id(1)},mesa\ufffd2,${'n'.repeat(499)}…,`);
+    expect(r.stdout).toContain(`${id(1)},mesa\\n2,${'n'.repeat(499)}…,`);
     expect(r.stderr).toContain(warning(r.file));
   });
 
@@ -170,15 +172,15 @@ describe('a recorded reference or note that breaks the input rule', () => {
   });
 
   it.each([
-    ['a lone surrogate', 'mesa \ud800 2', 'mesa \ufffd 2'],
-    ['a byte order mark', '\ufeffpedido 7', '\ufffdpedido 7'],
-    ['a line separator', 'pedido\u20287', 'pedido\ufffd7'],
+    ['a lone surrogate', 'mesa \ud800 2', 'mesa \\ud800 2'],
+    ['a byte order mark', '\ufeffpedido 7', '\\ufeffpedido 7'],
+    ['a line separator', 'pedido\u20287', 'pedido\\u20287'],
     ['101 characters', 'y'.repeat(101), `${'y'.repeat(99)}…`],
-  ])('%s in a reference: shown as the rule allows, said once', async (_, ref, shown) => {
-    const r = await run([created(1, { ref }), created(2, { ref: 'x' })], true, list(true));
-    const listed = JSON.parse(r.stdout) as Array<{ id: string; ref?: string }>;
-    expect(listed.find((e) => e.id === id(1))?.ref).toBe(shown);
-    expect(r.stderr).toBe(warning(r.file));
+  ])('%s in a reference: shown escaped or cut in a pipe, said once', async (_, ref, shown) => {
+    const r = await run([created(1, { ref }), created(2, { ref: 'x' })], false, list(false));
+    const row = r.stdout.split('\n').find((line) => line.startsWith(id(1)));
+    expect(row?.split('\t')[5]).toBe(shown);
+    expect(r.stderr.split(warning(r.file))).toHaveLength(2);
   });
 
   it("the PostgreSQL ledger's row is read by the same rule (another till inserted it)", () => {
@@ -191,6 +193,6 @@ describe('a recorded reference or note that breaks the input rule', () => {
       expired_at: null,
       facts: null,
     });
-    expect([entry.ref, entry.note]).toEqual([CUT_REF, 'a\ufffdb']);
+    expect([entry.ref, entry.note]).toEqual([CUT_REF, 'a\u0000b']);
   });
 });

@@ -31,25 +31,21 @@ export function readLocalText(text: string, max: number): Parsed<string> {
   return { ok: true, value };
 }
 
-/** Every character REFUSED refuses, wherever it is. */
-const REFUSED_ALL = new RegExp(REFUSED.source, 'g');
-
 /**
- * A reference or note as read back from the ledger, held to the rule input is held to (another
- * till, a tool or an edit may have written anything): the recorded text when it keeps the rule,
- * else `cut`, with each refused character shown as U+FFFD and the text cut to `max` characters,
- * its last an ellipsis (`…`). `text` is undefined when nothing is left (only spaces and refusals).
+ * A reference or note as read back from the ledger (another till, a tool or an edit may have
+ * written anything), held to the rule input is held to: `broken` when it breaks it. One over
+ * `max` characters is cut to `max`, its last an ellipsis (`…`); control and invisible characters
+ * are kept, for every output escapes them as it escapes any (a terminal shows `\x1b`, `\u202e`).
+ * `text` is undefined when it is blank, as input refuses an empty one.
  */
-export function heldLocalText(recorded: string, max: number): { text: string | undefined; cut: boolean } {
+export function heldLocalText(recorded: string, max: number): { text: string | undefined; broken: boolean } {
   // looked at whole: trim() drops a byte order mark or a line separator at an end, which input
-  // never keeps, but the record holds it and a reader would show it
-  const value = recorded.trim();
-  if (value !== '' && [...value.normalize('NFC')].length <= max && !REFUSED.test(recorded))
-    return { text: recorded, cut: false };
-  const shown = recorded.replace(REFUSED_ALL, '\ufffd').trim();
-  const points = [...shown];
-  const text = points.length > max ? `${points.slice(0, max - 1).join('')}\u2026` : shown;
-  return { text: text === '' ? undefined : text, cut: true };
+  // never keeps, but the record holds it and every reader shows it
+  if (recorded.trim() === '') return { text: undefined, broken: true };
+  const points = [...recorded];
+  const long = [...recorded.trim().normalize('NFC')].length > max;
+  const text = long ? `${points.slice(0, max - 1).join('')}\u2026` : recorded;
+  return { text, broken: long || REFUSED.test(recorded) };
 }
 
 /**
