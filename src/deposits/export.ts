@@ -324,6 +324,15 @@ function journalText(value: string): string {
   return safeText(value).replace(/;/g, ',').replace(/\|/g, '/');
 }
 
+/**
+ * Text for a journal comment: a `:` written `∶` (U+2236) as well, so that the merchant's words
+ * stay text: hledger reads `name:value` in a comment as a tag (and `date:` in a posting's as its
+ * date), ledger `:name:` too. The export's own tags (`deposit:`, `note:`, `txid:`) are the only ones.
+ */
+function journalComment(value: string): string {
+  return journalText(value).replace(/:/g, '\u2236');
+}
+
 /** The hledger/ledger journal: the commodity directive, then one transaction per finalized deposit. */
 export function journalExport(lines: ExportLine[], heading: string, times: LocalTimes): string {
   const out = [
@@ -349,7 +358,7 @@ export function journalExport(lines: ExportLine[], heading: string, times: Local
     const description = line.ref !== undefined ? journalText(line.ref) : `PIX ${line.id.slice(0, 8)}`;
     out.push(`${date} * (${line.id}) ${description}`);
     out.push(`    ; deposit: ${line.id}`);
-    if (line.note !== undefined) out.push(`    ; note: ${journalText(line.note)}`);
+    if (line.note !== undefined) out.push(`    ; note: ${journalComment(line.note)}`);
     if (line.txid) out.push(`    ; txid: ${line.txid}`);
     out.push(posting(JOURNAL_ACCOUNTS.destination, figures.destination));
     if (figures.split > 0) out.push(posting(JOURNAL_ACCOUNTS.split, figures.split));

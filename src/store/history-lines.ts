@@ -5,6 +5,7 @@
  * does not want without parsing them.
  */
 import fs from 'node:fs';
+import { NOTE_MAX, REF_MAX } from '../domain/text/reference.js';
 import { canonicalId } from '../domain/values.js';
 import { openOwnFile } from './files.js';
 import type { StoredRecord } from './history-records.js';
@@ -244,6 +245,7 @@ export const MARK_BYTES = Buffer.from(RECORD_START);
 export class DamageCount {
   private readonly counts = new Map<LineDamage, number>();
   private readonly claims = new Map<LineClaim, number>();
+  private brokenTexts = 0;
 
   add(damage: LineDamage): void {
     this.counts.set(damage, (this.counts.get(damage) ?? 0) + 1);
@@ -254,8 +256,18 @@ export class DamageCount {
     this.claims.set(claim, (this.claims.get(claim) ?? 0) + 1);
   }
 
+  /** A line read with a reference or note that breaks the input's rule (record-read.ts heldLocalTexts). */
+  brokenText(): void {
+    this.brokenTexts += 1;
+  }
+
   say(source: HistoryFile): void {
     this.sayClaims(source);
+    if (this.brokenTexts > 0)
+      sayOnce(
+        source,
+        `warning: read ${this.brokenTexts} line(s) in ${source.file} with a reference or note that breaks the input rule (over ${REF_MAX} or ${NOTE_MAX} characters: cut, ending in …; control or invisible characters: shown escaped)`,
+      );
     if (this.counts.size === 0) return;
     const total = [...this.counts.values()].reduce((a, b) => a + b, 0);
     const parts = LINE_DAMAGES.filter((damage) => this.counts.has(damage))
@@ -309,6 +321,7 @@ export function readLine(
   const read = readRecordLine(buf.toString('utf8', start, end));
   if (read.ok) {
     if (read.claim) damage.claim(read.claim);
+    if (read.brokenText) damage.brokenText();
     const record = read.fields as unknown as StoredRecord;
     if (head !== undefined || want(record.type, record.type === 'attempt' ? undefined : record.id))
       out.push(record);

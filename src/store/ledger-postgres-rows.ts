@@ -13,6 +13,7 @@ import {
   type UnverifiedRecord,
   type VerifiedRecord,
 } from './history-records.js';
+import { heldLocalTexts } from './record-read.js';
 
 export interface DepositRow {
   created: string;
@@ -31,6 +32,8 @@ export function entryOfRow(row: DepositRow): HistoryEntry {
   const created = JSON.parse(row.created) as CreatedRecord & Partial<HistoryEntry>;
   // what only later records state is believed from them alone, as the file's readers do
   for (const field of LATER_FIELDS) delete created[field];
+  // a reference or note another till wrote is held to the rule input keeps, as the file's readers hold it
+  heldLocalTexts(created);
   const entry: HistoryEntry = { ...created, status: row.status, statusAt: row.status_at };
   if (row.final && isTerminal(row.status)) entry.final = row.final;
   if (row.chain?.type === 'verified') {

@@ -11,6 +11,7 @@
 
 import { MAX_CENTS, MIN_CENTS } from '../domain/money.js';
 import { isIsoTimestamp, readSettlementFacts, type SettlementFacts } from '../domain/settlement-facts.js';
+import { heldLocalText, NOTE_MAX, REF_MAX } from '../domain/text/reference.js';
 import { isWithinTimeRange } from '../domain/time-range.js';
 import {
   canonicalId,
@@ -49,7 +50,7 @@ export const LINE_CLAIMS = ['creation stating what only a later record proves'] 
 export type LineClaim = (typeof LINE_CLAIMS)[number];
 
 export type RecordRead =
-  | { ok: true; fields: Record<string, unknown>; claim?: LineClaim }
+  | { ok: true; fields: Record<string, unknown>; claim?: LineClaim; brokenText?: true }
   | { ok: false; damage: LineDamage };
 
 /** The status of every deposit as created: what a create answer says (deposit-rules refuse any other). */
@@ -89,6 +90,27 @@ const isText = (value: unknown): value is string => typeof value === 'string' &&
 
 /** A created record's own texts, never sent: a reference and a note. */
 const LOCAL_TEXTS = ['ref', 'note'] as const;
+
+/**
+ * A created record's reference and note held to the rule input is held to (domain/text/reference.ts
+ * heldLocalText): one that breaks it is kept (cut when too long), the deposit with it. Whether one broke it.
+ */
+export function heldLocalTexts(fields: { ref?: unknown; note?: unknown }): boolean {
+  let broken = false;
+  for (const [key, max] of [
+    ['ref', REF_MAX],
+    ['note', NOTE_MAX],
+  ] as const) {
+    const recorded = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    if (typeof recorded !== 'string') continue;
+    const held = heldLocalText(recorded, max);
+    if (!held.broken) continue;
+    broken = true;
+    if (held.text === undefined) delete fields[key];
+    else fields[key] = held.text;
+  }
+  return broken;
+}
 
 export function readRecordLine(text: string): RecordRead {
   let parsed: unknown;
@@ -159,7 +181,7 @@ const CLOSE_ARRAY = 0x5d;
 type RecordCheck = (
   fields: Record<string, unknown>,
   own: (key: string) => unknown,
-  claims: { claim?: LineClaim },
+  claims: { claim?: LineClaim; brokenText?: true },
 ) => LineDamage | undefined;
 
 function readRecord(fields: Record<string, unknown>): RecordRead {
@@ -176,12 +198,12 @@ function readRecord(fields: Record<string, unknown>): RecordRead {
   const type = own('type');
   const check = typeof type === 'string' && Object.hasOwn(CHECKS, type) ? CHECKS[type] : undefined;
   if (!check) return { ok: false, damage: 'of an unknown type' };
-  const claims: { claim?: LineClaim } = {};
+  const claims: { claim?: LineClaim; brokenText?: true } = {};
   const damage = check(fields, own, claims);
   if (damage) return { ok: false, damage };
   fields.v = RECORD_VERSION;
   if (type !== 'attempt') fields.id = canonicalId(own('id') as string);
-  return claims.claim ? { ok: true, fields, claim: claims.claim } : { ok: true, fields };
+  return { ok: true, fields, ...claims };
 }
 
 /** The id and time every record about a deposit holds. */
@@ -214,6 +236,7 @@ const CHECKS: Record<string, RecordCheck> = {
     if (batchKey !== undefined && !isText(batchKey)) return 'with a field missing or malformed';
     // a reference or note that is not text is no reference: the deposit is kept without it
     for (const key of LOCAL_TEXTS) if (own(key) !== undefined && !isText(own(key))) delete fields[key];
+    if (heldLocalTexts(fields)) claims.brokenText = true;
     // a verification, a final answer or a fact is believed only of the record that states it
     // most records hold none: each looked up, deleted only when held
     for (const key of LATER_FIELDS)

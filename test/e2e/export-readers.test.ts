@@ -9,8 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { journalExport } from '../../src/deposits/export.js';
 import { BIN, runBin } from '../helpers/bin.js';
 import { EXPORT_TZ, exportId, exportLedger } from '../helpers/export-ledger.js';
+import { TAG_LIKE_NOTES, tagLikeLines, UTC_TIMES } from '../helpers/journal-notes.js';
 import { tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -93,6 +95,26 @@ describe('deposit export, read by ofxdump, hledger and LibreOffice', () => {
       'revenue:pix': -(total.grossCents! - oldGross),
       total: 0,
     });
+  }, 60_000);
+
+  it("hledger reads no tag from the merchant's words in the journal, only the export's own", async () => {
+    const file = path.join(tempDir(), 'tag-like.journal');
+    fs.writeFileSync(file, journalExport(tagLikeLines(), 'lbrl export', UTC_TIMES));
+    await run('hledger', ['-f', file, 'check', '--strict']);
+    const tags = await run('hledger', ['-f', file, 'tags']);
+    expect(tags.stdout.trim().split('\n')).toEqual(['deposit', 'note', 'txid']);
+    // each note whole as the value of its own tag, no transaction dated by a note's date:
+    const values = await run('hledger', ['-f', file, 'tags', 'note', '--values']);
+    // (a comma ends a tag's value: what follows one is comment text, and no tag either)
+    const firstParts = TAG_LIKE_NOTES.map(
+      (note) => note.replace(/;/g, ',').replace(/:/g, '\u2236').split(',')[0]!,
+    );
+    expect(values.stdout.trim().split('\n').sort()).toEqual([...new Set(firstParts)].sort());
+    const dates = await run('hledger', ['-f', file, 'register', '-O', 'csv', 'revenue:pix']);
+    expect(dates.stdout).not.toContain('2020-01-01');
+    // the export of the ledger file too: its tags are the export's own
+    const exportedTags = await run('hledger', ['-f', await exported('journal'), 'tags']);
+    expect(exportedTags.stdout.trim().split('\n')).toEqual(['deposit', 'note', 'txid']);
   }, 60_000);
 
   it('LibreOffice opens csv-br with every amount a number, and the formulas, numbers and dates of references as text', async () => {

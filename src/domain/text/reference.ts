@@ -32,6 +32,23 @@ export function readLocalText(text: string, max: number): Parsed<string> {
 }
 
 /**
+ * A reference or note as read back from the ledger (another till, a tool or an edit may have
+ * written anything), held to the rule input is held to: `broken` when it breaks it. One over
+ * `max` characters is cut to `max`, its last an ellipsis (`…`); control and invisible characters
+ * are kept, for every output escapes them as it escapes any (a terminal shows `\x1b`, `\u202e`).
+ * `text` is undefined when it is blank, as input refuses an empty one.
+ */
+export function heldLocalText(recorded: string, max: number): { text: string | undefined; broken: boolean } {
+  // looked at whole: trim() drops a byte order mark or a line separator at an end, which input
+  // never keeps, but the record holds it and every reader shows it
+  if (recorded.trim() === '') return { text: undefined, broken: true };
+  const points = [...recorded];
+  const long = [...recorded.trim().normalize('NFC')].length > max;
+  const text = long ? `${points.slice(0, max - 1).join('')}\u2026` : recorded;
+  return { text, broken: long || REFUSED.test(recorded) };
+}
+
+/**
  * Whether a recorded reference is the one asked for (`asked` as readLocalText gives it): compared
  * composed, so a record written decomposed (by an older lbrl, or by hand) is found too.
  */
