@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type ExportOptions, runExport } from '../../src/commands/deposit-export.js';
-import { type ListOptions, runList } from '../../src/commands/deposit-list.js';
 import { type ReportOptions, runReport } from '../../src/commands/deposit-report.js';
 import { History } from '../../src/store/history.js';
+import { listOffline } from '../helpers/list-offline.js';
 import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -87,25 +87,7 @@ const exportRun: Run = (term, history) =>
     service: () => LIVE,
   } as Parameters<typeof runExport>[0]);
 
-const listRun: Run = (term, history) =>
-  runList({
-    flags: {} as ListOptions,
-    json: true,
-    printer: term.printer,
-    profileName: 'default',
-    ctx: term.ctx,
-    history: () => history,
-    service: () => LIVE,
-    refresh: {
-      targetKey: () => LIVE,
-      client: async () => {
-        throw new Error('nothing is asked');
-      },
-      recorder: { record: () => {} },
-      expireAfterMs: () => 86_400_000,
-      paidAfterExpiry: () => {},
-    },
-  });
+const listRun: Run = (term, history) => listOffline(term, history, { service: LIVE, json: true });
 
 const CLAIMED = (file: string) =>
   `warning: read 1 line(s) in ${file} without what they cannot prove (1 creation stating what only a later record proves)\n`;

@@ -5,10 +5,11 @@
  * service's is asked for with --all-services. The history is a real file.
  */
 import { describe, expect, it } from 'vitest';
-import { type ListOptions, runList } from '../../src/commands/deposit-list.js';
+import type { ListOptions } from '../../src/commands/deposit-list.js';
 import { type ReportOptions, runReport } from '../../src/commands/deposit-report.js';
 import { History } from '../../src/store/history.js';
 import type { CreatedRecord, StoredRecord } from '../../src/store/history-records.js';
+import { listOffline } from '../helpers/list-offline.js';
 import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -74,24 +75,7 @@ async function list(flags: Partial<ListOptions>, service: string) {
   const term = plainTerminal({ json: true, env: { TZ: 'UTC' }, now: () => NOW });
   const history = shopHistory();
   return seenRun(term, () =>
-    runList({
-      flags: flags as ListOptions,
-      json: true,
-      printer: term.printer,
-      profileName: 'default',
-      ctx: term.ctx,
-      history: () => history,
-      service: () => service,
-      refresh: {
-        targetKey: () => service,
-        client: async () => {
-          throw new Error('nothing is asked');
-        },
-        recorder: { record: () => {} },
-        expireAfterMs: () => 86_400_000,
-        paidAfterExpiry: () => {},
-      },
-    }),
+    listOffline(term, history, { service, json: true, flags: flags as ListOptions }),
   );
 }
 
@@ -187,24 +171,7 @@ describe('a view covers the service the profile uses now', () => {
     const term = plainTerminal({ json: false, env: { TZ: 'UTC' }, now: () => NOW, columns });
     const history = shopHistory();
     const r = await seenRun(term, () =>
-      runList({
-        flags: { allServices: true } as ListOptions,
-        json: false,
-        printer: term.printer,
-        profileName: 'default',
-        ctx: term.ctx,
-        history: () => history,
-        service: () => LIVE,
-        refresh: {
-          targetKey: () => LIVE,
-          client: async () => {
-            throw new Error('nothing is asked');
-          },
-          recorder: { record: () => {} },
-          expireAfterMs: () => 86_400_000,
-          paidAfterExpiry: () => {},
-        },
-      }),
+      listOffline(term, history, { service: LIVE, json: false, flags: { allServices: true } }),
     );
     const text = r.stdout;
     for (const n of [1, 2, 3, 4]) {

@@ -12,11 +12,11 @@ import type { ApiResult } from '../../src/api/client.js';
 import type { GetResponse } from '../../src/api/models.js';
 import { type ExportOptions, runExport } from '../../src/commands/deposit-export.js';
 import { type GetFlags, runGet } from '../../src/commands/deposit-get.js';
-import { type ListOptions, runList } from '../../src/commands/deposit-list.js';
 import { localFieldsOf } from '../../src/domain/text/reference.js';
 import { History } from '../../src/store/history.js';
 import { entryOfRow } from '../../src/store/ledger-postgres-rows.js';
 import { getAnswer } from '../helpers/fixtures.js';
+import { listOffline } from '../helpers/list-offline.js';
 import { plainTerminal, seenRun } from '../helpers/plain-terminal.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -58,24 +58,7 @@ async function run(lines: string[], json: boolean, work: (term: Term, history: H
 }
 
 const list = (json: boolean) => (term: Term, history: History) =>
-  runList({
-    flags: {} as ListOptions,
-    json,
-    printer: term.printer,
-    profileName: 'default',
-    ctx: term.ctx,
-    history: () => history,
-    service: () => LIVE,
-    refresh: {
-      targetKey: () => LIVE,
-      client: async () => {
-        throw new Error('nothing is asked');
-      },
-      recorder: { record: () => {} },
-      expireAfterMs: () => 86_400_000,
-      paidAfterExpiry: () => {},
-    },
-  });
+  listOffline(term, history, { service: LIVE, json });
 
 const exportCsv = (term: Term, history: History) =>
   runExport({
