@@ -114,6 +114,7 @@ function contextOf(kind: AnswerKind, known: Known, text: string | undefined): Ch
     previous: known.previous ?? (kind === 'get' ? previousFromRecord(recorded) : undefined),
     text,
     now: Date.now(),
+    sentAt: known.sentAt,
   };
 }
 
@@ -131,19 +132,10 @@ function loadRules(): Promise<typeof import('../domain/deposit-rules.js')> {
  * load is the check's own, said when the answer is checked.
  */
 function loadRulesMeanwhile(): void {
-  if (rules && times) return;
+  if (rules) return;
   setImmediate(() => {
     loadRules().catch(() => {});
-    loadTimes().catch(() => {});
   });
-}
-
-let times: Promise<typeof import('../domain/answer-times.js')> | undefined;
-
-/** The rules of an answer's times (domain/answer-times.ts), loaded once, as the rule set is. */
-function loadTimes(): Promise<typeof import('../domain/answer-times.js')> {
-  times ??= import('../domain/answer-times.js');
-  return times;
 }
 
 /**
@@ -156,13 +148,8 @@ export async function answerProblems(
   known: Known = {},
   text?: string,
 ): Promise<Violation[]> {
-  const [{ checkDeposit }, { answerTimeProblems }] = await Promise.all([loadRules(), loadTimes()]);
-  const found = checkDeposit(answer, contextOf(kind, known, text));
-  if (typeof answer !== 'object' || answer === null) return found;
-  // the times of the past (answer-times.ts): a field named already is not named twice
-  const named = new Set(found.map((problem) => problem.field));
-  const past = answerTimeProblems(answer as Record<string, unknown>, { kind, sentAt: known.sentAt });
-  return [...found, ...past.filter((problem) => !named.has(problem.field))];
+  const { checkDeposit } = await loadRules();
+  return checkDeposit(answer, contextOf(kind, known, text));
 }
 
 /**

@@ -11,11 +11,13 @@
  * 3. asked.ts: when lbrl knows the deposit (the create it just sent, or its history), the fields
  *    that were asked (amount, destination, split, id) must be what was asked;
  * 4. seen.ts: every field fixed at creation is compared with the first answer lbrl saw, and the
- *    status may only move forward (terminal statuses never change).
+ *    status may only move forward (terminal statuses never change);
+ * 5. answer-times.ts: the times of the past (none before PIX; a create's deposit made now).
  *
  * Before them all, the body's numbers as written (`asWritten`, here). Pure, no I/O. Numbers are
  * compared as exact decimals, never as floats.
  */
+import { answerTimeProblems } from './answer-times.js';
 import { decimalEquals, decimalFromNumber, decimalFromText } from './decimal.js';
 import { INTEGER_FIELDS } from './deposit.js';
 import { askedRules } from './deposit-rules/asked.js';
@@ -58,7 +60,10 @@ const asWritten: AnswerRule = (_answer, { text }) => {
   return out;
 };
 
-const RULES: AnswerRule[] = [asWritten, ...internalRules, byStatus, ...askedRules, ...seenRules];
+/** The times of the past (answer-times.ts), after the others: a field named already is not named twice. */
+const pastTimes: AnswerRule = (answer, { kind, sentAt }) => answerTimeProblems(answer, { kind, sentAt });
+
+const RULES: AnswerRule[] = [asWritten, ...internalRules, byStatus, ...askedRules, ...seenRules, pastTimes];
 
 /**
  * Every rule the answer breaks, one violation per field (the first rule a field breaks names it:

@@ -60,6 +60,8 @@ export interface CheckContext {
   now?: number | undefined;
   /** a get: the id asked for; an answer about another deposit is no answer about this one */
   askedId?: string | undefined;
+  /** a create: when lbrl sent it, when its Idempotency-Key was never sent before (answer-times.ts) */
+  sentAt?: number | undefined;
 }
 
 /** The settlement facts lbrl recorded, and the transaction a verification on chain proved. */
