@@ -136,16 +136,6 @@ function base64Cores(secret: string): string[] {
   return out;
 }
 
-/** An ellipsis starts at position `at`: the text was cut there. */
-function isCut(text: string, at: number): boolean {
-  return text[at] === '…' || text.startsWith('...', at);
-}
-
-/** An ellipsis ends at position `at`: the text was cut there. */
-function isCutBefore(text: string, at: number): boolean {
-  return text[at - 1] === '…' || (at >= 3 && text.endsWith('...', at));
-}
-
 /** Upper-case hex digits to lower case, nothing else: same length, so positions still match. */
 function foldHex(text: string): string {
   return /[A-F]/.test(text) ? text.replace(/[A-F]/g, (c) => c.toLowerCase()) : text;
@@ -159,8 +149,6 @@ class Secret {
   /** a hex secret: matched in the text with its hex digits folded to lower case */
   private readonly fold: boolean;
   readonly grams: Set<string> | undefined;
-  /** the first two characters of each gram, as one number: most positions are ruled out by it */
-  private readonly pairs = new Set<number>();
   /** the last character of each prefix, and the first of each suffix, of a cut's length */
   private readonly prefixEnds = new Set<number>();
   private readonly suffixStarts = new Set<number>();
@@ -177,7 +165,6 @@ class Secret {
       this.grams = new Set();
       for (let i = 0; i + FRAGMENT <= value.length; i++) {
         this.grams.add(value.slice(i, i + FRAGMENT));
-        this.pairs.add((value.charCodeAt(i) << 16) | value.charCodeAt(i + 1));
       }
       for (let k = CUT_PIECE; k < FRAGMENT; k++) {
         this.prefixEnds.add(value.charCodeAt(k - 1));
@@ -208,47 +195,61 @@ class Secret {
     return best;
   }
 
-  /** Marks in `hit` (indexed by the original text) what matches in this view. */
+  /**
+   * Marks in `hit` (indexed by the original text) what matches in this view. Each piece is looked
+   * for with indexOf, and the cut pieces only at the text's ellipses: a loop over every character
+   * of the text, in a short run's interpreted code, cost a get's one write millions of instructions.
+   */
   mark(view: View, hit: Uint8Array): void {
     // a hex secret's digits in any case; its encodings (base64 is case-sensitive) as they are
     const text = this.fold ? foldHex(view.text) : view.text;
     const cover = (from: number, to: number) => hit.fill(1, startOf(view, from), endOf(view, to - 1));
+    const coverEach = (within: string, piece: string) => {
+      for (let at = within.indexOf(piece); at !== -1; at = within.indexOf(piece, at + 1))
+        cover(at, at + piece.length);
+    };
     this.forms.forEach((form, formIndex) => {
-      const within = formIndex === 0 ? text : view.text;
-      for (let at = within.indexOf(form); at !== -1; at = within.indexOf(form, at + 1))
-        cover(at, at + form.length);
+      coverEach(formIndex === 0 ? text : view.text, form);
     });
     if (!this.grams) return;
-    for (let i = 0; i + FRAGMENT <= text.length; i++) {
-      if (!this.pairs.has((text.charCodeAt(i) << 16) | text.charCodeAt(i + 1))) continue;
-      if (this.grams.has(text.slice(i, i + FRAGMENT))) cover(i, i + FRAGMENT);
-    }
+    for (const gram of this.grams) coverEach(text, gram);
     // shorter pieces where the text was cut: the secret's start before a cut, its end after one
-    const secret = this.value;
-    for (let cut = 0; cut <= text.length; cut++) {
-      if (cut >= CUT_PIECE && this.prefixEnds.has(text.charCodeAt(cut - 1)) && isCut(text, cut)) {
-        for (let k = Math.min(FRAGMENT - 1, cut); k >= CUT_PIECE; k--) {
-          if (text.slice(cut - k, cut) === secret.slice(0, k)) {
-            cover(cut - k, cut);
-            break;
-          }
-        }
+    for (const [ellipsis, length] of ELLIPSES)
+      for (let at = text.indexOf(ellipsis); at !== -1; at = text.indexOf(ellipsis, at + 1)) {
+        this.markBeforeCut(text, at, cover);
+        this.markAfterCut(text, at + length, cover);
       }
-      if (
-        cut + CUT_PIECE <= text.length &&
-        this.suffixStarts.has(text.charCodeAt(cut)) &&
-        isCutBefore(text, cut)
-      ) {
-        for (let k = Math.min(FRAGMENT - 1, text.length - cut); k >= CUT_PIECE; k--) {
-          if (text.slice(cut, cut + k) === secret.slice(secret.length - k)) {
-            cover(cut, cut + k);
-            break;
-          }
-        }
+  }
+
+  /** The secret's start (CUT_PIECE to FRAGMENT - 1 characters) just before a cut at `cut`. */
+  private markBeforeCut(text: string, cut: number, cover: (from: number, to: number) => void): void {
+    if (cut < CUT_PIECE || !this.prefixEnds.has(text.charCodeAt(cut - 1))) return;
+    for (let k = Math.min(FRAGMENT - 1, cut); k >= CUT_PIECE; k--) {
+      if (text.slice(cut - k, cut) === this.value.slice(0, k)) {
+        cover(cut - k, cut);
+        return;
+      }
+    }
+  }
+
+  /** The secret's end (CUT_PIECE to FRAGMENT - 1 characters) just after a cut at `cut`. */
+  private markAfterCut(text: string, cut: number, cover: (from: number, to: number) => void): void {
+    if (cut + CUT_PIECE > text.length || !this.suffixStarts.has(text.charCodeAt(cut))) return;
+    const secret = this.value;
+    for (let k = Math.min(FRAGMENT - 1, text.length - cut); k >= CUT_PIECE; k--) {
+      if (text.slice(cut, cut + k) === secret.slice(secret.length - k)) {
+        cover(cut, cut + k);
+        return;
       }
     }
   }
 }
+
+/** The ellipses that mark a cut, each with its length. */
+const ELLIPSES: [string, number][] = [
+  ['…', 1],
+  ['...', 3],
+];
 
 export class Redactor {
   private readonly secrets = new Map<string, Secret>();
