@@ -111,6 +111,7 @@ for (const file of result.outputFiles) {
   fs.writeFileSync(file.path, withoutCopies(cjs.code));
 }
 fs.writeFileSync(path.join(root, 'dist/meta.json'), JSON.stringify(result.metafile));
+writePacks(result.metafile);
 
 /**
  * esbuild's CommonJS interop (__toESM) makes, at each import of a module, a new object with a
@@ -127,5 +128,60 @@ function withoutCopies(code) {
     return `__builtin(${call})`;
   });
   return builtins ? `var __builtin=m=>({__proto__:m,default:m});${lean}` : lean;
+}
+
+/**
+ * Packs: each chunk that is read on its own (main.cjs, and each chunk an import() names) written
+ * again with the small chunks it imports statically, which are read with it whenever it is read,
+ * as one script (`<chunk>.pack.cjs`: an object of each chunk's CommonJS function, by name). A
+ * `deposit get` read 44 chunks, each a file read and a code cache deserialised (about 0.3M
+ * instructions each before any of its code ran); bin/lbrl.js reads a pack where there is one, a
+ * chunk's own file otherwise. Left out of a pack: the chunks main.cjs reads (read already by
+ * then) and chunks over PACKED_MAX bytes (undici's, zod's: theirs is the cost of their size).
+ * dist/packs.json lists each pack's chunks (the start-up test reads it).
+ */
+function writePacks(metafile) {
+  const PACKED_MAX = 32 * 1024;
+  const name = (file) => path.basename(file);
+  const imports = new Map();
+  const targets = new Set(['main.cjs']);
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    const statics = [];
+    for (const { path: to, kind } of output.imports) {
+      if (!to.startsWith('dist/program/')) continue;
+      if (kind === 'dynamic-import') targets.add(name(to));
+      else statics.push(name(to));
+    }
+    imports.set(name(file), statics);
+  }
+  const closure = (chunk, seen = new Set()) => {
+    if (seen.has(chunk)) return seen;
+    seen.add(chunk);
+    for (const next of imports.get(chunk) ?? []) closure(next, seen);
+    return seen;
+  };
+  const atStart = closure('main.cjs');
+  const source = new Map();
+  const read = (chunk) => {
+    if (!source.has(chunk)) source.set(chunk, fs.readFileSync(path.join(out, chunk), 'latin1'));
+    return source.get(chunk);
+  };
+  const packs = {};
+  for (const target of [...targets].sort()) {
+    const members = [...closure(target)].filter(
+      (chunk) =>
+        chunk === target ||
+        ((target === 'main.cjs' || !atStart.has(chunk)) && read(chunk).length <= PACKED_MAX),
+    );
+    if (members.length < 2) continue;
+    const pack = target.replace(/\.cjs$/, '.pack.cjs');
+    const parts = members.map(
+      (chunk) =>
+        `${JSON.stringify(chunk)}:function (exports, require, module, __filename, __dirname) { ${read(chunk)}\n}`,
+    );
+    fs.writeFileSync(path.join(out, pack), `({${parts.join(',\n')}})`, 'latin1');
+    packs[pack] = members;
+  }
+  fs.writeFileSync(path.join(root, 'dist/packs.json'), JSON.stringify(packs));
 }
 writeBuildId(root);

@@ -60,7 +60,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
  * each read only when the code that runs requires it (a command's chunk, a library it imports
  * lazily), and each compiled through vm.Script with a V8 code cache of the functions earlier runs
  * compiled (see codeCache below), so that a run deserialises code instead of parsing and
- * compiling it function by function.
+ * compiling it function by function. A chunk read on its own (main.cjs, a chunk an import()
+ * names) is read from its pack where the build wrote one (`<chunk>.pack.cjs`, listed in
+ * dist/build-id): the chunk and the small chunks it imports, as one script, so one read and one
+ * code cache entry stand for a dozen.
  */
 function run() {
   const fs = require('node:fs');
@@ -72,30 +75,50 @@ function run() {
   }
   const { createRequire, wrap } = require('node:module');
   const vm = require('node:vm');
-  const cache = codeCache(fs, path, dir, buildId(fs, path));
+  const ids = buildId(fs, path);
+  const cache = codeCache(fs, path, dir, ids);
   // what is not a chunk (Node's built-ins, @vulpemventures/secp256k1-zkp) Node's require loads
   const outside = createRequire(path.join(dir, 'main.cjs'));
   const chunks = new Map();
+  // each chunk's CommonJS function, from the packs read so far (bin/build-program.mjs)
+  const packed = new Map();
   // node:v8 is loaded only by a program that sets a V8 flag (Node 20: src/main.ts), and the cache
   // then follows its flags (v8Flags below): loading it costs about 8M instructions
   const requireChunk = (id) =>
     id.startsWith('./') ? load(id.slice(2)) : id === 'node:v8' ? cache.flagsOf(outside(id)) : outside(id);
   requireChunk.resolve = outside.resolve;
   requireChunk.cache = outside.cache;
-  function load(name) {
-    const loaded = chunks.get(name);
-    if (loaded) return loaded.exports;
+  /** The script of a file of dist/program/, compiled with its code cache: the value it evaluates to. */
+  function evaluate(name, wrapped) {
     const file = path.join(dir, name);
     // esbuild writes ASCII only (non-ASCII characters as escapes): latin1 reads it as UTF-8 would,
     // in half the time
     const source = fs.readFileSync(file, 'latin1');
     const script = cache.compile(
       name,
-      () => new vm.Script(wrap(source), { filename: file, cachedData: cache.read(name) }),
+      () => new vm.Script(wrapped ? wrap(source) : source, { filename: file, cachedData: cache.read(name) }),
     );
+    return script.runInThisContext();
+  }
+  /** The chunk's function: from a pack (the chunk's own, when the build made one), else its file. */
+  function functionOf(name) {
+    const pack = `${name.slice(0, -'.cjs'.length)}.pack.cjs`;
+    if (!packed.has(name) && ids?.has(pack)) {
+      const functions = evaluate(pack, false);
+      for (const member of Object.keys(functions))
+        if (!packed.has(member) && !chunks.has(member)) packed.set(member, functions[member]);
+    }
+    return packed.get(name) ?? evaluate(name, true);
+  }
+  function load(name) {
+    const loaded = chunks.get(name);
+    if (loaded) return loaded.exports;
+    const file = path.join(dir, name);
+    const run = functionOf(name);
+    packed.delete(name);
     const module = { exports: {}, filename: file, id: file, loaded: false };
     chunks.set(name, module);
-    script.runInThisContext().call(module.exports, module.exports, requireChunk, module, file, dir);
+    run.call(module.exports, module.exports, requireChunk, module, file, dir);
     module.loaded = true;
     return module.exports;
   }

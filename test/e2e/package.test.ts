@@ -74,7 +74,7 @@ describe('the package a user installs', () => {
       .sort();
     const odd = files.filter(
       (f) =>
-        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/program\/[\w-]+\.cjs|dist\/build-id|dist\/help\.json|dist\/lib\/index\.js|dist\/lib\/([a-z-]+\/)*[a-z-]+\.d\.ts|docs\/man\/lbrl(-[a-z-]+)?\.1)$/.test(
+        !/^(LICENSE|README\.md|package\.json|bin\/lbrl\.js|bin\/package\.json|dist\/program\/[\w-]+(\.pack)?\.cjs|dist\/build-id|dist\/help\.json|dist\/lib\/index\.js|dist\/lib\/([a-z-]+\/)*[a-z-]+\.d\.ts|docs\/man\/lbrl(-[a-z-]+)?\.1)$/.test(
           f,
         ),
     );
