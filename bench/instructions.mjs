@@ -1,7 +1,9 @@
 // Start-up counted in instructions, not timed: on a shared machine a wall-clock ratio moves by
 // more than the changes it is meant to show, while the instructions a run executes barely move
 // (V8's random hash seed alone moves a run by a few million: hence medians).
-//   node bench/instructions.mjs [--runs 5] [--nodes 20,24] [--no-seed-cost]
+//   node bench/instructions.mjs [--runs 5] [--nodes 20,24] [--no-seed-cost] [--compare <checkout>]
+// --compare counts another build (the checkout's dist/, built there) in the same loop, its
+// get/create/list --json as rows of their own: a change's before and after on the same machine.
 // --no-seed-cost takes out of each count what V8 spends at start on its random hash seed (its
 // search for primes, detail::sprp in the profile: 7M to 14M from one run to the next, in every
 // process, node -e 0 included): the rest then moves by about 1M, without fixing the seeds (which
@@ -66,23 +68,25 @@ function seedCost(file) {
  * in the meantime (it removes dist/ first) would have runs fail midway, or count two builds. Every
  * run, the sandbox's included, uses the copy.
  */
-function buildCopy() {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'build-id'))) {
+function buildCopy(root = ROOT) {
+  if (!fs.existsSync(path.join(root, 'dist', 'build-id'))) {
     console.error('no build in dist/ (or one being made): run npm run build, then this benchmark');
     process.exit(1);
   }
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'lbrl-bench-build-'));
   for (const part of ['package.json', 'bin', 'dist'])
-    fs.cpSync(path.join(ROOT, part), path.join(copy, part), { recursive: true });
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+    fs.cpSync(path.join(root, part), path.join(copy, part), { recursive: true });
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
   const id = (dir) => fs.readFileSync(path.join(dir, 'dist', 'build-id'), 'utf8');
-  if (!fs.existsSync(path.join(copy, 'dist', 'build-id')) || id(copy) !== id(ROOT)) {
+  if (!fs.existsSync(path.join(copy, 'dist', 'build-id')) || id(copy) !== id(root)) {
     console.error('dist/ changed while it was copied (a build running?): run this benchmark again after it');
     process.exit(1);
   }
   return path.join(copy, 'bin', 'lbrl.js');
 }
 const BIN = buildCopy();
+const compared = option('--compare', undefined);
+const OTHER = compared === undefined ? undefined : buildCopy(path.resolve(compared));
 console.error(
   `counting the build copied to ${path.dirname(path.dirname(BIN))} (dist/ may be rebuilt meanwhile)`,
 );
@@ -116,6 +120,16 @@ const rows = [
     env: live,
   },
   { name: 'lbrl deposit list --json', args: [BIN, 'deposit', 'list', '--json'], env: live },
+  ...(OTHER === undefined
+    ? []
+    : [
+        { name: 'compared: deposit get <id> --json', args: [OTHER, 'deposit', 'get', created.id, '--json'] },
+        {
+          name: 'compared: deposit create --json',
+          args: [OTHER, 'deposit', 'create', '--amount', '10', '--to', LQ, '--json'],
+        },
+        { name: 'compared: deposit list --json', args: [OTHER, 'deposit', 'list', '--json'] },
+      ].map((row) => ({ ...row, env: live }))),
   { name: 'lbrl --version', args: [BIN, '--version'], env },
   { name: 'lbrl --help', args: [BIN, '--help'], env },
 ];
@@ -149,9 +163,14 @@ for (const row of rows) {
   );
   console.log(`| ${row.name} | ${cells.join(' | ')} |`);
 }
-const gap = nodes.map((n) => {
-  const base = med(n, 'node -e 0');
-  const ratio = (name) => med(n, name) / base;
-  return `${round(ratio('lbrl deposit get <id> --json') - ratio('floor: one GET with undici alone'), 2)}x`;
-});
-console.log(`| get --json minus the floor | ${gap.join(' | ')} |`);
+const gap = (get) =>
+  nodes.map((n) => {
+    const base = med(n, 'node -e 0');
+    const ratio = (name) => med(n, name) / base;
+    return `${round(ratio(get) - ratio('floor: one GET with undici alone'), 2)}x`;
+  });
+console.log(`| get --json minus the floor | ${gap('lbrl deposit get <id> --json').join(' | ')} |`);
+if (OTHER !== undefined)
+  console.log(
+    `| compared: get --json minus the floor | ${gap('compared: deposit get <id> --json').join(' | ')} |`,
+  );
