@@ -26,6 +26,7 @@ import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './led
 import { recordStatement } from './ledger-statements.js';
 import { connectionSettings } from './ledger-tls.js';
 import { loadPg } from './pg-client.js';
+import { takeEarlySocket } from './pg-early.js';
 import { EarlySocket, serverAddress } from './pg-socket.js';
 
 /** How long one statement may take before the connection is taken for lost (a pulled cable). */
@@ -180,11 +181,13 @@ export async function openPostgresLedger(
   const settings = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
   const { applicationName, host, port, ...rest } = settings;
   const address = serverAddress(host, port);
-  // the server starts its process for this connection while the client loads
-  const socket = new EarlySocket(address);
+  // the server starts its process for this connection while the client loads; begun at the
+  // program's entry when it guessed this address (store/pg-early.ts)
+  const early = takeEarlySocket(address);
+  const socket = early ?? new EarlySocket(address);
   let Client: typeof pg.Client;
   try {
-    await socket.begun();
+    if (!early) await socket.begun();
     ({ Client } = await loadPg());
   } catch (error) {
     socket.discard();
