@@ -10,7 +10,8 @@
  * (localhost, 5432), which the client is given explicitly so that both mean the same place.
  */
 import type net from 'node:net';
-import type { LedgerUrl } from '../domain/ledger-url.js';
+import { type LedgerUrl, MULTI_HOST_REFUSAL } from '../domain/ledger-url.js';
+import { invalidValue } from '../errors.js';
 
 /**
  * node:net, loaded when a socket is first made, not with this module: the program's entry holds
@@ -31,12 +32,20 @@ export interface ServerAddress {
 
 /**
  * The host and port a ledger URL names, libpq's way: the URL's, else PGHOST and PGPORT (a PGPORT
- * that is not a number is left out); undefined where neither says (then pg's defaults).
+ * that is not a number is left out); undefined where neither says (then pg's defaults). A list
+ * of several in PGHOST or PGPORT (libpq's multi-host form, which pg cannot follow) is refused,
+ * not read as a host named `h1,h2` or the default port.
  */
 export function namedHostAndPort(
   url: LedgerUrl,
   env: Record<string, string | undefined>,
 ): { host: string | undefined; port: number | undefined } {
+  for (const name of ['PGHOST', 'PGPORT'] as const) {
+    const value = env[name];
+    const used = name === 'PGHOST' ? url.host === undefined : url.port === undefined;
+    if (used && value?.includes(','))
+      throw invalidValue(name, value, `one ${name === 'PGHOST' ? 'host' : 'port'} (${MULTI_HOST_REFUSAL})`);
+  }
   const host = url.host ?? (env.PGHOST || undefined);
   const portText = env.PGPORT;
   const port = url.port ?? (portText && /^\d{1,5}$/.test(portText) ? Number(portText) : undefined);
