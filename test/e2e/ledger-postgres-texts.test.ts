@@ -6,8 +6,9 @@
 import { describe, expect, inject, it, vi } from 'vitest';
 import { readLedgerSetting } from '../../src/domain/ledger-url.js';
 import { openLedger } from '../../src/store/ledger.js';
-import { created } from '../helpers/ledger-contract.js';
-import { freshDatabase } from '../helpers/postgres.js';
+import { runBin } from '../helpers/bin.js';
+import { created, SERVICE } from '../helpers/ledger-contract.js';
+import { freshDatabase, sql } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -38,5 +39,36 @@ describe("the database's rows read by the input rule", () => {
     expect(said).toEqual([
       `warning: read 2 deposit row(s) of the ledger at ${shown} with a reference or note that breaks the input rule (over 100 or 500 characters: cut, ending in …; control or invisible characters: shown escaped)`,
     ]);
+  });
+});
+
+describe("the warnings of a command reading the ledger's records through this host's copy", () => {
+  it('name the ledger (its password redacted), where the line must be mended, not the copy', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const setting = readLedgerSetting(url);
+    if (!setting.ok) throw new Error(setting.expected);
+    const ledger = await openLedger(setting.value, { dir: tempDir(), warn: () => {}, env: {} });
+    await ledger.append([created(1, { ref: 'r'.repeat(150) }), created(2)]);
+    await ledger.close();
+    // a line another tool or an edit damaged in the database
+    await sql(url, `insert into lbrl_records (line) values ('{"v":1,"type":"created",')`);
+    const dir = tempDir();
+    const r = await runBin(['deposit', 'list', '--json'], {
+      HOME: dir,
+      LBRL_CONFIG_DIR: dir,
+      LBRL_BASE_URL: SERVICE,
+      LBRL_TOKEN: 'test-token-0123456789abcdef',
+      LBRL_LEDGER_URL: url,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(2);
+    const records = `the records (lbrl_records) of the ledger at ${url.replace(/:[^:@/]+@/, ':[redacted]@')}`;
+    expect(r.stderr).toContain(`warning: read 1 line(s) in ${records} with a reference or note`);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `warning: skipped 1 damaged line\\(s\\) in ${records.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(`,
+      ),
+    );
+    expect(r.stderr).not.toContain(dir);
   });
 });
