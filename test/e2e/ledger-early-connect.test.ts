@@ -246,21 +246,32 @@ describe("the ledger's connection begun at the program's entry", () => {
     await vi.waitFor(() => expect(silent.counts().closed).toBe(2));
   });
 
-  it('a database that is down is said where and as before: one line, exit 6, the password in no form', async () => {
-    const port = await freePort();
-    const env = {
-      HOME: tempDir(),
-      LBRL_CONFIG_DIR: tempDir(),
-      ...SERVICE,
-      LBRL_LEDGER_URL: `postgres://till:s3cret%2Fpass@127.0.0.1:${port}/shop`,
-    };
-    const r = await runBin(['deposit', 'list'], env);
-    expect(r).toEqual({
-      code: 6,
-      stdout: '',
-      stderr: `error: cannot reach the ledger at postgres://till:[redacted]@127.0.0.1:${port}/shop: connection refused\n`,
-    });
-  });
+  it.each([
+    ['refused', (port: number) => `127.0.0.1:${port}/shop`, 'connection refused'],
+    ['no socket there', () => '/shop?host=/nonexistent-lbrl-dir', 'no server socket there'],
+    ['no such host', () => 'no-such-host.invalid/shop?sslmode=disable', 'no such host'],
+  ])(
+    'a database that cannot be reached (%s) is said where and as before: one line, exit 6, no password',
+    async (_, where, reason) => {
+      const at = where(await freePort());
+      const env = {
+        HOME: tempDir(),
+        LBRL_CONFIG_DIR: tempDir(),
+        ...SERVICE,
+        LBRL_LEDGER_URL: `postgres://till:s3cret%2Fpass@${at}`,
+      };
+      const r = await runBin(['deposit', 'list'], env);
+      expect(r).toEqual({
+        code: 6,
+        stdout: '',
+        stderr: `error: cannot reach the ledger at postgres://till:[redacted]@${at}: ${reason}\n`,
+      });
+      // the command's own checks first: a missing profile is its error, not the database's
+      const profile = await runBin(['deposit', 'list', '--profile', 'nope'], env);
+      expect(profile.code).toBe(2);
+      expect(profile.stderr).toMatch(/^error: no profile named "nope" \(from --profile\)[^\n]*\n$/);
+    },
+  );
 
   it('help, version, config and completion begin no connection', async () => {
     const silent = await silentServer();
