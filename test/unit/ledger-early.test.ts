@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectLedgerEarly, ledgerCommandOf } from '../../src/cli/ledger-early.js';
 import {
   beginEarlySocket,
@@ -194,5 +194,21 @@ describe('the connection begun at entry', () => {
     server.accepted[0]!.destroy();
     await turns();
     expect(takeEarlySocket(server.address)).toBeUndefined();
+  });
+
+  it('is closed once older than it may be, even by a command that runs on without reaching the ledger', async () => {
+    const server = await listening();
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      beginEarlySocket(server.address);
+      await server.arrival;
+      vi.advanceTimersByTime(EARLY_SOCKET_FRESH_MS - 1);
+      expect(earlySocketWaiting()).toBe(true);
+      vi.advanceTimersByTime(1);
+      expect(earlySocketWaiting()).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+    await server.closed;
   });
 });
