@@ -9,7 +9,11 @@
 // runs the connect rows with another build of lbrl too (its bin/lbrl.js), run for run: before
 // and after a change, under the same load.
 //
+// `--connect-only` runs the connect rows alone (no import, no list or report of the deposits),
+// `--pairs <n>` sets how many alternated pairs they take (default 21).
+//
 //   npm run build && node bench/ledger-postgres.mjs [--size 100000] [--compare <bin>]
+//     [--connect-only] [--pairs 21]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +27,8 @@ const arg = (name, fallback) => {
 };
 const SIZE = Number(arg('--size', '100000'));
 const COMPARE = arg('--compare', undefined);
+const CONNECT_ONLY = process.argv.includes('--connect-only');
+const PAIRS = Number(arg('--pairs', '21'));
 // a service the hosts name (list and report send no request): a database ledger refuses the
 // embedded sandbox, which is each machine's own
 const SERVICE = 'https://deposit.example.com';
@@ -38,6 +44,10 @@ async function bundled(entry) {
     format: 'esm',
     outfile: out,
     external: ['pg', 'vitest'],
+    // the program's modules load some built-ins with require on first use (node:net, node:crypto)
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
     logLevel: 'error',
   });
   return import(out);
@@ -115,13 +125,15 @@ try {
   const url = databaseUrl(cluster.url, 'bench');
   // the deposits, moved in as a user would
   const source = hostEnv(url);
-  writeHistory(source.LBRL_CONFIG_DIR, SIZE, SERVICE);
-  rows.push(row(`ledger import (${SIZE} deposits)`, [measure(['ledger', 'import'], source)]));
+  if (!CONNECT_ONLY) {
+    writeHistory(source.LBRL_CONFIG_DIR, SIZE, SERVICE);
+    rows.push(row(`ledger import (${SIZE} deposits)`, [measure(['ledger', 'import'], source)]));
+  }
   const COMMANDS = [
     ['deposit list', ['deposit', 'list', '--json']],
     ['deposit report', ['deposit', 'report', '--json']],
   ];
-  for (const [name, args] of COMMANDS) {
+  for (const [name, args] of CONNECT_ONLY ? [] : COMMANDS) {
     rows.push(row(`${name}, a host's first (its copy read whole)`, [measure(args, hostEnv(url))]));
     const office = hostEnv(url);
     measure(args, office);
@@ -147,7 +159,7 @@ try {
     measure(['deposit', 'list'], build.onFile, undefined, build.bin);
     measure(['deposit', 'list'], build.onDatabase, undefined, build.bin);
   }
-  for (let i = 0; i < 21; i++)
+  for (let i = 0; i < PAIRS; i++)
     for (const build of i % 2 ? [...builds].reverse() : builds) {
       build.file.push(measure(['deposit', 'list'], build.onFile, undefined, build.bin));
       build.database.push(measure(['deposit', 'list'], build.onDatabase, undefined, build.bin));

@@ -1,9 +1,12 @@
 /** The process entry: wires signals and the real streams, then runs the program. */
 // static: every run that reaches this file needs the program (bin/lbrl.js answers --version)
+import { connectLedgerEarly } from './cli/ledger-early.js';
 import { main, reportCrash } from './cli.js';
 import { processContext } from './context.js';
 
 const argv = process.argv.slice(2);
+// a ledger in PostgreSQL: its server starts the connection's process while the program loads
+connectLedgerEarly(argv, process.env);
 
 /**
  * Exit once what was written has reached stdout and stderr (pipes are asynchronous). After

@@ -81,17 +81,39 @@ function parseUrl(text: string): { url: URL; hostless: boolean } | undefined {
 export function readLedgerSetting(text: string): Parsed<LedgerSetting> {
   if (text === 'file') return { ok: true, value: { kind: 'file' } };
   if (!isPostgresScheme(text)) return { ok: false, expected: LEDGER_EXPECTED };
-  const parsed = parseUrl(text);
-  if (!parsed) return { ok: false, expected: LEDGER_EXPECTED };
-  const { url } = parsed;
   const fail = (what: string): Parsed<LedgerSetting> => ({
     ok: false,
     expected: `${LEDGER_EXPECTED}; ${what}`,
   });
+  // before the URL parser, which refuses `h1:5432,h2:5432` with no reason lbrl could give
+  if (namesSeveralHosts(text)) return fail(SEVERAL_HOSTS);
+  const parsed = parseUrl(text);
+  if (!parsed) return { ok: false, expected: LEDGER_EXPECTED };
+  const { url } = parsed;
   if (url.hash) return fail('it has a #fragment');
   const read = readParts(url, parsed.hostless);
   if (!read.ok) return fail(read.expected);
   return { ok: true, value: { kind: 'postgres', url: read.value, shown: shownLedgerUrl(text) } };
+}
+
+/** libpq's multi-host form (`h1:5432,h2:5432`, `host=h1,h2`), which pg, lbrl's client, cannot follow. */
+const SEVERAL_HOSTS =
+  'multi-host URLs (several hosts or ports, h1:5432,h2:5432 or host=h1,h2) are not supported: give one host and port';
+/** The same refusal, for a list in PGHOST or PGPORT. */
+export const MULTI_HOST_REFUSAL = 'multi-host lists are not supported';
+
+/** Whether the URL's authority, or its host= or port= parameter, lists several (a comma: libpq's separator). */
+function namesSeveralHosts(text: string): boolean {
+  const schemeEnd = text.indexOf('//') + 2;
+  const authority = text.slice(schemeEnd, authorityEnd(text, schemeEnd));
+  const hostPart = authority.slice(authority.lastIndexOf('@') + 1);
+  if (hostPart.includes(',') || /%2c/i.test(hostPart)) return true;
+  const query = text.indexOf('?');
+  if (query < 0) return false;
+  return text
+    .slice(query + 1)
+    .split(/[&#]/)
+    .some((pair) => /^(host|port)=/.test(pair) && /,|%2c/i.test(pair));
 }
 
 function decoded(part: string): string | undefined {

@@ -13,7 +13,7 @@ import type { Profile } from '../store/config.js';
 import { History } from '../store/history.js';
 import type { HistoryEntry, StoredRecord } from '../store/history-records.js';
 import { openLedger } from '../store/ledger.js';
-import { ledgerCopyDir } from '../store/ledger-copy-dir.js';
+import { ledgerCopyDir, namingTheLedger } from '../store/ledger-copy-dir.js';
 import type { LedgerMirror } from '../store/ledger-mirror.js';
 import type { Ledger, LedgerOptions } from '../store/ledger-port.js';
 import { embeddedSandboxRefusal } from '../store/ledger-rules.js';
@@ -63,9 +63,11 @@ export class LedgerLink {
     if (!this.historyStore) {
       const setting = this.setting();
       const warn = (line: string) => this.deps.printer.warn(line);
-      // a database ledger: this host's copy of it (the copy's machinery loads when the ledger is reached)
+      // a database ledger: this host's copy of it (the copy's machinery loads when the ledger is
+      // reached), its warnings naming the ledger's records
       const dir = setting.kind === 'postgres' ? ledgerCopyDir(this.deps.dir, setting.shown) : this.deps.dir;
-      this.historyStore = this.mirror ? this.mirror.history() : new History(dir, warn);
+      const said = setting.kind === 'postgres' ? namingTheLedger(warn, dir, setting.shown) : warn;
+      this.historyStore = this.mirror ? this.mirror.history() : new History(dir, said);
     }
     return this.historyStore;
   }

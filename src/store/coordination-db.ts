@@ -344,7 +344,7 @@ export class PostgresDisplayFeed implements DisplayFeed {
     /** a new connection to the ledger, its schema checked */
     private readonly reopen: () => Promise<Coordinator>,
   ) {
-    this.ledger = new PostgresLedger(coordinator.client, coordinator.where);
+    this.ledger = new PostgresLedger(coordinator.client, coordinator.where, scope.warn);
   }
 
   async newest(): Promise<HistoryEntry | undefined> {
@@ -398,7 +398,7 @@ export class PostgresDisplayFeed implements DisplayFeed {
     const next = await this.reopen();
     const old = this.coordinator;
     this.coordinator = next;
-    this.ledger = new PostgresLedger(next.client, next.where);
+    this.ledger = new PostgresLedger(next.client, next.where, this.scope.warn);
     try {
       await this.listen(next);
     } catch (error) {

@@ -19,7 +19,7 @@ import { claimFile, RowClaim } from './claims.js';
 import { ensurePrivateDir, openOwnFile } from './files.js';
 import { History } from './history.js';
 import { keyOfFd, noteAppend } from './history-index.js';
-import { ledgerCopyDir } from './ledger-copy-dir.js';
+import { ledgerCopyDir, namingTheLedger } from './ledger-copy-dir.js';
 import type { Ledger } from './ledger-port.js';
 
 /** Records read from the database at a time. */
@@ -51,12 +51,16 @@ export class LedgerMirror {
   private readonly positionFile: string;
   private readonly lockFile: string;
 
+  /** what a reader of the copy says, naming the ledger's records rather than the copy */
+  private readonly readerWarn: (line: string) => void;
+
   constructor(
     configDir: string,
     where: string,
     private readonly warn: (line: string) => void,
   ) {
     this.dir = ledgerCopyDir(configDir, where);
+    this.readerWarn = namingTheLedger(warn, this.dir, where);
     this.positionFile = path.join(this.dir, 'position.json');
     this.lockFile = path.join(this.dir, 'lock');
   }
@@ -67,7 +71,7 @@ export class LedgerMirror {
 
   /** The copy as a file history (a new reader each time: what it cached may be behind). */
   history(): History {
-    return new History(this.dir, this.warn);
+    return new History(this.dir, this.readerWarn);
   }
 
   /**

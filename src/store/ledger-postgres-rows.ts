@@ -3,6 +3,7 @@
  * same entry the file history folds from the same records (history-merge.ts), field for field.
  */
 import type { SettlementFacts } from '../domain/settlement-facts.js';
+import { NOTE_MAX, REF_MAX } from '../domain/text/reference.js';
 import { isTerminal } from '../domain/values.js';
 import { settled } from './history-merge.js';
 import {
@@ -28,12 +29,18 @@ export interface DepositRow {
 export const SELECT_DEPOSIT =
   'select created, status, status_at, final, chain, expired_at, facts from lbrl_deposits';
 
-export function entryOfRow(row: DepositRow): HistoryEntry {
+/** What a reader says of the rows it read whose reference or note broke the input rule (counted, said once). */
+export function brokenTextsWarning(count: number, where: string): string {
+  return `warning: read ${count} deposit row(s) of the ledger at ${where} with a reference or note that breaks the input rule (over ${REF_MAX} or ${NOTE_MAX} characters: cut, ending in …; control or invisible characters: shown escaped)`;
+}
+
+/** A row as the entry; `broken` is told when its reference or note broke the input rule (and was held to it). */
+export function entryOfRow(row: DepositRow, broken?: () => void): HistoryEntry {
   const created = JSON.parse(row.created) as CreatedRecord & Partial<HistoryEntry>;
   // what only later records state is believed from them alone, as the file's readers do
   for (const field of LATER_FIELDS) delete created[field];
   // a reference or note another till wrote is held to the rule input keeps, as the file's readers hold it
-  heldLocalTexts(created);
+  if (heldLocalTexts(created)) broken?.();
   const entry: HistoryEntry = { ...created, status: row.status, statusAt: row.status_at };
   if (row.final && isTerminal(row.status)) entry.final = row.final;
   if (row.chain?.type === 'verified') {

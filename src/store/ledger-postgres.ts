@@ -18,7 +18,7 @@ import { interrupted, LbrlError } from '../errors.js';
 import type { ClaimWaitOptions, RowTurn } from './claims.js';
 import { type CreatedRecord, type HistoryEntry, MAX_ENTRIES, type StoredRecord } from './history-records.js';
 import type { DepositSelection, Ledger, LedgerOptions } from './ledger-port.js';
-import { type DepositRow, entryOfRow, SELECT_DEPOSIT } from './ledger-postgres-rows.js';
+import { brokenTextsWarning, type DepositRow, entryOfRow, SELECT_DEPOSIT } from './ledger-postgres-rows.js';
 import { IDENTITY, LOG_PAGE, type StartRead, startOfConnection } from './ledger-postgres-start.js';
 import { afterMigration } from './ledger-postgres-upgrade.js';
 import { reusedIdRefusal, sameCreation } from './ledger-rules.js';
@@ -26,6 +26,7 @@ import { MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE } from './led
 import { recordStatement } from './ledger-statements.js';
 import { connectionSettings } from './ledger-tls.js';
 import { loadPg } from './pg-client.js';
+import { takeEarlySocket } from './pg-early.js';
 import { EarlySocket, serverAddress } from './pg-socket.js';
 
 /** How long one statement may take before the connection is taken for lost (a pulled cable). */
@@ -180,11 +181,13 @@ export async function openPostgresLedger(
   const settings = connectionSettings(url, options.env, options.insecureSkipTlsVerify);
   const { applicationName, host, port, ...rest } = settings;
   const address = serverAddress(host, port);
-  // the server starts its process for this connection while the client loads
-  const socket = new EarlySocket(address);
+  // the server starts its process for this connection while the client loads; begun at the
+  // program's entry when it guessed this address (store/pg-early.ts)
+  const early = takeEarlySocket(address);
+  const socket = early ?? new EarlySocket(address);
   let Client: typeof pg.Client;
   try {
-    await socket.begun();
+    if (!early) await socket.begun();
     ({ Client } = await loadPg());
   } catch (error) {
     socket.discard();
@@ -198,7 +201,7 @@ export async function openPostgresLedger(
     keepAlive: true,
     query_timeout: QUERY_TIMEOUT_MS,
   });
-  const ledger = new PostgresLedger(client, shown);
+  const ledger = new PostgresLedger(client, shown, options.warn);
   try {
     await client.connect();
     ledger.connected = true;
@@ -234,9 +237,13 @@ export class PostgresLedger implements Ledger {
   /** one use of the connection at a time: a transaction is never entered by another caller's query */
   private turn: Promise<unknown> = Promise.resolve();
 
+  /** the rows with a reference or note cut were said (once per ledger: a display reads the newest again and again) */
+  private brokenTextsSaid = false;
+
   constructor(
     private readonly client: pg.Client,
     readonly where: string,
+    private readonly warn: (line: string) => void = () => {},
   ) {
     // an idle connection that drops emits 'error': kept, never thrown from an event
     client.on('error', (error) => {
@@ -391,7 +398,13 @@ export class PostgresLedger implements Ledger {
          order by created_at desc, seq desc limit $${values.length}`,
         values,
       );
-      return rows.map(entryOfRow);
+      let broken = 0;
+      const entries = rows.map((row) => entryOfRow(row, () => broken++));
+      if (broken > 0 && !this.brokenTextsSaid) {
+        this.brokenTextsSaid = true;
+        this.warn(brokenTextsWarning(broken, this.where));
+      }
+      return entries;
     });
   }
 

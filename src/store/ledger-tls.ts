@@ -14,6 +14,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { isLoopbackHost } from '../api/baseurl.js';
 import { type LedgerUrl, SSL_MODES, type SslMode } from '../domain/ledger-url.js';
 import { invalidValue, usageError } from '../errors.js';
+import { namedHostAndPort } from './pg-socket.js';
 
 export interface ConnectionSettings {
   host: string | undefined;
@@ -34,9 +35,7 @@ export function connectionSettings(
   env: Record<string, string | undefined>,
   insecureSkipTlsVerify = false,
 ): ConnectionSettings {
-  const host = url.host ?? (env.PGHOST || undefined);
-  const portText = env.PGPORT;
-  const port = url.port ?? (portText && /^\d{1,5}$/.test(portText) ? Number(portText) : undefined);
+  const { host, port } = namedHostAndPort(url, env);
   return {
     host,
     port,

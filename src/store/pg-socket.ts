@@ -9,7 +9,17 @@
  * (`<dir>/.s.PGSQL.<port>`), else a host name and port; with neither given, pg's defaults
  * (localhost, 5432), which the client is given explicitly so that both mean the same place.
  */
-import net from 'node:net';
+import type net from 'node:net';
+import { type LedgerUrl, MULTI_HOST_REFUSAL } from '../domain/ledger-url.js';
+import { invalidValue } from '../errors.js';
+
+/**
+ * node:net, loaded when a socket is first made, not with this module: the program's entry holds
+ * this module (store/pg-early.ts), and a command on the file ledger loads no network module.
+ */
+function netModule(): typeof net {
+  return require('node:net') as typeof net;
+}
 
 /** pg's defaults (pg/lib/defaults.js), when neither the URL nor the environment says. */
 const DEFAULT_HOST = 'localhost';
@@ -18,6 +28,28 @@ const DEFAULT_PORT = 5432;
 export interface ServerAddress {
   host: string;
   port: number;
+}
+
+/**
+ * The host and port a ledger URL names, libpq's way: the URL's, else PGHOST and PGPORT (a PGPORT
+ * that is not a number is left out); undefined where neither says (then pg's defaults). A list
+ * of several in PGHOST or PGPORT (libpq's multi-host form, which pg cannot follow) is refused,
+ * not read as a host named `h1,h2` or the default port.
+ */
+export function namedHostAndPort(
+  url: LedgerUrl,
+  env: Record<string, string | undefined>,
+): { host: string | undefined; port: number | undefined } {
+  for (const name of ['PGHOST', 'PGPORT'] as const) {
+    const value = env[name];
+    const used = name === 'PGHOST' ? url.host === undefined : url.port === undefined;
+    if (used && value?.includes(','))
+      throw invalidValue(name, value, `one ${name === 'PGHOST' ? 'host' : 'port'} (${MULTI_HOST_REFUSAL})`);
+  }
+  const host = url.host ?? (env.PGHOST || undefined);
+  const portText = env.PGPORT;
+  const port = url.port ?? (portText && /^\d{1,5}$/.test(portText) ? Number(portText) : undefined);
+  return { host, port };
 }
 
 export function serverAddress(host: string | undefined, port: number | undefined): ServerAddress {
@@ -30,7 +62,7 @@ export function serverAddress(host: string | undefined, port: number | undefined
  * 'connect', 'error' and 'close' right after that call, as on a socket of its own.
  */
 export class EarlySocket {
-  private readonly socket = new net.Socket();
+  private readonly socket = new (netModule().Socket)();
   private error: Error | undefined;
   private connected = false;
   private closed = false;
@@ -64,9 +96,11 @@ export class EarlySocket {
 
   /** pg's `stream` option: this socket once (a second connection would get a socket of its own). */
   readonly stream = (): net.Socket => {
-    if (this.taken) return new net.Socket();
+    if (this.taken) return new (netModule().Socket)();
     this.taken = true;
     const { socket } = this;
+    // a socket begun at the program's entry waited unreferenced: pg's connection keeps the run alive
+    socket.ref();
     socket.connect = (() => {
       process.nextTick(() => this.replay());
       return socket;
@@ -74,7 +108,20 @@ export class EarlySocket {
     return socket;
   };
 
-  /** Not taken by pg (it could not be loaded): closed. */
+  /**
+   * Begun at the program's entry, for a command that may turn out to need no ledger: while it
+   * waits, it does not keep the process running.
+   */
+  unref(): void {
+    this.socket.unref();
+  }
+
+  /** Whether pg may still be given it: neither failed nor ended by the server, and not taken. */
+  usable(): boolean {
+    return !this.taken && !this.error && !this.closed;
+  }
+
+  /** Not taken by pg (it could not be loaded, or the command needs no ledger): closed. */
   discard(): void {
     if (!this.taken) this.socket.destroy();
   }
