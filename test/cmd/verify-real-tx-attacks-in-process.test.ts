@@ -256,28 +256,45 @@ describe('explicit outputs to the confidential address (its script, whatever the
   });
 });
 
-describe('a real taproot (segwit v1) settlement: lwk testnet 8ce096e8…, explicit tL-BTC to tex1p…', () => {
+describe('a real taproot (segwit v1) settlement: lwk testnet 8ce096e8…, explicit outputs to tex1p…', () => {
   const taproot = JSON.parse(
     fs.readFileSync(new URL('../fixtures/liquid/lwk-testnet-taproot-tx.json', import.meta.url), 'utf8'),
-  ) as { hex: string; address: string };
-  // outputs 0 and 1 pay 1000 + 98750 units of tL-BTC to the taproot script: 997.50 at precision 2
-  const settings = {
+  ) as { hex: string; address: string; script: string };
+  const settings = (asset: string, precision?: string) => ({
     network: 'liquidtestnet',
     'esplora-url': 'https://explorer.example/api',
-    'asset-id': TL_BTC,
-    'asset-precision': '2',
+    'asset-id': asset,
+    ...(precision ? { 'asset-precision': precision } : {}),
     'default-address': taproot.address,
-  };
+  });
+  const run = (hex: string, cents: number, s: Record<string, string>) =>
+    verify(hex, { keys: [], settings: s, over: { cents, address: taproot.address } }).then(shown);
+  // its outputs 0 and 1 in TEST (precision 3, proven by its contract): 1.000 + 98.750 = 99.750
+  const inTest = (() => {
+    const parts = splitTx(taproot.hex);
+    parts.outputs[0] = explicit(LWK_ASSET, 1000n, taproot.script);
+    parts.outputs[1] = explicit(LWK_ASSET, 98750n, taproot.script);
+    return joinTx(parts);
+  })();
+
   it('both outputs summed to the net: verified; a net one cent more: a mismatch (exit 1)', async () => {
-    const paid = shown(
-      await verify(taproot.hex, { keys: [], settings, over: { cents: 100757, address: taproot.address } }),
-    );
+    const paid = await run(inTest, 10075, settings(LWK_ASSET));
     expect(paid.code).toBe(0);
     expect(paid.stdout).toContain("outputs 0, 1 pay the destination address's script");
-    const more = shown(
-      await verify(taproot.hex, { keys: [], settings, over: { cents: 100758, address: taproot.address } }),
-    );
+    expect(paid.stdout).toContain('the destination address received 99.750, as due');
+    const more = await run(inTest, 10076, settings(LWK_ASSET));
     expect(more.code).toBe(1);
-    expect(more.stdout).toContain('the destination address received 997.50, but 997.51 was due');
+    expect(more.stdout).toContain('the destination address received 99.750, but 99.760 was due');
+  });
+
+  it("the real one, in tL-BTC: counted in satoshis whatever the profile's asset-precision says (exit 1)", async () => {
+    // 99,750 satoshis are 0.00099750, never R$ 997.50 because asset-precision says 2
+    const r = await run(taproot.hex, 100757, settings(TL_BTC, '2'));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      "proven     precision 8, from the network's own asset (8 decimals); the profile's asset-precision 2 disagrees and is not used",
+    );
+    expect(r.stdout).toContain('the destination address received 0.00099750, but 997.50000000 was due');
+    expect(r.verified).toBe(0);
   });
 });
