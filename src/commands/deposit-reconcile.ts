@@ -226,7 +226,9 @@ function disagreement(result: Reconciliation): void {
     throw new LbrlError(
       `${result.unproven.length} share(s) of finalized deposits paid by output(s) whose amount could not be read: not proven`,
       'unproven',
-      'lbrl config set-blinding-key --address <address> < key.txt (the key that opens them), then run reconcile again',
+      result.unproven.every((share) => /own blinding key|no ephemeral key/.test(share.reason))
+        ? "the outputs cannot be opened with the addresses' own keys: only the payer can show their amounts (or try another explorer, esplora-url, if its copy is damaged)"
+        : 'lbrl config set-blinding-key --address <address> < key.txt (the key that opens them), then run reconcile again',
     );
   if (result.pending.length > 0)
     throw new LbrlError(

@@ -441,7 +441,12 @@ function reportJudged(
         ...base,
         txid,
         vout,
-        reason: report.checks.find((c) => c.outcome === 'not-proven')?.detail ?? 'not proven',
+        // the share's own amount check says why its output stayed closed; else the first thing unproven
+        reason:
+          (
+            report.checks.find((c) => c.outcome === 'not-proven' && c.what === `${share.role}-amount`) ??
+            report.checks.find((c) => c.outcome === 'not-proven')
+          )?.detail ?? 'not proven',
       });
     else out.matched.push({ ...base, txid, vout });
   }
