@@ -131,6 +131,23 @@ describe('deposit get, in-process with a fake client', () => {
     expect(leap.stdout).toContain('2024-02-29 10:00:00 +00:00');
   });
 
+  it('a timestamp without its offset is refused in every time zone: it would name another moment in each', async () => {
+    for (const TZ of ['UTC', 'America/Sao_Paulo', 'Asia/Tokyo'])
+      for (const value of ['2026-11-22T10:00:00', '2026-11-22T10:00:00.000', '2026-11-22T10:00']) {
+        const r = await get(ID, getAnswer({ createdAt: value }), { env: { TZ } });
+        expect(r.error?.exitCode, `${value} in ${TZ}`).toBe(1);
+        expect(r.error?.message).toContain(
+          `createdAt: expected an ISO 8601 timestamp with its offset (Z or ±hh:mm), service answered ${value}.`,
+        );
+        expect(r.stdout).toBe('');
+      }
+    const offset = await get(ID, getAnswer({ createdAt: '2026-11-22T07:00:00-03:00' }), {
+      env: { TZ: 'UTC' },
+    });
+    expect(offset.error).toBeUndefined();
+    expect(offset.stdout).toContain('2026-11-22 10:00:00 +00:00');
+  });
+
   it('an answer about another deposit is refused, whatever client brought it', async () => {
     const other = '00000000-0000-4000-8000-000000000001';
     const r = await get(ID, getAnswer({ id: other }), { json: true });
