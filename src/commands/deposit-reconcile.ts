@@ -6,8 +6,9 @@ import { scopeOnTarget } from '../deposits/ports.js';
 import { MATCH_MARGIN_MS, readReceipts } from '../deposits/receipts.js';
 import { type Reconciliation, reconcile } from '../deposits/reconcile.js';
 import { settlementJudge } from '../deposits/settlement-judge.js';
+import { decimalFromText } from '../domain/decimal.js';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
-import { formatCents } from '../domain/money.js';
+import { formatCents, formatReais } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { EXIT, LbrlError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
@@ -239,6 +240,11 @@ function disagreement(result: Reconciliation): void {
 
 function humanReconciliation(result: Reconciliation, addressCount: number, explorer: string): string[] {
   const cents = (c: number | null) => (c === null ? 'amount unknown' : formatCents(c));
+  // a receipt's exact amount: never R$ 4,99 for 4.999 received
+  const money = (x: { cents: number | null; amount?: string | null | undefined }) => {
+    const exact = x.amount ? decimalFromText(x.amount) : null;
+    return exact ? formatReais(exact) : cents(x.cents);
+  };
   const out = [
     // one output that paid several deposits is one receipt
     `${addressCount} address(es) read on ${explorer}: ${new Set(result.matched.map((m) => `${m.txid}:${m.vout}`)).size} receipt(s) matched to deposits`,
@@ -254,7 +260,7 @@ function humanReconciliation(result: Reconciliation, addressCount: number, explo
     out.push('', 'Received, matching no deposit:');
     for (const receipt of result.unmatched)
       out.push(
-        `  ${receipt.txid}:${receipt.vout}  ${cents(receipt.cents).padStart(12)}  to ${safeText(receipt.address)}${receipt.reason ? `  (${receipt.reason})` : ''}`,
+        `  ${receipt.txid}:${receipt.vout}  ${money(receipt).padStart(12)}  to ${safeText(receipt.address)}${receipt.reason ? `  (${receipt.reason})` : ''}`,
       );
   }
   if (result.unproven.length > 0) {
@@ -268,7 +274,7 @@ function humanReconciliation(result: Reconciliation, addressCount: number, explo
     out.push('', 'Not yet confirmed deeply enough (not counted yet):');
     for (const x of result.pending)
       out.push(
-        `  ${x.depositId ? safeText(x.depositId) : '(no deposit yet)'}  ${cents(x.cents).padStart(12)}  in ${x.txid}${x.vout === null ? '' : `:${x.vout}`}  (${x.confirmations} of ${x.required} confirmations)`,
+        `  ${x.depositId ? safeText(x.depositId) : '(no deposit yet)'}  ${money(x).padStart(12)}  in ${x.txid}${x.vout === null ? '' : `:${x.vout}`}  (${x.confirmations} of ${x.required} confirmations)`,
       );
   }
   if (result.elsewhere.length > 0)

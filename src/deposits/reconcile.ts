@@ -6,7 +6,7 @@
  * and service of the history. `reconcile` runs the phases in order: the judged deposits, those
  * matched by amount, the expired and failed paid late, and the rest (pending or unmatched).
  */
-import { decimalFromNumber } from '../domain/decimal.js';
+import { decimalFromNumber, decimalToString } from '../domain/decimal.js';
 import { addressScript } from '../domain/liquid/script.js';
 import type { Fraction, SettlementReport } from '../domain/liquid/settlement/model.js';
 import { roundingsOf } from '../domain/liquid/settlement/shares.js';
@@ -55,8 +55,10 @@ export interface UnmatchedEntry {
   address: string;
   txid: string;
   vout: number;
-  /** null when the output could not be opened (reason says why) */
+  /** null when the output could not be opened (reason says why); below a cent dropped: `amount` is exact */
   cents: number | null;
+  /** the exact amount in reais (decimal text, at least two decimals), null when unknown */
+  amount: string | null;
   reason?: string;
 }
 
@@ -181,6 +183,8 @@ export interface PendingEntry {
   role: 'destination' | 'split' | null;
   address: string;
   cents: number | null;
+  /** a receipt's exact amount in reais (decimal text), as in UnmatchedEntry */
+  amount?: string | null;
   txid: string;
   vout: number | null;
   confirmations: number;
@@ -375,6 +379,8 @@ function matchPaidAfterExpiry(deposits: HistoryEntry[], matching: Matching): voi
 function sortTheRest(matching: Matching): void {
   const { out, required } = matching;
   const scale = 10n ** BigInt(matching.precision);
+  const amountOf = (receipt: Receipt) =>
+    receipt.units === null ? null : exactReais(receipt.units, matching.precision);
   for (const receipt of matching.oldestFirst) {
     if (matching.used.has(receipt) || receipt.units === 0n) continue;
     if (matching.sinceMs !== undefined && receipt.at !== null && receipt.at < matching.sinceMs) continue;
@@ -384,6 +390,7 @@ function sortTheRest(matching: Matching): void {
         role: null,
         address: receipt.address,
         cents: receipt.units === null ? null : Number((receipt.units * 100n) / scale),
+        amount: amountOf(receipt),
         txid: receipt.txid,
         vout: receipt.vout,
         confirmations: receipt.confirmations,
@@ -396,9 +403,19 @@ function sortTheRest(matching: Matching): void {
       txid: receipt.txid,
       vout: receipt.vout,
       cents: receipt.units === null ? null : Number((receipt.units * 100n) / scale),
+      amount: amountOf(receipt),
       ...(receipt.unreadable ? { reason: receipt.unreadable } : {}),
     });
   }
+}
+
+/** Base units of the asset as reais, exactly: trailing zeros dropped down to two decimals (4.999, 14.85). */
+function exactReais(units: bigint, precision: number): string {
+  let decimal = { units, scale: precision };
+  while (decimal.scale > 2 && decimal.units % 10n === 0n)
+    decimal = { units: decimal.units / 10n, scale: decimal.scale - 1 };
+  if (decimal.scale < 2) decimal = { units: decimal.units * 10n ** BigInt(2 - decimal.scale), scale: 2 };
+  return decimalToString(decimal);
 }
 
 function scriptOf(address: string): string {
