@@ -174,7 +174,7 @@ describe("a real settlement's bytes changed by the explorer", () => {
     );
     expect(r.stdout).not.toContain("none of them is this address's key");
     expect(r.hint).toContain(
-      "cannot be opened with the address's own key: only the payer can show its amount",
+      "cannot be opened, not even with the address's own key: only the payer can show its amount",
     );
     expect(r.hint).not.toContain('dumpblindingkey');
     expect(r.verified).toBe(0);
@@ -216,6 +216,8 @@ describe("a real settlement's bytes changed by the explorer", () => {
       'output 0 to the destination address is partly blinded (an explicit asset with a committed value, or the reverse), so its amount cannot be read: the amount was not verified',
     );
     expect(r.stdout).not.toContain('no blinding key was given');
+    expect(r.hint).toContain('only the payer can show its amount');
+    expect(r.hint).not.toContain('add the blinding key');
     expect(r.verified).toBe(0);
   });
 });
