@@ -5,6 +5,7 @@
  * variant must be refused with one clear line and its documented exit code, never counted as paid.
  */
 import fs from 'node:fs';
+import bs58check from 'bs58check';
 import { describe, expect, it } from 'vitest';
 import { runVerify, type VerifyFlags } from '../../src/commands/deposit-verify.js';
 import { POLICY_ASSET } from '../../src/domain/liquid/networks.js';
@@ -298,5 +299,34 @@ describe('a real taproot (segwit v1) settlement: lwk testnet 8ce096e8…, explic
     );
     expect(r.stdout).toContain('the destination address received 0.00099750, but 997.50000000 was due');
     expect(r.verified).toBe(0);
+  });
+});
+
+describe("a real peg-in (rust-elements' test transaction): an input from the main chain, an explicit output", () => {
+  const pegin = (
+    JSON.parse(
+      fs.readFileSync(new URL('../fixtures/liquid/rust-elements-txs.json', import.meta.url), 'utf8'),
+    ) as Array<{ name: string; hex: string; txid: string }>
+  ).find((t) => t.name === 'pegin')!;
+  // its output 0: 99,993,740 units of asset 630ed6f9… to a P2PKH script (elementsregtest version 235)
+  const address = bs58check.encode(
+    Uint8Array.of(235, ...Buffer.from('d7cc0ea6d5e53af78c7802101519cc100692668e', 'hex')),
+  );
+  const asset = '630ed6f9b176af03c0cd3f8aa430f9e7b4d988cf2d0b2f204322488f03b00bf8';
+  const settings = {
+    network: 'elementsregtest',
+    'esplora-url': 'https://explorer.example/api',
+    'asset-id': asset,
+    'asset-precision': '5',
+    'default-address': address,
+  };
+  it('999.93740 received: a net of 999.93 verified, one of 999.94 a mismatch (exit 1)', async () => {
+    expect(txidOf(pegin.hex)).toBe(pegin.txid);
+    const paid = shown(await verify(pegin.hex, { keys: [], settings, over: { cents: 101003, address } }));
+    expect(paid.code).toBe(0);
+    expect(paid.stdout).toContain('the destination address received 999.93740, more than the 999.93000 due');
+    const short = shown(await verify(pegin.hex, { keys: [], settings, over: { cents: 101004, address } }));
+    expect(short.code).toBe(1);
+    expect(short.stdout).toContain('the destination address received 999.93740, but 999.94000 was due');
   });
 });
