@@ -213,13 +213,15 @@ function readableAddresses(printer: Printer, addresses: Set<string>, network: st
 
 /** The exit: what disagrees first, then what is not proven, then what is not deep enough yet. */
 function disagreement(result: Reconciliation): void {
-  const problems = result.missing.length + result.unmatched.length + result.paidAfterExpiry.length;
+  const problems =
+    result.missing.length + result.unmatched.length + result.paidAfterExpiry.length + result.surplus.length;
   if (problems > 0) {
     const parts = [
       result.missing.length && `${result.missing.length} share(s) of finalized deposits not found on chain`,
       result.unmatched.length && `${result.unmatched.length} receipt(s) matching no deposit`,
       result.paidAfterExpiry.length &&
         `${result.paidAfterExpiry.length} payment(s) for deposits expired or failed`,
+      result.surplus.length && `${result.surplus.length} settlement(s) paying more than was due`,
     ].filter(Boolean);
     throw new LbrlError(`the chain and the history disagree: ${parts.join('; ')}`, 'mismatch');
   }
@@ -289,16 +291,32 @@ function humanReconciliation(result: Reconciliation, addressCount: number, explo
         `  ${safeText(x.depositId)}  ${x.status.padEnd(7)}  ${cents(x.cents).padStart(12)}  in ${x.txid}:${x.vout}`,
       );
   }
+  out.push(...surplusLines(result, money));
   if (
     result.missing.length +
       result.unmatched.length +
       result.paidAfterExpiry.length +
       result.unproven.length +
-      result.pending.length ===
+      result.pending.length +
+      result.surplus.length ===
     0
   )
     out.push('everything matches');
   return out;
+}
+
+/** Money verified settlements paid beyond what was due: to give back or account for. */
+function surplusLines(
+  result: Reconciliation,
+  money: (x: { cents: number | null; amount?: string | null | undefined }) => string,
+): string[] {
+  if (result.surplus.length === 0) return [];
+  const lines = ['', 'Received beyond what was due (give it back or account for it):'];
+  for (const x of result.surplus)
+    lines.push(
+      `  ${money(x)} more than the ${formatCents(x.dueCents)} due  to ${safeText(x.address)}  in ${x.txid}  (${x.depositIds.map(safeText).join(', ')})`,
+    );
+  return lines;
 }
 
 export const DEPOSIT_RECONCILE = command({
@@ -312,7 +330,7 @@ export const DEPOSIT_RECONCILE = command({
     "lbrl deposit reconcile --json | jq '.unmatched'",
     exitCodesComment([
       [EXIT.ok, 'everything matches'],
-      [EXIT.failure, 'something missing, unmatched or paid after expiry'],
+      [EXIT.failure, 'something missing, unmatched, paid after expiry or beyond what was due'],
       [EXIT.unreachable, 'explorer unreachable'],
       [EXIT.unproven, 'amounts not proven'],
       [EXIT.settlementPending, 'not yet confirmed deeply enough'],

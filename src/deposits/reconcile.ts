@@ -16,6 +16,7 @@ import { depositKey } from '../store/history-merge.js';
 import type { HistoryEntry } from '../store/history-records.js';
 import { answerCents, shownStatus } from './ledger.js';
 import type { Receipt } from './receipts.js';
+import { SurplusCounter, type SurplusEntry } from './reconcile-surplus.js';
 import { type RecordedShares, settlementTxidOf } from './settlement-judge.js';
 
 /** What one deposit should have received at one address. */
@@ -96,6 +97,8 @@ export interface Reconciliation {
   pending: PendingEntry[];
   /** outputs that paid deposits of other profiles or services sharing the history */
   elsewhere: ElsewhereEntry[];
+  /** what verified settlements paid beyond what was due (deposits/reconcile-surplus.ts) */
+  surplus: SurplusEntry[];
 }
 
 /** A deposit's shares: the destination's and the split's, from the net the create answer gave. */
@@ -230,6 +233,8 @@ interface Matching {
   /** by script: an address written another way (confidential or not, in upper case) is the same */
   byScript: Map<string, Receipt[]>;
   used: Set<Receipt>;
+  /** the outputs verified settlements paid, against their dues */
+  paid: SurplusCounter;
   out: Reconciliation;
 }
 
@@ -252,6 +257,7 @@ export function reconcile(
   matchByAmount(unknownTxid, matching);
   matchPaidAfterExpiry(deposits, matching);
   sortTheRest(matching);
+  matching.out.surplus = matching.paid.surpluses(matching.precision, exactReais);
   return matching.out;
 }
 
@@ -282,6 +288,7 @@ function matchingOf(receipts: Receipt[], options: MatchOptions): Matching {
     byOutput: new Map(receipts.map((r) => [`${r.txid}:${r.vout}`, r])),
     byScript,
     used: new Set<Receipt>(),
+    paid: new SurplusCounter(),
     out: {
       matched: [],
       missing: [],
@@ -290,6 +297,7 @@ function matchingOf(receipts: Receipt[], options: MatchOptions): Matching {
       unproven: [],
       pending: [],
       elsewhere: [],
+      surplus: [],
     },
   };
 }
@@ -335,6 +343,13 @@ function matchJudged(deposits: HistoryEntry[], matching: Matching): HistoryEntry
     const contradicted = contradictedRoles(report);
     for (const use of report?.shares ?? []) {
       if (use.depositId !== entry.id || contradicted.has(use.role)) continue;
+      if (report?.verdict === 'verified')
+        matching.paid.add(
+          txid,
+          use,
+          use.outputs.flatMap((vout) => byOutput.get(`${txid}:${vout}`) ?? []),
+          matching.shown(entry),
+        );
       for (const vout of use.outputs) {
         const receipt = byOutput.get(`${txid}:${vout}`);
         if (!receipt) continue;
