@@ -8,7 +8,14 @@
 
 import { createdDepositShape, depositShape, FIELD_EXPECTED } from '../domain/deposit.js';
 import { ownCopy } from '../domain/own.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/text/json-exact.js';
+import {
+  JsonNumber,
+  type JsonResult,
+  type JsonValue,
+  MAX_JSON_DEPTH,
+  nestsDeeperThan,
+  parseJsonExact,
+} from '../domain/text/json-exact.js';
 import { Redactor } from '../domain/text/redact.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
@@ -484,6 +491,24 @@ export interface AnswerSchema<T> {
  * A deposit answer's JSON text read into the model: parsed, then its fields checked with the
  * schema, a failure named field by field in the words of the answer rules (FIELD_EXPECTED).
  */
+/**
+ * The literal text of the number at a path of the answer, as the service wrote it: a message
+ * quotes 9007199254740993, never the 9007199254740992 JSON.parse read. Parsed again only when asked.
+ */
+function literalsOf(text: string): (path: readonly PropertyKey[]) => string | undefined {
+  let exact: JsonResult | undefined;
+  return (path) => {
+    exact ??= parseJsonExact(text);
+    if (!exact.ok) return undefined;
+    let at: JsonValue | undefined = exact.value;
+    for (const key of path) {
+      if (typeof at !== 'object' || at === null || at instanceof JsonNumber) return undefined;
+      at = Array.isArray(at) ? at[Number(key)] : Object.hasOwn(at, key) ? at[String(key)] : undefined;
+    }
+    return at instanceof JsonNumber ? at.text : undefined;
+  };
+}
+
 export function readAnswerText<T>(text: string, schema: AnswerSchema<T>): ApiResult<T> {
   if (nestsDeeperThan(text)) {
     throw new LbrlError(
@@ -505,7 +530,7 @@ export function readAnswerText<T>(text: string, schema: AnswerSchema<T>): ApiRes
   const result = schema.safeParse(raw, { reportInput: true });
   if (!result.success) {
     throw new LbrlError(
-      `the service's answer breaks the contract: ${describeIssues(result.error, FIELD_EXPECTED)}`,
+      `the service's answer breaks the contract: ${describeIssues(result.error, FIELD_EXPECTED, literalsOf(text))}`,
       'contract',
     );
   }
