@@ -14,6 +14,7 @@ import { EXIT, LbrlError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
 import type { HistoryEntry } from '../store/history-records.js';
+import { fitted, widthOf } from '../ui/fit.js';
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
@@ -40,7 +41,7 @@ export interface ReconcileCommandOptions {
   printer: Printer;
   json: boolean;
   /** the clock and the time zone (TZ) --since is read in */
-  ctx: Pick<Context, 'now' | 'env'>;
+  ctx: Pick<Context, 'now' | 'env'> & Partial<Pick<Context, 'stdout'>>;
   /** this profile's deposits on the target, as the history records them */
   scope(): Scope;
   /** the deposits recorded, and the outputs verifications counted */
@@ -78,7 +79,13 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
   const printer = options.printer;
   if (options.json) printer.json(result);
   else
-    for (const line of humanReconciliation(result, side.addresses.size, setup.esploraUrl)) printer.out(line);
+    for (const line of humanReconciliation(
+      result,
+      side.addresses.size,
+      setup.esploraUrl,
+      widthOfStdout(options),
+    ))
+      printer.out(line);
   disagreement(result);
 }
 
@@ -240,7 +247,27 @@ function disagreement(result: Reconciliation): void {
     );
 }
 
-function humanReconciliation(result: Reconciliation, addressCount: number, explorer: string): string[] {
+/** The terminal's columns (none: a pipe or a file, whose lines are never cut). */
+function widthOfStdout(options: ReconcileCommandOptions): number {
+  const columns = (options.ctx.stdout as { columns?: number } | undefined)?.columns;
+  return typeof columns === 'number' && columns > 0 ? columns : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * One entry's line as a wide terminal shows it, or (narrower) its pieces packed: an amount, an id,
+ * an address or a txid never cut across lines (ui/fit.ts).
+ */
+function entryLines(whole: string, pieces: Array<string | false | undefined>, columns: number): string[] {
+  const kept = pieces.filter((piece): piece is string => typeof piece === 'string' && piece !== '');
+  return fitted(whole, kept, columns - 2).map((line) => (widthOf(line) + 2 <= columns ? `  ${line}` : line));
+}
+
+function humanReconciliation(
+  result: Reconciliation,
+  addressCount: number,
+  explorer: string,
+  columns: number,
+): string[] {
   const cents = (c: number | null) => (c === null ? 'amount unknown' : formatCents(c));
   // a receipt's exact amount: never R$ 4,99 for 4.999 received
   const money = (x: { cents: number | null; amount?: string | null | undefined }) => {
@@ -253,31 +280,72 @@ function humanReconciliation(result: Reconciliation, addressCount: number, explo
   ];
   if (result.missing.length > 0) {
     out.push('', 'Finalized, but not found on chain:');
-    for (const share of result.missing)
+    for (const share of result.missing) {
+      const settlement = share.txid
+        ? `(settlement ${safeText(share.txid)}${share.reason ? `: ${safeText(share.reason)}` : ''})`
+        : '';
       out.push(
-        `  ${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  to ${safeText(share.address)}${share.txid ? `  (settlement ${safeText(share.txid)}${share.reason ? `: ${safeText(share.reason)}` : ''})` : ''}`,
+        ...entryLines(
+          `${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  to ${safeText(share.address)}${settlement ? `  ${settlement}` : ''}`,
+          [
+            safeText(share.depositId),
+            share.role,
+            cents(share.cents),
+            `to ${safeText(share.address)}`,
+            settlement,
+          ],
+          columns,
+        ),
       );
+    }
   }
   if (result.unmatched.length > 0) {
     out.push('', 'Received, matching no deposit:');
     for (const receipt of result.unmatched)
       out.push(
-        `  ${receipt.txid}:${receipt.vout}  ${money(receipt).padStart(12)}  to ${safeText(receipt.address)}${receipt.reason ? `  (${receipt.reason})` : ''}`,
+        ...entryLines(
+          `${receipt.txid}:${receipt.vout}  ${money(receipt).padStart(12)}  to ${safeText(receipt.address)}${receipt.reason ? `  (${receipt.reason})` : ''}`,
+          [
+            `${receipt.txid}:${receipt.vout}`,
+            money(receipt),
+            `to ${safeText(receipt.address)}`,
+            receipt.reason && `(${receipt.reason})`,
+          ],
+          columns,
+        ),
       );
   }
   if (result.unproven.length > 0) {
     out.push('', 'Paid by an output whose amount could not be read (not proven):');
     for (const share of result.unproven)
       out.push(
-        `  ${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  in ${share.txid}:${share.vout}  (${share.reason})`,
+        ...entryLines(
+          `${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  in ${share.txid}:${share.vout}  (${share.reason})`,
+          [
+            safeText(share.depositId),
+            share.role,
+            cents(share.cents),
+            `in ${share.txid}:${share.vout}`,
+            `(${share.reason})`,
+          ],
+          columns,
+        ),
       );
   }
   if (result.pending.length > 0) {
     out.push('', 'Not yet confirmed deeply enough (not counted yet):');
-    for (const x of result.pending)
+    for (const x of result.pending) {
+      const deposit = x.depositId ? safeText(x.depositId) : '(no deposit yet)';
+      const where = `in ${x.txid}${x.vout === null ? '' : `:${x.vout}`}`;
+      const depth = `(${x.confirmations} of ${x.required} confirmations)`;
       out.push(
-        `  ${x.depositId ? safeText(x.depositId) : '(no deposit yet)'}  ${money(x).padStart(12)}  in ${x.txid}${x.vout === null ? '' : `:${x.vout}`}  (${x.confirmations} of ${x.required} confirmations)`,
+        ...entryLines(
+          `${deposit}  ${money(x).padStart(12)}  ${where}  ${depth}`,
+          [deposit, money(x), where, depth],
+          columns,
+        ),
       );
+    }
   }
   if (result.elsewhere.length > 0)
     out.push(
@@ -288,10 +356,14 @@ function humanReconciliation(result: Reconciliation, addressCount: number, explo
     out.push('', 'Paid after lbrl gave up on them (expired) or after they FAILED:');
     for (const x of result.paidAfterExpiry)
       out.push(
-        `  ${safeText(x.depositId)}  ${x.status.padEnd(7)}  ${cents(x.cents).padStart(12)}  in ${x.txid}:${x.vout}`,
+        ...entryLines(
+          `${safeText(x.depositId)}  ${x.status.padEnd(7)}  ${cents(x.cents).padStart(12)}  in ${x.txid}:${x.vout}`,
+          [safeText(x.depositId), x.status, cents(x.cents), `in ${x.txid}:${x.vout}`],
+          columns,
+        ),
       );
   }
-  out.push(...surplusLines(result, money));
+  out.push(...surplusLines(result, money, columns));
   if (
     result.missing.length +
       result.unmatched.length +
@@ -309,12 +381,25 @@ function humanReconciliation(result: Reconciliation, addressCount: number, explo
 function surplusLines(
   result: Reconciliation,
   money: (x: { cents: number | null; amount?: string | null | undefined }) => string,
+  columns: number,
 ): string[] {
   if (result.surplus.length === 0) return [];
   const lines = ['', 'Received beyond what was due (give it back or account for it):'];
   for (const x of result.surplus)
     lines.push(
-      `  ${money(x)} more than the ${formatCents(x.dueCents)} due  to ${safeText(x.address)}  in ${x.txid}  (${x.depositIds.map(safeText).join(', ')})`,
+      ...entryLines(
+        `${money(x)} more than the ${formatCents(x.dueCents)} due  to ${safeText(x.address)}  in ${x.txid}  (${x.depositIds.map(safeText).join(', ')})`,
+        [
+          money(x),
+          'more than the',
+          formatCents(x.dueCents),
+          'due',
+          `to ${safeText(x.address)}`,
+          `in ${x.txid}`,
+          `(${x.depositIds.map(safeText).join(', ')})`,
+        ],
+        columns,
+      ),
     );
   return lines;
 }

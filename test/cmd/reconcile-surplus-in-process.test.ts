@@ -27,8 +27,8 @@ import {
 
 const TARGET = 'https://pay.example.com';
 
-async function reconcile(deposits: SettledDeposit[], txs: ChainTx[], json: boolean) {
-  const term = plainTerminal({ json, now: () => CREATED + 3600_000 });
+async function reconcile(deposits: SettledDeposit[], txs: ChainTx[], json: boolean, columns?: number) {
+  const term = plainTerminal({ json, now: () => CREATED + 3600_000, ...(columns ? { columns } : {}) });
   const history = recordsHistory(settledRecords(deposits, TARGET));
   const sources = plainVerifySources({
     settings: {
@@ -120,5 +120,33 @@ describe('deposit reconcile: money beyond what was due is said', () => {
     );
     expect(r.error).toBeUndefined();
     expect(r.stdout).toContain('everything matches');
+  });
+
+  it.each([20, 40, 80, 300])('at %i columns no amount is cut across lines', async (columns) => {
+    const tx = payTx(
+      [
+        [DEST, units(1485)],
+        [DEST, units(1485)],
+      ],
+      `narrow ${columns}`,
+    );
+    const r = await reconcile(
+      [{ n: 1, cents: 1500, txid: tx.txid }],
+      [{ ...tx, time: AFTER, to: [DEST, SPLIT] }],
+      false,
+      columns,
+    );
+    expect(r.error?.exitCode).toBe(1);
+    const lines = r.stdout.split('\n');
+    // each amount whole on one line, and any line with an amount no wider than the terminal
+    for (const amount of ['R$ 14,85'])
+      expect(
+        lines.some((line) => line.includes(amount)),
+        amount,
+      ).toBe(true);
+    for (const line of lines.filter((l) => l.includes('R$')))
+      expect(line.length, line).toBeLessThanOrEqual(columns);
+    if (columns >= 300)
+      expect(lines).toContain(`  R$ 14,85 more than the R$ 14,85 due  to ${DEST}  in ${tx.txid}  (${id(1)})`);
   });
 });
