@@ -262,146 +262,135 @@ function entryLines(whole: string, pieces: Array<string | false | undefined>, co
   return fitted(whole, kept, columns - 2).map((line) => (widthOf(line) + 2 <= columns ? `  ${line}` : line));
 }
 
+/** An entry's line as a wide terminal shows it, and the pieces it is made of. */
+type EntryText = [whole: string, pieces: Array<string | false | undefined>];
+
+/** A titled section of entries, none when there are none. */
+function section<T>(title: string, items: T[], entry: (item: T) => EntryText, columns: number): string[] {
+  if (items.length === 0) return [];
+  return ['', title, ...items.flatMap((item) => entryLines(...entry(item), columns))];
+}
+
+const centsText = (c: number | null) => (c === null ? 'amount unknown' : formatCents(c));
+
+/** A receipt's exact amount: never R$ 4,99 for 4.999 received. */
+function moneyText(x: { cents: number | null; amount?: string | null | undefined }): string {
+  const exact = x.amount ? decimalFromText(x.amount) : null;
+  return exact ? formatReais(exact) : centsText(x.cents);
+}
+
+function missingEntry(share: Reconciliation['missing'][number]): EntryText {
+  const settlement = share.txid
+    ? `(settlement ${safeText(share.txid)}${share.reason ? `: ${safeText(share.reason)}` : ''})`
+    : '';
+  const [id, amount, to] = [
+    safeText(share.depositId),
+    centsText(share.cents),
+    `to ${safeText(share.address)}`,
+  ];
+  return [
+    `${id}  ${share.role.padEnd(11)}  ${amount.padStart(12)}  ${to}${settlement ? `  ${settlement}` : ''}`,
+    [id, share.role, amount, to, settlement],
+  ];
+}
+
+function unmatchedEntry(receipt: Reconciliation['unmatched'][number]): EntryText {
+  const [output, amount, to] = [
+    `${receipt.txid}:${receipt.vout}`,
+    moneyText(receipt),
+    `to ${safeText(receipt.address)}`,
+  ];
+  const reason = receipt.reason && `(${receipt.reason})`;
+  return [
+    `${output}  ${amount.padStart(12)}  ${to}${reason ? `  ${reason}` : ''}`,
+    [output, amount, to, reason],
+  ];
+}
+
+function unprovenEntry(share: Reconciliation['unproven'][number]): EntryText {
+  const [id, amount, where] = [
+    safeText(share.depositId),
+    centsText(share.cents),
+    `in ${share.txid}:${share.vout}`,
+  ];
+  return [
+    `${id}  ${share.role.padEnd(11)}  ${amount.padStart(12)}  ${where}  (${share.reason})`,
+    [id, share.role, amount, where, `(${share.reason})`],
+  ];
+}
+
+function pendingEntry(x: Reconciliation['pending'][number]): EntryText {
+  const deposit = x.depositId ? safeText(x.depositId) : '(no deposit yet)';
+  const where = `in ${x.txid}${x.vout === null ? '' : `:${x.vout}`}`;
+  const depth = `(${x.confirmations} of ${x.required} confirmations)`;
+  return [
+    `${deposit}  ${moneyText(x).padStart(12)}  ${where}  ${depth}`,
+    [deposit, moneyText(x), where, depth],
+  ];
+}
+
+function lateEntry(x: Reconciliation['paidAfterExpiry'][number]): EntryText {
+  const [id, amount, where] = [safeText(x.depositId), centsText(x.cents), `in ${x.txid}:${x.vout}`];
+  return [`${id}  ${x.status.padEnd(7)}  ${amount.padStart(12)}  ${where}`, [id, x.status, amount, where]];
+}
+
+function surplusEntry(x: Reconciliation['surplus'][number]): EntryText {
+  const [to, where, ids] = [
+    `to ${safeText(x.address)}`,
+    `in ${x.txid}`,
+    `(${x.depositIds.map(safeText).join(', ')})`,
+  ];
+  const [amount, due] = [moneyText(x), formatCents(x.dueCents)];
+  return [
+    `${amount} more than the ${due} due  ${to}  ${where}  ${ids}`,
+    [amount, 'more than the', due, 'due', to, where, ids],
+  ];
+}
+
 function humanReconciliation(
   result: Reconciliation,
   addressCount: number,
   explorer: string,
   columns: number,
 ): string[] {
-  const cents = (c: number | null) => (c === null ? 'amount unknown' : formatCents(c));
-  // a receipt's exact amount: never R$ 4,99 for 4.999 received
-  const money = (x: { cents: number | null; amount?: string | null | undefined }) => {
-    const exact = x.amount ? decimalFromText(x.amount) : null;
-    return exact ? formatReais(exact) : cents(x.cents);
-  };
+  const elsewhere = new Set(result.elsewhere.map((x) => `${x.txid}:${x.vout}`)).size;
   const out = [
     // one output that paid several deposits is one receipt
     `${addressCount} address(es) read on ${explorer}: ${new Set(result.matched.map((m) => `${m.txid}:${m.vout}`)).size} receipt(s) matched to deposits`,
+    ...section('Finalized, but not found on chain:', result.missing, missingEntry, columns),
+    ...section('Received, matching no deposit:', result.unmatched, unmatchedEntry, columns),
+    ...section(
+      'Paid by an output whose amount could not be read (not proven):',
+      result.unproven,
+      unprovenEntry,
+      columns,
+    ),
+    ...section('Not yet confirmed deeply enough (not counted yet):', result.pending, pendingEntry, columns),
+    ...(elsewhere > 0
+      ? ['', `${elsewhere} receipt(s) paid deposits of other profiles or services sharing this history`]
+      : []),
+    ...section(
+      'Paid after lbrl gave up on them (expired) or after they FAILED:',
+      result.paidAfterExpiry,
+      lateEntry,
+      columns,
+    ),
+    ...section(
+      'Received beyond what was due (give it back or account for it):',
+      result.surplus,
+      surplusEntry,
+      columns,
+    ),
   ];
-  if (result.missing.length > 0) {
-    out.push('', 'Finalized, but not found on chain:');
-    for (const share of result.missing) {
-      const settlement = share.txid
-        ? `(settlement ${safeText(share.txid)}${share.reason ? `: ${safeText(share.reason)}` : ''})`
-        : '';
-      out.push(
-        ...entryLines(
-          `${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  to ${safeText(share.address)}${settlement ? `  ${settlement}` : ''}`,
-          [
-            safeText(share.depositId),
-            share.role,
-            cents(share.cents),
-            `to ${safeText(share.address)}`,
-            settlement,
-          ],
-          columns,
-        ),
-      );
-    }
-  }
-  if (result.unmatched.length > 0) {
-    out.push('', 'Received, matching no deposit:');
-    for (const receipt of result.unmatched)
-      out.push(
-        ...entryLines(
-          `${receipt.txid}:${receipt.vout}  ${money(receipt).padStart(12)}  to ${safeText(receipt.address)}${receipt.reason ? `  (${receipt.reason})` : ''}`,
-          [
-            `${receipt.txid}:${receipt.vout}`,
-            money(receipt),
-            `to ${safeText(receipt.address)}`,
-            receipt.reason && `(${receipt.reason})`,
-          ],
-          columns,
-        ),
-      );
-  }
-  if (result.unproven.length > 0) {
-    out.push('', 'Paid by an output whose amount could not be read (not proven):');
-    for (const share of result.unproven)
-      out.push(
-        ...entryLines(
-          `${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  in ${share.txid}:${share.vout}  (${share.reason})`,
-          [
-            safeText(share.depositId),
-            share.role,
-            cents(share.cents),
-            `in ${share.txid}:${share.vout}`,
-            `(${share.reason})`,
-          ],
-          columns,
-        ),
-      );
-  }
-  if (result.pending.length > 0) {
-    out.push('', 'Not yet confirmed deeply enough (not counted yet):');
-    for (const x of result.pending) {
-      const deposit = x.depositId ? safeText(x.depositId) : '(no deposit yet)';
-      const where = `in ${x.txid}${x.vout === null ? '' : `:${x.vout}`}`;
-      const depth = `(${x.confirmations} of ${x.required} confirmations)`;
-      out.push(
-        ...entryLines(
-          `${deposit}  ${money(x).padStart(12)}  ${where}  ${depth}`,
-          [deposit, money(x), where, depth],
-          columns,
-        ),
-      );
-    }
-  }
-  if (result.elsewhere.length > 0)
-    out.push(
-      '',
-      `${new Set(result.elsewhere.map((x) => `${x.txid}:${x.vout}`)).size} receipt(s) paid deposits of other profiles or services sharing this history`,
-    );
-  if (result.paidAfterExpiry.length > 0) {
-    out.push('', 'Paid after lbrl gave up on them (expired) or after they FAILED:');
-    for (const x of result.paidAfterExpiry)
-      out.push(
-        ...entryLines(
-          `${safeText(x.depositId)}  ${x.status.padEnd(7)}  ${cents(x.cents).padStart(12)}  in ${x.txid}:${x.vout}`,
-          [safeText(x.depositId), x.status, cents(x.cents), `in ${x.txid}:${x.vout}`],
-          columns,
-        ),
-      );
-  }
-  out.push(...surplusLines(result, money, columns));
-  if (
+  const told =
     result.missing.length +
-      result.unmatched.length +
-      result.paidAfterExpiry.length +
-      result.unproven.length +
-      result.pending.length +
-      result.surplus.length ===
-    0
-  )
-    out.push('everything matches');
+    result.unmatched.length +
+    result.paidAfterExpiry.length +
+    result.unproven.length +
+    result.pending.length +
+    result.surplus.length;
+  if (told === 0) out.push('everything matches');
   return out;
-}
-
-/** Money verified settlements paid beyond what was due: to give back or account for. */
-function surplusLines(
-  result: Reconciliation,
-  money: (x: { cents: number | null; amount?: string | null | undefined }) => string,
-  columns: number,
-): string[] {
-  if (result.surplus.length === 0) return [];
-  const lines = ['', 'Received beyond what was due (give it back or account for it):'];
-  for (const x of result.surplus)
-    lines.push(
-      ...entryLines(
-        `${money(x)} more than the ${formatCents(x.dueCents)} due  to ${safeText(x.address)}  in ${x.txid}  (${x.depositIds.map(safeText).join(', ')})`,
-        [
-          money(x),
-          'more than the',
-          formatCents(x.dueCents),
-          'due',
-          `to ${safeText(x.address)}`,
-          `in ${x.txid}`,
-          `(${x.depositIds.map(safeText).join(', ')})`,
-        ],
-        columns,
-      ),
-    );
-  return lines;
 }
 
 export const DEPOSIT_RECONCILE = command({

@@ -247,6 +247,41 @@ function wrapped(text: string, width: number): string[] {
   return [...lines, line];
 }
 
+/** The totals, one fact a line. */
+function factLines(total: ReportSums, columns: number, printer: ReportCommandOptions['printer']): string[] {
+  const out: string[] = [];
+  // one fact a line, its figure beside its name when the terminal holds both (80 columns do),
+  // else under it (a 40-column pane), its count under it too when need be (20): no figure is cut
+  const fact = (name: string, figure: string, count?: number) => {
+    const counted = count === undefined ? figure : `${figure} (${count})`;
+    const one = `${name.padEnd(FACT_NAME_WIDTH)}${counted}`;
+    if (widthOf(one) <= columns) out.push(one);
+    else {
+      const under = packed([figure, count === undefined ? '' : `(${count})`], columns - 2, ' ', '');
+      out.push(name.trimEnd(), ...under.map((text) => (widthOf(text) + 2 <= columns ? `  ${text}` : text)));
+    }
+  };
+  fact('Paid (finalized)', formatCents(total.grossCents));
+  fact('Fees', formatCents(total.feeCents));
+  fact('Net', formatCents(total.netCents));
+  fact('  to split', formatCents(total.splitCents));
+  fact('  to destination', formatCents(total.destinationCents));
+  fact('Verified on chain', formatCents(total.verifiedNetCents), total.verifiedCount);
+  fact('Unproven', formatCents(total.unprovenNetCents), total.unprovenCount);
+  fact('Mismatched', formatCents(total.mismatchNetCents), total.mismatchCount);
+  fact('Not yet checked', formatCents(total.uncheckedNetCents), total.uncheckedCount);
+  if (total.uncheckedCount > 0)
+    for (const part of wrapped('lbrl deposit verify checks them', columns - 2))
+      out.push(printer.outColor.dim(`  ${part}`));
+  if (total.unknownAmountsCount > 0)
+    for (const part of wrapped(
+      `${total.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
+      columns,
+    ))
+      out.push(printer.outColor.magenta(part));
+  return out;
+}
+
 function humanReport(report: Report, options: ReportCommandOptions): string[] {
   const printer = options.printer;
   const total = report.total;
@@ -283,35 +318,7 @@ function humanReport(report: Report, options: ReportCommandOptions): string[] {
     for (const text of rowLines(row)) out.push(last ? printer.outColor.bold(text) : text);
   });
   out.push('');
-  // one fact a line, its figure beside its name when the terminal holds both (80 columns do),
-  // else under it (a 40-column pane), its count under it too when need be (20): no figure is cut
-  const fact = (name: string, figure: string, count?: number) => {
-    const counted = count === undefined ? figure : `${figure} (${count})`;
-    const one = `${name.padEnd(FACT_NAME_WIDTH)}${counted}`;
-    if (widthOf(one) <= columns) out.push(one);
-    else {
-      const under = packed([figure, count === undefined ? '' : `(${count})`], columns - 2, ' ', '');
-      out.push(name.trimEnd(), ...under.map((text) => (widthOf(text) + 2 <= columns ? `  ${text}` : text)));
-    }
-  };
-  fact('Paid (finalized)', formatCents(total.grossCents));
-  fact('Fees', formatCents(total.feeCents));
-  fact('Net', formatCents(total.netCents));
-  fact('  to split', formatCents(total.splitCents));
-  fact('  to destination', formatCents(total.destinationCents));
-  fact('Verified on chain', formatCents(total.verifiedNetCents), total.verifiedCount);
-  fact('Unproven', formatCents(total.unprovenNetCents), total.unprovenCount);
-  fact('Mismatched', formatCents(total.mismatchNetCents), total.mismatchCount);
-  fact('Not yet checked', formatCents(total.uncheckedNetCents), total.uncheckedCount);
-  if (total.uncheckedCount > 0)
-    for (const part of wrapped('lbrl deposit verify checks them', columns - 2))
-      out.push(printer.outColor.dim(`  ${part}`));
-  if (total.unknownAmountsCount > 0)
-    for (const part of wrapped(
-      `${total.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
-      columns,
-    ))
-      out.push(printer.outColor.magenta(part));
+  out.push(...factLines(total, columns, printer));
   // the picture: net received per period, in block characters
   const amounts = Math.max(...report.periods.map((s) => formatCents(s.netCents).length));
   // the bar takes what the period and the amount leave, 40 at most; none when nothing is left
