@@ -53,7 +53,8 @@ export class LedgerMirror {
 
   constructor(
     configDir: string,
-    where: string,
+    /** the ledger as shown (its URL, the password redacted) */
+    private readonly where: string,
     private readonly warn: (line: string) => void,
   ) {
     this.dir = ledgerCopyDir(configDir, where);
@@ -67,7 +68,11 @@ export class LedgerMirror {
 
   /** The copy as a file history (a new reader each time: what it cached may be behind). */
   history(): History {
-    return new History(this.dir, this.warn);
+    // what the copy's reader skips or escapes came from the database's log: its warnings name the
+    // ledger, not only a file of this host's that a user never wrote
+    const file = this.file;
+    const named = `the ledger at ${this.where} (this host's copy of its log: ${file})`;
+    return new History(this.dir, (line) => this.warn(line.split(file).join(named)));
   }
 
   /**
