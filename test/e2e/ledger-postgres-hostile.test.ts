@@ -188,4 +188,46 @@ describe('a database that is gone, or stops', () => {
     expect(codes.every((code) => code === 0 || code === 6)).toBe(true);
     await sandbox.close();
   });
+
+  it('a backend killed with kill -9 while lists run (the server restarts every backend): exit 0 or 6, never a stack', async () => {
+    const own = await startCluster();
+    try {
+      const url = await freshDatabase(own.url);
+      const password = new URL(url).password;
+      const dir = tempDir();
+      expect((await runBin(['deposit', 'list', '--json'], env(url, dir))).code).toBe(0);
+      const database = new URL(url).pathname.slice(1);
+      let killing = true;
+      const killer = (async () => {
+        while (killing) {
+          const rows = await sql<{ pid: number }>(
+            own.url,
+            'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+            [database],
+          ).catch(() => []);
+          for (const { pid } of rows) {
+            try {
+              process.kill(pid, 'SIGKILL');
+            } catch {}
+          }
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      const codes: number[] = [];
+      for (let run = 0; run < 6; run++) {
+        const r = await runBin(['deposit', 'list', ...(run % 2 ? ['--json'] : [])], env(url, dir));
+        said(r, password);
+        if (r.code !== 0) expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+        codes.push(r.code);
+      }
+      killing = false;
+      await killer;
+      expect(
+        codes.every((code) => code === 0 || code === 6),
+        String(codes),
+      ).toBe(true);
+    } finally {
+      own.stop();
+    }
+  });
 });
