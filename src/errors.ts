@@ -50,7 +50,7 @@ export const EXIT = {
 export const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, string>> = {
   ok: 'success (`watch`: every deposit reached FINALIZED)',
   failure:
-    'unexpected failure: the service answered 5xx or kept rate-limiting, or with a body that breaks the contract, or an answer that does not match the request; `verify`: a settlement that contradicts the deposit, or an explorer answer that breaks its API; `reconcile`: something missing, unmatched or paid after expiry',
+    'unexpected failure: the service answered 5xx or kept rate-limiting, or with a body that breaks the contract, or an answer that does not match the request; `verify`: a settlement that contradicts the deposit, or an explorer answer that breaks its API; `reconcile`: something missing, unmatched, paid after expiry or beyond what was due',
   usage:
     'usage or validation error, found locally or reported by the service (400/422); a declined confirmation; a damaged config file (`config_invalid`: the file and key named)',
   auth: 'authentication: token missing, invalid or expired (401/403)',

@@ -8,10 +8,18 @@
 
 import { createdDepositShape, depositShape, FIELD_EXPECTED } from '../domain/deposit.js';
 import { ownCopy } from '../domain/own.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/text/json-exact.js';
+import {
+  JsonNumber,
+  type JsonResult,
+  type JsonValue,
+  MAX_JSON_DEPTH,
+  nestsDeeperThan,
+  parseJsonExact,
+} from '../domain/text/json-exact.js';
 import { Redactor } from '../domain/text/redact.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
+import { bodyText } from './body-text.js';
 import { classify, isHtml, retryDelay, type Seen } from './classify.js';
 import { Agent, type Dispatcher, destroyedError, isStaleConnection, request } from './http.js';
 import { type CreateRequest, type CreateResponse, describeIssues, type GetResponse } from './models.js';
@@ -100,10 +108,14 @@ export interface Answer {
   status: number;
   contentType: string | undefined;
   text: string;
+  /** why the body is not UTF-8 (api/body-text.ts), when it is not */
+  notUtf8?: string | undefined;
+  /** the body's size in bytes */
+  bytes?: number;
 }
 
 type AttemptResult =
-  | { kind: 'answer'; status: number; headers: AnswerHeaders; body: string }
+  | { kind: 'answer'; status: number; headers: AnswerHeaders; body: string; bytes: number; notUtf8?: string }
   | { kind: 'error'; error: unknown; sent: boolean; broken?: string | undefined };
 
 type AnswerHeaders = Record<string, string | string[] | undefined>;
@@ -231,6 +243,8 @@ export class DepositClient {
       status: answer.status,
       contentType: headerValue(answer.headers['content-type']),
       text: answer.body,
+      notUtf8: answer.notUtf8,
+      bytes: answer.bytes,
     };
   }
 
@@ -253,7 +267,10 @@ export class DepositClient {
   }
 
   /** A 2xx answer to the models: JSON by its content type and its text, then the schema. */
-  private parse<T>({ status, contentType, text }: Answer, schema: AnswerSchema<T>): ApiResult<T> {
+  private parse<T>(
+    { status, contentType, text, notUtf8, bytes }: Answer,
+    schema: AnswerSchema<T>,
+  ): ApiResult<T> {
     if (contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim())) {
       const page = isHtml(contentType, text) ? ': an HTML page' : '';
       throw new LbrlError(
@@ -267,6 +284,11 @@ export class DepositClient {
         'contract',
       );
     }
+    if (notUtf8)
+      throw new LbrlError(
+        `the service's answer is not UTF-8 (${bytes ?? Buffer.byteLength(text)} bytes): ${notUtf8}; JSON is UTF-8`,
+        'contract',
+      );
     return readAnswerText(text, schema);
   }
 
@@ -322,13 +344,17 @@ export class DepositClient {
         }
         chunks.push(chunk as Buffer);
       }
+      const headersSeen = this.redactedHeaders(res.headers);
+      const { text, notUtf8 } = bodyText(Buffer.concat(chunks), headerValue(headersSeen['content-type']));
       return {
         kind: 'answer',
         status: res.statusCode,
         // and in its headers (Location, Content-Type, any): messages and traces quote them
-        headers: this.redactedHeaders(res.headers),
+        headers: headersSeen,
         // a service that echoes the token gets it replaced before anything reads the answer
-        body: this.secrets.redact(Buffer.concat(chunks).toString('utf8')),
+        body: this.secrets.redact(text),
+        bytes: size,
+        ...(notUtf8 ? { notUtf8 } : {}),
       };
     } catch (error) {
       if (error instanceof LbrlError) throw error;
@@ -396,6 +422,8 @@ export class DepositClient {
           status: answer.status,
           contentType: headerValue(answer.headers['content-type']),
           text: answer.body,
+          notUtf8: answer.notUtf8,
+          bytes: answer.bytes,
         };
       }
       if (!verdict.retry || attempt >= this.settings.maxRetries) throw verdict.error;
@@ -425,7 +453,7 @@ export class DepositClient {
     this.trace(`< ${status} (${elapsed} ms)`);
     const contentType = headerValue(headers['content-type']);
     if (contentType) this.trace(`< content-type: ${contentType}`);
-    this.trace(`< ${text.length > 1500 ? `${text.slice(0, 1500)}… (${text.length} bytes)` : text}`);
+    this.trace(`< ${text.length > 1500 ? `${text.slice(0, 1500)}… (${outcome.bytes} bytes)` : text}`);
   }
 }
 
@@ -484,10 +512,28 @@ export interface AnswerSchema<T> {
  * A deposit answer's JSON text read into the model: parsed, then its fields checked with the
  * schema, a failure named field by field in the words of the answer rules (FIELD_EXPECTED).
  */
+/**
+ * The literal text of the number at a path of the answer, as the service wrote it: a message
+ * quotes 9007199254740993, never the 9007199254740992 JSON.parse read. Parsed again only when asked.
+ */
+function literalsOf(text: string): (path: readonly PropertyKey[]) => string | undefined {
+  let exact: JsonResult | undefined;
+  return (path) => {
+    exact ??= parseJsonExact(text);
+    if (!exact.ok) return undefined;
+    let at: JsonValue | undefined = exact.value;
+    for (const key of path) {
+      if (typeof at !== 'object' || at === null || at instanceof JsonNumber) return undefined;
+      at = Array.isArray(at) ? at[Number(key)] : Object.hasOwn(at, key) ? at[String(key)] : undefined;
+    }
+    return at instanceof JsonNumber ? at.text : undefined;
+  };
+}
+
 export function readAnswerText<T>(text: string, schema: AnswerSchema<T>): ApiResult<T> {
   if (nestsDeeperThan(text)) {
     throw new LbrlError(
-      `the service's answer nests JSON deeper than ${MAX_JSON_DEPTH} levels (${text.length} bytes)`,
+      `the service's answer nests JSON deeper than ${MAX_JSON_DEPTH} levels (${Buffer.byteLength(text)} bytes)`,
       'contract',
     );
   }
@@ -497,7 +543,7 @@ export function readAnswerText<T>(text: string, schema: AnswerSchema<T>): ApiRes
     raw = ownCopy(JSON.parse(text));
   } catch {
     throw new LbrlError(
-      `the service's answer is not valid JSON (${text.length} bytes): ${JSON.stringify(text.slice(0, 60))}`,
+      `the service's answer is not valid JSON (${Buffer.byteLength(text)} bytes): ${JSON.stringify(text.slice(0, 60))}`,
       'contract',
     );
   }
@@ -505,7 +551,7 @@ export function readAnswerText<T>(text: string, schema: AnswerSchema<T>): ApiRes
   const result = schema.safeParse(raw, { reportInput: true });
   if (!result.success) {
     throw new LbrlError(
-      `the service's answer breaks the contract: ${describeIssues(result.error, FIELD_EXPECTED)}`,
+      `the service's answer breaks the contract: ${describeIssues(result.error, FIELD_EXPECTED, literalsOf(text))}`,
       'contract',
     );
   }

@@ -15,6 +15,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/text/json-exact.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { HEX_BYTES, HEX32, isHex32, isHexBytes, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
+import { bodyText } from './body-text.js';
 import { retryAfterMs, serviceMessage, TLS_FAILURES } from './classify.js';
 import {
   brokenFraming,
@@ -228,7 +229,9 @@ export class EsploraClient {
     try {
       raw = ownCopy(JSON.parse(body.text));
     } catch {
-      throw this.contract(`the explorer's answer to ${path} is not valid JSON (${body.text.length} bytes)`);
+      throw this.contract(
+        `the explorer's answer to ${path} is not valid JSON (${Buffer.byteLength(body.text)} bytes)`,
+      );
     }
     const result = schema.safeParse(raw);
     if (!result.success) {
@@ -280,9 +283,14 @@ export class EsploraClient {
     const signal = this.settings.signal ? AbortSignal.any([this.settings.signal, timeout]) : timeout;
     try {
       const res = await request(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal });
-      const text = await this.bodyOf(res.body, path);
+      const bytes = await this.bodyOf(res.body, path);
+      const { text, notUtf8 } = bodyText(bytes, header(res.headers['content-type']));
       const status = res.statusCode;
-      this.settings.trace?.(`< ${status} (${text.length} bytes)`);
+      this.settings.trace?.(`< ${status} (${bytes.length} bytes)`);
+      if (status === 200 && notUtf8)
+        throw this.contract(
+          `the explorer's answer to ${path} is not UTF-8 (${bytes.length} bytes): ${notUtf8}; JSON and text are UTF-8`,
+        );
       if (status === 200)
         return {
           kind: 'answer',
@@ -314,7 +322,7 @@ export class EsploraClient {
   }
 
   /** The answer's body, refused past maxBodyBytes. */
-  private async bodyOf(body: AsyncIterable<unknown> & { destroy(): unknown }, path: string): Promise<string> {
+  private async bodyOf(body: AsyncIterable<unknown> & { destroy(): unknown }, path: string): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of body) {
@@ -327,7 +335,7 @@ export class EsploraClient {
       }
       chunks.push(chunk as Buffer);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
 
   /** No answer: interrupted, a certificate, past the deadline; else a failure worth trying again. */

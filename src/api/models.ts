@@ -31,20 +31,20 @@ export interface CreateRequest {
 export function describeIssues(
   error: z.core.$ZodError,
   expected: Readonly<Record<string, string>> = {},
+  /** a number's literal text as the service wrote it, at a path (JSON.parse may have rounded it) */
+  literalAt?: (path: readonly PropertyKey[]) => string | undefined,
 ): string {
-  return error.issues
-    .slice(0, 3)
-    .map((issue) => {
-      const field = issue.path.length ? safeText(issue.path.join('.')) : '(body)';
-      // an object or array is not worth repeating whole: its field is named
-      const shown =
-        'input' in issue && (typeof issue.input !== 'object' || issue.input === null)
-          ? `, service answered ${showValue(typeof issue.input === 'string' && issue.input !== '' ? JSON.stringify(issue.input) : issue.input, 60)}`
-          : '';
-      const words = Object.hasOwn(expected, issue.path.join('.'))
-        ? expected[issue.path.join('.')]
-        : undefined;
-      return `field ${field}: ${words === undefined ? issue.message : `expected ${words}`}${shown}`;
-    })
-    .join('; ');
+  // one field may break several checks that the rules say in the same words: each said once
+  const said = error.issues.map((issue) => {
+    const field = issue.path.length ? safeText(issue.path.join('.')) : '(body)';
+    // an object or array is not worth repeating whole: its field is named
+    const literal = typeof issue.input === 'number' ? literalAt?.(issue.path) : undefined;
+    const shown =
+      'input' in issue && (typeof issue.input !== 'object' || issue.input === null)
+        ? `, service answered ${showValue(literal ?? (typeof issue.input === 'string' && issue.input !== '' ? JSON.stringify(issue.input) : issue.input), 60)}`
+        : '';
+    const words = Object.hasOwn(expected, issue.path.join('.')) ? expected[issue.path.join('.')] : undefined;
+    return `field ${field}: ${words === undefined ? issue.message : `expected ${words}`}${shown}`;
+  });
+  return [...new Set(said)].slice(0, 3).join('; ');
 }

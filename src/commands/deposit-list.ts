@@ -371,7 +371,7 @@ function fitColumns(build: (level: number) => Column[], width: number): { cols: 
   return { cols, widths };
 }
 
-/** Each deposit on two lines: the id whole on the first, its amount and status under it, so no line wraps. */
+/** Each deposit on two lines (three when the amount and status do not fit together): the id whole on the first. */
 function twoLineRows(
   entries: HistoryEntry[],
   width: number,
@@ -384,9 +384,10 @@ function twoLineRows(
     const shown = how.status(entry, false);
     const amount = formatCents(entry.amountInCents);
     out.push(safeText(entry.id));
-    out.push(
-      `  ${4 + amount.length + shown.length <= width ? `${amount}  ` : ''}${paint(shorten(shown, Math.max(1, width - 2)))}`,
-    );
+    const cell = shorten(shown, Math.max(1, width - 2));
+    // the amount beside the status when both fit, else on its own line (a 20-column pane): never cut, never dropped
+    if (4 + amount.length + cell.length <= width) out.push(`  ${amount}  ${paint(cell)}`);
+    else out.push(2 + amount.length <= width ? `  ${amount}` : amount, `  ${paint(cell)}`);
     // --all-services: the service on a third line
     if (withService) out.push(`  ${shorten(safeText(entry.baseUrl), Math.max(1, width - 2))}`);
   }

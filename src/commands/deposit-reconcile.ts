@@ -6,13 +6,15 @@ import { scopeOnTarget } from '../deposits/ports.js';
 import { MATCH_MARGIN_MS, readReceipts } from '../deposits/receipts.js';
 import { type Reconciliation, reconcile } from '../deposits/reconcile.js';
 import { settlementJudge } from '../deposits/settlement-judge.js';
+import { decimalFromText } from '../domain/decimal.js';
 import { decodeLiquidAddress } from '../domain/liquid/address.js';
-import { formatCents } from '../domain/money.js';
+import { formatCents, formatReais } from '../domain/money.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { EXIT, LbrlError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
 import type { HistoryEntry } from '../store/history-records.js';
+import { fitted, widthOf } from '../ui/fit.js';
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
@@ -39,7 +41,7 @@ export interface ReconcileCommandOptions {
   printer: Printer;
   json: boolean;
   /** the clock and the time zone (TZ) --since is read in */
-  ctx: Pick<Context, 'now' | 'env'>;
+  ctx: Pick<Context, 'now' | 'env'> & Partial<Pick<Context, 'stdout'>>;
   /** this profile's deposits on the target, as the history records them */
   scope(): Scope;
   /** the deposits recorded, and the outputs verifications counted */
@@ -77,7 +79,13 @@ export async function runReconcile(options: ReconcileCommandOptions): Promise<vo
   const printer = options.printer;
   if (options.json) printer.json(result);
   else
-    for (const line of humanReconciliation(result, side.addresses.size, setup.esploraUrl)) printer.out(line);
+    for (const line of humanReconciliation(
+      result,
+      side.addresses.size,
+      setup.esploraUrl,
+      widthOfStdout(options),
+    ))
+      printer.out(line);
   disagreement(result);
 }
 
@@ -212,13 +220,15 @@ function readableAddresses(printer: Printer, addresses: Set<string>, network: st
 
 /** The exit: what disagrees first, then what is not proven, then what is not deep enough yet. */
 function disagreement(result: Reconciliation): void {
-  const problems = result.missing.length + result.unmatched.length + result.paidAfterExpiry.length;
+  const problems =
+    result.missing.length + result.unmatched.length + result.paidAfterExpiry.length + result.surplus.length;
   if (problems > 0) {
     const parts = [
       result.missing.length && `${result.missing.length} share(s) of finalized deposits not found on chain`,
       result.unmatched.length && `${result.unmatched.length} receipt(s) matching no deposit`,
       result.paidAfterExpiry.length &&
         `${result.paidAfterExpiry.length} payment(s) for deposits expired or failed`,
+      result.surplus.length && `${result.surplus.length} settlement(s) paying more than was due`,
     ].filter(Boolean);
     throw new LbrlError(`the chain and the history disagree: ${parts.join('; ')}`, 'mismatch');
   }
@@ -226,7 +236,9 @@ function disagreement(result: Reconciliation): void {
     throw new LbrlError(
       `${result.unproven.length} share(s) of finalized deposits paid by output(s) whose amount could not be read: not proven`,
       'unproven',
-      'lbrl config set-blinding-key --address <address> < key.txt (the key that opens them), then run reconcile again',
+      result.unproven.every((share) => /own blinding key|no ephemeral key/.test(share.reason))
+        ? "the outputs cannot be opened with the addresses' own keys: only the payer can show their amounts (or try another explorer, esplora-url, if its copy is damaged)"
+        : 'lbrl config set-blinding-key --address <address> < key.txt (the key that opens them), then run reconcile again',
     );
   if (result.pending.length > 0)
     throw new LbrlError(
@@ -235,61 +247,149 @@ function disagreement(result: Reconciliation): void {
     );
 }
 
-function humanReconciliation(result: Reconciliation, addressCount: number, explorer: string): string[] {
-  const cents = (c: number | null) => (c === null ? 'amount unknown' : formatCents(c));
+/** The terminal's columns (none: a pipe or a file, whose lines are never cut). */
+function widthOfStdout(options: ReconcileCommandOptions): number {
+  const columns = (options.ctx.stdout as { columns?: number } | undefined)?.columns;
+  return typeof columns === 'number' && columns > 0 ? columns : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * One entry's line as a wide terminal shows it, or (narrower) its pieces packed: an amount, an id,
+ * an address or a txid never cut across lines (ui/fit.ts).
+ */
+function entryLines(whole: string, pieces: Array<string | false | undefined>, columns: number): string[] {
+  const kept = pieces.filter((piece): piece is string => typeof piece === 'string' && piece !== '');
+  return fitted(whole, kept, columns - 2).map((line) => (widthOf(line) + 2 <= columns ? `  ${line}` : line));
+}
+
+/** An entry's line as a wide terminal shows it, and the pieces it is made of. */
+type EntryText = [whole: string, pieces: Array<string | false | undefined>];
+
+/** A titled section of entries, none when there are none. */
+function section<T>(title: string, items: T[], entry: (item: T) => EntryText, columns: number): string[] {
+  if (items.length === 0) return [];
+  return ['', title, ...items.flatMap((item) => entryLines(...entry(item), columns))];
+}
+
+const centsText = (c: number | null) => (c === null ? 'amount unknown' : formatCents(c));
+
+/** A receipt's exact amount: never R$ 4,99 for 4.999 received. */
+function moneyText(x: { cents: number | null; amount?: string | null | undefined }): string {
+  const exact = x.amount ? decimalFromText(x.amount) : null;
+  return exact ? formatReais(exact) : centsText(x.cents);
+}
+
+function missingEntry(share: Reconciliation['missing'][number]): EntryText {
+  const settlement = share.txid
+    ? `(settlement ${safeText(share.txid)}${share.reason ? `: ${safeText(share.reason)}` : ''})`
+    : '';
+  const [id, amount, to] = [
+    safeText(share.depositId),
+    centsText(share.cents),
+    `to ${safeText(share.address)}`,
+  ];
+  return [
+    `${id}  ${share.role.padEnd(11)}  ${amount.padStart(12)}  ${to}${settlement ? `  ${settlement}` : ''}`,
+    [id, share.role, amount, to, settlement],
+  ];
+}
+
+function unmatchedEntry(receipt: Reconciliation['unmatched'][number]): EntryText {
+  const [output, amount, to] = [
+    `${receipt.txid}:${receipt.vout}`,
+    moneyText(receipt),
+    `to ${safeText(receipt.address)}`,
+  ];
+  const reason = receipt.reason && `(${receipt.reason})`;
+  return [
+    `${output}  ${amount.padStart(12)}  ${to}${reason ? `  ${reason}` : ''}`,
+    [output, amount, to, reason],
+  ];
+}
+
+function unprovenEntry(share: Reconciliation['unproven'][number]): EntryText {
+  const [id, amount, where] = [
+    safeText(share.depositId),
+    centsText(share.cents),
+    `in ${share.txid}:${share.vout}`,
+  ];
+  return [
+    `${id}  ${share.role.padEnd(11)}  ${amount.padStart(12)}  ${where}  (${share.reason})`,
+    [id, share.role, amount, where, `(${share.reason})`],
+  ];
+}
+
+function pendingEntry(x: Reconciliation['pending'][number]): EntryText {
+  const deposit = x.depositId ? safeText(x.depositId) : '(no deposit yet)';
+  const where = `in ${x.txid}${x.vout === null ? '' : `:${x.vout}`}`;
+  const depth = `(${x.confirmations} of ${x.required} confirmations)`;
+  return [
+    `${deposit}  ${moneyText(x).padStart(12)}  ${where}  ${depth}`,
+    [deposit, moneyText(x), where, depth],
+  ];
+}
+
+function lateEntry(x: Reconciliation['paidAfterExpiry'][number]): EntryText {
+  const [id, amount, where] = [safeText(x.depositId), centsText(x.cents), `in ${x.txid}:${x.vout}`];
+  return [`${id}  ${x.status.padEnd(7)}  ${amount.padStart(12)}  ${where}`, [id, x.status, amount, where]];
+}
+
+function surplusEntry(x: Reconciliation['surplus'][number]): EntryText {
+  const [to, where, ids] = [
+    `to ${safeText(x.address)}`,
+    `in ${x.txid}`,
+    `(${x.depositIds.map(safeText).join(', ')})`,
+  ];
+  const [amount, due] = [moneyText(x), formatCents(x.dueCents)];
+  return [
+    `${amount} more than the ${due} due  ${to}  ${where}  ${ids}`,
+    [amount, 'more than the', due, 'due', to, where, ids],
+  ];
+}
+
+function humanReconciliation(
+  result: Reconciliation,
+  addressCount: number,
+  explorer: string,
+  columns: number,
+): string[] {
+  const elsewhere = new Set(result.elsewhere.map((x) => `${x.txid}:${x.vout}`)).size;
   const out = [
     // one output that paid several deposits is one receipt
     `${addressCount} address(es) read on ${explorer}: ${new Set(result.matched.map((m) => `${m.txid}:${m.vout}`)).size} receipt(s) matched to deposits`,
+    ...section('Finalized, but not found on chain:', result.missing, missingEntry, columns),
+    ...section('Received, matching no deposit:', result.unmatched, unmatchedEntry, columns),
+    ...section(
+      'Paid by an output whose amount could not be read (not proven):',
+      result.unproven,
+      unprovenEntry,
+      columns,
+    ),
+    ...section('Not yet confirmed deeply enough (not counted yet):', result.pending, pendingEntry, columns),
+    ...(elsewhere > 0
+      ? ['', `${elsewhere} receipt(s) paid deposits of other profiles or services sharing this history`]
+      : []),
+    ...section(
+      'Paid after lbrl gave up on them (expired) or after they FAILED:',
+      result.paidAfterExpiry,
+      lateEntry,
+      columns,
+    ),
+    ...section(
+      'Received beyond what was due (give it back or account for it):',
+      result.surplus,
+      surplusEntry,
+      columns,
+    ),
   ];
-  if (result.missing.length > 0) {
-    out.push('', 'Finalized, but not found on chain:');
-    for (const share of result.missing)
-      out.push(
-        `  ${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  to ${safeText(share.address)}${share.txid ? `  (settlement ${safeText(share.txid)}${share.reason ? `: ${safeText(share.reason)}` : ''})` : ''}`,
-      );
-  }
-  if (result.unmatched.length > 0) {
-    out.push('', 'Received, matching no deposit:');
-    for (const receipt of result.unmatched)
-      out.push(
-        `  ${receipt.txid}:${receipt.vout}  ${cents(receipt.cents).padStart(12)}  to ${safeText(receipt.address)}${receipt.reason ? `  (${receipt.reason})` : ''}`,
-      );
-  }
-  if (result.unproven.length > 0) {
-    out.push('', 'Paid by an output whose amount could not be read (not proven):');
-    for (const share of result.unproven)
-      out.push(
-        `  ${safeText(share.depositId)}  ${share.role.padEnd(11)}  ${cents(share.cents).padStart(12)}  in ${share.txid}:${share.vout}  (${share.reason})`,
-      );
-  }
-  if (result.pending.length > 0) {
-    out.push('', 'Not yet confirmed deeply enough (not counted yet):');
-    for (const x of result.pending)
-      out.push(
-        `  ${x.depositId ? safeText(x.depositId) : '(no deposit yet)'}  ${cents(x.cents).padStart(12)}  in ${x.txid}${x.vout === null ? '' : `:${x.vout}`}  (${x.confirmations} of ${x.required} confirmations)`,
-      );
-  }
-  if (result.elsewhere.length > 0)
-    out.push(
-      '',
-      `${new Set(result.elsewhere.map((x) => `${x.txid}:${x.vout}`)).size} receipt(s) paid deposits of other profiles or services sharing this history`,
-    );
-  if (result.paidAfterExpiry.length > 0) {
-    out.push('', 'Paid after lbrl gave up on them (expired) or after they FAILED:');
-    for (const x of result.paidAfterExpiry)
-      out.push(
-        `  ${safeText(x.depositId)}  ${x.status.padEnd(7)}  ${cents(x.cents).padStart(12)}  in ${x.txid}:${x.vout}`,
-      );
-  }
-  if (
+  const told =
     result.missing.length +
-      result.unmatched.length +
-      result.paidAfterExpiry.length +
-      result.unproven.length +
-      result.pending.length ===
-    0
-  )
-    out.push('everything matches');
+    result.unmatched.length +
+    result.paidAfterExpiry.length +
+    result.unproven.length +
+    result.pending.length +
+    result.surplus.length;
+  if (told === 0) out.push('everything matches');
   return out;
 }
 
@@ -304,7 +404,7 @@ export const DEPOSIT_RECONCILE = command({
     "lbrl deposit reconcile --json | jq '.unmatched'",
     exitCodesComment([
       [EXIT.ok, 'everything matches'],
-      [EXIT.failure, 'something missing, unmatched or paid after expiry'],
+      [EXIT.failure, 'something missing, unmatched, paid after expiry or beyond what was due'],
       [EXIT.unreachable, 'explorer unreachable'],
       [EXIT.unproven, 'amounts not proven'],
       [EXIT.settlementPending, 'not yet confirmed deeply enough'],

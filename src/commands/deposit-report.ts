@@ -20,6 +20,7 @@ import { safeText } from '../domain/text/safe-text.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
+import { fitted, packed, widthOf } from '../ui/fit.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/zone-time.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
@@ -246,6 +247,41 @@ function wrapped(text: string, width: number): string[] {
   return [...lines, line];
 }
 
+/** The totals, one fact a line. */
+function factLines(total: ReportSums, columns: number, printer: ReportCommandOptions['printer']): string[] {
+  const out: string[] = [];
+  // one fact a line, its figure beside its name when the terminal holds both (80 columns do),
+  // else under it (a 40-column pane), its count under it too when need be (20): no figure is cut
+  const fact = (name: string, figure: string, count?: number) => {
+    const counted = count === undefined ? figure : `${figure} (${count})`;
+    const one = `${name.padEnd(FACT_NAME_WIDTH)}${counted}`;
+    if (widthOf(one) <= columns) out.push(one);
+    else {
+      const under = packed([figure, count === undefined ? '' : `(${count})`], columns - 2, ' ', '');
+      out.push(name.trimEnd(), ...under.map((text) => (widthOf(text) + 2 <= columns ? `  ${text}` : text)));
+    }
+  };
+  fact('Paid (finalized)', formatCents(total.grossCents));
+  fact('Fees', formatCents(total.feeCents));
+  fact('Net', formatCents(total.netCents));
+  fact('  to split', formatCents(total.splitCents));
+  fact('  to destination', formatCents(total.destinationCents));
+  fact('Verified on chain', formatCents(total.verifiedNetCents), total.verifiedCount);
+  fact('Unproven', formatCents(total.unprovenNetCents), total.unprovenCount);
+  fact('Mismatched', formatCents(total.mismatchNetCents), total.mismatchCount);
+  fact('Not yet checked', formatCents(total.uncheckedNetCents), total.uncheckedCount);
+  if (total.uncheckedCount > 0)
+    for (const part of wrapped('lbrl deposit verify checks them', columns - 2))
+      out.push(printer.outColor.dim(`  ${part}`));
+  if (total.unknownAmountsCount > 0)
+    for (const part of wrapped(
+      `${total.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
+      columns,
+    ))
+      out.push(printer.outColor.magenta(part));
+  return out;
+}
+
 function humanReport(report: Report, options: ReportCommandOptions): string[] {
   const printer = options.printer;
   const total = report.total;
@@ -273,35 +309,16 @@ function humanReport(report: Report, options: ReportCommandOptions): string[] {
   const { head, rows, widths } = table;
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  const out = [printer.outColor.bold(line(head))];
+  // a row wider than the terminal even at the day and NET (20 columns): its cells on lines of their own, never an amount cut
+  const rowLines = (cells: string[]) => fitted(line(cells), cells, columns);
+  const out = rowLines(head).map((text) => printer.outColor.bold(text));
   rows.forEach((row, index) => {
-    if (index === rows.length - 1) out.push(printer.outColor.dim('-'.repeat(line(row).length)));
-    out.push(index === rows.length - 1 ? printer.outColor.bold(line(row)) : line(row));
+    const last = index === rows.length - 1;
+    if (last) out.push(printer.outColor.dim('-'.repeat(Math.min(columns, line(row).length))));
+    for (const text of rowLines(row)) out.push(last ? printer.outColor.bold(text) : text);
   });
   out.push('');
-  // one fact a line, its figure beside its name when the terminal holds both (80 columns do),
-  // else under it (a 40-column pane): no line wraps, whatever the counts and amounts
-  const fact = (name: string, figure: string) => {
-    const one = `${name.padEnd(FACT_NAME_WIDTH)}${figure}`;
-    if (one.length <= columns) out.push(one);
-    else out.push(name.trimEnd(), `  ${figure}`);
-  };
-  fact('Paid (finalized)', formatCents(total.grossCents));
-  fact('Fees', formatCents(total.feeCents));
-  fact('Net', formatCents(total.netCents));
-  fact('  to split', formatCents(total.splitCents));
-  fact('  to destination', formatCents(total.destinationCents));
-  fact('Verified on chain', `${formatCents(total.verifiedNetCents)} (${total.verifiedCount})`);
-  fact('Unproven', `${formatCents(total.unprovenNetCents)} (${total.unprovenCount})`);
-  fact('Mismatched', `${formatCents(total.mismatchNetCents)} (${total.mismatchCount})`);
-  fact('Not yet checked', `${formatCents(total.uncheckedNetCents)} (${total.uncheckedCount})`);
-  if (total.uncheckedCount > 0) out.push(printer.outColor.dim('  lbrl deposit verify checks them'));
-  if (total.unknownAmountsCount > 0)
-    for (const part of wrapped(
-      `${total.unknownAmountsCount} finalized deposit(s) have no fee or net in the history: counted, not summed`,
-      columns,
-    ))
-      out.push(printer.outColor.magenta(part));
+  out.push(...factLines(total, columns, printer));
   // the picture: net received per period, in block characters
   const amounts = Math.max(...report.periods.map((s) => formatCents(s.netCents).length));
   // the bar takes what the period and the amount leave, 40 at most; none when nothing is left
@@ -309,12 +326,17 @@ function humanReport(report: Report, options: ReportCommandOptions): string[] {
   const max = Math.max(0, ...report.periods.map((s) => s.netCents));
   out.push('');
   out.push(printer.outColor.bold(`Net received per ${report.by}`));
-  for (const periodSums of report.periods)
-    out.push(
-      width > 0
-        ? `${periodSums.period.padEnd(widths[0]!)}  ${printer.outColor.green(bar(periodSums.netCents, max, width).padEnd(width))}  ${formatCents(periodSums.netCents)}`
-        : `${periodSums.period.padEnd(widths[0]!)}  ${formatCents(periodSums.netCents)}`,
-    );
+  for (const periodSums of report.periods) {
+    const net = formatCents(periodSums.netCents);
+    if (width > 0)
+      out.push(
+        `${periodSums.period.padEnd(widths[0]!)}  ${printer.outColor.green(bar(periodSums.netCents, max, width).padEnd(width))}  ${net}`,
+      );
+    else
+      out.push(
+        ...fitted(`${periodSums.period.padEnd(widths[0]!)}  ${net}`, [periodSums.period, net], columns),
+      );
+  }
   return out;
 }
 

@@ -21,10 +21,12 @@ import type {
   KeptFacts,
   Violation,
 } from '../domain/deposit-rules/rule.js';
+import type { Network } from '../domain/liquid/networks.js';
 import { type SettlementFacts, settlementFactsOf } from '../domain/settlement-facts.js';
 import { canonicalId } from '../domain/values.js';
 import { LbrlError } from '../errors.js';
 import type { CreatedRecord, HistoryEntry } from '../store/history-records.js';
+import { addressProblems } from './answer-addresses.js';
 import type { DepositApi } from './ports.js';
 
 /** What we know of a deposit before its answer arrives. */
@@ -48,6 +50,8 @@ export interface Known {
   sentAt?: number | undefined;
   /** a create: its Idempotency-Key, named when its answer is refused (the deposit may exist) */
   idempotencyKey?: string | undefined;
+  /** a get: the profile's network, which an address lbrl did not send must belong to */
+  network?: Network | undefined;
 }
 
 export type AnswerKind = 'create' | 'get';
@@ -164,6 +168,13 @@ export async function checkAnswer<T extends DepositResponse>(
   const raw = typeof answer.raw === 'object' && answer.raw !== null ? answer.raw : answer.value;
   // one line per field: checkDeposit names a field that breaks two rules (asked, and first seen) once
   const violations = await answerProblems(kind, raw, known, answer.text);
+  if (kind === 'get') {
+    // an address lbrl did not send (nor saw in a first answer) is decoded: answer-addresses.ts
+    const sent = knownDeposit(known) ?? known.first;
+    const named = new Set(violations.map((problem) => problem.field));
+    const wrong = await addressProblems(raw, sent, known.network);
+    violations.push(...wrong.filter((problem) => !named.has(problem.field)));
+  }
   if (violations.length > 0) {
     const { showValue } = await import('../domain/text/safe-text.js');
     const id = showValue(answer.value.id);
@@ -262,6 +273,7 @@ export async function getChecked(
     first: known.first ?? seen.first,
     previous: known.previous ?? seen.previous,
     facts: { ...known.facts, ...seen.facts },
+    network: known.network ?? api.network,
   });
   remember(seen, checked.raw);
   return checked;

@@ -65,8 +65,8 @@ export type CheckedSettlement = { found: false } | { found: true; report: Settle
 
 /**
  * What an asset's registry answer proves: its precision only when the id recomputes from the
- * contract and issuance prevout; else the profile's precision for the pinned asset, else 8 for
- * the network's own asset; else nothing (a bare `precision` is kept only to be shown).
+ * contract and issuance prevout; else 8 for the network's own asset (a profile's asset-precision
+ * that says otherwise is shown, never used); else the profile's precision for the pinned asset; else nothing (a bare `precision` is kept only to be shown).
  */
 export function assetInfo(
   id: string,
@@ -85,13 +85,20 @@ export function assetInfo(
     info.precisionFrom = 'contract';
     if (context.assetPrecision !== undefined && context.assetPrecision !== proven)
       info.profilePrecision = context.assetPrecision;
-  } else if (context.assetPrecision !== undefined && id === context.expectedAssetId) {
-    info.precision = context.assetPrecision;
-    info.precisionFrom = 'profile';
   } else if (id === policy.id) {
+    // the network's own asset counts in satoshis whatever the profile says
     info.precision = 8;
     info.precisionFrom = 'network';
     info.ticker ??= policy.ticker;
+    if (
+      context.assetPrecision !== undefined &&
+      context.assetPrecision !== 8 &&
+      id === context.expectedAssetId
+    )
+      info.profilePrecision = context.assetPrecision;
+  } else if (context.assetPrecision !== undefined && id === context.expectedAssetId) {
+    info.precision = context.assetPrecision;
+    info.precisionFrom = 'profile';
   } else if (answer?.precision !== undefined) {
     info.claimedPrecision = answer.precision;
   }

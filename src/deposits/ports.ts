@@ -27,6 +27,8 @@ export interface DepositApi {
    * holds for the next.
    */
   seenAs?: object;
+  /** the profile's network: an address an answer names that lbrl did not send must belong to it */
+  network?: Network;
 }
 
 /**

@@ -6,7 +6,7 @@
  * and service of the history. `reconcile` runs the phases in order: the judged deposits, those
  * matched by amount, the expired and failed paid late, and the rest (pending or unmatched).
  */
-import { decimalFromNumber } from '../domain/decimal.js';
+import { decimalFromNumber, decimalToString } from '../domain/decimal.js';
 import { addressScript } from '../domain/liquid/script.js';
 import type { Fraction, SettlementReport } from '../domain/liquid/settlement/model.js';
 import { roundingsOf } from '../domain/liquid/settlement/shares.js';
@@ -16,6 +16,7 @@ import { depositKey } from '../store/history-merge.js';
 import type { HistoryEntry } from '../store/history-records.js';
 import { answerCents, shownStatus } from './ledger.js';
 import type { Receipt } from './receipts.js';
+import { SurplusCounter, type SurplusEntry } from './reconcile-surplus.js';
 import { type RecordedShares, settlementTxidOf } from './settlement-judge.js';
 
 /** What one deposit should have received at one address. */
@@ -55,8 +56,10 @@ export interface UnmatchedEntry {
   address: string;
   txid: string;
   vout: number;
-  /** null when the output could not be opened (reason says why) */
+  /** null when the output could not be opened (reason says why); below a cent dropped: `amount` is exact */
   cents: number | null;
+  /** the exact amount in reais (decimal text, at least two decimals), null when unknown */
+  amount: string | null;
   reason?: string;
 }
 
@@ -94,6 +97,8 @@ export interface Reconciliation {
   pending: PendingEntry[];
   /** outputs that paid deposits of other profiles or services sharing the history */
   elsewhere: ElsewhereEntry[];
+  /** what verified settlements paid beyond what was due (deposits/reconcile-surplus.ts) */
+  surplus: SurplusEntry[];
 }
 
 /** A deposit's shares: the destination's and the split's, from the net the create answer gave. */
@@ -181,6 +186,8 @@ export interface PendingEntry {
   role: 'destination' | 'split' | null;
   address: string;
   cents: number | null;
+  /** a receipt's exact amount in reais (decimal text), as in UnmatchedEntry */
+  amount?: string | null;
   txid: string;
   vout: number | null;
   confirmations: number;
@@ -226,6 +233,8 @@ interface Matching {
   /** by script: an address written another way (confidential or not, in upper case) is the same */
   byScript: Map<string, Receipt[]>;
   used: Set<Receipt>;
+  /** the outputs verified settlements paid, against their dues */
+  paid: SurplusCounter;
   out: Reconciliation;
 }
 
@@ -248,6 +257,7 @@ export function reconcile(
   matchByAmount(unknownTxid, matching);
   matchPaidAfterExpiry(deposits, matching);
   sortTheRest(matching);
+  matching.out.surplus = matching.paid.surpluses(matching.precision, exactReais);
   return matching.out;
 }
 
@@ -278,6 +288,7 @@ function matchingOf(receipts: Receipt[], options: MatchOptions): Matching {
     byOutput: new Map(receipts.map((r) => [`${r.txid}:${r.vout}`, r])),
     byScript,
     used: new Set<Receipt>(),
+    paid: new SurplusCounter(),
     out: {
       matched: [],
       missing: [],
@@ -286,6 +297,7 @@ function matchingOf(receipts: Receipt[], options: MatchOptions): Matching {
       unproven: [],
       pending: [],
       elsewhere: [],
+      surplus: [],
     },
   };
 }
@@ -331,6 +343,13 @@ function matchJudged(deposits: HistoryEntry[], matching: Matching): HistoryEntry
     const contradicted = contradictedRoles(report);
     for (const use of report?.shares ?? []) {
       if (use.depositId !== entry.id || contradicted.has(use.role)) continue;
+      if (report?.verdict === 'verified')
+        matching.paid.add(
+          txid,
+          use,
+          use.outputs.flatMap((vout) => byOutput.get(`${txid}:${vout}`) ?? []),
+          matching.shown(entry),
+        );
       for (const vout of use.outputs) {
         const receipt = byOutput.get(`${txid}:${vout}`);
         if (!receipt) continue;
@@ -375,6 +394,8 @@ function matchPaidAfterExpiry(deposits: HistoryEntry[], matching: Matching): voi
 function sortTheRest(matching: Matching): void {
   const { out, required } = matching;
   const scale = 10n ** BigInt(matching.precision);
+  const amountOf = (receipt: Receipt) =>
+    receipt.units === null ? null : exactReais(receipt.units, matching.precision);
   for (const receipt of matching.oldestFirst) {
     if (matching.used.has(receipt) || receipt.units === 0n) continue;
     if (matching.sinceMs !== undefined && receipt.at !== null && receipt.at < matching.sinceMs) continue;
@@ -384,6 +405,7 @@ function sortTheRest(matching: Matching): void {
         role: null,
         address: receipt.address,
         cents: receipt.units === null ? null : Number((receipt.units * 100n) / scale),
+        amount: amountOf(receipt),
         txid: receipt.txid,
         vout: receipt.vout,
         confirmations: receipt.confirmations,
@@ -396,9 +418,19 @@ function sortTheRest(matching: Matching): void {
       txid: receipt.txid,
       vout: receipt.vout,
       cents: receipt.units === null ? null : Number((receipt.units * 100n) / scale),
+      amount: amountOf(receipt),
       ...(receipt.unreadable ? { reason: receipt.unreadable } : {}),
     });
   }
+}
+
+/** Base units of the asset as reais, exactly: trailing zeros dropped down to two decimals (4.999, 14.85). */
+function exactReais(units: bigint, precision: number): string {
+  let decimal = { units, scale: precision };
+  while (decimal.scale > 2 && decimal.units % 10n === 0n)
+    decimal = { units: decimal.units / 10n, scale: decimal.scale - 1 };
+  if (decimal.scale < 2) decimal = { units: decimal.units * 10n ** BigInt(2 - decimal.scale), scale: 2 };
+  return decimalToString(decimal);
 }
 
 function scriptOf(address: string): string {
@@ -441,7 +473,12 @@ function reportJudged(
         ...base,
         txid,
         vout,
-        reason: report.checks.find((c) => c.outcome === 'not-proven')?.detail ?? 'not proven',
+        // the share's own amount check says why its output stayed closed; else the first thing unproven
+        reason:
+          (
+            report.checks.find((c) => c.outcome === 'not-proven' && c.what === `${share.role}-amount`) ??
+            report.checks.find((c) => c.outcome === 'not-proven')
+          )?.detail ?? 'not proven',
       });
     else out.matched.push({ ...base, txid, vout });
   }

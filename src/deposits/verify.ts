@@ -276,11 +276,15 @@ export function whatToAdd(outcomes: DepositOutcome[]): string {
     .flatMap((outcome) => outcome.report?.checks ?? [])
     .filter((c) => c.outcome === 'not-proven');
   const hints: string[] = [];
-  if (checks.some((c) => /did not open/.test(c.detail)))
+  if (checks.some((c) => /own blinding key|no ephemeral key|partly blinded/.test(c.detail)))
+    hints.push(
+      "an output to the address cannot be opened, not even with the address's own key: only the payer can show its amount (or try another explorer, esplora-url, if its copy is damaged)",
+    );
+  else if (checks.some((c) => /did not open/.test(c.detail)))
     hints.push(
       "the blinding keys set do not open the outputs: none is the address's blinding key (check it with elements-cli dumpblindingkey <address>, then lbrl config set-blinding-key --address <address> < key.txt)",
     );
-  else if (checks.some((c) => /blinding key|confidential/.test(c.detail)))
+  else if (checks.some((c) => /no blinding key was given/.test(c.detail)))
     hints.push('add the blinding key: lbrl config set-blinding-key [--address <address>] < key.txt');
   if (checks.some((c) => c.what === 'asset' && /not pinned|asset-id/.test(c.detail)))
     hints.push('pin the asset: lbrl config set asset-id <64 hex>');

@@ -23,7 +23,9 @@ import { DEPOSIT_ID, STATUSES } from './values.js';
 
 const isoTimestamp = z
   .string()
-  .check(z.refine(isIsoTimestamp, { message: 'expected an ISO 8601 timestamp' }));
+  .check(
+    z.refine(isIsoTimestamp, { message: 'expected an ISO 8601 timestamp with its offset (Z or ±hh:mm)' }),
+  );
 const reais = z.number().check(z.refine(Number.isFinite, { message: 'expected a finite number' }));
 const text = z.string().check(z.minLength(1));
 
@@ -97,14 +99,14 @@ export const FIELD_EXPECTED = {
   netAmount: 'a number of reais',
   qrCodeText: 'a PIX BR Code',
   destinationAddress: 'a Liquid address (letters and digits only)',
-  createdAt: 'an ISO 8601 timestamp',
+  createdAt: 'an ISO 8601 timestamp with its offset (Z or ±hh:mm)',
   qrCode: 'a base64 PNG',
   splitAddress: 'a Liquid address (letters and digits only) or null',
   splitPercent: 'a fraction above 0 and at most 1 with at most 4 decimals (0.0299 is 2.99%)',
   settlement: 'an object or null',
   'settlement.liquidTxid': '64 lower-case hex characters',
   'settlement.status': 'a string',
-  confirmedAt: 'an ISO 8601 timestamp or null',
+  confirmedAt: 'an ISO 8601 timestamp with its offset (Z or ±hh:mm), or null',
 } as const satisfies Record<AnswerField | `settlement.${keyof typeof settlementShape.shape}`, string>;
 
 /** The fields that hold an object, and its shape: their own fields are checked one by one. */

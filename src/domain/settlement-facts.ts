@@ -5,11 +5,37 @@
  */
 import { isHex32 } from './values.js';
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2}))$/;
 
-/** An ISO 8601 timestamp that names a real time. */
+/**
+ * An ISO 8601 timestamp that names a real time: with its offset (Z or ±hh:mm; a time without one
+ * is another moment in each time zone it is read in), each field within its calendar range, so a
+ * 30 February, a 31 April or an hour 24 (which Date.parse rolls over into another day) is none.
+ */
 export function isIsoTimestamp(value: unknown): value is string {
-  return typeof value === 'string' && ISO.test(value) && !Number.isNaN(Date.parse(value));
+  if (typeof value !== 'string') return false;
+  const fields = ISO.exec(value);
+  if (!fields || Number.isNaN(Date.parse(value))) return false;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = fields
+    .slice(1)
+    .map((field) => (field === undefined ? 0 : Number(field)));
+  return (
+    isCalendarTime(year!, month!, day!, hour!, minute!, second!) && offsetHours! <= 23 && offsetMinutes! <= 59
+  );
+}
+
+/** Whether the fields name a moment of the calendar (no 30 February, no hour 24, no second 60). */
+export function isCalendarTime(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+): boolean {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  return day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
 }
 
 export const SETTLEMENT_FACT_FIELDS = ['settlement.liquidTxid', 'confirmedAt'] as const;

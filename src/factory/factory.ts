@@ -16,7 +16,7 @@ import { LbrlError } from '../errors.js';
 import { ConfigStore, configDir, type Profile, requireProfileExists } from '../store/config.js';
 import { Printer } from '../ui/output.js';
 import { LedgerLink } from './ledger-link.js';
-import { sandboxDirOf, settingOf } from './settings.js';
+import { networkSetting, sandboxDirOf, settingOf } from './settings.js';
 import { profileNameOf, resolveTarget, type TargetInputs } from './target.js';
 
 /** The program's own flags (commands/program.ts checks they are exactly these). */
@@ -231,6 +231,8 @@ class CommandFactory implements Factory, CommandRuntime {
     return Object.assign(client, {
       recorded: (id: string) => link.recorded(key, id),
       holds: (id: string) => link.holds(id, key),
+      // an address no record holds must be of the profile's network (any, while the setting is unreadable)
+      network: networkSetting(this.profile()),
     });
   }
 

@@ -23,6 +23,12 @@ export function networkOf(profile: Profile): Network {
   return network;
 }
 
+/** The profile's network when its setting names one, else undefined (never thrown). */
+export function networkSetting(profile: Profile): Network | undefined {
+  const network = settingOf(profile, 'network');
+  return isNetwork(network) ? network : undefined;
+}
+
 /** The settings a deposit request is checked against (the network is checked first). */
 export function requestDefaultsOf(profile: Profile): RequestDefaults {
   return {

@@ -365,8 +365,9 @@ function checkedApi(
   return {
     createDeposit: (body, key) => client.createDeposit(body, key),
     getDeposit: async (depositId) =>
-      checkAnswer('get', await client.getDeposit(depositId), request ? { request } : {}),
+      checkAnswer('get', await client.getDeposit(depositId), { request, network: calls.read.network }),
     seenAs: calls.memory,
+    network: calls.read.network,
   };
 }
 

@@ -56,7 +56,8 @@ export class LedgerMirror {
 
   constructor(
     configDir: string,
-    where: string,
+    /** the ledger as shown (its URL, the password redacted) */
+    private readonly where: string,
     private readonly warn: (line: string) => void,
   ) {
     this.dir = ledgerCopyDir(configDir, where);

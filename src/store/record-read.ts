@@ -10,7 +10,12 @@
  */
 
 import { MAX_CENTS, MIN_CENTS } from '../domain/money.js';
-import { isIsoTimestamp, readSettlementFacts, type SettlementFacts } from '../domain/settlement-facts.js';
+import {
+  isCalendarTime,
+  isIsoTimestamp,
+  readSettlementFacts,
+  type SettlementFacts,
+} from '../domain/settlement-facts.js';
 import { heldLocalText, NOTE_MAX, REF_MAX } from '../domain/text/reference.js';
 import { isWithinTimeRange } from '../domain/time-range.js';
 import {
@@ -68,7 +73,13 @@ const OUTCOMES: ReadonlySet<string> = new Set([
 export function isRecordTime(value: unknown): value is string {
   if (typeof value !== 'string') return false;
   // the form lbrl writes (toISOString) is ISO 8601 by its shape: one parse tells the rest
-  if (isWrittenTime(value)) return isWithinTimeRange(Date.parse(value));
+  if (isWrittenTime(value)) {
+    const at = (from: number, to: number) => Number(value.slice(from, to));
+    return (
+      isCalendarTime(at(0, 4), at(5, 7), at(8, 10), at(11, 13), at(14, 16), at(17, 19)) &&
+      isWithinTimeRange(Date.parse(value))
+    );
+  }
   return isIsoTimestamp(value) && isWithinTimeRange(Date.parse(value));
 }
 

@@ -5,6 +5,7 @@ import { formatCents } from '../domain/money.js';
 import { type LocalFields, withLocalFields } from '../domain/text/reference.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { isPaid } from '../domain/values.js';
+import { fitted, packed, widthOf } from './fit.js';
 import type { Printer } from './output.js';
 import { knownSize, mayRedraw, withSafeWidth } from './progress.js';
 import { explorerLink, type RenderMode } from './render.js';
@@ -51,9 +52,26 @@ export class WatchLog {
   }
 }
 
-/** The line of a paid moment: `Paid      R$ 35,00 at 2026-11-22 06:15:01 -03:00`. */
-export function paidLine(deposit: GetResponse, now: number, timeZone: string | undefined): string {
-  return `Paid      ${formatCents(deposit.amountInCents)} at ${localTime(deposit.confirmedAt ?? now, timeZone)}`;
+/**
+ * The line of a paid moment: `Paid      R$ 35,00 at 2026-11-22 06:15:01 -03:00`, then `after`. On
+ * a terminal narrower than that, its pieces on lines of their own (ui/fit.ts): the amount never cut.
+ */
+export function paidLine(
+  deposit: GetResponse,
+  now: number,
+  timeZone: string | undefined,
+  fit: { columns?: number | undefined; after?: string } = {},
+): string {
+  const amount = formatCents(deposit.amountInCents);
+  const [day = '', ...time] = localTime(deposit.confirmedAt ?? now, timeZone).split(' ');
+  const after = fit.after ?? '';
+  const paid = `Paid      ${amount} at ${[day, ...time].join(' ')}`;
+  const whole = after ? `${paid}  ${after}` : paid;
+  const columns = fit.columns || Number.POSITIVE_INFINITY;
+  // what follows goes under the line first; only then is the line itself taken apart
+  if (widthOf(whole) > columns && widthOf(paid) <= columns)
+    return [paid, ...packed([after], columns - 2).map((line) => `  ${line}`)].join('\n');
+  return fitted(whole, ['Paid', amount, `at ${day}`, time.join(' '), after], columns).join('\n');
 }
 
 /** Where a settlement can be seen: the explorer's page of its transaction, or why there is none. */
@@ -209,8 +227,19 @@ export class WatchView {
     this.above(() => printer.out(`${when}  ${deposit.id}  ${move}${txid}${ref}`));
     if (isPaid(deposit.status) && !this.paid.has(deposit.id)) {
       this.paid.add(deposit.id);
-      const line = `${paidLine(deposit, this.now(), this.timeZone)}  (deposit ${deposit.id}${ref ? `,${ref.slice(1)}` : ''})`;
-      this.note(this.onTerminal ? printer.outColor.green.bold(line) : line);
+      const after = `(deposit ${deposit.id}${ref ? `,${ref.slice(1)}` : ''})`;
+      const columns = this.onTerminal
+        ? (this.viewSettings.ctx.stdout as { columns?: number }).columns
+        : undefined;
+      const line = paidLine(deposit, this.now(), this.timeZone, { columns, after });
+      this.note(
+        this.onTerminal
+          ? line
+              .split('\n')
+              .map((part) => printer.outColor.green.bold(part))
+              .join('\n')
+          : line,
+      );
       if (this.onTerminal) this.viewSettings.ctx.stdout.write('\u0007');
     }
     if (deposit.status === 'FINALIZED') {

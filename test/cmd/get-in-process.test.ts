@@ -102,6 +102,52 @@ describe('deposit get, in-process with a fake client', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('a timestamp naming no real time (30 February, 31 April, hour 24, minute 60 of an offset) is refused, never rolled over', async () => {
+    const created = getAnswer({ status: 'FINALIZED' });
+    for (const [field, value] of [
+      ['createdAt', '2026-02-30T10:00:00.000Z'],
+      ['createdAt', '2025-02-29T10:00:00Z'],
+      ['createdAt', '2026-04-31T10:00:00Z'],
+      ['createdAt', '2026-11-21T24:00:00Z'],
+      ['confirmedAt', '2026-11-22T10:05:00+03:60'],
+    ] as const) {
+      const answer =
+        field === 'createdAt'
+          ? getAnswer({ createdAt: value })
+          : {
+              ...created,
+              settlement: { status: 'FINALIZED', liquidTxid: 'ab'.repeat(32) },
+              confirmedAt: value,
+            };
+      const r = await get(ID, answer);
+      expect(r.error?.exitCode, value).toBe(1);
+      expect(r.error?.message).toContain(`${field}: expected`);
+      expect(r.error?.message).toContain(value);
+      expect(r.stdout).toBe('');
+    }
+    // a real leap day is a real time
+    const leap = await get(ID, getAnswer({ createdAt: '2024-02-29T10:00:00Z' }));
+    expect(leap.error).toBeUndefined();
+    expect(leap.stdout).toContain('2024-02-29 10:00:00 +00:00');
+  });
+
+  it('a timestamp without its offset is refused in every time zone: it would name another moment in each', async () => {
+    for (const TZ of ['UTC', 'America/Sao_Paulo', 'Asia/Tokyo'])
+      for (const value of ['2026-11-22T10:00:00', '2026-11-22T10:00:00.000', '2026-11-22T10:00']) {
+        const r = await get(ID, getAnswer({ createdAt: value }), { env: { TZ } });
+        expect(r.error?.exitCode, `${value} in ${TZ}`).toBe(1);
+        expect(r.error?.message).toContain(
+          `createdAt: expected an ISO 8601 timestamp with its offset (Z or ±hh:mm), service answered ${value}.`,
+        );
+        expect(r.stdout).toBe('');
+      }
+    const offset = await get(ID, getAnswer({ createdAt: '2026-11-22T07:00:00-03:00' }), {
+      env: { TZ: 'UTC' },
+    });
+    expect(offset.error).toBeUndefined();
+    expect(offset.stdout).toContain('2026-11-22 10:00:00 +00:00');
+  });
+
   it('an answer about another deposit is refused, whatever client brought it', async () => {
     const other = '00000000-0000-4000-8000-000000000001';
     const r = await get(ID, getAnswer({ id: other }), { json: true });

@@ -190,6 +190,16 @@ describe('deposit list on narrow options: what it shows', () => {
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(40);
   });
 
+  it('at 20 columns (a tmux pane): every amount whole on a line of its own, none dropped', async () => {
+    const r = await list({}, { columns: 20 });
+    const lines = r.stdout.trimEnd().split('\n');
+    // each deposit: its id, its amount, its status; no line but the id (36 characters) wider than the pane
+    const amounts = lines.filter((line) => /^\s*R\$ [\d.]+,\d\d/.test(line));
+    expect(amounts).toHaveLength(3);
+    for (const line of lines.filter((l) => !/^[0-9a-f-]{36}$/.test(l)))
+      expect(line.length, line).toBeLessThanOrEqual(20);
+  });
+
   it('nothing recorded: said on stderr, with the file, exit 0; with a filter, "that match"', async () => {
     const empty = await list(
       {},

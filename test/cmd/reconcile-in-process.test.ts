@@ -284,7 +284,9 @@ describe('deposit reconcile on narrow options: what it reads, and what it refuse
       expect.objectContaining({ depositId: id(1), role: 'destination', address: DEST, vout: 0, cents: 3465 }),
     ]);
     expect(found.missing).toEqual([]);
-    expect(found.unmatched).toEqual([{ address: DEST, txid: stray.txid, vout: 0, cents: 1234 }]);
+    expect(found.unmatched).toEqual([
+      { address: DEST, txid: stray.txid, vout: 0, cents: 1234, amount: '12.34' },
+    ]);
     expect(
       found.paidAfterExpiry
         .map((p: { depositId: string; status: string; cents: number }) => [p.depositId, p.status, p.cents])

@@ -66,7 +66,9 @@ describe('deposit reconcile', () => {
     const r = await run(['deposit', 'reconcile', '--json']);
     expect(r.code).toBe(1);
     const found = JSON.parse(r.stdout);
-    expect(found.unmatched).toEqual([{ address: EX, txid: strayTxid, vout: 0, cents: 1234 }]);
+    expect(found.unmatched).toEqual([
+      { address: EX, txid: strayTxid, vout: 0, cents: 1234, amount: '12.34' },
+    ]);
     expect(
       found.paidAfterExpiry
         .map((p: { depositId: string; status: string; cents: number }) => [p.depositId, p.status, p.cents])

@@ -63,17 +63,69 @@ async function reportOf(count: number, columns: number): Promise<string> {
 }
 
 describe('deposit report fits the terminal', () => {
+  it('at 20 columns (a tmux pane of 20x8): the day and NET on lines of their own, no amount cut', async () => {
+    expect(await reportOf(400_000, 20)).toBe(
+      [
+        'DAY  NET',
+        '2026-11-20',
+        'R$ 1.188.000.000,00',
+        '2026-11-21',
+        '  R$ 594.000.000,00',
+        '--------------------',
+        'total',
+        'R$ 1.782.000.000,00',
+        '',
+        'Paid (finalized)',
+        'R$ 2.400.000.000,00',
+        'Fees',
+        '  R$ 18.000.000,00',
+        'Net',
+        'R$ 1.782.000.000,00',
+        '  to split',
+        '  R$ 0,00',
+        '  to destination',
+        'R$ 1.782.000.000,00',
+        'Verified on chain',
+        'R$ 1.188.000.000,00',
+        '  (200000)',
+        'Unproven',
+        '  R$ 0,00 (0)',
+        'Mismatched',
+        '  R$ 0,00 (0)',
+        'Not yet checked',
+        '  R$ 594.000.000,00',
+        '  (100000)',
+        '  lbrl deposit',
+        '  verify checks them',
+        '100000 finalized',
+        'deposit(s) have no',
+        'fee or net in the',
+        'history: counted,',
+        'not summed',
+        '',
+        'Net received per day',
+        '2026-11-20',
+        'R$ 1.188.000.000,00',
+        '2026-11-21',
+        '  R$ 594.000.000,00',
+        '',
+      ].join('\n'),
+    );
+  });
+
   for (const count of [4_000, 400_000])
-    for (const columns of [40, 80])
+    for (const columns of [20, 40, 80, 300])
       it(`${String(count / 2).length}-digit counts a day, at ${columns} columns`, async () => {
         const out = await reportOf(count, columns);
         const lines = out.split('\n');
         const wide = lines.filter((line) => [...line].length > columns);
         expect(wide).toEqual([]);
+        // no amount cut: each R$ figure whole on a line of its own making
+        for (const line of lines) expect(line, line).not.toMatch(/R\$ [\d.]*$|^[\d.]*,\d\d/);
         // every fact is there, the figures whole
         expect(out).toContain(count === 400_000 ? 'R$ 1.782.000.000,00' : 'R$ 17.820.000,00');
         expect(out).toMatch(/Verified on chain/);
-        expect(out).toMatch(/finalized deposit\(s\) have no fee/);
+        expect(out.replace(/\n/g, ' ')).toMatch(/finalized deposit\(s\) have no fee/);
       });
 
   it('at 40 columns, 6-digit counts: the figures under their names, the table down to the day and NET', async () => {

@@ -14,7 +14,8 @@ export interface WrittenReply {
   status: number;
   /** header names in lower case, as Node gives them */
   headers?: Record<string, string>;
-  body?: string;
+  /** text is sent as UTF-8; bytes as they are (an answer in another charset) */
+  body?: string | Uint8Array;
 }
 
 export interface SeenCall {

@@ -98,6 +98,22 @@ describe('the deposit model', () => {
     );
   });
 
+  it('a field that breaks several checks said in the same words is named once', () => {
+    for (const cents of ['1e26', '0.5', '-3']) {
+      const text = JSON.stringify(getAnswer()).replace('"amountInCents":150000', `"amountInCents":${cents}`);
+      let message = '';
+      try {
+        readAnswerText(text, depositShape);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message, cents).toContain(
+        'field amountInCents: expected a whole number of cents from 1 to 600000',
+      );
+      expect(message.split('field amountInCents').length - 1, message).toBe(1);
+    }
+  });
+
   it('the history keeps exactly the fixed fields it names, from a create answer', () => {
     const answer = createAnswer({ amountInCents: 150000, lbrlAddress: LQ });
     expect(Object.keys(fixedFieldsOf(answer as never)).sort()).toEqual([...FIXED_FIELD_NAMES].sort());

@@ -212,7 +212,12 @@ function sayHowItEnded(
   if (counter) {
     // the view stays on screen; what it showed of the settlement, whole, under it
     for (const deposit of log.last.values()) {
-      if (isPaid(deposit.status)) printer.out(paidLine(deposit, deps.clock.now(), timeZoneOf(deps.ctx.env)));
+      if (isPaid(deposit.status))
+        printer.out(
+          paidLine(deposit, deps.clock.now(), timeZoneOf(deps.ctx.env), {
+            columns: (deps.ctx.stdout as { columns?: number }).columns,
+          }),
+        );
       if (deposit.status === 'FINALIZED')
         for (const line of settlementLines(deposit, deps.renderMode())) printer.out(line);
     }

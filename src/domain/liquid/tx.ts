@@ -229,6 +229,7 @@ export function parseTransaction(rawHex: string): LiquidTransaction {
   if (reader.offset !== bytes.length) {
     throw new TxParseError(`${bytes.length - reader.offset} bytes follow the end of the transaction`);
   }
+  refuseUnprovenValues(outputs, flags === 1);
   // txid: the serialization without witness, i.e. with the flag byte 0 and no witness section
   const base = new Uint8Array(baseEnd);
   base.set(bytes.subarray(0, baseEnd));
@@ -236,6 +237,20 @@ export function parseTransaction(rawHex: string): LiquidTransaction {
   const first = createHash('sha256').update(base).digest();
   const txid = toDisplayHex(createHash('sha256').update(first).digest());
   return { txid, version, inputCount, outputs, locktime };
+}
+
+/**
+ * The chain refuses a committed value without its range proof (Elements' VerifyAmounts): such bytes
+ * are a copy with its witness stripped or cut (the txid does not cover it), not what was mined.
+ */
+function refuseUnprovenValues(outputs: TxOutput[], hasWitness: boolean): void {
+  const unproven = outputs.find((out) => out.value.kind === 'confidential' && out.rangeproof.length === 0);
+  if (!unproven) return;
+  throw new TxParseError(
+    hasWitness
+      ? `output ${unproven.index} has a committed value but no range proof, which the chain refuses`
+      : `it is a copy without its witness (no range proofs), so output ${unproven.index}'s committed value cannot be opened`,
+  );
 }
 
 /** A fee output: explicit, with an empty script. */

@@ -15,7 +15,7 @@ import type {
   SettlementAnalysis,
   ShareUse,
 } from './model.js';
-import { amountReceived } from './outputs.js';
+import { amountReceived, NO_KEY, PARTLY_BLINDED } from './outputs.js';
 import {
   addFractions,
   beyond,
@@ -70,11 +70,23 @@ function duesByScript(uses: ShareUse[], earlier: EarlierShare[], precision: numb
   return due;
 }
 
+/** Closed outputs said by why each stayed closed (the same reason once, for all its outputs). */
 function closedAmountCheck(finding: AddressFinding, closed: OutputFinding[]): Check {
+  const byReason = new Map<string, number[]>();
+  for (const output of closed) {
+    const reason = output.note ?? NO_KEY;
+    byReason.set(reason, [...(byReason.get(reason) ?? []), output.index]);
+  }
+  const parts = [...byReason].map(([reason, indexes]) => {
+    const many = indexes.length > 1;
+    const verb =
+      reason === PARTLY_BLINDED ? (many ? 'are' : 'is') : `${many ? 'are' : 'is'} confidential and`;
+    return `output${many ? 's' : ''} ${indexes.join(', ')} to the ${finding.role} address ${verb} ${reason}`;
+  });
   return {
     what: `${finding.role}-amount`,
     outcome: 'not-proven',
-    detail: `output${closed.length > 1 ? 's' : ''} ${closed.map((output) => output.index).join(', ')} to the ${finding.role} address ${closed.length > 1 ? 'are' : 'is'} confidential and ${closed.some((output) => output.opened === 'wrong-key') ? "did not open with the blinding keys given (none of them is this address's key)" : 'no blinding key was given'}: the amount was not verified`,
+    detail: `${parts.join('; ')}: the amount was not verified`,
   };
 }
 

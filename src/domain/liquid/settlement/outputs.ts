@@ -41,22 +41,21 @@ function openOutput(
   const base = { index: out.index, confidential: true, assetId: null, value: null } as const;
   if (out.asset.kind !== 'confidential' || out.value.kind !== 'confidential') {
     // half blinded (an explicit asset with a committed value, or the reverse): not a normal payment
-    return { ...base, opened: 'no-key', note: 'partly blinded output; its amount cannot be read' };
+    return { ...base, opened: 'no-key', note: PARTLY_BLINDED };
   }
   const candidates: Uint8Array[] = [];
   for (const m of keys.masterBlindingKeys ?? []) candidates.push(slip77BlindingKey(m, out.script));
   for (const bytes of keys.outputKeys ?? []) candidates.push(bytes);
   if (candidates.length === 0 || !zkp) {
-    return { ...base, opened: 'no-key', note: 'confidential, and no blinding key was given' };
+    return { ...base, opened: 'no-key', note: NO_KEY };
+  }
+  if (!out.nonce) {
+    return { ...base, opened: 'wrong-key', note: NO_NONCE };
   }
   // a key whose public key is the address's blinding key first
-  if (blindingPubkey) {
-    candidates.sort((a, b) => {
-      const rankA = sameBytes(zkp.ecc.pointFromScalar(a, true) ?? new Uint8Array(), blindingPubkey) ? 0 : 1;
-      const rankB = sameBytes(zkp.ecc.pointFromScalar(b, true) ?? new Uint8Array(), blindingPubkey) ? 0 : 1;
-      return rankA - rankB;
-    });
-  }
+  const isOwn = (key: Uint8Array) =>
+    !!blindingPubkey && sameBytes(zkp.ecc.pointFromScalar(key, true) ?? new Uint8Array(), blindingPubkey);
+  candidates.sort((a, b) => (isOwn(a) ? 0 : 1) - (isOwn(b) ? 0 : 1));
   let forged: string | undefined;
   for (const key of candidates) {
     const unblinded = unblindOutput(zkp, out, key);
@@ -73,8 +72,19 @@ function openOutput(
     if (unblinded.code === 'forged') forged = unblinded.reason;
   }
   if (forged) return { ...base, opened: 'forged', note: forged };
-  return { ...base, opened: 'wrong-key', note: 'none of the blinding keys given opens it' };
+  // the address's own key given, and the output still closed: the payer blinded it to another key
+  return { ...base, opened: 'wrong-key', note: candidates.some(isOwn) ? OWN_KEY_FAILS : NOT_THIS_ADDRESS };
 }
+
+/** Why a confidential output paying an address stayed closed (the amount check says it whole). */
+export const NO_NONCE = 'carries no ephemeral key, so no blinding key can open it';
+export const OWN_KEY_FAILS =
+  "did not open with the address's own blinding key, the one its public key names (blinded to another key by the payer, or a range proof damaged in the explorer's copy)";
+export const NOT_THIS_ADDRESS =
+  "did not open with the blinding keys given (none of them is this address's key)";
+export const NO_KEY = 'no blinding key was given';
+export const PARTLY_BLINDED =
+  'partly blinded (an explicit asset with a committed value, or the reverse), so its amount cannot be read';
 
 export interface AnalyseInput {
   /** the settlement's transaction id, in its one form (64 lower-case hex characters: a checked answer's) */
