@@ -10,8 +10,10 @@ import { createdDepositShape, depositShape, FIELD_EXPECTED } from '../domain/dep
 import { ownCopy } from '../domain/own.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/text/json-exact.js';
 import { Redactor } from '../domain/text/redact.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
+import { ACCEPT_ENCODING, readAnswerBody } from './body.js';
 import { classify, isHtml, retryDelay, type Seen } from './classify.js';
 import { Agent, type Dispatcher, destroyedError, isStaleConnection, request } from './http.js';
 import { type CreateRequest, type CreateResponse, describeIssues, type GetResponse } from './models.js';
@@ -238,6 +240,7 @@ export class DepositClient {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.settings.token}`,
       accept: 'application/json',
+      'accept-encoding': ACCEPT_ENCODING,
       'user-agent': this.settings.userAgent ?? 'lbrl',
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -309,26 +312,14 @@ export class DepositClient {
         signal,
       });
       sent = true;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += chunk.length;
-        if (size > this.settings.maxBodyBytes) {
-          res.body.destroy();
-          throw new LbrlError(
-            `the service's answer is larger than ${this.settings.maxBodyBytes} bytes; refused`,
-            'contract',
-          );
-        }
-        chunks.push(chunk as Buffer);
-      }
+      const text = await this.bodyOf(res);
       return {
         kind: 'answer',
         status: res.statusCode,
         // and in its headers (Location, Content-Type, any): messages and traces quote them
         headers: this.redactedHeaders(res.headers),
         // a service that echoes the token gets it replaced before anything reads the answer
-        body: this.secrets.redact(Buffer.concat(chunks).toString('utf8')),
+        body: this.secrets.redact(text),
       };
     } catch (error) {
       if (error instanceof LbrlError) throw error;
@@ -350,6 +341,30 @@ export class DepositClient {
       // a refused or never-made connection cannot have carried the request
       return { kind: 'error', error, sent: sent || !CONNECT_FAILURES.has(code) };
     }
+  }
+
+  /**
+   * An answer's body as text, within maxBodyBytes (readAnswerBody: a Content-Length above it refused
+   * before any byte is read, the connection closed at once). A body in a content coding lbrl did
+   * not ask for is refused when it is the answer (2xx); an error's status still says what it
+   * says, its body unread.
+   */
+  private async bodyOf(res: Dispatcher.ResponseData): Promise<string> {
+    const read = await readAnswerBody(res, this.settings.maxBodyBytes);
+    if (read.kind === 'read') return read.bytes.toString('utf8');
+    if (read.kind === 'too-large') {
+      throw new LbrlError(
+        `the service's answer is larger than ${this.settings.maxBodyBytes} bytes; refused`,
+        'contract',
+      );
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      throw new LbrlError(
+        `the service's answer is encoded (content-encoding "${safeText(this.secrets.redact(read.encoding)).slice(0, 60)}"), though lbrl asked for it as it is (accept-encoding ${ACCEPT_ENCODING}); refused`,
+        'contract',
+      );
+    }
+    return '';
   }
 
   /** The headers of an answer with the token kept out of every value. */
