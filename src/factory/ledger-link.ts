@@ -11,6 +11,7 @@ import { LbrlError } from '../errors.js';
 import type { ClaimWaitOptions, RowTurn } from '../store/claims.js';
 import type { Profile } from '../store/config.js';
 import { History } from '../store/history.js';
+import { checkHistoryEncoding } from '../store/history-encoding.js';
 import type { HistoryEntry, StoredRecord } from '../store/history-records.js';
 import { openLedger } from '../store/ledger.js';
 import { ledgerCopyDir } from '../store/ledger-copy-dir.js';
@@ -73,11 +74,17 @@ export class LedgerLink {
   /**
    * Every command that reads or writes the history calls this first. For a database ledger:
    * connect (a fault is one line, exit 6, before anything is sent), move in what an earlier
-   * command kept in the spool, and bring this host's copy up to date. For the file: nothing.
+   * command kept in the spool, and bring this host's copy up to date. For the file: that it is
+   * one lbrl can read and append to (not UTF-16: refused before anything is sent, so a create
+   * is never made that could not be recorded).
    */
   async reach(): Promise<void> {
     const setting = this.setting();
-    if (setting.kind === 'file' || this.database) return;
+    if (setting.kind === 'file') {
+      checkHistoryEncoding(this.history().file, (line) => this.deps.printer.warn(line));
+      return;
+    }
+    if (this.database) return;
     // the embedded sandbox is this machine's own: a shared ledger takes none of its charges
     if (this.deps.target().mode === 'sandbox') throw embeddedSandboxRefusal(setting.shown);
     const { printer, dir } = this.deps;
