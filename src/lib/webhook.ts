@@ -197,7 +197,8 @@ function eventProblem(event: unknown): string | undefined {
   if (typeof timestamp !== 'string' || Number.isNaN(Date.parse(timestamp)))
     return `its timestamp ${timestamp === undefined ? '(absent)' : bodyValue(timestamp)} is no time`;
   const data = ownValue(event, 'data');
-  if (!isRecord(data)) return `its data ${data === undefined ? '(absent)' : bodyValue(data)} is not an object`;
+  if (!isRecord(data))
+    return `its data ${data === undefined ? '(absent)' : bodyValue(data)} is not an object`;
   const deposit = ownValue(data, 'deposit');
   if (!isRecord(deposit)) return 'its data.deposit is not an object';
   for (const field of ['id', 'status'] as const)
