@@ -74,17 +74,11 @@ export class LedgerLink {
   /**
    * Every command that reads or writes the history calls this first. For a database ledger:
    * connect (a fault is one line, exit 6, before anything is sent), move in what an earlier
-   * command kept in the spool, and bring this host's copy up to date. For the file: that it is
-   * one lbrl can read and append to (not UTF-16: refused before anything is sent, so a create
-   * is never made that could not be recorded).
+   * command kept in the spool, and bring this host's copy up to date. For the file: nothing.
    */
   async reach(): Promise<void> {
     const setting = this.setting();
-    if (setting.kind === 'file') {
-      checkHistoryEncoding(this.history().file, (line) => this.deps.printer.warn(line));
-      return;
-    }
-    if (this.database) return;
+    if (setting.kind === 'file' || this.database) return;
     // the embedded sandbox is this machine's own: a shared ledger takes none of its charges
     if (this.deps.target().mode === 'sandbox') throw embeddedSandboxRefusal(setting.shown);
     const { printer, dir } = this.deps;
@@ -106,6 +100,16 @@ export class LedgerLink {
     if (moved > 0)
       printer.info(`moved ${moved} record(s) kept here while the ledger was unreachable into the ledger`);
     await this.catchUp();
+  }
+
+  /**
+   * Before a create is sent (Recorder.ready): the file history is one lbrl can append to, not
+   * UTF-16 (store/history-encoding.ts), so no charge is made that could not be recorded. What
+   * else may keep an append from the file (a link, a hard link) is said when it is refused, as before.
+   */
+  ready(): void {
+    if (this.setting().kind !== 'file') return;
+    checkHistoryEncoding(this.history().file, (line) => this.deps.printer.warn(line));
   }
 
   /** The history, once the ledger is reached and this host's copy of it is up to date. */

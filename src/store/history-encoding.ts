@@ -27,10 +27,23 @@ export function openHistory(
   return opened;
 }
 
-/** Throws when the history at `file` is UTF-16 text (nothing when there is none). */
+/**
+ * Throws when the history at `file` is UTF-16 text; nothing when there is none, or when it cannot
+ * be opened (what refuses it is said where it is read or appended to).
+ */
 export function checkHistoryEncoding(file: string, warn: (line: string) => void): void {
-  const opened = openHistory(file, 'read', warn);
-  if (opened) fs.closeSync(opened.fd);
+  let opened: OpenedFile | undefined;
+  try {
+    opened = openOwnFile(file, 'read', 'history', warn);
+  } catch {
+    return;
+  }
+  if (!opened) return;
+  try {
+    refuseUtf16(opened.fd, file);
+  } finally {
+    fs.closeSync(opened.fd);
+  }
 }
 
 function refuseUtf16(fd: number, file: string): void {
@@ -46,12 +59,11 @@ function refuseUtf16(fd: number, file: string): void {
 
 /** How the first bytes of a file say it is UTF-16: a byte order mark, or a record's `{"` spelt in it. */
 function utf16Form(head: Buffer): { said: string; iconv: string } | undefined {
-  const [a, b, c, d] = head;
-  if (a === 0xff && b === 0xfe) return { said: 'it begins with the byte order mark FF FE', iconv: 'UTF-16' };
-  if (a === 0xfe && b === 0xff) return { said: 'it begins with the byte order mark FE FF', iconv: 'UTF-16' };
-  if (a === 0x7b && b === 0 && c === 0x22 && d === 0)
-    return { said: 'little-endian, with no byte order mark', iconv: 'UTF-16LE' };
-  if (a === 0 && b === 0x7b && c === 0 && d === 0x22)
-    return { said: 'big-endian, with no byte order mark', iconv: 'UTF-16BE' };
+  const starts = (...bytes: number[]) => bytes.every((byte, at) => head[at] === byte);
+  if (starts(0xff, 0xfe)) return { said: 'it begins with the byte order mark FF FE', iconv: 'UTF-16' };
+  if (starts(0xfe, 0xff)) return { said: 'it begins with the byte order mark FE FF', iconv: 'UTF-16' };
+  // `{"` as UTF-16 spells it, one way round or the other
+  if (starts(0x7b, 0, 0x22, 0)) return { said: 'little-endian, with no byte order mark', iconv: 'UTF-16LE' };
+  if (starts(0, 0x7b, 0, 0x22)) return { said: 'big-endian, with no byte order mark', iconv: 'UTF-16BE' };
   return undefined;
 }
