@@ -67,6 +67,9 @@ const TIME_FORM = '\\d{4}-[01]\\d-[0-3]\\dT[0-2]\\d:[0-5]\\d:[0-6]\\d\\.\\d{3}Z'
 const STRICT_TIME = new RegExp(`^${TIME_FORM}$`);
 const TIME_AT = new RegExp(TIME_FORM, 'y');
 const ZERO = 0x30;
+const QUOTE = 0x22;
+/** The length of a time in the one form. */
+const TIME_LENGTH = '2026-11-28T09:45:41.704Z'.length;
 
 /**
  * A number that orders times in lbrl's one form as their text orders them (what the look compares:
@@ -122,10 +125,15 @@ export function indexableCreations(
     hit = text.indexOf(CREATED_WORD, hit + 1)
   ) {
     const start = hit - CREATED_AT;
-    const line = createdAsWritten(text, start);
-    // the time ends where the line's match does, before its closing quote
-    const atKey =
-      line === undefined ? Number.NaN : timeKeyIn(text, bytes, CREATED_LINE.lastIndex - 1 - line.at.length);
+    // a created line as lbrl writes it (createdAsWritten, without making its id and time texts):
+    // its time ends where the match does, before its closing quote, and is checked where it is
+    let atKey = Number.NaN;
+    if (start === 0 || (start > 0 && text.charCodeAt(start - 1) === NEWLINE)) {
+      CREATED_LINE.lastIndex = start;
+      const at = CREATED_LINE.test(text) ? CREATED_LINE.lastIndex - 1 - TIME_LENGTH : -1;
+      // the time's opening quote just before it: the whole time is these characters, no more
+      if (at > 0 && text.charCodeAt(at - 1) === QUOTE) atKey = timeKeyIn(text, bytes, at);
+    }
     if (Number.isNaN(atKey)) {
       // this line (the last one held too, when `created"` came twice in it) is read whole
       stop = Math.min(stop, text.lastIndexOf('\n', hit) + 1);

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { timeKey } from '../../src/store/history-creations.js';
+import { indexableCreations, timeKey } from '../../src/store/history-creations.js';
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 const strictTime = fc
@@ -51,5 +51,32 @@ describe('timeKey', () => {
     '',
   ])('%j is no time of the one form: NaN', (text) => {
     expect(timeKey(text)).toBeNaN();
+  });
+});
+
+describe('indexableCreations: a time held only when its whole text is the one form', () => {
+  const line = (at: string) =>
+    `{"v":1,"type":"created","id":"00000000-0000-4000-8000-000000000001","profile":"default","baseUrl":"sandbox","at":"${at}","amountInCents":1000}\n`;
+
+  it.each([
+    'X2026-11-28T09:45:41.704Z',
+    '12026-11-28T09:45:41.704Z',
+    '026-11-28T09:45:41.704Z',
+    '2026-11-28T09:45:41.704',
+  ])('%j, which ends like one: not held, the look reads it whole', (at) => {
+    const text = `${line('2026-11-28T09:45:41.704Z')}${line(at)}`;
+    const held: number[] = [];
+    const stop = indexableCreations(text, Buffer.from(text, 'latin1'), 100, (offset) => held.push(offset));
+    expect(held).toEqual([100]);
+    expect(stop).toBe(line('2026-11-28T09:45:41.704Z').length);
+  });
+
+  it('one in the form: held with its key', () => {
+    const text = line('2026-11-28T09:45:41.704Z');
+    const keys: number[] = [];
+    expect(indexableCreations(text, Buffer.from(text, 'latin1'), 0, (_offset, key) => keys.push(key))).toBe(
+      text.length,
+    );
+    expect(keys).toEqual([timeKey('2026-11-28T09:45:41.704Z')]);
   });
 });
