@@ -59,6 +59,7 @@ export {
   type VerifyWebhookOptions,
   verifyWebhook,
   type WebhookEvent,
+  WebhookEventError,
   type WebhookHeaders,
   type WebhookProblem,
   WebhookVerificationError,

@@ -17,8 +17,10 @@ import {
   parseJsonExact,
 } from '../domain/text/json-exact.js';
 import { Redactor } from '../domain/text/redact.js';
+import { safeText } from '../domain/text/safe-text.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
+import { ACCEPT_ENCODING, readAnswerBody } from './body.js';
 import { bodyText } from './body-text.js';
 import { classify, isHtml, retryDelay, type Seen } from './classify.js';
 import { Agent, type Dispatcher, destroyedError, isStaleConnection, request } from './http.js';
@@ -252,6 +254,7 @@ export class DepositClient {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.settings.token}`,
       accept: 'application/json',
+      'accept-encoding': ACCEPT_ENCODING,
       'user-agent': this.settings.userAgent ?? 'lbrl',
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -331,21 +334,9 @@ export class DepositClient {
         signal,
       });
       sent = true;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += chunk.length;
-        if (size > this.settings.maxBodyBytes) {
-          res.body.destroy();
-          throw new LbrlError(
-            `the service's answer is larger than ${this.settings.maxBodyBytes} bytes; refused`,
-            'contract',
-          );
-        }
-        chunks.push(chunk as Buffer);
-      }
+      const bytes = await this.bodyOf(res);
       const headersSeen = this.redactedHeaders(res.headers);
-      const { text, notUtf8 } = bodyText(Buffer.concat(chunks), headerValue(headersSeen['content-type']));
+      const { text, notUtf8 } = bodyText(bytes, headerValue(headersSeen['content-type']));
       return {
         kind: 'answer',
         status: res.statusCode,
@@ -353,7 +344,7 @@ export class DepositClient {
         headers: headersSeen,
         // a service that echoes the token gets it replaced before anything reads the answer
         body: this.secrets.redact(text),
-        bytes: size,
+        bytes: bytes.length,
         ...(notUtf8 ? { notUtf8 } : {}),
       };
     } catch (error) {
@@ -376,6 +367,30 @@ export class DepositClient {
       // a refused or never-made connection cannot have carried the request
       return { kind: 'error', error, sent: sent || !CONNECT_FAILURES.has(code) };
     }
+  }
+
+  /**
+   * An answer's body as text, within maxBodyBytes (readAnswerBody: a Content-Length above it refused
+   * before any byte is read, the connection closed at once). A body in a content coding lbrl did
+   * not ask for is refused when it is the answer (2xx); an error's status still says what it
+   * says, its body unread.
+   */
+  private async bodyOf(res: Dispatcher.ResponseData): Promise<Buffer> {
+    const read = await readAnswerBody(res, this.settings.maxBodyBytes);
+    if (read.kind === 'read') return read.bytes;
+    if (read.kind === 'too-large') {
+      throw new LbrlError(
+        `the service's answer is larger than ${this.settings.maxBodyBytes} bytes; refused`,
+        'contract',
+      );
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      throw new LbrlError(
+        `the service's answer is encoded (content-encoding "${safeText(this.secrets.redact(read.encoding)).slice(0, 60)}"), though lbrl asked for it as it is (accept-encoding ${ACCEPT_ENCODING}); refused`,
+        'contract',
+      );
+    }
+    return Buffer.alloc(0);
   }
 
   /** The headers of an answer with the token kept out of every value. */

@@ -15,6 +15,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/text/json-exact.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { HEX_BYTES, HEX32, isHex32, isHexBytes, readHex32 } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
+import { ACCEPT_ENCODING, readAnswerBody } from './body.js';
 import { bodyText } from './body-text.js';
 import { retryAfterMs, serviceMessage, TLS_FAILURES } from './classify.js';
 import {
@@ -243,7 +244,11 @@ export class EsploraClient {
   /** A GET, tried again (with back-off, within the deadline) after a 429, a 5xx or a failure in transit. */
   private async get(path: string, accept: string): Promise<Body> {
     const url = `${this.settings.baseUrl}${path}`;
-    const headers = { accept, 'user-agent': this.settings.userAgent ?? 'lbrl' };
+    const headers = {
+      accept,
+      'accept-encoding': ACCEPT_ENCODING,
+      'user-agent': this.settings.userAgent ?? 'lbrl',
+    };
     for (let attempt = 0; ; attempt++) {
       this.settings.trace?.(`> GET ${url}`);
       const left =
@@ -283,7 +288,7 @@ export class EsploraClient {
     const signal = this.settings.signal ? AbortSignal.any([this.settings.signal, timeout]) : timeout;
     try {
       const res = await request(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal });
-      const bytes = await this.bodyOf(res.body, path);
+      const bytes = await this.bodyOf(res, path);
       const { text, notUtf8 } = bodyText(bytes, header(res.headers['content-type']));
       const status = res.statusCode;
       this.settings.trace?.(`< ${status} (${bytes.length} bytes)`);
@@ -321,21 +326,23 @@ export class EsploraClient {
     }
   }
 
-  /** The answer's body, refused past maxBodyBytes. */
-  private async bodyOf(body: AsyncIterable<unknown> & { destroy(): unknown }, path: string): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length;
-      if (size > this.settings.maxBodyBytes) {
-        body.destroy();
-        throw this.contract(
-          `the explorer's answer to ${path} is larger than ${this.settings.maxBodyBytes} bytes; refused`,
-        );
-      }
-      chunks.push(chunk as Buffer);
+  /**
+   * The answer's body, refused past maxBodyBytes (a Content-Length above it before any byte is
+   * read) and in a content coding lbrl did not ask for (see api/body.ts).
+   */
+  private async bodyOf(res: Dispatcher.ResponseData, path: string): Promise<Buffer> {
+    const read = await readAnswerBody(res, this.settings.maxBodyBytes);
+    if (read.kind === 'too-large') {
+      throw this.contract(
+        `the explorer's answer to ${path} is larger than ${this.settings.maxBodyBytes} bytes; refused`,
+      );
     }
-    return Buffer.concat(chunks);
+    if (read.kind === 'encoded') {
+      throw this.contract(
+        `the explorer's answer to ${path} is encoded (content-encoding "${safeText(read.encoding).slice(0, 60)}"), though lbrl asked for it as it is (accept-encoding ${ACCEPT_ENCODING}); refused`,
+      );
+    }
+    return read.bytes;
   }
 
   /** No answer: interrupted, a certificate, past the deadline; else a failure worth trying again. */

@@ -6,6 +6,7 @@
  */
 import type { Parsed } from '../domain/money.js';
 import { isLoopbackHost } from './baseurl.js';
+import { readAnswerBody } from './body.js';
 import { Agent, type Dispatcher, isStaleConnection, request } from './http.js';
 
 export type PostOutcome =
@@ -61,14 +62,9 @@ export function webhookPoster(options: {
         dispatcher,
         signal: timeout.signal,
       });
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_ANSWER) {
-          res.body.destroy();
-          break;
-        }
-      }
+      // read and dropped (a connection is kept only once its answer is read to the end); one
+      // declared or found larger, or encoded, is cut at once: only the status is told
+      await readAnswerBody(res, MAX_ANSWER);
       return { kind: 'answer', status: res.statusCode, ms: options.now() - started };
     } catch (error) {
       return {

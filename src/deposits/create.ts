@@ -28,6 +28,7 @@ export async function createChecked(
   batchKey?: string,
   local: LocalFields = {},
 ): Promise<ApiResult<CreateResponse>> {
+  deps.recorder.ready?.();
   const answer = await createAnswer(deps.api, body, idempotencyKey, {
     now: deps.now,
     keyIsNew: deps.keyIsNew,

@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type CsvDialect, centsField, csvRecord, textField } from '../domain/text/csv-write.js';
-import { safeText } from '../domain/text/safe-text.js';
+import { terminalSafe } from '../domain/text/safe-text.js';
 import { windows1252Text } from '../domain/text/windows-1252.js';
 import { isHex32 } from '../domain/values.js';
 import type { HistoryEntry } from '../store/history-records.js';
@@ -123,8 +123,9 @@ export function csvExport(
   withService = false,
 ): string {
   const money = (cents: number | undefined) => (cents === undefined ? '' : centsField(cents, dialect));
-  // the ledger is a file anyone may edit: what a terminal or a spreadsheet would act on is shown as text
-  const text = (value: string | undefined) => textField(safeText(value ?? ''));
+  // the ledger is a file anyone may edit: what a terminal or a spreadsheet would act on is shown as
+  // text (a control character as its escape; a backslash, which the merchant may type, as typed)
+  const text = (value: string | undefined) => textField(terminalSafe(value ?? ''));
   let out = csvRecord([...CSV_EXPORT_COLUMNS, ...(withService ? ['service'] : [])], dialect);
   for (const line of lines) {
     const figures = line.figures;
@@ -155,7 +156,7 @@ export function csvExport(
 /** Text inside an OFX element: one line, no markup, at most `max` characters. */
 function ofxText(value: string, max: number): string {
   // what Windows-1252 has kept (ã, ç, €, “”), anything else without its accent or written ?
-  const plain = windows1252Text(safeText(value))
+  const plain = windows1252Text(terminalSafe(value))
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;');
@@ -319,24 +320,42 @@ function journalAmount(cents: number): string {
   return `R$ ${centsField(cents, { separator: ';', decimal: ',' })}`;
 }
 
-/** Text for a journal line: one line, no comment or payee mark that would change what hledger reads. */
-function journalText(value: string): string {
-  return safeText(value).replace(/;/g, ',').replace(/\|/g, '/');
+/**
+ * The merchant's words in a journal, kept as written wherever hledger's syntax allows, and where
+ * it does not, written with one fixed look-alike (JOURNAL_LOOKALIKES) rather than dropped or cut:
+ * - in the description, `REF | NOTE` (hledger's own payee and note, what `tag:note=`, `note:`,
+ *   `payee:` and `desc:` query), a `;` would start a comment: written `；` (U+FF1B); in the
+ *   reference, a `|` would move where hledger's note starts: written `｜` (U+FF5C);
+ * - in a tag's value (`; note: ...`, what `hledger tags --values` lists), a `,` ends the value and
+ *   starts another tag: written `‚` (U+201A). Colons, semicolons, `#`, brackets, quotes, the rest of
+ *   the line are a tag value's as written.
+ * Outer spaces go (hledger trims them; lbrl trims them on input); a control character (which
+ * only an edited ledger holds) is shown as its escape (terminalSafe), a backslash as typed.
+ */
+export const JOURNAL_LOOKALIKES = { ';': '\uff1b', '|': '\uff5c', ',': '\u201a' } as const;
+
+function descriptionPart(value: string): string {
+  return terminalSafe(value).trim().replace(/;/g, JOURNAL_LOOKALIKES[';']);
 }
 
-/**
- * Text for a journal comment: a `:` written `∶` (U+2236) as well, so that the merchant's words
- * stay text: hledger reads `name:value` in a comment as a tag (and `date:` in a posting's as its
- * date), ledger `:name:` too. The export's own tags (`deposit:`, `note:`, `txid:`) are the only ones.
- */
-function journalComment(value: string): string {
-  return journalText(value).replace(/:/g, '\u2236');
+/** A transaction's description: the reference (or `PIX` and the id's start), then ` | ` and the note. */
+function journalDescription(line: ExportLine): string {
+  const payee =
+    line.ref !== undefined
+      ? descriptionPart(line.ref).replace(/\|/g, JOURNAL_LOOKALIKES['|'])
+      : `PIX ${line.id.slice(0, 8)}`;
+  return line.note === undefined ? payee : `${payee} | ${descriptionPart(line.note)}`;
+}
+
+function tagValue(value: string): string {
+  return terminalSafe(value).trim().replace(/,/g, JOURNAL_LOOKALIKES[',']);
 }
 
 /** The hledger/ledger journal: the commodity directive, then one transaction per finalized deposit. */
 export function journalExport(lines: ExportLine[], heading: string, times: LocalTimes): string {
   const out = [
-    `; ${journalText(heading)}`,
+    // a comment of the file's own: one line, read as nothing
+    `; ${terminalSafe(heading)}`,
     'commodity R$ 1.000,00',
     // declared, so `hledger check --strict` accepts the file as it is
     ...Object.values(JOURNAL_ACCOUNTS).map((account) => `account ${account}`),
@@ -355,10 +374,9 @@ export function journalExport(lines: ExportLine[], heading: string, times: Local
       continue;
     }
     const date = times.clock(line.createdMs).slice(0, 10);
-    const description = line.ref !== undefined ? journalText(line.ref) : `PIX ${line.id.slice(0, 8)}`;
-    out.push(`${date} * (${line.id}) ${description}`);
+    out.push(`${date} * (${line.id}) ${journalDescription(line)}`);
     out.push(`    ; deposit: ${line.id}`);
-    if (line.note !== undefined) out.push(`    ; note: ${journalComment(line.note)}`);
+    if (line.note !== undefined) out.push(`    ; note: ${tagValue(line.note)}`);
     if (line.txid) out.push(`    ; txid: ${line.txid}`);
     out.push(posting(JOURNAL_ACCOUNTS.destination, figures.destination));
     if (figures.split > 0) out.push(posting(JOURNAL_ACCOUNTS.split, figures.split));

@@ -39,6 +39,11 @@ export interface DepositApi {
 export interface Recorder {
   /** a promise when the append is asynchronous (a database); anything else when it is done */
   record(records: StoredRecord[]): unknown;
+  /**
+   * Throws when the ledger could not take a record (a history saved as UTF-16): asked before a
+   * create is sent, so no charge is made that could not be recorded.
+   */
+  ready?(): void;
 }
 
 /**

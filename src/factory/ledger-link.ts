@@ -11,6 +11,7 @@ import { LbrlError } from '../errors.js';
 import type { ClaimWaitOptions, RowTurn } from '../store/claims.js';
 import type { Profile } from '../store/config.js';
 import { History } from '../store/history.js';
+import { checkHistoryEncoding } from '../store/history-encoding.js';
 import type { HistoryEntry, StoredRecord } from '../store/history-records.js';
 import { openLedger } from '../store/ledger.js';
 import { ledgerCopyDir, namingTheLedger } from '../store/ledger-copy-dir.js';
@@ -101,6 +102,16 @@ export class LedgerLink {
     if (moved > 0)
       printer.info(`moved ${moved} record(s) kept here while the ledger was unreachable into the ledger`);
     await this.catchUp();
+  }
+
+  /**
+   * Before a create is sent (Recorder.ready): the file history is one lbrl can append to, not
+   * UTF-16 (store/history-encoding.ts), so no charge is made that could not be recorded. What
+   * else may keep an append from the file (a link, a hard link) is said when it is refused, as before.
+   */
+  ready(): void {
+    if (this.setting().kind !== 'file') return;
+    checkHistoryEncoding(this.history().file, (line) => this.deps.printer.warn(line));
   }
 
   /** The history, once the ledger is reached and this host's copy of it is up to date. */

@@ -1,13 +1,19 @@
 /**
  * Receiving lbrl's events in a Node program: `verifyWebhook(body, headers, secret)` checks a
  * delivery as the Standard Webhooks specification says (any of its libraries would accept the
- * same deliveries) and returns the event, or throws a WebhookVerificationError saying why not.
+ * same deliveries) and returns the event, or throws: a WebhookVerificationError when the delivery
+ * is not proven to come from the secret's holder (its signature, headers or time), a
+ * WebhookEventError when it is signed but is not an lbrl event (a receiver answers the two
+ * differently: the first is a stranger, the second a sender that knows the secret).
  */
 
 import { ownValue } from '../domain/own.js';
+import { safeText } from '../domain/text/safe-text.js';
 import {
   checkSignature,
+  DEPOSIT_EVENTS,
   type DepositEventType,
+  isDepositEvent,
   type SignatureProblem,
   TOLERANCE_SECONDS,
 } from '../domain/webhook.js';
@@ -22,6 +28,20 @@ export class WebhookVerificationError extends Error {
   ) {
     super(message);
     this.name = 'WebhookVerificationError';
+  }
+}
+
+/**
+ * A delivery whose signature holds (it was signed with the secret) but whose body is not an lbrl
+ * event: not JSON, or JSON without an event's shape (`{}`, an unknown type, a deposit without its
+ * id). Never returned as an event. `reason` is always `not_an_event`; the message says what is
+ * missing, in one line.
+ */
+export class WebhookEventError extends Error {
+  readonly reason = 'not_an_event' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookEventError';
   }
 }
 
@@ -147,16 +167,44 @@ export function verifyWebhook(
   try {
     event = JSON.parse(text);
   } catch {
-    throw new WebhookVerificationError('malformed_body', 'the body is not JSON');
+    throw notAnEvent('the body is not JSON');
   }
-  const candidate = event as Partial<WebhookEvent> | null;
-  if (
-    !candidate ||
-    typeof candidate !== 'object' ||
-    typeof candidate.type !== 'string' ||
-    typeof candidate.data !== 'object' ||
-    !candidate.data
-  )
-    throw new WebhookVerificationError('malformed_body', 'the body is not an lbrl event');
-  return candidate as WebhookEvent;
+  const problem = eventProblem(event);
+  if (problem !== undefined) throw notAnEvent(problem);
+  return event as WebhookEvent;
+}
+
+function notAnEvent(why: string): WebhookEventError {
+  return new WebhookEventError(`webhook signed with the secret, but not an lbrl event: ${why}`);
+}
+
+/** A value from the body, shown safely in a message (escaped, cut). */
+function bodyValue(value: unknown): string {
+  const text = safeText(JSON.stringify(value) ?? String(value));
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** What keeps a parsed body from being an lbrl event (its own fields only), or undefined. */
+function eventProblem(event: unknown): string | undefined {
+  if (!isRecord(event)) return `the body is ${bodyValue(event)}, not an object`;
+  const type = ownValue(event, 'type');
+  if (typeof type !== 'string' || !isDepositEvent(type))
+    return `its type ${type === undefined ? '(absent)' : bodyValue(type)} is none of lbrl's (${DEPOSIT_EVENTS.join(', ')}): a newer lbrl's event, or another sender's`;
+  const timestamp = ownValue(event, 'timestamp');
+  if (typeof timestamp !== 'string' || Number.isNaN(Date.parse(timestamp)))
+    return `its timestamp ${timestamp === undefined ? '(absent)' : bodyValue(timestamp)} is no time`;
+  const data = ownValue(event, 'data');
+  if (!isRecord(data))
+    return `its data ${data === undefined ? '(absent)' : bodyValue(data)} is not an object`;
+  const deposit = ownValue(data, 'deposit');
+  if (!isRecord(deposit)) return 'its data.deposit is not an object';
+  for (const field of ['id', 'status'] as const)
+    if (typeof ownValue(deposit, field) !== 'string') return `its data.deposit.${field} is not a string`;
+  const previous = ownValue(data, 'previousStatus');
+  if (previous !== null && typeof previous !== 'string')
+    return 'its data.previousStatus is neither a status nor null';
+  return undefined;
 }

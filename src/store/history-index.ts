@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import { checkOwnFile } from './files.js';
-import { type IndexedCreation, indexableCreations, TEXT_BLOCK } from './history-creations.js';
+import { indexableCreations, TEXT_BLOCK } from './history-creations.js';
 import { forEachBlock, type HistoryFile } from './history-lines.js';
 
 const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
@@ -184,7 +184,7 @@ class EntryWriter {
 
   constructor(public latestKey = Number.NEGATIVE_INFINITY) {}
 
-  add(creation: IndexedCreation): void {
+  add(offset: number, atKey: number, print: number): void {
     if (ENTRY * (this.count + 1) > this.body.byteLength) {
       const larger = new ArrayBuffer(this.body.byteLength * 2);
       new Uint8Array(larger).set(new Uint8Array(this.body));
@@ -192,12 +192,12 @@ class EntryWriter {
       this.numbers = new Float64Array(larger);
       this.prints = new Uint32Array(larger);
     }
-    if (creation.atKey > this.latestKey) this.latestKey = creation.atKey;
+    if (atKey > this.latestKey) this.latestKey = atKey;
     const at = this.count * 4;
-    this.numbers[at] = creation.offset;
-    this.numbers[at + 1] = creation.atKey;
+    this.numbers[at] = offset;
+    this.numbers[at + 1] = atKey;
     this.numbers[at + 2] = this.latestKey;
-    this.prints[at * 2 + 6] = creation.print;
+    this.prints[at * 2 + 6] = print;
     this.count += 1;
   }
 
@@ -232,7 +232,9 @@ export function buildIndex(source: HistoryFile): CreationIndex | undefined {
       // a line skipped between blocks (too long), or the file's last line without its newline: the end
       if (base !== covered || last) return true;
       const text = buf.toString('latin1', 0, end);
-      const stop = indexableCreations(text, base, (creation) => entries.add(creation));
+      const stop = indexableCreations(text, buf, base, (offset, atKey, print) =>
+        entries.add(offset, atKey, print),
+      );
       entries.dropFrom(base + stop);
       covered = base + stop;
       return stop < end;
@@ -291,8 +293,8 @@ export function noteAppend(historyFile: string, before: FileKey, after: FileKey,
     if (covered === Number(before.size)) {
       const last = count > 0 ? lastLatest(opened.fd, count) : Number.NEGATIVE_INFINITY;
       const entries = new EntryWriter(last);
-      const stop = indexableCreations(written.toString('latin1'), covered, (creation) =>
-        entries.add(creation),
+      const stop = indexableCreations(written.toString('latin1'), written, covered, (offset, atKey, print) =>
+        entries.add(offset, atKey, print),
       );
       entries.dropFrom(covered + stop);
       fs.writeSync(opened.fd, entries.bytes(), 0, entries.count * ENTRY, HEADER + count * ENTRY);

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { NOTE_MAX, REF_MAX } from '../domain/text/reference.js';
 import { canonicalId } from '../domain/values.js';
-import { openOwnFile } from './files.js';
+import { openHistory } from './history-encoding.js';
 import type { StoredRecord } from './history-records.js';
 import { LINE_CLAIMS, LINE_DAMAGES, type LineClaim, type LineDamage, readRecordLine } from './record-read.js';
 
@@ -83,7 +83,7 @@ function* lineBlocks(
   chunk: number,
   damage?: DamageCount,
 ): Generator<LineBlock> {
-  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
+  const opened = openHistory(source.file, 'read', source.warn);
   if (!opened) return;
   const buf = Buffer.allocUnsafe(chunk + MAX_LINE);
   const block: LineBlock = { buf, end: 0, base: from, last: false };
@@ -187,7 +187,7 @@ export function scanBackward(
   floor: { at: number } = { at: 0 },
   counted?: DamageCount,
 ): void {
-  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
+  const opened = openHistory(source.file, 'read', source.warn);
   if (!opened) return;
   const { fd, stat } = opened;
   let pos = stat.size; // what is left to read is before pos

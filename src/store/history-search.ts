@@ -6,7 +6,6 @@
  */
 import fs from 'node:fs';
 import { canonicalId } from '../domain/values.js';
-import { openOwnFile } from './files.js';
 import {
   CREATED_AT,
   CREATED_LINE,
@@ -17,6 +16,7 @@ import {
   TEXT_BLOCK,
   timeKey,
 } from './history-creations.js';
+import { openHistory } from './history-encoding.js';
 import { buildIndex, type CreationIndex, keyOfFile, readIndex } from './history-index.js';
 import {
   DamageCount,
@@ -236,7 +236,7 @@ function lineChanges(
   oldest: string,
   only: ReadonlySet<string> | undefined,
 ): boolean {
-  const opened = openOwnFile(source.file, 'read', 'history', source.warn);
+  const opened = openHistory(source.file, 'read', source.warn);
   if (!opened) return true;
   const buf = Buffer.alloc(MAX_LINE);
   let length: number;

@@ -16,7 +16,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { canonicalId } from '../domain/values.js';
-import { ensurePrivateDir, type OpenedFile, openOwnFile } from './files.js';
+import { ensurePrivateDir, type OpenedFile } from './files.js';
+import { openHistory } from './history-encoding.js';
 import { allEntries, newestCreated, pendingEntries } from './history-forward.js';
 import { keyOfFd, noteAppend } from './history-index.js';
 import { type HistoryFile, readRecords, scanBackward, scanForward } from './history-lines.js';
@@ -79,7 +80,7 @@ export class History implements HistoryFile {
     if (fresh.length === 0) return;
     ensurePrivateDir(this.dir);
     const text = Buffer.from(fresh.map((r) => `${JSON.stringify(r)}\n`).join(''));
-    const opened = openOwnFile(this.file, 'append', 'history', this.warn)!;
+    const opened = openHistory(this.file, 'append', this.warn)!;
     try {
       const before = keyOfFd(opened.fd);
       // no fsync: what must survive is a killed process, and the page cache outlives it

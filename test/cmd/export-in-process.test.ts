@@ -266,8 +266,11 @@ describe('deposit export --format journal', () => {
       'revenue:pix': -(total.grossCents! - 1000),
     });
     // the reference is the description; ; and | (a comment, a payee) are not read as such
-    expect(text).toContain(`\n2026-11-05 * (${exportId(3)}) =HYPERLINK("http://evil.example","clique")\n`);
-    expect(text).toContain('    ; note: mesa 7, "sem troco"\n');
+    // the note after the reference, as hledger's own note; a `;` there would start a comment
+    expect(text).toContain(
+      `\n2026-11-05 * (${exportId(3)}) =HYPERLINK("http://evil.example","clique") | mesa 7\uff1b "sem troco"\n`,
+    );
+    expect(text).toContain('    ; note: mesa 7; "sem troco"\n');
   });
 });
 

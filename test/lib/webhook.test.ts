@@ -5,7 +5,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { eventBody, formatSecret, secretKey, webhookHeaders } from '../../src/domain/webhook.js';
-import { verifyWebhook, WebhookVerificationError } from '../../src/index.js';
+import { verifyWebhook, WebhookEventError, WebhookVerificationError } from '../../src/index.js';
 
 const SECRET = formatSecret(Buffer.alloc(32, 7));
 const NOW = Date.parse('2026-11-24T10:00:00Z');
@@ -132,9 +132,10 @@ describe('verifyWebhook', () => {
     ).toBe('malformed_header');
     expect(reason(() => verifyWebhook(BODY, headers, 'whsec_', { now }))).toBe('bad_secret');
     expect(reason(() => verifyWebhook(BODY, headers, 'not a secret', { now }))).toBe('bad_secret');
+    // signed, but no JSON: not a refused signature (test/lib/webhook-not-an-event.test.ts)
     const text = 'not json';
-    expect(reason(() => verifyWebhook(text, signedByLibrary('e', NOW, text), SECRET, { now }))).toBe(
-      'malformed_body',
+    expect(() => verifyWebhook(text, signedByLibrary('e', NOW, text), SECRET, { now })).toThrow(
+      WebhookEventError,
     );
     expect(reason(() => verifyWebhook(Uint8Array.of(0xff, 0xfe), headers, SECRET, { now }))).toBe(
       'malformed_body',
@@ -172,7 +173,7 @@ describe('verifyWebhook, as receivers call it', () => {
     const body = `\ufeff${BODY}`;
     const headers = signedByLibrary('evt_bom', NOW, body);
     // signed with its mark: the signature holds, and the body is no JSON
-    expect(reason(() => verifyWebhook(Buffer.from(body), headers, SECRET, { now }))).toBe('malformed_body');
+    expect(() => verifyWebhook(Buffer.from(body), headers, SECRET, { now })).toThrow(WebhookEventError);
     // the mark is not taken off to pass a signature made without it
     expect(
       reason(() => verifyWebhook(Buffer.from(body), signedByLibrary('e', NOW, BODY), SECRET, { now })),

@@ -77,7 +77,10 @@ export function batchOptionsOf(flags: BatchOptions, factory: Factory): BatchComm
     requestDefaults: () => requestDefaultsOf(factory.profile()),
     scope: () => scopeOnTarget(factory.profileName, factory.target()),
     client: (onRetry) => factory.client(undefined, { maxRetries: 6, onRetry }),
-    recorder: { record: (records) => factory.ledger().record(records) },
+    recorder: {
+      record: (records) => factory.ledger().record(records),
+      ready: () => factory.ledger().ready(),
+    },
     clock: factory.ctx,
     resumable: (scope, keys) =>
       factory.ledger().setting().kind === 'postgres'

@@ -53,7 +53,10 @@ export function followDepsOf(factory: Factory): FollowDeps & { ctx: Factory['ctx
     renderMode: () => renderModeOf(factory.target()),
     watchClient: () => factory.client(undefined, { maxRetries: 0 }),
     clock: factory.ctx,
-    recorder: { record: (records) => factory.ledger().record(records) },
+    recorder: {
+      record: (records) => factory.ledger().record(records),
+      ready: () => factory.ledger().ready(),
+    },
     localOf: (id) => localFieldsOf(factory.ledger().recorded(targetKey(factory.target()), id)),
   };
 }

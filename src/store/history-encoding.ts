@@ -1,0 +1,69 @@
+/**
+ * The history is UTF-8 text, one record a line, and lbrl appends UTF-8 lines to it. A history
+ * saved in UTF-16 (Windows PowerShell's `>` and `Out-File` write it so, with the byte order mark
+ * FF FE) would read as nothing but damaged lines, and a line appended to it would be UTF-8 in the
+ * middle of UTF-16: so such a file is neither read nor written; every command that would is
+ * refused with one line naming the file and how to convert it (a UTF-8 byte order mark, which
+ * PowerShell 5's `Set-Content -Encoding utf8` writes, is read as any UTF-8).
+ */
+import fs from 'node:fs';
+import { LbrlError } from '../errors.js';
+import { type OpenedFile, openOwnFile } from './files.js';
+
+/** The history opened (openOwnFile), once its first bytes show it is not UTF-16. */
+export function openHistory(
+  file: string,
+  how: 'read' | 'append',
+  warn: (line: string) => void,
+): OpenedFile | undefined {
+  const opened = openOwnFile(file, how, 'history', warn);
+  if (!opened) return undefined;
+  try {
+    refuseUtf16(opened.fd, file);
+  } catch (error) {
+    fs.closeSync(opened.fd);
+    throw error;
+  }
+  return opened;
+}
+
+/**
+ * Throws when the history at `file` is UTF-16 text; nothing when there is none, or when it cannot
+ * be opened (what refuses it is said where it is read or appended to).
+ */
+export function checkHistoryEncoding(file: string, warn: (line: string) => void): void {
+  let opened: OpenedFile | undefined;
+  try {
+    opened = openOwnFile(file, 'read', 'history', warn);
+  } catch {
+    return;
+  }
+  if (!opened) return;
+  try {
+    refuseUtf16(opened.fd, file);
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+function refuseUtf16(fd: number, file: string): void {
+  const head = Buffer.alloc(4);
+  const length = fs.readSync(fd, head, 0, 4, 0);
+  const form = utf16Form(head.subarray(0, length));
+  if (form === undefined) return;
+  throw new LbrlError(
+    `the history ${file} is UTF-16 text (${form.said}), not the UTF-8 lbrl reads and writes: nothing was read from it or written to it. Convert it to UTF-8, e.g. iconv -f ${form.iconv} -t UTF-8 ${file} > history.utf8 && mv history.utf8 ${file} (PowerShell: (Get-Content ${file}) | Set-Content -Encoding utf8 ${file})`,
+    'config',
+  );
+}
+
+/** How the first bytes of a file say it is UTF-16: a byte order mark, or a record's `{"` spelt in it. */
+function utf16Form(head: Buffer): { said: string; iconv: string } | undefined {
+  const starts = (...bytes: number[]) => bytes.every((byte, at) => head[at] === byte);
+  if (starts(0xff, 0xfe)) return { said: 'it begins with the byte order mark FF FE', iconv: 'UTF-16' };
+  if (starts(0xfe, 0xff)) return { said: 'it begins with the byte order mark FE FF', iconv: 'UTF-16' };
+  // `{"` as UTF-16 spells it, one way round or the other
+  if (starts(0x7b, 0, 0x22, 0)) return { said: 'little-endian, with no byte order mark', iconv: 'UTF-16LE' };
+  if (starts(0, 0x7b, 0, 0x22)) return { said: 'big-endian, with no byte order mark', iconv: 'UTF-16BE' };
+  return undefined;
+}
