@@ -8,6 +8,7 @@
 // Writes dist/program/*.cjs, dist/meta.json (which modules each chunk holds) and dist/build-id.
 // Usage: node bin/build-program.mjs
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
@@ -15,6 +16,8 @@ import { writeBuildId } from './build-id.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'dist/program');
+/** pg's own code, by its real path (where esbuild finds it, node_modules a link or not). */
+const PG_LIB = path.dirname(fs.realpathSync(createRequire(path.join(root, 'package.json')).resolve('pg')));
 fs.rmSync(out, { recursive: true, force: true });
 
 const result = await build({
@@ -65,21 +68,33 @@ const result = await build({
     {
       // pg's SCRAM and MD5 steps computed by node:crypto's synchronous calls, not Web Crypto's
       // thread pool (src/store/pg-crypto.ts says why); the exchange itself stays pg's. And
-      // node:dns, which pg requires as it loads and lbrl's use of it never calls, loaded on first use
+      // node:dns, which pg requires as it loads and lbrl's use of it never calls, loaded on first use.
+      // Paths compared as real paths: esbuild names a module by its real path, and node_modules
+      // may be a link, or pg a link into a store (pnpm); each swap must apply, or the build fails
       name: 'pg-lighter-load',
       setup(plugins) {
-        plugins.onResolve({ filter: /^(node:)?dns$/ }, ({ importer }) =>
-          importer.includes(`${path.sep}node_modules${path.sep}pg${path.sep}lib${path.sep}`)
-            ? { path: path.join(root, 'bin/shims/pg-dns.cjs') }
-            : undefined,
-        );
-        plugins.onResolve({ filter: /^\.\.?\/(crypto\/)?utils$/ }, ({ path: request, importer }) =>
-          importer.includes(`${path.sep}node_modules${path.sep}pg${path.sep}lib${path.sep}`) &&
-          path.resolve(path.dirname(importer), request) ===
-            path.join(root, 'node_modules/pg/lib/crypto/utils')
-            ? { path: path.join(root, 'src/store/pg-crypto.ts') }
-            : undefined,
-        );
+        const swapped = { dns: false, crypto: false };
+        const inPg = (importer) =>
+          `${fs.realpathSync(path.dirname(importer))}${path.sep}`.startsWith(PG_LIB + path.sep);
+        plugins.onResolve({ filter: /^(node:)?dns$/ }, ({ importer }) => {
+          if (!inPg(importer)) return undefined;
+          swapped.dns = true;
+          return { path: path.join(root, 'bin/shims/pg-dns.cjs') };
+        });
+        plugins.onResolve({ filter: /^\.\.?\/(crypto\/)?utils$/ }, ({ path: request, importer }) => {
+          if (!inPg(importer)) return undefined;
+          const dir = fs.realpathSync(path.dirname(importer));
+          if (path.resolve(dir, request) !== path.join(PG_LIB, 'crypto/utils')) return undefined;
+          swapped.crypto = true;
+          return { path: path.join(root, 'src/store/pg-crypto.ts') };
+        });
+        plugins.onEnd(({ errors }) => {
+          const missed = Object.keys(swapped).filter((what) => !swapped[what]);
+          if (errors.length === 0 && missed.length > 0)
+            throw new Error(
+              `pg's ${missed.join(' and ')} not swapped: pg (${PG_LIB}) changed how it loads them`,
+            );
+        });
       },
     },
     {

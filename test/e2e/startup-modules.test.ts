@@ -21,13 +21,23 @@ type Output = {
 const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/meta.json'), 'utf8')) as {
   outputs: Record<string, Output>;
 };
-/** Each chunk of the program, by file name: the modules with code in it (as esbuild names them). */
+/**
+ * A module as esbuild names it, an installed package's from its last node_modules/ on: esbuild
+ * names a module by its real path, outside the checkout when node_modules is a link (or pg a link
+ * into a pnpm store).
+ */
+function packaged(name: string): string {
+  const at = name.lastIndexOf('node_modules/');
+  return at < 0 ? name : name.slice(at);
+}
+
+/** Each chunk of the program, by file name: the modules with code in it (as esbuild names them, packages from node_modules/). */
 const CHUNKS = new Map(
   Object.entries(meta.outputs).map(([file, output]) => [
     path.basename(file),
     Object.entries(output.inputs)
       .filter(([, input]) => input.bytesInOutput > 0)
-      .map(([name]) => name),
+      .map(([name]) => packaged(name)),
   ]),
 );
 
