@@ -90,6 +90,8 @@ export interface ListCommandOptions extends HistoryOutputOptions<Pick<History, '
     /** a deposit recorded expired was found paid: said loudly */
     paidAfterExpiry(id: string, status: string, expiredAt: string): void;
   };
+  /** where an empty list says it looked: the ledger (its URL without the password) for a database; the file when not given */
+  ledgerShown?(): string | undefined;
 }
 
 /** The factory's getters, narrowed to what `deposit list` uses. */
@@ -106,6 +108,10 @@ export function listOptionsOf(flags: ListOptions, factory: Factory): ListCommand
       recorder: factory.ledger(),
       expireAfterMs: () => expireAfterMs({ setting: (key) => settingOf(factory.profile(), key) }),
       paidAfterExpiry: (id, status, expiredAt) => reportPaidAfterExpiry(alarmOutput, id, status, expiredAt),
+    },
+    ledgerShown: () => {
+      const setting = factory.ledger().setting();
+      return setting.kind === 'postgres' ? `the ledger at ${setting.shown}` : undefined;
     },
   };
 }
@@ -170,7 +176,8 @@ export async function runList(options: ListCommandOptions): Promise<void> {
   const refusedById = new Map(refused.map((r) => [r.id, r.error.message]));
   const filtered =
     Boolean(where) || filter.since !== undefined || filter.until !== undefined || filter.ref !== undefined;
-  printEntries(entries, options, { filtered, file: history.file, refused: refusedById });
+  const file = options.ledgerShown?.() ?? history.file;
+  printEntries(entries, options, { filtered, file, refused: refusedById });
   if (refused.length > 0) {
     // every deposit was shown; the run still fails: an answer was a lie
     throw new LbrlError(

@@ -72,3 +72,37 @@ describe("the warnings of a command reading the ledger's records through this ho
     expect(r.stderr).not.toContain(dir);
   });
 });
+
+describe('an empty `deposit list` on a database ledger', () => {
+  it("names the ledger (its password redacted) where it looked, not this host's copy", async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const password = /:([^:@/]+)@/.exec(url)![1]!;
+    const dir = tempDir();
+    const env = {
+      HOME: dir,
+      LBRL_CONFIG_DIR: dir,
+      LBRL_BASE_URL: SERVICE,
+      LBRL_TOKEN: 'test-token-0123456789abcdef',
+      LBRL_LEDGER_URL: url,
+    };
+    const shown = `the ledger at ${url.replace(`:${password}@`, ':[redacted]@')}`;
+    const all = await runBin(['deposit', 'list'], env);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toBe('');
+    // said first: what the list covers (deposits of profile default on <service> ...)
+    expect(all.stderr.split('\n').slice(-2)).toEqual([
+      `no deposits recorded for profile default in ${shown}`,
+      '',
+    ]);
+    const some = await runBin(['deposit', 'list', '--status', 'FAILED'], env);
+    expect(some.code, some.stderr).toBe(0);
+    expect(some.stderr.split('\n').slice(-2)).toEqual([
+      `no deposits recorded for profile default that match in ${shown}`,
+      '',
+    ]);
+    for (const run of [all, some]) {
+      expect(run.stderr).not.toContain(dir);
+      expect(run.stderr).not.toContain(password);
+    }
+  });
+});
