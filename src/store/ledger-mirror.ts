@@ -57,7 +57,7 @@ export class LedgerMirror {
   constructor(
     configDir: string,
     /** the ledger as shown (its URL, the password redacted) */
-    private readonly where: string,
+    where: string,
     private readonly warn: (line: string) => void,
   ) {
     this.dir = ledgerCopyDir(configDir, where);
