@@ -11,8 +11,8 @@ import path from 'node:path';
 import { expect, it, vi } from 'vitest';
 import type { Context } from '../../src/context.js';
 import { openRuntime } from '../../src/factory/factory.js';
-import type { Ledger, LedgerOptions } from '../../src/store/ledger-port.js';
 import { ledgerCopyDir } from '../../src/store/ledger-copy-dir.js';
+import type { Ledger, LedgerOptions } from '../../src/store/ledger-port.js';
 import { tempDir } from '../helpers/temp.js';
 
 const held = vi.hoisted(() => ({
