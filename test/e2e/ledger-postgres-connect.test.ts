@@ -134,7 +134,9 @@ describe('connecting to the ledger in PostgreSQL', () => {
     expect(loaded.atConnect).not.toContain('NativeModule crypto');
   });
 
-  it('an up-to-date host starts in one request: the schema version, the log identity and what is new', async () => {
+  // the versions are read as rows, not as max(): on a new backend the server plans an aggregate
+  // over an index for max(), which costs it more than reading the few rows
+  it('an up-to-date host starts in one request: the schema versions, the log identity and what is new', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const proxy = await countingProxy(Number(new URL(url).port));
     const through = new URL(url);
@@ -158,7 +160,7 @@ describe('connecting to the ledger in PostgreSQL', () => {
     const requests = await run();
     expect(requests).toEqual([
       expect.stringMatching(
-        /^Q select max\(version\) as version from lbrl_schema_version; select .*lbrl_records.*; select seq, line from lbrl_records where seq > 0 order by seq limit 5000$/s,
+        /^Q select version from lbrl_schema_version; select .*lbrl_records.*; select seq, line from lbrl_records where seq > 0 order by seq limit 5000$/s,
       ),
     ]);
   });
