@@ -1,9 +1,10 @@
 /**
  * While the server of a ledger in PostgreSQL authenticates a command (its process start, the
  * SCRAM exchange, the session's start: waits of several ms each), the command does what it will
- * need next instead of waiting idle (factory/ledger-link.ts reach): the copy's code and the
- * spool's load, and the copy's position is read for the first query. The connection is scripted
- * here (store/ledger.js), held open until the test lets it complete.
+ * need next instead of waiting idle (factory/ledger-link.ts reach): the copy's position is read
+ * for the first query then, not after the server is ready. The connection is scripted here (the
+ * link's open), held until the test lets it complete. That the spool's code loads in the same
+ * wait is checked on a real server (test/e2e/ledger-postgres-connect.test.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,30 +16,10 @@ import { ledgerCopyDir } from '../../src/store/ledger-copy-dir.js';
 import type { Ledger, LedgerOptions } from '../../src/store/ledger-port.js';
 import { tempDir } from '../helpers/temp.js';
 
-const held = vi.hoisted(() => ({
-  spoolLoaded: false,
-  options: undefined as LedgerOptions | undefined,
-  complete: undefined as ((ledger: unknown) => void) | undefined,
-}));
-
-vi.mock('../../src/store/ledger.js', () => ({
-  openLedger: (_setting: unknown, options: LedgerOptions) => {
-    held.options = options;
-    return new Promise((resolve) => {
-      held.complete = resolve;
-    });
-  },
-}));
-
-vi.mock('../../src/store/ledger-spool.js', async (original) => {
-  held.spoolLoaded = true;
-  return original();
-});
-
 const URL_SHOWN = 'postgres://till:[redacted]@127.0.0.1:5432/ledger';
 const IDENTITY = '16384.16412';
 
-it('loads the copy and the spool and reads the copy position while the connection is still being made', async () => {
+it("reads the copy's position while the connection is still being made, not once it is", async () => {
   const dir = tempDir();
   const ctx = {
     stdout: { write: () => true },
@@ -59,18 +40,28 @@ it('loads the copy and the spool and reads the copy position while the connectio
   const copy = ledgerCopyDir(dir, URL_SHOWN);
   fs.mkdirSync(copy, { recursive: true, mode: 0o700 });
   const position = path.join(copy, 'position.json');
-  fs.writeFileSync(position, JSON.stringify({ identity: IDENTITY, seq: 7, bytes: 0 }));
+  const written = JSON.stringify({ identity: IDENTITY, seq: 7, bytes: 0 });
+  fs.writeFileSync(position, written);
   fs.writeFileSync(path.join(copy, 'history.ndjson'), '');
 
   const { factory } = openRuntime(ctx, { json: true });
-  const reached = factory.ledger().reach();
-  // the server is still authenticating (the connection is not made until the test says so)
-  await vi.waitFor(() => expect(held.spoolLoaded).toBe(true));
-  expect(held.complete).toBeDefined();
+  const link = factory.ledger();
+  let logFrom: LedgerOptions['logFrom'];
+  let complete: ((ledger: Ledger) => void) | undefined;
+  // the connection, scripted: made only when the test says so
+  vi.spyOn(link, 'open').mockImplementation((_setting, given) => {
+    logFrom = given;
+    return new Promise<Ledger>((resolve) => {
+      complete = resolve;
+    });
+  });
+  const reached = link.reach();
+  // the server is still authenticating: the copy's code is loaded meanwhile
+  await vi.waitFor(() => expect(logFrom?.()).toBeDefined());
   // the position was read while waiting: the first query asks for the page after it, even if
   // the file is gone by the time the connection is made
   fs.renameSync(position, `${position}.aside`);
-  expect(held.options?.logFrom?.()).toEqual({ after: 7, limit: 5000 });
+  expect(logFrom?.()).toEqual({ after: 7, limit: 5000 });
   fs.renameSync(`${position}.aside`, position);
 
   const ledger: Partial<Ledger> = {
@@ -78,7 +69,7 @@ it('loads the copy and the spool and reads the copy position while the connectio
     logAfter: async () => [],
     close: async () => {},
   };
-  held.complete?.(ledger);
+  complete?.(ledger as Ledger);
   await reached;
-  expect(fs.readFileSync(position, 'utf8')).toBe(JSON.stringify({ identity: IDENTITY, seq: 7, bytes: 0 }));
+  expect(fs.readFileSync(position, 'utf8')).toBe(written);
 });
