@@ -10,7 +10,9 @@
 // and after a change, under the same load.
 //
 // `--connect-only` runs the connect rows alone (no import, no list or report of the deposits),
-// `--pairs <n>` sets how many alternated pairs they take (default 21).
+// `--pairs <n>` sets how many alternated pairs they take (default 21). Beside them, the floors of
+// the field in the same rounds: pg's Client alone (bench/floor/pg-connect.cjs) and psql, each
+// connecting and asking `select 1` (medians of the pairs' differences with their bare start).
 //
 //   npm run build && node bench/ledger-postgres.mjs [--size 100000] [--compare <bin>]
 //     [--connect-only] [--pairs 21]
@@ -109,6 +111,55 @@ function instructions(args, env, bin) {
   return Math.round(median(counts));
 }
 
+/** ms of one run of a command of the field (no lbrl); it must succeed. */
+function timed(command, args, env) {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(command, args, { env, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+/** The psql of the server's own installation, else the one on PATH; undefined when there is none. */
+function psqlBin() {
+  for (const candidate of ['/usr/lib/postgresql/15/bin/psql', 'psql'])
+    if (spawnSync(candidate, ['--version']).status === 0) return candidate;
+  return undefined;
+}
+
+/**
+ * The floors of the field, run for run as the connect rows are: pg's Client alone (connect, one
+ * `select 1`, end: bench/floor/pg-connect.cjs) against `node -e 0`, and psql doing the same
+ * against `psql --version` (its start without a connection). Each is what connecting costs that
+ * program, to set beside what it costs lbrl.
+ */
+function floors(url) {
+  const env = userEnv();
+  const script = path.join(import.meta.dirname, 'floor', 'pg-connect.cjs');
+  const psql = psqlBin();
+  const sides = { node: [], pg: [], psqlStart: [], psql: [] };
+  for (let i = 0; i < PAIRS; i++) {
+    sides.node.push(timed(process.execPath, ['-e', '0'], env));
+    sides.pg.push(timed(process.execPath, [script, url], env));
+    if (!psql) continue;
+    sides.psqlStart.push(timed(psql, ['--version'], env));
+    sides.psql.push(timed(psql, ['-X', '-q', '-c', 'select 1', url], env));
+  }
+  const cost = (a, b) => Math.round(median(a.map((ms, i) => ms - b[i])));
+  const out = [
+    {
+      what: "floor: pg's Client alone, connect + select 1 + end, minus node -e 0",
+      ms: cost(sides.pg, sides.node),
+    },
+  ];
+  if (psql)
+    out.push({
+      what: 'floor: psql -c "select 1", minus psql --version',
+      ms: cost(sides.psql, sides.psqlStart),
+    });
+  return out;
+}
+
 const row = (what, runs, extra = {}) => ({
   what,
   ms: Math.round(median(runs.map((r) => r.ms))),
@@ -184,6 +235,7 @@ try {
       });
     }
   }
+  rows.push(...floors(emptyUrl));
   // the same, in one process: open, spool, catch up, close; the first run loads the client
   const connect = await bundled('bench/ledger-connect-entry.ts');
   const times = await connect.connectCost(

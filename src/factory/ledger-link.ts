@@ -87,17 +87,22 @@ export class LedgerLink {
     const warn = (line: string) => printer.warn(line);
     // the connection begins first, so the server starts its process while the rest loads; the
     // copy's first page of news is read with the schema's version, in one round trip
-    const opening = this.open(setting, () => this.mirror?.expectedPage());
-    // the copy's code loaded once the event loop turned: the socket asks to connect at that
-    // turn, and loading the copy's code first (node:crypto with it) put the connection off by ms
+    let expected: ReturnType<LedgerMirror['expectedPage']> | undefined;
+    const opening = this.open(setting, () => expected ?? this.mirror?.expectedPage());
+    // the copy's code and the spool's loaded once the event loop turned, while the server
+    // authenticates: the socket asks to connect at that turn, and loading them first (node:crypto
+    // with the copy) put the connection off by ms; loaded after it, the spool's waited for the answer
     const copied = new Promise((turned) => setImmediate(turned))
       .then(() => import('../store/ledger-mirror.js'))
       .then(({ LedgerMirror }) => {
         this.mirror ??= new LedgerMirror(dir, setting.shown, warn);
+        // the copy's position read while the server authenticates, not after: only a hint of the
+        // page to read first (catchUp reads the position again, and asks anew if it moved)
+        expected = this.mirror.expectedPage();
+        return import('../store/ledger-spool.js');
       });
-    const [database] = await Promise.all([opening, copied]);
+    const [database, { moveSpoolIn }] = await Promise.all([opening, copied]);
     this.database = database;
-    const { moveSpoolIn } = await import('../store/ledger-spool.js');
     const moved = await moveSpoolIn(dir, database, warn, (line) => printer.alarm(line));
     if (moved > 0)
       printer.info(`moved ${moved} record(s) kept here while the ledger was unreachable into the ledger`);

@@ -62,6 +62,21 @@ describe('the ledger in PostgreSQL', () => {
     expect(await sql(url, 'select max(version) as v from lbrl_schema_version')).toEqual([{ v: 99 }]);
   });
 
+  it('refuses a newer schema whatever the order its versions come in', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    await (await open(url)).close();
+    const newer = SCHEMA_VERSION + 1;
+    await sql(url, 'delete from lbrl_schema_version');
+    await sql(url, `insert into lbrl_schema_version (version) select unnest($1::int[])`, [
+      [newer, ...Array.from({ length: SCHEMA_VERSION }, (_, index) => index + 1)],
+    ]);
+    const error = await failure(open(url));
+    expect(error.message).toContain(
+      `has schema version ${newer}, newer than this lbrl knows (${SCHEMA_VERSION})`,
+    );
+    expect(error.exitCode).toBe(1);
+  });
+
   it('keeps one row per deposit per service by its own constraint, and facts by its own trigger', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const ledger = await open(url);
