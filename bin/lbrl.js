@@ -78,6 +78,8 @@ function run() {
     process.exit(1);
   }
   const { createRequire, wrap } = require('node:module');
+  // what Node's wrap puts before and after a module's code
+  const wrapping = [wrap('').slice(0, wrap('\0').indexOf('\0')), wrap('').slice(wrap('\0').indexOf('\0'))];
   const vm = require('node:vm');
   const ids = buildId(fs, path);
   // every chunk's source and every cache entry is read into this one memory, in turn (see hasher)
@@ -97,10 +99,11 @@ function run() {
   /** The script of a file of dist/program/, compiled with its code cache: the value it evaluates to. */
   function evaluate(name, wrapped) {
     const file = path.join(dir, name);
-    const source = readSource(fs, file, scratch);
+    // a chunk on its own is wrapped in Node's CommonJS function (a pack is one already)
+    const source = readSource(fs, file, scratch, wrapped ? wrapping : ['', '']);
     const script = cache.compile(
       name,
-      () => new vm.Script(wrapped ? wrap(source) : source, { filename: file, cachedData: cache.read(name) }),
+      () => new vm.Script(source, { filename: file, cachedData: cache.read(name) }),
     );
     return script.runInThisContext();
   }
@@ -142,27 +145,35 @@ function openRegular(fs, file) {
   return undefined;
 }
 
-/** Read from fd into buffer, from position, until size bytes or the file's end: how many were read. */
-function readFully(fs, fd, buffer, size, position) {
+/**
+ * Read from fd, from position, into buffer at offset (0 unless given), until size bytes or the
+ * file's end: how many were read.
+ */
+function readFully(fs, fd, buffer, size, position, offset = 0) {
   let read = 0;
   for (let n = 1; n > 0 && read < size; read += n)
-    n = fs.readSync(fd, buffer, read, size - read, position + read);
+    n = fs.readSync(fd, buffer, offset + read, size - read, position + read);
   return read;
 }
 
 /**
- * A chunk's source. esbuild writes ASCII only (non-ASCII characters as escapes): latin1 reads it
- * as UTF-8 would, in half the time. Read through the scratch memory, not a Buffer of its own: the
- * pages of a new Buffer are each a page fault on first write, which costs a start more than the
- * copy (V8 copies the bytes into its string either way).
+ * A chunk's source, between before and after (Node's CommonJS wrapper, for a chunk on its own).
+ * esbuild writes ASCII only (non-ASCII characters as escapes): latin1 reads it as UTF-8 would, in
+ * half the time. Read through the scratch memory, not a Buffer of its own: the pages of a new
+ * Buffer are each a page fault on first write, which costs a start more than the copy (V8 copies
+ * the bytes into its string either way). The wrapper is written around the file's bytes there, so
+ * V8 is given one flat string: a concatenation it would copy whole again before compiling it.
  */
-function readSource(fs, file, scratch) {
-  if (!scratch) return fs.readFileSync(file, 'latin1');
+function readSource(fs, file, scratch, [before, after]) {
+  if (!scratch) return before + fs.readFileSync(file, 'latin1') + after;
   const fd = fs.openSync(file, 'r');
   try {
     const size = fs.fstatSync(fd).size;
-    const buffer = scratch.memory(size);
-    return buffer.toString('latin1', 0, readFully(fs, fd, buffer, size, 0));
+    const buffer = scratch.memory(before.length + size + after.length);
+    buffer.write(before, 0, 'latin1');
+    const end = before.length + readFully(fs, fd, buffer, size, 0, before.length);
+    buffer.write(after, end, 'latin1');
+    return buffer.toString('latin1', 0, end + after.length);
   } finally {
     fs.closeSync(fd);
   }

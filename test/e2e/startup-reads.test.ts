@@ -10,6 +10,8 @@ import { tempDir } from '../helpers/temp.js';
 // were most of what a get paid above the undici floor in wall time. bin/lbrl.js therefore reads
 // the program's chunks and its code cache's entries into one memory, in turn, instead of a new
 // Buffer for each file: what the run writes into is about the largest file, not the sum of them.
+// A chunk read on its own is given to V8 wrapped in Node's CommonJS function as one string, made
+// there, not concatenated (V8 flattens a concatenation into a copy of the whole before compiling).
 
 let server: TestServer;
 beforeAll(async () => {
@@ -31,6 +33,15 @@ fs.openSync = function (file, ...rest) {
   files.set(fd, String(file));
   return fd;
 };
+// a chunk's source concatenated with Node's CommonJS wrapper: V8 would copy the whole of it again
+const nodeModule = require('node:module');
+const wrap = nodeModule.wrap;
+let wrapped = 0;
+nodeModule.wrap = function (code) {
+  if (code.length > 1000 && !code.startsWith('#!')) wrapped += 1; // bin/lbrl.js itself, loaded by Node
+  // a patched wrap is given the file as it is: bin/lbrl.js's #! line made a comment
+  return wrap.call(this, code.startsWith('#!') ? \`//\${code.slice(2)}\` : code);
+};
 const read = fs.readSync;
 fs.readSync = function (fd, buffer, ...rest) {
   const file = files.get(fd);
@@ -43,6 +54,7 @@ process.on('exit', () => {
     files: [...new Set(reads.map((r) => r.file))].map((file) => [file, fs.statSync(file).size]),
     // a WebAssembly memory grown leaves its former ArrayBuffer detached (0 bytes): the same memory
     bytes: memories.reduce((sum, memory) => sum + memory.byteLength, 0),
+    wrapped,
   }));
 });
 `;
@@ -63,14 +75,18 @@ async function readsOf(args: string[], cacheHome: string) {
   });
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
-  return JSON.parse(fs.readFileSync(log, 'utf8')) as { files: [string, number][]; bytes: number };
+  return JSON.parse(fs.readFileSync(log, 'utf8')) as {
+    files: [string, number][];
+    bytes: number;
+    wrapped: number;
+  };
 }
 
 describe('a start reads its code into one memory', () => {
   it('deposit get --json, with its code cache: the memory read into is the largest file, not their sum', async () => {
     const cacheHome = tempDir();
     await readsOf(['deposit', 'get', ID, '--json'], cacheHome); // writes the cache
-    const { files, bytes } = await readsOf(['deposit', 'get', ID, '--json'], cacheHome);
+    const { files, bytes, wrapped } = await readsOf(['deposit', 'get', ID, '--json'], cacheHome);
     const cacheFile = files.find(([file]) => /[\\/]lbrl[\\/]code-/.test(file));
     expect(cacheFile).toBeDefined();
     const chunks = files.filter(([file]) => /dist[\\/]program[\\/]/.test(file));
@@ -82,6 +98,9 @@ describe('a start reads its code into one memory', () => {
     expect(bytes).toBeGreaterThanOrEqual(largestChunk);
     expect(bytes).toBeLessThan(largestChunk + 64 * 1024 + 16 * 1024);
     expect(bytes).toBeLessThan(sum / 2);
+    // each chunk read on its own is wrapped in the memory it is read into: no concatenation
+    expect(chunks.some(([file]) => !file.endsWith('.pack.cjs'))).toBe(true);
+    expect(wrapped).toBe(0);
   });
 
   it('the same with no cache yet, and with --version (which reads no chunk)', async () => {
