@@ -368,11 +368,13 @@ function readEntries({ fs, cacheDir, file }, scratch) {
     // a FIFO or a device planted at the name is neither waited on nor read
     const opened = openRegular(fs, file);
     if (!opened) return none;
-    const index = checkedIndex(fs, opened, scratch);
-    if (!index) {
-      fs.closeSync(opened.fd);
-      return none;
+    let index;
+    try {
+      index = checkedIndex(fs, opened, scratch);
+    } finally {
+      if (!index) fs.closeSync(opened.fd);
     }
+    if (!index) return none;
     const entry = (hash, into) => {
       const at = index.get(hash);
       if (!at) return undefined;
@@ -420,10 +422,10 @@ function checkedIndex(fs, { fd, st }, scratch) {
   }
   if (hash !== head.readBigUInt64LE(4)) return undefined;
   const count = Buffer.alloc(4);
-  readFully(fs, fd, count, 4, HEAD);
-  const heads = Buffer.alloc(count.readUInt32LE(0) * (KEY + 4));
-  if (4 + heads.length > length || readFully(fs, fd, heads, heads.length, HEAD + 4) !== heads.length)
+  if (readFully(fs, fd, count, 4, HEAD) !== 4 || 4 + count.readUInt32LE(0) * (KEY + 4) > length)
     return undefined;
+  const heads = Buffer.alloc(count.readUInt32LE(0) * (KEY + 4));
+  if (readFully(fs, fd, heads, heads.length, HEAD + 4) !== heads.length) return undefined;
   const index = new Map();
   let offset = HEAD + 4 + heads.length;
   for (let at = 0; at < heads.length; at += KEY + 4) {
