@@ -10,14 +10,18 @@ const HEAD = 12;
 const KEY = 32;
 
 /**
- * FNV-1a over 64-bit words, as WebAssembly: h(at, size) is the hash of the `size` bytes (a multiple
- * of 8) at `at` of its memory, m. Any one word changed changes the hash (each step is a bijection).
- *   (func (export "h") (param $at i32) (param $size i32) (result i64) (local $h i64) (local $end i32)
- *     end = at + size; h = 0xcbf29ce484222325
+ * FNV-1a over 64-bit words, as WebAssembly: h(at, size, h) goes on from the hash h over the `size`
+ * bytes (a multiple of 8) at `at` of its memory, m, so a file can be hashed a window at a time
+ * (h = FNV_BASIS to start). Any one word changed changes the hash (each step is a bijection).
+ *   (func (export "h") (param $at i32) (param $size i32) (param $h i64) (result i64) (local $end i32)
+ *     end = at + size
  *     loop: if at >= end break; h = (h ^ i64.load(at)) * 0x100000001b3; at += 8)
  */
 const HASH_WASM =
-  'AGFzbQEAAAABBwFgAn9/AX4DAgEABQMBAAAHCQIBbQIAAWgAAApFAUMCAX4BfyAAIAFqIQNCpcaIocicp/lLIQICQANAIAAgA08NASACIAApAwCFQrODgICAIH4hAiAAQQhqIQAMAAsLIAIL';
+  'AGFzbQEAAAABCAFgA39/fgF+AwIBAAUDAQAABwkCAW0CAAFoAAAKNwE1AQF/IAAgAWohAwJAA0AgACADTw0BIAIgACkDAIVCs4OAgIAgfiECIABBCGohAAwACwsgAgs=';
+const FNV_BASIS = 0xcbf29ce484222325n;
+// what a cache file's hash is checked a window at a time through (a multiple of 8)
+const WINDOW = 128 * 1024;
 
 /** Print, and take a closed pipe (lbrl --help | head -1) as the end of the output, as the program does. */
 function print(text) {
@@ -74,9 +78,13 @@ function run() {
     process.exit(1);
   }
   const { createRequire, wrap } = require('node:module');
+  // what Node's wrap puts before and after a module's code
+  const wrapping = [wrap('').slice(0, wrap('\0').indexOf('\0')), wrap('').slice(wrap('\0').indexOf('\0'))];
   const vm = require('node:vm');
   const ids = buildId(fs, path);
-  const cache = codeCache(fs, path, dir, ids);
+  // every chunk's source and every cache entry is read into this one memory, in turn (see hasher)
+  const scratch = ids && hasher();
+  const cache = codeCache(fs, path, dir, scratch && ids, scratch);
   // what is not a chunk (Node's built-ins, @vulpemventures/secp256k1-zkp) Node's require loads
   const outside = createRequire(path.join(dir, 'main.cjs'));
   const chunks = new Map();
@@ -91,12 +99,11 @@ function run() {
   /** The script of a file of dist/program/, compiled with its code cache: the value it evaluates to. */
   function evaluate(name, wrapped) {
     const file = path.join(dir, name);
-    // esbuild writes ASCII only (non-ASCII characters as escapes): latin1 reads it as UTF-8 would,
-    // in half the time
-    const source = fs.readFileSync(file, 'latin1');
+    // a chunk on its own is wrapped in Node's CommonJS function (a pack is one already)
+    const source = readSource(fs, file, scratch, wrapped ? wrapping : ['', '']);
     const script = cache.compile(
       name,
-      () => new vm.Script(wrapped ? wrap(source) : source, { filename: file, cachedData: cache.read(name) }),
+      () => new vm.Script(source, { filename: file, cachedData: cache.read(name) }),
     );
     return script.runInThisContext();
   }
@@ -136,6 +143,40 @@ function openRegular(fs, file) {
   if (st.isFile()) return { fd, st };
   fs.closeSync(fd);
   return undefined;
+}
+
+/**
+ * Read from fd, from position, into buffer at offset (0 unless given), until size bytes or the
+ * file's end: how many were read.
+ */
+function readFully(fs, fd, buffer, size, position, offset = 0) {
+  let read = 0;
+  for (let n = 1; n > 0 && read < size; read += n)
+    n = fs.readSync(fd, buffer, offset + read, size - read, position + read);
+  return read;
+}
+
+/**
+ * A chunk's source, between before and after (Node's CommonJS wrapper, for a chunk on its own).
+ * esbuild writes ASCII only (non-ASCII characters as escapes): latin1 reads it as UTF-8 would, in
+ * half the time. Read through the scratch memory, not a Buffer of its own: the pages of a new
+ * Buffer are each a page fault on first write, which costs a start more than the copy (V8 copies
+ * the bytes into its string either way). The wrapper is written around the file's bytes there, so
+ * V8 is given one flat string: a concatenation it would copy whole again before compiling it.
+ */
+function readSource(fs, file, scratch, [before, after]) {
+  if (!scratch) return before + fs.readFileSync(file, 'latin1') + after;
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const buffer = scratch.memory(before.length + size + after.length);
+    buffer.write(before, 0, 'latin1');
+    const end = before.length + readFully(fs, fd, buffer, size, 0, before.length);
+    buffer.write(after, end, 'latin1');
+    return buffer.toString('latin1', 0, end + after.length);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
@@ -190,7 +231,7 @@ function buildId(fs, path) {
  * and the run then rewrites the file. A cache that cannot be read or written, or whose bytes are
  * damaged, is no error: the program runs without it (and writes it again).
  */
-function codeCache(fs, path, dir, hashes) {
+function codeCache(fs, path, dir, hashes, scratch) {
   if (hashes === undefined)
     return { read: () => undefined, compile: (_name, make) => make(), flagsOf: (v8) => v8 };
   const home = process.env.HOME || require('node:os').homedir();
@@ -207,7 +248,7 @@ function codeCache(fs, path, dir, hashes) {
   }
   const file = path.join(cacheDir, `${install}chunks-${words.join('-') || 'main'}.bin`);
   const files = { fs, path, cacheDir, file };
-  const stored = readEntries(files);
+  const stored = readEntries(files, scratch);
   const compiled = new Map(); // chunk name -> its vm.Script
   // the program's V8 flags, followed from when it loads node:v8 (none set before)
   let flags;
@@ -217,12 +258,13 @@ function codeCache(fs, path, dir, hashes) {
     flags?.backToStart();
     const current = new Set(hashes.values());
     // the entries of this build's chunks that this run did not load are kept as they were
-    const entries = new Map([...stored].filter(([hash]) => current.has(hash)));
+    const entries = stored.copies((hash) => current.has(hash));
     for (const [chunk, script] of compiled) entries.set(hashes.get(chunk), script.createCachedData());
     writeEntries(files, prefix, install, entries);
   };
   return {
-    read: (chunk) => stored.get(hashes.get(chunk)),
+    // in the scratch memory: valid until its next read, so read just before it is compiled
+    read: (chunk) => stored.read(hashes.get(chunk)),
     flagsOf(v8) {
       flags ??= v8Flags(v8);
       return v8;
@@ -285,8 +327,11 @@ function v8Flags(v8) {
 // write: the hash is no defence against someone who can write it, only against damage.
 
 /**
- * A hasher with a memory of its own: memory(size) is a Buffer of that many bytes in it (the file is
- * read there, so it is not copied to be hashed), hash(at, size) the hash of bytes in it. undefined
+ * A hasher with a memory of its own: memory(size) is a Buffer of that many bytes at its start (grown
+ * as needed; valid until the next call), hash(at, size, from) the hash of bytes in it. A run reads
+ * its cache file, then each chunk's source and cache entry, into the same memory, one after the
+ * other: each new page of memory costs a page fault when first written, far more than the copy
+ * into it, so one memory reused costs a start less than a Buffer per file. undefined
  * where there is no WebAssembly (--jitless): then no cache is read or written.
  */
 function hasher() {
@@ -298,7 +343,7 @@ function hasher() {
         if (more > 0) exports.m.grow(more);
         return Buffer.from(exports.m.buffer, 0, size);
       },
-      hash: (at, size) => BigInt.asUintN(64, exports.h(at, size)),
+      hash: (at, size, from = FNV_BASIS) => BigInt.asUintN(64, exports.h(at, size, from)),
     };
   } catch {
     return undefined;
@@ -310,43 +355,85 @@ function padded(length) {
   return Math.ceil(length / 8) * 8;
 }
 
-/** The entries of the command's cache file, by the hash of their chunk; none when it is unusable. */
-function readEntries({ fs, cacheDir, file }) {
-  const entries = new Map();
+/**
+ * The entries of the command's cache file, by the hash of their chunk; none when it is unusable.
+ * The file's hash is checked first, a window at a time; an entry is read when its chunk is
+ * compiled, into the scratch memory, from the same open file (renamed over, never written in
+ * place: what was checked is what is read).
+ */
+function readEntries({ fs, cacheDir, file }, scratch) {
+  const none = { read: () => undefined, copies: () => new Map() };
   try {
-    if (!safeDir(fs, cacheDir)) return entries;
+    if (!safeDir(fs, cacheDir)) return none;
     // a FIFO or a device planted at the name is neither waited on nor read
     const opened = openRegular(fs, file);
-    if (!opened) return entries;
-    const size = opened.st.size;
-    let stored;
+    if (!opened) return none;
+    let index;
     try {
-      if (!ours(opened.st) || size < HEAD + 8) return entries;
-      const hashing = hasher();
-      if (!hashing) return entries;
-      stored = hashing.memory(size);
-      let read = 0;
-      for (let n = 1; n > 0 && read < size; read += n)
-        n = fs.readSync(opened.fd, stored, read, size - read, read);
-      const length = stored.readUInt32LE(0);
-      if (read !== size || length < 4 || size !== HEAD + padded(length)) return entries;
-      if (hashing.hash(HEAD, size - HEAD) !== stored.readBigUInt64LE(4)) return entries;
+      index = checkedIndex(fs, opened, scratch);
     } finally {
-      fs.closeSync(opened.fd);
+      if (!index) fs.closeSync(opened.fd);
     }
-    const body = stored.subarray(HEAD, HEAD + stored.readUInt32LE(0));
-    const count = body.readUInt32LE(0);
-    let at = 4 + count * (KEY + 4);
-    for (let i = 0; i < count; i++) {
-      const head = 4 + i * (KEY + 4);
-      const size = body.readUInt32LE(head + KEY);
-      entries.set(body.toString('hex', head, head + KEY), body.subarray(at, at + size));
-      at += size;
-    }
-    return at === body.length ? entries : new Map();
+    if (!index) return none;
+    const entry = (hash, into) => {
+      const at = index.get(hash);
+      if (!at) return undefined;
+      try {
+        const buffer = into(at.size);
+        return readFully(fs, opened.fd, buffer, at.size, at.offset) === at.size ? buffer : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    return {
+      read: (hash) => entry(hash, (size) => scratch.memory(size)),
+      // the entries kept when the file is rewritten, each in a Buffer of its own
+      copies(keep) {
+        const kept = new Map();
+        for (const hash of index.keys()) {
+          const data = keep(hash) ? entry(hash, Buffer.alloc) : undefined;
+          if (data) kept.set(hash, data);
+        }
+        return kept;
+      },
+    };
   } catch {
-    return new Map();
+    return none;
   }
+}
+
+/**
+ * The entries' places in an open cache file, by the hash of their chunk, once the file's length,
+ * hash and index are right; undefined otherwise.
+ */
+function checkedIndex(fs, { fd, st }, scratch) {
+  const size = st.size;
+  if (!ours(st) || size < HEAD + 8) return undefined;
+  const head = Buffer.alloc(HEAD);
+  if (readFully(fs, fd, head, HEAD, 0) !== HEAD) return undefined;
+  const length = head.readUInt32LE(0);
+  if (length < 4 || size !== HEAD + padded(length)) return undefined;
+  let hash = FNV_BASIS;
+  const window = scratch.memory(Math.min(WINDOW, size - HEAD));
+  for (let at = HEAD; at < size; at += WINDOW) {
+    const part = Math.min(WINDOW, size - at);
+    if (readFully(fs, fd, window, part, at) !== part) return undefined;
+    hash = scratch.hash(0, part, hash);
+  }
+  if (hash !== head.readBigUInt64LE(4)) return undefined;
+  const count = Buffer.alloc(4);
+  if (readFully(fs, fd, count, 4, HEAD) !== 4 || 4 + count.readUInt32LE(0) * (KEY + 4) > length)
+    return undefined;
+  const heads = Buffer.alloc(count.readUInt32LE(0) * (KEY + 4));
+  if (readFully(fs, fd, heads, heads.length, HEAD + 4) !== heads.length) return undefined;
+  const index = new Map();
+  let offset = HEAD + 4 + heads.length;
+  for (let at = 0; at < heads.length; at += KEY + 4) {
+    const entrySize = heads.readUInt32LE(at + KEY);
+    index.set(heads.toString('hex', at, at + KEY), { offset, size: entrySize });
+    offset += entrySize;
+  }
+  return offset === HEAD + length ? index : undefined;
 }
 
 /** Write the command's cache file, then remove this install's files of an older layout. */

@@ -209,6 +209,34 @@ describe('the code cache of the program', () => {
     }
   });
 
+  it('an index that does not fit its body, under a right hash, is not used and is rewritten', async () => {
+    const home = tempDir();
+    await get(home);
+    const [name, good] = [...files(home)][0] ?? [];
+    const file = path.join(home, 'lbrl', name ?? '');
+    const body = Buffer.from(bodyOf(good ?? Buffer.alloc(0)));
+    const count = body.readUInt32LE(0);
+    const lies: Buffer[] = [];
+    // more entries than the body holds (their heads alone would be 150 GB), one entry too few,
+    // and an entry longer than what follows it
+    for (const edit of [
+      (b: Buffer) => b.writeUInt32LE(0xffffffff, 0),
+      (b: Buffer) => b.writeUInt32LE(count - 1, 0),
+      (b: Buffer) => b.writeUInt32LE(b.readUInt32LE(4 + 32) + 8, 4 + 32),
+    ]) {
+      const lie = Buffer.from(body);
+      edit(lie);
+      lies.push(withHead(lie));
+    }
+    for (const lie of lies) {
+      fs.writeFileSync(file, lie);
+      expect(await get(home)).toEqual({ code: 0, stdout: expected, stderr: '' });
+      const rewritten = fs.readFileSync(file);
+      expect(rewritten.equals(lie)).toBe(false);
+      expect(entries(rewritten).size).toBe(count);
+    }
+  });
+
   it("another Node's cache under this name is rejected by V8 and rewritten", async () => {
     const home = tempDir();
     await get(home);
