@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { classify } from '../../src/api/classify.js';
 import type { CreateRequest } from '../../src/api/models.js';
 import {
@@ -410,25 +410,30 @@ describe('deposit create --from', () => {
     expect(world.sent).toHaveLength(0);
   });
 
-  // root writes anywhere, so only another user meets a directory it cannot write
-  it.runIf(process.getuid?.() !== 0)(
-    '--resume with a claims directory it cannot write: refused before anything is sent',
-    async () => {
-      const world = batchInProcess();
-      const claims = path.join(world.dir, 'claims');
-      fs.mkdirSync(claims, { mode: 0o500 });
-      try {
-        const r = await world.run({ from: tempFile('rows.csv', batchCsv(2)), resume: true });
-        expect(r.code).toBe(1);
-        expect(r.stderr).toBe(
-          `error: cannot keep row claims in ${claims} (EACCES): --resume needs it to keep overlapping runs of a file apart; nothing was sent\nhint: make the directory writable, or set LBRL_CONFIG_DIR to a directory of your own\n`,
-        );
-        expect(world.sent).toHaveLength(0);
-      } finally {
-        fs.chmodSync(claims, 0o700);
-      }
-    },
-  );
+  // root writes anywhere: run as root, the system's refusal of a directory it cannot write is
+  // what the access check is made to meet, so the same refusal (EACCES) is given to it here
+  it('--resume with a claims directory it cannot write: refused before anything is sent', async () => {
+    const world = batchInProcess();
+    const claims = path.join(world.dir, 'claims');
+    fs.mkdirSync(claims, { mode: 0o500 });
+    const access = fs.accessSync;
+    const denied = vi.spyOn(fs, 'accessSync').mockImplementation((file, mode) => {
+      if (process.getuid?.() === 0 && file === claims && mode !== undefined && mode & fs.constants.W_OK)
+        throw Object.assign(new Error(`EACCES: permission denied, access '${claims}'`), { code: 'EACCES' });
+      return access(file, mode);
+    });
+    try {
+      const r = await world.run({ from: tempFile('rows.csv', batchCsv(2)), resume: true });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        `error: cannot keep row claims in ${claims} (EACCES): --resume needs it to keep overlapping runs of a file apart; nothing was sent\nhint: make the directory writable, or set LBRL_CONFIG_DIR to a directory of your own\n`,
+      );
+      expect(world.sent).toHaveLength(0);
+    } finally {
+      denied.mockRestore();
+      fs.chmodSync(claims, 0o700);
+    }
+  });
 });
 
 describe('the local history and deposit list', () => {
