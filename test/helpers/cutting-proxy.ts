@@ -1,8 +1,8 @@
 /**
  * A loopback TCP proxy between lbrl and a PostgreSQL server that cuts the connection after the
  * k-th message the client sends (counted over every connection through it): the k-th message is
- * passed on, then both sides are destroyed, as a pulled cable or a server stopped between two
- * statements would. Messages are counted by PostgreSQL's framing: the untyped SSLRequest and
+ * passed on, then every connection through it is destroyed, both ways, and any new one too, as a
+ * pulled cable or a server stopped between two statements would. Messages are counted by PostgreSQL's framing: the untyped SSLRequest and
  * startup message first, then a type byte and a length.
  */
 import net from 'node:net';
@@ -23,7 +23,15 @@ export async function startCuttingProxy(serverPort: number, cutAfter: number): P
   let count = 0;
   let didCut = false;
   const sockets = new Set<net.Socket>();
+  const cutAll = () => {
+    didCut = true;
+    for (const socket of sockets) socket.destroy();
+  };
   const server = net.createServer((client) => {
+    if (didCut) {
+      client.destroy();
+      return;
+    }
     const upstream = net.connect(serverPort, '127.0.0.1');
     sockets.add(client);
     sockets.add(upstream);
@@ -53,11 +61,8 @@ export async function startCuttingProxy(serverPort: number, cutAfter: number): P
         count++;
         if (count >= cutAfter) {
           didCut = true;
-          // the message is on its way to the server; then the line goes dead both ways
-          upstream.end(() => {
-            upstream.destroy();
-            client.destroy();
-          });
+          // the message is on its way to the server; then every line goes dead both ways
+          upstream.end(cutAll);
           return;
         }
       }
