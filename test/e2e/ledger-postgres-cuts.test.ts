@@ -190,6 +190,8 @@ describe('the connection to the ledger cut between two statements', () => {
       ['deposit', 'report', '--json'],
       ['ledger', 'status'],
       ['ledger', 'export'],
+      // the service says what the ledger holds already: nothing to record
+      ['deposit', 'get', id, '--json'],
     ]) {
       const reader = host(url);
       await cutEverywhere(
