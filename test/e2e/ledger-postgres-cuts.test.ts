@@ -7,15 +7,17 @@
  * after a later command reaches the ledger directly, the ledger is whole: every deposit the
  * service made is there once, no batch row twice, nothing half-written.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { FileLedger } from '../../src/store/ledger-file.js';
-import { runBin } from '../helpers/bin.js';
+import { BIN, runBin } from '../helpers/bin.js';
 import { startCuttingProxy } from '../helpers/cutting-proxy.js';
 import { LQ } from '../helpers/fixtures.js';
 import { created, depositId } from '../helpers/ledger-contract.js';
 import { freshDatabase, sql } from '../helpers/postgres.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { SANDBOX_TOKEN, startTestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -317,5 +319,60 @@ describe('the connection to the ledger cut between two statements', () => {
       // every other message: the migration is some forty, each run makes a database afresh
       2,
     );
+  });
+
+  it('listen: cut anywhere, it ends with one line and exit 6, or delivers; never a crash', async () => {
+    const receiver = await startReceiver(() => 200);
+    try {
+      for (let k = 4; k < 200; k += 4) {
+        const { url, env } = await migratedWorld();
+        service.clock.now = Date.now();
+        const made = await runBin(
+          ['deposit', 'create', '--amount', '10', '--to', LQ, '--yes', '--json'],
+          env,
+        );
+        expect(made.code, made.stderr).toBe(0);
+        const id = (JSON.parse(made.stdout) as { id: string }).id;
+        const proxy = await startCuttingProxy(Number(new URL(url).port), k);
+        const child = spawn(process.execPath, [BIN, 'listen', '--forward-to', receiver.url], {
+          env: { PATH: process.env.PATH ?? '', ...env, LBRL_LEDGER_URL: throughPort(url, proxy.port) },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+        const delivered = () => receiver.taken().some((d) => d.deposit === id);
+        // a cut listen rides the outage out for less than its lease (30 s), then ends
+        const end = Date.now() + 45_000;
+        let code: number | null | undefined;
+        void exited.then((c) => (code = c));
+        while (code === undefined && !(delivered() && !proxy.cut()) && Date.now() < end)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        const said = `k=${k}: listen: exit ${code}\n${stderr}`;
+        if (code === undefined) {
+          // delivered uncut, or riding a cut out: stopped as a user stops it
+          child.kill('SIGINT');
+          expect(await exited, said).toBe(130);
+        } else {
+          expect(code, said).toBe(6);
+          // it says what it rode out (warnings) as it goes; it ends with one error line
+          const last = stderr.trimEnd().split('\n').pop()!;
+          expect(last, said).toMatch(
+            /^error: (listen lost the lead on the events of profile default \(the ledger at postgres:\/\/lbrl:\[redacted\]@[^\n]+ could not be reached in time to renew its lease\)|the connection to the ledger at postgres:\/\/lbrl:\[redacted\]@[^\n]+ was lost|cannot reach the ledger at)/,
+          );
+          expect(stderr.match(/^error: /gm), said).toHaveLength(1);
+        }
+        expect(stderr, said).not.toMatch(/\n\s+at /);
+        expect(stderr, said).not.toContain(password());
+        await proxy.close();
+        if (!proxy.cut()) {
+          expect(delivered(), said).toBe(true);
+          return;
+        }
+      }
+      throw new Error('listen was still cut after 200 messages');
+    } finally {
+      await receiver.close();
+    }
   });
 });
