@@ -280,7 +280,8 @@ export class LedgerLink {
       if (error instanceof LbrlError && (error.type === 'mismatch' || error.type === 'usage')) throw error;
       const { spoolRecords } = await import('../store/ledger-spool.js');
       const said = error instanceof LbrlError ? error.message : String(error);
-      const reason = said.replace(/; what this command was writing was not recorded$/, '');
+      // the lost connection's reason, without what the ledger said of the write (the spool keeps it)
+      const reason = said.replace(/^(the connection to the ledger at .* was lost \(.*\)); [^;]*$/, '$1');
       const kept = spoolRecords(this.deps.dir, records, (line) => this.deps.printer.warn(line));
       if (kept.ok)
         this.spooled ??= new LbrlError(

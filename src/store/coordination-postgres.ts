@@ -27,6 +27,14 @@ import { loadPg } from './pg-client.js';
 /** How long one statement may take before the connection is taken for lost. */
 const QUERY_TIMEOUT_MS = 60_000;
 
+/**
+ * What a lost coordination connection had done: its statements are one each (no transaction
+ * spans two), so the last was taken whole or not at all; the deposits' records are the ledger's
+ * own connection's, said by it.
+ */
+const COORDINATION_CUT =
+  'its last change to what the hosts share (a lease, the request budget, the outbox) was taken whole or not at all';
+
 /** Who holds a lease: this host and process, and a random part (a pid is reused). */
 export function holderName(): string {
   return `${os.hostname()} pid ${process.pid} ${crypto.randomBytes(4).toString('hex')}`;
@@ -68,6 +76,9 @@ export class Coordinator {
       keepAlive: true,
       query_timeout: QUERY_TIMEOUT_MS,
     });
+    // made before it connects: pg emits 'error' when the line goes dead, even under a query
+    // under way, and one with no listener would be thrown from the event, past every catch
+    const coordinator = new Coordinator(client, shown);
     let connected = false;
     try {
       await client.connect();
@@ -75,18 +86,19 @@ export class Coordinator {
       await migrate(client, shown);
     } catch (error) {
       await client.end().catch(() => {});
-      throw ledgerFault(error, shown, connected);
+      throw ledgerFault(error, shown, connected, COORDINATION_CUT);
     }
-    return new Coordinator(client, shown);
+    coordinator.lost = undefined;
+    return coordinator;
   }
 
   /** Runs `work`, mapping any failure to the one line a user sees. */
   async using<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-    if (this.lost) throw ledgerFault(this.lost, this.where, true);
+    if (this.lost) throw ledgerFault(this.lost, this.where, true, COORDINATION_CUT);
     try {
       return await work(this.client);
     } catch (error) {
-      throw ledgerFault(error, this.where, true);
+      throw ledgerFault(error, this.where, true, COORDINATION_CUT);
     }
   }
 

@@ -18,6 +18,7 @@ import { interrupted, LbrlError } from '../errors.js';
 import type { ClaimWaitOptions, RowTurn } from './claims.js';
 import { type CreatedRecord, type HistoryEntry, MAX_ENTRIES, type StoredRecord } from './history-records.js';
 import type { DepositSelection, Ledger, LedgerOptions } from './ledger-port.js';
+import { LedgerOutcome } from './ledger-postgres-outcome.js';
 import { brokenTextsWarning, type DepositRow, entryOfRow, SELECT_DEPOSIT } from './ledger-postgres-rows.js';
 import { IDENTITY, LOG_PAGE, type StartRead, startOfConnection } from './ledger-postgres-start.js';
 import { afterMigration } from './ledger-postgres-upgrade.js';
@@ -80,8 +81,18 @@ const SOCKET_REASONS: Record<string, string> = {
 };
 const REFUSED_CREDENTIALS = new Set(['28P01', '28000']);
 
-/** What a failure of the database means to a user: one line, exit 6 when it could not be used. */
-export function ledgerFault(error: unknown, shown: string, connected: boolean): LbrlError {
+/**
+ * What a failure of the database means to a user: one line, exit 6 when it could not be used. A
+ * connection lost once made ends with what the command had done (`outcome`,
+ * store/ledger-postgres-outcome.ts): a reader changed nothing, a writer's transaction was not
+ * recorded, or was lost as it was committed.
+ */
+export function ledgerFault(
+  error: unknown,
+  shown: string,
+  connected: boolean,
+  outcome = 'what this command was writing was not recorded',
+): LbrlError {
   if (error instanceof LbrlError) return error;
   const fault = error as { code?: string; message?: string };
   const code = fault.code ?? '';
@@ -97,10 +108,7 @@ export function ledgerFault(error: unknown, shown: string, connected: boolean): 
   if (sqlError)
     return new LbrlError(`the ledger at ${shown} answered with an error: ${reason} (${code})`, 'config');
   return connected
-    ? new LbrlError(
-        `the connection to the ledger at ${shown} was lost (${reason}); what this command was writing was not recorded`,
-        'network',
-      )
+    ? new LbrlError(`the connection to the ledger at ${shown} was lost (${reason}); ${outcome}`, 'network')
     : new LbrlError(`cannot reach the ledger at ${shown}: ${reason}`, 'network');
 }
 
@@ -143,12 +151,18 @@ export async function migrate(client: pg.Client, shown: string): Promise<number>
 }
 
 /** The same, the version found at connect given (`found`). */
-async function migrateFrom(client: pg.Client, shown: string, found: number): Promise<number> {
+async function migrateFrom(
+  client: pg.Client,
+  shown: string,
+  found: number,
+  outcome = new LedgerOutcome(),
+): Promise<number> {
   if (found === SCHEMA_VERSION) return found;
   if (found > SCHEMA_VERSION) throw newerSchema(found, shown);
   // released by the server if the connection drops
   await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
   try {
+    outcome.writing(true);
     await client.query('begin');
     try {
       const now = await schemaVersion(client);
@@ -162,7 +176,9 @@ async function migrateFrom(client: pg.Client, shown: string, found: number): Pro
         await afterMigration(client, version, sqlLiteral);
         await client.query(`insert into ${VERSION_TABLE} (version) values ($1)`, [version]);
       }
+      outcome.committing();
       await client.query('commit');
+      outcome.ended(true);
     } catch (error) {
       await client.query('rollback').catch(() => {});
       throw error;
@@ -206,10 +222,11 @@ export async function openPostgresLedger(
     await client.connect();
     ledger.connected = true;
     const start = await startOfConnection(client, options.logFrom?.());
-    if ((await migrateFrom(client, shown, start.version)) === start.version) ledger.found(start);
+    if ((await migrateFrom(client, shown, start.version, ledger.outcome)) === start.version)
+      ledger.found(start);
   } catch (error) {
     await client.end().catch(() => {});
-    throw ledgerFault(error, shown, ledger.connected);
+    throw ledgerFault(error, shown, ledger.connected, ledger.outcome.said());
   }
   return ledger;
 }
@@ -228,6 +245,8 @@ export function sqlLiteral(value: string): string {
 export class PostgresLedger implements Ledger {
   readonly kind = 'postgres';
   connected = false;
+  /** what this connection has done, for the line a lost connection ends with */
+  readonly outcome = new LedgerOutcome();
   /** the connection's failure while idle: the next use reports it */
   private lost: Error | undefined;
   /** the log's identity, read as the connection began, until asked (identity) */
@@ -254,11 +273,11 @@ export class PostgresLedger implements Ledger {
   /** Runs `work` when the connection is free, mapping any failure to the one line a user sees. */
   private using<T>(work: () => Promise<T>): Promise<T> {
     const run = this.turn.then(async () => {
-      if (this.lost) throw ledgerFault(this.lost, this.where, true);
+      if (this.lost) throw ledgerFault(this.lost, this.where, true, this.outcome.said());
       try {
         return await work();
       } catch (error) {
-        throw ledgerFault(error, this.where, true);
+        throw ledgerFault(error, this.where, true, this.outcome.said());
       }
     });
     this.turn = run.catch(() => {});
@@ -270,14 +289,19 @@ export class PostgresLedger implements Ledger {
     // the log grows: the page read at the start is no longer all there is after its position
     this.pageAtStart = undefined;
     return this.using(async () => {
+      this.outcome.writing();
       await this.client.query('begin');
       try {
         const result = await work();
+        this.outcome.committing();
         await this.client.query('commit');
+        this.outcome.ended(true);
         return result;
       } catch (error) {
+        const fault = ledgerFault(error, this.where, true, this.outcome.said());
         await this.client.query('rollback').catch(() => {});
-        throw error;
+        this.outcome.ended(false);
+        throw fault;
       }
     });
   }
