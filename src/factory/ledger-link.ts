@@ -110,9 +110,12 @@ export class LedgerLink {
    * else may keep an append from the file (a link, a hard link) is said when it is refused, as before.
    */
   ready(): void {
-    if (this.setting().kind !== 'file') return;
+    if (this.checkedReady || this.setting().kind !== 'file') return;
     checkHistoryEncoding(this.history().file, (line) => this.deps.printer.warn(line));
+    // once a command: the factory's every client asks it (a watch makes more than one)
+    this.checkedReady = true;
   }
+  private checkedReady = false;
 
   /** The history, once the ledger is reached and this host's copy of it is up to date. */
   async reachedHistory(): Promise<History> {
