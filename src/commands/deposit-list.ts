@@ -158,7 +158,7 @@ export async function runList(options: ListCommandOptions): Promise<void> {
       ? history.entries(createdFilter(filter), { limit })
       : listEntries(history, options.profileName, limit);
   if (options.service && !options.json)
-    options.printer.info(`deposits of ${coverage(options.profileName, filter.baseUrl)}`);
+    options.printer.infoFitted(`deposits of ${coverage(options.profileName, filter.baseUrl)}`);
   let refused: RefusedAnswer[] = [];
   if (opts.refresh) {
     const refresh = options.refresh;
@@ -207,7 +207,7 @@ function printEntries(
     return;
   }
   if (entries.length === 0) {
-    printer.info(
+    printer.infoFitted(
       `no deposits recorded for profile ${options.profileName}${how.filtered ? ' that match' : ''} in ${how.file}`,
     );
     return;

@@ -125,9 +125,9 @@ export async function runReport(options: ReportCommandOptions): Promise<void> {
     );
     return;
   }
-  if (options.service) printer.info(`deposits of ${coverage(options.profileName, service)}`);
+  if (options.service) printer.infoFitted(`deposits of ${coverage(options.profileName, service)}`);
   if (report.total.createdCount === 0) {
-    printer.info(`no deposits recorded for profile ${options.profileName} in that time`);
+    printer.infoFitted(`no deposits recorded for profile ${options.profileName} in that time`);
     return;
   }
   for (const line of humanReport(report, options)) printer.out(line);
@@ -209,9 +209,9 @@ function printServiceReports(
     options.ctx.stdout.write(text);
     return;
   }
-  if (options.service) printer.info(`deposits of ${coverage(options.profileName, undefined)}`);
+  if (options.service) printer.infoFitted(`deposits of ${coverage(options.profileName, undefined)}`);
   if (reports.length === 0) {
-    printer.info(`no deposits recorded for profile ${options.profileName} in that time`);
+    printer.infoFitted(`no deposits recorded for profile ${options.profileName} in that time`);
     return;
   }
   reports.forEach((report, index) => {

@@ -253,7 +253,7 @@ class CommandFactory implements Factory, CommandRuntime {
       now: this.ctx.now,
     });
     this.closers.push(() => sandbox.close());
-    this.printer.info(
+    this.printer.infoFitted(
       this.printer.errColor.bold(
         `sandbox: no account configured, using the embedded sandbox (no real money; data in ${dir})`,
       ),
