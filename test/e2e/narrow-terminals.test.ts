@@ -86,10 +86,10 @@ describe.concurrent('narrow terminals', () => {
       placed(lines, id, size.width);
       placed(lines, txid, size.width);
       // an amount never cut, nor cut from its R$ (list's table names R$ once, in its header)
-    for (const line of lines.filter((l) => l.includes('5.9')))
-      expect(line, line).toMatch(/5\.(999,99|940,00)/);
-    for (const line of lines) expect(line.endsWith('R$'), line).toBe(false);
-    // nothing of the spinner left behind (its short id and a status, or its count)
+      for (const line of lines.filter((l) => l.includes('5.9')))
+        expect(line, line).toMatch(/5\.(999,99|940,00)/);
+      for (const line of lines) expect(line.endsWith('R$'), line).toBe(false);
+      // nothing of the spinner left behind (its short id and a status, or its count)
       expect(screen).not.toContain(`${id.slice(0, 8)} `);
       expect(screen).not.toMatch(/watching \d/);
     },
