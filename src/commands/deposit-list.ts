@@ -12,6 +12,7 @@ import type { Factory } from '../factory/factory.js';
 import { settingOf } from '../factory/settings.js';
 import type { History } from '../store/history.js';
 import type { HistoryEntry } from '../store/history-records.js';
+import { outputColumns } from '../ui/fit.js';
 import { colorStatus } from '../ui/status-color.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/zone-time.js';
 import type { FlagDef, OptionsOf } from './define.js';
@@ -48,9 +49,6 @@ const LIST_FLAGS = [
 ] as const satisfies readonly FlagDef[];
 
 export type ListOptions = OptionsOf<typeof LIST_FLAGS>;
-
-/** The terminal's width when stdout is one; 80 when it does not say. */
-const DEFAULT_COLUMNS = 80;
 
 function shorten(text: string, width: number): string {
   if (text.length <= width) return text;
@@ -233,7 +231,8 @@ function printEntries(
       );
     return;
   }
-  for (const line of table(entries, options, options.ctx.stdout.columns || DEFAULT_COLUMNS, how.refused))
+  // a terminal (a pipe got the lines above): its width, 80 when it says none (ui/fit.ts outputColumns)
+  for (const line of table(entries, options, outputColumns(options.ctx.stdout, options.ctx.env), how.refused))
     printer.out(line);
 }
 

@@ -73,3 +73,18 @@ export function packed(pieces: string[], columns: number, gap = '  ', indent = '
 export function fitted(whole: string, pieces: string[], columns: number): string[] {
   return widthOf(whole) <= columns ? [whole] : packed(pieces, columns);
 }
+
+/**
+ * The width a view (report, reconcile, list's table) is laid out in, one rule for all, as gh's:
+ * on a terminal, its width (80 when it says none); when stdout is not a terminal (a pipe, a file),
+ * COLUMNS when it is set to a width, else no limit: nothing is wrapped or dropped for a width
+ * nobody sees. Infinity when there is no limit.
+ */
+export function outputColumns(
+  stdout: { isTTY?: boolean; columns?: number },
+  env: Record<string, string | undefined>,
+): number {
+  if (stdout.isTTY) return terminalColumns(stdout) ?? 80;
+  const set = env.COLUMNS?.trim() ?? '';
+  return /^[1-9]\d{0,4}$/.test(set) ? Number(set) : Number.POSITIVE_INFINITY;
+}
