@@ -116,6 +116,11 @@ export class Printer {
     this.info(wordWrapped(text, terminalColumns(this.ctx.stderr)).join('\n'));
   }
 
+  /** A warning (warn), broken between words to stderr's width on a terminal, as infoFitted. */
+  warnFitted(text: string): void {
+    this.warn(wordWrapped(text, terminalColumns(this.ctx.stderr)).join('\n'));
+  }
+
   warn(text: string): void {
     // magenta, not yellow: readable on a light terminal too
     if (!this.opts.quiet) this.err(this.errColor.magenta(text));

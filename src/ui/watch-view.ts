@@ -318,7 +318,7 @@ export class WatchView {
 
   gone(id: string): void {
     this.above(() =>
-      this.viewSettings.printer.warn(
+      this.viewSettings.printer.warnFitted(
         `deposit ${id}: the service does not know it (404); nothing is recorded, and the next --pending asks again`,
       ),
     );
@@ -333,7 +333,7 @@ export class WatchView {
       return;
     }
     this.above(() =>
-      this.viewSettings.printer.info(
+      this.viewSettings.printer.infoFitted(
         `deposit ${id}: still WAITING_PAYMENT past the profile's expire-after; recorded EXPIRED (local), so --pending leaves it from now on`,
       ),
     );

@@ -131,3 +131,29 @@ describe("the paid line's deposit", () => {
     expect(lines.filter((line) => line.includes('R$ 6.000,00'))).toHaveLength(1);
   });
 });
+
+describe("a watch's notes on stderr at 40 columns", () => {
+  it('a deposit the service does not know, and one given up on: the id whole, no line wider but its own', async () => {
+    const { Printer } = await import('../../src/ui/output.js');
+    const { WatchView } = await import('../../src/ui/watch-view.js');
+    let stderr = '';
+    const ctx = {
+      stdout: { write: () => true, isTTY: false },
+      stderr: { write: (s: string) => (stderr += s), isTTY: true, columns: 40, rows: 10 },
+      env: { TZ: 'UTC', NO_COLOR: '1' },
+      now: () => 0,
+    };
+    const printer = new Printer(ctx as never, { json: false, quiet: false, color: false, verbose: false });
+    const view = await WatchView.open(
+      { ctx: ctx as never, printer, globals: {}, renderMode: () => ({ sandbox: true }) as never },
+      [ID],
+    );
+    view.gone(ID);
+    view.expired(ID);
+    view.stop();
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines.filter((line) => line.includes(ID))).toEqual([`${ID}:`, `${ID}:`]);
+    for (const line of lines) expect(widthOf(line), line).toBeLessThanOrEqual(40);
+    expect(lines.join(' ')).toContain(`deposit ${ID}: the service does not know it (404)`);
+  });
+});
