@@ -11,7 +11,7 @@ import { LbrlError } from '../errors.js';
 import type { ClaimWaitOptions, RowTurn } from '../store/claims.js';
 import type { Profile } from '../store/config.js';
 import { History } from '../store/history.js';
-import { checkHistoryEncoding } from '../store/history-encoding.js';
+import { checkHistoryToAppend } from '../store/history-encoding.js';
 import type { HistoryEntry, StoredRecord } from '../store/history-records.js';
 import { openLedger } from '../store/ledger.js';
 import { ledgerCopyDir, namingTheLedger } from '../store/ledger-copy-dir.js';
@@ -105,13 +105,13 @@ export class LedgerLink {
   }
 
   /**
-   * Before a create is sent (Recorder.ready): the file history is one lbrl can append to, not
-   * UTF-16 (store/history-encoding.ts), so no charge is made that could not be recorded. What
-   * else may keep an append from the file (a link, a hard link) is said when it is refused, as before.
+   * Before a create (or any command that records) sends (Recorder.ready): the file history is one
+   * lbrl can append to (no link, hard link, directory, FIFO, read-only file, UTF-16 text:
+   * store/history-encoding.ts), so no charge is made that could not be recorded.
    */
   ready(): void {
     if (this.checkedReady || this.setting().kind !== 'file') return;
-    checkHistoryEncoding(this.history().file, (line) => this.deps.printer.warn(line));
+    checkHistoryToAppend(this.history().file, (line) => this.deps.printer.warn(line));
     // once a command: the factory's every client asks it (a watch makes more than one)
     this.checkedReady = true;
   }
