@@ -201,9 +201,14 @@ export class LedgerLink {
     try {
       this.history().append(records.map((record) => this.namingService(record)));
     } catch (error) {
-      this.deps.printer.alarm(
-        `warning: could not record in ${this.history().file}: ${(error as Error).message}`,
-      );
+      const file = this.history().file;
+      this.deps.printer.alarm(`warning: could not record in ${file}: ${(error as Error).message}`);
+      // a charge made that the ledger does not hold: said plainly, with what keeps it followed
+      for (const record of records)
+        if (record.type === 'created')
+          this.deps.printer.alarm(
+            `warning: deposit ${record.id} exists at the service but is not in ${file}: list, watch --pending and --resume will not know it; keep its id, and follow it with lbrl deposit watch ${record.id}`,
+          );
     }
   }
 
