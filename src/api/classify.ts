@@ -20,8 +20,13 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The service's own message, whatever the shape of its error body. */
-export function serviceMessage(body: string): string {
+/**
+ * The service's own message, whatever the shape of its error body; a body that is not UTF-8
+ * (`notUtf8`, api/body-text.ts: UTF-16, Latin-1, another charset) is not quoted, as a 2xx one is
+ * not read: its bytes read as UTF-8 would be garbage, so what is said is that it could not be read.
+ */
+export function serviceMessage(body: string, notUtf8?: string): string {
+  if (notUtf8 !== undefined) return `its message could not be read as UTF-8 (${notUtf8})`;
   let text = body.trim();
   try {
     const json = JSON.parse(body) as unknown;
@@ -63,6 +68,8 @@ export type Seen =
       retryAfter?: string | undefined;
       location?: string | undefined;
       contentType?: string | undefined;
+      /** why the body is not UTF-8 (api/body-text.ts), when it is not: its message is not quoted */
+      notUtf8?: string | undefined;
     }
   | {
       kind: 'error';
@@ -108,7 +115,9 @@ export function classify(facts: RequestFacts, observed: Seen, now: number): Requ
   // an HTML page with a 2xx is refused by parse(), which can say that a create may have arrived
   if (status >= 200 && status < 300) return { ok: true };
   const html = isHtml(observed.contentType, observed.body);
-  const msg = html ? 'an HTML page, not the service' : serviceMessage(observed.body) || `HTTP ${status}`;
+  const msg = html
+    ? 'an HTML page, not the service'
+    : serviceMessage(observed.body, observed.notUtf8) || `HTTP ${status}`;
   return refusalVerdict(facts, observed, msg, html) ?? busyVerdict(facts, observed, msg, now);
 }
 
@@ -173,7 +182,7 @@ function refusalVerdict(
 ): RequestVerdict | undefined {
   const { status } = observed;
   if (status >= 300 && status < 400) {
-    const said = `the service answered ${status} redirecting to ${observed.location ?? '(no location)'}; redirects are not followed`;
+    const said = `the service answered ${status} redirecting to ${observed.location === undefined ? '(no location)' : safeText(observed.location)}; redirects are not followed`;
     // a create answered 303 See Other was made, and points to it: never said as if nothing were
     return noRetry(isCreate(facts) ? mayExist(facts, said, 'service') : new LbrlError(said, 'service'));
   }
@@ -188,7 +197,7 @@ function refusalVerdict(
       ),
     );
   }
-  if (status === 404) return noRetry(notFoundError(facts, observed.body, msg, html));
+  if (status === 404) return noRetry(notFoundError(facts, observed, msg, html));
   if (status === 409) {
     // a conflict on a create is its Idempotency-Key's, or a deposit's that exists: not a plain refusal
     const said = `the service refused the request (409): ${msg}`;
@@ -197,19 +206,41 @@ function refusalVerdict(
   return undefined;
 }
 
-/** Only the service's own JSON error says the deposit is unknown; anything else is another URL. */
-function notFoundError(facts: RequestFacts, body: string, msg: string, html: boolean): LbrlError {
+/**
+ * Only the service's own JSON error says the deposit is unknown; anything else is another URL. A
+ * JSON error in another charset than UTF-8 is the service's by its content type (its words are
+ * not read, so they are not quoted): the deposit is not found, and the message says it was unread.
+ */
+function notFoundError(
+  facts: RequestFacts,
+  observed: Extract<Seen, { kind: 'answer' }>,
+  msg: string,
+  html: boolean,
+): LbrlError {
+  const unread = observed.notUtf8 !== undefined;
   const problem = html
     ? 'answered 404 with an HTML page'
-    : !serviceShaped(body)
-      ? `answered 404 without the service's JSON error (${msg})`
-      : ROUTE_MISSING.test(msg)
-        ? `answered 404: ${msg}`
-        : undefined;
+    : unread
+      ? JSON_MEDIA_TYPE.test(observed.contentType?.trim() ?? '')
+        ? undefined
+        : `answered 404 without the service's JSON error (${msg})`
+      : !serviceShaped(observed.body)
+        ? `answered 404 without the service's JSON error (${msg})`
+        : ROUTE_MISSING.test(msg)
+          ? `answered 404: ${msg}`
+          : undefined;
   if (problem === undefined && facts.depositId)
-    return new LbrlError(`deposit ${facts.depositId} not found`, 'not_found');
+    return new LbrlError(`deposit ${facts.depositId} not found${unread ? `; ${msg}` : ''}`, 'not_found');
   return wrongEndpoint(facts, problem ?? `answered 404 without the service's JSON error (${msg})`);
 }
+
+/**
+ * A JSON media type: application/json, or a +json suffix (application/problem+json). The type's
+ * letters in either case, spelled out: `\w` under the i flag costs a get about 1M instructions to
+ * compile (bench/README.md), and matches the same strings.
+ */
+export const JSON_MEDIA_TYPE =
+  /^[Aa][Pp][Pp][Ll][Ii][Cc][Aa][Tt][Ii][Oo][Nn]\/([\w.+-]*\+)?[Jj][Ss][Oo][Nn]\b/;
 
 /** Rate limited (429), a 5xx, or another status: with what the service asked to wait. */
 function busyVerdict(

@@ -17,12 +17,12 @@ import {
   parseJsonExact,
 } from '../domain/text/json-exact.js';
 import { Redactor } from '../domain/text/redact.js';
-import { safeText } from '../domain/text/safe-text.js';
+import { safeText, terminalSafe } from '../domain/text/safe-text.js';
 import { canonicalId } from '../domain/values.js';
 import { interrupted, LbrlError } from '../errors.js';
 import { ACCEPT_ENCODING, readAnswerBody } from './body.js';
 import { bodyText } from './body-text.js';
-import { classify, isHtml, retryDelay, type Seen } from './classify.js';
+import { classify, isHtml, JSON_MEDIA_TYPE, retryDelay, type Seen } from './classify.js';
 import { Agent, type Dispatcher, destroyedError, isStaleConnection, request } from './http.js';
 import { type CreateRequest, type CreateResponse, describeIssues, type GetResponse } from './models.js';
 
@@ -121,9 +121,6 @@ type AttemptResult =
   | { kind: 'error'; error: unknown; sent: boolean; broken?: string | undefined };
 
 type AnswerHeaders = Record<string, string | string[] | undefined>;
-
-/** A JSON media type: application/json, or a +json suffix (application/problem+json). */
-const JSON_TYPE = /^[Aa][Pp][Pp][Ll][Ii][Cc][Aa][Tt][Ii][Oo][Nn]\/([\w.+-]*\+)?[Jj][Ss][Oo][Nn]\b/;
 
 /** The code of a network error, or of its cause (undici wraps them). */
 export function errorCode(error: unknown): string {
@@ -279,10 +276,10 @@ export class DepositClient {
   ): ApiResult<T> {
     // the type's letters in either case, spelled out: `\w` under the i flag costs a get about 1M
     // instructions to compile (bench/README.md), and matches the same strings
-    if (contentType && !JSON_TYPE.test(contentType.trim())) {
+    if (contentType && !JSON_MEDIA_TYPE.test(contentType.trim())) {
       const page = isHtml(contentType, text) ? ': an HTML page' : '';
       throw new LbrlError(
-        `the service answered ${status} with content-type ${JSON.stringify(contentType)}, not JSON${page} (is the base URL right? a proxy?)`,
+        `the service answered ${status} with content-type ${terminalSafe(JSON.stringify(contentType))}, not JSON${page} (is the base URL right? a proxy?)`,
         'contract',
       );
     }
@@ -517,6 +514,7 @@ function asSeen(outcome: AttemptResult): Seen {
     retryAfter: headerValue(outcome.headers['retry-after']),
     location: headerValue(outcome.headers.location),
     contentType: headerValue(outcome.headers['content-type']),
+    notUtf8: outcome.notUtf8,
   };
 }
 

@@ -302,10 +302,10 @@ export class EsploraClient {
           body: { status: 200, contentType: header(res.headers['content-type']), text },
         };
       if (status === 404) return { kind: 'answer', body: { status: 404 } };
-      const msg = serviceMessage(text) || `HTTP ${status}`;
+      const msg = serviceMessage(text, notUtf8) || `HTTP ${status}`;
       if (status >= 300 && status < 400) {
         throw new LbrlError(
-          `the explorer answered ${status} redirecting to ${header(res.headers.location) ?? '(no location)'}; redirects are not followed`,
+          `the explorer answered ${status} redirecting to ${safeText(header(res.headers.location) ?? '(no location)')}; redirects are not followed`,
           'service',
         );
       }

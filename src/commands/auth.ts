@@ -59,10 +59,12 @@ export function judgeProbe(answer: Answer): 'accepted' | 'refused' | string {
   }
   const what = () =>
     !isJson
-      ? `${status} with ${contentType ? `content-type ${JSON.stringify(contentType)}` : 'no content-type'}`
-      : json === undefined
-        ? `${status} with a body that is not JSON`
-        : `${status} with a JSON body of another shape`;
+      ? `${status} with ${contentType ? `content-type ${terminalSafe(JSON.stringify(contentType))}` : 'no content-type'}`
+      : answer.notUtf8 !== undefined
+        ? `${status} with a body that is not UTF-8 (${answer.notUtf8})`
+        : json === undefined
+          ? `${status} with a body that is not JSON`
+          : `${status} with a JSON body of another shape`;
   if (json === undefined) return what();
   if (status >= 200 && status < 300)
     return checkDeposit(json, { kind: 'get' }).length === 0 ? 'accepted' : what();
@@ -172,13 +174,13 @@ export async function runLogin(options: LoginCommandOptions): Promise<void> {
     const verdict = judgeProbe(answer);
     if (verdict === 'refused') {
       throw new LbrlError(
-        `the service refused the token (${answer.status}): ${serviceMessage(answer.text) || 'no reason given'}; the token was not saved`,
+        `the service refused the token (${answer.status}): ${serviceMessage(answer.text, answer.notUtf8) || 'no reason given'}; the token was not saved`,
         'auth',
       );
     }
     if (answer.status === 429 || answer.status >= 500) {
       throw new LbrlError(
-        `could not verify the token: the service answered ${answer.status}: ${serviceMessage(answer.text) || 'no reason given'}; nothing was saved`,
+        `could not verify the token: the service answered ${answer.status}: ${serviceMessage(answer.text, answer.notUtf8) || 'no reason given'}; nothing was saved`,
         answer.status === 429 ? 'rate_limited' : 'service',
         'try again later, or pass --no-verify to save the token without checking',
       );

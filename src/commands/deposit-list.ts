@@ -12,6 +12,7 @@ import type { Factory } from '../factory/factory.js';
 import { settingOf } from '../factory/settings.js';
 import type { History } from '../store/history.js';
 import type { HistoryEntry } from '../store/history-records.js';
+import { outputColumns } from '../ui/fit.js';
 import { colorStatus } from '../ui/status-color.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/zone-time.js';
 import type { FlagDef, OptionsOf } from './define.js';
@@ -48,9 +49,6 @@ const LIST_FLAGS = [
 ] as const satisfies readonly FlagDef[];
 
 export type ListOptions = OptionsOf<typeof LIST_FLAGS>;
-
-/** The terminal's width when stdout is one; 80 when it does not say. */
-const DEFAULT_COLUMNS = 80;
 
 function shorten(text: string, width: number): string {
   if (text.length <= width) return text;
@@ -158,7 +156,7 @@ export async function runList(options: ListCommandOptions): Promise<void> {
       ? history.entries(createdFilter(filter), { limit })
       : listEntries(history, options.profileName, limit);
   if (options.service && !options.json)
-    options.printer.info(`deposits of ${coverage(options.profileName, filter.baseUrl)}`);
+    options.printer.infoFitted(`deposits of ${coverage(options.profileName, filter.baseUrl)}`);
   let refused: RefusedAnswer[] = [];
   if (opts.refresh) {
     const refresh = options.refresh;
@@ -207,7 +205,7 @@ function printEntries(
     return;
   }
   if (entries.length === 0) {
-    printer.info(
+    printer.infoFitted(
       `no deposits recorded for profile ${options.profileName}${how.filtered ? ' that match' : ''} in ${how.file}`,
     );
     return;
@@ -233,7 +231,8 @@ function printEntries(
       );
     return;
   }
-  for (const line of table(entries, options, options.ctx.stdout.columns || DEFAULT_COLUMNS, how.refused))
+  // a terminal (a pipe got the lines above): its width, 80 when it says none (ui/fit.ts outputColumns)
+  for (const line of table(entries, options, outputColumns(options.ctx.stdout, options.ctx.env), how.refused))
     printer.out(line);
 }
 

@@ -14,7 +14,7 @@ import { EXIT, LbrlError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
 import type { HistoryEntry } from '../store/history-records.js';
-import { fitted, widthOf } from '../ui/fit.js';
+import { fitted, outputColumns, widthOf } from '../ui/fit.js';
 import type { Printer } from '../ui/output.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
@@ -247,10 +247,9 @@ function disagreement(result: Reconciliation): void {
     );
 }
 
-/** The terminal's columns (none: a pipe or a file, whose lines are never cut). */
+/** The width the result is laid out in: the one rule of every view (ui/fit.ts outputColumns). */
 function widthOfStdout(options: ReconcileCommandOptions): number {
-  const columns = (options.ctx.stdout as { columns?: number } | undefined)?.columns;
-  return typeof columns === 'number' && columns > 0 ? columns : Number.POSITIVE_INFINITY;
+  return outputColumns(options.ctx.stdout ?? {}, options.ctx.env);
 }
 
 /**

@@ -20,7 +20,7 @@ import { safeText } from '../domain/text/safe-text.js';
 import { invalidValue, usageError } from '../errors.js';
 import type { Factory } from '../factory/factory.js';
 import type { History } from '../store/history.js';
-import { fitted, packed, widthOf } from '../ui/fit.js';
+import { fitted, outputColumns, packed, widthOf } from '../ui/fit.js';
 import { localClock, offsetText, timeZoneOf, zoneOffsetMs } from '../ui/zone-time.js';
 import type { FlagDef, OptionsOf } from './define.js';
 import { command, listed } from './define.js';
@@ -125,9 +125,9 @@ export async function runReport(options: ReportCommandOptions): Promise<void> {
     );
     return;
   }
-  if (options.service) printer.info(`deposits of ${coverage(options.profileName, service)}`);
+  if (options.service) printer.infoFitted(`deposits of ${coverage(options.profileName, service)}`);
   if (report.total.createdCount === 0) {
-    printer.info(`no deposits recorded for profile ${options.profileName} in that time`);
+    printer.infoFitted(`no deposits recorded for profile ${options.profileName} in that time`);
     return;
   }
   for (const line of humanReport(report, options)) printer.out(line);
@@ -209,9 +209,9 @@ function printServiceReports(
     options.ctx.stdout.write(text);
     return;
   }
-  if (options.service) printer.info(`deposits of ${coverage(options.profileName, undefined)}`);
+  if (options.service) printer.infoFitted(`deposits of ${coverage(options.profileName, undefined)}`);
   if (reports.length === 0) {
-    printer.info(`no deposits recorded for profile ${options.profileName} in that time`);
+    printer.infoFitted(`no deposits recorded for profile ${options.profileName} in that time`);
     return;
   }
   reports.forEach((report, index) => {
@@ -285,7 +285,7 @@ function factLines(total: ReportSums, columns: number, printer: ReportCommandOpt
 function humanReport(report: Report, options: ReportCommandOptions): string[] {
   const printer = options.printer;
   const total = report.total;
-  const columns = options.ctx.stdout.columns || 80;
+  const columns = outputColumns(options.ctx.stdout, options.ctx.env);
   // the table fits the terminal: the least useful columns go first, the period and NET stay
   const all: Array<{ head: string; cell: (s: ReportSums) => string; drop: number }> = [
     { head: 'CREATED', cell: (s) => String(s.createdCount), drop: 5 },

@@ -110,7 +110,7 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
     // the ledger reached first: a database that cannot be is the one line said
     const history = await options.history();
     // which service's deposits it follows, as list and report say theirs (not with -q or --json)
-    options.printer.info(`deposits of ${coverage(scope.profile, scope.target, false)}`);
+    options.printer.infoFitted(`deposits of ${coverage(scope.profile, scope.target, false)}`);
     const work = pendingWork(history, scope, ids, {
       includeExpired: flags.includeExpired === true,
       now: () => options.clock.now(),
@@ -128,7 +128,7 @@ export async function runWatch(options: WatchCommandOptions): Promise<void> {
       );
       return;
     }
-    if (elsewhere > 0) options.printer.info(`${elsewhere} pending deposit(s) followed by another host`);
+    if (elsewhere > 0) options.printer.infoFitted(`${elsewhere} pending deposit(s) followed by another host`);
     // a deposit of the history may be gone from the service: say so and follow the others
     plan.leaveGone = true;
     plan.lastLook = work.lastLook;

@@ -100,7 +100,7 @@ export function parseWhen(input: string, now: number, timeZoneOffsetMs = 0): Par
     return { ok: true, value: ms - timeZoneOffsetMs };
   }
   const time =
-    /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|([+-])(\d{2}):(\d{2}))$/.exec(
+    /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/.exec(
       input,
     );
   if (time) {

@@ -5,12 +5,16 @@
  */
 import { isHex32 } from './values.js';
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2}))$/;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:[Zz]|[+-](\d{2}):?(\d{2}))$/;
 
 /**
  * An ISO 8601 timestamp that names a real time: with its offset (Z or ±hh:mm; a time without one
  * is another moment in each time zone it is read in), each field within its calendar range, so a
  * 30 February, a 31 April or an hour 24 (which Date.parse rolls over into another day) is none.
+ * The `t` and `z` may be lowercase, as RFC 3339 (5.6, its note) allows: the same instant. A space
+ * for the `T` (which RFC 3339 leaves to applications) is refused, as is any form Date.parse would
+ * read by guessing (a zone name, slashes, the basic format).
  */
 export function isIsoTimestamp(value: unknown): value is string {
   if (typeof value !== 'string') return false;

@@ -196,9 +196,14 @@ class CommandFactory implements Factory, CommandRuntime {
 
   async client(target: Target = this.target(), overrides: ClientOverrides = {}): Promise<DepositClient> {
     // what the service answers is recorded: the ledger is reached first (exit 6 before any
-    // request when it cannot be); only the commands that record nothing say ledger: false
+    // request when it cannot be), and a file history checked as create checks it (Recorder.ready:
+    // one lbrl can append to, not UTF-16), so no command asks and then finds it cannot record, or
+    // reports a "not found" that hides it; only the commands that record nothing say ledger: false
     const { ledger, ...clientOverrides } = overrides;
-    if (ledger !== false) await this.ledger().reach();
+    if (ledger !== false) {
+      await this.ledger().reach();
+      this.ledger().ready();
+    }
     const { baseUrl, token } = target.mode === 'live' ? target : await this.sandbox();
     this.printer.addSecret(token);
     const { DepositClient } = await import('../api/client.js');
@@ -248,7 +253,7 @@ class CommandFactory implements Factory, CommandRuntime {
       now: this.ctx.now,
     });
     this.closers.push(() => sandbox.close());
-    this.printer.info(
+    this.printer.infoFitted(
       this.printer.errColor.bold(
         `sandbox: no account configured, using the embedded sandbox (no real money; data in ${dir})`,
       ),

@@ -11,7 +11,7 @@ import { LbrlError } from '../errors.js';
 import type { ClaimWaitOptions, RowTurn } from '../store/claims.js';
 import type { Profile } from '../store/config.js';
 import { History } from '../store/history.js';
-import { checkHistoryEncoding } from '../store/history-encoding.js';
+import { checkHistoryToAppend } from '../store/history-encoding.js';
 import type { HistoryEntry, StoredRecord } from '../store/history-records.js';
 import { openLedger } from '../store/ledger.js';
 import { ledgerCopyDir, namingTheLedger } from '../store/ledger-copy-dir.js';
@@ -110,14 +110,17 @@ export class LedgerLink {
   }
 
   /**
-   * Before a create is sent (Recorder.ready): the file history is one lbrl can append to, not
-   * UTF-16 (store/history-encoding.ts), so no charge is made that could not be recorded. What
-   * else may keep an append from the file (a link, a hard link) is said when it is refused, as before.
+   * Before a create (or any command that records) sends (Recorder.ready): the file history is one
+   * lbrl can append to (no link, hard link, directory, FIFO, read-only file, UTF-16 text:
+   * store/history-encoding.ts), so no charge is made that could not be recorded.
    */
   ready(): void {
-    if (this.setting().kind !== 'file') return;
-    checkHistoryEncoding(this.history().file, (line) => this.deps.printer.warn(line));
+    if (this.checkedReady || this.setting().kind !== 'file') return;
+    checkHistoryToAppend(this.history().file, (line) => this.deps.printer.warn(line));
+    // once a command: the factory's every client asks it (a watch makes more than one)
+    this.checkedReady = true;
   }
+  private checkedReady = false;
 
   /** The history, once the ledger is reached and this host's copy of it is up to date. */
   async reachedHistory(): Promise<History> {
@@ -203,9 +206,14 @@ export class LedgerLink {
     try {
       this.history().append(records.map((record) => this.namingService(record)));
     } catch (error) {
-      this.deps.printer.alarm(
-        `warning: could not record in ${this.history().file}: ${(error as Error).message}`,
-      );
+      const file = this.history().file;
+      this.deps.printer.alarm(`warning: could not record in ${file}: ${(error as Error).message}`);
+      // a charge made that the ledger does not hold: said plainly, with what keeps it followed
+      for (const record of records)
+        if (record.type === 'created')
+          this.deps.printer.alarm(
+            `warning: deposit ${record.id} exists at the service but is not in ${file}: list, watch --pending and --resume will not know it; keep its id, and follow it with lbrl deposit watch ${record.id}`,
+          );
     }
   }
 

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import { LbrlError } from '../errors.js';
-import { type OpenedFile, openOwnFile } from './files.js';
+import { lstatOwnFile, type OpenedFile, openOwnFile } from './files.js';
 
 /** The history opened (openOwnFile), once its first bytes show it is not UTF-16. */
 export function openHistory(
@@ -28,17 +28,28 @@ export function openHistory(
 }
 
 /**
- * Throws when the history at `file` is UTF-16 text; nothing when there is none, or when it cannot
- * be opened (what refuses it is said where it is read or appended to).
+ * Throws, before anything is sent, when lbrl could not append to the history at `file`: a link,
+ * a hard link, not a regular file (a directory, a FIFO), another user's, not writable, or UTF-16
+ * text. What openOwnFile refuses (a link is never followed) is refused here, up front, with the
+ * same line; a history not there yet is made by the first append.
  */
-export function checkHistoryEncoding(file: string, warn: (line: string) => void): void {
-  let opened: OpenedFile | undefined;
+export function checkHistoryToAppend(file: string, warn: (line: string) => void): void {
+  if (!lstatOwnFile(file, 'history')) return;
   try {
-    opened = openOwnFile(file, 'read', 'history', warn);
-  } catch {
-    return;
+    fs.accessSync(file, fs.constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const fix =
+      code === 'EROFS'
+        ? 'set LBRL_CONFIG_DIR to a directory on a writable file system'
+        : `make it writable (chmod u+w ${JSON.stringify(file)}), or set LBRL_CONFIG_DIR to a directory of your own`;
+    throw new LbrlError(
+      `refusing ${file}: lbrl cannot write it (${code}), so what this command makes or learns could not be recorded; nothing was sent. To go on, ${fix}`,
+      'config',
+    );
   }
-  if (!opened) return;
+  // the append's own open: a link swapped in since is still never followed (O_NOFOLLOW, fstat)
+  const opened = openOwnFile(file, 'append', 'history', warn)!;
   try {
     refuseUtf16(opened.fd, file);
   } finally {

@@ -4,6 +4,7 @@ import { ledgerUrlSecrets } from '../domain/ledger-url.js';
 import { blindingKeySecrets, Redactor, webhookSecretSecrets } from '../domain/text/redact.js';
 import { jsonLine } from '../domain/text/safe-text.js';
 import type { LbrlError } from '../errors.js';
+import { terminalColumns, wordWrapped } from './fit.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -104,6 +105,20 @@ export class Printer {
   /** Progress and notes for a person: not with --json or --quiet. */
   info(text: string): void {
     if (!this.opts.json && !this.opts.quiet) this.err(text);
+  }
+
+  /**
+   * A note for a person (info), broken between words to stderr's width on a terminal (ui/fit.ts):
+   * a view's first line never cut mid-word at the edge of a narrow pane, an id or an amount never
+   * split. A pipe gets the line as it is.
+   */
+  infoFitted(text: string): void {
+    this.info(wordWrapped(text, terminalColumns(this.ctx.stderr)).join('\n'));
+  }
+
+  /** A warning (warn), broken between words to stderr's width on a terminal, as infoFitted. */
+  warnFitted(text: string): void {
+    this.warn(wordWrapped(text, terminalColumns(this.ctx.stderr)).join('\n'));
   }
 
   warn(text: string): void {

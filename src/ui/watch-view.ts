@@ -5,7 +5,7 @@ import { formatCents } from '../domain/money.js';
 import { type LocalFields, withLocalFields } from '../domain/text/reference.js';
 import { safeText } from '../domain/text/safe-text.js';
 import { isPaid } from '../domain/values.js';
-import { fitted, packed, widthOf } from './fit.js';
+import { fitted, labelled, packed, terminalColumns, widthOf, wordsOf, wordWrapped } from './fit.js';
 import type { Printer } from './output.js';
 import { knownSize, mayRedraw, withSafeWidth } from './progress.js';
 import { explorerLink, type RenderMode } from './render.js';
@@ -69,9 +69,55 @@ export function paidLine(
   const whole = after ? `${paid}  ${after}` : paid;
   const columns = fit.columns || Number.POSITIVE_INFINITY;
   // what follows goes under the line first; only then is the line itself taken apart
+  // what follows is prose (`(deposit <id>, ref …)`): broken between its words, the id whole
   if (widthOf(whole) > columns && widthOf(paid) <= columns)
-    return [paid, ...packed([after], columns - 2).map((line) => `  ${line}`)].join('\n');
-  return fitted(whole, ['Paid', amount, `at ${day}`, time.join(' '), after], columns).join('\n');
+    return [paid, ...packed(wordsOf(after), columns - 2, ' ', '').map((line) => `  ${line}`)].join('\n');
+  return fitted(whole, ['Paid', amount, `at ${day}`, time.join(' '), ...wordsOf(after)], columns).join('\n');
+}
+
+/** What a status change's line says: when, which deposit, the move, its txid and reference. */
+export interface StatusChange {
+  when: string;
+  id: string;
+  previous: string | undefined;
+  /** the new status, coloured as shown */
+  status: string;
+  txid: string | undefined;
+  /** `ref …`, or '' */
+  ref: string;
+}
+
+/**
+ * A status change: `when  id  PREV -> STATUS  txid …  ref …` on one line. On a terminal narrower
+ * than that (`columns`), its pieces on lines of their own (ui/fit.ts): the time split from its
+ * day, the id, the txid and any word of the reference never cut; one wider than the terminal
+ * on a line of its own, whole.
+ */
+export function statusChangeLine(change: StatusChange, columns: number | undefined): string {
+  const { when, id, previous, status, txid, ref } = change;
+  const move = previous ? `${previous} -> ${status}` : status;
+  const whole = `${when}  ${id}  ${move}${txid ? `  txid ${txid}` : ''}${ref ? `  ${ref}` : ''}`;
+  if (!columns) return whole;
+  const space = when.indexOf(' ');
+  const pieces = [
+    ...(widthOf(when) + 2 <= columns || space < 0 ? [when] : [when.slice(0, space), when.slice(space + 1)]),
+    id,
+    ...movePieces(previous, status, columns),
+    ...(txid ? labelled('txid', txid, columns) : []),
+    ...(ref ? (widthOf(ref) + 2 <= columns ? [ref] : wordsOf(ref)) : []),
+  ];
+  return fitted(whole, pieces, columns).join('\n');
+}
+
+/**
+ * A status change's move as pieces: whole when it fits, else the arrow with the status it leaves,
+ * else all three apart (SETTLEMENT_CREATED -> at 20 columns).
+ */
+function movePieces(previous: string | undefined, status: string, columns: number): string[] {
+  if (!previous) return [status];
+  const whole = `${previous} -> ${status}`;
+  if (widthOf(whole) + 2 <= columns) return [whole];
+  return widthOf(`${previous} ->`) + 2 <= columns ? [`${previous} ->`, status] : [previous, '->', status];
 }
 
 /** Where a settlement can be seen: the explorer's page of its transaction, or why there is none. */
@@ -161,16 +207,24 @@ export class WatchView {
     return this.viewSettings.printer.stdoutIsTTY;
   }
 
+  /**
+   * The spinner's one line: at most four deposits' short ids and statuses, then the clock; on a
+   * terminal too narrow for that, fewer of them (the others counted), then only the count, then
+   * only the clock: a line the spinner redraws never wraps, so it never leaves a piece behind.
+   */
   private spinnerText(): string {
     const count = this.states.size;
     const parts = [...this.states].map(([id, s]) => `${id.slice(0, 8)} ${s ?? '…'}`);
-    const what =
-      parts.length === 0
-        ? 'watching'
-        : count <= 4
-          ? parts.join(' · ')
-          : `${parts.slice(0, 4).join(' · ')} (+${count - 4})`;
-    return `${what}  ${clock(this.now() - this.started)}`;
+    const time = clock(this.now() - this.started);
+    // the spinner's mark and its space take two columns; the last one is left free
+    const room = (terminalColumns(this.viewSettings.ctx.stderr) ?? Number.POSITIVE_INFINITY) - 3;
+    const candidates: string[] = [];
+    for (let shown = Math.min(4, parts.length); shown >= 1; shown--)
+      candidates.push(
+        `${parts.slice(0, shown).join(' · ')}${count > shown ? ` (+${count - shown})` : ''}  ${time}`,
+      );
+    candidates.push(`watching${count > 0 ? ` ${count}` : ''}  ${time}`, time);
+    return candidates.find((text) => widthOf(text) <= room) ?? time;
   }
 
   /** Draw the spinner's text again from the clock. */
@@ -219,12 +273,20 @@ export class WatchView {
     const when = this.onTerminal
       ? localTime(this.now(), this.timeZone)
       : new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const move = previous
-      ? `${previous} -> ${colorStatus(printer.outColor, deposit.status)}`
-      : colorStatus(printer.outColor, deposit.status);
-    const txid = deposit.settlement?.liquidTxid ? `  txid ${deposit.settlement.liquidTxid}` : '';
     const ref = local.ref !== undefined ? `  ref ${safeText(local.ref)}` : '';
-    this.above(() => printer.out(`${when}  ${deposit.id}  ${move}${txid}${ref}`));
+    const columns = this.onTerminal ? terminalColumns(this.viewSettings.ctx.stdout) : undefined;
+    const line = statusChangeLine(
+      {
+        when,
+        id: deposit.id,
+        previous,
+        status: colorStatus(printer.outColor, deposit.status),
+        txid: deposit.settlement?.liquidTxid ?? undefined,
+        ref: ref.trim(),
+      },
+      columns,
+    );
+    this.above(() => printer.out(line));
     if (isPaid(deposit.status) && !this.paid.has(deposit.id)) {
       this.paid.add(deposit.id);
       const after = `(deposit ${deposit.id}${ref ? `,${ref.slice(1)}` : ''})`;
@@ -246,15 +308,17 @@ export class WatchView {
       // several deposits: their notes interleave, so each settlement says whose it is
       const whose = this.states.size > 1 ? `  (deposit ${deposit.id})` : '';
       const [txid, explorer] = settlementLines(deposit, this.viewSettings.renderMode());
-      if (txid) this.note(`${txid}${whose}`);
-      if (explorer) this.note(explorer);
+      // a narrow terminal: the label above the txid or the link, each whole (ui/fit.ts)
+      const narrowed = (line: string) => wordWrapped(line, columns).join('\n');
+      if (txid) this.note(narrowed(`${txid}${whose}`));
+      if (explorer) this.note(narrowed(explorer));
     }
     this.redraw();
   }
 
   gone(id: string): void {
     this.above(() =>
-      this.viewSettings.printer.warn(
+      this.viewSettings.printer.warnFitted(
         `deposit ${id}: the service does not know it (404); nothing is recorded, and the next --pending asks again`,
       ),
     );
@@ -269,7 +333,7 @@ export class WatchView {
       return;
     }
     this.above(() =>
-      this.viewSettings.printer.info(
+      this.viewSettings.printer.infoFitted(
         `deposit ${id}: still WAITING_PAYMENT past the profile's expire-after; recorded EXPIRED (local), so --pending leaves it from now on`,
       ),
     );

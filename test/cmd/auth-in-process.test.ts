@@ -135,6 +135,49 @@ describe('auth login, in process', () => {
     expect(fs.existsSync(r.dir)).toBe(false);
   });
 
+  // the probe's answer as the real client hands over a body that is not UTF-8: its text garbled,
+  // and why (api/body-text.ts); the garble is never quoted
+  const unreadable = (status: number, contentType = 'application/json'): Answer => ({
+    status,
+    contentType,
+    text: Buffer.from(JSON.stringify({ error: 'token inválido' }), 'utf16le').toString('utf8'),
+    notUtf8: 'it is UTF-16LE (by its zero bytes)',
+  });
+  it.each([
+    [
+      401,
+      3,
+      'error: the service refused the token (401): its message could not be read as UTF-8 (it is UTF-16LE (by its zero bytes)); the token was not saved',
+    ],
+    [
+      503,
+      1,
+      'error: could not verify the token: the service answered 503: its message could not be read as UTF-8 (it is UTF-16LE (by its zero bytes)); nothing was saved',
+    ],
+    [
+      404,
+      1,
+      `error: could not verify the token: ${BASE} answered 404 with a body that is not UTF-8 (it is UTF-16LE (by its zero bytes)), not what the Deposit service answers to a token it accepts; nothing was saved`,
+    ],
+  ])(
+    'a probe answered %s in a body that is not UTF-8: the status said, its bytes not quoted',
+    async (status, exit, line) => {
+      const r = await login({ probe: unreadable(status) });
+      expect(r.code).toBe(exit);
+      expect(r.stderr.split('\n')[0]).toBe(line);
+      expect(r.stderr).not.toContain('\u0000');
+      expect(r.stderr).not.toContain('\\x00');
+      expect(r.saved).toBe(null);
+    },
+  );
+
+  it('a content type with terminal controls is quoted with them escaped', async () => {
+    const r = await login({ probe: answer(200, 'x', 'text/plain\u202e\u009b2K') });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).not.toMatch(/[\u202e\u009b]/);
+    expect(r.stderr).toContain('\\u202e');
+  });
+
   it.each([
     ['404 not_found', NOT_FOUND],
     [

@@ -150,11 +150,11 @@ describe('the history file', () => {
     const create = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '--json'], {
       env: { LBRL_CONFIG_DIR: dir },
     });
-    // the deposit exists: it is printed, and the history's refusal is a warning saying so
-    expect(create.code).toBe(0);
-    expect(JSON.parse(create.stdout)).toMatchObject({ amountInCents: 100 });
-    expect(create.stderr).toContain('could not record');
-    expect(create.stderr).toContain('is a symbolic link');
+    // refused before it is sent: no charge is made that the history could not hold
+    expect(create.code).toBe(1);
+    expect(create.stdout).toBe('');
+    expect(JSON.parse(create.stderr).error.message).toContain('is a symbolic link');
+    expect(fs.existsSync(path.join(dir, 'sandbox'))).toBe(false);
     expect(fs.readFileSync(target, 'utf8')).toBe('precious\n');
   });
 
@@ -217,7 +217,7 @@ describe('hard links and directories of others', () => {
     },
   );
 
-  it('a create does not append to a history that is a hard link', async () => {
+  it('a create refuses a history that is a hard link before it is sent', async () => {
     const dir = tempDir();
     const victim = path.join(tempDir(), 'victim');
     fs.writeFileSync(victim, 'precious\n', { mode: 0o600 });
@@ -225,8 +225,10 @@ describe('hard links and directories of others', () => {
     const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '--json'], {
       env: { LBRL_CONFIG_DIR: dir },
     });
-    expect(r.code).toBe(0);
-    expect(r.stderr).toContain('hard links');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr).error.message).toContain('hard links');
+    expect(fs.existsSync(path.join(dir, 'sandbox'))).toBe(false);
     expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
   });
 
@@ -242,7 +244,7 @@ describe('hard links and directories of others', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
-  it('-q still says a deposit could not be recorded: list, --pending and --resume will not know it', async () => {
+  it('-q still says why a create was refused: a history that is a symbolic link', async () => {
     const dir = tempDir();
     const victim = path.join(tempDir(), 'victim');
     fs.writeFileSync(victim, 'precious\n', { mode: 0o600 });
@@ -250,9 +252,9 @@ describe('hard links and directories of others', () => {
     const r = await runCli(['deposit', 'create', '--amount', '1', '--to', LQ, '-q'], {
       env: { LBRL_CONFIG_DIR: dir },
     });
-    expect(r.code).toBe(0);
-    expect(r.stdout).not.toBe('');
-    expect(r.stderr).toMatch(/^warning: could not record in .*history\.ndjson: refusing .*symbolic link/);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: refusing .*history\.ndjson: it is a symbolic link/);
     expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
   });
 

@@ -148,6 +148,53 @@ describe('deposit get, in-process with a fake client', () => {
     expect(offset.stdout).toContain('2026-11-22 10:00:00 +00:00');
   });
 
+  it('a lowercase t and z (RFC 3339, 5.6) name the same instant as T and Z: read, and shown as that instant', async () => {
+    const settled = (createdAt: string, confirmedAt: string) => ({
+      ...getAnswer({ status: 'FINALIZED', createdAt }),
+      settlement: { status: 'FINALIZED', liquidTxid: 'ab'.repeat(32) },
+      confirmedAt,
+    });
+    const upper = await get(ID, settled('2026-11-22T07:00:00-03:00', '2026-11-22T10:05:30.250Z'), {
+      env: { TZ: 'America/Sao_Paulo' },
+    });
+    expect(upper.error).toBeUndefined();
+    for (const [createdAt, confirmedAt] of [
+      ['2026-11-22t07:00:00-03:00', '2026-11-22t10:05:30.250z'],
+      ['2026-11-22t10:00:00z', '2026-11-22T10:05:30.250z'],
+      ['2026-11-22T10:00:00.000z', '2026-11-22t07:05:30.250-0300'],
+      ['2026-11-22t10:00z', '2026-11-22t13:05:30.25+03:00'],
+    ]) {
+      const r = await get(ID, settled(createdAt!, confirmedAt!), { env: { TZ: 'America/Sao_Paulo' } });
+      expect(r.error, `${createdAt} ${confirmedAt}`).toBeUndefined();
+      expect(r.stdout, `${createdAt} ${confirmedAt}`).toBe(upper.stdout);
+      expect(r.stdout).toContain('2026-11-22 07:00:00 -03:00');
+      expect(r.stdout).toContain('2026-11-22 07:05:30 -03:00');
+    }
+  });
+
+  it('a space for the T, and the forms Date.parse would guess at, are refused', async () => {
+    for (const value of [
+      '2026-11-22 10:00:00Z',
+      '2026-11-22 10:00:00z',
+      '2026-11-22t10:00:00',
+      '2026-11-22T10:00:00 Z',
+      '2026-11-22T10:00:00UTC',
+      '2026-11-22T10:00:00GMT',
+      '2026/11/22T10:00:00Z',
+      '20261122T100000Z',
+      'Sun, 22 Nov 2026 10:00:00 GMT',
+      '2026-11-22T10:00:00+03',
+      '2026-02-30t10:00:00z',
+      '2026-11-22T10:00:00Zz',
+      '2026-11-22T10:00:00\u00a0Z',
+    ]) {
+      const r = await get(ID, getAnswer({ createdAt: value }));
+      expect(r.error?.exitCode, value).toBe(1);
+      expect(r.error?.message, value).toContain('createdAt: expected an ISO 8601 timestamp with its offset');
+      expect(r.stdout).toBe('');
+    }
+  });
+
   it('an answer about another deposit is refused, whatever client brought it', async () => {
     const other = '00000000-0000-4000-8000-000000000001';
     const r = await get(ID, getAnswer({ id: other }), { json: true });

@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { liveEnv } from '../helpers/env.js';
 import { EX } from '../helpers/fixtures.js';
+import { noNetwork } from '../helpers/no-network.js';
 import { tempDir } from '../helpers/temp.js';
 
 const ID = '00000000-0000-4000-8000-000000000001';
@@ -102,6 +104,48 @@ describe('a history saved as UTF-16', () => {
       const sandbox = path.join(dir, 'sandbox');
       for (const stored of fs.existsSync(sandbox) ? kept(sandbox) : [])
         expect(fs.readFileSync(stored, 'utf8'), stored).not.toContain('amountInCents');
+    },
+  );
+
+  // the commands that ask the service and then record what it answered (a get's settlement, a
+  // watch's statuses, a verification, a refresh, listen's events, a trigger's story): the history
+  // is checked before the first request, as create checks it, never a "not found" that hides it
+  const ASKING = [
+    ['deposit', 'get', ID],
+    ['deposit', 'get', ID, '--json'],
+    ['deposit', 'get', ID, '--quiet'],
+    ['deposit', 'watch', ID],
+    ['deposit', 'watch', ID, '--json'],
+    ['deposit', 'verify', ID],
+    ['deposit', 'list', '--refresh'],
+    ['listen', '--forward-to', 'http://127.0.0.1:9/hook'],
+    ['display', '--port', '0'],
+    ['sandbox', 'trigger', 'paid'],
+  ];
+  it.each(FORMS)(
+    '%s: a command that asks the service first refuses it before any request',
+    async (_name, bytes, said, iconv) => {
+      const dir = tempDir();
+      const file = path.join(dir, 'history.ndjson');
+      fs.writeFileSync(file, bytes, { mode: 0o600 });
+      const message = `the history ${file} is UTF-16 text (${said}), not the UTF-8 lbrl reads and writes: nothing was read from it or written to it. Convert it to UTF-8, e.g. iconv -f ${iconv} -t UTF-8 ${file} > history.utf8 && mv history.utf8 ${file} (PowerShell: (Get-Content ${file}) | Set-Content -Encoding utf8 ${file})`;
+      for (const args of ASKING) {
+        const net = noNetwork();
+        // the trigger acts on the embedded sandbox, the others on a live service
+        const live = args[0] === 'sandbox' ? {} : liveEnv('https://pay.example.com');
+        const env = { ...live, LBRL_CONFIG_DIR: dir, HOME: dir };
+        const r = await runCli(args, { env, client: net.client });
+        const shown = args.join(' ');
+        if (args.includes('--json'))
+          expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!), shown).toEqual({
+            error: { type: 'config', message, exitCode: 1 },
+          });
+        else expect(r.stderr, shown).toBe(`error: ${message}\n`);
+        expect(r.code, shown).toBe(1);
+        expect(r.stdout, shown).toBe('');
+        expect(net.requests(), shown).toEqual([]);
+        expect(fs.readFileSync(file).equals(bytes), shown).toBe(true);
+      }
     },
   );
 

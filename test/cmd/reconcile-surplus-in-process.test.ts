@@ -27,8 +27,14 @@ import {
 
 const TARGET = 'https://pay.example.com';
 
-async function reconcile(deposits: SettledDeposit[], txs: ChainTx[], json: boolean, columns?: number) {
-  const term = plainTerminal({ json, now: () => CREATED + 3600_000, ...(columns ? { columns } : {}) });
+async function reconcile(
+  deposits: SettledDeposit[],
+  txs: ChainTx[],
+  json: boolean,
+  columns?: number,
+  env: Record<string, string> = {},
+) {
+  const term = plainTerminal({ json, env, now: () => CREATED + 3600_000, ...(columns ? { columns } : {}) });
   const history = recordsHistory(settledRecords(deposits, TARGET));
   const sources = plainVerifySources({
     settings: {
@@ -148,5 +154,29 @@ describe('deposit reconcile: money beyond what was due is said', () => {
       expect(line.length, line).toBeLessThanOrEqual(columns);
     if (columns >= 300)
       expect(lines).toContain(`  R$ 14,85 more than the R$ 14,85 due  to ${DEST}  in ${tx.txid}  (${id(1)})`);
+  });
+
+  it('when stdout is not a terminal: COLUMNS when set, else no limit (the rule of every view)', async () => {
+    const tx = payTx(
+      [
+        [DEST, units(1485)],
+        [DEST, units(1485)],
+      ],
+      'piped',
+    );
+    const run = (env: Record<string, string>) =>
+      reconcile(
+        [{ n: 1, cents: 1500, txid: tx.txid }],
+        [{ ...tx, time: AFTER, to: [DEST, SPLIT] }],
+        false,
+        undefined,
+        env,
+      );
+    const whole = `  R$ 14,85 more than the R$ 14,85 due  to ${DEST}  in ${tx.txid}  (${id(1)})`;
+    expect((await run({})).stdout.split('\n')).toContain(whole);
+    const narrow = (await run({ COLUMNS: '40' })).stdout.split('\n');
+    expect(narrow).not.toContain(whole);
+    for (const line of narrow.filter((l) => l.includes('R$')))
+      expect(line.length, line).toBeLessThanOrEqual(40);
   });
 });

@@ -32,14 +32,23 @@ function paid(day: string, verified: boolean, amountsKnown = true): HistoryEntry
 }
 
 /** `count` deposits a day over two days, every kind of fact among them, as a fold gives them. */
-async function reportOf(count: number, columns: number): Promise<string> {
+async function reportOf(
+  count: number,
+  columns: number | undefined,
+  env: Record<string, string> = {},
+): Promise<string> {
   const kinds = [
     paid('2026-11-20', true),
     paid('2026-11-20', false),
     paid('2026-11-21', true),
     paid('2026-11-21', false, false),
   ];
-  const term = plainTerminal({ json: false, env: { TZ: 'UTC' }, now: () => NOW, columns });
+  const term = plainTerminal({
+    json: false,
+    env: { TZ: 'UTC', ...env },
+    now: () => NOW,
+    ...(columns !== undefined ? { columns } : {}),
+  });
   const options: ReportCommandOptions = {
     flags: {},
     json: false,
@@ -159,5 +168,31 @@ describe('deposit report fits the terminal', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('deposit report when stdout is not a terminal: one rule for every view', () => {
+  it('in a pipe: no width limit, the whole table (as on the widest terminal)', async () => {
+    const piped = await reportOf(400_000, undefined);
+    expect(piped).toBe(await reportOf(400_000, 300));
+    expect(piped.split('\n')[0]).toMatch(/^DAY +CREATED +FINAL +FAILED +EXPIRED +OPEN +CHARGED +NET$/);
+    expect(Math.max(...piped.split('\n').map((line) => [...line].length))).toBeGreaterThan(80);
+  });
+
+  it.each([20, 40, 80])('in a pipe with COLUMNS=%i: formatted at that width', async (columns) => {
+    expect(await reportOf(400_000, undefined, { COLUMNS: String(columns) })).toBe(
+      await reportOf(400_000, columns),
+    );
+  });
+
+  it.each(['', '0', '-40', 'abc', '40x'])(
+    'in a pipe with COLUMNS=%j (not a width): no limit',
+    async (value) => {
+      expect(await reportOf(4_000, undefined, { COLUMNS: value })).toBe(await reportOf(4_000, 300));
+    },
+  );
+
+  it("a terminal's own width wins over COLUMNS", async () => {
+    expect(await reportOf(400_000, 40, { COLUMNS: '300' })).toBe(await reportOf(400_000, 40));
   });
 });

@@ -132,6 +132,32 @@ describe('deposit watch, in process with a scripted service', () => {
     expect(new Set(r.clock.sleeps)).toEqual(new Set([1000]));
   });
 
+  it('times with a lowercase t and z (RFC 3339 5.6), or another offset, are the same instants: followed to the end, shown alike', async () => {
+    const env = { TZ: 'America/Sao_Paulo' };
+    const upper = await watch([ID], {}, { env, get: flow });
+    expect(upper.error).toBeUndefined();
+    for (const [createdAt, confirmedAt] of [
+      ['2026-11-22t10:00:00.000z', '2026-11-22t10:00:02.000z'],
+      ['2026-11-22t07:00:00-03:00', '2026-11-22t07:00:02-0300'],
+      // one answer in each form: the same instant, never "changed since it was first answered"
+      ['2026-11-22T10:00:00Z', '2026-11-22t10:00:02z'],
+    ]) {
+      let n = 0;
+      const lower = (_id: string, polls: number) => {
+        n++;
+        const answer = at(FLOW[Math.min(polls - 1, FLOW.length - 1)]!, {
+          createdAt: n % 2 ? createdAt : '2026-11-22T10:00:00.000Z',
+        });
+        return answer.confirmedAt ? { ...answer, confirmedAt: n % 2 ? confirmedAt : PAID_AT } : answer;
+      };
+      const r = await watch([ID], {}, { env, get: lower });
+      expect(r.error, `${createdAt} ${confirmedAt}`).toBeUndefined();
+      expect(r.stdout).toBe(upper.stdout);
+      expect(r.stderr).toBe(upper.stderr);
+      expect(statuses(r)).toEqual(FLOW.map((status) => `status ${status}`));
+    }
+  });
+
   it('without a TTY: one plain timestamped line per transition, no colour; the paid moment in local time', async () => {
     const r = await watch([ID], {}, { env: { TZ: 'America/Sao_Paulo' }, get: flow });
     expect(r.error).toBeUndefined();

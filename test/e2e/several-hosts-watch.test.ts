@@ -150,7 +150,9 @@ describe('watch --pending on several hosts at once', () => {
   it('a host killed mid-pass: the others take its deposits once its leases expire, and end them', async () => {
     const now = new Date().toISOString();
     const finishAfter = 6;
-    const { server, gets } = await countingService(now, finishAfter);
+    // nothing paid before all three hosts asked: hosts 1 and 2, slow to start on a loaded machine,
+    // found every deposit ended by hosts 3 and 1, and host 2 never asked (its share was none)
+    const { server, gets } = await countingService(now, finishAfter, 3);
     const ledgerUrl = await freshDatabase(inject('postgresUrl'));
     const records = Array.from({ length: DEPOSITS }, (_, i) => charge(i + 1, server.url, now));
     const hosts = await Promise.all([1, 2, 3].map((n) => host(n, ledgerUrl, server.url, records)));
@@ -175,7 +177,7 @@ describe('watch --pending on several hosts at once', () => {
       expect(after.every((get) => hostOf(get.token) !== 3)).toBe(true);
     }
     for (const record of records) {
-      const asked = gets.filter((get) => get.id === record.id).length;
+      const asked = gets.filter((get) => get.id === record.id && get.counted).length;
       // a request of host 3's under way when it died may have gone unanswered to it
       expect(asked, record.id).toBeGreaterThanOrEqual(finishAfter);
       expect(asked, record.id).toBeLessThanOrEqual(finishAfter + 1);

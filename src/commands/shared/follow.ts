@@ -231,7 +231,8 @@ function sayHowItEnded(
   const stopped = ending && STOPS.has(ending.type);
   // with --pending each deposit is named once, by its end line: the way to follow them again is --pending
   const again = pending.pending ? pendingCommand(deps.globals, pending.includeExpired) : undefined;
-  for (const line of endLines(log, ending, later)) printer.info(line);
+  // broken between words on a narrow terminal: an id never cut at the edge
+  for (const line of endLines(log, ending, later)) printer.infoFitted(line);
   if (later.size > 0 && deps.globals.json && !deps.globals.quiet)
     printer.err(JSON.stringify({ notice: { type: 'last_looks_left', count: later.size, ids: [...later] } }));
   else if (later.size > 0) printer.info(lastLooksLeftLine(later.size, again));

@@ -81,6 +81,10 @@ const ENVIRONMENT: HelpTopic = {
     ['TERM', '`dumb`: no colour, no spinner, no counter view'],
     ['CI', 'set, and not empty, `false` or `0`: never prompt, never animate'],
     [
+      'COLUMNS',
+      "when stdout is not a terminal: the width `list`'s table, `report` and `reconcile` are laid out in (unset: no limit; a terminal's own width wins)",
+    ],
+    [
       'TZ',
       "the time zone of the times shown to people, of dates such as `--since 2026-11-20`, and of the report's days",
     ],
