@@ -17,8 +17,8 @@ vi.setConfig({ testTimeout: 60_000 });
  * A preload that writes, as the process exits, the built-ins it loaded (internal ones too),
  * whether it had a global `navigator` at its start and at its end, the built-ins loaded by the
  * time the system was first asked to connect a socket (the TCP handle's connect, which net calls
- * on its tick after Socket#connect), and the files read before that moment and in all (the
- * program's loader reads each of its files as it is first required).
+ * on its tick after Socket#connect), and the files read or opened before that moment and in all
+ * (the program's loader opens each of its files as it is first required).
  */
 function preload(out: string): string {
   const file = path.join(tempDir(), 'preload.cjs');
@@ -30,8 +30,14 @@ const fs = require('node:fs');
 const required = [];
 const read = fs.readFileSync;
 fs.readFileSync = function (file, ...rest) {
-  required.push(String(file));
+  if (typeof file !== 'number') required.push(String(file));
   return read.call(this, file, ...rest);
+};
+// the program's loader opens a chunk and reads it into memory of its own
+const open = fs.openSync;
+fs.openSync = function (file, ...rest) {
+  required.push(String(file));
+  return open.call(this, file, ...rest);
 };
 const connect = TCP.prototype.connect;
 let atConnect;
