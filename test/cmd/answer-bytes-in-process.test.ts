@@ -6,46 +6,11 @@
  * counted in bytes, never a garbled quote. What a user sees is asserted: stdout, stderr, exit code.
  */
 import { describe, expect, it } from 'vitest';
-import { DepositClient } from '../../src/api/client.js';
-import { EsploraClient } from '../../src/api/esplora.js';
-import { type GetFlags, runGet } from '../../src/commands/deposit-get.js';
-import { answeringDispatcher, type WrittenReply } from '../helpers/answering-dispatcher.js';
-import { getAnswer, ID, TOKEN } from '../helpers/fixtures.js';
-import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
-import { type Shown, shown } from '../helpers/shown.js';
+import type { WrittenReply } from '../helpers/answering-dispatcher.js';
+import { getAnswer } from '../helpers/fixtures.js';
+import { answeredExplorer, getAnswered } from '../helpers/get-in-process.js';
 
-async function get(reply: WrittenReply, json = false): Promise<Shown> {
-  const { dispatcher } = answeringDispatcher(() => reply);
-  const clock = steppingClock();
-  const client = new DepositClient({
-    baseUrl: 'https://pay.example.com',
-    token: TOKEN,
-    maxRetries: 0,
-    sleep: clock.sleep,
-    random: clock.random,
-    now: clock.now,
-    dispatcher,
-    userAgent: 'lbrl',
-  });
-  const term = plainTerminal({ json });
-  const seen = await seenRun(term, () =>
-    runGet({
-      idText: ID,
-      flags: {} as GetFlags,
-      json,
-      quiet: false,
-      qrStyleSetting: undefined,
-      env: { TZ: 'UTC' },
-      blindedFragment: async () => null,
-      serviceUrl: () => undefined,
-      expiredAt: () => undefined,
-      afterExpiry: async () => {},
-      printer: term.printer,
-      client: async () => ({ api: client, sandbox: false }),
-    }),
-  );
-  return shown(term, seen);
-}
+const get = getAnswered;
 
 /** The answer with a field's value written as given (a literal JSON.parse cannot keep). */
 function answerWith(field: string, literal: string): WrittenReply {
@@ -132,22 +97,11 @@ describe("the explorer's answer that is not UTF-8 is said so too", () => {
     ],
     ['Latin-1', Buffer.from('{"name":"ação"}', 'latin1')],
   ])('%s: a contract failure naming it, sizes in bytes', async (_name, body) => {
-    const { dispatcher } = answeringDispatcher(() => ({
+    const explorer = answeredExplorer(() => ({
       status: 200,
       headers: { 'content-type': 'application/json' },
       body,
     }));
-    const clock = steppingClock();
-    const explorer = new EsploraClient({
-      baseUrl: 'https://explorer.example/api',
-      sleep: clock.sleep,
-      random: clock.random,
-      now: clock.now,
-      userAgent: 'lbrl',
-      timeoutMs: 2000,
-      connectTimeoutMs: 2000,
-      dispatcher,
-    });
     const failure = await explorer.getTxStatus('ab'.repeat(32)).catch((error: Error) => error);
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error).message).toContain(`is not UTF-8 (${body.length} bytes): `);

@@ -9,46 +9,11 @@
  * real DepositClient and EsploraClient on a dispatcher without a socket; what a user sees is asserted.
  */
 import { describe, expect, it } from 'vitest';
-import { DepositClient } from '../../src/api/client.js';
-import { EsploraClient } from '../../src/api/esplora.js';
-import { type GetFlags, runGet } from '../../src/commands/deposit-get.js';
-import { answeringDispatcher, type WrittenReply } from '../helpers/answering-dispatcher.js';
-import { ID, TOKEN } from '../helpers/fixtures.js';
-import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
-import { type Shown, shown } from '../helpers/shown.js';
+import type { WrittenReply } from '../helpers/answering-dispatcher.js';
+import { ID } from '../helpers/fixtures.js';
+import { answeredExplorer, getAnswered } from '../helpers/get-in-process.js';
 
-async function get(reply: WrittenReply, json = false): Promise<Shown> {
-  const { dispatcher } = answeringDispatcher(() => reply);
-  const clock = steppingClock();
-  const client = new DepositClient({
-    baseUrl: 'https://pay.example.com',
-    token: TOKEN,
-    maxRetries: 0,
-    sleep: clock.sleep,
-    random: clock.random,
-    now: clock.now,
-    dispatcher,
-    userAgent: 'lbrl',
-  });
-  const term = plainTerminal({ json });
-  const seen = await seenRun(term, () =>
-    runGet({
-      idText: ID,
-      flags: {} as GetFlags,
-      json,
-      quiet: false,
-      qrStyleSetting: undefined,
-      env: { TZ: 'UTC' },
-      blindedFragment: async () => null,
-      serviceUrl: () => undefined,
-      expiredAt: () => undefined,
-      afterExpiry: async () => {},
-      printer: term.printer,
-      client: async () => ({ api: client, sandbox: false }),
-    }),
-  );
-  return shown(term, seen);
-}
+const get = getAnswered;
 
 const MESSAGE = JSON.stringify({ error: 'depósito não encontrado' });
 const utf16le = (text: string, bom: boolean) =>
@@ -207,22 +172,11 @@ describe('terminal controls in an error answer never reach the terminal', () => 
 
 describe("the explorer's error answer that is not UTF-8", () => {
   it.each(FORMS)('%s: its status said, its bytes not quoted', async (_name, body, type, said) => {
-    const { dispatcher } = answeringDispatcher(() => ({
+    const explorer = answeredExplorer(() => ({
       status: 400,
       headers: { 'content-type': type },
       body,
     }));
-    const clock = steppingClock();
-    const explorer = new EsploraClient({
-      baseUrl: 'https://explorer.example/api',
-      sleep: clock.sleep,
-      random: clock.random,
-      now: clock.now,
-      userAgent: 'lbrl',
-      timeoutMs: 2000,
-      connectTimeoutMs: 2000,
-      dispatcher,
-    });
     const failure = (await explorer.getTxStatus('ab'.repeat(32)).catch((error: Error) => error)) as Error;
     expect(failure).toBeInstanceOf(Error);
     expect(failure.message).toBe(

@@ -8,13 +8,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiResult } from '../../src/api/client.js';
 import type { GetResponse } from '../../src/api/models.js';
-import { type GetFlags, runGet } from '../../src/commands/deposit-get.js';
+import { runGet } from '../../src/commands/deposit-get.js';
 import { getChecked } from '../../src/deposits/answers.js';
 import type { DepositApi } from '../../src/deposits/ports.js';
 import type { Network } from '../../src/domain/liquid/networks.js';
 import { LbrlError } from '../../src/errors.js';
 import type { HistoryEntry } from '../../src/store/history-records.js';
 import { getAnswer, ID, LQ, TEX, VJL } from '../helpers/fixtures.js';
+import { plainGetOptions } from '../helpers/get-in-process.js';
 import { plainTerminal } from '../helpers/plain-terminal.js';
 
 /** the last character of an address changed: its checksum fails */
@@ -41,21 +42,7 @@ function answering(answers: Record<string, unknown>[], network: Network | undefi
 async function get(answer: Record<string, unknown>, recorded?: HistoryEntry, network: Network = 'liquid') {
   const term = plainTerminal({ json: false, quiet: false });
   try {
-    await runGet({
-      idText: ID,
-      flags: {} as GetFlags,
-      json: false,
-      quiet: false,
-      qrStyleSetting: undefined,
-      env: { TZ: 'UTC' },
-      blindedFragment: async () => null,
-      serviceUrl: () => undefined,
-      expiredAt: () => undefined,
-      afterExpiry: async () => {},
-      recorded: () => recorded,
-      printer: term.printer,
-      client: async () => ({ api: answering([answer], network), sandbox: false }),
-    });
+    await runGet(plainGetOptions(term, answering([answer], network), { recorded: () => recorded }));
     return { stdout: term.stdout, stderr: term.stderr, error: undefined };
   } catch (error) {
     if (!(error instanceof LbrlError)) throw error;

@@ -8,40 +8,18 @@
  * service (TLS, refused connections) stay on sockets: test/cmd/service-messages.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { DepositClient } from '../../src/api/client.js';
 import type { CreateFlags } from '../../src/commands/deposit-create.js';
 import { runCreate } from '../../src/commands/deposit-create.js';
-import { type GetFlags, runGet } from '../../src/commands/deposit-get.js';
-import {
-  answeringDispatcher,
-  jsonReply,
-  type SeenCall,
-  type WrittenReply,
-} from '../helpers/answering-dispatcher.js';
-import { ID, LQ, TOKEN } from '../helpers/fixtures.js';
+import { runGet } from '../../src/commands/deposit-get.js';
+import { jsonReply, type SeenCall, type WrittenReply } from '../helpers/answering-dispatcher.js';
+import { ID, LQ } from '../helpers/fixtures.js';
 import { createOptions, followInProcess } from '../helpers/follow-in-process.js';
+import { answeredClient, plainGetOptions } from '../helpers/get-in-process.js';
 import { plainTerminal, seenRun, steppingClock } from '../helpers/plain-terminal.js';
 import type { ScriptedDepositApi } from '../helpers/scripted-deposit-api.js';
 import { type Shown, shown } from '../helpers/shown.js';
 
 const SERVICE = 'https://pay.example.com';
-
-/** The real client on answers without a socket; sent once (no retries), as --max-retries 0 would. */
-function answeredClient(reply: (call: SeenCall) => WrittenReply) {
-  const { dispatcher, calls } = answeringDispatcher(reply);
-  const clock = steppingClock();
-  const client = new DepositClient({
-    baseUrl: SERVICE,
-    token: TOKEN,
-    maxRetries: 0,
-    sleep: clock.sleep,
-    random: clock.random,
-    now: clock.now,
-    dispatcher,
-    userAgent: 'lbrl',
-  });
-  return { client, calls };
-}
 
 /** What a user sees, and the requests the client sent. */
 interface Seen extends Shown {
@@ -49,29 +27,14 @@ interface Seen extends Shown {
 }
 
 async function get(reply: (call: SeenCall) => WrittenReply): Promise<Seen> {
-  const { client, calls } = answeredClient(reply);
+  const { client, calls } = answeredClient(reply, SERVICE);
   const term = plainTerminal();
-  const seen = await seenRun(term, () =>
-    runGet({
-      idText: ID,
-      flags: {} as GetFlags,
-      json: false,
-      quiet: false,
-      qrStyleSetting: undefined,
-      env: { TZ: 'UTC' },
-      blindedFragment: async () => null,
-      serviceUrl: () => undefined,
-      expiredAt: () => undefined,
-      afterExpiry: async () => {},
-      printer: term.printer,
-      client: async () => ({ api: client, sandbox: false }),
-    }),
-  );
+  const seen = await seenRun(term, () => runGet(plainGetOptions(term, client)));
   return { ...shown(term, seen), calls };
 }
 
 async function create(flags: Partial<CreateFlags>, reply: (call: SeenCall) => WrittenReply): Promise<Seen> {
-  const { client, calls } = answeredClient(reply);
+  const { client, calls } = answeredClient(reply, SERVICE);
   const clock = steppingClock();
   const { term, deps } = followInProcess({ clock, api: client as unknown as ScriptedDepositApi });
   const seen = await seenRun(term, () => runCreate(createOptions(deps, flags, client, SERVICE)));
